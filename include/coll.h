@@ -1,0 +1,161 @@
+/* libcoll: collective communication for processes on one or many hosts.
+ *
+ * Every function returns 0 (COLL_OK) or a negative coll_status; the
+ * communicator keeps a one-line message saying what went wrong
+ * (coll_comm_errmsg), naming the failed peer where there is one. */
+#ifndef COLL_H
+#define COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One table, generated into the enum and coll_strerror (libuv style). */
+#define COLL_STATUS_MAP(X)                                                       \
+    X(OK,          0,   "success")                                               \
+    X(EINVAL,     -1,   "invalid argument")                                      \
+    X(ENOMEM,     -2,   "out of memory")                                         \
+    X(ETIMEDOUT,  -3,   "operation timed out")                                   \
+    X(EPEER,      -4,   "a peer rank failed or closed its connection")           \
+    X(EMISMATCH,  -5,   "ranks called a collective with different arguments")   \
+    X(EUNAVAIL,   -6,   "backend unavailable")                                   \
+    X(ENOTSUP,    -7,   "operation not supported by this backend or dtype")      \
+    X(ESYS,       -8,   "system call failed")                                    \
+    X(EPROTO,     -9,   "protocol error: malformed or unexpected message")       \
+    X(EAUTH,      -10,  "connection failed authentication")                      \
+    X(EAGAIN,     -11,  "operation not complete yet")                            \
+    X(EABORTED,   -12,  "communicator was aborted")
+
+typedef enum {
+#define COLL_STATUS_ENUM(name, val, msg) COLL_##name = (val),
+    COLL_STATUS_MAP(COLL_STATUS_ENUM)
+#undef COLL_STATUS_ENUM
+} coll_status;
+
+/* Name of a status code ("invalid argument"); never NULL. */
+const char *coll_strerror(int status);
+/* Symbolic name of a status code ("COLL_EINVAL"); never NULL. */
+const char *coll_status_name(int status);
+
+typedef enum {
+    COLL_FLOAT32 = 0,
+    COLL_FLOAT64,
+    COLL_FLOAT16,
+    COLL_BFLOAT16,
+    COLL_INT8,
+    COLL_UINT8,
+    COLL_INT32,
+    COLL_INT64,
+    COLL_DTYPE_COUNT
+} coll_dtype;
+
+typedef enum {
+    COLL_SUM = 0,
+    COLL_PROD,
+    COLL_MIN,
+    COLL_MAX,
+    COLL_AVG, /* floating-point dtypes only: sum, then divided by the world size */
+    COLL_OP_COUNT
+} coll_op;
+
+size_t      coll_dtype_size(coll_dtype dt);      /* 0 for an invalid dtype */
+const char *coll_dtype_name(coll_dtype dt);      /* "float32", ... */
+const char *coll_op_name(coll_op op);            /* "sum", ... */
+int         coll_dtype_parse(const char *s, coll_dtype *out); /* accepts float, half, bf16, ... */
+int         coll_op_parse(const char *s, coll_op *out);
+/* COLL_OK when op makes sense for dt (avg is floating-point only). */
+int         coll_op_valid(coll_dtype dt, coll_op op);
+
+typedef struct coll_config {
+    const char *backend;     /* "tcp", "shm", "auto", "mpi", "nccl"; NULL: $COLL_BACKEND or "tcp" */
+    const char *init_method; /* "env://", "tcp://host:port", "file:///path"; NULL: "env://" */
+    int rank;                /* -1: from the environment (RANK, OMPI_COMM_WORLD_RANK, ...) */
+    int world_size;          /* -1: from the environment */
+    double timeout_s;        /* every blocking wait gives up after this; default 300 */
+    const char *algo;        /* "auto", "ring", "rhd", "rd", "tree", "direct"...; NULL: "auto" */
+} coll_config;
+
+void coll_config_init(coll_config *cfg);
+
+/* Backends this library knows, NULL-terminated: "tcp", "shm", "auto", "mpi", "nccl". */
+const char *const *coll_backend_names(void);
+/* 1 if the backend can be used here; else 0 and why (what is missing, how to get it). */
+int coll_backend_available(const char *name, char *why, size_t whylen);
+/* 1 if collective ("allreduce", "broadcast", ...) has algorithm algo ("auto" always). */
+int coll_algo_supported(const char *collective, const char *algo);
+/* The algorithms of a collective, comma separated ("ring,rhd,rd"), for messages. */
+const char *coll_algo_names(const char *collective);
+
+typedef struct coll_comm coll_comm;
+typedef struct coll_request coll_request;
+
+int  coll_comm_create(const coll_config *cfg, coll_comm **out);
+/* Collective: every rank calls it. Safe on a failed communicator. */
+int  coll_comm_destroy(coll_comm *comm);
+int  coll_comm_rank(const coll_comm *comm);
+int  coll_comm_size(const coll_comm *comm);
+const char *coll_comm_backend(const coll_comm *comm);
+/* Last error of this communicator, one line; "" when none. */
+const char *coll_comm_errmsg(const coll_comm *comm);
+/* Rank blamed for the last error (dead peer, mismatch), or -1. */
+int  coll_comm_failed_rank(const coll_comm *comm);
+/* Set the algorithm used from now on ("auto" restores the tuning table). */
+int  coll_comm_set_algo(coll_comm *comm, const char *algo);
+/* Error message of a communicator that could not be created (thread-local). */
+const char *coll_last_create_error(void);
+
+/* Buffers the backend may place in shared memory; plain aligned memory otherwise. */
+void *coll_alloc(coll_comm *comm, size_t bytes);
+void  coll_free(coll_comm *comm, void *ptr);
+
+/* Blocking collectives. sendbuf == recvbuf (or the in-place position) is in-place.
+ * Counts are in elements. */
+int coll_allreduce(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                   coll_dtype dt, coll_op op);
+/* recvbuf holds size*sendcount elements; rank r's block at offset r*sendcount.
+ * In-place: sendbuf == recvbuf + rank*sendcount. */
+int coll_allgather(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendcount,
+                   coll_dtype dt);
+/* sendbuf holds size*recvcount elements; rank r receives the reduced block r.
+ * In-place: recvbuf == sendbuf + rank*recvcount. */
+int coll_reducescatter(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,
+                       coll_dtype dt, coll_op op);
+/* sendbuf is read at root only; every rank's recvbuf gets it (may equal sendbuf). */
+int coll_broadcast(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                   coll_dtype dt, int root);
+/* recvbuf is written at root only. */
+int coll_reduce(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                coll_dtype dt, coll_op op, int root);
+/* count elements go to each rank: sendbuf and recvbuf hold size*count elements. */
+int coll_alltoall(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                  coll_dtype dt);
+int coll_send(coll_comm *comm, const void *buf, size_t count, coll_dtype dt, int peer);
+int coll_recv(coll_comm *comm, void *buf, size_t count, coll_dtype dt, int peer);
+/* Send to one peer and receive from another at once (no deadlock in a ring). */
+int coll_sendrecv(coll_comm *comm, const void *sendbuf, size_t sendcount, int dest,
+                  void *recvbuf, size_t recvcount, int source, coll_dtype dt);
+int coll_barrier(coll_comm *comm);
+
+/* Nonblocking collectives, progressed by the communicator's progress thread.
+ * Collectives (blocking or not) run in the order they were called. */
+int coll_iallreduce(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                    coll_dtype dt, coll_op op, coll_request **req);
+int coll_iallgather(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendcount,
+                    coll_dtype dt, coll_request **req);
+int coll_ireducescatter(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,
+                        coll_dtype dt, coll_op op, coll_request **req);
+int coll_ibroadcast(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                    coll_dtype dt, int root, coll_request **req);
+/* *done = 1 once finished; the request stays valid until coll_wait. Returns the
+ * collective's status once done. */
+int coll_test(coll_request *req, int *done);
+/* Waits, frees the request and returns the collective's status. */
+int coll_wait(coll_request *req);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,114 @@
+/* Collective algorithms over the transport vtable (Gloo style: one file per
+ * <collective>_<algorithm>). Each is written as blocking code: it posts
+ * transfers and drives transport progress until they finish or the deadline
+ * passes. The native backend runs them on the caller's thread or on the
+ * communicator's progress thread. */
+#ifndef COLL_ALGO_H
+#define COLL_ALGO_H
+
+#include <stddef.h>
+
+#include "coll.h"
+#include "core/sig.h"
+#include "transport/transport.h"
+
+#define COLL_SCRATCH_SLOTS 4
+
+/* Reusable temporary buffers, grown on demand, freed with the communicator. */
+typedef struct coll_scratch {
+    void *ptr[COLL_SCRATCH_SLOTS];
+    size_t cap[COLL_SCRATCH_SLOTS];
+} coll_scratch;
+
+typedef struct coll_algo_ctx {
+    coll_transport *tp;
+    int rank, size;
+    coll_sig sig;          /* stamped on every transfer this collective posts */
+    double deadline;       /* coll_now_s() time after which waits fail with ETIMEDOUT */
+    coll_scratch *scratch;
+    size_t chunk_bytes;    /* pipelining granularity for large messages */
+} coll_algo_ctx;
+
+/* Scratch slot (0..COLL_SCRATCH_SLOTS-1) of at least bytes; NULL if out of memory. */
+void *coll_scratch_get(coll_algo_ctx *c, int slot, size_t bytes);
+void coll_scratch_free(coll_scratch *s);
+
+/* ---- point-to-point helpers (p2p.c) ---- */
+/* Fill a transfer for this collective (status COLL_EAGAIN, done 0). */
+void coll_xfer_init(coll_algo_ctx *c, coll_xfer *x, coll_xfer_kind kind, int peer,
+                    const void *buf, size_t len);
+/* Post n transfers (zero-length ones too: they carry the signature). */
+int coll_p2p_post(coll_algo_ctx *c, coll_xfer *xs, int n);
+/* Drive progress until all n posted transfers are done; error/timeout otherwise. */
+int coll_p2p_wait(coll_algo_ctx *c, coll_xfer *xs, int n);
+int coll_p2p_send(coll_algo_ctx *c, int peer, const void *buf, size_t len);
+int coll_p2p_recv(coll_algo_ctx *c, int peer, void *buf, size_t len);
+int coll_p2p_sendrecv(coll_algo_ctx *c, int to, const void *sbuf, size_t slen,
+                      int from, void *rbuf, size_t rlen);
+/* Send slen bytes to `to` while receiving rlen bytes from `from` into tmp; as the
+ * bytes arrive, out = in op tmp is computed chunk by chunk, so the reduction of one
+ * chunk overlaps the transfer of the next. out may equal in. rlen must be a
+ * multiple of the dtype size. */
+int coll_p2p_sendrecv_reduce(coll_algo_ctx *c, int to, const void *sbuf, size_t slen,
+                             int from, void *tmp, const void *in, void *out, size_t rlen,
+                             coll_dtype dt, coll_op op);
+
+/* Split count elements into size blocks as evenly as possible: block i starts at
+ * element *off and has *cnt elements (the first count % size blocks get one more). */
+void coll_block_range(size_t count, int size, int i, size_t *off, size_t *cnt);
+
+/* ---- algorithms ----
+ * Same argument meaning as the coll.h call; counts in elements; op is never
+ * COLL_AVG here (the backend reduces avg as sum and divides afterwards). */
+int coll_allreduce_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+                        coll_dtype dt, coll_op op);
+int coll_allreduce_rhd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+                       coll_dtype dt, coll_op op); /* Rabenseifner: halving RS + doubling AG */
+int coll_allreduce_rd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+                      coll_dtype dt, coll_op op);  /* recursive doubling, small messages */
+int coll_allgather_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
+                        coll_dtype dt);
+int coll_allgather_rd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
+                      coll_dtype dt);
+int coll_reducescatter_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t recvcount,
+                            coll_dtype dt, coll_op op);
+int coll_reducescatter_rhd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t recvcount,
+                           coll_dtype dt, coll_op op);
+int coll_broadcast_tree(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+                        coll_dtype dt, int root); /* binomial tree */
+int coll_broadcast_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+                        coll_dtype dt, int root); /* pipelined chain, large messages */
+int coll_reduce_tree(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+                     coll_dtype dt, coll_op op, int root); /* binomial tree */
+int coll_alltoall_pairwise(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+                           coll_dtype dt);
+int coll_barrier_dissemination(coll_algo_ctx *c);
+
+/* ---- selection (select.c) ---- */
+typedef enum coll_algo_id {
+    COLL_ALGO_AUTO = 0,
+    COLL_ALGO_RING,
+    COLL_ALGO_RHD,
+    COLL_ALGO_RD,
+    COLL_ALGO_TREE,
+    COLL_ALGO_PAIRWISE,
+    COLL_ALGO_DISSEMINATION,
+    COLL_ALGO_COUNT
+} coll_algo_id;
+
+const char *coll_algo_name(coll_algo_id id);
+/* COLL_EINVAL for an unknown name. */
+int coll_algo_parse(const char *name, coll_algo_id *out);
+/* Does collective `kind` have algorithm `id`? (AUTO: always). */
+int coll_algo_exists(coll_kind kind, coll_algo_id id);
+/* Names of the algorithms of `kind`, comma separated, for error messages. */
+const char *coll_algo_list(coll_kind kind);
+/* The tuning table: the algorithm for this collective, message size in bytes
+ * (the whole vector: count * dtype size; for allgather/reducescatter/alltoall the
+ * total across ranks) and world size. requested != AUTO and existing wins. */
+coll_algo_id coll_algo_select(coll_kind kind, coll_algo_id requested, size_t bytes, int world);
+/* Run collective `kind` with algorithm `id` (not AUTO). */
+int coll_algo_run(coll_algo_ctx *c, coll_algo_id id, coll_kind kind, const void *sbuf,
+                  void *rbuf, size_t count, coll_dtype dt, coll_op op, int root);
+
+#endif

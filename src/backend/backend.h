@@ -1,0 +1,50 @@
+/* Backends: a small vtable. native (algorithms over a transport: tcp, shm),
+ * mpi and nccl each provide one. A backend runs one call at a time: the
+ * communicator serialises calls and hands nonblocking ones to its progress thread. */
+#ifndef COLL_BACKEND_H
+#define COLL_BACKEND_H
+
+#include <stddef.h>
+#include "coll.h"
+#include "core/sig.h"
+
+typedef struct coll_rendezvous coll_rendezvous;
+
+/* One call, as the user made it (coll.h meaning of each field). */
+typedef struct coll_call {
+    coll_kind kind;
+    const void *sendbuf;
+    void *recvbuf;
+    size_t count;      /* count, sendcount or recvcount as in coll.h */
+    coll_dtype dt;
+    coll_op op;
+    int root;          /* broadcast/reduce */
+    int dest, source;  /* p2p: -1 when that direction is unused */
+    size_t recvcount;  /* p2p receive count */
+} coll_call;
+
+typedef struct coll_backend_ops {
+    size_t size; /* sizeof this struct */
+    const char *name;
+    /* Set up on an existing rendezvous; *state is the backend's own. err: why not. */
+    int (*init)(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err, size_t errlen);
+    /* Run one call with signature sig. On error, fill err (naming a failed rank in
+     * *failed_rank, else -1). */
+    int (*run)(void *state, const coll_call *call, const coll_sig *sig, double deadline,
+               char *err, size_t errlen, int *failed_rank);
+    /* Algorithm for later calls (COLL_ENOTSUP if the backend has no such choice). */
+    int (*set_algo)(void *state, const char *algo, char *err, size_t errlen);
+    /* Tell peers this rank is failing (best effort). */
+    void (*abort)(void *state, int status, int failed_rank);
+    void (*fini)(void *state);
+    /* Optional: allocate/free memory suited to this backend (shared segment, ...). */
+    void *(*alloc)(void *state, size_t bytes);
+    void (*free)(void *state, void *ptr);
+} coll_backend_ops;
+
+/* NULL and a message in err when the backend is unknown or not built in. */
+const coll_backend_ops *coll_backend_find(const char *name, char *err, size_t errlen);
+
+extern const coll_backend_ops coll_backend_tcp;
+
+#endif

@@ -1,0 +1,22 @@
+/* Rendezvous: who am I (rank, world, local rank), and the store every rank shares.
+ * Init methods as in torch.distributed: env://, tcp://host:port, file:///path. */
+#ifndef COLL_RENDEZVOUS_H
+#define COLL_RENDEZVOUS_H
+
+#include "coll.h"
+#include "bootstrap/store.h"
+
+struct coll_rendezvous {
+    int rank, world_size;
+    int local_rank, local_world_size;
+    coll_store *store;      /* shared; not owned (stores outlive communicators) */
+    char prefix[64];        /* key namespace of this communicator ("c3/") */
+    char token[65];         /* job token (hex), "" when none */
+    char host[256];         /* address this rank's transports listen on */
+    double timeout_s;
+};
+typedef struct coll_rendezvous coll_rendezvous;
+
+int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, char *err, size_t errlen);
+
+#endif

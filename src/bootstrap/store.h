@@ -1,0 +1,60 @@
+/* Rendezvous key-value stores (like torch's TCPStore / FileStore).
+ * Values are byte strings. get() and wait() block until the keys exist or the
+ * store's timeout passes (COLL_ETIMEDOUT). */
+#ifndef COLL_STORE_H
+#define COLL_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct coll_store coll_store;
+
+typedef struct coll_store_ops {
+    size_t size; /* sizeof this struct, for future growth */
+    const char *name;
+    int (*set)(coll_store *s, const char *key, const void *val, size_t len);
+    /* Blocks until key exists; *val is malloc'd (caller frees), NUL-terminated past len. */
+    int (*get)(coll_store *s, const char *key, void **val, size_t *len);
+    /* Atomically adds delta to the integer at key (missing = 0); *result = new value. */
+    int (*add)(coll_store *s, const char *key, int64_t delta, int64_t *result);
+    /* Blocks until every key exists. */
+    int (*wait)(coll_store *s, const char *const *keys, int nkeys);
+    /* *exists = 1 if key is set; never blocks. */
+    int (*check)(coll_store *s, const char *key, int *exists);
+    void (*destroy)(coll_store *s);
+} coll_store_ops;
+
+struct coll_store {
+    const coll_store_ops *ops;
+    double timeout_s;
+    char errmsg[256]; /* why the last call failed */
+};
+
+/* TCP store. The server (rank 0) runs in a thread of this process and serves on
+ * listen_fd if >= 0 (inherited from the launcher), else binds host:port (port 0:
+ * a free port, see coll_tcp_store_port). Every client proves it knows token
+ * (may be NULL or "" = no authentication) before its first request. */
+int coll_tcp_store_create(const char *host, int port, int is_server, int listen_fd,
+                          const char *token, double timeout_s, coll_store **out,
+                          char *err, size_t errlen);
+/* Port the server listens on (server side only), else -1. */
+int coll_tcp_store_port(const coll_store *s);
+
+/* File store: records appended to one file under flock; ranks poll it with backoff. */
+int coll_file_store_create(const char *path, double timeout_s, coll_store **out,
+                           char *err, size_t errlen);
+
+/* In-process store for threads of one process (tests, single-process use). */
+int coll_mem_store_create(double timeout_s, coll_store **out);
+
+static inline int coll_store_set(coll_store *s, const char *k, const void *v, size_t n)
+{ return s->ops->set(s, k, v, n); }
+static inline int coll_store_get(coll_store *s, const char *k, void **v, size_t *n)
+{ return s->ops->get(s, k, v, n); }
+static inline int coll_store_add(coll_store *s, const char *k, int64_t d, int64_t *r)
+{ return s->ops->add(s, k, d, r); }
+static inline int coll_store_wait(coll_store *s, const char *const *keys, int n)
+{ return s->ops->wait(s, keys, n); }
+static inline void coll_store_destroy(coll_store *s) { if (s) s->ops->destroy(s); }
+
+#endif

@@ -1,0 +1,60 @@
+/* Point-to-point transports (tcp, shm): a small ops table, UCX style.
+ *
+ * A transfer (coll_xfer) is posted, then progress() moves bytes for all posted
+ * transfers. Transfers to one peer complete in the order posted, and likewise
+ * transfers from one peer, so no tags are needed for matching. Each transfer
+ * carries the signature of the collective that posted it; a receive whose
+ * incoming signature differs fails with COLL_EMISMATCH on that rank. */
+#ifndef COLL_TRANSPORT_H
+#define COLL_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/sig.h"
+
+typedef struct coll_transport coll_transport;
+typedef struct coll_store coll_store;
+
+typedef enum { COLL_XFER_SEND = 0, COLL_XFER_RECV = 1 } coll_xfer_kind;
+
+typedef struct coll_xfer {
+    struct coll_xfer *next; /* the transport's per-peer queue */
+    coll_xfer_kind kind;
+    int peer;
+    coll_sig sig;           /* sent in the header; compared on receive */
+    char *buf;              /* send: data (not modified); recv: destination */
+    size_t len;             /* bytes; a receive of a different length is COLL_EPROTO */
+    size_t done;            /* bytes moved so far: algorithms read it to pipeline */
+    int status;             /* COLL_EAGAIN while queued, then COLL_OK or an error */
+} coll_xfer;
+
+typedef struct coll_transport_ops {
+    size_t size; /* sizeof this struct */
+    const char *name;
+    /* Queue a transfer (x stays owned by the caller and must live until done). */
+    int (*post)(coll_transport *tp, coll_xfer *x);
+    /* Move bytes on every posted transfer; block up to timeout_ms (-1 forever, 0
+     * never) when nothing can move. Returns COLL_OK or the first fatal error, which
+     * also fails the affected transfers (x->status) and fills tp->errmsg. */
+    int (*progress)(coll_transport *tp, int timeout_ms);
+    /* Best effort: tell every peer this rank fails with status, blaming
+     * failed_rank (-1: none), then refuse further work. */
+    void (*abort)(coll_transport *tp, int status, int failed_rank);
+    void (*destroy)(coll_transport *tp);
+} coll_transport_ops;
+
+struct coll_transport {
+    const coll_transport_ops *ops;
+    int rank, size;
+    char errmsg[256]; /* why the last error happened, naming the peer */
+    int failed_rank;  /* peer blamed for the last error, or -1 */
+};
+
+/* Full mesh of TCP connections set up through the store (keys under prefix).
+ * token authenticates peers (may be NULL). host: address to listen on (NULL: 127.0.0.1). */
+int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, int size,
+                              const char *host, const char *token, double timeout_s,
+                              coll_transport **out, char *err, size_t errlen);
+
+#endif
