@@ -1,0 +1,138 @@
+/* The native backend: libcoll's own algorithms (src/algo) over a point-to-point
+ * transport. "tcp" is the native backend on the TCP transport. */
+#include "backend/backend.h"
+#include "algo/algo.h"
+#include "bootstrap/rendezvous.h"
+#include "core/reduce.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct native_state {
+    coll_transport *tp;
+    coll_scratch scratch;
+    coll_algo_id algo;
+    int rank, size;
+} native_state;
+
+static int native_set_algo(void *state, const char *algo, char *err, size_t errlen)
+{
+    native_state *st = state;
+    coll_algo_id id;
+    if (coll_algo_parse(algo, &id) != 0) {
+        snprintf(err, errlen, "unknown algorithm '%s'", algo);
+        return COLL_EINVAL;
+    }
+    st->algo = id;
+    return COLL_OK;
+}
+
+static int tcp_init(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err,
+                    size_t errlen)
+{
+    (void)comm;
+    native_state *st = calloc(1, sizeof(*st));
+    if (!st) return COLL_ENOMEM;
+    st->rank = rv->rank;
+    st->size = rv->world_size;
+    int rc = coll_tcp_transport_create(rv->store, rv->prefix, rv->rank, rv->world_size, rv->host,
+                                       rv->token, rv->timeout_s, &st->tp, err, errlen);
+    if (rc) {
+        free(st);
+        return rc;
+    }
+    *state = st;
+    return COLL_OK;
+}
+
+/* Size in bytes that the tuning table keys on (the whole vector moved). */
+static size_t select_bytes(const coll_call *c, int size)
+{
+    size_t b = c->count * coll_dtype_size(c->dt);
+    switch (c->kind) {
+    case COLL_KIND_ALLGATHER:
+    case COLL_KIND_REDUCESCATTER:
+    case COLL_KIND_ALLTOALL:
+        return b * (size_t)size;
+    default:
+        return b;
+    }
+}
+
+static int run_p2p(coll_algo_ctx *ctx, const coll_call *c)
+{
+    size_t es = coll_dtype_size(c->dt);
+    coll_xfer x[2];
+    int n = 0;
+    if (c->dest >= 0) {
+        coll_xfer_init(ctx, &x[n], COLL_XFER_SEND, c->dest, c->sendbuf, c->count * es);
+        n++;
+    }
+    if (c->source >= 0) {
+        coll_xfer_init(ctx, &x[n], COLL_XFER_RECV, c->source, c->recvbuf, c->recvcount * es);
+        x[n].sig.count = c->recvcount; /* what this side expects the sender to say */
+        n++;
+    }
+    int rc = coll_p2p_post(ctx, x, n);
+    return rc ? rc : coll_p2p_wait(ctx, x, n);
+}
+
+/* avg is a sum divided once at the end, where the result lands. */
+static void finish_avg(const coll_call *c, int rank, int size)
+{
+    if (c->op != COLL_AVG) return;
+    if (c->kind == COLL_KIND_REDUCE && rank != c->root) return;
+    coll_scale_div(c->recvbuf, c->count, c->dt, size);
+}
+
+static int native_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
+                      char *err, size_t errlen, int *failed_rank)
+{
+    native_state *st = state;
+    coll_algo_ctx ctx = {
+        .tp = st->tp, .rank = st->rank, .size = st->size, .sig = *sig,
+        .deadline = deadline, .scratch = &st->scratch, .chunk_bytes = 0,
+    };
+    int rc;
+    st->tp->errmsg[0] = '\0';
+    st->tp->failed_rank = -1;
+    if (c->kind == COLL_KIND_P2P) {
+        rc = run_p2p(&ctx, c);
+    } else {
+        coll_op op = c->op == COLL_AVG ? COLL_SUM : c->op;
+        coll_algo_id id = coll_algo_select(c->kind, st->algo, select_bytes(c, st->size), st->size);
+        rc = coll_algo_run(&ctx, id, c->kind, c->sendbuf, c->recvbuf, c->count, c->dt, op, c->root);
+        if (rc == COLL_OK) finish_avg(c, st->rank, st->size);
+    }
+    if (rc) {
+        snprintf(err, errlen, "%s", st->tp->errmsg[0] ? st->tp->errmsg : coll_strerror(rc));
+        *failed_rank = st->tp->failed_rank;
+    }
+    return rc;
+}
+
+static void native_abort(void *state, int status, int failed_rank)
+{
+    native_state *st = state;
+    st->tp->ops->abort(st->tp, status, failed_rank);
+}
+
+static void native_fini(void *state)
+{
+    native_state *st = state;
+    if (!st) return;
+    if (st->tp) st->tp->ops->destroy(st->tp);
+    coll_scratch_free(&st->scratch);
+    free(st);
+}
+
+const coll_backend_ops coll_backend_tcp = {
+    .size = sizeof(coll_backend_ops),
+    .name = "tcp",
+    .init = tcp_init,
+    .run = native_run,
+    .set_algo = native_set_algo,
+    .abort = native_abort,
+    .fini = native_fini,
+};

@@ -1,0 +1,67 @@
+/* Which backends exist, which are usable here, and why not. */
+#include "backend/backend.h"
+#include "algo/algo.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const backend_names[] = {"tcp", "shm", "auto", "mpi", "nccl", NULL};
+
+const char *const *coll_backend_names(void) { return backend_names; }
+
+/* What a user must do to get a backend that is not in this build. */
+static const char *missing_reason(const char *name)
+{
+    if (strcmp(name, "mpi") == 0)
+        return "collbench was built without MPI: install libopenmpi-dev and openmpi-bin "
+               "(scripts/deps.sh) and rebuild";
+    if (strcmp(name, "shm") == 0 || strcmp(name, "auto") == 0)
+        return "the shared-memory transport is not part of this build yet; use --backend tcp";
+    if (strcmp(name, "nccl") == 0)
+        return "the NCCL backend is not part of this build yet (needs libnccl.so.2 and a GPU)";
+    return NULL;
+}
+
+const coll_backend_ops *coll_backend_find(const char *name, char *err, size_t errlen)
+{
+    if (!name) name = "";
+    if (strcmp(name, "tcp") == 0) return &coll_backend_tcp;
+    const char *why = missing_reason(name);
+    if (why) snprintf(err, errlen, "backend %s unavailable: %s", name, why);
+    else snprintf(err, errlen, "unknown backend '%s' (known: tcp, shm, auto, mpi, nccl)", name);
+    return NULL;
+}
+
+int coll_backend_available(const char *name, char *why, size_t whylen)
+{
+    char err[256];
+    if (coll_backend_find(name, err, sizeof err)) return 1;
+    if (why && whylen) snprintf(why, whylen, "%s", err);
+    return 0;
+}
+
+static int kind_of(const char *collective, coll_kind *out)
+{
+    for (int k = 0; k < COLL_KIND_COUNT; k++)
+        if (strcmp(collective, coll_kind_name((coll_kind)k)) == 0) {
+            *out = (coll_kind)k;
+            return 1;
+        }
+    return 0;
+}
+
+int coll_algo_supported(const char *collective, const char *algo)
+{
+    coll_kind kind;
+    coll_algo_id id;
+    if (!collective || !algo || !kind_of(collective, &kind)) return 0;
+    if (coll_algo_parse(algo, &id) != 0) return 0;
+    return coll_algo_exists(kind, id);
+}
+
+const char *coll_algo_names(const char *collective)
+{
+    coll_kind kind;
+    if (!collective || !kind_of(collective, &kind)) return "";
+    return coll_algo_list(kind);
+}

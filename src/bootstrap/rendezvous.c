@@ -1,0 +1,130 @@
+/* Rendezvous: rank and world from the config or the launcher's environment, and
+ * the store for the init method. Stores live as long as the process: rank 0's
+ * store server must outlive its communicators while slower ranks still use it,
+ * and a communicator created again reuses it (keys are namespaced per creation). */
+#include "bootstrap/rendezvous.h"
+#include "bootstrap/launch_env.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cached_store {
+    char key[320];
+    coll_store *store;
+    unsigned created; /* communicators made on it so far: their key prefix */
+} cached_store;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static cached_store cache[8];
+
+static int env_int(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (!v || !*v) return dflt;
+    long x = strtol(v, &end, 10);
+    return (*end || x < 0 || x > 65535) ? -2 : (int)x;
+}
+
+/* "tcp://host:port" -> host, port. */
+static int parse_host_port(const char *s, char *host, size_t hostlen, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s || (size_t)(colon - s) >= hostlen) return COLL_EINVAL;
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = '\0';
+    char *end;
+    long p = strtol(colon + 1, &end, 10);
+    if (*end || p < 0 || p > 65535) return COLL_EINVAL;
+    *port = (int)p;
+    return COLL_OK;
+}
+
+static int open_store(const char *method, const coll_rendezvous *rv, coll_store **out,
+                      char *err, size_t errlen)
+{
+    if (rv->world_size == 1 && strcmp(method, "env://") == 0 && !getenv("MASTER_PORT"))
+        return coll_mem_store_create(rv->timeout_s, out);
+    if (strncmp(method, "file://", 7) == 0)
+        return coll_file_store_create(method + 7, rv->timeout_s, out, err, errlen);
+
+    char host[256];
+    int port;
+    if (strcmp(method, "env://") == 0) {
+        const char *addr = getenv("MASTER_ADDR");
+        snprintf(host, sizeof host, "%s", addr && *addr ? addr : "127.0.0.1");
+        port = env_int("MASTER_PORT", -1);
+        if (port < 0) {
+            snprintf(err, errlen, "env:// needs MASTER_PORT (a port number) in the environment%s",
+                     port == -2 ? ": its value is not a port" : "");
+            return COLL_EINVAL;
+        }
+    } else if (strncmp(method, "tcp://", 6) == 0) {
+        if (parse_host_port(method + 6, host, sizeof host, &port) != COLL_OK) {
+            snprintf(err, errlen, "bad init method '%s': expected tcp://host:port", method);
+            return COLL_EINVAL;
+        }
+    } else {
+        snprintf(err, errlen, "unknown init method '%s' (env://, tcp://host:port, file:///path)",
+                 method);
+        return COLL_EINVAL;
+    }
+    /* Our launcher hands rank 0 the listening socket, so the port is never raced for. */
+    int listen_fd = rv->rank == 0 ? env_int("COLL_STORE_FD", -1) : -1;
+    if (listen_fd >= 0) unsetenv("COLL_STORE_FD"); /* used once */
+    return coll_tcp_store_create(host, port, rv->rank == 0, listen_fd, rv->token, rv->timeout_s,
+                                 out, err, errlen);
+}
+
+static int cached_open(const char *method, coll_rendezvous *rv, char *err, size_t errlen)
+{
+    int rc = COLL_OK;
+    pthread_mutex_lock(&cache_lock);
+    cached_store *slot = NULL;
+    for (size_t i = 0; i < sizeof cache / sizeof cache[0] && !slot; i++)
+        if (cache[i].store && strcmp(cache[i].key, method) == 0) slot = &cache[i];
+    for (size_t i = 0; i < sizeof cache / sizeof cache[0] && !slot; i++)
+        if (!cache[i].store) {
+            rc = open_store(method, rv, &cache[i].store, err, errlen);
+            if (rc == COLL_OK) {
+                slot = &cache[i];
+                snprintf(slot->key, sizeof slot->key, "%s", method);
+            }
+            break;
+        }
+    if (slot) {
+        rv->store = slot->store;
+        snprintf(rv->prefix, sizeof rv->prefix, "c%u/", slot->created++);
+    } else if (rc == COLL_OK) {
+        snprintf(err, errlen, "too many distinct init methods in one process");
+        rc = COLL_EINVAL;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return rc;
+}
+
+int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, char *err, size_t errlen)
+{
+    memset(rv, 0, sizeof(*rv));
+    rv->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 300.0;
+    coll_launch_env env;
+    int found = coll_launch_env_detect(&env);
+    rv->rank = cfg->rank >= 0 ? cfg->rank : (found ? env.rank : 0);
+    rv->world_size = cfg->world_size > 0 ? cfg->world_size : (found ? env.world_size : 1);
+    if (rv->rank < 0 || rv->rank >= rv->world_size) {
+        snprintf(err, errlen, "rank %d is out of range for world size %d", rv->rank, rv->world_size);
+        return COLL_EINVAL;
+    }
+    rv->local_rank = found && env.local_rank >= 0 ? env.local_rank : rv->rank;
+    rv->local_world_size = found && env.local_world_size > 0 ? env.local_world_size : rv->world_size;
+
+    const char *token = getenv("COLL_JOB_TOKEN");
+    snprintf(rv->token, sizeof rv->token, "%s", token ? token : "");
+    const char *listen = getenv("COLL_LISTEN_ADDR");
+    snprintf(rv->host, sizeof rv->host, "%s", listen && *listen ? listen : "127.0.0.1");
+
+    const char *method = cfg->init_method && *cfg->init_method ? cfg->init_method : "env://";
+    return cached_open(method, rv, err, errlen);
+}

@@ -1,0 +1,347 @@
+/* Communicator life cycle and the calls of include/coll.h: validate the
+ * arguments, stamp a signature, and run the call in order on the backend. */
+#include "core/comm.h"
+#include "bootstrap/rendezvous.h"
+#include "core/clock.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local char create_error[320];
+
+const char *coll_last_create_error(void) { return create_error; }
+
+void coll_config_init(coll_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->rank = -1;
+    cfg->world_size = -1;
+    cfg->timeout_s = 300.0;
+}
+
+static int set_error(coll_comm *comm, int status, int failed_rank, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(comm->errmsg, sizeof comm->errmsg, fmt, ap);
+    va_end(ap);
+    comm->failed_rank = failed_rank;
+    return status;
+}
+
+int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
+{
+    coll_config cfg;
+    if (cfg_in) cfg = *cfg_in;
+    else coll_config_init(&cfg);
+    if (!cfg.backend) cfg.backend = getenv("COLL_BACKEND");
+    if (!cfg.backend || !*cfg.backend) cfg.backend = "tcp";
+    if (cfg.timeout_s <= 0) cfg.timeout_s = 300.0;
+    create_error[0] = '\0';
+    *out = NULL;
+
+    const coll_backend_ops *backend = coll_backend_find(cfg.backend, create_error, sizeof create_error);
+    if (!backend) return COLL_EUNAVAIL;
+
+    coll_rendezvous rv;
+    int rc = coll_rendezvous_init(&cfg, &rv, create_error, sizeof create_error);
+    if (rc) return rc;
+
+    coll_comm *comm = calloc(1, sizeof(*comm));
+    if (!comm) return COLL_ENOMEM;
+    comm->rank = rv.rank;
+    comm->size = rv.world_size;
+    comm->backend = backend;
+    comm->timeout_s = cfg.timeout_s;
+    comm->failed_rank = -1;
+    pthread_mutex_init(&comm->lock, NULL);
+    pthread_cond_init(&comm->changed, NULL);
+
+    rc = backend->init(comm, &rv, &comm->state, create_error, sizeof create_error);
+    if (rc == COLL_OK && cfg.algo)
+        rc = backend->set_algo(comm->state, cfg.algo, create_error, sizeof create_error);
+    if (rc) {
+        if (comm->state) backend->fini(comm->state);
+        pthread_mutex_destroy(&comm->lock);
+        pthread_cond_destroy(&comm->changed);
+        free(comm);
+        return rc;
+    }
+    *out = comm;
+    return COLL_OK;
+}
+
+int coll_comm_destroy(coll_comm *comm)
+{
+    if (!comm) return COLL_EINVAL;
+    coll_comm_stop_progress(comm);
+    /* A closing barrier: no rank tears its connections down while a peer's last
+     * bytes are still in flight (closing with unread data resets the stream). */
+    int rc = comm->failed ? COLL_OK : coll_barrier(comm);
+    comm->backend->fini(comm->state);
+    pthread_mutex_destroy(&comm->lock);
+    pthread_cond_destroy(&comm->changed);
+    free(comm);
+    return rc;
+}
+
+int coll_comm_rank(const coll_comm *comm) { return comm ? comm->rank : -1; }
+int coll_comm_size(const coll_comm *comm) { return comm ? comm->size : -1; }
+const char *coll_comm_backend(const coll_comm *comm) { return comm ? comm->backend->name : ""; }
+const char *coll_comm_errmsg(const coll_comm *comm) { return comm ? comm->errmsg : create_error; }
+int coll_comm_failed_rank(const coll_comm *comm) { return comm ? comm->failed_rank : -1; }
+
+int coll_comm_set_algo(coll_comm *comm, const char *algo)
+{
+    if (!comm || !algo) return COLL_EINVAL;
+    return comm->backend->set_algo(comm->state, algo, comm->errmsg, sizeof comm->errmsg);
+}
+
+void *coll_alloc(coll_comm *comm, size_t bytes)
+{
+    if (comm && comm->backend->alloc) return comm->backend->alloc(comm->state, bytes);
+    void *p = NULL;
+    size_t align = bytes >= 65536 ? 4096 : 64;
+    if (posix_memalign(&p, align, bytes ? bytes : 1)) return NULL;
+    return p;
+}
+
+void coll_free(coll_comm *comm, void *ptr)
+{
+    if (comm && comm->backend->free) comm->backend->free(comm->state, ptr);
+    else free(ptr);
+}
+
+int coll_comm_execute(coll_comm *comm, const coll_call *call, const coll_sig *sig)
+{
+    if (comm->failed)
+        return comm->failed; /* errmsg still says why */
+    char err[sizeof comm->errmsg] = "";
+    int failed_rank = -1;
+    double deadline = coll_now_s() + comm->timeout_s;
+    int rc = comm->backend->run(comm->state, call, sig, deadline, err, sizeof err, &failed_rank);
+    if (rc) {
+        /* A failed collective leaves peers mid-protocol: the communicator is done.
+         * Tell the peers so they fail now instead of at their timeout. */
+        comm->failed = rc;
+        set_error(comm, rc, failed_rank, "%s", err[0] ? err : coll_strerror(rc));
+        comm->backend->abort(comm->state, rc, failed_rank);
+    }
+    return rc;
+}
+
+/* ---- argument checks ---- */
+
+static int check_dtype_op(coll_comm *comm, coll_dtype dt, int has_op, coll_op op)
+{
+    if (coll_dtype_size(dt) == 0)
+        return set_error(comm, COLL_EINVAL, -1, "invalid dtype %d", (int)dt);
+    if (has_op && coll_op_valid(dt, op) != COLL_OK)
+        return set_error(comm, COLL_EINVAL, -1, "op %s is not defined for dtype %s",
+                         coll_op_name(op), coll_dtype_name(dt));
+    return COLL_OK;
+}
+
+static int check_rank(coll_comm *comm, const char *what, int r)
+{
+    if (r < 0 || r >= comm->size)
+        return set_error(comm, COLL_EINVAL, -1, "%s %d is out of range (world size %d)", what, r,
+                         comm->size);
+    return COLL_OK;
+}
+
+static int check_bufs(coll_comm *comm, const void *s, const void *r, size_t count)
+{
+    if (count && (!s || !r))
+        return set_error(comm, COLL_EINVAL, -1, "NULL buffer with count %zu", count);
+    if (count > (SIZE_MAX / 8) / (size_t)comm->size)
+        return set_error(comm, COLL_EINVAL, -1, "count %zu is too large", count);
+    return COLL_OK;
+}
+
+static int validate(coll_comm *comm, coll_call *c)
+{
+    if (!comm) return COLL_EINVAL;
+    if (c->kind == COLL_KIND_BROADCAST && !c->sendbuf) c->sendbuf = c->recvbuf; /* in-place */
+    int has_op = c->kind == COLL_KIND_ALLREDUCE || c->kind == COLL_KIND_REDUCESCATTER ||
+                 c->kind == COLL_KIND_REDUCE;
+    int rc = c->kind == COLL_KIND_BARRIER ? COLL_OK : check_dtype_op(comm, c->dt, has_op, c->op);
+    if (rc) return rc;
+    switch (c->kind) {
+    case COLL_KIND_BROADCAST: /* sendbuf is read at the root only */
+        if ((rc = check_rank(comm, "root", c->root))) return rc;
+        return check_bufs(comm, c->recvbuf, c->recvbuf, c->count);
+    case COLL_KIND_REDUCE: /* recvbuf is written at the root only */
+        if ((rc = check_rank(comm, "root", c->root))) return rc;
+        return check_bufs(comm, c->sendbuf, comm->rank == c->root ? c->recvbuf : c->sendbuf,
+                          c->count);
+    case COLL_KIND_P2P:
+        if (c->dest >= 0 && (rc = check_rank(comm, "destination rank", c->dest))) return rc;
+        if (c->source >= 0 && (rc = check_rank(comm, "source rank", c->source))) return rc;
+        if (c->dest == comm->rank || c->source == comm->rank)
+            return set_error(comm, COLL_EINVAL, -1, "rank %d cannot send to or receive from itself",
+                             comm->rank);
+        if (c->dest >= 0 && (rc = check_bufs(comm, c->sendbuf, c->sendbuf, c->count))) return rc;
+        if (c->source >= 0) return check_bufs(comm, c->recvbuf, c->recvbuf, c->recvcount);
+        return COLL_OK;
+    case COLL_KIND_BARRIER:
+        return COLL_OK;
+    default:
+        return check_bufs(comm, c->sendbuf, c->recvbuf, c->count);
+    }
+}
+
+static void make_sig(coll_comm *comm, const coll_call *c, coll_sig *sig)
+{
+    memset(sig, 0, sizeof(*sig));
+    sig->kind = (uint8_t)c->kind;
+    sig->dtype = (uint8_t)c->dt;
+    sig->op = (uint8_t)c->op;
+    sig->root = c->root;
+    sig->count = c->count;
+    if (c->kind != COLL_KIND_P2P) sig->seq = ++comm->seq;
+}
+
+/* Blocking: wait for everything called before, then run on this thread. */
+static int call_blocking(coll_comm *comm, coll_call *c)
+{
+    int rc = validate(comm, c);
+    if (rc) return rc;
+    coll_sig sig;
+    pthread_mutex_lock(&comm->lock);
+    make_sig(comm, c, &sig);
+    while (comm->busy || comm->queue_head) pthread_cond_wait(&comm->changed, &comm->lock);
+    comm->busy = 1;
+    pthread_mutex_unlock(&comm->lock);
+
+    rc = coll_comm_execute(comm, c, &sig);
+
+    pthread_mutex_lock(&comm->lock);
+    comm->busy = 0;
+    pthread_cond_broadcast(&comm->changed);
+    pthread_mutex_unlock(&comm->lock);
+    return rc;
+}
+
+static int call_nonblocking(coll_comm *comm, coll_call *c, coll_request **out)
+{
+    if (!out) return COLL_EINVAL;
+    *out = NULL;
+    int rc = validate(comm, c);
+    if (rc) return rc;
+    coll_request *req = calloc(1, sizeof(*req));
+    if (!req) return COLL_ENOMEM;
+    req->comm = comm;
+    req->call = *c;
+    pthread_mutex_lock(&comm->lock);
+    make_sig(comm, c, &req->sig);
+    pthread_mutex_unlock(&comm->lock);
+    rc = coll_comm_enqueue(comm, req);
+    if (rc) {
+        free(req);
+        return rc;
+    }
+    *out = req;
+    return COLL_OK;
+}
+
+#define CALL(kind_, s_, r_, n_, dt_, op_, root_) \
+    ((coll_call){.kind = (kind_), .sendbuf = (s_), .recvbuf = (r_), .count = (n_), \
+                 .dt = (dt_), .op = (op_), .root = (root_), .dest = -1, .source = -1})
+
+int coll_allreduce(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, coll_op op)
+{
+    coll_call c = CALL(COLL_KIND_ALLREDUCE, s, r, n, dt, op, 0);
+    return call_blocking(comm, &c);
+}
+
+int coll_allgather(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt)
+{
+    coll_call c = CALL(COLL_KIND_ALLGATHER, s, r, n, dt, COLL_SUM, 0);
+    return call_blocking(comm, &c);
+}
+
+int coll_reducescatter(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, coll_op op)
+{
+    coll_call c = CALL(COLL_KIND_REDUCESCATTER, s, r, n, dt, op, 0);
+    return call_blocking(comm, &c);
+}
+
+int coll_broadcast(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, int root)
+{
+    coll_call c = CALL(COLL_KIND_BROADCAST, s, r, n, dt, COLL_SUM, root);
+    return call_blocking(comm, &c);
+}
+
+int coll_reduce(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, coll_op op,
+                int root)
+{
+    coll_call c = CALL(COLL_KIND_REDUCE, s, r, n, dt, op, root);
+    return call_blocking(comm, &c);
+}
+
+int coll_alltoall(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt)
+{
+    coll_call c = CALL(COLL_KIND_ALLTOALL, s, r, n, dt, COLL_SUM, 0);
+    return call_blocking(comm, &c);
+}
+
+int coll_barrier(coll_comm *comm)
+{
+    coll_call c = CALL(COLL_KIND_BARRIER, NULL, NULL, 0, COLL_UINT8, COLL_SUM, 0);
+    return call_blocking(comm, &c);
+}
+
+int coll_sendrecv(coll_comm *comm, const void *sendbuf, size_t sendcount, int dest, void *recvbuf,
+                  size_t recvcount, int source, coll_dtype dt)
+{
+    coll_call c = CALL(COLL_KIND_P2P, sendbuf, recvbuf, sendcount, dt, COLL_SUM, 0);
+    c.dest = dest;
+    c.source = source;
+    c.recvcount = recvcount;
+    return call_blocking(comm, &c);
+}
+
+int coll_send(coll_comm *comm, const void *buf, size_t count, coll_dtype dt, int peer)
+{
+    if (!comm) return COLL_EINVAL;
+    if (peer < 0) return set_error(comm, COLL_EINVAL, -1, "destination rank %d is out of range", peer);
+    return coll_sendrecv(comm, buf, count, peer, NULL, 0, -1, dt);
+}
+
+int coll_recv(coll_comm *comm, void *buf, size_t count, coll_dtype dt, int peer)
+{
+    if (!comm) return COLL_EINVAL;
+    if (peer < 0) return set_error(comm, COLL_EINVAL, -1, "source rank %d is out of range", peer);
+    return coll_sendrecv(comm, NULL, 0, -1, buf, count, peer, dt);
+}
+
+int coll_iallreduce(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, coll_op op,
+                    coll_request **req)
+{
+    coll_call c = CALL(COLL_KIND_ALLREDUCE, s, r, n, dt, op, 0);
+    return call_nonblocking(comm, &c, req);
+}
+
+int coll_iallgather(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt,
+                    coll_request **req)
+{
+    coll_call c = CALL(COLL_KIND_ALLGATHER, s, r, n, dt, COLL_SUM, 0);
+    return call_nonblocking(comm, &c, req);
+}
+
+int coll_ireducescatter(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt,
+                        coll_op op, coll_request **req)
+{
+    coll_call c = CALL(COLL_KIND_REDUCESCATTER, s, r, n, dt, op, 0);
+    return call_nonblocking(comm, &c, req);
+}
+
+int coll_ibroadcast(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, int root,
+                    coll_request **req)
+{
+    coll_call c = CALL(COLL_KIND_BROADCAST, s, r, n, dt, COLL_SUM, root);
+    return call_nonblocking(comm, &c, req);
+}

@@ -1,0 +1,51 @@
+/* The communicator: rank, world, backend, and the order in which calls run.
+ *
+ * Calls run one at a time in the order they were made. A blocking call runs on
+ * the caller's thread once everything queued before it has finished; a
+ * nonblocking call is queued for the progress thread (started on first use). */
+#ifndef COLL_COMM_H
+#define COLL_COMM_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "coll.h"
+#include "backend/backend.h"
+
+struct coll_request {
+    coll_request *next;
+    coll_comm *comm;
+    coll_call call;
+    coll_sig sig;
+    int done;
+    int status;
+};
+
+struct coll_comm {
+    int rank, size;
+    const coll_backend_ops *backend;
+    void *state;
+    double timeout_s;
+    uint32_t seq; /* collectives called so far */
+
+    pthread_mutex_t lock;
+    pthread_cond_t changed;            /* queue, busy or a request's done changed */
+    coll_request *queue_head, *queue_tail;
+    int busy;                          /* a call is running */
+    int stopping;
+    int progress_started;
+    pthread_t progress_thread;
+
+    int failed;                        /* sticky status after a fatal error */
+    int failed_rank;
+    char errmsg[320];
+};
+
+/* Run one call now (the caller has made it this comm's turn). Records errors. */
+int coll_comm_execute(coll_comm *comm, const coll_call *call, const coll_sig *sig);
+/* Queue a nonblocking call; starts the progress thread if needed. */
+int coll_comm_enqueue(coll_comm *comm, coll_request *req);
+/* Stop and join the progress thread after the queue drains. */
+void coll_comm_stop_progress(coll_comm *comm);
+
+#endif
