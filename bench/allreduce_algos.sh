@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Where do the all-reduce algorithms cross over on this machine?
+# Runs rd (recursive doubling), rhd (Rabenseifner) and ring over the same sizes
+# and process counts in one go, then prints a markdown table of the median
+# iteration time of each and its ratio to the fastest (1.00 = fastest).
+# These ratios set the crossover constants at the top of src/algo/select.c.
+#
+#   bench/allreduce_algos.sh            (env: COLLBENCH, BACKEND, PROCS, SIZES, ITERS)
+set -euo pipefail
+BIN=${COLLBENCH:-build/collbench}
+BACKEND=${BACKEND:-tcp}
+PROCS=${PROCS:-2,4,6}
+SIZES=${SIZES:-256,4K,16K,64K,256K,1M,4M,16M}
+ITERS=${ITERS:-30}
+ALGOS=${ALGOS:-rd rhd ring}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for algo in $ALGOS; do
+  "$BIN" allreduce --backend "$BACKEND" --algo "$algo" --sizes "$SIZES" -P "$PROCS" \
+    --inplace 0 -n "$ITERS" -w 5 -q --csv "$tmp/r.csv" >/dev/null
+done
+
+echo "all-reduce float32 sum, backend $BACKEND, median time (us) per algorithm; x = ratio to the fastest"
+echo
+awk -F, -v algos="$ALGOS" '
+  NR == 1 { next }
+  { key = $7 SUBSEP $12; t[key, $5] = $18; if (!(key in seen)) { seen[key] = 1; order[++n] = key } }
+  END {
+    na = split(algos, a, " ")
+    printf "| ranks | bytes |"; for (i = 1; i <= na; i++) printf " %s us |", a[i]; printf " fastest |\n"
+    printf "|---|---|"; for (i = 1; i <= na; i++) printf "---|"; printf "---|\n"
+    for (k = 1; k <= n; k++) {
+      split(order[k], f, SUBSEP); best = ""
+      for (i = 1; i <= na; i++) if ((order[k], a[i]) in t && (best == "" || t[order[k], a[i]] < t[order[k], best])) best = a[i]
+      printf "| %s | %s |", f[1], f[2]
+      for (i = 1; i <= na; i++)
+        if ((order[k], a[i]) in t) printf " %.1f (x%.2f) |", t[order[k], a[i]], t[order[k], a[i]] / t[order[k], best]
+        else printf " - |"
+      printf " %s |\n", best
+    }
+  }' "$tmp/r.csv"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The first table of docs/PERFORMANCE.md: tcp all-reduce bus bandwidth per size
+# and process count (the defaults of `collbench allreduce`), as a markdown table.
+#
+#   bench/allreduce_tcp.sh              (env: COLLBENCH, PROCS, SIZES)
+set -euo pipefail
+BIN=${COLLBENCH:-build/collbench}
+PROCS=${PROCS:-2,4,6}
+SIZES=${SIZES:-1M,10M,100M,1G}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$BIN" allreduce --backend tcp --sizes "$SIZES" -P "$PROCS" --inplace 0 -q --csv "$tmp/r.csv" >/dev/null
+
+echo "all-reduce float32 sum, backend tcp, out-of-place: busbw GB/s (median time us, timed iterations)"
+echo
+awk -F, '
+  NR == 1 { next }
+  { b[$12, $7] = sprintf("%.2f (%.0f us, %d it)", $22, $18, $15)
+    if (!($12 in sz)) { sz[$12] = 1; sizes[++ns] = $12 }
+    if (!($7 in pr)) { pr[$7] = 1; procs[++np] = $7 } }
+  END {
+    printf "| bytes |"; for (j = 1; j <= np; j++) printf " %s ranks |", procs[j]; printf "\n"
+    printf "|---|"; for (j = 1; j <= np; j++) printf "---|"; printf "\n"
+    for (i = 1; i <= ns; i++) {
+      printf "| %s |", sizes[i]
+      for (j = 1; j <= np; j++) printf " %s |", ((sizes[i], procs[j]) in b) ? b[sizes[i], procs[j]] : "-"
+      printf "\n"
+    }
+  }' "$tmp/r.csv"
