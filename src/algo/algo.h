@@ -7,6 +7,7 @@
 #define COLL_ALGO_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "coll.h"
 #include "core/sig.h"
@@ -26,10 +27,18 @@ typedef struct coll_algo_ctx {
     coll_sig sig;          /* stamped on every transfer this collective posts */
     double deadline;       /* coll_now_s() time after which waits fail with ETIMEDOUT */
     coll_scratch *scratch;
-    size_t chunk_bytes;    /* pipelining granularity for large messages */
+    size_t chunk_bytes;    /* pipelining granularity for large messages; 0: 1 MiB */
+    double timeout_s;      /* the timeout behind deadline, for messages only; 0: unknown */
 } coll_algo_ctx;
 
-/* Scratch slot (0..COLL_SCRATCH_SLOTS-1) of at least bytes; NULL if out of memory. */
+#define COLL_ALGO_DEFAULT_CHUNK ((size_t)1 << 20)
+
+/* c->chunk_bytes rounded down to whole elements of esz bytes (at least one). */
+size_t coll_chunk_elems(const coll_algo_ctx *c, size_t esz);
+
+/* Scratch slot (0..COLL_SCRATCH_SLOTS-1) of at least bytes, 64-byte aligned;
+ * NULL if out of memory. Contents are not kept when the slot grows. Slot use:
+ * 0 = receive staging (p2p helpers), 1..3 = the algorithm's own. */
 void *coll_scratch_get(coll_algo_ctx *c, int slot, size_t bytes);
 void coll_scratch_free(coll_scratch *s);
 
@@ -52,10 +61,38 @@ int coll_p2p_sendrecv(coll_algo_ctx *c, int to, const void *sbuf, size_t slen,
 int coll_p2p_sendrecv_reduce(coll_algo_ctx *c, int to, const void *sbuf, size_t slen,
                              int from, void *tmp, const void *in, void *out, size_t rlen,
                              coll_dtype dt, coll_op op);
+/* The same over element counts, split into messages of at most chunk_bytes so
+ * scratch stays one chunk (staged in scratch slot 0): send scnt elements of sbuf
+ * to `to` while receiving rcnt elements from `from`, out = in op received.
+ * to/from < 0: that direction is unused. Peers must pass matching counts; a
+ * zero count still sends one zero-length message (it carries the signature). */
+int coll_p2p_exchange_reduce(coll_algo_ctx *c, int to, const void *sbuf, size_t scnt,
+                             int from, const void *in, void *out, size_t rcnt,
+                             coll_dtype dt, coll_op op);
 
 /* Split count elements into size blocks as evenly as possible: block i starts at
  * element *off and has *cnt elements (the first count % size blocks get one more). */
 void coll_block_range(size_t count, int size, int i, size_t *off, size_t *cnt);
+
+/* Element i of buf (NULL stays NULL: empty buffers may be passed as NULL). */
+static inline char *coll_elem(const void *buf, size_t i, size_t esz)
+{
+    return buf ? (char *)buf + i * esz : NULL;
+}
+static inline int coll_mod(int a, int n) { return ((a % n) + n) % n; }
+/* memcpy that tolerates empty or identical buffers (in-place calls). */
+static inline void coll_copy(void *dst, const void *src, size_t bytes)
+{
+    if (bytes && dst != src) memcpy(dst, src, bytes);
+}
+static inline size_t coll_div_up(size_t a, size_t b) { return (a + b - 1) / b; }
+/* Chunk k (of ce elements) of a block of cnt elements: offset and length inside it. */
+static inline void coll_chunk_range(size_t cnt, size_t ce, size_t k, size_t *off, size_t *len)
+{
+    size_t o = k * ce;
+    *off = o < cnt ? o : cnt;
+    *len = o < cnt ? (cnt - o < ce ? cnt - o : ce) : 0;
+}
 
 /* ---- algorithms ----
  * Same argument meaning as the coll.h call; counts in elements; op is never
@@ -72,8 +109,6 @@ int coll_allgather_rd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t sen
                       coll_dtype dt);
 int coll_reducescatter_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t recvcount,
                             coll_dtype dt, coll_op op);
-int coll_reducescatter_rhd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t recvcount,
-                           coll_dtype dt, coll_op op);
 int coll_broadcast_tree(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                         coll_dtype dt, int root); /* binomial tree */
 int coll_broadcast_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,

@@ -3,6 +3,7 @@
 #include "backend/backend.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
+#include "core/clock.h"
 #include "core/reduce.h"
 
 #include <stdio.h>
@@ -93,6 +94,7 @@ static int native_run(void *state, const coll_call *c, const coll_sig *sig, doub
     coll_algo_ctx ctx = {
         .tp = st->tp, .rank = st->rank, .size = st->size, .sig = *sig,
         .deadline = deadline, .scratch = &st->scratch, .chunk_bytes = 0,
+        .timeout_s = deadline - coll_now_s(),
     };
     int rc;
     st->tp->errmsg[0] = '\0';

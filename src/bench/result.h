@@ -26,14 +26,22 @@ typedef struct bench_row {
 /* The CSV header line (no newline). */
 extern const char BENCH_CSV_HEADER[];
 
-/* One CSV line for r, no newline; returns length or -1 if it does not fit. */
+/* One CSV line for r, no newline; returns length or -1 if it does not fit (or a
+ * text field holds a line break). Times print with 3 decimals, bandwidths with
+ * 6 significant digits (%.6g), integers plain; text with a comma or quote is
+ * quoted as in RFC 4180. */
 int bench_row_to_csv(const bench_row *r, char *buf, size_t len);
-/* Parse one CSV data line; COLL_EINVAL with a reason naming the field otherwise. */
+/* Parse one CSV data line (a trailing \n or \r\n is ignored); COLL_EINVAL with a
+ * reason naming the field otherwise (field count, non-numbers, in_place not 0/1,
+ * nprocs/nnodes < 1, text longer than its bench_row array). r is untouched on error. */
 int bench_row_from_csv(const char *line, bench_row *r, char *err, size_t errlen);
 
 /* Append rows to a CSV file: header first if the file is new or empty, refusing a
- * file whose header differs; O_APPEND and fsync, so rows already there are never
- * lost. Full disk etc.: COLL_ESYS with the path and strerror in err. */
+ * file whose header differs ("FILE has a different header; refusing to mix
+ * schemas", COLL_EINVAL, file untouched); header and rows go in one O_APPEND write
+ * + fsync (coll_file_append), so rows already there are never lost and a failed
+ * write is rolled back. A device or pipe (/dev/stdout) gets a header on every call.
+ * Full disk etc.: COLL_ESYS with "path: strerror" in err. */
 int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *err, size_t errlen);
 
 typedef struct bench_json_meta {
@@ -45,7 +53,12 @@ typedef struct bench_json_meta {
 } bench_json_meta;
 
 /* Write (or merge into an existing file's "results.communication") the rows in the
- * DESIGN.md schema: written to path.tmp, fsynced, renamed. COLL_EUNAVAIL when
+ * DESIGN.md schema: written to path.tmp.<pid>, fsynced, renamed. Merging keeps every
+ * existing row, section and key; appends rows under their collective; world_size
+ * becomes the max; "timestamp" stays the first write's; this run's config keys
+ * win. An existing file that is not a JSON object (or whose results sections have
+ * other types) is refused with COLL_EINVAL naming it, and left untouched; an empty
+ * file counts as new. Non-finite numbers are written as null. COLL_EUNAVAIL when
  * built without jansson. */
 int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows,
                      size_t n, char *err, size_t errlen);

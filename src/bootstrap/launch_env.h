@@ -10,7 +10,18 @@ typedef struct coll_launch_env {
     const char *source;               /* "collbench", "torchrun", "mpirun", "pmi", "srun", NULL */
 } coll_launch_env;
 
-/* Fills env from the environment; returns 1 if a rank/world pair was found. */
+/* Fills env from the environment; returns 1 if a rank/world pair was found.
+ * Sources, first match wins: RANK/WORLD_SIZE (+LOCAL_RANK/LOCAL_WORLD_SIZE;
+ * "collbench" when COLL_LAUNCHED=1, else "torchrun"), OMPI_COMM_WORLD_RANK/SIZE
+ * (+_LOCAL_RANK/_LOCAL_SIZE; "mpirun"), PMI_RANK/PMI_SIZE (+MPI_LOCALRANKID/
+ * MPI_LOCALNRANKS; "pmi"), SLURM_PROCID/SLURM_NTASKS (+SLURM_LOCALID,
+ * SLURM_NTASKS_PER_NODE when a plain number; "srun"). A source with invalid
+ * values (not an integer, rank outside [0, world)) counts as absent, and the
+ * problem is kept for coll_launch_env_error(). */
 int coll_launch_env_detect(coll_launch_env *env);
+
+/* Why the last coll_launch_env_detect() of this thread skipped a source, e.g.
+ * "RANK=abc is not an integer"; "" when every variable it read was valid. */
+const char *coll_launch_env_error(void);
 
 #endif

@@ -22,6 +22,8 @@ int coll_sock_read_all(int fd, void *buf, size_t len, double deadline);
 int coll_sock_set_nonblocking(int fd, int on);
 /* Large send/receive buffers for bandwidth; best effort. */
 void coll_sock_set_buffers(int fd, int bytes);
+/* "a.b.c.d:port" of fd's peer into buf ("?" if unknown), for messages. */
+void coll_sock_peer_name(int fd, char *buf, size_t len);
 /* Constant-time comparison of two byte strings (job tokens). */
 int coll_ct_equal(const void *a, const void *b, size_t len);
 

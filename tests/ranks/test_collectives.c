@@ -33,6 +33,7 @@ typedef struct test_case {
 } test_case;
 
 static int failures;
+static int cases; /* run, so a matrix that silently shrank to nothing fails */
 
 static void describe(const test_case *t, char *buf, size_t len)
 {
@@ -141,6 +142,7 @@ static void run_matrix(coll_comm *comm)
                     test_case t = {kinds[k], a, counts[c], pairs[salt % NPAIRS].dt,
                                    pairs[salt % NPAIRS].op, ip, (int)(c % (size_t)rh_size)};
                     salt++;
+                    cases++;
                     if (run_case(comm, &t)) failures++;
                     if (failures > 10) return;
                 }
@@ -221,5 +223,10 @@ int main(int argc, char **argv)
     run_matrix(comm);
     run_p2p(comm);
     run_nonblocking(comm);
+    if (cases < 100) {
+        fprintf(stderr, "rank %d: only %d cases ran\n", rh_rank, cases);
+        failures++;
+    }
+    if (rh_rank == 0) printf("rank 0: %d collective cases checked, %d failed\n", cases, failures);
     return rh_finish(comm, failures);
 }

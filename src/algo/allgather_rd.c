@@ -1,0 +1,25 @@
+/* Recursive-doubling all-gather: log2(n) steps, each swapping the contiguous
+ * window of blocks gathered so far with the partner at distance 2^k. Needs a
+ * power-of-two world; on other sizes it runs the ring algorithm instead
+ * (coll_algo_select never picks rd there). */
+#include "algo/algo.h"
+
+int coll_allgather_rd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
+                      coll_dtype dt)
+{
+    int n = c->size, r = c->rank;
+    if (n & (n - 1)) return coll_allgather_ring(c, sbuf, rbuf, sendcount, dt);
+    size_t esz = coll_dtype_size(dt);
+    if (!esz) return COLL_EINVAL;
+    coll_copy(coll_elem(rbuf, (size_t)r * sendcount, esz), sbuf, sendcount * esz);
+    for (int mask = 1; mask < n; mask <<= 1) {
+        int peer = r ^ mask;
+        size_t mine = (size_t)(r & ~(mask - 1)) * sendcount;
+        size_t theirs = (size_t)(peer & ~(mask - 1)) * sendcount;
+        size_t bytes = (size_t)mask * sendcount * esz;
+        int rc = coll_p2p_sendrecv(c, peer, coll_elem(rbuf, mine, esz), bytes, peer,
+                                   coll_elem(rbuf, theirs, esz), bytes);
+        if (rc < 0) return rc;
+    }
+    return COLL_OK;
+}

@@ -1,0 +1,21 @@
+/* Ring all-gather: n-1 steps, each forwarding to the right the block received
+ * from the left in the step before. Data lands directly in rbuf. */
+#include "algo/algo.h"
+
+int coll_allgather_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
+                        coll_dtype dt)
+{
+    size_t esz = coll_dtype_size(dt);
+    if (!esz) return COLL_EINVAL;
+    int n = c->size, r = c->rank;
+    size_t bb = sendcount * esz;
+    coll_copy(coll_elem(rbuf, (size_t)r * sendcount, esz), sbuf, bb);
+    int right = coll_mod(r + 1, n), left = coll_mod(r - 1, n);
+    for (int s = 0; s < n - 1; s++) {
+        size_t sb = (size_t)coll_mod(r - s, n), rb = (size_t)coll_mod(r - s - 1, n);
+        int rc = coll_p2p_sendrecv(c, right, coll_elem(rbuf, sb * sendcount, esz), bb, left,
+                                   coll_elem(rbuf, rb * sendcount, esz), bb);
+        if (rc < 0) return rc;
+    }
+    return COLL_OK;
+}

@@ -1,0 +1,72 @@
+/* Recursive-doubling all-reduce: log2(p) rounds, each exchanging the whole
+ * vector with the partner at distance 2^k; latency-optimal for small
+ * messages. Non-powers of two fold the first 2*(n-p) ranks in pairs first, as
+ * in allreduce_rhd.c. Vectors longer than one chunk run the rounds once per
+ * chunk, so scratch stays one chunk. Every rank combines the same operands in
+ * the same tree, so all ranks get bitwise identical results. */
+#include "algo/algo.h"
+#include "core/reduce.h"
+
+static int real_rank(int nr, int rem) { return nr < rem ? 2 * nr + 1 : nr + rem; }
+
+static int rd_chunk(coll_algo_ctx *c, const char *s, char *d, size_t len, void *tmp,
+                    int p, int rem, coll_dtype dt, coll_op op, coll_reduce_fn fn)
+{
+    size_t esz = coll_dtype_size(dt);
+    int r = c->rank, nr, rc;
+    if (r < 2 * rem) {
+        if (r % 2 == 0) {
+            rc = coll_p2p_send(c, r + 1, s, len * esz);
+            nr = -1;
+        } else {
+            rc = coll_p2p_exchange_reduce(c, -1, NULL, 0, r - 1, s, d, len, dt, op);
+            nr = r / 2;
+        }
+        if (rc < 0) return rc;
+    } else {
+        coll_copy(d, s, len * esz);
+        nr = r - rem;
+    }
+    if (nr >= 0) {
+        for (int mask = 1; mask < p; mask <<= 1) {
+            int peer = real_rank(nr ^ mask, rem);
+            /* d is being sent, so the partner's vector lands in tmp first. */
+            rc = coll_p2p_sendrecv(c, peer, d, len * esz, peer, tmp, len * esz);
+            if (rc < 0) return rc;
+            if (len) fn(d, d, tmp, len);
+        }
+    }
+    if (r < 2 * rem) {
+        rc = r % 2 ? coll_p2p_send(c, r - 1, d, len * esz) : coll_p2p_recv(c, r + 1, d, len * esz);
+        if (rc < 0) return rc;
+    }
+    return COLL_OK;
+}
+
+int coll_allreduce_rd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+                      coll_dtype dt, coll_op op)
+{
+    size_t esz = coll_dtype_size(dt);
+    coll_reduce_fn fn = coll_reduce_kernel(dt, op);
+    if (!esz || !fn) return COLL_EINVAL;
+    int n = c->size;
+    if (n == 1) {
+        coll_copy(rbuf, sbuf, count * esz);
+        return COLL_OK;
+    }
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    size_t ce = coll_chunk_elems(c, esz);
+    size_t nch = count ? coll_div_up(count, ce) : 1;
+    /* Slot 1: slot 0 is used by coll_p2p_exchange_reduce in the fold step. */
+    void *tmp = coll_scratch_get(c, 1, (count < ce ? count : ce) * esz);
+    if (!tmp) return COLL_ENOMEM;
+    for (size_t k = 0; k < nch; k++) {
+        size_t o, len;
+        coll_chunk_range(count, ce, k, &o, &len);
+        int rc = rd_chunk(c, coll_elem(sbuf, o, esz), coll_elem(rbuf, o, esz), len, tmp, p,
+                          n - p, dt, op, fn);
+        if (rc < 0) return rc;
+    }
+    return COLL_OK;
+}

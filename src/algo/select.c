@@ -1,0 +1,168 @@
+/* Algorithm names, which collective has which algorithm, the tuning table
+ * and the dispatch from (collective, algorithm) to the function. */
+#include <string.h>
+#include <strings.h>
+
+#include "algo/algo.h"
+
+/* Crossover points of the tuning table. Placeholders until measured over TCP:
+ * docs/PERFORMANCE.md holds the measurements and the command that made them;
+ * update these constants from there. Sizes are whole-vector bytes. */
+#define ALLREDUCE_RD_BELOW      (16u << 10)  /* recursive doubling: latency bound */
+#define ALLREDUCE_RHD_BELOW     (1u << 20)   /* Rabenseifner; ring above */
+#define ALLGATHER_RD_BELOW      (64u << 10)  /* power-of-two worlds only */
+#define BROADCAST_TREE_BELOW    (256u << 10) /* binomial tree; pipelined chain above */
+
+static const char *const names[COLL_ALGO_COUNT] = {
+    [COLL_ALGO_AUTO] = "auto",         [COLL_ALGO_RING] = "ring",
+    [COLL_ALGO_RHD] = "rhd",           [COLL_ALGO_RD] = "rd",
+    [COLL_ALGO_TREE] = "tree",         [COLL_ALGO_PAIRWISE] = "pairwise",
+    [COLL_ALGO_DISSEMINATION] = "dissemination",
+};
+
+/* Other spellings users bring from MPI/NCCL vocabularies. */
+static const struct {
+    const char *name;
+    coll_algo_id id;
+} aliases[] = {
+    {"rabenseifner", COLL_ALGO_RHD},    {"halving-doubling", COLL_ALGO_RHD},
+    {"recursive-doubling", COLL_ALGO_RD}, {"binomial", COLL_ALGO_TREE},
+    {"chain", COLL_ALGO_RING},          {"pipeline", COLL_ALGO_RING},
+    {"direct", COLL_ALGO_PAIRWISE},
+};
+
+/* Bit set of the algorithms each collective has (AUTO always). */
+#define BIT(a) (1u << (a))
+static const unsigned has[COLL_KIND_COUNT] = {
+    [COLL_KIND_ALLREDUCE] = BIT(COLL_ALGO_RING) | BIT(COLL_ALGO_RHD) | BIT(COLL_ALGO_RD),
+    [COLL_KIND_ALLGATHER] = BIT(COLL_ALGO_RING) | BIT(COLL_ALGO_RD),
+    [COLL_KIND_REDUCESCATTER] = BIT(COLL_ALGO_RING),
+    [COLL_KIND_BROADCAST] = BIT(COLL_ALGO_TREE) | BIT(COLL_ALGO_RING),
+    [COLL_KIND_REDUCE] = BIT(COLL_ALGO_TREE),
+    [COLL_KIND_ALLTOALL] = BIT(COLL_ALGO_PAIRWISE),
+    [COLL_KIND_BARRIER] = BIT(COLL_ALGO_DISSEMINATION),
+    [COLL_KIND_P2P] = 0,
+};
+
+/* The tuning table: the first row of the collective whose conditions hold. */
+typedef struct tune_row {
+    coll_kind kind;
+    size_t below;  /* bytes < below (0: any size) */
+    int pow2_only; /* world must be a power of two */
+    coll_algo_id algo;
+} tune_row;
+
+static const tune_row table[] = {
+    {COLL_KIND_ALLREDUCE, ALLREDUCE_RD_BELOW, 0, COLL_ALGO_RD},
+    {COLL_KIND_ALLREDUCE, ALLREDUCE_RHD_BELOW, 0, COLL_ALGO_RHD},
+    {COLL_KIND_ALLREDUCE, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_ALLGATHER, ALLGATHER_RD_BELOW, 1, COLL_ALGO_RD},
+    {COLL_KIND_ALLGATHER, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_REDUCESCATTER, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_BROADCAST, BROADCAST_TREE_BELOW, 0, COLL_ALGO_TREE},
+    {COLL_KIND_BROADCAST, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_REDUCE, 0, 0, COLL_ALGO_TREE},
+    {COLL_KIND_ALLTOALL, 0, 0, COLL_ALGO_PAIRWISE},
+    {COLL_KIND_BARRIER, 0, 0, COLL_ALGO_DISSEMINATION},
+};
+
+static int is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+const char *coll_algo_name(coll_algo_id id)
+{
+    return (unsigned)id < COLL_ALGO_COUNT ? names[id] : "unknown";
+}
+
+int coll_algo_parse(const char *name, coll_algo_id *out)
+{
+    if (!name) return COLL_EINVAL;
+    for (int i = 0; i < COLL_ALGO_COUNT; i++)
+        if (!strcasecmp(name, names[i])) {
+            *out = (coll_algo_id)i;
+            return COLL_OK;
+        }
+    for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+        if (!strcasecmp(name, aliases[i].name)) {
+            *out = aliases[i].id;
+            return COLL_OK;
+        }
+    return COLL_EINVAL;
+}
+
+int coll_algo_exists(coll_kind kind, coll_algo_id id)
+{
+    if ((unsigned)kind >= COLL_KIND_COUNT || (unsigned)id >= COLL_ALGO_COUNT) return 0;
+    return id == COLL_ALGO_AUTO || (has[kind] & BIT(id)) != 0;
+}
+
+const char *coll_algo_list(coll_kind kind)
+{
+    static const char *const lists[COLL_KIND_COUNT] = {
+        [COLL_KIND_ALLREDUCE] = "auto,ring,rhd,rd",
+        [COLL_KIND_ALLGATHER] = "auto,ring,rd",
+        [COLL_KIND_REDUCESCATTER] = "auto,ring",
+        [COLL_KIND_BROADCAST] = "auto,tree,ring",
+        [COLL_KIND_REDUCE] = "auto,tree",
+        [COLL_KIND_ALLTOALL] = "auto,pairwise",
+        [COLL_KIND_BARRIER] = "auto,dissemination",
+        [COLL_KIND_P2P] = "auto",
+    };
+    return (unsigned)kind < COLL_KIND_COUNT ? lists[kind] : "";
+}
+
+coll_algo_id coll_algo_select(coll_kind kind, coll_algo_id requested, size_t bytes, int world)
+{
+    if (requested != COLL_ALGO_AUTO && coll_algo_exists(kind, requested)) {
+        /* rd all-gather needs a power-of-two world: ring is its fallback. */
+        if (kind == COLL_KIND_ALLGATHER && requested == COLL_ALGO_RD && !is_pow2(world))
+            return COLL_ALGO_RING;
+        return requested;
+    }
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        const tune_row *t = &table[i];
+        if (t->kind != kind) continue;
+        if (t->below && bytes >= t->below) continue;
+        if (t->pow2_only && !is_pow2(world)) continue;
+        return t->algo;
+    }
+    return COLL_ALGO_AUTO; /* p2p: nothing to choose */
+}
+
+/* Bytes the tuning table is keyed by (see coll_algo_select). */
+static size_t call_bytes(const coll_algo_ctx *c, coll_kind kind, size_t count, coll_dtype dt)
+{
+    size_t b = count * coll_dtype_size(dt);
+    if (kind == COLL_KIND_ALLGATHER || kind == COLL_KIND_REDUCESCATTER ||
+        kind == COLL_KIND_ALLTOALL)
+        b *= (size_t)c->size;
+    return b;
+}
+
+int coll_algo_run(coll_algo_ctx *c, coll_algo_id id, coll_kind kind, const void *sbuf,
+                  void *rbuf, size_t count, coll_dtype dt, coll_op op, int root)
+{
+    if (!coll_algo_exists(kind, id) || id == COLL_ALGO_AUTO)
+        id = coll_algo_select(kind, COLL_ALGO_AUTO, call_bytes(c, kind, count, dt), c->size);
+    switch (kind) {
+    case COLL_KIND_ALLREDUCE:
+        if (id == COLL_ALGO_RHD) return coll_allreduce_rhd(c, sbuf, rbuf, count, dt, op);
+        if (id == COLL_ALGO_RD) return coll_allreduce_rd(c, sbuf, rbuf, count, dt, op);
+        return coll_allreduce_ring(c, sbuf, rbuf, count, dt, op);
+    case COLL_KIND_ALLGATHER:
+        if (id == COLL_ALGO_RD) return coll_allgather_rd(c, sbuf, rbuf, count, dt);
+        return coll_allgather_ring(c, sbuf, rbuf, count, dt);
+    case COLL_KIND_REDUCESCATTER:
+        return coll_reducescatter_ring(c, sbuf, rbuf, count, dt, op);
+    case COLL_KIND_BROADCAST:
+        if (id == COLL_ALGO_RING) return coll_broadcast_ring(c, sbuf, rbuf, count, dt, root);
+        return coll_broadcast_tree(c, sbuf, rbuf, count, dt, root);
+    case COLL_KIND_REDUCE:
+        return coll_reduce_tree(c, sbuf, rbuf, count, dt, op, root);
+    case COLL_KIND_ALLTOALL:
+        return coll_alltoall_pairwise(c, sbuf, rbuf, count, dt);
+    case COLL_KIND_BARRIER:
+        return coll_barrier_dissemination(c);
+    default:
+        return COLL_EINVAL; /* p2p is the backend's business */
+    }
+}

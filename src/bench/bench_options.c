@@ -1,0 +1,549 @@
+/* Option parsing for the collective commands: a table of flags, one small
+ * handler per flag, then a finishing pass for what depends on several flags
+ * (the size sweep, dtype/op pairs, sizes against dtype sizes). */
+#include "bench/bench_options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench_data.h"
+#include "bench/sizes.h"
+
+#define MAX_PROCS 1024
+
+static const uint64_t default_sizes[] = {1ULL << 20, 10ULL << 20, 100ULL << 20, 1ULL << 30};
+static const int default_procs[] = {2, 4, 6};
+
+/* Flags whose meaning depends on others, kept until the finishing pass. */
+typedef struct raw_opts {
+    int have_b, have_e, have_f, have_i, have_sizes;
+    uint64_t minbytes, maxbytes, stepbytes;
+    long stepfactor;
+    uint64_t *sizes;
+    size_t nsizes;
+    char dtypes[128], ops[64];
+} raw_opts;
+
+typedef struct parse_ctx {
+    bench_options *o;
+    raw_opts raw;
+    const char *flag; /* as the user typed it, for messages */
+    char *err;
+    size_t errlen;
+} parse_ctx;
+
+static int fail(parse_ctx *c, const char *fmt, ...)
+{
+    int n = snprintf(c->err, c->errlen, "%s: ", c->flag);
+    if (n >= 0 && (size_t)n < c->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return COLL_EINVAL;
+}
+
+/* ---- value parsers ---- */
+
+static int parse_long(parse_ctx *c, const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || errno == ERANGE)
+        return fail(c, "'%s' is not an integer", v);
+    if (x < lo || x > hi) {
+        if (lo == 1 && x < 1) return fail(c, "'%s' is not a positive integer", v);
+        if (lo == 0 && x < 0) return fail(c, "'%s' must not be negative", v);
+        return fail(c, "%ld is out of range [%ld, %ld]", x, lo, hi);
+    }
+    *out = x;
+    return 0;
+}
+
+static int parse_int(parse_ctx *c, const char *v, long lo, long hi, int *out)
+{
+    long x = 0;
+    int rc = parse_long(c, v, lo, hi, &x);
+    if (rc == 0) *out = (int)x;
+    return rc;
+}
+
+static int parse_seconds(parse_ctx *c, const char *v, int allow_zero, double *out)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (*v == '\0' || *end != '\0' || !isfinite(x))
+        return fail(c, "'%s' is not a number of seconds", v);
+    if (x < 0 || (x == 0 && !allow_zero))
+        return fail(c, "'%s' must be %s", v, allow_zero ? "0 or more" : "more than 0");
+    *out = x;
+    return 0;
+}
+
+static int parse_positive_size(parse_ctx *c, const char *v, uint64_t *out)
+{
+    char why[128];
+    if (bench_parse_size(v, out, why, sizeof why) != 0) return fail(c, "%s", why);
+    if (*out == 0) return fail(c, "'%s': a size must be at least 1 byte", v);
+    return 0;
+}
+
+static int copy_text(parse_ctx *c, const char *v, char *dst, size_t len)
+{
+    if (strlen(v) >= len) return fail(c, "'%s' is too long", v);
+    memcpy(dst, v, strlen(v) + 1);
+    return 0;
+}
+
+/* ---- one handler per flag ---- */
+
+static int on_minbytes(parse_ctx *c, const char *v)
+{
+    c->raw.have_b = 1;
+    return parse_positive_size(c, v, &c->raw.minbytes);
+}
+static int on_maxbytes(parse_ctx *c, const char *v)
+{
+    c->raw.have_e = 1;
+    return parse_positive_size(c, v, &c->raw.maxbytes);
+}
+static int on_stepfactor(parse_ctx *c, const char *v)
+{
+    c->raw.have_f = 1;
+    return parse_long(c, v, 2, 1 << 20, &c->raw.stepfactor);
+}
+static int on_stepbytes(parse_ctx *c, const char *v)
+{
+    c->raw.have_i = 1;
+    return parse_positive_size(c, v, &c->raw.stepbytes);
+}
+static int on_sizes(parse_ctx *c, const char *v)
+{
+    char why[128];
+    free(c->raw.sizes);
+    c->raw.sizes = NULL;
+    c->raw.have_sizes = 1;
+    if (bench_parse_size_list(v, &c->raw.sizes, &c->raw.nsizes, why, sizeof why) != 0)
+        return fail(c, "%s", why);
+    for (size_t i = 0; i < c->raw.nsizes; i++)
+        if (c->raw.sizes[i] == 0) return fail(c, "'%s': a size must be at least 1 byte", v);
+    if (c->raw.nsizes > BENCH_MAX_SIZES) return fail(c, "more than %d sizes", BENCH_MAX_SIZES);
+    return 0;
+}
+static int on_iters(parse_ctx *c, const char *v) { return parse_int(c, v, 1, 1 << 24, &c->o->iters); }
+static int on_warmup(parse_ctx *c, const char *v) { return parse_int(c, v, 0, 1 << 24, &c->o->warmup); }
+static int on_check(parse_ctx *c, const char *v) { return parse_int(c, v, 0, 1 << 24, &c->o->check); }
+static int on_root(parse_ctx *c, const char *v) { return parse_int(c, v, 0, MAX_PROCS - 1, &c->o->root); }
+static int on_dtype(parse_ctx *c, const char *v) { return copy_text(c, v, c->raw.dtypes, sizeof c->raw.dtypes); }
+static int on_op(parse_ctx *c, const char *v) { return copy_text(c, v, c->raw.ops, sizeof c->raw.ops); }
+static int on_timeout(parse_ctx *c, const char *v) { return parse_seconds(c, v, 0, &c->o->timeout_s); }
+static int on_budget(parse_ctx *c, const char *v) { return parse_seconds(c, v, 1, &c->o->time_budget_s); }
+static int on_json(parse_ctx *c, const char *v) { c->o->json_path = v; return 0; }
+static int on_csv(parse_ctx *c, const char *v) { c->o->csv_path = v; return 0; }
+static int on_quiet(parse_ctx *c, const char *v) { (void)v; c->o->quiet = 1; return 0; }
+static int on_verbose(parse_ctx *c, const char *v) { (void)v; c->o->verbose = 1; return 0; }
+static int on_help(parse_ctx *c, const char *v) { (void)c; (void)v; return BENCH_OPTIONS_HELP; }
+
+static int on_procs(parse_ctx *c, const char *v)
+{
+    char why[128];
+    free(c->o->procs);
+    c->o->procs = NULL;
+    if (bench_parse_int_list(v, &c->o->procs, &c->o->nprocs, why, sizeof why) != 0)
+        return fail(c, "%s", why);
+    for (size_t i = 0; i < c->o->nprocs; i++)
+        if (c->o->procs[i] > MAX_PROCS)
+            return fail(c, "%d processes is more than %d", c->o->procs[i], MAX_PROCS);
+    return 0;
+}
+
+static int backend_known(const char *name)
+{
+    for (const char *const *b = coll_backend_names(); *b; b++)
+        if (strcmp(*b, name) == 0) return 1;
+    return 0;
+}
+
+static void list_backends(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (const char *const *b = coll_backend_names(); *b; b++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", used ? ", " : "", *b);
+    }
+}
+
+static void free_backends(bench_options *o)
+{
+    for (size_t i = 0; i < o->nbackends; i++) free(o->backends[i]);
+    o->nbackends = 0;
+}
+
+static int on_backend(parse_ctx *c, const char *v)
+{
+    char *copy = strdup(v), *save = NULL, known[128];
+    if (!copy) return fail(c, "out of memory");
+    free_backends(c->o);
+    int rc = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+        if (!backend_known(tok)) {
+            list_backends(known, sizeof known);
+            rc = fail(c, "unknown backend '%s' (known: %s)", tok, known);
+        } else if (c->o->nbackends == BENCH_MAX_BACKENDS) {
+            rc = fail(c, "more than %d backends", BENCH_MAX_BACKENDS);
+        } else {
+            c->o->backends[c->o->nbackends++] = strdup(tok);
+        }
+    }
+    if (rc == 0 && c->o->nbackends == 0) rc = fail(c, "no backend in '%s'", v);
+    free(copy);
+    return rc;
+}
+
+static int on_algo(parse_ctx *c, const char *v)
+{
+    if (strcmp(v, "auto") != 0 && !coll_algo_supported(c->o->coll->name, v)) {
+        const char *names = coll_algo_names(c->o->coll->name);
+        return fail(c, "'%s' is not an algorithm of %s (%s%sauto)", v, c->o->coll->name,
+                    names ? names : "", names && *names ? "," : "");
+    }
+    return copy_text(c, v, c->o->algo, sizeof c->o->algo);
+}
+
+static int on_device(parse_ctx *c, const char *v)
+{
+    if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0)
+        return fail(c, "'%s' is not a device (cpu, cuda)", v);
+    return copy_text(c, v, c->o->device, sizeof c->o->device);
+}
+
+static int on_inplace(parse_ctx *c, const char *v)
+{
+    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0 && strcmp(v, "2") != 0)
+        return fail(c, "'%s' is not 0 (out-of-place), 1 (in-place) or 2 (both)", v);
+    c->o->inplace = v[0] - '0';
+    return 0;
+}
+
+static int on_seed(parse_ctx *c, const char *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 0);
+    if (*v == '\0' || *v == '-' || *end != '\0' || errno == ERANGE)
+        return fail(c, "'%s' is not a non-negative integer", v);
+    c->o->seed = x;
+    return 0;
+}
+
+typedef struct opt_def {
+    char shortname;        /* 0: long only */
+    const char *longname;
+    const char *metavar;   /* NULL: takes no value */
+    int (*fn)(parse_ctx *c, const char *value);
+    const char *help;
+} opt_def;
+
+static const opt_def opt_table[] = {
+    {'b', "minbytes", "SIZE", on_minbytes, "smallest size (K/M/G = powers of 1024)"},
+    {'e', "maxbytes", "SIZE", on_maxbytes, "largest size"},
+    {'f', "stepfactor", "N", on_stepfactor, "multiply the size by N between -b and -e (default 2)"},
+    {'i', "stepbytes", "SIZE", on_stepbytes, "add SIZE between -b and -e instead of -f"},
+    {0, "sizes", "LIST", on_sizes, "sizes to run (default 1M,10M,100M,1G)"},
+    {'n', "iters", "N", on_iters, "timed iterations per size (default 20)"},
+    {'w', "warmup", "N", on_warmup, "warm-up iterations per size (default 5)"},
+    {'c', "check", "N", on_check, "checked iterations per size, 0 for none (default 1)"},
+    {'d', "dtype", "LIST", on_dtype, "float32 float64 float16 bfloat16 int8 uint8 int32 int64, or all"},
+    {'o', "op", "LIST", on_op, "sum prod min max avg, or all (default sum)"},
+    {'r', "root", "RANK", on_root, "root of broadcast and reduce (default 0)"},
+    {'T', "timeout", "SECONDS", on_timeout, "give up on a blocked collective (default 300)"},
+    {'J', "json", "FILE", on_json, "write results as JSON"},
+    {0, "csv", "FILE", on_csv, "append results as CSV"},
+    {'P', "procs", "LIST", on_procs, "process counts to sweep (default 2,4,6)"},
+    {0, "backend", "LIST", on_backend, "backends to sweep (default: every available one)"},
+    {0, "algo", "NAME", on_algo, "algorithm (default auto)"},
+    {0, "device", "cpu|cuda", on_device, "where the buffers live (default cpu)"},
+    {0, "inplace", "0|1|2", on_inplace, "out-of-place, in-place or both (default 2)"},
+    {0, "seed", "N", on_seed, "seed of the checked inputs (default 1)"},
+    {0, "time-budget", "SECONDS", on_budget, "fewer iterations past this per size, 0 = none (default 4)"},
+    {'q', "quiet", NULL, on_quiet, "print nothing but errors"},
+    {'v', "verbose", NULL, on_verbose, "add min/p50/p99/max columns"},
+    {'h', "help", NULL, on_help, "this help"},
+};
+#define N_OPTS (sizeof opt_table / sizeof opt_table[0])
+
+/* The definition matching arg ("-n", "-n5", "--iters", "--iters=5"), with
+ * *inline_value set when the value is glued on. */
+static const opt_def *find_opt(const char *arg, const char **inline_value)
+{
+    *inline_value = NULL;
+    if (arg[0] != '-' || arg[1] == '\0') return NULL;
+    if (arg[1] == '-') {
+        const char *name = arg + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        for (size_t i = 0; i < N_OPTS; i++)
+            if (strlen(opt_table[i].longname) == len && strncmp(opt_table[i].longname, name, len) == 0) {
+                *inline_value = eq ? eq + 1 : NULL;
+                return &opt_table[i];
+            }
+        return NULL;
+    }
+    for (size_t i = 0; i < N_OPTS; i++)
+        if (opt_table[i].shortname == arg[1]) {
+            if (arg[2] != '\0' && !opt_table[i].metavar) return NULL; /* "-qx" */
+            *inline_value = arg[2] ? arg + 2 : NULL;
+            return &opt_table[i];
+        }
+    return NULL;
+}
+
+/* ---- finishing pass ---- */
+
+static int push_size(parse_ctx *c, uint64_t **v, size_t *n, uint64_t s)
+{
+    if (*n == BENCH_MAX_SIZES) return fail(c, "the sweep has more than %d sizes", BENCH_MAX_SIZES);
+    uint64_t *grown = realloc(*v, (*n + 1) * sizeof **v);
+    if (!grown) return fail(c, "out of memory");
+    *v = grown;
+    (*v)[(*n)++] = s;
+    return 0;
+}
+
+static int build_sweep(parse_ctx *c)
+{
+    raw_opts *r = &c->raw;
+    uint64_t b = r->have_b ? r->minbytes : r->maxbytes, e = r->have_e ? r->maxbytes : r->minbytes;
+    c->flag = r->have_b ? "-b" : "-e";
+    if (b > e) return fail(c, "the smallest size (%llu) is larger than -e (%llu)",
+                           (unsigned long long)b, (unsigned long long)e);
+    c->flag = r->have_i ? "-i" : "-f";
+    for (uint64_t s = b; s <= e;) {
+        int rc = push_size(c, &c->o->sizes, &c->o->nsizes, s);
+        if (rc) return rc;
+        uint64_t next = r->have_i ? s + r->stepbytes : s * (uint64_t)(r->have_f ? r->stepfactor : 2);
+        if (next <= s) break; /* overflow */
+        s = next;
+    }
+    return 0;
+}
+
+static int finish_sizes(parse_ctx *c)
+{
+    raw_opts *r = &c->raw;
+    int stepped = r->have_b || r->have_e;
+    if (r->have_f && r->have_i) return c->flag = "-i", fail(c, "cannot be combined with -f");
+    if (r->have_sizes && (stepped || r->have_f || r->have_i))
+        return c->flag = "--sizes", fail(c, "cannot be combined with -b/-e/-f/-i");
+    if (!stepped && (r->have_f || r->have_i))
+        return c->flag = r->have_f ? "-f" : "-i", fail(c, "needs -b and/or -e");
+    if (!stepped && !r->have_sizes) return 0; /* defaults stay */
+    free(c->o->sizes);
+    c->o->sizes = NULL;
+    c->o->nsizes = 0;
+    if (stepped) return build_sweep(c);
+    c->o->sizes = r->sizes;
+    c->o->nsizes = r->nsizes;
+    r->sizes = NULL;
+    return 0;
+}
+
+/* Each comma-separated name of list ("all" for every one) through parse. */
+static int parse_name_list(parse_ctx *c, const char *what, const char *list, int count,
+                           int (*parse)(const char *, int *), int *out, int *n, int *all)
+{
+    char copy[128], *save = NULL;
+    *n = 0;
+    *all = strcmp(list, "all") == 0;
+    if (*all) {
+        for (int i = 0; i < count; i++) out[(*n)++] = i;
+        return 0;
+    }
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int v;
+        if (parse(tok, &v) != 0) return fail(c, "unknown %s '%s'", what, tok);
+        if (*n < count) out[(*n)++] = v;
+    }
+    if (*n == 0) return fail(c, "empty list '%s'", list);
+    return 0;
+}
+
+static int dtype_parse_int(const char *s, int *out)
+{
+    coll_dtype dt;
+    int rc = coll_dtype_parse(s, &dt);
+    *out = (int)dt;
+    return rc;
+}
+
+static int op_parse_int(const char *s, int *out)
+{
+    coll_op op;
+    int rc = coll_op_parse(s, &op);
+    *out = (int)op;
+    return rc;
+}
+
+static int finish_pairs(parse_ctx *c)
+{
+    int dts[COLL_DTYPE_COUNT], ops[COLL_OP_COUNT], ndt, nop, dt_all, op_all, rc;
+    c->flag = "-d";
+    if ((rc = parse_name_list(c, "dtype", c->raw.dtypes, COLL_DTYPE_COUNT, dtype_parse_int, dts, &ndt, &dt_all)))
+        return rc;
+    c->flag = "-o";
+    if ((rc = parse_name_list(c, "op", c->raw.ops, COLL_OP_COUNT, op_parse_int, ops, &nop, &op_all)))
+        return rc;
+    c->o->npairs = 0;
+    for (int i = 0; i < ndt; i++) {
+        if (!c->o->coll->has_op) { /* -o is checked above but means nothing here */
+            c->o->pairs[c->o->npairs++] = (bench_pair){(coll_dtype)dts[i], BENCH_OP_NONE};
+            continue;
+        }
+        for (int j = 0; j < nop; j++) {
+            if (coll_op_valid((coll_dtype)dts[i], (coll_op)ops[j]) == COLL_OK)
+                c->o->pairs[c->o->npairs++] = (bench_pair){(coll_dtype)dts[i], ops[j]};
+            else if (!dt_all && !op_all)
+                return fail(c, "%s is not defined for %s (-d); avg needs a floating-point dtype",
+                            coll_op_name((coll_op)ops[j]), coll_dtype_name((coll_dtype)dts[i]));
+        }
+    }
+    if (c->o->npairs == 0) return fail(c, "no valid dtype/op pair in -d %s -o %s", c->raw.dtypes, c->raw.ops);
+    return 0;
+}
+
+/* Every size must hold whole elements of every dtype it runs with. */
+static int finish_size_multiples(parse_ctx *c)
+{
+    if (!c->o->coll->moves_data) return 0;
+    c->flag = c->raw.have_sizes ? "--sizes" : "-b/-e";
+    for (size_t i = 0; i < c->o->nsizes; i++)
+        for (size_t j = 0; j < c->o->npairs; j++) {
+            size_t esz = coll_dtype_size(c->o->pairs[j].dtype);
+            if (c->o->sizes[i] % esz != 0)
+                return fail(c, "%llu bytes is not a multiple of the %s size (%zu)",
+                            (unsigned long long)c->o->sizes[i],
+                            coll_dtype_name(c->o->pairs[j].dtype), esz);
+        }
+    return 0;
+}
+
+static int finish(parse_ctx *c)
+{
+    int rc = finish_sizes(c);
+    if (rc == 0) rc = finish_pairs(c);
+    if (rc == 0) rc = finish_size_multiples(c);
+    return rc;
+}
+
+/* ---- public ---- */
+
+int bench_options_defaults(bench_options *o, const bench_coll *coll)
+{
+    memset(o, 0, sizeof *o);
+    o->coll = coll;
+    o->sizes = malloc(sizeof default_sizes);
+    o->procs = malloc(sizeof default_procs);
+    if (!o->sizes || !o->procs) return COLL_ENOMEM;
+    memcpy(o->sizes, default_sizes, sizeof default_sizes);
+    o->nsizes = sizeof default_sizes / sizeof default_sizes[0];
+    memcpy(o->procs, default_procs, sizeof default_procs);
+    o->nprocs = sizeof default_procs / sizeof default_procs[0];
+    o->pairs[0] = (bench_pair){COLL_FLOAT32, coll->has_op ? COLL_SUM : BENCH_OP_NONE};
+    o->npairs = 1;
+    o->warmup = 5;
+    o->iters = 20;
+    o->check = 1;
+    o->timeout_s = 300;
+    o->time_budget_s = 4;
+    snprintf(o->algo, sizeof o->algo, "auto");
+    snprintf(o->device, sizeof o->device, "cpu");
+    o->inplace = coll->has_inplace ? 2 : 0;
+    o->seed = 1;
+    return 0;
+}
+
+static int parse_one(parse_ctx *c, int argc, char **argv, int *i)
+{
+    const char *arg = argv[*i], *value;
+    const opt_def *d = find_opt(arg, &value);
+    c->flag = arg;
+    if (!d) {
+        if (arg[0] == '-') return fail(c, "unknown flag (see --help)");
+        snprintf(c->err, c->errlen, "unexpected argument '%s' (see --help)", arg);
+        return COLL_EINVAL;
+    }
+    if (!d->metavar) {
+        if (value) return fail(c, "takes no value");
+        return d->fn(c, NULL);
+    }
+    if (!value) {
+        if (*i + 1 >= argc) return fail(c, "missing value (%s)", d->metavar);
+        value = argv[++*i];
+    }
+    /* "-b" rather than "-b1M", "--minbytes" rather than "--minbytes=1M" in messages */
+    char flag[40];
+    if (arg[1] != '-') snprintf(flag, sizeof flag, "-%c", d->shortname);
+    else snprintf(flag, sizeof flag, "--%s", d->longname);
+    c->flag = flag;
+    int rc = d->fn(c, value);
+    c->flag = arg;
+    return rc;
+}
+
+int bench_options_parse(bench_options *o, const bench_coll *coll, int argc, char **argv,
+                        char *err, size_t errlen)
+{
+    parse_ctx c = {.o = o, .err = err, .errlen = errlen};
+    int rc = bench_options_defaults(o, coll);
+    if (rc) return snprintf(err, errlen, "out of memory"), rc;
+    snprintf(c.raw.dtypes, sizeof c.raw.dtypes, "float32");
+    snprintf(c.raw.ops, sizeof c.raw.ops, "sum");
+    for (int i = 1; i < argc && rc == 0; i++) rc = parse_one(&c, argc, argv, &i);
+    if (rc == 0) rc = finish(&c);
+    if (rc == 0 && o->inplace != 0 && !coll->has_inplace) {
+        c.flag = "--inplace";
+        rc = fail(&c, "%s has no in-place form; use --inplace 0", coll->name);
+    }
+    free(c.raw.sizes);
+    return rc;
+}
+
+void bench_options_free(bench_options *o)
+{
+    free(o->sizes);
+    free(o->procs);
+    free_backends(o);
+    o->sizes = NULL;
+    o->procs = NULL;
+}
+
+void bench_options_usage(FILE *f, const bench_coll *coll)
+{
+    fprintf(f, "usage: collbench %s [options]\n%s.\n\noptions:\n", coll->name, coll->help);
+    for (size_t i = 0; i < N_OPTS; i++) {
+        char left[48];
+        const opt_def *d = &opt_table[i];
+        if (d->shortname)
+            snprintf(left, sizeof left, "-%c, --%s%s%s", d->shortname, d->longname,
+                     d->metavar ? " " : "", d->metavar ? d->metavar : "");
+        else
+            snprintf(left, sizeof left, "    --%s%s%s", d->longname, d->metavar ? " " : "",
+                     d->metavar ? d->metavar : "");
+        fprintf(f, "  %-30s %s\n", left, d->help);
+    }
+    fprintf(f, "\nexit codes: 0 ok, 1 wrong results, 2 bad usage, 3 runtime failure, "
+               "4 backend unavailable\n");
+}
+
+int bench_options_largest_procs(const bench_options *o)
+{
+    int m = 0;
+    for (size_t i = 0; i < o->nprocs; i++)
+        if (o->procs[i] > m) m = o->procs[i];
+    return m;
+}

@@ -1,0 +1,65 @@
+/* Command-line options of the collective benchmarks (DESIGN.md "Command line",
+ * nccl-tests' flags where it has one). Parsing never exits: bad input gives
+ * COLL_EINVAL and a message naming the flag, which the command turns into exit 2. */
+#ifndef BENCH_OPTIONS_H
+#define BENCH_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench/bench_coll.h"
+#include "coll.h"
+
+#define BENCH_MAX_SIZES 4096
+#define BENCH_MAX_BACKENDS 8
+
+/* bench_options_parse's return when -h/--help was given (usage printed by caller). */
+#define BENCH_OPTIONS_HELP 1
+
+/* One dtype/op pair to run (op is BENCH_OP_NONE for collectives without one). */
+typedef struct bench_pair {
+    coll_dtype dtype;
+    int op;
+} bench_pair;
+
+typedef struct bench_options {
+    const bench_coll *coll;
+    uint64_t *sizes;        /* bytes asked for, ascending as given */
+    size_t nsizes;
+    int *procs;             /* -P: process counts to sweep */
+    size_t nprocs;
+    char *backends[BENCH_MAX_BACKENDS]; /* --backend; nbackends 0: every available one */
+    size_t nbackends;
+    bench_pair pairs[COLL_DTYPE_COUNT * (COLL_OP_COUNT + 1)];
+    size_t npairs;
+    int warmup, iters, check;
+    int root;
+    double timeout_s;       /* -T: every blocking wait of the communicator */
+    double time_budget_s;   /* per size and placement; 0: no limit */
+    char algo[16];
+    char device[8];         /* cpu | cuda */
+    int inplace;            /* 0 out-of-place, 1 in-place, 2 both */
+    const char *csv_path, *json_path;
+    int quiet, verbose;
+    uint64_t seed;
+} bench_options;
+
+/* Defaults of DESIGN.md: 1M,10M,100M,1G; -P 2,4,6; float32 sum; -w 5 -n 20 -c 1. */
+int bench_options_defaults(bench_options *o, const bench_coll *coll);
+
+/* Parse argv[1..argc) (argv[0] is the command name) on top of the defaults.
+ * 0, BENCH_OPTIONS_HELP, or COLL_EINVAL with err naming the flag
+ * ("-n: '0' is not a positive integer"). o must be freed either way. */
+int bench_options_parse(bench_options *o, const bench_coll *coll, int argc, char **argv,
+                        char *err, size_t errlen);
+
+void bench_options_free(bench_options *o);
+
+/* The usage text of one collective command. */
+void bench_options_usage(FILE *f, const bench_coll *coll);
+
+/* The largest -P value (the JSON world_size). */
+int bench_options_largest_procs(const bench_options *o);
+
+#endif

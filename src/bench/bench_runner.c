@@ -1,0 +1,406 @@
+/* The runner: sizes x placements of one configuration; see bench_runner.h. */
+#include "bench/bench_runner.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench_data.h"
+#include "bench/sizes.h"
+#include "bench/stats.h"
+#include "bench/table.h"
+#include "core/clock.h"
+
+#define MIN_TIMED_ITERS 3
+#define PROGRESS_PERIOD_S 0.2
+
+/* Everything one size needs, shared by its two placements. */
+typedef struct size_ctx {
+    bench_pair pair;
+    uint64_t asked;      /* bytes asked for */
+    size_t count;        /* count argument of each call */
+    void *send, *recv;
+    double *times;       /* per timed iteration, us */
+    char label[48];      /* "1G" or "1G in-place", for notes and progress */
+} size_ctx;
+
+/* ---- state shared by the functions below ---- */
+
+typedef struct run_state {
+    bench_runner *r;
+    bench_table table;
+    char host[64];
+    double last_progress;
+    char *err;
+    size_t errlen;
+} run_state;
+
+static int local_fail(run_state *s, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, s->errlen, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+/* ---- progress line (a terminal only) ---- */
+
+static void progress(run_state *s, const char *fmt, ...)
+{
+    if (!s->r->progress) return;
+    double now = coll_now_s();
+    if (now - s->last_progress < PROGRESS_PERIOD_S) return;
+    s->last_progress = now;
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\r\033[K%s", line);
+    fflush(stderr);
+}
+
+static void progress_clear(run_state *s)
+{
+    if (!s->r->progress) return;
+    fprintf(stderr, "\r\033[K");
+    fflush(stderr);
+    s->last_progress = 0;
+}
+
+/* ---- rows ---- */
+
+static void utc_timestamp(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void copy_field(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%s", src ? src : "");
+}
+
+static void row_config(run_state *s, const bench_pair *p, bench_row *row)
+{
+    const bench_runner *r = s->r;
+    memset(row, 0, sizeof *row);
+    utc_timestamp(row->timestamp, sizeof row->timestamp);
+    copy_field(row->host, sizeof row->host, s->host);
+    copy_field(row->collective, sizeof row->collective, r->opts->coll->name);
+    copy_field(row->backend, sizeof row->backend, coll_comm_backend(r->comm));
+    copy_field(row->algo, sizeof row->algo, r->opts->algo);
+    copy_field(row->device, sizeof row->device, r->opts->device);
+    row->nprocs = r->nranks;
+    row->nnodes = r->nnodes;
+    copy_field(row->dtype, sizeof row->dtype, coll_dtype_name(p->dtype));
+    copy_field(row->op, sizeof row->op,
+               p->op == BENCH_OP_NONE ? "none" : coll_op_name((coll_op)p->op));
+    row->warmup = r->opts->warmup;
+    row->iters = r->opts->iters;
+}
+
+static void row_times(const bench_coll *coll, const bench_stats *st, int nranks, bench_row *row)
+{
+    row->time_us_avg = st->avg;
+    row->time_us_min = st->min;
+    row->time_us_p50 = st->p50;
+    row->time_us_p99 = st->p99;
+    row->time_us_max = st->max;
+    /* bytes / us = 1e6 B/s = 1e-3 GB/s */
+    row->algbw_GBps = st->avg > 0 ? (double)row->bytes / st->avg * 1e-3 : 0;
+    row->busbw_GBps = row->algbw_GBps * coll->bus_factor(nranks);
+}
+
+/* ---- timing ---- */
+
+/* One iteration, started right after a barrier so every rank starts together. */
+static int timed_call(const bench_coll *coll, const bench_call *c, double *us)
+{
+    int rc = coll_barrier(c->comm);
+    if (rc) return rc;
+    double t0 = coll_now_us();
+    rc = coll->run(c);
+    *us = coll_now_us() - t0;
+    return rc;
+}
+
+/* Would the rest of the iterations, at probe_us each, overrun the time budget? */
+static int over_budget(const bench_options *o, int warmups_left, double probe_us)
+{
+    if (o->time_budget_s <= 0) return 0;
+    return (warmups_left + o->iters) * probe_us > o->time_budget_s * 1e6;
+}
+
+/* How many timed iterations fit the budget (at least MIN_TIMED_ITERS). */
+static int iters_within_budget(const bench_options *o, double probe_us)
+{
+    double fit = probe_us > 0 ? floor(o->time_budget_s * 1e6 / probe_us) : o->iters;
+    if (fit < MIN_TIMED_ITERS) fit = MIN_TIMED_ITERS;
+    return fit < o->iters ? (int)fit : o->iters;
+}
+
+static void note_budget(run_state *s, const size_ctx *z, int warmup, int iters)
+{
+    const bench_options *o = s->r->opts;
+    char text[200];
+    if (!s->r->print) return;
+    if (warmup != o->warmup)
+        snprintf(text, sizeof text, "%s: %d warm-up and %d timed iterations instead of %d and %d "
+                 "(time budget %g s)", z->label, warmup, iters, o->warmup, o->iters, o->time_budget_s);
+    else
+        snprintf(text, sizeof text, "%s: %d timed iterations instead of %d (time budget %g s)",
+                 z->label, iters, o->iters, o->time_budget_s);
+    progress_clear(s);
+    bench_table_print_note(&s->table, text);
+}
+
+/* One warm-up iteration; *us is the slowest rank's time, the same on every rank. */
+static int probe(const bench_call *c, const bench_coll *coll, double *us)
+{
+    int rc = timed_call(coll, c, us);
+    if (rc == 0) rc = coll_allreduce(c->comm, us, us, 1, COLL_FLOAT64, COLL_MAX);
+    return rc;
+}
+
+/* Warm-up; decides, identically on every rank, how many iterations to run. The
+ * first call pays for page faults and buffer set-up, so when it looks over
+ * budget a second one is measured before cutting. */
+static int warm_up(run_state *s, const size_ctx *z, const bench_call *c, int *warmup, int *iters)
+{
+    const bench_options *o = s->r->opts;
+    double t = 0;
+    int done = 0, rc;
+    *warmup = o->warmup;
+    *iters = o->iters;
+    if (o->warmup == 0) return 0; /* nothing to judge the budget by */
+    progress(s, "%s %s: warm-up", o->coll->name, z->label);
+    if ((rc = probe(c, o->coll, &t))) return rc;
+    done = 1;
+    if (over_budget(o, o->warmup - done, t) && o->warmup > done) {
+        if ((rc = probe(c, o->coll, &t))) return rc;
+        done = 2;
+    }
+    if (over_budget(o, o->warmup - done, t)) {
+        *warmup = done;
+        *iters = iters_within_budget(o, t);
+    }
+    for (int i = done; i < *warmup; i++) {
+        double us;
+        if ((rc = timed_call(o->coll, c, &us))) return rc;
+    }
+    if (*warmup != o->warmup || *iters != o->iters) note_budget(s, z, *warmup, *iters);
+    return 0;
+}
+
+static int time_iterations(run_state *s, const size_ctx *z, const bench_call *c, int iters,
+                           bench_stats *st)
+{
+    const bench_options *o = s->r->opts;
+    int rc;
+    for (int i = 0; i < iters; i++) {
+        progress(s, "%s %s: iteration %d/%d", o->coll->name, z->label, i + 1, iters);
+        if ((rc = timed_call(o->coll, c, &z->times[i]))) return rc;
+    }
+    /* Each iteration took as long as its slowest rank. */
+    rc = coll_allreduce(c->comm, z->times, z->times, (size_t)iters, COLL_FLOAT64, COLL_MAX);
+    if (rc) return rc;
+    bench_stats_compute(z->times, (size_t)iters, st);
+    return 0;
+}
+
+/* ---- checking ---- */
+
+static bench_data_key data_key(const bench_runner *r, const bench_pair *p, uint64_t iter)
+{
+    bench_data_key k = {.seed = r->opts->seed, .iter = iter, .nranks = r->nranks,
+                        .dtype = p->dtype, .op = p->op};
+    return k;
+}
+
+static void fill_inputs(const bench_runner *r, const size_ctx *z, const bench_call *c, uint64_t iter)
+{
+    bench_data_key k = data_key(r, &z->pair, iter);
+    bench_data_fill(&k, r->rank, 0, c->send, bench_coll_send_elems(r->opts->coll, c->count, r->nranks));
+}
+
+/* Test hook: COLLBENCH_TEST_CORRUPT=1 makes rank 0 spoil one element of each
+ * checked result, so tests can see a wrong result fail the run (exit 1). */
+static void maybe_corrupt(const bench_runner *r, const bench_call *c)
+{
+    const char *v = getenv("COLLBENCH_TEST_CORRUPT");
+    if (!v || strcmp(v, "1") != 0 || r->rank != 0 || !r->opts->coll->moves_data) return;
+    if (bench_coll_recv_elems(r->opts->coll, c->count, r->nranks) == 0) return;
+    unsigned char *last = (unsigned char *)c->recv + coll_dtype_size(c->dtype) - 1;
+    *last ^= 0x40; /* the second-highest bit of element 0 (little-endian) */
+}
+
+/* -c checked iterations on fresh inputs; wrong elements of all ranks in *wrong. */
+static int check_results(run_state *s, const size_ctx *z, const bench_call *c, int64_t *wrong)
+{
+    const bench_runner *r = s->r;
+    const bench_coll *coll = r->opts->coll;
+    int64_t local = 0;
+    int rc;
+    *wrong = r->opts->check > 0 ? 0 : -1; /* -1: not checked ("N/A") */
+    if (r->opts->check == 0) return 0;
+    for (int i = 1; i <= r->opts->check; i++) {
+        bench_data_key k = data_key(r, &z->pair, (uint64_t)i);
+        progress(s, "%s %s: check %d/%d", coll->name, z->label, i, r->opts->check);
+        fill_inputs(r, z, c, (uint64_t)i);
+        if ((rc = coll->run(c))) return rc;
+        maybe_corrupt(r, c);
+        local += (int64_t)coll->check(c, &k);
+    }
+    rc = coll_allreduce(c->comm, &local, wrong, 1, COLL_INT64, COLL_SUM);
+    return rc;
+}
+
+/* ---- one size ---- */
+
+static void size_label(size_ctx *z, uint64_t bytes, int in_place)
+{
+    char human[24];
+    bench_format_size(bytes, human, sizeof human);
+    snprintf(z->label, sizeof z->label, "%s%s", human, in_place ? " in-place" : "");
+}
+
+static int run_placement(run_state *s, size_ctx *z, int in_place, bench_row *row)
+{
+    bench_runner *r = s->r;
+    const bench_coll *coll = r->opts->coll;
+    bench_call c = {.comm = r->comm, .rank = r->rank, .nranks = r->nranks, .count = z->count,
+                    .dtype = z->pair.dtype, .root = r->opts->root,
+                    .op = z->pair.op == BENCH_OP_NONE ? COLL_SUM : (coll_op)z->pair.op};
+    bench_stats st;
+    int warmup, iters, rc;
+
+    bench_coll_place(coll, &c, z->send, z->recv, in_place);
+    size_label(z, z->asked, in_place);
+    row_config(s, &z->pair, row);
+    row->in_place = in_place;
+    row->bytes = bench_coll_bytes(coll, z->count, coll_dtype_size(c.dtype), r->nranks);
+    row->count = coll->moves_data ? row->bytes / coll_dtype_size(c.dtype) : 0;
+
+    if (coll->moves_data) fill_inputs(r, z, &c, 0);
+    if ((rc = warm_up(s, z, &c, &warmup, &iters))) return rc;
+    if ((rc = time_iterations(s, z, &c, iters, &st))) return rc;
+    row->warmup = warmup;
+    row->iters = iters;
+    row_times(coll, &st, r->nranks, row);
+    rc = check_results(s, z, &c, &row->wrong);
+    if (rc == 0 && row->wrong > 0) r->wrong += row->wrong;
+    return rc;
+}
+
+/* Buffers of at least one byte: coll_alloc(0) need not give a usable pointer. */
+static int alloc_buffers(run_state *s, size_ctx *z)
+{
+    const bench_runner *r = s->r;
+    size_t esz = coll_dtype_size(z->pair.dtype);
+    size_t sbytes = bench_coll_send_elems(r->opts->coll, z->count, r->nranks) * esz;
+    size_t rbytes = bench_coll_recv_elems(r->opts->coll, z->count, r->nranks) * esz;
+    z->send = coll_alloc(r->comm, sbytes ? sbytes : 1);
+    z->recv = coll_alloc(r->comm, rbytes ? rbytes : 1);
+    z->times = calloc((size_t)r->opts->iters, sizeof *z->times);
+    if (!z->send || !z->recv || !z->times)
+        return local_fail(s, COLL_ENOMEM, "rank %d: cannot allocate %zu + %zu bytes of buffers",
+                          r->rank, sbytes, rbytes);
+    return 0;
+}
+
+static void free_buffers(run_state *s, size_ctx *z)
+{
+    if (z->send) coll_free(s->r->comm, z->send);
+    if (z->recv) coll_free(s->r->comm, z->recv);
+    free(z->times);
+}
+
+static void emit_rows(run_state *s, const bench_row *oop, const bench_row *ip)
+{
+    bench_runner *r = s->r;
+    const bench_coll *coll = r->opts->coll;
+    if (r->print) {
+        progress_clear(s);
+        bench_table_print_row(&s->table, oop, ip, coll->has_root ? r->opts->root : -1);
+    }
+    if (r->sink) {
+        if (oop) bench_sink_add(r->sink, oop);
+        if (ip) bench_sink_add(r->sink, ip);
+    }
+}
+
+static int run_size(run_state *s, const bench_pair *pair, uint64_t bytes)
+{
+    const bench_options *o = s->r->opts;
+    size_ctx z = {.pair = *pair, .asked = bytes};
+    bench_row oop, ip;
+    int rc;
+
+    z.count = bench_coll_call_count(o->coll, bytes, coll_dtype_size(pair->dtype), s->r->nranks);
+    rc = alloc_buffers(s, &z);
+    if (rc == 0 && o->inplace != 1) rc = run_placement(s, &z, 0, &oop);
+    if (rc == 0 && o->inplace != 0) rc = run_placement(s, &z, 1, &ip);
+    if (rc == 0) emit_rows(s, o->inplace != 1 ? &oop : NULL, o->inplace != 0 ? &ip : NULL);
+    free_buffers(s, &z);
+    return rc;
+}
+
+/* ---- public ---- */
+
+void bench_runner_init(bench_runner *r, const bench_options *opts, coll_comm *comm,
+                       int nnodes, bench_sink *sink)
+{
+    memset(r, 0, sizeof *r);
+    r->opts = opts;
+    r->comm = comm;
+    r->rank = coll_comm_rank(comm);
+    r->nranks = coll_comm_size(comm);
+    r->nnodes = nnodes > 0 ? nnodes : 1;
+    r->sink = r->rank == 0 ? sink : NULL;
+    r->print = r->rank == 0 && !opts->quiet;
+    r->progress = r->print && isatty(STDERR_FILENO);
+}
+
+static int run_pairs(run_state *s)
+{
+    const bench_options *o = s->r->opts;
+    static const uint64_t no_size = 0; /* barrier: one row, nothing moved */
+    const uint64_t *sizes = o->coll->moves_data ? o->sizes : &no_size;
+    size_t nsizes = o->coll->moves_data ? o->nsizes : 1;
+    for (size_t p = 0; p < o->npairs; p++)
+        for (size_t i = 0; i < nsizes; i++) {
+            int rc = run_size(s, &o->pairs[p], sizes[i]);
+            if (rc) return rc;
+        }
+    return 0;
+}
+
+int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
+{
+    run_state s = {.r = r, .err = errmsg, .errlen = errlen};
+    bench_row cfg;
+    int rc;
+
+    if (errlen) errmsg[0] = '\0';
+    if (gethostname(s.host, sizeof s.host) != 0) snprintf(s.host, sizeof s.host, "unknown");
+    s.host[sizeof s.host - 1] = '\0';
+    if (strcmp(r->opts->algo, "auto") != 0 && (rc = coll_comm_set_algo(r->comm, r->opts->algo)))
+        return rc;
+    bench_table_init(&s.table, stdout, r->opts->verbose);
+    if (r->print) {
+        row_config(&s, &r->opts->pairs[0], &cfg);
+        bench_table_print_header(&s.table, &cfg);
+    }
+    rc = run_pairs(&s);
+    progress_clear(&s);
+    if (r->print && rc == 0) bench_table_print_footer(&s.table);
+    return rc;
+}

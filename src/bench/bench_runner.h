@@ -1,0 +1,40 @@
+/* The benchmark runner: one configuration (collective, backend, process count)
+ * on a live communicator, every dtype/op pair and size of the options.
+ *
+ * Per size and placement: warm-up, then timed iterations each started right
+ * after a barrier; the per-iteration times are max-reduced across ranks once,
+ * so each iteration counts as long as its slowest rank took. When the first
+ * warm-up shows the iterations would take longer than --time-budget, every rank
+ * (deciding from the same max-reduced time) runs 1 warm-up and fewer timed
+ * iterations (at least 3), and rank 0 says so in the table. Then -c checked
+ * iterations on fresh inputs, wrong elements summed across ranks.
+ * Rank 0 prints the table as sizes finish and hands each row to the sink. */
+#ifndef BENCH_RUNNER_H
+#define BENCH_RUNNER_H
+
+#include <stdint.h>
+
+#include "bench/bench_options.h"
+#include "bench/bench_sink.h"
+#include "coll.h"
+
+typedef struct bench_runner {
+    const bench_options *opts;
+    coll_comm *comm;
+    int rank, nranks, nnodes;
+    bench_sink *sink;    /* rank 0: where rows go; NULL elsewhere or for none */
+    int print;           /* rank 0 and not -q: the table on stdout */
+    int progress;        /* a progress line on stderr (a terminal) */
+    int64_t wrong;       /* wrong elements over the whole run, all ranks */
+} bench_runner;
+
+/* Fill in rank/size/nnodes from comm and the printing decisions from opts. */
+void bench_runner_init(bench_runner *r, const bench_options *opts, coll_comm *comm,
+                       int nnodes, bench_sink *sink);
+
+/* Run everything. 0 when every call worked (r->wrong says whether results were
+ * right); else the failing call's negative status, with the message in
+ * coll_comm_errmsg(comm) (or runner_errmsg for local failures like memory). */
+int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen);
+
+#endif

@@ -1,0 +1,272 @@
+/* JSON result file in the DESIGN.md schema, built with jansson:
+ *   {"name", "world_size", "timestamp", "config": {...},
+ *    "results": {"communication": {"<collective>": [rows]}, "training": {}, "memory": {}}}
+ * An existing file is merged into, never clobbered: its rows and sections stay,
+ * and a file that cannot be parsed is refused rather than overwritten. */
+#include "bench/result.h"
+#include "coll.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+#ifndef COLL_HAVE_JANSSON
+
+int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows,
+                     size_t n, char *err, size_t errlen)
+{
+    (void)meta, (void)rows, (void)n;
+    set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
+            path ? path : "JSON output");
+    return COLL_EUNAVAIL;
+}
+
+#else
+
+#include "core/atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* 15 significant digits print every value the CSV would (3-decimal times,
+ * 6-digit bandwidths) without binary noise such as 12.345599999999999. */
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
+
+/* JSON has no NaN/Inf: such a value is written as null. */
+static json_t *number(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* One row: keys and order of the CSV header. */
+static json_t *row_to_json(const bench_row *r)
+{
+    json_t *o = json_object();
+    if (!o) return NULL;
+    int bad = 0;
+#define SET(key, value) bad |= json_object_set_new(o, key, value)
+    SET("timestamp", json_string(r->timestamp));
+    SET("host", json_string(r->host));
+    SET("collective", json_string(r->collective));
+    SET("backend", json_string(r->backend));
+    SET("algo", json_string(r->algo));
+    SET("device", json_string(r->device));
+    SET("nprocs", json_integer(r->nprocs));
+    SET("nnodes", json_integer(r->nnodes));
+    SET("dtype", json_string(r->dtype));
+    SET("op", json_string(r->op));
+    SET("in_place", json_integer(r->in_place));
+    SET("bytes", json_integer((json_int_t)r->bytes));
+    SET("count", json_integer((json_int_t)r->count));
+    SET("warmup", json_integer(r->warmup));
+    SET("iters", json_integer(r->iters));
+    SET("time_us_avg", number(r->time_us_avg));
+    SET("time_us_min", number(r->time_us_min));
+    SET("time_us_p50", number(r->time_us_p50));
+    SET("time_us_p99", number(r->time_us_p99));
+    SET("time_us_max", number(r->time_us_max));
+    SET("algbw_GBps", number(r->algbw_GBps));
+    SET("busbw_GBps", number(r->busbw_GBps));
+    SET("wrong", json_integer((json_int_t)r->wrong));
+#undef SET
+    if (bad) { /* a string that is not UTF-8, or out of memory */
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Reads path into a JSON document. *root = NULL when the file is absent or
+ * empty (a fresh file); an error when it exists but is not a JSON object. */
+static int load_existing(const char *path, json_t **root, char *err, size_t errlen)
+{
+    *root = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return COLL_OK;
+        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        return COLL_ESYS;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        set_err(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return COLL_EINVAL;
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        return COLL_OK;
+    }
+    json_error_t jerr;
+    json_t *doc = json_loadfd(fd, 0, &jerr);
+    close(fd);
+    if (!doc) {
+        set_err(err, errlen, "%s exists but is not valid JSON (line %d, column %d: %s); "
+                "refusing to overwrite it", path, jerr.line, jerr.column, jerr.text);
+        return COLL_EINVAL;
+    }
+    if (!json_is_object(doc)) {
+        set_err(err, errlen, "%s exists but is not a JSON object; refusing to overwrite it", path);
+        json_decref(doc);
+        return COLL_EINVAL;
+    }
+    *root = doc;
+    return COLL_OK;
+}
+
+/* obj[key] as an object, created when missing; NULL (with err) when the key
+ * holds something else, which we must not replace. */
+static json_t *child_object(json_t *obj, const char *key, const char *path, const char *where,
+                            char *err, size_t errlen)
+{
+    json_t *c = json_object_get(obj, key);
+    if (!c) {
+        c = json_object();
+        if (!c || json_object_set_new(obj, key, c) != 0) {
+            set_err(err, errlen, "%s: out of memory", path);
+            return NULL;
+        }
+    } else if (!json_is_object(c)) {
+        set_err(err, errlen, "%s: existing \"%s\" is not an object; refusing to overwrite it",
+                path, where);
+        return NULL;
+    }
+    return c;
+}
+
+static void utc_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Top-level keys and config; existing values are kept except where this run
+ * knows better (world_size grows to the max, config keys of this run win). */
+static int merge_meta(json_t *root, const bench_json_meta *meta, const char *path, char *err,
+                      size_t errlen)
+{
+    int bad = 0; /* json_object_set_new fails only without memory */
+    if (!json_is_string(json_object_get(root, "name")))
+        bad |= json_object_set_new(root, "name", json_string(meta->name ? meta->name : "collbench"));
+    json_t *ws = json_object_get(root, "world_size");
+    json_int_t old_ws = json_is_integer(ws) ? json_integer_value(ws) : 0;
+    bad |= json_object_set_new(root, "world_size",
+                               json_integer(old_ws > meta->world_size ? old_ws : meta->world_size));
+    if (!json_is_string(json_object_get(root, "timestamp"))) {
+        char now[32];
+        utc_now(now, sizeof now);
+        bad |= json_object_set_new(root, "timestamp", json_string(now));
+    }
+
+    json_t *config = child_object(root, "config", path, "config", err, errlen);
+    if (!config) return COLL_EINVAL;
+    bad |= json_object_set_new(config, "warmup_iters", json_integer(meta->warmup_iters));
+    bad |= json_object_set_new(config, "benchmark_iters", json_integer(meta->benchmark_iters));
+    if (meta->device) bad |= json_object_set_new(config, "device", json_string(meta->device));
+    if (meta->extra_config_json && *meta->extra_config_json) {
+        json_error_t jerr;
+        json_t *extra = json_loads(meta->extra_config_json, 0, &jerr);
+        if (!json_is_object(extra)) {
+            set_err(err, errlen, "%s: extra config is not a JSON object (%s)", path,
+                    extra ? "another JSON type" : jerr.text);
+            json_decref(extra);
+            return COLL_EINVAL;
+        }
+        bad |= json_object_update(config, extra);
+        json_decref(extra);
+    }
+    if (bad) {
+        set_err(err, errlen, "%s: out of memory building JSON (or a text field is not UTF-8)", path);
+        return COLL_ENOMEM;
+    }
+    return COLL_OK;
+}
+
+static int append_rows(json_t *root, const bench_row *rows, size_t n, const char *path, char *err,
+                       size_t errlen)
+{
+    json_t *results = child_object(root, "results", path, "results", err, errlen);
+    if (!results) return COLL_EINVAL;
+    json_t *comm = child_object(results, "communication", path, "results.communication", err, errlen);
+    if (!comm) return COLL_EINVAL;
+    /* The other sections exist from the first write on, so readers need not check. */
+    if (!child_object(results, "training", path, "results.training", err, errlen) ||
+        !child_object(results, "memory", path, "results.memory", err, errlen))
+        return COLL_EINVAL;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *coll = rows[i].collective[0] ? rows[i].collective : "unknown";
+        json_t *list = json_object_get(comm, coll);
+        if (!list) {
+            list = json_array();
+            if (!list || json_object_set_new(comm, coll, list) != 0) {
+                set_err(err, errlen, "%s: out of memory", path);
+                return COLL_ENOMEM;
+            }
+        } else if (!json_is_array(list)) {
+            set_err(err, errlen, "%s: existing \"results.communication.%s\" is not an array; "
+                    "refusing to overwrite it", path, coll);
+            return COLL_EINVAL;
+        }
+        json_t *row = row_to_json(&rows[i]);
+        if (!row || json_array_append_new(list, row) != 0) {
+            set_err(err, errlen, "%s: row %zu cannot be stored as JSON (text not UTF-8?)", path,
+                    i + 1);
+            return COLL_EINVAL;
+        }
+    }
+    return COLL_OK;
+}
+
+int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows,
+                     size_t n, char *err, size_t errlen)
+{
+    if (!path || !*path || !meta || (!rows && n > 0)) {
+        set_err(err, errlen, "bench_json_write: %s", !path || !*path ? "empty path"
+                                                     : !meta ? "no metadata" : "no rows");
+        return COLL_EINVAL;
+    }
+    json_t *root;
+    int rc = load_existing(path, &root, err, errlen);
+    if (rc != COLL_OK) return rc;
+    if (!root && !(root = json_object())) {
+        set_err(err, errlen, "%s: out of memory", path);
+        return COLL_ENOMEM;
+    }
+    rc = merge_meta(root, meta, path, err, errlen);
+    if (rc == COLL_OK) rc = append_rows(root, rows, n, path, err, errlen);
+    if (rc != COLL_OK) {
+        json_decref(root);
+        return rc;
+    }
+    char *text = json_dumps(root, DUMP_FLAGS);
+    json_decref(root);
+    if (!text) {
+        set_err(err, errlen, "%s: out of memory formatting JSON", path);
+        return COLL_ENOMEM;
+    }
+    size_t len = strlen(text);
+    text[len] = '\n'; /* replaces the NUL: the file ends with a newline */
+    rc = coll_file_write_atomic(path, text, len + 1, err, errlen);
+    free(text);
+    return rc;
+}
+
+#endif /* COLL_HAVE_JANSSON */

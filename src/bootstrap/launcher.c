@@ -1,0 +1,663 @@
+/* Local launcher (see launcher.h): fork/exec the ranks, hand rank 0 the store's
+ * listening socket and a results pipe, watch them, and stop everyone when one
+ * fails. The wait loop blocks in poll() on the results pipe and a self-pipe fed
+ * by the SIGCHLD/SIGINT/SIGTERM handlers, so it never spins. */
+#include "bootstrap/launcher.h"
+#include "coll.h"
+#include "core/clock.h"
+#include "core/sock.h"
+#include "core/token.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DEFAULT_GRACE_S 3.0
+#define TERM_TO_KILL_S 1.0    /* SIGTERM, then SIGKILL this much later */
+#define DRAIN_S 1.0           /* results pipe still open after every rank exited */
+#define POLL_CAP_MS 100       /* backstop only: the self-pipe wakes the loop at once */
+#define PEER_FAILURE_CODE 3   /* what a rank exits with when it saw a peer die */
+#define STORE_BACKLOG 128
+#define OWN_VAR_LEN 128       /* "COLL_JOB_TOKEN=" + 64 hex digits fits */
+#define READ_CHUNK 32768
+
+/* Variables the launcher defines; inherited values and extra_env never override them. */
+enum {
+    V_RANK, V_WORLD, V_LOCAL_RANK, V_LOCAL_WORLD, V_GROUP_RANK, V_ADDR, V_PORT, V_TOKEN,
+    V_LAUNCHED, V_STORE_FD, V_RESULTS_FD, N_OWN_VARS
+};
+static const char *const own_var_names[N_OWN_VARS] = {
+    "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR",
+    "MASTER_PORT", COLL_ENV_JOB_TOKEN, COLL_ENV_LAUNCHED, COLL_ENV_STORE_FD, COLL_ENV_RESULTS_FD,
+};
+
+typedef enum { STOP_NONE, STOP_GRACE, STOP_TERM, STOP_KILL } stop_phase;
+
+typedef struct rank_proc {
+    pid_t pid;
+    int alive;
+} rank_proc;
+
+typedef struct launcher {
+    const coll_launch_opts *opts;
+    coll_launch_result *res;
+    int n;
+    pid_t self;
+    rank_proc *ranks;
+    int nalive;
+    int listen_fd, results_rd, results_wr, wake_rd, wake_wr;
+    int port;
+    char token[COLL_TOKEN_HEX_LEN + 1];
+    const char *path;     /* program each rank execs */
+    char **argv;          /* argv the ranks see */
+    char **self_argv;     /* owned copy when argv[0] was NULL */
+    const char **base_env; /* inherited + extra_env, shared by every rank */
+    char *own_vars;       /* n * N_OWN_VARS strings of OWN_VAR_LEN bytes */
+    char ***envp;         /* per rank */
+    int failure_recorded;
+    stop_phase phase;
+    double phase_deadline, drain_deadline;
+    int drain_killed;
+    char *line;           /* partial results line */
+    size_t line_len, line_cap;
+    int line_dropped;     /* out of memory: skip to the next '\n' */
+    int status;           /* COLL_ENOMEM when a results line was lost */
+    int handlers_installed;
+    struct sigaction old_chld, old_int, old_term;
+} launcher;
+
+/* One launch at a time per process: the signal handlers are process-wide. */
+static atomic_flag launch_busy = ATOMIC_FLAG_INIT;
+static volatile sig_atomic_t wake_fd = -1;
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    unsigned char b = (unsigned char)sig;
+    if (wake_fd >= 0) {
+        ssize_t r = write(wake_fd, &b, 1); /* pipe full: a wakeup is pending anyway */
+        (void)r;
+    }
+    errno = saved;
+}
+
+__attribute__((format(printf, 3, 4))) static int fail(launcher *l, int status, const char *fmt,
+                                                      ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->res->message, sizeof l->res->message, fmt, ap);
+    va_end(ap);
+    l->res->exit_code = PEER_FAILURE_CODE;
+    return status;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+}
+
+/* ---- set-up: options, program, environment ---------------------------------------- */
+
+static int check_opts(launcher *l)
+{
+    const coll_launch_opts *o = l->opts;
+    if (o->nprocs < 1) return fail(l, COLL_EINVAL, "nprocs must be at least 1 (got %d)", o->nprocs);
+    if (!o->argv) return fail(l, COLL_EINVAL, "argv is NULL: nothing to launch");
+    for (const char *const *e = o->extra_env; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || eq == *e)
+            return fail(l, COLL_EINVAL, "extra_env entry \"%.100s\" is not NAME=VALUE", *e);
+    }
+    return COLL_OK;
+}
+
+static int choose_program(launcher *l)
+{
+    char *const *argv = l->opts->argv;
+    if (argv[0] && !l->opts->use_self_exe) {
+        l->path = argv[0];
+        l->argv = (char **)argv;
+        return COLL_OK;
+    }
+    l->path = "/proc/self/exe";
+    if (argv[0]) {
+        l->argv = (char **)argv;
+        return COLL_OK;
+    }
+    /* argv[0] NULL: the arguments are argv[1..]; the rank sees our own name. */
+    size_t n = 0;
+    while (argv[n + 1]) n++;
+    l->self_argv = calloc(n + 2, sizeof *l->self_argv);
+    if (!l->self_argv) return fail(l, COLL_ENOMEM, "out of memory building argv");
+    l->self_argv[0] = program_invocation_name;
+    for (size_t i = 0; i < n; i++) l->self_argv[i + 1] = argv[i + 1];
+    l->argv = l->self_argv;
+    return COLL_OK;
+}
+
+/* Does "NAME=VALUE" entry carry the name that ends at the '=' of other (or at its NUL)? */
+static int same_name(const char *entry, const char *other)
+{
+    size_t len = strcspn(other, "=");
+    return strncmp(entry, other, len) == 0 && entry[len] == '=';
+}
+
+static int is_own_var(const char *entry)
+{
+    for (int i = 0; i < N_OWN_VARS; i++)
+        if (same_name(entry, own_var_names[i])) return 1;
+    return 0;
+}
+
+static int overridden_by_extra(const launcher *l, const char *entry)
+{
+    for (const char *const *e = l->opts->extra_env; e && *e; e++)
+        if (same_name(entry, *e)) return 1;
+    return 0;
+}
+
+static int build_base_env(launcher *l, size_t *count)
+{
+    size_t nenv = 0, nextra = 0;
+    while (environ && environ[nenv]) nenv++;
+    while (l->opts->extra_env && l->opts->extra_env[nextra]) nextra++;
+    l->base_env = calloc(nenv + nextra + 1, sizeof *l->base_env);
+    if (!l->base_env) return fail(l, COLL_ENOMEM, "out of memory building the environment");
+    size_t n = 0;
+    for (size_t i = 0; i < nenv; i++)
+        if (!is_own_var(environ[i]) && !overridden_by_extra(l, environ[i]))
+            l->base_env[n++] = environ[i];
+    for (size_t i = 0; i < nextra; i++)
+        if (!is_own_var(l->opts->extra_env[i])) l->base_env[n++] = l->opts->extra_env[i];
+    *count = n;
+    return COLL_OK;
+}
+
+static void format_own_vars(const launcher *l, int rank, char *vars)
+{
+    char *v = vars;
+#define OWN(i, spec, val) snprintf(v + (i)*OWN_VAR_LEN, OWN_VAR_LEN, "%s=" spec, own_var_names[i], val)
+    OWN(V_RANK, "%d", rank);
+    OWN(V_WORLD, "%d", l->n);
+    OWN(V_LOCAL_RANK, "%d", rank);
+    OWN(V_LOCAL_WORLD, "%d", l->n);
+    OWN(V_GROUP_RANK, "%d", 0);
+    OWN(V_ADDR, "%s", "127.0.0.1");
+    OWN(V_PORT, "%d", l->port);
+    OWN(V_TOKEN, "%s", l->token);
+    OWN(V_LAUNCHED, "%s", "1");
+    OWN(V_STORE_FD, "%d", l->listen_fd);
+    OWN(V_RESULTS_FD, "%d", l->results_wr);
+#undef OWN
+}
+
+/* Built before forking: a fork of a threaded process may not call malloc. */
+static int build_envs(launcher *l)
+{
+    size_t nbase = 0;
+    int rc = build_base_env(l, &nbase);
+    if (rc) return rc;
+    l->own_vars = calloc((size_t)l->n * N_OWN_VARS, OWN_VAR_LEN);
+    l->envp = calloc((size_t)l->n, sizeof *l->envp);
+    if (!l->own_vars || !l->envp) return fail(l, COLL_ENOMEM, "out of memory building the environment");
+    for (int r = 0; r < l->n; r++) {
+        char **env = calloc(nbase + N_OWN_VARS + 1, sizeof *env);
+        if (!env) return fail(l, COLL_ENOMEM, "out of memory building the environment");
+        l->envp[r] = env;
+        memcpy(env, l->base_env, nbase * sizeof *env);
+        char *vars = l->own_vars + (size_t)r * N_OWN_VARS * OWN_VAR_LEN;
+        format_own_vars(l, r, vars);
+        /* Only rank 0 gets the store socket and the results pipe. */
+        int nvars = r == 0 ? N_OWN_VARS : V_STORE_FD;
+        for (int i = 0; i < nvars; i++) env[nbase + (size_t)i] = vars + (size_t)i * OWN_VAR_LEN;
+    }
+    return COLL_OK;
+}
+
+static int open_channels(launcher *l)
+{
+    char err[200] = "";
+    int wake[2], results[2];
+    if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) < 0)
+        return fail(l, COLL_ESYS, "cannot create the launcher's signal pipe: %s", strerror(errno));
+    l->wake_rd = wake[0];
+    l->wake_wr = wake[1];
+    if (pipe2(results, O_CLOEXEC) < 0)
+        return fail(l, COLL_ESYS, "cannot create the results pipe: %s", strerror(errno));
+    l->results_rd = results[0];
+    l->results_wr = results[1];
+    if (fcntl(l->results_rd, F_SETFL, O_NONBLOCK) < 0)
+        return fail(l, COLL_ESYS, "cannot make the results pipe nonblocking: %s", strerror(errno));
+    int fd = coll_sock_listen("127.0.0.1", 0, STORE_BACKLOG, err, sizeof err);
+    if (fd < 0) return fail(l, fd, "cannot open the store's socket on 127.0.0.1: %s", err);
+    l->listen_fd = fd;
+    l->port = coll_sock_port(fd);
+    if (l->port <= 0) return fail(l, COLL_ESYS, "cannot read the store socket's port");
+    int rc = coll_token_generate(l->token);
+    if (rc) return fail(l, rc, "cannot generate a job token: getrandom: %s", strerror(errno));
+    return COLL_OK;
+}
+
+static void install_handlers(launcher *l)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    wake_fd = l->wake_wr;
+    sigaction(SIGINT, &sa, &l->old_int);
+    sigaction(SIGTERM, &sa, &l->old_term);
+    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sigaction(SIGCHLD, &sa, &l->old_chld);
+    l->handlers_installed = 1;
+}
+
+static void restore_handlers(launcher *l)
+{
+    if (!l->handlers_installed) return;
+    sigaction(SIGCHLD, &l->old_chld, NULL);
+    sigaction(SIGINT, &l->old_int, NULL);
+    sigaction(SIGTERM, &l->old_term, NULL);
+    l->handlers_installed = 0;
+    wake_fd = -1;
+}
+
+/* ---- starting the ranks ---------------------------------------------------------- */
+
+/* In the child: only async-signal-safe calls until exec (the caller may have threads). */
+__attribute__((noreturn)) static void run_rank(launcher *l, int rank, int err_wr,
+                                               const sigset_t *caller_mask)
+{
+    sigaction(SIGCHLD, &l->old_chld, NULL);
+    sigaction(SIGINT, &l->old_int, NULL);
+    sigaction(SIGTERM, &l->old_term, NULL);
+    setpgid(0, 0); /* own group: stopping a rank stops its children too */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != l->self) _exit(126);
+    int e = 0;
+    if (rank == 0) {
+        if (fcntl(l->listen_fd, F_SETFD, 0) < 0 || fcntl(l->results_wr, F_SETFD, 0) < 0) e = errno;
+    } else {
+        close(l->listen_fd);
+        close(l->results_wr);
+    }
+    if (!e) {
+        pthread_sigmask(SIG_SETMASK, caller_mask, NULL);
+        if (strchr(l->path, '/')) execve(l->path, l->argv, l->envp[rank]);
+        else execvpe(l->path, l->argv, l->envp[rank]);
+        e = errno;
+    }
+    ssize_t w = write(err_wr, &e, sizeof e);
+    (void)w;
+    _exit(127);
+}
+
+/* Forks one rank and waits until it has exec'd (a CLOEXEC pipe closes) or reports
+ * why it could not. */
+static int spawn_rank(launcher *l, int rank)
+{
+    int errpipe[2];
+    if (pipe2(errpipe, O_CLOEXEC) < 0)
+        return fail(l, COLL_ESYS, "cannot create a pipe for rank %d: %s", rank, strerror(errno));
+    sigset_t all, caller_mask;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &caller_mask); /* no handler may run in the child */
+    pid_t pid = fork();
+    if (pid == 0) run_rank(l, rank, errpipe[1], &caller_mask);
+    int fork_errno = errno;
+    pthread_sigmask(SIG_SETMASK, &caller_mask, NULL);
+    close(errpipe[1]);
+    if (pid < 0) {
+        close(errpipe[0]);
+        return fail(l, COLL_ESYS, "cannot fork rank %d: %s", rank, strerror(fork_errno));
+    }
+    setpgid(pid, pid); /* the child does it too: whichever runs first wins */
+    l->ranks[rank].pid = pid;
+    l->ranks[rank].alive = 1;
+    l->nalive++;
+    int child_errno = 0;
+    ssize_t got;
+    do got = read(errpipe[0], &child_errno, sizeof child_errno);
+    while (got < 0 && errno == EINTR);
+    close(errpipe[0]);
+    if (got == (ssize_t)sizeof child_errno)
+        return fail(l, COLL_ESYS, "cannot run %.100s for rank %d: %s", l->path, rank,
+                    strerror(child_errno));
+    return COLL_OK;
+}
+
+/* ---- watching the ranks ---------------------------------------------------------- */
+
+static void signal_rank(const rank_proc *p, int sig)
+{
+    if (kill(-p->pid, sig) < 0) kill(p->pid, sig); /* group gone: the rank alone */
+}
+
+static void signal_alive(launcher *l, int sig)
+{
+    for (int r = 0; r < l->n; r++)
+        if (l->ranks[r].alive) signal_rank(&l->ranks[r], sig);
+}
+
+static void start_stopping(launcher *l)
+{
+    double grace = l->opts->grace_s;
+    if (grace == 0) grace = DEFAULT_GRACE_S;
+    if (grace < 0) grace = 0;
+    l->phase = STOP_GRACE;
+    l->phase_deadline = coll_now_s() + grace;
+}
+
+static void record_rank_failure(launcher *l, int rank, int status, int lost)
+{
+    coll_launch_result *res = l->res;
+    if (l->failure_recorded) return;
+    l->failure_recorded = 1;
+    res->failed_rank = rank;
+    if (lost) {
+        res->exit_code = PEER_FAILURE_CODE;
+        snprintf(res->message, sizeof res->message,
+                 "rank %d ended but its exit status was lost (reaped by someone else)", rank);
+    } else if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        res->exit_code = PEER_FAILURE_CODE;
+        snprintf(res->message, sizeof res->message, "rank %d killed by signal %d (%s)", rank, sig,
+                 strsignal(sig));
+    } else {
+        res->exit_code = WEXITSTATUS(status);
+        snprintf(res->message, sizeof res->message, "rank %d exited with code %d", rank,
+                 res->exit_code);
+    }
+    start_stopping(l);
+}
+
+/* A rank that exited 3 most likely saw another rank die: blame it last. */
+static int blames_peer(int status, int lost)
+{
+    return !lost && WIFEXITED(status) && WEXITSTATUS(status) == PEER_FAILURE_CODE;
+}
+
+static void reap_ranks(launcher *l)
+{
+    int cand = -1, cand_status = 0, cand_lost = 0;
+    for (int r = 0; r < l->n; r++) {
+        rank_proc *p = &l->ranks[r];
+        if (!p->alive) continue;
+        int status = 0;
+        pid_t w;
+        do w = waitpid(p->pid, &status, WNOHANG);
+        while (w < 0 && errno == EINTR);
+        if (w == 0) continue;
+        p->alive = 0;
+        l->nalive--;
+        int lost = w < 0; /* ECHILD: another waitpid(-1) in this process took it */
+        if (!lost && WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+        if (cand < 0 || (blames_peer(cand_status, cand_lost) && !blames_peer(status, lost))) {
+            cand = r;
+            cand_status = status;
+            cand_lost = lost;
+        }
+    }
+    if (cand >= 0) record_rank_failure(l, cand, cand_status, cand_lost);
+}
+
+static void interrupt(launcher *l, int sig)
+{
+    if (l->res->interrupted_by) { /* asked twice: stop now */
+        signal_alive(l, SIGKILL);
+        l->phase = STOP_KILL;
+        return;
+    }
+    l->res->interrupted_by = sig;
+    signal_alive(l, sig);
+    if (l->failure_recorded) return;
+    l->failure_recorded = 1;
+    l->res->failed_rank = -1;
+    l->res->exit_code = 128 + sig;
+    snprintf(l->res->message, sizeof l->res->message,
+             "interrupted by signal %d (%s), forwarded to the ranks", sig, strsignal(sig));
+    start_stopping(l);
+}
+
+static void handle_wakeups(launcher *l)
+{
+    unsigned char buf[64];
+    ssize_t n;
+    while ((n = read(l->wake_rd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n; i++)
+            if (buf[i] == SIGINT || buf[i] == SIGTERM) interrupt(l, buf[i]);
+    /* SIGCHLD bytes only wake the loop: it reaps after every wakeup. */
+}
+
+static void escalate(launcher *l)
+{
+    if (l->nalive == 0) return;
+    double now = coll_now_s();
+    if (l->phase == STOP_GRACE && now >= l->phase_deadline) {
+        signal_alive(l, SIGTERM);
+        l->phase = STOP_TERM;
+        l->phase_deadline = now + TERM_TO_KILL_S;
+    } else if (l->phase == STOP_TERM && now >= l->phase_deadline) {
+        signal_alive(l, SIGKILL);
+        l->phase = STOP_KILL;
+    }
+}
+
+/* ---- results lines --------------------------------------------------------------- */
+
+static void emit_line(launcher *l, const char *line)
+{
+    if (l->opts->on_result_line) l->opts->on_result_line(line, l->opts->arg);
+}
+
+static void append_line(launcher *l, const char *p, size_t n)
+{
+    if (l->line_dropped) return;
+    if (l->line_len + n + 1 > l->line_cap) {
+        size_t cap = l->line_cap ? l->line_cap : 256;
+        while (cap < l->line_len + n + 1) cap *= 2;
+        char *grown = realloc(l->line, cap);
+        if (!grown) {
+            l->line_dropped = 1;
+            l->line_len = 0;
+            l->status = COLL_ENOMEM;
+            return;
+        }
+        l->line = grown;
+        l->line_cap = cap;
+    }
+    memcpy(l->line + l->line_len, p, n);
+    l->line_len += n;
+    l->line[l->line_len] = '\0';
+}
+
+static void split_lines(launcher *l, char *p, size_t n)
+{
+    while (n > 0) {
+        char *nl = memchr(p, '\n', n);
+        size_t take = nl ? (size_t)(nl - p) : n;
+        if (nl && l->line_len == 0 && !l->line_dropped) {
+            *nl = '\0'; /* whole line inside this chunk: no copy */
+            emit_line(l, p);
+        } else {
+            append_line(l, p, take);
+            if (nl) {
+                if (!l->line_dropped) emit_line(l, l->line);
+                l->line_len = 0;
+                l->line_dropped = 0;
+            }
+        }
+        if (!nl) return;
+        p = nl + 1;
+        n -= take + 1;
+    }
+}
+
+static void close_results(launcher *l)
+{
+    if (l->line_len > 0 && !l->line_dropped) emit_line(l, l->line); /* last line, no '\n' */
+    l->line_len = 0;
+    close_fd(&l->results_rd);
+}
+
+static void read_results(launcher *l)
+{
+    static char buf[READ_CHUNK]; /* one launch at a time (launch_busy) */
+    for (int i = 0; i < 16 && l->results_rd >= 0; i++) {
+        ssize_t n = read(l->results_rd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (n <= 0) { /* EOF: rank 0 and everything it started closed the pipe */
+            close_results(l);
+            return;
+        }
+        split_lines(l, buf, (size_t)n);
+    }
+}
+
+/* Every rank is gone but the pipe is still open: a leftover child of rank 0 holds
+ * it. Give it DRAIN_S, then kill rank 0's process group, then stop reading. */
+static void drain_leftovers(launcher *l)
+{
+    if (l->nalive > 0 || l->results_rd < 0) return;
+    double now = coll_now_s();
+    if (l->drain_deadline == 0) {
+        l->drain_deadline = now + DRAIN_S;
+    } else if (now >= l->drain_deadline) {
+        if (!l->drain_killed) {
+            kill(-l->ranks[0].pid, SIGKILL);
+            l->drain_killed = 1;
+            l->drain_deadline = now + DRAIN_S;
+        } else {
+            close_results(l);
+        }
+    }
+}
+
+static int poll_timeout_ms(const launcher *l)
+{
+    double deadline = coll_now_s() + POLL_CAP_MS / 1e3;
+    if ((l->phase == STOP_GRACE || l->phase == STOP_TERM) && l->phase_deadline < deadline)
+        deadline = l->phase_deadline;
+    if (l->nalive == 0 && l->drain_deadline > 0 && l->drain_deadline < deadline)
+        deadline = l->drain_deadline;
+    return coll_ms_until(deadline, POLL_CAP_MS);
+}
+
+static int watch_ranks(launcher *l)
+{
+    while (l->nalive > 0 || l->results_rd >= 0) {
+        struct pollfd p[2] = {{.fd = l->wake_rd, .events = POLLIN},
+                              {.fd = l->results_rd, .events = POLLIN}};
+        int nfds = l->results_rd >= 0 ? 2 : 1;
+        int r = poll(p, (nfds_t)nfds, poll_timeout_ms(l));
+        if (r < 0 && errno != EINTR)
+            return fail(l, COLL_ESYS, "launcher: poll failed: %s", strerror(errno));
+        if (r > 0 && p[0].revents) handle_wakeups(l);
+        if (r > 0 && nfds == 2 && p[1].revents) read_results(l);
+        reap_ranks(l);
+        escalate(l);
+        drain_leftovers(l);
+    }
+    return COLL_OK;
+}
+
+/* Launch failed half-way: stop and reap what was started. */
+static void kill_all(launcher *l)
+{
+    signal_alive(l, SIGKILL);
+    for (int r = 0; r < l->n; r++) {
+        if (!l->ranks[r].alive) continue;
+        while (waitpid(l->ranks[r].pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+        l->ranks[r].alive = 0;
+    }
+    l->nalive = 0;
+}
+
+static void cleanup(launcher *l)
+{
+    close_fd(&l->listen_fd);
+    close_fd(&l->results_wr);
+    close_fd(&l->results_rd);
+    restore_handlers(l); /* before closing the pipe the handler writes to */
+    close_fd(&l->wake_rd);
+    close_fd(&l->wake_wr);
+    if (l->envp)
+        for (int r = 0; r < l->n; r++) free(l->envp[r]);
+    free(l->envp);
+    free(l->own_vars);
+    free(l->base_env);
+    free(l->self_argv);
+    free(l->ranks);
+    free(l->line);
+}
+
+static int launch(launcher *l)
+{
+    int rc = check_opts(l);
+    if (!rc) rc = choose_program(l);
+    if (!rc) {
+        l->ranks = calloc((size_t)l->n, sizeof *l->ranks);
+        if (!l->ranks) rc = fail(l, COLL_ENOMEM, "out of memory for %d ranks", l->n);
+    }
+    if (!rc) rc = open_channels(l);
+    if (!rc) rc = build_envs(l);
+    if (rc) return rc;
+    install_handlers(l);
+    for (int r = 0; r < l->n && !rc; r++) rc = spawn_rank(l, r);
+    /* Rank 0 holds the socket and the write end now; our copies would keep the port
+     * open and the pipe from ever reaching EOF. */
+    close_fd(&l->listen_fd);
+    close_fd(&l->results_wr);
+    if (!rc) rc = watch_ranks(l);
+    if (rc) {
+        kill_all(l);
+        return rc;
+    }
+    if (!l->failure_recorded)
+        snprintf(l->res->message, sizeof l->res->message, "all %d ranks exited with code 0", l->n);
+    return l->status;
+}
+
+int coll_launch(const coll_launch_opts *opts, coll_launch_result *res)
+{
+    if (!res) return COLL_EINVAL;
+    memset(res, 0, sizeof *res);
+    res->failed_rank = -1;
+    if (!opts) {
+        snprintf(res->message, sizeof res->message, "coll_launch: opts is NULL");
+        res->exit_code = PEER_FAILURE_CODE;
+        return COLL_EINVAL;
+    }
+    if (atomic_flag_test_and_set(&launch_busy)) {
+        snprintf(res->message, sizeof res->message,
+                 "coll_launch: another launch is running in this process");
+        res->exit_code = PEER_FAILURE_CODE;
+        return COLL_EINVAL;
+    }
+    launcher l;
+    memset(&l, 0, sizeof l);
+    l.opts = opts;
+    l.res = res;
+    l.n = opts->nprocs;
+    l.self = getpid();
+    l.listen_fd = l.results_rd = l.results_wr = l.wake_rd = l.wake_wr = -1;
+    int rc = launch(&l);
+    cleanup(&l);
+    atomic_flag_clear(&launch_busy);
+    return rc;
+}

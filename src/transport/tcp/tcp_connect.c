@@ -1,0 +1,305 @@
+/* Mesh set-up: publish our listening address in the store, connect to the
+ * lower ranks, accept the higher ones. Connections are authenticated both ways
+ * with the job token, so a stray process cannot take a rank's place. */
+#include "transport/tcp/tcp_connect.h"
+#include "bootstrap/store.h"
+#include "core/clock.h"
+#include "core/sock.h"
+#include "transport/tcp/tcp_wire.h"
+#include "coll.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Connections accepted but not yet through the handshake, watched at once so
+ * one silent stray connection cannot hold up the real peers. */
+#define MAX_PENDING 64
+
+static void make_hello(tcp_hello *h, int rank, int size, const char *token)
+{
+    memset(h, 0, sizeof *h);
+    h->magic = TCP_HELLO_MAGIC;
+    h->version = TCP_WIRE_VERSION;
+    h->rank = rank;
+    h->size = size;
+    if (token) memcpy(h->token, token, strlen(token));
+}
+
+/* 0 if h comes from a member of this job; else why not, in why. */
+static int check_hello(const tcp_hello *h, const tcp_hello *mine, char *why, size_t n)
+{
+    if (h->magic != TCP_HELLO_MAGIC) {
+        snprintf(why, n, "not a collbench transport peer (magic 0x%08x)", (unsigned)h->magic);
+        return -1;
+    }
+    if (h->version != TCP_WIRE_VERSION) {
+        snprintf(why, n, "wire version %u, expected %u", (unsigned)h->version, TCP_WIRE_VERSION);
+        return -1;
+    }
+    /* Token before anything else the peer claims: an outsider learns nothing. */
+    if (!coll_ct_equal(h->token, mine->token, TCP_TOKEN_MAX)) {
+        snprintf(why, n, "wrong job token");
+        return -1;
+    }
+    if (h->size != mine->size) {
+        snprintf(why, n, "world size %d, this job has %d", (int)h->size, (int)mine->size);
+        return -1;
+    }
+    return 0;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+/* get() bounded by our deadline rather than the store's own timeout. */
+static int get_by(coll_store *s, const char *key, double deadline, void **val)
+{
+    double pause = 0.001;
+    for (;;) {
+        int exists = 0;
+        int rc = s->ops->check(s, key, &exists);
+        if (rc) return rc;
+        if (exists) return coll_store_get(s, key, val, NULL);
+        double left = deadline - coll_now_s();
+        if (left <= 0) return COLL_ETIMEDOUT;
+        sleep_s(pause < left ? pause : left);
+        pause = pause * 2 > 0.05 ? 0.05 : pause * 2;
+    }
+}
+
+static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
+                         const tcp_hello *mine, double deadline, double timeout_s, int sockbuf,
+                         int *fd_out, char *err, size_t errlen)
+{
+    char key[256], addr[256], why[160];
+    snprintf(key, sizeof key, "%stcp/addr/%d", prefix, q);
+    void *val = NULL;
+    int rc = get_by(store, key, deadline, &val);
+    if (rc == COLL_ETIMEDOUT) {
+        snprintf(err, errlen,
+                 "tcp transport rank %d: rank %d did not publish its address within %.1f s "
+                 "(store key %s)", rank, q, timeout_s, key);
+        return rc;
+    }
+    if (rc) {
+        snprintf(err, errlen, "tcp transport rank %d: reading store key %s: %s", rank, key,
+                 store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+        return rc;
+    }
+    snprintf(addr, sizeof addr, "%s", (char *)val);
+    free(val);
+    char *colon = strrchr(addr, ':');
+    char *end = NULL;
+    long port = colon ? strtol(colon + 1, &end, 10) : -1;
+    if (!colon || end == colon + 1 || *end || port <= 0 || port > 65535) {
+        snprintf(err, errlen, "tcp transport rank %d: rank %d published a malformed address \"%s\"",
+                 rank, q, addr);
+        return COLL_EPROTO;
+    }
+    *colon = '\0';
+    int fd = coll_sock_connect(addr, (int)port, deadline, why, sizeof why);
+    if (fd < 0) {
+        snprintf(err, errlen, "tcp transport rank %d: cannot connect to rank %d: %s", rank, q, why);
+        return fd;
+    }
+    if (sockbuf > 0) coll_sock_set_buffers(fd, sockbuf);
+    tcp_hello ack;
+    rc = coll_sock_write_all(fd, mine, sizeof *mine, deadline);
+    if (!rc) rc = coll_sock_read_all(fd, &ack, sizeof ack, deadline);
+    if (rc == COLL_EPEER) {
+        snprintf(err, errlen,
+                 "tcp transport rank %d: rank %d at %s:%ld refused the connection "
+                 "(different job token or world size?)", rank, q, addr, port);
+        close(fd);
+        return COLL_EAUTH;
+    }
+    if (rc) {
+        snprintf(err, errlen, "tcp transport rank %d: handshake with rank %d at %s:%ld: %s", rank,
+                 q, addr, port, coll_strerror(rc));
+        close(fd);
+        return rc;
+    }
+    int bad = check_hello(&ack, mine, why, sizeof why) != 0;
+    if (!bad && ack.rank != q) {
+        snprintf(why, sizeof why, "answered as rank %d", (int)ack.rank);
+        bad = 1;
+    }
+    if (bad) {
+        snprintf(err, errlen, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
+                 "authentication: %s", rank, addr, port, q, why);
+        close(fd);
+        return COLL_EAUTH;
+    }
+    *fd_out = fd;
+    return COLL_OK;
+}
+
+typedef struct pending_conn {
+    int fd;
+    size_t got;
+    tcp_hello hello;
+} pending_conn;
+
+static void refuse(int rank, pending_conn *c, const char *why)
+{
+    char name[64];
+    coll_sock_peer_name(c->fd, name, sizeof name);
+    fprintf(stderr, "collbench: tcp transport rank %d: refused a connection from %s: %s\n", rank,
+            name, why);
+    close(c->fd);
+    c->fd = -1;
+}
+
+/* Reads what has arrived of c's hello; once complete, admits or refuses it.
+ * Returns 1 if c became peer connection fds[r]. */
+static int serve_pending(pending_conn *c, const tcp_hello *mine, int rank, int size, int *fds,
+                         double deadline, int *refused)
+{
+    while (c->got < sizeof c->hello) {
+        ssize_t n = recv(c->fd, (char *)&c->hello + c->got, sizeof c->hello - c->got, MSG_DONTWAIT);
+        if (n > 0) {
+            c->got += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+        refuse(rank, c, "closed before finishing the handshake");
+        return 0;
+    }
+    char why[160];
+    int r = c->hello.rank;
+    if (check_hello(&c->hello, mine, why, sizeof why) != 0) {
+        (*refused)++;
+        refuse(rank, c, why);
+        return 0;
+    }
+    if (r <= rank || r >= size || fds[r] >= 0) {
+        snprintf(why, sizeof why, "claims rank %d, expected an unconnected rank in %d..%d", r,
+                 rank + 1, size - 1);
+        (*refused)++;
+        refuse(rank, c, why);
+        return 0;
+    }
+    if (coll_sock_write_all(c->fd, mine, sizeof *mine, deadline) != COLL_OK) {
+        refuse(rank, c, "closed before receiving our answer");
+        return 0;
+    }
+    fds[r] = c->fd;
+    c->fd = -1;
+    return 1;
+}
+
+static void missing_ranks(const int *fds, int from, int size, char *buf, size_t len)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int r = from; r < size && off < len; r++)
+        if (fds[r] < 0)
+            off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "", r);
+}
+
+static int accept_higher(int lfd, int rank, int size, const tcp_hello *mine, double deadline,
+                         double timeout_s, int *fds, char *err, size_t errlen)
+{
+    pending_conn pend[MAX_PENDING];
+    struct pollfd pfd[MAX_PENDING + 1];
+    int npend = 0, arrived = 0, refused = 0, expect = size - 1 - rank;
+    while (arrived < expect) {
+        int ms = coll_ms_until(deadline, 1000);
+        if (ms == 0) break;
+        int n = 0;
+        if (npend < MAX_PENDING) pfd[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
+        for (int i = 0; i < npend; i++) pfd[n++] = (struct pollfd){.fd = pend[i].fd, .events = POLLIN};
+        if (poll(pfd, (nfds_t)n, ms) < 0 && errno != EINTR) {
+            snprintf(err, errlen, "tcp transport rank %d: poll: %s", rank, strerror(errno));
+            for (int i = 0; i < npend; i++) close(pend[i].fd);
+            return COLL_ESYS;
+        }
+        for (int i = 0; i < npend; i++)
+            if (pfd[n - npend + i].revents) arrived += serve_pending(&pend[i], mine, rank, size, fds,
+                                                                     deadline, &refused);
+        int kept = 0; /* drop finished entries */
+        for (int i = 0; i < npend; i++)
+            if (pend[i].fd >= 0) pend[kept++] = pend[i];
+        npend = kept;
+        while (npend < MAX_PENDING) {
+            int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            if (fd < 0) break;
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            pend[npend] = (pending_conn){.fd = fd};
+            /* The hello often came with the connection: serve it right away. */
+            arrived += serve_pending(&pend[npend], mine, rank, size, fds, deadline, &refused);
+            if (pend[npend].fd >= 0) npend++;
+        }
+    }
+    for (int i = 0; i < npend; i++) close(pend[i].fd);
+    if (arrived == expect) return COLL_OK;
+    char missing[200];
+    missing_ranks(fds, rank + 1, size, missing, sizeof missing);
+    char note[96] = "";
+    if (refused)
+        snprintf(note, sizeof note, " (%d connection%s refused, see the log above)", refused,
+                 refused == 1 ? "" : "s");
+    snprintf(err, errlen, "tcp transport rank %d: timed out after %.1f s: rank%s %s never connected%s",
+             rank, timeout_s, strchr(missing, ',') ? "s" : "", missing, note);
+    return COLL_ETIMEDOUT;
+}
+
+int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
+                     const char *host, const char *token, double timeout_s, int sockbuf,
+                     int *fds, char *err, size_t errlen)
+{
+    for (int i = 0; i < size; i++) fds[i] = -1;
+    if (size == 1) return COLL_OK;
+    if (token && strlen(token) > TCP_TOKEN_MAX) {
+        snprintf(err, errlen, "tcp transport: job token longer than %d bytes", TCP_TOKEN_MAX);
+        return COLL_EINVAL;
+    }
+    if (!host || !*host) host = "127.0.0.1";
+    double deadline = coll_now_s() + timeout_s;
+    tcp_hello mine;
+    make_hello(&mine, rank, size, token);
+
+    char why[200];
+    int lfd = coll_sock_listen(host, 0, size + 16, why, sizeof why);
+    if (lfd < 0) {
+        snprintf(err, errlen, "tcp transport rank %d: %s", rank, why);
+        return lfd;
+    }
+    /* Accepted sockets inherit the buffer sizes, set before the handshake sizes the window. */
+    if (sockbuf > 0) coll_sock_set_buffers(lfd, sockbuf);
+    char key[256], addr[300];
+    snprintf(key, sizeof key, "%stcp/addr/%d", prefix, rank);
+    int alen = snprintf(addr, sizeof addr, "%s:%d", host, coll_sock_port(lfd));
+    int rc = coll_store_set(store, key, addr, (size_t)alen);
+    if (rc) {
+        snprintf(err, errlen, "tcp transport rank %d: publishing store key %s: %s", rank, key,
+                 store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+        close(lfd);
+        return rc;
+    }
+    for (int q = 0; q < rank && rc == COLL_OK; q++)
+        rc = connect_lower(store, prefix, rank, q, &mine, deadline, timeout_s, sockbuf, &fds[q], err,
+                           errlen);
+    if (rc == COLL_OK) rc = accept_higher(lfd, rank, size, &mine, deadline, timeout_s, fds, err, errlen);
+    close(lfd);
+    if (rc) {
+        for (int i = 0; i < size; i++) {
+            if (fds[i] >= 0) close(fds[i]);
+            fds[i] = -1;
+        }
+    }
+    return rc;
+}

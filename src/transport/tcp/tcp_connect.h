@@ -1,0 +1,19 @@
+/* Full mesh of TCP connections for the transport, set up through the store. */
+#ifndef COLL_TCP_CONNECT_H
+#define COLL_TCP_CONNECT_H
+
+#include <stddef.h>
+
+typedef struct coll_store coll_store;
+
+/* Every rank listens on host (NULL: 127.0.0.1) port 0 and publishes
+ * "<prefix>tcp/addr/<rank>" = "host:port"; it connects to every lower rank and
+ * accepts every higher one, each connection authenticated by a hello carrying
+ * the job token both ways. sockbuf > 0 sets SO_SNDBUF/SO_RCVBUF.
+ * fds[size] gets one connected socket per peer (fds[rank] = -1).
+ * Returns 0, or a status with err naming the ranks that failed or never came. */
+int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
+                     const char *host, const char *token, double timeout_s, int sockbuf,
+                     int *fds, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,297 @@
+/* The TCP transport: ops table, posting, the progress loop, abort.
+ * progress() first tries every connection with posted work (nonblocking, no
+ * poll syscall on the fast path), and blocks in poll() only when nothing moved. */
+#include "transport/transport.h"
+#include "bootstrap/store.h"
+#include "core/clock.h"
+#include "core/sock.h"
+#include "transport/tcp/tcp_connect.h"
+#include "transport/tcp/tcp_peer.h"
+#include "coll.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Bytes one connection may move per direction before the others get a turn. */
+#define ROUND_BYTES ((size_t)4 << 20)
+/* How long abort() tries to deliver its ABORT headers. */
+#define ABORT_FLUSH_S 0.1
+/* Socket buffers: 0 leaves Linux's autotuning on, which grows them up to
+ * net.ipv4.tcp_rmem/wmem[2] (6 MiB/4 MiB by default). A fixed SO_RCVBUF turns
+ * autotuning off and is clamped to net.core.rmem_max (208 KiB by default), and
+ * on loopback 4 MiB fixed buffers measured 2-15% slower than autotuning
+ * (bench/tcp_transport.sh), so fixed sizes are opt-in: $COLL_TCP_SOCKBUF. */
+#define DEFAULT_SOCKBUF 0
+
+typedef struct tcp_transport {
+    coll_transport base;
+    tcp_peer *peers;
+    struct pollfd *pfds;
+    int *pfd_peer;
+    int aborted;
+} tcp_transport;
+
+static void set_msg(coll_transport *tp, int failed_rank, const char *msg)
+{
+    snprintf(tp->errmsg, sizeof tp->errmsg, "%s", msg);
+    tp->failed_rank = failed_rank;
+}
+
+/* A step on p failed: fail its transfers (all of them on an ABORT, which ends
+ * the job), record the first error of this progress call. */
+static void handle_error(tcp_transport *t, tcp_peer *p, const tcp_error *e, int *first)
+{
+    if (!*first) {
+        *first = e->status;
+        set_msg(&t->base, e->failed_rank, e->msg);
+    }
+    int job_wide = p->rhdr_got == sizeof(tcp_wire_hdr) && p->rhdr.magic == TCP_WIRE_MAGIC &&
+                   p->rhdr.type == TCP_MSG_ABORT;
+    if (!job_wide) {
+        tcp_peer_fail(p, e);
+        return;
+    }
+    p->broken = 1; /* the aborting rank closes after its ABORT */
+    for (int r = 0; r < t->base.size; r++)
+        if (t->peers[r].fd >= 0) tcp_peer_fail(&t->peers[r], e);
+}
+
+static void service(tcp_transport *t, tcp_peer *p, int readable, int writable,
+                    size_t *progressed, int *first)
+{
+    tcp_error e;
+    int rc = COLL_OK;
+    if (writable && p->sends.head) rc = tcp_peer_send(p, ROUND_BYTES, progressed, &e);
+    if (!rc && readable && !p->status) {
+        if (p->recvs.head) rc = tcp_peer_recv(p, ROUND_BYTES, progressed, &e);
+        else rc = tcp_peer_peek(p, progressed, &e);
+    }
+    if (rc) handle_error(t, p, &e, first);
+}
+
+static int tcp_progress(coll_transport *tp, int timeout_ms)
+{
+    tcp_transport *t = (tcp_transport *)tp;
+    if (t->aborted) return COLL_EABORTED;
+    int first = COLL_OK;
+    size_t progressed = 0;
+    for (int r = 0; r < tp->size; r++) {
+        tcp_peer *p = &t->peers[r];
+        if (p->fd >= 0 && !p->status && (p->sends.head || p->recvs.head))
+            service(t, p, p->recvs.head != NULL, 1, &progressed, &first);
+    }
+    if (first || progressed || timeout_ms == 0) return first;
+
+    int n = 0;
+    for (int r = 0; r < tp->size; r++) {
+        tcp_peer *p = &t->peers[r];
+        if (p->fd < 0) continue;
+        /* Idle peers too: an ABORT from any rank ends the wait at once. */
+        short ev = (short)((tcp_peer_wants_read(p) ? POLLIN : 0) |
+                           (tcp_peer_wants_write(p) ? POLLOUT : 0));
+        if (!ev) continue;
+        t->pfds[n] = (struct pollfd){.fd = p->fd, .events = ev};
+        t->pfd_peer[n++] = r;
+    }
+    if (n == 0) return COLL_OK;
+    int ready = poll(t->pfds, (nfds_t)n, timeout_ms);
+    if (ready < 0 && errno != EINTR) {
+        snprintf(tp->errmsg, sizeof tp->errmsg, "tcp transport rank %d: poll: %s", tp->rank,
+                 strerror(errno));
+        tp->failed_rank = -1;
+        return COLL_ESYS;
+    }
+    for (int i = 0; i < n && ready > 0; i++) {
+        short rev = t->pfds[i].revents;
+        if (!rev) continue;
+        tcp_peer *p = &t->peers[t->pfd_peer[i]];
+        if (p->status) continue; /* failed by an ABORT read earlier in this loop */
+        int err = (rev & (POLLERR | POLLHUP | POLLNVAL)) != 0;
+        service(t, p, err || (rev & POLLIN), err || (rev & POLLOUT), &progressed, &first);
+    }
+    return first;
+}
+
+static int reject(coll_transport *tp, coll_xfer *x, int status, int failed_rank, const char *msg)
+{
+    x->status = status;
+    set_msg(tp, failed_rank, msg);
+    return status;
+}
+
+static int tcp_post(coll_transport *tp, coll_xfer *x)
+{
+    tcp_transport *t = (tcp_transport *)tp;
+    char msg[256];
+    x->next = NULL;
+    x->done = 0;
+    if (x->peer < 0 || x->peer >= tp->size || x->peer == tp->rank ||
+        (x->kind != COLL_XFER_SEND && x->kind != COLL_XFER_RECV) || (x->len && !x->buf)) {
+        snprintf(msg, sizeof msg,
+                 "tcp transport rank %d: invalid transfer (%s, peer %d of %d ranks, %zu bytes)",
+                 tp->rank, x->kind == COLL_XFER_SEND ? "send" : "receive", x->peer, tp->size,
+                 x->len);
+        return reject(tp, x, COLL_EINVAL, -1, msg);
+    }
+    if (t->aborted) {
+        snprintf(msg, sizeof msg, "tcp transport rank %d: transport was aborted", tp->rank);
+        return reject(tp, x, COLL_EABORTED, -1, tp->errmsg[0] ? tp->errmsg : msg);
+    }
+    tcp_peer *p = &t->peers[x->peer];
+    if (p->status) return reject(tp, x, p->status, p->blame, p->why);
+    if (p->eof) {
+        snprintf(msg, sizeof msg, "rank %d closed its connection (process died?)", p->rank);
+        tcp_error e = {.status = COLL_EPEER, .failed_rank = p->rank};
+        snprintf(e.msg, sizeof e.msg, "%s", msg);
+        tcp_peer_fail(p, &e);
+        return reject(tp, x, COLL_EPEER, p->rank, msg);
+    }
+    x->status = COLL_EAGAIN;
+    tcp_queue_push(x->kind == COLL_XFER_SEND ? &p->sends : &p->recvs, x);
+    return COLL_OK;
+}
+
+/* Delivers ABORT headers to every peer we can still write to, finishing any
+ * message already half on the wire first so the header lands on a boundary.
+ * Bounded by ABORT_FLUSH_S; peers not reached by then just see the close. */
+static void send_aborts(tcp_transport *t, const tcp_wire_hdr *ah)
+{
+    double deadline = coll_now_s() + ABORT_FLUSH_S;
+    for (;;) {
+        int n = 0;
+        for (int r = 0; r < t->base.size; r++) {
+            tcp_peer *p = &t->peers[r];
+            if (p->fd < 0 || p->broken || p->eof || p->abort_off == sizeof *ah) continue;
+            tcp_error e;
+            int flushed = tcp_peer_flush_head(p, &e);
+            while (flushed == 1 && p->abort_off < sizeof *ah) {
+                ssize_t w = send(p->fd, (const char *)ah + p->abort_off, sizeof *ah - p->abort_off,
+                                 MSG_NOSIGNAL | MSG_DONTWAIT);
+                if (w > 0) p->abort_off += (size_t)w;
+                else if (w < 0 && errno == EINTR) continue;
+                else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) flushed = 0;
+                else flushed = -1;
+            }
+            if (flushed < 0) p->broken = 1;
+            else if (p->abort_off < sizeof *ah)
+                t->pfds[n++] = (struct pollfd){.fd = p->fd, .events = POLLOUT};
+        }
+        int ms = coll_ms_until(deadline, 1000);
+        if (n == 0 || ms == 0) return;
+        poll(t->pfds, (nfds_t)n, ms);
+    }
+}
+
+static void tcp_abort(coll_transport *tp, int status, int failed_rank)
+{
+    tcp_transport *t = (tcp_transport *)tp;
+    if (t->aborted) return;
+    if (status >= 0) status = COLL_EABORTED;
+    tcp_wire_hdr ah;
+    memset(&ah, 0, sizeof ah);
+    ah.magic = TCP_WIRE_MAGIC;
+    ah.type = TCP_MSG_ABORT;
+    ah.sig.root = failed_rank;
+    ah.sig.count = (uint64_t)(-(int64_t)status);
+    send_aborts(t, &ah);
+    t->aborted = 1;
+    tcp_error e = {.status = COLL_EABORTED, .failed_rank = failed_rank};
+    snprintf(e.msg, sizeof e.msg, "tcp transport rank %d: aborted (%s)", tp->rank,
+             coll_strerror(status));
+    for (int r = 0; r < tp->size; r++) {
+        tcp_peer *p = &t->peers[r];
+        if (p->fd < 0) continue;
+        tcp_peer_fail(p, &e);
+        /* FIN, not RST: the peer still reads everything sent, ABORT included. */
+        shutdown(p->fd, SHUT_RDWR);
+    }
+    if (!tp->errmsg[0]) set_msg(tp, failed_rank, e.msg);
+}
+
+static void tcp_destroy(coll_transport *tp)
+{
+    tcp_transport *t = (tcp_transport *)tp;
+    if (!t) return;
+    tcp_error e = {.status = COLL_EABORTED, .failed_rank = -1, .msg = "transport destroyed"};
+    for (int r = 0; r < tp->size; r++) {
+        if (t->peers[r].fd < 0) continue;
+        tcp_peer_fail(&t->peers[r], &e);
+        close(t->peers[r].fd);
+    }
+    free(t->peers);
+    free(t->pfds);
+    free(t->pfd_peer);
+    free(t);
+}
+
+static const coll_transport_ops tcp_ops = {
+    .size = sizeof(coll_transport_ops),
+    .name = "tcp",
+    .post = tcp_post,
+    .progress = tcp_progress,
+    .abort = tcp_abort,
+    .destroy = tcp_destroy,
+};
+
+/* $COLL_TCP_SOCKBUF bytes (0: the kernel's autotuning, the default). */
+static int sockbuf_bytes(void)
+{
+    const char *s = getenv("COLL_TCP_SOCKBUF");
+    if (!s || !*s) return DEFAULT_SOCKBUF;
+    char *end;
+    long v = strtol(s, &end, 10);
+    return (*end || v < 0 || v > (1L << 30)) ? DEFAULT_SOCKBUF : (int)v;
+}
+
+int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, int size,
+                              const char *host, const char *token, double timeout_s,
+                              coll_transport **out, char *err, size_t errlen)
+{
+    if (!store || !out || size < 1 || rank < 0 || rank >= size || timeout_s < 0) {
+        snprintf(err, errlen, "tcp transport: invalid arguments (rank %d of %d, timeout %.1f s)",
+                 rank, size, timeout_s);
+        return COLL_EINVAL;
+    }
+    *out = NULL;
+    tcp_transport *t = calloc(1, sizeof *t);
+    int *fds = calloc((size_t)size, sizeof *fds);
+    if (t) {
+        t->peers = calloc((size_t)size, sizeof *t->peers);
+        t->pfds = calloc((size_t)size, sizeof *t->pfds);
+        t->pfd_peer = calloc((size_t)size, sizeof *t->pfd_peer);
+    }
+    if (!t || !fds || !t->peers || !t->pfds || !t->pfd_peer) {
+        snprintf(err, errlen, "tcp transport rank %d: out of memory for %d peers", rank, size);
+        if (t) {
+            free(t->peers);
+            free(t->pfds);
+            free(t->pfd_peer);
+        }
+        free(t);
+        free(fds);
+        return COLL_ENOMEM;
+    }
+    int sockbuf = sockbuf_bytes();
+    int rc = tcp_mesh_connect(store, prefix ? prefix : "", rank, size, host, token, timeout_s,
+                              sockbuf, fds, err, errlen);
+    t->base.ops = &tcp_ops;
+    t->base.rank = rank;
+    t->base.size = size;
+    t->base.failed_rank = -1;
+    for (int r = 0; r < size; r++) {
+        t->peers[r] = (tcp_peer){.fd = fds[r], .rank = r, .me = rank};
+        if (fds[r] >= 0) coll_sock_set_nonblocking(fds[r], 1);
+    }
+    free(fds);
+    if (rc) {
+        tcp_destroy(&t->base);
+        return rc;
+    }
+    *out = &t->base;
+    return COLL_OK;
+}

@@ -1,0 +1,41 @@
+#!/bin/sh
+# A tiny all-reduce: table with #wrong 0, CSV appended with one header, JSON parses.
+. "$(dirname "$0")/lib.sh"
+
+HEADER="timestamp,host,collective,backend,algo,device,nprocs,nnodes,dtype,op,in_place,bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p50,time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong"
+RUN="allreduce -b 1K -e 8K -P 2,3 -w 1 -n 3 --backend tcp --csv $WORK/r.csv -J $WORK/r.json"
+
+expect_exit 0 "" $RUN
+cp "$WORK/out" "$WORK/table"
+# rows: 4 sizes x 2 process counts, each with out-of-place and in-place #wrong (columns 9, 13)
+rows=$(grep -c '^ *[0-9]' "$WORK/table")
+[ "$rows" -eq 8 ] || fail "expected 8 table rows, got $rows"
+awk '/^ *[0-9]/ && ($9 != "0" || $13 != "0") { bad = 1 } END { exit bad }' "$WORK/table" \
+    || fail "a table row has #wrong != 0: $(cat "$WORK/table")"
+grep -q "Avg bus bandwidth" "$WORK/table" || fail "no 'Avg bus bandwidth' line"
+
+[ "$(head -n 1 "$WORK/r.csv")" = "$HEADER" ] || fail "CSV header differs: $(head -n 1 "$WORK/r.csv")"
+lines=$(wc -l <"$WORK/r.csv")
+[ "$lines" -eq 17 ] || fail "CSV: expected header + 16 rows, got $lines lines"
+awk -F, 'NR > 1 && $NF != "0" { bad = 1 } END { exit bad }' "$WORK/r.csv" || fail "CSV wrong != 0"
+
+if python3 -c 'import json' 2>/dev/null; then
+    python3 -m json.tool "$WORK/r.json" >/dev/null || fail "JSON does not parse"
+    python3 - "$WORK/r.json" <<'PY' || fail "JSON lacks results.communication.allreduce rows"
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]["communication"]["allreduce"]
+sys.exit(0 if len(rows) == 16 and all(r["wrong"] == 0 for r in rows) else 1)
+PY
+fi
+
+# A second run appends: more rows, still one header.
+expect_exit 0 "" $RUN
+lines=$(wc -l <"$WORK/r.csv")
+[ "$lines" -eq 33 ] || fail "CSV after a second run: expected 33 lines, got $lines"
+headers=$(grep -c '^timestamp,' "$WORK/r.csv")
+[ "$headers" -eq 1 ] || fail "CSV has $headers header lines"
+
+# -q prints nothing on stdout.
+expect_exit 0 "" allreduce --sizes 1K -P 2 -w 1 -n 2 --backend tcp -q
+[ -s "$WORK/out" ] && fail "-q printed: $(cat "$WORK/out")"
+finish

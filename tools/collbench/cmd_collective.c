@@ -1,0 +1,276 @@
+/* collbench allreduce|allgather|reducescatter|broadcast|reduce|alltoall|sendrecv|barrier
+ *
+ * Not inside a launched rank: this process is the launcher. It runs every
+ * backend x process count as one configuration (our own argv again, with
+ * COLLBENCH_BACKEND and COLLBENCH_NPROCS set), and owns the --csv/--json files:
+ * rank 0 sends its rows down the results pipe.
+ * Inside a rank (ours, torchrun, mpirun, srun): create the communicator and run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench_coll.h"
+#include "bench/bench_options.h"
+#include "bench/bench_runner.h"
+#include "bench/bench_sink.h"
+#include "bootstrap/launch_env.h"
+#include "bootstrap/launcher.h"
+#include "coll.h"
+
+#define EXIT_WRONG 1
+#define EXIT_USAGE 2
+#define EXIT_RUNTIME 3
+#define EXIT_UNAVAILABLE 4
+
+#define ENV_BACKEND "COLLBENCH_BACKEND"
+
+static const char cuda_unavailable[] =
+    "--device cuda: CUDA device buffers need the nccl backend, not available in this build";
+
+static void json_meta(const bench_options *o, char *extra, size_t len, bench_json_meta *m)
+{
+    snprintf(extra, len,
+             "{\"collective\":\"%s\",\"check_iters\":%d,\"seed\":%llu,\"time_budget_s\":%g,"
+             "\"inplace\":%d,\"algo\":\"%s\",\"timeout_s\":%g}",
+             o->coll->name, o->check, (unsigned long long)o->seed, o->time_budget_s, o->inplace,
+             o->algo, o->timeout_s);
+    memset(m, 0, sizeof *m);
+    m->name = "collbench";
+    m->world_size = bench_options_largest_procs(o);
+    m->warmup_iters = o->warmup;
+    m->benchmark_iters = o->iters;
+    m->device = o->device;
+    m->extra_config_json = extra;
+}
+
+/* ================= inside a rank ================= */
+
+static const char *rank_backend(const bench_options *o, int rank)
+{
+    const char *b = getenv(ENV_BACKEND);
+    if (b && *b) return b;
+    if (o->nbackends == 1) return o->backends[0];
+    if (o->nbackends > 1 && rank == 0)
+        fprintf(stderr, "collbench: --backend: a launched rank runs one backend, not %zu; "
+                        "using the default\n", o->nbackends);
+    return NULL; /* the library's default ($COLL_BACKEND or tcp) */
+}
+
+static int create_comm(const bench_options *o, const coll_launch_env *env, coll_comm **comm)
+{
+    coll_config cfg;
+    coll_config_init(&cfg);
+    cfg.backend = rank_backend(o, env->rank);
+    cfg.timeout_s = o->timeout_s;
+    cfg.algo = o->algo;
+    int rc = coll_comm_create(&cfg, comm);
+    if (rc == 0) return 0;
+    fprintf(stderr, "collbench: rank %d: %s\n", env->rank,
+            *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));
+    return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : EXIT_RUNTIME;
+}
+
+/* The communicator's message, with the failed rank named when it is not already. */
+static void report_runtime_error(coll_comm *comm, int rc, const char *local)
+{
+    const char *msg = local && *local ? local : coll_comm_errmsg(comm);
+    int failed = coll_comm_failed_rank(comm);
+    char who[32] = "";
+    snprintf(who, sizeof who, "rank %d", failed);
+    fprintf(stderr, "collbench: rank %d: %s", coll_comm_rank(comm), *msg ? msg : coll_strerror(rc));
+    if (failed >= 0 && !strstr(msg, who)) fprintf(stderr, " (failed: %s)", who);
+    fprintf(stderr, "\n");
+}
+
+static int nodes_of(const coll_launch_env *env, int world)
+{
+    if (env->local_world_size <= 0) return 1;
+    return (world + env->local_world_size - 1) / env->local_world_size;
+}
+
+static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_comm *comm)
+{
+    char extra[512], err[512];
+    bench_json_meta meta;
+    bench_sink sink;
+    bench_runner runner;
+    int world = coll_comm_size(comm), rank = coll_comm_rank(comm);
+
+    if (o->coll->has_root && o->root >= world) {
+        if (rank == 0)
+            fprintf(stderr, "collbench: -r: root %d is not a rank of %d processes\n", o->root, world);
+        return EXIT_USAGE;
+    }
+    json_meta(o, extra, sizeof extra, &meta);
+    bench_sink_init(&sink, 1, o->csv_path, o->json_path, &meta);
+    bench_runner_init(&runner, o, comm, nodes_of(env, world), &sink);
+    int rc = bench_runner_run(&runner, err, sizeof err);
+    if (rc) report_runtime_error(comm, rc, err);
+    if (rank == 0) bench_sink_flush(&sink);
+    if (rank == 0 && sink.status) fprintf(stderr, "collbench: %s\n", sink.err);
+    int code = rc ? EXIT_RUNTIME : runner.wrong > 0 ? EXIT_WRONG : sink.status ? EXIT_RUNTIME : 0;
+    bench_sink_free(&sink);
+    return code;
+}
+
+static int run_as_rank(const bench_options *o, const coll_launch_env *env)
+{
+    coll_comm *comm = NULL;
+    int code = create_comm(o, env, &comm);
+    if (code) return code;
+    code = run_in_comm(o, env, comm);
+    coll_comm_destroy(comm);
+    return code;
+}
+
+/* ================= the launcher ================= */
+
+typedef struct launch_ctx {
+    const bench_options *o;
+    bench_sink sink;
+    int lines_lost;
+} launch_ctx;
+
+/* A row from rank 0: into the CSV at once, kept for the JSON. */
+static void on_result_line(const char *line, void *arg)
+{
+    launch_ctx *l = arg;
+    bench_row row;
+    char err[256];
+    if (bench_row_from_csv(line, &row, err, sizeof err) != 0) {
+        fprintf(stderr, "collbench: ignoring a malformed result line from rank 0: %s\n", err);
+        l->lines_lost++;
+        return;
+    }
+    bench_sink_add(&l->sink, &row); /* a failure is reported once, at the end */
+}
+
+static int wants_default(const char *name)
+{
+    /* mpi needs ranks started by mpirun; nccl needs --device cuda */
+    return strcmp(name, "mpi") != 0 && strcmp(name, "nccl") != 0;
+}
+
+/* The backends to sweep; exit code 4 when one asked for is unavailable. */
+static int pick_backends(const bench_options *o, const char **out, size_t *n)
+{
+    char why[256];
+    *n = 0;
+    for (size_t i = 0; i < o->nbackends; i++) {
+        if (!coll_backend_available(o->backends[i], why, sizeof why)) {
+            fprintf(stderr, "collbench: --backend %s: %s\n", o->backends[i], why);
+            return EXIT_UNAVAILABLE;
+        }
+        if (strcmp(o->backends[i], "mpi") == 0) {
+            fprintf(stderr, "collbench: --backend mpi: the mpi backend needs ranks started by "
+                            "mpirun or srun: mpirun -np 4 collbench %s --backend mpi\n", o->coll->name);
+            return EXIT_UNAVAILABLE;
+        }
+        out[(*n)++] = o->backends[i];
+    }
+    if (o->nbackends > 0) return 0;
+    for (const char *const *b = coll_backend_names(); *b && *n < BENCH_MAX_BACKENDS; b++)
+        if (wants_default(*b) && coll_backend_available(*b, why, sizeof why)) out[(*n)++] = *b;
+    if (*n == 0) {
+        fprintf(stderr, "collbench: no backend is available in this build\n");
+        return EXIT_UNAVAILABLE;
+    }
+    return 0;
+}
+
+static int check_root(const bench_options *o)
+{
+    if (!o->coll->has_root) return 0;
+    for (size_t i = 0; i < o->nprocs; i++)
+        if (o->root >= o->procs[i]) {
+            fprintf(stderr, "collbench: -r: root %d is not a rank of %d processes (-P)\n", o->root,
+                    o->procs[i]);
+            return EXIT_USAGE;
+        }
+    return 0;
+}
+
+/* One backend x process count; returns its exit code (0 ok). */
+static int launch_one(launch_ctx *l, int argc, char **argv, const char *backend, int nprocs)
+{
+    char env_backend[64], env_nprocs[64];
+    const char *extra_env[] = {env_backend, env_nprocs, NULL};
+    char **rank_argv = calloc((size_t)argc + 2, sizeof *rank_argv);
+    coll_launch_result res;
+    if (!rank_argv) return fprintf(stderr, "collbench: out of memory\n"), EXIT_RUNTIME;
+    for (int i = 0; i < argc; i++) rank_argv[i + 1] = argv[i]; /* [0] NULL: /proc/self/exe */
+
+    snprintf(env_backend, sizeof env_backend, "%s=%s", ENV_BACKEND, backend);
+    snprintf(env_nprocs, sizeof env_nprocs, "COLLBENCH_NPROCS=%d", nprocs);
+    coll_launch_opts lo = {.nprocs = nprocs, .argv = rank_argv, .extra_env = extra_env,
+                           .on_result_line = on_result_line, .arg = l};
+    if (!l->o->quiet) printf("\n");
+    fflush(stdout);
+    int rc = coll_launch(&lo, &res);
+    free(rank_argv);
+    bench_sink_flush(&l->sink);
+    if (rc != 0) {
+        fprintf(stderr, "collbench: %s %s %d ranks: cannot launch: %s\n", l->o->coll->name,
+                backend, nprocs, res.message);
+        return EXIT_RUNTIME;
+    }
+    if (res.exit_code != 0)
+        fprintf(stderr, "collbench: %s %s %d ranks failed: %s\n", l->o->coll->name, backend,
+                nprocs, res.message);
+    if (res.interrupted_by) return 128 + res.interrupted_by;
+    return res.exit_code;
+}
+
+static int run_as_launcher(const bench_options *o, int argc, char **argv)
+{
+    const char *backends[BENCH_MAX_BACKENDS];
+    size_t nb;
+    char extra[512];
+    bench_json_meta meta;
+    launch_ctx l = {.o = o};
+    int code = check_root(o), first = 0;
+    if (code || (code = pick_backends(o, backends, &nb))) return code;
+
+    json_meta(o, extra, sizeof extra, &meta);
+    bench_sink_init(&l.sink, 0, o->csv_path, o->json_path, &meta);
+    for (size_t b = 0; b < nb && first < 128; b++)
+        for (size_t p = 0; p < o->nprocs && first < 128; p++) {
+            code = launch_one(&l, argc, argv, backends[b], o->procs[p]);
+            if (code && !first) first = code;
+            if (code >= 128) first = code; /* interrupted: stop the sweep */
+        }
+    if (l.sink.status) fprintf(stderr, "collbench: %s\n", l.sink.err);
+    if (!first && (l.sink.status || l.lines_lost)) first = EXIT_RUNTIME;
+    bench_sink_free(&l.sink);
+    return first;
+}
+
+/* ================= the command ================= */
+
+int cmd_collective(int argc, char **argv)
+{
+    const bench_coll *coll = bench_coll_find(argv[0]);
+    bench_options o;
+    coll_launch_env env;
+    char err[512];
+    int code;
+
+    if (!coll) return fprintf(stderr, "collbench: unknown collective '%s'\n", argv[0]), EXIT_USAGE;
+    int rc = bench_options_parse(&o, coll, argc, argv, err, sizeof err);
+    if (rc == BENCH_OPTIONS_HELP) {
+        bench_options_usage(stdout, coll);
+        code = 0;
+    } else if (rc != 0) {
+        fprintf(stderr, "collbench %s: %s\n", coll->name, err);
+        code = EXIT_USAGE;
+    } else if (strcmp(o.device, "cuda") == 0) {
+        fprintf(stderr, "collbench: %s\n", cuda_unavailable);
+        code = EXIT_UNAVAILABLE;
+    } else if (coll_launch_env_detect(&env)) {
+        code = run_as_rank(&o, &env);
+    } else {
+        code = run_as_launcher(&o, argc, argv);
+    }
+    bench_options_free(&o);
+    return code;
+}

@@ -1,0 +1,81 @@
+/* collbench: the command table (git style). Each command is a function that gets
+ * argv starting at the command's own name and returns the process exit code. */
+#include <stdio.h>
+#include <string.h>
+
+#define COLLBENCH_VERSION "0.1.0"
+
+/* cmd_collective.c: every collective benchmark; argv[0] names the collective. */
+int cmd_collective(int argc, char **argv);
+
+typedef struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+} command;
+
+static int cmd_help(int argc, char **argv);
+
+static const command commands[] = {
+    {"allreduce", cmd_collective, "every rank gets the reduction of all ranks' buffers"},
+    {"allgather", cmd_collective, "every rank gets every rank's block"},
+    {"reducescatter", cmd_collective, "rank r gets block r of the reduction"},
+    {"broadcast", cmd_collective, "the root's buffer goes to every rank"},
+    {"reduce", cmd_collective, "the root gets the reduction of all ranks' buffers"},
+    {"alltoall", cmd_collective, "block j of rank i goes to block i of rank j"},
+    {"sendrecv", cmd_collective, "each rank sends to the next, receives from the previous"},
+    {"barrier", cmd_collective, "every rank waits for all others"},
+    {"help", cmd_help, "this list, or `collbench help COMMAND` for a command's options"},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0) return &commands[i];
+    return NULL;
+}
+
+static void print_commands(FILE *f)
+{
+    fprintf(f, "usage: collbench COMMAND [options]\n\n"
+               "Benchmarks of collective communication (nccl-tests style) on every backend.\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n`collbench COMMAND --help` shows a command's options.\n");
+}
+
+/* `collbench help COMMAND` is `collbench COMMAND --help`. */
+static int cmd_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_commands(stdout);
+        return 0;
+    }
+    const command *c = find_command(argv[1]);
+    if (!c || c->fn == cmd_help) {
+        fprintf(stderr, "collbench: help: unknown command '%s'\n", argv[1]);
+        return 2;
+    }
+    char *help_argv[] = {argv[1], "--help", NULL};
+    return c->fn(2, help_argv);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        print_commands(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("collbench %s\n", COLLBENCH_VERSION);
+        return 0;
+    }
+    const command *c = find_command(argv[1]);
+    if (!c) {
+        fprintf(stderr, "collbench: unknown command '%s' (see collbench help)\n", argv[1]);
+        return 2;
+    }
+    return c->fn(argc - 1, argv + 1);
+}
