@@ -143,8 +143,14 @@ static int on_dtype(parse_ctx *c, const char *v) { return copy_text(c, v, c->raw
 static int on_op(parse_ctx *c, const char *v) { return copy_text(c, v, c->raw.ops, sizeof c->raw.ops); }
 static int on_timeout(parse_ctx *c, const char *v) { return parse_seconds(c, v, 0, &c->o->timeout_s); }
 static int on_budget(parse_ctx *c, const char *v) { return parse_seconds(c, v, 1, &c->o->time_budget_s); }
-static int on_json(parse_ctx *c, const char *v) { c->o->json_path = v; return 0; }
-static int on_csv(parse_ctx *c, const char *v) { c->o->csv_path = v; return 0; }
+static int file_name(parse_ctx *c, const char *v, const char **out)
+{
+    if (*v == '\0') return fail(c, "empty file name");
+    *out = v;
+    return 0;
+}
+static int on_json(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->json_path); }
+static int on_csv(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->csv_path); }
 static int on_quiet(parse_ctx *c, const char *v) { (void)v; c->o->quiet = 1; return 0; }
 static int on_verbose(parse_ctx *c, const char *v) { (void)v; c->o->verbose = 1; return 0; }
 static int on_help(parse_ctx *c, const char *v) { (void)c; (void)v; return BENCH_OPTIONS_HELP; }
@@ -209,8 +215,8 @@ static int on_algo(parse_ctx *c, const char *v)
 {
     if (strcmp(v, "auto") != 0 && !coll_algo_supported(c->o->coll->name, v)) {
         const char *names = coll_algo_names(c->o->coll->name);
-        return fail(c, "'%s' is not an algorithm of %s (%s%sauto)", v, c->o->coll->name,
-                    names ? names : "", names && *names ? "," : "");
+        return fail(c, "'%s' is not an algorithm of %s (%s)", v, c->o->coll->name,
+                    names && *names ? names : "auto");
     }
     return copy_text(c, v, c->o->algo, sizeof c->o->algo);
 }
@@ -536,7 +542,9 @@ void bench_options_usage(FILE *f, const bench_coll *coll)
                      d->metavar ? d->metavar : "");
         fprintf(f, "  %-30s %s\n", left, d->help);
     }
-    fprintf(f, "\nexit codes: 0 ok, 1 wrong results, 2 bad usage, 3 runtime failure, "
+    const char *algos = coll_algo_names(coll->name);
+    fprintf(f, "\nalgorithms of %s: %s\n", coll->name, algos && *algos ? algos : "auto");
+    fprintf(f, "exit codes: 0 ok, 1 wrong results, 2 bad usage, 3 runtime failure, "
                "4 backend unavailable\n");
 }
 

@@ -35,6 +35,8 @@ typedef struct run_state {
     bench_table table;
     char host[64];
     double last_progress;
+    int progress_shown;
+    char what[64];       /* "allreduce tcp 4 ranks", for the progress line */
     char *err;
     size_t errlen;
 } run_state;
@@ -61,15 +63,17 @@ static void progress(run_state *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\r\033[K%s", line);
+    fprintf(stderr, "\r\033[K%s %s", s->what, line);
     fflush(stderr);
+    s->progress_shown = 1;
 }
 
 static void progress_clear(run_state *s)
 {
-    if (!s->r->progress) return;
+    if (!s->progress_shown) return;
     fprintf(stderr, "\r\033[K");
     fflush(stderr);
+    s->progress_shown = 0;
     s->last_progress = 0;
 }
 
@@ -181,7 +185,7 @@ static int warm_up(run_state *s, const size_ctx *z, const bench_call *c, int *wa
     *warmup = o->warmup;
     *iters = o->iters;
     if (o->warmup == 0) return 0; /* nothing to judge the budget by */
-    progress(s, "%s %s: warm-up", o->coll->name, z->label);
+    progress(s, "%s: warm-up", z->label);
     if ((rc = probe(c, o->coll, &t))) return rc;
     done = 1;
     if (over_budget(o, o->warmup - done, t) && o->warmup > done) {
@@ -206,7 +210,7 @@ static int time_iterations(run_state *s, const size_ctx *z, const bench_call *c,
     const bench_options *o = s->r->opts;
     int rc;
     for (int i = 0; i < iters; i++) {
-        progress(s, "%s %s: iteration %d/%d", o->coll->name, z->label, i + 1, iters);
+        progress(s, "%s: iteration %d/%d", z->label, i + 1, iters);
         if ((rc = timed_call(o->coll, c, &z->times[i]))) return rc;
     }
     /* Each iteration took as long as its slowest rank. */
@@ -253,7 +257,7 @@ static int check_results(run_state *s, const size_ctx *z, const bench_call *c, i
     if (r->opts->check == 0) return 0;
     for (int i = 1; i <= r->opts->check; i++) {
         bench_data_key k = data_key(r, &z->pair, (uint64_t)i);
-        progress(s, "%s %s: check %d/%d", coll->name, z->label, i, r->opts->check);
+        progress(s, "%s: check %d/%d", z->label, i, r->opts->check);
         fill_inputs(r, z, c, (uint64_t)i);
         if ((rc = coll->run(c))) return rc;
         maybe_corrupt(r, c);
@@ -392,6 +396,8 @@ int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
     if (errlen) errmsg[0] = '\0';
     if (gethostname(s.host, sizeof s.host) != 0) snprintf(s.host, sizeof s.host, "unknown");
     s.host[sizeof s.host - 1] = '\0';
+    snprintf(s.what, sizeof s.what, "%s %s %d ranks", r->opts->coll->name, coll_comm_backend(r->comm),
+             r->nranks);
     if (strcmp(r->opts->algo, "auto") != 0 && (rc = coll_comm_set_algo(r->comm, r->opts->algo)))
         return rc;
     bench_table_init(&s.table, stdout, r->opts->verbose);

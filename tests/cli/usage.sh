@@ -27,4 +27,7 @@ expect_exit 2 "\-\-inplace" allreduce --inplace 5
 expect_exit 2 "\-\-sizes" allreduce --sizes 6 -d float32
 expect_exit 2 "\-r" broadcast -r 3 -P 2,3 --sizes 1K
 expect_exit 2 "unexpected" allreduce extra-argument
+expect_exit 2 "\-\-csv" allreduce --sizes 1K -P 2 --csv "$WORK/no-such-dir/r.csv"
+echo "not,our,header" >"$WORK/other.csv"
+expect_exit 2 "\-\-csv" allreduce --sizes 1K -P 2 --csv "$WORK/other.csv"
 finish

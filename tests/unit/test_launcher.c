@@ -244,6 +244,8 @@ typedef struct connect_probe {
     const char *dir;
     int connected;
     int port;
+    int launcher_sockets;   /* sockets open in the launcher while rank 0 runs */
+    int launcher_pipe_ends; /* fds of the launcher on the results pipe */
 } connect_probe;
 
 static int connect_local(int port)
@@ -257,11 +259,35 @@ static int connect_local(int port)
     return rc;
 }
 
-/* Runs in the launcher while rank 0 waits: the port must accept connections. */
+/* How many of this process's fds link to target ("pipe:[123]"), or to any
+ * socket when target is "socket:". */
+static int count_fds_linking_to(const char *target)
+{
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char path[300], link[128];
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t len = readlink(path, link, sizeof link - 1);
+        if (len <= 0) continue;
+        link[len] = '\0';
+        if (strncmp(link, target, strlen(target)) == 0) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Runs in the launcher while rank 0 waits: the port must accept connections,
+ * and the launcher itself must hold neither the socket nor the pipe's write end. */
 static void probe_store_port(const char *line, void *arg)
 {
     connect_probe *p = arg;
-    assert_int_equal(sscanf(line, "port %d", &p->port), 1);
+    char pipe_name[64];
+    assert_int_equal(sscanf(line, "port %d %63s", &p->port, pipe_name), 2);
+    p->launcher_sockets = count_fds_linking_to("socket:");
+    p->launcher_pipe_ends = count_fds_linking_to(pipe_name);
     p->connected = connect_local(p->port) == 0;
     char path[512];
     snprintf(path, sizeof path, "%s/connected", p->dir);
@@ -274,7 +300,8 @@ static void test_rank0_holds_the_store_socket(void **state)
 {
     fixture *f = *state;
     const char *script =
-        "if [ \"$RANK\" = 0 ]; then echo \"port $MASTER_PORT\"" TO_RESULTS "; "
+        "if [ \"$RANK\" = 0 ]; then "
+        "echo \"port $MASTER_PORT $(readlink /proc/$$/fd/$COLL_RESULTS_FD)\"" TO_RESULTS "; "
         "i=0; while [ ! -e \"$DIR/connected\" ]; do i=$((i+1)); [ $i -gt 400 ] && exit 9; "
         "sleep 0.05; done; fi";
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
@@ -286,6 +313,8 @@ static void test_rank0_holds_the_store_socket(void **state)
     assert_int_equal(coll_launch(&o, &res), COLL_OK);
     assert_int_equal(res.exit_code, 0);
     assert_true(probe.connected);
+    assert_int_equal(probe.launcher_sockets, 0);
+    assert_int_equal(probe.launcher_pipe_ends, 1); /* the read end only */
     /* Rank 0 is gone and the launcher closed its copy: nobody listens any more. */
     assert_int_not_equal(connect_local(probe.port), 0);
     assert_no_children();

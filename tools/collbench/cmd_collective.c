@@ -102,6 +102,7 @@ static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_
         return EXIT_USAGE;
     }
     json_meta(o, extra, sizeof extra, &meta);
+    meta.world_size = world; /* -P means nothing to ranks started by someone else */
     bench_sink_init(&sink, 1, o->csv_path, o->json_path, &meta);
     bench_runner_init(&runner, o, comm, nodes_of(env, world), &sink);
     int rc = bench_runner_run(&runner, err, sizeof err);
@@ -214,11 +215,32 @@ static int launch_one(launch_ctx *l, int argc, char **argv, const char *backend,
                 backend, nprocs, res.message);
         return EXIT_RUNTIME;
     }
-    if (res.exit_code != 0)
+    if (res.exit_code == EXIT_WRONG)
+        fprintf(stderr, "collbench: %s %s %d ranks: wrong results (%s)\n", l->o->coll->name,
+                backend, nprocs, res.message);
+    else if (res.exit_code != 0)
         fprintf(stderr, "collbench: %s %s %d ranks failed: %s\n", l->o->coll->name, backend,
                 nprocs, res.message);
     if (res.interrupted_by) return 128 + res.interrupted_by;
     return res.exit_code;
+}
+
+/* Refuse an output file we cannot write before minutes of benchmarking, not after. */
+static int check_outputs(const bench_options *o)
+{
+    char err[512];
+    if (o->csv_path && bench_csv_append(o->csv_path, NULL, 0, err, sizeof err) != 0) {
+        fprintf(stderr, "collbench: --csv: %s\n", err);
+        return EXIT_USAGE;
+    }
+#ifndef COLL_HAVE_JANSSON
+    if (o->json_path) {
+        fprintf(stderr, "collbench: -J: this collbench was built without jansson "
+                        "(apt-get install libjansson-dev, then rebuild)\n");
+        return EXIT_UNAVAILABLE;
+    }
+#endif
+    return 0;
 }
 
 static int run_as_launcher(const bench_options *o, int argc, char **argv)
@@ -229,7 +251,7 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
     bench_json_meta meta;
     launch_ctx l = {.o = o};
     int code = check_root(o), first = 0;
-    if (code || (code = pick_backends(o, backends, &nb))) return code;
+    if (code || (code = pick_backends(o, backends, &nb)) || (code = check_outputs(o))) return code;
 
     json_meta(o, extra, sizeof extra, &meta);
     bench_sink_init(&l.sink, 0, o->csv_path, o->json_path, &meta);

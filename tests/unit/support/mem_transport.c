@@ -202,7 +202,11 @@ static int ep_progress(coll_transport *tp, int timeout_ms)
     int rc = COLL_OK;
     for (int round = 0; round < 2; round++) {
         if (w->aborted) {
-            rc = fail_all(e, w->abort_by == tp->rank ? COLL_EABORTED : COLL_EPEER);
+            /* like tcp: the aborting rank's status reaches everyone (a mismatch
+             * stays a mismatch); a status-less abort reads as a failed peer */
+            int st = w->abort_status < 0 && w->abort_status != COLL_EABORTED ? w->abort_status
+                                                                             : COLL_EPEER;
+            rc = fail_all(e, w->abort_by == tp->rank ? COLL_EABORTED : st);
             break;
         }
         int moved = 0;
