@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # build + unit tests + JSON output; clang for the second compiler in CI
-required=(cmake make gcc pkg-config libcmocka-dev libjansson-dev)
+required=(cmake make gcc pkg-config libcmocka-dev libjansson-dev jq)
 if [ "${CI:-}" = "true" ] || [ "${COLL_DEPS_ALL:-0}" = 1 ]; then
   required+=(clang)
 fi

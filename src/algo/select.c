@@ -5,10 +5,11 @@
 
 #include "algo/algo.h"
 
-/* Crossover points of the tuning table. Placeholders until measured over TCP:
- * docs/PERFORMANCE.md holds the measurements and the command that made them;
- * update these constants from there. Sizes are whole-vector bytes. */
-#define ALLREDUCE_RD_BELOW      (16u << 10)  /* recursive doubling: latency bound */
+/* Crossover points of the tuning table, measured over TCP loopback with
+ * bench/allreduce_algos.sh (docs/PERFORMANCE.md has the table and the command).
+ * Sizes are whole-vector bytes. */
+#define ALLREDUCE_RD_BELOW_2    (2u << 20)   /* 2 ranks: rd is one exchange, ring two */
+#define ALLREDUCE_RD_BELOW      (64u << 10)  /* recursive doubling: latency bound */
 #define ALLREDUCE_RHD_BELOW     (1u << 20)   /* Rabenseifner; ring above */
 #define ALLGATHER_RD_BELOW      (64u << 10)  /* power-of-two worlds only */
 #define BROADCAST_TREE_BELOW    (256u << 10) /* binomial tree; pipelined chain above */
@@ -49,21 +50,23 @@ typedef struct tune_row {
     coll_kind kind;
     size_t below;  /* bytes < below (0: any size) */
     int pow2_only; /* world must be a power of two */
+    int max_world; /* world <= max_world (0: any) */
     coll_algo_id algo;
 } tune_row;
 
 static const tune_row table[] = {
-    {COLL_KIND_ALLREDUCE, ALLREDUCE_RD_BELOW, 0, COLL_ALGO_RD},
-    {COLL_KIND_ALLREDUCE, ALLREDUCE_RHD_BELOW, 0, COLL_ALGO_RHD},
-    {COLL_KIND_ALLREDUCE, 0, 0, COLL_ALGO_RING},
-    {COLL_KIND_ALLGATHER, ALLGATHER_RD_BELOW, 1, COLL_ALGO_RD},
-    {COLL_KIND_ALLGATHER, 0, 0, COLL_ALGO_RING},
-    {COLL_KIND_REDUCESCATTER, 0, 0, COLL_ALGO_RING},
-    {COLL_KIND_BROADCAST, BROADCAST_TREE_BELOW, 0, COLL_ALGO_TREE},
-    {COLL_KIND_BROADCAST, 0, 0, COLL_ALGO_RING},
-    {COLL_KIND_REDUCE, 0, 0, COLL_ALGO_TREE},
-    {COLL_KIND_ALLTOALL, 0, 0, COLL_ALGO_PAIRWISE},
-    {COLL_KIND_BARRIER, 0, 0, COLL_ALGO_DISSEMINATION},
+    {COLL_KIND_ALLREDUCE, ALLREDUCE_RD_BELOW_2, 0, 2, COLL_ALGO_RD},
+    {COLL_KIND_ALLREDUCE, ALLREDUCE_RD_BELOW, 0, 0, COLL_ALGO_RD},
+    {COLL_KIND_ALLREDUCE, ALLREDUCE_RHD_BELOW, 0, 0, COLL_ALGO_RHD},
+    {COLL_KIND_ALLREDUCE, 0, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_ALLGATHER, ALLGATHER_RD_BELOW, 1, 0, COLL_ALGO_RD},
+    {COLL_KIND_ALLGATHER, 0, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_REDUCESCATTER, 0, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_BROADCAST, BROADCAST_TREE_BELOW, 0, 0, COLL_ALGO_TREE},
+    {COLL_KIND_BROADCAST, 0, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_REDUCE, 0, 0, 0, COLL_ALGO_TREE},
+    {COLL_KIND_ALLTOALL, 0, 0, 0, COLL_ALGO_PAIRWISE},
+    {COLL_KIND_BARRIER, 0, 0, 0, COLL_ALGO_DISSEMINATION},
 };
 
 static int is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -123,6 +126,7 @@ coll_algo_id coll_algo_select(coll_kind kind, coll_algo_id requested, size_t byt
         if (t->kind != kind) continue;
         if (t->below && bytes >= t->below) continue;
         if (t->pow2_only && !is_pow2(world)) continue;
+        if (t->max_world && world > t->max_world) continue;
         return t->algo;
     }
     return COLL_ALGO_AUTO; /* p2p: nothing to choose */

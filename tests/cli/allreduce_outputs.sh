@@ -19,14 +19,14 @@ lines=$(wc -l <"$WORK/r.csv")
 [ "$lines" -eq 17 ] || fail "CSV: expected header + 16 rows, got $lines lines"
 awk -F, 'NR > 1 && $NF != "0" { bad = 1 } END { exit bad }' "$WORK/r.csv" || fail "CSV wrong != 0"
 
-if python3 -c 'import json' 2>/dev/null; then
-    python3 -m json.tool "$WORK/r.json" >/dev/null || fail "JSON does not parse"
-    python3 - "$WORK/r.json" <<'PY' || fail "JSON lacks results.communication.allreduce rows"
-import json, sys
-rows = json.load(open(sys.argv[1]))["results"]["communication"]["allreduce"]
-sys.exit(0 if len(rows) == 16 and all(r["wrong"] == 0 for r in rows) else 1)
-PY
-fi
+# jq (scripts/deps.sh installs it) is the independent JSON parser here.
+command -v jq >/dev/null || fail "jq is needed to check the JSON output (scripts/deps.sh installs it)"
+n=$(jq '.results.communication.allreduce | length' "$WORK/r.json") || fail "JSON does not parse"
+[ "$n" -eq 16 ] || fail "JSON: expected 16 allreduce rows, got $n"
+jq -e '[.results.communication.allreduce[] | select(.wrong != 0)] | length == 0' "$WORK/r.json" \
+    >/dev/null || fail "JSON has rows with wrong != 0"
+jq -e '.name and .world_size == 3 and .timestamp and .config.warmup_iters == 1 and .config.benchmark_iters == 3' \
+    "$WORK/r.json" >/dev/null || fail "JSON lacks the DESIGN.md top-level keys: $(head -c 400 "$WORK/r.json")"
 
 # A second run appends: more rows, still one header.
 expect_exit 0 "" $RUN

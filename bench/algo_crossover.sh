@@ -1,27 +1,31 @@
 #!/usr/bin/env bash
-# Where do the all-reduce algorithms cross over on this machine?
-# Runs rd (recursive doubling), rhd (Rabenseifner) and ring over the same sizes
-# and process counts in one go, then prints a markdown table of the median
-# iteration time of each and its ratio to the fastest (1.00 = fastest).
+# Where do a collective's algorithms cross over on this machine?
+# Runs each algorithm (default: all-reduce rd, rhd, ring) over the same sizes and
+# process counts in one go, then prints a markdown table of the median
+# iteration time of each and its ratio to the fastest (x1.00 = fastest).
 # These ratios set the crossover constants at the top of src/algo/select.c.
 #
-#   bench/allreduce_algos.sh            (env: COLLBENCH, BACKEND, PROCS, SIZES, ITERS)
+#   bench/algo_crossover.sh                               all-reduce: rd rhd ring
+#   COLL=broadcast ALGOS="tree ring" bench/algo_crossover.sh
+#   COLL=allgather ALGOS="rd ring" PROCS=2,4 bench/algo_crossover.sh
+# (env also: COLLBENCH, BACKEND, PROCS, SIZES, ITERS)
 set -euo pipefail
 BIN=${COLLBENCH:-build/collbench}
 BACKEND=${BACKEND:-tcp}
 PROCS=${PROCS:-2,4,6}
 SIZES=${SIZES:-256,4K,16K,64K,256K,1M,4M,16M}
 ITERS=${ITERS:-30}
+COLL=${COLL:-allreduce}
 ALGOS=${ALGOS:-rd rhd ring}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 for algo in $ALGOS; do
-  "$BIN" allreduce --backend "$BACKEND" --algo "$algo" --sizes "$SIZES" -P "$PROCS" \
+  "$BIN" "$COLL" --backend "$BACKEND" --algo "$algo" --sizes "$SIZES" -P "$PROCS" \
     --inplace 0 -n "$ITERS" -w 5 -q --csv "$tmp/r.csv" >/dev/null
 done
 
-echo "all-reduce float32 sum, backend $BACKEND, median time (us) per algorithm; x = ratio to the fastest"
+echo "$COLL float32 (sum), backend $BACKEND, median time (us) per algorithm; x = ratio to the fastest"
 echo
 awk -F, -v algos="$ALGOS" '
   NR == 1 { next }
