@@ -188,8 +188,8 @@ static int build_base_env(launcher *l, size_t *count)
 
 static void format_own_vars(const launcher *l, int rank, char *vars)
 {
-    char *v = vars;
-#define OWN(i, spec, val) snprintf(v + (i)*OWN_VAR_LEN, OWN_VAR_LEN, "%s=" spec, own_var_names[i], val)
+#define OWN(i, spec, val) \
+    snprintf(vars + (i)*OWN_VAR_LEN, OWN_VAR_LEN, "%s=" spec, own_var_names[i], val)
     OWN(V_RANK, "%d", rank);
     OWN(V_WORLD, "%d", l->n);
     OWN(V_LOCAL_RANK, "%d", rank);
@@ -212,7 +212,8 @@ static int build_envs(launcher *l)
     if (rc) return rc;
     l->own_vars = calloc((size_t)l->n * N_OWN_VARS, OWN_VAR_LEN);
     l->envp = calloc((size_t)l->n, sizeof *l->envp);
-    if (!l->own_vars || !l->envp) return fail(l, COLL_ENOMEM, "out of memory building the environment");
+    if (!l->own_vars || !l->envp)
+        return fail(l, COLL_ENOMEM, "out of memory building the environment");
     for (int r = 0; r < l->n; r++) {
         char **env = calloc(nbase + N_OWN_VARS + 1, sizeof *env);
         if (!env) return fail(l, COLL_ENOMEM, "out of memory building the environment");
@@ -259,8 +260,13 @@ static void install_handlers(launcher *l)
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     wake_fd = l->wake_wr;
-    sigaction(SIGINT, &sa, &l->old_int);
-    sigaction(SIGTERM, &sa, &l->old_term);
+    /* An ignored SIGINT/SIGTERM (background job, nohup) stays ignored, and the
+     * ranks inherit that. SIGCHLD is always ours: SIG_IGN would reap the ranks
+     * before we could read their status. */
+    sigaction(SIGINT, NULL, &l->old_int);
+    sigaction(SIGTERM, NULL, &l->old_term);
+    if (l->old_int.sa_handler != SIG_IGN) sigaction(SIGINT, &sa, NULL);
+    if (l->old_term.sa_handler != SIG_IGN) sigaction(SIGTERM, &sa, NULL);
     sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
     sigaction(SIGCHLD, &sa, &l->old_chld);
     l->handlers_installed = 1;

@@ -54,8 +54,9 @@ typedef struct coll_launch_result {
  * else a negative status (bad opts, no socket, fork/exec failed) with the reason
  * in res->message, and every rank already started is stopped and reaped.
  * Not reentrant: one launch per process at a time (COLL_EINVAL otherwise).
- * While it runs, SIGCHLD, SIGINT and SIGTERM are handled by the launcher; the
- * previous handlers are restored before it returns. */
+ * While it runs, SIGCHLD, SIGINT and SIGTERM (these two unless ignored) are
+ * handled by the launcher; the previous handlers are restored before it returns.
+ * A second SIGINT/SIGTERM kills the ranks at once. */
 int coll_launch(const coll_launch_opts *opts, coll_launch_result *res);
 
 #endif

@@ -24,7 +24,10 @@ static int clear_env(void **state)
     return 0;
 }
 
-static void set(const char *name, const char *value) { assert_int_equal(setenv(name, value, 1), 0); }
+static void set(const char *name, const char *value)
+{
+    assert_int_equal(setenv(name, value, 1), 0);
+}
 
 static void expect(int found, int rank, int world, int lrank, int lworld, const char *source)
 {

@@ -531,6 +531,41 @@ static void test_interrupt_is_forwarded_and_handlers_restored(void **state)
     assert_ptr_equal((void *)chld.sa_handler, (void *)SIG_DFL);
 }
 
+static void collect_and_interrupt(const char *line, void *arg)
+{
+    collect_line(line, arg);
+    if (strcmp(line, "ready") == 0) kill(getpid(), SIGINT);
+}
+
+/* A launcher started with SIGINT ignored (background job, nohup) neither
+ * catches it nor hands the ranks a SIGINT they would die of. */
+static void test_ignored_interrupt_stays_ignored(void **state)
+{
+    fixture *f = *state;
+    struct sigaction ign = {.sa_handler = SIG_IGN}, before, after;
+    sigemptyset(&ign.sa_mask);
+    assert_int_equal(sigaction(SIGINT, &ign, &before), 0);
+    const char *script = "[ \"$RANK\" = 0 ] || exit 0; kill -INT $$; echo ready" TO_RESULTS "; "
+                         "echo survived" TO_RESULTS;
+    char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+    const char *env[] = {f->dir_env, NULL};
+    lines out = {0};
+    coll_launch_opts o = {.nprocs = 2, .argv = argv, .extra_env = env, .grace_s = 0.5,
+                          .on_result_line = collect_and_interrupt, .arg = &out};
+    coll_launch_result res;
+    int rc = coll_launch(&o, &res);
+    kill(getpid(), SIGINT); /* still ignored after the launch */
+    assert_int_equal(sigaction(SIGINT, &before, &after), 0);
+    assert_int_equal(rc, COLL_OK);
+    assert_int_equal(res.exit_code, 0);
+    assert_int_equal(res.interrupted_by, 0);
+    assert_int_equal(out.n, 2);
+    assert_string_equal(out.v[1], "survived");
+    assert_ptr_equal((void *)after.sa_handler, (void *)SIG_IGN);
+    lines_free(&out);
+    assert_no_children();
+}
+
 /* Ranks of this very binary: see main(). */
 static void test_self_exe(void **state)
 {
@@ -622,6 +657,7 @@ int main(int argc, char **argv)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_is_forwarded_and_handlers_restored, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_ignored_interrupt_stays_ignored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_self_exe, setup, teardown),
         cmocka_unit_test_setup_teardown(test_exec_failure_is_a_launch_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
