@@ -19,7 +19,7 @@ static const struct { coll_dtype dt; coll_op op; } pairs[] = {
     {COLL_UINT8, COLL_SUM},   {COLL_INT64, COLL_PROD}, {COLL_FLOAT32, COLL_AVG},
 };
 #define NPAIRS (sizeof pairs / sizeof pairs[0])
-static const size_t counts[] = {0, 1, 17, 65537};
+static const size_t counts[] = {0, 1, 17, 65537, 1000003}; /* the last spans several 1 MiB chunks */
 #define NCOUNTS (sizeof counts / sizeof counts[0])
 
 typedef struct test_case {
