@@ -70,9 +70,30 @@ int coll_p2p_exchange_reduce(coll_algo_ctx *c, int to, const void *sbuf, size_t 
                              int from, const void *in, void *out, size_t rcnt,
                              coll_dtype dt, coll_op op);
 
+/* ---- block ranges (blocks.c) ---- */
 /* Split count elements into size blocks as evenly as possible: block i starts at
  * element *off and has *cnt elements (the first count % size blocks get one more). */
 void coll_block_range(size_t count, int size, int i, size_t *off, size_t *cnt);
+/* The window of blocks [first, last) (first < last) of that split, as one range. */
+void coll_blocks_span(size_t count, int size, int first, int last, size_t *off, size_t *cnt);
+/* Chunk k (of ce elements, see coll_chunk_range) of block i of that split, as an
+ * element range of the whole vector; *cnt is 0 past the block's end. */
+void coll_block_chunk(size_t count, int size, int i, size_t ce, size_t k, size_t *off,
+                      size_t *cnt);
+
+/* ---- non-power-of-two fold (fold.c) ----
+ * Recursive doubling/halving run on p = coll_pow2_floor(n) ranks; the first
+ * 2*rem (rem = n - p) ranks pair up first (MPICH's scheme): even ones fold
+ * their vector into the odd neighbour and sit out, then get the result back. */
+int coll_pow2_floor(int n);
+/* Real rank of participant nr (0..p-1). */
+int coll_fold_real_rank(int nr, int rem);
+/* Fold-in: rbuf = sbuf, reduced with the even neighbour's sbuf on odd ranks
+ * below 2*rem. *nr: this rank's participant number, or -1 if it sits out. */
+int coll_fold_in(coll_algo_ctx *c, int rem, const void *sbuf, void *rbuf, size_t count,
+                 coll_dtype dt, coll_op op, int *nr);
+/* Fold-out: odd ranks below 2*rem send the bytes of rbuf back to the even ones. */
+int coll_fold_out(coll_algo_ctx *c, int rem, void *rbuf, size_t bytes);
 
 /* Element i of buf (NULL stays NULL: empty buffers may be passed as NULL). */
 static inline char *coll_elem(const void *buf, size_t i, size_t esz)
@@ -84,6 +105,13 @@ static inline int coll_mod(int a, int n) { return ((a % n) + n) % n; }
 static inline void coll_copy(void *dst, const void *src, size_t bytes)
 {
     if (bytes && dst != src) memcpy(dst, src, bytes);
+}
+/* A world of one: the result is the input. Returns 1 when it did the call. */
+static inline int coll_alone(const coll_algo_ctx *c, void *rbuf, const void *sbuf, size_t bytes)
+{
+    if (c->size != 1) return 0;
+    coll_copy(rbuf, sbuf, bytes);
+    return 1;
 }
 static inline size_t coll_div_up(size_t a, size_t b) { return (a + b - 1) / b; }
 /* Chunk k (of ce elements) of a block of cnt elements: offset and length inside it. */

@@ -1,46 +1,26 @@
 /* Recursive-doubling all-reduce: log2(p) rounds, each exchanging the whole
  * vector with the partner at distance 2^k; latency-optimal for small
- * messages. Non-powers of two fold the first 2*(n-p) ranks in pairs first, as
- * in allreduce_rhd.c. Vectors longer than one chunk run the rounds once per
- * chunk, so scratch stays one chunk. Every rank combines the same operands in
- * the same tree, so all ranks get bitwise identical results. */
+ * messages. Non-powers of two fold the first 2*(n-p) ranks in pairs first
+ * (fold.c). Vectors longer than one chunk run the rounds once per chunk, so
+ * scratch stays one chunk. Every rank combines the same operands in the same
+ * tree, so all ranks get bitwise identical results. */
 #include "algo/algo.h"
 #include "core/reduce.h"
-
-static int real_rank(int nr, int rem) { return nr < rem ? 2 * nr + 1 : nr + rem; }
 
 static int rd_chunk(coll_algo_ctx *c, const char *s, char *d, size_t len, void *tmp,
                     int p, int rem, coll_dtype dt, coll_op op, coll_reduce_fn fn)
 {
     size_t esz = coll_dtype_size(dt);
-    int r = c->rank, nr, rc;
-    if (r < 2 * rem) {
-        if (r % 2 == 0) {
-            rc = coll_p2p_send(c, r + 1, s, len * esz);
-            nr = -1;
-        } else {
-            rc = coll_p2p_exchange_reduce(c, -1, NULL, 0, r - 1, s, d, len, dt, op);
-            nr = r / 2;
-        }
+    int nr, rc = coll_fold_in(c, rem, s, d, len, dt, op, &nr);
+    if (rc < 0) return rc;
+    for (int mask = 1; nr >= 0 && mask < p; mask <<= 1) {
+        int peer = coll_fold_real_rank(nr ^ mask, rem);
+        /* d is being sent, so the partner's vector lands in tmp first. */
+        rc = coll_p2p_sendrecv(c, peer, d, len * esz, peer, tmp, len * esz);
         if (rc < 0) return rc;
-    } else {
-        coll_copy(d, s, len * esz);
-        nr = r - rem;
+        if (len) fn(d, d, tmp, len);
     }
-    if (nr >= 0) {
-        for (int mask = 1; mask < p; mask <<= 1) {
-            int peer = real_rank(nr ^ mask, rem);
-            /* d is being sent, so the partner's vector lands in tmp first. */
-            rc = coll_p2p_sendrecv(c, peer, d, len * esz, peer, tmp, len * esz);
-            if (rc < 0) return rc;
-            if (len) fn(d, d, tmp, len);
-        }
-    }
-    if (r < 2 * rem) {
-        rc = r % 2 ? coll_p2p_send(c, r - 1, d, len * esz) : coll_p2p_recv(c, r + 1, d, len * esz);
-        if (rc < 0) return rc;
-    }
-    return COLL_OK;
+    return coll_fold_out(c, rem, d, len * esz);
 }
 
 int coll_allreduce_rd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
@@ -50,12 +30,8 @@ int coll_allreduce_rd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t cou
     coll_reduce_fn fn = coll_reduce_kernel(dt, op);
     if (!esz || !fn) return COLL_EINVAL;
     int n = c->size;
-    if (n == 1) {
-        coll_copy(rbuf, sbuf, count * esz);
-        return COLL_OK;
-    }
-    int p = 1;
-    while (p * 2 <= n) p *= 2;
+    if (coll_alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
+    int p = coll_pow2_floor(n);
     size_t ce = coll_chunk_elems(c, esz);
     size_t nch = count ? coll_div_up(count, ce) : 1;
     /* Slot 1: slot 0 is used by coll_p2p_exchange_reduce in the fold step. */

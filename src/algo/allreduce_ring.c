@@ -11,10 +11,7 @@ int coll_allreduce_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t c
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;
     int n = c->size, r = c->rank;
-    if (n == 1) {
-        coll_copy(rbuf, sbuf, count * esz);
-        return COLL_OK;
-    }
+    if (coll_alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
     int right = coll_mod(r + 1, n), left = coll_mod(r - 1, n);
     size_t off0, bmax; /* block 0 is the largest */
     coll_block_range(count, n, 0, &off0, &bmax);
@@ -26,16 +23,9 @@ int coll_allreduce_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t c
          * place, step 0 sends straight from sbuf and every reduction reads the
          * local contribution from sbuf, so rbuf needs no initial copy. */
         for (int s = 0; s < n - 1; s++) {
-            int sb = coll_mod(r - s, n), rb = coll_mod(r - s - 1, n);
-            size_t so, sc, ro, rcnt, co, cl;
-            coll_block_range(count, n, sb, &so, &sc);
-            coll_chunk_range(sc, ce, k, &co, &cl);
-            so += co;
-            sc = cl;
-            coll_block_range(count, n, rb, &ro, &rcnt);
-            coll_chunk_range(rcnt, ce, k, &co, &cl);
-            ro += co;
-            rcnt = cl;
+            size_t so, sc, ro, rcnt;
+            coll_block_chunk(count, n, coll_mod(r - s, n), ce, k, &so, &sc);
+            coll_block_chunk(count, n, coll_mod(r - s - 1, n), ce, k, &ro, &rcnt);
             const void *src = s == 0 ? sbuf : rbuf;
             int rc = coll_p2p_exchange_reduce(c, right, coll_elem(src, so, esz), sc, left,
                                               coll_elem(sbuf, ro, esz), coll_elem(rbuf, ro, esz),
@@ -44,16 +34,9 @@ int coll_allreduce_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t c
         }
         /* All-gather the reduced blocks around the same ring. */
         for (int s = 0; s < n - 1; s++) {
-            int sb = coll_mod(r - s + 1, n), rb = coll_mod(r - s, n);
-            size_t so, sc, ro, rcnt, co, cl;
-            coll_block_range(count, n, sb, &so, &sc);
-            coll_chunk_range(sc, ce, k, &co, &cl);
-            so += co;
-            sc = cl;
-            coll_block_range(count, n, rb, &ro, &rcnt);
-            coll_chunk_range(rcnt, ce, k, &co, &cl);
-            ro += co;
-            rcnt = cl;
+            size_t so, sc, ro, rcnt;
+            coll_block_chunk(count, n, coll_mod(r - s + 1, n), ce, k, &so, &sc);
+            coll_block_chunk(count, n, coll_mod(r - s, n), ce, k, &ro, &rcnt);
             int rc = coll_p2p_sendrecv(c, right, coll_elem(rbuf, so, esz), sc * esz, left,
                                        coll_elem(rbuf, ro, esz), rcnt * esz);
             if (rc < 0) return rc;

@@ -1,5 +1,5 @@
-/* Scratch buffers, point-to-point helpers and block ranges shared by the
- * algorithms. Everything here blocks in tp->ops->progress (never spins). */
+/* Scratch buffers and point-to-point helpers shared by the algorithms.
+ * Everything here blocks in tp->ops->progress (never spins). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,14 +40,6 @@ size_t coll_chunk_elems(const coll_algo_ctx *c, size_t esz)
     size_t chunk = c->chunk_bytes ? c->chunk_bytes : COLL_ALGO_DEFAULT_CHUNK;
     size_t n = esz ? chunk / esz : chunk;
     return n ? n : 1;
-}
-
-void coll_block_range(size_t count, int size, int i, size_t *off, size_t *cnt)
-{
-    size_t n = size > 0 ? (size_t)size : 1;
-    size_t base = count / n, rem = count % n, ui = (size_t)i;
-    *cnt = base + (ui < rem ? 1 : 0);
-    *off = ui * base + (ui < rem ? ui : rem);
 }
 
 void coll_xfer_init(coll_algo_ctx *c, coll_xfer *x, coll_xfer_kind kind, int peer,

@@ -11,10 +11,7 @@ int coll_reducescatter_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;
     int n = c->size, r = c->rank;
-    if (n == 1) {
-        coll_copy(rbuf, sbuf, recvcount * esz);
-        return COLL_OK;
-    }
+    if (coll_alone(c, rbuf, sbuf, recvcount * esz)) return COLL_OK;
     int right = coll_mod(r + 1, n), left = coll_mod(r - 1, n);
     size_t ce = coll_chunk_elems(c, esz);
     size_t cmax = recvcount < ce ? recvcount : ce;
