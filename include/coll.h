@@ -138,6 +138,17 @@ int coll_recv(coll_comm *comm, void *buf, size_t count, coll_dtype dt, int peer)
 int coll_sendrecv(coll_comm *comm, const void *sendbuf, size_t sendcount, int dest,
                   void *recvbuf, size_t recvcount, int source, coll_dtype dt);
 int coll_barrier(coll_comm *comm);
+/* Monitored barrier (like torch's monitored_barrier): rank 0 waits up to timeout_s
+ * for every other rank to arrive, then tells every rank which ranks never did.
+ * Returns COLL_OK when all arrived; else COLL_ETIMEDOUT on every rank that waited,
+ * with the missing ranks (ascending, at most max_missing of them) in missing,
+ * their total number in *nmissing (both may be NULL/0), and an errmsg naming them
+ * ("ranks 2, 5 did not reach the monitored barrier within 1.0 s"). Rank 0 itself
+ * not answering within timeout_s + 1 s is reported as rank 0 missing. Runs over
+ * the rendezvous store, not the transport, so a timeout leaves the communicator
+ * usable; a later collective with a dead rank still fails at the comm's timeout. */
+int coll_monitored_barrier(coll_comm *comm, double timeout_s, int *missing, int max_missing,
+                           int *nmissing);
 
 /* Nonblocking collectives, progressed by the communicator's progress thread.
  * Collectives (blocking or not) run in the order they were called. */

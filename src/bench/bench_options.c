@@ -151,6 +151,33 @@ static int file_name(parse_ctx *c, const char *v, const char **out)
 }
 static int on_json(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->json_path); }
 static int on_csv(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->csv_path); }
+static int on_per_iter(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->per_iter_path); }
+/* env://, tcp://host:port (port 1-65535) or file:///path, as in torch.distributed. */
+static int on_init_method(parse_ctx *c, const char *v)
+{
+    if (strcmp(v, "env://") == 0) {
+        c->o->init_method = v;
+        return 0;
+    }
+    if (strncmp(v, "tcp://", 6) == 0) {
+        const char *hostport = v + 6, *colon = strrchr(hostport, ':');
+        if (!colon || colon == hostport)
+            return fail(c, "'%s': expected tcp://host:port", v);
+        char *end;
+        errno = 0;
+        long port = strtol(colon + 1, &end, 10);
+        if (colon[1] == '\0' || *end != '\0' || errno == ERANGE || port < 1 || port > 65535)
+            return fail(c, "'%s': the port must be a number from 1 to 65535", v);
+        c->o->init_method = v;
+        return 0;
+    }
+    if (strncmp(v, "file://", 7) == 0) {
+        if (v[7] == '\0') return fail(c, "'%s': expected file:///path", v);
+        c->o->init_method = v;
+        return 0;
+    }
+    return fail(c, "'%s' is not an init method (env://, tcp://host:port, file:///path)", v);
+}
 static int on_quiet(parse_ctx *c, const char *v) { (void)v; c->o->quiet = 1; return 0; }
 static int on_verbose(parse_ctx *c, const char *v) { (void)v; c->o->verbose = 1; return 0; }
 static int on_help(parse_ctx *c, const char *v) { (void)c; (void)v; return BENCH_OPTIONS_HELP; }
@@ -270,7 +297,9 @@ static const opt_def opt_table[] = {
     {'T', "timeout", "SECONDS", on_timeout, "give up on a blocked collective (default 300)"},
     {'J', "json", "FILE", on_json, "write results as JSON"},
     {0, "csv", "FILE", on_csv, "append results as CSV"},
+    {0, "per-iter", "FILE", on_per_iter, "append every iteration's time on every rank as CSV"},
     {'P', "procs", "LIST", on_procs, "process counts to sweep (default 2,4,6)"},
+    {0, "init-method", "URL", on_init_method, "env:// (default), tcp://host:port, file:///path (ranks of another launcher)"},
     {0, "backend", "LIST", on_backend, "backends to sweep (default: every available one)"},
     {0, "algo", "NAME", on_algo, "algorithm (default auto)"},
     {0, "device", "cpu|cuda", on_device, "where the buffers live (default cpu)"},

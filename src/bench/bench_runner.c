@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bench/bench_data.h"
+#include "bench/per_iter.h"
 #include "bench/sizes.h"
 #include "bench/stats.h"
 #include "bench/table.h"
@@ -39,6 +40,8 @@ typedef struct run_state {
     char what[64];       /* "allreduce tcp 4 ranks", for the progress line */
     char *err;
     size_t errlen;
+    int per_iter_failed;     /* rank 0: --per-iter could not be written; the run goes on */
+    char per_iter_err[320];
 } run_state;
 
 static int local_fail(run_state *s, int status, const char *fmt, ...)
@@ -204,8 +207,27 @@ static int warm_up(run_state *s, const size_ctx *z, const bench_call *c, int *wa
     return 0;
 }
 
+/* --per-iter: every rank's local times, before they are max-reduced. A file
+ * that cannot be written is reported at the end rather than stopping rank 0
+ * alone while the others wait in the next collective. */
+static int write_per_iter(run_state *s, const bench_row *row, const double *times, int iters)
+{
+    const bench_runner *r = s->r;
+    double *all = NULL;
+    int rc = bench_per_iter_gather(r->comm, times, iters, &all);
+    if (rc) return rc == COLL_ENOMEM ? local_fail(s, rc, "rank %d: --per-iter: out of memory", r->rank) : rc;
+    bench_per_iter_key key = {.collective = row->collective, .backend = row->backend,
+                              .nprocs = r->nranks, .bytes = row->bytes, .in_place = row->in_place};
+    if (r->rank == 0 && !s->per_iter_failed &&
+        bench_per_iter_append(r->opts->per_iter_path, &key, all, iters, s->per_iter_err,
+                              sizeof s->per_iter_err) != 0)
+        s->per_iter_failed = 1;
+    free(all);
+    return 0;
+}
+
 static int time_iterations(run_state *s, const size_ctx *z, const bench_call *c, int iters,
-                           bench_stats *st)
+                           const bench_row *row, bench_stats *st)
 {
     const bench_options *o = s->r->opts;
     int rc;
@@ -213,6 +235,7 @@ static int time_iterations(run_state *s, const size_ctx *z, const bench_call *c,
         progress(s, "%s: iteration %d/%d", z->label, i + 1, iters);
         if ((rc = timed_call(o->coll, c, &z->times[i]))) return rc;
     }
+    if (o->per_iter_path && (rc = write_per_iter(s, row, z->times, iters))) return rc;
     /* Each iteration took as long as its slowest rank. */
     rc = coll_allreduce(c->comm, z->times, z->times, (size_t)iters, COLL_FLOAT64, COLL_MAX);
     if (rc) return rc;
@@ -295,7 +318,7 @@ static int run_placement(run_state *s, size_ctx *z, int in_place, bench_row *row
 
     if (coll->moves_data) fill_inputs(r, z, &c, 0);
     if ((rc = warm_up(s, z, &c, &warmup, &iters))) return rc;
-    if ((rc = time_iterations(s, z, &c, iters, &st))) return rc;
+    if ((rc = time_iterations(s, z, &c, iters, row, &st))) return rc;
     row->warmup = warmup;
     row->iters = iters;
     row_times(coll, &st, r->nranks, row);
@@ -387,6 +410,22 @@ static int run_pairs(run_state *s)
     return 0;
 }
 
+/* Before minutes of benchmarking: can rank 0 append to --per-iter? Every rank
+ * learns the answer, so all stop together. */
+static int check_per_iter(run_state *s)
+{
+    const bench_runner *r = s->r;
+    int64_t bad = 0, any = 0;
+    char why[256] = "";
+    if (!r->opts->per_iter_path) return 0;
+    if (r->rank == 0 && bench_per_iter_check(r->opts->per_iter_path, why, sizeof why) != 0) bad = 1;
+    int rc = coll_allreduce(r->comm, &bad, &any, 1, COLL_INT64, COLL_MAX);
+    if (rc) return rc;
+    if (!any) return 0;
+    if (r->rank == 0) return local_fail(s, COLL_ESYS, "--per-iter: %s", why);
+    return local_fail(s, COLL_ESYS, "rank 0 cannot write --per-iter %s", r->opts->per_iter_path);
+}
+
 int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
 {
     run_state s = {.r = r, .err = errmsg, .errlen = errlen};
@@ -400,12 +439,14 @@ int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
              r->nranks);
     if (strcmp(r->opts->algo, "auto") != 0 && (rc = coll_comm_set_algo(r->comm, r->opts->algo)))
         return rc;
+    if ((rc = check_per_iter(&s))) return rc;
     bench_table_init(&s.table, stdout, r->opts->verbose);
     if (r->print) {
         row_config(&s, &r->opts->pairs[0], &cfg);
         bench_table_print_header(&s.table, &cfg);
     }
     rc = run_pairs(&s);
+    if (rc == 0 && s.per_iter_failed) rc = local_fail(&s, COLL_ESYS, "%s", s.per_iter_err);
     progress_clear(&s);
     if (r->print && rc == 0) bench_table_print_footer(&s.table);
     return rc;

@@ -8,7 +8,9 @@
  * (deciding from the same max-reduced time) runs 1 warm-up and fewer timed
  * iterations (at least 3), and rank 0 says so in the table. Then -c checked
  * iterations on fresh inputs, wrong elements summed across ranks.
- * Rank 0 prints the table as sizes finish and hands each row to the sink. */
+ * Rank 0 prints the table as sizes finish and hands each row to the sink.
+ * With --per-iter, every rank's local times of each size and placement are
+ * gathered to rank 0 before the max-reduction and appended to the file. */
 #ifndef BENCH_RUNNER_H
 #define BENCH_RUNNER_H
 

@@ -71,8 +71,9 @@ static int open_store(const char *method, const coll_rendezvous *rv, coll_store 
                  method);
         return COLL_EINVAL;
     }
-    /* Our launcher hands rank 0 the listening socket, so the port is never raced for. */
-    int listen_fd = rv->rank == 0 ? env_int("COLL_STORE_FD", -1) : -1;
+    /* Our launcher hands rank 0 the listening socket of MASTER_PORT, so the port is
+     * never raced for. It is env://'s port: tcp:// names its own, which rank 0 binds. */
+    int listen_fd = rv->rank == 0 && strcmp(method, "env://") == 0 ? env_int("COLL_STORE_FD", -1) : -1;
     if (listen_fd >= 0) unsetenv("COLL_STORE_FD"); /* used once */
     return coll_tcp_store_create(host, port, rv->rank == 0, listen_fd, rv->token, rv->timeout_s,
                                  out, err, errlen);

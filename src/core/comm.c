@@ -56,6 +56,8 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     comm->backend = backend;
     comm->timeout_s = cfg.timeout_s;
     comm->failed_rank = -1;
+    comm->store = rv.store;
+    snprintf(comm->store_prefix, sizeof comm->store_prefix, "%s", rv.prefix);
     pthread_mutex_init(&comm->lock, NULL);
     pthread_cond_init(&comm->changed, NULL);
 

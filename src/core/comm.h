@@ -36,6 +36,10 @@ struct coll_comm {
     int progress_started;
     pthread_t progress_thread;
 
+    struct coll_store *store;          /* rendezvous store (outlives the comm) */
+    char store_prefix[64];             /* this comm's key namespace in it */
+    uint32_t monitored_seq;            /* monitored barriers called so far */
+
     int failed;                        /* sticky status after a fatal error */
     int failed_rank;
     char errmsg[320];

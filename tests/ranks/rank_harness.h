@@ -1,5 +1,8 @@
-/* Shared start-up for multi-rank test programs: run as `prog NPROCS [BACKEND]`;
- * the first process launches NPROCS ranks of itself, each rank gets a communicator. */
+/* Shared start-up for multi-rank test programs: run as `prog NPROCS [BACKEND [INIT]]`;
+ * the first process launches NPROCS ranks of itself, each rank gets a communicator.
+ * INIT is env (default: the launcher's env://), tcp (a free port picked by the
+ * launching process: tcp://127.0.0.1:PORT) or file (file://DIR/store in a fresh
+ * directory removed afterwards); with tcp or file the ranks drop MASTER_ADDR/PORT. */
 #ifndef RANK_HARNESS_H
 #define RANK_HARNESS_H
 

@@ -190,6 +190,38 @@ static void test_bad_input_names_the_flag(void **state)
     REFUSED("allreduce", "-b/-e", "-b", "2", "-e", "8", "-d", "float16,float32");
 }
 
+static void test_init_method(void **state)
+{
+    (void)state;
+    bench_options o;
+    assert_int_equal(PARSE("allreduce", &o, "-n", "1"), 0);
+    assert_null(o.init_method); /* env:// */
+    bench_options_free(&o);
+    static const char *const good[] = {"env://", "tcp://127.0.0.1:29500", "tcp://node-a:1",
+                                       "tcp://[::1]:65535", "file:///tmp/x/store"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        assert_int_equal(PARSE("allreduce", &o, "--init-method", good[i]), 0);
+        assert_non_null(o.init_method);
+        assert_string_equal(o.init_method, good[i]);
+        bench_options_free(&o);
+    }
+    assert_int_equal(PARSE("barrier", &o, "--init-method=file:///s"), 0);
+    assert_string_equal(o.init_method, "file:///s");
+    bench_options_free(&o);
+
+    REFUSED("allreduce", "--init-method", "--init-method");             /* missing value */
+    REFUSED("allreduce", "--init-method", "--init-method", "http://h:1"); /* bad scheme */
+    REFUSED("allreduce", "--init-method", "--init-method", "127.0.0.1:29500");
+    REFUSED("allreduce", "--init-method", "--init-method", "env://x");
+    REFUSED("allreduce", "--init-method", "--init-method", "tcp://host");
+    REFUSED("allreduce", "--init-method", "--init-method", "tcp://:29500");
+    REFUSED("allreduce", "--init-method", "--init-method", "tcp://h:");
+    REFUSED("allreduce", "--init-method", "--init-method", "tcp://h:0");
+    REFUSED("allreduce", "--init-method", "--init-method", "tcp://h:65536");
+    REFUSED("allreduce", "--init-method", "--init-method", "tcp://h:12x");
+    REFUSED("allreduce", "--init-method", "--init-method", "file://");
+}
+
 static void test_last_flag_wins(void **state)
 {
     (void)state;
@@ -213,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_bad_input_names_the_flag),
         cmocka_unit_test(test_last_flag_wins),
+        cmocka_unit_test(test_init_method),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

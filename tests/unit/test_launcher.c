@@ -506,7 +506,9 @@ static void test_interrupt_is_forwarded_and_handlers_restored(void **state)
         "if [ \"$RANK\" = 0 ]; then "
         "while [ ! -e \"$DIR/ready.1\" ] || [ ! -e \"$DIR/ready.2\" ]; do sleep 0.05; done; "
         "echo ready" TO_RESULTS "; fi; "
-        "sleep 100";
+        /* a trapped signal interrupts `wait` at once; a foreground sleep would
+         * delay the trap until sleep itself has died, a race under load */
+        "sleep 100 & wait";
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     const char *env[] = {f->dir_env, NULL};
     coll_launch_opts o = {.nprocs = 3, .argv = argv, .extra_env = env, .grace_s = 10,

@@ -63,11 +63,13 @@ static int create_comm(const bench_options *o, const coll_launch_env *env, coll_
     cfg.backend = rank_backend(o, env->rank);
     cfg.timeout_s = o->timeout_s;
     cfg.algo = o->algo;
+    cfg.init_method = o->init_method;
     int rc = coll_comm_create(&cfg, comm);
     if (rc == 0) return 0;
     fprintf(stderr, "collbench: rank %d: %s\n", env->rank,
             *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));
-    return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : EXIT_RUNTIME;
+    /* EINVAL: a bad rank/world, init method or MASTER_PORT, all the user's to fix */
+    return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : rc == COLL_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
 /* The communicator's message, with the failed rank named when it is not already. */
@@ -243,6 +245,17 @@ static int check_outputs(const bench_options *o)
     return 0;
 }
 
+/* Our launcher hands rank 0 the store's socket and the ranks MASTER_PORT: env://
+ * is the only init method it needs. A file:// store would need a fresh file per
+ * configuration and tcp:// a port free for each; not worth the surprises. */
+static int check_init_method(const bench_options *o)
+{
+    if (!o->init_method || strcmp(o->init_method, "env://") == 0) return 0;
+    fprintf(stderr, "collbench: --init-method is for ranks started by another launcher; "
+                    "collbench's own launcher uses env://\n");
+    return EXIT_USAGE;
+}
+
 static int run_as_launcher(const bench_options *o, int argc, char **argv)
 {
     const char *backends[BENCH_MAX_BACKENDS];
@@ -250,8 +263,8 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
     char extra[512];
     bench_json_meta meta;
     launch_ctx l = {.o = o};
-    int code = check_root(o), first = 0;
-    if (code || (code = pick_backends(o, backends, &nb)) || (code = check_outputs(o))) return code;
+    int code = check_init_method(o), first = 0;
+    if (code || (code = check_root(o)) || (code = pick_backends(o, backends, &nb)) || (code = check_outputs(o))) return code;
 
     json_meta(o, extra, sizeof extra, &meta);
     bench_sink_init(&l.sink, 0, o->csv_path, o->json_path, &meta);
@@ -290,6 +303,10 @@ int cmd_collective(int argc, char **argv)
         code = EXIT_UNAVAILABLE;
     } else if (coll_launch_env_detect(&env)) {
         code = run_as_rank(&o, &env);
+    } else if (*coll_launch_env_error()) {
+        /* Half a launcher's environment: launching our own ranks would hide the mistake. */
+        fprintf(stderr, "collbench: bad launcher environment: %s\n", coll_launch_env_error());
+        code = EXIT_USAGE;
     } else {
         code = run_as_launcher(&o, argc, argv);
     }

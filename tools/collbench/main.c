@@ -7,6 +7,11 @@
 
 /* cmd_collective.c: every collective benchmark; argv[0] names the collective. */
 int cmd_collective(int argc, char **argv);
+int cmd_straggler(int argc, char **argv); /* cmd_straggler.c */
+int cmd_check(int argc, char **argv); /* cmd_check.c */
+int cmd_info(int argc, char **argv);  /* cmd_info.c */
+/* cmd_init.c: communicator set-up cost. */
+int cmd_init(int argc, char **argv);
 
 typedef struct command {
     const char *name;
@@ -25,6 +30,10 @@ static const command commands[] = {
     {"alltoall", cmd_collective, "block j of rank i goes to block i of rank j"},
     {"sendrecv", cmd_collective, "each rank sends to the next, receives from the previous"},
     {"barrier", cmd_collective, "every rank waits for all others"},
+    {"init", cmd_init, "cost of creating a communicator, re-created every step vs reused"},
+    {"check", cmd_check, "is this setup usable: PASS/FAIL per backend and step"},
+    {"info", cmd_info, "this machine and build: CPU, memory, network, CUDA/NCCL, backends"},
+    {"straggler", cmd_straggler, "which rank is late to the collective; monitored barrier"},
     {"help", cmd_help, "this list, or `collbench help COMMAND` for a command's options"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

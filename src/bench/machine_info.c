@@ -1,0 +1,295 @@
+/* Gathering machine facts from /proc, sysfs and libc; libraries by dlopen so a
+ * build without CUDA still says whether CUDA is on this machine. */
+#include "bench/machine_info.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "coll.h"
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
+    size_t lead = strspn(s, " \t");
+    if (lead) memmove(s, s + lead, strlen(s + lead) + 1);
+}
+
+/* First line of a small file, trimmed; 0 on success. */
+static int read_line(const char *path, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int ok = fgets(out, (int)len, f) != NULL;
+    fclose(f);
+    if (!ok) return -1;
+    trim(out);
+    return 0;
+}
+
+static void gather_cpu(machine_info *mi)
+{
+    char line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    snprintf(mi->cpu_model, sizeof mi->cpu_model, "unknown");
+    if (f) {
+        /* x86: "model name"; arm64 kernels may only have "Processor" or "CPU part" */
+        while (fgets(line, sizeof line, f)) {
+            char *colon = strchr(line, ':');
+            if (!colon) continue;
+            if (strncmp(line, "model name", 10) == 0 || strncmp(line, "Processor", 9) == 0) {
+                snprintf(mi->cpu_model, sizeof mi->cpu_model, "%s", colon + 1);
+                trim(mi->cpu_model);
+                break;
+            }
+        }
+        fclose(f);
+    }
+    mi->logical_cores = sysconf(_SC_NPROCESSORS_ONLN);
+    mi->configured_cores = sysconf(_SC_NPROCESSORS_CONF);
+}
+
+static void gather_numa(machine_info *mi)
+{
+    DIR *d = opendir("/sys/devices/system/node");
+    mi->numa_nodes = -1;
+    if (!d) return;
+    mi->numa_nodes = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strncmp(e->d_name, "node", 4) == 0 && isdigit((unsigned char)e->d_name[4]))
+            mi->numa_nodes++;
+    closedir(d);
+}
+
+/* sysfs writes cache sizes as "32K", "1024K", "32M". */
+static long long parse_size(const char *s)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || v < 0) return -1;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': return v << 10;
+    case 'M': return v << 20;
+    case 'G': return v << 30;
+    default: return v;
+    }
+}
+
+static void gather_caches(machine_info *mi)
+{
+    char path[128], val[64];
+    mi->ncaches = 0;
+    for (int i = 0; i < 16 && mi->ncaches < MACHINE_MAX_CACHES; i++) {
+        machine_cache *c = &mi->caches[mi->ncaches];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        if (read_line(path, val, sizeof val) != 0) break;
+        c->level = atoi(val);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        if (read_line(path, c->type, sizeof c->type) != 0) snprintf(c->type, sizeof c->type, "?");
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        c->size_bytes = read_line(path, val, sizeof val) == 0 ? parse_size(val) : -1;
+        mi->ncaches++;
+    }
+}
+
+static void gather_memory(machine_info *mi)
+{
+    char line[256];
+    long long kb;
+    mi->mem_total = mi->mem_available = -1;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "MemTotal: %lld kB", &kb) == 1) mi->mem_total = kb * 1024;
+        else if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) mi->mem_available = kb * 1024;
+    }
+    fclose(f);
+}
+
+static void gather_shm(machine_info *mi)
+{
+    struct statvfs st;
+    mi->shm_size = mi->shm_free = -1;
+    mi->shm_error[0] = '\0';
+    if (statvfs("/dev/shm", &st) != 0) {
+        snprintf(mi->shm_error, sizeof mi->shm_error, "statvfs /dev/shm failed");
+        return;
+    }
+    mi->shm_size = (long long)st.f_blocks * (long long)st.f_frsize;
+    mi->shm_free = (long long)st.f_bavail * (long long)st.f_frsize;
+}
+
+static void gather_ifaces(machine_info *mi)
+{
+    struct ifaddrs *all;
+    mi->nifaces = 0;
+    if (getifaddrs(&all) != 0) return;
+    for (struct ifaddrs *a = all; a && mi->nifaces < MACHINE_MAX_IFACES; a = a->ifa_next) {
+        if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET) continue;
+        machine_iface *m = &mi->ifaces[mi->nifaces++];
+        snprintf(m->name, sizeof m->name, "%s", a->ifa_name);
+        const struct sockaddr_in *sin = (const struct sockaddr_in *)(const void *)a->ifa_addr;
+        if (!inet_ntop(AF_INET, &sin->sin_addr, m->ipv4, sizeof m->ipv4))
+            snprintf(m->ipv4, sizeof m->ipv4, "?");
+    }
+    freeifaddrs(all);
+}
+
+static void gather_system(machine_info *mi)
+{
+    struct utsname u;
+    if (gethostname(mi->hostname, sizeof mi->hostname) != 0)
+        snprintf(mi->hostname, sizeof mi->hostname, "unknown");
+    mi->hostname[sizeof mi->hostname - 1] = '\0';
+    if (uname(&u) == 0)
+        snprintf(mi->kernel, sizeof mi->kernel, "%s %s %s %s", u.sysname, u.release, u.version,
+                 u.machine);
+    else
+        snprintf(mi->kernel, sizeof mi->kernel, "unknown");
+}
+
+/* Compiler and build type of this binary, from the compiler's own macros (the
+ * build may also pass COLL_BUILD_TYPE). */
+static void gather_build(machine_info *mi)
+{
+#if defined(__clang__)
+    snprintf(mi->compiler, sizeof mi->compiler, "clang %s", __clang_version__);
+#elif defined(__GNUC__)
+    snprintf(mi->compiler, sizeof mi->compiler, "gcc %s", __VERSION__);
+#else
+    snprintf(mi->compiler, sizeof mi->compiler, "unknown C compiler");
+#endif
+    trim(mi->compiler);
+#if defined(COLL_BUILD_TYPE)
+    snprintf(mi->build_type, sizeof mi->build_type, "%s", COLL_BUILD_TYPE);
+#else
+    const char *opt = "unoptimized", *dbg = "", *san = "";
+#if defined(__OPTIMIZE__)
+    opt = "optimized";
+#endif
+#if !defined(NDEBUG)
+    dbg = ", assertions on";
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+    san = ", address sanitizer";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    san = ", address sanitizer";
+#elif __has_feature(thread_sanitizer)
+    san = ", thread sanitizer";
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+    san = ", thread sanitizer";
+#endif
+    snprintf(mi->build_type, sizeof mi->build_type, "%s%s%s", opt, dbg, san);
+#endif
+#if defined(COLL_HAVE_MPI)
+    snprintf(mi->mpi, sizeof mi->mpi, "built with MPI");
+#else
+    snprintf(mi->mpi, sizeof mi->mpi, "not built with MPI");
+#endif
+}
+
+/* dlopen the first name that loads; the handle or NULL with why in lib->detail. */
+static void *open_first(machine_dylib *lib, const char *const *names)
+{
+    snprintf(lib->soname, sizeof lib->soname, "%s", names[0]);
+    for (const char *const *n = names; *n; n++) {
+        void *h = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            snprintf(lib->soname, sizeof lib->soname, "%s", *n);
+            lib->loadable = 1;
+            return h;
+        }
+    }
+    snprintf(lib->detail, sizeof lib->detail, "%s not found", names[0]);
+    return NULL;
+}
+
+typedef int (*int_out_fn)(int *);
+
+static void gather_cuda(machine_dylib *lib)
+{
+    static const char *const names[] = {"libcudart.so", "libcudart.so.12", "libcudart.so.11.0", NULL};
+    memset(lib, 0, sizeof *lib);
+    lib->devices = -1;
+    void *h = open_first(lib, names);
+    if (!h) return;
+    int v = 0, n = 0;
+    int_out_fn get_version = (int_out_fn)dlsym(h, "cudaRuntimeGetVersion");
+    int_out_fn get_count = (int_out_fn)dlsym(h, "cudaGetDeviceCount");
+    if (get_version && get_version(&v) == 0) /* 12040 is 12.4 */
+        snprintf(lib->version, sizeof lib->version, "%d.%d", v / 1000, (v % 1000) / 10);
+    else
+        snprintf(lib->detail, sizeof lib->detail, "cudaRuntimeGetVersion failed");
+    if (get_count) {
+        int rc = get_count(&n);
+        if (rc == 0) lib->devices = n;
+        else snprintf(lib->detail, sizeof lib->detail, "no usable GPU or driver: cudaGetDeviceCount error %d", rc);
+    }
+    dlclose(h);
+}
+
+static void gather_nccl(machine_dylib *lib)
+{
+    static const char *const names[] = {"libnccl.so.2", "libnccl.so", NULL};
+    memset(lib, 0, sizeof *lib);
+    lib->devices = -1;
+    void *h = open_first(lib, names);
+    if (!h) return;
+    int v = 0;
+    int_out_fn get_version = (int_out_fn)dlsym(h, "ncclGetVersion");
+    if (get_version && get_version(&v) == 0) {
+        /* NCCL_VERSION_CODE: major*10000+minor*100+patch since 2.9, major*1000+... before */
+        int major = v >= 10000 ? v / 10000 : v / 1000;
+        int rest = v >= 10000 ? v % 10000 : v % 1000;
+        snprintf(lib->version, sizeof lib->version, "%d.%d.%d", major, rest / 100, rest % 100);
+    } else {
+        snprintf(lib->detail, sizeof lib->detail, "ncclGetVersion not found or failed");
+    }
+    dlclose(h);
+}
+
+static void gather_backends(machine_info *mi)
+{
+    mi->nbackends = 0;
+    for (const char *const *b = coll_backend_names(); *b && mi->nbackends < MACHINE_MAX_BACKENDS; b++) {
+        machine_backend *m = &mi->backends[mi->nbackends++];
+        m->name = *b;
+        m->reason[0] = '\0';
+        m->available = coll_backend_available(*b, m->reason, sizeof m->reason);
+        if (m->available) m->reason[0] = '\0';
+        /* the library says "backend X unavailable: why"; the name is shown already */
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "backend %s unavailable: ", *b);
+        size_t np = strlen(prefix);
+        if (strncmp(m->reason, prefix, np) == 0) memmove(m->reason, m->reason + np, strlen(m->reason + np) + 1);
+    }
+}
+
+void machine_info_gather(machine_info *mi)
+{
+    memset(mi, 0, sizeof *mi);
+    gather_system(mi);
+    gather_cpu(mi);
+    gather_numa(mi);
+    gather_caches(mi);
+    gather_memory(mi);
+    gather_shm(mi);
+    gather_ifaces(mi);
+    gather_build(mi);
+    gather_cuda(&mi->cuda);
+    gather_nccl(&mi->nccl);
+    gather_backends(mi);
+}

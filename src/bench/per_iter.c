@@ -1,0 +1,78 @@
+/* --per-iter rows: gather every rank's iteration times, rank 0 appends them. */
+#include "bench/per_iter.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/atomic_file.h"
+
+/* One row is at most ~200 bytes: two short names and six numbers. */
+#define ROW_MAX 256
+
+static int file_is_empty(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) != 0 || st.st_size == 0;
+}
+
+/* Rows of all ranks into one malloc'd buffer, header first when wanted. */
+static char *format_rows(const bench_per_iter_key *key, const double *all_us, int nranks,
+                         int iters, int header, size_t *len)
+{
+    size_t cap = (size_t)nranks * (size_t)iters * ROW_MAX + sizeof BENCH_PER_ITER_HEADER;
+    char *buf = malloc(cap);
+    size_t used = 0;
+    if (!buf) return NULL;
+    if (header) used += (size_t)snprintf(buf, cap, "%s", BENCH_PER_ITER_HEADER);
+    for (int i = 0; i < iters; i++)
+        for (int r = 0; r < nranks; r++) {
+            int n = snprintf(buf + used, cap - used, "%s,%s,%d,%llu,%d,%d,%d,%.3f\n",
+                             key->collective, key->backend, key->nprocs,
+                             (unsigned long long)key->bytes, key->in_place, i, r,
+                             all_us[(size_t)r * (size_t)iters + (size_t)i]);
+            if (n < 0 || (size_t)n >= cap - used) { /* names longer than ROW_MAX allows */
+                free(buf);
+                return NULL;
+            }
+            used += (size_t)n;
+        }
+    *len = used;
+    return buf;
+}
+
+int bench_per_iter_check(const char *path, char *err, size_t errlen)
+{
+    return coll_file_append(path, "", 0, err, errlen);
+}
+
+int bench_per_iter_gather(coll_comm *comm, const double *local_us, int iters, double **all)
+{
+    size_t n = (size_t)coll_comm_size(comm) * (size_t)iters;
+    *all = malloc(n * sizeof **all);
+    if (!*all) return COLL_ENOMEM;
+    int rc = coll_allgather(comm, local_us, *all, (size_t)iters, COLL_FLOAT64);
+    if (rc) {
+        free(*all);
+        *all = NULL;
+    }
+    return rc;
+}
+
+int bench_per_iter_append(const char *path, const bench_per_iter_key *key, const double *all,
+                          int iters, char *err, size_t errlen)
+{
+    size_t len = 0;
+    char *rows = format_rows(key, all, key->nprocs, iters, file_is_empty(path), &len);
+    if (!rows) {
+        snprintf(err, errlen, "--per-iter %s: out of memory formatting %d rows", path,
+                 key->nprocs * iters);
+        return COLL_ENOMEM;
+    }
+    char why[256];
+    int rc = coll_file_append(path, rows, len, why, sizeof why);
+    if (rc) snprintf(err, errlen, "--per-iter: %s", why);
+    free(rows);
+    return rc ? COLL_ESYS : 0;
+}

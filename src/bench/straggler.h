@@ -1,0 +1,43 @@
+/* Straggler analysis of per-iteration arrival times (pure functions).
+ *
+ * Each iteration, every rank records when it reached the collective. A rank's
+ * lateness in an iteration is its arrival minus the earliest rank's arrival.
+ * Ranks whose mean lateness exceeds a threshold are flagged as stragglers. */
+#ifndef BENCH_STRAGGLER_H
+#define BENCH_STRAGGLER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct straggler_rank {
+    double mean_late_ms, p99_late_ms, max_late_ms;
+    int last_count;       /* iterations in which this rank arrived last */
+    double last_fraction; /* last_count / iters */
+    int flagged;          /* mean_late_ms > threshold */
+} straggler_rank;
+
+typedef struct straggler_summary {
+    int nranks, iters;
+    double median_mean_late_ms; /* median over ranks of mean lateness */
+    double threshold_ms;        /* the one used (given or default) */
+    int threshold_is_default;
+    int nflagged;
+} straggler_summary;
+
+/* Default threshold: max(1 ms, 3 x median over ranks of mean lateness). */
+double straggler_default_threshold(double median_mean_late_ms);
+
+/* arrivals_s holds nranks blocks of iters seconds (rank r's block at r*iters,
+ * the layout of an allgather). threshold_ms <= 0 picks the default. out has
+ * nranks entries. Returns 0, or -1 for bad sizes/NULL/memory. */
+int straggler_analyze(const double *arrivals_s, int nranks, int iters, double threshold_ms,
+                      straggler_rank *out, straggler_summary *sum);
+
+/* Parses "RANK:MS[,RANK:MS...]" into delay_ms[0..world) (others 0). Returns 0, or
+ * -1 with a message in err (rank outside [0, world), negative or bad MS, repeats). */
+int straggler_parse_inject(const char *s, int world, double *delay_ms, char *err, size_t errlen);
+
+/* The per-rank table, then each straggler with its evidence. */
+void straggler_print(FILE *f, const straggler_rank *r, const straggler_summary *sum);
+
+#endif

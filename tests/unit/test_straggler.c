@@ -1,0 +1,181 @@
+/* Straggler analysis on synthetic arrival times: an injected rank is flagged
+ * (and only it), uniform noise flags nobody over several seeds, and --inject
+ * parsing refuses what it should. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bench/straggler.h"
+
+#define NR 6
+#define IT 40
+
+/* Deterministic uniform [0, 1) (xorshift64*). */
+static double uniform(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return (double)((*s * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+/* Iteration it starts at it*10 ms; every rank arrives after noise_ms*U plus its delay.
+ * Rank-major layout, as the allgather delivers it. */
+static void synth(double *arr, int nranks, int iters, uint64_t seed, double noise_ms,
+                  const double *delay_ms)
+{
+    uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 1;
+    for (int it = 0; it < iters; it++)
+        for (int r = 0; r < nranks; r++)
+            arr[r * iters + it] = it * 0.010 + (noise_ms * uniform(&s) + delay_ms[r]) * 1e-3;
+}
+
+static void test_injected_rank_flagged(void **state)
+{
+    (void)state;
+    double arr[NR * IT], delay[NR] = {0};
+    straggler_rank out[NR];
+    straggler_summary sum;
+    delay[2] = 20;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        synth(arr, NR, IT, seed, 0.5, delay);
+        assert_int_equal(straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
+        assert_int_equal(sum.nflagged, 1);
+        assert_true(out[2].flagged);
+        assert_true(out[2].mean_late_ms > 19 && out[2].mean_late_ms < 21);
+        assert_int_equal(out[2].last_count, IT);
+        assert_true(fabs(out[2].last_fraction - 1.0) < 1e-12);
+        assert_true(sum.threshold_is_default);
+        assert_true(sum.threshold_ms >= 1.0);
+    }
+}
+
+static void test_two_injected_ranks(void **state)
+{
+    (void)state;
+    double arr[NR * IT], delay[NR] = {0};
+    straggler_rank out[NR];
+    straggler_summary sum;
+    delay[1] = 15;
+    delay[4] = 30;
+    synth(arr, NR, IT, 7, 0.5, delay);
+    assert_int_equal(straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
+    assert_int_equal(sum.nflagged, 2);
+    assert_true(out[1].flagged && out[4].flagged);
+    assert_int_equal(out[4].last_count, IT); /* 30 ms beats 15 ms every time */
+    assert_int_equal(out[1].last_count, 0);
+}
+
+static void test_uniform_noise_flags_nobody(void **state)
+{
+    (void)state;
+    double arr[NR * IT], delay[NR] = {0};
+    straggler_rank out[NR];
+    straggler_summary sum;
+    /* Small noise (the 1 ms floor decides) and large noise (3 x median decides). */
+    const double noise[] = {0.3, 5.0, 50.0};
+    for (size_t n = 0; n < sizeof noise / sizeof noise[0]; n++)
+        for (uint64_t seed = 1; seed <= 10; seed++) {
+            synth(arr, NR, IT, seed, noise[n], delay);
+            assert_int_equal(straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
+            assert_int_equal(sum.nflagged, 0);
+            int lasts = 0;
+            for (int r = 0; r < NR; r++) lasts += out[r].last_count;
+            assert_int_equal(lasts, IT); /* exactly one last rank per iteration */
+        }
+}
+
+static void test_explicit_threshold_and_default(void **state)
+{
+    (void)state;
+    double arr[NR * IT], delay[NR] = {0};
+    straggler_rank out[NR];
+    straggler_summary sum;
+    delay[3] = 5;
+    synth(arr, NR, IT, 3, 0.2, delay);
+    assert_int_equal(straggler_analyze(arr, NR, IT, 10.0, out, &sum), 0);
+    assert_int_equal(sum.nflagged, 0); /* 5 ms is under a 10 ms threshold */
+    assert_false(sum.threshold_is_default);
+    assert_true(fabs(sum.threshold_ms - 10.0) < 1e-12);
+    assert_true(fabs(straggler_default_threshold(0.1) - 1.0) < 1e-12);
+    assert_true(fabs(straggler_default_threshold(2.0) - 6.0) < 1e-12);
+}
+
+static void test_hand_computed(void **state)
+{
+    (void)state;
+    /* 2 ranks, 2 iterations: rank 1 is 1 ms late, then rank 0 is 3 ms late. */
+    const double arr[] = {0.000, 0.013, /* rank 0 */ 0.001, 0.010 /* rank 1 */};
+    straggler_rank out[2];
+    straggler_summary sum;
+    assert_int_equal(straggler_analyze(arr, 2, 2, 0, out, &sum), 0);
+    assert_true(fabs(out[0].mean_late_ms - 1.5) < 1e-9);
+    assert_true(fabs(out[1].mean_late_ms - 0.5) < 1e-9);
+    assert_true(fabs(out[0].max_late_ms - 3.0) < 1e-9);
+    assert_int_equal(out[0].last_count, 1);
+    assert_int_equal(out[1].last_count, 1);
+    assert_true(fabs(sum.median_mean_late_ms - 1.0) < 1e-9);
+    assert_true(fabs(sum.threshold_ms - 3.0) < 1e-9);
+    assert_int_equal(straggler_analyze(arr, 0, 2, 0, out, &sum), -1);
+    assert_int_equal(straggler_analyze(NULL, 2, 2, 0, out, &sum), -1);
+}
+
+static void test_parse_inject(void **state)
+{
+    (void)state;
+    double d[4];
+    char err[256];
+    assert_int_equal(straggler_parse_inject("2:20", 4, d, err, sizeof err), 0);
+    assert_true(d[2] == 20 && d[0] == 0 && d[1] == 0 && d[3] == 0);
+    assert_int_equal(straggler_parse_inject("0:1.5,3:7", 4, d, err, sizeof err), 0);
+    assert_true(d[0] == 1.5 && d[3] == 7 && d[1] == 0);
+    const char *bad[] = {"4:10", "-1:10", "1:-5", "1", "1:", "x:3", "1:3,", "1:2,1:3", "1:2x", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(straggler_parse_inject(bad[i], 4, d, err, sizeof err), -1);
+        assert_non_null(strstr(err, "--inject"));
+    }
+    straggler_parse_inject("4:10", 4, d, err, sizeof err);
+    assert_non_null(strstr(err, "rank 4"));
+    straggler_parse_inject("1:-5", 4, d, err, sizeof err);
+    assert_non_null(strstr(err, "negative"));
+}
+
+static void test_print_names_straggler(void **state)
+{
+    (void)state;
+    double arr[NR * IT], delay[NR] = {0};
+    straggler_rank out[NR];
+    straggler_summary sum;
+    delay[5] = 20;
+    synth(arr, NR, IT, 11, 0.5, delay);
+    assert_int_equal(straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
+    char buf[4096] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(f);
+    straggler_print(f, out, &sum);
+    fclose(f);
+    assert_non_null(strstr(buf, "STRAGGLER rank 5:"));
+    assert_null(strstr(buf, "STRAGGLER rank 0:"));
+    assert_null(strstr(buf, "no stragglers"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_injected_rank_flagged),
+        cmocka_unit_test(test_two_injected_ranks),
+        cmocka_unit_test(test_uniform_noise_flags_nobody),
+        cmocka_unit_test(test_explicit_threshold_and_default),
+        cmocka_unit_test(test_hand_computed),
+        cmocka_unit_test(test_parse_inject),
+        cmocka_unit_test(test_print_names_straggler),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,353 @@
+/* collbench check [--backend LIST] [-P N] [-T TIMEOUT]: is this setup usable?
+ * For each backend: launch N ranks that create a communicator, barrier, all-reduce
+ * values with a known sum (int32 and float32), broadcast from the last rank and
+ * tear down; rank 0 reports each step PASS or FAIL with its time and reason.
+ *
+ * The launcher passes the backend in COLLBENCH_CHECK_BACKEND; rank 0 sends one
+ * line per step down COLL_RESULTS_FD ("PASS\tstep\tms\treason"), or prints it
+ * itself when started by another launcher (torchrun, mpirun). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bootstrap/launch_env.h"
+#include "bootstrap/launcher.h"
+#include "coll.h"
+#include "core/clock.h"
+
+#define EXIT_FAIL 1
+#define EXIT_USAGE 2
+#define EXIT_RUNTIME 3
+#define EXIT_UNAVAILABLE 4
+
+#define ENV_CHECK_BACKEND "COLLBENCH_CHECK_BACKEND"
+#define MAX_BACKENDS 8
+#define COUNT 64 /* elements per check buffer: small, but more than one */
+
+static const char *const steps[] = {"init", "barrier", "allreduce", "broadcast", "teardown"};
+#define N_STEPS (sizeof steps / sizeof steps[0])
+
+typedef struct check_opts {
+    const char *backends[MAX_BACKENDS];
+    size_t nbackends;
+    char *backend_list; /* owns the strings in backends */
+    int nprocs;
+    double timeout_s;
+} check_opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: collbench check [--backend LIST] [-P N] [-T TIMEOUT]\n\n"
+               "For each backend: init, barrier, all-reduce with a known result, broadcast and\n"
+               "teardown on N local ranks; PASS/FAIL per step, UNAVAILABLE with the reason.\n"
+               "Exit 0 when every available backend passes, 1 when a step fails, 4 when a\n"
+               "backend asked for with --backend is unavailable.\n\n"
+               "  --backend LIST  comma separated (default: every backend)\n"
+               "  -P N            ranks per backend (default 2)\n"
+               "  -T SECONDS      give up on a step after this long (default 30)\n");
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < 1 || v > 1024) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_opts(check_opts *o, int argc, char **argv)
+{
+    memset(o, 0, sizeof *o);
+    o->nprocs = 2;
+    o->timeout_s = 30;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
+        if (strcmp(a, "--backend") == 0 || strcmp(a, "-b") == 0) {
+            if (!v || !*v) return fprintf(stderr, "collbench check: %s needs a backend list\n", a), -1;
+            free(o->backend_list);
+            o->backend_list = strdup(v);
+            o->nbackends = 0;
+            if (!o->backend_list) return fprintf(stderr, "collbench check: out of memory\n"), -1;
+            for (char *save, *t = strtok_r(o->backend_list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (o->nbackends == MAX_BACKENDS)
+                    return fprintf(stderr, "collbench check: --backend: more than %d backends\n", MAX_BACKENDS), -1;
+                o->backends[o->nbackends++] = t;
+            }
+            if (o->nbackends == 0) return fprintf(stderr, "collbench check: --backend: empty list\n"), -1;
+            i++;
+        } else if (strcmp(a, "-P") == 0 || strcmp(a, "--nprocs") == 0) {
+            if (!v || parse_int(v, &o->nprocs) != 0)
+                return fprintf(stderr, "collbench check: %s: '%s' is not a process count in 1..1024\n", a,
+                               v ? v : ""), -1;
+            i++;
+        } else if (strcmp(a, "-T") == 0 || strcmp(a, "--timeout") == 0) {
+            char *end = NULL;
+            o->timeout_s = v ? strtod(v, &end) : 0;
+            if (!v || end == v || *end || !(o->timeout_s > 0))
+                return fprintf(stderr, "collbench check: %s: '%s' is not a positive number of seconds\n",
+                               a, v ? v : ""), -1;
+            i++;
+        } else {
+            return fprintf(stderr, "collbench check: unknown option '%s' (see collbench check --help)\n", a), -1;
+        }
+    }
+    for (size_t i = 0; i < o->nbackends; i++) {
+        int known = 0;
+        for (const char *const *b = coll_backend_names(); *b; b++) known |= strcmp(*b, o->backends[i]) == 0;
+        if (!known)
+            return fprintf(stderr, "collbench check: --backend: unknown backend '%s'\n", o->backends[i]), -1;
+    }
+    return 0;
+}
+
+/* ================= inside a rank ================= */
+
+typedef struct reporter {
+    int rank;
+    int fd;          /* results pipe, or -1: print to stdout */
+    const char *backend;
+    int failed;
+} reporter;
+
+static void report(reporter *r, int pass, const char *step, double ms, const char *why)
+{
+    if (!pass) r->failed = 1;
+    if (r->rank != 0) return;
+    char line[512];
+    int n;
+    if (r->fd >= 0) {
+        n = snprintf(line, sizeof line, "%s\t%s\t%.3f\t%s\n", pass ? "PASS" : "FAIL", step, ms,
+                     why ? why : "");
+    } else {
+        n = snprintf(line, sizeof line, "%s  %s %s (%.3f ms)%s%s\n", pass ? "PASS" : "FAIL",
+                     r->backend, step, ms, why && *why ? ": " : "", why ? why : "");
+    }
+    if (n < 0) return;
+    if ((size_t)n >= sizeof line) n = sizeof line - 1, line[n - 1] = '\n';
+    if (write(r->fd >= 0 ? r->fd : STDOUT_FILENO, line, (size_t)n) != n)
+        fprintf(stderr, "collbench check: rank 0: cannot report step %s\n", step);
+}
+
+/* Every rank's local verdict, so rank 0 can name the ranks that saw wrong data. */
+static int gather_verdicts(coll_comm *comm, int ok, char *why, size_t len)
+{
+    int n = coll_comm_size(comm);
+    int32_t mine = ok, *all = calloc((size_t)n, sizeof *all);
+    if (!all) return snprintf(why, len, "out of memory"), COLL_ENOMEM;
+    int rc = coll_allgather(comm, &mine, all, 1, COLL_INT32);
+    if (rc) {
+        snprintf(why, len, "gathering the verdicts: %s", coll_comm_errmsg(comm));
+    } else {
+        size_t used = 0;
+        for (int r = 0; r < n; r++)
+            if (!all[r] && used < len) {
+                used += (size_t)snprintf(why + used, len - used, "%swrong on rank %d", used ? ", " : "", r);
+                rc = 1;
+            }
+    }
+    free(all);
+    return rc;
+}
+
+static int step_allreduce(coll_comm *comm, char *why, size_t len)
+{
+    int n = coll_comm_size(comm), rank = coll_comm_rank(comm), ok = 1;
+    int32_t iv[COUNT];
+    float fv[COUNT];
+    for (int i = 0; i < COUNT; i++) iv[i] = rank + 1 + i, fv[i] = (float)(rank + 1) * 0.5f;
+    int rc = coll_allreduce(comm, iv, iv, COUNT, COLL_INT32, COLL_SUM);
+    if (!rc) rc = coll_allreduce(comm, fv, fv, COUNT, COLL_FLOAT32, COLL_SUM);
+    if (rc) return snprintf(why, len, "%s", coll_comm_errmsg(comm)), rc;
+    /* sum over ranks of (rank+1) is n(n+1)/2: exact in float32 for these n */
+    long long want = (long long)n * (n + 1) / 2;
+    for (int i = 0; i < COUNT && ok; i++) {
+        if (iv[i] != want + (long long)n * i) {
+            fprintf(stderr, "collbench check: rank %d: allreduce int32 [%d] = %d, want %lld\n", rank, i,
+                    iv[i], want + (long long)n * i);
+            ok = 0;
+        } else if (fv[i] != (float)want * 0.5f) {
+            fprintf(stderr, "collbench check: rank %d: allreduce float32 [%d] = %g, want %g\n", rank, i,
+                    (double)fv[i], (double)want * 0.5);
+            ok = 0;
+        }
+    }
+    return gather_verdicts(comm, ok, why, len);
+}
+
+static int step_broadcast(coll_comm *comm, char *why, size_t len)
+{
+    int n = coll_comm_size(comm), rank = coll_comm_rank(comm), root = n - 1, ok = 1;
+    int32_t v[COUNT];
+    for (int i = 0; i < COUNT; i++) v[i] = rank == root ? 1000 * root + i : -1;
+    int rc = coll_broadcast(comm, v, v, COUNT, COLL_INT32, root);
+    if (rc) return snprintf(why, len, "%s", coll_comm_errmsg(comm)), rc;
+    for (int i = 0; i < COUNT && ok; i++)
+        if (v[i] != 1000 * root + i) {
+            fprintf(stderr, "collbench check: rank %d: broadcast from rank %d: [%d] = %d, want %d\n", rank,
+                    root, i, v[i], 1000 * root + i);
+            ok = 0;
+        }
+    return gather_verdicts(comm, ok, why, len);
+}
+
+static int run_as_rank(const check_opts *o, const coll_launch_env *env, const char *backend)
+{
+    reporter r = {.rank = env->rank, .fd = -1, .backend = backend ? backend : "default"};
+    const char *fd = getenv(COLL_ENV_RESULTS_FD);
+    if (fd && *fd) r.fd = atoi(fd);
+    char why[512] = "";
+    coll_config cfg;
+    coll_config_init(&cfg);
+    cfg.backend = backend;
+    cfg.timeout_s = o->timeout_s;
+    coll_comm *comm = NULL;
+
+    double t = coll_now_s();
+    int rc = coll_comm_create(&cfg, &comm);
+    if (rc) {
+        report(&r, 0, "init", (coll_now_s() - t) * 1e3,
+               *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));
+        return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : EXIT_FAIL;
+    }
+    r.backend = coll_comm_backend(comm);
+    report(&r, 1, "init", (coll_now_s() - t) * 1e3, NULL);
+
+    t = coll_now_s();
+    rc = coll_barrier(comm);
+    report(&r, rc == 0, "barrier", (coll_now_s() - t) * 1e3, rc ? coll_comm_errmsg(comm) : NULL);
+    if (!rc) {
+        t = coll_now_s();
+        rc = step_allreduce(comm, why, sizeof why);
+        report(&r, rc == 0, "allreduce", (coll_now_s() - t) * 1e3, why);
+    }
+    if (!rc) {
+        t = coll_now_s();
+        rc = step_broadcast(comm, why, sizeof why);
+        report(&r, rc == 0, "broadcast", (coll_now_s() - t) * 1e3, why);
+    }
+    t = coll_now_s();
+    int drc = coll_comm_destroy(comm);
+    report(&r, drc == 0, "teardown", (coll_now_s() - t) * 1e3, drc ? coll_strerror(drc) : NULL);
+    return r.failed ? EXIT_FAIL : 0;
+}
+
+/* ================= the launcher ================= */
+
+typedef struct check_run {
+    const char *backend;
+    int reported[N_STEPS];
+    int failed;
+} check_run;
+
+static void on_line(const char *line, void *arg)
+{
+    check_run *c = arg;
+    char verdict[8] = "", step[32] = "";
+    double ms = 0;
+    int off = 0;
+    if (sscanf(line, "%7[^\t]\t%31[^\t]\t%lf\t%n", verdict, step, &ms, &off) < 3 || off == 0) {
+        fprintf(stderr, "collbench check: ignoring a malformed line from rank 0: %s\n", line);
+        return;
+    }
+    const char *why = line + off;
+    for (size_t i = 0; i < N_STEPS; i++)
+        if (strcmp(steps[i], step) == 0) c->reported[i] = 1;
+    if (strcmp(verdict, "PASS") != 0) c->failed = 1;
+    printf("%s  %s %s (%.3f ms)%s%s\n", verdict, c->backend, step, ms, *why ? ": " : "", why);
+    fflush(stdout);
+}
+
+/* Returns 0 when every step passed, else EXIT_FAIL. */
+static int check_backend(const check_opts *o, const char *backend)
+{
+    char env_backend[96], nprocs[16], timeout[32];
+    const char *extra_env[] = {env_backend, NULL};
+    snprintf(env_backend, sizeof env_backend, "%s=%s", ENV_CHECK_BACKEND, backend);
+    snprintf(nprocs, sizeof nprocs, "%d", o->nprocs);
+    snprintf(timeout, sizeof timeout, "%g", o->timeout_s);
+    char *rank_argv[] = {NULL, "check", "-P", nprocs, "-T", timeout, NULL};
+    check_run c = {.backend = backend};
+    coll_launch_result res;
+    coll_launch_opts lo = {.nprocs = o->nprocs, .argv = rank_argv, .extra_env = extra_env,
+                           .on_result_line = on_line, .arg = &c};
+    fflush(stdout);
+    int rc = coll_launch(&lo, &res);
+    if (rc != 0) {
+        printf("FAIL  %s init (0.000 ms): cannot launch %d ranks: %s\n", backend, o->nprocs, res.message);
+        return EXIT_FAIL;
+    }
+    if (res.exit_code != 0 || res.interrupted_by) {
+        /* the step rank 0 never reported is the one that did not finish */
+        size_t i = 0;
+        while (i < N_STEPS && c.reported[i]) i++;
+        if (!c.failed) /* rank 0 reported no failure: say what stopped the run */
+            printf("FAIL  %s %s: %s\n", backend, i < N_STEPS ? steps[i] : "teardown",
+                   *res.message ? res.message : "a rank failed");
+        c.failed = 1;
+    }
+    fflush(stdout);
+    if (res.interrupted_by) return 128 + res.interrupted_by;
+    return c.failed ? EXIT_FAIL : 0;
+}
+
+static int run_as_launcher(const check_opts *o)
+{
+    const char *const *names = o->nbackends ? o->backends : coll_backend_names();
+    size_t n = o->nbackends;
+    if (!n)
+        while (names[n]) n++;
+    int failed = 0, unavailable = 0;
+    char why[256];
+    for (size_t i = 0; i < n; i++) {
+        const char *b = names[i];
+        if (!coll_backend_available(b, why, sizeof why)) {
+            char prefix[64];
+            snprintf(prefix, sizeof prefix, "backend %s unavailable: ", b);
+            size_t np = strlen(prefix); /* the name is on the line already */
+            printf("UNAVAILABLE  %s: %s\n", b, strncmp(why, prefix, np) == 0 ? why + np : why);
+            unavailable |= o->nbackends > 0;
+            continue;
+        }
+        if (strcmp(b, "mpi") == 0) { /* our launcher cannot start MPI ranks */
+            printf("UNAVAILABLE  mpi: needs ranks started by mpirun: mpirun -np %d collbench check "
+                   "--backend mpi\n", o->nprocs);
+            unavailable |= o->nbackends > 0;
+            continue;
+        }
+        int code = check_backend(o, b);
+        if (code >= 128) return code;
+        if (code) failed = 1;
+    }
+    fflush(stdout);
+    return failed ? EXIT_FAIL : unavailable ? EXIT_UNAVAILABLE : 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    check_opts o;
+    coll_launch_env env;
+    int code, rc = parse_opts(&o, argc, argv);
+    if (rc > 0) {
+        usage(stdout);
+        code = 0;
+    } else if (rc < 0) {
+        code = EXIT_USAGE;
+    } else if (coll_launch_env_detect(&env)) {
+        const char *b = getenv(ENV_CHECK_BACKEND);
+        if (!b || !*b) b = o.nbackends == 1 ? o.backends[0] : NULL; /* started by torchrun/mpirun */
+        if (!getenv(ENV_CHECK_BACKEND) && o.nbackends > 1 && env.rank == 0)
+            fprintf(stderr, "collbench check: --backend: a launched rank checks one backend; using the default\n");
+        code = run_as_rank(&o, &env, b);
+    } else if (*coll_launch_env_error()) {
+        fprintf(stderr, "collbench check: bad launcher environment: %s\n", coll_launch_env_error());
+        code = EXIT_USAGE;
+    } else {
+        code = run_as_launcher(&o);
+    }
+    free(o.backend_list);
+    return code;
+}

@@ -1,0 +1,174 @@
+/* collbench info [--json]: this machine and this build, for bug reports and for
+ * telling why a backend cannot run here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/machine_info.h"
+
+#ifdef COLL_HAVE_JANSSON
+#include <jansson.h>
+#endif
+
+#define EXIT_USAGE 2
+#define EXIT_RUNTIME 3
+#define EXIT_UNAVAILABLE 4
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: collbench info [--json]\n\n"
+               "CPU, caches, NUMA nodes, memory, /dev/shm, network interfaces, kernel, build,\n"
+               "MPI, CUDA and NCCL, and which backends are available (and why not).\n\n"
+               "  --json   one JSON object on stdout\n");
+}
+
+/* "1.5 GiB": sizes for people. */
+static const char *human(long long bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    if (bytes < 0) return snprintf(buf, len, "unknown"), buf;
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 4) v /= 1024, u++;
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+    return buf;
+}
+
+static void print_dylib(const char *what, const machine_dylib *d)
+{
+    if (!d->loadable) {
+        printf("  %-22s %s\n", what, d->detail);
+        return;
+    }
+    printf("  %-22s %s loaded, version %s", what, d->soname, *d->version ? d->version : "unknown");
+    if (d->devices >= 0) printf(", %d device(s)", d->devices);
+    if (*d->detail) printf(" (%s)", d->detail);
+    printf("\n");
+}
+
+static void print_text(const machine_info *mi)
+{
+    char a[32], b[32];
+    printf("  %-22s %s\n", "host", mi->hostname);
+    printf("  %-22s %s\n", "cpu", mi->cpu_model);
+    printf("  %-22s %ld logical (%ld configured)\n", "cores", mi->logical_cores, mi->configured_cores);
+    if (mi->numa_nodes >= 0) printf("  %-22s %d\n", "numa nodes", mi->numa_nodes);
+    else printf("  %-22s unknown (no /sys/devices/system/node)\n", "numa nodes");
+    for (int i = 0; i < mi->ncaches; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "cache L%d %s", mi->caches[i].level, mi->caches[i].type);
+        printf("  %-22s %s\n", name, human(mi->caches[i].size_bytes, a, sizeof a));
+    }
+    printf("  %-22s %s total, %s available\n", "memory", human(mi->mem_total, a, sizeof a),
+           human(mi->mem_available, b, sizeof b));
+    if (*mi->shm_error) printf("  %-22s %s\n", "/dev/shm", mi->shm_error);
+    else printf("  %-22s %s size, %s free\n", "/dev/shm", human(mi->shm_size, a, sizeof a),
+                human(mi->shm_free, b, sizeof b));
+    for (int i = 0; i < mi->nifaces; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "net %s", mi->ifaces[i].name);
+        printf("  %-22s %s\n", name, mi->ifaces[i].ipv4);
+    }
+    printf("  %-22s %s\n", "kernel", mi->kernel);
+    printf("  %-22s %s\n", "compiler", mi->compiler);
+    printf("  %-22s %s\n", "build", mi->build_type);
+    printf("  %-22s %s\n", "mpi", mi->mpi);
+    print_dylib("cuda", &mi->cuda);
+    print_dylib("nccl", &mi->nccl);
+    for (int i = 0; i < mi->nbackends; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "backend %s", mi->backends[i].name);
+        if (mi->backends[i].available) printf("  %-22s available\n", name);
+        else printf("  %-22s unavailable: %s\n", name, mi->backends[i].reason);
+    }
+}
+
+#ifdef COLL_HAVE_JANSSON
+/* -1 (unknown) becomes null. */
+static json_t *num_or_null(long long v) { return v < 0 ? json_null() : json_integer(v); }
+
+static json_t *dylib_json(const machine_dylib *d)
+{
+    return json_pack("{s:b, s:s, s:o, s:o, s:s}", "loadable", d->loadable, "library", d->soname,
+                     "version", *d->version ? json_string(d->version) : json_null(),
+                     "devices", num_or_null(d->devices), "detail", d->detail);
+}
+
+static json_t *to_json(const machine_info *mi)
+{
+    json_t *caches = json_array(), *ifaces = json_array(), *backends = json_array();
+    for (int i = 0; i < mi->ncaches; i++)
+        json_array_append_new(caches, json_pack("{s:i, s:s, s:o}", "level", mi->caches[i].level,
+                                                "type", mi->caches[i].type, "size_bytes",
+                                                num_or_null(mi->caches[i].size_bytes)));
+    for (int i = 0; i < mi->nifaces; i++)
+        json_array_append_new(ifaces, json_pack("{s:s, s:s}", "name", mi->ifaces[i].name, "ipv4",
+                                                mi->ifaces[i].ipv4));
+    for (int i = 0; i < mi->nbackends; i++)
+        json_array_append_new(backends,
+                              json_pack("{s:s, s:b, s:o}", "name", mi->backends[i].name,
+                                        "available", mi->backends[i].available, "reason",
+                                        mi->backends[i].available ? json_null()
+                                                                  : json_string(mi->backends[i].reason)));
+    return json_pack(
+        "{s:s, s:{s:s, s:o, s:o, s:o, s:o}, s:{s:o, s:o}, s:{s:o, s:o, s:o}, s:o, s:s,"
+        " s:{s:s, s:s}, s:s, s:o, s:o, s:o}",
+        "host", mi->hostname,
+        "cpu", "model", mi->cpu_model, "logical_cores", num_or_null(mi->logical_cores),
+        "configured_cores", num_or_null(mi->configured_cores), "numa_nodes",
+        num_or_null(mi->numa_nodes), "caches", caches,
+        "memory", "total_bytes", num_or_null(mi->mem_total), "available_bytes",
+        num_or_null(mi->mem_available),
+        "shm", "size_bytes", num_or_null(mi->shm_size), "free_bytes", num_or_null(mi->shm_free),
+        "error", *mi->shm_error ? json_string(mi->shm_error) : json_null(),
+        "network", ifaces, "kernel", mi->kernel,
+        "build", "compiler", mi->compiler, "type", mi->build_type,
+        "mpi", mi->mpi, "cuda", dylib_json(&mi->cuda), "nccl", dylib_json(&mi->nccl),
+        "backends", backends);
+}
+#endif
+
+static int print_json(const machine_info *mi)
+{
+#ifdef COLL_HAVE_JANSSON
+    json_t *root = to_json(mi);
+    if (!root) {
+        fprintf(stderr, "collbench: info: cannot build the JSON object (a string that is not UTF-8?)\n");
+        return EXIT_RUNTIME;
+    }
+    int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    printf("\n");
+    if (rc != 0) {
+        fprintf(stderr, "collbench: info: cannot write the JSON to stdout\n");
+        return EXIT_RUNTIME;
+    }
+    return 0;
+#else
+    (void)mi;
+    fprintf(stderr, "collbench: info: --json: this collbench was built without jansson "
+                    "(apt-get install libjansson-dev, then rebuild)\n");
+    return EXIT_UNAVAILABLE;
+#endif
+}
+
+int cmd_info(int argc, char **argv)
+{
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "collbench info: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    machine_info mi;
+    machine_info_gather(&mi);
+    if (json) return print_json(&mi);
+    print_text(&mi);
+    return 0;
+}

@@ -1,0 +1,412 @@
+/* collbench init: what creating a communicator costs, and what re-creating it
+ * every step costs compared with creating it once.
+ *
+ * Not inside a launched rank: this process is the launcher; it prints the
+ * table header and runs every backend x process count (our argv again, with
+ * COLLBENCH_BACKEND set), as cmd_collective.c does.
+ * Inside a rank: the first coll_comm_create is the cold init (rendezvous and
+ * connections); that communicator stays alive for the reductions and the reuse
+ * loop. Each phase starts after a barrier on it, and each number is the slowest
+ * rank's (MAX over ranks). Rank 0 prints the row and appends it to --csv. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bench/sizes.h"
+#include "bootstrap/launch_env.h"
+#include "bootstrap/launcher.h"
+#include "coll.h"
+#include "core/atomic_file.h"
+#include "core/clock.h"
+
+#define EXIT_USAGE 2
+#define EXIT_RUNTIME 3
+#define EXIT_UNAVAILABLE 4
+
+#define ENV_BACKEND "COLLBENCH_BACKEND"
+#define MAX_BACKENDS 8
+#define MAX_PROCS 1024
+#define WARM_CYCLES 3
+#define CSV_HEADER "backend,nprocs,count,steps,cold_init_ms,warm_init_ms,recreate_step_ms," \
+                   "reuse_step_ms,ratio\n"
+
+typedef struct init_opts {
+    int *procs;
+    size_t nprocs;
+    char *backends[MAX_BACKENDS];
+    size_t nbackends;
+    int steps;
+    long count;
+    double timeout_s;
+    const char *csv_path;
+} init_opts;
+
+/* Slowest rank's times, ms; the order of the table's columns. */
+enum { T_COLD, T_WARM, T_RECREATE, T_REUSE, T_COUNT };
+
+/* ================= options ================= */
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: collbench init [options]\n"
+               "Cost of creating a communicator (cold first, warm after), and K steps of a small\n"
+               "float32 all-reduce with the communicator re-created every step versus reused.\n\n"
+               "options:\n"
+               "  -P, --procs LIST        process counts to sweep (default 2,4,6)\n"
+               "      --backend LIST      backends to sweep (default: every available one)\n"
+               "      --steps K           steps of each loop (default 20)\n"
+               "      --count N           float32 elements of the all-reduce (default 1024)\n"
+               "  -T, --timeout SECONDS   give up on a blocked wait (default 300)\n"
+               "      --csv FILE          append the rows as CSV\n"
+               "  -h, --help              this help\n"
+               "exit codes: 0 ok, 2 bad usage, 3 runtime failure, 4 backend unavailable\n");
+}
+
+static void free_opts(init_opts *o)
+{
+    free(o->procs);
+    for (size_t i = 0; i < o->nbackends; i++) free(o->backends[i]);
+}
+
+static int bad(const char *flag, const char *what, const char *value)
+{
+    fprintf(stderr, "collbench init: %s: '%s' %s\n", flag, value, what);
+    return EXIT_USAGE;
+}
+
+static int parse_positive(const char *flag, const char *v, long hi, long *out)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*v == '\0' || *end != '\0') return bad(flag, "is not an integer", v);
+    if (x < 1 || x > hi) return bad(flag, "must be from 1 to a sane maximum", v);
+    *out = x;
+    return 0;
+}
+
+static int backend_known(const char *name)
+{
+    for (const char *const *b = coll_backend_names(); *b; b++)
+        if (strcmp(*b, name) == 0) return 1;
+    return 0;
+}
+
+static int parse_backends(init_opts *o, const char *v)
+{
+    char *copy = strdup(v), *save = NULL;
+    if (!copy) return fprintf(stderr, "collbench init: out of memory\n"), EXIT_RUNTIME;
+    for (size_t i = 0; i < o->nbackends; i++) free(o->backends[i]);
+    o->nbackends = 0;
+    int code = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && !code; t = strtok_r(NULL, ",", &save)) {
+        if (!backend_known(t)) code = bad("--backend", "is not a backend (tcp, shm, auto, mpi, nccl)", t);
+        else if (o->nbackends == MAX_BACKENDS) code = bad("--backend", "names too many backends", v);
+        else if (!(o->backends[o->nbackends] = strdup(t))) code = bad("--backend", "cannot be copied: out of memory", t);
+        else o->nbackends++;
+    }
+    if (!code && o->nbackends == 0) code = bad("--backend", "names no backend", v);
+    free(copy);
+    return code;
+}
+
+/* One flag and its value; 0, EXIT_USAGE, or -1 for --help. */
+static int parse_flag(init_opts *o, const char *flag, const char *v)
+{
+    long x;
+    int code;
+    char why[160];
+    if (strcmp(flag, "-P") == 0 || strcmp(flag, "--procs") == 0) {
+        free(o->procs);
+        o->procs = NULL;
+        if (bench_parse_int_list(v, &o->procs, &o->nprocs, why, sizeof why) != 0) {
+            fprintf(stderr, "collbench init: -P: %s\n", why);
+            return EXIT_USAGE;
+        }
+        for (size_t i = 0; i < o->nprocs; i++)
+            if (o->procs[i] > MAX_PROCS) return bad("-P", "has more than 1024 processes", v);
+        return 0;
+    }
+    if (strcmp(flag, "--backend") == 0) return parse_backends(o, v);
+    if (strcmp(flag, "--steps") == 0) {
+        if ((code = parse_positive(flag, v, 1000000, &x))) return code;
+        o->steps = (int)x;
+        return 0;
+    }
+    if (strcmp(flag, "--count") == 0) return parse_positive(flag, v, 1L << 28, &o->count);
+    if (strcmp(flag, "-T") == 0 || strcmp(flag, "--timeout") == 0) {
+        char *end;
+        o->timeout_s = strtod(v, &end);
+        if (*v == '\0' || *end != '\0' || !(o->timeout_s > 0 && o->timeout_s < 1e9))
+            return bad(flag, "is not a number of seconds more than 0", v);
+        return 0;
+    }
+    if (strcmp(flag, "--csv") == 0) {
+        if (*v == '\0') return bad(flag, "is an empty file name", v);
+        o->csv_path = v;
+        return 0;
+    }
+    fprintf(stderr, "collbench init: %s: unknown flag (see --help)\n", flag);
+    return EXIT_USAGE;
+}
+
+static int parse_opts(init_opts *o, int argc, char **argv)
+{
+    static const int default_procs[] = {2, 4, 6};
+    memset(o, 0, sizeof *o);
+    o->steps = 20;
+    o->count = 1024;
+    o->timeout_s = 300;
+    o->procs = malloc(sizeof default_procs);
+    if (!o->procs) return fprintf(stderr, "collbench init: out of memory\n"), EXIT_RUNTIME;
+    memcpy(o->procs, default_procs, sizeof default_procs);
+    o->nprocs = 3;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return -1;
+        if (a[0] != '-') {
+            fprintf(stderr, "collbench init: unexpected argument '%s' (see --help)\n", a);
+            return EXIT_USAGE;
+        }
+        char flag[32];
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL, *v;
+        if (eq) {
+            snprintf(flag, sizeof flag, "%.*s", (int)(eq - a), a);
+            v = eq + 1;
+        } else if (a[1] != '-' && a[2] != '\0') { /* -P2 */
+            snprintf(flag, sizeof flag, "%.2s", a);
+            v = a + 2;
+        } else {
+            snprintf(flag, sizeof flag, "%s", a);
+            if (i + 1 >= argc) {
+                fprintf(stderr, "collbench init: %s: missing value\n", a);
+                return EXIT_USAGE;
+            }
+            v = argv[++i];
+        }
+        int code = parse_flag(o, flag, v);
+        if (code) return code;
+    }
+    return 0;
+}
+
+/* ================= inside a rank ================= */
+
+static int create(const init_opts *o, const char *backend, coll_comm **comm)
+{
+    coll_config cfg;
+    coll_config_init(&cfg);
+    cfg.backend = backend;
+    cfg.timeout_s = o->timeout_s;
+    return coll_comm_create(&cfg, comm);
+}
+
+/* The phases after the cold init, local times in t[] (ms). */
+static int measure(const init_opts *o, const char *backend, coll_comm *base, float *buf,
+                   double *t, int *failed_create)
+{
+    coll_comm *c = NULL;
+    int rc;
+    double t0;
+
+    if ((rc = coll_barrier(base))) return rc;
+    t0 = coll_now_s();
+    for (int i = 0; i < WARM_CYCLES; i++) {
+        if ((rc = create(o, backend, &c))) return *failed_create = 1, rc;
+        coll_comm_destroy(c);
+    }
+    t[T_WARM] = (coll_now_s() - t0) * 1e3 / WARM_CYCLES;
+
+    if ((rc = coll_barrier(base))) return rc;
+    t0 = coll_now_s();
+    for (int i = 0; i < o->steps; i++) {
+        if ((rc = create(o, backend, &c))) return *failed_create = 1, rc;
+        rc = coll_allreduce(c, buf, buf, (size_t)o->count, COLL_FLOAT32, COLL_SUM);
+        if (rc) {
+            fprintf(stderr, "collbench init: rank %d: %s\n", coll_comm_rank(base), coll_comm_errmsg(c));
+            coll_comm_destroy(c);
+            return rc;
+        }
+        coll_comm_destroy(c);
+    }
+    t[T_RECREATE] = (coll_now_s() - t0) * 1e3 / o->steps;
+
+    if ((rc = coll_barrier(base))) return rc;
+    t0 = coll_now_s();
+    for (int i = 0; i < o->steps; i++)
+        if ((rc = coll_allreduce(base, buf, buf, (size_t)o->count, COLL_FLOAT32, COLL_SUM))) return rc;
+    t[T_REUSE] = (coll_now_s() - t0) * 1e3 / o->steps;
+    return 0;
+}
+
+static void print_header(void)
+{
+    printf("%-8s %6s %14s %14s %18s %16s %8s\n", "backend", "ranks", "cold_init_ms",
+           "warm_init_ms", "recreate_step_ms", "reuse_step_ms", "ratio");
+    fflush(stdout);
+}
+
+static int file_is_empty(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) != 0 || st.st_size == 0;
+}
+
+/* Rank 0: the row on stdout and, with --csv, appended to the file. */
+static int emit_row(const init_opts *o, const char *backend, int world, const double *t)
+{
+    double ratio = t[T_REUSE] > 0 ? t[T_RECREATE] / t[T_REUSE] : 0;
+    char row[512], err[320];
+    printf("%-8s %6d %14.3f %14.3f %18.3f %16.3f %8.1f\n", backend, world, t[T_COLD], t[T_WARM],
+           t[T_RECREATE], t[T_REUSE], ratio);
+    fflush(stdout);
+    if (!o->csv_path) return 0;
+    int n = snprintf(row, sizeof row, "%s%s,%d,%ld,%d,%.4f,%.4f,%.4f,%.4f,%.3f\n",
+                     file_is_empty(o->csv_path) ? CSV_HEADER : "", backend, world, o->count,
+                     o->steps, t[T_COLD], t[T_WARM], t[T_RECREATE], t[T_REUSE], ratio);
+    if (coll_file_append(o->csv_path, row, (size_t)n, err, sizeof err) != 0) {
+        fprintf(stderr, "collbench init: --csv: %s\n", err);
+        return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+static const char *rank_backend(const init_opts *o)
+{
+    const char *b = getenv(ENV_BACKEND);
+    if (b && *b) return b;
+    return o->nbackends == 1 ? o->backends[0] : NULL; /* NULL: $COLL_BACKEND or tcp */
+}
+
+static int run_as_rank(const init_opts *o, const coll_launch_env *env)
+{
+    const char *backend = rank_backend(o);
+    coll_comm *base = NULL;
+    double t[T_COUNT] = {0}, slowest[T_COUNT];
+    int failed_create = 0;
+
+    double t0 = coll_now_s();
+    int rc = create(o, backend, &base);
+    t[T_COLD] = (coll_now_s() - t0) * 1e3;
+    if (rc) {
+        fprintf(stderr, "collbench init: rank %d: %s\n", env->rank,
+                *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));
+        return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : rc == COLL_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+    }
+    float *buf = calloc((size_t)o->count, sizeof *buf);
+    if (!buf) rc = COLL_ENOMEM;
+    if (rc == 0) rc = measure(o, backend, base, buf, t, &failed_create);
+    if (rc == 0) rc = coll_allreduce(base, t, slowest, T_COUNT, COLL_FLOAT64, COLL_MAX);
+    int code = 0;
+    if (rc) {
+        const char *msg = failed_create ? coll_last_create_error() : coll_comm_errmsg(base);
+        fprintf(stderr, "collbench init: rank %d: %s\n", env->rank,
+                msg && *msg ? msg : coll_strerror(rc));
+        code = EXIT_RUNTIME;
+    } else if (coll_comm_rank(base) == 0) {
+        if (!env->source || strcmp(env->source, "collbench") != 0) print_header();
+        code = emit_row(o, coll_comm_backend(base), coll_comm_size(base), slowest);
+    }
+    free(buf);
+    coll_comm_destroy(base);
+    return code;
+}
+
+/* ================= the launcher ================= */
+
+/* The backends to sweep: those asked for (each must be available), else every
+ * available one but mpi (needs mpirun) and nccl (needs CUDA buffers). */
+static int pick_backends(const init_opts *o, const char **out, size_t *n)
+{
+    char why[256];
+    *n = 0;
+    for (size_t i = 0; i < o->nbackends; i++) {
+        if (!coll_backend_available(o->backends[i], why, sizeof why)) {
+            fprintf(stderr, "collbench init: --backend %s: %s\n", o->backends[i], why);
+            return EXIT_UNAVAILABLE;
+        }
+        if (strcmp(o->backends[i], "mpi") == 0) {
+            fprintf(stderr, "collbench init: --backend mpi: needs ranks started by mpirun: "
+                            "mpirun -np 4 collbench init --backend mpi\n");
+            return EXIT_UNAVAILABLE;
+        }
+        out[(*n)++] = o->backends[i];
+    }
+    if (o->nbackends > 0) return 0;
+    for (const char *const *b = coll_backend_names(); *b && *n < MAX_BACKENDS; b++)
+        if (strcmp(*b, "mpi") != 0 && strcmp(*b, "nccl") != 0 &&
+            coll_backend_available(*b, why, sizeof why))
+            out[(*n)++] = *b;
+    if (*n == 0) return fprintf(stderr, "collbench init: no backend is available\n"), EXIT_UNAVAILABLE;
+    return 0;
+}
+
+static int launch_one(int argc, char **argv, const char *backend, int nprocs)
+{
+    char env_backend[64];
+    const char *extra_env[] = {env_backend, NULL};
+    char **rank_argv = calloc((size_t)argc + 2, sizeof *rank_argv);
+    coll_launch_result res;
+    if (!rank_argv) return fprintf(stderr, "collbench init: out of memory\n"), EXIT_RUNTIME;
+    for (int i = 0; i < argc; i++) rank_argv[i + 1] = argv[i]; /* [0] NULL: /proc/self/exe */
+    snprintf(env_backend, sizeof env_backend, "%s=%s", ENV_BACKEND, backend);
+    coll_launch_opts lo = {.nprocs = nprocs, .argv = rank_argv, .extra_env = extra_env};
+    fflush(stdout);
+    int rc = coll_launch(&lo, &res);
+    free(rank_argv);
+    if (rc != 0) {
+        fprintf(stderr, "collbench init: %s %d ranks: cannot launch: %s\n", backend, nprocs,
+                res.message);
+        return EXIT_RUNTIME;
+    }
+    if (res.exit_code != 0)
+        fprintf(stderr, "collbench init: %s %d ranks failed: %s\n", backend, nprocs, res.message);
+    if (res.interrupted_by) return 128 + res.interrupted_by;
+    return res.exit_code;
+}
+
+static int run_as_launcher(const init_opts *o, int argc, char **argv)
+{
+    const char *backends[MAX_BACKENDS];
+    size_t nb;
+    char err[320];
+    int code = pick_backends(o, backends, &nb), first = 0;
+    if (code) return code;
+    /* Refuse an unwritable --csv before the sweep, not after. */
+    if (o->csv_path && coll_file_append(o->csv_path, "", 0, err, sizeof err) != 0) {
+        fprintf(stderr, "collbench init: --csv: %s\n", err);
+        return EXIT_USAGE;
+    }
+    print_header();
+    for (size_t b = 0; b < nb && first < 128; b++)
+        for (size_t p = 0; p < o->nprocs && first < 128; p++) {
+            code = launch_one(argc, argv, backends[b], o->procs[p]);
+            if (code && !first) first = code;
+            if (code >= 128) first = code; /* interrupted: stop the sweep */
+        }
+    return first;
+}
+
+/* ================= the command ================= */
+
+int cmd_init(int argc, char **argv)
+{
+    init_opts o;
+    coll_launch_env env;
+    int code = parse_opts(&o, argc, argv);
+    if (code < 0) {
+        usage(stdout);
+        code = 0;
+    } else if (code == 0) {
+        if (coll_launch_env_detect(&env)) {
+            code = run_as_rank(&o, &env);
+        } else if (*coll_launch_env_error()) {
+            fprintf(stderr, "collbench init: bad launcher environment: %s\n", coll_launch_env_error());
+            code = EXIT_USAGE;
+        } else {
+            code = run_as_launcher(&o, argc, argv);
+        }
+    }
+    free_opts(&o);
+    return code;
+}

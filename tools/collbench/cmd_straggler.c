@@ -1,0 +1,293 @@
+/* collbench straggler: which rank is late to the collective, and by how much.
+ *
+ * Each iteration every rank computes for --compute-ms (a real arithmetic loop),
+ * then sleeps its --inject delay (a sleep, so that 6 ranks on 2 cores are not
+ * all saturated by the injection), records its arrival time and does a small
+ * all-reduce. Arrival times are allgathered and rank 0 reports lateness per rank.
+ *
+ * Clocks: each rank takes CLOCK_MONOTONIC right after a barrier as its zero. On
+ * one host that is the same clock anyway; across hosts the alignment is only as
+ * good as the barrier's exit skew (tens of microseconds on a LAN), which biases
+ * every iteration of a rank by the same amount.
+ *
+ * Not inside a launched rank: launch -P ranks of ourselves and return their code. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/straggler.h"
+#include "bootstrap/launch_env.h"
+#include "bootstrap/launcher.h"
+#include "coll.h"
+#include "core/clock.h"
+
+#define EXIT_USAGE 2
+#define EXIT_RUNTIME 3
+#define EXIT_UNAVAILABLE 4
+#define MAX_PROCS 1024
+#define MAX_ITERS 1000000
+
+typedef struct straggler_opts {
+    int nprocs, iters;
+    const char *inject;     /* NULL: none */
+    double threshold_ms;    /* 0: the default */
+    double compute_ms;
+    double monitored_s;     /* 0: no monitored barrier */
+    double timeout_s;
+    const char *backend;    /* NULL: the library's default */
+} straggler_opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collbench straggler [options]\n\n"
+            "Per-iteration arrival lateness of every rank at a small all-reduce after a\n"
+            "compute phase; ranks whose mean lateness exceeds the threshold are STRAGGLERs.\n\n"
+            "  -P N                   ranks to launch (default 4)\n"
+            "  --iters K              iterations (default 50)\n"
+            "  --inject RANK:MS[,..]  delay these ranks by MS each iteration (a sleep)\n"
+            "  --threshold MS         flag ranks with mean lateness above MS\n"
+            "                         (default max(1 ms, 3 x median of mean lateness))\n"
+            "  --compute-ms X         compute loop per iteration (default 2)\n"
+            "  --monitored-barrier T  first a monitored barrier with timeout T s; exit 3\n"
+            "                         naming the ranks that did not arrive\n"
+            "  -T SECONDS             timeout of every blocking wait (default 60)\n"
+            "  --backend B            backend (default: $COLL_BACKEND or tcp)\n");
+}
+
+static int parse_double(const char *flag, const char *s, int positive, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v) || v < 0 || (positive && v <= 0)) {
+        fprintf(stderr, "collbench straggler: %s: '%s' is not a %s number\n", flag, s,
+                positive ? "positive" : "non-negative");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char *flag, const char *s, int max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < 1 || v > max) {
+        fprintf(stderr, "collbench straggler: %s: '%s' is not an integer in 1..%d\n", flag, s,
+                max);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* 0 ok, 1 help, -1 bad usage (already reported). */
+static int parse_opts(int argc, char **argv, straggler_opts *o)
+{
+    enum { O_ITERS = 256, O_INJECT, O_THRESHOLD, O_COMPUTE, O_MONITORED, O_BACKEND };
+    static const struct option longs[] = {
+        {"iters", required_argument, NULL, O_ITERS},
+        {"inject", required_argument, NULL, O_INJECT},
+        {"threshold", required_argument, NULL, O_THRESHOLD},
+        {"compute-ms", required_argument, NULL, O_COMPUTE},
+        {"monitored-barrier", required_argument, NULL, O_MONITORED},
+        {"backend", required_argument, NULL, O_BACKEND},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (straggler_opts){.nprocs = 4, .iters = 50, .compute_ms = 2, .timeout_s = 60};
+    optind = 0; /* reset getopt: a fresh parse of this argv */
+    opterr = 0;
+    int c, rc = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, ":P:T:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'P': rc = parse_int("-P", optarg, MAX_PROCS, &o->nprocs); break;
+        case 'T': rc = parse_double("-T", optarg, 1, &o->timeout_s); break;
+        case O_ITERS: rc = parse_int("--iters", optarg, MAX_ITERS, &o->iters); break;
+        case O_INJECT: o->inject = optarg; break;
+        case O_THRESHOLD: rc = parse_double("--threshold", optarg, 1, &o->threshold_ms); break;
+        case O_COMPUTE: rc = parse_double("--compute-ms", optarg, 0, &o->compute_ms); break;
+        case O_MONITORED:
+            rc = parse_double("--monitored-barrier", optarg, 1, &o->monitored_s);
+            break;
+        case O_BACKEND: o->backend = optarg; break;
+        case 'h': return 1;
+        case ':':
+            fprintf(stderr, "collbench straggler: %s needs a value\n", argv[optind - 1]);
+            return -1;
+        default:
+            fprintf(stderr, "collbench straggler: unknown option '%s' (see --help)\n",
+                    argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (rc == 0 && optind < argc) {
+        fprintf(stderr, "collbench straggler: unexpected argument '%s'\n", argv[optind]);
+        return -1;
+    }
+    return rc;
+}
+
+/* ================= inside a rank ================= */
+
+static void sleep_ms(double ms)
+{
+    if (ms <= 0) return;
+    struct timespec ts = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+/* Real work for about ms milliseconds (the clock is read every 1024 steps). */
+static double compute(double ms)
+{
+    volatile double acc = 1.0;
+    double end = coll_now_s() + ms / 1e3;
+    do {
+        for (int i = 0; i < 1024; i++) acc = acc * 1.0000001 + 1e-9;
+    } while (coll_now_s() < end);
+    return acc;
+}
+
+static int fail(coll_comm *comm, const char *what, int rc)
+{
+    fprintf(stderr, "collbench straggler: rank %d: %s: %s\n", coll_comm_rank(comm), what,
+            *coll_comm_errmsg(comm) ? coll_comm_errmsg(comm) : coll_strerror(rc));
+    return EXIT_RUNTIME;
+}
+
+static int monitored(coll_comm *comm, const straggler_opts *o, double my_delay_ms)
+{
+    int world = coll_comm_size(comm), nmissing = 0;
+    int *missing = calloc((size_t)world, sizeof *missing);
+    if (!missing) return EXIT_RUNTIME;
+    sleep_ms(my_delay_ms);
+    int rc = coll_monitored_barrier(comm, o->monitored_s, missing, world, &nmissing);
+    free(missing);
+    if (rc == COLL_OK) return 0;
+    return fail(comm, "--monitored-barrier", rc);
+}
+
+static int loop(coll_comm *comm, const straggler_opts *o, double my_delay_ms, double *arrive)
+{
+    float small[8] = {0};
+    int rc = coll_barrier(comm);
+    if (rc) return fail(comm, "start barrier", rc);
+    double zero = coll_now_s(); /* clock alignment: see the top of the file */
+    for (int it = 0; it < o->iters; it++) {
+        compute(o->compute_ms);
+        sleep_ms(my_delay_ms);
+        arrive[it] = coll_now_s() - zero;
+        if ((rc = coll_allreduce(comm, small, small, 8, COLL_FLOAT32, COLL_SUM)))
+            return fail(comm, "all-reduce", rc);
+    }
+    return 0;
+}
+
+static int run_rank(const straggler_opts *o)
+{
+    coll_config cfg;
+    coll_config_init(&cfg);
+    cfg.backend = o->backend;
+    cfg.timeout_s = o->timeout_s;
+    coll_comm *comm = NULL;
+    int rc = coll_comm_create(&cfg, &comm);
+    if (rc) {
+        fprintf(stderr, "collbench straggler: %s\n",
+                *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));
+        return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : EXIT_RUNTIME;
+    }
+    int world = coll_comm_size(comm), rank = coll_comm_rank(comm), code = 0;
+    double *delay = calloc((size_t)world, sizeof *delay);
+    double *mine = calloc((size_t)o->iters, sizeof *mine);
+    double *all = calloc((size_t)world * (size_t)o->iters, sizeof *all);
+    straggler_rank *res = calloc((size_t)world, sizeof *res);
+    char err[256];
+    if (!delay || !mine || !all || !res) {
+        fprintf(stderr, "collbench straggler: rank %d: out of memory\n", rank);
+        code = EXIT_RUNTIME;
+    } else if (o->inject && straggler_parse_inject(o->inject, world, delay, err, sizeof err)) {
+        if (rank == 0) fprintf(stderr, "collbench straggler: %s\n", err);
+        code = EXIT_USAGE;
+    }
+    if (!code && o->monitored_s > 0) code = monitored(comm, o, delay[rank]);
+    if (!code) code = loop(comm, o, delay[rank], mine);
+    if (!code && (rc = coll_allgather(comm, mine, all, (size_t)o->iters, COLL_FLOAT64)))
+        code = fail(comm, "gathering arrival times", rc);
+    if (!code && rank == 0) {
+        straggler_summary sum;
+        if (straggler_analyze(all, world, o->iters, o->threshold_ms, res, &sum) == 0) {
+            printf("# collbench straggler: backend %s, compute %.3g ms per iteration\n",
+                   coll_comm_backend(comm), o->compute_ms);
+            straggler_print(stdout, res, &sum);
+            fflush(stdout);
+        } else {
+            code = EXIT_RUNTIME;
+        }
+    }
+    free(delay);
+    free(mine);
+    free(all);
+    free(res);
+    coll_comm_destroy(comm);
+    return code;
+}
+
+/* ================= the launcher ================= */
+
+static int launch(const straggler_opts *o, int argc, char **argv)
+{
+    char why[256];
+    if (o->backend && !coll_backend_available(o->backend, why, sizeof why)) {
+        fprintf(stderr, "collbench straggler: --backend %s: %s\n", o->backend, why);
+        return EXIT_UNAVAILABLE;
+    }
+    char **rank_argv = calloc((size_t)argc + 2, sizeof *rank_argv);
+    if (!rank_argv) return EXIT_RUNTIME;
+    for (int i = 0; i < argc; i++) rank_argv[i + 1] = argv[i]; /* [0] NULL: /proc/self/exe */
+    coll_launch_opts lo = {.nprocs = o->nprocs, .argv = rank_argv};
+    coll_launch_result res;
+    fflush(stdout);
+    int rc = coll_launch(&lo, &res);
+    free(rank_argv);
+    if (rc) {
+        fprintf(stderr, "collbench straggler: cannot launch: %s\n", res.message);
+        return EXIT_RUNTIME;
+    }
+    if (res.interrupted_by) return 128 + res.interrupted_by;
+    if (res.exit_code && res.exit_code != EXIT_USAGE)
+        fprintf(stderr, "collbench straggler: %d ranks failed: %s\n", o->nprocs, res.message);
+    return res.exit_code;
+}
+
+int cmd_straggler(int argc, char **argv)
+{
+    straggler_opts o;
+    coll_launch_env env;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc == 1) return usage(stdout), 0;
+    if (rc) return EXIT_USAGE;
+    if (coll_launch_env_detect(&env)) return run_rank(&o);
+    if (*coll_launch_env_error()) {
+        fprintf(stderr, "collbench straggler: bad launcher environment: %s\n",
+                coll_launch_env_error());
+        return EXIT_USAGE;
+    }
+    if (o.inject) { /* refuse bad input before launching anything */
+        double *delay = calloc((size_t)o.nprocs, sizeof *delay);
+        char err[256];
+        if (!delay) return EXIT_RUNTIME;
+        rc = straggler_parse_inject(o.inject, o.nprocs, delay, err, sizeof err);
+        free(delay);
+        if (rc) {
+            fprintf(stderr, "collbench straggler: %s\n", err);
+            return EXIT_USAGE;
+        }
+    }
+    return launch(&o, argc, argv);
+}
