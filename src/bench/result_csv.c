@@ -1,6 +1,7 @@
 /* CSV rows of the DESIGN.md schema: one line per measured configuration.
  * The columns are described once (FIELDS) and both the writer and the parser
  * walk that table, so the two can never disagree about order or format. */
+#include "core/errbuf.h"
 #include "bench/result.h"
 #include "coll.h"
 #include "core/atomic_file.h"
@@ -53,14 +54,6 @@ static const struct field FIELDS[] = {
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Appends text to buf at *pos; 0 if it does not fit. */
 static int put(char *buf, size_t len, size_t *pos, const char *text, size_t n)
@@ -214,7 +207,7 @@ static int parse_field(const struct field *f, const char *text, bench_row *r, ch
 int bench_row_from_csv(const char *line, bench_row *r, char *err, size_t errlen)
 {
     if (!line || !r) {
-        set_err(err, errlen, "no CSV line to parse");
+        coll_set_err(err, errlen, "no CSV line to parse");
         return COLL_EINVAL;
     }
     const char *end = line + strlen(line);
@@ -233,24 +226,24 @@ int bench_row_from_csv(const char *line, bench_row *r, char *err, size_t errlen)
         }
         const struct field *f = &FIELDS[i];
         if (f->kind == F_STR && (too_long || strlen(text) >= f->size)) {
-            set_err(err, errlen, "CSV field %zu (%s): '%.40s' is longer than %zu characters",
+            coll_set_err(err, errlen, "CSV field %zu (%s): '%.40s' is longer than %zu characters",
                     i + 1, f->name, text, f->size - 1);
             return COLL_EINVAL;
         }
         if (too_long || parse_field(f, text, &tmp, why, sizeof why) != 0) {
             if (too_long) snprintf(why, sizeof why, "value too long");
-            set_err(err, errlen, "CSV field %zu (%s): %s", i + 1, f->name, why);
+            coll_set_err(err, errlen, "CSV field %zu (%s): %s", i + 1, f->name, why);
             return COLL_EINVAL;
         }
         i++;
     }
     if (got < 0) {
-        set_err(err, errlen, "CSV field %zu (%s): unterminated or misplaced quote", i + 1,
+        coll_set_err(err, errlen, "CSV field %zu (%s): unterminated or misplaced quote", i + 1,
                 i < NFIELDS ? FIELDS[i].name : "extra");
         return COLL_EINVAL;
     }
     if (i != NFIELDS) {
-        set_err(err, errlen, "CSV line has %zu fields, expected %zu (%s)", i, (size_t)NFIELDS,
+        coll_set_err(err, errlen, "CSV line has %zu fields, expected %zu (%s)", i, (size_t)NFIELDS,
                 BENCH_CSV_HEADER);
         return COLL_EINVAL;
     }
@@ -270,7 +263,7 @@ static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_n
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return COLL_OK; /* created by the append */
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        coll_set_err(err, errlen, "%s: %s", path, strerror(errno));
         return COLL_ESYS;
     }
     /* A device or pipe (/dev/stdout, /dev/full) has no header to read: every
@@ -283,7 +276,7 @@ static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_n
     char head[sizeof BENCH_CSV_HEADER + 2];
     ssize_t n = pread(fd, head, sizeof head - 1, 0);
     if (n < 0) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        coll_set_err(err, errlen, "%s: %s", path, strerror(errno));
         close(fd);
         return COLL_ESYS;
     }
@@ -308,7 +301,7 @@ static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_n
 int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *err, size_t errlen)
 {
     if (!path || !*path || (!rows && n > 0)) {
-        set_err(err, errlen, "bench_csv_append: %s", path && *path ? "no rows" : "empty path");
+        coll_set_err(err, errlen, "bench_csv_append: %s", path && *path ? "no rows" : "empty path");
         return COLL_EINVAL;
     }
     enum csv_state state;
@@ -316,7 +309,7 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
     int rc = inspect_csv(path, &state, &newline_ok, err, errlen);
     if (rc != COLL_OK) return rc;
     if (state == CSV_OTHER) {
-        set_err(err, errlen, "%s has a different header; refusing to mix schemas", path);
+        coll_set_err(err, errlen, "%s has a different header; refusing to mix schemas", path);
         return COLL_EINVAL;
     }
 
@@ -325,7 +318,7 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
     size_t cap = sizeof BENCH_CSV_HEADER + 2 + n * line_max;
     char *buf = malloc(cap);
     if (!buf) {
-        set_err(err, errlen, "%s: out of memory for %zu rows", path, n);
+        coll_set_err(err, errlen, "%s: out of memory for %zu rows", path, n);
         return COLL_ENOMEM;
     }
     size_t pos = 0;
@@ -335,7 +328,7 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
     for (size_t i = 0; i < n; i++) {
         int len = bench_row_to_csv(&rows[i], buf + pos, line_max - 1);
         if (len < 0) {
-            set_err(err, errlen, "%s: row %zu cannot be written as CSV (a text field has a "
+            coll_set_err(err, errlen, "%s: row %zu cannot be written as CSV (a text field has a "
                     "line break or is too long)", path, i + 1);
             free(buf);
             return COLL_EINVAL;

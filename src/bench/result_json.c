@@ -3,20 +3,13 @@
  *    "results": {"communication": {"<collective>": [rows]}, "training": {}, "memory": {}}}
  * An existing file is merged into, never clobbered: its rows and sections stay,
  * and a file that cannot be parsed is refused rather than overwritten. */
+#include "core/errbuf.h"
 #include "bench/result.h"
 #include "coll.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 #ifndef COLL_HAVE_JANSSON
 
@@ -24,7 +17,7 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
                      size_t n, char *err, size_t errlen)
 {
     (void)meta, (void)rows, (void)n;
-    set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
+    coll_set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
             path ? path : "JSON output");
     return COLL_EUNAVAIL;
 }
@@ -99,12 +92,12 @@ static int load_existing(const char *path, json_t **root, char *err, size_t errl
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return COLL_OK;
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        coll_set_err(err, errlen, "%s: %s", path, strerror(errno));
         return COLL_ESYS;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        set_err(err, errlen, "%s: not a regular file", path);
+        coll_set_err(err, errlen, "%s: not a regular file", path);
         close(fd);
         return COLL_EINVAL;
     }
@@ -116,12 +109,12 @@ static int load_existing(const char *path, json_t **root, char *err, size_t errl
     json_t *doc = json_loadfd(fd, 0, &jerr);
     close(fd);
     if (!doc) {
-        set_err(err, errlen, "%s exists but is not valid JSON (line %d, column %d: %s); "
+        coll_set_err(err, errlen, "%s exists but is not valid JSON (line %d, column %d: %s); "
                 "refusing to overwrite it", path, jerr.line, jerr.column, jerr.text);
         return COLL_EINVAL;
     }
     if (!json_is_object(doc)) {
-        set_err(err, errlen, "%s exists but is not a JSON object; refusing to overwrite it", path);
+        coll_set_err(err, errlen, "%s exists but is not a JSON object; refusing to overwrite it", path);
         json_decref(doc);
         return COLL_EINVAL;
     }
@@ -138,11 +131,11 @@ static json_t *child_object(json_t *obj, const char *key, const char *path, cons
     if (!c) {
         c = json_object();
         if (!c || json_object_set_new(obj, key, c) != 0) {
-            set_err(err, errlen, "%s: out of memory", path);
+            coll_set_err(err, errlen, "%s: out of memory", path);
             return NULL;
         }
     } else if (!json_is_object(c)) {
-        set_err(err, errlen, "%s: existing \"%s\" is not an object; refusing to overwrite it",
+        coll_set_err(err, errlen, "%s: existing \"%s\" is not an object; refusing to overwrite it",
                 path, where);
         return NULL;
     }
@@ -184,7 +177,7 @@ static int merge_meta(json_t *root, const bench_json_meta *meta, const char *pat
         json_error_t jerr;
         json_t *extra = json_loads(meta->extra_config_json, 0, &jerr);
         if (!json_is_object(extra)) {
-            set_err(err, errlen, "%s: extra config is not a JSON object (%s)", path,
+            coll_set_err(err, errlen, "%s: extra config is not a JSON object (%s)", path,
                     extra ? "another JSON type" : jerr.text);
             json_decref(extra);
             return COLL_EINVAL;
@@ -193,7 +186,7 @@ static int merge_meta(json_t *root, const bench_json_meta *meta, const char *pat
         json_decref(extra);
     }
     if (bad) {
-        set_err(err, errlen, "%s: out of memory building JSON (or a text field is not UTF-8)", path);
+        coll_set_err(err, errlen, "%s: out of memory building JSON (or a text field is not UTF-8)", path);
         return COLL_ENOMEM;
     }
     return COLL_OK;
@@ -217,17 +210,17 @@ static int append_rows(json_t *root, const bench_row *rows, size_t n, const char
         if (!list) {
             list = json_array();
             if (!list || json_object_set_new(comm, coll, list) != 0) {
-                set_err(err, errlen, "%s: out of memory", path);
+                coll_set_err(err, errlen, "%s: out of memory", path);
                 return COLL_ENOMEM;
             }
         } else if (!json_is_array(list)) {
-            set_err(err, errlen, "%s: existing \"results.communication.%s\" is not an array; "
+            coll_set_err(err, errlen, "%s: existing \"results.communication.%s\" is not an array; "
                     "refusing to overwrite it", path, coll);
             return COLL_EINVAL;
         }
         json_t *row = row_to_json(&rows[i]);
         if (!row || json_array_append_new(list, row) != 0) {
-            set_err(err, errlen, "%s: row %zu cannot be stored as JSON (text not UTF-8?)", path,
+            coll_set_err(err, errlen, "%s: row %zu cannot be stored as JSON (text not UTF-8?)", path,
                     i + 1);
             return COLL_EINVAL;
         }
@@ -239,7 +232,7 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
                      size_t n, char *err, size_t errlen)
 {
     if (!path || !*path || !meta || (!rows && n > 0)) {
-        set_err(err, errlen, "bench_json_write: %s", !path || !*path ? "empty path"
+        coll_set_err(err, errlen, "bench_json_write: %s", !path || !*path ? "empty path"
                                                      : !meta ? "no metadata" : "no rows");
         return COLL_EINVAL;
     }
@@ -247,7 +240,7 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
     int rc = load_existing(path, &root, err, errlen);
     if (rc != COLL_OK) return rc;
     if (!root && !(root = json_object())) {
-        set_err(err, errlen, "%s: out of memory", path);
+        coll_set_err(err, errlen, "%s: out of memory", path);
         return COLL_ENOMEM;
     }
     rc = merge_meta(root, meta, path, err, errlen);
@@ -259,7 +252,7 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
     char *text = json_dumps(root, DUMP_FLAGS);
     json_decref(root);
     if (!text) {
-        set_err(err, errlen, "%s: out of memory formatting JSON", path);
+        coll_set_err(err, errlen, "%s: out of memory formatting JSON", path);
         return COLL_ENOMEM;
     }
     size_t len = strlen(text);

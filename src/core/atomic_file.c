@@ -1,6 +1,7 @@
 /* Crash- and full-disk-safe file writes for result files (CSV, JSON).
  * Result files hold hours of measurements: a failed write must never cost
  * the rows that were already there. */
+#include "core/errbuf.h"
 #include "core/atomic_file.h"
 #include "coll.h"
 
@@ -14,14 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Writes all of buf, retrying short writes and EINTR. Returns bytes written;
  * on failure fewer, with errno set (ENOSPC for a full disk). */
@@ -56,7 +49,7 @@ static int fsync_parent_dir(const char *path, char *err, size_t errlen)
     } else {
         size_t n = (size_t)(slash - path);
         if (n >= sizeof dir) {
-            set_err(err, errlen, "%s: path too long", path);
+            coll_set_err(err, errlen, "%s: path too long", path);
             return COLL_EINVAL;
         }
         memcpy(dir, path, n);
@@ -64,14 +57,14 @@ static int fsync_parent_dir(const char *path, char *err, size_t errlen)
     }
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-        set_err(err, errlen, "%s: cannot open directory %s: %s", path, dir, strerror(errno));
+        coll_set_err(err, errlen, "%s: cannot open directory %s: %s", path, dir, strerror(errno));
         return COLL_ESYS;
     }
     int rc = fsync(fd);
     int e = errno;
     close(fd);
     if (rc != 0 && e != EINVAL && e != EROFS) {
-        set_err(err, errlen, "%s: fsync of directory %s: %s", path, dir, strerror(e));
+        coll_set_err(err, errlen, "%s: fsync of directory %s: %s", path, dir, strerror(e));
         return COLL_ESYS;
     }
     return COLL_OK;
@@ -93,12 +86,12 @@ int coll_file_write_atomic(const char *path, const void *data, size_t len, char 
                            size_t errlen)
 {
     if (!path || !*path || (!data && len > 0)) {
-        set_err(err, errlen, "coll_file_write_atomic: %s", path && *path ? "no data" : "empty path");
+        coll_set_err(err, errlen, "coll_file_write_atomic: %s", path && *path ? "no data" : "empty path");
         return COLL_EINVAL;
     }
     char tmp[PATH_MAX];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp) {
-        set_err(err, errlen, "%s: path too long", path);
+        coll_set_err(err, errlen, "%s: path too long", path);
         return COLL_EINVAL;
     }
 
@@ -107,14 +100,14 @@ int coll_file_write_atomic(const char *path, const void *data, size_t len, char 
     struct stat st;
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) {
-        set_err(err, errlen, "%s: %s", path, strerror(EISDIR));
+        coll_set_err(err, errlen, "%s: %s", path, strerror(EISDIR));
         return COLL_ESYS;
     }
     if (exists) mode = st.st_mode & 07777;
 
     int fd = open_temp(tmp, mode);
     if (fd < 0) {
-        set_err(err, errlen, "%s: cannot create temporary %s: %s", path, tmp, strerror(errno));
+        coll_set_err(err, errlen, "%s: cannot create temporary %s: %s", path, tmp, strerror(errno));
         return COLL_ESYS;
     }
     if (exists && fchmod(fd, mode) != 0) {
@@ -140,7 +133,7 @@ int coll_file_write_atomic(const char *path, const void *data, size_t len, char 
     }
     if (step) {
         unlink(tmp);
-        set_err(err, errlen, "%s: %s (%s of temporary %s; file left unchanged)", path,
+        coll_set_err(err, errlen, "%s: %s (%s of temporary %s; file left unchanged)", path,
                 strerror(e), step, tmp);
         return COLL_ESYS;
     }
@@ -150,12 +143,12 @@ int coll_file_write_atomic(const char *path, const void *data, size_t len, char 
 int coll_file_append(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
     if (!path || !*path || (!data && len > 0)) {
-        set_err(err, errlen, "coll_file_append: %s", path && *path ? "no data" : "empty path");
+        coll_set_err(err, errlen, "coll_file_append: %s", path && *path ? "no data" : "empty path");
         return COLL_EINVAL;
     }
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        coll_set_err(err, errlen, "%s: %s", path, strerror(errno));
         return COLL_ESYS;
     }
     struct stat st;
@@ -172,18 +165,18 @@ int coll_file_append(const char *path, const void *data, size_t len, char *err, 
             /* nothing more we can do: the error below still names the path */
         }
         close(fd);
-        set_err(err, errlen, "%s: %s", path, strerror(e));
+        coll_set_err(err, errlen, "%s: %s", path, strerror(e));
         return COLL_ESYS;
     }
     /* Character devices (/dev/null, a terminal) cannot be fsynced: not an error. */
     if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
         int e = errno;
         close(fd);
-        set_err(err, errlen, "%s: %s (fsync)", path, strerror(e));
+        coll_set_err(err, errlen, "%s: %s (fsync)", path, strerror(e));
         return COLL_ESYS;
     }
     if (close(fd) != 0) {
-        set_err(err, errlen, "%s: %s (close)", path, strerror(errno));
+        coll_set_err(err, errlen, "%s: %s (close)", path, strerror(errno));
         return COLL_ESYS;
     }
     return COLL_OK;

@@ -11,15 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bootstrap/launch_env.h"
 #include "bootstrap/launcher.h"
+#include "cli_common.h"
 #include "coll.h"
 #include "core/clock.h"
 
 #define EXIT_FAIL 1
-#define EXIT_USAGE 2
-#define EXIT_RUNTIME 3
-#define EXIT_UNAVAILABLE 4
 
 #define ENV_CHECK_BACKEND "COLLBENCH_CHECK_BACKEND"
 #define MAX_BACKENDS 8
@@ -29,7 +26,7 @@ static const char *const steps[] = {"init", "barrier", "allreduce", "broadcast",
 #define N_STEPS (sizeof steps / sizeof steps[0])
 
 typedef struct check_opts {
-    const char *backends[MAX_BACKENDS];
+    char *backends[MAX_BACKENDS];
     size_t nbackends;
     char *backend_list; /* owns the strings in backends */
     int nprocs;
@@ -296,7 +293,7 @@ static int check_backend(const check_opts *o, const char *backend)
 
 static int run_as_launcher(const check_opts *o)
 {
-    const char *const *names = o->nbackends ? o->backends : coll_backend_names();
+    const char *const *names = o->nbackends ? (const char *const *)o->backends : coll_backend_names();
     size_t n = o->nbackends;
     if (!n)
         while (names[n]) n++;
@@ -312,9 +309,10 @@ static int run_as_launcher(const check_opts *o)
             unavailable |= o->nbackends > 0;
             continue;
         }
-        if (strcmp(b, "mpi") == 0) { /* our launcher cannot start MPI ranks */
-            printf("UNAVAILABLE  mpi: needs ranks started by mpirun: mpirun -np %d collbench check "
-                   "--backend mpi\n", o->nprocs);
+        const char *refused = cli_launcher_refuses(b);
+        if (refused) {
+            printf("UNAVAILABLE  %s: %s: mpirun -np %d collbench check --backend %s\n", b, refused,
+                   o->nprocs, b);
             unavailable |= o->nbackends > 0;
             continue;
         }
@@ -336,17 +334,13 @@ int cmd_check(int argc, char **argv)
         code = 0;
     } else if (rc < 0) {
         code = EXIT_USAGE;
-    } else if (coll_launch_env_detect(&env)) {
-        const char *b = getenv(ENV_CHECK_BACKEND);
-        if (!b || !*b) b = o.nbackends == 1 ? o.backends[0] : NULL; /* started by torchrun/mpirun */
-        if (!getenv(ENV_CHECK_BACKEND) && o.nbackends > 1 && env.rank == 0)
-            fprintf(stderr, "collbench check: --backend: a launched rank checks one backend; using the default\n");
-        code = run_as_rank(&o, &env, b);
-    } else if (*coll_launch_env_error()) {
-        fprintf(stderr, "collbench check: bad launcher environment: %s\n", coll_launch_env_error());
-        code = EXIT_USAGE;
     } else {
-        code = run_as_launcher(&o);
+        cli_role role = cli_detect_role("collbench check", &env);
+        code = role == CLI_RANK ? run_as_rank(&o, &env,
+                                              cli_rank_backend("collbench check", ENV_CHECK_BACKEND,
+                                                               o.backends, o.nbackends, env.rank))
+               : role == CLI_LAUNCHER ? run_as_launcher(&o)
+                                      : EXIT_USAGE;
     }
     free(o.backend_list);
     return code;

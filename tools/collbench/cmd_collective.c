@@ -6,23 +6,16 @@
  * rank 0 sends its rows down the results pipe.
  * Inside a rank (ours, torchrun, mpirun, srun): create the communicator and run. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench_coll.h"
 #include "bench/bench_options.h"
 #include "bench/bench_runner.h"
 #include "bench/bench_sink.h"
-#include "bootstrap/launch_env.h"
-#include "bootstrap/launcher.h"
+#include "cli_common.h"
 #include "coll.h"
 
 #define EXIT_WRONG 1
-#define EXIT_USAGE 2
-#define EXIT_RUNTIME 3
-#define EXIT_UNAVAILABLE 4
-
-#define ENV_BACKEND "COLLBENCH_BACKEND"
 
 static const char cuda_unavailable[] =
     "--device cuda: CUDA device buffers need the nccl backend, not available in this build";
@@ -45,22 +38,11 @@ static void json_meta(const bench_options *o, char *extra, size_t len, bench_jso
 
 /* ================= inside a rank ================= */
 
-static const char *rank_backend(const bench_options *o, int rank)
-{
-    const char *b = getenv(ENV_BACKEND);
-    if (b && *b) return b;
-    if (o->nbackends == 1) return o->backends[0];
-    if (o->nbackends > 1 && rank == 0)
-        fprintf(stderr, "collbench: --backend: a launched rank runs one backend, not %zu; "
-                        "using the default\n", o->nbackends);
-    return NULL; /* the library's default ($COLL_BACKEND or tcp) */
-}
-
 static int create_comm(const bench_options *o, const coll_launch_env *env, coll_comm **comm)
 {
     coll_config cfg;
     coll_config_init(&cfg);
-    cfg.backend = rank_backend(o, env->rank);
+    cfg.backend = cli_rank_backend("collbench", CLI_ENV_BACKEND, o->backends, o->nbackends, env->rank);
     cfg.timeout_s = o->timeout_s;
     cfg.algo = o->algo;
     cfg.init_method = o->init_method;
@@ -132,6 +114,7 @@ typedef struct launch_ctx {
     const bench_options *o;
     bench_sink sink;
     int lines_lost;
+    cli_launch launch;
 } launch_ctx;
 
 /* A row from rank 0: into the CSV at once, kept for the JSON. */
@@ -148,39 +131,6 @@ static void on_result_line(const char *line, void *arg)
     bench_sink_add(&l->sink, &row); /* a failure is reported once, at the end */
 }
 
-static int wants_default(const char *name)
-{
-    /* mpi needs ranks started by mpirun; nccl needs --device cuda */
-    return strcmp(name, "mpi") != 0 && strcmp(name, "nccl") != 0;
-}
-
-/* The backends to sweep; exit code 4 when one asked for is unavailable. */
-static int pick_backends(const bench_options *o, const char **out, size_t *n)
-{
-    char why[256];
-    *n = 0;
-    for (size_t i = 0; i < o->nbackends; i++) {
-        if (!coll_backend_available(o->backends[i], why, sizeof why)) {
-            fprintf(stderr, "collbench: --backend %s: %s\n", o->backends[i], why);
-            return EXIT_UNAVAILABLE;
-        }
-        if (strcmp(o->backends[i], "mpi") == 0) {
-            fprintf(stderr, "collbench: --backend mpi: the mpi backend needs ranks started by "
-                            "mpirun or srun: mpirun -np 4 collbench %s --backend mpi\n", o->coll->name);
-            return EXIT_UNAVAILABLE;
-        }
-        out[(*n)++] = o->backends[i];
-    }
-    if (o->nbackends > 0) return 0;
-    for (const char *const *b = coll_backend_names(); *b && *n < BENCH_MAX_BACKENDS; b++)
-        if (wants_default(*b) && coll_backend_available(*b, why, sizeof why)) out[(*n)++] = *b;
-    if (*n == 0) {
-        fprintf(stderr, "collbench: no backend is available in this build\n");
-        return EXIT_UNAVAILABLE;
-    }
-    return 0;
-}
-
 static int check_root(const bench_options *o)
 {
     if (!o->coll->has_root) return 0;
@@ -194,37 +144,13 @@ static int check_root(const bench_options *o)
 }
 
 /* One backend x process count; returns its exit code (0 ok). */
-static int launch_one(launch_ctx *l, int argc, char **argv, const char *backend, int nprocs)
+static int launch_one(void *arg, const char *backend, int nprocs)
 {
-    char env_backend[64], env_nprocs[64];
-    const char *extra_env[] = {env_backend, env_nprocs, NULL};
-    char **rank_argv = calloc((size_t)argc + 2, sizeof *rank_argv);
-    coll_launch_result res;
-    if (!rank_argv) return fprintf(stderr, "collbench: out of memory\n"), EXIT_RUNTIME;
-    for (int i = 0; i < argc; i++) rank_argv[i + 1] = argv[i]; /* [0] NULL: /proc/self/exe */
-
-    snprintf(env_backend, sizeof env_backend, "%s=%s", ENV_BACKEND, backend);
-    snprintf(env_nprocs, sizeof env_nprocs, "COLLBENCH_NPROCS=%d", nprocs);
-    coll_launch_opts lo = {.nprocs = nprocs, .argv = rank_argv, .extra_env = extra_env,
-                           .on_result_line = on_result_line, .arg = l};
+    launch_ctx *l = arg;
     if (!l->o->quiet) printf("\n");
-    fflush(stdout);
-    int rc = coll_launch(&lo, &res);
-    free(rank_argv);
+    int code = cli_launch_one(&l->launch, backend, nprocs);
     bench_sink_flush(&l->sink);
-    if (rc != 0) {
-        fprintf(stderr, "collbench: %s %s %d ranks: cannot launch: %s\n", l->o->coll->name,
-                backend, nprocs, res.message);
-        return EXIT_RUNTIME;
-    }
-    if (res.exit_code == EXIT_WRONG)
-        fprintf(stderr, "collbench: %s %s %d ranks: wrong results (%s)\n", l->o->coll->name,
-                backend, nprocs, res.message);
-    else if (res.exit_code != 0)
-        fprintf(stderr, "collbench: %s %s %d ranks failed: %s\n", l->o->coll->name, backend,
-                nprocs, res.message);
-    if (res.interrupted_by) return 128 + res.interrupted_by;
-    return res.exit_code;
+    return code;
 }
 
 /* Refuse an output file we cannot write before minutes of benchmarking, not after. */
@@ -262,18 +188,20 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
     size_t nb;
     char extra[512];
     bench_json_meta meta;
-    launch_ctx l = {.o = o};
-    int code = check_init_method(o), first = 0;
-    if (code || (code = check_root(o)) || (code = pick_backends(o, backends, &nb)) || (code = check_outputs(o))) return code;
+    launch_ctx l = {.o = o,
+                    .launch = {.prefix = "collbench", .what = o->coll->name, .argc = argc,
+                               .argv = argv, .exit_wrong = EXIT_WRONG,
+                               .on_result_line = on_result_line, .arg = &l}};
+    int code = check_init_method(o);
+    if (code || (code = check_root(o)) ||
+        (code = cli_pick_backends("collbench", o->coll->name, o->backends, o->nbackends, backends,
+                                  BENCH_MAX_BACKENDS, &nb)) ||
+        (code = check_outputs(o)))
+        return code;
 
     json_meta(o, extra, sizeof extra, &meta);
     bench_sink_init(&l.sink, 0, o->csv_path, o->json_path, &meta);
-    for (size_t b = 0; b < nb && first < 128; b++)
-        for (size_t p = 0; p < o->nprocs && first < 128; p++) {
-            code = launch_one(&l, argc, argv, backends[b], o->procs[p]);
-            if (code && !first) first = code;
-            if (code >= 128) first = code; /* interrupted: stop the sweep */
-        }
+    int first = cli_sweep(backends, nb, o->procs, o->nprocs, launch_one, &l);
     if (l.sink.status) fprintf(stderr, "collbench: %s\n", l.sink.err);
     if (!first && (l.sink.status || l.lines_lost)) first = EXIT_RUNTIME;
     bench_sink_free(&l.sink);
@@ -301,14 +229,11 @@ int cmd_collective(int argc, char **argv)
     } else if (strcmp(o.device, "cuda") == 0) {
         fprintf(stderr, "collbench: %s\n", cuda_unavailable);
         code = EXIT_UNAVAILABLE;
-    } else if (coll_launch_env_detect(&env)) {
-        code = run_as_rank(&o, &env);
-    } else if (*coll_launch_env_error()) {
-        /* Half a launcher's environment: launching our own ranks would hide the mistake. */
-        fprintf(stderr, "collbench: bad launcher environment: %s\n", coll_launch_env_error());
-        code = EXIT_USAGE;
     } else {
-        code = run_as_launcher(&o, argc, argv);
+        cli_role role = cli_detect_role("collbench", &env);
+        code = role == CLI_RANK       ? run_as_rank(&o, &env)
+               : role == CLI_LAUNCHER ? run_as_launcher(&o, argc, argv)
+                                      : EXIT_USAGE;
     }
     bench_options_free(&o);
     return code;

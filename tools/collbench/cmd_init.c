@@ -14,17 +14,11 @@
 #include <sys/stat.h>
 
 #include "bench/sizes.h"
-#include "bootstrap/launch_env.h"
-#include "bootstrap/launcher.h"
+#include "cli_common.h"
 #include "coll.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
 
-#define EXIT_USAGE 2
-#define EXIT_RUNTIME 3
-#define EXIT_UNAVAILABLE 4
-
-#define ENV_BACKEND "COLLBENCH_BACKEND"
 #define MAX_BACKENDS 8
 #define MAX_PROCS 1024
 #define WARM_CYCLES 3
@@ -271,16 +265,10 @@ static int emit_row(const init_opts *o, const char *backend, int world, const do
     return 0;
 }
 
-static const char *rank_backend(const init_opts *o)
-{
-    const char *b = getenv(ENV_BACKEND);
-    if (b && *b) return b;
-    return o->nbackends == 1 ? o->backends[0] : NULL; /* NULL: $COLL_BACKEND or tcp */
-}
-
 static int run_as_rank(const init_opts *o, const coll_launch_env *env)
 {
-    const char *backend = rank_backend(o);
+    const char *backend =
+        cli_rank_backend("collbench init", CLI_ENV_BACKEND, o->backends, o->nbackends, env->rank);
     coll_comm *base = NULL;
     double t[T_COUNT] = {0}, slowest[T_COUNT];
     int failed_create = 0;
@@ -314,55 +302,9 @@ static int run_as_rank(const init_opts *o, const coll_launch_env *env)
 
 /* ================= the launcher ================= */
 
-/* The backends to sweep: those asked for (each must be available), else every
- * available one but mpi (needs mpirun) and nccl (needs CUDA buffers). */
-static int pick_backends(const init_opts *o, const char **out, size_t *n)
+static int launch_one(void *launch, const char *backend, int nprocs)
 {
-    char why[256];
-    *n = 0;
-    for (size_t i = 0; i < o->nbackends; i++) {
-        if (!coll_backend_available(o->backends[i], why, sizeof why)) {
-            fprintf(stderr, "collbench init: --backend %s: %s\n", o->backends[i], why);
-            return EXIT_UNAVAILABLE;
-        }
-        if (strcmp(o->backends[i], "mpi") == 0) {
-            fprintf(stderr, "collbench init: --backend mpi: needs ranks started by mpirun: "
-                            "mpirun -np 4 collbench init --backend mpi\n");
-            return EXIT_UNAVAILABLE;
-        }
-        out[(*n)++] = o->backends[i];
-    }
-    if (o->nbackends > 0) return 0;
-    for (const char *const *b = coll_backend_names(); *b && *n < MAX_BACKENDS; b++)
-        if (strcmp(*b, "mpi") != 0 && strcmp(*b, "nccl") != 0 &&
-            coll_backend_available(*b, why, sizeof why))
-            out[(*n)++] = *b;
-    if (*n == 0) return fprintf(stderr, "collbench init: no backend is available\n"), EXIT_UNAVAILABLE;
-    return 0;
-}
-
-static int launch_one(int argc, char **argv, const char *backend, int nprocs)
-{
-    char env_backend[64];
-    const char *extra_env[] = {env_backend, NULL};
-    char **rank_argv = calloc((size_t)argc + 2, sizeof *rank_argv);
-    coll_launch_result res;
-    if (!rank_argv) return fprintf(stderr, "collbench init: out of memory\n"), EXIT_RUNTIME;
-    for (int i = 0; i < argc; i++) rank_argv[i + 1] = argv[i]; /* [0] NULL: /proc/self/exe */
-    snprintf(env_backend, sizeof env_backend, "%s=%s", ENV_BACKEND, backend);
-    coll_launch_opts lo = {.nprocs = nprocs, .argv = rank_argv, .extra_env = extra_env};
-    fflush(stdout);
-    int rc = coll_launch(&lo, &res);
-    free(rank_argv);
-    if (rc != 0) {
-        fprintf(stderr, "collbench init: %s %d ranks: cannot launch: %s\n", backend, nprocs,
-                res.message);
-        return EXIT_RUNTIME;
-    }
-    if (res.exit_code != 0)
-        fprintf(stderr, "collbench init: %s %d ranks failed: %s\n", backend, nprocs, res.message);
-    if (res.interrupted_by) return 128 + res.interrupted_by;
-    return res.exit_code;
+    return cli_launch_one(launch, backend, nprocs);
 }
 
 static int run_as_launcher(const init_opts *o, int argc, char **argv)
@@ -370,7 +312,9 @@ static int run_as_launcher(const init_opts *o, int argc, char **argv)
     const char *backends[MAX_BACKENDS];
     size_t nb;
     char err[320];
-    int code = pick_backends(o, backends, &nb), first = 0;
+    cli_launch launch = {.prefix = "collbench init", .argc = argc, .argv = argv};
+    int code = cli_pick_backends("collbench init", "init", o->backends, o->nbackends, backends,
+                                 MAX_BACKENDS, &nb);
     if (code) return code;
     /* Refuse an unwritable --csv before the sweep, not after. */
     if (o->csv_path && coll_file_append(o->csv_path, "", 0, err, sizeof err) != 0) {
@@ -378,13 +322,7 @@ static int run_as_launcher(const init_opts *o, int argc, char **argv)
         return EXIT_USAGE;
     }
     print_header();
-    for (size_t b = 0; b < nb && first < 128; b++)
-        for (size_t p = 0; p < o->nprocs && first < 128; p++) {
-            code = launch_one(argc, argv, backends[b], o->procs[p]);
-            if (code && !first) first = code;
-            if (code >= 128) first = code; /* interrupted: stop the sweep */
-        }
-    return first;
+    return cli_sweep(backends, nb, o->procs, o->nprocs, launch_one, &launch);
 }
 
 /* ================= the command ================= */
@@ -398,14 +336,10 @@ int cmd_init(int argc, char **argv)
         usage(stdout);
         code = 0;
     } else if (code == 0) {
-        if (coll_launch_env_detect(&env)) {
-            code = run_as_rank(&o, &env);
-        } else if (*coll_launch_env_error()) {
-            fprintf(stderr, "collbench init: bad launcher environment: %s\n", coll_launch_env_error());
-            code = EXIT_USAGE;
-        } else {
-            code = run_as_launcher(&o, argc, argv);
-        }
+        cli_role role = cli_detect_role("collbench init", &env);
+        code = role == CLI_RANK       ? run_as_rank(&o, &env)
+               : role == CLI_LAUNCHER ? run_as_launcher(&o, argc, argv)
+                                      : EXIT_USAGE;
     }
     free_opts(&o);
     return code;

@@ -1,0 +1,11 @@
+/* The one helper behind every "char *err, size_t errlen" out-parameter. */
+#ifndef COLL_ERRBUF_H
+#define COLL_ERRBUF_H
+
+#include <stddef.h>
+
+/* printf into err (NULL or errlen 0: nothing). */
+__attribute__((format(printf, 3, 4)))
+void coll_set_err(char *err, size_t errlen, const char *fmt, ...);
+
+#endif

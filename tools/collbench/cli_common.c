@@ -1,0 +1,113 @@
+#include "cli_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap/launcher.h"
+#include "coll.h"
+
+const char *cli_launcher_refuses(const char *backend)
+{
+    if (strcmp(backend, "mpi") == 0) return "the mpi backend needs ranks started by mpirun or srun";
+    return NULL;
+}
+
+static int wants_default(const char *name)
+{
+    /* mpi needs ranks started by mpirun; nccl needs --device cuda */
+    return !cli_launcher_refuses(name) && strcmp(name, "nccl") != 0;
+}
+
+int cli_pick_backends(const char *prefix, const char *cmd, char *const *asked, size_t nasked,
+                      const char **out, size_t cap, size_t *n)
+{
+    char why[256];
+    const char *refused;
+    *n = 0;
+    for (size_t i = 0; i < nasked && *n < cap; i++) {
+        if (!coll_backend_available(asked[i], why, sizeof why)) {
+            fprintf(stderr, "%s: --backend %s: %s\n", prefix, asked[i], why);
+            return EXIT_UNAVAILABLE;
+        }
+        if ((refused = cli_launcher_refuses(asked[i]))) {
+            fprintf(stderr, "%s: --backend %s: %s: mpirun -np 4 collbench %s --backend %s\n", prefix,
+                    asked[i], refused, cmd, asked[i]);
+            return EXIT_UNAVAILABLE;
+        }
+        out[(*n)++] = asked[i];
+    }
+    if (nasked > 0) return 0;
+    for (const char *const *b = coll_backend_names(); *b && *n < cap; b++)
+        if (wants_default(*b) && coll_backend_available(*b, why, sizeof why)) out[(*n)++] = *b;
+    if (*n == 0) {
+        fprintf(stderr, "%s: no backend is available in this build\n", prefix);
+        return EXIT_UNAVAILABLE;
+    }
+    return 0;
+}
+
+cli_role cli_detect_role(const char *prefix, coll_launch_env *env)
+{
+    if (coll_launch_env_detect(env)) return CLI_RANK;
+    if (!*coll_launch_env_error()) return CLI_LAUNCHER;
+    fprintf(stderr, "%s: bad launcher environment: %s\n", prefix, coll_launch_env_error());
+    return CLI_BAD_ENV;
+}
+
+const char *cli_rank_backend(const char *prefix, const char *env_var, char *const *asked,
+                             size_t nasked, int rank)
+{
+    const char *b = getenv(env_var);
+    if (b && *b) return b;
+    if (nasked == 1) return asked[0];
+    if (nasked > 1 && rank == 0)
+        fprintf(stderr, "%s: --backend: a launched rank runs one backend, not %zu; "
+                        "using the default\n", prefix, nasked);
+    return NULL;
+}
+
+int cli_launch_one(const cli_launch *l, const char *backend, int nprocs)
+{
+    char env_backend[96], env_nprocs[64], what[96] = "";
+    const char *extra_env[] = {env_backend, env_nprocs, NULL};
+    char **rank_argv = calloc((size_t)l->argc + 2, sizeof *rank_argv);
+    coll_launch_result res;
+    if (!rank_argv) return fprintf(stderr, "%s: out of memory\n", l->prefix), EXIT_RUNTIME;
+    for (int i = 0; i < l->argc; i++) rank_argv[i + 1] = l->argv[i]; /* [0] NULL: /proc/self/exe */
+
+    snprintf(env_backend, sizeof env_backend, "%s=%s", CLI_ENV_BACKEND, backend);
+    snprintf(env_nprocs, sizeof env_nprocs, "COLLBENCH_NPROCS=%d", nprocs);
+    if (l->what) snprintf(what, sizeof what, "%s ", l->what);
+    coll_launch_opts lo = {.nprocs = nprocs, .argv = rank_argv, .extra_env = extra_env,
+                           .on_result_line = l->on_result_line, .arg = l->arg};
+    fflush(stdout);
+    int rc = coll_launch(&lo, &res);
+    free(rank_argv);
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s%s %d ranks: cannot launch: %s\n", l->prefix, what, backend, nprocs,
+                res.message);
+        return EXIT_RUNTIME;
+    }
+    if (l->exit_wrong && res.exit_code == l->exit_wrong)
+        fprintf(stderr, "%s: %s%s %d ranks: wrong results (%s)\n", l->prefix, what, backend, nprocs,
+                res.message);
+    else if (res.exit_code != 0)
+        fprintf(stderr, "%s: %s%s %d ranks failed: %s\n", l->prefix, what, backend, nprocs,
+                res.message);
+    if (res.interrupted_by) return 128 + res.interrupted_by;
+    return res.exit_code;
+}
+
+int cli_sweep(const char *const *backends, size_t nbackends, const int *procs, size_t nprocs,
+              int (*one)(void *arg, const char *backend, int nprocs), void *arg)
+{
+    int first = 0;
+    for (size_t b = 0; b < nbackends && first < 128; b++)
+        for (size_t p = 0; p < nprocs && first < 128; p++) {
+            int code = one(arg, backends[b], procs[p]);
+            if (code && !first) first = code;
+            if (code >= 128) first = code; /* interrupted: stop the sweep */
+        }
+    return first;
+}
