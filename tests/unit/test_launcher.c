@@ -502,12 +502,14 @@ static void test_interrupt_is_forwarded_and_handlers_restored(void **state)
     assert_int_equal(sigaction(SIGINT, &mine, &before), 0);
     /* Every rank traps SIGINT; rank 0 says "ready" once all traps are set. */
     const char *script =
-        "trap 'touch \"$DIR/int.$RANK\"; exit 7' INT; touch \"$DIR/ready.$RANK\"; "
+        "trap 'kill $! 2>/dev/null; touch \"$DIR/int.$RANK\"; exit 7' INT; touch \"$DIR/ready.$RANK\"; "
         "if [ \"$RANK\" = 0 ]; then "
         "while [ ! -e \"$DIR/ready.1\" ] || [ ! -e \"$DIR/ready.2\" ]; do sleep 0.05; done; "
         "echo ready" TO_RESULTS "; fi; "
-        /* a trapped signal interrupts `wait` at once; a foreground sleep would
-         * delay the trap until sleep itself has died, a race under load */
+        /* a trapped signal interrupts `wait` at once (a foreground sleep would
+         * delay the trap until sleep itself has died, a race under load); the
+         * trap kills the background sleep, which ignores SIGINT and would hold
+         * the results pipe open */
         "sleep 100 & wait";
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     const char *env[] = {f->dir_env, NULL};
