@@ -8,11 +8,11 @@
 /* Crossover points of the tuning table, measured over TCP loopback with
  * bench/allreduce_algos.sh (docs/PERFORMANCE.md has the table and the command).
  * Sizes are whole-vector bytes. */
-#define ALLREDUCE_RD_BELOW_2    (2u << 20)   /* 2 ranks: rd is one exchange, ring two */
-#define ALLREDUCE_RD_BELOW      (64u << 10)  /* recursive doubling: latency bound */
+#define ALLREDUCE_RD_BELOW_2    (4u << 10)   /* 2 ranks: one exchange wins only while tiny */
+#define ALLREDUCE_RD_BELOW      (32u << 10)  /* recursive doubling: latency bound */
 #define ALLREDUCE_RHD_BELOW     (1u << 20)   /* Rabenseifner; ring above */
 #define ALLGATHER_RD_BELOW      (64u << 10)  /* power-of-two worlds only */
-#define BROADCAST_TREE_BELOW    (256u << 10) /* binomial tree; pipelined chain above */
+#define BROADCAST_TREE_BELOW    (16u << 20)  /* binomial tree; pipelined chain above */
 
 static const char *const names[COLL_ALGO_COUNT] = {
     [COLL_ALGO_AUTO] = "auto",         [COLL_ALGO_RING] = "ring",
