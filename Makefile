@@ -14,8 +14,12 @@ build: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# Until `collbench suite` exists: the default all-reduce sweep, results kept
+# (CSV appended, JSON merged) under results/.
 run: build
-	$(BUILD)/collbench allreduce
+	@mkdir -p results
+	$(BUILD)/collbench allreduce --csv results/allreduce.csv -J results/allreduce.json
+	@echo "results: results/allreduce.csv results/allreduce.json"
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
