@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "bench/result.h"
+#include "support/test_files.h"
 #include "coll.h"
 #include "core/atomic_file.h"
 
@@ -83,64 +84,9 @@ static void assert_rows_equal(const bench_row *a, const bench_row *b)
     assert_true(a->wrong == b->wrong);
 }
 
-/* Whole file into a malloc'd string (NULL if absent). */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n + 4096 > cap) buf = realloc(buf, cap = (cap + 4096) * 2);
-        got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-    } while (got > 0);
-    fclose(f);
-    buf[n] = '\0';
-    if (len) *len = n;
-    return buf;
-}
-
-static void spit(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
-}
-
-struct dir { char path[256]; };
-
-static int dir_setup(void **state)
-{
-    struct dir *d = calloc(1, sizeof *d);
-    const char *tmp = getenv("TMPDIR");
-    snprintf(d->path, sizeof d->path, "%s/test_result_csv.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(d->path)) return -1;
-    *state = d;
-    return 0;
-}
-
-static int dir_teardown(void **state)
-{
-    struct dir *d = *state;
-    DIR *dh = opendir(d->path);
-    struct dirent *e;
-    while (dh && (e = readdir(dh))) {
-        if (e->d_name[0] == '.') continue;
-        char p[512];
-        snprintf(p, sizeof p, "%s/%s", d->path, e->d_name);
-        unlink(p);
-    }
-    if (dh) closedir(dh);
-    rmdir(d->path);
-    free(d);
-    return 0;
-}
-
 static void file_in(void **state, const char *name, char *out, size_t len)
 {
-    snprintf(out, len, "%s/%s", ((struct dir *)*state)->path, name);
+    snprintf(out, len, "%s/%s", ((struct test_dir *)*state)->path, name);
 }
 
 static size_t count_entries(const char *dir)
@@ -266,7 +212,7 @@ static void test_parse_validates_fields(void **state)
 /* Every line of the file, parsed: header first, then rows in order. */
 static void assert_file_rows(const char *path, const bench_row *rows, size_t n)
 {
-    char *text = slurp(path, NULL);
+    char *text = test_slurp(path, NULL);
     assert_non_null(text);
     char *save = NULL;
     char *line = strtok_r(text, "\n", &save);
@@ -296,14 +242,14 @@ static void test_append_new_then_again(void **state)
     assert_file_rows(path, rows, 3);
     assert_int_equal(bench_csv_append(path, rows + 3, 2, err, sizeof err), COLL_OK);
     assert_file_rows(path, rows, 5); /* one header, first rows kept, new ones after */
-    assert_int_equal(count_entries(((struct dir *)*state)->path), 1); /* no temp files */
+    assert_int_equal(count_entries(((struct test_dir *)*state)->path), 1); /* no temp files */
 }
 
 static void test_append_to_empty_file_writes_header(void **state)
 {
     char path[512], err[256] = "";
     file_in(state, "empty.csv", path, sizeof path);
-    spit(path, "");
+    test_spit(path, "");
     bench_row r = sample_row(1);
     assert_int_equal(bench_csv_append(path, &r, 1, err, sizeof err), COLL_OK);
     assert_file_rows(path, &r, 1);
@@ -320,7 +266,7 @@ static void test_append_after_torn_line(void **state)
     fclose(f);
     bench_row r2 = sample_row(2);
     assert_int_equal(bench_csv_append(path, &r2, 1, err, sizeof err), COLL_OK);
-    char *text = slurp(path, NULL);
+    char *text = test_slurp(path, NULL);
     char *last = strrchr(text, '\n');
     assert_non_null(last);
     *last = '\0';
@@ -336,21 +282,21 @@ static void test_foreign_header_refused(void **state)
     char path[512], err[256] = "";
     file_in(state, "other.csv", path, sizeof path);
     const char *content = "size,time\n1024,3.5\n";
-    spit(path, content);
+    test_spit(path, content);
     bench_row r = sample_row(0);
     assert_int_equal(bench_csv_append(path, &r, 1, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, "different header; refusing to mix schemas"));
-    char *after = slurp(path, NULL);
+    char *after = test_slurp(path, NULL);
     assert_string_equal(after, content);
     free(after);
 
     /* Our header with extra columns is a different schema too. */
     char longer[1024];
     snprintf(longer, sizeof longer, "%s,extra\n", EXPECTED_HEADER);
-    spit(path, longer);
+    test_spit(path, longer);
     assert_int_equal(bench_csv_append(path, &r, 1, err, sizeof err), COLL_EINVAL);
-    after = slurp(path, NULL);
+    after = test_slurp(path, NULL);
     assert_string_equal(after, longer);
     free(after);
 }
@@ -394,7 +340,7 @@ static void test_append_cut_short_rolls_back(void **state)
     for (int i = 0; i < 4; i++) rows[i] = sample_row(i);
     assert_int_equal(bench_csv_append(path, rows, 1, err, sizeof err), COLL_OK);
     size_t before_len = 0;
-    char *before = slurp(path, &before_len);
+    char *before = test_slurp(path, &before_len);
     assert_non_null(before);
 
     struct rlimit old;
@@ -411,7 +357,7 @@ static void test_append_cut_short_rolls_back(void **state)
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, strerror(EFBIG)));
     size_t after_len = 0;
-    char *after = slurp(path, &after_len);
+    char *after = test_slurp(path, &after_len);
     assert_int_equal(after_len, before_len);
     assert_memory_equal(after, before, before_len);
     free(before);
@@ -426,13 +372,13 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_to_csv_too_small),
         cmocka_unit_test(test_parse_validates_fields),
-        cmocka_unit_test_setup_teardown(test_append_new_then_again, dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_append_to_empty_file_writes_header, dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_append_after_torn_line, dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_foreign_header_refused, dir_setup, dir_teardown),
-        cmocka_unit_test_setup_teardown(test_unwritable_path, dir_setup, dir_teardown),
+        cmocka_unit_test_setup_teardown(test_append_new_then_again, test_dir_setup, test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_append_to_empty_file_writes_header, test_dir_setup, test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_append_after_torn_line, test_dir_setup, test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_foreign_header_refused, test_dir_setup, test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_unwritable_path, test_dir_setup, test_dir_teardown),
         cmocka_unit_test(test_full_disk),
-        cmocka_unit_test_setup_teardown(test_append_cut_short_rolls_back, dir_setup, dir_teardown),
+        cmocka_unit_test_setup_teardown(test_append_cut_short_rolls_back, test_dir_setup, test_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

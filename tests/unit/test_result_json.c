@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "bench/result.h"
+#include "support/test_files.h"
 #include "coll.h"
 #include "core/atomic_file.h"
 
@@ -56,61 +57,7 @@ static bench_row sample_row(const char *collective, int i)
     return r;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n + 4096 > cap) buf = realloc(buf, cap = (cap + 4096) * 2);
-        got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-    } while (got > 0);
-    fclose(f);
-    buf[n] = '\0';
-    if (len) *len = n;
-    return buf;
-}
-
-static void spit(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
-}
-
-struct dir { char path[256]; };
-
-static int dir_setup(void **state)
-{
-    struct dir *d = calloc(1, sizeof *d);
-    const char *tmp = getenv("TMPDIR");
-    snprintf(d->path, sizeof d->path, "%s/test_result_json.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(d->path)) return -1;
-    *state = d;
-    return 0;
-}
-
-static int dir_teardown(void **state)
-{
-    struct dir *d = *state;
-    DIR *dh = opendir(d->path);
-    struct dirent *e;
-    while (dh && (e = readdir(dh))) {
-        if (e->d_name[0] == '.') continue;
-        char p[512];
-        snprintf(p, sizeof p, "%s/%s", d->path, e->d_name);
-        unlink(p);
-    }
-    if (dh) closedir(dh);
-    rmdir(d->path);
-    free(d);
-    return 0;
-}
-
-static const char *dir_of(void **state) { return ((struct dir *)*state)->path; }
+static const char *dir_of(void **state) { return ((struct test_dir *)*state)->path; }
 
 static void file_in(void **state, const char *name, char *out, size_t len)
 {
@@ -145,12 +92,12 @@ static void test_atomic_write_replaces_and_leaves_no_temp(void **state)
     char path[512], err[256] = "";
     file_in(state, "data.txt", path, sizeof path);
     assert_int_equal(coll_file_write_atomic(path, "first\n", 6, err, sizeof err), COLL_OK);
-    char *text = slurp(path, NULL);
+    char *text = test_slurp(path, NULL);
     assert_string_equal(text, "first\n");
     free(text);
     assert_int_equal(chmod(path, 0600), 0);
     assert_int_equal(coll_file_write_atomic(path, "second\n", 7, err, sizeof err), COLL_OK);
-    text = slurp(path, NULL);
+    text = test_slurp(path, NULL);
     assert_string_equal(text, "second\n");
     free(text);
     struct stat st;
@@ -163,7 +110,7 @@ static void test_atomic_write_failure_keeps_old_file(void **state)
 {
     char path[512], err[256] = "";
     file_in(state, "keep.txt", path, sizeof path);
-    spit(path, "precious\n");
+    test_spit(path, "precious\n");
     char big[4096];
     memset(big, 'x', sizeof big);
 
@@ -180,7 +127,7 @@ static void test_atomic_write_failure_keeps_old_file(void **state)
     assert_int_equal(rc, COLL_ESYS);
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, strerror(EFBIG)));
-    char *text = slurp(path, NULL);
+    char *text = test_slurp(path, NULL);
     assert_string_equal(text, "precious\n");
     free(text);
     assert_int_equal(count_entries(dir_of(state), ".tmp."), 1);
@@ -317,12 +264,12 @@ static void expect_refused(void **state, const char *name, const char *content, 
 {
     char path[512], err[512] = "";
     file_in(state, name, path, sizeof path);
-    spit(path, content);
+    test_spit(path, content);
     bench_row r = sample_row("allreduce", 0);
     assert_int_equal(bench_json_write(path, &META, &r, 1, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, path));
     if (!strstr(err, why)) fail_msg("message '%s' lacks '%s'", err, why);
-    char *after = slurp(path, NULL);
+    char *after = test_slurp(path, NULL);
     assert_string_equal(after, content);
     free(after);
 }
@@ -341,7 +288,7 @@ static void test_empty_existing_file_is_new(void **state)
 {
     char path[512], err[256] = "";
     file_in(state, "empty.json", path, sizeof path);
-    spit(path, "");
+    test_spit(path, "");
     bench_row r = sample_row("reduce", 0);
     assert_int_equal(bench_json_write(path, &META, &r, 1, err, sizeof err), COLL_OK);
     json_t *doc = load(path);
@@ -402,7 +349,7 @@ static void test_without_jansson(void **state)
 
 int main(void)
 {
-#define DIR_TEST(f) cmocka_unit_test_setup_teardown(f, dir_setup, dir_teardown)
+#define DIR_TEST(f) cmocka_unit_test_setup_teardown(f, test_dir_setup, test_dir_teardown)
     const struct CMUnitTest tests[] = {
         DIR_TEST(test_atomic_write_replaces_and_leaves_no_temp),
         DIR_TEST(test_atomic_write_failure_keeps_old_file),
