@@ -679,54 +679,48 @@ static int call(tcp_store *t, req *r, const void *tail, size_t taillen, const ch
     return rc;
 }
 
-/* Starts a request of cmd with one key field; "what" names it for errors. */
-static int start(tcp_store *t, req *r, int cmd, const char *key, char *what, size_t whatlen)
+/* One request of cmd about one key: the key, then a fixed-size field (may be
+ * empty), then tail (a value) after; the reply lands in *rep (caller frees). */
+static int key_call(tcp_store *t, int cmd, const char *key, const void *field, size_t fieldlen,
+                    const void *tail, size_t taillen, unsigned char **rep, size_t *replen)
 {
     int rc = check_key(t, key);
     if (rc) return rc;
     unsigned char head[5] = {0, 0, 0, 0, (unsigned char)cmd};
-    *r = (req){0};
-    if ((rc = req_put(r, head, 5)) || (rc = req_key(r, key))) {
-        free(r->buf);
+    req r = {0};
+    if ((rc = req_put(&r, head, 5)) || (rc = req_key(&r, key)) ||
+        (fieldlen && (rc = req_put(&r, field, fieldlen)))) {
+        free(r.buf);
         return rc;
     }
-    snprintf(what, whatlen, "key '%.200s'", key);
-    return COLL_OK;
+    char what[300];
+    snprintf(what, sizeof what, "key '%.200s'", key);
+    return call(t, &r, tail, taillen, what, rep, replen);
 }
 
 static int tcp_set(coll_store *s, const char *key, const void *val, size_t len)
 {
     tcp_store *t = (tcp_store *)s;
-    char what[300];
-    req r;
     if (len > MAX_VALUE) {
         errf(s, "TCP store: value of %zu bytes for key '%s' "
                  "exceeds the limit of %u", len, key, MAX_VALUE);
         return COLL_EINVAL;
     }
-    int rc = start(t, &r, CMD_SET, key, what, sizeof what);
-    if (rc) return rc;
-    if ((rc = req_u32(&r, (uint32_t)len))) {
-        free(r.buf);
-        return rc;
-    }
-    unsigned char *rep;
+    unsigned char n[4], *rep;
     size_t replen;
-    if ((rc = call(t, &r, val, len, what, &rep, &replen))) return rc;
+    put_u32(n, (uint32_t)len);
+    int rc = key_call(t, CMD_SET, key, n, 4, val, len, &rep, &replen);
+    if (rc) return rc;
     free(rep);
     return COLL_OK;
 }
 
 static int tcp_get(coll_store *s, const char *key, void **val, size_t *len)
 {
-    tcp_store *t = (tcp_store *)s;
-    char what[300];
-    req r;
-    int rc = start(t, &r, CMD_GET, key, what, sizeof what);
-    if (rc) return rc;
     unsigned char *rep;
     size_t replen;
-    if ((rc = call(t, &r, NULL, 0, what, &rep, &replen))) return rc;
+    int rc = key_call((tcp_store *)s, CMD_GET, key, NULL, 0, NULL, 0, &rep, &replen);
+    if (rc) return rc;
     *val = rep;
     if (len) *len = replen;
     return COLL_OK;
@@ -735,23 +729,14 @@ static int tcp_get(coll_store *s, const char *key, void **val, size_t *len)
 static int tcp_add(coll_store *s, const char *key, int64_t delta, int64_t *result)
 {
     tcp_store *t = (tcp_store *)s;
-    char what[300];
-    req r;
-    unsigned char d[8];
-    put_u64(d, (uint64_t)delta);
-    int rc = start(t, &r, CMD_ADD, key, what, sizeof what);
-    if (rc) return rc;
-    if ((rc = req_put(&r, d, 8))) {
-        free(r.buf);
-        return rc;
-    }
-    unsigned char *rep;
+    unsigned char d[8], *rep;
     size_t replen;
-    if ((rc = call(t, &r, NULL, 0, what, &rep, &replen))) return rc;
+    put_u64(d, (uint64_t)delta);
+    int rc = key_call(t, CMD_ADD, key, d, 8, NULL, 0, &rep, &replen);
+    if (rc) return rc;
     if (replen != 8) {
         free(rep);
-        errf(s, "TCP store %s:%d: bad reply to ADD of %s",
-                 t->host, t->port, what);
+        errf(s, "TCP store %s:%d: bad reply to ADD of key '%.200s'", t->host, t->port, key);
         return COLL_EPROTO;
     }
     if (result) *result = (int64_t)get_u64(rep);
@@ -789,14 +774,10 @@ static int tcp_wait(coll_store *s, const char *const *keys, int nkeys)
 
 static int tcp_check(coll_store *s, const char *key, int *exists)
 {
-    tcp_store *t = (tcp_store *)s;
-    char what[300];
-    req r;
-    int rc = start(t, &r, CMD_CHECK, key, what, sizeof what);
-    if (rc) return rc;
     unsigned char *rep;
     size_t replen;
-    if ((rc = call(t, &r, NULL, 0, what, &rep, &replen))) return rc;
+    int rc = key_call((tcp_store *)s, CMD_CHECK, key, NULL, 0, NULL, 0, &rep, &replen);
+    if (rc) return rc;
     *exists = replen == 1 && rep[0];
     free(rep);
     return COLL_OK;
