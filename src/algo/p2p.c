@@ -189,7 +189,7 @@ static int exchange_reduce_bytes(coll_algo_ctx *c, int to, const void *sbuf, siz
     size_t reduced = 0; /* bytes of out already final */
     for (;;) {
         int pending, st = scan(x, n, &pending);
-        if (st < 0) return st;
+        if (st < 0) return fail(c, st);
         if (ri >= 0) {
             size_t avail = x[ri].status == COLL_OK ? rlen : x[ri].done - x[ri].done % esz;
             if (avail > reduced) {
@@ -200,7 +200,7 @@ static int exchange_reduce_bytes(coll_algo_ctx *c, int to, const void *sbuf, siz
         }
         if (!pending) return COLL_OK;
         st = step(c, x, n);
-        if (st < 0) return st;
+        if (st < 0) return fail(c, st);
     }
 }
 

@@ -21,6 +21,8 @@
 #define ROUND_BYTES ((size_t)4 << 20)
 /* How long abort() tries to deliver its ABORT headers. */
 #define ABORT_FLUSH_S 0.1
+/* How long destroy() after an abort reads and drops what peers still send. */
+#define ABORT_DRAIN_S 0.2
 /* Socket buffers: 0 leaves Linux's autotuning on, which grows them up to
  * net.ipv4.tcp_rmem/wmem[2] (6 MiB/4 MiB by default). A fixed SO_RCVBUF turns
  * autotuning off and is clamped to net.core.rmem_max (208 KiB by default), and
@@ -207,16 +209,44 @@ static void tcp_abort(coll_transport *tp, int status, int failed_rank)
         tcp_peer *p = &t->peers[r];
         if (p->fd < 0) continue;
         tcp_peer_fail(p, &e);
-        /* FIN, not RST: the peer still reads everything sent, ABORT included. */
-        shutdown(p->fd, SHUT_RDWR);
+        /* FIN, not RST: the peer still reads everything sent, ABORT included.
+         * The read side stays open for destroy() to drain (see there). */
+        shutdown(p->fd, SHUT_WR);
     }
     if (!tp->errmsg[0]) set_msg(tp, failed_rank, e.msg);
+}
+
+/* Closing a socket with unread input sends RST, and an RST makes the peer
+ * drop what it has not read yet: the ABORT this rank sent, which names the
+ * rank really at fault. So after an abort, read and drop the peers' input
+ * until they close too (they stop sending once they read the ABORT), bounded. */
+static void drain_after_abort(tcp_transport *t)
+{
+    double deadline = coll_now_s() + ABORT_DRAIN_S;
+    char sink[65536];
+    for (;;) {
+        int n = 0;
+        for (int r = 0; r < t->base.size; r++) {
+            tcp_peer *p = &t->peers[r];
+            if (p->fd < 0 || p->eof) continue;
+            ssize_t got;
+            while ((got = recv(p->fd, sink, sizeof sink, MSG_DONTWAIT)) > 0) {}
+            if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+                p->eof = 1;
+            else
+                t->pfds[n++] = (struct pollfd){.fd = p->fd, .events = POLLIN};
+        }
+        int ms = coll_ms_until(deadline, 1000);
+        if (n == 0 || ms == 0) return;
+        poll(t->pfds, (nfds_t)n, ms);
+    }
 }
 
 static void tcp_destroy(coll_transport *tp)
 {
     tcp_transport *t = (tcp_transport *)tp;
     if (!t) return;
+    if (t->aborted) drain_after_abort(t);
     tcp_error e = {.status = COLL_EABORTED, .failed_rank = -1, .msg = "transport destroyed"};
     for (int r = 0; r < tp->size; r++) {
         if (t->peers[r].fd < 0) continue;
