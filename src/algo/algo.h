@@ -170,6 +170,8 @@ const char *coll_algo_list(coll_kind kind);
  * (the whole vector: count * dtype size; for allgather/reducescatter/alltoall the
  * total across ranks) and world size. requested != AUTO and existing wins. */
 coll_algo_id coll_algo_select(coll_kind kind, coll_algo_id requested, size_t bytes, int world);
+/* The bytes coll_algo_select is keyed by for a call of kind with this count. */
+size_t coll_algo_bytes(coll_kind kind, size_t count, coll_dtype dt, int world);
 /* Run collective `kind` with algorithm `id` (not AUTO). */
 int coll_algo_run(coll_algo_ctx *c, coll_algo_id id, coll_kind kind, const void *sbuf,
                   void *rbuf, size_t count, coll_dtype dt, coll_op op, int root);

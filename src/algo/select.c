@@ -132,13 +132,12 @@ coll_algo_id coll_algo_select(coll_kind kind, coll_algo_id requested, size_t byt
     return COLL_ALGO_AUTO; /* p2p: nothing to choose */
 }
 
-/* Bytes the tuning table is keyed by (see coll_algo_select). */
-static size_t call_bytes(const coll_algo_ctx *c, coll_kind kind, size_t count, coll_dtype dt)
+size_t coll_algo_bytes(coll_kind kind, size_t count, coll_dtype dt, int world)
 {
     size_t b = count * coll_dtype_size(dt);
     if (kind == COLL_KIND_ALLGATHER || kind == COLL_KIND_REDUCESCATTER ||
         kind == COLL_KIND_ALLTOALL)
-        b *= (size_t)c->size;
+        b *= (size_t)world;
     return b;
 }
 
@@ -146,7 +145,7 @@ int coll_algo_run(coll_algo_ctx *c, coll_algo_id id, coll_kind kind, const void 
                   void *rbuf, size_t count, coll_dtype dt, coll_op op, int root)
 {
     if (!coll_algo_exists(kind, id) || id == COLL_ALGO_AUTO)
-        id = coll_algo_select(kind, COLL_ALGO_AUTO, call_bytes(c, kind, count, dt), c->size);
+        id = coll_algo_select(kind, COLL_ALGO_AUTO, coll_algo_bytes(kind, count, dt, c->size), c->size);
     switch (kind) {
     case COLL_KIND_ALLREDUCE:
         if (id == COLL_ALGO_RHD) return coll_allreduce_rhd(c, sbuf, rbuf, count, dt, op);

@@ -47,20 +47,6 @@ static int tcp_init(coll_comm *comm, const coll_rendezvous *rv, void **state, ch
     return COLL_OK;
 }
 
-/* Size in bytes that the tuning table keys on (the whole vector moved). */
-static size_t select_bytes(const coll_call *c, int size)
-{
-    size_t b = c->count * coll_dtype_size(c->dt);
-    switch (c->kind) {
-    case COLL_KIND_ALLGATHER:
-    case COLL_KIND_REDUCESCATTER:
-    case COLL_KIND_ALLTOALL:
-        return b * (size_t)size;
-    default:
-        return b;
-    }
-}
-
 static int run_p2p(coll_algo_ctx *ctx, const coll_call *c)
 {
     size_t es = coll_dtype_size(c->dt);
@@ -103,7 +89,9 @@ static int native_run(void *state, const coll_call *c, const coll_sig *sig, doub
         rc = run_p2p(&ctx, c);
     } else {
         coll_op op = c->op == COLL_AVG ? COLL_SUM : c->op;
-        coll_algo_id id = coll_algo_select(c->kind, st->algo, select_bytes(c, st->size), st->size);
+        coll_algo_id id = coll_algo_select(c->kind, st->algo,
+                                            coll_algo_bytes(c->kind, c->count, c->dt, st->size),
+                                            st->size);
         rc = coll_algo_run(&ctx, id, c->kind, c->sendbuf, c->recvbuf, c->count, c->dt, op, c->root);
         if (rc == COLL_OK) finish_avg(c, st->rank, st->size);
     }
