@@ -3,11 +3,22 @@
 # Called by `make build/run/test`; safe to run again.
 set -euo pipefail
 
-# build + unit tests + JSON output; clang for the second compiler in CI
-required=(cmake make gcc pkg-config libcmocka-dev libjansson-dev jq)
+# build + unit tests + JSON output; then one package per optional feature:
+# MPI backend, topology/pinning, training math, report plots, netns tests.
+required=(cmake make gcc pkg-config libcmocka-dev libjansson-dev jq
+          libopenmpi-dev openmpi-bin libhwloc-dev libopenblas-dev
+          libplplot-dev plplot-driver-cairo libcairo2-dev iproute2 procps)
+# CI: the second compiler, libFuzzer's runtime, valgrind
 if [ "${CI:-}" = "true" ] || [ "${COLL_DEPS_ALL:-0}" = 1 ]; then
-  required+=(clang)
+  required+=(clang libclang-rt-dev valgrind)
 fi
+# --with-browser: headless Chromium for the report's rendering test
+for arg in "$@"; do
+  case "$arg" in
+    --with-browser) required+=(chromium) ;;
+    *) echo "scripts/deps.sh: unknown option '$arg' (known: --with-browser)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${required[@]}"; do

@@ -12,6 +12,9 @@ int cmd_check(int argc, char **argv); /* cmd_check.c */
 int cmd_info(int argc, char **argv);  /* cmd_info.c */
 /* cmd_init.c: communicator set-up cost. */
 int cmd_init(int argc, char **argv);
+int cmd_suite(int argc, char **argv);  /* cmd_suite.c */
+int cmd_train(int argc, char **argv);  /* cmd_train.c */
+int cmd_report(int argc, char **argv); /* cmd_report.c */
 
 typedef struct command {
     const char *name;
@@ -22,6 +25,7 @@ typedef struct command {
 static int cmd_help(int argc, char **argv);
 
 static const command commands[] = {
+    {"suite", cmd_suite, "the main job: sweep every backend -> results dir -> report"},
     {"allreduce", cmd_collective, "every rank gets the reduction of all ranks' buffers"},
     {"allgather", cmd_collective, "every rank gets every rank's block"},
     {"reducescatter", cmd_collective, "rank r gets block r of the reduction"},
@@ -30,6 +34,8 @@ static const command commands[] = {
     {"alltoall", cmd_collective, "block j of rank i goes to block i of rank j"},
     {"sendrecv", cmd_collective, "each rank sends to the next, receives from the previous"},
     {"barrier", cmd_collective, "every rank waits for all others"},
+    {"train", cmd_train, "data-parallel training step: compute vs communication, overlap, buckets"},
+    {"report", cmd_report, "result files -> plots, markdown tables, analysis, index.html"},
     {"init", cmd_init, "cost of creating a communicator, re-created every step vs reused"},
     {"check", cmd_check, "is this setup usable: PASS/FAIL per backend and step"},
     {"info", cmd_info, "this machine and build: CPU, memory, network, CUDA/NCCL, backends"},
