@@ -14,12 +14,12 @@ build: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# Until `collbench suite` exists: the default all-reduce sweep, results kept
-# (CSV appended, JSON merged) under results/.
+# The main job: `collbench suite` (every backend x 2,4,6 ranks x 1M..1G, the
+# training benchmark, the report) into results/<UTC time>/, printed at the end.
+# SUITE_ARGS=--quick for the 30-second version.
+SUITE_ARGS ?=
 run: build
-	@mkdir -p results
-	$(BUILD)/collbench allreduce --csv results/allreduce.csv -J results/allreduce.json
-	@echo "results: results/allreduce.csv results/allreduce.json"
+	$(BUILD)/collbench suite $(SUITE_ARGS)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

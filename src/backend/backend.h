@@ -46,5 +46,13 @@ typedef struct coll_backend_ops {
 const coll_backend_ops *coll_backend_find(const char *name, char *err, size_t errlen);
 
 extern const coll_backend_ops coll_backend_tcp;
+extern const coll_backend_ops coll_backend_shm; /* backend/shm.c */
+/* backend/nccl.c: always built (libnccl is loaded at run time). The probe gives
+ * the backend when libnccl, libcudart and a device are there, else NULL and why. */
+extern const coll_backend_ops coll_backend_nccl;
+const coll_backend_ops *coll_backend_nccl_probe(char *err, size_t errlen);
+#ifdef COLL_HAVE_MPI
+extern const coll_backend_ops coll_backend_mpi; /* backend/mpi.c */
+#endif
 
 #endif

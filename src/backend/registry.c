@@ -1,5 +1,6 @@
 /* Which backends exist, which are usable here, and why not. */
 #include "backend/backend.h"
+#include "backend/auto.h"
 #include "algo/algo.h"
 
 #include <stdio.h>
@@ -15,10 +16,6 @@ static const char *missing_reason(const char *name)
     if (strcmp(name, "mpi") == 0)
         return "collbench was built without MPI: install libopenmpi-dev and openmpi-bin "
                "(scripts/deps.sh) and rebuild";
-    if (strcmp(name, "shm") == 0 || strcmp(name, "auto") == 0)
-        return "the shared-memory transport is not part of this build yet; use --backend tcp";
-    if (strcmp(name, "nccl") == 0)
-        return "the NCCL backend is not part of this build yet (needs libnccl.so.2 and a GPU)";
     return NULL;
 }
 
@@ -26,6 +23,12 @@ const coll_backend_ops *coll_backend_find(const char *name, char *err, size_t er
 {
     if (!name) name = "";
     if (strcmp(name, "tcp") == 0) return &coll_backend_tcp;
+    if (strcmp(name, "shm") == 0) return &coll_backend_shm;
+#ifdef COLL_HAVE_MPI
+    if (strcmp(name, "mpi") == 0) return &coll_backend_mpi;
+#endif
+    if (strcmp(name, "auto") == 0) return &coll_backend_auto;
+    if (strcmp(name, "nccl") == 0) return coll_backend_nccl_probe(err, errlen);
     const char *why = missing_reason(name);
     if (why) snprintf(err, errlen, "backend %s unavailable: %s", name, why);
     else snprintf(err, errlen, "unknown backend '%s' (known: tcp, shm, auto, mpi, nccl)", name);

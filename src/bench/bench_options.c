@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "bench/bench_data.h"
+#include "bootstrap/bind.h"
 #include "bench/sizes.h"
+#include "bench/soak.h"
 
 #define MAX_PROCS 1024
 
@@ -143,6 +145,12 @@ static int on_dtype(parse_ctx *c, const char *v) { return copy_text(c, v, c->raw
 static int on_op(parse_ctx *c, const char *v) { return copy_text(c, v, c->raw.ops, sizeof c->raw.ops); }
 static int on_timeout(parse_ctx *c, const char *v) { return parse_seconds(c, v, 0, &c->o->timeout_s); }
 static int on_budget(parse_ctx *c, const char *v) { return parse_seconds(c, v, 1, &c->o->time_budget_s); }
+static int on_duration(parse_ctx *c, const char *v)
+{
+    if (bench_parse_duration(v, &c->o->duration_s) != 0)
+        return fail(c, "'%s' is not a duration (seconds, or a number with s, m or h: 60s, 10m, 1h)", v);
+    return 0;
+}
 static int file_name(parse_ctx *c, const char *v, const char **out)
 {
     if (*v == '\0') return fail(c, "empty file name");
@@ -177,6 +185,22 @@ static int on_init_method(parse_ctx *c, const char *v)
         return 0;
     }
     return fail(c, "'%s' is not an init method (env://, tcp://host:port, file:///path)", v);
+}
+/* Multi-host flags (torchrun's); finish_multinode checks them together. */
+static int on_nnodes(parse_ctx *c, const char *v) { return parse_int(c, v, 1, MAX_PROCS, &c->o->nnodes); }
+static int on_node_rank(parse_ctx *c, const char *v) { return parse_int(c, v, 0, MAX_PROCS - 1, &c->o->node_rank); }
+static int on_nproc_per_node(parse_ctx *c, const char *v) { return parse_int(c, v, 1, MAX_PROCS, &c->o->nproc_per_node); }
+static int on_master_port(parse_ctx *c, const char *v) { return parse_int(c, v, 1, 65535, &c->o->master_port); }
+static int on_master_addr(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->master_addr); }
+static int on_listen_addr(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->listen_addr); }
+static int on_job_token(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->job_token); }
+/* The launcher pins the ranks it starts from $COLL_BIND (bootstrap/bind.h). */
+static int on_bind(parse_ctx *c, const char *v)
+{
+    coll_bind_mode m;
+    if (coll_bind_parse(v, &m) != COLL_OK) return fail(c, "'%s' is not core or none", v);
+    setenv(COLL_ENV_BIND, coll_bind_name(m), 1);
+    return 0;
 }
 static int on_quiet(parse_ctx *c, const char *v) { (void)v; c->o->quiet = 1; return 0; }
 static int on_verbose(parse_ctx *c, const char *v) { (void)v; c->o->verbose = 1; return 0; }
@@ -306,6 +330,15 @@ static const opt_def opt_table[] = {
     {0, "inplace", "0|1|2", on_inplace, "out-of-place, in-place or both (default 2)"},
     {0, "seed", "N", on_seed, "seed of the checked inputs (default 1)"},
     {0, "time-budget", "SECONDS", on_budget, "fewer iterations past this per size, 0 = none (default 4)"},
+    {0, "duration", "TIME", on_duration, "soak: repeat the sizes until TIME (60s, 10m, 1h) has passed; RSS and fds shown"},
+    {0, "nnodes", "N", on_nnodes, "hosts taking part; run the same command on each (torchrun's meaning)"},
+    {0, "node-rank", "K", on_node_rank, "this host's index, 0..N-1 (default 0); node 0 hosts the store"},
+    {0, "nproc-per-node", "M", on_nproc_per_node, "ranks on this host (default 1); ranks K*M..K*M+M-1"},
+    {0, "master-addr", "ADDR", on_master_addr, "node 0's address, reachable from every host (default 127.0.0.1)"},
+    {0, "master-port", "PORT", on_master_port, "the store's port on node 0 (default 29500)"},
+    {0, "listen-addr", "ADDR", on_listen_addr, "address this host's ranks listen on (default: the one routing to --master-addr)"},
+    {0, "job-token", "SECRET", on_job_token, "shared secret of a multi-host job, as $COLL_JOB_TOKEN (at most 64 characters)"},
+    {0, "bind", "core|none", on_bind, "pin each rank to a core (default none, see docs/PERFORMANCE.md)"},
     {'q', "quiet", NULL, on_quiet, "print nothing but errors"},
     {'v', "verbose", NULL, on_verbose, "add min/p50/p99/max columns"},
     {'h', "help", NULL, on_help, "this help"},
@@ -467,11 +500,41 @@ static int finish_size_multiples(parse_ctx *c)
     return 0;
 }
 
+/* --nnodes turns on the multi-host launcher; its companions mean nothing without it. */
+static int finish_multinode(parse_ctx *c)
+{
+    bench_options *o = c->o;
+    if (!o->nnodes) {
+        c->flag = o->node_rank ? "--node-rank" : o->nproc_per_node ? "--nproc-per-node"
+                  : o->master_addr ? "--master-addr" : o->master_port ? "--master-port"
+                  : o->listen_addr ? "--listen-addr" : o->job_token ? "--job-token" : NULL;
+        return c->flag ? fail(c, "needs --nnodes (the multi-host launcher)") : 0;
+    }
+    c->flag = "--node-rank";
+    if (o->node_rank >= o->nnodes)
+        return fail(c, "%d is not below --nnodes %d", o->node_rank, o->nnodes);
+    c->flag = "--job-token";
+    if (o->job_token && strlen(o->job_token) > 64) return fail(c, "longer than 64 characters");
+    for (const char *t = o->job_token; t && *t; t++)
+        if (*t <= ' ' || *t == 0x7f) return fail(c, "only printable characters without spaces");
+    if (!o->nproc_per_node) o->nproc_per_node = 1;
+    if (!o->master_addr) o->master_addr = "127.0.0.1";
+    if (!o->master_port) o->master_port = 29500;
+    c->flag = "--nproc-per-node";
+    if ((long)o->nnodes * o->nproc_per_node > MAX_PROCS)
+        return fail(c, "%d hosts x %d ranks is more than %d ranks", o->nnodes, o->nproc_per_node,
+                    MAX_PROCS);
+    o->procs[0] = o->nproc_per_node; /* -P means the ranks of this host */
+    o->nprocs = 1;
+    return 0;
+}
+
 static int finish(parse_ctx *c)
 {
     int rc = finish_sizes(c);
     if (rc == 0) rc = finish_pairs(c);
     if (rc == 0) rc = finish_size_multiples(c);
+    if (rc == 0) rc = finish_multinode(c);
     return rc;
 }
 

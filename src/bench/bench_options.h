@@ -37,6 +37,7 @@ typedef struct bench_options {
     int root;
     double timeout_s;       /* -T: every blocking wait of the communicator */
     double time_budget_s;   /* per size and placement; 0: no limit */
+    double duration_s;      /* --duration: soak, repeat the sizes this long; 0: once */
     char algo[16];
     char device[8];         /* cpu | cuda */
     int inplace;            /* 0 out-of-place, 1 in-place, 2 both */
@@ -44,6 +45,10 @@ typedef struct bench_options {
     const char *per_iter_path; /* --per-iter: every iteration on every rank (bench/per_iter.h) */
     const char *init_method; /* --init-method (points into argv); NULL: env:// */
     int quiet, verbose;
+    /* Multi-host without MPI, torchrun's meaning (0 / NULL: not asked for). With
+     * --nnodes, -P is --nproc-per-node (default 1). */
+    int nnodes, node_rank, nproc_per_node, master_port;
+    const char *master_addr, *listen_addr, *job_token; /* point into argv */
     uint64_t seed;
 } bench_options;
 

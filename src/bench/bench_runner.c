@@ -1,5 +1,6 @@
 /* The runner: sizes x placements of one configuration; see bench_runner.h. */
 #include "bench/bench_runner.h"
+#include "backend/auto.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -10,8 +11,10 @@
 #include <unistd.h>
 
 #include "bench/bench_data.h"
+#include "bench/bench_device.h"
 #include "bench/per_iter.h"
 #include "bench/sizes.h"
+#include "bench/soak.h"
 #include "bench/stats.h"
 #include "bench/table.h"
 #include "core/clock.h"
@@ -25,6 +28,8 @@ typedef struct size_ctx {
     uint64_t asked;      /* bytes asked for */
     size_t count;        /* count argument of each call */
     void *send, *recv;
+    bench_buffers buf;   /* send/recv and their host views (--device cuda: mirrors) */
+    int skipped;         /* --device cuda: out of device memory on some rank */
     double *times;       /* per timed iteration, us */
     char label[48];      /* "1G" or "1G in-place", for notes and progress */
 } size_ctx;
@@ -135,6 +140,7 @@ static int timed_call(const bench_coll *coll, const bench_call *c, double *us)
     if (rc) return rc;
     double t0 = coll_now_us();
     rc = coll->run(c);
+    if (rc == 0) rc = bench_device_sync(); /* --device cuda: the GPU's work is in the time */
     *us = coll_now_us() - t0;
     return rc;
 }
@@ -252,10 +258,23 @@ static bench_data_key data_key(const bench_runner *r, const bench_pair *p, uint6
     return k;
 }
 
-static void fill_inputs(const bench_runner *r, const size_ctx *z, const bench_call *c, uint64_t iter)
+/* Inputs are made in host memory (the mirrors for --device cuda), then uploaded. */
+static int fill_inputs(run_state *s, const size_ctx *z, const bench_call *c, uint64_t iter)
 {
+    const bench_runner *r = s->r;
     bench_data_key k = data_key(r, &z->pair, iter);
-    bench_data_fill(&k, r->rank, 0, c->send, bench_coll_send_elems(r->opts->coll, c->count, r->nranks));
+    bench_data_fill(&k, r->rank, 0, bench_buffers_host(&z->buf, c->send),
+                    bench_coll_send_elems(r->opts->coll, c->count, r->nranks));
+    return bench_buffers_upload(&z->buf, s->err, s->errlen);
+}
+
+/* c as seen in host memory, with the results downloaded (--device cuda). */
+static int host_view(run_state *s, const size_ctx *z, const bench_call *c, bench_call *h)
+{
+    *h = *c;
+    h->send = bench_buffers_host(&z->buf, c->send);
+    h->recv = bench_buffers_host(&z->buf, c->recv);
+    return bench_buffers_download(&z->buf, s->err, s->errlen);
 }
 
 /* Test hook: COLLBENCH_TEST_CORRUPT=1 makes rank 0 spoil one element of each
@@ -281,10 +300,12 @@ static int check_results(run_state *s, const size_ctx *z, const bench_call *c, i
     for (int i = 1; i <= r->opts->check; i++) {
         bench_data_key k = data_key(r, &z->pair, (uint64_t)i);
         progress(s, "%s: check %d/%d", z->label, i, r->opts->check);
-        fill_inputs(r, z, c, (uint64_t)i);
+        bench_call h;
+        if ((rc = fill_inputs(s, z, c, (uint64_t)i))) return rc;
         if ((rc = coll->run(c))) return rc;
-        maybe_corrupt(r, c);
-        local += (int64_t)coll->check(c, &k);
+        if ((rc = host_view(s, z, c, &h))) return rc;
+        maybe_corrupt(r, &h);
+        local += (int64_t)coll->check(&h, &k);
     }
     rc = coll_allreduce(c->comm, &local, wrong, 1, COLL_INT64, COLL_SUM);
     return rc;
@@ -316,7 +337,7 @@ static int run_placement(run_state *s, size_ctx *z, int in_place, bench_row *row
     row->bytes = bench_coll_bytes(coll, z->count, coll_dtype_size(c.dtype), r->nranks);
     row->count = coll->moves_data ? row->bytes / coll_dtype_size(c.dtype) : 0;
 
-    if (coll->moves_data) fill_inputs(r, z, &c, 0);
+    if (coll->moves_data && (rc = fill_inputs(s, z, &c, 0))) return rc;
     if ((rc = warm_up(s, z, &c, &warmup, &iters))) return rc;
     if ((rc = time_iterations(s, z, &c, iters, row, &st))) return rc;
     row->warmup = warmup;
@@ -327,6 +348,34 @@ static int run_placement(run_state *s, size_ctx *z, int in_place, bench_row *row
     return rc;
 }
 
+/* --device cuda: a size some rank has no device memory for is skipped by all
+ * (with a note), and the sweep goes on; any other failure stops every rank. */
+static int agree_device_memory(run_state *s, size_ctx *z, int rc)
+{
+    const bench_runner *r = s->r;
+    int64_t mine = rc == BENCH_DEVICE_OOM ? 1 : rc || !z->times ? 2 : 0, worst = 0;
+    char text[480], why[320];
+    if (mine == 1) fprintf(stderr, "collbench: rank %d: skipping %s: %s\n", r->rank, z->label, s->err);
+    int arc = coll_allreduce(r->comm, &mine, &worst, 1, COLL_INT64, COLL_MAX);
+    if (arc) return arc;
+    snprintf(why, sizeof why, "%s", *s->err ? s->err : "out of memory");
+    if (worst == 2 && mine == 2)
+        return local_fail(s, COLL_ENOMEM, "rank %d: cannot allocate the buffers of %s: %s", r->rank,
+                          z->label, why);
+    if (worst == 2)
+        return local_fail(s, COLL_ENOMEM, "rank %d: another rank cannot allocate the buffers of %s",
+                          r->rank, z->label);
+    z->skipped = worst == 1;
+    if (z->skipped && r->print) {
+        snprintf(text, sizeof text, "%s: skipped (out of device memory%s%s)", z->label,
+                 mine == 1 ? ": " : " on another rank", mine == 1 ? why : "");
+        progress_clear(s);
+        bench_table_print_note(&s->table, text);
+    }
+    if (s->errlen) s->err[0] = '\0'; /* the skip is reported; nothing failed */
+    return 0;
+}
+
 /* Buffers of at least one byte: coll_alloc(0) need not give a usable pointer. */
 static int alloc_buffers(run_state *s, size_ctx *z)
 {
@@ -334,10 +383,13 @@ static int alloc_buffers(run_state *s, size_ctx *z)
     size_t esz = coll_dtype_size(z->pair.dtype);
     size_t sbytes = bench_coll_send_elems(r->opts->coll, z->count, r->nranks) * esz;
     size_t rbytes = bench_coll_recv_elems(r->opts->coll, z->count, r->nranks) * esz;
-    z->send = coll_alloc(r->comm, sbytes ? sbytes : 1);
-    z->recv = coll_alloc(r->comm, rbytes ? rbytes : 1);
+    int cuda = bench_device_is_cuda(r->opts->device);
+    int rc = bench_buffers_alloc(&z->buf, r->comm, cuda, sbytes, rbytes, s->err, s->errlen);
+    z->send = z->buf.send;
+    z->recv = z->buf.recv;
     z->times = calloc((size_t)r->opts->iters, sizeof *z->times);
-    if (!z->send || !z->recv || !z->times)
+    if (cuda) return agree_device_memory(s, z, rc);
+    if (rc || !z->times)
         return local_fail(s, COLL_ENOMEM, "rank %d: cannot allocate %zu + %zu bytes of buffers",
                           r->rank, sbytes, rbytes);
     return 0;
@@ -345,8 +397,8 @@ static int alloc_buffers(run_state *s, size_ctx *z)
 
 static void free_buffers(run_state *s, size_ctx *z)
 {
-    if (z->send) coll_free(s->r->comm, z->send);
-    if (z->recv) coll_free(s->r->comm, z->recv);
+    (void)s;
+    bench_buffers_free(&z->buf);
     free(z->times);
 }
 
@@ -372,7 +424,12 @@ static int run_size(run_state *s, const bench_pair *pair, uint64_t bytes)
     int rc;
 
     z.count = bench_coll_call_count(o->coll, bytes, coll_dtype_size(pair->dtype), s->r->nranks);
+    size_label(&z, bytes, 0);
     rc = alloc_buffers(s, &z);
+    if (rc == 0 && z.skipped) {
+        free_buffers(s, &z);
+        return 0;
+    }
     if (rc == 0 && o->inplace != 1) rc = run_placement(s, &z, 0, &oop);
     if (rc == 0 && o->inplace != 0) rc = run_placement(s, &z, 1, &ip);
     if (rc == 0) emit_rows(s, o->inplace != 1 ? &oop : NULL, o->inplace != 0 ? &ip : NULL);
@@ -390,7 +447,8 @@ void bench_runner_init(bench_runner *r, const bench_options *opts, coll_comm *co
     r->comm = comm;
     r->rank = coll_comm_rank(comm);
     r->nranks = coll_comm_size(comm);
-    r->nnodes = nnodes > 0 ? nnodes : 1;
+    int hosts = coll_comm_host_count(comm); /* collective: host ids compared, not guessed */
+    r->nnodes = hosts > 0 ? hosts : nnodes > 0 ? nnodes : 1;
     r->sink = r->rank == 0 ? sink : NULL;
     r->print = r->rank == 0 && !opts->quiet;
     r->progress = r->print && isatty(STDERR_FILENO);
@@ -408,6 +466,15 @@ static int run_pairs(run_state *s)
             if (rc) return rc;
         }
     return 0;
+}
+
+/* --duration: the sizes again and again, usage shown by the printing rank. */
+static int run_pass(void *arg) { return run_pairs(arg); }
+static int run_soak(run_state *s)
+{
+    bench_usage growth;
+    return bench_soak_run(s->r->comm, s->r->opts->duration_s, run_pass, s,
+                          s->r->print ? stdout : NULL, &growth);
 }
 
 /* Before minutes of benchmarking: can rank 0 append to --per-iter? Every rank
@@ -444,8 +511,11 @@ int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
     if (r->print) {
         row_config(&s, &r->opts->pairs[0], &cfg);
         bench_table_print_header(&s.table, &cfg);
+        char plan[256]; /* how auto split the ranks into hosts, with -v */
+        if (r->opts->verbose && coll_auto_describe(r->comm, plan, sizeof plan) == 0)
+            printf("#  %s\n", plan);
     }
-    rc = run_pairs(&s);
+    rc = r->opts->duration_s > 0 ? run_soak(&s) : run_pairs(&s);
     if (rc == 0 && s.per_iter_failed) rc = local_fail(&s, COLL_ESYS, "%s", s.per_iter_err);
     progress_clear(&s);
     if (r->print && rc == 0) bench_table_print_footer(&s.table);

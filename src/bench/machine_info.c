@@ -15,7 +15,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "backend/nccl_lib.h"
 #include "coll.h"
+#include "core/cuda_rt.h"
 
 static void trim(char *s)
 {
@@ -201,64 +203,53 @@ static void gather_build(machine_info *mi)
 #endif
 }
 
-/* dlopen the first name that loads; the handle or NULL with why in lib->detail. */
-static void *open_first(machine_dylib *lib, const char *const *names)
+/* The CUDA runtime and NCCL through the loaders the nccl backend uses
+ * (core/cuda_rt.h, backend/nccl_lib.h): the same sonames, COLL_CUDART_PATH and
+ * COLL_NCCL_PATH, and the same messages. */
+static void gather_cuda(machine_info *mi)
 {
-    snprintf(lib->soname, sizeof lib->soname, "%s", names[0]);
-    for (const char *const *n = names; *n; n++) {
-        void *h = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            snprintf(lib->soname, sizeof lib->soname, "%s", *n);
-            lib->loadable = 1;
-            return h;
-        }
-    }
-    snprintf(lib->detail, sizeof lib->detail, "%s not found", names[0]);
-    return NULL;
-}
-
-typedef int (*int_out_fn)(int *);
-
-static void gather_cuda(machine_dylib *lib)
-{
-    static const char *const names[] = {"libcudart.so", "libcudart.so.12", "libcudart.so.11.0", NULL};
+    machine_dylib *lib = &mi->cuda;
+    char err[512];
+    int n = 0;
     memset(lib, 0, sizeof *lib);
     lib->devices = -1;
-    void *h = open_first(lib, names);
-    if (!h) return;
-    int v = 0, n = 0;
-    int_out_fn get_version = (int_out_fn)dlsym(h, "cudaRuntimeGetVersion");
-    int_out_fn get_count = (int_out_fn)dlsym(h, "cudaGetDeviceCount");
-    if (get_version && get_version(&v) == 0) /* 12040 is 12.4 */
-        snprintf(lib->version, sizeof lib->version, "%d.%d", v / 1000, (v % 1000) / 10);
-    else
-        snprintf(lib->detail, sizeof lib->detail, "cudaRuntimeGetVersion failed");
-    if (get_count) {
-        int rc = get_count(&n);
-        if (rc == 0) lib->devices = n;
-        else snprintf(lib->detail, sizeof lib->detail, "no usable GPU or driver: cudaGetDeviceCount error %d", rc);
+    snprintf(mi->cuda_driver, sizeof mi->cuda_driver, "unknown");
+    const coll_cudart *rt = coll_cudart_load(err, sizeof err);
+    if (!rt) {
+        snprintf(lib->soname, sizeof lib->soname, "libcudart.so");
+        snprintf(lib->detail, sizeof lib->detail, "%.255s", err);
+        return;
     }
-    dlclose(h);
+    lib->loadable = 1;
+    snprintf(lib->soname, sizeof lib->soname, "%.63s", rt->soname);
+    coll_cuda_version_string(rt->runtime_version, lib->version, sizeof lib->version);
+    int driver = 0;
+    if (rt->DriverGetVersion(&driver) != 0) driver = 0;
+    coll_cuda_version_string(driver, mi->cuda_driver, sizeof mi->cuda_driver);
+    if (coll_cuda_device_count(&n, err, sizeof err) != 0) {
+        lib->devices = 0;
+        snprintf(lib->detail, sizeof lib->detail, "%.255s", err);
+        return;
+    }
+    lib->devices = n;
+    for (int i = 0; i < n && mi->ngpus < MACHINE_MAX_GPUS; i++, mi->ngpus++)
+        coll_cuda_device_name(i, mi->gpus[i].name, sizeof mi->gpus[i].name, &mi->gpus[i].mem_bytes);
 }
 
 static void gather_nccl(machine_dylib *lib)
 {
-    static const char *const names[] = {"libnccl.so.2", "libnccl.so", NULL};
+    char err[512];
     memset(lib, 0, sizeof *lib);
     lib->devices = -1;
-    void *h = open_first(lib, names);
-    if (!h) return;
-    int v = 0;
-    int_out_fn get_version = (int_out_fn)dlsym(h, "ncclGetVersion");
-    if (get_version && get_version(&v) == 0) {
-        /* NCCL_VERSION_CODE: major*10000+minor*100+patch since 2.9, major*1000+... before */
-        int major = v >= 10000 ? v / 10000 : v / 1000;
-        int rest = v >= 10000 ? v % 10000 : v % 1000;
-        snprintf(lib->version, sizeof lib->version, "%d.%d.%d", major, rest / 100, rest % 100);
-    } else {
-        snprintf(lib->detail, sizeof lib->detail, "ncclGetVersion not found or failed");
+    const coll_nccl_lib *nc = coll_nccl_lib_load(err, sizeof err);
+    if (!nc) {
+        snprintf(lib->soname, sizeof lib->soname, "libnccl.so.2");
+        snprintf(lib->detail, sizeof lib->detail, "%.255s", err);
+        return;
     }
-    dlclose(h);
+    lib->loadable = 1;
+    snprintf(lib->soname, sizeof lib->soname, "%.63s", nc->soname);
+    coll_nccl_version_string(nc->version, lib->version, sizeof lib->version);
 }
 
 static void gather_backends(machine_info *mi)
@@ -289,7 +280,7 @@ void machine_info_gather(machine_info *mi)
     gather_shm(mi);
     gather_ifaces(mi);
     gather_build(mi);
-    gather_cuda(&mi->cuda);
+    gather_cuda(mi);
     gather_nccl(&mi->nccl);
     gather_backends(mi);
 }

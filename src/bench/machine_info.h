@@ -28,6 +28,13 @@ typedef struct machine_dylib {
     char detail[256];    /* why not loadable, or what went wrong asking */
 } machine_dylib;
 
+#define MACHINE_MAX_GPUS 16
+
+typedef struct machine_gpu {
+    char name[128];      /* "NVIDIA H100 80GB HBM3" */
+    long long mem_bytes; /* -1 unknown */
+} machine_gpu;
+
 typedef struct machine_backend {
     const char *name;
     int available;
@@ -53,6 +60,9 @@ typedef struct machine_info {
     machine_dylib cuda, nccl;
     machine_backend backends[MACHINE_MAX_BACKENDS];
     int nbackends;
+    char cuda_driver[32];                 /* "12.4" (CUDA version the driver supports), "none" */
+    machine_gpu gpus[MACHINE_MAX_GPUS];   /* the first ngpus CUDA devices */
+    int ngpus;
 } machine_info;
 
 void machine_info_gather(machine_info *mi);

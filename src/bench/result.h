@@ -63,4 +63,12 @@ typedef struct bench_json_meta {
 int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows,
                      size_t n, char *err, size_t errlen);
 
+/* Merge rows_json (the text of a JSON array of row objects) into
+ * "results.<section>.<group>" (created as needed) of the file at path, under the
+ * rules of bench_json_write: meta merged the same way, the file replaced
+ * atomically, a file or section of another type refused and left untouched.
+ * For sections other than "communication" ("training", "memory"). */
+int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const char *section,
+                          const char *group, const char *rows_json, char *err, size_t errlen);
+
 #endif

@@ -22,6 +22,15 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
     return COLL_EUNAVAIL;
 }
 
+int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const char *section,
+                          const char *group, const char *rows_json, char *err, size_t errlen)
+{
+    (void)meta, (void)section, (void)group, (void)rows_json;
+    coll_set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
+            path ? path : "JSON output");
+    return COLL_EUNAVAIL;
+}
+
 #else
 
 #include "core/atomic_file.h"
@@ -260,6 +269,68 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
     rc = coll_file_write_atomic(path, text, len + 1, err, errlen);
     free(text);
     return rc;
+}
+
+/* Write root to path atomically (pretty, newline-terminated); consumes root. */
+static int dump_atomic(json_t *root, const char *path, char *err, size_t errlen)
+{
+    char *text = json_dumps(root, DUMP_FLAGS);
+    json_decref(root);
+    if (!text) {
+        coll_set_err(err, errlen, "%s: out of memory formatting JSON", path);
+        return COLL_ENOMEM;
+    }
+    size_t len = strlen(text);
+    text[len] = '\n'; /* replaces the NUL: the file ends with a newline */
+    int rc = coll_file_write_atomic(path, text, len + 1, err, errlen);
+    free(text);
+    return rc;
+}
+
+int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const char *section,
+                          const char *group, const char *rows_json, char *err, size_t errlen)
+{
+    if (!path || !*path || !meta || !section || !group || !rows_json) {
+        coll_set_err(err, errlen, "bench_json_merge_rows: missing argument");
+        return COLL_EINVAL;
+    }
+    json_error_t jerr;
+    json_t *rows = json_loads(rows_json, 0, &jerr);
+    if (!json_is_array(rows)) {
+        coll_set_err(err, errlen, "%s: rows for results.%s.%s are not a JSON array (%s)", path,
+                section, group, rows ? "another JSON type" : jerr.text);
+        json_decref(rows);
+        return COLL_EINVAL;
+    }
+    json_t *root;
+    int rc = load_existing(path, &root, err, errlen);
+    if (rc == COLL_OK && !root && !(root = json_object())) rc = COLL_ENOMEM;
+    if (rc == COLL_OK) rc = merge_meta(root, meta, path, err, errlen);
+    if (rc == COLL_OK) rc = append_rows(root, NULL, 0, path, err, errlen); /* the sections */
+    json_t *sec = NULL, *list = NULL;
+    char where[128];
+    snprintf(where, sizeof where, "results.%s", section);
+    if (rc == COLL_OK &&
+        !(sec = child_object(json_object_get(root, "results"), section, path, where, err, errlen)))
+        rc = COLL_EINVAL;
+    if (rc == COLL_OK) {
+        list = json_object_get(sec, group);
+        if (!list) {
+            if (!(list = json_array()) || json_object_set_new(sec, group, list) != 0) rc = COLL_ENOMEM;
+        } else if (!json_is_array(list)) {
+            coll_set_err(err, errlen, "%s: existing \"results.%s.%s\" is not an array; "
+                    "refusing to overwrite it", path, section, group);
+            rc = COLL_EINVAL;
+        }
+    }
+    if (rc == COLL_OK && json_array_extend(list, rows) != 0) rc = COLL_ENOMEM;
+    json_decref(rows);
+    if (rc != COLL_OK) {
+        if (rc == COLL_ENOMEM) coll_set_err(err, errlen, "%s: out of memory", path);
+        json_decref(root);
+        return rc;
+    }
+    return dump_atomic(root, path, err, errlen);
 }
 
 #endif /* COLL_HAVE_JANSSON */

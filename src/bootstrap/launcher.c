@@ -3,6 +3,7 @@
  * fails. The wait loop blocks in poll() on the results pipe and a self-pipe fed
  * by the SIGCHLD/SIGINT/SIGTERM handlers, so it never spins. */
 #include "bootstrap/launcher.h"
+#include "bootstrap/bind.h"
 #include "coll.h"
 #include "core/clock.h"
 #include "core/sock.h"
@@ -74,6 +75,7 @@ typedef struct launcher {
     int line_dropped;     /* out of memory: skip to the next '\n' */
     int status;           /* COLL_ENOMEM when a results line was lost */
     int handlers_installed;
+    int *bind_cpus;       /* CPU of each rank ($COLL_BIND), -1: not pinned */
     struct sigaction old_chld, old_int, old_term;
 } launcher;
 
@@ -302,6 +304,7 @@ __attribute__((noreturn)) static void run_rank(launcher *l, int rank, int err_wr
     }
     if (!e) {
         pthread_sigmask(SIG_SETMASK, caller_mask, NULL);
+        if (l->bind_cpus) coll_bind_apply_cpu(l->bind_cpus[rank]); /* best effort */
         if (strchr(l->path, '/')) execve(l->path, l->argv, l->envp[rank]);
         else execvpe(l->path, l->argv, l->envp[rank]);
         e = errno;
@@ -610,6 +613,7 @@ static void cleanup(launcher *l)
     free(l->self_argv);
     free(l->ranks);
     free(l->line);
+    free(l->bind_cpus);
 }
 
 static int launch(launcher *l)
@@ -622,6 +626,13 @@ static int launch(launcher *l)
     }
     if (!rc) rc = open_channels(l);
     if (!rc) rc = build_envs(l);
+    if (!rc && coll_bind_from_env() != COLL_BIND_NONE) { /* planned here: no malloc after fork */
+        l->bind_cpus = calloc((size_t)l->n, sizeof *l->bind_cpus);
+        if (l->bind_cpus && coll_bind_plan(coll_bind_from_env(), l->n, l->bind_cpus) != COLL_OK) {
+            free(l->bind_cpus);
+            l->bind_cpus = NULL;
+        }
+    }
     if (rc) return rc;
     install_handlers(l);
     for (int r = 0; r < l->n && !rc; r++) rc = spawn_rank(l, r);

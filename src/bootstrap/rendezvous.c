@@ -4,6 +4,10 @@
  * and a communicator created again reuses it (keys are namespaced per creation). */
 #include "bootstrap/rendezvous.h"
 #include "bootstrap/launch_env.h"
+#ifdef COLL_HAVE_MPI
+#include "bootstrap/rendezvous_mpi.h"
+#endif
+#include "core/fault.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -75,8 +79,15 @@ static int open_store(const char *method, const coll_rendezvous *rv, coll_store 
      * never raced for. It is env://'s port: tcp:// names its own, which rank 0 binds. */
     int listen_fd = rv->rank == 0 && strcmp(method, "env://") == 0 ? env_int("COLL_STORE_FD", -1) : -1;
     if (listen_fd >= 0) unsetenv("COLL_STORE_FD"); /* used once */
-    return coll_tcp_store_create(host, port, rv->rank == 0, listen_fd, rv->token, rv->timeout_s,
-                                 out, err, errlen);
+    int rc = coll_tcp_store_create(host, port, rv->rank == 0, listen_fd, rv->token, rv->timeout_s,
+                                   out, err, errlen);
+    if (rc && rv->rank > 0 && rc != COLL_EINVAL) {
+        /* Name the rank that hosts the store: it is the one to look at. */
+        char why[256];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "cannot reach the TCP store of rank 0 at %s:%d: %s", host, port, why);
+    }
+    return rc;
 }
 
 static int cached_open(const char *method, coll_rendezvous *rv, char *err, size_t errlen)
@@ -118,6 +129,10 @@ int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, char *err,
         snprintf(err, errlen, "rank %d is out of range for world size %d", rv->rank, rv->world_size);
         return COLL_EINVAL;
     }
+    /* Faults are per rank, and this is where the rank becomes known. */
+    int rc = coll_fault_init(rv->rank, err, errlen);
+    if (rc) return rc;
+    coll_fault_hit(COLL_FAULT_RENDEZVOUS, 0);
     rv->local_rank = found && env.local_rank >= 0 ? env.local_rank : rv->rank;
     rv->local_world_size = found && env.local_world_size > 0 ? env.local_world_size : rv->world_size;
 
@@ -127,5 +142,11 @@ int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, char *err,
     snprintf(rv->host, sizeof rv->host, "%s", listen && *listen ? listen : "127.0.0.1");
 
     const char *method = cfg->init_method && *cfg->init_method ? cfg->init_method : "env://";
-    return cached_open(method, rv, err, errlen);
+#ifdef COLL_HAVE_MPI
+    if (coll_rendezvous_mpi_wanted(method)) return coll_rendezvous_mpi(rv, err, errlen);
+#endif
+    int opened = cached_open(method, rv, err, errlen);
+    if (opened == COLL_OK && coll_rendezvous_wants_verify(rv))
+        opened = coll_rendezvous_verify(rv, err, errlen);
+    return opened;
 }

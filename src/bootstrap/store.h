@@ -39,6 +39,10 @@ int coll_tcp_store_create(const char *host, int port, int is_server, int listen_
                           char *err, size_t errlen);
 /* Port the server listens on (server side only), else -1. */
 int coll_tcp_store_port(const coll_store *s);
+/* Fuzzing: run the TCP store server's request handling over bytes as if one
+ * client had sent them (token "k"), replies discarded. Returns 0, or -1 when no
+ * socketpair could be made. */
+int coll_tcp_store_feed(const unsigned char *data, size_t len);
 
 /* File store: records appended to one file under flock; ranks poll it with backoff. */
 int coll_file_store_create(const char *path, double timeout_s, coll_store **out,

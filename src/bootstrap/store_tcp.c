@@ -15,6 +15,7 @@
 #include "bootstrap/store.h"
 #include "coll.h"
 #include "core/clock.h"
+#include "core/fault.h"
 #include "core/sock.h"
 
 #include <arpa/inet.h>
@@ -321,7 +322,8 @@ static int handle(server *s, conn *c, const unsigned char *body, size_t len)
         }
     } else if (cmd == CMD_ADD && k.left == 8) {
         entry *e = find(s, key);
-        int64_t v = (e ? strtoll(e->val, NULL, 10) : 0) + (int64_t)get_u64(k.p);
+        /* Wraps like the two's complement it is: a client's delta must not be UB (fuzzed). */
+        int64_t v = (int64_t)((uint64_t)(e ? strtoll(e->val, NULL, 10) : 0) + get_u64(k.p));
         char text[32];
         unsigned char out[8];
         int n = snprintf(text, sizeof text, "%lld", (long long)v);
@@ -353,7 +355,8 @@ static void conn_read(server *s, conn *c)
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         if (n <= 0) {
-            drop(c, NULL); /* the client went away: normal */
+            /* A member going away is normal; a stranger that never proved itself is logged. */
+            drop(c, c->authed ? NULL : "closed before a HELLO with the job token");
             return;
         }
         if (in_hdr) {
@@ -526,6 +529,39 @@ static void server_stop(server *s)
     server_free(s);
 }
 
+/* Fuzzing entry (store.h): one connection over a socketpair, no thread. */
+int coll_tcp_store_feed(const unsigned char *data, size_t len)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0) return -1;
+    server s = {.listen_fd = -1, .wake = {-1, -1}, .token = "k", .token_len = 1};
+    conn c = {.fd = sv[0]};
+    snprintf(c.peer, sizeof c.peer, "fuzz");
+    s.conns = &c;
+    char sink[4096];
+    size_t off = 0;
+    while (off < len && !c.dead) {
+        ssize_t n = send(sv[1], data + off, len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n > 0) off += (size_t)n;
+        conn_read(&s, &c);
+        while (recv(sv[1], sink, sizeof sink, MSG_DONTWAIT) > 0) {} /* replies */
+        if (n <= 0 && c.out_len) flush(&c);
+    }
+    close(sv[1]);
+    if (!c.dead) conn_read(&s, &c); /* sees the EOF */
+    unpark(&c);
+    free(c.body);
+    free(c.out);
+    close(c.fd);
+    for (entry *e = s.entries, *nx; e; e = nx) {
+        nx = e->next;
+        free(e->key);
+        free(e->val);
+        free(e);
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- client */
 
 typedef struct tcp_store {
@@ -581,8 +617,8 @@ static int fail(tcp_store *t, int rc, const char *what)
                  t->base.timeout_s, what);
     else if (rc == COLL_EPEER)
         errf(&t->base,
-                 "store server at %s:%d closed the connection (during %s)", t->host, t->port,
-                 what);
+                 "store server at %s:%d closed the connection (during %s; did its host "
+                 "process, rank 0, die?)", t->host, t->port, what);
     else
         errf(&t->base, "TCP store %s:%d: %s during %s",
                  t->host, t->port, coll_strerror(rc), what);
@@ -670,8 +706,11 @@ static int call(tcp_store *t, req *r, const void *tail, size_t taillen, const ch
 {
     double deadline = coll_now_s() + t->base.timeout_s;
     put_u32(r->buf, (uint32_t)(r->len - 4 + taillen));
+    coll_fault_action fa = coll_fault_hit(COLL_FAULT_STORE, 1);
+    if (fa == COLL_FAULT_CORRUPT) r->buf[4] = 0xff; /* no such command: the server must drop us */
     pthread_mutex_lock(&t->lock);
     int rc = ensure_connected(t, deadline);
+    if (!rc && fa == COLL_FAULT_CLOSE_SOCKET) shutdown(t->fd, SHUT_RDWR);
     if (!rc && (rc = exchange(t, r->buf, r->len, tail, taillen, deadline, rep, replen)))
         fail(t, rc, what);
     pthread_mutex_unlock(&t->lock);

@@ -160,19 +160,21 @@ int coll_file_append(const char *path, const void *data, size_t len, char *err, 
         int e = errno;
         /* Take back our partial bytes only if the file is exactly as we left it:
          * another appender's rows must never be cut. */
-        if (have_size && done > 0 && fstat(fd, &st) == 0 &&
-            st.st_size == before + (off_t)done && ftruncate(fd, before) != 0) {
-            /* nothing more we can do: the error below still names the path */
-        }
+        int kept = done == 0;
+        if (have_size && done > 0 && fstat(fd, &st) == 0 && st.st_size == before + (off_t)done)
+            kept = ftruncate(fd, before) == 0;
         close(fd);
-        coll_set_err(err, errlen, "%s: %s", path, strerror(e));
+        /* "results.csv: No space left on device; earlier rows kept" */
+        coll_set_err(err, errlen, "%s: %s; %s", path, strerror(e),
+                     kept ? "earlier rows kept" : "earlier rows kept, but a partial row may follow them");
         return COLL_ESYS;
     }
     /* Character devices (/dev/null, a terminal) cannot be fsynced: not an error. */
     if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
         int e = errno;
         close(fd);
-        coll_set_err(err, errlen, "%s: %s (fsync)", path, strerror(e));
+        coll_set_err(err, errlen, "%s: %s (fsync); earlier rows kept, the new ones may be lost",
+                     path, strerror(e));
         return COLL_ESYS;
     }
     if (close(fd) != 0) {

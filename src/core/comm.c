@@ -3,6 +3,7 @@
 #include "core/comm.h"
 #include "bootstrap/rendezvous.h"
 #include "core/clock.h"
+#include "core/staging.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -123,7 +124,8 @@ int coll_comm_execute(coll_comm *comm, const coll_call *call, const coll_sig *si
     char err[sizeof comm->errmsg] = "";
     int failed_rank = -1;
     double deadline = coll_now_s() + comm->timeout_s;
-    int rc = comm->backend->run(comm->state, call, sig, deadline, err, sizeof err, &failed_rank);
+    /* staging: CUDA device buffers through host memory for backends that need host memory */
+    int rc = coll_staged_run(comm, call, sig, deadline, err, sizeof err, &failed_rank);
     if (rc) {
         /* A failed collective leaves peers mid-protocol: the communicator is done.
          * Tell the peers so they fail now instead of at their timeout. */

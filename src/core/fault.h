@@ -2,15 +2,23 @@
  * named rank misbehave at the named point, so the test matrix can prove that
  * every other rank fails fast, names it, and loses nothing.
  *
- *   points:  rendezvous, connect, collective (after arg bytes moved in a
- *            collective; arg defaults to 0), progress (the nonblocking progress
- *            thread), store
- *   actions: kill (SIGKILL self, the default), hang (block forever),
- *            close-socket (the transport drops its connections), corrupt (flip
- *            bytes of the next payload sent)
+ *   points:  rendezvous (rank known, before the store is opened), connect (the
+ *            transport's connection set-up, after this rank published its
+ *            address), collective (bytes sent by the transport; arg = how many
+ *            bytes this process sends before the fault fires, default 0),
+ *            progress (the nonblocking progress thread, before it runs a
+ *            request; arg = how many requests run first), store (a store client
+ *            request; arg = how many requests go through first)
+ *   actions: kill (SIGKILL self, the default), hang (block forever, no CPU),
+ *            close-socket (the transport drops the connection it was using),
+ *            corrupt (the next message header sent has its magic flipped, so
+ *            the receiver must reject it); the last two act where a point has
+ *            a connection to act on and are ignored elsewhere
+ *   arg:     a byte or request count, K/M/G suffixes (powers of 1024)
  *
- * Several faults: separate with ','. Unset COLL_FAULT costs one predictable
- * branch per call site. */
+ * Several faults: separate with ','. Always built in: an unset COLL_FAULT
+ * costs one predictable branch per call site. Each fault announces itself on
+ * stderr ("collbench: COLL_FAULT: pid N: kill at collective (after 1048576)"). */
 #ifndef COLL_FAULT_H
 #define COLL_FAULT_H
 
@@ -33,14 +41,22 @@ typedef enum coll_fault_action {
     COLL_FAULT_CORRUPT,
 } coll_fault_action;
 
-/* Parse COLL_FAULT once for this process's rank (called by the communicator
- * when the rank is known). Bad syntax: COLL_EINVAL with err naming the text. */
+/* Parse COLL_FAULT once per process, keeping the faults of this rank (called by
+ * the rendezvous as soon as the rank is known). Bad syntax: COLL_EINVAL with
+ * err naming the entry. */
 int coll_fault_init(int rank, char *err, size_t errlen);
+/* Parse spec for rank now, replacing any armed faults (tests; coll_fault_init
+ * uses it). */
+int coll_fault_parse(const char *spec, int rank, char *err, size_t errlen);
 
-/* Called at a point; bytes: progress so far at that point (collective bytes
- * moved). kill and hang act inside this call (never return). Returns the action
- * the caller must perform itself (close-socket, corrupt), else COLL_FAULT_NONE.
- * Each fault fires once. */
-coll_fault_action coll_fault_hit(coll_fault_point point, size_t bytes);
+/* Called at a point. amount: what this call adds to the point's running total
+ * (collective: bytes just sent, a delta; store: 1 per request; others: 0).
+ * A fault fires once, at the first hit where the total reaches its arg.
+ * kill and hang act inside this call (never return). Returns the action the
+ * caller must perform itself (close-socket, corrupt), else COLL_FAULT_NONE. */
+coll_fault_action coll_fault_hit(coll_fault_point point, size_t amount);
+
+const char *coll_fault_point_name(coll_fault_point p);
+const char *coll_fault_action_name(coll_fault_action a);
 
 #endif

@@ -1,5 +1,6 @@
 /* Nonblocking calls: a FIFO drained by one progress thread per communicator. */
 #include "core/comm.h"
+#include "core/fault.h"
 
 #include <stdlib.h>
 
@@ -17,6 +18,7 @@ static void *progress_main(void *arg)
         comm->busy = 1;
         pthread_mutex_unlock(&comm->lock);
 
+        coll_fault_hit(COLL_FAULT_PROGRESS, 1);
         int rc = coll_comm_execute(comm, &req->call, &req->sig);
 
         pthread_mutex_lock(&comm->lock);

@@ -1,4 +1,6 @@
 #include "cli_common.h"
+#include "cli_multinode.h"
+#include "cli_mpirun.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +9,8 @@
 #include "bootstrap/launcher.h"
 #include "coll.h"
 
+/* Our fork launcher (coll_launch) cannot start mpi ranks; cli_launch_one hands
+ * them to mpirun (cli_mpirun.c) instead. */
 const char *cli_launcher_refuses(const char *backend)
 {
     if (strcmp(backend, "mpi") == 0) return "the mpi backend needs ranks started by mpirun or srun";
@@ -15,7 +19,7 @@ const char *cli_launcher_refuses(const char *backend)
 
 static int wants_default(const char *name)
 {
-    /* mpi needs ranks started by mpirun; nccl needs --device cuda */
+    /* mpi is a sweep of its own through mpirun; nccl needs --device cuda */
     return !cli_launcher_refuses(name) && strcmp(name, "nccl") != 0;
 }
 
@@ -25,12 +29,19 @@ int cli_pick_backends(const char *prefix, const char *cmd, char *const *asked, s
     char why[256];
     const char *refused;
     *n = 0;
+    if (cli_multinode_active()) return cli_multinode_pick(prefix, asked, nasked, out, n);
     for (size_t i = 0; i < nasked && *n < cap; i++) {
         if (!coll_backend_available(asked[i], why, sizeof why)) {
             fprintf(stderr, "%s: --backend %s: %s\n", prefix, asked[i], why);
             return EXIT_UNAVAILABLE;
         }
-        if ((refused = cli_launcher_refuses(asked[i]))) {
+        if (cli_mpirun_launches(asked[i])) {
+            char mpirun[4096];
+            if (cli_mpirun_find(mpirun, sizeof mpirun, why, sizeof why) != 0) {
+                fprintf(stderr, "%s: --backend %s: %s\n", prefix, asked[i], why);
+                return EXIT_UNAVAILABLE;
+            }
+        } else if ((refused = cli_launcher_refuses(asked[i]))) {
             fprintf(stderr, "%s: --backend %s: %s: mpirun -np 4 collbench %s --backend %s\n", prefix,
                     asked[i], refused, cmd, asked[i]);
             return EXIT_UNAVAILABLE;
@@ -49,7 +60,11 @@ int cli_pick_backends(const char *prefix, const char *cmd, char *const *asked, s
 
 cli_role cli_detect_role(const char *prefix, coll_launch_env *env)
 {
-    if (coll_launch_env_detect(env)) return CLI_RANK;
+    cli_multinode_rank_env(); /* a rank of a multi-host launch: the job's RANK, WORLD_SIZE */
+    if (coll_launch_env_detect(env)) {
+        cli_mpirun_rank_setup(env); /* rank 0's results FIFO when launched through mpirun */
+        return CLI_RANK;
+    }
     if (!*coll_launch_env_error()) return CLI_LAUNCHER;
     fprintf(stderr, "%s: bad launcher environment: %s\n", prefix, coll_launch_env_error());
     return CLI_BAD_ENV;
@@ -64,11 +79,17 @@ const char *cli_rank_backend(const char *prefix, const char *env_var, char *cons
     if (nasked > 1 && rank == 0)
         fprintf(stderr, "%s: --backend: a launched rank runs one backend, not %zu; "
                         "using the default\n", prefix, nasked);
-    return NULL;
+    /* The CLI's default is auto (shm within a host, tcp across); $COLL_BACKEND,
+     * the library's own default, still wins. */
+    const char *lib = getenv("COLL_BACKEND");
+    if ((lib && *lib) || !coll_backend_available("auto", NULL, 0)) return NULL;
+    return "auto";
 }
 
 int cli_launch_one(const cli_launch *l, const char *backend, int nprocs)
 {
+    if (cli_multinode_active()) return cli_multinode_launch_one(l, backend, nprocs);
+    if (cli_mpirun_launches(backend)) return cli_mpirun_launch_one(l, backend, nprocs);
     char env_backend[96], env_nprocs[64], what[96] = "";
     const char *extra_env[] = {env_backend, env_nprocs, NULL};
     char **rank_argv = calloc((size_t)l->argc + 2, sizeof *rank_argv);

@@ -35,7 +35,8 @@ typedef enum cli_role { CLI_LAUNCHER, CLI_RANK, CLI_BAD_ENV } cli_role;
 cli_role cli_detect_role(const char *prefix, coll_launch_env *env);
 
 /* A rank's backend: the one env_var names (set by our launcher), else the only
- * one asked for, else NULL (the library's default: $COLL_BACKEND or tcp). Rank 0
+ * one asked for, else auto, or NULL (the library's default) when $COLL_BACKEND is
+ * set or auto is not available. Rank 0
  * warns when several were asked for. */
 const char *cli_rank_backend(const char *prefix, const char *env_var, char *const *asked,
                              size_t nasked, int rank);

@@ -13,6 +13,7 @@
 
 #include "bootstrap/launcher.h"
 #include "cli_common.h"
+#include "cli_gpu.h"
 #include "coll.h"
 #include "core/clock.h"
 
@@ -259,8 +260,11 @@ static void on_line(const char *line, void *arg)
 }
 
 /* Returns 0 when every step passed, else EXIT_FAIL. */
-static int check_backend(const check_opts *o, const char *backend)
+static int check_backend(const check_opts *o_asked, const char *backend)
 {
+    check_opts o_gpu = *o_asked; /* nccl: at most one rank per GPU */
+    const check_opts *o = &o_gpu;
+    o_gpu.nprocs = cli_gpu_check_nprocs(backend, o_asked->nprocs);
     char env_backend[96], nprocs[16], timeout[32];
     const char *extra_env[] = {env_backend, NULL};
     snprintf(env_backend, sizeof env_backend, "%s=%s", ENV_CHECK_BACKEND, backend);
@@ -299,6 +303,8 @@ static int run_as_launcher(const check_opts *o)
         while (names[n]) n++;
     int failed = 0, unavailable = 0;
     char why[256];
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], "nccl") == 0) cli_gpu_check_report(); /* versions, devices */
     for (size_t i = 0; i < n; i++) {
         const char *b = names[i];
         if (!coll_backend_available(b, why, sizeof why)) {

@@ -13,12 +13,11 @@
 #include "bench/bench_runner.h"
 #include "bench/bench_sink.h"
 #include "cli_common.h"
+#include "cli_gpu.h"
+#include "cli_multinode.h"
 #include "coll.h"
 
 #define EXIT_WRONG 1
-
-static const char cuda_unavailable[] =
-    "--device cuda: CUDA device buffers need the nccl backend, not available in this build";
 
 static void json_meta(const bench_options *o, char *extra, size_t len, bench_json_meta *m)
 {
@@ -101,8 +100,8 @@ static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_
 static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 {
     coll_comm *comm = NULL;
-    int code = create_comm(o, env, &comm);
-    if (code) return code;
+    int code = cli_gpu_rank_setup("collbench", o->device, env->rank, env->local_rank);
+    if (code || (code = create_comm(o, env, &comm))) return code;
     code = run_in_comm(o, env, comm);
     coll_comm_destroy(comm);
     return code;
@@ -114,6 +113,7 @@ typedef struct launch_ctx {
     const bench_options *o;
     bench_sink sink;
     int lines_lost;
+    int ngpus;          /* --device cuda: GPUs on this host */
     cli_launch launch;
 } launch_ctx;
 
@@ -147,6 +147,8 @@ static int check_root(const bench_options *o)
 static int launch_one(void *arg, const char *backend, int nprocs)
 {
     launch_ctx *l = arg;
+    if (cli_gpu_skip("collbench", l->o->coll->name, l->o->device, backend, nprocs, l->ngpus, l->o->quiet))
+        return 0;
     if (!l->o->quiet) printf("\n");
     int code = cli_launch_one(&l->launch, backend, nprocs);
     bench_sink_flush(&l->sink);
@@ -157,6 +159,9 @@ static int launch_one(void *arg, const char *backend, int nprocs)
 static int check_outputs(const bench_options *o)
 {
     char err[512];
+    /* Only node 0 writes results: on a shared filesystem the other nodes must not
+     * even create the file, or two headers race into it. */
+    if (o->nnodes > 1 && o->node_rank != 0) return 0;
     if (o->csv_path && bench_csv_append(o->csv_path, NULL, 0, err, sizeof err) != 0) {
         fprintf(stderr, "collbench: --csv: %s\n", err);
         return EXIT_USAGE;
@@ -192,15 +197,22 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
                     .launch = {.prefix = "collbench", .what = o->coll->name, .argc = argc,
                                .argv = argv, .exit_wrong = EXIT_WRONG,
                                .on_result_line = on_result_line, .arg = &l}};
+    if (o->nnodes)
+        cli_multinode_set(&(cli_multinode){o->nnodes, o->node_rank, o->nproc_per_node,
+                                           o->master_port, o->master_addr, o->listen_addr,
+                                           o->job_token});
     int code = check_init_method(o);
     if (code || (code = check_root(o)) ||
+        (code = cli_gpu_check_launch("collbench", o->device, o->backends, o->nbackends, &l.ngpus)) ||
         (code = cli_pick_backends("collbench", o->coll->name, o->backends, o->nbackends, backends,
                                   BENCH_MAX_BACKENDS, &nb)) ||
         (code = check_outputs(o)))
         return code;
+    cli_gpu_default_backends(o->device, o->nbackends, backends, BENCH_MAX_BACKENDS, &nb);
 
     json_meta(o, extra, sizeof extra, &meta);
-    bench_sink_init(&l.sink, 0, o->csv_path, o->json_path, &meta);
+    int writes = !(o->nnodes > 1 && o->node_rank != 0);
+    bench_sink_init(&l.sink, 0, writes ? o->csv_path : NULL, writes ? o->json_path : NULL, &meta);
     int first = cli_sweep(backends, nb, o->procs, o->nprocs, launch_one, &l);
     if (l.sink.status) fprintf(stderr, "collbench: %s\n", l.sink.err);
     if (!first && (l.sink.status || l.lines_lost)) first = EXIT_RUNTIME;
@@ -226,9 +238,6 @@ int cmd_collective(int argc, char **argv)
     } else if (rc != 0) {
         fprintf(stderr, "collbench %s: %s\n", coll->name, err);
         code = EXIT_USAGE;
-    } else if (strcmp(o.device, "cuda") == 0) {
-        fprintf(stderr, "collbench: %s\n", cuda_unavailable);
-        code = EXIT_UNAVAILABLE;
     } else {
         cli_role role = cli_detect_role("collbench", &env);
         code = role == CLI_RANK       ? run_as_rank(&o, &env)

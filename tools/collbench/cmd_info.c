@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/auto.h"
 #include "bench/machine_info.h"
+#include "info_gpu.h"
 
 #ifdef COLL_HAVE_JANSSON
 #include <jansson.h>
@@ -15,10 +17,12 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: collbench info [--json]\n\n"
+    fprintf(f, "usage: collbench info [--json] [--gpu-bandwidth[=SIZE]]\n\n"
                "CPU, caches, NUMA nodes, memory, /dev/shm, network interfaces, kernel, build,\n"
                "MPI, CUDA and NCCL, and which backends are available (and why not).\n\n"
-               "  --json   one JSON object on stdout\n");
+               "  --json   one JSON object on stdout\n"
+               "  --gpu-bandwidth[=SIZE]  also time a device-to-device copy of SIZE (default 1G)\n"
+               "           on GPU 0: the physical reference for GPU collectives\n");
 }
 
 /* "1.5 GiB": sizes for people. */
@@ -74,12 +78,16 @@ static void print_text(const machine_info *mi)
     printf("  %-22s %s\n", "mpi", mi->mpi);
     print_dylib("cuda", &mi->cuda);
     print_dylib("nccl", &mi->nccl);
+    info_gpu_print_text(mi);
     for (int i = 0; i < mi->nbackends; i++) {
         char name[48];
         snprintf(name, sizeof name, "backend %s", mi->backends[i].name);
         if (mi->backends[i].available) printf("  %-22s available\n", name);
         else printf("  %-22s unavailable: %s\n", name, mi->backends[i].reason);
     }
+    char why[320];
+    const char *intra = coll_auto_intra_name(why, sizeof why);
+    printf("  %-22s intra-host %s (%s), inter-host tcp\n", "backend auto uses", intra, why);
 }
 
 #ifdef COLL_HAVE_JANSSON
@@ -109,7 +117,7 @@ static json_t *to_json(const machine_info *mi)
                                         "available", mi->backends[i].available, "reason",
                                         mi->backends[i].available ? json_null()
                                                                   : json_string(mi->backends[i].reason)));
-    return json_pack(
+    json_t *root = json_pack(
         "{s:s, s:{s:s, s:o, s:o, s:o, s:o}, s:{s:o, s:o}, s:{s:o, s:o, s:o}, s:o, s:s,"
         " s:{s:s, s:s}, s:s, s:o, s:o, s:o}",
         "host", mi->hostname,
@@ -124,6 +132,8 @@ static json_t *to_json(const machine_info *mi)
         "build", "compiler", mi->compiler, "type", mi->build_type,
         "mpi", mi->mpi, "cuda", dylib_json(&mi->cuda), "nccl", dylib_json(&mi->nccl),
         "backends", backends);
+    info_gpu_add_json(root, mi);
+    return root;
 }
 #endif
 
@@ -153,10 +163,19 @@ static int print_json(const machine_info *mi)
 
 int cmd_info(int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, gpu_bw = 0;
+    size_t gpu_bytes = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
+        } else if (strncmp(argv[i], "--gpu-bandwidth", 15) == 0 &&
+                   (argv[i][15] == '\0' || argv[i][15] == '=')) {
+            gpu_bw = 1;
+            if (info_gpu_parse_size(argv[i][15] ? argv[i] + 16 : NULL, &gpu_bytes) != 0) {
+                fprintf(stderr, "collbench info: --gpu-bandwidth: '%s' is not a size (1G, 256M)\n",
+                        argv[i] + 16);
+                return EXIT_USAGE;
+            }
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
@@ -170,5 +189,5 @@ int cmd_info(int argc, char **argv)
     machine_info_gather(&mi);
     if (json) return print_json(&mi);
     print_text(&mi);
-    return 0;
+    return gpu_bw ? info_gpu_bandwidth(gpu_bytes) : 0;
 }

@@ -1,10 +1,594 @@
-/* Placeholder until collbench suite lands (being written now). */
+/* collbench suite: the main job (`make run`). Sweeps the collectives over every
+ * backend x process count by running our own binary's commands as subprocesses
+ * (one per configuration, so one that fails or hangs costs only itself), then
+ * the training benchmark, then the report, all into one results directory:
+ *
+ *   DIR/results.csv, DIR/results.json   every configuration's rows
+ *   DIR/training.csv                    the training benchmark (when it runs)
+ *   DIR/suite.log                       every step's command line and output
+ *   DIR/index.html, plots, tables ...   collbench report
+ *
+ * Exit: 0 all ok; 1 a result was wrong (whatever else happened); 3 a step failed
+ * (the others still ran); 2 bad usage; 4 a backend asked for is not available;
+ * 128+signal interrupted. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench_coll.h"
+#include "bench/sizes.h"
+#include "cli_common.h"
+#include "suite.h"
+
+#define EXIT_WRONG 1
+#define MAX_BACKENDS 8
+#define MAX_STEPS 512
+/* A step still running after this long is stopped (a hang; 1G x 6 ranks takes
+ * ~35 s); $COLLBENCH_SUITE_STEP_LIMIT (seconds) overrides it, for tests. */
+#define STEP_LIMIT_S 900.0
+/* What a collective's rank waits for a peer before giving up (-T). */
+#define COLL_TIMEOUT_S "120"
+/* In the units of collective_weight (~1.3 s each here): train ~8 s, --quick ~1 s. */
+#define TRAIN_WEIGHT 7.0
+#define TRAIN_WEIGHT_QUICK 1.0
+#define REPORT_WEIGHT 0.3
+
+/* Defaults measured on the 2-core machine (shared, load 5-7): 1 s of timed
+ * iterations per size, out-of-place only, gave 12 configurations (tcp, shm,
+ * auto, mpi x 2,4,6 ranks) in 2:57, 6 to 35 s each (tcp 6 ranks the longest:
+ * at 1G, filling and checking the buffers costs as much as the iterations),
+ * then training 8.5 s and the report 0.2 s: 3:06 in all, under 5 minutes. */
+#define DEFAULT_SIZES "1M,10M,100M,1G"
+#define DEFAULT_PROCS "2,4,6"
+#define DEFAULT_BUDGET "1"
+#define QUICK_SIZES "4K,64K,1M"
+#define QUICK_PROCS "2,4"
+#define QUICK_BUDGET "0.5"
+
+typedef struct suite_opts {
+    const char *outdir;
+    const char *collectives; /* "allreduce", "all" or a list */
+    const char *backends;    /* NULL: every available one */
+    const char *procs, *sizes, *budget;
+    const char *inplace;     /* "0" (default), "1" or "2", passed to the collectives */
+    int quick, no_report, no_train, force;
+} suite_opts;
+
+typedef struct suite {
+    suite_opts o;
+    char exe[PATH_MAX];
+    char dir[PATH_MAX];
+    char csv[PATH_MAX + 32], json[PATH_MAX + 32], training[PATH_MAX + 32], log_path[PATH_MAX + 32];
+    const bench_coll *colls[BENCH_COLL_COUNT];
+    size_t ncolls;
+    char backends[MAX_BACKENDS][16];
+    size_t nbackends;
+    int *procs;
+    size_t nprocs;
+    uint64_t *sizes;
+    size_t nsizes;
+    suite_step *steps;
+    size_t nsteps;
+    FILE *log;
+} suite;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig) { interrupted = sig; }
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collbench suite [options]\n"
+            "The main job: every collective asked for (all-reduce by default) on every available\n"
+            "backend and process count, then the training benchmark, then the report, into one\n"
+            "results directory (printed at the end). Each configuration runs as its own\n"
+            "subprocess; one that fails is reported and the suite goes on.\n\n"
+            "options:\n"
+            "  -o, --output DIR          results directory (default results/<UTC time>, e.g.\n"
+            "                            results/20261122T051500Z)\n"
+            "      --collectives LIST    allreduce (default), all, or a comma list\n"
+            "      --backend LIST        backends (default: every available one; mpi through\n"
+            "                            mpirun when it is installed, nccl only with a GPU)\n"
+            "  -P, --procs LIST          process counts (default " DEFAULT_PROCS ")\n"
+            "      --sizes LIST          message sizes (default " DEFAULT_SIZES ")\n"
+            "      --time-budget SECONDS timed iterations per size are cut past this (default " DEFAULT_BUDGET ")\n"
+            "      --inplace 0|1|2       out-of-place (default: what the report plots, and half\n"
+            "                            the time), in-place, or both as the collectives do\n"
+            "      --quick               a ~30 s version: sizes " QUICK_SIZES ", -P " QUICK_PROCS ", few iterations\n"
+            "      --no-train            skip the training benchmark\n"
+            "      --no-report           skip the report\n"
+            "      --force               write into an existing, non-empty -o DIR (replacing\n"
+            "                            its results files)\n"
+            "  -h, --help                this help\n\n"
+            "DIR gets results.csv and results.json (every configuration), training.csv, suite.log\n"
+            "(every step's command line and output) and the report (index.html, plots, tables).\n"
+            "exit codes: 0 ok, 1 a result was wrong (even if a step failed too), 2 bad usage,\n"
+            "3 a configuration failed, 4 a backend asked for is not available\n");
+}
+
+/* ---- options ---- */
+
+static int value_of(int argc, char **argv, int *i, const char *arg, const char *name,
+                    const char **out)
+{
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) == 0 && arg[n] == '=') {
+        *out = arg + n + 1;
+        return 1;
+    }
+    if (strcmp(arg, name) != 0) return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "collbench suite: %s: missing value\n", name);
+        return -1;
+    }
+    *out = argv[++*i];
+    return 1;
+}
+
+static int parse_options(suite_opts *o, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int r = 0;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return 1;
+        if (strcmp(a, "--quick") == 0) o->quick = 1;
+        else if (strcmp(a, "--no-report") == 0) o->no_report = 1;
+        else if (strcmp(a, "--no-train") == 0) o->no_train = 1;
+        else if (strcmp(a, "--force") == 0) o->force = 1;
+        else if ((r = value_of(argc, argv, &i, a, "-o", &o->outdir)) ||
+                 (r = value_of(argc, argv, &i, a, "--output", &o->outdir)) ||
+                 (r = value_of(argc, argv, &i, a, "--collectives", &o->collectives)) ||
+                 (r = value_of(argc, argv, &i, a, "--backend", &o->backends)) ||
+                 (r = value_of(argc, argv, &i, a, "-P", &o->procs)) ||
+                 (r = value_of(argc, argv, &i, a, "--procs", &o->procs)) ||
+                 (r = value_of(argc, argv, &i, a, "--sizes", &o->sizes)) ||
+                 (r = value_of(argc, argv, &i, a, "--time-budget", &o->budget)) ||
+                 (r = value_of(argc, argv, &i, a, "--inplace", &o->inplace))) {
+            if (r < 0) return -1;
+        } else {
+            fprintf(stderr, "collbench suite: %s: %s (see --help)\n", a,
+                    a[0] == '-' ? "unknown flag" : "unexpected argument");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int pick_collectives(suite *s)
+{
+    char copy[256], *save = NULL;
+    if (strcmp(s->o.collectives, "all") == 0) {
+        for (int i = 0; i < BENCH_COLL_COUNT; i++) s->colls[s->ncolls++] = bench_coll_get((bench_coll_id)i);
+        return 0;
+    }
+    snprintf(copy, sizeof copy, "%s", s->o.collectives);
+    for (char *c = strtok_r(copy, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+        const bench_coll *bc = bench_coll_find(c);
+        if (!bc) {
+            fprintf(stderr, "collbench suite: --collectives: unknown collective '%s' "
+                            "(allreduce, allgather, reducescatter, broadcast, reduce, alltoall, "
+                            "sendrecv, barrier, or all)\n", c);
+            return EXIT_USAGE;
+        }
+        if (s->ncolls < BENCH_COLL_COUNT) s->colls[s->ncolls++] = bc;
+    }
+    if (s->ncolls == 0) {
+        fprintf(stderr, "collbench suite: --collectives: empty list\n");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Sizes, process counts and budget checked here: a typo should cost nothing. */
+static int check_lists(suite *s)
+{
+    char why[256], *end;
+    if (bench_parse_int_list(s->o.procs, &s->procs, &s->nprocs, why, sizeof why) != 0) {
+        fprintf(stderr, "collbench suite: -P: %s\n", why);
+        return EXIT_USAGE;
+    }
+    if (bench_parse_size_list(s->o.sizes, &s->sizes, &s->nsizes, why, sizeof why) != 0) {
+        fprintf(stderr, "collbench suite: --sizes: %s\n", why);
+        return EXIT_USAGE;
+    }
+    if (strcmp(s->o.inplace, "0") != 0 && strcmp(s->o.inplace, "1") != 0 &&
+        strcmp(s->o.inplace, "2") != 0) {
+        fprintf(stderr, "collbench suite: --inplace: '%s' is not 0 (out-of-place), 1 (in-place) "
+                        "or 2 (both)\n", s->o.inplace);
+        return EXIT_USAGE;
+    }
+    double b = strtod(s->o.budget, &end);
+    if (*s->o.budget == '\0' || *end != '\0' || !isfinite(b) || b < 0) {
+        fprintf(stderr, "collbench suite: --time-budget: '%s' is not a number of seconds\n",
+                s->o.budget);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ---- the results directory ---- */
+
+static int mkdir_p(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        int rc = mkdir(path, 0755);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST) return -1;
+    }
+    return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+static int has_entries(const char *path)
+{
+    DIR *d = opendir(path);
+    int any = 0;
+    if (!d) return 0;
+    for (struct dirent *e; !any && (e = readdir(d));)
+        any = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return any;
+}
+
+static void default_dir(char *dir, size_t len)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    snprintf(dir, len, "results/%s", stamp);
+    for (int k = 2; access(dir, F_OK) == 0 && k < 100; k++)
+        snprintf(dir, len, "results/%s-%d", stamp, k);
+}
+
+static int prepare_dir(suite *s)
+{
+    struct stat st;
+    if (s->o.outdir) snprintf(s->dir, sizeof s->dir, "%s", s->o.outdir);
+    else default_dir(s->dir, sizeof s->dir);
+    if (!s->dir[0]) return fprintf(stderr, "collbench suite: -o: empty directory name\n"), EXIT_USAGE;
+    snprintf(s->csv, sizeof s->csv, "%s/results.csv", s->dir);
+    snprintf(s->json, sizeof s->json, "%s/results.json", s->dir);
+    snprintf(s->training, sizeof s->training, "%s/training.csv", s->dir);
+    snprintf(s->log_path, sizeof s->log_path, "%s/suite.log", s->dir);
+    if (stat(s->dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "collbench suite: -o %s: exists and is not a directory\n", s->dir);
+            return EXIT_USAGE;
+        }
+        if (has_entries(s->dir) && !s->o.force) {
+            fprintf(stderr, "collbench suite: -o %s is not empty; use --force to write into it "
+                            "(its results files are replaced), or another directory\n", s->dir);
+            return EXIT_USAGE;
+        }
+        unlink(s->csv);
+        unlink(s->json);
+        unlink(s->training);
+        unlink(s->log_path);
+    } else if (mkdir_p(s->dir) != 0) {
+        fprintf(stderr, "collbench suite: -o %s: cannot create it: %s\n", s->dir, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    s->log = fopen(s->log_path, "w");
+    if (!s->log) {
+        fprintf(stderr, "collbench suite: %s: %s\n", s->log_path, strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+/* ---- steps ---- */
+
+static suite_step *new_step(suite *s, suite_kind kind, double weight)
+{
+    if (s->nsteps == MAX_STEPS) return NULL;
+    suite_step *st = &s->steps[s->nsteps++];
+    memset(st, 0, sizeof *st);
+    st->kind = kind;
+    st->weight = weight;
+    st->code = -1;
+    suite_step_arg(st, "%s", s->exe);
+    return st;
+}
+
+/* Expected cost: start-up, plus bytes moved per rank (ranks share 2 cores). */
+static double collective_weight(const suite *s, const bench_coll *c, int nprocs)
+{
+    double bytes = 0;
+    if (c->moves_data)
+        for (size_t i = 0; i < s->nsizes; i++) bytes += (double)s->sizes[i];
+    return 0.3 + nprocs * bytes / (256.0 * 1024 * 1024);
+}
+
+static int add_collective(suite *s, const bench_coll *c, const char *backend, int nprocs)
+{
+    /* room kept for the training and report steps */
+    suite_step *st = s->nsteps < MAX_STEPS - 2 ? new_step(s, SUITE_COLLECTIVE, collective_weight(s, c, nprocs)) : NULL;
+    if (!st) return fprintf(stderr, "collbench suite: more than %d steps\n", MAX_STEPS - 2), EXIT_USAGE;
+    snprintf(st->title, sizeof st->title, "%s %s %d ranks", c->name, backend, nprocs);
+    int bad = suite_step_arg(st, "%s", c->name) | suite_step_arg(st, "--backend") |
+              suite_step_arg(st, "%s", backend) | suite_step_arg(st, "-P") |
+              suite_step_arg(st, "%d", nprocs) | suite_step_arg(st, "--sizes") |
+              suite_step_arg(st, "%s", s->o.sizes) | suite_step_arg(st, "--time-budget") |
+              suite_step_arg(st, "%s", s->o.budget) | suite_step_arg(st, "-T") |
+              suite_step_arg(st, COLL_TIMEOUT_S) | suite_step_arg(st, "--csv") |
+              suite_step_arg(st, "%s", s->csv);
+#ifdef COLL_HAVE_JANSSON
+    bad |= suite_step_arg(st, "-J") | suite_step_arg(st, "%s", s->json);
+#endif
+    /* in-place is the same call with one buffer: only where the collective has it */
+    if (c->has_inplace) bad |= suite_step_arg(st, "--inplace") | suite_step_arg(st, "%s", s->o.inplace);
+    if (strcmp(backend, "nccl") == 0) bad |= suite_step_arg(st, "--device") | suite_step_arg(st, "cuda");
+    if (s->o.quick)
+        bad |= suite_step_arg(st, "-w") | suite_step_arg(st, "1") | suite_step_arg(st, "-n") |
+               suite_step_arg(st, "5");
+    if (bad) return fprintf(stderr, "collbench suite: command line too long\n"), EXIT_USAGE;
+    return 0;
+}
+
+static int plan(suite *s)
+{
+    int rc;
+    s->steps = calloc(MAX_STEPS, sizeof *s->steps);
+    if (!s->steps) return fprintf(stderr, "collbench suite: out of memory\n"), EXIT_RUNTIME;
+    for (size_t c = 0; c < s->ncolls; c++)
+        for (size_t b = 0; b < s->nbackends; b++)
+            for (size_t p = 0; p < s->nprocs; p++)
+                if ((rc = add_collective(s, s->colls[c], s->backends[b], s->procs[p]))) return rc;
+    suite_step *st;
+    if (!s->o.no_train && (st = new_step(s, SUITE_TRAIN, s->o.quick ? TRAIN_WEIGHT_QUICK : TRAIN_WEIGHT)))
+        snprintf(st->title, sizeof st->title, "training benchmark");
+    if (!s->o.no_report && (st = new_step(s, SUITE_REPORT, REPORT_WEIGHT)))
+        snprintf(st->title, sizeof st->title, "report");
+    return 0;
+}
+
+/* `collbench CMD --help` into buf: how the train and report commands present,
+ * whatever state they are in. Returns its exit code. */
+static int help_of(const suite *s, const char *cmd, char *buf, size_t len)
+{
+    int fd[2], status = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    if (pipe(fd) != 0) return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], STDOUT_FILENO);
+        dup2(fd[1], STDERR_FILENO);
+        close(fd[0]);
+        close(fd[1]);
+        execl(s->exe, s->exe, cmd, "--help", (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    if (pid < 0) return close(fd[0]), -1;
+    for (ssize_t n; (n = read(fd[0], buf + used, len - 1 - used)) != 0;) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) break;
+        used += (size_t)n;
+        if (used == len - 1) { /* help longer than the buffer: drop the rest */
+            char skip[512];
+            while (read(fd[0], skip, sizeof skip) > 0) {
+            }
+            break;
+        }
+    }
+    buf[used] = '\0';
+    close(fd[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+}
+
+static int mentions(const char *help, const char *flag)
+{
+    for (const char *p = strstr(help, flag); p; p = strstr(p + 1, flag)) {
+        char after = p[strlen(flag)];
+        char before = p == help ? ' ' : p[-1];
+        if ((before == ' ' || before == ',' || before == '\t' || before == '[') &&
+            (after == ' ' || after == ',' || after == '=' || after == '\0' || after == '\n' || after == ']'))
+            return 1;
+    }
+    return 0;
+}
+
+/* The training benchmark's default comparison, with the flags its --help offers. */
+static int fill_train(suite *s, suite_step *st)
+{
+    char help[16384];
+    int rc = help_of(s, "train", help, sizeof help);
+    if (rc == EXIT_UNAVAILABLE || rc == 127) {
+        st->unavailable = 1;
+        char *nl = strchr(help, '\n');
+        if (nl) *nl = '\0';
+        snprintf(st->note, sizeof st->note, "%s", *help ? help : "collbench train is not available");
+        return -1;
+    }
+    suite_step_arg(st, "train");
+    if (mentions(help, "--csv")) suite_step_arg(st, "--csv"), suite_step_arg(st, "%s", s->training);
+#ifdef COLL_HAVE_JANSSON
+    if (mentions(help, "-J")) suite_step_arg(st, "-J"), suite_step_arg(st, "%s", s->json);
+    else if (mentions(help, "--json")) suite_step_arg(st, "--json"), suite_step_arg(st, "%s", s->json);
+#endif
+    if (s->o.quick && mentions(help, "--quick")) suite_step_arg(st, "--quick");
+    return 0;
+}
+
+static void fill_report(suite *s, suite_step *st)
+{
+    suite_step_arg(st, "report");
+    if (access(s->csv, F_OK) == 0) suite_step_arg(st, "%s", s->csv);
+    if (access(s->json, F_OK) == 0) suite_step_arg(st, "%s", s->json);
+    if (access(s->training, F_OK) == 0) suite_step_arg(st, "%s", s->training);
+    suite_step_arg(st, "-o");
+    suite_step_arg(st, "%s", s->dir);
+    suite_step_arg(st, "--force");
+}
+
+static void log_command(FILE *log, const suite_step *st, size_t i, size_t n)
+{
+    fprintf(log, "\n==== [%zu/%zu] %s:", i, n, st->title);
+    for (int a = 0; a < st->argc; a++) fprintf(log, " %s", st->argv[a]);
+    fprintf(log, "\n");
+    fflush(log);
+}
+
+static const char *outcome(const suite_step *st, char *buf, size_t len)
+{
+    if (st->unavailable) snprintf(buf, len, "skipped (%s)", st->note);
+    else if (st->timed_out > 0) snprintf(buf, len, "FAILED (still running after %g s: stopped)", st->timed_out);
+    else if (st->code == 0) snprintf(buf, len, "ok");
+    else if (st->code == EXIT_WRONG && st->kind != SUITE_REPORT) snprintf(buf, len, "WRONG RESULTS");
+    else if (st->code > 128 && interrupted) snprintf(buf, len, "INTERRUPTED (signal %d)", st->code - 128);
+    else if (st->code > 128) snprintf(buf, len, "FAILED (signal %d)", st->code - 128);
+    else snprintf(buf, len, "FAILED (exit %d)", st->code);
+    return buf;
+}
+
+static double step_limit(void)
+{
+    const char *v = getenv("COLLBENCH_SUITE_STEP_LIMIT");
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    return v && *v && *end == '\0' && x > 0 ? x : STEP_LIMIT_S;
+}
+
+static void run_steps(suite *s)
+{
+    double total_weight = 0, limit = step_limit();
+    char text[512];
+    suite_progress p;
+    for (size_t i = 0; i < s->nsteps; i++) total_weight += s->steps[i].weight;
+    suite_progress_init(&p, s->nsteps, total_weight);
+    for (size_t i = 0; i < s->nsteps && !interrupted; i++) {
+        suite_step *st = &s->steps[i];
+        suite_progress_begin(&p, i + 1, st->title, st->weight);
+        if (st->kind == SUITE_TRAIN && fill_train(s, st) != 0) {
+            fprintf(s->log, "\n==== [%zu/%zu] %s: skipped: %s\n", i + 1, s->nsteps, st->title, st->note);
+            suite_progress_end(&p, outcome(st, text, sizeof text), 0);
+            continue;
+        }
+        if (st->kind == SUITE_REPORT) fill_report(s, st);
+        log_command(s->log, st, i + 1, s->nsteps);
+        suite_exec(st, s->log, &p, limit, &interrupted);
+        /* train and report exit 4 while not built in: noted, not a failure */
+        if (st->kind != SUITE_COLLECTIVE && st->code == EXIT_UNAVAILABLE) st->unavailable = 1;
+        fprintf(s->log, "==== %s: %s, %.1f s\n", st->title, outcome(st, text, sizeof text), st->seconds);
+        suite_progress_end(&p, text, st->seconds);
+    }
+    suite_progress_clear(&p);
+}
+
+/* ---- the end ---- */
+
+static int summarize(suite *s)
+{
+    size_t ok = 0, ran = 0, wrong = 0, failed = 0;
+    char text[512];
+    for (size_t i = 0; i < s->nsteps; i++) {
+        const suite_step *st = &s->steps[i];
+        if (st->code < 0 || st->unavailable) continue;
+        ran++;
+        if (st->code == 0) ok++;
+        else if (st->code == EXIT_WRONG && st->kind != SUITE_REPORT) wrong++;
+        else failed++;
+    }
+    printf("collbench suite: %zu of %zu steps ok", ok, s->nsteps);
+    if (wrong) printf(", %zu with WRONG RESULTS", wrong);
+    if (failed) printf(", %zu FAILED", failed);
+    if (ran + wrong + failed < s->nsteps && !interrupted) printf(", %zu skipped", s->nsteps - ran);
+    printf("\n");
+    for (size_t i = 0; i < s->nsteps; i++) {
+        const suite_step *st = &s->steps[i];
+        if (st->code == 0 || (st->code < 0 && !st->unavailable)) continue;
+        printf("  %-28s %s", st->title, outcome(st, text, sizeof text));
+        if (!st->unavailable && *st->note) printf(": %s", st->note);
+        printf("\n");
+    }
+    if (interrupted) printf("  interrupted: the steps after the one running were not run\n");
+    printf("log: %s\n", s->log_path);
+    if (!s->o.no_report && access(s->dir, F_OK) == 0) {
+        char index[PATH_MAX + 16];
+        snprintf(index, sizeof index, "%s/index.html", s->dir);
+        if (access(index, F_OK) == 0) printf("report: %s\n", index);
+    }
+    printf("results: %s\n", s->dir);
+    fflush(stdout);
+    if (interrupted) return 128 + interrupted;
+    return wrong ? EXIT_WRONG : failed ? EXIT_RUNTIME : 0;
+}
+
+static void say_plan(const suite *s)
+{
+    size_t ncoll = 0;
+    for (size_t i = 0; i < s->nsteps; i++) ncoll += s->steps[i].kind == SUITE_COLLECTIVE;
+    fprintf(stderr, "collbench suite: %zu configuration%s (%s on", ncoll, ncoll == 1 ? "" : "s",
+            s->o.collectives);
+    for (size_t b = 0; b < s->nbackends; b++) fprintf(stderr, " %s", s->backends[b]);
+    fprintf(stderr, "; -P %s; sizes %s)%s%s -> %s\n", s->o.procs, s->o.sizes,
+            s->o.no_train ? "" : ", training benchmark", s->o.no_report ? "" : ", report", s->dir);
+}
+
+static int install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: poll() returns at once */
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGINT, &sa, NULL) | sigaction(SIGTERM, &sa, NULL);
+}
+
+static int run_suite(suite *s)
+{
+    ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
+    if (n <= 0) {
+        fprintf(stderr, "collbench suite: cannot find our own binary (/proc/self/exe): %s\n",
+                strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    s->exe[n] = '\0';
+    int rc = pick_collectives(s);
+    if (rc || (rc = check_lists(s)) ||
+        (rc = suite_pick_backends(s->o.backends, s->backends, MAX_BACKENDS, &s->nbackends, stderr)) ||
+        (rc = prepare_dir(s)) || (rc = plan(s)))
+        return rc;
+    say_plan(s);
+    fprintf(s->log, "collbench suite: results in %s\n", s->dir);
+    install_signals();
+    run_steps(s);
+    return summarize(s);
+}
 
 int cmd_suite(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "collbench suite: not implemented yet\n");
-    return 4;
+    suite s;
+    memset(&s, 0, sizeof s);
+    int rc = parse_options(&s.o, argc, argv);
+    if (rc > 0) return usage(stdout), 0;
+    if (rc < 0) return EXIT_USAGE;
+    if (!s.o.collectives) s.o.collectives = "allreduce";
+    if (!s.o.procs) s.o.procs = s.o.quick ? QUICK_PROCS : DEFAULT_PROCS;
+    if (!s.o.sizes) s.o.sizes = s.o.quick ? QUICK_SIZES : DEFAULT_SIZES;
+    if (!s.o.inplace) s.o.inplace = "0";
+    if (!s.o.budget) s.o.budget = s.o.quick ? QUICK_BUDGET : DEFAULT_BUDGET;
+    rc = run_suite(&s);
+    if (s.log) fclose(s.log);
+    free(s.steps);
+    free(s.procs);
+    free(s.sizes);
+    return rc;
 }

@@ -4,6 +4,7 @@
 #include "transport/tcp/tcp_connect.h"
 #include "bootstrap/store.h"
 #include "core/clock.h"
+#include "core/fault.h"
 #include "core/sock.h"
 #include "transport/tcp/tcp_wire.h"
 #include "coll.h"
@@ -244,7 +245,7 @@ static int accept_higher(int lfd, int rank, int size, const tcp_hello *mine, dou
             if (pend[npend].fd >= 0) npend++;
         }
     }
-    for (int i = 0; i < npend; i++) close(pend[i].fd);
+    for (int i = 0; i < npend; i++) refuse(rank, &pend[i], "no complete handshake by the end of set-up");
     if (arrived == expect) return COLL_OK;
     char missing[200];
     missing_ranks(fds, rank + 1, size, missing, sizeof missing);
@@ -290,6 +291,8 @@ int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
         close(lfd);
         return rc;
     }
+    /* Injected: a hello with a wrong token must be refused by the lower ranks. */
+    if (coll_fault_hit(COLL_FAULT_CONNECT, 0) == COLL_FAULT_CORRUPT) mine.token[0] ^= 0x20;
     for (int q = 0; q < rank && rc == COLL_OK; q++)
         rc = connect_lower(store, prefix, rank, q, &mine, deadline, timeout_s, sockbuf, &fds[q], err,
                            errlen);

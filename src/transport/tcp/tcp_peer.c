@@ -3,8 +3,10 @@
  * message headers checked as they arrive. */
 #include "transport/tcp/tcp_peer.h"
 #include "coll.h"
+#include "core/fault.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +18,10 @@
 #define SEND_BATCH 16
 
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+
+/* Injected corruption (COLL_FAULT ...:corrupt): the next header sent goes out
+ * with its magic flipped, once. */
+static atomic_int corrupt_next;
 
 void tcp_queue_push(tcp_queue *q, coll_xfer *x)
 {
@@ -106,7 +112,10 @@ static long send_once(tcp_peer *p, size_t budget, int max_msgs, size_t *want_out
     int niov = 0;
     size_t want = 0;
     coll_xfer *x = p->sends.head;
-    if (p->shdr_off == 0) make_data_hdr(&p->shdr, x);
+    if (p->shdr_off == 0) {
+        make_data_hdr(&p->shdr, x);
+        if (atomic_load_explicit(&corrupt_next, memory_order_relaxed)) p->shdr.magic ^= 0xffffffffu;
+    }
     for (int m = 0; x && m < max_msgs && want < budget; m++, x = x->next) {
         if (m == 0) {
             if (p->shdr_off < HDR) {
@@ -145,9 +154,20 @@ int tcp_peer_send(tcp_peer *p, size_t budget, size_t *progressed, tcp_error *err
         long n = send_once(p, budget, SEND_BATCH, &want, err);
         if (n < 0) return (int)n;
         if (n == 0) return COLL_OK;
+        if (atomic_load_explicit(&corrupt_next, memory_order_relaxed) && p->shdr.magic != TCP_WIRE_MAGIC)
+            atomic_store(&corrupt_next, 0); /* the flipped header is leaving */
         *progressed += (size_t)n;
         budget -= min_sz((size_t)n, budget);
         account_sent(p, (size_t)n, progressed);
+        coll_fault_action fa = coll_fault_hit(COLL_FAULT_COLLECTIVE, (size_t)n);
+        if (fa == COLL_FAULT_CORRUPT) atomic_store(&corrupt_next, 1);
+        if (fa == COLL_FAULT_CLOSE_SOCKET) {
+            shutdown(p->fd, SHUT_RDWR);
+            p->broken = 1;
+            set_error(err, COLL_EPEER, p->me, "rank %d: injected fault: dropped its connection to rank %d",
+                      p->me, p->rank);
+            return COLL_EPEER;
+        }
         if ((size_t)n < want) return COLL_OK; /* socket full: the next try would fail */
     }
     return COLL_OK;
@@ -169,8 +189,8 @@ int tcp_peer_flush_head(tcp_peer *p, tcp_error *err)
 static int abort_status(const tcp_wire_hdr *h)
 {
     /* Only statuses this library defines; anything else still aborts. */
-    int64_t st = -(int64_t)h->sig.count;
-    return st < 0 && st >= COLL_EABORTED ? (int)st : COLL_EABORTED;
+    uint64_t c = h->sig.count; /* from the wire: any value (fuzzed) */
+    return c >= 1 && c <= (uint64_t)-(int64_t)COLL_EABORTED ? (int)-(int64_t)c : COLL_EABORTED;
 }
 
 /* rhdr is complete: is it an ABORT, garbage, or the message x expects? */

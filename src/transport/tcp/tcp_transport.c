@@ -44,6 +44,25 @@ static void set_msg(coll_transport *tp, int failed_rank, const char *msg)
     tp->failed_rank = failed_rank;
 }
 
+/* A peer timed out waiting for this rank and blames it, but this rank is
+ * itself waiting for another (in a ring the hung rank's neighbour's neighbour
+ * times out first): pass the blame to the rank we wait for. Returns 1 if so. */
+static int pass_blame(tcp_transport *t, const tcp_peer *p, const tcp_error *e, tcp_error *out)
+{
+    if (e->status != COLL_ETIMEDOUT || e->failed_rank != t->base.rank) return 0;
+    for (int q = 0; q < t->base.size; q++) {
+        const tcp_peer *w = &t->peers[q];
+        if (q == p->rank || w->fd < 0 || w->status || !w->recvs.head) continue;
+        *out = *e;
+        out->failed_rank = q;
+        snprintf(out->msg, sizeof out->msg,
+                 "rank %d timed out waiting for rank %d, which was itself waiting for rank %d "
+                 "(blames rank %d)", p->rank, t->base.rank, q, q);
+        return 1;
+    }
+    return 0;
+}
+
 /* A step on p failed: fail its transfers (all of them on an ABORT, which ends
  * the job), record the first error of this progress call. */
 static void handle_error(tcp_transport *t, tcp_peer *p, const tcp_error *e, int *first)
@@ -57,6 +76,11 @@ static void handle_error(tcp_transport *t, tcp_peer *p, const tcp_error *e, int 
     if (!job_wide) {
         tcp_peer_fail(p, e);
         return;
+    }
+    tcp_error passed;
+    if (pass_blame(t, p, e, &passed)) {
+        e = &passed;
+        if (*first == passed.status) set_msg(&t->base, passed.failed_rank, passed.msg);
     }
     p->broken = 1; /* the aborting rank closes after its ABORT */
     for (int r = 0; r < t->base.size; r++)

@@ -1,0 +1,48 @@
+#!/bin/sh
+# What overlap, bucketing and the parameter-server pattern do to a training
+# step (issue 6), in one run, with the ratios the targets are about:
+#   1. communication-heavy MLP (~50M parameters, 2 ranks): ddp vs allreduce-sync
+#      targets: ddp step <= 0.85 x sync step; ddp exposed comm <= 0.5 x sync's
+#   2. ps vs allreduce-sync at 4 ranks: ps must be slower
+#   3. ddp bucket sizes 1, 5, 25, 100 MiB on the model of 1: the best one
+#
+#   bench/train_overlap.sh [path/to/collbench]
+# Knobs (environment): BACKEND (tcp), STEPS (15), BATCH (16), HIDDEN
+# (4096,4096,4096 with --input 4096: 50.4M parameters), CSV (a file to keep
+# the rows here). Needs a build with OpenBLAS.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$root/build/collbench}
+backend=${BACKEND:-tcp}
+steps=${STEPS:-15}
+batch=${BATCH:-16}
+hidden=${HIDDEN:-4096,4096,4096}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/collbench-train-overlap.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+[ -x "$bin" ] || { echo "no collbench at $bin (make build, or pass its path)" >&2; exit 2; }
+
+common="--backend $backend --steps $steps --warmup 3 --compute-steps $((steps / 2 + 1))"
+heavy="--hidden $hidden --input 4096 --batch-sizes $batch"
+
+echo "== 1. overlap: ddp vs allreduce-sync, 2 ranks, $backend"
+"$bin" train $common $heavy -P 2 --mode allreduce-sync,ddp --bucket-mb 25 --csv "$dir/overlap.csv"
+echo "== 2. parameter server vs all-reduce, 4 ranks, $backend"
+"$bin" train $common --hidden 2048,2048 --input 1024 --batch-sizes 32 -P 4 \
+    --mode allreduce-sync,ps --csv "$dir/ps.csv"
+echo "== 3. ddp bucket sizes, 2 ranks, $backend"
+"$bin" train $common $heavy -P 2 --mode ddp --bucket-mb 1,5,25,100 --csv "$dir/buckets.csv"
+[ -z "${CSV:-}" ] || { head -1 "$dir/overlap.csv"; tail -q -n +2 "$dir"/overlap.csv "$dir"/ps.csv "$dir"/buckets.csv; } >"$CSV"
+
+# CSV columns: 5 mode, 9 bucket_mb, 12 step_ms_avg, 16 comm_exposed_ms
+echo "== ratios (targets in brackets)"
+awk -F, 'FNR > 1 && $5 == "allreduce-sync" { t = $12; e = $16 }
+         FNR > 1 && $5 == "ddp" { d = $12; de = $16 }
+         END { printf "ddp / allreduce-sync step time:     %.3f  (<= 0.85)  [%.2f ms vs %.2f ms]\n", d / t, d, t
+               printf "ddp / allreduce-sync exposed comm:  %.3f  (<= 0.50)  [%.2f ms vs %.2f ms]\n", de / e, de, e }' \
+    "$dir/overlap.csv"
+awk -F, 'FNR > 1 && $5 == "allreduce-sync" { t = $12 } FNR > 1 && $5 == "ps" { p = $12 }
+         END { printf "ps / allreduce-sync step, 4 ranks:  %.3f  (> 1)  [%.2f ms vs %.2f ms]\n", p / t, p, t }' \
+    "$dir/ps.csv"
+awk -F, 'FNR > 1 { printf "  ddp bucket %5s MiB: step %.2f ms, exposed %.2f ms\n", $9, $12, $16
+                   if (best == "" || $12 < best) { best = $12; mb = $9 } }
+         END { printf "best bucket size: %s MiB\n", mb }' "$dir/buckets.csv"

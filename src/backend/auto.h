@@ -1,0 +1,63 @@
+/* The auto backend (DESIGN.md "Backends"): shm between the ranks of one host,
+ * tcp between hosts, all-reduce hierarchical (intra-host reduce-scatter,
+ * inter-host all-reduce among the ranks with the same local index, intra-host
+ * all-gather). Hosts are told apart by a host id every rank publishes. */
+#ifndef COLL_BACKEND_AUTO_H
+#define COLL_BACKEND_AUTO_H
+
+#include <stddef.h>
+
+#include "coll.h"
+#include "backend/backend.h"
+#include "bootstrap/store.h"
+
+#define COLL_HOST_ID_MAX 160
+
+/* This rank's host id into buf: $COLL_HOST_ID when set, else the kernel's boot
+ * id and the inode of this process's network namespace (so that network
+ * namespaces count as hosts). $COLL_AUTO_RANKS_PER_HOST=K appends "/emuN" with
+ * N = rank / K: K ranks per emulated host on one machine (tests, benchmarks). */
+int coll_host_id(int rank, char *buf, size_t len);
+
+/* Which ranks share a host. Hosts are numbered by their lowest rank, ranks
+ * within a host ascending. */
+typedef struct coll_host_plan {
+    int size;         /* ranks in the world */
+    int nhosts;
+    int host;         /* this rank's host */
+    int local_rank, local_size;
+    int regular;      /* every host has local_size ranks */
+    int *host_of;     /* [size]: host of each rank */
+    int *local_of;    /* [size]: index of each rank on its host */
+    int *members;     /* [local_size]: ranks of this host, ascending */
+    int *peers;       /* [nhosts]: rank with this local index on each host; NULL unless regular */
+} coll_host_plan;
+
+/* From every rank's host id (ids[r], size of them): the plan of rank `rank`. */
+int coll_host_plan_build(const char *const *ids, int size, int rank, coll_host_plan *p);
+void coll_host_plan_free(coll_host_plan *p);
+
+/* Collective over the store: every rank publishes its id under prefix, rank 0
+ * gathers them into one key and every rank reads that one key back. */
+int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int size,
+                            coll_host_plan *p, char *err, size_t errlen);
+
+/* Number of hosts among the ranks of comm (collective: every rank calls it), or a
+ * negative status. The auto backend knows it already; others ask the store. */
+int coll_comm_host_count(coll_comm *comm);
+
+/* One line saying how an auto communicator runs ("auto: 2 hosts x 2 ranks,
+ * intra-host shm, inter-host tcp, all-reduce hierarchical"); COLL_EINVAL when
+ * comm does not use the auto backend. */
+int coll_auto_describe(const coll_comm *comm, char *buf, size_t len);
+
+/* Hosts of an auto communicator, or -1 for another backend. */
+int coll_auto_nhosts(const coll_comm *comm);
+
+/* The backend auto uses between ranks of one host here ("shm", or "tcp" while
+ * shm is not available), and why, for `collbench info`. */
+const char *coll_auto_intra_name(char *why, size_t whylen);
+
+extern const coll_backend_ops coll_backend_auto;
+
+#endif

@@ -1,0 +1,195 @@
+/* Host ids and the plan of which ranks share a host (backend/auto.h). */
+#include "backend/auto.h"
+#include "core/comm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Ids travel joined by '\n' in one store value: keep them to one printable line. */
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '_';
+}
+
+static void read_boot_id(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    buf[0] = '\0';
+    if (f) {
+        if (!fgets(buf, (int)len, f)) buf[0] = '\0';
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+    if (!buf[0]) snprintf(buf, len, "noboot"); /* no /proc: the netns inode still tells apart */
+}
+
+int coll_host_id(int rank, char *buf, size_t len)
+{
+    if (!buf || len < 2) return COLL_EINVAL;
+    const char *fixed = getenv("COLL_HOST_ID");
+    if (fixed && *fixed) {
+        snprintf(buf, len, "%s", fixed);
+    } else {
+        char boot[64];
+        struct stat st;
+        read_boot_id(boot, sizeof boot);
+        unsigned long long ns = stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+        snprintf(buf, len, "%s/net%llu", boot, ns);
+    }
+    const char *per = getenv("COLL_AUTO_RANKS_PER_HOST");
+    long k = per && *per ? strtol(per, NULL, 10) : 0;
+    if (k > 0) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "/emu%ld", (long)rank / k);
+    }
+    sanitize(buf);
+    return COLL_OK;
+}
+
+void coll_host_plan_free(coll_host_plan *p)
+{
+    free(p->host_of);
+    free(p->local_of);
+    free(p->members);
+    free(p->peers);
+    memset(p, 0, sizeof *p);
+}
+
+/* The peers array: rank with our local index on every host, when all hosts match. */
+static int fill_peers(coll_host_plan *p, const int *host_count)
+{
+    p->regular = 1;
+    for (int h = 0; h < p->nhosts; h++)
+        if (host_count[h] != p->local_size) p->regular = 0;
+    if (!p->regular) return COLL_OK;
+    p->peers = malloc((size_t)p->nhosts * sizeof *p->peers);
+    if (!p->peers) return COLL_ENOMEM;
+    for (int r = 0; r < p->size; r++)
+        if (p->local_of[r] == p->local_rank) p->peers[p->host_of[r]] = r;
+    return COLL_OK;
+}
+
+int coll_host_plan_build(const char *const *ids, int size, int rank, coll_host_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    if (size < 1 || rank < 0 || rank >= size) return COLL_EINVAL;
+    p->size = size;
+    p->host_of = malloc((size_t)size * sizeof(int));
+    p->local_of = malloc((size_t)size * sizeof(int));
+    int *first = malloc((size_t)size * sizeof(int));  /* lowest rank of each host */
+    int *count = calloc((size_t)size, sizeof(int));   /* ranks on each host */
+    int rc = COLL_ENOMEM;
+    if (!p->host_of || !p->local_of || !first || !count) goto out;
+    /* Quadratic in the number of hosts, once per communicator: fine for thousands. */
+    for (int r = 0; r < size; r++) {
+        int h = 0;
+        while (h < p->nhosts && strcmp(ids[first[h]], ids[r]) != 0) h++;
+        if (h == p->nhosts) first[p->nhosts++] = r;
+        p->host_of[r] = h;
+        p->local_of[r] = count[h]++;
+    }
+    p->host = p->host_of[rank];
+    p->local_rank = p->local_of[rank];
+    p->local_size = count[p->host];
+    p->members = malloc((size_t)p->local_size * sizeof(int));
+    if (!p->members) goto out;
+    for (int r = 0; r < size; r++)
+        if (p->host_of[r] == p->host) p->members[p->local_of[r]] = r;
+    rc = fill_peers(p, count);
+out:
+    free(first);
+    free(count);
+    if (rc) coll_host_plan_free(p);
+    return rc;
+}
+
+/* Rank 0 joins every rank's id into one value so the others read one key. */
+static int gather_ids(coll_store *store, const char *prefix, int size, char **joined,
+                      char *err, size_t errlen)
+{
+    size_t cap = (size_t)size * COLL_HOST_ID_MAX + 1, used = 0;
+    char *all = malloc(cap), key[128];
+    if (!all) return COLL_ENOMEM;
+    for (int r = 0; r < size; r++) {
+        void *v;
+        size_t n;
+        snprintf(key, sizeof key, "%shost/%d", prefix, r);
+        int rc = coll_store_get(store, key, &v, &n);
+        if (rc) {
+            snprintf(err, errlen, "host ids: rank %d never published its host id: %s", r,
+                     store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+            free(all);
+            return rc;
+        }
+        if (n >= COLL_HOST_ID_MAX) n = COLL_HOST_ID_MAX - 1;
+        memcpy(all + used, v, n);
+        used += n;
+        all[used++] = '\n';
+        free(v);
+    }
+    all[used] = '\0';
+    *joined = all;
+    return COLL_OK;
+}
+
+static int split_ids(char *joined, int size, const char **ids)
+{
+    char *save = NULL, *line = strtok_r(joined, "\n", &save);
+    for (int r = 0; r < size; r++, line = strtok_r(NULL, "\n", &save)) {
+        if (!line) return COLL_EPROTO;
+        ids[r] = line;
+    }
+    return COLL_OK;
+}
+
+int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int size,
+                            coll_host_plan *p, char *err, size_t errlen)
+{
+    char id[COLL_HOST_ID_MAX], key[128];
+    char *joined = NULL;
+    void *v = NULL;
+    size_t n;
+    const char **ids = calloc((size_t)size, sizeof *ids);
+    if (!ids) return COLL_ENOMEM;
+    coll_host_id(rank, id, sizeof id);
+    snprintf(key, sizeof key, "%shost/%d", prefix, rank);
+    int rc = coll_store_set(store, key, id, strlen(id));
+    if (!rc && rank == 0 && !(rc = gather_ids(store, prefix, size, &joined, err, errlen))) {
+        snprintf(key, sizeof key, "%shosts", prefix);
+        rc = coll_store_set(store, key, joined, strlen(joined));
+    }
+    if (!rc && rank != 0) {
+        snprintf(key, sizeof key, "%shosts", prefix);
+        if ((rc = coll_store_get(store, key, &v, &n)))
+            snprintf(err, errlen, "host ids: rank 0 never published the list: %s",
+                     store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+        joined = v;
+    }
+    if (!rc && (rc = split_ids(joined, size, ids)))
+        snprintf(err, errlen, "host ids: the list from rank 0 has fewer than %d entries", size);
+    if (!rc && (rc = coll_host_plan_build(ids, size, rank, p)))
+        snprintf(err, errlen, "host ids: %s", coll_strerror(rc));
+    free(joined);
+    free(ids);
+    return rc;
+}
+
+int coll_comm_host_count(coll_comm *comm)
+{
+    if (!comm) return COLL_EINVAL;
+    int known = coll_auto_nhosts(comm);
+    if (known > 0) return known;
+    if (comm->size == 1) return 1;
+    if (!comm->store) return COLL_ENOTSUP;
+    coll_host_plan p;
+    char err[256], prefix[96];
+    snprintf(prefix, sizeof prefix, "%snodes/", comm->store_prefix);
+    int rc = coll_host_plan_exchange(comm->store, prefix, comm->rank, comm->size, &p, err, sizeof err);
+    if (rc) return rc;
+    int n = p.nhosts;
+    coll_host_plan_free(&p);
+    return n;
+}

@@ -1,0 +1,172 @@
+/* libnccl by dlopen; see nccl_lib.h. */
+#include "backend/nccl_lib.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/errbuf.h"
+
+static const char *const default_sonames[] = {"libnccl.so.2", "libnccl.so", NULL};
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static coll_nccl_lib lib;
+static void *handle;
+static int tried;
+static char load_error[512];
+static _Atomic(const coll_nccl_lib *) loaded;
+
+static void *open_nccl(void)
+{
+    const char *env = getenv(COLL_NCCL_ENV);
+    if (env && *env) {
+        void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            const char *why = dlerror();
+            snprintf(load_error, sizeof load_error,
+                     "NCCL not found: %s=%s cannot be loaded (%s): point it at libnccl.so.2 or unset it",
+                     COLL_NCCL_ENV, env, why ? why : "dlopen failed");
+        }
+        else snprintf(lib.soname, sizeof lib.soname, "%s", env);
+        return h;
+    }
+    for (const char *const *n = default_sonames; *n; n++) {
+        void *h = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            snprintf(lib.soname, sizeof lib.soname, "%s", *n);
+            return h;
+        }
+    }
+    snprintf(load_error, sizeof load_error,
+             "libnccl.so.2 not found (tried libnccl.so.2, libnccl.so): pip install nvidia-nccl-cu12 "
+             "or apt install libnccl2, then set LD_LIBRARY_PATH or %s", COLL_NCCL_ENV);
+    return NULL;
+}
+
+static int bind_symbols(void)
+{
+#define SYM(field, name, required)                                                                \
+    do {                                                                                          \
+        *(void **)(&lib.field) = dlsym(handle, name);                                             \
+        if (!lib.field && (required)) {                                                           \
+            snprintf(load_error, sizeof load_error,                                              \
+                     "%s has no %s: NCCL older than 2.7? pip install nvidia-nccl-cu12",          \
+                     lib.soname, name);                                                           \
+            return -1;                                                                            \
+        }                                                                                         \
+    } while (0)
+    SYM(GetVersion, "ncclGetVersion", 1);
+    SYM(GetUniqueId, "ncclGetUniqueId", 1);
+    SYM(CommInitRank, "ncclCommInitRank", 1);
+    SYM(CommDestroy, "ncclCommDestroy", 1);
+    SYM(CommAbort, "ncclCommAbort", 1);
+    SYM(CommGetAsyncError, "ncclCommGetAsyncError", 1);
+    SYM(GetErrorString, "ncclGetErrorString", 1);
+    SYM(GetLastError, "ncclGetLastError", 0);
+    SYM(AllReduce, "ncclAllReduce", 1);
+    SYM(Broadcast, "ncclBroadcast", 1);
+    SYM(Reduce, "ncclReduce", 1);
+    SYM(AllGather, "ncclAllGather", 1);
+    SYM(ReduceScatter, "ncclReduceScatter", 1);
+    SYM(Send, "ncclSend", 1);
+    SYM(Recv, "ncclRecv", 1);
+    SYM(GroupStart, "ncclGroupStart", 1);
+    SYM(GroupEnd, "ncclGroupEnd", 1);
+#undef SYM
+    return 0;
+}
+
+const coll_nccl_lib *coll_nccl_lib_load(char *err, size_t errlen)
+{
+    const coll_nccl_lib *done = atomic_load(&loaded);
+    if (done) return done;
+    pthread_mutex_lock(&load_lock);
+    if (!tried) {
+        tried = 1;
+        handle = open_nccl();
+        if (handle && bind_symbols() == 0) {
+            if (lib.GetVersion(&lib.version) != COLL_NCCL_SUCCESS) lib.version = 0;
+            if (lib.version < COLL_NCCL_VERSION_P2P) {
+                char v[32];
+                coll_nccl_version_string(lib.version, v, sizeof v);
+                snprintf(load_error, sizeof load_error,
+                         "%s is NCCL %s; collbench needs 2.7 or newer: pip install nvidia-nccl-cu12",
+                         lib.soname, v);
+            } else {
+                atomic_store(&loaded, &lib);
+            }
+        }
+        if (!atomic_load(&loaded) && handle) {
+            dlclose(handle);
+            handle = NULL;
+        }
+    }
+    done = atomic_load(&loaded);
+    if (!done) coll_set_err(err, errlen, "%s", load_error);
+    pthread_mutex_unlock(&load_lock);
+    return done;
+}
+
+void coll_nccl_lib_unload(void)
+{
+    pthread_mutex_lock(&load_lock);
+    atomic_store(&loaded, NULL);
+    if (handle) dlclose(handle);
+    handle = NULL;
+    tried = 0;
+    load_error[0] = '\0';
+    memset(&lib, 0, sizeof lib);
+    pthread_mutex_unlock(&load_lock);
+}
+
+void coll_nccl_version_string(int code, char *buf, size_t len)
+{
+    if (code <= 0) {
+        snprintf(buf, len, "unknown");
+        return;
+    }
+    int major = code >= 10000 ? code / 10000 : code / 1000;
+    int rest = code >= 10000 ? code % 10000 : code % 1000;
+    snprintf(buf, len, "%d.%d.%d", major, rest / 100, rest % 100);
+}
+
+int coll_nccl_dtype(coll_dtype dt, int version)
+{
+    switch (dt) {
+    case COLL_INT8: return 0;
+    case COLL_UINT8: return 1;
+    case COLL_INT32: return 2;
+    case COLL_INT64: return 4;
+    case COLL_FLOAT16: return 6;
+    case COLL_FLOAT32: return 7;
+    case COLL_FLOAT64: return 8;
+    case COLL_BFLOAT16: return version >= COLL_NCCL_VERSION_AVG ? 9 : -1;
+    default: return -1;
+    }
+}
+
+int coll_nccl_op(coll_op op, int version)
+{
+    switch (op) {
+    case COLL_SUM: return 0;
+    case COLL_PROD: return 1;
+    case COLL_MAX: return 2;
+    case COLL_MIN: return 3;
+    case COLL_AVG: return version >= COLL_NCCL_VERSION_AVG ? 4 : -1;
+    default: return -1;
+    }
+}
+
+int coll_nccl_usable(char *why, size_t whylen)
+{
+    char err[512];
+    int n;
+    if (!coll_nccl_lib_load(err, sizeof err) || coll_cuda_device_count(&n, err, sizeof err) != 0) {
+        coll_set_err(why, whylen, "%s", err);
+        return 0;
+    }
+    return 1;
+}

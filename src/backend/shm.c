@@ -1,0 +1,213 @@
+/* The shm backend: processes of one host through one shared segment per
+ * communicator (src/transport/shm), with shared-memory collectives (not
+ * point-to-point algorithms over shared memory): small messages through
+ * staging slots, large ones single-copy with process_vm_readv (shm_op.h).
+ *
+ * Tunables (environment, bytes): COLL_SHM_SLOT_BYTES (staging slot per rank and
+ * parity, default 1 MiB), COLL_SHM_MBOX_BYTES (p2p buffer per pair, 64 KiB),
+ * COLL_SHM_CHUNK_BYTES (CMA reduction chunk, 256 KiB), COLL_SHM_CMA_MIN (per-rank
+ * bytes from which collectives use CMA, 128 KiB), COLL_SHM_CMA=0 (never use CMA),
+ * COLL_SHM_SPIN_US (spin before sleeping: 50 us, 2 us with more ranks than cores). */
+#include "backend/shm_op.h"
+#include "algo/algo.h"
+#include "bootstrap/rendezvous.h"
+#include "transport/shm/shm_cma.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define KIB ((size_t)1024)
+
+static size_t env_bytes(const char *name, size_t dflt, size_t lo, size_t hi)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (!v || !*v) return dflt;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*end == 'K' || *end == 'k') x *= KIB;
+    else if (*end == 'M' || *end == 'm') x *= KIB * KIB;
+    if (x < lo) x = lo;
+    if (x > hi) x = hi;
+    return (size_t)x;
+}
+
+static int online_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Can this rank read its right neighbour's private memory? */
+static int probe_cma(shm_state *st, char *why, size_t len)
+{
+    const char *env = getenv("COLL_SHM_CMA");
+    if (env && strcmp(env, "0") == 0) {
+        snprintf(why, len, "disabled by COLL_SHM_CMA=0");
+        return 0;
+    }
+    if (st->n == 1) return 1;
+    int peer = (st->rank + 1) % st->n;
+    const shm_rank_ctrl *pc = &st->seg.ctrl[peer];
+    uint64_t got = 0;
+    int e = shm_cma_read(pc->pid, &got, pc->probe_addr, sizeof got);
+    if (e) {
+        snprintf(why, len, "process_vm_readv from rank %d (pid %d) failed: %s%s", peer,
+                 (int)pc->pid, strerror(-e),
+                 e == -EPERM ? " (ptrace restrictions: see /proc/sys/kernel/yama/ptrace_scope)" : "");
+        return 0;
+    }
+    if (got != pc->probe_value) {
+        snprintf(why, len, "process_vm_readv from rank %d read the wrong value", peer);
+        return 0;
+    }
+    return 1;
+}
+
+static void shm_fini(void *state)
+{
+    shm_state *st = state;
+    if (!st) return;
+    shm_liveness_close(&st->live);
+    shm_segment_unmap(&st->seg);
+    free(st->tmp);
+    free(st->acc);
+    free(st->peer_send);
+    free(st->peer_recv);
+    free(st->watch);
+    free(st);
+}
+
+static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t errlen)
+{
+    size_t slot = env_bytes("COLL_SHM_SLOT_BYTES", 1024 * KIB, 4 * KIB, 1024 * 1024 * KIB);
+    size_t mbox = env_bytes("COLL_SHM_MBOX_BYTES", 64 * KIB, 64, 64 * 1024 * KIB);
+    slot = (slot + 4095) / 4096 * 4096;
+    mbox = (mbox + 63) / 64 * 64;
+    st->chunk_bytes = env_bytes("COLL_SHM_CHUNK_BYTES", 256 * KIB, 64, 64 * 1024 * KIB);
+    st->cma_min = env_bytes("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1);
+    /* Microseconds a waiter spins before it sleeps. More ranks than cores: a
+     * spinning waiter takes the core its peer needs, so it sleeps almost at once. */
+    st->spin = (int)env_bytes("COLL_SHM_SPIN_US", st->n <= online_cpus() ? 50 : 2, 0, 1000000);
+    size_t n = (size_t)st->n;
+    st->tmp = malloc(st->chunk_bytes);
+    st->acc = malloc(st->chunk_bytes);
+    st->peer_send = calloc(n, sizeof *st->peer_send);
+    st->peer_recv = calloc(n, sizeof *st->peer_recv);
+    st->watch = calloc(n, 1);
+    pid_t *pids = calloc(n, sizeof *pids);
+    if (!st->tmp || !st->acc || !st->peer_send || !st->peer_recv || !st->watch || !pids) {
+        free(pids);
+        snprintf(err, errlen, "shm: out of memory");
+        return COLL_ENOMEM;
+    }
+    shm_cma_allow_peers();
+    st->probe_word = ((uint64_t)getpid() << 20) ^ 0x5eedc0115eedull;
+    int rc = shm_segment_create(&st->seg, rv->store, rv->prefix, st->rank, st->n, slot, mbox,
+                                (uint64_t)(uintptr_t)&st->probe_word, st->probe_word, err, errlen);
+    if (rc == COLL_OK) {
+        for (int r = 0; r < st->n; r++) pids[r] = st->seg.ctrl[r].pid;
+        rc = shm_liveness_open(&st->live, pids, st->n, st->rank);
+    }
+    free(pids);
+    if (rc) return rc;
+    char why[160] = "";
+    st->seg.ctrl[st->rank].cma_ok = probe_cma(st, why, sizeof why) ? 1 : -1;
+    rc = shm_segment_barrier(rv->store, rv->prefix, "probed", st->rank, st->n, err, errlen);
+    if (rc) return rc;
+    st->cma = 1;
+    for (int r = 0; r < st->n; r++)
+        if (st->seg.ctrl[r].cma_ok != 1) {
+            st->cma = 0;
+            snprintf(st->cma_reason, sizeof st->cma_reason, "rank %d: %s", r,
+                     r == st->rank ? why : "process_vm_readv does not work there");
+            break;
+        }
+    if (!st->cma && st->rank == 0 && !(why[0] && strstr(why, "COLL_SHM_CMA=0")))
+        fprintf(stderr, "collbench shm: single-copy transfers unavailable (%s); copying "
+                        "through the shared segment instead\n", st->cma_reason);
+    return COLL_OK;
+}
+
+static int shm_init(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err,
+                    size_t errlen)
+{
+    (void)comm;
+    shm_state *st = calloc(1, sizeof *st);
+    if (!st) return COLL_ENOMEM;
+    st->rank = rv->rank;
+    st->n = rv->world_size;
+    int rc = setup(st, rv, err, errlen);
+    if (rc) {
+        shm_fini(st);
+        return rc;
+    }
+    *state = st;
+    return COLL_OK;
+}
+
+/* Per-rank bytes that decide between staging and CMA (the same on every rank
+ * that made the same call). */
+static size_t call_bytes(const coll_call *c, size_t es)
+{
+    return c->count * es;
+}
+
+static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
+                   char *err, size_t errlen, int *failed_rank)
+{
+    shm_state *st = state;
+    *failed_rank = -1;
+    shm_op o = {.st = st, .c = c, .sig = sig};
+    o.w = (shm_waiter){.seg = &st->seg, .live = &st->live, .watch = NULL, .deadline = deadline,
+                       .spin = st->spin, .err = err, .errlen = errlen, .failed_rank = failed_rank};
+    o.es = c->kind == COLL_KIND_BARRIER ? 1 : coll_dtype_size(c->dt);
+    if (o.es == 0) return COLL_EINVAL;
+    if (c->kind == COLL_KIND_ALLREDUCE || c->kind == COLL_KIND_REDUCESCATTER ||
+        c->kind == COLL_KIND_REDUCE) {
+        o.fn = coll_reduce_kernel(c->dt, c->op == COLL_AVG ? COLL_SUM : c->op);
+        if (!o.fn) {
+            snprintf(err, errlen, "op %s is not defined for dtype %s", coll_op_name(c->op),
+                     coll_dtype_name(c->dt));
+            return COLL_EINVAL;
+        }
+    }
+    if (c->kind == COLL_KIND_P2P) return shm_p2p_run(&o);
+    if (st->cma && st->n > 1 && call_bytes(c, o.es) >= st->cma_min && c->count > 0)
+        return shm_cma_run(&o);
+    return shm_stage_run(&o);
+}
+
+/* The shm collectives have one algorithm each; the names of the others are
+ * accepted (a sweep over --algo runs on every backend) and change nothing. */
+static int shm_set_algo(void *state, const char *algo, char *err, size_t errlen)
+{
+    (void)state;
+    coll_algo_id id;
+    if (coll_algo_parse(algo, &id) != 0) {
+        snprintf(err, errlen, "unknown algorithm '%s'", algo);
+        return COLL_EINVAL;
+    }
+    return COLL_OK;
+}
+
+static void shm_abort(void *state, int status, int failed_rank)
+{
+    shm_state *st = state;
+    if (st && st->seg.base) shm_abort_mark(&st->seg, status, failed_rank);
+}
+
+const coll_backend_ops coll_backend_shm = {
+    .size = sizeof(coll_backend_ops),
+    .name = "shm",
+    .init = shm_init,
+    .run = shm_run,
+    .set_algo = shm_set_algo,
+    .abort = shm_abort,
+    .fini = shm_fini,
+};

@@ -1,0 +1,179 @@
+/* Collectives on large messages with cross-memory attach: ranks read each
+ * other's buffers directly (one copy). All-reduce is a reduce-scatter of slices
+ * read straight from the peers' send buffers, chunk by chunk so that the partial
+ * sum and the peer's chunk stay in L2, each finished chunk announced as a step;
+ * then an all-gather that copies every peer's finished chunks as they appear.
+ * Each call ends with a step every rank waits for: nobody returns (and lets the
+ * caller reuse a buffer) while a peer may still read it. */
+#include "backend/shm_op.h"
+
+#include <string.h>
+
+#define SPAN_BYTES (1u << 20) /* plain copies: one fault point per MiB */
+#define SEND(o, off) ((const char *)(o)->c->sendbuf + (off) * (o)->es)
+#define RECV(o, off) ((char *)(o)->c->recvbuf + (off) * (o)->es)
+
+static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+
+/* Copy bytes from rank p's address remote into dst, a fault point per span. */
+static int read_span(shm_op *o, int p, char *dst, uint64_t remote, size_t bytes)
+{
+    for (size_t done = 0; done < bytes;) {
+        size_t len = min_sz(SPAN_BYTES, bytes - done);
+        int rc = shm_op_read(o, p, dst + done, remote + done, len);
+        if (rc) return rc;
+        shm_op_moved(o, len);
+        done += len;
+    }
+    return COLL_OK;
+}
+
+/* out[0..m) = mine op every peer's elements at peer_base[p] + skip (elements),
+ * peers in the order me+1, me+2, ... so that ranks do not all start on one. */
+static int reduce_from_peers(shm_op *o, char *out, const char *mine, const uint64_t *peer_base,
+                             size_t skip, size_t m)
+{
+    shm_state *st = o->st;
+    const char *a = mine;
+    for (int j = 1; j < st->n; j++) {
+        int p = (st->rank + j) % st->n;
+        int rc = shm_op_read(o, p, st->tmp, peer_base[p] + skip * o->es, m * o->es);
+        if (rc) return rc;
+        o->fn(out, a, st->tmp, m);
+        a = out;
+    }
+    if (o->c->op == COLL_AVG) coll_scale_div(out, m, o->c->dt, st->n);
+    shm_op_moved(o, m * o->es * (size_t)(st->n - 1));
+    return COLL_OK;
+}
+
+static size_t chunk_elems(shm_op *o)
+{
+    size_t ce = o->st->chunk_bytes / o->es;
+    return ce ? ce : 1;
+}
+
+static int allreduce(shm_op *o)
+{
+    shm_state *st = o->st;
+    size_t count = o->c->count, ce = chunk_elems(o), lo, hi;
+    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    if (rc) return rc;
+    uint64_t g0 = st->step;
+    size_t biggest = (count + (size_t)st->n - 1) / (size_t)st->n;
+    size_t K = biggest ? (biggest + ce - 1) / ce : 1;
+    /* Reduce-scatter: my slice, chunk by chunk, each chunk a step peers wait for. */
+    shm_split(count, st->n, st->rank, &lo, &hi);
+    for (size_t k = 0; k < K; k++) {
+        size_t a = lo + k * ce;
+        if (a < hi) {
+            rc = reduce_from_peers(o, RECV(o, a), SEND(o, a), st->peer_send, a, min_sz(ce, hi - a));
+            if (rc) return rc;
+        }
+        shm_publish(&st->seg, g0 + 1 + k);
+    }
+    /* All-gather: every chunk a peer has finished, in as few copies as possible. */
+    for (int j = 1; j < st->n; j++) {
+        int p = (st->rank + j) % st->n;
+        size_t plo, phi;
+        shm_split(count, st->n, p, &plo, &phi);
+        size_t nk = phi > plo ? (phi - plo + ce - 1) / ce : 0;
+        for (size_t have = 0; have < nk;) {
+            rc = shm_wait_progress(&o->w, p, g0 + 1 + have, "allreduce slice");
+            if (rc) return rc;
+            uint64_t v = atomic_load(&st->seg.ctrl[p].progress);
+            size_t ready = min_sz(nk, (size_t)(v - g0));
+            size_t a = plo + have * ce, b = min_sz(phi, plo + ready * ce);
+            rc = read_span(o, p, RECV(o, a), st->peer_recv[p] + a * o->es, (b - a) * o->es);
+            if (rc) return rc;
+            have = ready;
+        }
+    }
+    st->step = g0 + K;
+    return shm_op_sync(o, "the end of allreduce");
+}
+
+/* Each rank reduces its slice and writes it into the root's receive buffer. */
+static int reduce(shm_op *o)
+{
+    shm_state *st = o->st;
+    size_t ce = chunk_elems(o), lo, hi;
+    int root = o->c->root;
+    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    if (rc) return rc;
+    shm_split(o->c->count, st->n, st->rank, &lo, &hi);
+    for (size_t a = lo; a < hi; a += ce) {
+        size_t m = min_sz(ce, hi - a);
+        rc = reduce_from_peers(o, st->acc, SEND(o, a), st->peer_send, a, m);
+        if (!rc) rc = shm_op_write(o, root, st->peer_recv[root] + a * o->es, st->acc, m * o->es);
+        if (rc) return rc;
+    }
+    return shm_op_sync(o, "the end of reduce");
+}
+
+static int reducescatter(shm_op *o)
+{
+    shm_state *st = o->st;
+    size_t count = o->c->count, ce = chunk_elems(o), mine = (size_t)st->rank * count;
+    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    if (rc) return rc;
+    for (size_t a = 0; a < count; a += ce) {
+        rc = reduce_from_peers(o, RECV(o, a), SEND(o, mine + a), st->peer_send, mine + a,
+                               min_sz(ce, count - a));
+        if (rc) return rc;
+    }
+    return shm_op_sync(o, "the end of reducescatter");
+}
+
+static int allgather(shm_op *o)
+{
+    shm_state *st = o->st;
+    size_t bytes = o->c->count * o->es;
+    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    for (int j = 0; rc == COLL_OK && j < st->n; j++) {
+        int p = (st->rank + j) % st->n;
+        char *dst = RECV(o, (size_t)p * o->c->count);
+        if (p != st->rank) rc = read_span(o, p, dst, st->peer_send[p], bytes);
+        else if (dst != SEND(o, 0)) memcpy(dst, SEND(o, 0), bytes);
+    }
+    return rc ? rc : shm_op_sync(o, "the end of allgather");
+}
+
+static int broadcast(shm_op *o)
+{
+    shm_state *st = o->st;
+    int root = o->c->root;
+    size_t bytes = o->c->count * o->es;
+    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    if (rc == COLL_OK && st->rank != root)
+        rc = read_span(o, root, RECV(o, 0), st->peer_send[root], bytes);
+    else if (rc == COLL_OK && RECV(o, 0) != SEND(o, 0))
+        memcpy(RECV(o, 0), SEND(o, 0), bytes);
+    return rc ? rc : shm_op_sync(o, "the end of broadcast");
+}
+
+static int alltoall(shm_op *o)
+{
+    shm_state *st = o->st;
+    size_t count = o->c->count, bytes = count * o->es;
+    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    for (int j = 0; rc == COLL_OK && j < st->n; j++) {
+        int p = (st->rank + j) % st->n;
+        rc = read_span(o, p, RECV(o, (size_t)p * count),
+                       st->peer_send[p] + (size_t)st->rank * bytes, bytes);
+    }
+    return rc ? rc : shm_op_sync(o, "the end of alltoall");
+}
+
+int shm_cma_run(shm_op *o)
+{
+    switch (o->c->kind) {
+    case COLL_KIND_ALLREDUCE: return allreduce(o);
+    case COLL_KIND_REDUCE: return reduce(o);
+    case COLL_KIND_REDUCESCATTER: return reducescatter(o);
+    case COLL_KIND_ALLGATHER: return allgather(o);
+    case COLL_KIND_BROADCAST: return broadcast(o);
+    case COLL_KIND_ALLTOALL: return alltoall(o);
+    default: return shm_stage_run(o);
+    }
+}

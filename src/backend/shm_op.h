@@ -1,0 +1,66 @@
+/* Internals of the shm backend shared by its files: the backend state, one
+ * running call (shm_op), and the two engines every collective is built on:
+ *   staging: rounds through the segment (copy in, publish, peers copy out);
+ *            small messages, and everything when CMA is unavailable;
+ *   cma:     peers read (or write) each other's buffers with process_vm_readv,
+ *            one copy, chunked so that partial results stay in L2.
+ * Every collective starts with an arrival step (signature + buffer addresses,
+ * checked against every peer) and every rank takes the same steps, so a step
+ * number is a sequence number that only grows, on every rank alike. */
+#ifndef COLL_SHM_OP_H
+#define COLL_SHM_OP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "backend/backend.h"
+#include "core/reduce.h"
+#include "transport/shm/shm_liveness.h"
+#include "transport/shm/shm_segment.h"
+#include "transport/shm/shm_wait.h"
+
+typedef struct shm_state {
+    shm_segment seg;
+    shm_liveness live;
+    int rank, n;
+    int cma;                /* process_vm_readv works between the ranks */
+    char cma_reason[160];   /* why not, when it does not */
+    uint64_t step;          /* collective steps taken; the same on every rank */
+    size_t chunk_bytes;     /* CMA pipeline chunk */
+    size_t cma_min;         /* per-rank bytes from which collectives use CMA */
+    int spin;
+    char *tmp, *acc;        /* chunk_bytes each: peer data, partial sums */
+    uint64_t *peer_send, *peer_recv; /* [n] buffer addresses of the current call */
+    unsigned char *watch;   /* [n] peers whose death fails a p2p wait */
+    volatile uint64_t probe_word;
+} shm_state;
+
+typedef struct shm_op {
+    shm_state *st;
+    const coll_call *c;
+    const coll_sig *sig;
+    shm_waiter w;
+    size_t es;              /* element size */
+    coll_reduce_fn fn;      /* NULL for collectives without an op */
+    size_t moved;           /* bytes moved so far (fault points) */
+} shm_op;
+
+/* Arrival: publish sig and buffer addresses as a new step, wait for every peer's,
+ * compare signatures (COLL_EMISMATCH naming both calls), note peers' buffers. */
+int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf);
+/* Publish the next step and wait until every peer took it. */
+int shm_op_sync(shm_op *o, const char *what);
+/* The fault point, once per chunk. */
+void shm_op_moved(shm_op *o, size_t bytes);
+/* [lo, hi) of part p when count elements are split into n near-equal parts. */
+void shm_split(size_t count, int n, int p, size_t *lo, size_t *hi);
+/* CMA copy from/to rank p (memcpy for this rank), failures named. */
+int shm_op_read(shm_op *o, int p, void *dst, uint64_t remote, size_t bytes);
+int shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t bytes);
+
+int shm_stage_run(shm_op *o);   /* any collective through staging rounds */
+int shm_cma_run(shm_op *o);     /* any collective with CMA (large messages) */
+int shm_p2p_run(shm_op *o);     /* send, recv, sendrecv */
+
+#endif

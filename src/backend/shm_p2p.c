@@ -1,0 +1,138 @@
+/* send, recv and sendrecv over per-pair mailboxes. A message travels in chunks
+ * through the pair's buffer (post/ack counters, one chunk in flight), or, when
+ * it is large and CMA works, as one posted address the receiver reads from
+ * directly while the sender waits for the ack. Sending and receiving advance
+ * together in one loop, so a ring of sendrecv calls cannot deadlock. */
+#include "backend/shm_op.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct p2p_side {
+    int active, peer;
+    shm_mailbox *mb;
+    char *data;
+    size_t total, done;
+    int direct;   /* sender: the receiver reads our buffer */
+    int posted;   /* sender: every chunk posted */
+} p2p_side;
+
+typedef struct p2p_ctx {
+    p2p_side s, r;
+} p2p_ctx;
+
+static int can_post(const p2p_side *s)
+{
+    return atomic_load(&s->mb->ack) == atomic_load(&s->mb->post);
+}
+
+static int can_take(const p2p_side *r)
+{
+    return atomic_load(&r->mb->post) > atomic_load(&r->mb->ack);
+}
+
+static int something_to_do(const void *arg)
+{
+    const p2p_ctx *x = arg;
+    return (x->s.active && can_post(&x->s)) || (x->r.active && can_take(&x->r));
+}
+
+static void post_chunk(shm_op *o, p2p_side *s)
+{
+    shm_mailbox *mb = s->mb;
+    size_t len = s->direct ? s->total : s->total - s->done;
+    if (len > o->st->seg.mbox_bytes) len = o->st->seg.mbox_bytes;
+    if (s->direct) len = s->total;
+    mb->sig = *o->sig;
+    mb->sig.count = o->c->count;
+    mb->total = s->total;
+    mb->addr = s->direct ? (uint64_t)(uintptr_t)o->c->sendbuf : 0;
+    mb->off = s->done;
+    mb->len = len;
+    if (!s->direct) memcpy(s->data, (const char *)o->c->sendbuf + s->done, len);
+    atomic_fetch_add(&mb->post, 1);
+    shm_ring(&o->st->seg, s->peer);
+    s->done += len;
+    s->posted = s->done >= s->total;
+    shm_op_moved(o, len);
+}
+
+static int take_chunk(shm_op *o, p2p_side *r)
+{
+    shm_mailbox *mb = r->mb;
+    if (mb->sig.count != o->c->recvcount || mb->sig.dtype != o->c->dt) {
+        snprintf(o->w.err, o->w.errlen,
+                 "rank %d sent count=%llu %s but rank %d posted a receive of count=%zu %s",
+                 r->peer, (unsigned long long)mb->sig.count,
+                 coll_dtype_name((coll_dtype)mb->sig.dtype), o->st->rank, o->c->recvcount,
+                 coll_dtype_name(o->c->dt));
+        *o->w.failed_rank = r->peer;
+        return COLL_EMISMATCH;
+    }
+    if (mb->off != r->done || mb->off + mb->len > r->total) {
+        snprintf(o->w.err, o->w.errlen, "rank %d sent bytes [%llu, %llu) of a %zu-byte message "
+                 "out of order", r->peer, (unsigned long long)mb->off,
+                 (unsigned long long)(mb->off + mb->len), r->total);
+        *o->w.failed_rank = r->peer;
+        return COLL_EPROTO;
+    }
+    char *dst = (char *)o->c->recvbuf + r->done;
+    int rc = COLL_OK;
+    if (mb->addr) rc = shm_op_read(o, r->peer, dst, mb->addr, mb->len);
+    else memcpy(dst, r->data, mb->len);
+    if (rc) return rc;
+    r->done += mb->len;
+    atomic_fetch_add(&mb->ack, 1);
+    shm_ring(&o->st->seg, r->peer);
+    shm_op_moved(o, mb->len);
+    if (r->done >= r->total) r->active = 0;
+    return COLL_OK;
+}
+
+int shm_p2p_run(shm_op *o)
+{
+    shm_state *st = o->st;
+    const coll_call *c = o->c;
+    p2p_ctx x;
+    memset(&x, 0, sizeof x);
+    memset(st->watch, 0, (size_t)st->n);
+    if (c->dest >= 0) {
+        x.s = (p2p_side){.active = 1, .peer = c->dest, .mb = shm_mbox(&st->seg, st->rank, c->dest),
+                         .data = shm_mbox_data(&st->seg, st->rank, c->dest),
+                         .total = c->count * o->es};
+        x.s.direct = st->cma && x.s.total > st->seg.mbox_bytes;
+        st->watch[c->dest] = 1;
+    }
+    if (c->source >= 0) {
+        x.r = (p2p_side){.active = 1, .peer = c->source, .mb = shm_mbox(&st->seg, c->source, st->rank),
+                         .data = shm_mbox_data(&st->seg, c->source, st->rank),
+                         .total = c->recvcount * o->es};
+        st->watch[c->source] = 1;
+    }
+    o->w.watch = st->watch;
+    while (x.s.active || x.r.active) {
+        int progressed = 0;
+        if (x.s.active && can_post(&x.s)) {
+            if (x.s.posted) { /* the receiver has taken the last chunk */
+                x.s.active = 0;
+            } else {
+                post_chunk(o, &x.s);
+                /* Copied out already: done unless the receiver reads our buffer. */
+                if (x.s.posted && !x.s.direct) x.s.active = 0;
+            }
+            progressed = 1;
+        }
+        if (x.r.active && can_take(&x.r)) {
+            int rc = take_chunk(o, &x.r);
+            if (rc) return rc;
+            progressed = 1;
+        }
+        if (!progressed && (x.s.active || x.r.active)) {
+            int who = x.r.active ? x.r.peer : x.s.peer;
+            int rc = shm_wait(&o->w, something_to_do, &x, who,
+                              x.r.active ? "a message to arrive" : "a message to be received");
+            if (rc) return rc;
+        }
+    }
+    return COLL_OK;
+}

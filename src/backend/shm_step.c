@@ -1,0 +1,103 @@
+/* Steps every shm collective is made of: arrival with signature check, plain
+ * synchronising steps, split of a count into parts, peer copies, fault points. */
+#include "backend/shm_op.h"
+#include "core/fault.h"
+#include "transport/shm/shm_cma.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+void shm_split(size_t count, int n, int p, size_t *lo, size_t *hi)
+{
+    size_t q = count / (size_t)n, r = count % (size_t)n, up = (size_t)p;
+    *lo = q * up + (up < r ? up : r);
+    *hi = *lo + q + (up < r ? 1 : 0);
+}
+
+void shm_op_moved(shm_op *o, size_t bytes)
+{
+    o->moved += bytes;
+    coll_fault_hit(COLL_FAULT_COLLECTIVE, bytes);
+}
+
+int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
+{
+    shm_state *st = o->st;
+    uint64_t g = ++st->step;
+    shm_slot_hdr *h = &st->seg.ctrl[st->rank].slot[g & 1];
+    h->sig = *o->sig;
+    h->sendbuf = (uint64_t)(uintptr_t)sendbuf;
+    h->recvbuf = (uint64_t)(uintptr_t)recvbuf;
+    shm_publish(&st->seg, g);
+    int rc = shm_wait_all(&o->w, g, coll_kind_name(o->c->kind));
+    if (rc) return rc;
+    for (int p = 0; p < st->n; p++) {
+        const shm_slot_hdr *ph = &st->seg.ctrl[p].slot[g & 1];
+        if (!coll_sig_equal(&ph->sig, o->sig)) {
+            char theirs[96], ours[96];
+            coll_sig_format(&ph->sig, theirs, sizeof theirs);
+            coll_sig_format(o->sig, ours, sizeof ours);
+            snprintf(o->w.err, o->w.errlen, "rank %d called %s but rank %d called %s", p, theirs,
+                     st->rank, ours);
+            *o->w.failed_rank = p;
+            return COLL_EMISMATCH;
+        }
+        st->peer_send[p] = ph->sendbuf;
+        st->peer_recv[p] = ph->recvbuf;
+    }
+    return COLL_OK;
+}
+
+int shm_op_sync(shm_op *o, const char *what)
+{
+    uint64_t g = ++o->st->step;
+    shm_publish(&o->st->seg, g);
+    return shm_wait_all(&o->w, g, what);
+}
+
+static int cma_failed(shm_op *o, int p, int e, const char *dir)
+{
+    shm_state *st = o->st;
+    /* A peer that gave up first may have freed or unmapped its buffers, or
+     * exited: blame the rank it named, not the one we were reading. */
+    const shm_header *h = st->seg.hdr;
+    int blamed = h->abort_rank;
+    if (atomic_load(&h->abort_status) && blamed >= 0 && blamed < st->n && blamed != st->rank) {
+        snprintf(o->w.err, o->w.errlen, "rank %d (pid %d) failed during %s (reported by rank %d)",
+                 blamed, (int)st->live.pid[blamed], coll_kind_name(o->c->kind), h->abort_by);
+        *o->w.failed_rank = blamed;
+        return COLL_EPEER;
+    }
+    *o->w.failed_rank = p;
+    if (e == -ESRCH) {
+        snprintf(o->w.err, o->w.errlen, "rank %d (pid %d) died during %s", p,
+                 (int)st->live.pid[p], coll_kind_name(o->c->kind));
+        return COLL_EPEER;
+    }
+    snprintf(o->w.err, o->w.errlen, "process_vm_%sv with rank %d (pid %d) failed: %s", dir, p,
+             (int)st->live.pid[p], strerror(-e));
+    return e == -EFAULT ? COLL_EPROTO : COLL_ESYS;
+}
+
+int shm_op_read(shm_op *o, int p, void *dst, uint64_t remote, size_t bytes)
+{
+    if (bytes == 0) return COLL_OK;
+    if (p == o->st->rank) {
+        memmove(dst, (const void *)(uintptr_t)remote, bytes);
+        return COLL_OK;
+    }
+    int e = shm_cma_read(o->st->live.pid[p], dst, remote, bytes);
+    return e ? cma_failed(o, p, e, "read") : COLL_OK;
+}
+
+int shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t bytes)
+{
+    if (bytes == 0) return COLL_OK;
+    if (p == o->st->rank) {
+        memmove((void *)(uintptr_t)remote, src, bytes);
+        return COLL_OK;
+    }
+    int e = shm_cma_write(o->st->live.pid[p], remote, src, bytes);
+    return e ? cma_failed(o, p, e, "write") : COLL_OK;
+}

@@ -1,0 +1,157 @@
+/* Benchmark buffers on the host or on a CUDA device; see bench_device.h. */
+#include "bench/bench_device.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cuda_rt.h"
+#include "core/errbuf.h"
+
+int bench_device_is_cuda(const char *device) { return device && strcmp(device, "cuda") == 0; }
+
+int bench_device_open(const char *device, int local_rank, int *ngpus, char *err, size_t errlen)
+{
+    int n = 0;
+    if (ngpus) *ngpus = 0;
+    if (!bench_device_is_cuda(device)) return COLL_OK;
+    int rc = coll_cuda_device_count(&n, err, errlen);
+    if (rc == COLL_OK && local_rank >= 0) rc = coll_cuda_select_device(local_rank, NULL, err, errlen);
+    if (ngpus) *ngpus = n;
+    return rc;
+}
+
+static void *device_alloc(size_t bytes, char *err, size_t errlen)
+{
+    const coll_cudart *rt = coll_cudart_loaded();
+    void *p = NULL;
+    int e = rt->Malloc(&p, bytes);
+    if (e == COLL_CUDA_SUCCESS) return p;
+    char why[200];
+    coll_set_err(err, errlen, "cudaMalloc of %zu bytes: %s", bytes, coll_cuda_strerror(e, why, sizeof why));
+    rt->GetLastError();
+    return NULL;
+}
+
+int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, int cuda, size_t send_bytes,
+                        size_t recv_bytes, char *err, size_t errlen)
+{
+    memset(b, 0, sizeof *b);
+    b->cuda = cuda;
+    b->comm = comm;
+    b->send_bytes = send_bytes ? send_bytes : 1;
+    b->recv_bytes = recv_bytes ? recv_bytes : 1;
+    if (!cuda) {
+        b->send = b->send_host = coll_alloc(comm, b->send_bytes);
+        b->recv = b->recv_host = coll_alloc(comm, b->recv_bytes);
+    } else {
+        if (!coll_cudart_loaded()) {
+            coll_set_err(err, errlen, "--device cuda: the CUDA runtime is not loaded");
+            return COLL_EUNAVAIL;
+        }
+        if (!(b->send = device_alloc(b->send_bytes, err, errlen)) ||
+            !(b->recv = device_alloc(b->recv_bytes, err, errlen)))
+            return BENCH_DEVICE_OOM;
+        /* zeroed: the parts of a mirror no input fills are uploaded too */
+        b->send_host = calloc(1, b->send_bytes);
+        b->recv_host = calloc(1, b->recv_bytes);
+    }
+    if (!b->send || !b->recv || !b->send_host || !b->recv_host) {
+        coll_set_err(err, errlen, "cannot allocate %zu + %zu bytes of host buffers", b->send_bytes,
+                     b->recv_bytes);
+        return COLL_ENOMEM;
+    }
+    return COLL_OK;
+}
+
+void bench_buffers_free(bench_buffers *b)
+{
+    if (!b->cuda) {
+        if (b->send) coll_free(b->comm, b->send);
+        if (b->recv) coll_free(b->comm, b->recv);
+    } else {
+        const coll_cudart *rt = coll_cudart_loaded();
+        if (rt && b->send) rt->Free(b->send);
+        if (rt && b->recv) rt->Free(b->recv);
+        free(b->send_host);
+        free(b->recv_host);
+    }
+    memset(b, 0, sizeof *b);
+}
+
+static int inside(const void *p, const void *base, size_t len)
+{
+    return base && (uintptr_t)p >= (uintptr_t)base && (uintptr_t)p < (uintptr_t)base + len;
+}
+
+void *bench_buffers_host(const bench_buffers *b, const void *p)
+{
+    if (!b->cuda) return (void *)p;
+    if (inside(p, b->send, b->send_bytes))
+        return (char *)b->send_host + ((uintptr_t)p - (uintptr_t)b->send);
+    if (inside(p, b->recv, b->recv_bytes))
+        return (char *)b->recv_host + ((uintptr_t)p - (uintptr_t)b->recv);
+    return (void *)p;
+}
+
+int bench_buffers_upload(const bench_buffers *b, char *err, size_t errlen)
+{
+    if (!b->cuda) return COLL_OK;
+    int rc = coll_cuda_copy(b->send, b->send_host, b->send_bytes, COLL_CUDA_H2D, err, errlen);
+    return rc ? rc : coll_cuda_copy(b->recv, b->recv_host, b->recv_bytes, COLL_CUDA_H2D, err, errlen);
+}
+
+int bench_buffers_download(const bench_buffers *b, char *err, size_t errlen)
+{
+    if (!b->cuda) return COLL_OK;
+    int rc = coll_cuda_copy(b->send_host, b->send, b->send_bytes, COLL_CUDA_D2H, err, errlen);
+    return rc ? rc : coll_cuda_copy(b->recv_host, b->recv, b->recv_bytes, COLL_CUDA_D2H, err, errlen);
+}
+
+int bench_device_sync(void)
+{
+    const coll_cudart *rt = coll_cudart_loaded();
+    if (!rt) return COLL_OK;
+    return rt->DeviceSynchronize() == COLL_CUDA_SUCCESS ? COLL_OK : COLL_ESYS;
+}
+
+int bench_device_d2d_bandwidth(size_t bytes, int iters, double *gbps, double *us, char *err,
+                               size_t errlen)
+{
+    const coll_cudart *rt = coll_cudart_load(err, errlen);
+    void *a = NULL, *b = NULL;
+    coll_cuda_event start = NULL, stop = NULL;
+    char why[200];
+    int e = 0, rc = COLL_OK;
+    float best_ms = -1;
+    if (!rt) return COLL_EUNAVAIL;
+    if (!(a = device_alloc(bytes, err, errlen)) || !(b = device_alloc(bytes, err, errlen))) {
+        rc = BENCH_DEVICE_OOM;
+        goto out;
+    }
+    if ((e = rt->EventCreate(&start)) || (e = rt->EventCreate(&stop)) || (e = rt->Memset(a, 1, bytes)) ||
+        (e = rt->Memcpy(b, a, bytes, COLL_CUDA_D2D)) /* warm-up */)
+        goto cuda_fail;
+    for (int i = 0; i < iters; i++) {
+        float ms = 0;
+        if ((e = rt->EventRecord(start, NULL)) || (e = rt->Memcpy(b, a, bytes, COLL_CUDA_D2D)) ||
+            (e = rt->EventRecord(stop, NULL)) || (e = rt->EventSynchronize(stop)) ||
+            (e = rt->EventElapsedTime(&ms, start, stop)))
+            goto cuda_fail;
+        if (best_ms < 0 || ms < best_ms) best_ms = ms;
+    }
+    *us = best_ms * 1e3;
+    *gbps = best_ms > 0 ? (double)bytes / (best_ms * 1e-3) / 1e9 : 0;
+    goto out;
+cuda_fail:
+    coll_set_err(err, errlen, "device-to-device copy of %zu bytes: %s", bytes,
+                 coll_cuda_strerror(e, why, sizeof why));
+    rt->GetLastError();
+    rc = COLL_ESYS;
+out:
+    if (start) rt->EventDestroy(start);
+    if (stop) rt->EventDestroy(stop);
+    if (a) rt->Free(a);
+    if (b) rt->Free(b);
+    return rc;
+}

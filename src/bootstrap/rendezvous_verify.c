@@ -1,0 +1,139 @@
+/* Rendezvous checks for ranks that another launcher (torchrun style, several
+ * hosts) started: a rank given twice or world sizes that disagree would
+ * otherwise wait for a peer that never comes until the timeout. Here every rank
+ * claims its rank in the store, compares its world size with the first rank's,
+ * and waits until all ranks have claimed theirs or one of them reported a
+ * problem, which all of them then print. */
+#include "bootstrap/rendezvous.h"
+#include "core/clock.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define POLL_MIN_S 0.001
+#define POLL_MAX_S 0.050
+
+int coll_rendezvous_wants_verify(const coll_rendezvous *rv)
+{
+    if (!rv->store || rv->world_size < 2) return 0;
+    const char *launched = getenv("COLL_LAUNCHED"), *multi = getenv("COLL_VERIFY_RANKS");
+    /* Our own single-host launcher numbers its ranks itself: nothing to check. */
+    return !(launched && strcmp(launched, "1") == 0) || (multi && strcmp(multi, "1") == 0);
+}
+
+static void key(char *buf, size_t len, const coll_rendezvous *rv, const char *name)
+{
+    snprintf(buf, len, "%sv/%s", rv->prefix, name);
+}
+
+/* Tell every waiting rank, then fail this one with the same words. */
+static int report(const coll_rendezvous *rv, const char *msg, char *err, size_t errlen)
+{
+    char k[128];
+    key(k, sizeof k, rv, "error");
+    coll_store_set(rv->store, k, msg, strlen(msg));
+    snprintf(err, errlen, "%s", msg);
+    return COLL_EINVAL;
+}
+
+static int store_fail(const coll_rendezvous *rv, int rc, const char *what, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "rendezvous: rank %d: %s: %s", rv->rank, what,
+             rv->store->errmsg[0] ? rv->store->errmsg : coll_strerror(rc));
+    return rc;
+}
+
+static int check_world(const coll_rendezvous *rv, char *err, size_t errlen)
+{
+    char k[128], mine[32], msg[256];
+    int64_t order;
+    void *v = NULL;
+    size_t n;
+    snprintf(mine, sizeof mine, "%d", rv->world_size);
+    key(k, sizeof k, rv, "first");
+    int rc = coll_store_add(rv->store, k, 1, &order);
+    if (rc) return store_fail(rv, rc, "cannot reach the store", err, errlen);
+    key(k, sizeof k, rv, "world");
+    if (order == 1 && (rc = coll_store_set(rv->store, k, mine, strlen(mine))))
+        return store_fail(rv, rc, "cannot publish the world size", err, errlen);
+    if ((rc = coll_store_get(rv->store, k, &v, &n)))
+        return store_fail(rv, rc, "no world size in the store", err, errlen);
+    int first = atoi(v);
+    free(v);
+    if (first == rv->world_size) return COLL_OK;
+    snprintf(msg, sizeof msg,
+             "world size mismatch at rendezvous: rank %d was started with world size %d, "
+             "the first rank to arrive with %d (check WORLD_SIZE / --nnodes x --nproc-per-node "
+             "on every host)", rv->rank, rv->world_size, first);
+    return report(rv, msg, err, errlen);
+}
+
+static int claim_rank(const coll_rendezvous *rv, char *err, size_t errlen)
+{
+    char k[128], name[48], msg[256];
+    int64_t claims, arrived;
+    snprintf(name, sizeof name, "claim/%d", rv->rank);
+    key(k, sizeof k, rv, name);
+    int rc = coll_store_add(rv->store, k, 1, &claims);
+    if (rc) return store_fail(rv, rc, "cannot claim its rank", err, errlen);
+    if (claims > 1) {
+        snprintf(msg, sizeof msg,
+                 "duplicate rank at rendezvous: two processes were started as rank %d of %d "
+                 "(check RANK / --node-rank on every host)", rv->rank, rv->world_size);
+        return report(rv, msg, err, errlen);
+    }
+    key(k, sizeof k, rv, "arrived");
+    if ((rc = coll_store_add(rv->store, k, 1, &arrived)))
+        return store_fail(rv, rc, "cannot count itself in", err, errlen);
+    return COLL_OK;
+}
+
+static void pause_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+/* Until every rank arrived or one reported a problem; sleeps between looks. */
+static int wait_all(const coll_rendezvous *rv, char *err, size_t errlen)
+{
+    char karr[128], kerr[128];
+    key(karr, sizeof karr, rv, "arrived");
+    key(kerr, sizeof kerr, rv, "error");
+    double deadline = coll_now_s() + rv->timeout_s, pause = POLL_MIN_S;
+    int64_t arrived = 0;
+    for (;;) {
+        int failed = 0, rc = coll_store_add(rv->store, karr, 0, &arrived);
+        if (!rc) rc = rv->store->ops->check(rv->store, kerr, &failed);
+        if (rc) return store_fail(rv, rc, "lost the store while waiting for the others", err, errlen);
+        if (failed) {
+            void *v = NULL;
+            size_t n;
+            if (coll_store_get(rv->store, kerr, &v, &n) == COLL_OK) {
+                snprintf(err, errlen, "another rank failed the rendezvous: %s",
+                         (char *)v);
+                free(v);
+            }
+            return COLL_EINVAL;
+        }
+        if (arrived >= rv->world_size) return COLL_OK;
+        if (coll_now_s() >= deadline) break;
+        pause_s(pause);
+        pause = pause * 2 > POLL_MAX_S ? POLL_MAX_S : pause * 2;
+    }
+    snprintf(err, errlen, "rendezvous: only %lld of %d ranks arrived within %.0f s (ranks not "
+             "started, or started with another --master-addr/--master-port?)",
+             (long long)arrived, rv->world_size, rv->timeout_s);
+    return COLL_ETIMEDOUT;
+}
+
+int coll_rendezvous_verify(const coll_rendezvous *rv, char *err, size_t errlen)
+{
+    int rc = check_world(rv, err, errlen);
+    if (!rc) rc = claim_rank(rv, err, errlen);
+    if (!rc) rc = wait_all(rv, err, errlen);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* Staging: a backend that can only use one kind of memory still accepts the
+ * other, by copying. tcp/shm/mpi get CUDA device buffers through host memory
+ * (copy in, run, copy the result back), so one GPU and several ranks can still
+ * be measured; the nccl backend gets host buffers (the benchmark's own small
+ * all-reduces, `collbench check`) through device memory the same way.
+ *
+ * A stager keeps its two staging buffers between calls (they only grow), so a
+ * sweep does not allocate per iteration. In-place calls, whose send and
+ * receive regions overlap, are staged as one region so the offsets survive. */
+#ifndef COLL_STAGING_H
+#define COLL_STAGING_H
+
+#include <stddef.h>
+
+#include "backend/backend.h"
+#include "coll.h"
+
+/* Memory on the other side of a stager. */
+typedef struct coll_stage_mem {
+    const char *what;                  /* "host" or "device", for messages */
+    int (*foreign)(const void *ptr);   /* 1: the backend cannot use ptr, stage it */
+    void *(*alloc)(size_t bytes);      /* staging memory, NULL when out of it */
+    void (*release)(void *ptr);
+    /* Copy between the caller's memory and staging memory (either direction). */
+    int (*copy)(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+} coll_stage_mem;
+
+typedef struct coll_stager {
+    const coll_stage_mem *mem;
+    void *buf[2];
+    size_t cap[2];
+} coll_stager;
+
+/* CUDA device buffers through (pinned) host memory: for tcp, shm, mpi. */
+extern const coll_stage_mem coll_stage_device_via_host;
+/* Host buffers through CUDA device memory: for nccl. */
+extern const coll_stage_mem coll_stage_host_via_device;
+
+/* Bytes a call reads from sendbuf and writes to recvbuf on this rank (0: not
+ * touched there, like a broadcast's sendbuf off the root). */
+void coll_call_extents(const coll_call *c, int rank, int size, size_t *send_bytes,
+                       size_t *recv_bytes);
+
+/* *staged = call with each foreign buffer replaced by staging memory that holds
+ * its input; *any = 0 when no buffer was foreign (staged is then call). */
+int coll_stager_begin(coll_stager *s, const coll_call *call, int rank, int size,
+                      coll_call *staged, int *any, char *err, size_t errlen);
+/* Copy the results from staging memory back into the caller's buffers. */
+int coll_stager_end(coll_stager *s, const coll_call *call, const coll_call *staged, int rank,
+                    int size, char *err, size_t errlen);
+void coll_stager_free(coll_stager *s);
+
+/* comm.c's hook: run call on comm's backend. When the CUDA runtime has been
+ * loaded (--device cuda) and the backend is not nccl, CUDA device buffers are
+ * staged through host memory of a per-thread stager. */
+int coll_staged_run(coll_comm *comm, const coll_call *call, const coll_sig *sig, double deadline,
+                    char *err, size_t errlen, int *failed_rank);
+
+#endif

@@ -1,0 +1,414 @@
+/* Sentences computed from the data: fastest backend per size and by what
+ * factor, where bus bandwidth saturates, the latency/bandwidth crossover, how
+ * time grows with the process count, anomalies, and the training breakdown. */
+#include "report/report_analysis.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Distinct process counts of collective c, ascending; returns how many. */
+static size_t procs_of(const report_view *v, const char *c, int *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        if (strcmp(v->s[i].collective, c) != 0) continue;
+        size_t k = 0;
+        while (k < n && out[k] != v->s[i].nprocs) k++;
+        if (k == n) out[n++] = v->s[i].nprocs;
+    }
+    qsort(out, n, sizeof *out, cmp_int);
+    return n;
+}
+
+/* Distinct sizes of the series matching (c, p), ascending. */
+static size_t sizes_of(const report_view *v, const char *c, int p, uint64_t *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i];
+        if (strcmp(s->collective, c) != 0 || s->nprocs != p) continue;
+        for (size_t k = 0; k < s->n; k++) {
+            size_t j = 0;
+            while (j < n && out[j] != s->pts[k]->bytes) j++;
+            if (j == n) out[n++] = s->pts[k]->bytes;
+        }
+    }
+    qsort(out, n, sizeof *out, cmp_u64);
+    return n;
+}
+
+typedef struct ranked {
+    const char *backend;
+    double us;
+} ranked;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->us != y->us) return x->us < y->us ? -1 : 1;
+    return strcmp(x->backend, y->backend);
+}
+
+/* Backends measured at (c, p, bytes), fastest first; returns how many. */
+static size_t rank_backends(const report_view *v, const char *c, int p, uint64_t bytes, ranked *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i];
+        if (strcmp(s->collective, c) != 0 || s->nprocs != p) continue;
+        const bench_row *r = report_series_at(s, bytes);
+        if (r && isfinite(r->time_us_avg)) out[n++] = (ranked){s->backend, r->time_us_avg};
+    }
+    qsort(out, n, sizeof *out, cmp_ranked);
+    return n;
+}
+
+static const char *procs_word(int p) { return p == 1 ? "process" : "processes"; }
+
+static void fastest_section(const report_view *v, sbuf *out)
+{
+    int any = 0;
+    int *procs = calloc(v->n + 1, sizeof *procs);
+    ranked *rk = calloc(v->n + 1, sizeof *rk);
+    size_t maxpts = 1;
+    for (size_t i = 0; i < v->n; i++) maxpts += v->s[i].n;
+    uint64_t *sizes = calloc(maxpts, sizeof *sizes);
+    const char **winner = calloc(maxpts, sizeof *winner);
+    if (!procs || !rk || !sizes || !winner) goto done;
+    sb_puts(out, "Fastest backend by size\n");
+    for (size_t c = 0; c < v->ncollectives; c++) {
+        const char *coll = v->collectives[c];
+        size_t np = procs_of(v, coll, procs);
+        for (size_t pi = 0; pi < np; pi++) {
+            int p = procs[pi];
+            size_t ns = sizes_of(v, coll, p, sizes), nw = 0;
+            for (size_t si = 0; si < ns; si++) {
+                size_t n = rank_backends(v, coll, p, sizes[si], rk);
+                if (n < 2) continue;
+                char sz[32], t0[32], t1[32], f[16];
+                fmt_size(sizes[si], sz, sizeof sz);
+                double factor = rk[0].us > 0 ? rk[1].us / rk[0].us : INFINITY;
+                winner[nw] = rk[0].backend;
+                sizes[nw++] = sizes[si]; /* compacted: only sizes with a comparison */
+                any = 1;
+                if (factor < 1.05) {
+                    sb_printf(out, "%s: %s and %s are within 5%% of each other at %s with %d %s (%s vs %s).\n",
+                              coll, rk[0].backend, rk[1].backend, sz, p, procs_word(p),
+                              fmt_time_us(rk[0].us, t0, sizeof t0), fmt_time_us(rk[1].us, t1, sizeof t1));
+                    continue;
+                }
+                sb_printf(out, "%s: %s is %sx faster than %s at %s with %d %s (%s vs %s)", coll,
+                          rk[0].backend, fmt_factor(factor, f, sizeof f), rk[1].backend, sz, p,
+                          procs_word(p), fmt_time_us(rk[0].us, t0, sizeof t0),
+                          fmt_time_us(rk[1].us, t1, sizeof t1));
+                for (size_t k = 2; k < n; k++)
+                    sb_printf(out, "; %sx faster than %s (%s)",
+                              fmt_factor(rk[0].us > 0 ? rk[k].us / rk[0].us : INFINITY, f, sizeof f),
+                              rk[k].backend, fmt_time_us(rk[k].us, t1, sizeof t1));
+                sb_puts(out, ".\n");
+            }
+            if (nw == 0) continue;
+            /* Where the winner changes: the crossover between backends. */
+            char a[32], b[32];
+            size_t segs = 1;
+            for (size_t k = 1; k < nw; k++) segs += strcmp(winner[k], winner[k - 1]) != 0;
+            if (segs == 1) {
+                sb_printf(out, "%s with %d %s: %s is the fastest backend at every size compared (%s to %s).\n",
+                          coll, p, procs_word(p), winner[0], fmt_size(sizes[0], a, sizeof a),
+                          fmt_size(sizes[nw - 1], b, sizeof b));
+                continue;
+            }
+            sb_printf(out, "%s with %d %s: the fastest backend changes with size:", coll, p, procs_word(p));
+            for (size_t k = 0, start = 0; k < nw; k++) {
+                if (k + 1 < nw && strcmp(winner[k + 1], winner[k]) == 0) continue;
+                if (start == k)
+                    sb_printf(out, "%s %s at %s", start ? "," : "", winner[k], fmt_size(sizes[k], a, sizeof a));
+                else
+                    sb_printf(out, "%s %s from %s to %s", start ? "," : "", winner[k],
+                              fmt_size(sizes[start], a, sizeof a), fmt_size(sizes[k], b, sizeof b));
+                start = k + 1;
+            }
+            sb_puts(out, ".\n");
+        }
+    }
+    if (!any) sb_puts(out, "Only one backend was measured per configuration: nothing to compare.\n");
+    sb_puts(out, "\n");
+done:
+    free(procs);
+    free(rk);
+    free(sizes);
+    free(winner);
+}
+
+static void series_name(const report_series *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %s, %d %s", s->collective, s->backend, s->nprocs, procs_word(s->nprocs));
+}
+
+static void saturation_section(const report_view *v, sbuf *out)
+{
+    sb_puts(out, "Bus bandwidth saturation\n");
+    int any = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i];
+        if (s->n < 3) continue;
+        size_t kp = 0;
+        for (size_t k = 1; k < s->n; k++)
+            if (s->pts[k]->busbw_GBps > s->pts[kp]->busbw_GBps) kp = k;
+        double peak = s->pts[kp]->busbw_GBps;
+        if (!(peak > 0)) continue;
+        size_t k90 = 0;
+        while (s->pts[k90]->busbw_GBps < 0.9 * peak) k90++;
+        char name[96], a[32], b[32];
+        series_name(s, name, sizeof name);
+        any = 1;
+        if (k90 == s->n - 1) {
+            sb_printf(out, "%s: bus bandwidth is still rising at the largest size (%.3g GB/s at %s): "
+                      "it does not saturate in the measured range.\n", name, peak,
+                      fmt_size(s->pts[kp]->bytes, a, sizeof a));
+            continue;
+        }
+        sb_printf(out, "%s: bus bandwidth saturates at about %.3g GB/s from %s on (peak %.3g GB/s at %s)",
+                  name, s->pts[k90]->busbw_GBps, fmt_size(s->pts[k90]->bytes, a, sizeof a), peak,
+                  fmt_size(s->pts[kp]->bytes, b, sizeof b));
+        const bench_row *last = s->pts[s->n - 1];
+        if (kp != s->n - 1 && last->busbw_GBps < 0.8 * peak)
+            sb_printf(out, " and falls to %.3g GB/s at %s", last->busbw_GBps,
+                      fmt_size(last->bytes, a, sizeof a));
+        sb_puts(out, ".\n");
+    }
+    if (!any) sb_puts(out, "Too few sizes per configuration (3 or more needed) to tell.\n");
+    sb_puts(out, "\n");
+}
+
+/* Hockney's model t(n) = latency + n / bandwidth: the two terms are equal at
+ * n* = latency x bandwidth, the size where time stops being flat. */
+static void crossover_section(const report_view *v, sbuf *out)
+{
+    sb_puts(out, "Latency/bandwidth crossover\n");
+    int any = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i];
+        if (s->n < 2 || s->pts[0]->bytes == 0) continue;
+        double bw = 0;
+        for (size_t k = 0; k < s->n; k++)
+            if (s->pts[k]->algbw_GBps > bw) bw = s->pts[k]->algbw_GBps;
+        double lat = s->pts[0]->time_us_avg;
+        if (!(bw > 0) || !(lat > 0)) continue;
+        double nstar = lat * 1e-6 * bw * 1e9;
+        char name[96], a[32], b[32], t[32];
+        series_name(s, name, sizeof name);
+        any = 1;
+        sb_printf(out, "%s: latency %s at the smallest size (%s); with a peak algorithm bandwidth of "
+                  "%.3g GB/s the latency/bandwidth crossover is near %s", name,
+                  fmt_time_us(lat, t, sizeof t), fmt_size(s->pts[0]->bytes, a, sizeof a), bw,
+                  fmt_size((uint64_t)llround(nstar), b, sizeof b));
+        if (nstar < (double)s->pts[0]->bytes)
+            sb_puts(out, ", below the smallest size measured: every size is bandwidth-bound.\n");
+        else if (nstar > (double)s->pts[s->n - 1]->bytes)
+            sb_puts(out, ", above the largest size measured: every size is latency-bound.\n");
+        else
+            sb_puts(out, ": smaller messages are latency-bound, larger ones bandwidth-bound.\n");
+    }
+    if (!any) sb_puts(out, "Too few sizes per configuration (2 or more needed) to tell.\n");
+    sb_puts(out, "\n");
+}
+
+/* Time at one size for every process count of (collective, backend). */
+static void scaling_line(const report_view *v, const char *c, const char *b, const int *procs,
+                         size_t np, uint64_t bytes, sbuf *out)
+{
+    char sz[32], t[32];
+    const bench_row *first = NULL, *last = NULL;
+    sb_printf(out, "%s %s at %s: ", c, b, fmt_size(bytes, sz, sizeof sz));
+    for (size_t k = 0; k < np; k++) sb_printf(out, "%s%d", k ? (k + 1 < np ? ", " : " and ") : "", procs[k]);
+    sb_puts(out, " processes take ");
+    for (size_t k = 0; k < np; k++) {
+        const bench_row *r = report_series_at(report_view_find(v, c, b, procs[k]), bytes);
+        if (!first) first = r;
+        last = r;
+        sb_printf(out, "%s%s", k ? (k + 1 < np ? ", " : " and ") : "", fmt_time_us(r->time_us_avg, t, sizeof t));
+    }
+    char f1[16], f2[16];
+    sb_printf(out, " (%sx the time for %sx the processes; bus bandwidth",
+              fmt_factor(first->time_us_avg > 0 ? last->time_us_avg / first->time_us_avg : 0, f1, sizeof f1),
+              fmt_factor((double)procs[np - 1] / procs[0], f2, sizeof f2));
+    for (size_t k = 0; k < np; k++)
+        sb_printf(out, "%s%.3g", k ? " -> " : " ",
+                  report_series_at(report_view_find(v, c, b, procs[k]), bytes)->busbw_GBps);
+    sb_puts(out, " GB/s).\n");
+}
+
+static void scaling_section(const report_view *v, sbuf *out)
+{
+    sb_puts(out, "Scaling with the process count\n");
+    int any = 0;
+    int *procs = calloc(v->n + 1, sizeof *procs);
+    if (!procs) return;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i];
+        if (i > 0 && !strcmp(v->s[i - 1].collective, s->collective) && !strcmp(v->s[i - 1].backend, s->backend))
+            continue; /* one line per collective x backend, from its first series */
+        size_t np = 0;
+        for (size_t j = i; j < v->n && !strcmp(v->s[j].collective, s->collective) &&
+                           !strcmp(v->s[j].backend, s->backend); j++)
+            procs[np++] = v->s[j].nprocs;
+        if (np < 2) continue;
+        /* Sizes measured at every process count: the smallest and the largest. */
+        uint64_t lo = 0, hi = 0;
+        int have = 0;
+        for (size_t k = 0; k < s->n; k++) {
+            uint64_t b = s->pts[k]->bytes;
+            size_t j = 1;
+            while (j < np && report_series_at(&v->s[i + j], b)) j++;
+            if (j < np) continue;
+            if (!have) lo = b;
+            hi = b;
+            have = 1;
+        }
+        if (!have) continue;
+        any = 1;
+        if (lo != hi) scaling_line(v, s->collective, s->backend, procs, np, lo, out);
+        scaling_line(v, s->collective, s->backend, procs, np, hi, out);
+    }
+    free(procs);
+    if (!any) sb_puts(out, "Each configuration ran with one process count: nothing to compare.\n");
+    sb_puts(out, "\n");
+}
+
+typedef struct noisy {
+    const bench_row *r;
+    double ratio;
+} noisy;
+
+static int cmp_noisy(const void *a, const void *b)
+{
+    const noisy *x = a, *y = b;
+    if (x->ratio != y->ratio) return x->ratio > y->ratio ? -1 : 1;
+    return x->r < y->r ? -1 : x->r > y->r;
+}
+
+static void row_name(const bench_row *r, char *buf, size_t len)
+{
+    char sz[32];
+    snprintf(buf, len, "%s %s, %d %s, %s (%s %s%s, host %s)", r->collective, r->backend, r->nprocs,
+             procs_word(r->nprocs), fmt_size(r->bytes, sz, sizeof sz), r->dtype, r->op,
+             r->in_place ? ", in place" : "", r->host);
+}
+
+static void anomalies_section(const report_data *d, sbuf *out)
+{
+    sb_puts(out, "Anomalies\n");
+    size_t nwrong = 0, nn = 0;
+    noisy *ns = calloc(d->ncomm + 1, sizeof *ns);
+    if (!ns) return;
+    for (size_t i = 0; i < d->ncomm; i++) {
+        const bench_row *r = &d->comm[i];
+        char name[200];
+        if (r->wrong != 0) {
+            row_name(r, name, sizeof name);
+            sb_printf(out, "WRONG RESULTS: %s: %" PRId64 " wrong elements.\n", name, r->wrong);
+            nwrong++;
+        }
+        if (r->time_us_p50 > 0 && r->time_us_p99 >= REPORT_NOISY_RATIO * r->time_us_p50)
+            ns[nn++] = (noisy){r, r->time_us_p99 / r->time_us_p50};
+    }
+    qsort(ns, nn, sizeof *ns, cmp_noisy);
+    const size_t shown = 10;
+    for (size_t i = 0; i < nn && i < shown; i++) {
+        char name[200], a[32], b[32], f[16];
+        row_name(ns[i].r, name, sizeof name);
+        sb_printf(out, "noisy: %s: p99 %s is %sx the p50 %s.\n", name,
+                  fmt_time_us(ns[i].r->time_us_p99, a, sizeof a), fmt_factor(ns[i].ratio, f, sizeof f),
+                  fmt_time_us(ns[i].r->time_us_p50, b, sizeof b));
+    }
+    if (nn > shown) sb_printf(out, "... and %zu more noisy rows (p99 >= %.0fx p50).\n", nn - shown, REPORT_NOISY_RATIO);
+    if (nwrong == 0 && nn == 0)
+        sb_printf(out, "No anomalies: no wrong results, and p99 is within %.0fx of p50 in every row.\n",
+                  REPORT_NOISY_RATIO);
+    else
+        sb_printf(out, "%zu %s with wrong results, %zu noisy %s (p99 >= %.0fx p50).\n", nwrong,
+                  nwrong == 1 ? "row" : "rows", nn, nn == 1 ? "row" : "rows", REPORT_NOISY_RATIO);
+    free(ns);
+    sb_puts(out, "\n");
+}
+
+static void training_section(const report_data *d, sbuf *out)
+{
+    if (d->ntrain == 0 && d->nmem == 0) return;
+    sb_puts(out, "Training\n");
+    for (size_t i = 0; i < d->ntrain; i++) {
+        const report_train_row *r = &d->train[i];
+        double share = r->step_ms_avg > 0 ? 100.0 * r->comm_exposed_ms / r->step_ms_avg : 0;
+        sb_printf(out, "%s (%s, %s, %d %s, batch %d, bucket %g MB, compress %s): step %.2f ms = "
+                  "compute %.2f ms + exposed communication %.2f ms (%.0f%% of the step); "
+                  "%.1f samples/s; scaling efficiency %.2f.\n",
+                  r->model, r->mode, r->backend, r->nprocs, procs_word(r->nprocs), r->batch,
+                  r->bucket_mb, r->compress, r->step_ms_avg, r->compute_ms, r->comm_exposed_ms,
+                  share, r->samples_per_s, r->scaling_eff);
+    }
+    /* The best backend per model and process count, by throughput. */
+    for (size_t i = 0; i < d->ntrain; i++) {
+        const report_train_row *best = &d->train[i], *other = NULL;
+        int first = 1;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(d->train[j].model, best->model) && d->train[j].nprocs == best->nprocs) first = 0;
+        if (!first) continue;
+        for (size_t j = 0; j < d->ntrain; j++) {
+            const report_train_row *r = &d->train[j];
+            if (strcmp(r->model, best->model) || r->nprocs != best->nprocs) continue;
+            if (r->samples_per_s > best->samples_per_s) best = r;
+        }
+        for (size_t j = 0; j < d->ntrain; j++) {
+            const report_train_row *r = &d->train[j];
+            if (strcmp(r->model, best->model) || r->nprocs != best->nprocs || !strcmp(r->backend, best->backend))
+                continue;
+            if (!other || r->samples_per_s > other->samples_per_s) other = r;
+        }
+        if (!other || !(other->samples_per_s > 0)) continue;
+        char f[16];
+        sb_printf(out, "%s with %d %s: %s trains %sx faster than %s (%.1f vs %.1f samples/s, best "
+                  "configuration of each).\n", best->model, best->nprocs, procs_word(best->nprocs),
+                  best->backend, fmt_factor(best->samples_per_s / other->samples_per_s, f, sizeof f),
+                  other->backend, best->samples_per_s, other->samples_per_s);
+    }
+    for (size_t i = 0; i < d->nmem; i++) {
+        const report_mem_row *m = &d->mem[i];
+        char a[6][32];
+        const int64_t v[6] = {m->peak_rss_bytes, m->params_bytes, m->grads_bytes, m->optim_bytes,
+                              m->activations_bytes, m->comm_buffers_bytes};
+        for (int k = 0; k < 6; k++) fmt_size(v[k] > 0 ? (uint64_t)v[k] : 0, a[k], sizeof a[k]);
+        sb_printf(out, "memory of %s, batch %d: peak RSS %s; parameters %s, gradients %s, optimizer "
+                  "state %s, activations %s, communication buffers %s.\n",
+                  m->model, m->batch, a[0], a[1], a[2], a[3], a[4], a[5]);
+    }
+    sb_puts(out, "\n");
+}
+
+void report_analysis(const report_data *d, const report_view *v, sbuf *out)
+{
+    sb_printf(out, "collbench report: analysis of %zu communication results (%zu configurations) "
+              "and %zu training results.\n\n", d->ncomm, v->n, d->ntrain);
+    if (v->n > 0) {
+        fastest_section(v, out);
+        saturation_section(v, out);
+        crossover_section(v, out);
+        scaling_section(v, out);
+        anomalies_section(d, out);
+    }
+    training_section(d, out);
+}

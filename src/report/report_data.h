@@ -1,0 +1,60 @@
+/* The rows a report is made of: communication rows (bench_row, the DESIGN.md
+ * CSV schema), training rows and memory rows, as read from any number of files. */
+#ifndef REPORT_DATA_H
+#define REPORT_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench/result.h"
+
+typedef struct report_train_row {
+    char timestamp[32], host[64], model[32], mode[24], backend[16], compress[16];
+    int64_t params;
+    int nprocs, batch, steps;
+    double bucket_mb;
+    double step_ms_avg, step_ms_p50, step_ms_p99, compute_ms, comm_exposed_ms;
+    double comm_overhead_pct, samples_per_s, scaling_eff;
+} report_train_row;
+
+typedef struct report_mem_row {
+    char model[32];
+    int batch;
+    int64_t params_bytes, grads_bytes, optim_bytes, activations_bytes, comm_buffers_bytes,
+        peak_rss_bytes;
+} report_mem_row;
+
+typedef struct report_data {
+    bench_row *comm;
+    size_t ncomm, comm_cap;
+    report_train_row *train;
+    size_t ntrain, train_cap;
+    report_mem_row *mem;
+    size_t nmem, mem_cap;
+} report_data;
+
+/* Append one row (copied); COLL_ENOMEM. */
+int report_add_comm(report_data *d, const bench_row *r);
+int report_add_train(report_data *d, const report_train_row *r);
+int report_add_mem(report_data *d, const report_mem_row *r);
+void report_data_free(report_data *d);
+
+/* Reads one CSV or JSON file (told apart by its first non-blank byte: '{' is
+ * JSON) into d. Every rejected file or row is one line on log naming the file
+ * and line (JSON: the line of a syntax error, else the row's JSON path).
+ * Returns 0, REPORT_INPUT_REJECTED, or COLL_ENOMEM. */
+int report_read_file(report_data *d, const char *path, FILE *log);
+int report_read_csv(report_data *d, const char *path, const char *text, size_t len, FILE *log);
+int report_read_json(report_data *d, const char *path, const char *text, size_t len, FILE *log);
+
+/* Sorts every section into the report's order (collective, backend, process
+ * count, size, then the preferred variant first: float32, out of place, sum,
+ * auto algorithm, newest) and drops exact duplicates (same CSV text), e.g. the
+ * same run given as CSV and JSON. Returns how many rows were dropped. */
+size_t report_sort_dedup(report_data *d);
+
+/* Position of a collective in the report (allreduce first, unknown ones last). */
+int report_collective_rank(const char *name);
+
+#endif

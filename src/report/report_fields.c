@@ -1,0 +1,135 @@
+/* Training and memory row schemas: the keys the training benchmark writes. */
+#include "report/report_fields.h"
+
+#include "report/report_data.h"
+#include "report/report_text.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TSTR(f, opt) {#f, RF_STR, offsetof(report_train_row, f), sizeof(((report_train_row *)0)->f), opt}
+#define TNUM(f, k) {#f, k, offsetof(report_train_row, f), 0, 0}
+static const rfield TRAIN_FIELDS[] = {
+    TSTR(timestamp, 1), TSTR(host, 1), TSTR(model, 0), TNUM(params, RF_I64), TSTR(mode, 0),
+    TSTR(backend, 0), TNUM(nprocs, RF_INT), TNUM(batch, RF_INT), TNUM(bucket_mb, RF_DBL),
+    TSTR(compress, 0), TNUM(steps, RF_INT), TNUM(step_ms_avg, RF_DBL), TNUM(step_ms_p50, RF_DBL),
+    TNUM(step_ms_p99, RF_DBL), TNUM(compute_ms, RF_DBL), TNUM(comm_exposed_ms, RF_DBL),
+    TNUM(comm_overhead_pct, RF_DBL), TNUM(samples_per_s, RF_DBL), TNUM(scaling_eff, RF_DBL),
+};
+const rschema REPORT_TRAIN_SCHEMA = {"training", TRAIN_FIELDS, sizeof TRAIN_FIELDS / sizeof TRAIN_FIELDS[0]};
+
+const char REPORT_TRAIN_CSV_HEADER[] =
+    "timestamp,host,model,params,mode,backend,nprocs,batch,bucket_mb,compress,steps,"
+    "step_ms_avg,step_ms_p50,step_ms_p99,compute_ms,comm_exposed_ms,comm_overhead_pct,"
+    "samples_per_s,scaling_eff";
+
+#define MNUM(f, k) {#f, k, offsetof(report_mem_row, f), 0, 0}
+static const rfield MEM_FIELDS[] = {
+    {"model", RF_STR, offsetof(report_mem_row, model), sizeof(((report_mem_row *)0)->model), 0},
+    MNUM(batch, RF_INT), MNUM(params_bytes, RF_I64), MNUM(grads_bytes, RF_I64),
+    MNUM(optim_bytes, RF_I64), MNUM(activations_bytes, RF_I64), MNUM(comm_buffers_bytes, RF_I64),
+    MNUM(peak_rss_bytes, RF_I64),
+};
+const rschema REPORT_MEM_SCHEMA = {"memory", MEM_FIELDS, sizeof MEM_FIELDS / sizeof MEM_FIELDS[0]};
+
+int rfield_parse(const rfield *f, const char *text, void *row, char *why, size_t whylen)
+{
+    char *p = (char *)row + f->offset, *end = NULL;
+    if (f->kind == RF_STR) {
+        if (strlen(text) >= f->size) {
+            snprintf(why, whylen, "'%.40s' is longer than %zu characters", text, f->size - 1);
+            return -1;
+        }
+        memcpy(p, text, strlen(text) + 1);
+        return 0;
+    }
+    if (!*text) {
+        snprintf(why, whylen, "is empty");
+        return -1;
+    }
+    errno = 0;
+    switch (f->kind) {
+    case RF_INT: {
+        long v = strtol(text, &end, 10);
+        if (*end || errno || v < INT_MIN || v > INT_MAX) break;
+        *(int *)p = (int)v;
+        return 0;
+    }
+    case RF_I64: {
+        long long v = strtoll(text, &end, 10);
+        if (*end || errno) break;
+        *(int64_t *)p = (int64_t)v;
+        return 0;
+    }
+    case RF_DBL: {
+        double v = strtod(text, &end);
+        if (*end || errno == ERANGE) break;
+        *(double *)p = v;
+        return 0;
+    }
+    case RF_STR: break;
+    }
+    snprintf(why, whylen, "'%.40s' is not %s", text, f->kind == RF_DBL ? "a number" : "an integer");
+    return -1;
+}
+
+void rfield_to_csv(const rfield *f, const void *row, sbuf *out)
+{
+    const char *p = (const char *)row + f->offset;
+    switch (f->kind) {
+    case RF_STR:
+        if (!strpbrk(p, ",\"")) {
+            sb_puts(out, p);
+        } else {
+            sb_puts(out, "\"");
+            for (const char *s = p; *s; s++) sb_puts(out, *s == '"' ? "\"\"" : (char[]){*s, 0});
+            sb_puts(out, "\"");
+        }
+        break;
+    case RF_INT: sb_printf(out, "%d", *(const int *)p); break;
+    case RF_I64: sb_printf(out, "%" PRId64, *(const int64_t *)p); break;
+    case RF_DBL: sb_printf(out, "%.6g", *(const double *)p); break;
+    }
+}
+
+int csv_split(const char *line, size_t len, char **fields, int max, char *store, size_t cap)
+{
+    const char *s = line, *end = line + len;
+    while (end > s && (end[-1] == '\r' || end[-1] == '\n')) end--;
+    size_t used = 0;
+    int n = 0;
+    for (;;) {
+        char *out = used < cap ? store + used : NULL;
+        size_t k = 0;
+#define EMIT(c) do { if (used + k + 1 >= cap) return -2; out[k++] = (c); } while (0)
+        if (!out) return -2;
+        if (s < end && *s == '"') {
+            s++;
+            for (;;) {
+                if (s >= end) return -1;
+                if (*s == '"') {
+                    if (s + 1 < end && s[1] == '"') s++;
+                    else break;
+                }
+                EMIT(*s);
+                s++;
+            }
+            s++;
+            if (s < end && *s != ',') return -1;
+        } else {
+            for (; s < end && *s != ','; s++) EMIT(*s);
+        }
+#undef EMIT
+        out[k] = '\0';
+        if (n < max) fields[n] = out;
+        used += k + 1;
+        n++;
+        if (s >= end) break;
+        s++; /* the comma */
+    }
+    return n;
+}

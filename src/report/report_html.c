@@ -1,0 +1,139 @@
+/* The self-contained HTML page of a report. */
+#include "report/report_html.h"
+
+#include "coll.h"
+#include "core/errbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char STYLE[] =
+    "body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222;"
+    "background:#fff}\n"
+    "h1{border-bottom:2px solid #1f77b4}h2{margin-top:1.6em;border-bottom:1px solid #ccc}\n"
+    "figure{margin:1em 0}img{max-width:100%;height:auto;border:1px solid #ddd}\n"
+    "figcaption{color:#555;font-size:90%}\n"
+    ".scroll{overflow-x:auto}table{border-collapse:collapse;font-size:85%;margin-bottom:1em}\n"
+    "th,td{border:1px solid #ccc;padding:2px 6px}th{background:#eef3f8}td.n{text-align:right;"
+    "font-variant-numeric:tabular-nums}\ntr:nth-child(even){background:#f8f8f8}\n"
+    "li{margin:.2em 0}\n";
+
+/* Distinct hosts of the rows, sorted, comma separated. */
+static void hosts(const report_data *d, sbuf *out)
+{
+    const char **h = calloc(d->ncomm + d->ntrain + 1, sizeof *h);
+    size_t n = 0;
+    if (!h) return;
+    for (size_t i = 0; i < d->ncomm + d->ntrain; i++) {
+        const char *s = i < d->ncomm ? d->comm[i].host : d->train[i - d->ncomm].host;
+        if (!*s) continue;
+        size_t k = 0;
+        while (k < n && strcmp(h[k], s)) k++;
+        if (k == n) h[n++] = s;
+    }
+    for (size_t i = 1; i < n; i++) /* few hosts: insertion sort */
+        for (size_t k = i; k > 0 && strcmp(h[k - 1], h[k]) > 0; k--) {
+            const char *t = h[k];
+            h[k] = h[k - 1];
+            h[k - 1] = t;
+        }
+    for (size_t i = 0; i < n; i++) {
+        if (i) sb_puts(out, ", ");
+        sb_html_escaped(out, h[i]);
+    }
+    if (n == 0) sb_puts(out, "(not recorded)");
+    free(h);
+}
+
+/* Analysis paragraphs: the first line of each is its heading, the rest items. */
+static void analysis_html(const char *text, sbuf *out)
+{
+    const char *p = text;
+    int first_para = 1, in_list = 0, at_para_start = 1;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char *line = strndup(p, n);
+        if (!line) return;
+        if (n == 0) {
+            if (in_list) sb_puts(out, "</ul>\n");
+            in_list = 0;
+            at_para_start = 1;
+        } else if (at_para_start) {
+            sb_puts(out, first_para ? "<p>" : "<h3>");
+            sb_html_escaped(out, line);
+            sb_puts(out, first_para ? "</p>\n" : "</h3>\n");
+            first_para = 0;
+            at_para_start = 0;
+        } else {
+            if (!in_list) sb_puts(out, "<ul>\n");
+            in_list = 1;
+            sb_puts(out, "<li>");
+            sb_html_escaped(out, line);
+            sb_puts(out, "</li>\n");
+        }
+        free(line);
+        p += n + (nl != NULL);
+    }
+    if (in_list) sb_puts(out, "</ul>\n");
+}
+
+int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
+{
+    sb_printf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+              "<title>collbench report</title>\n<style>\n%s</style>\n</head>\n<body>\n", STYLE);
+    sb_printf(out, "<h1>collbench report</h1>\n<p>Results: %zu communication, %zu training, %zu "
+              "memory. Hosts: ", in->d->ncomm, in->d->ntrain, in->d->nmem);
+    hosts(in->d, out);
+    sb_puts(out, ". Data: <a href=\"combined.csv\">combined.csv</a>");
+    if (in->d->ntrain) sb_puts(out, ", <a href=\"combined_training.csv\">combined_training.csv</a>");
+    sb_puts(out, "; tables: <a href=\"summary_by_config.md\">summary_by_config.md</a>, "
+                 "<a href=\"full_results.md\">full_results.md</a>; "
+                 "<a href=\"analysis.txt\">analysis.txt</a>.</p>\n");
+
+    sb_puts(out, "<h2>Plots</h2>\n");
+    if (in->plots_skipped)
+        sb_puts(out, "<p>Plots skipped: this collbench was built without PLplot "
+                     "(apt-get install libplplot-dev plplot-driver-cairo).</p>\n");
+    else if (in->plots->n == 0)
+        sb_puts(out, "<p>No data to plot.</p>\n");
+    for (size_t i = 0; i < in->plots->n; i++) {
+        const report_plot_file *f = &in->plots->f[i];
+        char path[4096], *png;
+        size_t len;
+        snprintf(path, sizeof path, "%s/%s", in->outdir, f->name);
+        int rc = read_whole_file(path, &png, &len);
+        if (rc < 0) {
+            coll_set_err(err, errlen, "%s: cannot read back the plot: %s", path, strerror(-rc));
+            return COLL_ESYS;
+        }
+        sb_puts(out, "<figure>\n<img alt=\"");
+        sb_html_escaped(out, f->caption);
+        sb_puts(out, "\" src=\"data:image/png;base64,");
+        sb_base64(out, (const unsigned char *)png, len);
+        free(png);
+        sb_puts(out, "\">\n<figcaption>");
+        sb_html_escaped(out, f->caption);
+        sb_printf(out, " (<code>%s</code>)</figcaption>\n</figure>\n", f->name);
+    }
+
+    sb_puts(out, "<h2>Analysis</h2>\n");
+    analysis_html(in->analysis, out);
+    sb_puts(out, "<h2>Summary by configuration</h2>\n");
+    for (size_t i = 0; i < in->nsummary; i++) rtable_html(&in->summary[i], out);
+    sb_puts(out, "<h2>Full results</h2>\n");
+    for (size_t i = 0; i < in->nfull; i++) {
+        sb_printf(out, "<details%s><summary>", in->full[i].nrows <= 40 ? " open" : "");
+        sb_html_escaped(out, in->full[i].title);
+        sb_printf(out, " (%zu rows)</summary>\n", in->full[i].nrows);
+        rtable_html_table(&in->full[i], out);
+        sb_puts(out, "</details>\n");
+    }
+    sb_puts(out, "</body>\n</html>\n");
+    if (out->oom) {
+        coll_set_err(err, errlen, "index.html: out of memory");
+        return COLL_ENOMEM;
+    }
+    return 0;
+}

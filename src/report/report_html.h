@@ -1,0 +1,27 @@
+/* index.html: one self-contained page (plots inlined as base64 PNG, tables as
+ * HTML, no external resource) that reads offline. */
+#ifndef REPORT_HTML_H
+#define REPORT_HTML_H
+
+#include "report/report_data.h"
+#include "report/report_plot.h"
+#include "report/report_table.h"
+#include "report/report_text.h"
+
+typedef struct report_html_in {
+    const char *outdir;          /* where the PNGs of plots are */
+    const report_data *d;
+    const report_plots *plots;
+    int plots_skipped;           /* 1: say why there are none */
+    const char *analysis;        /* analysis.txt text */
+    const rtable *summary;       /* summary tables */
+    size_t nsummary;
+    const rtable *full;          /* full tables */
+    size_t nfull;
+} report_html_in;
+
+/* Appends the page to out; 0, or a negative coll_status with err when a PNG
+ * cannot be read back. */
+int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen);
+
+#endif

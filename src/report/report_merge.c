@@ -1,0 +1,153 @@
+/* Merging rows from many files: one order for every output (so the report of
+ * the same files is the same bytes), preferred variants first (what plots and
+ * analysis pick), exact duplicates dropped; and the combined CSV files. */
+#include "report/report_data.h"
+#include "report/report_fields.h"
+#include "report/report_merge.h"
+#include "report/report_text.h"
+
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const COLLECTIVE_ORDER[] = {
+    "allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv", "barrier",
+};
+
+int report_collective_rank(const char *name)
+{
+    for (size_t i = 0; i < sizeof COLLECTIVE_ORDER / sizeof COLLECTIVE_ORDER[0]; i++)
+        if (strcmp(name, COLLECTIVE_ORDER[i]) == 0) return (int)i;
+    return 100;
+}
+
+/* 0 when a is the preferred value, else 1: preferred sorts first. */
+static int not_pref(const char *a, const char *p1, const char *p2)
+{
+    return !(strcmp(a, p1) == 0 || (p2 && strcmp(a, p2) == 0));
+}
+
+#define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
+#define CMPS(a, b) do { int c_ = strcmp(a, b); if (c_) return c_; } while (0)
+
+static int comm_line(const bench_row *r, char *buf, size_t len)
+{
+    return bench_row_to_csv(r, buf, len) < 0 ? (buf[0] = '\0', -1) : 0;
+}
+
+static int cmp_comm(const void *pa, const void *pb)
+{
+    const bench_row *a = pa, *b = pb;
+    CMP(report_collective_rank(a->collective), report_collective_rank(b->collective));
+    CMPS(a->collective, b->collective);
+    CMPS(a->backend, b->backend);
+    CMP(a->nprocs, b->nprocs);
+    CMP(a->bytes, b->bytes);
+    CMP(not_pref(a->dtype, "float32", NULL), not_pref(b->dtype, "float32", NULL));
+    CMPS(a->dtype, b->dtype);
+    CMP(a->in_place, b->in_place);
+    CMP(not_pref(a->op, "sum", "none"), not_pref(b->op, "sum", "none"));
+    CMPS(a->op, b->op);
+    CMP(not_pref(a->algo, "auto", NULL), not_pref(b->algo, "auto", NULL));
+    CMPS(a->algo, b->algo);
+    CMPS(a->device, b->device);
+    CMP(a->nnodes, b->nnodes);
+    CMPS(a->host, b->host);
+    CMPS(b->timestamp, a->timestamp); /* newest first */
+    char la[2048], lb[2048];
+    comm_line(a, la, sizeof la);
+    comm_line(b, lb, sizeof lb);
+    return strcmp(la, lb);
+}
+
+static void schema_line(const rschema *s, const void *row, sbuf *out)
+{
+    for (size_t i = 0; i < s->nfields; i++) {
+        if (i) sb_puts(out, ",");
+        rfield_to_csv(&s->fields[i], row, out);
+    }
+}
+
+static int cmp_schema_text(const rschema *s, const void *a, const void *b)
+{
+    sbuf x = {0}, y = {0};
+    schema_line(s, a, &x);
+    schema_line(s, b, &y);
+    int c = strcmp(x.p ? x.p : "", y.p ? y.p : "");
+    sb_free(&x);
+    sb_free(&y);
+    return c;
+}
+
+static int cmp_train(const void *pa, const void *pb)
+{
+    const report_train_row *a = pa, *b = pb;
+    CMPS(a->model, b->model);
+    CMPS(a->mode, b->mode);
+    CMPS(a->backend, b->backend);
+    CMP(a->nprocs, b->nprocs);
+    CMP(a->batch, b->batch);
+    CMP(a->bucket_mb, b->bucket_mb);
+    CMPS(a->compress, b->compress);
+    CMPS(a->host, b->host);
+    CMPS(b->timestamp, a->timestamp);
+    return cmp_schema_text(&REPORT_TRAIN_SCHEMA, a, b);
+}
+
+static int cmp_mem(const void *pa, const void *pb)
+{
+    const report_mem_row *a = pa, *b = pb;
+    CMPS(a->model, b->model);
+    CMP(a->batch, b->batch);
+    return cmp_schema_text(&REPORT_MEM_SCHEMA, a, b);
+}
+
+/* Sorts and removes rows equal (cmp == 0) to their predecessor. */
+static size_t sort_unique(void *base, size_t *n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (*n < 2) return 0;
+    qsort(base, *n, size, cmp);
+    char *p = base;
+    size_t out = 1;
+    for (size_t i = 1; i < *n; i++) {
+        if (cmp(p + (out - 1) * size, p + i * size) == 0) continue;
+        if (out != i) memcpy(p + out * size, p + i * size, size);
+        out++;
+    }
+    size_t dropped = *n - out;
+    *n = out;
+    return dropped;
+}
+
+size_t report_sort_dedup(report_data *d)
+{
+    return sort_unique(d->comm, &d->ncomm, sizeof *d->comm, cmp_comm) +
+           sort_unique(d->train, &d->ntrain, sizeof *d->train, cmp_train) +
+           sort_unique(d->mem, &d->nmem, sizeof *d->mem, cmp_mem);
+}
+
+int report_write_combined(const report_data *d, const char *outdir, char *err, size_t errlen)
+{
+    sbuf b = {0};
+    char path[4096];
+    sb_printf(&b, "%s\n", BENCH_CSV_HEADER);
+    for (size_t i = 0; i < d->ncomm; i++) {
+        char line[2048];
+        if (comm_line(&d->comm[i], line, sizeof line) == 0) sb_printf(&b, "%s\n", line);
+    }
+    snprintf(path, sizeof path, "%s/combined.csv", outdir);
+    int rc = write_sbuf(path, &b, err, errlen);
+    sb_free(&b);
+    if (rc != 0 || d->ntrain == 0) return rc;
+
+    sb_printf(&b, "%s\n", REPORT_TRAIN_CSV_HEADER);
+    for (size_t i = 0; i < d->ntrain; i++) {
+        schema_line(&REPORT_TRAIN_SCHEMA, &d->train[i], &b);
+        sb_puts(&b, "\n");
+    }
+    snprintf(path, sizeof path, "%s/combined_training.csv", outdir);
+    rc = write_sbuf(path, &b, err, errlen);
+    sb_free(&b);
+    return rc;
+}

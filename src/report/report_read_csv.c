@@ -1,0 +1,97 @@
+/* CSV result files: the communication schema (bench_row) or the training
+ * schema, told apart by the header line. A bad row is skipped with a message
+ * naming file and line; the rest of the file is still read. */
+#include "report/report.h"
+#include "report/report_data.h"
+#include "report/report_fields.h"
+
+#include "coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum csv_kind { CSV_COMM, CSV_TRAIN };
+
+/* 1 when line (without its end of line) equals header. */
+static int is_header(const char *line, size_t len, const char *header)
+{
+    while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n')) len--;
+    return len == strlen(header) && memcmp(line, header, len) == 0;
+}
+
+static int parse_train(const char *line, size_t len, report_train_row *r, char *why, size_t whylen)
+{
+    enum { MAXF = 32 };
+    char *f[MAXF], store[4096];
+    int n = csv_split(line, len, f, MAXF, store, sizeof store);
+    const rschema *s = &REPORT_TRAIN_SCHEMA;
+    if (n < 0) {
+        snprintf(why, whylen, n == -1 ? "unterminated or misplaced quote" : "line too long");
+        return -1;
+    }
+    if ((size_t)n != s->nfields) {
+        snprintf(why, whylen, "CSV line has %d fields, expected %zu", n, s->nfields);
+        return -1;
+    }
+    report_train_row tmp;
+    memset(&tmp, 0, sizeof tmp);
+    for (size_t i = 0; i < s->nfields; i++) {
+        char w[200];
+        if (rfield_parse(&s->fields[i], f[i], &tmp, w, sizeof w) != 0) {
+            snprintf(why, whylen, "CSV field %zu (%s): %s", i + 1, s->fields[i].name, w);
+            return -1;
+        }
+    }
+    *r = tmp;
+    return 0;
+}
+
+int report_read_csv(report_data *d, const char *path, const char *text, size_t len, FILE *log)
+{
+    const char *end = text + len, *line = text;
+    const char *nl = memchr(line, '\n', len);
+    size_t hlen = nl ? (size_t)(nl - line) : len;
+    enum csv_kind kind;
+    const char *header;
+    if (is_header(line, hlen, BENCH_CSV_HEADER)) kind = CSV_COMM, header = BENCH_CSV_HEADER;
+    else if (is_header(line, hlen, REPORT_TRAIN_CSV_HEADER)) kind = CSV_TRAIN, header = REPORT_TRAIN_CSV_HEADER;
+    else {
+        int shown = hlen > 60 ? 60 : (int)hlen;
+        while (shown > 0 && line[shown - 1] == '\r') shown--;
+        fprintf(log, "collbench report: %s:1: unknown CSV header '%.*s%s' (expected the "
+                "communication header '%.40s...' or the training header '%.40s...'); file skipped\n",
+                path, shown, line, hlen > 60 ? "..." : "", BENCH_CSV_HEADER, REPORT_TRAIN_CSV_HEADER);
+        return REPORT_INPUT_REJECTED;
+    }
+    int result = 0;
+    size_t lineno = 1;
+    for (line = nl ? nl + 1 : end; line < end; line = nl ? nl + 1 : end) {
+        lineno++;
+        nl = memchr(line, '\n', (size_t)(end - line));
+        size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        size_t blank = 0;
+        while (blank < n && (line[blank] == ' ' || line[blank] == '\t' || line[blank] == '\r')) blank++;
+        if (blank == n) continue;
+        /* Appends to a pipe repeat the header: not a row, not an error. */
+        if (is_header(line, n, header)) continue;
+        char why[512];
+        int rc;
+        if (kind == CSV_COMM) {
+            char *copy = strndup(line, n);
+            if (!copy) return COLL_ENOMEM;
+            bench_row r;
+            rc = bench_row_from_csv(copy, &r, why, sizeof why) == COLL_OK ? 0 : -1;
+            free(copy);
+            if (rc == 0 && report_add_comm(d, &r) != 0) return COLL_ENOMEM;
+        } else {
+            report_train_row r;
+            rc = parse_train(line, n, &r, why, sizeof why);
+            if (rc == 0 && report_add_train(d, &r) != 0) return COLL_ENOMEM;
+        }
+        if (rc != 0) {
+            fprintf(log, "collbench report: %s:%zu: %s; row skipped\n", path, lineno, why);
+            result = REPORT_INPUT_REJECTED;
+        }
+    }
+    return result;
+}

@@ -1,0 +1,228 @@
+/* JSON result files (DESIGN.md): results.communication.<collective>: rows in the
+ * CSV schema; results.training and results.memory: rows of report_fields.h.
+ * Each value goes through the same text parser as the CSV, so both formats
+ * accept and refuse the same rows. */
+#include "report/report.h"
+#include "report/report_data.h"
+#include "report/report_fields.h"
+#include "report/report_text.h"
+
+#include "coll.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifndef COLL_HAVE_JANSSON
+
+int report_read_json(report_data *d, const char *path, const char *text, size_t len, FILE *log)
+{
+    (void)d, (void)text, (void)len;
+    fprintf(log, "collbench report: %s: built without jansson, cannot read JSON "
+            "(apt-get install libjansson-dev); file skipped\n", path);
+    return REPORT_INPUT_REJECTED;
+}
+
+#else
+
+#include <jansson.h>
+#include <stdlib.h>
+
+/* A JSON scalar as the text a CSV would hold; -1 for arrays and objects. */
+static int scalar_text(const json_t *v, char *buf, size_t len)
+{
+    switch (json_typeof(v)) {
+    case JSON_STRING: snprintf(buf, len, "%s", json_string_value(v)); return 0;
+    case JSON_INTEGER: snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); return 0;
+    case JSON_REAL: snprintf(buf, len, "%.17g", json_real_value(v)); return 0;
+    case JSON_TRUE: snprintf(buf, len, "1"); return 0;
+    case JSON_FALSE: snprintf(buf, len, "0"); return 0;
+    case JSON_NULL: snprintf(buf, len, "nan"); return 0;
+    default: return -1;
+    }
+}
+
+/* One communication row -> CSV line in header order -> bench_row_from_csv. */
+static int comm_row(const json_t *o, const char *collective, bench_row *r, char *why, size_t whylen)
+{
+    if (!json_is_object(o)) {
+        snprintf(why, whylen, "not a JSON object");
+        return -1;
+    }
+    sbuf line = {0};
+    const char *h = BENCH_CSV_HEADER;
+    int rc = 0;
+    while (*h && rc == 0) {
+        size_t n = strcspn(h, ",");
+        char key[32], val[256];
+        snprintf(key, sizeof key, "%.*s", (int)n, h);
+        h += n + (h[n] == ',');
+        const json_t *v = json_object_get(o, key);
+        if (!v && strcmp(key, "collective") == 0) {
+            snprintf(val, sizeof val, "%s", collective);
+        } else if (!v) {
+            snprintf(why, whylen, "missing key '%s'", key);
+            rc = -1;
+            break;
+        } else if (scalar_text(v, val, sizeof val) != 0) {
+            snprintf(why, whylen, "key '%s' is not a string or number", key);
+            rc = -1;
+            break;
+        }
+        if (line.len) sb_puts(&line, ",");
+        sb_puts(&line, "\"");
+        for (const char *s = val; *s; s++) sb_put(&line, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+        sb_puts(&line, "\"");
+    }
+    if (rc == 0 && line.oom) {
+        snprintf(why, whylen, "out of memory");
+        rc = -1;
+    }
+    if (rc == 0 && bench_row_from_csv(line.p, r, why, whylen) != COLL_OK) rc = -1;
+    sb_free(&line);
+    return rc;
+}
+
+static int schema_row(const json_t *o, const rschema *s, void *row, char *why, size_t whylen)
+{
+    if (!json_is_object(o)) {
+        snprintf(why, whylen, "not a JSON object");
+        return -1;
+    }
+    for (size_t i = 0; i < s->nfields; i++) {
+        const rfield *f = &s->fields[i];
+        const json_t *v = json_object_get(o, f->name);
+        char val[256], w[200];
+        if (!v && f->optional) continue;
+        if (!v) {
+            snprintf(why, whylen, "missing key '%s'", f->name);
+            return -1;
+        }
+        if (scalar_text(v, val, sizeof val) != 0) {
+            snprintf(why, whylen, "key '%s' is not a string or number", f->name);
+            return -1;
+        }
+        if (rfield_parse(f, val, row, w, sizeof w) != 0) {
+            snprintf(why, whylen, "key '%s': %s", f->name, w);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* results.training / results.memory: an array of rows, or an object whose
+ * values are such arrays (grouped by model, say). */
+static int read_rows(report_data *d, const char *path, const char *section, const json_t *sec,
+                     const rschema *s, FILE *log, int *rejected)
+{
+    const json_t *groups[64];
+    const char *names[64];
+    size_t ng = 0;
+    json_t *single = NULL; /* a section holding one row object: read as [row] */
+    if (json_is_object(sec) && json_object_get(sec, "model")) {
+        single = json_array();
+        if (!single || json_array_append((json_t *)single, (json_t *)sec) != 0) {
+            json_decref(single);
+            return COLL_ENOMEM;
+        }
+        sec = single;
+    }
+    if (json_is_array(sec)) {
+        groups[0] = sec, names[0] = NULL, ng = 1;
+    } else if (json_is_object(sec)) {
+        const char *k;
+        const json_t *v;
+        json_object_foreach((json_t *)sec, k, v) {
+            if (ng < 64 && json_is_array(v)) groups[ng] = v, names[ng++] = k;
+        }
+    } else {
+        fprintf(log, "collbench report: %s: results.%s is not an array or object; section skipped\n",
+                path, section);
+        *rejected = 1;
+        return 0;
+    }
+    for (size_t g = 0; g < ng; g++) {
+        size_t i;
+        const json_t *o;
+        json_array_foreach(groups[g], i, o) {
+            char why[320];
+            report_train_row t;
+            report_mem_row m;
+            void *row = s == &REPORT_MEM_SCHEMA ? (void *)&m : (void *)&t;
+            memset(&t, 0, sizeof t);
+            memset(&m, 0, sizeof m);
+            if (schema_row(o, s, row, why, sizeof why) != 0) {
+                fprintf(log, "collbench report: %s: results.%s%s%s[%zu]: %s; row skipped\n", path,
+                        section, names[g] ? "." : "", names[g] ? names[g] : "", i, why);
+                *rejected = 1;
+                continue;
+            }
+            int rc = s == &REPORT_MEM_SCHEMA ? report_add_mem(d, &m) : report_add_train(d, &t);
+            if (rc != 0) {
+                json_decref(single);
+                return rc;
+            }
+        }
+    }
+    json_decref(single);
+    return 0;
+}
+
+int report_read_json(report_data *d, const char *path, const char *text, size_t len, FILE *log)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, 0, &jerr);
+    if (!root) {
+        fprintf(log, "collbench report: %s:%d: invalid JSON at column %d: %s; file skipped\n", path,
+                jerr.line, jerr.column, jerr.text);
+        return REPORT_INPUT_REJECTED;
+    }
+    const json_t *results = json_object_get(root, "results");
+    if (!json_is_object(results)) {
+        fprintf(log, "collbench report: %s:1: no \"results\" object (not a collbench result file); "
+                "file skipped\n", path);
+        json_decref(root);
+        return REPORT_INPUT_REJECTED;
+    }
+    int rejected = 0, rc = 0;
+    const json_t *comm = json_object_get(results, "communication");
+    if (comm && !json_is_object(comm)) {
+        fprintf(log, "collbench report: %s: results.communication is not an object; section skipped\n",
+                path);
+        rejected = 1;
+    } else if (comm) {
+        const char *coll;
+        const json_t *rows;
+        json_object_foreach((json_t *)comm, coll, rows) {
+            if (!json_is_array(rows)) {
+                fprintf(log, "collbench report: %s: results.communication.%s is not an array; "
+                        "skipped\n", path, coll);
+                rejected = 1;
+                continue;
+            }
+            size_t i;
+            const json_t *o;
+            json_array_foreach(rows, i, o) {
+                char why[512];
+                bench_row r;
+                if (comm_row(o, coll, &r, why, sizeof why) != 0) {
+                    fprintf(log, "collbench report: %s: results.communication.%s[%zu]: %s; row "
+                            "skipped\n", path, coll, i, why);
+                    rejected = 1;
+                    continue;
+                }
+                if ((rc = report_add_comm(d, &r)) != 0) goto out;
+            }
+        }
+    }
+    const json_t *train = json_object_get(results, "training");
+    if (train && (rc = read_rows(d, path, "training", train, &REPORT_TRAIN_SCHEMA, log, &rejected)))
+        goto out;
+    const json_t *mem = json_object_get(results, "memory");
+    if (mem && (rc = read_rows(d, path, "memory", mem, &REPORT_MEM_SCHEMA, log, &rejected)))
+        goto out;
+out:
+    json_decref(root);
+    return rc ? rc : rejected ? REPORT_INPUT_REJECTED : 0;
+}
+
+#endif

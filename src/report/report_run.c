@@ -1,0 +1,166 @@
+/* collbench report, start to end: read every file, merge, then write
+ * combined.csv, the markdown tables, analysis.txt, the plots and index.html. */
+#include "report/report.h"
+
+#include "report/report_analysis.h"
+#include "report/report_data.h"
+#include "report/report_html.h"
+#include "report/report_merge.h"
+#include "report/report_plot.h"
+#include "report/report_table.h"
+#include "report/report_text.h"
+#include "report/report_view.h"
+
+#include "coll.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int report_have_plots(void)
+{
+#ifdef COLL_HAVE_PLPLOT
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/* mkdir -p. */
+static int make_dirs(const char *dir, char *err, size_t errlen)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+        snprintf(err, errlen, "%s: path too long", dir);
+        return COLL_EINVAL;
+    }
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+            return COLL_ESYS;
+        }
+        *p = c;
+        if (!c) break;
+    }
+    return 0;
+}
+
+static int write_md(const char *outdir, const char *name, const char *heading, const rtable *t,
+                    size_t n, char *err, size_t errlen)
+{
+    sbuf b = {0};
+    char path[4096];
+    sb_printf(&b, "# %s\n\n", heading);
+    for (size_t i = 0; i < n; i++) rtable_md(&t[i], &b);
+    snprintf(path, sizeof path, "%s/%s", outdir, name);
+    int rc = write_sbuf(path, &b, err, errlen);
+    sb_free(&b);
+    return rc;
+}
+
+/* Everything after reading: the files of the report. */
+static int write_report(const report_data *d, const char *outdir, FILE *log, char *err, size_t errlen)
+{
+    report_view v;
+    int rc = report_view_build(d, &v);
+    if (rc != 0) {
+        snprintf(err, errlen, "out of memory");
+        return rc;
+    }
+    rtable full[3], summary[2];
+    report_table_comm(d, &full[0]);
+    report_table_train(d, &full[1]);
+    report_table_mem(d, &full[2]);
+    report_table_comm_summary(&v, &summary[0]);
+    report_table_train_summary(d, &summary[1]);
+    size_t nfull = d->nmem ? 3 : d->ntrain ? 2 : 1, nsummary = d->ntrain ? 2 : 1;
+    sbuf analysis = {0}, html = {0};
+    report_plots *plots = calloc(1, sizeof *plots);
+    if (!plots) {
+        rc = COLL_ENOMEM;
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < 3; i++)
+        if (full[i].oom || (i < 2 && summary[i].oom)) {
+            rc = COLL_ENOMEM;
+            snprintf(err, errlen, "out of memory building the tables");
+            goto out;
+        }
+    char path[4096];
+    if ((rc = report_write_combined(d, outdir, err, errlen)) != 0) goto out;
+    if ((rc = write_md(outdir, "full_results.md", "collbench report: full results", full, nfull, err, errlen)) != 0)
+        goto out;
+    if ((rc = write_md(outdir, "summary_by_config.md", "collbench report: summary by configuration",
+                       summary, nsummary, err, errlen)) != 0)
+        goto out;
+    report_analysis(d, &v, &analysis);
+    snprintf(path, sizeof path, "%s/analysis.txt", outdir);
+    if ((rc = write_sbuf(path, &analysis, err, errlen)) != 0) goto out;
+
+    int skipped = report_plots_draw(d, &v, outdir, plots, log) == COLL_EUNAVAIL;
+    report_html_in in = {outdir, d, plots, skipped, analysis.p ? analysis.p : "", summary, nsummary,
+                         full, nfull};
+    if ((rc = report_html(&in, &html, err, errlen)) != 0) goto out;
+    snprintf(path, sizeof path, "%s/index.html", outdir);
+    rc = write_sbuf(path, &html, err, errlen);
+out:
+    for (size_t i = 0; i < 3; i++) rtable_free(&full[i]);
+    for (size_t i = 0; i < 2; i++) rtable_free(&summary[i]);
+    sb_free(&analysis);
+    sb_free(&html);
+    free(plots);
+    report_view_free(&v);
+    return rc;
+}
+
+int report_run(const char *const *files, size_t n, const char *outdir, int force, FILE *log)
+{
+    if (!log) log = stderr;
+    if (!outdir || !*outdir || (n > 0 && !files)) {
+        fprintf(log, "collbench report: no output directory given\n");
+        return COLL_EINVAL;
+    }
+    struct stat st;
+    if (stat(outdir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            fprintf(log, "collbench report: %s exists and is not a directory\n", outdir);
+            return COLL_EINVAL;
+        }
+        if (!force) {
+            fprintf(log, "collbench report: %s already exists; not overwriting it without --force\n",
+                    outdir);
+            return COLL_EINVAL;
+        }
+    }
+    report_data d;
+    memset(&d, 0, sizeof d);
+    int rejected = 0;
+    for (size_t i = 0; i < n; i++) {
+        int rc = report_read_file(&d, files[i], log);
+        if (rc < 0) {
+            fprintf(log, "collbench report: %s: %s\n", files[i], coll_strerror(rc));
+            report_data_free(&d);
+            return rc;
+        }
+        rejected |= rc == REPORT_INPUT_REJECTED;
+    }
+    size_t dups = report_sort_dedup(&d);
+    char err[4200];
+    int rc = make_dirs(outdir, err, sizeof err);
+    if (rc == 0) rc = write_report(&d, outdir, log, err, sizeof err);
+    if (rc != 0) {
+        fprintf(log, "collbench report: %s\n", err);
+    } else {
+        fprintf(log, "collbench report: %zu communication and %zu training rows from %zu file%s",
+                d.ncomm, d.ntrain, n, n == 1 ? "" : "s");
+        if (dups) fprintf(log, " (%zu duplicate rows merged)", dups);
+        fprintf(log, "; report in %s/index.html\n", outdir);
+    }
+    report_data_free(&d);
+    return rc != 0 ? rc : rejected ? REPORT_INPUT_REJECTED : 0;
+}

@@ -1,0 +1,114 @@
+/* The report's tables: every row (full_results.md) and one row per
+ * configuration (summary_by_config.md). */
+#include "report/report_table.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+void report_table_comm(const report_data *d, rtable *t)
+{
+    static const char *const head[] = {
+        "collective", "backend", "algo", "device", "procs", "nodes", "dtype", "op", "in place",
+        "size", "bytes", "avg (us)", "min (us)", "p50 (us)", "p99 (us)", "max (us)", "algbw (GB/s)",
+        "busbw (GB/s)", "#wrong", "host", "timestamp"};
+    rtable_init(t, "Communication: every result", head, sizeof head / sizeof head[0],
+                "llllrrlllrrrrrrrrrrll");
+    for (size_t i = 0; i < d->ncomm; i++) {
+        const bench_row *r = &d->comm[i];
+        char size[32];
+        rtable_row(t, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%" PRIu64 "\t%.3f\t%.3f\t%.3f\t%.3f"
+                   "\t%.3f\t%.6g\t%.6g\t%" PRId64 "\t%s\t%s",
+                   r->collective, r->backend, r->algo, r->device, r->nprocs, r->nnodes, r->dtype,
+                   r->op, r->in_place, fmt_size(r->bytes, size, sizeof size), r->bytes,
+                   r->time_us_avg, r->time_us_min, r->time_us_p50, r->time_us_p99, r->time_us_max,
+                   r->algbw_GBps, r->busbw_GBps, r->wrong, r->host, r->timestamp);
+    }
+}
+
+void report_table_comm_summary(const report_view *v, rtable *t)
+{
+    static const char *const head[] = {
+        "collective", "backend", "procs", "sizes", "smallest-size time", "compare-size time",
+        "peak busbw (GB/s)", "peak at", "#wrong"};
+    uint64_t cmp = report_comparison_bytes(v);
+    char title[160], cs[32];
+    snprintf(title, sizeof title, "Communication: summary by configuration (compare size %s)",
+             fmt_size(cmp, cs, sizeof cs));
+    rtable_init(t, title, head, sizeof head / sizeof head[0], "llrlrrrrr");
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i];
+        const bench_row *lo = s->pts[0], *hi = s->pts[s->n - 1], *peak = lo, *at = NULL;
+        for (size_t k = 0; k < s->n; k++) {
+            if (s->pts[k]->busbw_GBps > peak->busbw_GBps) peak = s->pts[k];
+            if (s->pts[k]->bytes == cmp) at = s->pts[k];
+        }
+        char a[32], b[32], t0[32], t1[32], p[32];
+        rtable_row(t, "%s\t%s\t%d\t%s - %s (%zu)\t%s\t%s\t%.3g\t%s\t%" PRId64, s->collective,
+                   s->backend, s->nprocs, fmt_size(lo->bytes, a, sizeof a),
+                   fmt_size(hi->bytes, b, sizeof b), s->n,
+                   fmt_time_us(lo->time_us_avg, t0, sizeof t0),
+                   at ? fmt_time_us(at->time_us_avg, t1, sizeof t1) : "-", peak->busbw_GBps,
+                   fmt_size(peak->bytes, p, sizeof p), s->wrong);
+    }
+}
+
+void report_table_train(const report_data *d, rtable *t)
+{
+    static const char *const head[] = {
+        "model", "params", "mode", "backend", "procs", "batch", "bucket (MB)", "compress", "steps",
+        "step avg (ms)", "step p50 (ms)", "step p99 (ms)", "compute (ms)", "comm exposed (ms)",
+        "comm overhead (%)", "samples/s", "scaling eff", "host"};
+    rtable_init(t, "Training: every result", head, sizeof head / sizeof head[0],
+                "lrllrrrlrrrrrrrrrl");
+    for (size_t i = 0; i < d->ntrain; i++) {
+        const report_train_row *r = &d->train[i];
+        rtable_row(t, "%s\t%" PRId64 "\t%s\t%s\t%d\t%d\t%g\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f"
+                   "\t%.1f\t%.1f\t%.3f\t%s",
+                   r->model, r->params, r->mode, r->backend, r->nprocs, r->batch, r->bucket_mb,
+                   r->compress, r->steps, r->step_ms_avg, r->step_ms_p50, r->step_ms_p99,
+                   r->compute_ms, r->comm_exposed_ms, r->comm_overhead_pct, r->samples_per_s,
+                   r->scaling_eff, r->host);
+    }
+}
+
+void report_table_train_summary(const report_data *d, rtable *t)
+{
+    static const char *const head[] = {"model", "mode", "backend", "procs", "bucket (MB)",
+                                       "compress", "step (ms)", "compute (ms)",
+                                       "comm exposed (ms)", "comm share", "samples/s",
+                                       "scaling eff"};
+    rtable_init(t, "Training: summary by configuration", head, sizeof head / sizeof head[0],
+                "lllrrlrrrrrr");
+    for (size_t i = 0; i < d->ntrain; i++) {
+        const report_train_row *r = &d->train[i];
+        /* Rows of the same configuration sit together, newest first: keep that one. */
+        if (i > 0) {
+            const report_train_row *p = &d->train[i - 1];
+            if (!strcmp(p->model, r->model) && !strcmp(p->mode, r->mode) &&
+                !strcmp(p->backend, r->backend) && p->nprocs == r->nprocs && p->batch == r->batch &&
+                p->bucket_mb == r->bucket_mb && !strcmp(p->compress, r->compress))
+                continue;
+        }
+        double share = r->step_ms_avg > 0 ? 100.0 * r->comm_exposed_ms / r->step_ms_avg : 0;
+        rtable_row(t, "%s\t%s\t%s\t%d\t%g\t%s\t%.2f\t%.2f\t%.2f\t%.0f%%\t%.1f\t%.2f", r->model,
+                   r->mode, r->backend, r->nprocs, r->bucket_mb, r->compress, r->step_ms_avg,
+                   r->compute_ms, r->comm_exposed_ms, share, r->samples_per_s, r->scaling_eff);
+    }
+}
+
+void report_table_mem(const report_data *d, rtable *t)
+{
+    static const char *const head[] = {"model", "batch", "params", "grads", "optimizer",
+                                       "activations", "comm buffers", "peak RSS"};
+    rtable_init(t, "Training: memory", head, sizeof head / sizeof head[0], "lrrrrrrr");
+    for (size_t i = 0; i < d->nmem; i++) {
+        const report_mem_row *m = &d->mem[i];
+        char a[6][32];
+        const int64_t v[6] = {m->params_bytes, m->grads_bytes, m->optim_bytes,
+                              m->activations_bytes, m->comm_buffers_bytes, m->peak_rss_bytes};
+        for (int k = 0; k < 6; k++) fmt_size(v[k] > 0 ? (uint64_t)v[k] : 0, a[k], sizeof a[k]);
+        rtable_row(t, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s", m->model, m->batch, a[0], a[1], a[2], a[3],
+                   a[4], a[5]);
+    }
+}

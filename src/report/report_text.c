@@ -1,0 +1,199 @@
+/* String buffer, human units, escaping and file IO for the report writers. */
+#include "report/report_text.h"
+
+#include "coll.h"
+#include "core/atomic_file.h"
+#include "core/errbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int sb_reserve(sbuf *b, size_t extra)
+{
+    if (b->oom) return -1;
+    if (b->len + extra + 1 <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + extra + 1) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = 1;
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (sb_reserve(b, n) != 0) return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+
+void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || sb_reserve(b, (size_t)n) != 0) return;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void sb_free(sbuf *b)
+{
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+static const char *const UNITS[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+static const char *const SHORT_UNITS[] = {"", "K", "M", "G", "T"};
+
+const char *fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+    int u = 0;
+    double v = (double)bytes;
+    while (u < 4 && v >= 1024.0) {
+        v /= 1024.0;
+        u++;
+    }
+    if (v == floor(v)) snprintf(buf, len, "%.0f %s", v, UNITS[u]);
+    else snprintf(buf, len, "%.1f %s", v, UNITS[u]);
+    return buf;
+}
+
+const char *fmt_size_short(double bytes, char *buf, size_t len)
+{
+    int u = 0;
+    double v = bytes;
+    while (u < 4 && v >= 1024.0 - 0.5) {
+        v /= 1024.0;
+        u++;
+    }
+    if (fabs(v - round(v)) < 1e-6) snprintf(buf, len, "%.0f%s", round(v), SHORT_UNITS[u]);
+    else snprintf(buf, len, "%.3g%s", v, SHORT_UNITS[u]);
+    return buf;
+}
+
+const char *fmt_time_us(double us, char *buf, size_t len)
+{
+    if (!isfinite(us)) snprintf(buf, len, "n/a");
+    else if (us < 1000.0) snprintf(buf, len, "%.1f us", us);
+    else if (us < 1e6) snprintf(buf, len, "%.2f ms", us / 1e3);
+    else snprintf(buf, len, "%.2f s", us / 1e6);
+    return buf;
+}
+
+const char *fmt_factor(double f, char *buf, size_t len)
+{
+    if (f < 10.0) snprintf(buf, len, "%.1f", f);
+    else snprintf(buf, len, "%.0f", f);
+    return buf;
+}
+
+void sb_html_escaped(sbuf *b, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': sb_puts(b, "&amp;"); break;
+        case '<': sb_puts(b, "&lt;"); break;
+        case '>': sb_puts(b, "&gt;"); break;
+        case '"': sb_puts(b, "&quot;"); break;
+        default: sb_put(b, s, 1);
+        }
+    }
+}
+
+void sb_base64(sbuf *b, const unsigned char *d, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (sb_reserve(b, (n + 2) / 3 * 4) != 0) return;
+    char *o = b->p + b->len;
+    size_t i = 0;
+    for (; i + 2 < n; i += 3) {
+        unsigned v = (unsigned)d[i] << 16 | (unsigned)d[i + 1] << 8 | d[i + 2];
+        *o++ = tab[v >> 18], *o++ = tab[(v >> 12) & 63], *o++ = tab[(v >> 6) & 63], *o++ = tab[v & 63];
+    }
+    if (i < n) {
+        unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0);
+        *o++ = tab[v >> 18], *o++ = tab[(v >> 12) & 63];
+        *o++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+        *o++ = '=';
+    }
+    b->len = (size_t)(o - b->p);
+    b->p[b->len] = '\0';
+}
+
+int read_whole_file(const char *path, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return -EISDIR;
+    }
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        return -ENOMEM;
+    }
+    for (;;) {
+        if (n + 1 >= cap) {
+            char *p = realloc(buf, cap * 2);
+            if (!p) {
+                free(buf);
+                close(fd);
+                return -ENOMEM;
+            }
+            buf = p;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + n, cap - n - 1);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            return -e;
+        }
+        if (got == 0) break;
+        n += (size_t)got;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+int write_sbuf(const char *path, const sbuf *b, char *err, size_t errlen)
+{
+    if (b->oom) {
+        coll_set_err(err, errlen, "%s: out of memory building the file", path);
+        return COLL_ENOMEM;
+    }
+    return coll_file_write_atomic(path, b->p ? b->p : "", b->len, err, errlen);
+}

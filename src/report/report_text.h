@@ -1,0 +1,38 @@
+/* Text helpers of the report: a growable string buffer, human units (sizes in
+ * KiB/MiB, times in us/ms/s), HTML escaping, base64 and whole-file IO. */
+#ifndef REPORT_TEXT_H
+#define REPORT_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    int oom; /* an append failed: the text is incomplete */
+} sbuf;
+
+__attribute__((format(printf, 2, 3)))
+void sb_printf(sbuf *b, const char *fmt, ...);
+void sb_put(sbuf *b, const char *s, size_t n);
+void sb_puts(sbuf *b, const char *s);
+void sb_free(sbuf *b);
+
+/* "100 MiB", "1 KiB", "1.5 MiB", "8 B". */
+const char *fmt_size(uint64_t bytes, char *buf, size_t len);
+/* Axis style: "1K", "64K", "1M", "1G", "100M". */
+const char *fmt_size_short(double bytes, char *buf, size_t len);
+/* "12.3 us", "1.20 ms", "2.50 s" from microseconds. */
+const char *fmt_time_us(double us, char *buf, size_t len);
+/* "4.2" for factors < 10, "12" above. */
+const char *fmt_factor(double f, char *buf, size_t len);
+
+void sb_html_escaped(sbuf *b, const char *s);
+void sb_base64(sbuf *b, const unsigned char *data, size_t n);
+
+/* Whole file into a NUL-terminated malloc'd buffer; -errno on failure. */
+int read_whole_file(const char *path, char **text, size_t *len);
+/* sbuf to path, atomically; 0 or a negative coll_status with err set. */
+int write_sbuf(const char *path, const sbuf *b, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,16 @@
+/* Cross-memory attach: copy straight between this process and a peer's private
+ * memory (process_vm_readv/writev), one copy instead of two through the segment. */
+#ifndef COLL_SHM_CMA_H
+#define COLL_SHM_CMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Let sibling ranks attach under Yama ptrace_scope=1 (best effort). */
+void shm_cma_allow_peers(void);
+/* 0, or -errno (ESRCH: the peer is gone; EFAULT: a bad address; EPERM: not allowed). */
+int shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len);
+int shm_cma_write(pid_t pid, uint64_t remote, const void *local, size_t len);
+
+#endif

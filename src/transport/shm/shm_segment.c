@@ -1,0 +1,171 @@
+/* The communicator's shared segment (see shm_segment.h). */
+#include "transport/shm/shm_segment.h"
+#include "coll.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PAGE 4096
+
+static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+/* Offsets of each area; the same arithmetic on every rank. */
+static size_t layout(shm_segment *s, int n, size_t slot_bytes, size_t mbox_bytes,
+                     size_t off[4])
+{
+    size_t o = round_up(sizeof(shm_header), SHM_LINE);
+    off[0] = o; /* ctrl */
+    o = round_up(o + (size_t)n * sizeof(shm_rank_ctrl), SHM_LINE);
+    off[1] = o; /* mailboxes */
+    o = round_up(o + (size_t)n * (size_t)n * sizeof(shm_mailbox), PAGE);
+    off[2] = o; /* staging slots */
+    o += (size_t)n * 2 * slot_bytes;
+    off[3] = o; /* mailbox buffers */
+    o += (size_t)n * (size_t)n * mbox_bytes;
+    s->slot_bytes = slot_bytes;
+    s->mbox_bytes = mbox_bytes;
+    return round_up(o, PAGE);
+}
+
+static void point_areas(shm_segment *s, const size_t off[4])
+{
+    char *b = s->base;
+    s->hdr = (shm_header *)b;
+    s->ctrl = (shm_rank_ctrl *)(b + off[0]);
+    s->mbox = (shm_mailbox *)(b + off[1]);
+    s->stage = b + off[2];
+    s->mdata = b + off[3];
+}
+
+int shm_segment_barrier(coll_store *store, const char *prefix, const char *name, int rank,
+                        int nranks, char *err, size_t errlen)
+{
+    char key[160];
+    snprintf(key, sizeof key, "%sshm/%s/%d", prefix, name, rank);
+    int rc = coll_store_set(store, key, "1", 1);
+    for (int r = 0; rc == COLL_OK && r < nranks; r++) {
+        snprintf(key, sizeof key, "%sshm/%s/%d", prefix, name, r);
+        const char *keys[1] = {key};
+        rc = coll_store_wait(store, keys, 1);
+        if (rc) snprintf(err, errlen, "shm set-up (%s): rank %d never arrived: %s", name, r,
+                         store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+    }
+    if (rc && !err[0]) snprintf(err, errlen, "shm set-up (%s): store: %s", name, store->errmsg);
+    return rc;
+}
+
+/* Rank 0: a fresh memfd of the right size, mapped. */
+static int create_memfd(shm_segment *s, int *fd, char *err, size_t errlen)
+{
+    *fd = memfd_create("collbench-shm", MFD_CLOEXEC);
+    if (*fd < 0) {
+        snprintf(err, errlen, "shm: memfd_create: %s", strerror(errno));
+        return COLL_ESYS;
+    }
+    if (ftruncate(*fd, (off_t)s->bytes) != 0) {
+        snprintf(err, errlen, "shm: cannot size the segment to %zu bytes: %s", s->bytes,
+                 strerror(errno));
+        return COLL_ESYS;
+    }
+    return COLL_OK;
+}
+
+/* Other ranks: rank 0's descriptor through /proc (needs the same user; no name
+ * ever exists in /dev/shm). */
+static int open_peer_memfd(shm_segment *s, const char *desc, int *fd, char *err, size_t errlen)
+{
+    long pid = 0, pfd = -1;
+    unsigned long long bytes = 0;
+    if (sscanf(desc, "%ld %ld %llu", &pid, &pfd, &bytes) != 3 || bytes != s->bytes) {
+        snprintf(err, errlen, "shm: rank 0 published segment '%s', expected %zu bytes", desc,
+                 s->bytes);
+        return COLL_EPROTO;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/fd/%ld", pid, pfd);
+    *fd = open(path, O_RDWR | O_CLOEXEC);
+    if (*fd < 0) {
+        snprintf(err, errlen, "shm: cannot open rank 0's segment %s: %s (ranks must run as "
+                 "the same user on one host)", path, strerror(errno));
+        return COLL_ESYS;
+    }
+    struct stat sb;
+    if (fstat(*fd, &sb) != 0 || (size_t)sb.st_size != s->bytes) {
+        snprintf(err, errlen, "shm: %s is not rank 0's segment (size mismatch)", path);
+        return COLL_EPROTO;
+    }
+    return COLL_OK;
+}
+
+int shm_segment_create(shm_segment *s, coll_store *store, const char *prefix, int rank,
+                       int nranks, size_t slot_bytes, size_t mbox_bytes, uint64_t probe_addr,
+                       uint64_t probe_value, char *err, size_t errlen)
+{
+    size_t off[4];
+    memset(s, 0, sizeof *s);
+    s->rank = rank;
+    s->nranks = nranks;
+    s->bytes = layout(s, nranks, slot_bytes, mbox_bytes, off);
+    char key[160], desc[96];
+    snprintf(key, sizeof key, "%sshm/segment", prefix);
+    int fd = -1, rc;
+    if (rank == 0) {
+        rc = create_memfd(s, &fd, err, errlen);
+    } else {
+        void *val = NULL;
+        size_t len = 0;
+        rc = coll_store_get(store, key, &val, &len);
+        if (rc) snprintf(err, errlen, "shm: rank 0 never published its segment: %s",
+                         store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+        else rc = open_peer_memfd(s, (const char *)val, &fd, err, errlen);
+        free(val);
+    }
+    if (rc == COLL_OK) {
+        s->base = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (s->base == MAP_FAILED) {
+            s->base = NULL;
+            snprintf(err, errlen, "shm: mmap of %zu bytes: %s", s->bytes, strerror(errno));
+            rc = COLL_ESYS;
+        }
+    }
+    if (rc == COLL_OK) {
+        point_areas(s, off);
+        if (rank == 0) { /* the file is all zeros: only the constants to write */
+            s->hdr->magic = SHM_MAGIC;
+            s->hdr->nranks = nranks;
+            s->hdr->slot_bytes = slot_bytes;
+            s->hdr->mbox_bytes = mbox_bytes;
+            s->hdr->total_bytes = s->bytes;
+            snprintf(desc, sizeof desc, "%ld %d %zu", (long)getpid(), fd, s->bytes);
+            rc = coll_store_set(store, key, desc, strlen(desc));
+            if (rc) snprintf(err, errlen, "shm: cannot publish the segment: %s", store->errmsg);
+        } else if (s->hdr->magic != SHM_MAGIC || s->hdr->nranks != nranks) {
+            snprintf(err, errlen, "shm: rank 0's segment is for %d ranks, not %d",
+                     (int)s->hdr->nranks, nranks);
+            rc = COLL_EPROTO;
+        }
+    }
+    if (rc == COLL_OK) {
+        shm_rank_ctrl *me = &s->ctrl[rank];
+        me->pid = (int32_t)getpid();
+        me->probe_addr = probe_addr;
+        me->probe_value = probe_value;
+        /* Everyone mapped: rank 0's descriptor is no longer needed by anyone. */
+        rc = shm_segment_barrier(store, prefix, "mapped", rank, nranks, err, errlen);
+    }
+    if (fd >= 0) close(fd);
+    if (rc) shm_segment_unmap(s);
+    return rc;
+}
+
+void shm_segment_unmap(shm_segment *s)
+{
+    if (s->base) munmap(s->base, s->bytes);
+    s->base = NULL;
+}

@@ -1,0 +1,164 @@
+/* Doorbells, futex sleeps and the checks made while waiting (see shm_wait.h). */
+#include "transport/shm/shm_wait.h"
+#include "coll.h"
+#include "core/clock.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SLICE_NS 50000000L /* 50 ms between liveness checks while asleep */
+
+/* No PAUSE while spinning: under KVM, pause-loop exiting turns a spinning vCPU
+ * into a VM exit and a yield of the host CPU, which cost 2-ranks latency 100x
+ * on the development VM. A compiler barrier keeps the loop honest. */
+static inline void cpu_relax(void)
+{
+    __asm__ __volatile__("" ::: "memory");
+}
+
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val, long ns)
+{
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = ns};
+    /* Shared (not PRIVATE): the word lives in a mapping of several processes. */
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *addr)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void shm_ring(shm_segment *seg, int rank)
+{
+    shm_rank_ctrl *c = &seg->ctrl[rank];
+    atomic_fetch_add(&c->bell, 1);
+    if (atomic_load(&c->sleeping)) futex_wake(&c->bell);
+}
+
+void shm_publish(shm_segment *seg, uint64_t step)
+{
+    atomic_store(&seg->ctrl[seg->rank].progress, step);
+    for (int r = 0; r < seg->nranks; r++)
+        if (r != seg->rank) shm_ring(seg, r);
+}
+
+void shm_abort_mark(shm_segment *seg, int status, int failed_rank)
+{
+    shm_header *h = seg->hdr;
+    int32_t expected = 0;
+    h->abort_by = seg->rank;
+    h->abort_rank = failed_rank;
+    /* First failure wins; the fields above may be overwritten by a racing rank,
+     * which only changes who is blamed in a message. */
+    atomic_compare_exchange_strong(&h->abort_status, &expected, (int32_t)status);
+    for (int r = 0; r < seg->nranks; r++)
+        if (r != seg->rank) shm_ring(seg, r);
+}
+
+/* Why the wait must stop, or 0 to keep waiting. */
+static int check_failures(const shm_waiter *w, int who, const char *what)
+{
+    shm_segment *seg = w->seg;
+    int st = atomic_load(&seg->hdr->abort_status);
+    int by = seg->hdr->abort_by, blamed = seg->hdr->abort_rank;
+    /* A peer that gave up first names the culprit: ranks that saw it fail may
+     * have exited since, and must not be blamed for it. */
+    int dead = st && blamed >= 0 && blamed != seg->rank && blamed < seg->nranks &&
+                       shm_liveness_dead(w->live, NULL) >= 0
+                   ? blamed
+                   : shm_liveness_dead(w->live, w->watch);
+    if (dead >= 0 && (!st || dead == blamed || blamed < 0)) {
+        snprintf(w->err, w->errlen, "rank %d (pid %d) died while rank %d waited for %s", dead,
+                 (int)w->live->pid[dead], seg->rank, what);
+        *w->failed_rank = dead;
+        return COLL_EPEER;
+    }
+    if (st) {
+        if (blamed >= 0 && blamed != seg->rank && blamed < seg->nranks) {
+            snprintf(w->err, w->errlen, "rank %d (pid %d) failed: %s (reported by rank %d)",
+                     blamed, (int)w->live->pid[blamed], coll_strerror(st), by);
+            *w->failed_rank = blamed;
+            return COLL_EPEER;
+        }
+        snprintf(w->err, w->errlen, "rank %d aborted the communicator: %s", by, coll_strerror(st));
+        *w->failed_rank = by;
+        return st == COLL_EMISMATCH ? COLL_EMISMATCH : COLL_EPEER;
+    }
+    if (coll_now_s() > w->deadline) {
+        snprintf(w->err, w->errlen, "timed out waiting for rank %d (%s)", who, what);
+        *w->failed_rank = who;
+        return COLL_ETIMEDOUT;
+    }
+    return 0;
+}
+
+int shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what)
+{
+    /* Spin for up to w->spin microseconds, but not while the rank we wait for
+     * sleeps: our own wake-up just put it on a run queue, often this CPU's, and
+     * spinning would keep it from running. Every 64 checks: the clock, that
+     * peer's state, and a yield to whoever shares this CPU. */
+    double spin_until = -1;
+    const shm_rank_ctrl *peer = who >= 0 && who < w->seg->nranks ? &w->seg->ctrl[who] : NULL;
+    for (unsigned i = 0; w->spin > 0; i++) {
+        if (cond(arg)) return COLL_OK;
+        cpu_relax();
+        if ((i & 63) == 0) {
+            double now = coll_now_us();
+            if (spin_until < 0) spin_until = now + w->spin;
+            else if (now > spin_until || (peer && atomic_load(&peer->sleeping))) break;
+            sched_yield();
+        }
+    }
+    shm_rank_ctrl *me = &w->seg->ctrl[w->seg->rank];
+    for (;;) {
+        uint32_t bell = atomic_load(&me->bell);
+        atomic_store(&me->sleeping, 1);
+        /* Checked after announcing the sleep: a writer either sees sleeping and
+         * wakes us, or published before we look again here (all seq_cst). */
+        if (cond(arg)) {
+            atomic_store(&me->sleeping, 0);
+            return COLL_OK;
+        }
+        futex_wait(&me->bell, bell, SLICE_NS);
+        atomic_store(&me->sleeping, 0);
+        if (cond(arg)) return COLL_OK;
+        int rc = check_failures(w, who, what);
+        if (rc) return rc;
+    }
+}
+
+typedef struct progress_arg {
+    shm_segment *seg;
+    int peer;
+    uint64_t step;
+} progress_arg;
+
+static int progress_reached(const void *p)
+{
+    const progress_arg *a = p;
+    return atomic_load(&a->seg->ctrl[a->peer].progress) >= a->step;
+}
+
+int shm_wait_progress(const shm_waiter *w, int peer, uint64_t step, const char *what)
+{
+    progress_arg a = {w->seg, peer, step};
+    if (progress_reached(&a)) return COLL_OK;
+    return shm_wait(w, progress_reached, &a, peer, what);
+}
+
+int shm_wait_all(const shm_waiter *w, uint64_t step, const char *what)
+{
+    for (int r = 0; r < w->seg->nranks; r++) {
+        if (r == w->seg->rank) continue;
+        int rc = shm_wait_progress(w, r, step, what);
+        if (rc) return rc;
+    }
+    return COLL_OK;
+}

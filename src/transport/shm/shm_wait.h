@@ -1,0 +1,42 @@
+/* Waiting on a shared segment without burning a core: spin a bounded number of
+ * times, then sleep on this rank's doorbell futex in short slices; every slice
+ * checks the condition, the abort word, the watched peers' liveness and the
+ * deadline. Writers publish, then ring the doorbells of whoever may wait. */
+#ifndef COLL_SHM_WAIT_H
+#define COLL_SHM_WAIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport/shm/shm_liveness.h"
+#include "transport/shm/shm_segment.h"
+
+typedef struct shm_waiter {
+    shm_segment *seg;
+    const shm_liveness *live;
+    const unsigned char *watch; /* ranks whose death fails the wait; NULL: all */
+    double deadline;
+    int spin;                   /* microseconds of spinning before the first sleep */
+    char *err;
+    size_t errlen;
+    int *failed_rank;
+} shm_waiter;
+
+typedef int (*shm_cond_fn)(const void *arg);
+
+/* 0 once cond(arg) holds; else COLL_EPEER (a watched peer died or a peer aborted),
+ * COLL_ETIMEDOUT (deadline; blames who) or the aborting rank's status, with err
+ * and *failed_rank filled. what names the wait in messages. */
+int shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what);
+/* Until peer's progress >= step / every peer's progress >= step. */
+int shm_wait_progress(const shm_waiter *w, int peer, uint64_t step, const char *what);
+int shm_wait_all(const shm_waiter *w, uint64_t step, const char *what);
+
+/* Ring rank's doorbell (wakes it if it sleeps). */
+void shm_ring(shm_segment *seg, int rank);
+/* Set this rank's progress to step and ring every peer. */
+void shm_publish(shm_segment *seg, uint64_t step);
+/* Record the first failure of the communicator and wake everyone. */
+void shm_abort_mark(shm_segment *seg, int status, int failed_rank);
+
+#endif

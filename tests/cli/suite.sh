@@ -1,0 +1,83 @@
+#!/bin/sh
+# collbench suite --quick: every available backend x -P 2,4 x 3 sizes
+# (out-of-place, the suite's default), then the
+# training benchmark and the report, into one results directory. Checks the
+# rows against the plan the suite announced, the JSON, the log, the plain
+# progress lines (stderr is not a terminal here) and the directory it prints.
+. "$(dirname "$0")/lib.sh"
+
+HEADER="timestamp,host,collective,backend,algo,device,nprocs,nnodes,dtype,op,in_place,bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p50,time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong"
+OUT="$WORK/run"
+
+expect_exit 0 "" suite --quick -o "$OUT"
+[ "$(tail -n 1 "$WORK/out")" = "results: $OUT" ] || fail "last line is not 'results: $OUT': $(tail -n 1 "$WORK/out")"
+
+# "collbench suite: 8 configurations (allreduce on tcp shm auto mpi; -P 2,4; ...)"
+plan=$(grep '^collbench suite: [0-9]* configurations' "$WORK/err")
+[ -n "$plan" ] || fail "no plan line on stderr: $(cat "$WORK/err")"
+nconf=$(echo "$plan" | sed 's/^collbench suite: \([0-9]*\) configurations.*/\1/')
+backends=$(echo "$plan" | sed 's/.*(allreduce on \([^;]*\);.*/\1/')
+[ "$nconf" -eq $(( $(echo $backends | wc -w) * 2 )) ] || fail "$nconf configurations for backends '$backends' and -P 2,4"
+echo "$backends" | grep -qw tcp || fail "tcp is not in the plan: $plan"
+
+# Each configuration: 3 sizes, out-of-place.
+[ "$(head -n 1 "$OUT/results.csv")" = "$HEADER" ] || fail "CSV header differs"
+rows=$(($(wc -l <"$OUT/results.csv") - 1))
+[ "$rows" -eq $((nconf * 3)) ] || fail "CSV: $rows rows for $nconf configurations, want $((nconf * 3))"
+for b in $backends; do
+    for p in 2 4; do
+        n=$(awk -F, -v b="$b" -v p="$p" '$4 == b && $7 == p' "$OUT/results.csv" | wc -l)
+        [ "$n" -eq 3 ] || fail "CSV: $n rows for $b with $p ranks, want 3"
+    done
+done
+awk -F, 'NR > 1 && ($NF != "0" || $11 != "0") { bad = 1 } END { exit bad }' "$OUT/results.csv" \
+    || fail "CSV has wrong != 0 or in-place rows"
+command -v jq >/dev/null || fail "jq is needed to check the JSON output (scripts/deps.sh installs it)"
+n=$(jq '.results.communication.allreduce | length' "$OUT/results.json") || fail "results.json does not parse"
+[ "$n" -eq "$rows" ] || fail "JSON: $n all-reduce rows, CSV $rows"
+
+# Plain progress: one line per step, the last one numbered N/N.
+steps=$(grep -c '^\[[0-9]*/[0-9]*\] ' "$WORK/err")
+total=$(grep '^\[1/' "$WORK/err" | sed 's/^\[1\/\([0-9]*\)\].*/\1/')
+[ "$steps" -eq "$total" ] || fail "$steps progress lines for $total steps: $(cat "$WORK/err")"
+[ "$total" -eq $((nconf + 2)) ] || fail "$total steps, want $nconf configurations + training + report"
+grep -q "^\[$total/$total\] report: " "$WORK/err" || fail "the report is not the last step: $(cat "$WORK/err")"
+grep -q '\[1/.*allreduce tcp 2 ranks: ok (' "$WORK/err" || fail "no 'allreduce tcp 2 ranks: ok' line"
+grep -q "$(printf '\033')" "$WORK/err" && fail "terminal escapes on stderr that is not a terminal"
+
+# The log holds every step's command line and the tables.
+grep -q "^==== \[1/$total\] allreduce tcp 2 ranks: .* allreduce --backend tcp -P 2 " "$OUT/suite.log" \
+    || fail "suite.log lacks the first command line: $(head -n 5 "$OUT/suite.log")"
+grep -q "Avg bus bandwidth" "$OUT/suite.log" || fail "suite.log lacks the tables"
+
+# Training: ran (training.csv) or said why not; the report: ran (index.html) or said why not.
+if grep -q 'training benchmark: skipped' "$WORK/err"; then
+    echo "note: training benchmark not available in this build"
+elif grep -q 'training benchmark: ok' "$WORK/err"; then
+    [ -s "$OUT/training.csv" ] || jq -e '.results.training | length > 0' "$OUT/results.json" >/dev/null \
+        || fail "the training benchmark ran but left no results"
+else
+    fail "training benchmark neither ok nor skipped: $(grep training "$WORK/err")"
+fi
+if grep -q '\] report: ok' "$WORK/err"; then
+    [ -s "$OUT/index.html" ] || fail "report ok but no $OUT/index.html"
+    grep -q "^report: $OUT/index.html" "$WORK/out" || fail "the report's page is not named on stdout"
+else
+    grep -q '\] report: skipped' "$WORK/err" || fail "report neither ok nor skipped: $(grep report "$WORK/err")"
+fi
+
+# An existing results directory is kept unless --force; with it, replaced, not
+# appended (--inplace 2: both placements, 6 rows).
+expect_exit 2 "is not empty; use --force" suite --quick --no-train --no-report --backend tcp -P 2 -o "$OUT"
+expect_exit 0 "" suite --quick --no-train --no-report --backend tcp -P 2 -o "$OUT" --force --inplace 2
+rows=$(($(wc -l <"$OUT/results.csv") - 1))
+[ "$rows" -eq 6 ] || fail "after --force --inplace 2: $rows rows, want the new run's 6"
+
+# No -o: results/<UTC time>/ under the current directory.
+mkdir "$WORK/cwd"
+(cd "$WORK/cwd" && "$BIN" suite --quick --no-train --no-report --backend tcp -P 2 >"$WORK/out" 2>"$WORK/err") \
+    || fail "suite without -o failed: $(cat "$WORK/err")"
+dir=$(sed -n 's/^results: //p' "$WORK/out")
+echo "$dir" | grep -Eq '^results/[0-9]{8}T[0-9]{6}Z$' || fail "default directory '$dir' is not results/<UTC time>"
+[ -s "$WORK/cwd/$dir/results.csv" ] || fail "no results.csv in $WORK/cwd/$dir"
+finish

@@ -1,0 +1,53 @@
+#!/bin/sh
+# collbench suite when things go wrong: a failing configuration is reported
+# and the others still run (exit 3), a wrong result gives exit 1, bad flags
+# exit 2 and a backend that is not available exit 4, all before any work.
+. "$(dirname "$0")/lib.sh"
+
+Q="--quick --no-train --no-report --backend tcp"
+
+# -P 1025 is refused by the collective itself: that configuration fails, the
+# ones before and after it run and keep their rows.
+expect_exit 3 "" suite $Q -P 2,1025,3 -o "$WORK/fail"
+grep -q '^\[2/3\] allreduce tcp 1025 ranks: FAILED (exit 2' "$WORK/err" \
+    || fail "the failing configuration is not reported: $(cat "$WORK/err")"
+grep -q '^\[3/3\] allreduce tcp 3 ranks: ok' "$WORK/err" || fail "the suite stopped after the failure"
+grep -q 'allreduce tcp 1025 ranks *FAILED (exit 2): .*1024' "$WORK/out" \
+    || fail "the summary does not name the failure and why: $(cat "$WORK/out")"
+n=$(awk -F, 'NR > 1 && ($7 == 2 || $7 == 3)' "$WORK/fail/results.csv" | wc -l)
+[ "$n" -eq 6 ] || fail "expected the 6 rows of -P 2 and 3, got $n"
+
+# A wrong result (test hook: rank 0 spoils checked results) is exit 1.
+COLLBENCH_TEST_CORRUPT=1 expect_exit 1 "wrong results" suite $Q -P 2 -o "$WORK/wrong"
+grep -q 'WRONG RESULTS' "$WORK/out" || fail "the summary does not say WRONG RESULTS: $(cat "$WORK/out")"
+unset COLLBENCH_TEST_CORRUPT
+
+# A configuration that hangs (COLL_FAULT: rank 1 blocks forever in the
+# collective) is stopped by the suite's watchdog, reported, and nothing of it is
+# left running; the next configuration still runs.
+COLL_FAULT=1:collective:hang COLLBENCH_SUITE_STEP_LIMIT=2 \
+    expect_exit 3 "" suite $Q -P 2,2 -o "$WORK/hang"
+unset COLL_FAULT COLLBENCH_SUITE_STEP_LIMIT
+n=$(grep -c 'allreduce tcp 2 ranks: FAILED (still running after 2 s: stopped)' "$WORK/err")
+[ "$n" -eq 2 ] || fail "expected both hanging configurations stopped: $(cat "$WORK/err")"
+sleep 1
+pgrep -f "$WORK/hang" >/dev/null && fail "processes of the stopped configuration are still running: $(pgrep -af "$WORK/hang")"
+
+# Usage errors: exit 2 naming the flag, and no results directory made.
+expect_exit 2 "--bogus: unknown flag" suite --bogus -o "$WORK/u1"
+expect_exit 2 "--collectives: unknown collective 'allreduze'" suite --collectives allreduze -o "$WORK/u1"
+expect_exit 2 "-P:" suite -P 2,x -o "$WORK/u1"
+expect_exit 2 "--sizes:" suite --sizes 1Q -o "$WORK/u1"
+expect_exit 2 "--time-budget:" suite --time-budget soon -o "$WORK/u1"
+expect_exit 2 "--inplace: '3'" suite --inplace 3 -o "$WORK/u1"
+expect_exit 2 "--backend: unknown backend 'tpc'" suite --backend tpc -o "$WORK/u1"
+expect_exit 2 "-o: missing value" suite -o
+[ -e "$WORK/u1" ] && fail "a usage error created the results directory"
+
+# A backend asked for that cannot run here: exit 4 with the reason.
+if ! "$BIN" info 2>/dev/null | grep -q 'backend nccl *available'; then
+    expect_exit 4 "--backend nccl: " suite --backend nccl -o "$WORK/u2"
+fi
+expect_exit 0 "" suite --help
+grep -q -- "--quick" "$WORK/out" || fail "--help does not list --quick"
+finish

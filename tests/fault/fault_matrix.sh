@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# Fault matrix (issue 9, item 1): for each backend in this build, each fault
+# point, a rank (0 and 2 of 3) and each action (kill, hang), run
+#   collbench allreduce -P 3 --csv F ...  with COLL_FAULT set
+# with the three ranks started by hand (torchrun style), which shows each
+# rank's exit code and exit time, and under collbench's own launcher (every
+# kill, and hang at the collective: a hung rank costs the launcher's 3 s grace).
+# Asserts:
+#   * every surviving rank exits with code 3, within timeout + 2 s of the fault
+#     (its stderr's last write is the fault's time), naming the failed rank;
+#   * the launcher returns non-zero;
+#   * no process of the job is left (a unique marker in the environment);
+#   * nothing new in /dev/shm;
+#   * rows measured before the fault (the 1K size; the fault fires in the 1M
+#     size) are in the CSV.
+# Usage: fault_matrix.sh path/to/collbench [backend...]   (default: all available)
+set -u
+BIN=${1:?usage: $0 path/to/collbench [backend...]}
+shift
+T=2            # -T: below the launcher's 3 s grace, so survivors report themselves
+SLACK=2        # "within timeout + 2 s"
+JOBS=${COLL_FAULT_JOBS:-4}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-fault.XXXXXX")
+MARK="collbench-fault-$$-$RANDOM"
+trap 'rm -rf "$WORK"' EXIT
+
+ARGS="allreduce --sizes 1K,1M -w 1 -n 3 --inplace 0 --time-budget 0 -T $T -q"
+POINTS="rendezvous connect store collective"
+RANKS="0 2"
+ACTIONS="kill hang"
+
+# leftovers MARK [kill]: processes whose environment holds COLL_FAULT_MARK=MARK
+# (one marker per case, as cases run in parallel); "kill" also SIGKILLs them.
+leftovers() {
+    for f in $(grep -l -z -x -s -e "COLL_FAULT_MARK=$1" /proc/[0-9]*/environ); do
+        pid=${f#/proc/}
+        pid=${pid%/environ}
+        [ "$pid" = "$$" ] && continue
+        echo "$pid"
+        [ "${2:-}" = kill ] && kill -KILL "$pid" 2>/dev/null
+    done
+}
+
+backend_available() {
+    "$BIN" info 2>/dev/null | grep -Eq "^ *backend $1 +available"
+}
+
+# A free port in 20000-31999 (below the ephemeral range); a race with another
+# process is possible and shows up as a bind error, which the caller retries.
+pick_port() {
+    while :; do
+        r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+        port=$((20000 + r % 12000))
+        hex=$(printf '%04X' "$port")
+        if ! awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }' \
+            /proc/net/tcp /proc/net/tcp6 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
+}
+
+fault_spec() { # POINT RANK ACTION
+    if [ "$1" = collective ]; then
+        echo "$2:collective:$3:512K" # after the 1K size, inside the first 1M iteration
+    else
+        echo "$2:$1:$3"
+    fi
+}
+
+# check_csv DIR FILE: the 1K rows measured before the fault are there.
+check_csv() {
+    if ! grep -q ",allreduce,.*,1024,256," "$2" 2>/dev/null; then
+        echo "FAIL $1: no 1K row in the CSV ($(wc -l <"$2" 2>/dev/null || echo 0) lines)"
+        return 1
+    fi
+}
+
+# Launcher mode: collbench -P 3 starts the ranks.
+case_launcher() { # NAME BACKEND POINT RANK ACTION
+    name=$1 d="$WORK/$1"
+    mkdir -p "$d"
+    COLL_FAULT=$(fault_spec "$3" "$4" "$5") COLL_FAULT_MARK=$MARK-$name \
+        timeout -s KILL 60 "$BIN" $ARGS -P 3 --backend "$2" --csv "$d/out.csv" >"$d/out" 2>"$d/err"
+    rc=$?
+    ok=1
+    if [ "$rc" -eq 0 ] && ! grep -q COLL_FAULT "$d/err"; then
+        echo "SKIP $name: the $2 backend never reaches the $3 point"
+        return
+    fi
+    if [ "$rc" -eq 0 ] || [ "$rc" -eq 137 ]; then
+        echo "FAIL $name: launcher exit $rc; stderr: $(tr '\n' '|' <"$d/err")"
+        ok=0
+    fi
+    left=$(leftovers "$MARK-$name" kill | tr '\n' ' ')
+    if [ -n "$left" ]; then
+        echo "FAIL $name: processes left running after the launcher returned: $left"
+        ok=0
+    fi
+    if [ "$3" = collective ] && ! check_csv "$name" "$d/out.csv"; then ok=0; fi
+    [ "$ok" -eq 1 ] && echo "PASS $name"
+}
+
+# Manual mode: each rank started here, its exit code and end time recorded.
+case_manual() { # NAME BACKEND POINT RANK ACTION
+    name=$1 d="$WORK/$1" F=$4
+    mkdir -p "$d"
+    token=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+    for attempt in 1 2 3; do
+        port=$(pick_port)
+        pids=""
+        for r in 0 1 2; do
+            (
+                # Exactly what collbench's launcher gives its ranks, less the
+                # inherited store socket: rank 0 binds MASTER_PORT itself.
+                env COLL_LAUNCHED=1 RANK=$r WORLD_SIZE=3 LOCAL_RANK=$r LOCAL_WORLD_SIZE=3 \
+                    MASTER_ADDR=127.0.0.1 MASTER_PORT=$port COLL_JOB_TOKEN=$token \
+                    COLL_FAULT="$(fault_spec "$3" "$4" "$5")" COLL_FAULT_MARK=$MARK-$name \
+                    "$BIN" $ARGS --backend "$2" --csv "$d/out.csv" >"$d/out.$r" 2>"$d/err.$r" &
+                echo $! >"$d/pid.$r"
+                wait $!
+                echo $? >"$d/rc.$r"
+                date +%s.%N >"$d/end.$r"
+            ) &
+            pids="$pids $!"
+        done
+        # Survivors must end by themselves; a watchdog stops a hung test.
+        ( sleep $((T + 20)); cat "$d"/pid.* | xargs kill -KILL 2>/dev/null ) &
+        dog=$!
+        r=0
+        for p in $pids; do
+            [ "$r" -ne "$F" ] && wait "$p"
+            r=$((r + 1))
+        done
+        kill -KILL "$(cat "$d/pid.$F")" 2>/dev/null # the hung rank, if it hangs
+        wait
+        kill "$dog" 2>/dev/null
+        grep -q "in use" "$d/err.0" || break # the port was taken: try another
+    done
+    ok=1
+    t0=$(date -r "$d/err.$F" +%s.%N) # the fault's announcement is its last write
+    if ! grep -q "COLL_FAULT" "$d/err.$F" && [ "$(cat "$d"/rc.* | tr -d '\n')" = 000 ]; then
+        echo "SKIP $name: the $2 backend never reaches the $3 point"
+        return
+    fi
+    if ! grep -q "COLL_FAULT: .* $5 at $3" "$d/err.$F"; then
+        echo "FAIL $name: rank $F did not report the injected fault: $(tr '\n' '|' <"$d/err.$F")"
+        ok=0
+    fi
+    for s in 0 1 2; do
+        [ "$s" -eq "$F" ] && continue
+        rc=$(cat "$d/rc.$s")
+        msg=$(sed "s/^collbench: rank $s: //" "$d/err.$s" | tr '\n' '|')
+        if [ "$rc" != 3 ]; then
+            echo "FAIL $name: surviving rank $s exited $rc, want 3; stderr: $msg"
+            ok=0
+        fi
+        # A rank hung inside a ring collective: its neighbour's neighbour times
+        # out first waiting for the neighbour, which cannot know better; the
+        # neighbour must name the hung rank (checked below), the others may
+        # name whom they waited for.
+        if [ "$3$5" = collectivehang ] && grep -Eq "rank $F([^0-9]|\$)" "$d"/err.[0-2]; then
+            :
+        elif ! printf '%s' "$msg" | grep -Eq "rank $F([^0-9]|\$)"; then
+            echo "FAIL $name: rank $s's message does not name rank $F: $msg"
+            ok=0
+        fi
+        late=$(awk -v e="$(cat "$d/end.$s")" -v t="$t0" -v lim=$((T + SLACK)) \
+            'BEGIN { if (e - t > lim) printf "%.2f", e - t }')
+        if [ -n "$late" ]; then
+            echo "FAIL $name: rank $s exited ${late} s after the fault (limit $((T + SLACK)) s)"
+            ok=0
+        fi
+    done
+    if [ "$3$5" = collectivehang ] && ! grep -v "COLL_FAULT" "$d"/err.[0-2] | grep -Eq "rank $F([^0-9]|\$)"; then
+        echo "FAIL $name: no surviving rank names the hung rank $F"
+        ok=0
+    fi
+    if [ "$3" = collective ] && [ "$F" -ne 0 ] && ! check_csv "$name" "$d/out.csv"; then ok=0; fi
+    left=$(leftovers "$MARK-$name" kill | tr '\n' ' ')
+    if [ -n "$left" ]; then
+        echo "FAIL $name: processes left running: $left"
+        ok=0
+    fi
+    [ "$ok" -eq 1 ] && echo "PASS $name"
+}
+
+if [ $# -gt 0 ]; then
+    BACKENDS="$*"
+else
+    BACKENDS=""
+    for b in tcp shm auto; do
+        if backend_available "$b"; then BACKENDS="$BACKENDS $b"; else echo "SKIP backend $b (not available)"; fi
+    done
+fi
+
+ls /dev/shm >"$WORK/shm.before" 2>/dev/null
+running=0
+for b in $BACKENDS; do
+    for p in $POINTS; do
+        for r in $RANKS; do
+            for a in $ACTIONS; do
+                for mode in launcher manual; do
+                    [ "$mode$a" = launcherhang ] && [ "$p" != collective ] && continue
+                    "case_$mode" "$b-$p-rank$r-$a-$mode" "$b" "$p" "$r" "$a" \
+                        >"$WORK/result.$b-$p-$r-$a-$mode" 2>"$WORK/log.$b-$p-$r-$a-$mode" &
+                    running=$((running + 1))
+                    if [ "$running" -ge "$JOBS" ]; then
+                        wait -n
+                        running=$((running - 1))
+                    fi
+                done
+            done
+        done
+    done
+done
+wait
+cat "$WORK"/result.* 2>/dev/null
+ls /dev/shm >"$WORK/shm.after" 2>/dev/null
+sleep 1 # what another user of the machine creates and removes soon is not ours
+ls /dev/shm >"$WORK/shm.later" 2>/dev/null
+# Open MPI's segments come from other jobs on this machine, never from collbench ranks.
+new_shm=$(comm -13 "$WORK/shm.before" "$WORK/shm.after" | comm -12 - "$WORK/shm.later" |
+          grep -v -e '^vader_segment' -e 'openmpi' | tr '\n' ' ')
+
+passed=$(cat "$WORK"/result.* 2>/dev/null | grep -c '^PASS')
+failed=$(cat "$WORK"/result.* 2>/dev/null | grep -c '^FAIL')
+skipped=$(cat "$WORK"/result.* 2>/dev/null | grep -c '^SKIP')
+status=0
+[ "$failed" -ne 0 ] && status=1
+if [ -n "$new_shm" ]; then
+    echo "FAIL: left in /dev/shm: $new_shm"
+    status=1
+fi
+if [ -z "$(echo $BACKENDS)" ]; then
+    echo "FAIL: no backend available"
+    status=1
+fi
+echo "fault matrix: $passed cases passed, $failed failures, $skipped skipped (backends:$BACKENDS)"
+exit $status

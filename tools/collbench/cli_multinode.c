@@ -1,0 +1,185 @@
+/* Multi-host launching without MPI (cli_multinode.h). The local launcher
+ * (coll_launch) numbers its ranks 0..M-1 and owns RANK/WORLD_SIZE/MASTER_*; it
+ * passes the job's layout in COLLBENCH_MN_* variables, and each rank rewrites
+ * its own environment from them before the library reads it. */
+#include "cli_multinode.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bootstrap/launcher.h"
+#include "coll.h"
+
+#define ENV_NODE "COLLBENCH_MN_NODE"     /* "K N": node rank, number of nodes */
+#define ENV_ADDR "COLLBENCH_MN_ADDR"     /* master address */
+#define ENV_PORT "COLLBENCH_MN_PORT"     /* master port */
+#define ENV_TOKEN "COLLBENCH_MN_TOKEN"   /* shared secret, or unset */
+
+static cli_multinode config;
+static int active;
+
+void cli_multinode_set(const cli_multinode *mn)
+{
+    config = *mn;
+    active = mn->nnodes > 0;
+}
+
+int cli_multinode_active(void) { return active; }
+
+int cli_multinode_pick(const char *prefix, char *const *asked, size_t nasked, const char **out,
+                       size_t *n)
+{
+    char why[256];
+    *n = 0;
+    if (nasked > 1) {
+        fprintf(stderr, "%s: --backend: a multi-host run (--nnodes) runs one backend, not %zu: "
+                        "run the command once per backend, each with its own --master-port\n",
+                prefix, nasked);
+        return EXIT_USAGE;
+    }
+    const char *b = nasked ? asked[0] : coll_backend_available("auto", why, sizeof why) ? "auto" : "tcp";
+    if (!coll_backend_available(b, why, sizeof why)) {
+        fprintf(stderr, "%s: --backend %s: %s\n", prefix, b, why);
+        return EXIT_UNAVAILABLE;
+    }
+    if (cli_launcher_refuses(b)) {
+        fprintf(stderr, "%s: --backend %s: --nnodes starts its own ranks; for mpi, start them with "
+                        "mpirun across the hosts instead\n", prefix, b);
+        return EXIT_UNAVAILABLE;
+    }
+    out[(*n)++] = b;
+    return 0;
+}
+
+int cli_route_addr(const char *host, int port, char *buf, size_t len, char *why, size_t whylen)
+{
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM}, *res = NULL;
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    int rc = getaddrinfo(host, service, &hints, &res);
+    if (rc != 0) {
+        snprintf(why, whylen, "cannot resolve %s: %s", host, gai_strerror(rc));
+        return -1;
+    }
+    /* A UDP connect sends nothing: it only asks the kernel which source address
+     * (interface) it would use to reach host. */
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in self;
+    socklen_t sl = sizeof self;
+    int ok = fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0 &&
+             getsockname(fd, (struct sockaddr *)&self, &sl) == 0 &&
+             inet_ntop(AF_INET, &self.sin_addr, buf, (socklen_t)len);
+    int e = errno;
+    if (fd >= 0) close(fd);
+    freeaddrinfo(res);
+    if (!ok) snprintf(why, whylen, "no route to %s:%d: %s", host, port, strerror(e));
+    return ok ? 0 : -1;
+}
+
+/* --listen-addr, else $COLL_LISTEN_ADDR, else the route to the master. */
+static int listen_addr(char *buf, size_t len, char *why, size_t whylen)
+{
+    const char *env = getenv("COLL_LISTEN_ADDR");
+    const char *given = config.listen_addr ? config.listen_addr : env && *env ? env : NULL;
+    if (given) {
+        snprintf(buf, len, "%s", given);
+        return 0;
+    }
+    return cli_route_addr(config.master_addr, config.master_port, buf, len, why, whylen);
+}
+
+static const char *job_token(void)
+{
+    const char *env = getenv(COLL_ENV_JOB_TOKEN);
+    if (config.job_token) return config.job_token;
+    return env && *env ? env : NULL;
+}
+
+int cli_multinode_launch_one(const cli_launch *l, const char *backend, int nprocs)
+{
+    char e_backend[96], e_nprocs[64], e_node[64], e_addr[300], e_port[64], e_listen[320],
+        e_token[128], addr[256], why[300], what[96] = "";
+    const char *token = job_token();
+    if (listen_addr(addr, sizeof addr, why, sizeof why) != 0) {
+        fprintf(stderr, "%s: node %d: --master-addr: %s\n", l->prefix, config.node_rank, why);
+        return EXIT_RUNTIME;
+    }
+    static int warned;
+    if (!token && !warned++)
+        fprintf(stderr, "%s: warning: no --job-token or $COLL_JOB_TOKEN: the store on %s:%d and "
+                        "the ranks' connections are unauthenticated (any host that reaches them "
+                        "can join)\n", l->prefix, config.master_addr, config.master_port);
+    snprintf(e_backend, sizeof e_backend, "%s=%s", CLI_ENV_BACKEND, backend);
+    snprintf(e_nprocs, sizeof e_nprocs, "COLLBENCH_NPROCS=%d", nprocs);
+    snprintf(e_node, sizeof e_node, ENV_NODE "=%d %d", config.node_rank, config.nnodes);
+    snprintf(e_addr, sizeof e_addr, ENV_ADDR "=%s", config.master_addr);
+    snprintf(e_port, sizeof e_port, ENV_PORT "=%d", config.master_port);
+    snprintf(e_listen, sizeof e_listen, "COLL_LISTEN_ADDR=%s", addr);
+    snprintf(e_token, sizeof e_token, ENV_TOKEN "=%s", token ? token : "");
+    const char *extra_env[] = {e_backend, e_nprocs, e_node, e_addr, e_port, e_listen,
+                               "COLL_VERIFY_RANKS=1", token ? e_token : NULL, NULL};
+
+    char **rank_argv = calloc((size_t)l->argc + 2, sizeof *rank_argv);
+    if (!rank_argv) return fprintf(stderr, "%s: out of memory\n", l->prefix), EXIT_RUNTIME;
+    for (int i = 0; i < l->argc; i++) rank_argv[i + 1] = l->argv[i]; /* [0] NULL: /proc/self/exe */
+    if (l->what) snprintf(what, sizeof what, "%s ", l->what);
+    coll_launch_opts lo = {.nprocs = nprocs, .argv = rank_argv, .extra_env = extra_env,
+                           .on_result_line = l->on_result_line, .arg = l->arg};
+    coll_launch_result res;
+    fflush(stdout);
+    int rc = coll_launch(&lo, &res);
+    free(rank_argv);
+    if (rc != 0) {
+        fprintf(stderr, "%s: node %d: %s%s %d ranks: cannot launch: %s\n", l->prefix,
+                config.node_rank, what, backend, nprocs, res.message);
+        return EXIT_RUNTIME;
+    }
+    int first = config.node_rank * nprocs;
+    if (l->exit_wrong && res.exit_code == l->exit_wrong)
+        fprintf(stderr, "%s: node %d (ranks %d-%d): %s%s: wrong results (local %s)\n", l->prefix,
+                config.node_rank, first, first + nprocs - 1, what, backend, res.message);
+    else if (res.exit_code != 0)
+        fprintf(stderr, "%s: node %d (ranks %d-%d): %s%s failed (local %s)\n", l->prefix,
+                config.node_rank, first, first + nprocs - 1, what, backend, res.message);
+    if (res.interrupted_by) return 128 + res.interrupted_by;
+    return res.exit_code;
+}
+
+static void set_int(const char *name, long v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%ld", v);
+    setenv(name, buf, 1);
+}
+
+void cli_multinode_rank_env(void)
+{
+    const char *node = getenv(ENV_NODE), *lr = getenv("LOCAL_RANK"), *lws = getenv("LOCAL_WORLD_SIZE");
+    int k, n;
+    if (!node || sscanf(node, "%d %d", &k, &n) != 2 || !lr || !lws) return;
+    long local = strtol(lr, NULL, 10), m = strtol(lws, NULL, 10);
+    set_int("RANK", k * m + local);
+    set_int("WORLD_SIZE", n * m);
+    set_int("GROUP_RANK", k);
+    setenv("MASTER_ADDR", getenv(ENV_ADDR) ? getenv(ENV_ADDR) : "127.0.0.1", 1);
+    setenv("MASTER_PORT", getenv(ENV_PORT) ? getenv(ENV_PORT) : "29500", 1);
+    const char *token = getenv(ENV_TOKEN);
+    if (token && *token) setenv(COLL_ENV_JOB_TOKEN, token, 1);
+    else unsetenv(COLL_ENV_JOB_TOKEN); /* the local launcher's token is not the job's */
+    /* Global rank 0 binds MASTER_ADDR:MASTER_PORT itself: the local launcher's
+     * 127.0.0.1 socket is of no use to other hosts. */
+    const char *fd = getenv(COLL_ENV_STORE_FD);
+    if (fd && *fd) {
+        int f = atoi(fd);
+        if (f > 2) close(f);
+        unsetenv(COLL_ENV_STORE_FD);
+    }
+    unsetenv(ENV_NODE); /* done: a second call must not redo it */
+}

@@ -1,0 +1,98 @@
+/* Steps' command lines and which backends the suite sweeps. */
+#include "suite.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "cli_mpirun.h"
+#include "coll.h"
+
+int suite_step_arg(suite_step *step, const char *fmt, ...)
+{
+    if (step->argc >= SUITE_MAX_ARGS) return -1;
+    size_t room = sizeof step->strings - step->used;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(step->strings + step->used, room, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= room) return -1;
+    step->argv[step->argc++] = step->strings + step->used;
+    step->argv[step->argc] = NULL;
+    step->used += (size_t)n + 1;
+    return 0;
+}
+
+static int known(const char *name)
+{
+    for (const char *const *b = coll_backend_names(); *b; b++)
+        if (strcmp(*b, name) == 0) return 1;
+    return 0;
+}
+
+/* Why this backend cannot run here, or NULL. mpi runs through mpirun. */
+static const char *cannot_run(const char *name, char *why, size_t len)
+{
+    char mpirun[4096];
+    if (!coll_backend_available(name, why, len)) return why;
+    if (cli_mpirun_launches(name)) {
+        if (cli_mpirun_find(mpirun, sizeof mpirun, why, len) != 0) return why;
+    } else if (cli_launcher_refuses(name)) {
+        snprintf(why, len, "%s", cli_launcher_refuses(name));
+        return why;
+    }
+    return NULL;
+}
+
+static int pick_listed(const char *list, char out[][16], size_t cap, size_t *n)
+{
+    char copy[256], *save = NULL, why[512];
+    if (strlen(list) >= sizeof copy) {
+        fprintf(stderr, "collbench suite: --backend: '%s' is too long\n", list);
+        return EXIT_USAGE;
+    }
+    strcpy(copy, list);
+    for (char *b = strtok_r(copy, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
+        if (!known(b) || strlen(b) >= 16) {
+            fprintf(stderr, "collbench suite: --backend: unknown backend '%s'\n", b);
+            return EXIT_USAGE;
+        }
+        if (cannot_run(b, why, sizeof why)) {
+            fprintf(stderr, "collbench suite: --backend %s: %s\n", b, why);
+            return EXIT_UNAVAILABLE;
+        }
+        if (*n == cap) {
+            fprintf(stderr, "collbench suite: --backend: more than %zu backends\n", cap);
+            return EXIT_USAGE;
+        }
+        strcpy(out[(*n)++], b);
+    }
+    if (*n == 0) {
+        fprintf(stderr, "collbench suite: --backend: no backend in '%s'\n", list);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+int suite_pick_backends(const char *list, char out[][16], size_t cap, size_t *n, FILE *log)
+{
+    char why[512];
+    *n = 0;
+    if (list) return pick_listed(list, out, cap, n);
+    for (const char *const *b = coll_backend_names(); *b && *n < cap; b++) {
+        if (cannot_run(*b, why, sizeof why)) {
+            char prefix[64];
+            const char *reason = why;
+            snprintf(prefix, sizeof prefix, "backend %s unavailable: ", *b);
+            if (strncmp(why, prefix, strlen(prefix)) == 0) reason += strlen(prefix);
+            if (log) fprintf(log, "collbench suite: skipping backend %s: %s\n", *b, reason);
+            continue;
+        }
+        snprintf(out[(*n)++], 16, "%s", *b);
+    }
+    if (*n == 0) {
+        fprintf(stderr, "collbench suite: no backend can run here\n");
+        return EXIT_UNAVAILABLE;
+    }
+    return 0;
+}
