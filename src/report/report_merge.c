@@ -8,6 +8,7 @@
 
 #include "coll.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,15 +104,39 @@ static int cmp_mem(const void *pa, const void *pb)
     return cmp_schema_text(&REPORT_MEM_SCHEMA, a, b);
 }
 
-/* Sorts and removes rows equal (cmp == 0) to their predecessor. */
-static size_t sort_unique(void *base, size_t *n, size_t size, int (*cmp)(const void *, const void *))
+/* One measurement written to a CSV and to a JSON file comes back with its
+ * numbers rounded differently (the training CSV keeps 3-4 decimals, JSON all of
+ * them): equal within the CSV's rounding is the same row. */
+static int same_schema_row(const rschema *s, const void *a, const void *b)
+{
+    for (size_t i = 0; i < s->nfields; i++) {
+        const rfield *f = &s->fields[i];
+        const char *x = (const char *)a + f->offset, *y = (const char *)b + f->offset;
+        if (f->kind == RF_DBL) {
+            double u = *(const double *)x, v = *(const double *)y;
+            double tol = 5e-4 * (fabs(u) > fabs(v) ? fabs(u) : fabs(v)) + 5e-4;
+            if (fabs(u - v) > tol) return 0;
+        } else if (f->kind == RF_STR ? strcmp(x, y) != 0 : memcmp(x, y, f->size) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int same_train(const void *a, const void *b) { return same_schema_row(&REPORT_TRAIN_SCHEMA, a, b); }
+static int same_mem(const void *a, const void *b) { return same_schema_row(&REPORT_MEM_SCHEMA, a, b); }
+static int same_comm(const void *a, const void *b) { return cmp_comm(a, b) == 0; }
+
+/* Sorts and removes rows that are the same as their predecessor. */
+static size_t sort_unique(void *base, size_t *n, size_t size, int (*cmp)(const void *, const void *),
+                          int (*same)(const void *, const void *))
 {
     if (*n < 2) return 0;
     qsort(base, *n, size, cmp);
     char *p = base;
     size_t out = 1;
     for (size_t i = 1; i < *n; i++) {
-        if (cmp(p + (out - 1) * size, p + i * size) == 0) continue;
+        if (same(p + (out - 1) * size, p + i * size)) continue;
         if (out != i) memcpy(p + out * size, p + i * size, size);
         out++;
     }
@@ -122,9 +147,9 @@ static size_t sort_unique(void *base, size_t *n, size_t size, int (*cmp)(const v
 
 size_t report_sort_dedup(report_data *d)
 {
-    return sort_unique(d->comm, &d->ncomm, sizeof *d->comm, cmp_comm) +
-           sort_unique(d->train, &d->ntrain, sizeof *d->train, cmp_train) +
-           sort_unique(d->mem, &d->nmem, sizeof *d->mem, cmp_mem);
+    return sort_unique(d->comm, &d->ncomm, sizeof *d->comm, cmp_comm, same_comm) +
+           sort_unique(d->train, &d->ntrain, sizeof *d->train, cmp_train, same_train) +
+           sort_unique(d->mem, &d->nmem, sizeof *d->mem, cmp_mem, same_mem);
 }
 
 int report_write_combined(const report_data *d, const char *outdir, char *err, size_t errlen)
