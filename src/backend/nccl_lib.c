@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dlopen_lib.h"
 #include "core/errbuf.h"
 
 static const char *const default_sonames[] = {"libnccl.so.2", "libnccl.so", NULL};
@@ -21,29 +22,9 @@ static _Atomic(const coll_nccl_lib *) loaded;
 
 static void *open_nccl(void)
 {
-    const char *env = getenv(COLL_NCCL_ENV);
-    if (env && *env) {
-        void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *why = dlerror();
-            snprintf(load_error, sizeof load_error,
-                     "NCCL not found: %s=%s cannot be loaded (%s): point it at libnccl.so.2 or unset it",
-                     COLL_NCCL_ENV, env, why ? why : "dlopen failed");
-        }
-        else snprintf(lib.soname, sizeof lib.soname, "%s", env);
-        return h;
-    }
-    for (const char *const *n = default_sonames; *n; n++) {
-        void *h = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            snprintf(lib.soname, sizeof lib.soname, "%s", *n);
-            return h;
-        }
-    }
-    snprintf(load_error, sizeof load_error,
-             "libnccl.so.2 not found (tried libnccl.so.2, libnccl.so): pip install nvidia-nccl-cu12 "
-             "or apt install libnccl2, then set LD_LIBRARY_PATH or %s", COLL_NCCL_ENV);
-    return NULL;
+    static const coll_lib_spec spec = {"NCCL", COLL_NCCL_ENV, default_sonames,
+                                       "pip install nvidia-nccl-cu12 or apt install libnccl2"};
+    return coll_dlopen_lib(&spec, lib.soname, sizeof lib.soname, load_error, sizeof load_error);
 }
 
 static int bind_symbols(void)

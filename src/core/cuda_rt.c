@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "core/dlopen_lib.h"
 #include "core/errbuf.h"
 
 static const char *const default_sonames[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12",
@@ -23,30 +24,10 @@ static _Atomic(const coll_cudart *) loaded;
 
 static void *open_runtime(void)
 {
-    const char *env = getenv(COLL_CUDART_ENV);
-    if (env && *env) {
-        void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *why = dlerror();
-            snprintf(load_error, sizeof load_error,
-                     "CUDA runtime not found: %s=%s cannot be loaded (%s): point it at libcudart.so.* "
-                     "or unset it", COLL_CUDART_ENV, env, why ? why : "dlopen failed");
-        }
-        else snprintf(rt.soname, sizeof rt.soname, "%s", env);
-        return h;
-    }
-    for (const char *const *n = default_sonames; *n; n++) {
-        void *h = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            snprintf(rt.soname, sizeof rt.soname, "%s", *n);
-            return h;
-        }
-    }
-    snprintf(load_error, sizeof load_error,
-             "libcudart.so not found (tried libcudart.so, .so.13, .so.12, .so.11.0, .so.10.2): pip "
-             "install nvidia-cuda-runtime-cu12 or apt install cuda-cudart-12-x, then set "
-             "LD_LIBRARY_PATH or %s", COLL_CUDART_ENV);
-    return NULL;
+    static const coll_lib_spec spec = {
+        "CUDA runtime", COLL_CUDART_ENV, default_sonames,
+        "pip install nvidia-cuda-runtime-cu12 or apt install cuda-cudart-12-x"};
+    return coll_dlopen_lib(&spec, rt.soname, sizeof rt.soname, load_error, sizeof load_error);
 }
 
 /* Every symbol or the first missing one, named. */

@@ -1,0 +1,38 @@
+/* See dlopen_lib.h. */
+#include "core/dlopen_lib.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *coll_dlopen_lib(const coll_lib_spec *spec, char *soname, size_t sonamelen, char *err,
+                      size_t errlen)
+{
+    const char *env = getenv(spec->env);
+    if (env && *env) {
+        void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            snprintf(soname, sonamelen, "%s", env);
+            return h;
+        }
+        const char *why = dlerror();
+        snprintf(err, errlen, "%s not found: %s=%s cannot be loaded (%s): point it at %s or unset it",
+                 spec->what, spec->env, env, why ? why : "dlopen failed", spec->sonames[0]);
+        return NULL;
+    }
+    char tried[256] = "";
+    size_t used = 0;
+    for (const char *const *n = spec->sonames; *n; n++) {
+        void *h = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            snprintf(soname, sonamelen, "%s", *n);
+            return h;
+        }
+        int w = snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", *n);
+        if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
+    }
+    snprintf(err, errlen, "%s not found (tried %s): %s, then set LD_LIBRARY_PATH or %s",
+             spec->sonames[0], tried, spec->install_hint, spec->env);
+    return NULL;
+}
