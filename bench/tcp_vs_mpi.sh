@@ -18,10 +18,15 @@ MPI_TCP_ONLY="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo"
 mkdir -p "$OUT"
 rm -f "$OUT/tcp.csv" "$OUT/mpi.csv"
 
-common=(allreduce --sizes "$SIZES" -P "$PROCS" --inplace 0 -n "$ITERS" -w "$WARMUP" -q)
-"$BIN" "${common[@]}" --backend tcp --csv "$OUT/tcp.csv" >/dev/null
-COLLBENCH_MPIRUN_ARGS="$MPI_TCP_ONLY ${COLLBENCH_MPIRUN_ARGS:-}" \
-    "$BIN" "${common[@]}" --backend mpi --csv "$OUT/mpi.csv" >/dev/null
+# tcp and mpi alternate per process count, so both sides of a ratio see the
+# same load on a shared machine.
+IFS=, read -r -a plist <<<"$PROCS"
+for p in "${plist[@]}"; do
+    common=(allreduce --sizes "$SIZES" -P "$p" --inplace 0 -n "$ITERS" -w "$WARMUP" -q)
+    "$BIN" "${common[@]}" --backend tcp --csv "$OUT/tcp.csv" >/dev/null
+    COLLBENCH_MPIRUN_ARGS="$MPI_TCP_ONLY ${COLLBENCH_MPIRUN_ARGS:-}" \
+        "$BIN" "${common[@]}" --backend mpi --csv "$OUT/mpi.csv" >/dev/null
+done
 
 echo "all-reduce float32 sum, out-of-place, loopback: busbw ratio collbench tcp / Open MPI"
 echo "(--mca btl tcp,self); each cell: ratio (tcp GB/s / mpi GB/s). CSVs in $OUT"

@@ -14,6 +14,7 @@
 #include "core/comm.h"
 #include "core/reduce.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ typedef struct sub {
     const coll_backend_ops *ops; /* NULL: this sub-communicator is not needed */
     void *state;
     const int *ranks;            /* sub rank -> rank; NULL: the identity */
+    int n;                       /* ranks in this sub-communicator */
     const char *what;            /* for messages */
 } sub;
 
@@ -68,6 +70,89 @@ const char *coll_auto_intra_name(char *why, size_t whylen)
     return ops ? ops->name : "none";
 }
 
+/* World rank of s's rank r, or -1 when r is not one of s's ranks. */
+static int world_rank(const sub *s, int r)
+{
+    if (r < 0 || r >= s->n) return -1;
+    return s->ranks ? s->ranks[r] : r;
+}
+
+/* s's rank of world rank w, or -1 when w is not in s. */
+static int sub_rank(const sub *s, int w)
+{
+    if (!s->ranks) return w >= 0 && w < s->n ? w : -1;
+    for (int r = 0; r < s->n; r++)
+        if (s->ranks[r] == w) return r;
+    return -1;
+}
+
+static int is_identity(const sub *s)
+{
+    for (int r = 0; s->ranks && r < s->n; r++)
+        if (s->ranks[r] != r) return 0;
+    return 1;
+}
+
+/* The sub-backend words ranks in its own numbering: rewrite every "rank N" and
+ * "ranks N, M and K" in msg into world ranks, so that users and the fault
+ * matrix read the rank they started. Numbers outside the group stay. */
+static void to_world_ranks(const sub *s, char *msg, size_t len)
+{
+    if (is_identity(s) || !len) return;
+    char out[1024];
+    size_t o = 0;
+    const char *p = msg;
+    while (*p && o + 1 < sizeof out) {
+        int word = strncmp(p, "rank", 4) == 0 && (p == msg || !isalnum((unsigned char)p[-1]));
+        if (!word) {
+            out[o++] = *p++;
+            continue;
+        }
+        size_t w = p[4] == 's' ? 5 : 4;
+        memcpy(out + o, p, w < sizeof out - 1 - o ? w : sizeof out - 1 - o);
+        o += w < sizeof out - 1 - o ? w : sizeof out - 1 - o;
+        p += w;
+        /* a number after "rank ", then more after ", " or " and " when plural */
+        for (const char *sep = " ";;) {
+            size_t sl = strlen(sep);
+            if (strncmp(p, sep, sl) != 0 || !isdigit((unsigned char)p[sl])) break;
+            char *end;
+            long r = strtol(p + sl, &end, 10);
+            int g = r < s->n ? world_rank(s, (int)r) : -1;
+            int k = g >= 0 ? snprintf(out + o, sizeof out - o, "%s%d", sep, g)
+                           : snprintf(out + o, sizeof out - o, "%.*s", (int)(end - p), p);
+            if (k < 0 || (size_t)k >= sizeof out - o) {
+                o = sizeof out - 1;
+                break;
+            }
+            o += (size_t)k;
+            p = end;
+            if (w == 4) break;
+            sep = strncmp(p, " and ", 5) == 0 ? " and " : ", ";
+        }
+    }
+    out[o] = '\0';
+    snprintf(msg, len, "%s", out);
+}
+
+/* After a message from s: which world ranks s is made of, when not the identity. */
+static void note_group(const sub *s, char *msg, size_t len)
+{
+    if (is_identity(s)) return;
+    char list[128] = "";
+    size_t used = 0;
+    for (int r = 0; r < s->n && r < 8 && used < sizeof list; r++) {
+        int k = snprintf(list + used, sizeof list - used, "%s%d", r ? ", " : "", s->ranks[r]);
+        if (k > 0) used += (size_t)k;
+    }
+    if (s->n > 8 && used < sizeof list)
+        snprintf(list + used, sizeof list - used, " and %d more", s->n - 8);
+    size_t n = strlen(msg);
+    if (n < len)
+        snprintf(msg + n, len - n, " (in the %s %s group of ranks %s)", s->what, s->ops->name,
+                 list);
+}
+
 static int sub_init(coll_comm *comm, const coll_rendezvous *rv, sub *s, const char *tag,
                     int subrank, int subsize, char *err, size_t errlen)
 {
@@ -84,10 +169,14 @@ static int sub_init(coll_comm *comm, const coll_rendezvous *rv, sub *s, const ch
         return COLL_EINVAL;
     }
     memcpy(srv.prefix, pre, (size_t)n + 1);
+    s->n = subsize;
     int rc = s->ops->init(comm, &srv, &s->state, why, sizeof why);
     if (rc) {
-        snprintf(err, errlen, "auto: cannot set up the %s %s group (rank %d of %d): %s", s->what,
-                 s->ops->name, subrank, subsize, why[0] ? why : coll_strerror(rc));
+        if (!why[0]) snprintf(why, sizeof why, "%s", coll_strerror(rc));
+        to_world_ranks(s, why, sizeof why);
+        snprintf(err, errlen, "auto: cannot set up the %s %s group: %s", s->what, s->ops->name,
+                 why);
+        note_group(s, err, errlen);
         s->state = NULL;
     }
     return rc;
@@ -178,20 +267,24 @@ static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     return COLL_OK;
 }
 
-/* Runs c on s; a failure names the rank in the world's numbering. */
+/* Runs c on s; a failure names the rank in the world's numbering, in
+ * *failed_rank and in err. */
 static int sub_run(sub *s, const coll_call *c, const coll_sig *sig, double deadline, char *err,
                    size_t errlen, int *failed_rank)
 {
     int sub_failed = -1;
+    err[0] = '\0';
     int rc = s->ops->run(s->state, c, sig, deadline, err, errlen, &sub_failed);
-    if (rc) {
-        *failed_rank = sub_failed >= 0 && s->ranks ? s->ranks[sub_failed] : sub_failed;
-        if (s->ranks && sub_failed >= 0) {
-            size_t n = strlen(err);
-            snprintf(err + n, errlen - n, " (%s %s group: its rank %d is rank %d)", s->what,
-                     s->ops->name, sub_failed, *failed_rank);
-        }
+    if (!rc) return COLL_OK;
+    *failed_rank = world_rank(s, sub_failed);
+    if (!err[0]) { /* a bare status: say at least who, when the backend knows */
+        if (*failed_rank >= 0)
+            snprintf(err, errlen, "rank %d failed: %s", sub_failed, coll_strerror(rc));
+        else
+            snprintf(err, errlen, "%s", coll_strerror(rc));
     }
+    to_world_ranks(s, err, errlen);
+    note_group(s, err, errlen);
     return rc;
 }
 
@@ -276,9 +369,11 @@ static void auto_abort(void *state, int status, int failed_rank)
 {
     auto_state *st = state;
     sub *subs[] = {&st->intra, &st->inter, &st->flat};
+    /* Each group's peers learn whom to blame in that group's numbering (-1:
+     * the failed rank is not one of them). */
     for (size_t i = 0; i < 3; i++)
         if (subs[i]->state)
-            subs[i]->ops->abort(subs[i]->state, status, subs[i]->ranks ? -1 : failed_rank);
+            subs[i]->ops->abort(subs[i]->state, status, sub_rank(subs[i], failed_rank));
 }
 
 /* Buffers come from the intra-host backend (its shared segment) when it has one. */

@@ -106,29 +106,92 @@ out:
     return rc;
 }
 
-/* Rank 0 joins every rank's id into one value so the others read one key. */
+/* Names in buf the ranks whose host id is not in the store ("rank 2", "ranks
+ * 1, 2"): how many, or a negative status when the store cannot tell. Only on
+ * the error path, so one check per rank is fine. */
+static int missing_ranks(coll_store *store, const char *prefix, int size, char *buf, size_t len)
+{
+    char key[128];
+    int missing = 0, listed = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int r = 0; r < size; r++) {
+        int exists = 0;
+        snprintf(key, sizeof key, "%shost/%d", prefix, r);
+        int rc = store->ops->check(store, key, &exists);
+        if (rc) return rc;
+        if (exists) continue;
+        missing++;
+        if (listed < 8 && used < len) {
+            int n = snprintf(buf + used, len - used, "%s%d", listed ? ", " : "", r);
+            if (n > 0) used += (size_t)n;
+            listed++;
+        }
+    }
+    if (missing > listed && used < len)
+        snprintf(buf + used, len - used, " and %d more", missing - listed);
+    return missing;
+}
+
+/* err for a wait on host ids that failed: the ranks that never published one
+ * when the store can tell (after: why that stops this rank), else fallback and
+ * the store's own words (why). */
+static void blame_missing(coll_store *store, const char *prefix, int size, const char *why,
+                          const char *after, const char *fallback, char *err, size_t errlen)
+{
+    char list[96];
+    int missing = missing_ranks(store, prefix, size, list, sizeof list);
+    if (missing > 0)
+        snprintf(err, errlen, "host ids: rank%s %s never published %s host id within %.3g s%s (%s)",
+                 missing > 1 ? "s" : "", list, missing > 1 ? "their" : "its", store->timeout_s,
+                 after, why);
+    else
+        snprintf(err, errlen, "host ids: %s: %s", fallback, why);
+}
+
+static void store_error(coll_store *store, int rc, char *why, size_t len)
+{
+    snprintf(why, len, "%s", store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+}
+
+/* Rank 0 waits for every rank's id, then joins them into one value so the
+ * others read one key. */
 static int gather_ids(coll_store *store, const char *prefix, int size, char **joined,
                       char *err, size_t errlen)
 {
     size_t cap = (size_t)size * COLL_HOST_ID_MAX + 1, used = 0;
-    char *all = malloc(cap), key[128];
-    if (!all) return COLL_ENOMEM;
-    for (int r = 0; r < size; r++) {
+    char *all = malloc(cap), *keys = calloc((size_t)size, 128), why[256];
+    const char **kp = calloc((size_t)size, sizeof *kp);
+    int rc = all && keys && kp ? COLL_OK : COLL_ENOMEM;
+    for (int r = 0; !rc && r < size; r++) {
+        kp[r] = keys + (size_t)r * 128;
+        snprintf(keys + (size_t)r * 128, 128, "%shost/%d", prefix, r);
+    }
+    /* One wait for all: a timeout then names every missing rank, not the first. */
+    if (!rc && (rc = coll_store_wait(store, kp, size))) {
+        store_error(store, rc, why, sizeof why);
+        blame_missing(store, prefix, size, why, "", "rank 0 cannot gather the host ids", err,
+                      errlen);
+    }
+    for (int r = 0; !rc && r < size; r++) {
         void *v;
         size_t n;
-        snprintf(key, sizeof key, "%shost/%d", prefix, r);
-        int rc = coll_store_get(store, key, &v, &n);
-        if (rc) {
-            snprintf(err, errlen, "host ids: rank %d never published its host id: %s", r,
-                     store->errmsg[0] ? store->errmsg : coll_strerror(rc));
-            free(all);
-            return rc;
+        if ((rc = coll_store_get(store, kp[r], &v, &n))) {
+            store_error(store, rc, why, sizeof why);
+            snprintf(err, errlen, "host ids: cannot read rank %d's host id: %s", r, why);
+            break;
         }
         if (n >= COLL_HOST_ID_MAX) n = COLL_HOST_ID_MAX - 1;
         memcpy(all + used, v, n);
         used += n;
         all[used++] = '\n';
         free(v);
+    }
+    free(keys);
+    free(kp);
+    if (rc) {
+        free(all);
+        return rc;
     }
     all[used] = '\0';
     *joined = all;
@@ -148,7 +211,7 @@ static int split_ids(char *joined, int size, const char **ids)
 int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int size,
                             coll_host_plan *p, char *err, size_t errlen)
 {
-    char id[COLL_HOST_ID_MAX], key[128];
+    char id[COLL_HOST_ID_MAX], key[128], why[256];
     char *joined = NULL;
     void *v = NULL;
     size_t n;
@@ -157,15 +220,28 @@ int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int
     coll_host_id(rank, id, sizeof id);
     snprintf(key, sizeof key, "%shost/%d", prefix, rank);
     int rc = coll_store_set(store, key, id, strlen(id));
+    if (rc) {
+        store_error(store, rc, why, sizeof why);
+        snprintf(err, errlen, "host ids: rank %d cannot publish its host id: %s", rank, why);
+    }
     if (!rc && rank == 0 && !(rc = gather_ids(store, prefix, size, &joined, err, errlen))) {
         snprintf(key, sizeof key, "%shosts", prefix);
-        rc = coll_store_set(store, key, joined, strlen(joined));
+        if ((rc = coll_store_set(store, key, joined, strlen(joined)))) {
+            store_error(store, rc, why, sizeof why);
+            snprintf(err, errlen, "host ids: rank 0 cannot publish the list: %s", why);
+        }
     }
     if (!rc && rank != 0) {
         snprintf(key, sizeof key, "%shosts", prefix);
-        if ((rc = coll_store_get(store, key, &v, &n)))
-            snprintf(err, errlen, "host ids: rank 0 never published the list: %s",
-                     store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+        if ((rc = coll_store_get(store, key, &v, &n))) {
+            store_error(store, rc, why, sizeof why);
+            /* Rank 0 is most likely waiting itself, for a rank that never came. */
+            if (rc == COLL_ETIMEDOUT)
+                blame_missing(store, prefix, size, why, ", so rank 0 had no list to send",
+                              "rank 0 never published the list", err, errlen);
+            else
+                snprintf(err, errlen, "host ids: rank 0 never published the list: %s", why);
+        }
         joined = v;
     }
     if (!rc && (rc = split_ids(joined, size, ids)))

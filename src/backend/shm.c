@@ -7,7 +7,12 @@
  * parity, default 1 MiB), COLL_SHM_MBOX_BYTES (p2p buffer per pair, 64 KiB),
  * COLL_SHM_CHUNK_BYTES (CMA reduction chunk, 256 KiB), COLL_SHM_CMA_MIN (per-rank
  * bytes from which collectives use CMA, 128 KiB), COLL_SHM_CMA=0 (never use CMA),
- * COLL_SHM_SPIN_US (spin before sleeping: 50 us, 2 us with more ranks than cores). */
+ * COLL_SHM_SPIN_US (spin before sleeping, 50 us; with more ranks than cores
+ * the spin yields the CPU at every miss),
+ * COLL_SHM_HEAP_BYTES (address space of each rank's coll_alloc heap, 64 GiB;
+ * 0: coll_alloc gives private memory), COLL_SHM_DIRECT_MIN (per-rank bytes from
+ * which all-reduce on coll_alloc'd buffers goes direct, 4 KiB). Every rank
+ * must see the same values. */
 #include "backend/shm_op.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
@@ -75,12 +80,47 @@ static void shm_fini(void *state)
     if (!st) return;
     shm_liveness_close(&st->live);
     shm_segment_unmap(&st->seg);
+    shm_heap_destroy(&st->heap);
+    free(st->in_map);
+    free(st->out_map);
+    free(st->sub);
     free(st->tmp);
     free(st->acc);
     free(st->peer_send);
     free(st->peer_recv);
     free(st->watch);
     free(st);
+}
+
+/* This rank's heap, described under the store for the peers ("none": without). */
+static int heap_publish(shm_state *st, const coll_rendezvous *rv, size_t bytes)
+{
+    char key[160], desc[96] = "none", err[200];
+    if (bytes && shm_heap_create(&st->heap, st->n, st->rank, bytes, err, sizeof err) == COLL_OK)
+        shm_heap_describe(&st->heap, desc, sizeof desc);
+    else if (bytes && st->rank == 0)
+        fprintf(stderr, "collbench shm: coll_alloc gives private memory (%s)\n", err);
+    snprintf(key, sizeof key, "%sshm/heap/%d", rv->prefix, st->rank);
+    int rc = coll_store_set(rv->store, key, desc, strlen(desc) + 1);
+    return rc;
+}
+
+/* 1 when this rank mapped every peer's heap. */
+static int heap_attach_all(shm_state *st, const coll_rendezvous *rv)
+{
+    int ok = st->heap.map && st->heap.map[st->rank];
+    for (int r = 0; ok && r < st->n; r++) {
+        char key[160], err[200];
+        void *val = NULL;
+        size_t len = 0;
+        if (r == st->rank) continue;
+        snprintf(key, sizeof key, "%sshm/heap/%d", rv->prefix, r);
+        ok = coll_store_get(rv->store, key, &val, &len) == COLL_OK && len > 0 &&
+             ((char *)val)[len - 1] == '\0' && strcmp(val, "none") != 0 &&
+             shm_heap_attach(&st->heap, r, val, err, sizeof err) == COLL_OK;
+        free(val);
+    }
+    return ok;
 }
 
 static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t errlen)
@@ -91,24 +131,39 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     mbox = (mbox + 63) / 64 * 64;
     st->chunk_bytes = env_bytes("COLL_SHM_CHUNK_BYTES", 256 * KIB, 64, 64 * 1024 * KIB);
     st->cma_min = env_bytes("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1);
-    /* Microseconds a waiter spins before it sleeps. More ranks than cores: a
-     * spinning waiter takes the core its peer needs, so it sleeps almost at once. */
-    st->spin = (int)env_bytes("COLL_SHM_SPIN_US", st->n <= online_cpus() ? 50 : 2, 0, 1000000);
+    st->direct_min = env_bytes("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1);
+    size_t heap = env_bytes("COLL_SHM_HEAP_BYTES", 64 * KIB * KIB * KIB, 0, (size_t)1 << 44);
+    /* Microseconds a waiter spins before it sleeps. More ranks than cores: the
+     * spin yields the CPU at every miss (shm_wait.c), so a peer that needs the
+     * core gets it at once; sleeping would cost a futex wake-up per step. */
+    st->yield = st->n > online_cpus();
+    st->spin = (int)env_bytes("COLL_SHM_SPIN_US", 50, 0, 1000000);
     size_t n = (size_t)st->n;
     st->tmp = malloc(st->chunk_bytes);
     st->acc = malloc(st->chunk_bytes);
     st->peer_send = calloc(n, sizeof *st->peer_send);
     st->peer_recv = calloc(n, sizeof *st->peer_recv);
     st->watch = calloc(n, 1);
+    st->in_map = calloc(n, sizeof *st->in_map);
+    st->out_map = calloc(n, sizeof *st->out_map);
+    st->sub = aligned_alloc(64, SHM_SUB_BYTES);
     pid_t *pids = calloc(n, sizeof *pids);
-    if (!st->tmp || !st->acc || !st->peer_send || !st->peer_recv || !st->watch || !pids) {
+    if (!st->tmp || !st->acc || !st->peer_send || !st->peer_recv || !st->watch || !pids ||
+        !st->in_map || !st->out_map || !st->sub) {
         free(pids);
         snprintf(err, errlen, "shm: out of memory");
         return COLL_ENOMEM;
     }
     shm_cma_allow_peers();
+    int rc = heap_publish(st, rv, heap);
+    if (rc) {
+        free(pids);
+        snprintf(err, errlen, "shm: cannot publish rank %d's heap: %s", st->rank,
+                 rv->store->errmsg);
+        return rc;
+    }
     st->probe_word = ((uint64_t)getpid() << 20) ^ 0x5eedc0115eedull;
-    int rc = shm_segment_create(&st->seg, rv->store, rv->prefix, st->rank, st->n, slot, mbox,
+    rc = shm_segment_create(&st->seg, rv->store, rv->prefix, st->rank, st->n, slot, mbox,
                                 (uint64_t)(uintptr_t)&st->probe_word, st->probe_word, err, errlen);
     if (rc == COLL_OK) {
         for (int r = 0; r < st->n; r++) pids[r] = st->seg.ctrl[r].pid;
@@ -118,8 +173,13 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     if (rc) return rc;
     char why[160] = "";
     st->seg.ctrl[st->rank].cma_ok = probe_cma(st, why, sizeof why) ? 1 : -1;
+    st->seg.ctrl[st->rank].heap_ok = heap_attach_all(st, rv);
     rc = shm_segment_barrier(rv->store, rv->prefix, "probed", st->rank, st->n, err, errlen);
     if (rc) return rc;
+    /* Every peer has mapped our heap (or given up on it). */
+    shm_heap_seal(&st->heap);
+    st->direct = st->n > 1;
+    for (int r = 0; r < st->n; r++) st->direct &= st->seg.ctrl[r].heap_ok == 1;
     st->cma = 1;
     for (int r = 0; r < st->n; r++)
         if (st->seg.ctrl[r].cma_ok != 1) {
@@ -165,7 +225,7 @@ static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double 
     *failed_rank = -1;
     shm_op o = {.st = st, .c = c, .sig = sig};
     o.w = (shm_waiter){.seg = &st->seg, .live = &st->live, .watch = NULL, .deadline = deadline,
-                       .spin = st->spin, .err = err, .errlen = errlen, .failed_rank = failed_rank};
+                       .spin = st->spin, .yield = st->yield, .err = err, .errlen = errlen, .failed_rank = failed_rank};
     o.es = c->kind == COLL_KIND_BARRIER ? 1 : coll_dtype_size(c->dt);
     if (o.es == 0) return COLL_EINVAL;
     if (c->kind == COLL_KIND_ALLREDUCE || c->kind == COLL_KIND_REDUCESCATTER ||
@@ -178,6 +238,9 @@ static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double 
         }
     }
     if (c->kind == COLL_KIND_P2P) return shm_p2p_run(&o);
+    if (st->direct && c->kind == COLL_KIND_ALLREDUCE && c->count > 0 &&
+        call_bytes(c, o.es) >= st->direct_min)
+        return shm_direct_run(&o);
     if (st->cma && st->n > 1 && call_bytes(c, o.es) >= st->cma_min && c->count > 0)
         return shm_cma_run(&o);
     return shm_stage_run(&o);
@@ -196,6 +259,23 @@ static int shm_set_algo(void *state, const char *algo, char *err, size_t errlen)
     return COLL_OK;
 }
 
+/* coll_alloc: the shared heap (so that collectives can go direct), else
+ * private memory as the core would give. */
+static void *shm_alloc(void *state, size_t bytes)
+{
+    shm_state *st = state;
+    void *p = shm_heap_alloc(&st->heap, bytes);
+    if (p) return p;
+    if (posix_memalign(&p, bytes >= 65536 ? 4096 : 64, bytes ? bytes : 1)) return NULL;
+    return p;
+}
+
+static void shm_free(void *state, void *ptr)
+{
+    shm_state *st = state;
+    if (ptr && !shm_heap_free(&st->heap, ptr)) free(ptr);
+}
+
 static void shm_abort(void *state, int status, int failed_rank)
 {
     shm_state *st = state;
@@ -210,4 +290,6 @@ const coll_backend_ops coll_backend_shm = {
     .set_algo = shm_set_algo,
     .abort = shm_abort,
     .fini = shm_fini,
+    .alloc = shm_alloc,
+    .free = shm_free,
 };

@@ -53,11 +53,11 @@ static size_t chunk_elems(shm_op *o)
     return ce ? ce : 1;
 }
 
-static int allreduce(shm_op *o)
+int shm_cma_allreduce(shm_op *o)
 {
     shm_state *st = o->st;
     size_t count = o->c->count, ce = chunk_elems(o), lo, hi;
-    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    int rc = o->arrived ? COLL_OK : shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     if (rc) return rc;
     uint64_t g0 = st->step;
     size_t biggest = (count + (size_t)st->n - 1) / (size_t)st->n;
@@ -168,7 +168,7 @@ static int alltoall(shm_op *o)
 int shm_cma_run(shm_op *o)
 {
     switch (o->c->kind) {
-    case COLL_KIND_ALLREDUCE: return allreduce(o);
+    case COLL_KIND_ALLREDUCE: return shm_cma_allreduce(o);
     case COLL_KIND_REDUCE: return reduce(o);
     case COLL_KIND_REDUCESCATTER: return reducescatter(o);
     case COLL_KIND_ALLGATHER: return allgather(o);

@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "core/reduce.h"
+#include "transport/shm/shm_heap.h"
 #include "transport/shm/shm_liveness.h"
 #include "transport/shm/shm_segment.h"
 #include "transport/shm/shm_wait.h"
@@ -29,7 +30,13 @@ typedef struct shm_state {
     uint64_t step;          /* collective steps taken; the same on every rank */
     size_t chunk_bytes;     /* CMA pipeline chunk */
     size_t cma_min;         /* per-rank bytes from which collectives use CMA */
-    int spin;
+    shm_heap heap;          /* coll_alloc memory every rank has mapped */
+    int direct;             /* every rank mapped every heap: direct all-reduce possible */
+    size_t direct_min;      /* per-rank bytes from which all-reduce tries it */
+    uint64_t chunks_done;   /* direct all-reduce chunks of earlier calls (shm_header) */
+    char **in_map, **out_map; /* [n] every rank's buffers as mapped here */
+    char *sub;              /* SHM_SUB_BYTES: one reduced block on its way out */
+    int spin, yield;        /* shm_waiter's */
     char *tmp, *acc;        /* chunk_bytes each: peer data, partial sums */
     uint64_t *peer_send, *peer_recv; /* [n] buffer addresses of the current call */
     unsigned char *watch;   /* [n] peers whose death fails a p2p wait */
@@ -44,7 +51,11 @@ typedef struct shm_op {
     size_t es;              /* element size */
     coll_reduce_fn fn;      /* NULL for collectives without an op */
     size_t moved;           /* bytes moved so far (fault points) */
+    int arrived;            /* the arrival step is taken already */
+    int inline_data;        /* staging through the arrival posts (shm_stage.c) */
 } shm_op;
+
+#define SHM_SUB_BYTES 16384 /* stays in L1 while it is reduced and written out */
 
 /* Arrival: publish sig and buffer addresses as a new step, wait for every peer's,
  * compare signatures (COLL_EMISMATCH naming both calls), note peers' buffers. */
@@ -62,5 +73,9 @@ int shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t byte
 int shm_stage_run(shm_op *o);   /* any collective through staging rounds */
 int shm_cma_run(shm_op *o);     /* any collective with CMA (large messages) */
 int shm_p2p_run(shm_op *o);     /* send, recv, sendrecv */
+/* All-reduce on coll_alloc'd buffers (shm_direct.c); falls back to the CMA or
+ * staging engines after the arrival when some buffer is private memory. */
+int shm_direct_run(shm_op *o);
+int shm_cma_allreduce(shm_op *o); /* arrival first unless o->arrived */
 
 #endif

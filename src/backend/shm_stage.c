@@ -3,7 +3,8 @@
  * parity), takes one step, and reads what it needs from every rank's slot.
  * A rank starts round k+1 only after every peer finished round k-1's reads
  * (it waited for all of them in round k), so one step per round suffices.
- * Small messages: one round, every rank reduces all inputs itself. */
+ * Small messages: one round, every rank reduces all inputs itself; up to
+ * SHM_INLINE bytes travel inside the arrival post, on the lines peers read anyway. */
 #include "backend/shm_op.h"
 
 #include <string.h>
@@ -17,8 +18,9 @@ typedef struct stage_kind {
 #define SEND(o, off) ((const char *)(o)->c->sendbuf + (off) * (o)->es)
 #define RECV(o, off) ((char *)(o)->c->recvbuf + (off) * (o)->es)
 
-static const char *peer_slot(shm_op *o, int p, int parity)
+static char *stage_buf(shm_op *o, int p, int parity)
 {
+    if (o->inline_data) return (char *)o->st->seg.ctrl[p].post[parity].data;
     return shm_slot(&o->st->seg, p, parity);
 }
 
@@ -27,9 +29,9 @@ static void reduce_slots(shm_op *o, char *out, int parity, size_t skip, size_t m
 {
     int n = o->st->n;
     size_t bytes = m * o->es;
-    if (n == 1) memcpy(out, peer_slot(o, 0, parity) + skip, bytes);
-    else o->fn(out, peer_slot(o, 0, parity) + skip, peer_slot(o, 1, parity) + skip, m);
-    for (int p = 2; p < n; p++) o->fn(out, out, peer_slot(o, p, parity) + skip, m);
+    if (n == 1) memcpy(out, stage_buf(o, 0, parity) + skip, bytes);
+    else o->fn(out, stage_buf(o, 0, parity) + skip, stage_buf(o, 1, parity) + skip, m);
+    for (int p = 2; p < n; p++) o->fn(out, out, stage_buf(o, p, parity) + skip, m);
     if (o->c->op == COLL_AVG) coll_scale_div(out, m, o->c->dt, n);
 }
 
@@ -69,7 +71,7 @@ static void consume_allgather(shm_op *o, int parity, size_t off, size_t m)
 {
     for (int p = 0; p < o->st->n; p++) {
         char *dst = RECV(o, (size_t)p * o->c->count + off);
-        const char *src = p == o->st->rank ? SEND(o, off) : peer_slot(o, p, parity);
+        const char *src = p == o->st->rank ? SEND(o, off) : stage_buf(o, p, parity);
         if (dst != src) memcpy(dst, src, m * o->es);
     }
 }
@@ -77,7 +79,7 @@ static void consume_allgather(shm_op *o, int parity, size_t off, size_t m)
 static void consume_broadcast(shm_op *o, int parity, size_t off, size_t m)
 {
     int root = o->c->root;
-    const char *src = o->st->rank == root ? SEND(o, off) : peer_slot(o, root, parity);
+    const char *src = o->st->rank == root ? SEND(o, off) : stage_buf(o, root, parity);
     if (RECV(o, off) != src) memcpy(RECV(o, off), src, m * o->es);
 }
 
@@ -85,7 +87,7 @@ static void consume_alltoall(shm_op *o, int parity, size_t off, size_t m)
 {
     size_t mine = (size_t)o->st->rank * m * o->es;
     for (int p = 0; p < o->st->n; p++)
-        memcpy(RECV(o, (size_t)p * o->c->count + off), peer_slot(o, p, parity) + mine, m * o->es);
+        memcpy(RECV(o, (size_t)p * o->c->count + off), stage_buf(o, p, parity) + mine, m * o->es);
 }
 
 static int kind_of(coll_kind k, int n, stage_kind *out)
@@ -114,13 +116,14 @@ int shm_stage_run(shm_op *o)
     size_t window = st->seg.slot_bytes / (o->es * kind_copy.mult);
     if (window == 0) return COLL_ENOTSUP;
     size_t rounds = total ? (total + window - 1) / window : 1;
+    o->inline_data = !o->arrived && total * o->es * kind_copy.mult <= SHM_INLINE;
     for (size_t k = 0; k < rounds; k++) {
         size_t off = k * window, m = total - off < window ? total - off : window;
         if (!total) m = 0;
         int parity = (int)((st->step + 1) & 1);
-        if (m && kind_copy.pack) kind_copy.pack(o, shm_slot(&st->seg, st->rank, parity), off, m);
-        int rc = k == 0 ? shm_op_arrive(o, c->sendbuf, c->recvbuf)
-                        : shm_op_sync(o, coll_kind_name(c->kind));
+        if (m && kind_copy.pack) kind_copy.pack(o, stage_buf(o, st->rank, parity), off, m);
+        int rc = k == 0 && !o->arrived ? shm_op_arrive(o, c->sendbuf, c->recvbuf)
+                                       : shm_op_sync(o, coll_kind_name(c->kind));
         if (rc) return rc;
         if (m && kind_copy.consume) kind_copy.consume(o, parity, off, m);
         shm_op_moved(o, m * o->es * kind_copy.mult);

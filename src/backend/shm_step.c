@@ -25,15 +25,16 @@ int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
 {
     shm_state *st = o->st;
     uint64_t g = ++st->step;
-    shm_slot_hdr *h = &st->seg.ctrl[st->rank].slot[g & 1];
-    h->sig = *o->sig;
-    h->sendbuf = (uint64_t)(uintptr_t)sendbuf;
-    h->recvbuf = (uint64_t)(uintptr_t)recvbuf;
-    shm_publish(&st->seg, g);
-    int rc = shm_wait_all(&o->w, g, coll_kind_name(o->c->kind));
+    shm_post *mine = &st->seg.ctrl[st->rank].post[g & 1];
+    mine->sig = *o->sig;
+    mine->sendbuf = (uint64_t)(uintptr_t)sendbuf;
+    mine->recvbuf = (uint64_t)(uintptr_t)recvbuf;
+    atomic_store(&mine->seq, g); /* after the fields (and any inline data) */
+    shm_ring_all(&st->seg);
+    int rc = shm_wait_posts(&o->w, g, coll_kind_name(o->c->kind));
     if (rc) return rc;
     for (int p = 0; p < st->n; p++) {
-        const shm_slot_hdr *ph = &st->seg.ctrl[p].slot[g & 1];
+        const shm_post *ph = &st->seg.ctrl[p].post[g & 1];
         if (!coll_sig_equal(&ph->sig, o->sig)) {
             char theirs[96], ours[96];
             coll_sig_format(&ph->sig, theirs, sizeof theirs);

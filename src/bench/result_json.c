@@ -237,6 +237,22 @@ static int append_rows(json_t *root, const bench_row *rows, size_t n, const char
     return COLL_OK;
 }
 
+/* Write root to path atomically (pretty, newline-terminated); consumes root. */
+static int dump_atomic(json_t *root, const char *path, char *err, size_t errlen)
+{
+    char *text = json_dumps(root, DUMP_FLAGS);
+    json_decref(root);
+    if (!text) {
+        coll_set_err(err, errlen, "%s: out of memory formatting JSON", path);
+        return COLL_ENOMEM;
+    }
+    size_t len = strlen(text);
+    text[len] = '\n'; /* replaces the NUL: the file ends with a newline */
+    int rc = coll_file_write_atomic(path, text, len + 1, err, errlen);
+    free(text);
+    return rc;
+}
+
 int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows,
                      size_t n, char *err, size_t errlen)
 {
@@ -258,33 +274,7 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
         json_decref(root);
         return rc;
     }
-    char *text = json_dumps(root, DUMP_FLAGS);
-    json_decref(root);
-    if (!text) {
-        coll_set_err(err, errlen, "%s: out of memory formatting JSON", path);
-        return COLL_ENOMEM;
-    }
-    size_t len = strlen(text);
-    text[len] = '\n'; /* replaces the NUL: the file ends with a newline */
-    rc = coll_file_write_atomic(path, text, len + 1, err, errlen);
-    free(text);
-    return rc;
-}
-
-/* Write root to path atomically (pretty, newline-terminated); consumes root. */
-static int dump_atomic(json_t *root, const char *path, char *err, size_t errlen)
-{
-    char *text = json_dumps(root, DUMP_FLAGS);
-    json_decref(root);
-    if (!text) {
-        coll_set_err(err, errlen, "%s: out of memory formatting JSON", path);
-        return COLL_ENOMEM;
-    }
-    size_t len = strlen(text);
-    text[len] = '\n'; /* replaces the NUL: the file ends with a newline */
-    int rc = coll_file_write_atomic(path, text, len + 1, err, errlen);
-    free(text);
-    return rc;
+    return dump_atomic(root, path, err, errlen);
 }
 
 int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const char *section,

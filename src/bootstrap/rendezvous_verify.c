@@ -97,6 +97,33 @@ static void pause_s(double s)
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
 }
 
+/* Names in buf the ranks that never claimed their rank ("rank 2", "ranks 1, 4"):
+ * how many, or a negative status when the store cannot tell. */
+static int missing_ranks(const coll_rendezvous *rv, char *buf, size_t len)
+{
+    char k[128], name[48];
+    int missing = 0, listed = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int r = 0; r < rv->world_size; r++) {
+        int exists = 0;
+        snprintf(name, sizeof name, "claim/%d", r);
+        key(k, sizeof k, rv, name);
+        int rc = rv->store->ops->check(rv->store, k, &exists);
+        if (rc) return rc;
+        if (exists) continue;
+        missing++;
+        if (listed < 8 && used < len) {
+            int n = snprintf(buf + used, len - used, "%s%d", listed ? ", " : "", r);
+            if (n > 0) used += (size_t)n;
+            listed++;
+        }
+    }
+    if (missing > listed && used < len)
+        snprintf(buf + used, len - used, " and %d more", missing - listed);
+    return missing;
+}
+
 /* Until every rank arrived or one reported a problem; sleeps between looks. */
 static int wait_all(const coll_rendezvous *rv, char *err, size_t errlen)
 {
@@ -124,9 +151,18 @@ static int wait_all(const coll_rendezvous *rv, char *err, size_t errlen)
         pause_s(pause);
         pause = pause * 2 > POLL_MAX_S ? POLL_MAX_S : pause * 2;
     }
-    snprintf(err, errlen, "rendezvous: only %lld of %d ranks arrived within %.0f s (ranks not "
-             "started, or started with another --master-addr/--master-port?)",
-             (long long)arrived, rv->world_size, rv->timeout_s);
+    char list[96];
+    int missing = missing_ranks(rv, list, sizeof list);
+    if (missing > 0)
+        snprintf(err, errlen,
+                 "rendezvous: only %lld of %d ranks arrived within %.3g s: rank%s %s %s missing "
+                 "(not started, or started with another --master-addr/--master-port?)",
+                 (long long)arrived, rv->world_size, rv->timeout_s, missing > 1 ? "s" : "", list,
+                 missing > 1 ? "are" : "is");
+    else
+        snprintf(err, errlen, "rendezvous: only %lld of %d ranks arrived within %.3g s (ranks not "
+                 "started, or started with another --master-addr/--master-port?)",
+                 (long long)arrived, rv->world_size, rv->timeout_s);
     return COLL_ETIMEDOUT;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/flag_split.h"
 #include "coll.h"
 #include "core/errbuf.h"
 #include "train/train_memory.h"
@@ -254,18 +255,8 @@ int train_options_parse(train_options *o, int argc, char **argv, char *err, size
         if (is(a, "--quick", NULL)) continue;
         if (a[0] != '-') return coll_set_err(err, errlen, "unexpected argument '%s'", a), COLL_EINVAL;
         char flag[32];
-        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL, *v;
-        if (eq) {
-            snprintf(flag, sizeof flag, "%.*s", (int)(eq - a), a);
-            v = eq + 1;
-        } else if (a[1] != '-' && a[2] != '\0') { /* -P2 */
-            snprintf(flag, sizeof flag, "%.2s", a);
-            v = a + 2;
-        } else {
-            snprintf(flag, sizeof flag, "%s", a);
-            if (i + 1 >= argc) return coll_set_err(err, errlen, "%s: missing value", a), COLL_EINVAL;
-            v = argv[++i];
-        }
+        const char *v;
+        if (bench_flag_split(argc, argv, &i, flag, sizeof flag, &v, err, errlen) != 0) return COLL_EINVAL;
         int rc = parse_flag(o, flag, v, err, errlen);
         if (rc) return rc;
     }

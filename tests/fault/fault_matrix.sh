@@ -1,33 +1,51 @@
 #!/usr/bin/env bash
 # Fault matrix (issue 9, item 1): for each backend in this build, each fault
-# point, a rank (0 and 2 of 3) and each action (kill, hang), run
-#   collbench allreduce -P 3 --csv F ...  with COLL_FAULT set
-# with the three ranks started by hand (torchrun style), which shows each
-# rank's exit code and exit time, and under collbench's own launcher (every
-# kill, and hang at the collective: a hung rank costs the launcher's 3 s grace).
+# point, two ranks and each action (kill, hang), run
+#   collbench allreduce -P N --csv F ...  with COLL_FAULT set
+# under collbench's own launcher (every case), and with the ranks started by
+# hand (torchrun style), which shows each rank's exit code and exit time, for a
+# representative half: every point with each action once and each faulty rank
+# once (a Latin square over point x action).
+# Backends: tcp, shm, auto (3 ranks, one host) and auto-2x2 (auto over 2
+# emulated hosts x 2 ranks: hierarchical all-reduce, shm within a host, tcp
+# between; rank 3 is rank 1 of both of its sub-groups, so its failures must be
+# translated into world numbering).
 # Asserts:
 #   * every surviving rank exits with code 3, within timeout + 2 s of the fault
-#     (its stderr's last write is the fault's time), naming the failed rank;
+#     (its stderr's last write is the fault's time), naming the failed rank
+#     (by hand: each survivor's message; under the launcher: what the
+#     survivors printed before it stopped them);
 #   * the launcher returns non-zero;
 #   * no process of the job is left (a unique marker in the environment);
 #   * nothing new in /dev/shm;
 #   * rows measured before the fault (the 1K size; the fault fires in the 1M
 #     size) are in the CSV.
-# Usage: fault_matrix.sh path/to/collbench [backend...]   (default: all available)
+# Cases run in parallel (COLL_FAULT_JOBS, default 12): each mostly waits on a
+# timeout or on the launcher's 3 s grace.
+# Usage: fault_matrix.sh path/to/collbench [backend...]
+#        (default: tcp shm auto auto-2x2, those available)
 set -u
 BIN=${1:?usage: $0 path/to/collbench [backend...]}
 shift
 T=2            # -T: below the launcher's 3 s grace, so survivors report themselves
 SLACK=2        # "within timeout + 2 s"
-JOBS=${COLL_FAULT_JOBS:-4}
+JOBS=${COLL_FAULT_JOBS:-12}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-fault.XXXXXX")
 MARK="collbench-fault-$$-$RANDOM"
 trap 'rm -rf "$WORK"' EXIT
 
 ARGS="allreduce --sizes 1K,1M -w 1 -n 3 --inplace 0 --time-budget 0 -T $T -q"
 POINTS="rendezvous connect store collective"
-RANKS="0 2"
 ACTIONS="kill hang"
+
+# variant NAME: sets BACKEND, NP, FAULT_RANKS and VENV (extra environment).
+variant() {
+    VENV=""
+    case $1 in
+    auto-2x2) BACKEND=auto NP=4 FAULT_RANKS="0 3" VENV="COLL_AUTO_RANKS_PER_HOST=2" ;;
+    *) BACKEND=$1 NP=3 FAULT_RANKS="0 2" ;;
+    esac
+}
 
 # leftovers MARK [kill]: processes whose environment holds COLL_FAULT_MARK=MARK
 # (one marker per case, as cases run in parallel); "kill" also SIGKILLs them.
@@ -68,7 +86,11 @@ fault_spec() { # POINT RANK ACTION
     fi
 }
 
-# check_csv DIR FILE: the 1K rows measured before the fault are there.
+names_rank() { # RANK: stdin names "rank RANK" (not rank 12 for rank 1)
+    grep -Eq "rank $1([^0-9]|\$)"
+}
+
+# check_csv NAME FILE: the 1K rows measured before the fault are there.
 check_csv() {
     if ! grep -q ",allreduce,.*,1024,256," "$2" 2>/dev/null; then
         echo "FAIL $1: no 1K row in the CSV ($(wc -l <"$2" 2>/dev/null || echo 0) lines)"
@@ -76,12 +98,14 @@ check_csv() {
     fi
 }
 
-# Launcher mode: collbench -P 3 starts the ranks.
-case_launcher() { # NAME BACKEND POINT RANK ACTION
-    name=$1 d="$WORK/$1"
+# Launcher mode: collbench -P N starts the ranks.
+case_launcher() { # NAME VARIANT POINT RANK ACTION
+    name=$1 d="$WORK/$1" F=$4
+    variant "$2"
     mkdir -p "$d"
-    COLL_FAULT=$(fault_spec "$3" "$4" "$5") COLL_FAULT_MARK=$MARK-$name \
-        timeout -s KILL 60 "$BIN" $ARGS -P 3 --backend "$2" --csv "$d/out.csv" >"$d/out" 2>"$d/err"
+    env $VENV COLL_FAULT="$(fault_spec "$3" "$4" "$5")" COLL_FAULT_MARK="$MARK-$name" \
+        timeout -s KILL 60 "$BIN" $ARGS -P "$NP" --backend "$BACKEND" --csv "$d/out.csv" \
+        >"$d/out" 2>"$d/err"
     rc=$?
     ok=1
     if [ "$rc" -eq 0 ] && ! grep -q COLL_FAULT "$d/err"; then
@@ -91,6 +115,28 @@ case_launcher() { # NAME BACKEND POINT RANK ACTION
     if [ "$rc" -eq 0 ] || [ "$rc" -eq 137 ]; then
         echo "FAIL $name: launcher exit $rc; stderr: $(tr '\n' '|' <"$d/err")"
         ok=0
+    fi
+    # What the survivors said before the launcher stopped them (its grace is
+    # longer than -T, so they normally all speak): each names the failed rank,
+    # but in a ring hang only the hung rank's neighbour has to.
+    # (Ranks share the launcher's stderr: split lines that two ranks wrote into.)
+    said=$(sed 's/collbench: /\ncollbench: /g' "$d/err" | grep -E "^collbench: rank [0-9]+: " |
+           grep -Ev "^collbench: rank $F: ")
+    if [ -z "$said" ]; then
+        echo "FAIL $name: no surviving rank said why it stopped: $(tr '\n' '|' <"$d/err")"
+        ok=0
+    elif [ "$3$5" = collectivehang ]; then
+        if ! printf '%s\n' "$said" | sed 's/^collbench: rank [0-9]*: //' | names_rank "$F"; then
+            echo "FAIL $name: no surviving rank names the hung rank $F: $(printf '%s' "$said" | tr '\n' '|')"
+            ok=0
+        fi
+    else
+        while IFS= read -r line; do
+            if ! printf '%s\n' "${line#collbench: rank * }" | names_rank "$F"; then
+                echo "FAIL $name: a message does not name rank $F: $line"
+                ok=0
+            fi
+        done <<<"$said"
     fi
     left=$(leftovers "$MARK-$name" kill | tr '\n' ' ')
     if [ -n "$left" ]; then
@@ -102,21 +148,23 @@ case_launcher() { # NAME BACKEND POINT RANK ACTION
 }
 
 # Manual mode: each rank started here, its exit code and end time recorded.
-case_manual() { # NAME BACKEND POINT RANK ACTION
+case_manual() { # NAME VARIANT POINT RANK ACTION
     name=$1 d="$WORK/$1" F=$4
+    variant "$2"
     mkdir -p "$d"
     token=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
     for attempt in 1 2 3; do
         port=$(pick_port)
         pids=""
-        for r in 0 1 2; do
+        rm -f "$d"/rc.* "$d"/end.* "$d"/pid.*
+        for r in $(seq 0 $((NP - 1))); do
             (
                 # Exactly what collbench's launcher gives its ranks, less the
                 # inherited store socket: rank 0 binds MASTER_PORT itself.
-                env COLL_LAUNCHED=1 RANK=$r WORLD_SIZE=3 LOCAL_RANK=$r LOCAL_WORLD_SIZE=3 \
+                env $VENV COLL_LAUNCHED=1 RANK=$r WORLD_SIZE=$NP LOCAL_RANK=$r LOCAL_WORLD_SIZE=$NP \
                     MASTER_ADDR=127.0.0.1 MASTER_PORT=$port COLL_JOB_TOKEN=$token \
-                    COLL_FAULT="$(fault_spec "$3" "$4" "$5")" COLL_FAULT_MARK=$MARK-$name \
-                    "$BIN" $ARGS --backend "$2" --csv "$d/out.csv" >"$d/out.$r" 2>"$d/err.$r" &
+                    COLL_FAULT="$(fault_spec "$3" "$4" "$5")" COLL_FAULT_MARK="$MARK-$name" \
+                    "$BIN" $ARGS --backend "$BACKEND" --csv "$d/out.csv" >"$d/out.$r" 2>"$d/err.$r" &
                 echo $! >"$d/pid.$r"
                 wait $!
                 echo $? >"$d/rc.$r"
@@ -125,7 +173,12 @@ case_manual() { # NAME BACKEND POINT RANK ACTION
             pids="$pids $!"
         done
         # Survivors must end by themselves; a watchdog stops a hung test.
-        ( sleep $((T + 20)); cat "$d"/pid.* | xargs kill -KILL 2>/dev/null ) &
+        (
+            sleep $((T + 20)) &
+            trap 'kill $! 2>/dev/null; exit 0' TERM
+            wait $!
+            cat "$d"/pid.* | xargs kill -KILL 2>/dev/null
+        ) &
         dog=$!
         r=0
         for p in $pids; do
@@ -133,13 +186,14 @@ case_manual() { # NAME BACKEND POINT RANK ACTION
             r=$((r + 1))
         done
         kill -KILL "$(cat "$d/pid.$F")" 2>/dev/null # the hung rank, if it hangs
-        wait
+        wait $pids
         kill "$dog" 2>/dev/null
+        wait "$dog" 2>/dev/null
         grep -q "in use" "$d/err.0" || break # the port was taken: try another
     done
     ok=1
     t0=$(date -r "$d/err.$F" +%s.%N) # the fault's announcement is its last write
-    if ! grep -q "COLL_FAULT" "$d/err.$F" && [ "$(cat "$d"/rc.* | tr -d '\n')" = 000 ]; then
+    if ! grep -q "COLL_FAULT" "$d/err.$F" && [ -z "$(cat "$d"/rc.* | tr -d '0\n')" ]; then
         echo "SKIP $name: the $2 backend never reaches the $3 point"
         return
     fi
@@ -147,7 +201,7 @@ case_manual() { # NAME BACKEND POINT RANK ACTION
         echo "FAIL $name: rank $F did not report the injected fault: $(tr '\n' '|' <"$d/err.$F")"
         ok=0
     fi
-    for s in 0 1 2; do
+    for s in $(seq 0 $((NP - 1))); do
         [ "$s" -eq "$F" ] && continue
         rc=$(cat "$d/rc.$s")
         msg=$(sed "s/^collbench: rank $s: //" "$d/err.$s" | tr '\n' '|')
@@ -159,9 +213,7 @@ case_manual() { # NAME BACKEND POINT RANK ACTION
         # out first waiting for the neighbour, which cannot know better; the
         # neighbour must name the hung rank (checked below), the others may
         # name whom they waited for.
-        if [ "$3$5" = collectivehang ] && grep -Eq "rank $F([^0-9]|\$)" "$d"/err.[0-2]; then
-            :
-        elif ! printf '%s' "$msg" | grep -Eq "rank $F([^0-9]|\$)"; then
+        if [ "$3$5" != collectivehang ] && ! printf '%s' "$msg" | names_rank "$F"; then
             echo "FAIL $name: rank $s's message does not name rank $F: $msg"
             ok=0
         fi
@@ -172,7 +224,8 @@ case_manual() { # NAME BACKEND POINT RANK ACTION
             ok=0
         fi
     done
-    if [ "$3$5" = collectivehang ] && ! grep -v "COLL_FAULT" "$d"/err.[0-2] | grep -Eq "rank $F([^0-9]|\$)"; then
+    if [ "$3$5" = collectivehang ] &&
+        ! cat "$d"/err.* | grep -v "COLL_FAULT" | sed 's/^collbench: rank [0-9]*: //' | names_rank "$F"; then
         echo "FAIL $name: no surviving rank names the hung rank $F"
         ok=0
     fi
@@ -186,34 +239,47 @@ case_manual() { # NAME BACKEND POINT RANK ACTION
 }
 
 if [ $# -gt 0 ]; then
-    BACKENDS="$*"
+    VARIANTS="$*"
 else
-    BACKENDS=""
+    VARIANTS=""
     for b in tcp shm auto; do
-        if backend_available "$b"; then BACKENDS="$BACKENDS $b"; else echo "SKIP backend $b (not available)"; fi
+        if backend_available "$b"; then VARIANTS="$VARIANTS $b"; else echo "SKIP backend $b (not available)"; fi
     done
+    case " $VARIANTS " in *" auto "*) VARIANTS="$VARIANTS auto-2x2" ;; esac
 fi
 
+# The case list: "mode variant point rank action", the slow ones (a hang
+# under the launcher costs -T plus its 3 s grace) first so the tail is short.
+cases() {
+    for v in $VARIANTS; do
+        variant "$v"
+        set -- $FAULT_RANKS
+        i=0
+        for p in $POINTS; do
+            a=0
+            for act in $ACTIONS; do
+                for r in $FAULT_RANKS; do echo "launcher $v $p $r $act"; done
+                # by hand: rank $1 or $2, alternating over point and action
+                if [ $(((i + a) % 2)) -eq 0 ]; then echo "manual $v $p $1 $act"; else echo "manual $v $p $2 $act"; fi
+                a=$((a + 1))
+            done
+            i=$((i + 1))
+        done
+    done | sort -k1,1 -k5,5r -s # launcher before manual, hang before kill
+}
+
+START=$(date +%s)
 ls /dev/shm >"$WORK/shm.before" 2>/dev/null
 running=0
-for b in $BACKENDS; do
-    for p in $POINTS; do
-        for r in $RANKS; do
-            for a in $ACTIONS; do
-                for mode in launcher manual; do
-                    [ "$mode$a" = launcherhang ] && [ "$p" != collective ] && continue
-                    "case_$mode" "$b-$p-rank$r-$a-$mode" "$b" "$p" "$r" "$a" \
-                        >"$WORK/result.$b-$p-$r-$a-$mode" 2>"$WORK/log.$b-$p-$r-$a-$mode" &
-                    running=$((running + 1))
-                    if [ "$running" -ge "$JOBS" ]; then
-                        wait -n
-                        running=$((running - 1))
-                    fi
-                done
-            done
-        done
-    done
-done
+while read -r mode v p r a; do
+    n="$v-$p-rank$r-$a-$mode"
+    "case_$mode" "$n" "$v" "$p" "$r" "$a" >"$WORK/result.$n" 2>"$WORK/log.$n" &
+    running=$((running + 1))
+    if [ "$running" -ge "$JOBS" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+done < <(cases)
 wait
 cat "$WORK"/result.* 2>/dev/null
 ls /dev/shm >"$WORK/shm.after" 2>/dev/null
@@ -232,9 +298,10 @@ if [ -n "$new_shm" ]; then
     echo "FAIL: left in /dev/shm: $new_shm"
     status=1
 fi
-if [ -z "$(echo $BACKENDS)" ]; then
+if [ -z "$(echo $VARIANTS)" ]; then
     echo "FAIL: no backend available"
     status=1
 fi
-echo "fault matrix: $passed cases passed, $failed failures, $skipped skipped (backends:$BACKENDS)"
+echo "fault matrix: $passed cases passed, $failed failures, $skipped skipped" \
+     "(backends:$VARIANTS; $(($(date +%s) - START)) s)"
 exit $status

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "bench/sizes.h"
+#include "bench/flag_split.h"
 #include "cli_common.h"
 #include "coll.h"
 #include "core/atomic_file.h"
@@ -162,21 +163,11 @@ static int parse_opts(init_opts *o, int argc, char **argv)
             fprintf(stderr, "collbench init: unexpected argument '%s' (see --help)\n", a);
             return EXIT_USAGE;
         }
-        char flag[32];
-        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL, *v;
-        if (eq) {
-            snprintf(flag, sizeof flag, "%.*s", (int)(eq - a), a);
-            v = eq + 1;
-        } else if (a[1] != '-' && a[2] != '\0') { /* -P2 */
-            snprintf(flag, sizeof flag, "%.2s", a);
-            v = a + 2;
-        } else {
-            snprintf(flag, sizeof flag, "%s", a);
-            if (i + 1 >= argc) {
-                fprintf(stderr, "collbench init: %s: missing value\n", a);
-                return EXIT_USAGE;
-            }
-            v = argv[++i];
+        char flag[32], why[96];
+        const char *v;
+        if (bench_flag_split(argc, argv, &i, flag, sizeof flag, &v, why, sizeof why) != 0) {
+            fprintf(stderr, "collbench init: %s\n", why);
+            return EXIT_USAGE;
         }
         int code = parse_flag(o, flag, v);
         if (code) return code;

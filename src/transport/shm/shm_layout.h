@@ -12,26 +12,35 @@
 #define SHM_LINE 128
 #define SHM_MAGIC 0x636f6c6c73686d31ull /* "collshm1" */
 
-/* What a rank says about one collective step: the call, and where its buffers are
- * (for peers that read them with process_vm_readv). Two of them, by step parity. */
-typedef struct shm_slot_hdr {
+#define SHM_INLINE 64 /* bytes of data that travel inside a post */
+
+/* What a rank posts at a collective's arrival: the call, where its buffers are
+ * (for peers that map or read them), and small messages' data, all on the
+ * lines a peer reads anyway; seq, stored last, says which step it is for.
+ * Two of them, by step parity. */
+typedef struct shm_post {
+    _Alignas(SHM_LINE) _Atomic uint64_t seq;
     coll_sig sig;
     uint64_t sendbuf, recvbuf;
-} shm_slot_hdr;
+    unsigned char data[SHM_INLINE];
+} shm_post;
 
 typedef struct shm_rank_ctrl {
     /* Steps this rank has finished: only grows; written by its owner only. */
     _Alignas(SHM_LINE) _Atomic uint64_t progress;
-    /* Doorbell: peers bump it after publishing anything this rank may wait for,
-     * and FUTEX_WAKE it when sleeping says the owner sleeps on it. */
+    /* Doorbell: when sleeping says the owner sleeps on it, peers bump it after
+     * publishing anything the owner may wait for, and FUTEX_WAKE it. Awake
+     * owners are not disturbed: their line stays in their cache. */
     _Alignas(SHM_LINE) _Atomic uint32_t bell;
     _Atomic uint32_t sleeping;
     /* Written once at set-up, then per step by the owner (slot by parity). */
     _Alignas(SHM_LINE) int32_t pid;
     int32_t cma_ok;
+    int32_t heap_ok;  /* this rank mapped every peer's heap (shm_heap.h) */
+    int32_t pad;
     uint64_t probe_addr; /* a private word peers read to test process_vm_readv */
     uint64_t probe_value;
-    shm_slot_hdr slot[2];
+    shm_post post[2];
 } shm_rank_ctrl;
 
 /* Point-to-point channel from one sender to one receiver. */
@@ -54,6 +63,10 @@ typedef struct shm_header {
     /* First rank to give up records why, so peers stop waiting at once. */
     _Alignas(SHM_LINE) _Atomic int32_t abort_status; /* 0: not aborted */
     int32_t abort_by, abort_rank;
+    /* Direct all-reduce (shm_direct.c): chunks claimed and chunks finished, over
+     * the communicator's life; every rank knows each call's range of them. */
+    _Alignas(SHM_LINE) _Atomic uint64_t claimed;
+    _Alignas(SHM_LINE) _Atomic uint64_t finished;
 } shm_header;
 
 #endif

@@ -36,16 +36,24 @@ static void futex_wake(_Atomic uint32_t *addr)
 
 void shm_ring(shm_segment *seg, int rank)
 {
+    /* The caller published with a seq_cst store; the sleeper set sleeping with
+     * one before its last look at the condition: one of us sees the other. */
     shm_rank_ctrl *c = &seg->ctrl[rank];
+    if (!atomic_load(&c->sleeping)) return;
     atomic_fetch_add(&c->bell, 1);
-    if (atomic_load(&c->sleeping)) futex_wake(&c->bell);
+    futex_wake(&c->bell);
+}
+
+void shm_ring_all(shm_segment *seg)
+{
+    for (int r = 0; r < seg->nranks; r++)
+        if (r != seg->rank) shm_ring(seg, r);
 }
 
 void shm_publish(shm_segment *seg, uint64_t step)
 {
     atomic_store(&seg->ctrl[seg->rank].progress, step);
-    for (int r = 0; r < seg->nranks; r++)
-        if (r != seg->rank) shm_ring(seg, r);
+    shm_ring_all(seg);
 }
 
 void shm_abort_mark(shm_segment *seg, int status, int failed_rank)
@@ -57,8 +65,7 @@ void shm_abort_mark(shm_segment *seg, int status, int failed_rank)
     /* First failure wins; the fields above may be overwritten by a racing rank,
      * which only changes who is blamed in a message. */
     atomic_compare_exchange_strong(&h->abort_status, &expected, (int32_t)status);
-    for (int r = 0; r < seg->nranks; r++)
-        if (r != seg->rank) shm_ring(seg, r);
+    shm_ring_all(seg);
 }
 
 /* Why the wait must stop, or 0 to keep waiting. */
@@ -100,20 +107,25 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
 
 int shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what)
 {
-    /* Spin for up to w->spin microseconds, but not while the rank we wait for
-     * sleeps: our own wake-up just put it on a run queue, often this CPU's, and
-     * spinning would keep it from running. Every 64 checks: the clock, that
-     * peer's state, and a yield to whoever shares this CPU. */
+    /* Spin for up to w->spin microseconds before sleeping on the futex.
+     * Ranks <= cores: a plain spin (a system call per check would add its cost
+     * to the latency), but not while the rank we wait for sleeps: our own
+     * wake-up just put it on a run queue, often this CPU's, and spinning would
+     * keep it from running. More ranks than cores: whoever we wait for most
+     * likely waits for this CPU, so every miss yields it; handing the core over
+     * that way costs a context switch, a futex sleep and wake-up much more. */
     double spin_until = -1;
     const shm_rank_ctrl *peer = who >= 0 && who < w->seg->nranks ? &w->seg->ctrl[who] : NULL;
+    unsigned check_every = w->yield ? 1 : 256;
     for (unsigned i = 0; w->spin > 0; i++) {
         if (cond(arg)) return COLL_OK;
-        cpu_relax();
-        if ((i & 63) == 0) {
+        if (w->yield) sched_yield();
+        else cpu_relax();
+        if (i % check_every == 0) {
             double now = coll_now_us();
             if (spin_until < 0) spin_until = now + w->spin;
-            else if (now > spin_until || (peer && atomic_load(&peer->sleeping))) break;
-            sched_yield();
+            else if (now > spin_until || (!w->yield && peer && atomic_load(&peer->sleeping)))
+                break;
         }
     }
     shm_rank_ctrl *me = &w->seg->ctrl[w->seg->rank];
@@ -151,6 +163,29 @@ int shm_wait_progress(const shm_waiter *w, int peer, uint64_t step, const char *
     progress_arg a = {w->seg, peer, step};
     if (progress_reached(&a)) return COLL_OK;
     return shm_wait(w, progress_reached, &a, peer, what);
+}
+
+typedef struct post_arg {
+    shm_segment *seg;
+    int peer;
+    uint64_t step;
+} post_arg;
+
+static int post_reached(const void *p)
+{
+    const post_arg *a = p;
+    return atomic_load(&a->seg->ctrl[a->peer].post[a->step & 1].seq) >= a->step;
+}
+
+int shm_wait_posts(const shm_waiter *w, uint64_t step, const char *what)
+{
+    for (int r = 0; r < w->seg->nranks; r++) {
+        post_arg a = {w->seg, r, step};
+        if (r == w->seg->rank || post_reached(&a)) continue;
+        int rc = shm_wait(w, post_reached, &a, r, what);
+        if (rc) return rc;
+    }
+    return COLL_OK;
 }
 
 int shm_wait_all(const shm_waiter *w, uint64_t step, const char *what)

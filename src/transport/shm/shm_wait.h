@@ -1,7 +1,7 @@
 /* Waiting on a shared segment without burning a core: spin a bounded number of
  * times, then sleep on this rank's doorbell futex in short slices; every slice
  * checks the condition, the abort word, the watched peers' liveness and the
- * deadline. Writers publish, then ring the doorbells of whoever may wait. */
+ * deadline. Writers publish, then ring the doorbells of whoever may sleep. */
 #ifndef COLL_SHM_WAIT_H
 #define COLL_SHM_WAIT_H
 
@@ -17,6 +17,7 @@ typedef struct shm_waiter {
     const unsigned char *watch; /* ranks whose death fails the wait; NULL: all */
     double deadline;
     int spin;                   /* microseconds of spinning before the first sleep */
+    int yield;                  /* more ranks than cores: yield the CPU while spinning */
     char *err;
     size_t errlen;
     int *failed_rank;
@@ -31,9 +32,12 @@ int shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, co
 /* Until peer's progress >= step / every peer's progress >= step. */
 int shm_wait_progress(const shm_waiter *w, int peer, uint64_t step, const char *what);
 int shm_wait_all(const shm_waiter *w, uint64_t step, const char *what);
+/* Until every peer's post for step (ctrl->post[step & 1]) is there. */
+int shm_wait_posts(const shm_waiter *w, uint64_t step, const char *what);
 
-/* Ring rank's doorbell (wakes it if it sleeps). */
+/* Wake rank if it sleeps (call after publishing with a seq_cst store). */
 void shm_ring(shm_segment *seg, int rank);
+void shm_ring_all(shm_segment *seg);
 /* Set this rank's progress to step and ring every peer. */
 void shm_publish(shm_segment *seg, uint64_t step);
 /* Record the first failure of the communicator and wake everyone. */

@@ -1,0 +1,157 @@
+/* All-reduce on buffers every rank can address (coll_alloc'd in the shared
+ * heaps, shm_heap.h). The message is cut into chunks that ranks claim from one
+ * shared counter; whoever claims a chunk reduces it from all n inputs into an
+ * L1-sized block and writes that block into all n outputs. So every input byte
+ * is read once and every output byte written once (the least memory traffic an
+ * all-reduce can have), with no system call and no staging copy, and the ranks
+ * that have a core do the work: with more ranks than cores, a rank that is not
+ * scheduled costs nothing but its arrival. Chunks are finished in any order;
+ * a rank returns once every chunk is finished, so no closing step is needed. */
+#include "backend/shm_op.h"
+
+#include <string.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
+/* Outputs larger than this (all ranks together) would evict the inputs from the
+ * last-level cache: they are written with streaming stores instead. */
+#define STREAM_MIN ((size_t)16 << 20)
+
+static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+
+/* memcpy, with non-temporal stores when stream (no read-for-ownership of the
+ * destination, no eviction of the inputs). The caller fences before publishing. */
+static void copy_out(char *dst, const char *src, size_t bytes, int stream)
+{
+#if defined(__x86_64__)
+    if (stream) {
+        size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
+        if (head > bytes) head = bytes;
+        memcpy(dst, src, head);
+        size_t i = head;
+        for (; i + 64 <= bytes; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
+            __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
+            _mm_stream_si128((__m128i *)(dst + i), a);
+            _mm_stream_si128((__m128i *)(dst + i + 16), b);
+            _mm_stream_si128((__m128i *)(dst + i + 32), c);
+            _mm_stream_si128((__m128i *)(dst + i + 48), d);
+        }
+        memcpy(dst + i, src + i, bytes - i);
+        return;
+    }
+#else
+    (void)stream;
+#endif
+    memcpy(dst, src, bytes);
+}
+
+static void store_fence(void)
+{
+#if defined(__x86_64__)
+    _mm_sfence(); /* streaming stores are weakly ordered */
+#endif
+}
+
+/* Every rank's send and receive buffer as mapped here; 0 if one is private. */
+static int map_buffers(shm_op *o, char **in, char **out)
+{
+    shm_state *st = o->st;
+    size_t bytes = o->c->count * o->es;
+    for (int p = 0; p < st->n; p++) {
+        in[p] = shm_heap_peer(&st->heap, p, st->peer_send[p], bytes);
+        out[p] = shm_heap_peer(&st->heap, p, st->peer_recv[p], bytes);
+        if (!in[p] || !out[p]) return 0;
+    }
+    return 1;
+}
+
+/* Chunk size: several chunks per rank so that ranks that run take over the
+ * work of those that do not, but large enough that claiming costs nothing. */
+static size_t chunk_elems(const shm_op *o)
+{
+    size_t bytes = o->c->count * o->es;
+    size_t c = bytes / (4 * (size_t)o->st->n);
+    c = c < 4096 ? 4096 : c / 4096 * 4096;
+    c = min_sz(c, o->st->chunk_bytes);
+    return c / o->es ? c / o->es : 1;
+}
+
+/* Next unclaimed chunk below end, or 0 when there is none. */
+static int claim(_Atomic uint64_t *ctr, uint64_t end, uint64_t *k)
+{
+    uint64_t c = atomic_load(ctr);
+    while (c < end)
+        if (atomic_compare_exchange_weak(ctr, &c, c + 1)) {
+            *k = c;
+            return 1;
+        }
+    return 0;
+}
+
+/* Elements [a, b): reduce in rank order (the same bits on every rank), write out. */
+static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a, size_t b,
+                         int stream)
+{
+    int n = o->st->n;
+    size_t sub = SHM_SUB_BYTES / o->es;
+    char *t = o->st->sub;
+    for (size_t s = a; s < b; s += sub) {
+        size_t m = min_sz(sub, b - s), off = s * o->es;
+        o->fn(t, in[0] + off, in[1] + off, m);
+        for (int p = 2; p < n; p++) o->fn(t, t, in[p] + off, m);
+        if (o->c->op == COLL_AVG) coll_scale_div(t, m, o->c->dt, n);
+        for (int j = 0; j < n; j++) { /* own output first: it is read soonest */
+            int p = (o->st->rank + j) % n;
+            copy_out(out[p] + off, t, m * o->es, stream);
+        }
+    }
+}
+
+typedef struct finished_arg {
+    const shm_header *h;
+    uint64_t end;
+} finished_arg;
+
+static int all_finished(const void *arg)
+{
+    const finished_arg *f = arg;
+    return atomic_load(&f->h->finished) >= f->end;
+}
+
+static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
+{
+    shm_state *st = o->st;
+    shm_header *h = st->seg.hdr;
+    size_t count = o->c->count, ce = chunk_elems(o);
+    uint64_t begin = st->chunks_done, end = begin + (count + ce - 1) / ce, k;
+    st->chunks_done = end;
+    int stream = count * o->es * (size_t)st->n >= STREAM_MIN;
+    while (claim(&h->claimed, end, &k)) {
+        size_t a = (size_t)(k - begin) * ce;
+        reduce_chunk(o, in, out, a, min_sz(count, a + ce), stream);
+        if (stream) store_fence();
+        shm_op_moved(o, (min_sz(count, a + ce) - a) * o->es);
+        /* Whoever finishes the last chunk wakes the ranks that sleep on it. */
+        if (atomic_fetch_add(&h->finished, 1) + 1 == end) shm_ring_all(&st->seg);
+    }
+    finished_arg f = {h, end};
+    if (all_finished(&f)) return COLL_OK;
+    return shm_wait(&o->w, all_finished, &f, (st->rank + 1) % st->n, "the last allreduce chunks");
+}
+
+int shm_direct_run(shm_op *o)
+{
+    shm_state *st = o->st;
+    char **in = st->in_map, **out = st->out_map;
+    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    if (rc) return rc;
+    o->arrived = 1;
+    /* Every rank sees the same addresses and heaps: all decide alike. */
+    if (map_buffers(o, in, out)) return direct_allreduce(o, in, out);
+    if (st->cma && o->c->count * o->es >= st->cma_min) return shm_cma_allreduce(o);
+    return shm_stage_run(o);
+}
