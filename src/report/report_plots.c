@@ -193,10 +193,15 @@ static void draw_comparison(const bars_arg *a)
 
 static void draw_training(const bars_arg *a)
 {
-    static const char *const series[] = {"compute", "exposed communication"};
+    static const char *const series[] = {"compute", "exposed comm."};
     const int colours[] = {plot_colour(0), plot_colour(1)};
-    plot_bars("Training step: compute and exposed communication", "time per step (ms)", a->g, a->ng,
-              series, 2, colours, 1, "%.3g ms");
+    const report_data *d = a->c->d;
+    int one_model = 1;
+    for (size_t i = 1; i < d->ntrain; i++) one_model &= !strcmp(d->train[i].model, d->train[0].model);
+    char title[160];
+    snprintf(title, sizeof title, "%s%straining step: compute + exposed comm.",
+             one_model ? d->train[0].model : "", one_model ? ": " : "");
+    plot_bars(title, "time per step (ms)", a->g, a->ng, series, 2, colours, 1, "%.3g ms");
 }
 
 typedef enum plot_kind { K_SIZE, K_SCALING, K_COMPARISON, K_TRAINING } plot_kind;
@@ -297,10 +302,12 @@ static void training_plot(const plot_ctx *c, const char *outdir, report_plots *o
     plot_bar_group *g = calloc(d->ntrain, sizeof *g);
     size_t ng = 0;
     if (!g) return;
-    int vary_bucket = 0;
-    for (size_t i = 1; i < d->ntrain; i++)
+    int vary_bucket = 0, vary_model = 0;
+    for (size_t i = 1; i < d->ntrain; i++) {
         vary_bucket |= d->train[i].bucket_mb != d->train[0].bucket_mb ||
                        strcmp(d->train[i].compress, d->train[0].compress) != 0;
+        vary_model |= strcmp(d->train[i].model, d->train[0].model) != 0;
+    }
     for (size_t i = 0; i < d->ntrain && ng < 40; i++) {
         const report_train_row *r = &d->train[i];
         if (i > 0) { /* newest row of a configuration only, as in the summary table */
@@ -311,9 +318,15 @@ static void training_plot(const plot_ctx *c, const char *outdir, report_plots *o
                 continue;
         }
         plot_bar_group *b = &g[ng++];
-        snprintf(b->label[0], sizeof b->label[0], "%s %s", r->model, r->mode);
-        if (vary_bucket)
-            snprintf(b->label[1], sizeof b->label[1], "%s x%d %gMB %s", r->backend, r->nprocs, r->bucket_mb, r->compress);
+        /* Short lines under each bar: the mode, then what else varies. */
+        if (vary_model)
+            snprintf(b->label[0], sizeof b->label[0], "%s %s", r->model, r->mode);
+        else
+            snprintf(b->label[0], sizeof b->label[0], "%s", r->mode);
+        if (vary_bucket && r->bucket_mb > 0) /* buckets mean something in ddp only */
+            snprintf(b->label[1], sizeof b->label[1], "%s x%d %gMB%s%s", r->backend, r->nprocs,
+                     r->bucket_mb, strcmp(r->compress, "none") ? " " : "",
+                     strcmp(r->compress, "none") ? r->compress : "");
         else
             snprintf(b->label[1], sizeof b->label[1], "%s x%d", r->backend, r->nprocs);
         b->value[0] = r->compute_ms;
@@ -321,7 +334,7 @@ static void training_plot(const plot_ctx *c, const char *outdir, report_plots *o
     }
     bars_arg a = {c, g, ng};
     job j = {K_TRAINING, c, &a};
-    render(outdir, "training_breakdown", bars_width(ng * 3), &j, out,
+    render(outdir, "training_breakdown", bars_width(ng * 6), &j, out,
            "Training step time split into compute and exposed (not overlapped) communication");
     free(g);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #define SLICE_NS 50000000L /* 50 ms between liveness checks while asleep */
+#define PLAIN_SPIN_US 2.0  /* spin without yielding for this long, ranks <= cores */
 
 /* No PAUSE while spinning: under KVM, pause-loop exiting turns a spinning vCPU
  * into a VM exit and a yield of the host CPU, which cost 2-ranks latency 100x
@@ -107,25 +108,22 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
 
 int shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what)
 {
-    /* Spin for up to w->spin microseconds before sleeping on the futex.
-     * Ranks <= cores: a plain spin (a system call per check would add its cost
-     * to the latency), but not while the rank we wait for sleeps: our own
-     * wake-up just put it on a run queue, often this CPU's, and spinning would
-     * keep it from running. More ranks than cores: whoever we wait for most
-     * likely waits for this CPU, so every miss yields it; handing the core over
-     * that way costs a context switch, a futex sleep and wake-up much more. */
-    double spin_until = -1;
-    const shm_rank_ctrl *peer = who >= 0 && who < w->seg->nranks ? &w->seg->ctrl[who] : NULL;
-    unsigned check_every = w->yield ? 1 : 256;
-    for (unsigned i = 0; w->spin > 0; i++) {
+    /* Spin for up to w->spin microseconds before sleeping on the futex: first
+     * a plain spin (ranks <= cores: the peer runs on another core, and a
+     * system call per check would add its cost to the latency), then yielding
+     * the CPU at every miss: whoever we wait for may wait for this CPU (more
+     * ranks than cores, or another program took the other core), and handing
+     * the core over that way costs one context switch where a futex sleep and
+     * wake-up cost several. */
+    double now = coll_now_us(), yield_from = now + (w->yield ? 0 : PLAIN_SPIN_US);
+    double spin_until = now + w->spin;
+    for (unsigned i = 1; w->spin > 0; i++) {
         if (cond(arg)) return COLL_OK;
-        if (w->yield) sched_yield();
+        if (now >= yield_from) sched_yield();
         else cpu_relax();
-        if (i % check_every == 0) {
-            double now = coll_now_us();
-            if (spin_until < 0) spin_until = now + w->spin;
-            else if (now > spin_until || (!w->yield && peer && atomic_load(&peer->sleeping)))
-                break;
+        if (now >= yield_from || i % 64 == 0) {
+            now = coll_now_us();
+            if (now > spin_until) break;
         }
     }
     shm_rank_ctrl *me = &w->seg->ctrl[w->seg->rank];
