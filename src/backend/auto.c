@@ -11,13 +11,20 @@
 #include "backend/auto.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
+#include "core/clock.h"
 #include "core/comm.h"
 #include "core/reduce.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* How long a rank that timed out waiting for a peer looks for that peer's own
+ * report: a peer that waited for a third rank times out about as late. */
+#define BLAME_GRACE_S 0.5
 
 typedef struct sub {
     const coll_backend_ops *ops; /* NULL: this sub-communicator is not needed */
@@ -29,6 +36,8 @@ typedef struct sub {
 
 typedef struct auto_state {
     int rank, size;
+    coll_store *store;           /* the rendezvous store: who blamed whom */
+    char prefix[64];             /* this communicator's keys in it */
     coll_host_plan plan;
     sub intra, inter, flat;
     int hier;                    /* all-reduce goes intra/inter/intra */
@@ -95,14 +104,23 @@ static int is_identity(const sub *s)
 
 /* The sub-backend words ranks in its own numbering: rewrite every "rank N" and
  * "ranks N, M and K" in msg into world ranks, so that users and the fault
- * matrix read the rank they started. Numbers outside the group stay. */
-static void to_world_ranks(const sub *s, char *msg, size_t len)
+ * matrix read the rank they started. Numbers outside the group stay, and so
+ * does the text keep (a store's message quoted in msg). */
+static void to_world_ranks(const sub *s, char *msg, size_t len, const char *keep)
 {
     if (is_identity(s) || !len) return;
     char out[1024];
     size_t o = 0;
     const char *p = msg;
+    /* keep: words of the store, which numbers ranks like the world does */
+    const char *kept = keep && *keep ? strstr(msg, keep) : NULL;
     while (*p && o + 1 < sizeof out) {
+        if (p == kept) {
+            int k = snprintf(out + o, sizeof out - o, "%s", keep);
+            o = k > 0 && (size_t)k < sizeof out - o ? o + (size_t)k : sizeof out - 1;
+            p += strlen(keep);
+            continue;
+        }
         int word = strncmp(p, "rank", 4) == 0 && (p == msg || !isalnum((unsigned char)p[-1]));
         if (!word) {
             out[o++] = *p++;
@@ -173,7 +191,7 @@ static int sub_init(coll_comm *comm, const coll_rendezvous *rv, sub *s, const ch
     int rc = s->ops->init(comm, &srv, &s->state, why, sizeof why);
     if (rc) {
         if (!why[0]) snprintf(why, sizeof why, "%s", coll_strerror(rc));
-        to_world_ranks(s, why, sizeof why);
+        to_world_ranks(s, why, sizeof why, rv->store ? rv->store->errmsg : NULL);
         snprintf(err, errlen, "auto: cannot set up the %s %s group: %s", s->what, s->ops->name,
                  why);
         note_group(s, err, errlen);
@@ -244,12 +262,19 @@ static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;
     st->size = rv->world_size;
+    st->store = rv->store;
+    snprintf(st->prefix, sizeof st->prefix, "%s", rv->prefix);
     snprintf(prefix, sizeof prefix, "%sa/", rv->prefix);
     int rc = coll_host_plan_exchange(rv->store, prefix, rv->rank, rv->world_size, &st->plan, err,
                                      errlen);
     if (!rc) rc = plan_subs(st, err, errlen);
     const coll_host_plan *p = &st->plan;
     char tag[32];
+    /* Every rank first, then the groups: a rank that hangs or dies setting up
+     * its first group is then waited for by every rank, which all name it,
+     * instead of by its group only while the others wait for its partners. */
+    if (!rc && st->flat.ops)
+        rc = sub_init(comm, rv, &st->flat, "f", rv->rank, rv->world_size, err, errlen);
     if (!rc && st->intra.ops) {
         snprintf(tag, sizeof tag, "h%d", p->host);
         rc = sub_init(comm, rv, &st->intra, tag, p->local_rank, p->local_size, err, errlen);
@@ -258,7 +283,6 @@ static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
         snprintf(tag, sizeof tag, "x%d", p->local_rank);
         rc = sub_init(comm, rv, &st->inter, tag, p->host, p->nhosts, err, errlen);
     }
-    if (!rc && st->flat.ops) rc = sub_init(comm, rv, &st->flat, "f", rv->rank, rv->world_size, err, errlen);
     if (rc) {
         auto_fini(st);
         return rc;
@@ -267,31 +291,102 @@ static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     return COLL_OK;
 }
 
+/* ---- who blamed whom: a rank that fails a group's call says in the store
+ * which world rank it blames, so that ranks of other groups (which see only
+ * "rank 1 aborted", or a timeout on a rank that was itself waiting) can name
+ * the rank that failed first. Best effort: the store may be gone. ---- */
+
+static void blame_key(const auto_state *st, int rank, char *key, size_t len)
+{
+    snprintf(key, len, "%sa/blame/%d", st->prefix, rank);
+}
+
+static void publish_blame(auto_state *st, int blamed)
+{
+    char key[96], val[16];
+    if (!st->store || blamed < 0 || blamed == st->rank) return;
+    blame_key(st, st->rank, key, sizeof key);
+    snprintf(val, sizeof val, "%d", blamed);
+    coll_store_set(st->store, key, val, strlen(val));
+}
+
+/* Whom rank r blames (-1: no word from it); never blocks on the store. */
+static int blame_of(auto_state *st, int r)
+{
+    char key[96];
+    int exists = 0, who = -1;
+    void *v = NULL;
+    size_t n;
+    blame_key(st, r, key, sizeof key);
+    if (st->store->ops->check(st->store, key, &exists) || !exists) return -1;
+    if (coll_store_get(st->store, key, &v, &n) == COLL_OK) who = atoi(v);
+    free(v);
+    return who >= 0 && who < st->size ? who : -1;
+}
+
+static void pause_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+/* The rank at the end of the chain of blames from blamed; after a timeout,
+ * waits up to BLAME_GRACE_S for the rank at the end to speak. */
+static int root_cause(auto_state *st, int blamed, int timed_out)
+{
+    double until = coll_now_s() + (timed_out ? BLAME_GRACE_S : 0);
+    int root = blamed;
+    for (int hops = 0; st->store && hops < st->size;) {
+        int next = blame_of(st, root);
+        if (next == st->rank || next == root) break; /* waiting on each other: keep root */
+        if (next >= 0) {
+            root = next;
+            hops++;
+            continue;
+        }
+        if (coll_now_s() >= until) break;
+        pause_s(0.01);
+    }
+    return root;
+}
+
 /* Runs c on s; a failure names the rank in the world's numbering, in
- * *failed_rank and in err. */
-static int sub_run(sub *s, const coll_call *c, const coll_sig *sig, double deadline, char *err,
-                   size_t errlen, int *failed_rank)
+ * *failed_rank and in err: the rank that failed first when the one s blames
+ * had itself stopped because of another. */
+static int sub_run(auto_state *st, sub *s, const coll_call *c, const coll_sig *sig,
+                   double deadline, char *err, size_t errlen, int *failed_rank)
 {
     int sub_failed = -1;
     err[0] = '\0';
     int rc = s->ops->run(s->state, c, sig, deadline, err, errlen, &sub_failed);
     if (!rc) return COLL_OK;
-    *failed_rank = world_rank(s, sub_failed);
+    int blamed = world_rank(s, sub_failed);
     if (!err[0]) { /* a bare status: say at least who, when the backend knows */
-        if (*failed_rank >= 0)
+        if (blamed >= 0)
             snprintf(err, errlen, "rank %d failed: %s", sub_failed, coll_strerror(rc));
         else
             snprintf(err, errlen, "%s", coll_strerror(rc));
     }
-    to_world_ranks(s, err, errlen);
+    to_world_ranks(s, err, errlen, NULL);
     note_group(s, err, errlen);
+    *failed_rank = blamed;
+    if (blamed < 0 || blamed == st->rank) return rc;
+    publish_blame(st, blamed);
+    int root = root_cause(st, blamed, rc == COLL_ETIMEDOUT);
+    if (root != blamed) {
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n, "; rank %d had stopped because rank %d failed", blamed,
+                 root);
+        *failed_rank = root;
+        publish_blame(st, root);
+    }
     return rc;
 }
 
 /* One step of the hierarchical all-reduce on s, stamped with its own signature. */
-static int step(sub *s, coll_kind kind, const void *sbuf, void *rbuf, size_t count,
-                const coll_call *c, const coll_sig *parent, double deadline, char *err,
-                size_t errlen, int *failed_rank)
+static int step(auto_state *st, sub *s, coll_kind kind, const void *sbuf, void *rbuf,
+                size_t count, const coll_call *c, const coll_sig *parent, double deadline,
+                char *err, size_t errlen, int *failed_rank)
 {
     coll_call sc = {.kind = kind, .sendbuf = sbuf, .recvbuf = rbuf, .count = count, .dt = c->dt,
                     .op = COLL_SUM, .root = 0, .dest = -1, .source = -1};
@@ -300,7 +395,7 @@ static int step(sub *s, coll_kind kind, const void *sbuf, void *rbuf, size_t cou
     sig.kind = (uint8_t)kind;
     sig.op = (uint8_t)sc.op;
     sig.count = count;
-    return sub_run(s, &sc, &sig, deadline, err, errlen, failed_rank);
+    return sub_run(st, s, &sc, &sig, deadline, err, errlen, failed_rank);
 }
 
 /* Intra-host reduce-scatter, inter-host all-reduce of this rank's block,
@@ -315,21 +410,21 @@ static int hier_allreduce(auto_state *st, const coll_call *c, const coll_sig *si
     char *rb = c->recvbuf, *mine = rb + (size_t)st->plan.local_rank * blk * es;
     int rc = COLL_OK;
     if (blk) {
-        rc = step(&st->intra, COLL_KIND_REDUCESCATTER, sb, mine, blk, c, sig, deadline, err,
+        rc = step(st, &st->intra, COLL_KIND_REDUCESCATTER, sb, mine, blk, c, sig, deadline, err,
                   errlen, failed_rank);
         if (!rc)
-            rc = step(&st->inter, COLL_KIND_ALLREDUCE, mine, mine, blk, c, sig, deadline, err,
+            rc = step(st, &st->inter, COLL_KIND_ALLREDUCE, mine, mine, blk, c, sig, deadline, err,
                       errlen, failed_rank);
         if (!rc)
-            rc = step(&st->intra, COLL_KIND_ALLGATHER, mine, rb, blk, c, sig, deadline, err, errlen,
-                      failed_rank);
+            rc = step(st, &st->intra, COLL_KIND_ALLGATHER, mine, rb, blk, c, sig, deadline, err,
+                      errlen, failed_rank);
     }
     if (!rc && rem) {
-        rc = step(&st->intra, COLL_KIND_ALLREDUCE, sb + bulk * es, rb + bulk * es, rem, c, sig,
+        rc = step(st, &st->intra, COLL_KIND_ALLREDUCE, sb + bulk * es, rb + bulk * es, rem, c, sig,
                   deadline, err, errlen, failed_rank);
         if (!rc)
-            rc = step(&st->inter, COLL_KIND_ALLREDUCE, rb + bulk * es, rb + bulk * es, rem, c, sig,
-                      deadline, err, errlen, failed_rank);
+            rc = step(st, &st->inter, COLL_KIND_ALLREDUCE, rb + bulk * es, rb + bulk * es, rem, c,
+                      sig, deadline, err, errlen, failed_rank);
     }
     if (!rc && c->op == COLL_AVG) coll_scale_div(rb, c->count, c->dt, st->size);
     return rc;
@@ -340,10 +435,11 @@ static int auto_run(void *state, const coll_call *c, const coll_sig *sig, double
 {
     auto_state *st = state;
     *failed_rank = -1;
-    if (st->plan.nhosts == 1) return sub_run(&st->intra, c, sig, deadline, err, errlen, failed_rank);
+    if (st->plan.nhosts == 1)
+        return sub_run(st, &st->intra, c, sig, deadline, err, errlen, failed_rank);
     if (c->kind == COLL_KIND_ALLREDUCE && st->hier)
         return hier_allreduce(st, c, sig, deadline, err, errlen, failed_rank);
-    return sub_run(&st->flat, c, sig, deadline, err, errlen, failed_rank);
+    return sub_run(st, &st->flat, c, sig, deadline, err, errlen, failed_rank);
 }
 
 /* The algorithm applies inside every group; a group's backend without that

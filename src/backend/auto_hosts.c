@@ -2,10 +2,16 @@
 #include "backend/auto.h"
 #include "core/comm.h"
 
+#include "core/clock.h"
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+
+#define NO_LIST '\x01' /* first byte of the list key when rank 0 has none to give */
 
 /* Ids travel joined by '\n' in one store value: keep them to one printable line. */
 static void sanitize(char *s)
@@ -135,23 +141,74 @@ static int missing_ranks(coll_store *store, const char *prefix, int size, char *
 
 /* err for a wait on host ids that failed: the ranks that never published one
  * when the store can tell (after: why that stops this rank), else fallback and
- * the store's own words (why). */
-static void blame_missing(coll_store *store, const char *prefix, int size, const char *why,
-                          const char *after, const char *fallback, char *err, size_t errlen)
+ * the store's own words (why). Returns how many are missing, or a negative
+ * status when the store cannot tell. */
+static int blame_missing(coll_store *store, const char *prefix, int size, double waited,
+                         const char *why, const char *after, const char *fallback, char *err,
+                         size_t errlen)
 {
     char list[96];
     int missing = missing_ranks(store, prefix, size, list, sizeof list);
     if (missing > 0)
-        snprintf(err, errlen, "host ids: rank%s %s never published %s host id within %.3g s%s (%s)",
-                 missing > 1 ? "s" : "", list, missing > 1 ? "their" : "its", store->timeout_s,
-                 after, why);
+        snprintf(err, errlen,
+                 "host ids: rank%s %s never published %s host id within %.3g s%s%s%s%s",
+                 missing > 1 ? "s" : "", list, missing > 1 ? "their" : "its", waited, after,
+                 why[0] ? " (" : "", why, why[0] ? ")" : "");
     else
-        snprintf(err, errlen, "host ids: %s: %s", fallback, why);
+        snprintf(err, errlen, "host ids: %s: %s", fallback,
+                 why[0] ? why : store->errmsg[0] ? store->errmsg : "no rank is missing now");
+    return missing;
 }
 
 static void store_error(coll_store *store, int rc, char *why, size_t len)
 {
     snprintf(why, len, "%s", store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+}
+
+static void pause_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
+/* Rank 0 gives up this much before the store's timeout, so that the others,
+ * waiting for the list with the store's timeout, read why there is none
+ * before rank 0 exits and takes the store with it. */
+static double gather_patience(double timeout_s)
+{
+    return timeout_s - (timeout_s / 4 < 0.5 ? timeout_s / 4 : 0.5);
+}
+
+/* Until every rank's id is in the store (rank 0 hosts it: looks are cheap),
+ * sleeping between looks, or the patience runs out. */
+static int await_ids(coll_store *store, const char *prefix, int size, char *err, size_t errlen)
+{
+    double patience = gather_patience(store->timeout_s), until = coll_now_s() + patience;
+    double pause = 0.001;
+    char key[128], why[256];
+    for (int r = 0; r < size;) {
+        int exists = 0;
+        snprintf(key, sizeof key, "%shost/%d", prefix, r);
+        int rc = store->ops->check(store, key, &exists);
+        if (rc) {
+            store_error(store, rc, why, sizeof why);
+            snprintf(err, errlen, "host ids: rank 0 cannot look for rank %d's host id: %s", r, why);
+            return rc;
+        }
+        if (exists) {
+            r++;
+            continue;
+        }
+        if (coll_now_s() >= until) {
+            int missing = blame_missing(store, prefix, size, patience, "", "",
+                                        "rank 0 cannot look for the missing ids", err, errlen);
+            if (missing == 0) continue; /* the last one came just now */
+            return missing > 0 ? COLL_ETIMEDOUT : missing;
+        }
+        pause_s(pause);
+        pause = pause * 2 > 0.05 ? 0.05 : pause * 2;
+    }
+    return COLL_OK;
 }
 
 /* Rank 0 waits for every rank's id, then joins them into one value so the
@@ -160,23 +217,14 @@ static int gather_ids(coll_store *store, const char *prefix, int size, char **jo
                       char *err, size_t errlen)
 {
     size_t cap = (size_t)size * COLL_HOST_ID_MAX + 1, used = 0;
-    char *all = malloc(cap), *keys = calloc((size_t)size, 128), why[256];
-    const char **kp = calloc((size_t)size, sizeof *kp);
-    int rc = all && keys && kp ? COLL_OK : COLL_ENOMEM;
-    for (int r = 0; !rc && r < size; r++) {
-        kp[r] = keys + (size_t)r * 128;
-        snprintf(keys + (size_t)r * 128, 128, "%shost/%d", prefix, r);
-    }
-    /* One wait for all: a timeout then names every missing rank, not the first. */
-    if (!rc && (rc = coll_store_wait(store, kp, size))) {
-        store_error(store, rc, why, sizeof why);
-        blame_missing(store, prefix, size, why, "", "rank 0 cannot gather the host ids", err,
-                      errlen);
-    }
+    char *all = malloc(cap), key[128], why[256];
+    if (!all) return COLL_ENOMEM;
+    int rc = await_ids(store, prefix, size, err, errlen);
     for (int r = 0; !rc && r < size; r++) {
         void *v;
         size_t n;
-        if ((rc = coll_store_get(store, kp[r], &v, &n))) {
+        snprintf(key, sizeof key, "%shost/%d", prefix, r);
+        if ((rc = coll_store_get(store, key, &v, &n))) {
             store_error(store, rc, why, sizeof why);
             snprintf(err, errlen, "host ids: cannot read rank %d's host id: %s", r, why);
             break;
@@ -187,8 +235,6 @@ static int gather_ids(coll_store *store, const char *prefix, int size, char **jo
         all[used++] = '\n';
         free(v);
     }
-    free(keys);
-    free(kp);
     if (rc) {
         free(all);
         return rc;
@@ -208,13 +254,46 @@ static int split_ids(char *joined, int size, const char **ids)
     return COLL_OK;
 }
 
+/* The others read the list rank 0 published, or why it has none. */
+static int receive_list(coll_store *store, const char *prefix, int size, char **joined,
+                        char *err, size_t errlen)
+{
+    char key[128], why[256];
+    void *v = NULL;
+    size_t n = 0;
+    int exists = 0;
+    snprintf(key, sizeof key, "%shosts", prefix);
+    int rc = coll_store_get(store, key, &v, &n);
+    if (rc == COLL_ETIMEDOUT) {
+        store_error(store, rc, why, sizeof why);
+        /* Rank 0 gives up before us (gather_patience), but under load its word
+         * may come just after our timeout: one more look, then ask the store
+         * who is missing. */
+        if (store->ops->check(store, key, &exists) == COLL_OK && exists)
+            rc = coll_store_get(store, key, &v, &n);
+        if (rc)
+            blame_missing(store, prefix, size, store->timeout_s, why,
+                          ", so rank 0 had no list to send", "rank 0 never published the list",
+                          err, errlen);
+    } else if (rc) { /* rank 0, the store's host, died before it published anything */
+        store_error(store, rc, why, sizeof why);
+        snprintf(err, errlen, "host ids: rank 0 never published the list: %s", why);
+    }
+    if (rc) return rc;
+    if (n > 0 && ((char *)v)[0] == NO_LIST) {
+        snprintf(err, errlen, "%s (reported by rank 0)", (char *)v + 1);
+        free(v);
+        return COLL_ETIMEDOUT;
+    }
+    *joined = v;
+    return COLL_OK;
+}
+
 int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int size,
                             coll_host_plan *p, char *err, size_t errlen)
 {
     char id[COLL_HOST_ID_MAX], key[128], why[256];
     char *joined = NULL;
-    void *v = NULL;
-    size_t n;
     const char **ids = calloc((size_t)size, sizeof *ids);
     if (!ids) return COLL_ENOMEM;
     coll_host_id(rank, id, sizeof id);
@@ -224,26 +303,24 @@ int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int
         store_error(store, rc, why, sizeof why);
         snprintf(err, errlen, "host ids: rank %d cannot publish its host id: %s", rank, why);
     }
-    if (!rc && rank == 0 && !(rc = gather_ids(store, prefix, size, &joined, err, errlen))) {
+    if (!rc && rank == 0) {
+        int grc = gather_ids(store, prefix, size, &joined, err, errlen);
         snprintf(key, sizeof key, "%shosts", prefix);
-        if ((rc = coll_store_set(store, key, joined, strlen(joined)))) {
+        if (grc) {
+            /* The others wait for the list: they get why there is none (ids
+             * have no control characters, so NO_LIST cannot start one) and
+             * can name the missing rank after this process and its store
+             * are gone. */
+            char verdict[320];
+            snprintf(verdict, sizeof verdict, "%c%s", NO_LIST, err);
+            coll_store_set(store, key, verdict, strlen(verdict));
+            rc = grc;
+        } else if ((rc = coll_store_set(store, key, joined, strlen(joined)))) {
             store_error(store, rc, why, sizeof why);
             snprintf(err, errlen, "host ids: rank 0 cannot publish the list: %s", why);
         }
     }
-    if (!rc && rank != 0) {
-        snprintf(key, sizeof key, "%shosts", prefix);
-        if ((rc = coll_store_get(store, key, &v, &n))) {
-            store_error(store, rc, why, sizeof why);
-            /* Rank 0 is most likely waiting itself, for a rank that never came. */
-            if (rc == COLL_ETIMEDOUT)
-                blame_missing(store, prefix, size, why, ", so rank 0 had no list to send",
-                              "rank 0 never published the list", err, errlen);
-            else
-                snprintf(err, errlen, "host ids: rank 0 never published the list: %s", why);
-        }
-        joined = v;
-    }
+    if (!rc && rank != 0) rc = receive_list(store, prefix, size, &joined, err, errlen);
     if (!rc && (rc = split_ids(joined, size, ids)))
         snprintf(err, errlen, "host ids: the list from rank 0 has fewer than %d entries", size);
     if (!rc && (rc = coll_host_plan_build(ids, size, rank, p)))

@@ -9,9 +9,11 @@
  * bytes from which collectives use CMA, 128 KiB), COLL_SHM_CMA=0 (never use CMA),
  * COLL_SHM_SPIN_US (spin before sleeping, 50 us; with more ranks than cores
  * the spin yields the CPU at every miss),
- * COLL_SHM_HEAP_BYTES (address space of each rank's coll_alloc heap, 64 GiB;
+ * COLL_SHM_HEAP_BYTES (address space of each rank's coll_alloc heap, 16 GiB;
  * 0: coll_alloc gives private memory), COLL_SHM_DIRECT_MIN (per-rank bytes from
- * which all-reduce on coll_alloc'd buffers goes direct, 4 KiB). Every rank
+ * which all-reduce on coll_alloc'd buffers goes direct, 4 KiB), COLL_SHM_STREAM_MIN
+ * (bytes of all ranks' outputs from which direct all-reduce writes them with
+ * streaming stores, 16 MiB). Every rank
  * must see the same values. */
 #include "backend/shm_op.h"
 #include "algo/algo.h"
@@ -35,6 +37,7 @@ static size_t env_bytes(const char *name, size_t dflt, size_t lo, size_t hi)
     unsigned long long x = strtoull(v, &end, 10);
     if (*end == 'K' || *end == 'k') x *= KIB;
     else if (*end == 'M' || *end == 'm') x *= KIB * KIB;
+    else if (*end == 'G' || *end == 'g') x *= KIB * KIB * KIB;
     if (x < lo) x = lo;
     if (x > hi) x = hi;
     return (size_t)x;
@@ -132,7 +135,8 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->chunk_bytes = env_bytes("COLL_SHM_CHUNK_BYTES", 256 * KIB, 64, 64 * 1024 * KIB);
     st->cma_min = env_bytes("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1);
     st->direct_min = env_bytes("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1);
-    size_t heap = env_bytes("COLL_SHM_HEAP_BYTES", 64 * KIB * KIB * KIB, 0, (size_t)1 << 44);
+    st->stream_min = env_bytes("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, 0, (size_t)-1);
+    size_t heap = env_bytes("COLL_SHM_HEAP_BYTES", 16 * KIB * KIB * KIB, 0, (size_t)1 << 44);
     /* Microseconds a waiter spins before it sleeps. More ranks than cores: the
      * spin yields the CPU at every miss (shm_wait.c), so a peer that needs the
      * core gets it at once; sleeping would cost a futex wake-up per step. */

@@ -14,10 +14,6 @@
 #include <emmintrin.h>
 #endif
 
-/* Outputs larger than this (all ranks together) would evict the inputs from the
- * last-level cache: they are written with streaming stores instead. */
-#define STREAM_MIN ((size_t)16 << 20)
-
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
 /* memcpy, with non-temporal stores when stream (no read-for-ownership of the
@@ -129,7 +125,9 @@ static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
     size_t count = o->c->count, ce = chunk_elems(o);
     uint64_t begin = st->chunks_done, end = begin + (count + ce - 1) / ce, k;
     st->chunks_done = end;
-    int stream = count * o->es * (size_t)st->n >= STREAM_MIN;
+    /* Outputs this large (all ranks together) would evict the inputs from the
+     * last-level cache: they are written with streaming stores instead. */
+    int stream = count * o->es * (size_t)st->n >= st->stream_min;
     while (claim(&h->claimed, end, &k)) {
         size_t a = (size_t)(k - begin) * ce;
         reduce_chunk(o, in, out, a, min_sz(count, a + ce), stream);

@@ -33,6 +33,7 @@ typedef struct shm_state {
     shm_heap heap;          /* coll_alloc memory every rank has mapped */
     int direct;             /* every rank mapped every heap: direct all-reduce possible */
     size_t direct_min;      /* per-rank bytes from which all-reduce tries it */
+    size_t stream_min;      /* all ranks' bytes from which it writes past the caches */
     uint64_t chunks_done;   /* direct all-reduce chunks of earlier calls (shm_header) */
     char **in_map, **out_map; /* [n] every rank's buffers as mapped here */
     char *sub;              /* SHM_SUB_BYTES: one reduced block on its way out */

@@ -5,6 +5,7 @@
 #include "transport/shm/shm_cma.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +26,12 @@ int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
 {
     shm_state *st = o->st;
     uint64_t g = ++st->step;
-    shm_post *mine = &st->seg.ctrl[st->rank].post[g & 1];
+    shm_rank_ctrl *me = &st->seg.ctrl[st->rank];
+    shm_post *mine = &me->post[g & 1];
+    /* Peers that find us on their CPU yield it to us at once (shm_wait.c). */
+    int cpu = sched_getcpu();
+    if (cpu != atomic_load_explicit(&me->cpu, memory_order_relaxed))
+        atomic_store_explicit(&me->cpu, cpu, memory_order_relaxed);
     mine->sig = *o->sig;
     mine->sendbuf = (uint64_t)(uintptr_t)sendbuf;
     mine->recvbuf = (uint64_t)(uintptr_t)recvbuf;

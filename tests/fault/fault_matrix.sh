@@ -32,7 +32,8 @@ SLACK=2        # "within timeout + 2 s"
 JOBS=${COLL_FAULT_JOBS:-12}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-fault.XXXXXX")
 MARK="collbench-fault-$$-$RANDOM"
-trap 'rm -rf "$WORK"' EXIT
+# COLL_FAULT_KEEP=1 keeps every case's stderr, exit codes and CSV there.
+if [ -n "${COLL_FAULT_KEEP:-}" ]; then echo "# cases in $WORK"; else trap 'rm -rf "$WORK"' EXIT; fi
 
 ARGS="allreduce --sizes 1K,1M -w 1 -n 3 --inplace 0 --time-budget 0 -T $T -q"
 POINTS="rendezvous connect store collective"
@@ -86,8 +87,10 @@ fault_spec() { # POINT RANK ACTION
     fi
 }
 
-names_rank() { # RANK: stdin names "rank RANK" (not rank 12 for rank 1)
-    grep -Eq "rank $1([^0-9]|\$)"
+# names_rank RANK: stdin names "rank RANK", alone or in a list ("ranks 1,3
+# never connected"), not "rank 12" for rank 1.
+names_rank() {
+    grep -Eq "ranks? ([0-9]+(, ?| and ))*$1([^0-9]|\$)"
 }
 
 # check_csv NAME FILE: the 1K rows measured before the fault are there.

@@ -109,13 +109,15 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
 int shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what)
 {
     /* Spin for up to w->spin microseconds before sleeping on the futex: first
-     * a plain spin (ranks <= cores: the peer runs on another core, and a
+     * a plain spin (ranks <= cores and the peer last seen on another CPU: a
      * system call per check would add its cost to the latency), then yielding
      * the CPU at every miss: whoever we wait for may wait for this CPU (more
      * ranks than cores, or another program took the other core), and handing
      * the core over that way costs one context switch where a futex sleep and
      * wake-up cost several. */
-    double now = coll_now_us(), yield_from = now + (w->yield ? 0 : PLAIN_SPIN_US);
+    const shm_rank_ctrl *peer = who >= 0 && who < w->seg->nranks ? &w->seg->ctrl[who] : NULL;
+    int shared_cpu = peer && atomic_load_explicit(&peer->cpu, memory_order_relaxed) == sched_getcpu();
+    double now = coll_now_us(), yield_from = now + (w->yield || shared_cpu ? 0 : PLAIN_SPIN_US);
     double spin_until = now + w->spin;
     for (unsigned i = 1; w->spin > 0; i++) {
         if (cond(arg)) return COLL_OK;
