@@ -8,6 +8,7 @@
  * scheduled costs nothing but its arrival. Chunks are finished in any order;
  * a rank returns once every chunk is finished, so no closing step is needed. */
 #include "backend/shm_op.h"
+#include "core/clock.h"
 
 #include <string.h>
 #if defined(__x86_64__)
@@ -118,6 +119,29 @@ static int all_finished(const void *arg)
     return atomic_load(&f->h->finished) >= f->end;
 }
 
+/* A rank still working on a chunk (the one to name if it never finishes). */
+static int busy_rank(const shm_state *st)
+{
+    for (int j = 1; j < st->n; j++) {
+        int r = (st->rank + j) % st->n;
+        if (atomic_load_explicit(&st->seg.ctrl[r].busy, memory_order_relaxed)) return r;
+    }
+    return (st->rank + 1) % st->n;
+}
+
+/* Until every chunk is finished, naming on a timeout whoever still holds one:
+ * the wait goes in short slices, each blaming the rank busy when it starts. */
+static int wait_finished(shm_op *o, const finished_arg *f)
+{
+    shm_waiter w = o->w;
+    for (;;) {
+        double now = coll_now_s();
+        w.deadline = o->w.deadline < now + 0.1 ? o->w.deadline : now + 0.1;
+        int rc = shm_wait(&w, all_finished, f, busy_rank(o->st), "the last allreduce chunks");
+        if (rc != COLL_ETIMEDOUT || w.deadline >= o->w.deadline) return rc;
+    }
+}
+
 static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
 {
     shm_state *st = o->st;
@@ -128,17 +152,20 @@ static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
     /* Outputs this large (all ranks together) would evict the inputs from the
      * last-level cache: they are written with streaming stores instead. */
     int stream = count * o->es * (size_t)st->n >= st->stream_min;
+    _Atomic uint64_t *busy = &st->seg.ctrl[st->rank].busy;
+    shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
     while (claim(&h->claimed, end, &k)) {
         size_t a = (size_t)(k - begin) * ce;
+        atomic_store_explicit(busy, k + 1, memory_order_relaxed);
         reduce_chunk(o, in, out, a, min_sz(count, a + ce), stream);
         if (stream) store_fence();
         shm_op_moved(o, (min_sz(count, a + ce) - a) * o->es);
+        atomic_store_explicit(busy, 0, memory_order_relaxed);
         /* Whoever finishes the last chunk wakes the ranks that sleep on it. */
         if (atomic_fetch_add(&h->finished, 1) + 1 == end) shm_ring_all(&st->seg);
     }
     finished_arg f = {h, end};
-    if (all_finished(&f)) return COLL_OK;
-    return shm_wait(&o->w, all_finished, &f, (st->rank + 1) % st->n, "the last allreduce chunks");
+    return all_finished(&f) ? COLL_OK : wait_finished(o, &f);
 }
 
 int shm_direct_run(shm_op *o)

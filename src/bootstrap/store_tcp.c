@@ -643,10 +643,19 @@ static int ensure_connected(tcp_store *t, double deadline)
     size_t replen;
     int rc = exchange(t, req, sizeof req, t->token, toklen, deadline, &rep, &replen);
     if (rc == COLL_EPEER) {
+        /* A server that drops us at HELLO refused our token, unless it is gone
+         * altogether: a second short connect tells the two apart. */
         fail(t, rc, "HELLO");
-        errf(&t->base,
-                 "store server at %s:%d closed the connection at HELLO (wrong job token?)",
-                 t->host, t->port);
+        char why[128];
+        int probe = coll_sock_connect(t->host, t->port, coll_now_s() + 0.2, why, sizeof why);
+        if (probe < 0) {
+            errf(&t->base, "store server at %s:%d (rank 0) is gone: it closed the connection at "
+                 "HELLO and accepts no new one (%s)", t->host, t->port, why);
+            return COLL_EPEER;
+        }
+        close(probe);
+        errf(&t->base, "store server at %s:%d closed the connection at HELLO (wrong job token?)",
+             t->host, t->port);
         return COLL_EAUTH;
     }
     if (rc) return fail(t, rc, "HELLO");

@@ -81,7 +81,7 @@ pick_port() {
 
 fault_spec() { # POINT RANK ACTION
     if [ "$1" = collective ]; then
-        echo "$2:collective:$3:512K" # after the 1K size, inside the first 1M iteration
+        echo "$2:collective:$3:64K" # after the 1K size (a few KiB), early in the 1M size
     else
         echo "$2:$1:$3"
     fi
@@ -156,7 +156,7 @@ case_manual() { # NAME VARIANT POINT RANK ACTION
     variant "$2"
     mkdir -p "$d"
     token=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
-    for attempt in 1 2 3; do
+    for _ in 1 2 3; do
         port=$(pick_port)
         pids=""
         rm -f "$d"/rc.* "$d"/end.* "$d"/pid.*

@@ -33,7 +33,10 @@ typedef struct shm_rank_ctrl {
      * owners are not disturbed: their line stays in their cache. */
     _Alignas(SHM_LINE) _Atomic uint32_t bell;
     _Atomic uint32_t sleeping;
-    /* Written once at set-up, then per step by the owner (slot by parity). */
+    /* Direct all-reduce chunk this rank works on, + 1 (0: none), so that a
+     * rank that hangs holding one is the rank the others name. */
+    _Alignas(SHM_LINE) _Atomic uint64_t busy;
+    /* Written once at set-up, then by the owner when it changes. */
     _Alignas(SHM_LINE) int32_t pid;
     int32_t cma_ok;
     int32_t heap_ok;  /* this rank mapped every peer's heap (shm_heap.h) */
