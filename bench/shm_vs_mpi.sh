@@ -9,7 +9,7 @@
 #   bench/shm_vs_mpi.sh        (env: COLLBENCH=build/collbench, PROCS=2,4,6,
 #                               SIZES=8,64K,1M,10M,100M,1G, ITERS=20, WARMUP=5,
 #                               BIND=core|none for the shm ranks, default core:
-#                               see docs/PERFORMANCE.md, shm)
+#                               see docs/PERFORMANCE.md, shm; BUFFERS=coll|malloc)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 BIN=${COLLBENCH:-build/collbench}
@@ -18,6 +18,9 @@ SIZES=${SIZES:-8,64K,1M,10M,100M,1G}
 ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-5}
 BIND=${BIND:-core}
+# coll: buffers from coll_alloc (shm's shared heap, read without copies);
+# malloc: private buffers, as a framework's tensors (single copy through CMA)
+BUFFERS=${BUFFERS:-coll}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -53,7 +56,7 @@ memcpy_gbps=$("$tmp/memcpy_bw")
 
 # shm through collbench; the CSV's bytes column is the size asked for.
 "$BIN" allreduce --backend shm --sizes "$SIZES" -P "$PROCS" --inplace 0 -d float32 -o sum \
-    -n "$ITERS" -w "$WARMUP" --bind "$BIND" -q --csv "$tmp/shm.csv" >/dev/null
+    -n "$ITERS" -w "$WARMUP" --bind "$BIND" --buffers "$BUFFERS" -q --csv "$tmp/shm.csv" >/dev/null
 
 # MPI, one mpirun per process count. Root may run mpirun only when told so.
 root_flag=()
@@ -65,7 +68,7 @@ for np in ${PROCS//,/ }; do
 done
 
 echo "all-reduce float32 sum, out-of-place: busbw GB/s shm / mpi = ratio (up to 64 B: avg time shm / mpi = ratio mpi/shm)"
-echo "single-core memcpy: $memcpy_gbps GB/s; shm ranks bound: $BIND"
+echo "single-core memcpy: $memcpy_gbps GB/s; shm ranks bound: $BIND; shm buffers: $BUFFERS"
 echo
 awk -F, -v memcpy="$memcpy_gbps" '
   function human(b) { return b >= 1073741824 ? b / 1073741824 "G" : b >= 1048576 ? b / 1048576 "M" : b >= 1024 ? b / 1024 "K" : b }

@@ -1,11 +1,12 @@
 /* The shm backend: processes of one host through one shared segment per
  * communicator (src/transport/shm), with shared-memory collectives (not
  * point-to-point algorithms over shared memory): small messages through
- * staging slots, large ones single-copy with process_vm_readv (shm_op.h).
+ * staging slots, all-reduce on coll_alloc'd buffers direct from the shared
+ * heaps, other large ones single-copy with process_vm_readv (shm_op.h).
  *
  * Tunables (environment, bytes): COLL_SHM_SLOT_BYTES (staging slot per rank and
  * parity, default 1 MiB), COLL_SHM_MBOX_BYTES (p2p buffer per pair, 64 KiB),
- * COLL_SHM_CHUNK_BYTES (CMA reduction chunk, 256 KiB), COLL_SHM_CMA_MIN (per-rank
+ * COLL_SHM_CHUNK_BYTES (CMA and largest direct reduction chunk, 256 KiB), COLL_SHM_CMA_MIN (per-rank
  * bytes from which collectives use CMA, 128 KiB), COLL_SHM_CMA=0 (never use CMA),
  * COLL_SHM_SPIN_US (spin before sleeping, 50 us; with more ranks than cores
  * the spin yields the CPU at every miss),
@@ -16,6 +17,7 @@
  * streaming stores, 16 MiB). Every rank
  * must see the same values. */
 #include "backend/shm_op.h"
+#include "backend/shm_fused.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
 #include "transport/shm/shm_cma.h"
@@ -86,6 +88,8 @@ static void shm_fini(void *state)
     shm_heap_destroy(&st->heap);
     free(st->in_map);
     free(st->out_map);
+    free(st->at_in);
+    free(st->at_out);
     free(st->sub);
     free(st->tmp);
     free(st->acc);
@@ -150,10 +154,13 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->watch = calloc(n, 1);
     st->in_map = calloc(n, sizeof *st->in_map);
     st->out_map = calloc(n, sizeof *st->out_map);
+    st->at_in = calloc(n, sizeof *st->at_in);
+    st->at_out = calloc(n, sizeof *st->at_out);
+    st->fused = shm_fused_available();
     st->sub = aligned_alloc(64, SHM_SUB_BYTES);
     pid_t *pids = calloc(n, sizeof *pids);
     if (!st->tmp || !st->acc || !st->peer_send || !st->peer_recv || !st->watch || !pids ||
-        !st->in_map || !st->out_map || !st->sub) {
+        !st->in_map || !st->out_map || !st->at_in || !st->at_out || !st->sub) {
         free(pids);
         snprintf(err, errlen, "shm: out of memory");
         return COLL_ENOMEM;

@@ -8,6 +8,7 @@
  * scheduled costs nothing but its arrival. Chunks are finished in any order;
  * a rank returns once every chunk is finished, so no closing step is needed. */
 #include "backend/shm_op.h"
+#include "backend/shm_fused.h"
 #include "core/clock.h"
 
 #include <string.h>
@@ -94,6 +95,14 @@ static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a,
                          int stream)
 {
     int n = o->st->n;
+    if (o->st->fused && o->c->dt == COLL_FLOAT32 && o->c->op == COLL_SUM) {
+        for (int p = 0; p < n; p++) {
+            o->st->at_in[p] = (const float *)(in[p] + a * o->es);
+            o->st->at_out[p] = (float *)(out[p] + a * o->es);
+        }
+        shm_fused_f32_sum(o->st->at_out, o->st->at_in, n, b - a, stream);
+        return;
+    }
     size_t sub = SHM_SUB_BYTES / o->es;
     char *t = o->st->sub;
     for (size_t s = a; s < b; s += sub) {

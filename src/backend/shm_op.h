@@ -1,9 +1,11 @@
 /* Internals of the shm backend shared by its files: the backend state, one
- * running call (shm_op), and the two engines every collective is built on:
+ * running call (shm_op), and the engines every collective is built on:
  *   staging: rounds through the segment (copy in, publish, peers copy out);
  *            small messages, and everything when CMA is unavailable;
  *   cma:     peers read (or write) each other's buffers with process_vm_readv,
- *            one copy, chunked so that partial results stay in L2.
+ *            one copy, chunked so that partial results stay in L2;
+ *   direct:  all-reduce on buffers in the shared heaps (coll_alloc): plain
+ *            loads and stores, chunks claimed by whichever rank runs.
  * Every collective starts with an arrival step (signature + buffer addresses,
  * checked against every peer) and every rank takes the same steps, so a step
  * number is a sequence number that only grows, on every rank alike. */
@@ -36,6 +38,9 @@ typedef struct shm_state {
     size_t stream_min;      /* all ranks' bytes from which it writes past the caches */
     uint64_t chunks_done;   /* direct all-reduce chunks of earlier calls (shm_header) */
     char **in_map, **out_map; /* [n] every rank's buffers as mapped here */
+    const float **at_in;    /* [n] the same at the chunk being reduced, for */
+    float **at_out;         /* shm_fused_f32_sum */
+    int fused;              /* shm_fused_f32_sum runs here */
     char *sub;              /* SHM_SUB_BYTES: one reduced block on its way out */
     int spin, yield;        /* shm_waiter's */
     char *tmp, *acc;        /* chunk_bytes each: peer data, partial sums */

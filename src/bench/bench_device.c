@@ -33,17 +33,21 @@ static void *device_alloc(size_t bytes, char *err, size_t errlen)
     return NULL;
 }
 
-int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, int cuda, size_t send_bytes,
+int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, bench_mem mem, size_t send_bytes,
                         size_t recv_bytes, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
-    b->cuda = cuda;
+    b->cuda = mem == BENCH_MEM_CUDA;
+    b->mem = mem;
     b->comm = comm;
     b->send_bytes = send_bytes ? send_bytes : 1;
     b->recv_bytes = recv_bytes ? recv_bytes : 1;
-    if (!cuda) {
+    if (mem == BENCH_MEM_COLL) {
         b->send = b->send_host = coll_alloc(comm, b->send_bytes);
         b->recv = b->recv_host = coll_alloc(comm, b->recv_bytes);
+    } else if (mem == BENCH_MEM_MALLOC) {
+        b->send = b->send_host = calloc(1, b->send_bytes);
+        b->recv = b->recv_host = calloc(1, b->recv_bytes);
     } else {
         if (!coll_cudart_loaded()) {
             coll_set_err(err, errlen, "--device cuda: the CUDA runtime is not loaded");
@@ -66,9 +70,12 @@ int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, int cuda, size_t send
 
 void bench_buffers_free(bench_buffers *b)
 {
-    if (!b->cuda) {
+    if (b->mem == BENCH_MEM_COLL) {
         if (b->send) coll_free(b->comm, b->send);
         if (b->recv) coll_free(b->comm, b->recv);
+    } else if (b->mem == BENCH_MEM_MALLOC) {
+        free(b->send);
+        free(b->recv);
     } else {
         const coll_cudart *rt = coll_cudart_loaded();
         if (rt && b->send) rt->Free(b->send);

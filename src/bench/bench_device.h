@@ -1,6 +1,8 @@
 /* Where the benchmark's buffers live (--device cpu|cuda).
  *
- * cpu: coll_alloc memory; the "host" view is the buffer itself.
+ * cpu: coll_alloc memory (the backend's own: shm's shared heap, which its
+ * all-reduce reads without copies), or with --buffers malloc private memory
+ * (what a framework's tensors are); the "host" view is the buffer itself.
  * cuda: cudaMalloc memory on the rank's GPU (local rank % GPUs), plus host
  * mirrors of the same size: inputs are made in the mirrors and uploaded, results
  * downloaded into them and checked there (bench_data works on host memory).
@@ -15,8 +17,11 @@
 
 #define BENCH_DEVICE_OOM 1 /* bench_buffers_alloc: the device is out of memory */
 
+typedef enum bench_mem { BENCH_MEM_COLL, BENCH_MEM_MALLOC, BENCH_MEM_CUDA } bench_mem;
+
 typedef struct bench_buffers {
     int cuda;
+    bench_mem mem;
     coll_comm *comm;
     void *send, *recv;           /* what the collectives get */
     void *send_host, *recv_host; /* host views: mirrors (cuda) or send/recv (cpu) */
@@ -32,7 +37,7 @@ int bench_device_open(const char *device, int local_rank, int *ngpus, char *err,
 
 /* Allocate buffers of at least one byte each. 0, BENCH_DEVICE_OOM (err says
  * which size) or COLL_ENOMEM (host memory). Free with bench_buffers_free either way. */
-int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, int cuda, size_t send_bytes,
+int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, bench_mem mem, size_t send_bytes,
                         size_t recv_bytes, char *err, size_t errlen);
 void bench_buffers_free(bench_buffers *b);
 

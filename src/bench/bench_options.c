@@ -287,6 +287,14 @@ static int on_inplace(parse_ctx *c, const char *v)
     return 0;
 }
 
+static int on_buffers(parse_ctx *c, const char *v)
+{
+    if (strcmp(v, "coll") != 0 && strcmp(v, "malloc") != 0)
+        return fail(c, "'%s' is not a buffer kind (coll, malloc)", v);
+    c->o->malloc_buffers = strcmp(v, "malloc") == 0;
+    return 0;
+}
+
 static int on_seed(parse_ctx *c, const char *v)
 {
     char *end;
@@ -328,6 +336,9 @@ static const opt_def opt_table[] = {
     {0, "algo", "NAME", on_algo, "algorithm (default auto)"},
     {0, "device", "cpu|cuda", on_device, "where the buffers live (default cpu)"},
     {0, "inplace", "0|1|2", on_inplace, "out-of-place, in-place or both (default 2)"},
+    {0, "buffers", "coll|malloc", on_buffers,
+     "host buffers from coll_alloc (the backend's memory: shm reads it without copies; "
+     "default) or malloc (private, like a framework's tensors)"},
     {0, "seed", "N", on_seed, "seed of the checked inputs (default 1)"},
     {0, "time-budget", "SECONDS", on_budget, "fewer iterations past this per size, 0 = none (default 4)"},
     {0, "duration", "TIME", on_duration, "soak: repeat the sizes until TIME (60s, 10m, 1h) has passed; RSS and fds shown"},
@@ -338,7 +349,8 @@ static const opt_def opt_table[] = {
     {0, "master-port", "PORT", on_master_port, "the store's port on node 0 (default 29500)"},
     {0, "listen-addr", "ADDR", on_listen_addr, "address this host's ranks listen on (default: the one routing to --master-addr)"},
     {0, "job-token", "SECRET", on_job_token, "shared secret of a multi-host job, as $COLL_JOB_TOKEN (at most 64 characters)"},
-    {0, "bind", "core|none", on_bind, "pin each rank to a core (default none, see docs/PERFORMANCE.md)"},
+    {0, "bind", "core|none", on_bind, "pin each rank to a core (default core for shm and auto, none for the others: "
+     "see docs/PERFORMANCE.md)"},
     {'q', "quiet", NULL, on_quiet, "print nothing but errors"},
     {'v', "verbose", NULL, on_verbose, "add min/p50/p99/max columns"},
     {'h', "help", NULL, on_help, "this help"},

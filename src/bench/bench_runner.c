@@ -383,12 +383,14 @@ static int alloc_buffers(run_state *s, size_ctx *z)
     size_t esz = coll_dtype_size(z->pair.dtype);
     size_t sbytes = bench_coll_send_elems(r->opts->coll, z->count, r->nranks) * esz;
     size_t rbytes = bench_coll_recv_elems(r->opts->coll, z->count, r->nranks) * esz;
-    int cuda = bench_device_is_cuda(r->opts->device);
-    int rc = bench_buffers_alloc(&z->buf, r->comm, cuda, sbytes, rbytes, s->err, s->errlen);
+    bench_mem mem = bench_device_is_cuda(r->opts->device) ? BENCH_MEM_CUDA
+                    : r->opts->malloc_buffers               ? BENCH_MEM_MALLOC
+                                                            : BENCH_MEM_COLL;
+    int rc = bench_buffers_alloc(&z->buf, r->comm, mem, sbytes, rbytes, s->err, s->errlen);
     z->send = z->buf.send;
     z->recv = z->buf.recv;
     z->times = calloc((size_t)r->opts->iters, sizeof *z->times);
-    if (cuda) return agree_device_memory(s, z, rc);
+    if (mem == BENCH_MEM_CUDA) return agree_device_memory(s, z, rc);
     if (rc || !z->times)
         return local_fail(s, COLL_ENOMEM, "rank %d: cannot allocate %zu + %zu bytes of buffers",
                           r->rank, sbytes, rbytes);

@@ -3,9 +3,9 @@
  * forking and pins each child before exec (affinity survives exec), so every
  * rank of any program it launches is pinned the same way.
  *
- * Default: none. On the 2-core development VM (see docs/PERFORMANCE.md, shm)
- * pinning gains nothing for 2 ranks and hurts with more ranks than cores: a
- * rank that the scheduler could move to an idle core waits for its own. */
+ * Default here: none. The collbench command line picks per backend (core for
+ * shm and auto, none for tcp: tools/collbench/cli_common.c, measured in
+ * docs/PERFORMANCE.md). */
 #ifndef COLL_BIND_H
 #define COLL_BIND_H
 
