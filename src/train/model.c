@@ -159,6 +159,16 @@ int model_build(const model_spec *spec, size_t batch, uint64_t seed, train_model
     return 0;
 }
 
+void model_grads_to_comm(train_model *m, struct coll_comm *comm)
+{
+    float *g = coll_alloc(comm, m->nparams * sizeof(float));
+    if (!g) return;
+    memcpy(g, m->grads, m->nparams * sizeof(float));
+    free(m->grads);
+    m->grads = g;
+    m->grads_comm = comm;
+}
+
 void model_free(train_model *m)
 {
     for (size_t i = 0; m->layers && i < m->nlayers; i++) {
@@ -168,7 +178,8 @@ void model_free(train_model *m)
     }
     free(m->layers);
     free(m->params);
-    free(m->grads);
+    if (m->grads_comm) coll_free(m->grads_comm, m->grads);
+    else free(m->grads);
     free(m->dbuf[0]);
     free(m->dbuf[1]);
     free(m->dlogits);

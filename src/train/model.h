@@ -28,6 +28,7 @@ typedef struct train_model {
     size_t nlayers;
     size_t nparams;
     float *params, *grads;
+    struct coll_comm *grads_comm; /* grads came from coll_alloc on it (NULL: aligned_alloc) */
     size_t batch, in_size, classes;
     float *dbuf[2];       /* gradients of activations, ping-pong */
     float *dlogits;
@@ -44,6 +45,11 @@ int model_plan(const model_spec *spec, train_layer *layers, size_t *nlayers, siz
 size_t model_activation_bytes(const train_layer *layers, size_t nlayers, size_t batch);
 
 /* Allocates and initialises the parameters from seed (same on every rank). */
+/* Moves the gradients into comm's memory (coll_alloc: shm reads it without
+ * copies, as DDP's buckets live in memory registered with the backend).
+ * Keeps the private array when the backend has none to give. */
+void model_grads_to_comm(train_model *m, struct coll_comm *comm);
+
 int model_build(const model_spec *spec, size_t batch, uint64_t seed, train_model *m, char *err,
                 size_t errlen);
 void model_free(train_model *m);

@@ -67,6 +67,7 @@ static int setup(run_state *s, train_result *res, char *err, size_t errlen)
     const train_config *c = s->cfg;
     int rc = model_build(&c->spec, c->batch, c->seed, &s->m, err, errlen);
     if (rc) return rc;
+    if (s->comm && s->world > 1) model_grads_to_comm(&s->m, s->comm);
     rc = c->spec.kind == MODEL_CNN
              ? synth_init_image(&s->data, c->spec.in_channels, c->spec.image, s->m.classes, c->seed)
              : synth_init(&s->data, s->m.in_size, s->m.classes, c->seed);
