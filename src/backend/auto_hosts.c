@@ -112,31 +112,13 @@ out:
     return rc;
 }
 
-/* Names in buf the ranks whose host id is not in the store ("rank 2", "ranks
- * 1, 2"): how many, or a negative status when the store cannot tell. Only on
- * the error path, so one check per rank is fine. */
+/* Names in buf the ranks whose host id is not in the store (only on the error
+ * path, so one check per rank is fine). */
 static int missing_ranks(coll_store *store, const char *prefix, int size, char *buf, size_t len)
 {
-    char key[128];
-    int missing = 0, listed = 0;
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int r = 0; r < size; r++) {
-        int exists = 0;
-        snprintf(key, sizeof key, "%shost/%d", prefix, r);
-        int rc = store->ops->check(store, key, &exists);
-        if (rc) return rc;
-        if (exists) continue;
-        missing++;
-        if (listed < 8 && used < len) {
-            int n = snprintf(buf + used, len - used, "%s%d", listed ? ", " : "", r);
-            if (n > 0) used += (size_t)n;
-            listed++;
-        }
-    }
-    if (missing > listed && used < len)
-        snprintf(buf + used, len - used, " and %d more", missing - listed);
-    return missing;
+    char key_prefix[160];
+    snprintf(key_prefix, sizeof key_prefix, "%shost/", prefix);
+    return coll_store_missing_ranks(store, key_prefix, size, buf, len);
 }
 
 /* err for a wait on host ids that failed: the ranks that never published one

@@ -97,31 +97,12 @@ static void pause_s(double s)
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
 }
 
-/* Names in buf the ranks that never claimed their rank ("rank 2", "ranks 1, 4"):
- * how many, or a negative status when the store cannot tell. */
+/* Names in buf the ranks that never claimed their rank. */
 static int missing_ranks(const coll_rendezvous *rv, char *buf, size_t len)
 {
-    char k[128], name[48];
-    int missing = 0, listed = 0;
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int r = 0; r < rv->world_size; r++) {
-        int exists = 0;
-        snprintf(name, sizeof name, "claim/%d", r);
-        key(k, sizeof k, rv, name);
-        int rc = rv->store->ops->check(rv->store, k, &exists);
-        if (rc) return rc;
-        if (exists) continue;
-        missing++;
-        if (listed < 8 && used < len) {
-            int n = snprintf(buf + used, len - used, "%s%d", listed ? ", " : "", r);
-            if (n > 0) used += (size_t)n;
-            listed++;
-        }
-    }
-    if (missing > listed && used < len)
-        snprintf(buf + used, len - used, " and %d more", missing - listed);
-    return missing;
+    char key_prefix[128];
+    key(key_prefix, sizeof key_prefix, rv, "claim/");
+    return coll_store_missing_ranks(rv->store, key_prefix, rv->world_size, buf, len);
 }
 
 /* Until every rank arrived or one reported a problem; sleeps between looks. */

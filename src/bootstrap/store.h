@@ -61,4 +61,9 @@ static inline int coll_store_wait(coll_store *s, const char *const *keys, int n)
 { return s->ops->wait(s, keys, n); }
 static inline void coll_store_destroy(coll_store *s) { if (s) s->ops->destroy(s); }
 
+/* The ranks r < size with no key key_prefix<r> in the store, listed in buf
+ * ("2", "1, 4", "0, 1, ... and 3 more"): how many, or a negative status. */
+int coll_store_missing_ranks(coll_store *store, const char *key_prefix, int size, char *buf,
+                             size_t len);
+
 #endif
