@@ -8,16 +8,22 @@
  * back as coll_status with MPI_Error_string's text. Nonblocking calls run on
  * the communicator's progress thread as blocking MPI calls: MPI's own
  * nonblocking collectives progress only inside MPI calls, which would make them
- * slower, not faster. MPI calls have no timeout: mpirun's --timeout ends a hung job. */
+ * slower, not faster. MPI calls cannot be interrupted: a watchdog thread per
+ * communicator ends the whole job with MPI_Abort (exit 3) when a call outlives
+ * the communicator's timeout, naming the call; nothing else would (a stopped
+ * or hung peer blocks every MPI implementation forever). */
 #include "backend/backend.h"
 #include "bootstrap/rendezvous.h"
 #include "core/errbuf.h"
+#include "core/fault.h"
 #include "core/reduce.h"
 #include "core/runtime_mpi.h"
+#include "core/watchdog.h"
 
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +34,7 @@ typedef struct mpi_state {
     int rank, size;
     int level;              /* MPI's thread level */
     pthread_t init_thread;  /* the only thread allowed to call below MPI_THREAD_SERIALIZED */
+    coll_watchdog dog;      /* ends the job when a call outlives the timeout */
 } mpi_state;
 
 /* ---- float16/bfloat16: a 2-byte type and one MPI_Op per (dtype, op) ---- */
@@ -93,6 +100,23 @@ static MPI_Op mpi_op(coll_dtype dt, coll_op op)
 
 /* ---- life cycle ---- */
 
+/* The watchdog's verdict: a call outlived the timeout. MPI offers no way to
+ * cancel it, so the job ends (mpirun kills every rank, exit 3). */
+static void timed_out(void *arg, const void *what, double waited_s)
+{
+    const mpi_state *st = arg;
+    coll_sig sig;
+    char call[128];
+    memcpy(&sig, what, sizeof sig);
+    coll_sig_format(&sig, call, sizeof call);
+    fprintf(stderr,
+            "collbench: rank %d: %s did not complete within %.3g s (timeout -T): a peer is "
+            "hung, stopped or dead; aborting the MPI job\n",
+            st->rank, call, waited_s);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
 static int mpi_init(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err,
                     size_t errlen)
 {
@@ -122,12 +146,19 @@ static int mpi_init(coll_comm *comm, const coll_rendezvous *rv, void **state, ch
     st->size = size;
     st->level = level;
     st->init_thread = pthread_self();
+    int e = coll_watchdog_start(&st->dog, timed_out, st);
+    if (e) {
+        coll_set_err(err, errlen, "cannot start the mpi backend's timeout watchdog: %s", strerror(e));
+        free(st);
+        return COLL_ESYS;
+    }
     coll_mpi_lock();
     int mrc = MPI_Comm_dup(MPI_COMM_WORLD, &st->comm);
     if (mrc == MPI_SUCCESS) mrc = MPI_Comm_set_errhandler(st->comm, MPI_ERRORS_RETURN);
     coll_mpi_unlock();
     if (mrc != MPI_SUCCESS) {
         coll_mpi_describe(mrc, "MPI_Comm_dup", err, errlen);
+        coll_watchdog_stop(&st->dog);
         free(st);
         return COLL_EPEER;
     }
@@ -139,6 +170,7 @@ static void mpi_fini(void *state)
 {
     mpi_state *st = state;
     if (!st) return;
+    coll_watchdog_stop(&st->dog);
     coll_mpi_lock();
     MPI_Comm_free(&st->comm);
     coll_mpi_unlock();
@@ -297,8 +329,6 @@ static int too_large(const coll_call *c)
 static int mpi_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
                    char *err, size_t errlen, int *failed_rank)
 {
-    (void)sig;
-    (void)deadline;
     mpi_state *st = state;
     const char *what = "MPI";
     int rc, status = COLL_OK;
@@ -313,6 +343,10 @@ static int mpi_run(void *state, const coll_call *c, const coll_sig *sig, double 
                      coll_kind_name(c->kind), max_count());
         return COLL_ENOTSUP;
     }
+    /* the fault point: a call's bytes count as sent when it starts */
+    coll_fault_hit(COLL_FAULT_COLLECTIVE, c->count * coll_dtype_size(c->dt));
+    _Static_assert(sizeof *sig <= COLL_WATCHDOG_WHAT, "the watchdog holds a coll_sig");
+    coll_watchdog_arm(&st->dog, deadline, sig, sizeof *sig);
     coll_mpi_lock();
     switch (c->kind) {
     case COLL_KIND_ALLREDUCE: case COLL_KIND_REDUCE: case COLL_KIND_BROADCAST:
@@ -330,6 +364,7 @@ static int mpi_run(void *state, const coll_call *c, const coll_sig *sig, double 
         break;
     }
     coll_mpi_unlock();
+    coll_watchdog_disarm(&st->dog);
     if (rc != MPI_SUCCESS) {
         coll_mpi_describe(rc, what, err, errlen);
         return status_of(rc);

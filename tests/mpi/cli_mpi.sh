@@ -51,4 +51,16 @@ for b in tcp mpi; do
     got=$(csv_rows "$WORK/under_$b.csv" $b 3)
     [ "$got" = 4 ] || fail "mpirun --backend $b: expected 4 CSV rows with wrong 0, got $got"
 done
+
+# 7. a rank hangs inside a collective: MPI cannot cancel the peer's call, so its
+#    watchdog ends the job after -T, naming the call; no rank is left behind
+start=$(date +%s)
+COLL_FAULT=1:collective:hang expect_exit 3 "barrier() #1 did not complete within 2 s" \
+    allreduce --backend mpi -P 2 --sizes 1K -w 1 -n 2 -T 2
+took=$(( $(date +%s) - start ))
+[ "$took" -le 20 ] || fail "hung rank under mpi: the job took ${took} s with -T 2"
+grep -q "COLL_FAULT: pid .*: hang at collective" "$WORK/err" || fail "the fault did not fire: $(cat "$WORK/err")"
+sleep 1
+left=$(pgrep -f "collbench allreduce --backend mpi -P 2 --sizes 1K -w 1 -n 2 -T 2" || true)
+[ -z "$left" ] || fail "ranks left after the mpi watchdog fired: $left"
 finish

@@ -1,0 +1,96 @@
+#include "core/watchdog.h"
+#include "core/clock.h"
+
+#include <math.h>
+#include <string.h>
+
+static struct timespec abs_monotonic(double t)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) ts.tv_nsec = 999999999L;
+    return ts;
+}
+
+static void *watch(void *p)
+{
+    coll_watchdog *w = p;
+    pthread_mutex_lock(&w->mu);
+    while (!w->stop) {
+        if (w->deadline <= 0) {
+            pthread_cond_wait(&w->cv, &w->mu);
+            continue;
+        }
+        double now = coll_now_s();
+        if (now < w->deadline) {
+            struct timespec ts = abs_monotonic(w->deadline);
+            pthread_cond_timedwait(&w->cv, &w->mu, &ts);
+            continue;
+        }
+        unsigned char what[sizeof w->what];
+        memcpy(what, w->what, sizeof what);
+        double waited = now - w->armed_at;
+        w->deadline = 0;
+        pthread_mutex_unlock(&w->mu);
+        w->fire(w->arg, what, waited);
+        pthread_mutex_lock(&w->mu);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+int coll_watchdog_start(coll_watchdog *w, coll_watchdog_fire fire, void *arg)
+{
+    memset(w, 0, sizeof *w);
+    w->fire = fire;
+    w->arg = arg;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* coll_now_s()'s clock */
+    int e = pthread_cond_init(&w->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (e) return e;
+    pthread_mutex_init(&w->mu, NULL);
+    e = pthread_create(&w->thread, NULL, watch, w);
+    if (e) {
+        pthread_cond_destroy(&w->cv);
+        pthread_mutex_destroy(&w->mu);
+        w->fire = NULL;
+    }
+    return e;
+}
+
+void coll_watchdog_arm(coll_watchdog *w, double deadline, const void *what, size_t len)
+{
+    if (!w->fire || !isfinite(deadline)) return;
+    if (len > sizeof w->what) len = sizeof w->what;
+    pthread_mutex_lock(&w->mu);
+    w->armed_at = coll_now_s();
+    w->deadline = deadline > 0 ? deadline : 1e-9;
+    memset(w->what, 0, sizeof w->what);
+    if (what) memcpy(w->what, what, len);
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void coll_watchdog_disarm(coll_watchdog *w)
+{
+    if (!w->fire) return;
+    pthread_mutex_lock(&w->mu);
+    w->deadline = 0; /* the thread finds out at its next wake-up; no signal needed */
+    pthread_mutex_unlock(&w->mu);
+}
+
+void coll_watchdog_stop(coll_watchdog *w)
+{
+    if (!w->fire) return;
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    w->fire = NULL;
+}
