@@ -129,6 +129,8 @@ int coll_allreduce_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t c
                         coll_dtype dt, coll_op op);
 int coll_allreduce_rhd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                        coll_dtype dt, coll_op op); /* Rabenseifner: halving RS + doubling AG */
+int coll_allreduce_direct(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+                          coll_dtype dt, coll_op op); /* one-shot: every rank reduces all */
 int coll_allreduce_rd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                       coll_dtype dt, coll_op op);  /* recursive doubling, small messages */
 int coll_allgather_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
@@ -156,6 +158,7 @@ typedef enum coll_algo_id {
     COLL_ALGO_TREE,
     COLL_ALGO_PAIRWISE,
     COLL_ALGO_DISSEMINATION,
+    COLL_ALGO_DIRECT,
     COLL_ALGO_COUNT
 } coll_algo_id;
 

@@ -18,7 +18,7 @@ static const char *const names[COLL_ALGO_COUNT] = {
     [COLL_ALGO_AUTO] = "auto",         [COLL_ALGO_RING] = "ring",
     [COLL_ALGO_RHD] = "rhd",           [COLL_ALGO_RD] = "rd",
     [COLL_ALGO_TREE] = "tree",         [COLL_ALGO_PAIRWISE] = "pairwise",
-    [COLL_ALGO_DISSEMINATION] = "dissemination",
+    [COLL_ALGO_DISSEMINATION] = "dissemination", [COLL_ALGO_DIRECT] = "direct",
 };
 
 /* Other spellings users bring from MPI/NCCL vocabularies. */
@@ -29,18 +29,19 @@ static const struct {
     {"rabenseifner", COLL_ALGO_RHD},    {"halving-doubling", COLL_ALGO_RHD},
     {"recursive-doubling", COLL_ALGO_RD}, {"binomial", COLL_ALGO_TREE},
     {"chain", COLL_ALGO_RING},          {"pipeline", COLL_ALGO_RING},
-    {"direct", COLL_ALGO_PAIRWISE},
+    {"one-shot", COLL_ALGO_DIRECT},
 };
 
 /* Bit set of the algorithms each collective has (AUTO always). */
 #define BIT(a) (1u << (a))
 static const unsigned has[COLL_KIND_COUNT] = {
-    [COLL_KIND_ALLREDUCE] = BIT(COLL_ALGO_RING) | BIT(COLL_ALGO_RHD) | BIT(COLL_ALGO_RD),
+    [COLL_KIND_ALLREDUCE] =
+        BIT(COLL_ALGO_RING) | BIT(COLL_ALGO_RHD) | BIT(COLL_ALGO_RD) | BIT(COLL_ALGO_DIRECT),
     [COLL_KIND_ALLGATHER] = BIT(COLL_ALGO_RING) | BIT(COLL_ALGO_RD),
     [COLL_KIND_REDUCESCATTER] = BIT(COLL_ALGO_RING),
     [COLL_KIND_BROADCAST] = BIT(COLL_ALGO_TREE) | BIT(COLL_ALGO_RING),
     [COLL_KIND_REDUCE] = BIT(COLL_ALGO_TREE),
-    [COLL_KIND_ALLTOALL] = BIT(COLL_ALGO_PAIRWISE),
+    [COLL_KIND_ALLTOALL] = BIT(COLL_ALGO_PAIRWISE) | BIT(COLL_ALGO_DIRECT), /* the same */
     [COLL_KIND_BARRIER] = BIT(COLL_ALGO_DISSEMINATION),
     [COLL_KIND_P2P] = 0,
 };
@@ -101,12 +102,12 @@ int coll_algo_exists(coll_kind kind, coll_algo_id id)
 const char *coll_algo_list(coll_kind kind)
 {
     static const char *const lists[COLL_KIND_COUNT] = {
-        [COLL_KIND_ALLREDUCE] = "auto,ring,rhd,rd",
+        [COLL_KIND_ALLREDUCE] = "auto,ring,rhd,rd,direct",
         [COLL_KIND_ALLGATHER] = "auto,ring,rd",
         [COLL_KIND_REDUCESCATTER] = "auto,ring",
         [COLL_KIND_BROADCAST] = "auto,tree,ring",
         [COLL_KIND_REDUCE] = "auto,tree",
-        [COLL_KIND_ALLTOALL] = "auto,pairwise",
+        [COLL_KIND_ALLTOALL] = "auto,pairwise,direct",
         [COLL_KIND_BARRIER] = "auto,dissemination",
         [COLL_KIND_P2P] = "auto",
     };
@@ -150,6 +151,7 @@ int coll_algo_run(coll_algo_ctx *c, coll_algo_id id, coll_kind kind, const void 
     case COLL_KIND_ALLREDUCE:
         if (id == COLL_ALGO_RHD) return coll_allreduce_rhd(c, sbuf, rbuf, count, dt, op);
         if (id == COLL_ALGO_RD) return coll_allreduce_rd(c, sbuf, rbuf, count, dt, op);
+        if (id == COLL_ALGO_DIRECT) return coll_allreduce_direct(c, sbuf, rbuf, count, dt, op);
         return coll_allreduce_ring(c, sbuf, rbuf, count, dt, op);
     case COLL_KIND_ALLGATHER:
         if (id == COLL_ALGO_RD) return coll_allgather_rd(c, sbuf, rbuf, count, dt);

@@ -271,6 +271,11 @@ static void run_matrix(coll_kind kind, coll_algo_id algo)
 static void test_allreduce_ring(void **s) { (void)s; run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_RING); }
 static void test_allreduce_rhd(void **s) { (void)s; run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_RHD); }
 static void test_allreduce_rd(void **s) { (void)s; run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_RD); }
+static void test_allreduce_direct(void **s)
+{
+    (void)s;
+    run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_DIRECT);
+}
 static void test_allgather_ring(void **s) { (void)s; run_matrix(COLL_KIND_ALLGATHER, COLL_ALGO_RING); }
 static void test_allgather_rd(void **s) { (void)s; run_matrix(COLL_KIND_ALLGATHER, COLL_ALGO_RD); }
 static void test_reducescatter_ring(void **s)
@@ -285,6 +290,7 @@ static void test_alltoall_pairwise(void **s)
 {
     (void)s;
     run_matrix(COLL_KIND_ALLTOALL, COLL_ALGO_PAIRWISE);
+    run_matrix(COLL_KIND_ALLTOALL, COLL_ALGO_DIRECT); /* another name for it */
 }
 /* AUTO goes through the tuning table and the dispatch. */
 static void test_allreduce_auto(void **s) { (void)s; run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO); }
@@ -487,6 +493,11 @@ static void test_select(void **s)
     }
     coll_algo_id id;
     assert_int_equal(coll_algo_parse("no-such-algo", &id), COLL_EINVAL);
+    assert_int_equal(coll_algo_parse("one-shot", &id), COLL_OK);
+    assert_int_equal(id, COLL_ALGO_DIRECT);
+    assert_true(coll_algo_exists(COLL_KIND_ALLREDUCE, COLL_ALGO_DIRECT));
+    assert_false(coll_algo_exists(COLL_KIND_BROADCAST, COLL_ALGO_DIRECT));
+    assert_non_null(strstr(coll_algo_list(COLL_KIND_ALLREDUCE), "direct"));
     assert_true(coll_algo_exists(COLL_KIND_ALLREDUCE, COLL_ALGO_RHD));
     assert_false(coll_algo_exists(COLL_KIND_ALLREDUCE, COLL_ALGO_TREE));
     assert_true(coll_algo_exists(COLL_KIND_BARRIER, COLL_ALGO_AUTO));
@@ -521,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_allreduce_ring),
         cmocka_unit_test(test_allreduce_rhd),
         cmocka_unit_test(test_allreduce_rd),
+        cmocka_unit_test(test_allreduce_direct),
         cmocka_unit_test(test_allreduce_auto),
         cmocka_unit_test(test_allgather_ring),
         cmocka_unit_test(test_allgather_rd),

@@ -1,0 +1,56 @@
+/* Direct (one-shot) all-reduce: every rank sends its whole vector to every
+ * other rank and reduces all n of them itself. One round of latency where
+ * recursive doubling takes log2(n), at n-1 times the bytes: a small-message
+ * algorithm (NCCL's and xhc's "one-shot"). Every rank combines the inputs in
+ * rank order, so all ranks get bitwise identical results. Vectors longer than
+ * one chunk go a chunk at a time, so scratch stays n chunks. */
+#include "algo/algo.h"
+#include "core/reduce.h"
+
+#include <string.h>
+
+int coll_allreduce_direct(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+                          coll_dtype dt, coll_op op)
+{
+    size_t esz = coll_dtype_size(dt);
+    coll_reduce_fn fn = coll_reduce_kernel(dt, op);
+    if (!esz || !fn) return COLL_EINVAL;
+    int n = c->size, r = c->rank;
+    if (coll_alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
+    size_t ce = coll_chunk_elems(c, esz), slot = (count < ce ? count : ce) * esz;
+    /* n slots: the peers' chunks by rank, and ours in place (rbuf is written
+     * while the inputs are still being read). */
+    char *in = coll_scratch_get(c, 1, (size_t)n * slot);
+    coll_xfer *x = coll_scratch_get(c, 2, 2 * (size_t)(n - 1) * sizeof *x);
+    if (!in || !x) return COLL_ENOMEM;
+    size_t nch = count ? coll_div_up(count, ce) : 1;
+    for (size_t k = 0; k < nch; k++) {
+        size_t o, len;
+        coll_chunk_range(count, ce, k, &o, &len);
+        size_t bytes = len * esz;
+        const char *mine = coll_elem(sbuf, o, esz);
+        if (sbuf == rbuf && bytes) {
+            memcpy(in + (size_t)r * slot, mine, bytes);
+            mine = in + (size_t)r * slot;
+        }
+        /* Receives first (the transport may land them in place); ranks start
+         * their sends at different peers so that no rank is hit by all at once. */
+        int nx = 0;
+        for (int j = 1; j < n; j++) {
+            int from = coll_mod(r - j, n);
+            coll_xfer_init(c, &x[nx++], COLL_XFER_RECV, from, in + (size_t)from * slot, bytes);
+        }
+        for (int j = 1; j < n; j++)
+            coll_xfer_init(c, &x[nx++], COLL_XFER_SEND, coll_mod(r + j, n), mine, bytes);
+        int rc = coll_p2p_post(c, x, nx);
+        if (rc >= 0) rc = coll_p2p_wait(c, x, nx);
+        if (rc < 0) return rc;
+        if (!len) continue;
+        char *out = coll_elem(rbuf, o, esz);
+        const char *at0 = r == 0 ? mine : in;
+        const char *at1 = r == 1 ? mine : in + slot;
+        fn(out, at0, at1, len);
+        for (int p = 2; p < n; p++) fn(out, out, r == p ? mine : in + (size_t)p * slot, len);
+    }
+    return COLL_OK;
+}
