@@ -2,6 +2,7 @@
  * handler per flag, then a finishing pass for what depends on several flags
  * (the size sweep, dtype/op pairs, sizes against dtype sizes). */
 #include "bench/bench_options.h"
+#include "bench/flag_split.h"
 
 #include <errno.h>
 #include <math.h>
@@ -186,14 +187,6 @@ static int on_init_method(parse_ctx *c, const char *v)
     }
     return fail(c, "'%s' is not an init method (env://, tcp://host:port, file:///path)", v);
 }
-/* Multi-host flags (torchrun's); finish_multinode checks them together. */
-static int on_nnodes(parse_ctx *c, const char *v) { return parse_int(c, v, 1, MAX_PROCS, &c->o->nnodes); }
-static int on_node_rank(parse_ctx *c, const char *v) { return parse_int(c, v, 0, MAX_PROCS - 1, &c->o->node_rank); }
-static int on_nproc_per_node(parse_ctx *c, const char *v) { return parse_int(c, v, 1, MAX_PROCS, &c->o->nproc_per_node); }
-static int on_master_port(parse_ctx *c, const char *v) { return parse_int(c, v, 1, 65535, &c->o->master_port); }
-static int on_master_addr(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->master_addr); }
-static int on_listen_addr(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->listen_addr); }
-static int on_job_token(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->job_token); }
 /* The launcher pins the ranks it starts from $COLL_BIND (bootstrap/bind.h). */
 static int on_bind(parse_ctx *c, const char *v)
 {
@@ -342,13 +335,6 @@ static const opt_def opt_table[] = {
     {0, "seed", "N", on_seed, "seed of the checked inputs (default 1)"},
     {0, "time-budget", "SECONDS", on_budget, "fewer iterations past this per size, 0 = none (default 4)"},
     {0, "duration", "TIME", on_duration, "soak: repeat the sizes until TIME (60s, 10m, 1h) has passed; RSS and fds shown"},
-    {0, "nnodes", "N", on_nnodes, "hosts taking part; run the same command on each (torchrun's meaning)"},
-    {0, "node-rank", "K", on_node_rank, "this host's index, 0..N-1 (default 0); node 0 hosts the store"},
-    {0, "nproc-per-node", "M", on_nproc_per_node, "ranks on this host (default 1); ranks K*M..K*M+M-1"},
-    {0, "master-addr", "ADDR", on_master_addr, "node 0's address, reachable from every host (default 127.0.0.1)"},
-    {0, "master-port", "PORT", on_master_port, "the store's port on node 0 (default 29500)"},
-    {0, "listen-addr", "ADDR", on_listen_addr, "address this host's ranks listen on (default: the one routing to --master-addr)"},
-    {0, "job-token", "SECRET", on_job_token, "shared secret of a multi-host job, as $COLL_JOB_TOKEN (at most 64 characters)"},
     {0, "bind", "core|none", on_bind, "pin each rank to a core (default core for shm and auto, none for the others: "
      "see docs/PERFORMANCE.md)"},
     {'q', "quiet", NULL, on_quiet, "print nothing but errors"},
@@ -516,27 +502,9 @@ static int finish_size_multiples(parse_ctx *c)
 static int finish_multinode(parse_ctx *c)
 {
     bench_options *o = c->o;
-    if (!o->nnodes) {
-        c->flag = o->node_rank ? "--node-rank" : o->nproc_per_node ? "--nproc-per-node"
-                  : o->master_addr ? "--master-addr" : o->master_port ? "--master-port"
-                  : o->listen_addr ? "--listen-addr" : o->job_token ? "--job-token" : NULL;
-        return c->flag ? fail(c, "needs --nnodes (the multi-host launcher)") : 0;
-    }
-    c->flag = "--node-rank";
-    if (o->node_rank >= o->nnodes)
-        return fail(c, "%d is not below --nnodes %d", o->node_rank, o->nnodes);
-    c->flag = "--job-token";
-    if (o->job_token && strlen(o->job_token) > 64) return fail(c, "longer than 64 characters");
-    for (const char *t = o->job_token; t && *t; t++)
-        if (*t <= ' ' || *t == 0x7f) return fail(c, "only printable characters without spaces");
-    if (!o->nproc_per_node) o->nproc_per_node = 1;
-    if (!o->master_addr) o->master_addr = "127.0.0.1";
-    if (!o->master_port) o->master_port = 29500;
-    c->flag = "--nproc-per-node";
-    if ((long)o->nnodes * o->nproc_per_node > MAX_PROCS)
-        return fail(c, "%d hosts x %d ranks is more than %d ranks", o->nnodes, o->nproc_per_node,
-                    MAX_PROCS);
-    o->procs[0] = o->nproc_per_node; /* -P means the ranks of this host */
+    if (bench_multinode_finish(&o->mn, MAX_PROCS, c->err, c->errlen)) return COLL_EINVAL;
+    if (!o->mn.nnodes) return 0;
+    o->procs[0] = o->mn.nproc_per_node; /* -P means the ranks of this host */
     o->nprocs = 1;
     return 0;
 }
@@ -582,6 +550,14 @@ static int parse_one(parse_ctx *c, int argc, char **argv, int *i)
     const char *arg = argv[*i], *value;
     const opt_def *d = find_opt(arg, &value);
     c->flag = arg;
+    if (!d && bench_multinode_is_flag(arg)) { /* the multi-host flags (multinode_opts.c) */
+        char flag[40];
+        const char *v;
+        if (bench_flag_split(argc, argv, i, flag, sizeof flag, &v, c->err, c->errlen) ||
+            bench_multinode_flag(&c->o->mn, flag, v, c->err, c->errlen) < 0)
+            return COLL_EINVAL;
+        return 0;
+    }
     if (!d) {
         if (arg[0] == '-') return fail(c, "unknown flag (see --help)");
         snprintf(c->err, c->errlen, "unexpected argument '%s' (see --help)", arg);
@@ -646,6 +622,7 @@ void bench_options_usage(FILE *f, const bench_coll *coll)
                      d->metavar ? d->metavar : "");
         fprintf(f, "  %-30s %s\n", left, d->help);
     }
+    bench_multinode_usage(f, 30);
     const char *algos = coll_algo_names(coll->name);
     fprintf(f, "\nalgorithms of %s: %s\n", coll->name, algos && *algos ? algos : "auto");
     fprintf(f, "exit codes: 0 ok, 1 wrong results, 2 bad usage, 3 runtime failure, "

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "bench/bench_coll.h"
+#include "bench/multinode_opts.h"
 #include "coll.h"
 
 #define BENCH_MAX_SIZES 4096
@@ -48,8 +49,7 @@ typedef struct bench_options {
     int quiet, verbose;
     /* Multi-host without MPI, torchrun's meaning (0 / NULL: not asked for). With
      * --nnodes, -P is --nproc-per-node (default 1). */
-    int nnodes, node_rank, nproc_per_node, master_port;
-    const char *master_addr, *listen_addr, *job_token; /* point into argv */
+    bench_multinode mn;
     uint64_t seed;
 } bench_options;
 

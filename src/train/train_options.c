@@ -45,6 +45,9 @@ void train_options_usage(FILE *f)
         "  -J, --json FILE           merge into results.training / results.memory\n"
         "      --quick               1,2 processes, batch 32, 10 steps (a few seconds)\n"
         "  -h, --help\n"
+        "multi-host (the same command on each host; -P is then the ranks of this host):\n");
+    bench_multinode_usage(f, 25);
+    fprintf(f,
         "exit codes: 0 ok, 1 parameters differ across ranks, 2 bad usage, 3 runtime failure\n"
         "(a NaN/Inf loss names the step), 4 backend or OpenBLAS unavailable\n");
 }
@@ -133,7 +136,7 @@ static int one_size(const char *flag, const char *s, void *dst, size_t i, char *
 static int one_proc(const char *flag, const char *s, void *dst, size_t i, char *err, size_t errlen)
 {
     long x;
-    int rc = long_in(flag, s, 1, 256, &x, err, errlen);
+    int rc = long_in(flag, s, 1, TRAIN_MAX_PROCS, &x, err, errlen);
     if (!rc) ((int *)dst)[i] = (int)x;
     return rc;
 }
@@ -257,8 +260,15 @@ int train_options_parse(train_options *o, int argc, char **argv, char *err, size
         char flag[32];
         const char *v;
         if (bench_flag_split(argc, argv, &i, flag, sizeof flag, &v, err, errlen) != 0) return COLL_EINVAL;
-        int rc = parse_flag(o, flag, v, err, errlen);
+        int mr = bench_multinode_flag(&o->mn, flag, v, err, errlen);
+        if (mr < 0) return COLL_EINVAL;
+        int rc = mr ? 0 : parse_flag(o, flag, v, err, errlen);
         if (rc) return rc;
+    }
+    if (bench_multinode_finish(&o->mn, TRAIN_MAX_PROCS, err, errlen)) return COLL_EINVAL;
+    if (o->mn.nnodes) { /* -P means the ranks of this host */
+        o->procs[0] = o->mn.nproc_per_node;
+        o->nprocs = 1;
     }
     return 0;
 }

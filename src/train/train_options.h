@@ -7,10 +7,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench/multinode_opts.h"
 #include "train/model.h"
 #include "train/reducer.h"
 
 #define TRAIN_MAX_LIST 16
+#define TRAIN_MAX_PROCS 256
 #define TRAIN_OPTIONS_HELP 1
 
 typedef struct train_options {
@@ -38,6 +40,7 @@ typedef struct train_options {
     double timeout_s;
     const char *csv_path, *json_path;
     int quick;
+    bench_multinode mn;              /* --nnodes ...: several hosts */
 } train_options;
 
 void train_options_usage(FILE *f);

@@ -147,6 +147,25 @@ check_failures() {
     echo "checked: unreachable master, world size mismatch, duplicate rank"
 }
 
+# collbench train across the hosts: every rank's parameters agree (the run
+# checks their hash; a difference is exit 1), node 0 alone writes the CSV (the
+# nodes share $WORK as hosts share a filesystem), one row per mode at 2 x 2 ranks.
+check_train() {
+    local csv="$WORK/train.csv" n=$((NHOSTS * PER_NODE))
+    run_nodes train train --quick --mode allreduce-sync,ddp --backend auto --steps 3 --warmup 1 \
+        --check-every 1 -T 60 --csv "$csv"
+    if [ "$RCS" != "$(printf '0 %.0s' $(seq $NHOSTS) | sed 's/ $//')" ]; then
+        fail "train on $NHOSTS hosts: exit codes $RCS"
+        cat "$WORK"/train.node* >&2
+        return
+    fi
+    local rows
+    rows=$(awk -F, -v n="$n" 'NR > 1 && $7 == n && ($5 == "allreduce-sync" || $5 == "ddp")' "$csv" | wc -l)
+    [ "$rows" -eq 2 ] || fail "train on $NHOSTS hosts: want 2 rows with nprocs $n in $csv, got: $(cat "$csv")"
+    [ "$(grep -c '^timestamp' "$csv")" -eq 1 ] || fail "train: more than one header in $csv"
+    echo "checked: train (allreduce-sync, ddp) over $NHOSTS hosts x $PER_NODE ranks"
+}
+
 # busbw of all-reduce can not beat the links: each host moves 2(H-1)/H of the
 # data over its link each way, so algbw <= L*H/(2(H-1)) and busbw = algbw*2(n-1)/n.
 check_shaped() {
@@ -175,7 +194,10 @@ check_shaped() {
 case "$MODE" in
 check)
     check_all
-    [ "$NHOSTS" -eq 2 ] && check_failures
+    if [ "$NHOSTS" -eq 2 ]; then
+        check_failures
+        check_train
+    fi
     ;;
 shaped) check_shaped ;;
 *) echo "unknown mode '$MODE' (check, shaped)" >&2; exit 2 ;;

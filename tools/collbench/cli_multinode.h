@@ -10,12 +10,11 @@
 
 #include <stddef.h>
 
+#include "bench/multinode_opts.h"
 #include "cli_common.h"
 
-typedef struct cli_multinode {
-    int nnodes, node_rank, nproc_per_node, master_port;
-    const char *master_addr, *listen_addr, *job_token; /* listen_addr, job_token may be NULL */
-} cli_multinode;
+/* The flags as parsed (listen_addr, job_token may be NULL). */
+typedef bench_multinode cli_multinode;
 
 /* Turns multi-host launching on for this process (the launcher side). */
 void cli_multinode_set(const cli_multinode *mn);

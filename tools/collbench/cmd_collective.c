@@ -161,7 +161,7 @@ static int check_outputs(const bench_options *o)
     char err[512];
     /* Only node 0 writes results: on a shared filesystem the other nodes must not
      * even create the file, or two headers race into it. */
-    if (o->nnodes > 1 && o->node_rank != 0) return 0;
+    if (!bench_multinode_writes(&o->mn)) return 0;
     if (o->csv_path && bench_csv_append(o->csv_path, NULL, 0, err, sizeof err) != 0) {
         fprintf(stderr, "collbench: --csv: %s\n", err);
         return EXIT_USAGE;
@@ -197,10 +197,7 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
                     .launch = {.prefix = "collbench", .what = o->coll->name, .argc = argc,
                                .argv = argv, .exit_wrong = EXIT_WRONG,
                                .on_result_line = on_result_line, .arg = &l}};
-    if (o->nnodes)
-        cli_multinode_set(&(cli_multinode){o->nnodes, o->node_rank, o->nproc_per_node,
-                                           o->master_port, o->master_addr, o->listen_addr,
-                                           o->job_token});
+    if (o->mn.nnodes) cli_multinode_set(&o->mn);
     int code = check_init_method(o);
     if (code || (code = check_root(o)) ||
         (code = cli_gpu_check_launch("collbench", o->device, o->backends, o->nbackends, &l.ngpus)) ||
@@ -211,7 +208,7 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
     cli_gpu_default_backends(o->device, o->nbackends, backends, BENCH_MAX_BACKENDS, &nb);
 
     json_meta(o, extra, sizeof extra, &meta);
-    int writes = !(o->nnodes > 1 && o->node_rank != 0);
+    int writes = bench_multinode_writes(&o->mn);
     bench_sink_init(&l.sink, 0, writes ? o->csv_path : NULL, writes ? o->json_path : NULL, &meta);
     int first = cli_sweep(backends, nb, o->procs, o->nprocs, launch_one, &l);
     if (l.sink.status) fprintf(stderr, "collbench: %s\n", l.sink.err);

@@ -18,6 +18,7 @@
 
 #include "bootstrap/launcher.h"
 #include "cli_common.h"
+#include "cli_multinode.h"
 #include "coll.h"
 #include "train/train_blas.h"
 #include "train/train_metrics.h"
@@ -323,9 +324,19 @@ static void config_json(const train_options *o, char *buf, size_t len)
              model, o->steps, o->warmup, (unsigned long long)o->seed, o->lr, o->momentum);
 }
 
-static int run_as_launcher(const train_options *o, int argc, char **argv)
+static int run_as_launcher(const train_options *asked, int argc, char **argv)
 {
     static launch_ctx l; /* big: rows */
+    static train_options o_node;
+    const train_options *o = asked;
+    if (asked->mn.nnodes) {
+        cli_multinode_set(&asked->mn);
+        if (!bench_multinode_writes(&asked->mn)) { /* node 0 writes the results */
+            o_node = *asked;
+            o_node.csv_path = o_node.json_path = NULL;
+            o = &o_node;
+        }
+    }
     memset(&l, 0, sizeof l);
     l.o = o;
     l.launch = (cli_launch){.prefix = PREFIX, .what = "train", .argc = argc, .argv = argv,
