@@ -2,8 +2,6 @@
 #include "backend/nccl_lib.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,28 +11,17 @@
 
 static const char *const default_sonames[] = {"libnccl.so.2", "libnccl.so", NULL};
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static coll_nccl_lib lib;
-static void *handle;
-static int tried;
-static char load_error[512];
-static _Atomic(const coll_nccl_lib *) loaded;
 
-static void *open_nccl(void)
-{
-    static const coll_lib_spec spec = {"NCCL", COLL_NCCL_ENV, default_sonames,
-                                       "pip install nvidia-nccl-cu12 or apt install libnccl2"};
-    return coll_dlopen_lib(&spec, lib.soname, sizeof lib.soname, load_error, sizeof load_error);
-}
-
-static int bind_symbols(void)
+/* Every symbol (ncclGetLastError is optional), then a version new enough. */
+static int bind_symbols(void *handle, char *err, size_t errlen)
 {
 #define SYM(field, name, required)                                                                \
     do {                                                                                          \
         *(void **)(&lib.field) = dlsym(handle, name);                                             \
         if (!lib.field && (required)) {                                                           \
-            snprintf(load_error, sizeof load_error,                                              \
-                     "%s has no %s: NCCL older than 2.7? pip install nvidia-nccl-cu12",          \
+            snprintf(err, errlen,                                                                 \
+                     "%s has no %s: NCCL older than 2.7? pip install nvidia-nccl-cu12",           \
                      lib.soname, name);                                                           \
             return -1;                                                                            \
         }                                                                                         \
@@ -57,51 +44,28 @@ static int bind_symbols(void)
     SYM(GroupStart, "ncclGroupStart", 1);
     SYM(GroupEnd, "ncclGroupEnd", 1);
 #undef SYM
+    if (lib.GetVersion(&lib.version) != COLL_NCCL_SUCCESS) lib.version = 0;
+    if (lib.version < COLL_NCCL_VERSION_P2P) {
+        char v[32];
+        coll_nccl_version_string(lib.version, v, sizeof v);
+        snprintf(err, errlen,
+                 "%s is NCCL %s; collbench needs 2.7 or newer: pip install nvidia-nccl-cu12",
+                 lib.soname, v);
+        return -1;
+    }
     return 0;
 }
 
+static const coll_lib_spec spec = {"NCCL", COLL_NCCL_ENV, default_sonames,
+                                   "pip install nvidia-nccl-cu12 or apt install libnccl2"};
+static coll_lazy_lib nccl = COLL_LAZY_LIB(&spec, lib, bind_symbols);
+
 const coll_nccl_lib *coll_nccl_lib_load(char *err, size_t errlen)
 {
-    const coll_nccl_lib *done = atomic_load(&loaded);
-    if (done) return done;
-    pthread_mutex_lock(&load_lock);
-    if (!tried) {
-        tried = 1;
-        handle = open_nccl();
-        if (handle && bind_symbols() == 0) {
-            if (lib.GetVersion(&lib.version) != COLL_NCCL_SUCCESS) lib.version = 0;
-            if (lib.version < COLL_NCCL_VERSION_P2P) {
-                char v[32];
-                coll_nccl_version_string(lib.version, v, sizeof v);
-                snprintf(load_error, sizeof load_error,
-                         "%s is NCCL %s; collbench needs 2.7 or newer: pip install nvidia-nccl-cu12",
-                         lib.soname, v);
-            } else {
-                atomic_store(&loaded, &lib);
-            }
-        }
-        if (!atomic_load(&loaded) && handle) {
-            dlclose(handle);
-            handle = NULL;
-        }
-    }
-    done = atomic_load(&loaded);
-    if (!done) coll_set_err(err, errlen, "%s", load_error);
-    pthread_mutex_unlock(&load_lock);
-    return done;
+    return coll_lazy_lib_load(&nccl, err, errlen);
 }
 
-void coll_nccl_lib_unload(void)
-{
-    pthread_mutex_lock(&load_lock);
-    atomic_store(&loaded, NULL);
-    if (handle) dlclose(handle);
-    handle = NULL;
-    tried = 0;
-    load_error[0] = '\0';
-    memset(&lib, 0, sizeof lib);
-    pthread_mutex_unlock(&load_lock);
-}
+void coll_nccl_lib_unload(void) { coll_lazy_lib_unload(&nccl); }
 
 void coll_nccl_version_string(int code, char *buf, size_t len)
 {

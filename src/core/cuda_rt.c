@@ -2,8 +2,6 @@
 #include "core/cuda_rt.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,30 +13,17 @@
 static const char *const default_sonames[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12",
                                               "libcudart.so.11.0", "libcudart.so.10.2", NULL};
 
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static coll_cudart rt;
-static void *handle;
-static int tried;                  /* under load_lock */
-static char load_error[512];       /* why the load failed, once tried */
-static _Atomic(const coll_cudart *) loaded;
-
-static void *open_runtime(void)
-{
-    static const coll_lib_spec spec = {
-        "CUDA runtime", COLL_CUDART_ENV, default_sonames,
-        "pip install nvidia-cuda-runtime-cu12 or apt install cuda-cudart-12-x"};
-    return coll_dlopen_lib(&spec, rt.soname, sizeof rt.soname, load_error, sizeof load_error);
-}
 
 /* Every symbol or the first missing one, named. */
-static int bind_symbols(void)
+static int bind_symbols(void *handle, char *err, size_t errlen)
 {
 #define SYM(field, name)                                                                          \
     do {                                                                                          \
         *(void **)(&rt.field) = dlsym(handle, name);                                              \
         if (!rt.field) {                                                                          \
-            snprintf(load_error, sizeof load_error,                                              \
-                     "%s has no %s: a CUDA runtime older than 10.2? install a newer one",        \
+            snprintf(err, errlen,                                                                 \
+                     "%s has no %s: a CUDA runtime older than 10.2? install a newer one",         \
                      rt.soname, name);                                                            \
             return -1;                                                                            \
         }                                                                                         \
@@ -70,44 +55,23 @@ static int bind_symbols(void)
     SYM(GetErrorString, "cudaGetErrorString");
     SYM(GetErrorName, "cudaGetErrorName");
 #undef SYM
+    if (rt.RuntimeGetVersion(&rt.runtime_version) != 0) rt.runtime_version = 0;
     return 0;
 }
 
+static const coll_lib_spec spec = {
+    "CUDA runtime", COLL_CUDART_ENV, default_sonames,
+    "pip install nvidia-cuda-runtime-cu12 or apt install cuda-cudart-12-x"};
+static coll_lazy_lib cudart = COLL_LAZY_LIB(&spec, rt, bind_symbols);
+
 const coll_cudart *coll_cudart_load(char *err, size_t errlen)
 {
-    const coll_cudart *done = atomic_load(&loaded);
-    if (done) return done;
-    pthread_mutex_lock(&load_lock);
-    if (!tried) {
-        tried = 1;
-        handle = open_runtime();
-        if (handle && bind_symbols() == 0) {
-            if (rt.RuntimeGetVersion(&rt.runtime_version) != 0) rt.runtime_version = 0;
-            atomic_store(&loaded, &rt);
-        } else if (handle) {
-            dlclose(handle);
-            handle = NULL;
-        }
-    }
-    done = atomic_load(&loaded);
-    if (!done) coll_set_err(err, errlen, "%s", load_error);
-    pthread_mutex_unlock(&load_lock);
-    return done;
+    return coll_lazy_lib_load(&cudart, err, errlen);
 }
 
-const coll_cudart *coll_cudart_loaded(void) { return atomic_load(&loaded); }
+const coll_cudart *coll_cudart_loaded(void) { return coll_lazy_lib_loaded(&cudart); }
 
-void coll_cudart_unload(void)
-{
-    pthread_mutex_lock(&load_lock);
-    atomic_store(&loaded, NULL);
-    if (handle) dlclose(handle);
-    handle = NULL;
-    tried = 0;
-    load_error[0] = '\0';
-    memset(&rt, 0, sizeof rt);
-    pthread_mutex_unlock(&load_lock);
-}
+void coll_cudart_unload(void) { coll_lazy_lib_unload(&cudart); }
 
 const char *coll_cuda_strerror(int e, char *buf, size_t len)
 {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/errbuf.h"
+
 void *coll_dlopen_lib(const coll_lib_spec *spec, char *soname, size_t sonamelen, char *err,
                       size_t errlen)
 {
@@ -35,4 +37,39 @@ void *coll_dlopen_lib(const coll_lib_spec *spec, char *soname, size_t sonamelen,
     snprintf(err, errlen, "%s not found (tried %s): %s, then set LD_LIBRARY_PATH or %s",
              spec->sonames[0], tried, spec->install_hint, spec->env);
     return NULL;
+}
+
+void *coll_lazy_lib_load(coll_lazy_lib *l, char *err, size_t errlen)
+{
+    void *done = atomic_load(&l->loaded);
+    if (done) return done;
+    pthread_mutex_lock(&l->lock);
+    if (!l->tried) {
+        l->tried = 1;
+        l->handle = coll_dlopen_lib(l->spec, l->soname, l->sonamelen, l->error, sizeof l->error);
+        if (l->handle && l->bind(l->handle, l->error, sizeof l->error) == 0) {
+            atomic_store(&l->loaded, l->table);
+        } else if (l->handle) {
+            dlclose(l->handle);
+            l->handle = NULL;
+        }
+    }
+    done = atomic_load(&l->loaded);
+    if (!done) coll_set_err(err, errlen, "%s", l->error);
+    pthread_mutex_unlock(&l->lock);
+    return done;
+}
+
+void *coll_lazy_lib_loaded(coll_lazy_lib *l) { return atomic_load(&l->loaded); }
+
+void coll_lazy_lib_unload(coll_lazy_lib *l)
+{
+    pthread_mutex_lock(&l->lock);
+    atomic_store(&l->loaded, NULL);
+    if (l->handle) dlclose(l->handle);
+    l->handle = NULL;
+    l->tried = 0;
+    l->error[0] = '\0';
+    memset(l->table, 0, l->table_size);
+    pthread_mutex_unlock(&l->lock);
 }
