@@ -8,15 +8,9 @@
 #include <stdio.h>
 
 #include "bench/result.h"
+#include "bench/train_row.h"
 
-typedef struct report_train_row {
-    char timestamp[32], host[64], model[32], mode[24], backend[16], compress[16];
-    int64_t params;
-    int nprocs, batch, steps;
-    double bucket_mb;
-    double step_ms_avg, step_ms_p50, step_ms_p99, compute_ms, comm_exposed_ms;
-    double comm_overhead_pct, samples_per_s, scaling_eff;
-} report_train_row;
+typedef train_row report_train_row; /* the rows collbench train writes */
 
 typedef struct report_mem_row {
     char model[32];

@@ -8,17 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench/train_row.h"
 #include "train/train_memory.h"
 #include "train/train_run.h"
-
-typedef struct train_row {
-    char timestamp[32], host[64], model[32], mode[24], backend[16], compress[16];
-    int64_t params;
-    int nprocs, batch, steps;
-    double bucket_mb;
-    double step_ms_avg, step_ms_p50, step_ms_p99, compute_ms, comm_exposed_ms;
-    double comm_overhead_pct, samples_per_s, scaling_eff;
-} train_row;
 
 typedef struct train_mem_row {
     char model[32];
