@@ -19,11 +19,13 @@ static void *watch(void *p)
     pthread_mutex_lock(&w->mu);
     while (!w->stop) {
         if (w->deadline <= 0) {
+            w->sleep_until = 0;
             pthread_cond_wait(&w->cv, &w->mu);
             continue;
         }
         double now = coll_now_s();
         if (now < w->deadline) {
+            w->sleep_until = w->deadline;
             struct timespec ts = abs_monotonic(w->deadline);
             pthread_cond_timedwait(&w->cv, &w->mu, &ts);
             continue;
@@ -70,7 +72,10 @@ void coll_watchdog_arm(coll_watchdog *w, double deadline, const void *what, size
     w->deadline = deadline > 0 ? deadline : 1e-9;
     memset(w->what, 0, sizeof w->what);
     if (what) memcpy(w->what, what, len);
-    pthread_cond_signal(&w->cv);
+    /* Calls re-arm with ever later deadlines: a thread already asleep until an
+     * earlier one wakes then and sleeps on, so it is woken only when idle (at
+     * most once per timeout, not once per call) or for an earlier deadline. */
+    if (w->sleep_until <= 0 || w->deadline < w->sleep_until) pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&w->mu);
 }
 

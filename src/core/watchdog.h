@@ -23,6 +23,7 @@ typedef struct coll_watchdog {
     void *arg;
     double deadline;  /* coll_now_s() time; 0 when disarmed */
     double armed_at;
+    double sleep_until; /* the thread's wake-up; 0 while it waits for an arming */
     int stop;
     unsigned char what[COLL_WATCHDOG_WHAT];
 } coll_watchdog;
