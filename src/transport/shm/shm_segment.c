@@ -1,6 +1,7 @@
 /* The communicator's shared segment (see shm_segment.h). */
 #include "transport/shm/shm_segment.h"
 #include "coll.h"
+#include "core/fault.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -156,6 +157,8 @@ int shm_segment_create(shm_segment *s, coll_store *store, const char *prefix, in
         me->pid = (int32_t)getpid();
         me->probe_addr = probe_addr;
         me->probe_value = probe_value;
+        /* This rank's part is published: shm's "connect" fault point. */
+        coll_fault_hit(COLL_FAULT_CONNECT, 0);
         /* Everyone mapped: rank 0's descriptor is no longer needed by anyone. */
         rc = shm_segment_barrier(store, prefix, "mapped", rank, nranks, err, errlen);
     }
