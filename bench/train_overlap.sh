@@ -1,15 +1,19 @@
-#!/bin/sh
+#!/bin/bash
 # What overlap, bucketing and the parameter-server pattern do to a training
 # step (issue 6), in one run, with the ratios the targets are about:
 #   1. communication-heavy MLP (~50M parameters, 2 ranks): ddp vs allreduce-sync
 #      targets: ddp step <= 0.85 x sync step; ddp exposed comm <= 0.5 x sync's
 #   2. ps vs allreduce-sync at 4 ranks: ps must be slower
 #   3. ddp bucket sizes 1, 5, 25, 100 MiB on the model of 1: the best one
+#   4. the run of 1 again across 2 emulated hosts x 1 rank joined by a link
+#      shaped to $LINK (network namespaces, veth, tc tbf; needs root, else
+#      skipped with the reason): communication then waits on the link, not on
+#      the cores that compute, which is where DDP's overlap pays
 #
 #   bench/train_overlap.sh [path/to/collbench]
 # Knobs (environment): BACKEND (tcp), STEPS (15), BATCH (16), HIDDEN
 # (4096,4096,4096 with --input 4096: 50.4M parameters), CSV (a file to keep
-# the rows here). Needs a build with OpenBLAS.
+# the rows here), LINK (10gbit; "none" skips part 4). Needs a build with OpenBLAS.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build/collbench}
@@ -21,7 +25,8 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/collbench-train-overlap.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 [ -x "$bin" ] || { echo "no collbench at $bin (make build, or pass its path)" >&2; exit 2; }
 
-common="--backend $backend --steps $steps --warmup 3 --compute-steps $((steps / 2 + 1))"
+timing="--steps $steps --warmup 3 --compute-steps $((steps / 2 + 1))"
+common="--backend $backend $timing"
 heavy="--hidden $hidden --input 4096 --batch-sizes $batch"
 
 echo "== 1. overlap: ddp vs allreduce-sync, 2 ranks, $backend"
@@ -31,15 +36,40 @@ echo "== 2. parameter server vs all-reduce, 4 ranks, $backend"
     --mode allreduce-sync,ps --csv "$dir/ps.csv"
 echo "== 3. ddp bucket sizes, 2 ranks, $backend"
 "$bin" train $common $heavy -P 2 --mode ddp --bucket-mb 1,5,25,100 --csv "$dir/buckets.csv"
-[ -z "${CSV:-}" ] || { head -1 "$dir/overlap.csv"; tail -q -n +2 "$dir"/overlap.csv "$dir"/ps.csv "$dir"/buckets.csv; } >"$CSV"
+
+# Part 4 in a subshell: its namespaces are removed on the way out, whatever happens.
+link=${LINK:-10gbit}
+link_bench() {
+    . "$root/tests/netns/netns_lib.sh"
+    netns_require || exit 77
+    netns_setup 2 "$link" "" || { echo "cannot set up namespaces shaped to $link"; exit 77; }
+    local port=$((30000 + $$ % 20000)) i pids=()
+    for i in 0 1; do
+        netns_run $i "$bin" train --backend tcp $timing $heavy --mode allreduce-sync,ddp --bucket-mb 25 \
+            --nnodes 2 --node-rank $i --nproc-per-node 1 --master-addr "$(netns_addr 0)" \
+            --master-port $port --job-token "train-overlap-$$" --csv "$dir/link.csv" \
+            >"$dir/link.node$i" 2>&1 &
+        pids+=($!)
+    done
+    for i in 0 1; do wait "${pids[$i]}" || { echo "host $i failed:"; cat "$dir/link.node$i"; exit 1; }; done
+    cat "$dir/link.node0"
+}
+if [ "$link" != none ]; then
+    echo "== 4. overlap over a $link link: ddp vs allreduce-sync, 2 emulated hosts x 1 rank, tcp"
+    ( link_bench ) || { echo "(part 4 skipped)"; rm -f "$dir/link.csv"; }
+fi
+[ -z "${CSV:-}" ] || { head -1 "$dir/overlap.csv"; tail -q -n +2 "$dir"/overlap.csv "$dir"/ps.csv "$dir"/buckets.csv $([ -f "$dir/link.csv" ] && echo "$dir/link.csv"); } >"$CSV"
 
 # CSV columns: 5 mode, 9 bucket_mb, 12 step_ms_avg, 16 comm_exposed_ms
 echo "== ratios (targets in brackets)"
-awk -F, 'FNR > 1 && $5 == "allreduce-sync" { t = $12; e = $16 }
+overlap_ratios() { # FILE LABEL
+    awk -F, -v l="$2" 'FNR > 1 && $5 == "allreduce-sync" { t = $12; e = $16 }
          FNR > 1 && $5 == "ddp" { d = $12; de = $16 }
-         END { printf "ddp / allreduce-sync step time:     %.3f  (<= 0.85)  [%.2f ms vs %.2f ms]\n", d / t, d, t
-               printf "ddp / allreduce-sync exposed comm:  %.3f  (<= 0.50)  [%.2f ms vs %.2f ms]\n", de / e, de, e }' \
-    "$dir/overlap.csv"
+         END { printf "ddp / allreduce-sync step time%s:     %.3f  (<= 0.85)  [%.2f ms vs %.2f ms]\n", l, d / t, d, t
+               printf "ddp / allreduce-sync exposed comm%s:  %.3f  (<= 0.50)  [%.2f ms vs %.2f ms]\n", l, de / e, de, e }' "$1"
+}
+overlap_ratios "$dir/overlap.csv" ""
+[ -f "$dir/link.csv" ] && overlap_ratios "$dir/link.csv" " over $link"
 awk -F, 'FNR > 1 && $5 == "allreduce-sync" { t = $12 } FNR > 1 && $5 == "ps" { p = $12 }
          END { printf "ps / allreduce-sync step, 4 ranks:  %.3f  (> 1)  [%.2f ms vs %.2f ms]\n", p / t, p, t }' \
     "$dir/ps.csv"

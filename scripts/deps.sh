@@ -8,9 +8,10 @@ set -euo pipefail
 required=(cmake make gcc pkg-config libcmocka-dev libjansson-dev jq
           libopenmpi-dev openmpi-bin libhwloc-dev libopenblas-dev
           libplplot-dev plplot-driver-cairo libcairo2-dev iproute2 procps)
-# CI: the second compiler, libFuzzer's runtime, valgrind
+# CI: the second compiler, libFuzzer's runtime, valgrind, Chromium (the report
+# rendering test runs there rather than skipping)
 if [ "${CI:-}" = "true" ] || [ "${COLL_DEPS_ALL:-0}" = 1 ]; then
-  required+=(clang libclang-rt-dev valgrind)
+  required+=(clang libclang-rt-dev valgrind chromium)
 fi
 # --with-browser: headless Chromium for the report's rendering test
 for arg in "$@"; do
