@@ -11,6 +11,7 @@
 #include "backend/auto.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
+#include "core/blame.h"
 #include "core/clock.h"
 #include "core/comm.h"
 #include "core/reduce.h"
@@ -291,6 +292,8 @@ static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     return COLL_OK;
 }
 
+static void auto_abort(void *state, int status, int failed_rank);
+
 /* ---- who blamed whom: a rank that fails a group's call says in the store
  * which world rank it blames, so that ranks of other groups (which see only
  * "rank 1 aborted", or a timeout on a rank that was itself waiting) can name
@@ -360,7 +363,9 @@ static int sub_run(auto_state *st, sub *s, const coll_call *c, const coll_sig *s
     err[0] = '\0';
     int rc = s->ops->run(s->state, c, sig, deadline, err, errlen, &sub_failed);
     if (!rc) return COLL_OK;
-    int blamed = world_rank(s, sub_failed);
+    int outside = COLL_BLAME_IS_OUTSIDE(sub_failed);
+    int blamed = outside ? COLL_BLAME_WORLD(sub_failed) : world_rank(s, sub_failed);
+    if (blamed >= st->size) blamed = -1;
     if (!err[0]) { /* a bare status: say at least who, when the backend knows */
         if (blamed >= 0)
             snprintf(err, errlen, "rank %d failed: %s", sub_failed, coll_strerror(rc));
@@ -368,8 +373,17 @@ static int sub_run(auto_state *st, sub *s, const coll_call *c, const coll_sig *s
             snprintf(err, errlen, "%s", coll_strerror(rc));
     }
     to_world_ranks(s, err, errlen, NULL);
+    if (outside && blamed >= 0) { /* after the rewrite: a world rank already */
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n, " (blames rank %d)", blamed);
+    }
     note_group(s, err, errlen);
     *failed_rank = blamed;
+    /* The other groups' peers may be waiting for this rank right now: tell
+     * them before the store look-ups below, which can be slow (the store's
+     * host may be the rank that died). The communicator's abort that follows
+     * finds every group already aborted. */
+    auto_abort(st, rc, blamed);
     if (blamed < 0 || blamed == st->rank) return rc;
     publish_blame(st, blamed);
     int root = root_cause(st, blamed, rc == COLL_ETIMEDOUT);
@@ -465,11 +479,14 @@ static void auto_abort(void *state, int status, int failed_rank)
 {
     auto_state *st = state;
     sub *subs[] = {&st->intra, &st->inter, &st->flat};
-    /* Each group's peers learn whom to blame in that group's numbering (-1:
-     * the failed rank is not one of them). */
-    for (size_t i = 0; i < 3; i++)
-        if (subs[i]->state)
-            subs[i]->ops->abort(subs[i]->state, status, sub_rank(subs[i], failed_rank));
+    /* Each group's peers learn whom to blame: in that group's numbering, or
+     * as a rank outside it (core/blame.h). */
+    for (size_t i = 0; i < 3; i++) {
+        if (!subs[i]->state) continue;
+        int r = sub_rank(subs[i], failed_rank);
+        if (r < 0 && failed_rank >= 0) r = COLL_BLAME_OUTSIDE(failed_rank);
+        subs[i]->ops->abort(subs[i]->state, status, r);
+    }
 }
 
 /* Buffers come from the intra-host backend (its shared segment) when it has one. */

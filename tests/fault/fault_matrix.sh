@@ -2,6 +2,8 @@
 # Fault matrix (issue 9, item 1): for each backend in this build, each fault
 # point, two ranks and each action (kill, hang), run
 #   collbench allreduce -P N --csv F ...  with COLL_FAULT set
+# (for the progress point, collbench train --mode ddp: its buckets are the
+# nonblocking collectives that the progress thread runs)
 # under collbench's own launcher (every case), and with the ranks started by
 # hand (torchrun style), which shows each rank's exit code and exit time, for a
 # representative half: every point with each action once and each faulty rank
@@ -36,7 +38,17 @@ MARK="collbench-fault-$$-$RANDOM"
 if [ -n "${COLL_FAULT_KEEP:-}" ]; then echo "# cases in $WORK"; else trap 'rm -rf "$WORK"' EXIT; fi
 
 ARGS="allreduce --sizes 1K,1M -w 1 -n 3 --inplace 0 --time-budget 0 -T $T -q"
-POINTS="rendezvous connect store collective"
+# The progress thread runs nonblocking collectives only: the training
+# benchmark's ddp mode starts one per gradient bucket (needs OpenBLAS).
+TRAIN_ARGS="train --mode ddp --hidden 256,256 --input 256 --batch-sizes 8 --bucket-mb 1"
+TRAIN_ARGS="$TRAIN_ARGS --first-bucket-mb 1 --steps 6 --warmup 1 --compute-steps 1 -T $T"
+POINTS="rendezvous connect store collective progress"
+if ! "$BIN" train --mode single -P 1 --hidden 8 --input 8 --batch-sizes 1 --steps 1 --warmup 0 \
+    --compute-steps 1 >/dev/null 2>&1; then
+    POINTS="rendezvous connect store collective"
+    echo "SKIP progress point: collbench train is unavailable in this build (no OpenBLAS)"
+fi
+args_for() { if [ "$1" = progress ]; then echo "$TRAIN_ARGS"; else echo "$ARGS"; fi; }
 ACTIONS="kill hang"
 
 # variant NAME: sets BACKEND, NP, FAULT_RANKS and VENV (extra environment).
@@ -82,6 +94,8 @@ pick_port() {
 fault_spec() { # POINT RANK ACTION
     if [ "$1" = collective ]; then
         echo "$2:collective:$3:64K" # after the 1K size (a few KiB), early in the 1M size
+    elif [ "$1" = progress ]; then
+        echo "$2:progress:$3:4" # a few buckets in: the ranks are mid-step
     else
         echo "$2:$1:$3"
     fi
@@ -92,6 +106,11 @@ fault_spec() { # POINT RANK ACTION
 names_rank() {
     grep -Eq "ranks? ([0-9]+(, ?| and ))*$1([^0-9]|\$)"
 }
+
+# ring_hang POINT ACTION: a rank hung inside a collective (a blocking one, or
+# a nonblocking one on its progress thread): only the ranks next to it in the
+# ring can know whom to blame, the others name whom they waited for.
+ring_hang() { [ "$2" = hang ] && { [ "$1" = collective ] || [ "$1" = progress ]; }; }
 
 # check_csv NAME FILE: the 1K rows measured before the fault are there.
 check_csv() {
@@ -107,7 +126,7 @@ case_launcher() { # NAME VARIANT POINT RANK ACTION
     variant "$2"
     mkdir -p "$d"
     env $VENV COLL_FAULT="$(fault_spec "$3" "$4" "$5")" COLL_FAULT_MARK="$MARK-$name" \
-        timeout -s KILL 60 "$BIN" $ARGS -P "$NP" --backend "$BACKEND" --csv "$d/out.csv" \
+        timeout -s KILL 60 "$BIN" $(args_for "$3") -P "$NP" --backend "$BACKEND" --csv "$d/out.csv" \
         >"$d/out" 2>"$d/err"
     rc=$?
     ok=1
@@ -123,12 +142,12 @@ case_launcher() { # NAME VARIANT POINT RANK ACTION
     # longer than -T, so they normally all speak): each names the failed rank,
     # but in a ring hang only the hung rank's neighbour has to.
     # (Ranks share the launcher's stderr: split lines that two ranks wrote into.)
-    said=$(sed 's/collbench: /\ncollbench: /g' "$d/err" | grep -E "^collbench: rank [0-9]+: " |
+    said=$(sed 's/collbench train: /collbench: /g; s/collbench: /\ncollbench: /g' "$d/err" | grep -E "^collbench: rank [0-9]+: " |
            grep -Ev "^collbench: rank $F: ")
     if [ -z "$said" ]; then
         echo "FAIL $name: no surviving rank said why it stopped: $(tr '\n' '|' <"$d/err")"
         ok=0
-    elif [ "$3$5" = collectivehang ]; then
+    elif ring_hang "$3" "$5"; then
         if ! printf '%s\n' "$said" | sed 's/^collbench: rank [0-9]*: //' | names_rank "$F"; then
             echo "FAIL $name: no surviving rank names the hung rank $F: $(printf '%s' "$said" | tr '\n' '|')"
             ok=0
@@ -167,7 +186,7 @@ case_manual() { # NAME VARIANT POINT RANK ACTION
                 env $VENV COLL_LAUNCHED=1 RANK=$r WORLD_SIZE=$NP LOCAL_RANK=$r LOCAL_WORLD_SIZE=$NP \
                     MASTER_ADDR=127.0.0.1 MASTER_PORT=$port COLL_JOB_TOKEN=$token \
                     COLL_FAULT="$(fault_spec "$3" "$4" "$5")" COLL_FAULT_MARK="$MARK-$name" \
-                    "$BIN" $ARGS --backend "$BACKEND" --csv "$d/out.csv" >"$d/out.$r" 2>"$d/err.$r" &
+                    "$BIN" $(args_for "$3") --backend "$BACKEND" --csv "$d/out.csv" >"$d/out.$r" 2>"$d/err.$r" &
                 echo $! >"$d/pid.$r"
                 wait $!
                 echo $? >"$d/rc.$r"
@@ -212,7 +231,7 @@ case_manual() { # NAME VARIANT POINT RANK ACTION
     for s in $(seq 0 $((NP - 1))); do
         [ "$s" -eq "$F" ] && continue
         rc=$(cat "$d/rc.$s")
-        msg=$(sed "s/^collbench: rank $s: //" "$d/err.$s" | tr '\n' '|')
+        msg=$(sed "s/^collbench train: /collbench: /; s/^collbench: rank $s: //" "$d/err.$s" | tr '\n' '|')
         if [ "$rc" != 3 ]; then
             echo "FAIL $name: surviving rank $s exited $rc, want 3; stderr: $msg"
             ok=0
@@ -221,7 +240,7 @@ case_manual() { # NAME VARIANT POINT RANK ACTION
         # out first waiting for the neighbour, which cannot know better; the
         # neighbour must name the hung rank (checked below), the others may
         # name whom they waited for.
-        if [ "$3$5" != collectivehang ] && ! printf '%s' "$msg" | names_rank "$F"; then
+        if ! ring_hang "$3" "$5" && ! printf '%s' "$msg" | names_rank "$F"; then
             echo "FAIL $name: rank $s's message does not name rank $F: $msg"
             ok=0
         fi
@@ -232,8 +251,8 @@ case_manual() { # NAME VARIANT POINT RANK ACTION
             ok=0
         fi
     done
-    if [ "$3$5" = collectivehang ] &&
-        ! cat "$d"/err.* | grep -v "COLL_FAULT" | sed 's/^collbench: rank [0-9]*: //' | names_rank "$F"; then
+    if ring_hang "$3" "$5" &&
+        ! cat "$d"/err.* | grep -v "COLL_FAULT" | sed 's/^collbench train: /collbench: /; s/^collbench: rank [0-9]*: //' | names_rank "$F"; then
         echo "FAIL $name: no surviving rank names the hung rank $F"
         ok=0
     fi

@@ -1,6 +1,7 @@
 /* Doorbells, futex sleeps and the checks made while waiting (see shm_wait.h). */
 #include "transport/shm/shm_wait.h"
 #include "coll.h"
+#include "core/blame.h"
 #include "core/clock.h"
 
 #include <errno.h>
@@ -95,7 +96,7 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
             return COLL_EPEER;
         }
         snprintf(w->err, w->errlen, "rank %d aborted the communicator: %s", by, coll_strerror(st));
-        *w->failed_rank = by;
+        *w->failed_rank = COLL_BLAME_IS_OUTSIDE(blamed) ? blamed : by; /* auto names it */
         return st == COLL_EMISMATCH ? COLL_EMISMATCH : COLL_EPEER;
     }
     if (coll_now_s() > w->deadline) {

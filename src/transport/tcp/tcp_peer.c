@@ -2,6 +2,7 @@
  * between the sockets and the callers' buffers (no staging copy), with the
  * message headers checked as they arrive. */
 #include "transport/tcp/tcp_peer.h"
+#include "core/blame.h"
 #include "coll.h"
 #include "core/fault.h"
 
@@ -210,6 +211,8 @@ static int check_hdr(tcp_peer *p, const coll_xfer *x, tcp_error *e)
         if (blamed >= 0)
             set_error(e, st, blamed, "rank %d aborted: %s (blames rank %d)", p->rank,
                       coll_strerror(st), blamed);
+        else if (COLL_BLAME_IS_OUTSIDE(blamed)) /* the auto backend names it */
+            set_error(e, st, blamed, "rank %d aborted: %s", p->rank, coll_strerror(st));
         else
             set_error(e, st, p->rank, "rank %d aborted: %s", p->rank, coll_strerror(st));
         return st;
