@@ -384,7 +384,8 @@ static int sub_run(auto_state *st, sub *s, const coll_call *c, const coll_sig *s
      * host may be the rank that died). The communicator's abort that follows
      * finds every group already aborted. */
     auto_abort(st, rc, blamed);
-    if (blamed < 0 || blamed == st->rank) return rc;
+    /* One host is one group: nobody outside it to ask whom to blame. */
+    if (blamed < 0 || blamed == st->rank || st->plan.nhosts == 1) return rc;
     publish_blame(st, blamed);
     int root = root_cause(st, blamed, rc == COLL_ETIMEDOUT);
     if (root != blamed) {

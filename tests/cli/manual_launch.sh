@@ -129,4 +129,25 @@ expect_exit 2 "\-\-init-method" $ARGS --init-method "tcp://127.0.0.1:0"
 expect_exit 2 "own launcher uses env://" $ARGS -P 2 --init-method "file://$WORK/never"
 [ -e "$WORK/never" ] && fail "the refused file:// init method created its file"
 expect_exit 0 "" $ARGS -P 2 --init-method env:// -q
+
+# The training benchmark's ranks started by hand keep the --backend they were
+# given (they once fell back to the default, auto, and said tcp nowhere).
+if "$BIN" train --mode single -P 1 --hidden 8 --input 8 --batch-sizes 1 --steps 1 --warmup 0 \
+    --compute-steps 1 >/dev/null 2>&1; then
+    ARGS="train --backend tcp --mode allreduce-sync --hidden 16 --input 16 --batch-sizes 4"
+    ARGS="$ARGS --steps 2 --warmup 1 --compute-steps 1 -T 60"
+    NPROCS=2
+    PORT=$(pick_port)
+    run_ranks train
+    for r in 0 1; do
+        rc=$(cat "$WORK/train.rc.$r")
+        [ "$rc" -eq 0 ] || fail "train by hand: rank $r exited $rc: $(cat "$WORK/train.err.$r")"
+    done
+    # CSV columns: 5 mode, 6 backend, 7 nprocs
+    awk -F, 'NR > 1 && $5 == "allreduce-sync" && $6 == "tcp" && $7 == 2 { ok = 1 } END { exit !ok }' \
+        "$WORK/train.csv" 2>/dev/null ||
+        fail "train by hand with --backend tcp: no tcp row: $(cat "$WORK/train.csv" 2>/dev/null)"
+else
+    echo "note: collbench train unavailable (no OpenBLAS): its by-hand check skipped"
+fi
 finish

@@ -173,13 +173,21 @@ static int write_outputs(rank_ctx *c)
     return code;
 }
 
+/* --backend's list in the shape the CLI helpers take; returns its length. */
+static size_t asked_backends(const train_options *o, char *asked[8])
+{
+    for (size_t i = 0; i < o->nbackends; i++) asked[i] = (char *)o->backends[i];
+    return o->nbackends;
+}
+
 static int run_as_rank(const train_options *o, const coll_launch_env *env)
 {
     static rank_ctx c; /* big: rows */
     memset(&c, 0, sizeof c);
     c.o = o;
-    c.backend = cli_rank_backend(PREFIX, CLI_ENV_BACKEND, NULL, 0, env->rank);
-    if (!c.backend && o->nbackends) c.backend = o->backends[0];
+    char *asked[8];
+    c.backend = cli_rank_backend(PREFIX, CLI_ENV_BACKEND, asked, asked_backends(o, asked),
+                                 env->rank);
     train_blas_set_threads(o->blas_threads);
     /* Big buffers from mmap, back to the system on free: otherwise glibc's
      * growing mmap threshold keeps each run's model in the heap and the next
@@ -289,8 +297,7 @@ static int launch_one(void *arg, const char *backend, int nprocs)
 static int pick_backends(const train_options *o, const char **out, size_t *n)
 {
     char *asked[8];
-    for (size_t i = 0; i < o->nbackends; i++) asked[i] = (char *)o->backends[i];
-    int code = cli_pick_backends(PREFIX, "train", asked, o->nbackends, out, 8, n);
+    int code = cli_pick_backends(PREFIX, "train", asked, asked_backends(o, asked), out, 8, n);
     if (code || o->nbackends) return code;
     /* Unasked: one backend, the library's choice inside a host, keeps the default run short. */
     char why[256];
