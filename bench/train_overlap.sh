@@ -5,15 +5,19 @@
 #      targets: ddp step <= 0.85 x sync step; ddp exposed comm <= 0.5 x sync's
 #   2. ps vs allreduce-sync at 4 ranks: ps must be slower
 #   3. ddp bucket sizes 1, 5, 25, 100 MiB on the model of 1: the best one
-#   4. the run of 1 again across 2 emulated hosts x 1 rank joined by a link
+#   4. the same comparison across 2 emulated hosts x 1 rank joined by a link
 #      shaped to $LINK (network namespaces, veth, tc tbf; needs root, else
 #      skipped with the reason): communication then waits on the link, not on
-#      the cores that compute, which is where DDP's overlap pays
+#      the cores that compute, which is where DDP's overlap pays. A model whose
+#      compute outweighs its all-reduce on that link (MLP 4096-1024-1024-1024,
+#      6.3M parameters, batch 768: ~250 ms of compute, ~190 ms of all-reduce
+#      at 1 Gbit/s), ddp with $LINK_BUCKET MiB buckets, and a bucket sweep
 #
-#   bench/train_overlap.sh [path/to/collbench]
 # Knobs (environment): BACKEND (tcp), STEPS (15), BATCH (16), HIDDEN
 # (4096,4096,4096 with --input 4096: 50.4M parameters), CSV (a file to keep
-# the rows here), LINK (10gbit; "none" skips part 4). Needs a build with OpenBLAS.
+# the rows here); part 4: LINK (1gbit; "none" skips it), LINK_HIDDEN
+# (1024,1024,1024), LINK_BATCH (768), LINK_BUCKET (2), LINK_BUCKETS (1,2,5,25).
+# Needs a build with OpenBLAS.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build/collbench}
@@ -38,17 +42,20 @@ echo "== 3. ddp bucket sizes, 2 ranks, $backend"
 "$bin" train $common $heavy -P 2 --mode ddp --bucket-mb 1,5,25,100 --csv "$dir/buckets.csv"
 
 # Part 4 in a subshell: its namespaces are removed on the way out, whatever happens.
-link=${LINK:-10gbit}
+link=${LINK:-1gbit}
+link_bucket=${LINK_BUCKET:-2}
+link_buckets=${LINK_BUCKETS:-1,2,5,25}
+link_model="--hidden ${LINK_HIDDEN:-1024,1024,1024} --input 4096 --batch-sizes ${LINK_BATCH:-768}"
 link_bench() {
     . "$root/tests/netns/netns_lib.sh"
     netns_require || exit 77
     netns_setup 2 "$link" "" || { echo "cannot set up namespaces shaped to $link"; exit 77; }
     local port=$((30000 + $$ % 20000)) i pids=()
     for i in 0 1; do
-        netns_run $i "$bin" train --backend tcp $timing $heavy --mode allreduce-sync,ddp --bucket-mb 25 \
-            --nnodes 2 --node-rank $i --nproc-per-node 1 --master-addr "$(netns_addr 0)" \
-            --master-port $port --job-token "train-overlap-$$" --csv "$dir/link.csv" \
-            >"$dir/link.node$i" 2>&1 &
+        netns_run $i "$bin" train --backend tcp $timing $link_model --mode allreduce-sync,ddp \
+            --bucket-mb "$link_buckets" --nnodes 2 --node-rank $i --nproc-per-node 1 \
+            --master-addr "$(netns_addr 0)" --master-port $port --job-token "train-overlap-$$" \
+            --csv "$dir/link.csv" >"$dir/link.node$i" 2>&1 &
         pids+=($!)
     done
     for i in 0 1; do wait "${pids[$i]}" || { echo "host $i failed:"; cat "$dir/link.node$i"; exit 1; }; done
@@ -62,17 +69,25 @@ fi
 
 # CSV columns: 5 mode, 9 bucket_mb, 12 step_ms_avg, 16 comm_exposed_ms
 echo "== ratios (targets in brackets)"
-overlap_ratios() { # FILE LABEL
-    awk -F, -v l="$2" 'FNR > 1 && $5 == "allreduce-sync" { t = $12; e = $16 }
-         FNR > 1 && $5 == "ddp" { d = $12; de = $16 }
+overlap_ratios() { # FILE LABEL [BUCKET_MB: the ddp row to compare, default the only one]
+    awk -F, -v l="$2" -v mb="${3:-}" 'FNR > 1 && $5 == "allreduce-sync" { t = $12; e = $16 }
+         FNR > 1 && $5 == "ddp" && (mb == "" || $9 == mb) { d = $12; de = $16 }
          END { printf "ddp / allreduce-sync step time%s:     %.3f  (<= 0.85)  [%.2f ms vs %.2f ms]\n", l, d / t, d, t
                printf "ddp / allreduce-sync exposed comm%s:  %.3f  (<= 0.50)  [%.2f ms vs %.2f ms]\n", l, de / e, de, e }' "$1"
 }
+bucket_sweep() { # FILE: every ddp row's bucket size, step and exposed time; the best
+    awk -F, 'FNR > 1 && $5 == "ddp" { printf "  ddp bucket %5s MiB: step %.2f ms, exposed %.2f ms\n", $9, $12, $16
+                   if (best == "" || $12 < best) { best = $12; mb = $9 } }
+         END { printf "best bucket size: %s MiB\n", mb }' "$1"
+}
 overlap_ratios "$dir/overlap.csv" ""
-[ -f "$dir/link.csv" ] && overlap_ratios "$dir/link.csv" " over $link"
+if [ -f "$dir/link.csv" ]; then
+    overlap_ratios "$dir/link.csv" " over $link" "$link_bucket"
+    echo "ddp bucket sizes over $link:"
+    bucket_sweep "$dir/link.csv"
+fi
 awk -F, 'FNR > 1 && $5 == "allreduce-sync" { t = $12 } FNR > 1 && $5 == "ps" { p = $12 }
          END { printf "ps / allreduce-sync step, 4 ranks:  %.3f  (> 1)  [%.2f ms vs %.2f ms]\n", p / t, p, t }' \
     "$dir/ps.csv"
-awk -F, 'FNR > 1 { printf "  ddp bucket %5s MiB: step %.2f ms, exposed %.2f ms\n", $9, $12, $16
-                   if (best == "" || $12 < best) { best = $12; mb = $9 } }
-         END { printf "best bucket size: %s MiB\n", mb }' "$dir/buckets.csv"
+echo "ddp bucket sizes, $backend:"
+bucket_sweep "$dir/buckets.csv"

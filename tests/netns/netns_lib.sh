@@ -33,8 +33,10 @@ netns_addr() { echo "${NETNS_NET%.0}.$(($1 + 1))"; }
 
 netns_cleanup() {
     local i
-    for ((i = 0; i < NETNS_HOSTS; i++)); do ip netns del "$(netns_name $i)" 2>/dev/null; done
-    ip netns del "${NETNS_TAG}br" 2>/dev/null
+    # "|| true": the bridge namespace exists for 3+ hosts only, and a caller
+    # under set -e must not fail on its way out.
+    for ((i = 0; i < NETNS_HOSTS; i++)); do ip netns del "$(netns_name $i)" 2>/dev/null || true; done
+    ip netns del "${NETNS_TAG}br" 2>/dev/null || true
     return 0
 }
 
