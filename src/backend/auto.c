@@ -26,6 +26,7 @@
 /* How long a rank that timed out waiting for a peer looks for that peer's own
  * report: a peer that waited for a third rank times out about as late. */
 #define BLAME_GRACE_S 0.5
+#define BLAME_STORE_S 0.2 /* how long one store op of the blame look-up may take */
 
 typedef struct sub {
     const coll_backend_ops *ops; /* NULL: this sub-communicator is not needed */
@@ -385,7 +386,11 @@ static int sub_run(auto_state *st, sub *s, const coll_call *c, const coll_sig *s
      * finds every group already aborted. */
     auto_abort(st, rc, blamed);
     /* One host is one group: nobody outside it to ask whom to blame. */
-    if (blamed < 0 || blamed == st->rank || st->plan.nhosts == 1) return rc;
+    if (!st->store || blamed < 0 || blamed == st->rank || st->plan.nhosts == 1) return rc;
+    /* Best effort, briefly: the store's host may be the rank that died, and a
+     * store op would retry until the full timeout. */
+    double saved = st->store->timeout_s;
+    st->store->timeout_s = BLAME_STORE_S;
     publish_blame(st, blamed);
     int root = root_cause(st, blamed, rc == COLL_ETIMEDOUT);
     if (root != blamed) {
@@ -395,6 +400,7 @@ static int sub_run(auto_state *st, sub *s, const coll_call *c, const coll_sig *s
         *failed_rank = root;
         publish_blame(st, root);
     }
+    st->store->timeout_s = saved;
     return rc;
 }
 

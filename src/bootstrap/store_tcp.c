@@ -97,7 +97,13 @@ typedef struct server {
     size_t token_len;
     entry *entries;
     conn *conns;
+    double linger_s; /* after stop: serve the remaining clients this long at most */
 } server;
+
+/* How long a stopping store (its host, rank 0, is done or failed) keeps
+ * serving clients still connected: a rank that is late reads the verdict rank
+ * 0 left ("no host list: rank 2 never arrived") instead of a closed socket. */
+#define LINGER_MAX_S 1.0
 
 static entry *find(server *s, const char *key)
 {
@@ -424,6 +430,7 @@ static void *serve(void *arg)
     server *s = arg;
     struct pollfd *fds = NULL;
     size_t cap = 0;
+    double stop_by = 0; /* set once server_stop asks */
     for (;;) {
         size_t n = 2;
         for (conn *c = s->conns; c; c = c->next) n++;
@@ -436,17 +443,20 @@ static void *serve(void *arg)
             fds = bigger;
             cap = n * 2;
         }
-        fds[0] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
+        /* once stopping, the wake byte stays unread: stop polling for it */
+        fds[0] = (struct pollfd){.fd = stop_by > 0 ? -1 : s->wake[0], .events = POLLIN};
         fds[1] = (struct pollfd){.fd = s->listen_fd, .events = POLLIN};
         size_t i = 2;
         for (conn *c = s->conns; c; c = c->next, i++)
             fds[i] = (struct pollfd){.fd = c->fd, .events = POLLIN | (c->out_len ? POLLOUT : 0)};
-        if (poll(fds, n, -1) < 0) {
+        int ms = stop_by > 0 ? coll_ms_until(stop_by, 1000) : -1;
+        if (stop_by > 0 && (ms == 0 || !s->conns)) break;
+        if (poll(fds, n, ms) < 0) {
             if (errno == EINTR) continue;
             fprintf(stderr, "collbench store: poll: %s, server stops\n", strerror(errno));
             break;
         }
-        if (fds[0].revents) break;
+        if (fds[0].revents && stop_by == 0) stop_by = coll_now_s() + s->linger_s;
         i = 2;
         for (conn *c = s->conns; c; c = c->next, i++) {
             if (fds[i].revents & POLLOUT) flush(c);
@@ -489,7 +499,8 @@ static void server_free(server *s)
 }
 
 /* Starts the server thread; takes ownership of listen_fd (closed by server_free). */
-static int server_start(int listen_fd, const char *token, server **out, char *err, size_t errlen)
+static int server_start(int listen_fd, const char *token, double timeout_s, server **out,
+                        char *err, size_t errlen)
 {
     server *s = calloc(1, sizeof *s);
     if (!s) {
@@ -497,6 +508,7 @@ static int server_start(int listen_fd, const char *token, server **out, char *er
         return COLL_ENOMEM;
     }
     s->listen_fd = listen_fd;
+    s->linger_s = timeout_s / 2 < LINGER_MAX_S ? timeout_s / 2 : LINGER_MAX_S;
     s->wake[0] = s->wake[1] = -1;
     if (token && *token) {
         s->token_len = strlen(token);
@@ -898,7 +910,7 @@ int coll_tcp_store_create(const char *host, int port, int is_server, int listen_
         }
         t->port = coll_sock_port(listen_fd);
         self_address(listen_fd, t->host, sizeof t->host);
-        rc = server_start(listen_fd, token, &t->srv, err, errlen);
+        rc = server_start(listen_fd, token, timeout_s, &t->srv, err, errlen);
     }
     if (!rc && (rc = ensure_connected(t, coll_now_s() + timeout_s)))
         snprintf(err, errlen, "%s", t->base.errmsg);
