@@ -165,16 +165,11 @@ void plot_lines_panel(double x0, double x1, double y0, double y1, const char *ti
     plwind(xlo, xhi, ylo, yhi);
     plslabelfunc(label_fn, units);
 
-    /* x ticks: every power of 2, 4 or 16 so that about 10 labels fit. */
-    double span = xhi - xlo, xtick = 0;
-    PLINT xsub = 0;
-    if (xu == UNIT_BYTES) {
-        xtick = span <= 12 ? 1 : span <= 24 ? 2 : 4;
-        xsub = (PLINT)xtick;
-    } else {
-        xtick = span <= 12 ? 1 : span <= 24 ? 2 : 4;
-        xsub = 1;
-    }
+    /* x ticks: every power of 2, 4 or 16, so that at most 9 labels of up to
+     * four characters ("256M") fit the plot's width without touching. */
+    double span = xhi - xlo;
+    double xtick = span <= 8 ? 1 : span <= 18 ? 2 : 4;
+    PLINT xsub = xu == UNIT_BYTES ? (PLINT)xtick : 1;
     plcol0(2);
     plwidth(1.0);
     plbox("g", xtick, xsub, "g", 1.0, 0);
