@@ -4,8 +4,9 @@
  *
  *   points:  rendezvous (rank known, before the store is opened), connect (the
  *            transport's connection set-up, after this rank published its
- *            address; shm: after mapping the segment), collective (bytes sent by the transport; arg = how many
- *            bytes this process sends before the fault fires, default 0),
+ *            address; shm: after mapping the segment), collective (bytes sent
+ *            by the transport; arg = how many bytes this process sends before
+ *            the fault fires, default 0),
  *            progress (the nonblocking progress thread, before it runs a
  *            request; arg = how many requests run first), store (a store client
  *            request; arg = how many requests go through first)

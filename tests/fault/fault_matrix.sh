@@ -107,6 +107,10 @@ names_rank() {
     grep -Eq "ranks? ([0-9]+(, ?| and ))*$1([^0-9]|\$)"
 }
 
+# plain_prefix: stdin with "collbench train: " (the progress cases) read as
+# "collbench: ", the prefix the checks below look for.
+plain_prefix() { sed 's/collbench train: /collbench: /g'; }
+
 # ring_hang POINT ACTION: a rank hung inside a collective (a blocking one, or
 # a nonblocking one on its progress thread): only the ranks next to it in the
 # ring can know whom to blame, the others name whom they waited for.
@@ -142,7 +146,7 @@ case_launcher() { # NAME VARIANT POINT RANK ACTION
     # longer than -T, so they normally all speak): each names the failed rank,
     # but in a ring hang only the hung rank's neighbour has to.
     # (Ranks share the launcher's stderr: split lines that two ranks wrote into.)
-    said=$(sed 's/collbench train: /collbench: /g; s/collbench: /\ncollbench: /g' "$d/err" | grep -E "^collbench: rank [0-9]+: " |
+    said=$(plain_prefix <"$d/err" | sed 's/collbench: /\ncollbench: /g' | grep -E "^collbench: rank [0-9]+: " |
            grep -Ev "^collbench: rank $F: ")
     if [ -z "$said" ]; then
         echo "FAIL $name: no surviving rank said why it stopped: $(tr '\n' '|' <"$d/err")"
@@ -231,7 +235,7 @@ case_manual() { # NAME VARIANT POINT RANK ACTION
     for s in $(seq 0 $((NP - 1))); do
         [ "$s" -eq "$F" ] && continue
         rc=$(cat "$d/rc.$s")
-        msg=$(sed "s/^collbench train: /collbench: /; s/^collbench: rank $s: //" "$d/err.$s" | tr '\n' '|')
+        msg=$(plain_prefix <"$d/err.$s" | sed "s/^collbench: rank $s: //" | tr '\n' '|')
         if [ "$rc" != 3 ]; then
             echo "FAIL $name: surviving rank $s exited $rc, want 3; stderr: $msg"
             ok=0
@@ -252,7 +256,7 @@ case_manual() { # NAME VARIANT POINT RANK ACTION
         fi
     done
     if ring_hang "$3" "$5" &&
-        ! cat "$d"/err.* | grep -v "COLL_FAULT" | sed 's/^collbench train: /collbench: /; s/^collbench: rank [0-9]*: //' | names_rank "$F"; then
+        ! cat "$d"/err.* | grep -v "COLL_FAULT" | plain_prefix | sed 's/^collbench: rank [0-9]*: //' | names_rank "$F"; then
         echo "FAIL $name: no surviving rank names the hung rank $F"
         ok=0
     fi

@@ -211,10 +211,9 @@ static int check_hdr(tcp_peer *p, const coll_xfer *x, tcp_error *e)
         if (blamed >= 0)
             set_error(e, st, blamed, "rank %d aborted: %s (blames rank %d)", p->rank,
                       coll_strerror(st), blamed);
-        else if (COLL_BLAME_IS_OUTSIDE(blamed)) /* the auto backend names it */
-            set_error(e, st, blamed, "rank %d aborted: %s", p->rank, coll_strerror(st));
-        else
-            set_error(e, st, p->rank, "rank %d aborted: %s", p->rank, coll_strerror(st));
+        else /* a rank outside this group is passed on: the auto backend names it */
+            set_error(e, st, COLL_BLAME_IS_OUTSIDE(blamed) ? blamed : p->rank,
+                      "rank %d aborted: %s", p->rank, coll_strerror(st));
         return st;
     }
     if (!x) return COLL_OK; /* read early: checked once a receive is posted */
