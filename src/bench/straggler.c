@@ -1,4 +1,5 @@
-/* Straggler analysis: lateness per rank relative to the earliest arrival. */
+/* Straggler analysis: lateness per rank relative to the earliest arrival, and
+ * excess over the median arrival, which decides (see the header). */
 #include "bench/straggler.h"
 #include "bench/stats.h"
 
@@ -8,11 +9,11 @@
 #include <string.h>
 
 #define MIN_THRESHOLD_MS 1.0
-#define MEDIAN_FACTOR 3.0
+#define JITTER_FACTOR 3.0
 
-double straggler_default_threshold(double median_mean_late_ms)
+double straggler_default_threshold(double jitter_ms)
 {
-    double t = MEDIAN_FACTOR * median_mean_late_ms;
+    double t = JITTER_FACTOR * jitter_ms;
     return t > MIN_THRESHOLD_MS ? t : MIN_THRESHOLD_MS;
 }
 
@@ -28,15 +29,28 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The reference an iteration's excess is measured from: the median arrival of
+ * sorted[0..n) (n >= 3: one straggler or one early rank does not move it), or
+ * for 2 ranks the other rank's arrival (the midpoint would halve a straggler). */
+static double reference(const double *sorted, int n, double self)
+{
+    if (n == 1) return self;
+    if (n == 2) return sorted[0] == self ? sorted[1] : sorted[0];
+    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
 int straggler_analyze(const double *arr, int nranks, int iters, double threshold_ms,
                       straggler_rank *out, straggler_summary *sum)
 {
     if (!arr || !out || !sum || nranks < 1 || iters < 1) return -1;
-    double *late = malloc((size_t)nranks * (size_t)iters * sizeof *late);
-    double *means = malloc((size_t)nranks * sizeof *means);
-    if (!late || !means) {
+    size_t cells = (size_t)nranks * (size_t)iters;
+    double *late = malloc(cells * sizeof *late);
+    double *excess = malloc(cells * sizeof *excess);
+    double *scratch = malloc((size_t)nranks * sizeof *scratch);
+    if (!late || !excess || !scratch) {
         free(late);
-        free(means);
+        free(excess);
+        free(scratch);
         return -1;
     }
     memset(out, 0, (size_t)nranks * sizeof *out);
@@ -46,32 +60,44 @@ int straggler_analyze(const double *arr, int nranks, int iters, double threshold
             if (arr[r * iters + it] < arr[first * iters + it]) first = r;
             if (arr[r * iters + it] > arr[last * iters + it]) last = r;
         }
-        for (int r = 0; r < nranks; r++)
-            late[r * iters + it] = (arr[r * iters + it] - arr[first * iters + it]) * 1e3;
+        for (int r = 0; r < nranks; r++) scratch[r] = arr[r * iters + it];
+        qsort(scratch, (size_t)nranks, sizeof *scratch, cmp_double);
+        for (int r = 0; r < nranks; r++) {
+            double a = arr[r * iters + it];
+            late[r * iters + it] = (a - arr[first * iters + it]) * 1e3;
+            excess[r * iters + it] = (a - reference(scratch, nranks, a)) * 1e3;
+        }
         if (nranks > 1) out[last].last_count++;
     }
     for (int r = 0; r < nranks; r++) {
         bench_stats st;
         bench_stats_compute(late + (size_t)r * iters, (size_t)iters, &st);
-        out[r].mean_late_ms = means[r] = st.avg;
+        out[r].mean_late_ms = st.avg;
         out[r].p99_late_ms = st.p99;
         out[r].max_late_ms = st.max;
         out[r].last_fraction = (double)out[r].last_count / iters;
+        const double *ex = excess + (size_t)r * iters;
+        double mean = 0, var = 0;
+        for (int it = 0; it < iters; it++) mean += ex[it];
+        mean /= iters;
+        for (int it = 0; it < iters; it++) var += (ex[it] - mean) * (ex[it] - mean);
+        out[r].mean_excess_ms = mean;
+        scratch[r] = sqrt(var / iters); /* this rank's jitter */
     }
     memset(sum, 0, sizeof *sum);
     sum->nranks = nranks;
     sum->iters = iters;
-    sum->median_mean_late_ms = median(means, nranks);
+    sum->jitter_ms = median(scratch, nranks);
     sum->threshold_is_default = !(threshold_ms > 0);
-    sum->threshold_ms = sum->threshold_is_default
-                            ? straggler_default_threshold(sum->median_mean_late_ms)
-                            : threshold_ms;
+    sum->threshold_ms = sum->threshold_is_default ? straggler_default_threshold(sum->jitter_ms)
+                                                  : threshold_ms;
     for (int r = 0; r < nranks; r++) {
-        out[r].flagged = out[r].mean_late_ms > sum->threshold_ms;
+        out[r].flagged = out[r].mean_excess_ms > sum->threshold_ms;
         sum->nflagged += out[r].flagged;
     }
     free(late);
-    free(means);
+    free(excess);
+    free(scratch);
     return 0;
 }
 
@@ -106,22 +132,24 @@ int straggler_parse_inject(const char *s, int world, double *delay_ms, char *err
 
 void straggler_print(FILE *f, const straggler_rank *r, const straggler_summary *sum)
 {
-    fprintf(f, "# %d ranks, %d iterations; lateness = arrival minus the earliest rank's\n",
+    fprintf(f, "# %d ranks, %d iterations; lateness = arrival minus the earliest rank's,\n"
+               "# excess = arrival minus the median arrival (2 ranks: the other's)\n",
             sum->nranks, sum->iters);
-    fprintf(f, "# threshold %.3f ms (%s); median of mean lateness %.3f ms\n", sum->threshold_ms,
-            sum->threshold_is_default ? "default: max(1 ms, 3 x median)" : "--threshold",
-            sum->median_mean_late_ms);
-    fprintf(f, "%6s %12s %12s %12s %8s  %s\n", "rank", "mean_ms", "p99_ms", "max_ms", "last%",
-            "verdict");
+    fprintf(f, "# threshold %.3f ms on mean excess (%s); jitter %.3f ms\n", sum->threshold_ms,
+            sum->threshold_is_default ? "default: max(1 ms, 3 x jitter)" : "--threshold",
+            sum->jitter_ms);
+    fprintf(f, "%6s %12s %12s %12s %12s %8s  %s\n", "rank", "mean_ms", "p99_ms", "max_ms",
+            "excess_ms", "last%", "verdict");
     for (int i = 0; i < sum->nranks; i++)
-        fprintf(f, "%6d %12.3f %12.3f %12.3f %7.1f%%  %s\n", i, r[i].mean_late_ms,
-                r[i].p99_late_ms, r[i].max_late_ms, 100 * r[i].last_fraction,
-                r[i].flagged ? "STRAGGLER" : "ok");
+        fprintf(f, "%6d %12.3f %12.3f %12.3f %12.3f %7.1f%%  %s\n", i, r[i].mean_late_ms,
+                r[i].p99_late_ms, r[i].max_late_ms, r[i].mean_excess_ms,
+                100 * r[i].last_fraction, r[i].flagged ? "STRAGGLER" : "ok");
     for (int i = 0; i < sum->nranks; i++)
         if (r[i].flagged)
-            fprintf(f, "STRAGGLER rank %d: mean lateness %.3f ms > threshold %.3f ms; "
-                       "p99 %.3f ms; last in %d of %d iterations\n",
-                    i, r[i].mean_late_ms, sum->threshold_ms, r[i].p99_late_ms, r[i].last_count,
-                    sum->iters);
+            fprintf(f, "STRAGGLER rank %d: %.3f ms later than the median rank on average "
+                       "> threshold %.3f ms; lateness mean %.3f ms, p99 %.3f ms; "
+                       "last in %d of %d iterations\n",
+                    i, r[i].mean_excess_ms, sum->threshold_ms, r[i].mean_late_ms,
+                    r[i].p99_late_ms, r[i].last_count, sum->iters);
     if (sum->nflagged == 0) fprintf(f, "no stragglers\n");
 }

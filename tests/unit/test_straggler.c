@@ -1,6 +1,7 @@
 /* Straggler analysis on synthetic arrival times: an injected rank is flagged
- * (and only it), uniform noise flags nobody over several seeds, and --inject
- * parsing refuses what it should. */
+ * (and only it), uniform noise flags nobody over several seeds, neither does
+ * one rank that is early every iteration (a loaded host), and --inject parsing
+ * refuses what it should. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -118,12 +119,80 @@ static void test_hand_computed(void **state)
     assert_true(fabs(out[0].mean_late_ms - 1.5) < 1e-9);
     assert_true(fabs(out[1].mean_late_ms - 0.5) < 1e-9);
     assert_true(fabs(out[0].max_late_ms - 3.0) < 1e-9);
+    assert_true(fabs(out[0].mean_excess_ms - 1.0) < 1e-9);  /* (-1 + 3) / 2 */
+    assert_true(fabs(out[1].mean_excess_ms + 1.0) < 1e-9);  /* (1 - 3) / 2 */
     assert_int_equal(out[0].last_count, 1);
     assert_int_equal(out[1].last_count, 1);
-    assert_true(fabs(sum.median_mean_late_ms - 1.0) < 1e-9);
-    assert_true(fabs(sum.threshold_ms - 3.0) < 1e-9);
+    assert_true(fabs(sum.jitter_ms - 2.0) < 1e-9); /* both excesses: mean +-1, deviations 2 */
+    assert_true(fabs(sum.threshold_ms - 6.0) < 1e-9);
     assert_int_equal(straggler_analyze(arr, 0, 2, 0, out, &sum), -1);
     assert_int_equal(straggler_analyze(NULL, 2, 2, 0, out, &sum), -1);
+
+    /* 4 ranks, 1 iteration at 0, 10, 11, 30 ms: median 10.5, excesses -10.5,
+     * -0.5, 0.5, 19.5; no jitter in one iteration, so the 1 ms floor decides. */
+    const double four[] = {0.000, 0.010, 0.011, 0.030};
+    straggler_rank o4[4];
+    assert_int_equal(straggler_analyze(four, 4, 1, 0, o4, &sum), 0);
+    const double want[] = {-10.5, -0.5, 0.5, 19.5};
+    for (int r = 0; r < 4; r++) assert_true(fabs(o4[r].mean_excess_ms - want[r]) < 1e-9);
+    assert_true(fabs(o4[3].mean_late_ms - 30) < 1e-9);
+    assert_true(fabs(sum.jitter_ms) < 1e-9);
+    assert_true(fabs(sum.threshold_ms - 1.0) < 1e-9);
+    assert_int_equal(sum.nflagged, 1);
+    assert_true(o4[3].flagged);
+    /* 3 ranks, one 100 ms late: the median is a normal rank's arrival. */
+    const double three[] = {0.005, 0.0065, 0.105};
+    straggler_rank o3[3];
+    assert_int_equal(straggler_analyze(three, 3, 1, 0, o3, &sum), 0);
+    assert_true(fabs(o3[0].mean_excess_ms + 1.5) < 1e-9);
+    assert_true(fabs(o3[2].mean_excess_ms - 98.5) < 1e-9);
+    assert_int_equal(sum.nflagged, 1);
+    assert_true(o3[2].flagged);
+}
+
+/* Two ranks: the reference is the other rank, so a 20 ms delay reads in full
+ * (the midpoint would halve it) and only the late rank is flagged by default. */
+static void test_two_ranks(void **state)
+{
+    (void)state;
+    double arr[2 * IT], delay[2] = {0, 20};
+    straggler_rank out[2];
+    straggler_summary sum;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        synth(arr, 2, IT, seed, 1.0, delay);
+        assert_int_equal(straggler_analyze(arr, 2, IT, 0, out, &sum), 0);
+        assert_true(out[1].mean_excess_ms > 19 && out[1].mean_excess_ms < 21);
+        assert_true(out[0].mean_excess_ms < -19);
+        assert_int_equal(sum.nflagged, 1);
+        assert_true(out[1].flagged);
+    }
+}
+
+/* What CI saw on a loaded host: rank 2 arrived ~10 ms before the others in
+ * every iteration, so every other rank was ~10 ms "late" relative to the
+ * earliest. Nobody is a straggler: not with a 10 ms threshold, not by default. */
+static void test_early_rank_flags_nobody(void **state)
+{
+    (void)state;
+    double arr[NR * IT], delay[NR];
+    straggler_rank out[NR];
+    straggler_summary sum;
+    for (int r = 0; r < NR; r++) delay[r] = r == 2 ? 0 : 10;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        synth(arr, NR, IT, seed, 6.0, delay);
+        assert_int_equal(straggler_analyze(arr, NR, IT, 10.0, out, &sum), 0);
+        assert_true(out[0].mean_late_ms > 8); /* late vs the earliest... */
+        assert_int_equal(sum.nflagged, 0);    /* ...but not vs the others */
+        assert_true(out[2].mean_excess_ms < -8);
+        assert_int_equal(straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
+        assert_int_equal(sum.nflagged, 0);
+    }
+    /* A real 20 ms straggler among them is still found. */
+    delay[4] = 30;
+    synth(arr, NR, IT, 3, 6.0, delay);
+    assert_int_equal(straggler_analyze(arr, NR, IT, 10.0, out, &sum), 0);
+    assert_int_equal(sum.nflagged, 1);
+    assert_true(out[4].flagged);
 }
 
 static void test_parse_inject(void **state)
@@ -174,6 +243,8 @@ int main(void)
         cmocka_unit_test(test_uniform_noise_flags_nobody),
         cmocka_unit_test(test_explicit_threshold_and_default),
         cmocka_unit_test(test_hand_computed),
+        cmocka_unit_test(test_early_rank_flags_nobody),
+        cmocka_unit_test(test_two_ranks),
         cmocka_unit_test(test_parse_inject),
         cmocka_unit_test(test_print_names_straggler),
     };
