@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench/bench_data.h"
+#include "bench/budget.h"
 #include "bench/bench_device.h"
 #include "bench/per_iter.h"
 #include "bench/sizes.h"
@@ -19,7 +20,6 @@
 #include "bench/table.h"
 #include "core/clock.h"
 
-#define MIN_TIMED_ITERS 3
 #define PROGRESS_PERIOD_S 0.2
 
 /* Everything one size needs, shared by its two placements. */
@@ -145,21 +145,6 @@ static int timed_call(const bench_coll *coll, const bench_call *c, double *us)
     return rc;
 }
 
-/* Would the rest of the iterations, at probe_us each, overrun the time budget? */
-static int over_budget(const bench_options *o, int warmups_left, double probe_us)
-{
-    if (o->time_budget_s <= 0) return 0;
-    return (warmups_left + o->iters) * probe_us > o->time_budget_s * 1e6;
-}
-
-/* How many timed iterations fit the budget (at least MIN_TIMED_ITERS). */
-static int iters_within_budget(const bench_options *o, double probe_us)
-{
-    double fit = probe_us > 0 ? floor(o->time_budget_s * 1e6 / probe_us) : o->iters;
-    if (fit < MIN_TIMED_ITERS) fit = MIN_TIMED_ITERS;
-    return fit < o->iters ? (int)fit : o->iters;
-}
-
 static void note_budget(run_state *s, const size_ctx *z, int warmup, int iters)
 {
     const bench_options *o = s->r->opts;
@@ -183,32 +168,24 @@ static int probe(const bench_call *c, const bench_coll *coll, double *us)
     return rc;
 }
 
-/* Warm-up; decides, identically on every rank, how many iterations to run. The
- * first call pays for page faults and buffer set-up, so when it looks over
- * budget a second one is measured before cutting. */
+/* Warm-up, every iteration a probe; decides, identically on every rank, how
+ * many warm-up and timed iterations to run (budget.h). */
 static int warm_up(run_state *s, const size_ctx *z, const bench_call *c, int *warmup, int *iters)
 {
     const bench_options *o = s->r->opts;
-    double t = 0;
+    double t = 0, prev;
     int done = 0, rc;
     *warmup = o->warmup;
     *iters = o->iters;
     if (o->warmup == 0) return 0; /* nothing to judge the budget by */
     progress(s, "%s: warm-up", z->label);
-    if ((rc = probe(c, o->coll, &t))) return rc;
-    done = 1;
-    if (over_budget(o, o->warmup - done, t) && o->warmup > done) {
+    do {
+        prev = t;
         if ((rc = probe(c, o->coll, &t))) return rc;
-        done = 2;
-    }
-    if (over_budget(o, o->warmup - done, t)) {
-        *warmup = done;
-        *iters = iters_within_budget(o, t);
-    }
-    for (int i = done; i < *warmup; i++) {
-        double us;
-        if ((rc = timed_call(o->coll, c, &us))) return rc;
-    }
+        done++;
+    } while (!budget_stop_warmup(o->time_budget_s, o->warmup, o->iters, done, t, prev));
+    *warmup = done;
+    *iters = budget_timed_iters(o->time_budget_s, o->iters, t);
     if (*warmup != o->warmup || *iters != o->iters) note_budget(s, z, *warmup, *iters);
     return 0;
 }

@@ -3,10 +3,11 @@
  *
  * Per size and placement: warm-up, then timed iterations each started right
  * after a barrier; the per-iteration times are max-reduced across ranks once,
- * so each iteration counts as long as its slowest rank took. When the first
- * warm-up shows the iterations would take longer than --time-budget, every rank
- * (deciding from the same max-reduced time) runs 1 warm-up and fewer timed
- * iterations (at least 3), and rank 0 says so in the table. Then -c checked
+ * so each iteration counts as long as its slowest rank took. When the warm-up
+ * shows the iterations would take longer than --time-budget, every rank
+ * (deciding from the same max-reduced times) stops warming up once the time
+ * has settled (at least 2 warm-ups) and runs fewer timed iterations (at least
+ * 3), and rank 0 says so in the table. Then -c checked
  * iterations on fresh inputs, wrong elements summed across ranks.
  * Rank 0 prints the table as sizes finish and hands each row to the sink.
  * With --per-iter, every rank's local times of each size and placement are

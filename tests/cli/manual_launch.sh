@@ -132,8 +132,8 @@ expect_exit 0 "" $ARGS -P 2 --init-method env:// -q
 
 # The training benchmark's ranks started by hand keep the --backend they were
 # given (they once fell back to the default, auto, and said tcp nowhere).
-if "$BIN" train --mode single -P 1 --hidden 8 --input 8 --batch-sizes 1 --steps 1 --warmup 0 \
-    --compute-steps 1 >/dev/null 2>&1; then
+. "$(dirname "$0")/../have_train.sh"
+if have_train "$BIN"; then
     ARGS="train --backend tcp --mode allreduce-sync --hidden 16 --input 16 --batch-sizes 4"
     ARGS="$ARGS --steps 2 --warmup 1 --compute-steps 1 -T 60"
     NPROCS=2

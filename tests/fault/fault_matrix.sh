@@ -43,8 +43,8 @@ ARGS="allreduce --sizes 1K,1M -w 1 -n 3 --inplace 0 --time-budget 0 -T $T -q"
 TRAIN_ARGS="train --mode ddp --hidden 256,256 --input 256 --batch-sizes 8 --bucket-mb 1"
 TRAIN_ARGS="$TRAIN_ARGS --first-bucket-mb 1 --steps 6 --warmup 1 --compute-steps 1 -T $T"
 POINTS="rendezvous connect store collective progress"
-if ! "$BIN" train --mode single -P 1 --hidden 8 --input 8 --batch-sizes 1 --steps 1 --warmup 0 \
-    --compute-steps 1 >/dev/null 2>&1; then
+. "$(dirname "$0")/../have_train.sh"
+if ! have_train "$BIN"; then
     POINTS="rendezvous connect store collective"
     echo "SKIP progress point: collbench train is unavailable in this build (no OpenBLAS)"
 fi
