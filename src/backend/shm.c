@@ -87,6 +87,8 @@ static void shm_fini(void *state)
     shm_segment_unmap(&st->seg);
     shm_heap_destroy(&st->heap);
     free(st->in_map);
+    free(st->home_done);
+    free(st->pop);
     free(st->out_map);
     free(st->at_in);
     free(st->at_out);
@@ -153,6 +155,8 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->peer_recv = calloc(n, sizeof *st->peer_recv);
     st->watch = calloc(n, 1);
     st->in_map = calloc(n, sizeof *st->in_map);
+    st->home_done = calloc(n, sizeof *st->home_done);
+    st->pop = calloc(n, sizeof *st->pop);
     st->out_map = calloc(n, sizeof *st->out_map);
     st->at_in = calloc(n, sizeof *st->at_in);
     st->at_out = calloc(n, sizeof *st->at_out);
@@ -160,7 +164,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->sub = aligned_alloc(64, SHM_SUB_BYTES);
     pid_t *pids = calloc(n, sizeof *pids);
     if (!st->tmp || !st->acc || !st->peer_send || !st->peer_recv || !st->watch || !pids ||
-        !st->in_map || !st->out_map || !st->at_in || !st->at_out || !st->sub) {
+        !st->in_map || !st->home_done || !st->pop || !st->out_map || !st->at_in || !st->at_out || !st->sub) {
         free(pids);
         snprintf(err, errlen, "shm: out of memory");
         return COLL_ENOMEM;
@@ -284,7 +288,11 @@ static void *shm_alloc(void *state, size_t bytes)
 static void shm_free(void *state, void *ptr)
 {
     shm_state *st = state;
-    if (ptr && !shm_heap_free(&st->heap, ptr)) free(ptr);
+    if (!ptr) return;
+    if (shm_heap_free(&st->heap, ptr))
+        atomic_fetch_add_explicit(&st->seg.ctrl[st->rank].heap_frees, 1, memory_order_release);
+    else
+        free(ptr);
 }
 
 static void shm_abort(void *state, int status, int failed_rank)

@@ -23,6 +23,12 @@
 #include "transport/shm/shm_segment.h"
 #include "transport/shm/shm_wait.h"
 
+/* A rank's buffers of a direct all-reduce whose pages this process's page
+ * tables already map (while its heap_frees count has not moved). */
+typedef struct shm_populated {
+    uint64_t send, recv, bytes, frees;
+} shm_populated;
+
 typedef struct shm_state {
     shm_segment seg;
     shm_liveness live;
@@ -37,6 +43,8 @@ typedef struct shm_state {
     size_t direct_min;      /* per-rank bytes from which all-reduce tries it */
     size_t stream_min;      /* all ranks' bytes from which it writes past the caches */
     uint64_t chunks_done;   /* direct all-reduce chunks of earlier calls (shm_header) */
+    uint64_t *home_done;    /* [n] of them in each rank's home ranges (shm_rank_ctrl) */
+    shm_populated *pop;     /* [n] each rank's buffers this process's mappings hold */
     char **in_map, **out_map; /* [n] every rank's buffers as mapped here */
     const float **at_in;    /* [n] the same at the chunk being reduced, for */
     float **at_out;         /* shm_fused_f32_sum */

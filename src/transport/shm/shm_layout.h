@@ -36,6 +36,12 @@ typedef struct shm_rank_ctrl {
     /* Direct all-reduce chunk this rank works on, + 1 (0: none), so that a
      * rank that hangs holding one is the rank the others name. */
     _Alignas(SHM_LINE) _Atomic uint64_t busy;
+    /* Direct all-reduce: chunks of this rank's home ranges claimed (by it or
+     * by a rank that ran out of its own), over the communicator's life. */
+    _Alignas(SHM_LINE) _Atomic uint64_t claimed;
+    /* Blocks this rank freed from its heap: a free unmaps the block's pages
+     * from every process, so peers populate their mappings again (shm_direct.c). */
+    _Atomic uint64_t heap_frees;
     /* Written once at set-up, then by the owner when it changes. */
     _Alignas(SHM_LINE) int32_t pid;
     int32_t cma_ok;
@@ -66,9 +72,8 @@ typedef struct shm_header {
     /* First rank to give up records why, so peers stop waiting at once. */
     _Alignas(SHM_LINE) _Atomic int32_t abort_status; /* 0: not aborted */
     int32_t abort_by, abort_rank;
-    /* Direct all-reduce (shm_direct.c): chunks claimed and chunks finished, over
-     * the communicator's life; every rank knows each call's range of them. */
-    _Alignas(SHM_LINE) _Atomic uint64_t claimed;
+    /* Direct all-reduce (shm_direct.c): chunks finished over the communicator's
+     * life; every rank knows each call's range of them. */
     _Alignas(SHM_LINE) _Atomic uint64_t finished;
 } shm_header;
 
