@@ -15,10 +15,9 @@
 #include "backend/shm_op.h"
 #include "backend/shm_fused.h"
 #include "core/clock.h"
+#include "core/populate.h"
 
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #endif
@@ -74,24 +73,10 @@ static int map_buffers(shm_op *o, char **in, char **out)
     return 1;
 }
 
-#ifndef MADV_POPULATE_READ /* Linux 5.14; older kernels refuse it: faults as before */
-#define MADV_POPULATE_READ 22
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/* Fill in this process's page tables for [p, p + bytes) in one system call. */
-static void populate(char *p, size_t bytes, int advice)
-{
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t a = (uintptr_t)p & ~(page - 1), b = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
-    (void)madvise((void *)a, b - a, advice);
-}
-
 /* Before the first call on a set of buffers: map every rank's buffers into this
- * process's page tables at once. Page by page, each first touch of a chunk
- * this process takes over is a fault (5 to 14 us each on a VM whose page tables
- * are shadowed; MADV_POPULATE does the same 20x faster). Kept while a rank's
- * buffers and its count of heap frees stay the same. */
+ * process's page tables at once, not a fault at each first touch of a chunk
+ * this process takes over (populate.h). Kept while a rank's buffers and its
+ * count of heap frees stay the same. */
 static void populate_peers(shm_state *st, char *const *in, char *const *out, size_t bytes)
 {
     for (int p = 0; p < st->n; p++) {
@@ -99,8 +84,8 @@ static void populate_peers(shm_state *st, char *const *in, char *const *out, siz
                              atomic_load_explicit(&st->seg.ctrl[p].heap_frees,
                                                   memory_order_acquire)};
         if (!memcmp(&now, &st->pop[p], sizeof now)) continue;
-        if (out[p] != in[p]) populate(in[p], bytes, MADV_POPULATE_READ);
-        populate(out[p], bytes, MADV_POPULATE_WRITE);
+        if (out[p] != in[p]) coll_populate(in[p], bytes, 0);
+        coll_populate(out[p], bytes, 1);
         st->pop[p] = now;
     }
 }
