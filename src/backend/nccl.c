@@ -115,7 +115,10 @@ static void store_key(const coll_rendezvous *rv, const char *name, char *key, si
 
 /* Every rank learns whether all set up: a rank that cannot (no GPU for it)
  * must not leave the others blocked in ncclCommInitRank. The first failure's
- * "status|message" is kept in the store; the last rank to arrive says done. */
+ * "status|message" is kept in the store; the last rank to arrive says done.
+ * A failing rank other than 0 (the store's host) returns once it has said so:
+ * it knows its verdict, and waiting would race rank 0's exit, which closes
+ * the store (seen under load: "store server ... closed the connection"). */
 static int agree(const coll_rendezvous *rv, int local_rc, const char *local_err, char *err,
                  size_t errlen)
 {
@@ -134,6 +137,10 @@ static int agree(const coll_rendezvous *rv, int local_rc, const char *local_err,
     }
     if (rc == COLL_OK) rc = coll_store_add(store, k_arrived, 1, &arrived);
     if (rc == COLL_OK && arrived == rv->world_size) rc = coll_store_set(store, k_done, "1", 1);
+    if (rc == COLL_OK && local_rc && rv->rank != 0) {
+        coll_set_err(err, errlen, "%s", local_err);
+        return local_rc;
+    }
     const char *keys[] = {k_done};
     if (rc == COLL_OK) rc = coll_store_wait(store, keys, 1);
     if (rc == COLL_OK) rc = store->ops->check(store, k_err, &exists);
