@@ -1,6 +1,8 @@
 #!/bin/sh
-# collbench init: a row per backend x process count, re-creating the communicator
-# every step costs more than reusing it (issue 7), bad flags exit 2.
+# collbench init: a row per backend x process count with positive times, a ratio
+# that is re-create / reuse, the same numbers in the CSV; bad flags exit 2.
+# Which of the two is faster is a measurement (docs/PERFORMANCE.md), not a test:
+# on a loaded host one 'reuse' step can outlast a re-creation.
 . "$(dirname "$0")/lib.sh"
 
 "$BIN" init -P 2 --steps 5 --backend tcp --csv "$WORK/init.csv" >"$WORK/out" 2>"$WORK/err"
@@ -9,10 +11,14 @@ rc=$?
 # backend ranks cold warm recreate reuse ratio
 row=$(awk '$1 == "tcp" && $2 == 2' "$WORK/out")
 [ -n "$row" ] || fail "no tcp row for 2 ranks in: $(cat "$WORK/out")"
-echo "$row" | awk '{ exit !($7 > 1 && $3 > 0 && $4 > 0 && $5 > $6) }' ||
-    fail "re-creating is not slower than reusing: $row"
+echo "$row" | awk '{ r = $5 / $6; exit !($3 > 0 && $4 > 0 && $5 > 0 && $6 > 0 &&
+                                          $7 > 0.95 * r - 0.1 && $7 < 1.05 * r + 0.1) }' ||
+    fail "times not positive or ratio not recreate/reuse: $row"
 [ "$(grep -c '^backend,' "$WORK/init.csv")" -eq 1 ] || fail "--csv: header not once: $(cat "$WORK/init.csv")"
-grep -q '^tcp,2,1024,5,' "$WORK/init.csv" || fail "--csv: no tcp row: $(cat "$WORK/init.csv")"
+csv=$(grep '^tcp,2,1024,5,' "$WORK/init.csv") || fail "--csv: no tcp row: $(cat "$WORK/init.csv")"
+# The CSV carries the table's numbers (4 decimals there, 3 or 1 in the table).
+echo "$csv $row" | awk -F'[ ,]+' '{ for (i = 5; i <= 8; i++) if ($i - $(i + 7) > 0.0015 || $(i + 7) - $i > 0.0015) exit 1 }' ||
+    fail "CSV and table disagree: '$csv' vs '$row'"
 
 expect_exit 2 "\-\-steps" init --steps 0
 expect_exit 2 "\-P" init -P 0
