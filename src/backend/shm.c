@@ -14,7 +14,9 @@
  * 0: coll_alloc gives private memory), COLL_SHM_DIRECT_MIN (per-rank bytes from
  * which all-reduce on coll_alloc'd buffers goes direct, 4 KiB), COLL_SHM_STREAM_MIN
  * (bytes of all ranks' outputs from which direct all-reduce writes them with
- * streaming stores, 16 MiB). Every rank
+ * streaming stores, 16 MiB), COLL_SHM_TOUCH_MAX (all ranks' send and receive
+ * bytes up to which direct all-reduce touches every page of them on its first
+ * call on a buffer set, 256 MiB). Every rank
  * must see the same values. */
 #include "backend/shm_op.h"
 #include "backend/shm_fused.h"
@@ -142,6 +144,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->cma_min = env_bytes("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1);
     st->direct_min = env_bytes("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1);
     st->stream_min = env_bytes("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, 0, (size_t)-1);
+    st->touch_max = env_bytes("COLL_SHM_TOUCH_MAX", 256 * KIB * KIB, 0, (size_t)-1);
     size_t heap = env_bytes("COLL_SHM_HEAP_BYTES", 16 * KIB * KIB * KIB, 0, (size_t)1 << 44);
     /* Microseconds a waiter spins before it sleeps. More ranks than cores: the
      * spin yields the CPU at every miss (shm_wait.c), so a peer that needs the

@@ -76,9 +76,15 @@ static int map_buffers(shm_op *o, char **in, char **out)
 /* Before the first call on a set of buffers: map every rank's buffers into this
  * process's page tables at once, not a fault at each first touch of a chunk
  * this process takes over (populate.h). Kept while a rank's buffers and its
- * count of heap frees stay the same. */
+ * count of heap frees stay the same. Up to touch_max bytes in all, every page
+ * is also touched now: which chunks a process takes over changes from call to
+ * call, so otherwise the first accesses (4 us a page on a VM) fall into many
+ * calls (6 ranks, 10 MiB: 20 to 60 calls before the times settle). Above it,
+ * touching all 2n buffers would cost more than a process ever touches of them
+ * (mostly its home range), so they fault in as met. */
 static void populate_peers(shm_state *st, char *const *in, char *const *out, size_t bytes)
 {
+    int touch = bytes * 2 * (size_t)st->n <= st->touch_max;
     for (int p = 0; p < st->n; p++) {
         shm_populated now = {st->peer_send[p], st->peer_recv[p], bytes,
                              atomic_load_explicit(&st->seg.ctrl[p].heap_frees,
@@ -86,6 +92,8 @@ static void populate_peers(shm_state *st, char *const *in, char *const *out, siz
         if (!memcmp(&now, &st->pop[p], sizeof now)) continue;
         if (out[p] != in[p]) coll_populate(in[p], bytes, 0);
         coll_populate(out[p], bytes, 1);
+        if (touch && out[p] != in[p]) coll_touch(in[p], bytes);
+        if (touch) coll_touch(out[p], bytes);
         st->pop[p] = now;
     }
 }

@@ -42,6 +42,7 @@ typedef struct shm_state {
     int direct;             /* every rank mapped every heap: direct all-reduce possible */
     size_t direct_min;      /* per-rank bytes from which all-reduce tries it */
     size_t stream_min;      /* all ranks' bytes from which it writes past the caches */
+    size_t touch_max;       /* all 2n buffers' bytes up to which direct pre-touches them */
     uint64_t chunks_done;   /* direct all-reduce chunks of earlier calls (shm_header) */
     uint64_t *home_done;    /* [n] of them in each rank's home ranges (shm_rank_ctrl) */
     shm_populated *pop;     /* [n] each rank's buffers this process's mappings hold */

@@ -18,3 +18,14 @@ void coll_populate(void *p, size_t bytes, int for_write)
     uintptr_t b = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
     (void)madvise((void *)a, b - a, for_write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
 }
+
+void coll_touch(const void *p, size_t bytes)
+{
+    if (!p || !bytes) return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const volatile unsigned char *c = p;
+    unsigned char sink = 0;
+    for (size_t i = 0; i < bytes; i += page) sink ^= c[i];
+    sink ^= c[bytes - 1];
+    (void)sink;
+}
