@@ -82,6 +82,12 @@ static int map_buffers(shm_op *o, char **in, char **out)
  * calls (6 ranks, 10 MiB: 20 to 60 calls before the times settle). Above it,
  * touching all 2n buffers would cost more than a process ever touches of them
  * (mostly its home range), so they fault in as met. */
+static void map_in(char *p, size_t bytes, int for_write, int touch)
+{
+    coll_populate(p, bytes, for_write);
+    if (touch) coll_touch(p, bytes);
+}
+
 static void populate_peers(shm_state *st, char *const *in, char *const *out, size_t bytes)
 {
     int touch = bytes * 2 * (size_t)st->n <= st->touch_max;
@@ -90,10 +96,8 @@ static void populate_peers(shm_state *st, char *const *in, char *const *out, siz
                              atomic_load_explicit(&st->seg.ctrl[p].heap_frees,
                                                   memory_order_acquire)};
         if (!memcmp(&now, &st->pop[p], sizeof now)) continue;
-        if (out[p] != in[p]) coll_populate(in[p], bytes, 0);
-        coll_populate(out[p], bytes, 1);
-        if (touch && out[p] != in[p]) coll_touch(in[p], bytes);
-        if (touch) coll_touch(out[p], bytes);
+        if (out[p] != in[p]) map_in(in[p], bytes, 0, touch);
+        map_in(out[p], bytes, 1, touch);
         st->pop[p] = now;
     }
 }

@@ -34,7 +34,8 @@ static void test_contents_unchanged(void **state)
     }
 }
 
-/* Buffers that end exactly at a guard page, at every alignment of the start. */
+/* Buffers that end exactly at a guard page: lengths below, at and across page
+ * boundaries, so starts both aligned and not. */
 static void test_no_read_past_the_end(void **state)
 {
     (void)state;
