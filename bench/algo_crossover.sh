@@ -33,8 +33,9 @@ done
 echo "$COLL float32 (sum), backend $BACKEND, best median time (us) of $ROUNDS rounds per algorithm; x = ratio to the fastest"
 echo
 awk -F, -v algos="$ALGOS" '
-  NR == 1 { next }
-  { key = $7 SUBSEP $12; if (!((key, $5) in t) || $18 < t[key, $5]) t[key, $5] = $18; if (!(key in seen)) { seen[key] = 1; order[++n] = key } }
+  NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  { key = $col["nprocs"] SUBSEP $col["bytes"]; al = $col["algo"]; p50 = $col["time_us_p50"]
+    if (!((key, al) in t) || p50 < t[key, al]) t[key, al] = p50; if (!(key in seen)) { seen[key] = 1; order[++n] = key } }
   END {
     na = split(algos, a, " ")
     printf "| ranks | bytes |"; for (i = 1; i <= na; i++) printf " %s us |", a[i]; printf " fastest |\n"

@@ -15,10 +15,11 @@ trap 'rm -rf "$tmp"' EXIT
 echo "all-reduce float32 sum, backend tcp, out-of-place: busbw GB/s (median time us, timed iterations)"
 echo
 awk -F, '
-  NR == 1 { next }
-  { b[$12, $7] = sprintf("%.2f (%.0f us, %d it)", $22, $18, $15)
-    if (!($12 in sz)) { sz[$12] = 1; sizes[++ns] = $12 }
-    if (!($7 in pr)) { pr[$7] = 1; procs[++np] = $7 } }
+  NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  { s = $col["bytes"]; p = $col["nprocs"]
+    b[s, p] = sprintf("%.2f (%.0f us, %d it)", $col["busbw_GBps"], $col["time_us_p50"], $col["iters"])
+    if (!(s in sz)) { sz[s] = 1; sizes[++ns] = s }
+    if (!(p in pr)) { pr[p] = 1; procs[++np] = p } }
   END {
     printf "| bytes |"; for (j = 1; j <= np; j++) printf " %s ranks |", procs[j]; printf "\n"
     printf "|---|"; for (j = 1; j <= np; j++) printf "---|"; printf "\n"

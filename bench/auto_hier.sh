@@ -45,7 +45,7 @@ for backend in $BACKENDS; do
     done
     for p in "${pids[@]}"; do wait "$p" || { echo "$backend: a node failed:" >&2; cat "$OUT/$backend".node* >&2; }; done
     [ -f "$csv" ] || continue
-    awk -F, -v b="$bound" -v be="$backend" 'NR > 1 { printf "  %-8s %12d %12.3f %10.2f\n", be, $12, $22, $22 / b }' "$csv"
+    awk -F, -v b="$bound" -v be="$backend" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { bw = $col["busbw_GBps"]; printf "  %-8s %12d %12.3f %10.2f\n", be, $col["bytes"], bw, bw / b }' "$csv"
     [ -n "${CSV:-}" ] && tail -n +2 "$csv" >>"$CSV"
 done
 echo "# target: auto >= 0.80 of the bound at the large sizes"

@@ -31,13 +31,14 @@ done
 echo "all-reduce float32 sum, out-of-place, loopback: busbw ratio collbench tcp / Open MPI"
 echo "(--mca btl tcp,self); each cell: ratio (tcp GB/s / mpi GB/s). CSVs in $OUT"
 echo
-# bytes is column 12, nprocs 7, busbw 22, wrong 23 (docs/DESIGN.md's CSV header)
+# columns by name (the CSV header, docs/DESIGN.md)
 awk -F, '
-  FNR == 1 { next }
-  FILENAME ~ /tcp\.csv$/ { t[$12, $7] = $22 } FILENAME ~ /mpi\.csv$/ { m[$12, $7] = $22 }
-  $23 != "0" { wrong = wrong " " $4 "/" $7 "/" $12 }
-  { if (!($12 in sz)) { sz[$12] = 1; sizes[++ns] = $12 }
-    if (!($7 in pr)) { pr[$7] = 1; procs[++np] = $7 } }
+  FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+  { s = $col["bytes"]; p = $col["nprocs"] }
+  FILENAME ~ /tcp\.csv$/ { t[s, p] = $col["busbw_GBps"] } FILENAME ~ /mpi\.csv$/ { m[s, p] = $col["busbw_GBps"] }
+  $col["wrong"] != "0" { wrong = wrong " " $col["backend"] "/" p "/" s }
+  { if (!(s in sz)) { sz[s] = 1; sizes[++ns] = s }
+    if (!(p in pr)) { pr[p] = 1; procs[++np] = p } }
   END {
     printf "| bytes |"; for (j = 1; j <= np; j++) printf " %s ranks |", procs[j]; printf "\n"
     printf "|---|"; for (j = 1; j <= np; j++) printf "---|"; printf "\n"

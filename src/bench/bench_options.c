@@ -283,9 +283,9 @@ static int on_inplace(parse_ctx *c, const char *v)
 static int on_buffers(parse_ctx *c, const char *v)
 {
     if (strcmp(v, "coll") != 0 && strcmp(v, "malloc") != 0)
-        return fail(c, "'%s' is not a buffer kind (coll, malloc)", v);
-    c->o->malloc_buffers = strcmp(v, "malloc") == 0;
-    return 0;
+        return fail(c, "'%s' is not a buffer kind (malloc, coll)", v);
+    c->o->buffers_given = 1;
+    return copy_text(c, v, c->o->buffers, sizeof c->o->buffers);
 }
 
 static int on_seed(parse_ctx *c, const char *v)
@@ -329,9 +329,10 @@ static const opt_def opt_table[] = {
     {0, "algo", "NAME", on_algo, "algorithm (default auto)"},
     {0, "device", "cpu|cuda", on_device, "where the buffers live (default cpu)"},
     {0, "inplace", "0|1|2", on_inplace, "out-of-place, in-place or both (default 2)"},
-    {0, "buffers", "coll|malloc", on_buffers,
-     "host buffers from coll_alloc (the backend's memory: shm reads it without copies; "
-     "default) or malloc (private, like a framework's tensors)"},
+    {0, "buffers", "malloc|coll", on_buffers,
+     "host buffers: malloc (private, like a framework's tensors and every other benchmark's; "
+     "default) or coll (coll_alloc, the backend's own memory: shm reads it without copies, "
+     "like nccl-tests -R)"},
     {0, "seed", "N", on_seed, "seed of the checked inputs (default 1)"},
     {0, "time-budget", "SECONDS", on_budget, "fewer iterations past this per size, 0 = none (default 4)"},
     {0, "duration", "TIME", on_duration, "soak: repeat the sizes until TIME (60s, 10m, 1h) has passed; RSS and fds shown"},
@@ -509,9 +510,24 @@ static int finish_multinode(parse_ctx *c)
     return 0;
 }
 
+/* --device cuda buffers are cudaMalloc'd: a host kind would be a false label. */
+static int finish_buffers(parse_ctx *c)
+{
+    bench_options *o = c->o;
+    if (strcmp(o->device, "cuda") != 0) return 0;
+    if (o->buffers_given) {
+        c->flag = "--buffers";
+        return fail(c, "'%s' is a host buffer kind; with --device cuda the buffers are device "
+                    "memory (cudaMalloc)", o->buffers);
+    }
+    snprintf(o->buffers, sizeof o->buffers, "cuda");
+    return 0;
+}
+
 static int finish(parse_ctx *c)
 {
     int rc = finish_sizes(c);
+    if (rc == 0) rc = finish_buffers(c);
     if (rc == 0) rc = finish_pairs(c);
     if (rc == 0) rc = finish_size_multiples(c);
     if (rc == 0) rc = finish_multinode(c);
@@ -540,6 +556,7 @@ int bench_options_defaults(bench_options *o, const bench_coll *coll)
     o->time_budget_s = 4;
     snprintf(o->algo, sizeof o->algo, "auto");
     snprintf(o->device, sizeof o->device, "cpu");
+    snprintf(o->buffers, sizeof o->buffers, "malloc");
     o->inplace = coll->has_inplace ? 2 : 0;
     o->seed = 1;
     return 0;

@@ -42,7 +42,9 @@ typedef struct bench_options {
     char algo[16];
     char device[8];         /* cpu | cuda */
     int inplace;            /* 0 out-of-place, 1 in-place, 2 both */
-    int malloc_buffers;     /* --buffers malloc: private host memory, not coll_alloc's */
+    char buffers[8];        /* --buffers: malloc (default, private), coll (coll_alloc), or
+                             * cuda (set by --device cuda) */
+    int buffers_given;
     const char *csv_path, *json_path;
     const char *per_iter_path; /* --per-iter: every iteration on every rank (bench/per_iter.h) */
     const char *init_method; /* --init-method (points into argv); NULL: env:// */

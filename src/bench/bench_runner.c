@@ -110,6 +110,7 @@ static void row_config(run_state *s, const bench_pair *p, bench_row *row)
     copy_field(row->backend, sizeof row->backend, coll_comm_backend(r->comm));
     copy_field(row->algo, sizeof row->algo, r->opts->algo);
     copy_field(row->device, sizeof row->device, r->opts->device);
+    copy_field(row->buffers, sizeof row->buffers, r->opts->buffers);
     row->nprocs = r->nranks;
     row->nnodes = r->nnodes;
     copy_field(row->dtype, sizeof row->dtype, coll_dtype_name(p->dtype));
@@ -123,7 +124,9 @@ static void row_times(const bench_coll *coll, const bench_stats *st, int nranks,
 {
     row->time_us_avg = st->avg;
     row->time_us_min = st->min;
+    row->time_us_p25 = st->p25;
     row->time_us_p50 = st->p50;
+    row->time_us_p75 = st->p75;
     row->time_us_p99 = st->p99;
     row->time_us_max = st->max;
     /* bytes / us = 1e6 B/s = 1e-3 GB/s */
@@ -360,9 +363,9 @@ static int alloc_buffers(run_state *s, size_ctx *z)
     size_t esz = coll_dtype_size(z->pair.dtype);
     size_t sbytes = bench_coll_send_elems(r->opts->coll, z->count, r->nranks) * esz;
     size_t rbytes = bench_coll_recv_elems(r->opts->coll, z->count, r->nranks) * esz;
-    bench_mem mem = bench_device_is_cuda(r->opts->device) ? BENCH_MEM_CUDA
-                    : r->opts->malloc_buffers               ? BENCH_MEM_MALLOC
-                                                            : BENCH_MEM_COLL;
+    bench_mem mem = bench_device_is_cuda(r->opts->device)     ? BENCH_MEM_CUDA
+                    : strcmp(r->opts->buffers, "coll") == 0 ? BENCH_MEM_COLL
+                                                            : BENCH_MEM_MALLOC;
     int rc = bench_buffers_alloc(&z->buf, r->comm, mem, sbytes, rbytes, s->err, s->errlen);
     z->send = z->buf.send;
     z->recv = z->buf.recv;

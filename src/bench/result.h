@@ -12,19 +12,27 @@ typedef struct bench_row {
     char backend[16];
     char algo[16];        /* algorithm asked for ("auto" or a name) */
     char device[8];       /* cpu | cuda */
+    char buffers[8];      /* malloc (private) | coll (coll_alloc: shm's shared heap) | cuda */
     int nprocs, nnodes;
     char dtype[12];
     char op[8];           /* "none" for collectives without a reduction */
     int in_place;         /* 0 | 1 */
     uint64_t bytes, count;
     int warmup, iters;
-    double time_us_avg, time_us_min, time_us_p50, time_us_p99, time_us_max;
+    /* the slowest rank's time per iteration; p25/p75 give the spread the report
+     * judges differences by (NaN in rows read from files that lack them) */
+    double time_us_avg, time_us_min, time_us_p25, time_us_p50, time_us_p75, time_us_p99, time_us_max;
     double algbw_GBps, busbw_GBps;
     int64_t wrong;
 } bench_row;
 
 /* The CSV header line (no newline). */
 extern const char BENCH_CSV_HEADER[];
+/* The header of files written before the buffers, p25 and p75 columns: read
+ * (bench_row_from_csv_v1), never appended to. */
+extern const char BENCH_CSV_HEADER_V1[];
+/* What rows read from such files say of their buffers. */
+#define BENCH_BUFFERS_UNKNOWN "unknown"
 
 /* One CSV line for r, no newline; returns length or -1 if it does not fit (or a
  * text field holds a line break). Times print with 3 decimals, bandwidths with
@@ -35,6 +43,9 @@ int bench_row_to_csv(const bench_row *r, char *buf, size_t len);
  * reason naming the field otherwise (field count, non-numbers, in_place not 0/1,
  * nprocs/nnodes < 1, text longer than its bench_row array). r is untouched on error. */
 int bench_row_from_csv(const char *line, bench_row *r, char *err, size_t errlen);
+/* The same for a line under BENCH_CSV_HEADER_V1: buffers becomes "unknown" and
+ * p25/p75 NaN, since nothing recorded them. */
+int bench_row_from_csv_v1(const char *line, bench_row *r, char *err, size_t errlen);
 
 /* Append rows to a CSV file: header first if the file is new or empty, refusing a
  * file whose header differs ("FILE has a different header; refusing to mix

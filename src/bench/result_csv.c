@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -20,6 +21,11 @@
 #include <unistd.h>
 
 const char BENCH_CSV_HEADER[] =
+    "timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,"
+    "bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,"
+    "time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong";
+
+const char BENCH_CSV_HEADER_V1[] =
     "timestamp,host,collective,backend,algo,device,nprocs,nnodes,dtype,op,in_place,"
     "bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p50,time_us_p99,"
     "time_us_max,algbw_GBps,busbw_GBps,wrong";
@@ -46,13 +52,25 @@ struct field {
 
 static const struct field FIELDS[] = {
     STR(timestamp), STR(host), STR(collective), STR(backend), STR(algo), STR(device),
+    STR(buffers), INT(nprocs, 1, INT_MAX), INT(nnodes, 1, INT_MAX), STR(dtype), STR(op),
+    INT(in_place, 0, 1), NUM(bytes, F_U64), NUM(count, F_U64), INT(warmup, 0, INT_MAX),
+    INT(iters, 0, INT_MAX), NUM(time_us_avg, F_TIME), NUM(time_us_min, F_TIME),
+    NUM(time_us_p25, F_TIME), NUM(time_us_p50, F_TIME), NUM(time_us_p75, F_TIME),
+    NUM(time_us_p99, F_TIME), NUM(time_us_max, F_TIME),
+    NUM(algbw_GBps, F_BW), NUM(busbw_GBps, F_BW), NUM(wrong, F_I64),
+};
+#define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
+
+/* BENCH_CSV_HEADER_V1's columns: read only. */
+static const struct field FIELDS_V1[] = {
+    STR(timestamp), STR(host), STR(collective), STR(backend), STR(algo), STR(device),
     INT(nprocs, 1, INT_MAX), INT(nnodes, 1, INT_MAX), STR(dtype), STR(op),
     INT(in_place, 0, 1), NUM(bytes, F_U64), NUM(count, F_U64), INT(warmup, 0, INT_MAX),
     INT(iters, 0, INT_MAX), NUM(time_us_avg, F_TIME), NUM(time_us_min, F_TIME),
     NUM(time_us_p50, F_TIME), NUM(time_us_p99, F_TIME), NUM(time_us_max, F_TIME),
     NUM(algbw_GBps, F_BW), NUM(busbw_GBps, F_BW), NUM(wrong, F_I64),
 };
-#define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
+#define NFIELDS_V1 (sizeof FIELDS_V1 / sizeof FIELDS_V1[0])
 
 
 /* Appends text to buf at *pos; 0 if it does not fit. */
@@ -204,33 +222,33 @@ static int parse_field(const struct field *f, const char *text, bench_row *r, ch
     return 0;
 }
 
-int bench_row_from_csv(const char *line, bench_row *r, char *err, size_t errlen)
+/* One line under the header whose columns are fields[0..nfields) into tmp. */
+static int parse_line(const char *line, const struct field *fields, size_t nfields,
+                      const char *header, bench_row *tmp, char *err, size_t errlen)
 {
-    if (!line || !r) {
+    if (!line) {
         coll_set_err(err, errlen, "no CSV line to parse");
         return COLL_EINVAL;
     }
     const char *end = line + strlen(line);
     while (end > line && (end[-1] == '\n' || end[-1] == '\r')) end--;
 
-    bench_row tmp;
-    memset(&tmp, 0, sizeof tmp);
     const char *p = line;
     size_t i = 0;
     char text[256], why[320];
     int too_long, got;
     while ((got = next_field(&p, end, text, sizeof text, &too_long)) == 1) {
-        if (i >= NFIELDS) {
+        if (i >= nfields) {
             i++;
             continue; /* count them all for the message */
         }
-        const struct field *f = &FIELDS[i];
+        const struct field *f = &fields[i];
         if (f->kind == F_STR && (too_long || strlen(text) >= f->size)) {
             coll_set_err(err, errlen, "CSV field %zu (%s): '%.40s' is longer than %zu characters",
                     i + 1, f->name, text, f->size - 1);
             return COLL_EINVAL;
         }
-        if (too_long || parse_field(f, text, &tmp, why, sizeof why) != 0) {
+        if (too_long || parse_field(f, text, tmp, why, sizeof why) != 0) {
             if (too_long) snprintf(why, sizeof why, "value too long");
             coll_set_err(err, errlen, "CSV field %zu (%s): %s", i + 1, f->name, why);
             return COLL_EINVAL;
@@ -239,21 +257,51 @@ int bench_row_from_csv(const char *line, bench_row *r, char *err, size_t errlen)
     }
     if (got < 0) {
         coll_set_err(err, errlen, "CSV field %zu (%s): unterminated or misplaced quote", i + 1,
-                i < NFIELDS ? FIELDS[i].name : "extra");
+                i < nfields ? fields[i].name : "extra");
         return COLL_EINVAL;
     }
-    if (i != NFIELDS) {
-        coll_set_err(err, errlen, "CSV line has %zu fields, expected %zu (%s)", i, (size_t)NFIELDS,
-                BENCH_CSV_HEADER);
+    if (i != nfields) {
+        coll_set_err(err, errlen, "CSV line has %zu fields, expected %zu (%s)", i, nfields, header);
         return COLL_EINVAL;
     }
+    return COLL_OK;
+}
+
+int bench_row_from_csv(const char *line, bench_row *r, char *err, size_t errlen)
+{
+    bench_row tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (!r) line = NULL;
+    int rc = parse_line(line, FIELDS, NFIELDS, BENCH_CSV_HEADER, &tmp, err, errlen);
+    if (rc == COLL_OK) *r = tmp;
+    return rc;
+}
+
+int bench_row_from_csv_v1(const char *line, bench_row *r, char *err, size_t errlen)
+{
+    bench_row tmp;
+    memset(&tmp, 0, sizeof tmp);
+    if (!r) line = NULL;
+    int rc = parse_line(line, FIELDS_V1, NFIELDS_V1, BENCH_CSV_HEADER_V1, &tmp, err, errlen);
+    if (rc != COLL_OK) return rc;
+    snprintf(tmp.buffers, sizeof tmp.buffers, "%s", BENCH_BUFFERS_UNKNOWN);
+    tmp.time_us_p25 = tmp.time_us_p75 = NAN;
     *r = tmp;
     return COLL_OK;
 }
 
 /* What the file at path holds: absent/empty, our header, or something else.
  * *ends_with_newline tells whether a row can be appended directly. */
-enum csv_state { CSV_NEW, CSV_OURS, CSV_OTHER };
+enum csv_state { CSV_NEW, CSV_OURS, CSV_V1, CSV_OTHER };
+
+/* Does the file's first line (head, n bytes) equal header? */
+static int first_line_is(const char *head, size_t n, const char *header)
+{
+    size_t hlen = strlen(header);
+    return n >= hlen && memcmp(head, header, hlen) == 0 &&
+           (n == hlen || head[hlen] == '\n' ||
+            (head[hlen] == '\r' && (n == hlen + 1 || head[hlen + 1] == '\n')));
+}
 
 static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_newline,
                        char *err, size_t errlen)
@@ -285,11 +333,9 @@ static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_n
         return COLL_OK;
     }
     head[n] = '\0';
-    size_t hlen = sizeof BENCH_CSV_HEADER - 1;
-    int same = (size_t)n >= hlen && memcmp(head, BENCH_CSV_HEADER, hlen) == 0 &&
-               ((size_t)n == hlen || head[hlen] == '\n' ||
-                (head[hlen] == '\r' && ((size_t)n == hlen + 1 || head[hlen + 1] == '\n')));
-    *state = same ? CSV_OURS : CSV_OTHER;
+    *state = first_line_is(head, (size_t)n, BENCH_CSV_HEADER)      ? CSV_OURS
+             : first_line_is(head, (size_t)n, BENCH_CSV_HEADER_V1) ? CSV_V1
+                                                                   : CSV_OTHER;
 
     char last = '\n';
     if (st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1) last = '\n';
@@ -308,6 +354,12 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
     int newline_ok;
     int rc = inspect_csv(path, &state, &newline_ok, err, errlen);
     if (rc != COLL_OK) return rc;
+    if (state == CSV_V1) {
+        coll_set_err(err, errlen, "%s has the older collbench header (no buffers, time_us_p25 and "
+                     "time_us_p75 columns); refusing to mix schemas: write to a new file (collbench "
+                     "report reads both)", path);
+        return COLL_EINVAL;
+    }
     if (state == CSV_OTHER) {
         coll_set_err(err, errlen, "%s has a different header; refusing to mix schemas", path);
         return COLL_EINVAL;

@@ -68,6 +68,7 @@ static json_t *row_to_json(const bench_row *r)
     SET("backend", json_string(r->backend));
     SET("algo", json_string(r->algo));
     SET("device", json_string(r->device));
+    SET("buffers", json_string(r->buffers));
     SET("nprocs", json_integer(r->nprocs));
     SET("nnodes", json_integer(r->nnodes));
     SET("dtype", json_string(r->dtype));
@@ -79,7 +80,9 @@ static json_t *row_to_json(const bench_row *r)
     SET("iters", json_integer(r->iters));
     SET("time_us_avg", number(r->time_us_avg));
     SET("time_us_min", number(r->time_us_min));
+    SET("time_us_p25", number(r->time_us_p25));
     SET("time_us_p50", number(r->time_us_p50));
+    SET("time_us_p75", number(r->time_us_p75));
     SET("time_us_p99", number(r->time_us_p99));
     SET("time_us_max", number(r->time_us_max));
     SET("algbw_GBps", number(r->algbw_GBps));

@@ -41,12 +41,14 @@ void bench_stats_compute(const double *samples, size_t n, bench_stats *out)
     /* Sort a copy: the caller's samples stay in iteration order. */
     double *sorted = malloc(n * sizeof *sorted);
     if (!sorted) { /* no memory for the copy: say "unknown" rather than guess */
-        out->p50 = out->p99 = NAN;
+        out->p25 = out->p50 = out->p75 = out->p99 = NAN;
         return;
     }
     memcpy(sorted, samples, n * sizeof *sorted);
     qsort(sorted, n, sizeof *sorted, cmp_double);
+    out->p25 = percentile_sorted(sorted, n, 0.25);
     out->p50 = percentile_sorted(sorted, n, 0.50);
+    out->p75 = percentile_sorted(sorted, n, 0.75);
     out->p99 = percentile_sorted(sorted, n, 0.99);
     free(sorted);
 }

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 typedef struct bench_stats {
-    double avg, min, p50, p99, max; /* same unit as the samples */
+    double avg, min, p25, p50, p75, p99, max; /* same unit as the samples */
 } bench_stats;
 
 /* Percentiles by linear interpolation between closest ranks (numpy's default).

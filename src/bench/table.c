@@ -45,8 +45,9 @@ void bench_table_print_header(bench_table *t, const bench_row *cfg)
 
     fprintf(f, "#  collective %s, backend %s, algo %s, %d ranks, %s %s\n", cfg->collective,
             cfg->backend, cfg->algo, cfg->nprocs, cfg->dtype, cfg->op);
-    fprintf(f, "#  nodes %d, device %s, warmup iters %d, iters %d%s%s\n", cfg->nnodes,
-            cfg->device, cfg->warmup, cfg->iters, cfg->host[0] ? ", host " : "", cfg->host);
+    fprintf(f, "#  nodes %d, device %s, buffers %s, warmup iters %d, iters %d%s%s\n", cfg->nnodes,
+            cfg->device, cfg->buffers, cfg->warmup, cfg->iters, cfg->host[0] ? ", host " : "",
+            cfg->host);
     fprintf(f, "#\n");
 
     if (!t->verbose) {

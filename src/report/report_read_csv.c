@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum csv_kind { CSV_COMM, CSV_TRAIN };
+enum csv_kind { CSV_COMM, CSV_COMM_V1, CSV_TRAIN };
 
 /* 1 when line (without its end of line) equals header. */
 static int is_header(const char *line, size_t len, const char *header)
@@ -54,6 +54,7 @@ int report_read_csv(report_data *d, const char *path, const char *text, size_t l
     enum csv_kind kind;
     const char *header;
     if (is_header(line, hlen, BENCH_CSV_HEADER)) kind = CSV_COMM, header = BENCH_CSV_HEADER;
+    else if (is_header(line, hlen, BENCH_CSV_HEADER_V1)) kind = CSV_COMM_V1, header = BENCH_CSV_HEADER_V1;
     else if (is_header(line, hlen, REPORT_TRAIN_CSV_HEADER)) kind = CSV_TRAIN, header = REPORT_TRAIN_CSV_HEADER;
     else {
         int shown = hlen > 60 ? 60 : (int)hlen;
@@ -76,11 +77,12 @@ int report_read_csv(report_data *d, const char *path, const char *text, size_t l
         if (is_header(line, n, header)) continue;
         char why[512];
         int rc;
-        if (kind == CSV_COMM) {
+        if (kind != CSV_TRAIN) {
             char *copy = strndup(line, n);
             if (!copy) return COLL_ENOMEM;
             bench_row r;
-            rc = bench_row_from_csv(copy, &r, why, sizeof why) == COLL_OK ? 0 : -1;
+            rc = (kind == CSV_COMM ? bench_row_from_csv : bench_row_from_csv_v1)(copy, &r, why, sizeof why);
+            rc = rc == COLL_OK ? 0 : -1;
             free(copy);
             if (rc == 0 && report_add_comm(d, &r) != 0) return COLL_ENOMEM;
         } else {

@@ -59,6 +59,10 @@ static int comm_row(const json_t *o, const char *collective, bench_row *r, char 
         const json_t *v = json_object_get(o, key);
         if (!v && strcmp(key, "collective") == 0) {
             snprintf(val, sizeof val, "%s", collective);
+        } else if (!v && strcmp(key, "buffers") == 0) { /* files from before the column */
+            snprintf(val, sizeof val, "%s", BENCH_BUFFERS_UNKNOWN);
+        } else if (!v && (strcmp(key, "time_us_p25") == 0 || strcmp(key, "time_us_p75") == 0)) {
+            snprintf(val, sizeof val, "nan");
         } else if (!v) {
             snprintf(why, whylen, "missing key '%s'", key);
             rc = -1;

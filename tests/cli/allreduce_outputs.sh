@@ -2,7 +2,7 @@
 # A tiny all-reduce: table with #wrong 0, CSV appended with one header, JSON parses.
 . "$(dirname "$0")/lib.sh"
 
-HEADER="timestamp,host,collective,backend,algo,device,nprocs,nnodes,dtype,op,in_place,bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p50,time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong"
+HEADER="timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong"
 RUN="allreduce -b 1K -e 8K -P 2,3 -w 1 -n 3 --backend tcp --csv $WORK/r.csv -J $WORK/r.json"
 
 expect_exit 0 "" $RUN

@@ -6,7 +6,7 @@
 # progress lines (stderr is not a terminal here) and the directory it prints.
 . "$(dirname "$0")/lib.sh"
 
-HEADER="timestamp,host,collective,backend,algo,device,nprocs,nnodes,dtype,op,in_place,bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p50,time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong"
+HEADER="timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong"
 OUT="$WORK/run"
 
 expect_exit 0 "" suite --quick -o "$OUT"
@@ -26,11 +26,11 @@ rows=$(($(wc -l <"$OUT/results.csv") - 1))
 [ "$rows" -eq $((nconf * 3)) ] || fail "CSV: $rows rows for $nconf configurations, want $((nconf * 3))"
 for b in $backends; do
     for p in 2 4; do
-        n=$(awk -F, -v b="$b" -v p="$p" '$4 == b && $7 == p' "$OUT/results.csv" | wc -l)
+        n=$(awk -F, -v b="$b" -v p="$p" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["backend"] == b && $col["nprocs"] == p' "$OUT/results.csv" | wc -l)
         [ "$n" -eq 3 ] || fail "CSV: $n rows for $b with $p ranks, want 3"
     done
 done
-awk -F, 'NR > 1 && ($NF != "0" || $11 != "0") { bad = 1 } END { exit bad }' "$OUT/results.csv" \
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $NF != "0" || $col["in_place"] != "0" { bad = 1 } END { exit bad }' "$OUT/results.csv" \
     || fail "CSV has wrong != 0 or in-place rows"
 command -v jq >/dev/null || fail "jq is needed to check the JSON output (scripts/deps.sh installs it)"
 n=$(jq '.results.communication.allreduce | length' "$OUT/results.json") || fail "results.json does not parse"

@@ -26,7 +26,7 @@ for coll in allreduce allgather reducescatter broadcast reduce alltoall barrier;
     run "$coll" --backend nccl --device cuda -P 1 --sizes 1K,64K -w 1 -n 2 -c 1 --csv "$WORK/r.csv"
 done
 run allreduce --backend nccl --device cuda -P 1 --sizes 4K -w 1 -n 1 -d all -o all
-grep -q ",allreduce,nccl,auto,cuda,1,1," "$WORK/r.csv" || fail "CSV rows for nccl cuda: $(head -3 "$WORK/r.csv")"
+grep -q ",allreduce,nccl,auto,cuda,cuda,1,1," "$WORK/r.csv" || fail "CSV rows for nccl cuda: $(head -3 "$WORK/r.csv")"
 # more ranks than GPUs: skipped with a note, not an error
 run allreduce --backend nccl --device cuda -P 1,2 --sizes 1K
 grep -q "allreduce nccl 2 ranks: skipped: 1 CUDA device here" "$WORK/out" || fail "no skip note: $(cat "$WORK/out")"

@@ -43,6 +43,6 @@ grep -q "skipped: $ngpus CUDA device" "$WORK/out" || fail "nccl -P $more: no ski
 expect_exit 2 "add \-\-device cuda" allreduce --backend nccl -P 1 --sizes 1K
 
 # the CSV says where the buffers were
-grep -q ",nccl,.*,cuda,1," "$WORK/gpu.csv" || fail "no nccl cuda rows in the CSV: $(head -3 "$WORK/gpu.csv")"
+grep -q ",nccl,.*,cuda,cuda,1," "$WORK/gpu.csv" || fail "no nccl cuda rows in the CSV: $(head -3 "$WORK/gpu.csv")"
 grep -q ",wrong" "$WORK/gpu.csv" || fail "CSV without a header"
 finish

@@ -86,7 +86,7 @@ check_all() {
             fi
             # nnodes (8th column) is the number of hosts the ranks really were on
             local nn
-            nn=$(awk -F, 'NR > 1 { print $8 }' "$csv" | sort -u | tr '\n' ' ')
+            nn=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { print $col["nnodes"] }' "$csv" | sort -u | tr '\n' ' ')
             [ "$nn" = "$NHOSTS " ] || fail "$coll --backend $backend: CSV nnodes '$nn', want $NHOSTS"
             local rows
             rows=$(awk -F, 'NR > 1 && $NF == 0' "$csv" | wc -l)
@@ -183,9 +183,9 @@ check_shaped() {
         case "$RCS" in *[1-9]*) fail "shaped allreduce --backend $backend: exit codes $RCS";
             cat "$WORK/shaped.$backend".node* >&2; continue ;; esac
         # 2% for tbf's burst at the start of a timed iteration
-        awk -F, -v b="$bound" -v be="$backend" 'NR > 1 {
-                printf "  %s %s B: busbw %.3f GB/s, bound %.3f GB/s\n", be, $12, $22, b
-                if ($22 > b * 1.02) { bad = 1; print "FAIL: busbw above the emulated links" > "/dev/stderr" } }
+        awk -F, -v b="$bound" -v be="$backend" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } {
+                printf "  %s %s B: busbw %.3f GB/s, bound %.3f GB/s\n", be, $col["bytes"], $col["busbw_GBps"], b
+                if ($col["busbw_GBps"] > b * 1.02) { bad = 1; print "FAIL: busbw above the emulated links" > "/dev/stderr" } }
             END { exit bad }' "$csv" || FAILED=1
     done
     echo "links $RATE + $DELAY: all-reduce busbw within the bound ($bound GB/s for $NHOSTS hosts x $PER_NODE)"

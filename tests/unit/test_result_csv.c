@@ -3,6 +3,7 @@
  * a write cut short). */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,9 +24,9 @@
 #include "core/atomic_file.h"
 
 static const char *const EXPECTED_HEADER =
-    "timestamp,host,collective,backend,algo,device,nprocs,nnodes,dtype,op,in_place,bytes,count,"
-    "warmup,iters,time_us_avg,time_us_min,time_us_p50,time_us_p99,time_us_max,algbw_GBps,"
-    "busbw_GBps,wrong";
+    "timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,bytes,"
+    "count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,time_us_p99,"
+    "time_us_max,algbw_GBps,busbw_GBps,wrong";
 
 static bench_row sample_row(int i)
 {
@@ -37,6 +38,7 @@ static bench_row sample_row(int i)
     snprintf(r.backend, sizeof r.backend, "tcp");
     snprintf(r.algo, sizeof r.algo, "ring");
     snprintf(r.device, sizeof r.device, "cpu");
+    snprintf(r.buffers, sizeof r.buffers, "%s", i % 2 ? "coll" : "malloc");
     r.nprocs = 2 + i;
     r.nnodes = 1;
     snprintf(r.dtype, sizeof r.dtype, "float32");
@@ -48,7 +50,9 @@ static bench_row sample_row(int i)
     r.iters = 20;
     r.time_us_avg = (123456.0 + 1000.0 * i) / 1000.0; /* nearest double to 123.456+i, as strtod gives */
     r.time_us_min = 100.001;
+    r.time_us_p25 = 110.25;
     r.time_us_p50 = 120.5;
+    r.time_us_p75 = 130.75;
     r.time_us_p99 = 150.25;
     r.time_us_max = 160.125;
     r.algbw_GBps = 8.49347;
@@ -65,6 +69,7 @@ static void assert_rows_equal(const bench_row *a, const bench_row *b)
     assert_string_equal(a->backend, b->backend);
     assert_string_equal(a->algo, b->algo);
     assert_string_equal(a->device, b->device);
+    assert_string_equal(a->buffers, b->buffers);
     assert_int_equal(a->nprocs, b->nprocs);
     assert_int_equal(a->nnodes, b->nnodes);
     assert_string_equal(a->dtype, b->dtype);
@@ -76,7 +81,9 @@ static void assert_rows_equal(const bench_row *a, const bench_row *b)
     assert_int_equal(a->iters, b->iters);
     assert_true(a->time_us_avg == b->time_us_avg);
     assert_true(a->time_us_min == b->time_us_min);
+    assert_true(a->time_us_p25 == b->time_us_p25);
     assert_true(a->time_us_p50 == b->time_us_p50);
+    assert_true(a->time_us_p75 == b->time_us_p75);
     assert_true(a->time_us_p99 == b->time_us_p99);
     assert_true(a->time_us_max == b->time_us_max);
     assert_true(a->algbw_GBps == b->algbw_GBps);
@@ -111,7 +118,7 @@ static void test_header_is_the_schema(void **state)
     assert_int_equal((size_t)len, strlen(line));
     size_t commas = 0;
     for (const char *p = line; *p; p++) commas += *p == ',';
-    assert_int_equal(commas, 22); /* 23 columns */
+    assert_int_equal(commas, 25); /* 26 columns */
 }
 
 static void test_number_formats(void **state)
@@ -124,7 +131,8 @@ static void test_number_formats(void **state)
     assert_true(bench_row_to_csv(&r, line, sizeof line) > 0);
     assert_non_null(strstr(line, ",1048576,262144,5,20,12.346,100.001,"));
     assert_non_null(strstr(line, ",1.23457e-05,0"));
-    assert_non_null(strstr(line, "2026-11-22T03:04:00Z,node-0,allreduce,tcp,ring,cpu,2,1,float32,sum,0,"));
+    assert_non_null(strstr(line, "2026-11-22T03:04:00Z,node-0,allreduce,tcp,ring,cpu,malloc,2,1,float32,sum,0,"));
+    assert_non_null(strstr(line, ",100.001,110.250,120.500,130.750,150.250,160.125,"));
 }
 
 static void test_round_trip(void **state)
@@ -180,23 +188,25 @@ static void expect_field_error(int idx, const char *value, const char *field)
 static void test_parse_validates_fields(void **state)
 {
     (void)state;
-    expect_field_error(6, "abc", "nprocs");
-    expect_field_error(6, "0", "nprocs");
-    expect_field_error(10, "2", "in_place");
-    expect_field_error(11, "-5", "bytes");
-    expect_field_error(11, "12x", "bytes");
-    expect_field_error(11, "99999999999999999999999", "bytes");
-    expect_field_error(12, "", "count");
-    expect_field_error(14, " 20", "iters");
-    expect_field_error(15, "1.2x", "time_us_avg");
-    expect_field_error(21, "fast", "busbw_GBps");
-    expect_field_error(22, "1.5", "wrong");
+    expect_field_error(7, "abc", "nprocs");
+    expect_field_error(7, "0", "nprocs");
+    expect_field_error(11, "2", "in_place");
+    expect_field_error(12, "-5", "bytes");
+    expect_field_error(12, "12x", "bytes");
+    expect_field_error(12, "99999999999999999999999", "bytes");
+    expect_field_error(13, "", "count");
+    expect_field_error(15, " 20", "iters");
+    expect_field_error(16, "1.2x", "time_us_avg");
+    expect_field_error(18, "slow", "time_us_p25");
+    expect_field_error(24, "fast", "busbw_GBps");
+    expect_field_error(25, "1.5", "wrong");
     expect_field_error(2, "a-collective-name-too-long", "collective");
+    expect_field_error(6, "hugepages", "buffers");
 
     bench_row back;
     char err[512] = "";
     assert_int_equal(bench_row_from_csv("a,b,c", &back, err, sizeof err), COLL_EINVAL);
-    assert_non_null(strstr(err, "3 fields, expected 23"));
+    assert_non_null(strstr(err, "3 fields, expected 26"));
     assert_int_equal(bench_row_from_csv(EXPECTED_HEADER, &back, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, "nprocs"));
     bench_row r = sample_row(0);
@@ -204,7 +214,7 @@ static void test_parse_validates_fields(void **state)
     bench_row_to_csv(&r, line, sizeof line);
     strcat(line, ",extra");
     assert_int_equal(bench_row_from_csv(line, &back, err, sizeof err), COLL_EINVAL);
-    assert_non_null(strstr(err, "24 fields"));
+    assert_non_null(strstr(err, "27 fields"));
     assert_int_equal(bench_row_from_csv("\"unterminated,b", &back, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, "timestamp"));
 }
@@ -301,6 +311,38 @@ static void test_foreign_header_refused(void **state)
     free(after);
 }
 
+/* Files from before the buffers/p25/p75 columns: read with the new fields marked
+ * unknown, never appended to (the columns would shift). */
+static void test_v1_rows_read_not_appended(void **state)
+{
+    const char *v1_row = "2026-11-20T01:02:03Z,cpubox,allreduce,shm,auto,cpu,2,1,float32,sum,0,"
+                         "1048576,262144,5,20,31.5,30.1,31.0,40.2,41.0,33.288,33.288,0";
+    bench_row back;
+    char err[512] = "";
+    assert_int_equal(bench_row_from_csv_v1(v1_row, &back, err, sizeof err), COLL_OK);
+    assert_string_equal(back.host, "cpubox");
+    assert_string_equal(back.buffers, BENCH_BUFFERS_UNKNOWN);
+    assert_int_equal(back.nprocs, 2);
+    assert_true(back.time_us_p50 == 31.0 && back.time_us_p99 == 40.2);
+    assert_true(isnan(back.time_us_p25) && isnan(back.time_us_p75));
+    /* a new-schema line is not a v1 line */
+    bench_row r = sample_row(0);
+    char line[1024];
+    bench_row_to_csv(&r, line, sizeof line);
+    assert_int_equal(bench_row_from_csv_v1(line, &back, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(bench_row_from_csv(v1_row, &back, err, sizeof err), COLL_EINVAL);
+
+    char path[512], content[1024];
+    file_in(state, "old.csv", path, sizeof path);
+    snprintf(content, sizeof content, "%s\n%s\n", BENCH_CSV_HEADER_V1, v1_row);
+    test_spit(path, content);
+    assert_int_equal(bench_csv_append(path, &r, 1, err, sizeof err), COLL_EINVAL);
+    assert_non_null(strstr(err, "older collbench header"));
+    char *after = test_slurp(path, NULL);
+    assert_string_equal(after, content);
+    free(after);
+}
+
 static void test_unwritable_path(void **state)
 {
     char path[512], err[256] = "";
@@ -376,6 +418,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_append_to_empty_file_writes_header, test_dir_setup, test_dir_teardown),
         cmocka_unit_test_setup_teardown(test_append_after_torn_line, test_dir_setup, test_dir_teardown),
         cmocka_unit_test_setup_teardown(test_foreign_header_refused, test_dir_setup, test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_v1_rows_read_not_appended, test_dir_setup, test_dir_teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_path, test_dir_setup, test_dir_teardown),
         cmocka_unit_test(test_full_disk),
         cmocka_unit_test_setup_teardown(test_append_cut_short_rolls_back, test_dir_setup, test_dir_teardown),

@@ -155,10 +155,10 @@ static json_t *load(const char *path)
 }
 
 static const char *const COLUMNS[] = {
-    "timestamp", "host", "collective", "backend", "algo", "device", "nprocs", "nnodes",
-    "dtype", "op", "in_place", "bytes", "count", "warmup", "iters", "time_us_avg",
-    "time_us_min", "time_us_p50", "time_us_p99", "time_us_max", "algbw_GBps", "busbw_GBps",
-    "wrong"};
+    "timestamp", "host", "collective", "backend", "algo", "device", "buffers", "nprocs",
+    "nnodes", "dtype", "op", "in_place", "bytes", "count", "warmup", "iters", "time_us_avg",
+    "time_us_min", "time_us_p25", "time_us_p50", "time_us_p75", "time_us_p99", "time_us_max",
+    "algbw_GBps", "busbw_GBps", "wrong"};
 
 static void test_schema(void **state)
 {
@@ -191,9 +191,9 @@ static void test_schema(void **state)
 
     /* Rows: the CSV columns, in order, numbers as numbers. */
     json_t *row = json_array_get(ar, 1);
-    assert_int_equal(json_object_size(row), 23);
+    assert_int_equal(json_object_size(row), 26);
     void *it = json_object_iter(row);
-    for (size_t i = 0; i < 23; i++, it = json_object_iter_next(row, it))
+    for (size_t i = 0; i < 26; i++, it = json_object_iter_next(row, it))
         assert_string_equal(json_object_iter_key(it), COLUMNS[i]);
     assert_true(json_is_integer(json_object_get(row, "bytes")));
     assert_int_equal(json_integer_value(json_object_get(row, "bytes")), 2048);
