@@ -49,7 +49,8 @@ typedef struct bench_coll {
     /* busbw = algbw * bus_factor(nranks) */
     double (*bus_factor)(int nranks);
     int (*run)(const bench_call *c);
-    /* Wrong elements in c->recv for inputs made by bench_data_fill with key. */
+    /* Wrong elements in c->recv for inputs made by bench_data_fill with key;
+     * NULL when there is nothing to check (barrier: #wrong N/A, CSV -1). */
     uint64_t (*check)(const bench_call *c, const struct bench_data_key *key);
 } bench_coll;
 

@@ -275,8 +275,9 @@ static int check_results(run_state *s, const size_ctx *z, const bench_call *c, i
     const bench_coll *coll = r->opts->coll;
     int64_t local = 0;
     int rc;
-    *wrong = r->opts->check > 0 ? 0 : -1; /* -1: not checked ("N/A") */
-    if (r->opts->check == 0) return 0;
+    /* -1: not checked ("N/A"): -c 0, or a barrier, which has no data to check */
+    *wrong = r->opts->check > 0 && coll->check ? 0 : -1;
+    if (*wrong < 0) return 0;
     for (int i = 1; i <= r->opts->check; i++) {
         bench_data_key k = data_key(r, &z->pair, (uint64_t)i);
         progress(s, "%s: check %d/%d", z->label, i, r->opts->check);
