@@ -4,7 +4,9 @@
  * page tables the hypervisor shadows, the first pass stays slow after
  * populating, which is why the direct all-reduce touches its buffers).
  *   cc -O2 -o first_touch bench/first_touch.c && ./first_touch [MiB]  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

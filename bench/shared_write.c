@@ -4,7 +4,9 @@
  * ratio of the two is what any copy-through-shared-memory collective pays per
  * byte on this machine (docs/PERFORMANCE.md, shm, private buffers).
  *   cc -O2 -o shared_write bench/shared_write.c && ./shared_write [bytes...]  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
