@@ -6,7 +6,7 @@
 #include "algo/algo.h"
 
 /* Crossover points of the tuning table, measured over TCP loopback with
- * bench/allreduce_algos.sh (docs/PERFORMANCE.md has the table and the command).
+ * bench/algo_crossover.sh (docs/PERFORMANCE.md has the table and the command).
  * Sizes are whole-vector bytes. */
 #define ALLREDUCE_RD_BELOW_2    (4u << 10)   /* 2 ranks: one exchange wins only while tiny */
 #define ALLREDUCE_RD_BELOW      (32u << 10)  /* recursive doubling: latency bound */

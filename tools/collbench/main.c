@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define COLLBENCH_VERSION "0.1.0"
+/* COLLBENCH_VERSION comes from CMake's project(VERSION): one place. */
 
 /* cmd_collective.c: every collective benchmark; argv[0] names the collective. */
 int cmd_collective(int argc, char **argv);
