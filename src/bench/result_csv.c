@@ -267,27 +267,28 @@ static int parse_line(const char *line, const struct field *fields, size_t nfiel
     return COLL_OK;
 }
 
-int bench_row_from_csv(const char *line, bench_row *r, char *err, size_t errlen)
+/* A row parsed onto start (what columns the schema lacks keep start's values);
+ * r is written only on success. */
+static int parse_row(const char *line, const struct field *fields, size_t nfields,
+                     const char *header, const bench_row *start, bench_row *r, char *err,
+                     size_t errlen)
 {
-    bench_row tmp;
-    memset(&tmp, 0, sizeof tmp);
-    if (!r) line = NULL;
-    int rc = parse_line(line, FIELDS, NFIELDS, BENCH_CSV_HEADER, &tmp, err, errlen);
+    bench_row tmp = *start;
+    int rc = parse_line(r ? line : NULL, fields, nfields, header, &tmp, err, errlen);
     if (rc == COLL_OK) *r = tmp;
     return rc;
 }
 
+int bench_row_from_csv(const char *line, bench_row *r, char *err, size_t errlen)
+{
+    static const bench_row zero;
+    return parse_row(line, FIELDS, NFIELDS, BENCH_CSV_HEADER, &zero, r, err, errlen);
+}
+
 int bench_row_from_csv_v1(const char *line, bench_row *r, char *err, size_t errlen)
 {
-    bench_row tmp;
-    memset(&tmp, 0, sizeof tmp);
-    if (!r) line = NULL;
-    int rc = parse_line(line, FIELDS_V1, NFIELDS_V1, BENCH_CSV_HEADER_V1, &tmp, err, errlen);
-    if (rc != COLL_OK) return rc;
-    snprintf(tmp.buffers, sizeof tmp.buffers, "%s", BENCH_BUFFERS_UNKNOWN);
-    tmp.time_us_p25 = tmp.time_us_p75 = NAN;
-    *r = tmp;
-    return COLL_OK;
+    bench_row start = {.buffers = BENCH_BUFFERS_UNKNOWN, .time_us_p25 = NAN, .time_us_p75 = NAN};
+    return parse_row(line, FIELDS_V1, NFIELDS_V1, BENCH_CSV_HEADER_V1, &start, r, err, errlen);
 }
 
 /* What the file at path holds: absent/empty, our header, or something else.
