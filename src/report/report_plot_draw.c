@@ -183,7 +183,9 @@ void plot_lines_panel(double x0, double x1, double y0, double y1, const char *ti
     plmtex("b", 2.8, 0.5, 0.5, xlabel);
     plmtex("l", 6.6, 0.5, 0.5, ylabel);
     plschr(0, 1.15);
-    plmtex("t", 1.2, 0.5, 0.5, title);
+    /* A narrow panel (a wide legend beside it) would cut a centred title. */
+    if (x1 - x0 < 0.5) plmtex("t", 1.2, 0.0, 0.0, title);
+    else plmtex("t", 1.2, 0.5, 0.5, title);
     plschr(0, 0.95);
 
     for (size_t i = 0; i < n; i++) {
@@ -282,7 +284,7 @@ void plot_bars(const char *title, const char *ylabel, const plot_bar_group *g, s
 }
 
 #define HBAR_ROW_PX 22
-#define HBAR_TOP_PX 80
+#define HBAR_TOP_PX 110
 #define HBAR_BOTTOM_PX 90
 
 int plot_hbars_height(size_t n)
@@ -303,15 +305,17 @@ void plot_hbars(const char *title, const char *xlabel, const char *const *labels
      * pixels turned into fractions of this page's height. */
     double h = plot_hbars_height(n);
     double y0 = HBAR_BOTTOM_PX / h, y1 = 1.0 - HBAR_TOP_PX / h;
-    plvpor(0.40, 0.86, y0, y1);
+    plvpor(0.40, 0.92, y0, y1);
     plwind(0, xmax * 1.18, (double)n, 0); /* row 0 at the top */
     plcol0(2);
     plbox("g", 0, 0, "", 0, 0);
     plcol0(1);
+    plschr(0, 0.85);
     plbox("bcnst", 0, 0, "bc", 0, 0);
-    plmtex("b", 2.6, 0.5, 0.5, xlabel);
+    plmtex("b", 3.0, 0.5, 0.5, xlabel);
+    /* The title on its own line above the legend, from the labels' left edge. */
     plschr(0, 1.1);
-    plmtex("t", 2.2, 0.3, 0.5, title);
+    plmtex("t", 4.6, -0.7, 0.0, title);
     plschr(0, 0.75);
     for (size_t i = 0; i < n; i++) {
         double top = (double)i + 0.15, bot = (double)i + 0.85, v = value[i] > 0 ? value[i] : 0;

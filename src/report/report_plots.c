@@ -158,7 +158,13 @@ static void draw_vs_size(const plot_ctx *c)
     char title[128];
     snprintf(title, sizeof title, "%s: %s vs message size", c->collective,
              c->bandwidth ? "bus bandwidth" : "time per call (median)");
-    plot_lines_panel(0.12, 0.70, 0.12, 0.91, title, "message size (bytes, log scale)", UNIT_BYTES,
+    /* The legend right of the panel takes what its longest label needs. */
+    size_t longest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strlen(lines[i].label) > longest) longest = strlen(lines[i].label);
+    double x1 = 0.94 - 0.0112 * (double)longest;
+    x1 = x1 > 0.76 ? 0.76 : x1 < 0.48 ? 0.48 : x1;
+    plot_lines_panel(0.12, x1, 0.12, 0.91, title, "message size (bytes, log scale)", UNIT_BYTES,
                      c->bandwidth ? "bus bandwidth (GB/s, log scale)" : "time per call (log scale)",
                      c->bandwidth ? UNIT_GBPS : UNIT_TIME_US, lines, n, 1);
     free(lines);
