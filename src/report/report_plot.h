@@ -70,6 +70,7 @@ typedef struct plot_bar_group {
     char label[2][96]; /* two lines under the group */
     double value[16];  /* per series; < 0: no bar */
     double stack[16];  /* stacked on value (0 when none) */
+    double lo[16], hi[16]; /* the spread of value, a whisker (0 when unknown) */
 } plot_bar_group;
 
 /* A table-like plot of n rows, one per configuration: its label left, a

@@ -223,6 +223,7 @@ void plot_bars(const char *title, const char *ylabel, const plot_bar_group *g, s
     for (size_t i = 0; i < ng; i++)
         for (size_t s = 0; s < (stacked ? 1 : nseries); s++) {
             double v = g[i].value[s] + (stacked ? g[i].stack[0] : 0);
+            if (!stacked && g[i].hi[s] > v) v = g[i].hi[s];
             if (v > ymax) ymax = v;
         }
     if (!(ymax > 0)) ymax = 1;
@@ -248,6 +249,12 @@ void plot_bars(const char *title, const char *ylabel, const plot_bar_group *g, s
             plcol0(colours[s]);
             plfill(4, bx, by);
             double top = v;
+            if (!stacked && g[i].lo[s] > 0 && g[i].hi[s] > 0) {
+                PLFLT ex = (x0 + x1) / 2, elo = g[i].lo[s], ehi = g[i].hi[s];
+                plcol0(1);
+                plerry(1, &ex, &elo, &ehi);
+                if (ehi > top) top = ehi; /* the value's text above the whisker */
+            }
             if (stacked && g[i].stack[0] > 0) {
                 PLFLT sy[4] = {v, v + g[i].stack[0], v + g[i].stack[0], v};
                 plcol0(colours[1]);
@@ -255,7 +262,7 @@ void plot_bars(const char *title, const char *ylabel, const plot_bar_group *g, s
                 top += g[i].stack[0];
             }
             char txt[32];
-            snprintf(txt, sizeof txt, value_fmt, top);
+            snprintf(txt, sizeof txt, value_fmt, stacked ? top : v);
             plcol0(1);
             plschr(0, per > 4 ? 0.6 : 0.8);
             plptex((x0 + x1) / 2, top + ymax * 0.02, 1, 0, 0.5, txt);

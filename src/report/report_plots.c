@@ -241,6 +241,8 @@ static void draw_comparison(const bars_arg *a)
         for (size_t i = 0; i < a->ng; i++) {
             memcpy(g[i].label, a->g[i].label, sizeof g[i].label);
             g[i].value[nb] = a->g[i].value[b];
+            g[i].lo[nb] = a->g[i].lo[b];
+            g[i].hi[nb] = a->g[i].hi[b];
         }
         colours[nb] = plot_colour(b);
         names[nb++] = c->backends[b];
@@ -347,18 +349,37 @@ static void comparison_plot(plot_ctx *c, const char *outdir, report_plots *out)
             memcpy(grp->label, want, sizeof want);
             for (int k = 0; k < 16; k++) grp->value[k] = -1;
         }
-        grp->value[backend_index(c, s->backend)] = r->busbw_GBps;
+        plot_line one = {0};
+        add_point(&one, 0, r, 1);
+        size_t b = backend_index(c, s->backend);
+        grp->value[b] = r->busbw_GBps;
+        grp->lo[b] = one.lo[0];
+        grp->hi[b] = one.hi[0];
     }
+    /* A group of one backend compares nothing: left out. */
+    size_t kept = 0, longest = 0;
+    for (size_t i = 0; i < ng; i++) {
+        int bars = 0;
+        for (int k = 0; k < 16; k++) bars += g[i].value[k] >= 0;
+        if (bars < 2) continue;
+        g[kept++] = g[i];
+        for (int l = 0; l < 2; l++)
+            if (strlen(g[i].label[l]) > longest) longest = strlen(g[i].label[l]);
+    }
+    ng = kept;
+    /* Each group as wide as its label (about 9.5 px a character; the
+     * panel is 63% of the page). */
+    int w = bars_width(ng * c->nbackends), need = (int)((double)ng * ((double)longest * 9.5 + 24) / 0.63);
     c->large = cmp;
     bars_arg a = {c, g, ng};
     job j = {K_COMPARISON, c, &a, NULL};
     char caption[300], sz[32], stem[96];
     comparison_stem(cmp, stem, sizeof stem);
     snprintf(caption, sizeof caption, "Bus bandwidth of every backend at %s, per collective and "
-             "process count%s", fmt_size(cmp, sz, sizeof sz),
+             "process count (whiskers: the time's p25-p75, or min-p99)%s", fmt_size(cmp, sz, sizeof sz),
              c->v->many_hosts || c->v->many_buffers || c->v->many_devices
                  ? " (a group per machine, device and buffer kind: compare bars within a group)" : "");
-    if (ng) render(outdir, stem, bars_width(ng * c->nbackends), REPORT_PLOT_HEIGHT, &j, out, caption);
+    if (ng) render(outdir, stem, need > w ? need : w, REPORT_PLOT_HEIGHT, &j, out, caption);
     free(g);
 }
 
