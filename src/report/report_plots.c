@@ -340,7 +340,7 @@ static void comparison_plot(plot_ctx *c, const char *outdir, report_plots *out)
         char want[2][96], where[160];
         snprintf(want[0], sizeof want[0], "%s, %d procs", s->collective, s->nprocs);
         report_series_where(c->v, s, where, sizeof where);
-        snprintf(want[1], sizeof want[1], "%.94s", where[0] ? where + 1 : "");
+        snprintf(want[1], sizeof want[1], "%.94s", where + strspn(where, ", "));
         plot_bar_group *grp = NULL;
         for (size_t k = 0; k < ng; k++)
             if (!strcmp(g[k].label[0], want[0]) && !strcmp(g[k].label[1], want[1])) grp = &g[k];

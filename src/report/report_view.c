@@ -95,10 +95,10 @@ const char *report_series_where(const report_view *v, const report_series *s, ch
     buf[0] = '\0';
 #define PART(...)                                                                             \
     do {                                                                                      \
-        if (at < len) at += (size_t)snprintf(buf + at, len - at, "%s", at ? ", " : " ");     \
+        if (at < len) at += (size_t)snprintf(buf + at, len - at, ", ");                     \
         if (at < len) at += (size_t)snprintf(buf + at, len - at, __VA_ARGS__);               \
     } while (0)
-    if (v->many_hosts) PART("on %s", s->host[0] ? s->host : "(unknown host)");
+    if (v->many_hosts) at = (size_t)snprintf(buf, len, " on %s", s->host[0] ? s->host : "(unknown host)");
     if (v->many_devices) PART("%s", s->device);
     if (v->many_buffers) PART("%s buffers", s->buffers);
     if (v->many_nnodes) PART("%d %s", s->nnodes, s->nnodes == 1 ? "node" : "nodes");

@@ -39,7 +39,8 @@ const report_series *report_view_find_procs(const report_view *v, const report_s
 const bench_row *report_series_at(const report_series *s, uint64_t bytes);
 
 /* What tells s apart from the other series beyond collective, backend and
- * process count, e.g. " on cpubox, coll buffers" ("" when nothing varies). */
+ * process count, to follow a name: " on cpubox, coll buffers" where machines
+ * vary, ", coll buffers" where only buffer kinds do, "" when nothing varies. */
 const char *report_series_where(const report_view *v, const report_series *s, char *buf, size_t len);
 
 /* The size the backend comparison uses: 100 MiB when some comparison group has
