@@ -1,5 +1,7 @@
 /* Sentences computed from the data: fastest backend per size and by what
- * factor, where bus bandwidth saturates, the latency/bandwidth crossover, how
+ * factor (within one machine, device and buffer kind, and only beyond the
+ * measured spread), what coll buffers gain, machines side by side (saying
+ * so), where bus bandwidth saturates, the latency/bandwidth crossover, how
  * time grows with the process count, anomalies, and the training breakdown. */
 #include "report/report_analysis.h"
 
@@ -247,6 +249,85 @@ static void buffers_section(const report_view *v, sbuf *out)
                       fmt_size(c->bytes, sz, sizeof sz), s->nprocs, procs_word(s->nprocs), host,
                       fmt_time_us(tc, t0, sizeof t0), fmt_time_us(tp, t1, sizeof t1),
                       d == WITHIN_NOISE ? "; the spreads overlap" : unchecked(d));
+        }
+    }
+    if (any) sb_puts(out, "\n");
+}
+
+/* Same collective, process and node count: what a cross-machine finding joins. */
+static int same_task(const report_series *a, const report_series *b)
+{
+    return !strcmp(a->collective, b->collective) && a->nprocs == b->nprocs && a->nnodes == b->nnodes;
+}
+
+/* The fastest series of host among those like t at bytes, or NULL. */
+static const bench_row *best_on_host(const report_view *v, const report_series *t, const char *host,
+                                     uint64_t bytes, const report_series **of)
+{
+    const bench_row *best = NULL;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i];
+        const bench_row *r;
+        if (!same_task(s, t) || strcmp(s->host, host) || !(r = report_series_at(s, bytes))) continue;
+        if (!best || report_row_time(r) < report_row_time(best)) best = r, *of = s;
+    }
+    return best;
+}
+
+/* Machines differ in more than the backend: compared only in this section,
+ * which says so, at the largest size two machines measured. */
+static void machines_section(const report_view *v, sbuf *out)
+{
+    if (!v->many_hosts) return;
+    int any = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *t = &v->s[i];
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) seen = same_task(&v->s[j], t);
+        if (seen) continue;
+        /* The largest size measured on two machines or more. */
+        uint64_t at = 0;
+        int found = 0;
+        for (size_t a = 0; a < v->n; a++)
+            for (size_t b = 0; b < v->n; b++) {
+                const report_series *x = &v->s[a], *y = &v->s[b];
+                if (!same_task(x, t) || !same_task(y, t) || !strcmp(x->host, y->host)) continue;
+                for (size_t k = 0; k < x->n; k++)
+                    if ((!found || x->pts[k]->bytes > at) && report_series_at(y, x->pts[k]->bytes))
+                        at = x->pts[k]->bytes, found = 1;
+            }
+        if (!found) continue;
+        /* The fastest machine (its best series) against every other one. */
+        const report_series *fs = NULL;
+        const bench_row *fr = NULL;
+        for (size_t a = 0; a < v->n; a++) {
+            const report_series *of = NULL;
+            const bench_row *r;
+            if (!same_task(&v->s[a], t) || !(r = best_on_host(v, t, v->s[a].host, at, &of))) continue;
+            if (!fr || report_row_time(r) < report_row_time(fr)) fr = r, fs = of;
+        }
+        if (!any) sb_puts(out, "Across machines (different hardware, not a like-for-like comparison: each "
+                               "machine's fastest backend at the largest size both measured)\n");
+        any = 1;
+        for (size_t a = 0; a < v->n; a++) {
+            const report_series *os = &v->s[a], *of = NULL;
+            int first = 1;
+            for (size_t j = 0; j < a && first; j++) first = !(same_task(&v->s[j], t) && !strcmp(v->s[j].host, os->host));
+            if (!first || !same_task(os, t) || !strcmp(os->host, fs->host)) continue;
+            const bench_row *r = best_on_host(v, t, os->host, at, &of);
+            if (!r) continue;
+            char sz[32], t0[32], t1[32], f[16];
+            spread_kind used;
+            spread_verdict d = report_rows_differ(fr, r, &used);
+            double a0 = report_row_time(fr), a1 = report_row_time(r);
+            sb_printf(out, "%s at %s with %d %s: %s on %s (%s, %s buffers) vs %s on %s (%s, %s buffers): ",
+                      t->collective, fmt_size(at, sz, sizeof sz), t->nprocs, procs_word(t->nprocs),
+                      fs->backend, fs->host, fs->device, fs->buffers, of->backend, of->host,
+                      of->device, of->buffers);
+            if (d == WITHIN_NOISE) sb_puts(out, "within noise");
+            else sb_printf(out, "%sx faster", fmt_factor(a0 > 0 ? a1 / a0 : INFINITY, f, sizeof f));
+            sb_printf(out, " (%s vs %s%s).\n", fmt_time_us(a0, t0, sizeof t0),
+                      fmt_time_us(a1, t1, sizeof t1), unchecked(d));
         }
     }
     if (any) sb_puts(out, "\n");
@@ -524,6 +605,7 @@ void report_analysis(const report_data *d, const report_view *v, sbuf *out)
     if (v->n > 0) {
         fastest_section(v, out);
         buffers_section(v, out);
+        machines_section(v, out);
         saturation_section(v, out);
         crossover_section(v, out);
         scaling_section(v, out);
