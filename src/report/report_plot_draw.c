@@ -312,18 +312,21 @@ void plot_hbars(const char *title, const char *xlabel, const char *const *labels
      * pixels turned into fractions of this page's height. */
     double h = plot_hbars_height(n);
     double y0 = HBAR_BOTTOM_PX / h, y1 = 1.0 - HBAR_TOP_PX / h;
+    /* PLplot sizes text by the page's smaller side: a page taller than wide
+     * would get larger text, so scale it back to the 1000 x 650 page's. */
+    double f = (double)REPORT_PLOT_HEIGHT / (h < REPORT_PLOT_WIDTH ? h : REPORT_PLOT_WIDTH);
     plvpor(0.40, 0.92, y0, y1);
-    plwind(0, xmax * 1.18, (double)n, 0); /* row 0 at the top */
+    plwind(0, xmax * 1.25, (double)n, 0); /* row 0 at the top; room for the totals */
     plcol0(2);
     plbox("g", 0, 0, "", 0, 0);
     plcol0(1);
-    plschr(0, 0.85);
+    plschr(0, 0.85 * f);
     plbox("bcnst", 0, 0, "bc", 0, 0);
     plmtex("b", 3.0, 0.5, 0.5, xlabel);
     /* The title on its own line above the legend, from the labels' left edge. */
-    plschr(0, 1.1);
+    plschr(0, 1.1 * f);
     plmtex("t", 4.6, -0.7, 0.0, title);
-    plschr(0, 0.75);
+    plschr(0, 0.75 * f);
     for (size_t i = 0; i < n; i++) {
         double top = (double)i + 0.15, bot = (double)i + 0.85, v = value[i] > 0 ? value[i] : 0;
         PLFLT bx[4] = {0, 0, v, v}, by[4] = {bot, top, top, bot};
@@ -341,7 +344,7 @@ void plot_hbars(const char *title, const char *xlabel, const char *const *labels
         /* The label right-aligned just left of the frame, on the bar's row. */
         plmtex("lv", 0.8, 1.0 - ((double)i + 0.5) / (double)n, 1.0, labels[i]);
     }
-    plschr(0, 0.95);
+    plschr(0, 0.95 * f);
     PLINT opt[2], tc[2], bc[2], bp[2];
     PLFLT bs[2], blw[2], w, lh;
     for (int k = 0; k < 2; k++) {
@@ -355,7 +358,7 @@ void plot_hbars(const char *title, const char *xlabel, const char *const *labels
     /* Above the frame, in one row: never over a bar. */
     pllegend(&w, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
              PL_POSITION_TOP | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, 0.0, 0.01, 0.05, 0, 2,
-             1, 1, 2, 2, opt, 1.0, 0.9, 2.0, 0.0, tc, (const char **)series, bc, bp, bs, blw,
+             1, 1, 2, 2, opt, 1.0, 0.9 * f, 2.0, 0.0, tc, (const char **)series, bc, bp, bs, blw,
              NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
