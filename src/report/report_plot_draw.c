@@ -150,10 +150,13 @@ static void legend(const plot_line *l, size_t n, int right)
     PLFLT w, h;
     PLINT pos = right ? PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT
                       : PL_POSITION_BOTTOM | PL_POSITION_INSIDE | PL_POSITION_SUBPAGE;
+    /* Below the page: one row while three entries fit the width, else two
+     * columns (labels naming machines and buffer kinds are long). */
+    PLINT ncol = right ? 1 : n <= 3 ? (PLINT)n : n <= 6 ? 2 : 3;
+    PLINT nrow = ((PLINT)n + ncol - 1) / ncol;
     pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, pos, right ? 0.02 : 0.0,
-             right ? 0.0 : 0.03, 0.08, 0, 2, 1, right ? (PLINT)n : 1, right ? 1 : (PLINT)n,
-             (PLINT)n, opt, 1.0, 0.9, 2.0, 0.0, tc, text, NULL, NULL, NULL, NULL, lc, ls, lw, sc,
-             ss, sn, sym);
+             right ? 0.0 : 0.01, 0.08, 0, 2, 1, nrow, ncol, (PLINT)n, opt, 1.0, 0.9, 2.0, 0.0, tc,
+             text, NULL, NULL, NULL, NULL, lc, ls, lw, sc, ss, sn, sym);
 }
 
 void plot_lines_panel(double x0, double x1, double y0, double y1, const char *title,
