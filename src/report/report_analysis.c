@@ -580,9 +580,11 @@ static void training_section(const report_data *d, sbuf *out)
         }
         if (!other || !(other->samples_per_s > 0)) continue;
         char f[16];
+        /* Training rows record no p25/p75 of the step: the claim says so. */
         sb_printf(out, "%s with %d %s%s%s: %s trains %sx faster than %s (%.1f vs %.1f samples/s, best "
-                  "configuration of each).\n", best->model, best->nprocs, procs_word(best->nprocs),
-                  many_hosts ? " on " : "", many_hosts ? best->host : "", best->backend, fmt_factor(best->samples_per_s / other->samples_per_s, f, sizeof f),
+                  "configuration of each; spread unknown).\n", best->model, best->nprocs,
+                  procs_word(best->nprocs), many_hosts ? " on " : "", many_hosts ? best->host : "",
+                  best->backend, fmt_factor(best->samples_per_s / other->samples_per_s, f, sizeof f),
                   other->backend, best->samples_per_s, other->samples_per_s);
     }
     for (size_t i = 0; i < d->nmem; i++) {

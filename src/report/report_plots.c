@@ -486,8 +486,10 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
         for (size_t i = 0; i < v->n; i++)
             if (!strcmp(v->s[i].collective, primary) && report_series_at(&v->s[i], cmp)) c.large = cmp;
         char caption[200];
-        snprintf(caption, sizeof caption, "%s: time per call vs process count at the smallest and a "
-                 "large message size, one line per backend", primary);
+        snprintf(caption, sizeof caption, "%s: median time per call vs process count at the smallest "
+                 "and a large message size, one line per backend%s; whiskers: p25-p75 (min-p99 for "
+                 "files without p25/p75)", primary,
+                 v->many_hosts || v->many_buffers || v->many_devices ? " x machine, device and buffer kind" : "");
         job j = {K_SCALING, &c, NULL, NULL};
         render(outdir, "scaling_vs_procs", REPORT_PLOT_WIDTH, REPORT_PLOT_HEIGHT, &j, out, caption);
     }
