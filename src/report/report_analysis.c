@@ -254,10 +254,13 @@ static void buffers_section(const report_view *v, sbuf *out)
     if (any) sb_puts(out, "\n");
 }
 
-/* Same collective, process and node count: what a cross-machine finding joins. */
+/* Same collective, process and node count: what a cross-machine finding
+ * joins. Not coll buffers: an opt-in zero-copy mode, reported against malloc
+ * buffers only (buffers_section), not a machine's typical speed. */
 static int same_task(const report_series *a, const report_series *b)
 {
-    return !strcmp(a->collective, b->collective) && a->nprocs == b->nprocs && a->nnodes == b->nnodes;
+    return !strcmp(a->collective, b->collective) && a->nprocs == b->nprocs && a->nnodes == b->nnodes &&
+           strcmp(a->buffers, "coll") != 0 && strcmp(b->buffers, "coll") != 0;
 }
 
 /* The fastest series of host among those like t at bytes, or NULL. */
@@ -282,6 +285,7 @@ static void machines_section(const report_view *v, sbuf *out)
     int any = 0;
     for (size_t i = 0; i < v->n; i++) {
         const report_series *t = &v->s[i];
+        if (!strcmp(t->buffers, "coll")) continue;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++) seen = same_task(&v->s[j], t);
         if (seen) continue;
