@@ -162,7 +162,7 @@ static void draw_vs_size(const plot_ctx *c)
     size_t longest = 0;
     for (size_t i = 0; i < n; i++)
         if (strlen(lines[i].label) > longest) longest = strlen(lines[i].label);
-    double x1 = 0.94 - 0.0112 * (double)longest;
+    double x1 = 0.92 - 0.0125 * (double)longest;
     x1 = x1 > 0.76 ? 0.76 : x1 < 0.48 ? 0.48 : x1;
     plot_lines_panel(0.12, x1, 0.12, 0.91, title, "message size (bytes, log scale)", UNIT_BYTES,
                      c->bandwidth ? "bus bandwidth (GB/s, log scale)" : "time per call (log scale)",
