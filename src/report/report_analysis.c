@@ -1,5 +1,7 @@
 /* Sentences computed from the data: fastest backend per size and by what
- * factor, where bus bandwidth saturates, the latency/bandwidth crossover, how
+ * factor (within one machine, device and buffer kind, and only beyond the
+ * measured spread), what coll buffers gain, machines side by side (saying
+ * so), where bus bandwidth saturates, the latency/bandwidth crossover, how
  * time grows with the process count, anomalies, and the training breakdown. */
 #include "report/report_analysis.h"
 
@@ -8,11 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
+#include "report/report_spread.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -20,27 +18,36 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Distinct process counts of collective c, ascending; returns how many. */
-static size_t procs_of(const report_view *v, const char *c, int *out)
+typedef struct ranked {
+    const report_series *s;
+    const bench_row *r;
+    double us;
+} ranked;
+
+static int cmp_ranked(const void *a, const void *b)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        if (strcmp(v->s[i].collective, c) != 0) continue;
-        size_t k = 0;
-        while (k < n && out[k] != v->s[i].nprocs) k++;
-        if (k == n) out[n++] = v->s[i].nprocs;
-    }
-    qsort(out, n, sizeof *out, cmp_int);
-    return n;
+    const ranked *x = a, *y = b;
+    if (x->us != y->us) return x->us < y->us ? -1 : 1;
+    return strcmp(x->s->backend, y->s->backend);
 }
 
-/* Distinct sizes of the series matching (c, p), ascending. */
-static size_t sizes_of(const report_view *v, const char *c, int p, uint64_t *out)
+static const char *procs_word(int p) { return p == 1 ? "process" : "processes"; }
+
+/* Whether an earlier series is in the same comparison group as v->s[i]. */
+static int group_seen(const report_view *v, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (report_series_same_group(&v->s[j], &v->s[i])) return 1;
+    return 0;
+}
+
+/* Distinct sizes of the group of series g, ascending. */
+static size_t group_sizes(const report_view *v, const report_series *g, uint64_t *out)
 {
     size_t n = 0;
     for (size_t i = 0; i < v->n; i++) {
         const report_series *s = &v->s[i];
-        if (strcmp(s->collective, c) != 0 || s->nprocs != p) continue;
+        if (!report_series_same_group(s, g)) continue;
         for (size_t k = 0; k < s->n; k++) {
             size_t j = 0;
             while (j < n && out[j] != s->pts[k]->bytes) j++;
@@ -51,112 +58,290 @@ static size_t sizes_of(const report_view *v, const char *c, int p, uint64_t *out
     return n;
 }
 
-typedef struct ranked {
-    const char *backend;
-    double us;
-} ranked;
-
-static int cmp_ranked(const void *a, const void *b)
-{
-    const ranked *x = a, *y = b;
-    if (x->us != y->us) return x->us < y->us ? -1 : 1;
-    return strcmp(x->backend, y->backend);
-}
-
-/* Backends measured at (c, p, bytes), fastest first; returns how many. */
-static size_t rank_backends(const report_view *v, const char *c, int p, uint64_t bytes, ranked *out)
+/* Backends of g's group measured at bytes, fastest (median) first. */
+static size_t rank_backends(const report_view *v, const report_series *g, uint64_t bytes, ranked *out)
 {
     size_t n = 0;
     for (size_t i = 0; i < v->n; i++) {
         const report_series *s = &v->s[i];
-        if (strcmp(s->collective, c) != 0 || s->nprocs != p) continue;
+        if (!report_series_same_group(s, g)) continue;
         const bench_row *r = report_series_at(s, bytes);
-        if (r && isfinite(r->time_us_avg)) out[n++] = (ranked){s->backend, r->time_us_avg};
+        if (r && isfinite(report_row_time(r))) out[n++] = (ranked){s, r, report_row_time(r)};
     }
     qsort(out, n, sizeof *out, cmp_ranked);
     return n;
 }
 
-static const char *procs_word(int p) { return p == 1 ? "process" : "processes"; }
+/* "; spread unknown" where the rows carry no spread: the claim is unchecked. */
+static const char *unchecked(spread_verdict d) { return d == SPREAD_UNKNOWN_VERDICT ? "; spread unknown" : ""; }
 
+static const char NO_CLEAR_WINNER[] = "no clear winner (within noise)";
+
+/* "; shm is 2.0x faster than tcp (1.00 ms)" for the third and later backends. */
+static void others(const ranked *rk, size_t n, sbuf *out)
+{
+    char t[32], f[16];
+    spread_kind used;
+    for (size_t k = 2; k < n; k++) {
+        spread_verdict d = report_rows_differ(rk[0].r, rk[k].r, &used);
+        if (d == WITHIN_NOISE)
+            sb_printf(out, "; %s is within noise of %s (%s)", rk[0].s->backend, rk[k].s->backend,
+                      fmt_time_us(rk[k].us, t, sizeof t));
+        else
+            sb_printf(out, "; %s is %sx faster than %s (%s%s)", rk[0].s->backend,
+                      fmt_factor(rk[0].us > 0 ? rk[k].us / rk[0].us : INFINITY, f, sizeof f),
+                      rk[k].s->backend, fmt_time_us(rk[k].us, t, sizeof t), unchecked(d));
+    }
+    sb_puts(out, ".\n");
+}
+
+/* One sentence for one size of one group; returns the winner's name or
+ * NO_CLEAR_WINNER when the fastest two are within noise. */
+static const char *compare_at(const ranked *rk, size_t n, const char *coll, uint64_t bytes,
+                              const char *where, sbuf *out)
+{
+    char sz[32], t0[32], t1[32], f[16];
+    int p = rk[0].s->nprocs;
+    fmt_size(bytes, sz, sizeof sz);
+    spread_kind used;
+    spread_verdict d = report_rows_differ(rk[0].r, rk[1].r, &used);
+    double factor = rk[0].us > 0 ? rk[1].us / rk[0].us : INFINITY;
+    if (d == WITHIN_NOISE) {
+        sb_printf(out, "%s: %s and %s are within noise at %s with %d %s%s (%s vs %s; their %s "
+                  "ranges overlap)", coll, rk[0].s->backend, rk[1].s->backend, sz, p,
+                  procs_word(p), where, fmt_time_us(rk[0].us, t0, sizeof t0),
+                  fmt_time_us(rk[1].us, t1, sizeof t1), report_spread_name(used));
+        others(rk, n, out);
+        return NO_CLEAR_WINNER;
+    }
+    if (factor < 1.05) {
+        sb_printf(out, "%s: %s and %s are within 5%% of each other at %s with %d %s%s (%s vs %s%s)",
+                  coll, rk[0].s->backend, rk[1].s->backend, sz, p, procs_word(p), where,
+                  fmt_time_us(rk[0].us, t0, sizeof t0), fmt_time_us(rk[1].us, t1, sizeof t1),
+                  unchecked(d));
+        others(rk, n, out);
+        return rk[0].s->backend;
+    }
+    sb_printf(out, "%s: %s is %sx faster than %s at %s with %d %s%s (%s vs %s%s)", coll,
+              rk[0].s->backend, fmt_factor(factor, f, sizeof f), rk[1].s->backend, sz, p,
+              procs_word(p), where, fmt_time_us(rk[0].us, t0, sizeof t0),
+              fmt_time_us(rk[1].us, t1, sizeof t1), unchecked(d));
+    others(rk, n, out);
+    return rk[0].s->backend;
+}
+
+/* Backends are compared within one comparison group only: the same machine,
+ * device, buffer kind, node and process count. */
 static void fastest_section(const report_view *v, sbuf *out)
 {
     int any = 0;
-    int *procs = calloc(v->n + 1, sizeof *procs);
     ranked *rk = calloc(v->n + 1, sizeof *rk);
     size_t maxpts = 1;
     for (size_t i = 0; i < v->n; i++) maxpts += v->s[i].n;
     uint64_t *sizes = calloc(maxpts, sizeof *sizes);
     const char **winner = calloc(maxpts, sizeof *winner);
-    if (!procs || !rk || !sizes || !winner) goto done;
-    sb_puts(out, "Fastest backend by size\n");
-    for (size_t c = 0; c < v->ncollectives; c++) {
-        const char *coll = v->collectives[c];
-        size_t np = procs_of(v, coll, procs);
-        for (size_t pi = 0; pi < np; pi++) {
-            int p = procs[pi];
-            size_t ns = sizes_of(v, coll, p, sizes), nw = 0;
-            for (size_t si = 0; si < ns; si++) {
-                size_t n = rank_backends(v, coll, p, sizes[si], rk);
-                if (n < 2) continue;
-                char sz[32], t0[32], t1[32], f[16];
-                fmt_size(sizes[si], sz, sizeof sz);
-                double factor = rk[0].us > 0 ? rk[1].us / rk[0].us : INFINITY;
-                winner[nw] = rk[0].backend;
-                sizes[nw++] = sizes[si]; /* compacted: only sizes with a comparison */
-                any = 1;
-                if (factor < 1.05) {
-                    sb_printf(out, "%s: %s and %s are within 5%% of each other at %s with %d %s (%s vs %s).\n",
-                              coll, rk[0].backend, rk[1].backend, sz, p, procs_word(p),
-                              fmt_time_us(rk[0].us, t0, sizeof t0), fmt_time_us(rk[1].us, t1, sizeof t1));
-                    continue;
-                }
-                sb_printf(out, "%s: %s is %sx faster than %s at %s with %d %s (%s vs %s)", coll,
-                          rk[0].backend, fmt_factor(factor, f, sizeof f), rk[1].backend, sz, p,
-                          procs_word(p), fmt_time_us(rk[0].us, t0, sizeof t0),
-                          fmt_time_us(rk[1].us, t1, sizeof t1));
-                for (size_t k = 2; k < n; k++)
-                    sb_printf(out, "; %sx faster than %s (%s)",
-                              fmt_factor(rk[0].us > 0 ? rk[k].us / rk[0].us : INFINITY, f, sizeof f),
-                              rk[k].backend, fmt_time_us(rk[k].us, t1, sizeof t1));
-                sb_puts(out, ".\n");
-            }
-            if (nw == 0) continue;
-            /* Where the winner changes: the crossover between backends. */
-            char a[32], b[32];
-            size_t segs = 1;
-            for (size_t k = 1; k < nw; k++) segs += strcmp(winner[k], winner[k - 1]) != 0;
-            if (segs == 1) {
-                sb_printf(out, "%s with %d %s: %s is the fastest backend at every size compared (%s to %s).\n",
-                          coll, p, procs_word(p), winner[0], fmt_size(sizes[0], a, sizeof a),
-                          fmt_size(sizes[nw - 1], b, sizeof b));
-                continue;
-            }
-            sb_printf(out, "%s with %d %s: the fastest backend changes with size:", coll, p, procs_word(p));
-            for (size_t k = 0, start = 0; k < nw; k++) {
-                if (k + 1 < nw && strcmp(winner[k + 1], winner[k]) == 0) continue;
-                if (start == k)
-                    sb_printf(out, "%s %s at %s", start ? "," : "", winner[k], fmt_size(sizes[k], a, sizeof a));
-                else
-                    sb_printf(out, "%s %s from %s to %s", start ? "," : "", winner[k],
-                              fmt_size(sizes[start], a, sizeof a), fmt_size(sizes[k], b, sizeof b));
-                start = k + 1;
-            }
-            sb_puts(out, ".\n");
+    if (!rk || !sizes || !winner) goto done;
+    sb_puts(out, "Fastest backend by size (medians; a difference is claimed only where the "
+                 "spreads do not overlap)\n");
+    for (size_t gi = 0; gi < v->n; gi++) {
+        const report_series *g = &v->s[gi];
+        if (group_seen(v, gi)) continue;
+        char where[160];
+        report_series_where(v, g, where, sizeof where);
+        const char *coll = g->collective;
+        int p = g->nprocs;
+        size_t ns = group_sizes(v, g, sizes), nw = 0;
+        for (size_t si = 0; si < ns; si++) {
+            size_t n = rank_backends(v, g, sizes[si], rk);
+            if (n < 2) continue;
+            winner[nw] = compare_at(rk, n, coll, sizes[si], where, out);
+            sizes[nw++] = sizes[si]; /* compacted: only sizes with a comparison */
+            any = 1;
         }
+        if (nw == 0) continue;
+        /* Where the winner changes: the crossover between backends. */
+        char a[32], b[32];
+        size_t segs = 1;
+        for (size_t k = 1; k < nw; k++) segs += strcmp(winner[k], winner[k - 1]) != 0;
+        if (segs == 1 && winner[0] == NO_CLEAR_WINNER) {
+            sb_printf(out, "%s with %d %s%s: the backends are within noise of each other at every "
+                      "size compared (%s to %s).\n", coll, p, procs_word(p), where,
+                      fmt_size(sizes[0], a, sizeof a), fmt_size(sizes[nw - 1], b, sizeof b));
+            continue;
+        }
+        if (segs == 1) {
+            sb_printf(out, "%s with %d %s%s: %s is the fastest backend at every size compared (%s to %s).\n",
+                      coll, p, procs_word(p), where, winner[0], fmt_size(sizes[0], a, sizeof a),
+                      fmt_size(sizes[nw - 1], b, sizeof b));
+            continue;
+        }
+        sb_printf(out, "%s with %d %s%s: the fastest backend changes with size:", coll, p,
+                  procs_word(p), where);
+        for (size_t k = 0, start = 0; k < nw; k++) {
+            if (k + 1 < nw && strcmp(winner[k + 1], winner[k]) == 0) continue;
+            if (start == k)
+                sb_printf(out, "%s %s at %s", start ? "," : "", winner[k], fmt_size(sizes[k], a, sizeof a));
+            else
+                sb_printf(out, "%s %s from %s to %s", start ? "," : "", winner[k],
+                          fmt_size(sizes[start], a, sizeof a), fmt_size(sizes[k], b, sizeof b));
+            start = k + 1;
+        }
+        sb_puts(out, ".\n");
     }
-    if (!any) sb_puts(out, "Only one backend was measured per configuration: nothing to compare.\n");
+    if (!any)
+        sb_puts(out, "Only one backend was measured per machine, device, buffer kind and process "
+                     "count: nothing to compare.\n");
     sb_puts(out, "\n");
 done:
-    free(procs);
     free(rk);
     free(sizes);
     free(winner);
 }
 
-static void series_name(const report_series *s, char *buf, size_t len)
+/* The same setting and backend but malloc buffers: what coll buffers gain. */
+static const report_series *malloc_twin(const report_view *v, const report_series *s)
 {
-    snprintf(buf, len, "%s %s, %d %s", s->collective, s->backend, s->nprocs, procs_word(s->nprocs));
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *m = &v->s[i];
+        if (strcmp(m->buffers, "malloc") == 0 && strcmp(m->collective, s->collective) == 0 &&
+            strcmp(m->host, s->host) == 0 && strcmp(m->device, s->device) == 0 &&
+            strcmp(m->backend, s->backend) == 0 && m->nprocs == s->nprocs && m->nnodes == s->nnodes)
+            return m;
+    }
+    return NULL;
+}
+
+/* coll_alloc buffers (zero-copy on shm) against private ones, the same
+ * backend otherwise: reported as its own finding, never as a backend's win. */
+static void buffers_section(const report_view *v, sbuf *out)
+{
+    int any = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i], *m;
+        if (strcmp(s->buffers, "coll") != 0 || !(m = malloc_twin(v, s))) continue;
+        /* The smallest and the largest size both measured. */
+        const bench_row *lo[2] = {NULL, NULL}, *hi[2] = {NULL, NULL};
+        for (size_t k = 0; k < s->n; k++) {
+            const bench_row *r = report_series_at(m, s->pts[k]->bytes);
+            if (!r) continue;
+            if (!lo[0]) lo[0] = s->pts[k], lo[1] = r;
+            hi[0] = s->pts[k], hi[1] = r;
+        }
+        if (!lo[0]) continue;
+        if (!any) sb_puts(out, "Buffer kinds (the same backend with coll_alloc buffers and with private malloc buffers)\n");
+        any = 1;
+        char host[96] = "";
+        if (v->many_hosts) snprintf(host, sizeof host, " on %s", s->host);
+        for (int e = 0; e < 2; e++) {
+            const bench_row *c = e ? hi[0] : lo[0], *p = e ? hi[1] : lo[1];
+            if (e && c == lo[0]) break;
+            char sz[32], t0[32], t1[32], f[16];
+            double tc = report_row_time(c), tp = report_row_time(p);
+            spread_kind used;
+            spread_verdict d = report_rows_differ(c, p, &used);
+            sb_printf(out, "coll buffers vs malloc buffers on %s: ", s->backend);
+            if (d == WITHIN_NOISE)
+                sb_printf(out, "within noise");
+            else
+                sb_printf(out, "%sx %s", fmt_factor(tc <= tp ? tp / tc : tc / tp, f, sizeof f),
+                          tc <= tp ? "faster" : "slower");
+            sb_printf(out, " (%s at %s with %d %s%s: %s vs %s%s).\n", s->collective,
+                      fmt_size(c->bytes, sz, sizeof sz), s->nprocs, procs_word(s->nprocs), host,
+                      fmt_time_us(tc, t0, sizeof t0), fmt_time_us(tp, t1, sizeof t1),
+                      d == WITHIN_NOISE ? "; the spreads overlap" : unchecked(d));
+        }
+    }
+    if (any) sb_puts(out, "\n");
+}
+
+/* Same collective, process and node count: what a cross-machine finding
+ * joins. Not coll buffers: an opt-in zero-copy mode, reported against malloc
+ * buffers only (buffers_section), not a machine's typical speed. */
+static int same_task(const report_series *a, const report_series *b)
+{
+    return !strcmp(a->collective, b->collective) && a->nprocs == b->nprocs && a->nnodes == b->nnodes &&
+           strcmp(a->buffers, "coll") != 0 && strcmp(b->buffers, "coll") != 0;
+}
+
+/* The fastest series of host among those like t at bytes, or NULL. */
+static const bench_row *best_on_host(const report_view *v, const report_series *t, const char *host,
+                                     uint64_t bytes, const report_series **of)
+{
+    const bench_row *best = NULL;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i];
+        const bench_row *r;
+        if (!same_task(s, t) || strcmp(s->host, host) || !(r = report_series_at(s, bytes))) continue;
+        if (!best || report_row_time(r) < report_row_time(best)) best = r, *of = s;
+    }
+    return best;
+}
+
+/* Machines differ in more than the backend: compared only in this section,
+ * which says so, at the largest size two machines measured. */
+static void machines_section(const report_view *v, sbuf *out)
+{
+    if (!v->many_hosts) return;
+    int any = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *t = &v->s[i];
+        if (!strcmp(t->buffers, "coll")) continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) seen = same_task(&v->s[j], t);
+        if (seen) continue;
+        /* The largest size measured on two machines or more. */
+        uint64_t at = 0;
+        int found = 0;
+        for (size_t a = 0; a < v->n; a++)
+            for (size_t b = 0; b < v->n; b++) {
+                const report_series *x = &v->s[a], *y = &v->s[b];
+                if (!same_task(x, t) || !same_task(y, t) || !strcmp(x->host, y->host)) continue;
+                for (size_t k = 0; k < x->n; k++)
+                    if ((!found || x->pts[k]->bytes > at) && report_series_at(y, x->pts[k]->bytes))
+                        at = x->pts[k]->bytes, found = 1;
+            }
+        if (!found) continue;
+        /* The fastest machine (its best series) against every other one. */
+        const report_series *fs = NULL;
+        const bench_row *fr = NULL;
+        for (size_t a = 0; a < v->n; a++) {
+            const report_series *of = NULL;
+            const bench_row *r;
+            if (!same_task(&v->s[a], t) || !(r = best_on_host(v, t, v->s[a].host, at, &of))) continue;
+            if (!fr || report_row_time(r) < report_row_time(fr)) fr = r, fs = of;
+        }
+        if (!any) sb_puts(out, "Across machines (different hardware, not a like-for-like comparison: each "
+                               "machine's fastest backend at the largest size both measured)\n");
+        any = 1;
+        for (size_t a = 0; a < v->n; a++) {
+            const report_series *os = &v->s[a], *of = NULL;
+            int first = 1;
+            for (size_t j = 0; j < a && first; j++) first = !(same_task(&v->s[j], t) && !strcmp(v->s[j].host, os->host));
+            if (!first || !same_task(os, t) || !strcmp(os->host, fs->host)) continue;
+            const bench_row *r = best_on_host(v, t, os->host, at, &of);
+            if (!r) continue;
+            char sz[32], t0[32], t1[32], f[16];
+            spread_kind used;
+            spread_verdict d = report_rows_differ(fr, r, &used);
+            double a0 = report_row_time(fr), a1 = report_row_time(r);
+            sb_printf(out, "%s at %s with %d %s: %s on %s (%s, %s buffers) vs %s on %s (%s, %s buffers): ",
+                      t->collective, fmt_size(at, sz, sizeof sz), t->nprocs, procs_word(t->nprocs),
+                      fs->backend, fs->host, fs->device, fs->buffers, of->backend, of->host,
+                      of->device, of->buffers);
+            if (d == WITHIN_NOISE) sb_puts(out, "within noise");
+            else sb_printf(out, "%sx faster", fmt_factor(a0 > 0 ? a1 / a0 : INFINITY, f, sizeof f));
+            sb_printf(out, " (%s vs %s%s).\n", fmt_time_us(a0, t0, sizeof t0),
+                      fmt_time_us(a1, t1, sizeof t1), unchecked(d));
+        }
+    }
+    if (any) sb_puts(out, "\n");
+}
+
+static void series_name(const report_view *v, const report_series *s, char *buf, size_t len)
+{
+    char where[160];
+    snprintf(buf, len, "%s %s%s, %d %s", s->collective, s->backend,
+             report_series_where(v, s, where, sizeof where), s->nprocs, procs_word(s->nprocs));
 }
 
 static void saturation_section(const report_view *v, sbuf *out)
@@ -173,8 +358,8 @@ static void saturation_section(const report_view *v, sbuf *out)
         if (!(peak > 0)) continue;
         size_t k90 = 0;
         while (s->pts[k90]->busbw_GBps < 0.9 * peak) k90++;
-        char name[96], a[32], b[32];
-        series_name(s, name, sizeof name);
+        char name[256], a[32], b[32];
+        series_name(v, s, name, sizeof name);
         any = 1;
         if (k90 == s->n - 1) {
             sb_printf(out, "%s: bus bandwidth is still rising at the largest size (%.3g GB/s at %s): "
@@ -196,7 +381,8 @@ static void saturation_section(const report_view *v, sbuf *out)
 }
 
 /* Hockney's model t(n) = latency + n / bandwidth: the two terms are equal at
- * n* = latency x bandwidth, the size where time stops being flat. */
+ * n* = latency x bandwidth, the size where time stops being flat. Only a time
+ * at a small size is a latency. */
 static void crossover_section(const report_view *v, sbuf *out)
 {
     sb_puts(out, "Latency/bandwidth crossover\n");
@@ -207,12 +393,19 @@ static void crossover_section(const report_view *v, sbuf *out)
         double bw = 0;
         for (size_t k = 0; k < s->n; k++)
             if (s->pts[k]->algbw_GBps > bw) bw = s->pts[k]->algbw_GBps;
-        double lat = s->pts[0]->time_us_avg;
+        double lat = report_row_time(s->pts[0]);
         if (!(bw > 0) || !(lat > 0)) continue;
-        double nstar = lat * 1e-6 * bw * 1e9;
-        char name[96], a[32], b[32], t[32];
-        series_name(s, name, sizeof name);
+        char name[256], a[32], b[32], t[32];
+        series_name(v, s, name, sizeof name);
         any = 1;
+        if (s->pts[0]->bytes > REPORT_LATENCY_MAX_BYTES) {
+            sb_printf(out, "%s: time at the smallest size measured (%s) is %s; no size of %s or less "
+                      "was measured, so the latency and the crossover are not known.\n", name,
+                      fmt_size(s->pts[0]->bytes, a, sizeof a), fmt_time_us(lat, t, sizeof t),
+                      fmt_size(REPORT_LATENCY_MAX_BYTES, b, sizeof b));
+            continue;
+        }
+        double nstar = lat * 1e-6 * bw * 1e9;
         sb_printf(out, "%s: latency %s at the smallest size (%s); with a peak algorithm bandwidth of "
                   "%.3g GB/s the latency/bandwidth crossover is near %s", name,
                   fmt_time_us(lat, t, sizeof t), fmt_size(s->pts[0]->bytes, a, sizeof a), bw,
@@ -228,45 +421,47 @@ static void crossover_section(const report_view *v, sbuf *out)
     sb_puts(out, "\n");
 }
 
-/* Time at one size for every process count of (collective, backend). */
-static void scaling_line(const report_view *v, const char *c, const char *b, const int *procs,
+/* Time at one size for every process count of series s's setting and backend. */
+static void scaling_line(const report_view *v, const report_series *s, const int *procs,
                          size_t np, uint64_t bytes, sbuf *out)
 {
-    char sz[32], t[32];
-    const bench_row *first = NULL, *last = NULL;
-    sb_printf(out, "%s %s at %s: ", c, b, fmt_size(bytes, sz, sizeof sz));
+    char sz[32], t[32], where[160];
+    const bench_row *r[64];
+    sb_printf(out, "%s %s%s at %s: ", s->collective, s->backend,
+              report_series_where(v, s, where, sizeof where), fmt_size(bytes, sz, sizeof sz));
     for (size_t k = 0; k < np; k++) sb_printf(out, "%s%d", k ? (k + 1 < np ? ", " : " and ") : "", procs[k]);
     sb_puts(out, " processes take ");
     for (size_t k = 0; k < np; k++) {
-        const bench_row *r = report_series_at(report_view_find(v, c, b, procs[k]), bytes);
-        if (!first) first = r;
-        last = r;
-        sb_printf(out, "%s%s", k ? (k + 1 < np ? ", " : " and ") : "", fmt_time_us(r->time_us_avg, t, sizeof t));
+        r[k] = report_series_at(report_view_find_procs(v, s, procs[k]), bytes);
+        sb_printf(out, "%s%s", k ? (k + 1 < np ? ", " : " and ") : "",
+                  fmt_time_us(report_row_time(r[k]), t, sizeof t));
     }
     char f1[16], f2[16];
+    double t0 = report_row_time(r[0]), t1 = report_row_time(r[np - 1]);
     sb_printf(out, " (%sx the time for %sx the processes; bus bandwidth",
-              fmt_factor(first->time_us_avg > 0 ? last->time_us_avg / first->time_us_avg : 0, f1, sizeof f1),
+              fmt_factor(t0 > 0 ? t1 / t0 : 0, f1, sizeof f1),
               fmt_factor((double)procs[np - 1] / procs[0], f2, sizeof f2));
-    for (size_t k = 0; k < np; k++)
-        sb_printf(out, "%s%.3g", k ? " -> " : " ",
-                  report_series_at(report_view_find(v, c, b, procs[k]), bytes)->busbw_GBps);
+    for (size_t k = 0; k < np; k++) sb_printf(out, "%s%.3g", k ? " -> " : " ", r[k]->busbw_GBps);
     sb_puts(out, " GB/s).\n");
+}
+
+static int same_line(const report_series *a, const report_series *b)
+{
+    return report_series_same_setting(a, b) && strcmp(a->backend, b->backend) == 0;
 }
 
 static void scaling_section(const report_view *v, sbuf *out)
 {
     sb_puts(out, "Scaling with the process count\n");
     int any = 0;
-    int *procs = calloc(v->n + 1, sizeof *procs);
-    if (!procs) return;
+    int procs[64];
     for (size_t i = 0; i < v->n; i++) {
         const report_series *s = &v->s[i];
-        if (i > 0 && !strcmp(v->s[i - 1].collective, s->collective) && !strcmp(v->s[i - 1].backend, s->backend))
-            continue; /* one line per collective x backend, from its first series */
+        /* One line per setting x backend, from its first series (the sort
+         * keeps their process counts together, ascending). */
+        if (i > 0 && same_line(&v->s[i - 1], s)) continue;
         size_t np = 0;
-        for (size_t j = i; j < v->n && !strcmp(v->s[j].collective, s->collective) &&
-                           !strcmp(v->s[j].backend, s->backend); j++)
-            procs[np++] = v->s[j].nprocs;
+        for (size_t j = i; j < v->n && np < 64 && same_line(&v->s[j], s); j++) procs[np++] = v->s[j].nprocs;
         if (np < 2) continue;
         /* Sizes measured at every process count: the smallest and the largest. */
         uint64_t lo = 0, hi = 0;
@@ -282,10 +477,9 @@ static void scaling_section(const report_view *v, sbuf *out)
         }
         if (!have) continue;
         any = 1;
-        if (lo != hi) scaling_line(v, s->collective, s->backend, procs, np, lo, out);
-        scaling_line(v, s->collective, s->backend, procs, np, hi, out);
+        if (lo != hi) scaling_line(v, s, procs, np, lo, out);
+        scaling_line(v, s, procs, np, hi, out);
     }
-    free(procs);
     if (!any) sb_puts(out, "Each configuration ran with one process count: nothing to compare.\n");
     sb_puts(out, "\n");
 }
@@ -305,9 +499,9 @@ static int cmp_noisy(const void *a, const void *b)
 static void row_name(const bench_row *r, char *buf, size_t len)
 {
     char sz[32];
-    snprintf(buf, len, "%s %s, %d %s, %s (%s %s%s, host %s)", r->collective, r->backend, r->nprocs,
-             procs_word(r->nprocs), fmt_size(r->bytes, sz, sizeof sz), r->dtype, r->op,
-             r->in_place ? ", in place" : "", r->host);
+    snprintf(buf, len, "%s %s, %d %s, %s (%s %s%s, %s buffers, host %s)", r->collective, r->backend,
+             r->nprocs, procs_word(r->nprocs), fmt_size(r->bytes, sz, sizeof sz), r->dtype, r->op,
+             r->in_place ? ", in place" : "", r->buffers, r->host);
 }
 
 static void anomalies_section(const report_data *d, sbuf *out)
@@ -319,7 +513,7 @@ static void anomalies_section(const report_data *d, sbuf *out)
     for (size_t i = 0; i < d->ncomm; i++) {
         const bench_row *r = &d->comm[i];
         char name[200];
-        if (r->wrong != 0) {
+        if (r->wrong > 0) { /* -1: nothing checked */
             row_name(r, name, sizeof name);
             sb_printf(out, "WRONG RESULTS: %s: %" PRId64 " wrong elements.\n", name, r->wrong);
             nwrong++;
@@ -347,42 +541,53 @@ static void anomalies_section(const report_data *d, sbuf *out)
     sb_puts(out, "\n");
 }
 
+static int same_train_group(const report_train_row *a, const report_train_row *b)
+{
+    return !strcmp(a->model, b->model) && !strcmp(a->host, b->host) && a->nprocs == b->nprocs;
+}
+
 static void training_section(const report_data *d, sbuf *out)
 {
     if (d->ntrain == 0 && d->nmem == 0) return;
     sb_puts(out, "Training\n");
+    int many_hosts = 0;
+    for (size_t i = 1; i < d->ntrain; i++) many_hosts |= strcmp(d->train[i].host, d->train[0].host) != 0;
     for (size_t i = 0; i < d->ntrain; i++) {
         const report_train_row *r = &d->train[i];
         double share = r->step_ms_avg > 0 ? 100.0 * r->comm_exposed_ms / r->step_ms_avg : 0;
-        sb_printf(out, "%s (%s, %s, %d %s, batch %d, bucket %g MB, compress %s): step %.2f ms = "
+        char eff[64];
+        report_scaling_eff(r, eff, sizeof eff);
+        sb_printf(out, "%s (%s, %s, %d %s, batch %d, bucket %g MB, compress %s%s%s): step %.2f ms = "
                   "compute %.2f ms + exposed communication %.2f ms (%.0f%% of the step); "
-                  "%.1f samples/s; scaling efficiency %.2f.\n",
+                  "%.1f samples/s; scaling efficiency %s.\n",
                   r->model, r->mode, r->backend, r->nprocs, procs_word(r->nprocs), r->batch,
-                  r->bucket_mb, r->compress, r->step_ms_avg, r->compute_ms, r->comm_exposed_ms,
-                  share, r->samples_per_s, r->scaling_eff);
+                  r->bucket_mb, r->compress, many_hosts ? ", host " : "", many_hosts ? r->host : "",
+                  r->step_ms_avg, r->compute_ms, r->comm_exposed_ms, share, r->samples_per_s, eff);
     }
-    /* The best backend per model and process count, by throughput. */
+    /* The best backend per model, machine and process count, by throughput. */
     for (size_t i = 0; i < d->ntrain; i++) {
         const report_train_row *best = &d->train[i], *other = NULL;
         int first = 1;
         for (size_t j = 0; j < i; j++)
-            if (!strcmp(d->train[j].model, best->model) && d->train[j].nprocs == best->nprocs) first = 0;
+            if (same_train_group(&d->train[j], best)) first = 0;
         if (!first) continue;
         for (size_t j = 0; j < d->ntrain; j++) {
             const report_train_row *r = &d->train[j];
-            if (strcmp(r->model, best->model) || r->nprocs != best->nprocs) continue;
+            if (!same_train_group(r, best)) continue;
             if (r->samples_per_s > best->samples_per_s) best = r;
         }
         for (size_t j = 0; j < d->ntrain; j++) {
             const report_train_row *r = &d->train[j];
-            if (strcmp(r->model, best->model) || r->nprocs != best->nprocs || !strcmp(r->backend, best->backend))
+            if (!same_train_group(r, best) || !strcmp(r->backend, best->backend))
                 continue;
             if (!other || r->samples_per_s > other->samples_per_s) other = r;
         }
         if (!other || !(other->samples_per_s > 0)) continue;
         char f[16];
-        sb_printf(out, "%s with %d %s: %s trains %sx faster than %s (%.1f vs %.1f samples/s, best "
-                  "configuration of each).\n", best->model, best->nprocs, procs_word(best->nprocs),
+        /* Training rows record no p25/p75 of the step: the claim says so. */
+        sb_printf(out, "%s with %d %s%s%s: %s trains %sx faster than %s (%.1f vs %.1f samples/s, best "
+                  "configuration of each; spread unknown).\n", best->model, best->nprocs,
+                  procs_word(best->nprocs), many_hosts ? " on " : "", many_hosts ? best->host : "",
                   best->backend, fmt_factor(best->samples_per_s / other->samples_per_s, f, sizeof f),
                   other->backend, best->samples_per_s, other->samples_per_s);
     }
@@ -405,6 +610,8 @@ void report_analysis(const report_data *d, const report_view *v, sbuf *out)
               "and %zu training results.\n\n", d->ncomm, v->n, d->ntrain);
     if (v->n > 0) {
         fastest_section(v, out);
+        buffers_section(v, out);
+        machines_section(v, out);
         saturation_section(v, out);
         crossover_section(v, out);
         scaling_section(v, out);

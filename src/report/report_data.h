@@ -42,9 +42,10 @@ int report_read_file(report_data *d, const char *path, FILE *log);
 int report_read_csv(report_data *d, const char *path, const char *text, size_t len, FILE *log);
 int report_read_json(report_data *d, const char *path, const char *text, size_t len, FILE *log);
 
-/* Sorts every section into the report's order (collective, backend, process
- * count, size, then the preferred variant first: float32, out of place, sum,
- * auto algorithm, newest) and drops exact duplicates (same CSV text), e.g. the
+/* Sorts every section into the report's order (collective, host, device,
+ * buffers, node count, backend, process count, size, then the preferred variant
+ * first: float32, out of place, sum, auto algorithm, newest; training rows by
+ * model, mode, host, backend, process count, batch, bucket, compress) and drops exact duplicates (same CSV text), e.g. the
  * same run given as CSV and JSON. Returns how many rows were dropped. */
 size_t report_sort_dedup(report_data *d);
 

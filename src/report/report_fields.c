@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define TSTR(f, opt) {#f, RF_STR, offsetof(report_train_row, f), sizeof(((report_train_row *)0)->f), opt}
-#define TNUM(f, k) {#f, k, offsetof(report_train_row, f), 0, 0}
+#define TNUM(f, k) {#f, k, offsetof(report_train_row, f), sizeof(((report_train_row *)0)->f), 0}
 static const rfield TRAIN_FIELDS[] = {
     TSTR(timestamp, 1), TSTR(host, 1), TSTR(model, 0), TNUM(params, RF_I64), TSTR(mode, 0),
     TSTR(backend, 0), TNUM(nprocs, RF_INT), TNUM(batch, RF_INT), TNUM(bucket_mb, RF_DBL),
@@ -27,7 +27,7 @@ const char REPORT_TRAIN_CSV_HEADER[] =
     "step_ms_avg,step_ms_p50,step_ms_p99,compute_ms,comm_exposed_ms,comm_overhead_pct,"
     "samples_per_s,scaling_eff";
 
-#define MNUM(f, k) {#f, k, offsetof(report_mem_row, f), 0, 0}
+#define MNUM(f, k) {#f, k, offsetof(report_mem_row, f), sizeof(((report_mem_row *)0)->f), 0}
 static const rfield MEM_FIELDS[] = {
     {"model", RF_STR, offsetof(report_mem_row, model), sizeof(((report_mem_row *)0)->model), 0},
     MNUM(batch, RF_INT), MNUM(params_bytes, RF_I64), MNUM(grads_bytes, RF_I64),

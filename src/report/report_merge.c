@@ -42,6 +42,11 @@ static int cmp_comm(const void *pa, const void *pb)
     const bench_row *a = pa, *b = pb;
     CMP(report_collective_rank(a->collective), report_collective_rank(b->collective));
     CMPS(a->collective, b->collective);
+    /* A series (report_view.h) is a contiguous run: its keys come first. */
+    CMPS(a->host, b->host);
+    CMPS(a->device, b->device);
+    CMPS(a->buffers, b->buffers);
+    CMP(a->nnodes, b->nnodes);
     CMPS(a->backend, b->backend);
     CMP(a->nprocs, b->nprocs);
     CMP(a->bytes, b->bytes);
@@ -52,9 +57,6 @@ static int cmp_comm(const void *pa, const void *pb)
     CMPS(a->op, b->op);
     CMP(not_pref(a->algo, "auto", NULL), not_pref(b->algo, "auto", NULL));
     CMPS(a->algo, b->algo);
-    CMPS(a->device, b->device);
-    CMP(a->nnodes, b->nnodes);
-    CMPS(a->host, b->host);
     CMPS(b->timestamp, a->timestamp); /* newest first */
     char la[2048], lb[2048];
     comm_line(a, la, sizeof la);
@@ -86,12 +88,12 @@ static int cmp_train(const void *pa, const void *pb)
     const report_train_row *a = pa, *b = pb;
     CMPS(a->model, b->model);
     CMPS(a->mode, b->mode);
+    CMPS(a->host, b->host);
     CMPS(a->backend, b->backend);
     CMP(a->nprocs, b->nprocs);
     CMP(a->batch, b->batch);
     CMP(a->bucket_mb, b->bucket_mb);
     CMPS(a->compress, b->compress);
-    CMPS(a->host, b->host);
     CMPS(b->timestamp, a->timestamp);
     return cmp_schema_text(&REPORT_TRAIN_SCHEMA, a, b);
 }

@@ -50,15 +50,16 @@ int plot_line_style(size_t i);
 typedef enum axis_unit { UNIT_BYTES, UNIT_TIME_US, UNIT_GBPS, UNIT_COUNT, UNIT_MS } axis_unit;
 
 typedef struct plot_line {
-    char label[64];
+    char label[96];
     int colour, style;
     const char *marker;
     size_t n;
     double x[64], y[64]; /* data units (bytes, us, GB/s, processes) */
+    double lo[64], hi[64]; /* the spread of y (a whisker); 0 where unknown */
 } plot_line;
 
-/* A framed panel in viewport fractions (x0, x1, y0, y1) with lines; x log2
- * (bytes) or linear (UNIT_COUNT), y log10. A legend right of the panel when
+/* A framed panel in viewport fractions (x0, x1, y0, y1) with lines and their
+ * spread as whiskers; x log2 (bytes) or linear (UNIT_COUNT), y log10. A legend right of the panel when
  * legend_right > 0, below the page's bottom edge in one row when 0, none
  * when < 0. */
 void plot_lines_panel(double x0, double x1, double y0, double y1, const char *title,
@@ -69,7 +70,17 @@ typedef struct plot_bar_group {
     char label[2][96]; /* two lines under the group */
     double value[16];  /* per series; < 0: no bar */
     double stack[16];  /* stacked on value (0 when none) */
+    double lo[16], hi[16]; /* the spread of value, a whisker (0 when unknown) */
 } plot_bar_group;
+
+/* A table-like plot of n rows, one per configuration: its label left, a
+ * horizontal bar of value (series 0) with stack (series 1) on it, the total
+ * at its end. Readable for any n: the page is as tall as the rows need
+ * (plot_hbars_height). */
+void plot_hbars(const char *title, const char *xlabel, const char *const *labels,
+                const double *value, const double *stack, size_t n, const char *const *series,
+                const int *colours, const char *value_fmt);
+int plot_hbars_height(size_t n);
 
 /* Grouped bars (nseries per group, colours per series) or, with stacked,
  * one bar per group made of value (series 0) and stack (series 1). Linear y from 0. */

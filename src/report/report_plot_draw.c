@@ -102,10 +102,15 @@ static void world_range(const plot_line *l, size_t n, int yaxis, axis_unit u, do
     *hi = -INFINITY;
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < l[i].n; k++) {
-            double v = yaxis ? log10(l[i].y[k]) : wx(u, l[i].x[k]);
-            if (!isfinite(v)) continue;
-            if (v < *lo) *lo = v;
-            if (v > *hi) *hi = v;
+            /* y: the whiskers too, so that no spread is cut off. */
+            double vs[3] = {yaxis ? log10(l[i].y[k]) : wx(u, l[i].x[k]),
+                            yaxis && l[i].lo[k] > 0 ? log10(l[i].lo[k]) : NAN,
+                            yaxis && l[i].hi[k] > 0 ? log10(l[i].hi[k]) : NAN};
+            for (int j = 0; j < 3; j++) {
+                if (!isfinite(vs[j])) continue;
+                if (vs[j] < *lo) *lo = vs[j];
+                if (vs[j] > *hi) *hi = vs[j];
+            }
         }
     if (!isfinite(*lo)) *lo = 0, *hi = 1;
     if (yaxis) { /* whole decades, with room for markers sitting on one */
@@ -145,10 +150,13 @@ static void legend(const plot_line *l, size_t n, int right)
     PLFLT w, h;
     PLINT pos = right ? PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT
                       : PL_POSITION_BOTTOM | PL_POSITION_INSIDE | PL_POSITION_SUBPAGE;
+    /* Below the page: one row while three entries fit the width, else two
+     * columns (labels naming machines and buffer kinds are long). */
+    PLINT ncol = right ? 1 : n <= 3 ? (PLINT)n : n <= 6 ? 2 : 3;
+    PLINT nrow = ((PLINT)n + ncol - 1) / ncol;
     pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, pos, right ? 0.02 : 0.0,
-             right ? 0.0 : 0.03, 0.08, 0, 2, 1, right ? (PLINT)n : 1, right ? 1 : (PLINT)n,
-             (PLINT)n, opt, 1.0, 0.9, 2.0, 0.0, tc, text, NULL, NULL, NULL, NULL, lc, ls, lw, sc,
-             ss, sn, sym);
+             right ? 0.0 : 0.01, 0.08, 0, 2, 1, nrow, ncol, (PLINT)n, opt, 1.0, 0.9, 2.0, 0.0, tc,
+             text, NULL, NULL, NULL, NULL, lc, ls, lw, sc, ss, sn, sym);
 }
 
 void plot_lines_panel(double x0, double x1, double y0, double y1, const char *title,
@@ -178,17 +186,21 @@ void plot_lines_panel(double x0, double x1, double y0, double y1, const char *ti
     plmtex("b", 2.8, 0.5, 0.5, xlabel);
     plmtex("l", 6.6, 0.5, 0.5, ylabel);
     plschr(0, 1.15);
-    plmtex("t", 1.2, 0.5, 0.5, title);
+    /* A narrow panel (a wide legend beside it) would cut a centred title. */
+    if (x1 - x0 < 0.5) plmtex("t", 1.2, 0.0, 0.0, title);
+    else plmtex("t", 1.2, 0.5, 0.5, title);
     plschr(0, 0.95);
 
     for (size_t i = 0; i < n; i++) {
         const plot_line *l = &lines[i];
-        PLFLT x[64], y[64];
-        PLINT m = 0;
+        PLFLT x[64], y[64], ex[64], elo[64], ehi[64];
+        PLINT m = 0, me = 0;
         for (size_t k = 0; k < l->n && k < 64; k++) {
             double px = wx(xu, l->x[k]), py = log10(l->y[k]);
             if (!isfinite(px) || !isfinite(py)) continue;
             x[m] = px, y[m++] = py;
+            if (l->lo[k] > 0 && l->hi[k] > 0)
+                ex[me] = px, elo[me] = log10(l->lo[k]), ehi[me++] = log10(l->hi[k]);
         }
         if (m == 0) continue;
         plcol0(l->colour);
@@ -196,6 +208,8 @@ void plot_lines_panel(double x0, double x1, double y0, double y1, const char *ti
         plwidth(2.2);
         if (m > 1) plline(m, x, y);
         pllsty(1);
+        plwidth(1.4);
+        if (me > 0) plerry(me, ex, elo, ehi);
         plstring(m, x, y, l->marker);
     }
     plwidth(1.0);
@@ -212,6 +226,7 @@ void plot_bars(const char *title, const char *ylabel, const plot_bar_group *g, s
     for (size_t i = 0; i < ng; i++)
         for (size_t s = 0; s < (stacked ? 1 : nseries); s++) {
             double v = g[i].value[s] + (stacked ? g[i].stack[0] : 0);
+            if (!stacked && g[i].hi[s] > v) v = g[i].hi[s];
             if (v > ymax) ymax = v;
         }
     if (!(ymax > 0)) ymax = 1;
@@ -237,6 +252,12 @@ void plot_bars(const char *title, const char *ylabel, const plot_bar_group *g, s
             plcol0(colours[s]);
             plfill(4, bx, by);
             double top = v;
+            if (!stacked && g[i].lo[s] > 0 && g[i].hi[s] > 0) {
+                PLFLT ex = (x0 + x1) / 2, elo = g[i].lo[s], ehi = g[i].hi[s];
+                plcol0(1);
+                plerry(1, &ex, &elo, &ehi);
+                if (ehi > top) top = ehi; /* the value's text above the whisker */
+            }
             if (stacked && g[i].stack[0] > 0) {
                 PLFLT sy[4] = {v, v + g[i].stack[0], v + g[i].stack[0], v};
                 plcol0(colours[1]);
@@ -244,7 +265,7 @@ void plot_bars(const char *title, const char *ylabel, const plot_bar_group *g, s
                 top += g[i].stack[0];
             }
             char txt[32];
-            snprintf(txt, sizeof txt, value_fmt, top);
+            snprintf(txt, sizeof txt, value_fmt, stacked ? top : v);
             plcol0(1);
             plschr(0, per > 4 ? 0.6 : 0.8);
             plptex((x0 + x1) / 2, top + ymax * 0.02, 1, 0, 0.5, txt);
@@ -270,6 +291,78 @@ void plot_bars(const char *title, const char *ylabel, const plot_bar_group *g, s
              PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, 0.02,
              0.0, 0.05, 0, 2, 1, (PLINT)nl, 1, (PLINT)nl, opt, 1.0, 0.9, 2.0, 0.0, tc,
              (const char **)series, bc, bp, bs, blw, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+#define HBAR_ROW_PX 22
+#define HBAR_TOP_PX 110
+#define HBAR_BOTTOM_PX 90
+
+int plot_hbars_height(size_t n)
+{
+    int h = HBAR_TOP_PX + HBAR_BOTTOM_PX + (int)n * HBAR_ROW_PX;
+    return h > REPORT_PLOT_HEIGHT ? h : REPORT_PLOT_HEIGHT;
+}
+
+void plot_hbars(const char *title, const char *xlabel, const char *const *labels,
+                const double *value, const double *stack, size_t n, const char *const *series,
+                const int *colours, const char *value_fmt)
+{
+    double xmax = 0;
+    for (size_t i = 0; i < n; i++)
+        if (value[i] + stack[i] > xmax) xmax = value[i] + stack[i];
+    if (!(xmax > 0)) xmax = 1;
+    /* Rows keep their height in pixels whatever n is: the margins are fixed
+     * pixels turned into fractions of this page's height. */
+    double h = plot_hbars_height(n);
+    double y0 = HBAR_BOTTOM_PX / h, y1 = 1.0 - HBAR_TOP_PX / h;
+    /* PLplot sizes text by the page's smaller side: a page taller than wide
+     * would get larger text, so scale it back to the 1000 x 650 page's. */
+    double f = (double)REPORT_PLOT_HEIGHT / (h < REPORT_PLOT_WIDTH ? h : REPORT_PLOT_WIDTH);
+    plvpor(0.40, 0.92, y0, y1);
+    plwind(0, xmax * 1.25, (double)n, 0); /* row 0 at the top; room for the totals */
+    plcol0(2);
+    plbox("g", 0, 0, "", 0, 0);
+    plcol0(1);
+    plschr(0, 0.85 * f);
+    plbox("bcnst", 0, 0, "bc", 0, 0);
+    plmtex("b", 3.0, 0.5, 0.5, xlabel);
+    /* The title on its own line above the legend, from the labels' left edge. */
+    plschr(0, 1.1 * f);
+    plmtex("t", 4.6, -0.7, 0.0, title);
+    plschr(0, 0.75 * f);
+    for (size_t i = 0; i < n; i++) {
+        double top = (double)i + 0.15, bot = (double)i + 0.85, v = value[i] > 0 ? value[i] : 0;
+        PLFLT bx[4] = {0, 0, v, v}, by[4] = {bot, top, top, bot};
+        plcol0(colours[0]);
+        plfill(4, bx, by);
+        if (stack[i] > 0) {
+            PLFLT sx[4] = {v, v, v + stack[i], v + stack[i]};
+            plcol0(colours[1]);
+            plfill(4, sx, by);
+        }
+        char txt[32];
+        snprintf(txt, sizeof txt, value_fmt, v + (stack[i] > 0 ? stack[i] : 0));
+        plcol0(1);
+        plptex(v + (stack[i] > 0 ? stack[i] : 0) + xmax * 0.01, (double)i + 0.5, 1, 0, 0.0, txt);
+        /* The label right-aligned just left of the frame, on the bar's row. */
+        plmtex("lv", 0.8, 1.0 - ((double)i + 0.5) / (double)n, 1.0, labels[i]);
+    }
+    plschr(0, 0.95 * f);
+    PLINT opt[2], tc[2], bc[2], bp[2];
+    PLFLT bs[2], blw[2], w, lh;
+    for (int k = 0; k < 2; k++) {
+        opt[k] = PL_LEGEND_COLOR_BOX;
+        tc[k] = 1;
+        bc[k] = colours[k];
+        bp[k] = 0;
+        bs[k] = 1.0;
+        blw[k] = 1.0;
+    }
+    /* Above the frame, in one row: never over a bar. */
+    pllegend(&w, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+             PL_POSITION_TOP | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, 0.0, 0.01, 0.05, 0, 2,
+             1, 1, 2, 2, opt, 1.0, 0.9 * f, 2.0, 0.0, tc, (const char **)series, bc, bp, bs, blw,
+             NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
 #else /* without PLplot: nothing draws, plot_available says so */

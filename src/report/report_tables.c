@@ -1,41 +1,61 @@
 /* The report's tables: every row (full_results.md) and one row per
  * configuration (summary_by_config.md). */
+#include "report/report_spread.h"
 #include "report/report_table.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* A time that older files did not record (NaN) as "-". */
+static const char *opt_us(double us, char *buf, size_t len)
+{
+    if (isfinite(us)) snprintf(buf, len, "%.3f", us);
+    else snprintf(buf, len, "-");
+    return buf;
+}
+
+/* #wrong, or N/A where nothing was checked (-1: barrier). */
+static const char *wrong_text(int64_t wrong, char *buf, size_t len)
+{
+    if (wrong < 0) snprintf(buf, len, "N/A");
+    else snprintf(buf, len, "%" PRId64, wrong);
+    return buf;
+}
 
 void report_table_comm(const report_data *d, rtable *t)
 {
     static const char *const head[] = {
-        "collective", "backend", "algo", "device", "procs", "nodes", "dtype", "op", "in place",
-        "size", "bytes", "avg (us)", "min (us)", "p50 (us)", "p99 (us)", "max (us)", "algbw (GB/s)",
-        "busbw (GB/s)", "#wrong", "host", "timestamp"};
+        "collective", "backend", "algo", "device", "buffers", "procs", "nodes", "dtype", "op",
+        "in place", "size", "bytes", "avg (us)", "min (us)", "p25 (us)", "p50 (us)", "p75 (us)",
+        "p99 (us)", "max (us)", "algbw (GB/s)", "busbw (GB/s)", "#wrong", "host", "timestamp"};
     rtable_init(t, "Communication: every result", head, sizeof head / sizeof head[0],
-                "llllrrlllrrrrrrrrrrll");
+                "lllllrrlllrrrrrrrrrrrrll");
     for (size_t i = 0; i < d->ncomm; i++) {
         const bench_row *r = &d->comm[i];
-        char size[32];
-        rtable_row(t, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%" PRIu64 "\t%.3f\t%.3f\t%.3f\t%.3f"
-                   "\t%.3f\t%.6g\t%.6g\t%" PRId64 "\t%s\t%s",
-                   r->collective, r->backend, r->algo, r->device, r->nprocs, r->nnodes, r->dtype,
-                   r->op, r->in_place, fmt_size(r->bytes, size, sizeof size), r->bytes,
-                   r->time_us_avg, r->time_us_min, r->time_us_p50, r->time_us_p99, r->time_us_max,
-                   r->algbw_GBps, r->busbw_GBps, r->wrong, r->host, r->timestamp);
+        char size[32], p25[32], p75[32], wrong[32];
+        rtable_row(t, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%" PRIu64 "\t%.3f\t%.3f\t%s\t%.3f"
+                   "\t%s\t%.3f\t%.3f\t%.6g\t%.6g\t%s\t%s\t%s",
+                   r->collective, r->backend, r->algo, r->device, r->buffers, r->nprocs, r->nnodes,
+                   r->dtype, r->op, r->in_place, fmt_size(r->bytes, size, sizeof size), r->bytes,
+                   r->time_us_avg, r->time_us_min, opt_us(r->time_us_p25, p25, sizeof p25),
+                   r->time_us_p50, opt_us(r->time_us_p75, p75, sizeof p75), r->time_us_p99,
+                   r->time_us_max, r->algbw_GBps, r->busbw_GBps, wrong_text(r->wrong, wrong, sizeof wrong),
+                   r->host, r->timestamp);
     }
 }
 
 void report_table_comm_summary(const report_view *v, rtable *t)
 {
     static const char *const head[] = {
-        "collective", "backend", "procs", "sizes", "smallest-size time", "compare-size time",
-        "peak busbw (GB/s)", "peak at", "#wrong"};
+        "collective", "host", "device", "buffers", "backend", "procs", "nodes", "sizes",
+        "smallest-size time (p50)", "compare-size time (p50)", "peak busbw (GB/s)", "peak at", "#wrong"};
     uint64_t cmp = report_comparison_bytes(v);
     char title[160], cs[32];
     snprintf(title, sizeof title, "Communication: summary by configuration (compare size %s)",
              fmt_size(cmp, cs, sizeof cs));
-    rtable_init(t, title, head, sizeof head / sizeof head[0], "llrlrrrrr");
+    rtable_init(t, title, head, sizeof head / sizeof head[0], "lllllrrlrrrrr");
     for (size_t i = 0; i < v->n; i++) {
         const report_series *s = &v->s[i];
         const bench_row *lo = s->pts[0], *hi = s->pts[s->n - 1], *peak = lo, *at = NULL;
@@ -43,13 +63,13 @@ void report_table_comm_summary(const report_view *v, rtable *t)
             if (s->pts[k]->busbw_GBps > peak->busbw_GBps) peak = s->pts[k];
             if (s->pts[k]->bytes == cmp) at = s->pts[k];
         }
-        char a[32], b[32], t0[32], t1[32], p[32];
-        rtable_row(t, "%s\t%s\t%d\t%s - %s (%zu)\t%s\t%s\t%.3g\t%s\t%" PRId64, s->collective,
-                   s->backend, s->nprocs, fmt_size(lo->bytes, a, sizeof a),
-                   fmt_size(hi->bytes, b, sizeof b), s->n,
-                   fmt_time_us(lo->time_us_avg, t0, sizeof t0),
-                   at ? fmt_time_us(at->time_us_avg, t1, sizeof t1) : "-", peak->busbw_GBps,
-                   fmt_size(peak->bytes, p, sizeof p), s->wrong);
+        char a[32], b[32], t0[32], t1[32], p[32], w[32];
+        rtable_row(t, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s - %s (%zu)\t%s\t%s\t%.3g\t%s\t%s",
+                   s->collective, s->host, s->device, s->buffers, s->backend, s->nprocs, s->nnodes,
+                   fmt_size(lo->bytes, a, sizeof a), fmt_size(hi->bytes, b, sizeof b), s->n,
+                   fmt_time_us(report_row_time(lo), t0, sizeof t0),
+                   at ? fmt_time_us(report_row_time(at), t1, sizeof t1) : "-", peak->busbw_GBps,
+                   fmt_size(peak->bytes, p, sizeof p), wrong_text(s->wrong, w, sizeof w));
     }
 }
 
@@ -63,37 +83,40 @@ void report_table_train(const report_data *d, rtable *t)
                 "lrllrrrlrrrrrrrrrl");
     for (size_t i = 0; i < d->ntrain; i++) {
         const report_train_row *r = &d->train[i];
+        char eff[32];
         rtable_row(t, "%s\t%" PRId64 "\t%s\t%s\t%d\t%d\t%g\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f"
-                   "\t%.1f\t%.1f\t%.3f\t%s",
+                   "\t%.1f\t%.1f\t%s\t%s",
                    r->model, r->params, r->mode, r->backend, r->nprocs, r->batch, r->bucket_mb,
                    r->compress, r->steps, r->step_ms_avg, r->step_ms_p50, r->step_ms_p99,
                    r->compute_ms, r->comm_exposed_ms, r->comm_overhead_pct, r->samples_per_s,
-                   r->scaling_eff, r->host);
+                   report_scaling_eff(r, eff, sizeof eff), r->host);
     }
 }
 
 void report_table_train_summary(const report_data *d, rtable *t)
 {
-    static const char *const head[] = {"model", "mode", "backend", "procs", "bucket (MB)",
-                                       "compress", "step (ms)", "compute (ms)",
+    static const char *const head[] = {"model", "mode", "host", "backend", "procs", "batch",
+                                       "bucket (MB)", "compress", "step (ms)", "compute (ms)",
                                        "comm exposed (ms)", "comm share", "samples/s",
                                        "scaling eff"};
     rtable_init(t, "Training: summary by configuration", head, sizeof head / sizeof head[0],
-                "lllrrlrrrrrr");
+                "llllrrrlrrrrrr");
     for (size_t i = 0; i < d->ntrain; i++) {
         const report_train_row *r = &d->train[i];
         /* Rows of the same configuration sit together, newest first: keep that one. */
         if (i > 0) {
             const report_train_row *p = &d->train[i - 1];
-            if (!strcmp(p->model, r->model) && !strcmp(p->mode, r->mode) &&
+            if (!strcmp(p->model, r->model) && !strcmp(p->mode, r->mode) && !strcmp(p->host, r->host) &&
                 !strcmp(p->backend, r->backend) && p->nprocs == r->nprocs && p->batch == r->batch &&
                 p->bucket_mb == r->bucket_mb && !strcmp(p->compress, r->compress))
                 continue;
         }
         double share = r->step_ms_avg > 0 ? 100.0 * r->comm_exposed_ms / r->step_ms_avg : 0;
-        rtable_row(t, "%s\t%s\t%s\t%d\t%g\t%s\t%.2f\t%.2f\t%.2f\t%.0f%%\t%.1f\t%.2f", r->model,
-                   r->mode, r->backend, r->nprocs, r->bucket_mb, r->compress, r->step_ms_avg,
-                   r->compute_ms, r->comm_exposed_ms, share, r->samples_per_s, r->scaling_eff);
+        char eff[32];
+        rtable_row(t, "%s\t%s\t%s\t%s\t%d\t%d\t%g\t%s\t%.2f\t%.2f\t%.2f\t%.0f%%\t%.1f\t%s",
+                   r->model, r->mode, r->host, r->backend, r->nprocs, r->batch, r->bucket_mb,
+                   r->compress, r->step_ms_avg, r->compute_ms, r->comm_exposed_ms, share,
+                   r->samples_per_s, report_scaling_eff(r, eff, sizeof eff));
     }
 }
 

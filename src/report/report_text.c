@@ -1,6 +1,7 @@
 /* String buffer, human units, escaping and file IO for the report writers. */
 #include "report/report_text.h"
 
+#include "bench/train_row.h"
 #include "coll.h"
 #include "core/atomic_file.h"
 #include "core/errbuf.h"
@@ -102,6 +103,13 @@ const char *fmt_factor(double f, char *buf, size_t len)
 {
     if (f < 10.0) snprintf(buf, len, "%.1f", f);
     else snprintf(buf, len, "%.0f", f);
+    return buf;
+}
+
+const char *report_scaling_eff(const struct train_row *r, char *buf, size_t len)
+{
+    if (isfinite(r->scaling_eff) && r->scaling_eff > 0) snprintf(buf, len, "%.2f", r->scaling_eff);
+    else snprintf(buf, len, "N/A");
     return buf;
 }
 

@@ -27,6 +27,11 @@ const char *fmt_time_us(double us, char *buf, size_t len);
 /* "4.2" for factors < 10, "12" above. */
 const char *fmt_factor(double f, char *buf, size_t len);
 
+/* A training row's scaling efficiency, "0.91", or "N/A" where the run had no
+ * 1-process baseline to compare with (collbench train then records 0). */
+struct train_row;
+const char *report_scaling_eff(const struct train_row *r, char *buf, size_t len);
+
 void sb_html_escaped(sbuf *b, const char *s);
 void sb_base64(sbuf *b, const unsigned char *data, size_t n);
 

@@ -3,13 +3,27 @@
 
 #include "coll.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int same_series(const bench_row *a, const bench_row *b)
+int report_series_same_setting(const report_series *a, const report_series *b)
 {
-    return strcmp(a->collective, b->collective) == 0 && strcmp(a->backend, b->backend) == 0 &&
-           a->nprocs == b->nprocs;
+    return strcmp(a->collective, b->collective) == 0 && strcmp(a->host, b->host) == 0 &&
+           strcmp(a->device, b->device) == 0 && strcmp(a->buffers, b->buffers) == 0 &&
+           a->nnodes == b->nnodes;
+}
+
+int report_series_same_group(const report_series *a, const report_series *b)
+{
+    return report_series_same_setting(a, b) && a->nprocs == b->nprocs;
+}
+
+static int row_in_series(const report_series *s, const bench_row *r)
+{
+    return strcmp(s->collective, r->collective) == 0 && strcmp(s->host, r->host) == 0 &&
+           strcmp(s->device, r->device) == 0 && strcmp(s->buffers, r->buffers) == 0 &&
+           strcmp(s->backend, r->backend) == 0 && s->nprocs == r->nprocs && s->nnodes == r->nnodes;
 }
 
 int report_view_build(const report_data *d, report_view *v)
@@ -29,17 +43,20 @@ int report_view_build(const report_data *d, report_view *v)
     for (size_t i = 0; i < d->ncomm; i++) {
         const bench_row *r = &d->comm[i];
         report_series *s = v->n ? &v->s[v->n - 1] : NULL;
-        if (!s || !same_series(s->pts[0], r)) {
+        if (!s || !row_in_series(s, r)) {
             s = &v->s[v->n++];
-            s->collective = r->collective;
-            s->backend = r->backend;
-            s->nprocs = r->nprocs;
-            s->pts = pts + np;
+            *s = (report_series){r->collective, r->host, r->device, r->buffers, r->backend,
+                                 r->nprocs, r->nnodes, pts + np, 0, -1};
             if (v->ncollectives == 0 ||
                 strcmp(v->collectives[v->ncollectives - 1], r->collective) != 0)
                 v->collectives[v->ncollectives++] = r->collective;
         }
-        s->wrong += r->wrong;
+        const report_series *s0 = &v->s[0];
+        v->many_hosts |= strcmp(s->host, s0->host) != 0;
+        v->many_devices |= strcmp(s->device, s0->device) != 0;
+        v->many_buffers |= strcmp(s->buffers, s0->buffers) != 0;
+        v->many_nnodes |= s->nnodes != s0->nnodes;
+        if (r->wrong >= 0) s->wrong = (s->wrong < 0 ? 0 : s->wrong) + r->wrong; /* -1: not checked */
         if (s->n > 0 && s->pts[s->n - 1]->bytes == r->bytes) continue; /* a less preferred variant */
         s->pts[s->n++] = r;
         np++;
@@ -55,36 +72,49 @@ void report_view_free(report_view *v)
     memset(v, 0, sizeof *v);
 }
 
-const report_series *report_view_find(const report_view *v, const char *collective,
-                                      const char *backend, int nprocs)
+const report_series *report_view_find_procs(const report_view *v, const report_series *like, int nprocs)
 {
     for (size_t i = 0; i < v->n; i++)
-        if (v->s[i].nprocs == nprocs && strcmp(v->s[i].collective, collective) == 0 &&
-            strcmp(v->s[i].backend, backend) == 0)
+        if (v->s[i].nprocs == nprocs && report_series_same_setting(&v->s[i], like) &&
+            strcmp(v->s[i].backend, like->backend) == 0)
             return &v->s[i];
     return NULL;
 }
 
 const bench_row *report_series_at(const report_series *s, uint64_t bytes)
 {
+    if (!s) return NULL;
     for (size_t i = 0; i < s->n; i++)
         if (s->pts[i]->bytes == bytes) return s->pts[i];
     return NULL;
 }
 
-/* How many distinct backends measured bytes in one collective (the best one). */
+const char *report_series_where(const report_view *v, const report_series *s, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+#define PART(...)                                                                             \
+    do {                                                                                      \
+        if (at < len) at += (size_t)snprintf(buf + at, len - at, ", ");                     \
+        if (at < len) at += (size_t)snprintf(buf + at, len - at, __VA_ARGS__);               \
+    } while (0)
+    if (v->many_hosts) at = (size_t)snprintf(buf, len, " on %s", s->host[0] ? s->host : "(unknown host)");
+    if (v->many_devices) PART("%s", s->device);
+    if (v->many_buffers) PART("%s buffers", s->buffers);
+    if (v->many_nnodes) PART("%d %s", s->nnodes, s->nnodes == 1 ? "node" : "nodes");
+#undef PART
+    return buf;
+}
+
+/* How many backends of one comparison group measured bytes (the best group). */
 static int backends_at(const report_view *v, uint64_t bytes)
 {
     int best = 0;
-    for (size_t c = 0; c < v->ncollectives; c++) {
+    for (size_t i = 0; i < v->n; i++) {
+        if (!report_series_at(&v->s[i], bytes)) continue;
         int n = 0;
-        const char *last = NULL;
-        for (size_t i = 0; i < v->n; i++) {
-            const report_series *s = &v->s[i];
-            if (strcmp(s->collective, v->collectives[c]) != 0 || !report_series_at(s, bytes)) continue;
-            if (!last || strcmp(last, s->backend) != 0) n++;
-            last = s->backend;
-        }
+        for (size_t j = 0; j < v->n; j++)
+            n += report_series_same_group(&v->s[i], &v->s[j]) && report_series_at(&v->s[j], bytes);
         if (n > best) best = n;
     }
     return best;

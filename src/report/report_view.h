@@ -1,17 +1,18 @@
-/* What plots and analysis look at: one line per collective x backend x process
- * count, one point per size (the first, i.e. preferred, row of that size in
- * report_sort_dedup's order). */
+/* What plots and analysis look at: one line per collective x machine (host) x
+ * device x buffer kind x backend x process count x node count, one point per
+ * size (the first, i.e. preferred, row of that size in report_sort_dedup's
+ * order). Rows of two machines or two buffer kinds never share a line. */
 #ifndef REPORT_VIEW_H
 #define REPORT_VIEW_H
 
 #include "report/report_data.h"
 
 typedef struct report_series {
-    const char *collective, *backend;
-    int nprocs;
+    const char *collective, *host, *device, *buffers, *backend;
+    int nprocs, nnodes;
     const bench_row **pts; /* ascending bytes, one per size */
     size_t n;
-    int64_t wrong;          /* #wrong over every row of the series, not only pts */
+    int64_t wrong;          /* #wrong over every row of the series, not only pts; -1: none checked */
 } report_series;
 
 typedef struct report_view {
@@ -19,21 +20,32 @@ typedef struct report_view {
     size_t n;
     const char **collectives; /* distinct, in report order */
     size_t ncollectives;
+    /* Whether the series differ in these keys: labels name only what varies. */
+    int many_hosts, many_devices, many_buffers, many_nnodes;
 } report_view;
 
 /* d must be sorted (report_sort_dedup); the view points into d. COLL_ENOMEM. */
 int report_view_build(const report_data *d, report_view *v);
 void report_view_free(report_view *v);
 
-/* The series of v for (collective, backend, nprocs), or NULL. */
-const report_series *report_view_find(const report_view *v, const char *collective,
-                                      const char *backend, int nprocs);
+/* Same collective, machine, device, buffer kind and node count: the series
+ * whose backends (and, with the same backend, process counts) may be compared. */
+int report_series_same_setting(const report_series *a, const report_series *b);
+/* Same setting and process count: a comparison of backends. */
+int report_series_same_group(const report_series *a, const report_series *b);
+/* The series like s (same setting and backend) with nprocs processes, or NULL. */
+const report_series *report_view_find_procs(const report_view *v, const report_series *s, int nprocs);
 /* The point of s at exactly bytes, or NULL. */
 const bench_row *report_series_at(const report_series *s, uint64_t bytes);
 
-/* The size the backend comparison uses: 100 MiB when some collective has it
- * for two backends or more, else the largest size measured on two backends,
- * else the largest size; 0 when there is no communication row. */
+/* What tells s apart from the other series beyond collective, backend and
+ * process count, to follow a name: " on cpubox, coll buffers" where machines
+ * vary, ", coll buffers" where only buffer kinds do, "" when nothing varies. */
+const char *report_series_where(const report_view *v, const report_series *s, char *buf, size_t len);
+
+/* The size the backend comparison uses: 100 MiB when some comparison group has
+ * it for two backends or more, else the largest size measured on two backends
+ * of one group, else the largest size; 0 when there is no communication row. */
 uint64_t report_comparison_bytes(const report_view *v);
 
 #endif
