@@ -47,10 +47,14 @@ static int create_comm(const bench_options *o, const coll_launch_env *env, coll_
     cfg.init_method = o->init_method;
     int rc = coll_comm_create(&cfg, comm);
     if (rc == 0) return 0;
-    fprintf(stderr, "collbench: rank %d: %s\n", env->rank,
+    char what[96] = ""; /* a refused --algo is refused for this collective */
+    if (rc == COLL_ENOTSUP) snprintf(what, sizeof what, "%s --algo %s: ", o->coll->name, o->algo);
+    fprintf(stderr, "collbench: rank %d: %s%s\n", env->rank, what,
             *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));
-    /* EINVAL: a bad rank/world, init method or MASTER_PORT, all the user's to fix */
-    return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : rc == COLL_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+    /* EINVAL: a bad rank/world, init method or MASTER_PORT; ENOTSUP: an --algo
+     * the backend does not have; all the user's to fix */
+    int usage = rc == COLL_EINVAL || rc == COLL_ENOTSUP;
+    return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : usage ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
 /* The communicator's message, with the failed rank named when it is not already. */
