@@ -20,4 +20,9 @@ run 0 "" allreduce --backend shm --algo auto --csv "$WORK/shm.csv"
 [ "$(algo_of "$WORK/shm.csv")" = auto ] || fail "shm --algo auto recorded '$(algo_of "$WORK/shm.csv")'"
 run 0 "" allreduce --backend tcp --algo ring --csv "$WORK/tcp.csv"
 [ "$(algo_of "$WORK/tcp.csv")" = ring ] || fail "tcp --algo ring recorded '$(algo_of "$WORK/tcp.csv")'"
+# With --algo and no --backend, the default sweep keeps the backend that has it.
+run 0 "" allreduce --algo ring --csv "$WORK/sweep.csv"
+backends=$(awk -F, 'NR==1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { print $col["backend"] }' \
+    "$WORK/sweep.csv" | sort -u | tr '\n' ' ')
+[ "$backends" = "tcp " ] || fail "default sweep with --algo ring ran on: '$backends'"
 finish

@@ -113,6 +113,20 @@ static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 
 /* ================= the launcher ================= */
 
+/* libcoll's named algorithms run on tcp (shm picks its own engines, auto on
+ * one host runs on shm, mpi is MPI's): a default sweep with --algo keeps tcp
+ * rather than have the others refuse. */
+static void algo_backends(const bench_options *o, const char **backends, size_t *nb)
+{
+    size_t k = 0;
+    if (o->nbackends > 0 || strcmp(o->algo, "auto") == 0 || cli_multinode_active()) return;
+    for (size_t i = 0; i < *nb; i++)
+        if (strcmp(backends[i], "tcp") == 0) backends[k++] = backends[i];
+    if (k == 0) return;
+    *nb = k;
+    if (!o->quiet) printf("# --algo %s: backend tcp only (the others pick their own algorithms)\n", o->algo);
+}
+
 typedef struct launch_ctx {
     const bench_options *o;
     bench_sink sink;
@@ -210,6 +224,7 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
         (code = check_outputs(o)))
         return code;
     cli_gpu_default_backends(o->device, o->nbackends, backends, BENCH_MAX_BACKENDS, &nb);
+    algo_backends(o, backends, &nb);
 
     json_meta(o, extra, sizeof extra, &meta);
     int writes = bench_multinode_writes(&o->mn);
