@@ -5,7 +5,8 @@
 # `collbench --backend mpi` launched through mpirun. Three columns per size and
 # process count:
 #   shm malloc  --backend shm --buffers malloc (private memory, what Open MPI,
-#               torch and OSU measure: shm copies once through CMA)
+#               torch and OSU measure: shm copies through staging slots, or
+#               from 128 KiB a rank once through CMA)
 #   shm coll    --backend shm --buffers coll (coll_alloc: shm's shared heap,
 #               reduced in place without copies; the opt-in, like nccl-tests -R)
 #   mpi         --backend mpi --buffers malloc (Open MPI's own algorithms)
