@@ -1,105 +1,85 @@
 #!/usr/bin/env bash
-# issue 3's speed targets in one run: all-reduce float32 sum, out-of-place, on
-# `collbench --backend shm` and on Open MPI's MPI_Allreduce (bench/mpi_allreduce.c,
-# built here with mpicc, run with mpirun), per size and process count; prints
-# both bus bandwidths, the ratio shm/mpi, the 8-byte latencies, single-core
-# memcpy bandwidth, and for 100 MiB on 2 processes the fraction of the
-# memory-traffic bound that shm reaches (model in docs/PERFORMANCE.md, shm).
+# collbench's shm backend against Open MPI, all-reduce float32 sum out-of-place,
+# every side timed the same way: collbench's harness (a barrier before each
+# iteration, each iteration as long as its slowest rank), the mpi side being
+# `collbench --backend mpi` launched through mpirun. Three columns per size and
+# process count:
+#   shm malloc  --backend shm --buffers malloc (private memory, what Open MPI,
+#               torch and OSU measure: shm copies through staging slots, or
+#               from 128 KiB a rank once through CMA)
+#   shm coll    --backend shm --buffers coll (coll_alloc: shm's shared heap,
+#               reduced in place without copies; the opt-in, like nccl-tests -R)
+#   mpi         --backend mpi --buffers malloc (Open MPI's own algorithms)
+# Cells are the p50 time (below 1 MiB) or the bus bandwidth at the p50 time;
+# ratios are speed-ups (> 1: the first named is faster), marked "within noise"
+# when the two sides' p25..p75 time intervals overlap. Exit 1 if any result was
+# wrong or a cell is missing.
 #
-#   bench/shm_vs_mpi.sh        (env: COLLBENCH=build/collbench, PROCS=2,4,6,
-#                               SIZES=8,64K,1M,10M,100M,1G, ITERS=20, WARMUP=5,
-#                               BIND=core|none for the shm ranks, default core:
-#                               see docs/PERFORMANCE.md, shm; BUFFERS=coll|malloc)
+#   bench/shm_vs_mpi.sh   (env: COLLBENCH=build/collbench, PROCS=2,4,6,
+#                          SIZES=8,64K,1M,10M,100M, ITERS=10, WARMUP=3,
+#                          BIND=core|none for the shm ranks (mpi: mpirun's
+#                          default), OUT=dir for the CSVs, default a temp dir)
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
 BIN=${COLLBENCH:-build/collbench}
 PROCS=${PROCS:-2,4,6}
-SIZES=${SIZES:-8,64K,1M,10M,100M,1G}
-ITERS=${ITERS:-20}
-WARMUP=${WARMUP:-5}
+SIZES=${SIZES:-8,64K,1M,10M,100M}
+ITERS=${ITERS:-10}
+WARMUP=${WARMUP:-3}
 BIND=${BIND:-core}
-# coll: buffers from coll_alloc (shm's shared heap, read without copies);
-# malloc: private buffers, as a framework's tensors (single copy through CMA)
-BUFFERS=${BUFFERS:-coll}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
+rm -f "$OUT/malloc.csv" "$OUT/coll.csv" "$OUT/mpi.csv"
 
-command -v mpicc >/dev/null || { echo "shm_vs_mpi: mpicc not found (apt-get install libopenmpi-dev openmpi-bin)" >&2; exit 4; }
-mpicc -O2 -o "$tmp/mpi_allreduce" "$here/mpi_allreduce.c"
-
-# Single-core memcpy bandwidth, 256 MiB buffers (far beyond the caches).
-cat > "$tmp/memcpy_bw.c" <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
-int main(void)
-{
-    size_t n = 256u << 20;
-    char *a = malloc(n), *b = malloc(n);
-    memset(a, 1, n); memset(b, 2, n);
-    double best = 1e30;
-    for (int i = 0; i < 5; i++) {
-        double t0 = now();
-        memcpy(b, a, n);
-        double t = now() - t0;
-        if (t < best) best = t;
-        a[i] = b[n - 1 - i]; /* keep the copies observable */
-    }
-    printf("%.2f\n", n / best / 1e9);
-    return b[7] == 3;
+# The three alternate per process count, so all see the same load on a shared
+# machine.
+# collbench's exit 1 (wrong results) still writes its rows: the table names them.
+run() {
+    local rc=0
+    "$BIN" "$@" || rc=$?
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || { echo "shm_vs_mpi: collbench $* exited $rc" >&2; exit "$rc"; }
 }
-C
-cc -O2 -o "$tmp/memcpy_bw" "$tmp/memcpy_bw.c"
-memcpy_gbps=$("$tmp/memcpy_bw")
-
-# shm through collbench; the CSV's bytes column is the size asked for.
-"$BIN" allreduce --backend shm --sizes "$SIZES" -P "$PROCS" --inplace 0 -d float32 -o sum \
-    -n "$ITERS" -w "$WARMUP" --bind "$BIND" --buffers "$BUFFERS" -q --csv "$tmp/shm.csv" >/dev/null
-
-# MPI, one mpirun per process count. Root may run mpirun only when told so.
-root_flag=()
-[ "$(id -u)" = 0 ] && root_flag=(--allow-run-as-root)
-: > "$tmp/mpi.txt"
-for np in ${PROCS//,/ }; do
-    mpirun "${root_flag[@]}" --oversubscribe -np "$np" "$tmp/mpi_allreduce" -n "$ITERS" -w "$WARMUP" \
-        ${SIZES//,/ } | awk -v np="$np" '{ print np, $0 }' >> "$tmp/mpi.txt"
+IFS=, read -r -a plist <<<"$PROCS"
+for p in "${plist[@]}"; do
+    common=(allreduce --sizes "$SIZES" -P "$p" --inplace 0 -d float32 -o sum -n "$ITERS"
+            -w "$WARMUP" -q)
+    run "${common[@]}" --backend shm --bind "$BIND" --buffers malloc --csv "$OUT/malloc.csv"
+    run "${common[@]}" --backend shm --bind "$BIND" --buffers coll --csv "$OUT/coll.csv"
+    run "${common[@]}" --backend mpi --buffers malloc --csv "$OUT/mpi.csv"
 done
 
-echo "all-reduce float32 sum, out-of-place: busbw GB/s shm / mpi = ratio (up to 64 B: avg time shm / mpi = ratio mpi/shm)"
-echo "single-core memcpy: $memcpy_gbps GB/s; shm ranks bound: $BIND; shm buffers: $BUFFERS"
+echo "all-reduce float32 sum, out-of-place; collbench's timing on every side; shm ranks bound: $BIND"
+echo "cells: p50 time below 1 MiB, else busbw at the p50 time; ratios: speed-ups. CSVs in $OUT"
 echo
-awk -F, -v memcpy="$memcpy_gbps" '
-  function human(b) { return b >= 1073741824 ? b / 1073741824 "G" : b >= 1048576 ? b / 1048576 "M" : b >= 1024 ? b / 1024 "K" : b }
-  function cell(np, b) {
-    if (!((np, b) in sbw) || !((np, b) in mbw)) return " - |"
-    if (b + 0 <= 64) return sprintf(" %.1f us / %.1f us = %.2fx |", sus[np, b], mus[np, b], sus[np, b] > 0 ? mus[np, b] / sus[np, b] : 0)
-    return sprintf(" %.2f / %.2f = %.2fx |", sbw[np, b], mbw[np, b], mbw[np, b] > 0 ? sbw[np, b] / mbw[np, b] : 0)
+# columns by name (the CSV header); each file's own header
+awk -F, '
+  FNR == 1 { delete col; for (i = 1; i <= NF; i++) col[$i] = i
+             f = FILENAME; sub(/.*\//, "", f); sub(/\.csv$/, "", f); next }
+  { s = $col["bytes"]; p = $col["nprocs"]; k = p SUBSEP s
+    p25[f, k] = $col["time_us_p25"]; p50[f, k] = $col["time_us_p50"]; p75[f, k] = $col["time_us_p75"]
+    if ($col["wrong"] != "0") wrong = wrong " " f "/" p "/" s "(" $col["wrong"] ")"
+    if (!(s in sz)) { sz[s] = 1; sizes[++ns] = s }
+    if (!(p in pr)) { pr[p] = 1; procs[++np] = p } }
+  function human(b) { return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B" }
+  function cell(f, k, p, s) {
+    if (!((f, k) in p50)) { missing = missing " " f "/" p "/" s; return "-" }
+    if (s < 1048576) return sprintf("%.1f us", p50[f, k])
+    return sprintf("%.2f GB/s", s * 2 * (p - 1) / p / (p50[f, k] * 1e3))
   }
-  FNR == 1 && FILENAME ~ /shm.csv$/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
-  FILENAME ~ /shm.csv$/ {
-    np = $col["nprocs"]; b = $col["bytes"]
-    sbw[np, b] = $col["busbw_GBps"]; sus[np, b] = $col["time_us_avg"]
-    if (!(b in seen)) { seen[b] = 1; sizes[++ns] = b }
-    if (!(np in pseen)) { pseen[np] = 1; procs[++npr] = np }
-    next }
-  { split($0, f, " "); mbw[f[1], f[2]] = f[5]; mus[f[1], f[2]] = f[3] }
+  function ratio(a, b, k) { # speed of a over b
+    if (!((a, k) in p50) || !((b, k) in p50) || p50[a, k] <= 0) return "-"
+    noise = p25[a, k] <= p75[b, k] && p25[b, k] <= p75[a, k] ? " within noise" : ""
+    return sprintf("%.2fx%s", p50[b, k] / p50[a, k], noise)
+  }
   END {
-    printf "| bytes |"; for (j = 1; j <= npr; j++) printf " %s procs |", procs[j]; printf "\n"
-    printf "|---|"; for (j = 1; j <= npr; j++) printf "---|"; printf "\n"
-    for (i = 1; i <= ns; i++) {
-      b = sizes[i]; printf "| %s |", human(b)
-      for (j = 1; j <= npr; j++) printf "%s", cell(procs[j], b)
-      printf "\n"
+    print "| ranks | bytes | shm malloc | shm coll | mpi (malloc) | shm malloc/mpi | coll/malloc |"
+    print "|---|---|---|---|---|---|---|"
+    for (j = 1; j <= np; j++) for (i = 1; i <= ns; i++) {
+      p = procs[j]; s = sizes[i]; k = p SUBSEP s
+      printf "| %s | %s | %s | %s | %s | %s | %s |\n", p, human(s), cell("malloc", k, p, s),
+             cell("coll", k, p, s), cell("mpi", k, p, s), ratio("malloc", "mpi", k), ratio("coll", "malloc", k)
     }
-    # 2 ranks, 100 MiB: an all-reduce must read both inputs (2 N) and write both
-    # outputs (2 N); the shm backend does exactly that (direct all-reduce on
-    # buffers from coll_alloc), split over the 2 cores: 2 N of traffic per core,
-    # what a memcpy of N costs. Bound: busbw = N / t <= memcpy bandwidth.
-    b = 104857600
-    if ((2, b) in sbw) {
-      bound = memcpy
-      printf "\n100 MiB, 2 procs: shm busbw %.2f GB/s = %.0f%% of the memory-traffic bound %.2f GB/s (= single-core memcpy)\n", sbw[2, b], 100 * sbw[2, b] / bound, bound
-    }
-  }' "$tmp/shm.csv" "$tmp/mpi.txt"
+    bad = 0
+    if (wrong) { printf "\nWRONG results in:%s\n", wrong; bad = 1 }
+    if (missing) { printf "\nno result for:%s\n", missing; bad = 1 }
+    exit bad
+  }' "$OUT/malloc.csv" "$OUT/coll.csv" "$OUT/mpi.csv"

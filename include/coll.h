@@ -102,7 +102,9 @@ const char *coll_comm_backend(const coll_comm *comm);
 const char *coll_comm_errmsg(const coll_comm *comm);
 /* Rank blamed for the last error (dead peer, mismatch), or -1. */
 int  coll_comm_failed_rank(const coll_comm *comm);
-/* Set the algorithm used from now on ("auto" restores the tuning table). */
+/* Set the algorithm used from now on ("auto" restores the tuning table).
+ * COLL_ENOTSUP where the backend does not run it: shm, mpi and nccl pick
+ * their own and take only "auto"; auto takes what its groups run. */
 int  coll_comm_set_algo(coll_comm *comm, const char *algo);
 /* Error message of a communicator that could not be created (thread-local). */
 const char *coll_last_create_error(void);

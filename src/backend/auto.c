@@ -463,8 +463,10 @@ static int auto_run(void *state, const coll_call *c, const coll_sig *sig, double
     return sub_run(st, &st->flat, c, sig, deadline, err, errlen, failed_rank);
 }
 
-/* The algorithm applies inside every group; a group's backend without that
- * choice (COLL_ENOTSUP) keeps its own. */
+/* One host: every call runs on intra, so intra must honour the algorithm
+ * (shm honours only auto). Several hosts: tcp between hosts honours it (the
+ * flat calls and the inter-host step of a hierarchical all-reduce), while the
+ * intra-host steps keep their backend's own choice. */
 static int auto_set_algo(void *state, const char *algo, char *err, size_t errlen)
 {
     auto_state *st = state;
@@ -473,12 +475,20 @@ static int auto_set_algo(void *state, const char *algo, char *err, size_t errlen
         snprintf(err, errlen, "unknown algorithm '%s'", algo);
         return COLL_EINVAL;
     }
-    sub *subs[] = {&st->intra, &st->inter, &st->flat};
+    if (st->plan.nhosts == 1) {
+        char why[400];
+        int rc = st->intra.ops->set_algo(st->intra.state, algo, why, sizeof why);
+        if (rc) snprintf(err, errlen, "backend auto runs every call of one host on %s: %s",
+                         st->intra.ops->name, why);
+        return rc;
+    }
+    sub *subs[] = {&st->inter, &st->flat, &st->intra};
     for (size_t i = 0; i < 3; i++) {
         if (!subs[i]->state) continue;
         int rc = subs[i]->ops->set_algo(subs[i]->state, algo, err, errlen);
-        if (rc && rc != COLL_ENOTSUP) return rc;
+        if (rc && !(rc == COLL_ENOTSUP && subs[i] == &st->intra)) return rc;
     }
+    if (errlen) err[0] = '\0'; /* intra's refusal is no error here */
     return COLL_OK;
 }
 

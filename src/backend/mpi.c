@@ -183,7 +183,7 @@ static int mpi_set_algo(void *state, const char *algo, char *err, size_t errlen)
     if (!algo || strcmp(algo, "auto") == 0) return COLL_OK;
     coll_set_err(err, errlen,
                  "the mpi backend runs the MPI library's own algorithms, not '%s' (use backend "
-                 "tcp or shm for libcoll's; Open MPI picks its own with --mca "
+                 "tcp for libcoll's; Open MPI picks its own with --mca "
                  "coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm N)",
                  algo);
     return COLL_ENOTSUP;

@@ -264,8 +264,11 @@ static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double 
     return shm_stage_run(&o);
 }
 
-/* The shm collectives have one algorithm each; the names of the others are
- * accepted (a sweep over --algo runs on every backend) and change nothing. */
+/* shm picks its engine per call (staging, cma or direct: shm_op.h) from the
+ * message size and where the buffers live; none of libcoll's named algorithms
+ * runs here, and forcing an engine would also force it on the harness's own
+ * small reductions, so "auto" is the only choice. Refusing the others keeps
+ * results from being recorded under an algorithm that never ran. */
 static int shm_set_algo(void *state, const char *algo, char *err, size_t errlen)
 {
     (void)state;
@@ -274,7 +277,11 @@ static int shm_set_algo(void *state, const char *algo, char *err, size_t errlen)
         snprintf(err, errlen, "unknown algorithm '%s'", algo);
         return COLL_EINVAL;
     }
-    return COLL_OK;
+    if (id == COLL_ALGO_AUTO) return COLL_OK;
+    snprintf(err, errlen, "backend shm has no algorithm '%s' (it has: auto; it picks staging, "
+             "cma or direct per call by message size and buffers; libcoll's algorithms run on "
+             "backend tcp)", algo);
+    return COLL_ENOTSUP;
 }
 
 /* coll_alloc: the shared heap (so that collectives can go direct), else

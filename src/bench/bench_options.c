@@ -325,7 +325,7 @@ static const opt_def opt_table[] = {
     {0, "per-iter", "FILE", on_per_iter, "append every iteration's time on every rank as CSV"},
     {'P', "procs", "LIST", on_procs, "process counts to sweep (default 2,4,6)"},
     {0, "init-method", "URL", on_init_method, "env:// (default), tcp://host:port, file:///path (ranks of another launcher)"},
-    {0, "backend", "LIST", on_backend, "backends to sweep (default: every available one)"},
+    {0, "backend", "LIST", on_backend, "backends to sweep (default: every available one; tcp with --algo)"},
     {0, "algo", "NAME", on_algo, "algorithm (default auto)"},
     {0, "device", "cpu|cuda", on_device, "where the buffers live (default cpu)"},
     {0, "inplace", "0|1|2", on_inplace, "out-of-place, in-place or both (default 2)"},

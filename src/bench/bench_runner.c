@@ -2,6 +2,7 @@
 #include "bench/bench_runner.h"
 #include "backend/auto.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -136,14 +137,38 @@ static void row_times(const bench_coll *coll, const bench_stats *st, int nranks,
 
 /* ---- timing ---- */
 
+/* Test hook: COLLBENCH_TEST_DELAY=RANK:MS makes that rank sleep MS at the end
+ * of every timed call, after the collective returned, so no peer waits for it:
+ * only the max over ranks can put the delay into the reported time. */
+static double test_delay_ms(int rank)
+{
+    const char *v = getenv("COLLBENCH_TEST_DELAY");
+    char *end;
+    if (!v || !*v) return 0;
+    long who = strtol(v, &end, 10);
+    double ms = *end == ':' ? strtod(end + 1, &end) : -1;
+    if (*end || !(ms >= 0 && ms <= 60000)) {
+        if (rank == 0) fprintf(stderr, "collbench: ignoring COLLBENCH_TEST_DELAY=%s (want RANK:MS, MS at most 60000)\n", v);
+        return 0;
+    }
+    return who == rank ? ms : 0;
+}
+
+static void sleep_ms(double ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(fmod(ms, 1000) * 1e6)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
 /* One iteration, started right after a barrier so every rank starts together. */
-static int timed_call(const bench_coll *coll, const bench_call *c, double *us)
+static int timed_call(const bench_runner *r, const bench_call *c, double *us)
 {
     int rc = coll_barrier(c->comm);
     if (rc) return rc;
     double t0 = coll_now_us();
-    rc = coll->run(c);
+    rc = r->opts->coll->run(c);
     if (rc == 0) rc = bench_device_sync(); /* --device cuda: the GPU's work is in the time */
+    if (r->test_delay_ms > 0) sleep_ms(r->test_delay_ms);
     *us = coll_now_us() - t0;
     return rc;
 }
@@ -164,9 +189,9 @@ static void note_budget(run_state *s, const size_ctx *z, int warmup, int iters)
 }
 
 /* One warm-up iteration; *us is the slowest rank's time, the same on every rank. */
-static int probe(const bench_call *c, const bench_coll *coll, double *us)
+static int probe(const bench_runner *r, const bench_call *c, double *us)
 {
-    int rc = timed_call(coll, c, us);
+    int rc = timed_call(r, c, us);
     if (rc == 0) rc = coll_allreduce(c->comm, us, us, 1, COLL_FLOAT64, COLL_MAX);
     return rc;
 }
@@ -184,7 +209,7 @@ static int warm_up(run_state *s, const size_ctx *z, const bench_call *c, int *wa
     progress(s, "%s: warm-up", z->label);
     do {
         prev = t;
-        if ((rc = probe(c, o->coll, &t))) return rc;
+        if ((rc = probe(s->r, c, &t))) return rc;
         done++;
     } while (!budget_stop_warmup(o->time_budget_s, o->warmup, o->iters, done, t, prev));
     *warmup = done;
@@ -219,7 +244,7 @@ static int time_iterations(run_state *s, const size_ctx *z, const bench_call *c,
     int rc;
     for (int i = 0; i < iters; i++) {
         progress(s, "%s: iteration %d/%d", z->label, i + 1, iters);
-        if ((rc = timed_call(o->coll, c, &z->times[i]))) return rc;
+        if ((rc = timed_call(s->r, c, &z->times[i]))) return rc;
     }
     if (o->per_iter_path && (rc = write_per_iter(s, row, z->times, iters))) return rc;
     /* Each iteration took as long as its slowest rank. */
@@ -435,6 +460,7 @@ void bench_runner_init(bench_runner *r, const bench_options *opts, coll_comm *co
     r->sink = r->rank == 0 ? sink : NULL;
     r->print = r->rank == 0 && !opts->quiet;
     r->progress = r->print && isatty(STDERR_FILENO);
+    r->test_delay_ms = test_delay_ms(r->rank);
 }
 
 static int run_pairs(run_state *s)

@@ -29,6 +29,7 @@ typedef struct bench_runner {
     int print;           /* rank 0 and not -q: the table on stdout */
     int progress;        /* a progress line on stderr (a terminal) */
     int64_t wrong;       /* wrong elements over the whole run, all ranks */
+    double test_delay_ms; /* COLLBENCH_TEST_DELAY (tests): this rank's sleep per timed call */
 } bench_runner;
 
 /* Fill in rank/size/nnodes from comm and the printing decisions from opts. */

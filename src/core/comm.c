@@ -63,8 +63,13 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     pthread_cond_init(&comm->changed, NULL);
 
     rc = backend->init(comm, &rv, &comm->state, create_error, sizeof create_error);
-    if (rc == COLL_OK && cfg.algo)
-        rc = backend->set_algo(comm->state, cfg.algo, create_error, sizeof create_error);
+    if (rc == COLL_OK && cfg.algo &&
+        (rc = backend->set_algo(comm->state, cfg.algo, create_error, sizeof create_error))) {
+        /* Every rank refuses alike: a closing barrier keeps rank 0 (often the
+         * store's host) from leaving while a peer still finishes its set-up. */
+        coll_comm_destroy(comm);
+        return rc;
+    }
     if (rc) {
         if (comm->state) backend->fini(comm->state);
         pthread_mutex_destroy(&comm->lock);

@@ -131,8 +131,13 @@ static void run_matrix(coll_comm *comm)
         char algos[128];
         snprintf(algos, sizeof algos, "%s", coll_algo_names(kinds[k]));
         for (char *save, *a = strtok_r(algos, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
-            if (coll_comm_set_algo(comm, a)) {
-                fprintf(stderr, "rank %d: set_algo %s failed\n", rh_rank, a);
+            int rc = coll_comm_set_algo(comm, a);
+            /* shm (and auto on one host over it) picks its own engines: it
+             * refuses libcoll's named algorithms, and must refuse, not ignore. */
+            int may_refuse = strcmp(a, "auto") != 0 && strcmp(coll_comm_backend(comm), "tcp") != 0;
+            if (rc == COLL_ENOTSUP && may_refuse) continue;
+            if (rc) {
+                fprintf(stderr, "rank %d: set_algo %s failed: %s\n", rh_rank, a, coll_comm_errmsg(comm));
                 failures++;
                 continue;
             }
@@ -223,7 +228,7 @@ int main(int argc, char **argv)
     run_matrix(comm);
     run_p2p(comm);
     run_nonblocking(comm);
-    if (cases < 100) {
+    if (cases < 60) { /* auto alone: 7 collectives x 5 counts x (in-place or not) */
         fprintf(stderr, "rank %d: only %d cases ran\n", rh_rank, cases);
         failures++;
     }

@@ -47,10 +47,14 @@ static int create_comm(const bench_options *o, const coll_launch_env *env, coll_
     cfg.init_method = o->init_method;
     int rc = coll_comm_create(&cfg, comm);
     if (rc == 0) return 0;
-    fprintf(stderr, "collbench: rank %d: %s\n", env->rank,
+    char what[96] = ""; /* a refused --algo is refused for this collective */
+    if (rc == COLL_ENOTSUP) snprintf(what, sizeof what, "%s --algo %s: ", o->coll->name, o->algo);
+    fprintf(stderr, "collbench: rank %d: %s%s\n", env->rank, what,
             *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));
-    /* EINVAL: a bad rank/world, init method or MASTER_PORT, all the user's to fix */
-    return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : rc == COLL_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+    /* EINVAL: a bad rank/world, init method or MASTER_PORT; ENOTSUP: an --algo
+     * the backend does not have; all the user's to fix */
+    int usage = rc == COLL_EINVAL || rc == COLL_ENOTSUP;
+    return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : usage ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
 /* The communicator's message, with the failed rank named when it is not already. */
@@ -108,6 +112,20 @@ static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 }
 
 /* ================= the launcher ================= */
+
+/* libcoll's named algorithms run on tcp (shm picks its own engines, auto on
+ * one host runs on shm, mpi is MPI's): a default sweep with --algo keeps tcp
+ * rather than have the others refuse. */
+static void algo_backends(const bench_options *o, const char **backends, size_t *nb)
+{
+    size_t k = 0;
+    if (o->nbackends > 0 || strcmp(o->algo, "auto") == 0 || cli_multinode_active()) return;
+    for (size_t i = 0; i < *nb; i++)
+        if (strcmp(backends[i], "tcp") == 0) backends[k++] = backends[i];
+    if (k == 0) return;
+    *nb = k;
+    if (!o->quiet) printf("# --algo %s: backend tcp only (the others pick their own algorithms)\n", o->algo);
+}
 
 typedef struct launch_ctx {
     const bench_options *o;
@@ -206,6 +224,7 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
         (code = check_outputs(o)))
         return code;
     cli_gpu_default_backends(o->device, o->nbackends, backends, BENCH_MAX_BACKENDS, &nb);
+    algo_backends(o, backends, &nb);
 
     json_meta(o, extra, sizeof extra, &meta);
     int writes = bench_multinode_writes(&o->mn);
