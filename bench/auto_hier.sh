@@ -24,6 +24,8 @@ netns_setup $HOSTS "$RATE" "$DELAY" || { echo "cannot set up shaped namespaces" 
 trap 'netns_cleanup; rm -rf "$OUT"' EXIT
 MASTER=$(netns_addr 0)
 PORT=$((30000 + $$ % 20000))
+TOKEN_FILE="$OUT/token" # a file: ps would show a --job-token to every user
+(umask 077 && echo "auto-hier-$$" >"$TOKEN_FILE")
 
 gbps=$(awk -v r="$RATE" 'BEGIN { n = r + 0; u = tolower(r); sub(/^[0-9.]+/, "", u);
     m = u == "gbit" ? 1e9 : u == "mbit" ? 1e6 : u == "kbit" ? 1e3 : 1; print n * m / 8 / 1e9 }')
@@ -40,7 +42,7 @@ for backend in $BACKENDS; do
         netns_run $i "$BIN" allreduce --backend "$backend" --sizes "$SIZES" -n "$ITERS" -w 2 -c 0 \
             --inplace 0 --time-budget 60 -T 300 --csv "$csv" --nnodes $HOSTS --node-rank $i \
             --nproc-per-node $PER_NODE --master-addr "$MASTER" --master-port $PORT \
-            --job-token "auto-hier-$$" -q >"$OUT/$backend.node$i" 2>&1 &
+            --job-token-file "$TOKEN_FILE" -q >"$OUT/$backend.node$i" 2>&1 &
         pids+=($!)
     done
     for p in "${pids[@]}"; do wait "$p" || { echo "$backend: a node failed:" >&2; cat "$OUT/$backend".node* >&2; }; done
