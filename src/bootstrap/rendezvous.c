@@ -122,6 +122,26 @@ static int pick_listen_addr(const char *method, const coll_launch_env *env, coll
     return COLL_OK;
 }
 
+/* Without a token, anyone who reaches a listening port can join the job: only
+ * loopback is open that way, unless the user said --insecure ($COLL_INSECURE=1). */
+static int refuse_exposed(const char *method, const coll_rendezvous *rv, char *err, size_t errlen)
+{
+    const char *insecure = getenv("COLL_INSECURE");
+    if (rv->token[0] || rv->world_size == 1 || (insecure && strcmp(insecure, "1") == 0)) return COLL_OK;
+    /* rank 0 serves env:// and tcp:// on every interface when the store host is not loopback */
+    int serves = rv->rank == 0 && strncmp(method, "file://", 7) != 0 && rv->store_host[0] &&
+                 !coll_host_is_loopback(rv->store_host);
+    const char *what = serves ? "the store" : !coll_host_is_loopback(rv->host) ? "the transport" : NULL;
+    if (!what) return COLL_OK;
+    snprintf(err, errlen,
+             "%s would listen on %s, which other hosts reach, without a job token: put the same "
+             "secret on every host in a file only you can read and set " COLL_ENV_JOB_TOKEN_FILE
+             " to it (or " COLL_ENV_JOB_TOKEN_VAR "; collbench's launcher: --job-token-file), or "
+             "accept any peer with --insecure (COLL_INSECURE=1)",
+             what, serves ? rv->store_host : rv->host);
+    return COLL_EINVAL;
+}
+
 static int cached_open(const char *method, coll_rendezvous *rv, char *err, size_t errlen)
 {
     int rc = COLL_OK;
@@ -177,7 +197,7 @@ int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, char *err,
     if (coll_rendezvous_mpi_wanted(method)) return coll_rendezvous_mpi(rv, err, errlen);
 #endif
     rc = pick_listen_addr(method, found ? &env : NULL, rv, err, errlen);
-    if (rc) return rc;
+    if (rc || (rc = refuse_exposed(method, rv, err, errlen))) return rc;
     int opened = cached_open(method, rv, err, errlen);
     if (opened == COLL_OK && coll_rendezvous_wants_verify(rv))
         opened = coll_rendezvous_verify(rv, err, errlen);

@@ -11,7 +11,8 @@
 # every rank exits 0, the CSV says 2 hosts with 0 wrong, and auto says it runs
 # shm inside a host and tcp between. Then the mistakes that must fail at once:
 # an interface that does not exist, a host with loopback only.
-# The job token travels in a file (COLL_JOB_TOKEN_FILE), never on a command line.
+# The job token travels in a file (COLL_JOB_TOKEN_FILE), never on a command line;
+# without one, ranks on reachable addresses refuse to start unless --insecure.
 # Exit 77 (skip) without root or ip netns.
 BIN=${1:?usage: $0 path/to/collbench torchrun|srun}
 STYLE=${2:?usage: $0 path/to/collbench torchrun|srun}
@@ -66,7 +67,7 @@ run_job() {
             netns_run $h env -u RANK -u WORLD_SIZE -u LOCAL_RANK -u LOCAL_WORLD_SIZE \
                 -u MASTER_ADDR -u MASTER_PORT -u COLL_LAUNCHED -u COLL_LISTEN_ADDR \
                 -u COLL_JOB_TOKEN -u OMPI_COMM_WORLD_RANK -u PMI_RANK \
-                COLL_JOB_TOKEN_FILE="$TOKEN_FILE" $(rank_env $h $l "$m") \
+                ${TOKEN_ENV:-COLL_JOB_TOKEN_FILE=$TOKEN_FILE} $(rank_env $h $l "$m") \
                 "$BIN" "$@" >"$WORK/$tag.out.$((h * m + l))" 2>&1 &
             pids+=($!)
         done
@@ -138,7 +139,20 @@ check_loopback_only() {
         fail "loopback-only host: no message naming what to set: $(cat "$out")"
 }
 
+# No token on addresses other hosts reach: every rank refuses at once and names
+# the variable; --insecure is the user saying any peer will do.
+check_no_token() {
+    TOKEN_ENV="COLL_INSECURE=0" run_job notoken 1 allreduce --backend tcp --sizes 4K -w 1 -n 1 -T 60
+    [ "$RCS" = "2 2" ] || fail "no token: exit codes $RCS, want 2 2"
+    grep -q "without a job token.*COLL_JOB_TOKEN_FILE" "$WORK/notoken.out.0" ||
+        fail "no token: rank 0 does not name COLL_JOB_TOKEN_FILE: $(cat "$WORK/notoken.out.0")"
+    TOKEN_ENV="COLL_INSECURE=0" run_job insecure 1 allreduce --backend tcp --sizes 4K -w 1 -n 1 \
+        -c 1 -T 60 --insecure
+    [ "$RCS" = "0 0" ] || fail "no token, --insecure: exit codes $RCS: $(cat "$WORK"/insecure.out.*)"
+}
+
 check_matrix
+check_no_token
 check_bad_ifname
 check_loopback_only
 [ $FAILED -eq 0 ] && echo PASS

@@ -16,6 +16,7 @@
 
 #include "bootstrap/launcher.h"
 #include "coll.h"
+#include "bootstrap/listen_addr.h"
 #include "core/token.h"
 
 #define ENV_NODE "COLLBENCH_MN_NODE"     /* "K N": node rank, number of nodes */
@@ -124,11 +125,20 @@ int cli_multinode_launch_one(const cli_launch *l, const char *backend, int nproc
         fprintf(stderr, "%s: node %d: --master-addr: %s\n", l->prefix, config.node_rank, why);
         return EXIT_RUNTIME;
     }
+    const char *insecure = getenv("COLL_INSECURE");
+    int open_ok = insecure && strcmp(insecure, "1") == 0;
+    if (!token && !open_ok && !coll_host_is_loopback(addr)) {
+        fprintf(stderr, "%s: node %d: no job token, and the ranks would listen on %s, which other "
+                        "hosts reach: give every host the same secret with --job-token-file PATH "
+                        "(a file only you can read), or accept any peer with --insecure\n",
+                l->prefix, config.node_rank, addr);
+        return EXIT_USAGE;
+    }
     static int warned;
-    if (!token && !warned++)
-        fprintf(stderr, "%s: warning: no --job-token-file or $COLL_JOB_TOKEN_FILE: the store on %s:%d and "
-                        "the ranks' connections are unauthenticated (any host that reaches them "
-                        "can join)\n", l->prefix, config.master_addr, config.master_port);
+    if (!token && !warned++ && !coll_host_is_loopback(addr))
+        fprintf(stderr, "%s: warning: --insecure: the store on %s:%d and the ranks' connections "
+                        "are unauthenticated (any host that reaches them can join)\n", l->prefix,
+                config.master_addr, config.master_port);
     snprintf(e_backend, sizeof e_backend, "%s=%s", CLI_ENV_BACKEND, backend);
     snprintf(e_nprocs, sizeof e_nprocs, "COLLBENCH_NPROCS=%d", nprocs);
     snprintf(e_node, sizeof e_node, ENV_NODE "=%d %d", config.node_rank, config.nnodes);
