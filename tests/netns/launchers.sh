@@ -9,7 +9,8 @@
 #
 # 2 hosts x 1 and x 2 ranks, backends tcp and auto, results checked (-c 1):
 # every rank exits 0, the CSV says 2 hosts with 0 wrong, and auto says it runs
-# shm inside a host and tcp between. Then the mistakes that must fail at once:
+# shm inside a host and tcp between. A rank killed on host 1: the survivors on
+# both hosts exit 3 naming it within 2 s. Then the mistakes that must fail at once:
 # an interface that does not exist, a host with loopback only.
 # The job token travels in a file (COLL_JOB_TOKEN_FILE), never on a command line;
 # without one, ranks on reachable addresses refuse to start unless --insecure.
@@ -68,6 +69,7 @@ run_job() {
                 -u MASTER_ADDR -u MASTER_PORT -u COLL_LAUNCHED -u COLL_LISTEN_ADDR \
                 -u COLL_JOB_TOKEN -u OMPI_COMM_WORLD_RANK -u PMI_RANK \
                 ${TOKEN_ENV:-COLL_JOB_TOKEN_FILE=$TOKEN_FILE} $(rank_env $h $l "$m") \
+                bash -c '"$@"; rc=$?; date +%s.%N >"$0"; exit $rc' "$WORK/$tag.end.$((h * m + l))" \
                 "$BIN" "$@" >"$WORK/$tag.out.$((h * m + l))" 2>&1 &
             pids+=($!)
         done
@@ -151,7 +153,33 @@ check_no_token() {
     [ "$RCS" = "0 0" ] || fail "no token, --insecure: exit codes $RCS: $(cat "$WORK"/insecure.out.*)"
 }
 
+# Rank 3 (host 1) killed mid all-reduce: every survivor, on both hosts, exits 3
+# naming it within 2 s of its death (the issue's bound; -T is 30 s, so no
+# timeout can be what ends them).
+check_kill() {
+    local backend
+    for backend in tcp auto; do
+        local tag="kill.$backend"
+        COLL_FAULT=3:collective:kill:1M run_job "$tag" 2 allreduce --backend $backend --sizes 16M \
+            -w 1 -n 20 -c 0 -T 30 --time-budget 0
+        local t0 r
+        t0=$(date -r "$WORK/$tag.out.3" +%s.%N) # the fault's announcement is its last write
+        grep -q "COLL_FAULT: .* kill at collective" "$WORK/$tag.out.3" ||
+            { fail "kill, $backend: rank 3 did not report the fault: $(cat "$WORK/$tag.out.3")"; continue; }
+        for r in 0 1 2; do
+            local rc msg late
+            rc=$(echo "$RCS" | cut -d' ' -f$((r + 1)))
+            msg=$(sed 's/^collbench: rank [0-9]*: //' "$WORK/$tag.out.$r" | tr '\n' '|')
+            [ "$rc" = 3 ] || fail "kill, $backend: rank $r exited $rc, want 3: $msg"
+            printf '%s' "$msg" | grep -q "rank 3\b" || fail "kill, $backend: rank $r does not name rank 3: $msg"
+            late=$(awk -v e="$(cat "$WORK/$tag.end.$r")" -v t="$t0" 'BEGIN { if (e - t > 2) printf "%.2f", e - t }')
+            [ -z "$late" ] || fail "kill, $backend: rank $r exited $late s after rank 3 died (bound 2 s)"
+        done
+    done
+}
+
 check_matrix
+check_kill
 check_no_token
 check_bad_ifname
 check_loopback_only
