@@ -10,7 +10,9 @@
 # 2 hosts x 1 and x 2 ranks, backends tcp and auto, results checked (-c 1):
 # every rank exits 0, the CSV says 2 hosts with 0 wrong, and auto says it runs
 # shm inside a host and tcp between. A rank killed on host 1: the survivors on
-# both hosts exit 3 naming it within 2 s. Then the mistakes that must fail at once:
+# both hosts exit 3 naming it within 2 s. A stranger from a third namespace at
+# the store and the transport ports: refused, logged, the job unaffected.
+# Then the mistakes that must fail at once:
 # an interface that does not exist, a host with loopback only.
 # The job token travels in a file (COLL_JOB_TOKEN_FILE), never on a command line;
 # without one, ranks on reachable addresses refuse to start unless --insecure.
@@ -27,6 +29,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-launchers.XXXXXX")
 cleanup() {
     netns_cleanup
     ip netns del "${NETNS_TAG}lo" 2>/dev/null || true
+    ip netns del "${NETNS_TAG}x" 2>/dev/null || true
     if [ -n "${KEEP:-}" ]; then echo "outputs kept in $WORK"; else rm -rf "$WORK"; fi
 }
 netns_setup 2
@@ -69,7 +72,8 @@ run_job() {
                 -u MASTER_ADDR -u MASTER_PORT -u COLL_LAUNCHED -u COLL_LISTEN_ADDR \
                 -u COLL_JOB_TOKEN -u OMPI_COMM_WORLD_RANK -u PMI_RANK \
                 ${TOKEN_ENV:-COLL_JOB_TOKEN_FILE=$TOKEN_FILE} $(rank_env $h $l "$m") \
-                bash -c '"$@"; rc=$?; date +%s.%N >"$0"; exit $rc' "$WORK/$tag.end.$((h * m + l))" \
+                bash -c 'sleep "$1"; shift; "$@"; rc=$?; date +%s.%N >"$0"; exit $rc' \
+                "$WORK/$tag.end.$((h * m + l))" "$([ $((h * m + l)) -eq $((2 * m - 1)) ] && echo "${DELAY_LAST:-0}" || echo 0)" \
                 "$BIN" "$@" >"$WORK/$tag.out.$((h * m + l))" 2>&1 &
             pids+=($!)
         done
@@ -178,7 +182,49 @@ check_kill() {
     done
 }
 
+# A stranger in a third namespace (routed to host 0 over its own veth) talks to
+# the store and to the transport ports of host 0's ranks while they set up:
+# refused and logged with its address, and the job still passes its check.
+# Rank 3 is slow to connect (COLL_FAULT delay) so that set-up lasts long enough to be met.
+check_stranger() {
+    local ns="${NETNS_TAG}x" h0 addr="10.254.$(($$ % 250)).2" gw="10.254.$(($$ % 250)).1"
+    h0=$(netns_name 0)
+    ip netns add "$ns" || { fail "cannot add namespace $ns"; return; }
+    ip -n "$ns" link set lo up
+    ip link add "${NETNS_TAG}x0" netns "$h0" type veth peer name "${NETNS_TAG}x1" netns "$ns"
+    ip -n "$h0" addr add "$gw/24" dev "${NETNS_TAG}x0" && ip -n "$h0" link set "${NETNS_TAG}x0" up
+    ip -n "$ns" addr add "$addr/24" dev "${NETNS_TAG}x1" && ip -n "$ns" link set "${NETNS_TAG}x1" up
+    ip -n "$ns" route add default via "$gw"
+    local port=$((PORT + 1))
+    (
+        listeners() { ip netns exec "$h0" ss -Hltn | awk '{ n = split($4, a, ":"); print a[n] }' | sort -u; }
+        local end=$((SECONDS + 30))
+        while [ -z "$(listeners | grep -x "$port")" ] && [ $SECONDS -lt $end ]; do sleep 0.05; done
+        # a HELLO with a made-up MAC and no CHALLENGE, then HTTP
+        ip netns exec "$ns" bash -c "printf '\x00\x00\x00\x25\x01\x00\x00\x00\x20%032d' 0 >/dev/tcp/$MASTER/$port"
+        ip netns exec "$ns" bash -c "printf 'GET / HTTP/1.0\r\n\r\n' >/dev/tcp/$MASTER/$port"
+        # ranks 0 and 1's transports, as soon as they listen
+        while [ "$(listeners | wc -l)" -lt 3 ] && [ $SECONDS -lt $end ]; do sleep 0.05; done
+        for p in $(listeners); do
+            [ "$p" = "$port" ] && continue
+            ip netns exec "$ns" bash -c "printf 'CLHS%060d' 0 >/dev/tcp/$MASTER/$p" && echo "sent to $p"
+        done
+    ) >"$WORK/stranger.log" 2>&1 &
+    local stranger=$!
+    COLL_FAULT=3:connect:delay COLL_FAULT_DELAY_S=4 run_job stranger 2 allreduce --backend tcp --sizes 1M -w 1 -n 2 -c 1 -T 60 --csv "$WORK/stranger.csv"
+    wait $stranger
+    ip netns del "$ns"
+    [ "$RCS" = "0 0 0 0" ] || fail "stranger: the job's exit codes are $RCS: $(cat "$WORK"/stranger.out.*)"
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["wrong"] != 0 { bad = 1 } END { exit bad || NR < 2 }' \
+        "$WORK/stranger.csv" || fail "stranger: wrong results: $(cat "$WORK/stranger.csv")"
+    grep -q "collbench store: dropped connection from $addr:.*bad job token" "$WORK/stranger.out.0" ||
+        fail "stranger: the store did not log refusing $addr: $(grep -v '^#\|^ ' "$WORK/stranger.out.0"; cat "$WORK/stranger.log")"
+    grep -q "tcp transport rank [01]: refused a connection from $addr:" "$WORK"/stranger.out.[01] ||
+        fail "stranger: no transport on host 0 logged refusing $addr: $(grep -hv '^#\|^ ' "$WORK"/stranger.out.[01]; cat "$WORK/stranger.log")"
+}
+
 check_matrix
+check_stranger
 check_kill
 check_no_token
 check_bad_ifname

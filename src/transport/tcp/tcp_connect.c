@@ -190,15 +190,14 @@ typedef struct pending_conn {
     int fd;
     size_t got;
     unsigned char nonce[TCP_NONCE_LEN]; /* our challenge to it */
+    char peer[64];                      /* named at accept: a closed socket has no peer */
     tcp_hello hello;
 } pending_conn;
 
 static void refuse(int rank, pending_conn *c, const char *why)
 {
-    char name[64];
-    coll_sock_peer_name(c->fd, name, sizeof name);
     fprintf(stderr, "collbench: tcp transport rank %d: refused a connection from %s: %s\n", rank,
-            name, why);
+            c->peer, why);
     close(c->fd);
     c->fd = -1;
 }
@@ -292,6 +291,7 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             pend[npend] = (pending_conn){.fd = fd};
+            coll_sock_peer_name(fd, pend[npend].peer, sizeof pend[npend].peer);
             if (challenge(&pend[npend], deadline) != 0) {
                 refuse(rank, &pend[npend], "closed before receiving our challenge");
                 continue;
