@@ -6,7 +6,9 @@
 # Target (issue 4): busbw >= 0.8 of the bound at the large sizes. Needs root.
 #
 #   bench/auto_hier.sh [COLLBENCH] [SIZES]     e.g. bench/auto_hier.sh build/collbench 16M,64M,256M
-# env: RATE (10gbit), DELAY (1ms), ITERS (10), BACKENDS ("auto tcp"), CSV (append rows there)
+# env: RATE (10gbit), DELAY (1ms), ITERS (10), BACKENDS ("auto tcp"), CSV (append rows there),
+#      PER_NODE (2), TARGET (a fraction of the bound: exit 1 when the largest size
+#      of a backend stays below it; bench/multihost_link.sh sets it)
 BIN=${1:-build/collbench}
 SIZES=${2:-1M,16M,64M,256M}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -16,7 +18,7 @@ DELAY=${DELAY:-1ms}
 ITERS=${ITERS:-10}
 BACKENDS=${BACKENDS:-auto tcp}
 HOSTS=2
-PER_NODE=2
+PER_NODE=${PER_NODE:-2}
 [ -x "$BIN" ] || { echo "no collbench at $BIN (build first, or pass its path)" >&2; exit 2; }
 netns_require
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/auto_hier.XXXXXX")
@@ -48,6 +50,13 @@ for backend in $BACKENDS; do
     for p in "${pids[@]}"; do wait "$p" || { echo "$backend: a node failed:" >&2; cat "$OUT/$backend".node* >&2; }; done
     [ -f "$csv" ] || continue
     awk -F, -v b="$bound" -v be="$backend" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { bw = $col["busbw_GBps"]; printf "  %-8s %12d %12.3f %10.2f\n", be, $col["bytes"], bw, bw / b }' "$csv"
+    if [ -n "${TARGET:-}" ]; then
+        awk -F, -v b="$bound" -v t="$TARGET" -v be="$backend" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+            $col["bytes"] + 0 >= big { big = $col["bytes"] + 0; f = $col["busbw_GBps"] / b }
+            END { printf "# %s: %.2f of the bound at %d B, target %.2f: %s\n", be, f, big, t, (f >= t ? "met" : "MISSED"); exit (f < t) }' "$csv" ||
+            MISSED=1
+    fi
     [ -n "${CSV:-}" ] && tail -n +2 "$csv" >>"$CSV"
 done
 echo "# target: auto >= 0.80 of the bound at the large sizes"
+exit "${MISSED:-0}"
