@@ -481,6 +481,34 @@ static void test_hostile_clients_do_not_hurt_server(void **state)
     coll_store_destroy(good);
 }
 
+/* Strangers waiting to authenticate: the 65th is turned away at once, and a
+ * silent one is closed after 10 s; members still get in afterwards. */
+static void crowd(void *arg)
+{
+    env *e = arg;
+    int fds[64], extra;
+    for (int i = 0; i < 64; i++) fds[i] = raw_connect(e);
+    extra = raw_connect(e);
+    char c;
+    assert_int_equal(coll_sock_read_all(extra, &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
+    close(extra);
+    /* The first of the 64 said nothing: closed by the server within its 10 s. */
+    assert_int_equal(coll_sock_read_all(fds[0], &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
+    for (int i = 0; i < 64; i++) close(fds[i]);
+}
+
+static void test_unauthenticated_capped_and_closed(void **state)
+{
+    env *e = *state;
+    char *log = capture_stderr(crowd, e);
+    assert_non_null(strstr(log, "64 connections already wait to authenticate"));
+    assert_non_null(strstr(log, "did not authenticate within 10 s"));
+    free(log);
+    coll_store *fresh = client(e, LONG_TIMEOUT);
+    assert_int_equal(coll_store_set(fresh, "after-crowd", "1", 1), COLL_OK);
+    coll_store_destroy(fresh);
+}
+
 static void test_port_zero_and_client_port(void **state)
 {
     env *e = *state;
@@ -662,6 +690,7 @@ int main(void)
         TCP(test_wrong_token_refused),
         TCP(test_hostile_clients_do_not_hurt_server),
         TCP(test_replayed_hello_is_refused),
+        TCP(test_unauthenticated_capped_and_closed),
         TCP(test_port_zero_and_client_port),
         cmocka_unit_test(test_inherited_listen_fd_and_server_exit),
         cmocka_unit_test(test_client_without_server_times_out),
