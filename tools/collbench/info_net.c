@@ -11,8 +11,8 @@ void info_net_print_text(void)
     coll_listen_pick p;
     char err[400];
     if (coll_listen_addr_from_env(&p, err, sizeof err) == 0)
-        printf("  %-22s %s on %s (%s)\n", "listen tcp, auto", p.addr, p.ifname[0] ? p.ifname : "?",
-               p.why);
+        printf("  %-22s %s on %s (%s)\n", "listen tcp, auto", p.addr,
+               p.ifname[0] ? p.ifname : "no interface of this host", p.why);
     else
         printf("  %-22s none: %s\n", "listen tcp, auto", err);
     /* Under mpirun the store is rank 0's, found by the same rule; the MPI
