@@ -50,11 +50,12 @@ link_bench() {
     . "$root/tests/netns/netns_lib.sh"
     netns_require || exit 77
     netns_setup 2 "$link" "" || { echo "cannot set up namespaces shaped to $link"; exit 77; }
-    local port=$((30000 + $$ % 20000)) i pids=()
+    local port=$((30000 + $$ % 20000)) i pids=() token="$dir/link.token"
+    (umask 077 && echo "train-overlap-$$" >"$token") # a file: ps would show --job-token
     for i in 0 1; do
         netns_run $i "$bin" train --backend tcp $timing $link_model --mode allreduce-sync,ddp \
             --bucket-mb "$link_buckets" --nnodes 2 --node-rank $i --nproc-per-node 1 \
-            --master-addr "$(netns_addr 0)" --master-port $port --job-token "train-overlap-$$" \
+            --master-addr "$(netns_addr 0)" --master-port $port --job-token-file "$token" \
             --csv "$dir/link.csv" >"$dir/link.node$i" 2>&1 &
         pids+=($!)
     done

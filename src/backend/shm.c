@@ -172,7 +172,9 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
         snprintf(err, errlen, "shm: out of memory");
         return COLL_ENOMEM;
     }
-    shm_cma_allow_peers();
+    const char *cma_env = getenv("COLL_SHM_CMA");
+    int cma_wanted = st->n > 1 && !(cma_env && strcmp(cma_env, "0") == 0);
+    if (cma_wanted) shm_cma_allow_peers(1); /* before the probe, which needs it */
     int rc = heap_publish(st, rv, heap);
     if (rc) {
         free(pids);
@@ -206,6 +208,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
                      r == st->rank ? why : "process_vm_readv does not work there");
             break;
         }
+    if (!st->cma && cma_wanted) shm_cma_allow_peers(0); /* no engine: no one may attach */
     if (!st->cma && st->rank == 0 && !(why[0] && strstr(why, "COLL_SHM_CMA=0")))
         fprintf(stderr, "collbench shm: single-copy transfers unavailable (%s); copying "
                         "through the shared segment instead\n", st->cma_reason);

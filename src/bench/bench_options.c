@@ -196,6 +196,12 @@ static int on_bind(parse_ctx *c, const char *v)
     return 0;
 }
 static int on_quiet(parse_ctx *c, const char *v) { (void)v; c->o->quiet = 1; return 0; }
+/* An environment variable, so that the ranks this process launches see it too. */
+static int on_insecure(parse_ctx *c, const char *v)
+{
+    (void)c, (void)v;
+    return setenv("COLL_INSECURE", "1", 1) == 0 ? 0 : COLL_ESYS;
+}
 static int on_verbose(parse_ctx *c, const char *v) { (void)v; c->o->verbose = 1; return 0; }
 static int on_help(parse_ctx *c, const char *v) { (void)c; (void)v; return BENCH_OPTIONS_HELP; }
 
@@ -338,6 +344,8 @@ static const opt_def opt_table[] = {
     {0, "duration", "TIME", on_duration, "soak: repeat the sizes until TIME (60s, 10m, 1h) has passed; RSS and fds shown"},
     {0, "bind", "core|none", on_bind, "pin each rank to a core (default core for shm and auto, none for the others: "
      "see docs/PERFORMANCE.md)"},
+    {0, "insecure", NULL, on_insecure, "let a job without a token listen on a non-loopback "
+     "address, open to any host that reaches it ($COLL_INSECURE=1)"},
     {'q', "quiet", NULL, on_quiet, "print nothing but errors"},
     {'v', "verbose", NULL, on_verbose, "add min/p50/p99/max columns"},
     {'h', "help", NULL, on_help, "this help"},

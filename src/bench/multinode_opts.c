@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll.h"
 #include "core/errbuf.h"
+#include "core/token.h"
 
 static const struct {
     const char *flag, *arg, *help;
@@ -15,7 +17,8 @@ static const struct {
     {"--master-addr", "ADDR", "node 0's address, reachable from every host (default 127.0.0.1)"},
     {"--master-port", "PORT", "the store's port on node 0 (default 29500)"},
     {"--listen-addr", "ADDR", "address this host's ranks listen on (default: the one routing to --master-addr)"},
-    {"--job-token", "SECRET", "shared secret of a multi-host job, as $COLL_JOB_TOKEN (at most 64 characters)"},
+    {"--job-token-file", "PATH", "shared secret of a multi-host job, first line of a file only you can read (as $COLL_JOB_TOKEN_FILE)"},
+    {"--job-token", "SECRET", "the secret itself (visible to every user in ps: prefer --job-token-file)"},
 };
 
 int bench_multinode_is_flag(const char *arg)
@@ -63,6 +66,8 @@ int bench_multinode_flag(bench_multinode *m, const char *flag, const char *v, ch
     if (!strcmp(flag, "--master-addr")) return text_value(flag, v, &m->master_addr, err, errlen);
     if (!strcmp(flag, "--listen-addr")) return text_value(flag, v, &m->listen_addr, err, errlen);
     if (!strcmp(flag, "--job-token")) return text_value(flag, v, &m->job_token, err, errlen);
+    if (!strcmp(flag, "--job-token-file"))
+        return text_value(flag, v, &m->job_token_file, err, errlen);
     return 0;
 }
 
@@ -71,7 +76,8 @@ int bench_multinode_finish(bench_multinode *m, int max_procs, char *err, size_t 
     if (!m->nnodes) {
         const char *f = m->node_rank ? "--node-rank" : m->nproc_per_node ? "--nproc-per-node"
                         : m->master_addr ? "--master-addr" : m->master_port ? "--master-port"
-                        : m->listen_addr ? "--listen-addr" : m->job_token ? "--job-token" : NULL;
+                        : m->listen_addr ? "--listen-addr" : m->job_token ? "--job-token"
+                        : m->job_token_file ? "--job-token-file" : NULL;
         if (!f) return 0;
         coll_set_err(err, errlen, "%s: needs --nnodes (the multi-host launcher)", f);
         return -1;
@@ -80,6 +86,17 @@ int bench_multinode_finish(bench_multinode *m, int max_procs, char *err, size_t 
         coll_set_err(err, errlen, "--node-rank: %d is not below --nnodes %d", m->node_rank,
                      m->nnodes);
         return -1;
+    }
+    if (m->job_token && m->job_token_file) {
+        coll_set_err(err, errlen, "--job-token and --job-token-file: give one");
+        return -1;
+    }
+    if (m->job_token_file) {
+        char token[COLL_TOKEN_HEX_LEN + 1], why[400];
+        if (coll_token_read_file(m->job_token_file, token, why, sizeof why) != COLL_OK) {
+            coll_set_err(err, errlen, "--job-token-file: %s", why);
+            return -1;
+        }
     }
     if (m->job_token && strlen(m->job_token) > 64) {
         coll_set_err(err, errlen, "--job-token: longer than 64 characters");

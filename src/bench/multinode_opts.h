@@ -1,5 +1,5 @@
 /* The multi-host flags (torchrun's --nnodes --node-rank --nproc-per-node
- * --master-addr --master-port, plus --listen-addr and --job-token), parsed and
+ * --master-addr --master-port, plus --listen-addr and --job-token-file), parsed and
  * checked in one place for every command that launches ranks (the collectives,
  * train). */
 #ifndef BENCH_MULTINODE_OPTS_H
@@ -10,6 +10,7 @@
 typedef struct bench_multinode {
     int nnodes, node_rank, nproc_per_node, master_port; /* nnodes 0: one host */
     const char *master_addr, *listen_addr, *job_token;  /* point into argv */
+    const char *job_token_file;                         /* read (and checked) by finish */
 } bench_multinode;
 
 /* arg ("--nnodes", "--nnodes=2") is one of these flags. */

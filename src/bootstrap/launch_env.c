@@ -146,3 +146,38 @@ int coll_launch_env_detect(coll_launch_env *env)
 }
 
 const char *coll_launch_env_error(void) { return last_error; }
+
+/* A positive integer variable, or -1 when unset or not one (silently: these
+ * only refine the answer). */
+static int positive(const char *name)
+{
+    int v;
+    const char *s = getenv(name);
+    return s && parse_int(s, &v) && v >= 0 ? v : -1;
+}
+
+int coll_launch_env_spans_hosts(const coll_launch_env *env)
+{
+    int is_srun = env->source && strcmp(env->source, "srun") == 0;
+    if (is_srun) {
+        int nodes = positive("SLURM_STEP_NUM_NODES");
+        if (nodes < 1) nodes = positive("SLURM_NNODES");
+        if (nodes >= 1) return nodes > 1;
+        if (positive("SLURM_NODEID") > 0) return 1;
+    }
+    int is_torch = env->source && (strcmp(env->source, "torchrun") == 0 ||
+                                   strcmp(env->source, "collbench") == 0);
+    if (is_torch && positive("GROUP_RANK") > 0) return 1;
+    if (env->world_size > 0 && env->local_world_size > 0)
+        return env->local_world_size < env->world_size;
+    return -1;
+}
+
+const char *coll_launch_env_store_host(const coll_launch_env *env)
+{
+    const char *m = getenv("MASTER_ADDR");
+    if (m && *m) return m;
+    m = getenv("SLURM_LAUNCH_NODE_IPADDR");
+    if (env->source && strcmp(env->source, "srun") == 0 && m && *m) return m;
+    return NULL;
+}

@@ -4,10 +4,12 @@
  * and a communicator created again reuses it (keys are namespaced per creation). */
 #include "bootstrap/rendezvous.h"
 #include "bootstrap/launch_env.h"
+#include "bootstrap/listen_addr.h"
 #ifdef COLL_HAVE_MPI
 #include "bootstrap/rendezvous_mpi.h"
 #endif
 #include "core/fault.h"
+#include "core/token.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -57,8 +59,8 @@ static int open_store(const char *method, const coll_rendezvous *rv, coll_store 
     char host[256];
     int port;
     if (strcmp(method, "env://") == 0) {
-        const char *addr = getenv("MASTER_ADDR");
-        snprintf(host, sizeof host, "%s", addr && *addr ? addr : "127.0.0.1");
+        const char *addr = rv->store_host[0] ? rv->store_host : NULL;
+        snprintf(host, sizeof host, "%s", addr ? addr : "127.0.0.1");
         port = env_int("MASTER_PORT", -1);
         if (port < 0) {
             snprintf(err, errlen, "env:// needs MASTER_PORT (a port number) in the environment%s",
@@ -88,6 +90,56 @@ static int open_store(const char *method, const coll_rendezvous *rv, coll_store 
         snprintf(err, errlen, "cannot reach the TCP store of rank 0 at %s:%d: %s", host, port, why);
     }
     return rc;
+}
+
+/* The store host of method into rv->store_host ("" when none names one), then
+ * the address this rank's transports listen on (listen_addr.h). */
+static int pick_listen_addr(const char *method, const coll_launch_env *env, coll_rendezvous *rv,
+                            char *err, size_t errlen)
+{
+    int port;
+    const char *named = env ? coll_launch_env_store_host(env) : getenv("MASTER_ADDR");
+    if (strcmp(method, "env://") == 0 && named)
+        snprintf(rv->store_host, sizeof rv->store_host, "%s", named);
+    else if (strncmp(method, "tcp://", 6) == 0 &&
+             parse_host_port(method + 6, rv->store_host, sizeof rv->store_host, &port) != COLL_OK)
+        rv->store_host[0] = '\0'; /* open_store names the mistake */
+    if (strcmp(method, "env://") == 0 && !named && rv->spans_hosts == 1) {
+        snprintf(err, errlen,
+                 "the job spans hosts (%s) but MASTER_ADDR is unset: set it to the "
+                 "address of rank 0's host, where the store listens",
+                 env && env->source ? env->source : "launcher");
+        return COLL_EINVAL;
+    }
+    coll_listen_pick pick;
+    char why[400];
+    int rc = coll_listen_addr_pick(rv->store_host, rv->spans_hosts, &pick, why, sizeof why);
+    if (rc) {
+        snprintf(err, errlen, "no address for the other ranks to reach: %s", why);
+        return rc;
+    }
+    snprintf(rv->host, sizeof rv->host, "%s", pick.addr);
+    return COLL_OK;
+}
+
+/* Without a token, anyone who reaches a listening port can join the job: only
+ * loopback is open that way, unless the user said --insecure ($COLL_INSECURE=1). */
+static int refuse_exposed(const char *method, const coll_rendezvous *rv, char *err, size_t errlen)
+{
+    const char *insecure = getenv("COLL_INSECURE");
+    if (rv->token[0] || rv->world_size == 1 || (insecure && strcmp(insecure, "1") == 0)) return COLL_OK;
+    /* rank 0 serves env:// and tcp:// on every interface when the store host is not loopback */
+    int serves = rv->rank == 0 && strncmp(method, "file://", 7) != 0 && rv->store_host[0] &&
+                 !coll_host_is_loopback(rv->store_host);
+    const char *what = serves ? "the store" : !coll_host_is_loopback(rv->host) ? "the transport" : NULL;
+    if (!what) return COLL_OK;
+    snprintf(err, errlen,
+             "%s would listen on %s, which other hosts reach, without a job token: put the same "
+             "secret on every host in a file only you can read and set " COLL_ENV_JOB_TOKEN_FILE
+             " to it (or " COLL_ENV_JOB_TOKEN_VAR "; collbench's launcher: --job-token-file), or "
+             "accept any peer with --insecure (COLL_INSECURE=1)",
+             what, serves ? rv->store_host : rv->host);
+    return COLL_EINVAL;
 }
 
 static int cached_open(const char *method, coll_rendezvous *rv, char *err, size_t errlen)
@@ -136,15 +188,16 @@ int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, char *err,
     rv->local_rank = found && env.local_rank >= 0 ? env.local_rank : rv->rank;
     rv->local_world_size = found && env.local_world_size > 0 ? env.local_world_size : rv->world_size;
 
-    const char *token = getenv("COLL_JOB_TOKEN");
-    snprintf(rv->token, sizeof rv->token, "%s", token ? token : "");
-    const char *listen = getenv("COLL_LISTEN_ADDR");
-    snprintf(rv->host, sizeof rv->host, "%s", listen && *listen ? listen : "127.0.0.1");
+    if ((rc = coll_token_from_env(rv->token, err, errlen))) return rc;
+    rv->spans_hosts = found ? coll_launch_env_spans_hosts(&env) : -1;
 
     const char *method = cfg->init_method && *cfg->init_method ? cfg->init_method : "env://";
 #ifdef COLL_HAVE_MPI
+    /* The listen address follows the store host, which rank 0 publishes there. */
     if (coll_rendezvous_mpi_wanted(method)) return coll_rendezvous_mpi(rv, err, errlen);
 #endif
+    rc = pick_listen_addr(method, found ? &env : NULL, rv, err, errlen);
+    if (rc || (rc = refuse_exposed(method, rv, err, errlen))) return rc;
     int opened = cached_open(method, rv, err, errlen);
     if (opened == COLL_OK && coll_rendezvous_wants_verify(rv))
         opened = coll_rendezvous_verify(rv, err, errlen);

@@ -12,7 +12,9 @@ struct coll_rendezvous {
     coll_store *store;      /* shared; not owned (stores outlive communicators) */
     char prefix[64];        /* key namespace of this communicator ("c3/") */
     char token[65];         /* job token (hex), "" when none */
-    char host[256];         /* address this rank's transports listen on */
+    char host[256];         /* address this rank's transports listen on (listen_addr.h) */
+    char store_host[256];   /* where the store listens (MASTER_ADDR), "" when not named */
+    int spans_hosts;        /* 1 the job spans hosts, 0 one host, -1 unknown */
     double timeout_s;
 };
 typedef struct coll_rendezvous coll_rendezvous;

@@ -1,15 +1,12 @@
 /* Rendezvous through MPI (see rendezvous_mpi.h). */
 #include "bootstrap/rendezvous_mpi.h"
 #include "bootstrap/launch_env.h"
+#include "bootstrap/listen_addr.h"
 #include "core/errbuf.h"
 #include "core/runtime_mpi.h"
 #include "core/token.h"
 
-#include <arpa/inet.h>
-#include <ifaddrs.h>
 #include <mpi.h>
-#include <net/if.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +25,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static coll_store *store;        /* one per process, like rendezvous.c's cache */
 static char token[COLL_TOKEN_HEX_LEN + 1];
 static unsigned created;         /* communicators made on it: their key prefix */
+static char store_host[256];     /* the address rank 0 published */
 
 int coll_rendezvous_mpi_wanted(const char *method)
 {
@@ -39,35 +37,6 @@ int coll_rendezvous_mpi_wanted(const char *method)
     return strcmp(env.source, "srun") == 0 && (getenv("PMIX_RANK") || getenv("PMI_FD"));
 }
 
-/* The first address of an interface that is up and not loopback: what ranks on
- * other hosts can reach (the hostname often maps to 127.0.1.1 on Debian). */
-static int outside_address(char *host, size_t len)
-{
-    struct ifaddrs *all, *i;
-    int found = 0;
-    if (getifaddrs(&all) != 0) return 0;
-    for (i = all; i && !found; i = i->ifa_next)
-        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
-            !(i->ifa_flags & IFF_LOOPBACK))
-            found = inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, host,
-                              (socklen_t)len) != NULL;
-    freeifaddrs(all);
-    return found;
-}
-
-/* Where rank 0's store listens: the address the user named (COLL_LISTEN_ADDR,
- * MASTER_ADDR), loopback when every rank is on this host, else this host's address. */
-static void store_host(char *host, size_t len)
-{
-    const char *named = getenv("COLL_LISTEN_ADDR");
-    if (!named || !*named) named = getenv("MASTER_ADDR");
-    coll_launch_env env;
-    coll_launch_env_detect(&env);
-    int one_host = env.local_world_size <= 0 || env.local_world_size >= env.world_size;
-    if (named && *named) snprintf(host, len, "%s", named);
-    else if (one_host || !outside_address(host, len)) snprintf(host, len, "127.0.0.1");
-}
-
 static void serve(const coll_rendezvous *rv, store_address *a)
 {
     if (coll_token_is_valid(rv->token)) snprintf(a->token, sizeof a->token, "%s", rv->token);
@@ -75,7 +44,13 @@ static void serve(const coll_rendezvous *rv, store_address *a)
         snprintf(a->err, sizeof a->err, "no random bytes for the job token");
         return;
     }
-    store_host(a->host, sizeof a->host);
+    /* Rank 0's store listens where its transports do: the same rule, routed to
+     * MASTER_ADDR when the user names one, else found from the interfaces. */
+    coll_listen_pick pick;
+    const char *master = getenv("MASTER_ADDR");
+    if ((a->status = coll_listen_addr_pick(master, rv->spans_hosts, &pick, a->err, sizeof a->err)))
+        return;
+    snprintf(a->host, sizeof a->host, "%s", pick.addr);
     a->status = coll_tcp_store_create(a->host, 0, 1, -1, a->token, rv->timeout_s, &store, a->err,
                                       sizeof a->err);
     if (a->status == COLL_OK) a->port = coll_tcp_store_port(store);
@@ -126,7 +101,20 @@ static int open_store(const coll_rendezvous *rv, char *err, size_t errlen)
         }
     }
     snprintf(token, sizeof token, "%s", a.token);
+    snprintf(store_host, sizeof store_host, "%s", a.host);
     return COLL_OK;
+}
+
+/* Every rank listens on the address that routes to the store rank 0 published. */
+static int pick_listen(coll_rendezvous *rv, char *err, size_t errlen)
+{
+    coll_listen_pick pick;
+    char why[400];
+    snprintf(rv->store_host, sizeof rv->store_host, "%s", store_host);
+    int rc = coll_listen_addr_pick(store_host, rv->spans_hosts, &pick, why, sizeof why);
+    if (rc) coll_set_err(err, errlen, "no address for the other ranks to reach: %s", why);
+    else snprintf(rv->host, sizeof rv->host, "%s", pick.addr);
+    return rc;
 }
 
 int coll_rendezvous_mpi(coll_rendezvous *rv, char *err, size_t errlen)
@@ -138,6 +126,7 @@ int coll_rendezvous_mpi(coll_rendezvous *rv, char *err, size_t errlen)
         rv->store = store;
         snprintf(rv->prefix, sizeof rv->prefix, "m%u/", created++);
         snprintf(rv->token, sizeof rv->token, "%s", token);
+        rc = pick_listen(rv, err, errlen);
     }
     pthread_mutex_unlock(&lock);
     return rc;

@@ -4,7 +4,11 @@
  *
  * Wire format (big-endian): request = u32 length of what follows, u8 command,
  * fields; a field is u32 length + bytes. Reply = u32 length + payload.
- *   HELLO token            -> ack (must be the first request of a connection)
+ *   CHALLENGE              -> 16-byte nonce, fresh for this connection
+ *   HELLO mac              -> ack; mac = HMAC-SHA-256(token, "collbench-store" | nonce),
+ *                             so the token never crosses the wire and a captured
+ *                             HELLO answers no later challenge (the first two
+ *                             requests of a connection, in this order)
  *   SET   key value        -> ack
  *   GET   key              -> value (parked on the server until key is set)
  *   ADD   key i64          -> i64 new value (stored as decimal text)
@@ -16,6 +20,7 @@
 #include "coll.h"
 #include "core/clock.h"
 #include "core/fault.h"
+#include "core/hmac.h"
 #include "core/sock.h"
 
 #include <arpa/inet.h>
@@ -37,7 +42,12 @@
 /* Before HELLO only a token fits: strangers cannot make the server allocate much. */
 #define MAX_HELLO_FRAME (MAX_KEY + 16u)
 
-enum { CMD_HELLO = 1, CMD_SET, CMD_GET, CMD_ADD, CMD_WAIT, CMD_CHECK };
+enum { CMD_HELLO = 1, CMD_SET, CMD_GET, CMD_ADD, CMD_WAIT, CMD_CHECK, CMD_CHALLENGE };
+
+/* Strangers cannot crowd out the members: at most this many connections wait
+ * to authenticate at once, and each gets this long before it is closed. */
+#define MAX_UNAUTHED 64
+#define UNAUTHED_IDLE_S 10.0
 
 static void put_u32(unsigned char *p, uint32_t v)
 {
@@ -77,6 +87,9 @@ typedef struct conn {
     int fd;
     int authed;
     int dead;
+    int challenged;                     /* nonce sent, HELLO not yet seen */
+    unsigned char nonce[COLL_NONCE_LEN];
+    double since;                       /* accepted at (coll_now_s) */
     char peer[64];
     unsigned char hdr[4]; /* frame being read: header, then body */
     size_t hdr_got;
@@ -249,15 +262,41 @@ static int park(server *s, conn *c, int cmd, char **keys, int nkeys)
     return 0;
 }
 
+static void store_mac(const char *token, size_t len, const unsigned char *nonce,
+                      unsigned char out[COLL_SHA256_LEN])
+{
+    static const char domain[] = "collbench-store"; /* a transport MAC cannot pass here */
+    const void *parts[4] = {domain, nonce, NULL, NULL};
+    size_t lens[4] = {sizeof domain - 1, COLL_NONCE_LEN, 0, 0};
+    coll_hmac_sha256(token, len, parts, lens, out);
+}
+
+static int handle_challenge(conn *c, cursor *k)
+{
+    if (k->left) return -1;
+    if (coll_nonce(c->nonce) != COLL_OK) {
+        drop(c, "no random bytes for a challenge");
+        return 0;
+    }
+    c->challenged = 1;
+    reply(c, c->nonce, sizeof c->nonce, NULL, 0);
+    return 0;
+}
+
 static int handle_hello(server *s, conn *c, cursor *k)
 {
-    const unsigned char *tok;
+    const unsigned char *mac;
     uint32_t n;
-    if (take_field(k, MAX_KEY, &tok, &n) || k->left) return -1;
+    if (take_field(k, MAX_KEY, &mac, &n) || k->left) return -1;
+    if (!c->challenged) {
+        drop(c, "bad job token: HELLO without a CHALLENGE first");
+        return 0;
+    }
+    c->challenged = 0; /* one answer per nonce */
     if (s->token_len) {
-        /* Compare a fixed length so the time does not depend on the token. */
-        int ok = n == s->token_len && coll_ct_equal(tok, s->token, n);
-        if (!ok) {
+        unsigned char want[COLL_SHA256_LEN];
+        store_mac(s->token, s->token_len, c->nonce, want);
+        if (n != sizeof want || !coll_ct_equal(mac, want, sizeof want)) {
             drop(c, "bad job token");
             return 0;
         }
@@ -295,13 +334,14 @@ static int handle(server *s, conn *c, const unsigned char *body, size_t len)
     cursor k = {body + 1, len - 1};
     int cmd = body[0];
     if (!c->authed) {
+        if (cmd == CMD_CHALLENGE && !c->challenged) return handle_challenge(c, &k);
         if (cmd != CMD_HELLO) {
-            drop(c, "bad job token: first request was not HELLO");
+            drop(c, "bad job token: first requests were not CHALLENGE, HELLO");
             return 0;
         }
         return handle_hello(s, c, &k);
     }
-    if (cmd == CMD_HELLO) return handle_hello(s, c, &k);
+    if (cmd == CMD_HELLO || cmd == CMD_CHALLENGE) return -1; /* authenticated once */
     if (cmd == CMD_WAIT) return handle_wait(s, c, &k);
     char *key = take_key(&k);
     if (!key) return -1;
@@ -419,7 +459,17 @@ static void accept_all(server *s)
             return;
         }
         c->fd = fd;
+        c->since = coll_now_s();
         coll_sock_peer_name(fd, c->peer, sizeof c->peer);
+        int waiting = 0;
+        for (conn *o = s->conns; o; o = o->next) waiting += !o->authed && !o->dead;
+        if (waiting >= MAX_UNAUTHED) {
+            char why[96];
+            snprintf(why, sizeof why, "%d connections already wait to authenticate", waiting);
+            drop(c, why);
+            conn_free(c);
+            continue;
+        }
         c->next = s->conns;
         s->conns = c;
     }
@@ -449,7 +499,9 @@ static void *serve(void *arg)
         size_t i = 2;
         for (conn *c = s->conns; c; c = c->next, i++)
             fds[i] = (struct pollfd){.fd = c->fd, .events = POLLIN | (c->out_len ? POLLOUT : 0)};
-        int ms = stop_by > 0 ? coll_ms_until(stop_by, 1000) : -1;
+        int strangers = 0;
+        for (conn *c = s->conns; c; c = c->next) strangers += !c->authed;
+        int ms = stop_by > 0 ? coll_ms_until(stop_by, 1000) : strangers ? 1000 : -1;
         if (stop_by > 0 && (ms == 0 || !s->conns)) break;
         if (poll(fds, n, ms) < 0) {
             if (errno == EINTR) continue;
@@ -462,6 +514,10 @@ static void *serve(void *arg)
             if (fds[i].revents & POLLOUT) flush(c);
             if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) conn_read(s, c);
         }
+        double now = coll_now_s();
+        for (conn *c = s->conns; c; c = c->next)
+            if (!c->authed && !c->dead && now - c->since > UNAUTHED_IDLE_S)
+                drop(c, "did not authenticate within 10 s");
         for (conn **pc = &s->conns; *pc;) {
             conn *c = *pc;
             if (c->dead) {
@@ -647,13 +703,22 @@ static int ensure_connected(tcp_store *t, double deadline)
     if (fd < 0) return fd;
     t->fd = fd;
     size_t toklen = t->token ? strlen(t->token) : 0;
-    unsigned char req[9];
-    put_u32(req, (uint32_t)(5 + toklen));
-    req[4] = CMD_HELLO;
-    put_u32(req + 5, (uint32_t)toklen);
+    unsigned char creq[5] = {0, 0, 0, 1, CMD_CHALLENGE};
     unsigned char *rep;
     size_t replen;
-    int rc = exchange(t, req, sizeof req, t->token, toklen, deadline, &rep, &replen);
+    int rc = exchange(t, creq, sizeof creq, NULL, 0, deadline, &rep, &replen);
+    unsigned char mac[COLL_SHA256_LEN];
+    if (rc == COLL_OK) {
+        int bad = replen != COLL_NONCE_LEN;
+        if (!bad) store_mac(t->token ? t->token : "", toklen, rep, mac);
+        free(rep);
+        if (bad) return fail(t, COLL_EPROTO, "CHALLENGE");
+        unsigned char req[9];
+        put_u32(req, 5 + sizeof mac);
+        req[4] = CMD_HELLO;
+        put_u32(req + 5, sizeof mac);
+        rc = exchange(t, req, sizeof req, mac, sizeof mac, deadline, &rep, &replen);
+    }
     if (rc == COLL_EPEER) {
         /* A server that drops us at HELLO refused our token, unless it is gone
          * altogether: a second short connect tells the two apart. */

@@ -5,11 +5,13 @@
 #include "core/fault.h"
 #include "coll.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_FAULTS 16
@@ -31,7 +33,8 @@ static const char *const point_names[COLL_FAULT_POINT_COUNT] = {
     "rendezvous", "connect", "collective", "progress", "store",
 };
 
-static const char *const action_names[] = {"none", "kill", "hang", "close-socket", "corrupt"};
+static const char *const action_names[] = {"none", "kill", "hang", "close-socket", "corrupt",
+                                           "delay"};
 
 const char *coll_fault_point_name(coll_fault_point p)
 {
@@ -40,7 +43,7 @@ const char *coll_fault_point_name(coll_fault_point p)
 
 const char *coll_fault_action_name(coll_fault_action a)
 {
-    return (unsigned)a <= COLL_FAULT_CORRUPT ? action_names[a] : "?";
+    return (unsigned)a <= COLL_FAULT_DELAY ? action_names[a] : "?";
 }
 
 static int lookup(const char *text, size_t len, const char *const *names, int n)
@@ -113,8 +116,8 @@ static int parse_one(const char *s, size_t len, int *rank, fault *f, char *why, 
         return -1;
     }
     int action = COLL_FAULT_KILL;
-    if (nf >= 3 && (action = lookup(field[2], flen[2], action_names, 5)) <= COLL_FAULT_NONE) {
-        snprintf(why, whylen, "unknown action '%.*s' (kill, hang, close-socket, corrupt)",
+    if (nf >= 3 && (action = lookup(field[2], flen[2], action_names, 6)) <= COLL_FAULT_NONE) {
+        snprintf(why, whylen, "unknown action '%.*s' (kill, hang, close-socket, corrupt, delay)",
                  (int)flen[2], field[2]);
         return -1;
     }
@@ -194,6 +197,16 @@ static void hang_forever(void)
     for (;;) pause();
 }
 
+/* A slow rank: $COLL_FAULT_DELAY_S seconds (default 3), then on as usual. */
+static void delay(void)
+{
+    const char *v = getenv("COLL_FAULT_DELAY_S");
+    double s = v && *v ? strtod(v, NULL) : 3.0;
+    if (!(s > 0 && s < 3600)) s = 3.0;
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+}
+
 coll_fault_action coll_fault_hit(coll_fault_point point, size_t amount)
 {
     if (__builtin_expect(!atomic_load_explicit(&armed, memory_order_relaxed), 1))
@@ -212,6 +225,10 @@ coll_fault_action coll_fault_hit(coll_fault_point point, size_t amount)
         announce(f, total);
         if (f->action == COLL_FAULT_KILL) raise(SIGKILL);
         if (f->action == COLL_FAULT_HANG) hang_forever();
+        if (f->action == COLL_FAULT_DELAY) {
+            delay();
+            continue;
+        }
         if (act == COLL_FAULT_NONE) act = f->action;
     }
     if (left == 0) atomic_store(&armed, 0);

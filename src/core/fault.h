@@ -14,7 +14,8 @@
  *            close-socket (the transport drops the connection it was using),
  *            corrupt (the next message header sent has its magic flipped, so
  *            the receiver must reject it); the last two act where a point has
- *            a connection to act on and are ignored elsewhere
+ *            a connection to act on and are ignored elsewhere; delay (sleep
+ *            $COLL_FAULT_DELAY_S seconds, default 3, then go on: a slow rank)
  *   arg:     a byte or request count, K/M/G suffixes (powers of 1024)
  *
  * Several faults: separate with ','. Always built in: an unset COLL_FAULT
@@ -40,6 +41,7 @@ typedef enum coll_fault_action {
     COLL_FAULT_HANG,
     COLL_FAULT_CLOSE_SOCKET,
     COLL_FAULT_CORRUPT,
+    COLL_FAULT_DELAY,
 } coll_fault_action;
 
 /* Parse COLL_FAULT once per process, keeping the faults of this rank (called by

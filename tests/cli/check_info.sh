@@ -31,6 +31,17 @@ for b in tcp nccl; do
 done
 grep -q "backend nccl  *unavailable: ." "$WORK/info" || fail "info: nccl without a reason: $(cat "$WORK/info")"
 
+# info: which address tcp and auto would listen on, and why, as the ranks pick it
+listen_line() { env -u COLL_LISTEN_ADDR -u COLL_SOCKET_IFNAME "$@" "$BIN" info | grep "listen tcp, auto"; }
+line=$(listen_line RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=2)
+echo "$line" | grep -q "127.0.0.1 on lo (every rank is on this host)" || fail "info, one host: $line"
+line=$(listen_line COLL_LISTEN_ADDR=10.1.2.3)
+echo "$line" | grep -q "10.1.2.3 .*(COLL_LISTEN_ADDR is set)" || fail "info, COLL_LISTEN_ADDR: $line"
+line=$(listen_line RANK=1 WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 COLL_SOCKET_IFNAME=nosuchif0)
+echo "$line" | grep -q "none: COLL_SOCKET_IFNAME=nosuchif0 matches no interface" || fail "info, bad COLL_SOCKET_IFNAME: $line"
+line=$(listen_line RANK=1 WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1)
+echo "$line" | grep -q "127.0.0.1 on lo (the store host 127.0.0.1 is loopback)" || fail "info, loopback master: $line"
+
 # info --json parses and has the keys machines look for
 if "$BIN" info --json >"$WORK/info.json" 2>"$WORK/json.err"; then
     jq -e '(.cpu.model | type == "string") and (.cpu.logical_cores >= 1)

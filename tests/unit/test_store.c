@@ -10,6 +10,7 @@
 #include "bootstrap/store.h"
 #include "coll.h"
 #include "core/clock.h"
+#include "core/hmac.h"
 #include "core/sock.h"
 
 #include <pthread.h>
@@ -369,22 +370,75 @@ static void put_be32(unsigned char *p, uint32_t v)
     p[3] = (unsigned char)v;
 }
 
-/* Opens a raw connection that has passed HELLO. */
+/* CHALLENGE on fd: the server's nonce. */
+static void raw_challenge(int fd, unsigned char nonce[COLL_NONCE_LEN])
+{
+    unsigned char req[5] = {0, 0, 0, 1, 7 /* CHALLENGE */}, hdr[4];
+    double dl = coll_now_s() + LONG_TIMEOUT;
+    assert_int_equal(coll_sock_write_all(fd, req, sizeof req, dl), COLL_OK);
+    assert_int_equal(coll_sock_read_all(fd, hdr, 4, dl), COLL_OK);
+    assert_memory_equal(hdr, "\0\0\0\x10", 4);
+    assert_int_equal(coll_sock_read_all(fd, nonce, COLL_NONCE_LEN, dl), COLL_OK);
+}
+
+/* HELLO with mac; 1 when the server acknowledged it, 0 when it hung up. */
+static int raw_send_hello(int fd, const unsigned char mac[COLL_SHA256_LEN])
+{
+    unsigned char req[9 + COLL_SHA256_LEN], ack[4];
+    put_be32(req, 5 + COLL_SHA256_LEN);
+    req[4] = 1; /* HELLO */
+    put_be32(req + 5, COLL_SHA256_LEN);
+    memcpy(req + 9, mac, COLL_SHA256_LEN);
+    double dl = coll_now_s() + LONG_TIMEOUT;
+    assert_int_equal(coll_sock_write_all(fd, req, sizeof req, dl), COLL_OK);
+    int rc = coll_sock_read_all(fd, ack, 4, dl);
+    if (rc == COLL_EPEER) return 0;
+    assert_int_equal(rc, COLL_OK);
+    assert_memory_equal(ack, "\0\0\0\0", 4);
+    return 1;
+}
+
+static void mac_for(const unsigned char *nonce, unsigned char mac[COLL_SHA256_LEN])
+{
+    static const char domain[] = "collbench-store";
+    const void *parts[4] = {domain, nonce, NULL, NULL};
+    size_t lens[4] = {sizeof domain - 1, COLL_NONCE_LEN, 0, 0};
+    coll_hmac_sha256(TOKEN, strlen(TOKEN), parts, lens, mac);
+}
+
+/* Opens a raw connection that has passed CHALLENGE and HELLO. */
 static int raw_hello(env *e)
 {
     int fd = raw_connect(e);
-    size_t tl = strlen(TOKEN);
-    unsigned char req[9 + sizeof TOKEN];
-    put_be32(req, (uint32_t)(5 + tl));
-    req[4] = 1; /* HELLO */
-    put_be32(req + 5, (uint32_t)tl);
-    memcpy(req + 9, TOKEN, tl);
-    double dl = coll_now_s() + LONG_TIMEOUT;
-    unsigned char ack[4];
-    assert_int_equal(coll_sock_write_all(fd, req, 9 + tl, dl), COLL_OK);
-    assert_int_equal(coll_sock_read_all(fd, ack, 4, dl), COLL_OK);
-    assert_memory_equal(ack, "\0\0\0\0", 4);
+    unsigned char nonce[COLL_NONCE_LEN], mac[COLL_SHA256_LEN];
+    raw_challenge(fd, nonce);
+    mac_for(nonce, mac);
+    assert_true(raw_send_hello(fd, mac));
     return fd;
+}
+
+/* A HELLO captured on one connection answers no other connection's challenge. */
+static void replay(void *arg)
+{
+    env *e = arg;
+    int first = raw_connect(e), second = raw_connect(e);
+    unsigned char n1[COLL_NONCE_LEN], n2[COLL_NONCE_LEN], mac[COLL_SHA256_LEN];
+    raw_challenge(first, n1);
+    mac_for(n1, mac); /* what an eavesdropper saw */
+    raw_challenge(second, n2);
+    assert_memory_not_equal(n1, n2, COLL_NONCE_LEN);
+    assert_false(raw_send_hello(second, mac));
+    close(second);
+    assert_true(raw_send_hello(first, mac)); /* the genuine one, once */
+    close(first);
+}
+
+static void test_replayed_hello_is_refused(void **state)
+{
+    env *e = *state;
+    char *log = capture_stderr(replay, e);
+    assert_non_null(strstr(log, "bad job token"));
+    free(log);
 }
 
 static void hostile_clients(void *arg)
@@ -425,6 +479,34 @@ static void test_hostile_clients_do_not_hurt_server(void **state)
     free(v);
     coll_store_destroy(fresh);
     coll_store_destroy(good);
+}
+
+/* Strangers waiting to authenticate: the 65th is turned away at once, and a
+ * silent one is closed after 10 s; members still get in afterwards. */
+static void crowd(void *arg)
+{
+    env *e = arg;
+    int fds[64], extra;
+    for (int i = 0; i < 64; i++) fds[i] = raw_connect(e);
+    extra = raw_connect(e);
+    char c;
+    assert_int_equal(coll_sock_read_all(extra, &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
+    close(extra);
+    /* The first of the 64 said nothing: closed by the server within its 10 s. */
+    assert_int_equal(coll_sock_read_all(fds[0], &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
+    for (int i = 0; i < 64; i++) close(fds[i]);
+}
+
+static void test_unauthenticated_capped_and_closed(void **state)
+{
+    env *e = *state;
+    char *log = capture_stderr(crowd, e);
+    assert_non_null(strstr(log, "64 connections already wait to authenticate"));
+    assert_non_null(strstr(log, "did not authenticate within 10 s"));
+    free(log);
+    coll_store *fresh = client(e, LONG_TIMEOUT);
+    assert_int_equal(coll_store_set(fresh, "after-crowd", "1", 1), COLL_OK);
+    coll_store_destroy(fresh);
 }
 
 static void test_port_zero_and_client_port(void **state)
@@ -607,6 +689,8 @@ int main(void)
         BOTH(test_large_value),
         TCP(test_wrong_token_refused),
         TCP(test_hostile_clients_do_not_hurt_server),
+        TCP(test_replayed_hello_is_refused),
+        TCP(test_unauthenticated_capped_and_closed),
         TCP(test_port_zero_and_client_port),
         cmocka_unit_test(test_inherited_listen_fd_and_server_exit),
         cmocka_unit_test(test_client_without_server_times_out),

@@ -17,6 +17,7 @@
 #include "coll.h"
 #include "core/clock.h"
 #include "core/sock.h"
+#include "transport/tcp/tcp_connect.h"
 #include "transport/tcp/tcp_wire.h"
 #include "transport/transport.h"
 
@@ -564,19 +565,21 @@ static void *fake_rank1(void *arg)
         coll_sock_write_all(stray, junk, sizeof junk, deadline);
     }
     int fd = coll_sock_connect("127.0.0.1", port, deadline, err, sizeof err);
+    tcp_challenge ch;
     tcp_hello h, ack;
     memset(&h, 0, sizeof h);
     h.magic = TCP_HELLO_MAGIC;
     h.version = TCP_WIRE_VERSION;
     h.rank = 1;
     h.size = 2;
-    memcpy(h.token, "tok", 3);
+    int got_challenge = fd >= 0 && coll_sock_read_all(fd, &ch, sizeof ch, deadline) == 0;
+    if (got_challenge) tcp_hello_sign(&h, "tok", 3, ch.nonce);
     tcp_wire_hdr bad;
     memset(&bad, 0, sizeof bad);
     bad.magic = 0xdeadbeef;
     bad.type = TCP_MSG_DATA;
     bad.len = (uint64_t)1 << 60;
-    if (fd >= 0 && coll_sock_write_all(fd, &h, sizeof h, deadline) == 0 &&
+    if (got_challenge && coll_sock_write_all(fd, &h, sizeof h, deadline) == 0 &&
         coll_sock_read_all(fd, &ack, sizeof ack, deadline) == 0)
         coll_sock_write_all(fd, &bad, sizeof bad, deadline);
     usleep(300 * 1000); /* keep the connection open while rank 0 reads */
@@ -609,6 +612,56 @@ static void test_corrupt_header_and_stray_connection(void **state)
     coll_store_destroy(store);
 }
 
+/* An eavesdropper's replay: a hello signed correctly, but for the challenge of
+ * an earlier connection. Rank 0 must refuse it (close unanswered): the token is
+ * never on the wire and an old answer fits no new challenge. */
+static void *replaying_rank1(void *arg)
+{
+    coll_store *store = arg;
+    void *val = NULL;
+    if (coll_store_get(store, "job/tcp/addr/0", &val, NULL)) return NULL;
+    int port = atoi(strrchr((char *)val, ':') + 1);
+    free(val);
+    char err[128];
+    double deadline = coll_now_s() + 5;
+    tcp_challenge first, second;
+    tcp_hello h, ack;
+    memset(&h, 0, sizeof h);
+    h.magic = TCP_HELLO_MAGIC;
+    h.version = TCP_WIRE_VERSION;
+    h.rank = 1;
+    h.size = 2;
+    int a = coll_sock_connect("127.0.0.1", port, deadline, err, sizeof err);
+    if (a < 0 || coll_sock_read_all(a, &first, sizeof first, deadline)) return NULL;
+    tcp_hello_sign(&h, "tok", 3, first.nonce); /* the captured hello */
+    int b = coll_sock_connect("127.0.0.1", port, deadline, err, sizeof err);
+    long answered = -1;
+    if (b >= 0 && coll_sock_read_all(b, &second, sizeof second, deadline) == 0 &&
+        coll_sock_write_all(b, &h, sizeof h, deadline) == 0)
+        answered = coll_sock_read_all(b, &ack, sizeof ack, deadline) == 0;
+    close(a);
+    if (b >= 0) close(b);
+    return (void *)answered;
+}
+
+static void test_replayed_hello_is_refused(void **state)
+{
+    (void)state;
+    coll_store *store;
+    assert_int_equal(coll_mem_store_create(10, &store), COLL_OK);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, replaying_rank1, store), 0);
+    coll_transport *tp = NULL;
+    char err[256] = "";
+    int rc = coll_tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 1.5, &tp, err, sizeof err);
+    void *answered;
+    pthread_join(th, &answered);
+    assert_int_equal((long)answered, 0); /* closed unanswered */
+    assert_int_equal(rc, COLL_ETIMEDOUT);
+    assert_non_null(strstr(err, "rank 1 never connected (1 connection refused"));
+    coll_store_destroy(store);
+}
+
 static void test_single_rank(void **state)
 {
     (void)state;
@@ -638,6 +691,7 @@ int main(void)
         cmocka_unit_test(test_wrong_token_refused),
         cmocka_unit_test(test_timeout_missing_rank),
         cmocka_unit_test(test_corrupt_header_and_stray_connection),
+        cmocka_unit_test(test_replayed_hello_is_refused),
         cmocka_unit_test(test_single_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

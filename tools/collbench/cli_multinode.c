@@ -16,6 +16,8 @@
 
 #include "bootstrap/launcher.h"
 #include "coll.h"
+#include "bootstrap/listen_addr.h"
+#include "core/token.h"
 
 #define ENV_NODE "COLLBENCH_MN_NODE"     /* "K N": node rank, number of nodes */
 #define ENV_ADDR "COLLBENCH_MN_ADDR"     /* master address */
@@ -95,27 +97,48 @@ static int listen_addr(char *buf, size_t len, char *why, size_t whylen)
     return cli_route_addr(config.master_addr, config.master_port, buf, len, why, whylen);
 }
 
-static const char *job_token(void)
+/* --job-token-file, --job-token, else $COLL_JOB_TOKEN or $COLL_JOB_TOKEN_FILE;
+ * NULL when none, or (why set) when the file cannot be read. */
+static const char *job_token(char *why, size_t whylen)
 {
-    const char *env = getenv(COLL_ENV_JOB_TOKEN);
+    static char token[COLL_TOKEN_HEX_LEN + 1];
+    why[0] = '\0';
+    if (config.job_token_file) {
+        if (coll_token_read_file(config.job_token_file, token, why, whylen)) return NULL;
+        return token;
+    }
     if (config.job_token) return config.job_token;
-    return env && *env ? env : NULL;
+    if (coll_token_from_env(token, why, whylen)) return NULL;
+    return token[0] ? token : NULL;
 }
 
 int cli_multinode_launch_one(const cli_launch *l, const char *backend, int nprocs)
 {
     char e_backend[96], e_nprocs[64], e_node[64], e_addr[300], e_port[64], e_listen[320],
         e_token[128], addr[256], why[300], what[96] = "";
-    const char *token = job_token();
+    const char *token = job_token(why, sizeof why);
+    if (why[0]) {
+        fprintf(stderr, "%s: node %d: %s\n", l->prefix, config.node_rank, why);
+        return EXIT_USAGE;
+    }
     if (listen_addr(addr, sizeof addr, why, sizeof why) != 0) {
         fprintf(stderr, "%s: node %d: --master-addr: %s\n", l->prefix, config.node_rank, why);
         return EXIT_RUNTIME;
     }
+    const char *insecure = getenv("COLL_INSECURE");
+    int open_ok = insecure && strcmp(insecure, "1") == 0;
+    if (!token && !open_ok && !coll_host_is_loopback(addr)) {
+        fprintf(stderr, "%s: node %d: no job token, and the ranks would listen on %s, which other "
+                        "hosts reach: give every host the same secret with --job-token-file PATH "
+                        "(a file only you can read), or accept any peer with --insecure\n",
+                l->prefix, config.node_rank, addr);
+        return EXIT_USAGE;
+    }
     static int warned;
-    if (!token && !warned++)
-        fprintf(stderr, "%s: warning: no --job-token or $COLL_JOB_TOKEN: the store on %s:%d and "
-                        "the ranks' connections are unauthenticated (any host that reaches them "
-                        "can join)\n", l->prefix, config.master_addr, config.master_port);
+    if (!token && !warned++ && !coll_host_is_loopback(addr))
+        fprintf(stderr, "%s: warning: --insecure: the store on %s:%d and the ranks' connections "
+                        "are unauthenticated (any host that reaches them can join)\n", l->prefix,
+                config.master_addr, config.master_port);
     snprintf(e_backend, sizeof e_backend, "%s=%s", CLI_ENV_BACKEND, backend);
     snprintf(e_nprocs, sizeof e_nprocs, "COLLBENCH_NPROCS=%d", nprocs);
     snprintf(e_node, sizeof e_node, ENV_NODE "=%d %d", config.node_rank, config.nnodes);
@@ -171,6 +194,7 @@ void cli_multinode_rank_env(void)
     setenv("MASTER_ADDR", getenv(ENV_ADDR) ? getenv(ENV_ADDR) : "127.0.0.1", 1);
     setenv("MASTER_PORT", getenv(ENV_PORT) ? getenv(ENV_PORT) : "29500", 1);
     const char *token = getenv(ENV_TOKEN);
+    unsetenv(COLL_ENV_JOB_TOKEN_FILE); /* read once, by the launcher: the token below is it */
     if (token && *token) setenv(COLL_ENV_JOB_TOKEN, token, 1);
     else unsetenv(COLL_ENV_JOB_TOKEN); /* the local launcher's token is not the job's */
     /* Global rank 0 binds MASTER_ADDR:MASTER_PORT itself: the local launcher's

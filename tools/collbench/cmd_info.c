@@ -6,6 +6,7 @@
 #include "backend/auto.h"
 #include "bench/machine_info.h"
 #include "info_gpu.h"
+#include "info_net.h"
 
 #ifdef COLL_HAVE_JANSSON
 #include <jansson.h>
@@ -88,6 +89,7 @@ static void print_text(const machine_info *mi)
     char why[320];
     const char *intra = coll_auto_intra_name(why, sizeof why);
     printf("  %-22s intra-host %s (%s), inter-host tcp\n", "backend auto uses", intra, why);
+    info_net_print_text();
 }
 
 #ifdef COLL_HAVE_JANSSON
@@ -133,6 +135,7 @@ static json_t *to_json(const machine_info *mi)
         "mpi", mi->mpi, "cuda", dylib_json(&mi->cuda), "nccl", dylib_json(&mi->nccl),
         "backends", backends);
     info_gpu_add_json(root, mi);
+    info_net_add_json(root);
     return root;
 }
 #endif

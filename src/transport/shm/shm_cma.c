@@ -4,12 +4,17 @@
 #include <errno.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
-void shm_cma_allow_peers(void)
+void shm_cma_allow_peers(int on)
 {
 #ifdef PR_SET_PTRACER
-    /* Fails with EINVAL without Yama: nothing to allow then. */
-    (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    /* Fails with EINVAL without Yama: nothing to allow then. The ranks of one
+     * host share the launcher that forked them: it and its descendants may
+     * attach, where PR_SET_PTRACER_ANY let every process of the user do so. */
+    (void)prctl(PR_SET_PTRACER, on ? (unsigned long)getppid() : 0UL, 0, 0, 0);
+#else
+    (void)on;
 #endif
 }
 

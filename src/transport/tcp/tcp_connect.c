@@ -1,10 +1,12 @@
 /* Mesh set-up: publish our listening address in the store, connect to the
  * lower ranks, accept the higher ones. Connections are authenticated both ways
- * with the job token, so a stray process cannot take a rank's place. */
+ * by challenge-response over the job token (tcp_wire.h), so a stray process
+ * cannot take a rank's place, nor replay a hello it captured. */
 #include "transport/tcp/tcp_connect.h"
 #include "bootstrap/store.h"
 #include "core/clock.h"
 #include "core/fault.h"
+#include "core/hmac.h"
 #include "core/sock.h"
 #include "transport/tcp/tcp_wire.h"
 #include "coll.h"
@@ -24,34 +26,63 @@
  * one silent stray connection cannot hold up the real peers. */
 #define MAX_PENDING 64
 
-static void make_hello(tcp_hello *h, int rank, int size, const char *token)
+/* What this rank proves and claims in every handshake. */
+typedef struct tcp_auth {
+    char token[TCP_TOKEN_MAX + 2]; /* +1 for the injected corruption of an empty token */
+    size_t tokenlen;
+    int rank, size;
+} tcp_auth;
+
+void tcp_hello_sign(tcp_hello *h, const char *token, size_t tokenlen,
+                    const unsigned char *their_nonce)
+{
+    static const char domain[] = "collbench-tcp"; /* a MAC for the store cannot pass here */
+    const void *parts[4] = {domain, their_nonce, h, h->nonce};
+    size_t lens[4] = {sizeof domain - 1, TCP_NONCE_LEN, 16, TCP_NONCE_LEN};
+    coll_hmac_sha256(token, tokenlen, parts, lens, h->mac);
+}
+
+/* Our hello answering their_nonce; with_nonce: a fresh one of ours to answer. */
+static int make_hello(tcp_hello *h, const tcp_auth *a, const unsigned char *their_nonce,
+                      int with_nonce)
 {
     memset(h, 0, sizeof *h);
     h->magic = TCP_HELLO_MAGIC;
     h->version = TCP_WIRE_VERSION;
-    h->rank = rank;
-    h->size = size;
-    if (token) memcpy(h->token, token, strlen(token));
+    h->rank = a->rank;
+    h->size = a->size;
+    if (with_nonce && coll_nonce(h->nonce) != COLL_OK) return COLL_ESYS;
+    tcp_hello_sign(h, a->token, a->tokenlen, their_nonce);
+    return COLL_OK;
 }
 
-/* 0 if h comes from a member of this job; else why not, in why. */
-static int check_hello(const tcp_hello *h, const tcp_hello *mine, char *why, size_t n)
+static int check_version(uint32_t magic, uint32_t want_magic, uint32_t version, char *why, size_t n)
 {
-    if (h->magic != TCP_HELLO_MAGIC) {
-        snprintf(why, n, "not a collbench transport peer (magic 0x%08x)", (unsigned)h->magic);
+    if (magic != want_magic) {
+        snprintf(why, n, "not a collbench transport peer (magic 0x%08x)", (unsigned)magic);
         return -1;
     }
-    if (h->version != TCP_WIRE_VERSION) {
-        snprintf(why, n, "wire version %u, expected %u", (unsigned)h->version, TCP_WIRE_VERSION);
+    if (version != TCP_WIRE_VERSION) {
+        snprintf(why, n, "wire version %u, expected %u", (unsigned)version, TCP_WIRE_VERSION);
         return -1;
     }
-    /* Token before anything else the peer claims: an outsider learns nothing. */
-    if (!coll_ct_equal(h->token, mine->token, TCP_TOKEN_MAX)) {
+    return 0;
+}
+
+/* 0 if h comes from a member of this job (its mac answers my_nonce); else why not. */
+static int check_hello(const tcp_hello *h, const tcp_auth *a, const unsigned char *my_nonce,
+                       char *why, size_t n)
+{
+    if (check_version(h->magic, TCP_HELLO_MAGIC, h->version, why, n)) return -1;
+    /* The MAC before anything else the peer claims: an outsider learns nothing. */
+    tcp_hello want = *h;
+    tcp_hello_sign(&want, a->token, a->tokenlen, my_nonce);
+    if (!coll_ct_equal(want.mac, h->mac, TCP_MAC_LEN)) {
         snprintf(why, n, "wrong job token");
         return -1;
     }
-    if (h->size != mine->size) {
-        snprintf(why, n, "world size %d, this job has %d", (int)h->size, (int)mine->size);
+    if (h->size != a->size) {
+        snprintf(why, n, "world size %d, this job has %d", (int)h->size, a->size);
         return -1;
     }
     return 0;
@@ -80,7 +111,7 @@ static int get_by(coll_store *s, const char *key, double deadline, void **val)
 }
 
 static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
-                         const tcp_hello *mine, double deadline, double timeout_s, int sockbuf,
+                         const tcp_auth *auth, double deadline, double timeout_s, int sockbuf,
                          int *fd_out, char *err, size_t errlen)
 {
     char key[256], addr[256], why[160];
@@ -115,8 +146,17 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
         return fd;
     }
     if (sockbuf > 0) coll_sock_set_buffers(fd, sockbuf);
-    tcp_hello ack;
-    rc = coll_sock_write_all(fd, mine, sizeof *mine, deadline);
+    tcp_challenge ch;
+    tcp_hello mine, ack;
+    rc = coll_sock_read_all(fd, &ch, sizeof ch, deadline);
+    if (!rc && check_version(ch.magic, TCP_CHALLENGE_MAGIC, ch.version, why, sizeof why)) {
+        snprintf(err, errlen, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
+                 "authentication: %s", rank, addr, port, q, why);
+        close(fd);
+        return COLL_EAUTH;
+    }
+    if (!rc) rc = make_hello(&mine, auth, ch.nonce, 1);
+    if (!rc) rc = coll_sock_write_all(fd, &mine, sizeof mine, deadline);
     if (!rc) rc = coll_sock_read_all(fd, &ack, sizeof ack, deadline);
     if (rc == COLL_EPEER) {
         snprintf(err, errlen,
@@ -131,7 +171,7 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
         close(fd);
         return rc;
     }
-    int bad = check_hello(&ack, mine, why, sizeof why) != 0;
+    int bad = check_hello(&ack, auth, mine.nonce, why, sizeof why) != 0;
     if (!bad && ack.rank != q) {
         snprintf(why, sizeof why, "answered as rank %d", (int)ack.rank);
         bad = 1;
@@ -149,22 +189,22 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
 typedef struct pending_conn {
     int fd;
     size_t got;
+    unsigned char nonce[TCP_NONCE_LEN]; /* our challenge to it */
+    char peer[64];                      /* named at accept: a closed socket has no peer */
     tcp_hello hello;
 } pending_conn;
 
 static void refuse(int rank, pending_conn *c, const char *why)
 {
-    char name[64];
-    coll_sock_peer_name(c->fd, name, sizeof name);
     fprintf(stderr, "collbench: tcp transport rank %d: refused a connection from %s: %s\n", rank,
-            name, why);
+            c->peer, why);
     close(c->fd);
     c->fd = -1;
 }
 
 /* Reads what has arrived of c's hello; once complete, admits or refuses it.
  * Returns 1 if c became peer connection fds[r]. */
-static int serve_pending(pending_conn *c, const tcp_hello *mine, int rank, int size, int *fds,
+static int serve_pending(pending_conn *c, const tcp_auth *auth, int rank, int size, int *fds,
                          double deadline, int *refused)
 {
     while (c->got < sizeof c->hello) {
@@ -180,7 +220,7 @@ static int serve_pending(pending_conn *c, const tcp_hello *mine, int rank, int s
     }
     char why[160];
     int r = c->hello.rank;
-    if (check_hello(&c->hello, mine, why, sizeof why) != 0) {
+    if (check_hello(&c->hello, auth, c->nonce, why, sizeof why) != 0) {
         (*refused)++;
         refuse(rank, c, why);
         return 0;
@@ -192,7 +232,9 @@ static int serve_pending(pending_conn *c, const tcp_hello *mine, int rank, int s
         refuse(rank, c, why);
         return 0;
     }
-    if (coll_sock_write_all(c->fd, mine, sizeof *mine, deadline) != COLL_OK) {
+    tcp_hello answer;
+    if (make_hello(&answer, auth, c->hello.nonce, 0) != COLL_OK ||
+        coll_sock_write_all(c->fd, &answer, sizeof answer, deadline) != COLL_OK) {
         refuse(rank, c, "closed before receiving our answer");
         return 0;
     }
@@ -210,7 +252,16 @@ static void missing_ranks(const int *fds, int from, int size, char *buf, size_t 
             off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "", r);
 }
 
-static int accept_higher(int lfd, int rank, int size, const tcp_hello *mine, double deadline,
+/* A fresh challenge to a connection just accepted; 0, or -1 when it cannot go. */
+static int challenge(pending_conn *c, double deadline)
+{
+    tcp_challenge ch = {.magic = TCP_CHALLENGE_MAGIC, .version = TCP_WIRE_VERSION};
+    if (coll_nonce(c->nonce) != COLL_OK) return -1;
+    memcpy(ch.nonce, c->nonce, sizeof ch.nonce);
+    return coll_sock_write_all(c->fd, &ch, sizeof ch, deadline) == COLL_OK ? 0 : -1;
+}
+
+static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, double deadline,
                          double timeout_s, int *fds, char *err, size_t errlen)
 {
     pending_conn pend[MAX_PENDING];
@@ -228,7 +279,7 @@ static int accept_higher(int lfd, int rank, int size, const tcp_hello *mine, dou
             return COLL_ESYS;
         }
         for (int i = 0; i < npend; i++)
-            if (pfd[n - npend + i].revents) arrived += serve_pending(&pend[i], mine, rank, size, fds,
+            if (pfd[n - npend + i].revents) arrived += serve_pending(&pend[i], auth, rank, size, fds,
                                                                      deadline, &refused);
         int kept = 0; /* drop finished entries */
         for (int i = 0; i < npend; i++)
@@ -240,8 +291,12 @@ static int accept_higher(int lfd, int rank, int size, const tcp_hello *mine, dou
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             pend[npend] = (pending_conn){.fd = fd};
-            /* The hello often came with the connection: serve it right away. */
-            arrived += serve_pending(&pend[npend], mine, rank, size, fds, deadline, &refused);
+            coll_sock_peer_name(fd, pend[npend].peer, sizeof pend[npend].peer);
+            if (challenge(&pend[npend], deadline) != 0) {
+                refuse(rank, &pend[npend], "closed before receiving our challenge");
+                continue;
+            }
+            arrived += serve_pending(&pend[npend], auth, rank, size, fds, deadline, &refused);
             if (pend[npend].fd >= 0) npend++;
         }
     }
@@ -270,8 +325,8 @@ int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
     }
     if (!host || !*host) host = "127.0.0.1";
     double deadline = coll_now_s() + timeout_s;
-    tcp_hello mine;
-    make_hello(&mine, rank, size, token);
+    tcp_auth auth = {.rank = rank, .size = size, .tokenlen = token ? strlen(token) : 0};
+    if (token) memcpy(auth.token, token, auth.tokenlen);
 
     char why[200];
     int lfd = coll_sock_listen(host, 0, size + 16, why, sizeof why);
@@ -292,11 +347,14 @@ int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
         return rc;
     }
     /* Injected: a hello with a wrong token must be refused by the lower ranks. */
-    if (coll_fault_hit(COLL_FAULT_CONNECT, 0) == COLL_FAULT_CORRUPT) mine.token[0] ^= 0x20;
+    if (coll_fault_hit(COLL_FAULT_CONNECT, 0) == COLL_FAULT_CORRUPT) {
+        if (auth.tokenlen == 0) auth.tokenlen = 1; /* "" becomes "\x20" */
+        auth.token[0] ^= 0x20;
+    }
     for (int q = 0; q < rank && rc == COLL_OK; q++)
-        rc = connect_lower(store, prefix, rank, q, &mine, deadline, timeout_s, sockbuf, &fds[q], err,
+        rc = connect_lower(store, prefix, rank, q, &auth, deadline, timeout_s, sockbuf, &fds[q], err,
                            errlen);
-    if (rc == COLL_OK) rc = accept_higher(lfd, rank, size, &mine, deadline, timeout_s, fds, err, errlen);
+    if (rc == COLL_OK) rc = accept_higher(lfd, rank, size, &auth, deadline, timeout_s, fds, err, errlen);
     close(lfd);
     if (rc) {
         for (int i = 0; i < size; i++) {

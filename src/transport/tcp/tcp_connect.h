@@ -8,12 +8,20 @@ typedef struct coll_store coll_store;
 
 /* Every rank listens on host (NULL: 127.0.0.1) port 0 and publishes
  * "<prefix>tcp/addr/<rank>" = "host:port"; it connects to every lower rank and
- * accepts every higher one, each connection authenticated by a hello carrying
- * the job token both ways. sockbuf > 0 sets SO_SNDBUF/SO_RCVBUF.
+ * accepts every higher one, each connection authenticated both ways by
+ * challenge-response over the job token (tcp_wire.h). sockbuf > 0 sets
+ * SO_SNDBUF/SO_RCVBUF.
  * fds[size] gets one connected socket per peer (fds[rank] = -1).
  * Returns 0, or a status with err naming the ranks that failed or never came. */
 int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
                      const char *host, const char *token, double timeout_s, int sockbuf,
                      int *fds, char *err, size_t errlen);
+
+typedef struct tcp_hello tcp_hello;
+
+/* h's mac: HMAC-SHA-256(token, "collbench-tcp" | their_nonce | h's first 16
+ * bytes | h->nonce). Exposed for tests that play a rank by hand. */
+void tcp_hello_sign(tcp_hello *h, const char *token, size_t tokenlen,
+                    const unsigned char *their_nonce);
 
 #endif

@@ -10,21 +10,38 @@
 #include "core/sig.h"
 
 #define TCP_HELLO_MAGIC 0x434c4853u /* "CLHS" */
+#define TCP_CHALLENGE_MAGIC 0x434c4348u /* "CLCH" */
 #define TCP_WIRE_MAGIC 0x434c4d47u  /* "CLMG" */
-#define TCP_WIRE_VERSION 1u
-#define TCP_TOKEN_MAX 128 /* job token field, zero padded */
+#define TCP_WIRE_VERSION 2u         /* 2: challenge-response instead of the token itself */
+#define TCP_TOKEN_MAX 128 /* longest job token accepted */
+#define TCP_NONCE_LEN 16
+#define TCP_MAC_LEN 32
 
-/* Sent by the connecting (higher) rank; the accepting rank answers with its own
- * hello, so both sides check the token. A refused connection is closed unanswered. */
+/* Set-up, challenge-response so that the token never crosses the wire and a
+ * captured hello cannot be replayed:
+ *   accepting rank  -> tcp_challenge with a fresh nonce, as soon as it accepts;
+ *   connecting rank -> tcp_hello: its rank and size, its own fresh nonce, and
+ *                      mac = HMAC-SHA-256(token, "collbench-tcp" | acceptor's nonce
+ *                      | the hello's first 16 bytes | its nonce);
+ *   accepting rank  -> tcp_hello answer, nonce zero, the mac over the connecting
+ *                      rank's nonce. A refused connection is closed unanswered. */
+typedef struct tcp_challenge {
+    uint32_t magic;   /* TCP_CHALLENGE_MAGIC */
+    uint32_t version; /* TCP_WIRE_VERSION */
+    unsigned char nonce[TCP_NONCE_LEN];
+} tcp_challenge;
+
 typedef struct tcp_hello {
     uint32_t magic;   /* TCP_HELLO_MAGIC */
     uint32_t version; /* TCP_WIRE_VERSION */
     int32_t rank;     /* sender's rank */
     int32_t size;     /* sender's world size: both sides must agree */
-    char token[TCP_TOKEN_MAX];
+    unsigned char nonce[TCP_NONCE_LEN];
+    unsigned char mac[TCP_MAC_LEN];
 } tcp_hello;
 
-static_assert(sizeof(tcp_hello) == 16 + TCP_TOKEN_MAX, "tcp_hello is a wire format");
+static_assert(sizeof(tcp_challenge) == 8 + TCP_NONCE_LEN, "tcp_challenge is a wire format");
+static_assert(sizeof(tcp_hello) == 16 + TCP_NONCE_LEN + TCP_MAC_LEN, "tcp_hello is a wire format");
 
 enum { TCP_MSG_DATA = 1, TCP_MSG_ABORT = 2 };
 
