@@ -1,0 +1,49 @@
+#include "backend/gloo/gloo_store.h"
+
+#include <gloo/common/error.h>
+
+#include <cstdlib>
+
+namespace collgloo {
+
+void StoreAdapter::fail(const char* what, const std::string& key, int rc) {
+  std::string msg = std::string("rendezvous store ") + what + " '" + key +
+                    "' failed: " + coll_strerror(rc);
+  if (store_->errmsg[0]) msg += std::string(" (") + store_->errmsg + ")";
+  // IoException: the error Gloo's own stores raise, so Gloo reports it as such.
+  throw gloo::IoException(msg);
+}
+
+void StoreAdapter::set(const std::string& key, const std::vector<char>& data) {
+  std::string k = prefix_ + key;
+  int rc = coll_store_set(store_, k.c_str(), data.data(), data.size());
+  if (rc) fail("set", key, rc);
+}
+
+std::vector<char> StoreAdapter::get(const std::string& key) {
+  std::string k = prefix_ + key;
+  void* val = nullptr;
+  size_t len = 0;
+  int rc = coll_store_get(store_, k.c_str(), &val, &len);
+  if (rc) fail("get", key, rc);
+  std::vector<char> out(static_cast<char*>(val), static_cast<char*>(val) + len);
+  free(val);
+  return out;
+}
+
+void StoreAdapter::wait(const std::vector<std::string>& keys) {
+  std::vector<std::string> full;
+  std::vector<const char*> ptrs;
+  full.reserve(keys.size());
+  for (const auto& k : keys) full.push_back(prefix_ + k);
+  for (const auto& k : full) ptrs.push_back(k.c_str());
+  int rc = coll_store_wait(store_, ptrs.data(), static_cast<int>(ptrs.size()));
+  if (rc) fail("wait for", keys.empty() ? std::string() : keys[0], rc);
+}
+
+void StoreAdapter::wait(const std::vector<std::string>& keys,
+                        const std::chrono::milliseconds& /*timeout*/) {
+  wait(keys);
+}
+
+}  // namespace collgloo
