@@ -1,7 +1,8 @@
 // Each collbench collective on Gloo's own: gloo::allreduce/allgather/broadcast/
 // reduce/alltoall/barrier (unbound buffers), ReduceScatterHalvingDoubling and
 // the pair-buffer allreduce algorithms (ring_chunked, halving_doubling), and
-// unbound-buffer send/recv. No conversion: every dtype maps to a Gloo type.
+// unbound-buffer send/recv. No conversion: every dtype maps to a Gloo type
+// (bfloat16, which Gloo lacks, only moves: the C side refuses its reductions).
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/allreduce_halving_doubling.h>
@@ -19,6 +20,10 @@
 #include <cstring>
 
 #include "backend/gloo/gloo_impl.h"
+
+extern "C" {
+#include "core/reduce.h"
+}
 
 namespace collgloo {
 namespace {
@@ -46,6 +51,34 @@ const gloo::ReductionFunction<T>* reduction(coll_op op) {
     case COLL_MIN: return gloo::ReductionFunction<T>::min;
     case COLL_MAX: return gloo::ReductionFunction<T>::max;
     default: return gloo::ReductionFunction<T>::sum;
+  }
+}
+
+// float16 arithmetic is libcoll's (computed in float, rounded to nearest even
+// once, as torch's c10::Half is): Debian's Gloo (git 2022-05-18) float16
+// operator= compares through operator==(int) on the raw bits and skips stores
+// whose old value happens to match, so gloo::sum<float16> loses contributions
+// (tests/ranks saw 4 + -2 + 1 + 4 come out as -1 on 4 ranks).
+template <>
+Fn reduce_fn<gloo::float16>(coll_op op) {
+  return coll_reduce_kernel(COLL_FLOAT16, op);
+}
+
+template <coll_op O>
+void f16_into(gloo::float16* x, const gloo::float16* y, size_t n) {
+  coll_reduce_kernel(COLL_FLOAT16, O)(x, x, y, n);
+}
+
+template <>
+const gloo::ReductionFunction<gloo::float16>* reduction<gloo::float16>(coll_op op) {
+  using R = gloo::ReductionFunction<gloo::float16>;
+  static const R sum(gloo::SUM, &f16_into<COLL_SUM>), prod(gloo::PRODUCT, &f16_into<COLL_PROD>),
+      min(gloo::MIN, &f16_into<COLL_MIN>), max(gloo::MAX, &f16_into<COLL_MAX>);
+  switch (op) {
+    case COLL_PROD: return &prod;
+    case COLL_MIN: return &min;
+    case COLL_MAX: return &max;
+    default: return &sum;
   }
 }
 
@@ -129,11 +162,10 @@ void reducescatter(coll_gloo* g, const coll_gloo_call* c) {
   std::memcpy(static_cast<void*>(work), c->sendbuf, total * sizeof(T));
   std::vector<T*> ptrs{work};
   std::vector<int> counts((size_t)size, to_int(c->count, "reduce-scatter"));
-  auto* a = cached(g, c, 0, work, [&]() -> std::unique_ptr<gloo::Algorithm> {
-    return std::unique_ptr<gloo::Algorithm>(
-        new gloo::ReduceScatterHalvingDoubling<T>(g->context, ptrs, n, counts, reduction<T>(c->op)));
-  });
-  a->run();
+  // Built per call: one object run twice in a row gave wrong blocks on 3 ranks
+  // (non-power-of-two worlds), as if the next run's data met the last one's.
+  gloo::ReduceScatterHalvingDoubling<T> a(g->context, ptrs, n, counts, reduction<T>(c->op));
+  a.run();
   (void)rank;
   std::memmove(c->recvbuf, static_cast<const void*>(work), blk);
 }

@@ -17,8 +17,8 @@ struct coll_gloo {
   std::shared_ptr<gloo::rendezvous::Context> context;
   uint32_t tag = 0;            // one per collective: every rank counts the same calls
   std::vector<char> scratch;   // reduce's non-root output, alltoall/reducescatter copies
-  // The pair-buffer (old-style) algorithms set up per buffer: keep the last one
-  // so that repeated calls on the same buffer (a benchmark) reuse it.
+  // The pair-buffer allreduce algorithms are set up per buffer: keep the last
+  // one so that repeated calls on the same buffer (a benchmark) reuse it.
   struct {
     std::unique_ptr<gloo::Algorithm> algo;
     int kind = -1, which = -1, dt = -1, op = -1;
