@@ -7,6 +7,7 @@
  * it), the world of one rank (Gloo's ring needs a peer), the fault point. */
 #include "backend/backend.h"
 #include "backend/gloo/gloo_capi.h"
+#include "backend/gloo/gloo_peers.h"
 #include "bootstrap/rendezvous.h"
 #include "core/clock.h"
 #include "core/errbuf.h"
@@ -19,6 +20,7 @@
 
 typedef struct gloo_state {
     coll_gloo *g; /* NULL in a world of one */
+    coll_gloo_peers peers; /* whose socket an error names */
     int rank, size;
     coll_gloo_algo algo;
     char algo_name[32];
@@ -44,7 +46,12 @@ static int gloo_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
         coll_fault_hit(COLL_FAULT_CONNECT, 0);
         int rc = coll_gloo_create(rv->store, rv->prefix, rv->host, rv->rank, rv->world_size,
                                   rv->timeout_s, &st->g, err, errlen);
+        if (!rc)
+            rc = coll_gloo_peers_exchange(rv->store, rv->prefix, rv->rank, rv->world_size,
+                                          &st->peers, err, errlen);
         if (rc) {
+            coll_gloo_destroy(st->g);
+            coll_gloo_peers_free(&st->peers);
             free(st);
             return rc;
         }
@@ -58,6 +65,7 @@ static void gloo_fini(void *state)
     gloo_state *st = state;
     if (!st) return;
     coll_gloo_destroy(st->g);
+    coll_gloo_peers_free(&st->peers);
     free(st);
 }
 
@@ -136,6 +144,18 @@ static int refuse(const gloo_state *st, const coll_call *c, char *err, size_t er
     return COLL_OK;
 }
 
+/* Gloo names a lost peer by address: say which rank that is. A timeout names
+ * nobody (Gloo does not say whom it waited for). */
+static void blame(const gloo_state *st, int rc, char *err, size_t errlen, int *failed_rank)
+{
+    int r = coll_gloo_peers_blame(&st->peers, st->rank, err);
+    if (r < 0 || rc != COLL_EPEER) return;
+    *failed_rank = r;
+    char gloo_says[512];
+    snprintf(gloo_says, sizeof gloo_says, "%s", err);
+    coll_set_err(err, errlen, "lost the connection to rank %d (process died?): %s", r, gloo_says);
+}
+
 static int gloo_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
                     char *err, size_t errlen, int *failed_rank)
 {
@@ -165,7 +185,10 @@ static int gloo_run(void *state, const coll_call *c, const coll_sig *sig, double
         .timeout_s = deadline - coll_now_s(),
     };
     rc = coll_gloo_run(st->g, &gc, err, errlen);
-    if (rc) return rc;
+    if (rc) {
+        blame(st, rc, err, errlen, failed_rank);
+        return rc;
+    }
     if (c->op == COLL_AVG && reduces(c->kind) &&
         (c->kind != COLL_KIND_REDUCE || st->rank == c->root))
         coll_scale_div(c->recvbuf, c->count, c->dt, st->size);
