@@ -151,9 +151,18 @@ static void blame(const gloo_state *st, int rc, char *err, size_t errlen, int *f
     int r = coll_gloo_peers_blame(&st->peers, st->rank, err);
     if (r < 0 || rc != COLL_EPEER) return;
     *failed_rank = r;
-    char gloo_says[512];
+    char gloo_says[512], gone[128];
     snprintf(gloo_says, sizeof gloo_says, "%s", err);
-    coll_set_err(err, errlen, "lost the connection to rank %d (process died?): %s", r, gloo_says);
+    /* Gloo has no abort: a rank that failed because another died just exits,
+     * so the rank named may be a bystander; list every rank already gone. */
+    if (coll_gloo_peers_gone(&st->peers, gone, sizeof gone) > 1)
+        coll_set_err(err, errlen,
+                     "lost the connection to rank %d (process died?); connections to ranks %s "
+                     "are closed by now: %s",
+                     r, gone, gloo_says);
+    else
+        coll_set_err(err, errlen, "lost the connection to rank %d (process died?): %s", r,
+                     gloo_says);
 }
 
 static int gloo_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,

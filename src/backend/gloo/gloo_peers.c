@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,65 @@ done:
     return out;
 }
 
+static int owner(const coll_gloo_peers *p, int self, const char *ip, size_t iplen, unsigned port);
+
+static int peer_name(int fd, char *buf, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getpeername(fd, (struct sockaddr *)&ss, &sl)) return -1;
+    return format_addr(&ss, buf, len);
+}
+
+/* This process's sockets whose other end is one of another rank's sockets. */
+static void map_own_sockets(coll_gloo_peers *p, int self)
+{
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        int fd = atoi(e->d_name);
+        struct stat st;
+        char a[64];
+        if (e->d_name[0] == '.' || fstat(fd, &st) || !S_ISSOCK(st.st_mode)) continue;
+        if (peer_name(fd, a, sizeof a)) continue;
+        const char *close = strstr(a, "]:");
+        if (!close) continue;
+        int r = owner(p, self, a + 1, (size_t)(close - a - 1), (unsigned)atoi(close + 2));
+        coll_gloo_peer_fd *more = r < 0 ? NULL : realloc(p->fds, (size_t)(p->nfds + 1) * sizeof *more);
+        if (!more) continue;
+        p->fds = more;
+        p->fds[p->nfds].fd = fd;
+        p->fds[p->nfds].rank = r;
+        snprintf(p->fds[p->nfds].peer, sizeof p->fds[p->nfds].peer, "%s", a);
+        p->nfds++;
+    }
+    if (d) closedir(d);
+}
+
+int coll_gloo_peers_gone(const coll_gloo_peers *p, char *buf, size_t len)
+{
+    int n = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int r = 0; r < p->size; r++) {
+        int had = 0, alive = 0;
+        for (int i = 0; i < p->nfds; i++) {
+            const coll_gloo_peer_fd *f = &p->fds[i];
+            char now[64];
+            if (f->rank != r) continue;
+            had = 1;
+            struct pollfd pf = {.fd = f->fd, .events = POLLRDHUP};
+            if (peer_name(f->fd, now, sizeof now) == 0 && strcmp(now, f->peer) == 0 &&
+                poll(&pf, 1, 0) == 0)
+                alive = 1; /* open, same peer, no hang-up */
+        }
+        if (!had || alive) continue;
+        if (used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%d", n ? ", " : "", r);
+        n++;
+    }
+    return n;
+}
+
 int coll_gloo_peers_exchange(coll_store *store, const char *prefix, int rank, int size,
                              coll_gloo_peers *out, char *err, size_t errlen)
 {
@@ -86,6 +146,7 @@ int coll_gloo_peers_exchange(coll_store *store, const char *prefix, int rank, in
         rc = coll_store_get(store, key, &v, &len);
         out->socks[r] = v;
     }
+    if (!rc) map_own_sockets(out, rank);
     if (rc)
         coll_set_err(err, errlen, "gloo: exchanging socket addresses over the store failed: %s (%s)",
                      coll_strerror(rc), store->errmsg);
@@ -122,5 +183,8 @@ void coll_gloo_peers_free(coll_gloo_peers *p)
 {
     for (int r = 0; p->socks && r < p->size; r++) free(p->socks[r]);
     free(p->socks);
+    free(p->fds);
     p->socks = NULL;
+    p->fds = NULL;
+    p->nfds = 0;
 }
