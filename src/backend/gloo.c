@@ -14,6 +14,7 @@
 #include "core/fault.h"
 #include "core/reduce.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,12 @@ static int gloo_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     st->size = rv->world_size;
     strcpy(st->algo_name, "auto");
     if (st->size > 1) {
+        /* Gloo writes to its sockets without MSG_NOSIGNAL: a peer that died
+         * would kill this rank with SIGPIPE instead of an error naming it.
+         * Python (so torch) ignores SIGPIPE; do as it does, unless the
+         * program chose a handler of its own. */
+        struct sigaction sa;
+        if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
         coll_fault_hit(COLL_FAULT_CONNECT, 0);
         int rc = coll_gloo_create(rv->store, rv->prefix, rv->host, rv->rank, rv->world_size,
                                   rv->timeout_s, &st->g, err, errlen);
@@ -148,14 +155,17 @@ static int refuse(const gloo_state *st, const coll_call *c, char *err, size_t er
  * nobody (Gloo does not say whom it waited for). */
 static void blame(const gloo_state *st, int rc, char *err, size_t errlen, int *failed_rank)
 {
-    int r = coll_gloo_peers_blame(&st->peers, st->rank, err);
-    if (r < 0 || rc != COLL_EPEER) return;
-    *failed_rank = r;
+    if (rc != COLL_EPEER) return;
     char gloo_says[512], gone[128];
+    int ngone = coll_gloo_peers_gone(&st->peers, gone, sizeof gone);
+    int r = coll_gloo_peers_blame(&st->peers, st->rank, err);
+    if (r < 0 && ngone == 1) r = atoi(gone); /* an address we never saw: the one rank gone */
+    if (r < 0) return;
+    *failed_rank = r;
     snprintf(gloo_says, sizeof gloo_says, "%s", err);
     /* Gloo has no abort: a rank that failed because another died just exits,
      * so the rank named may be a bystander; list every rank already gone. */
-    if (coll_gloo_peers_gone(&st->peers, gone, sizeof gone) > 1)
+    if (ngone > 1)
         coll_set_err(err, errlen,
                      "lost the connection to rank %d (process died?); connections to ranks %s "
                      "are closed by now: %s",
