@@ -49,7 +49,8 @@ static int gloo_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
          * Python (so torch) ignores SIGPIPE; do as it does, unless the
          * program chose a handler of its own. */
         struct sigaction sa;
-        if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
+        if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
+            signal(SIGPIPE, SIG_IGN);
         coll_fault_hit(COLL_FAULT_CONNECT, 0);
         int rc = coll_gloo_create(rv->store, rv->prefix, rv->host, rv->rank, rv->world_size,
                                   rv->timeout_s, &st->g, err, errlen);

@@ -37,7 +37,8 @@ const coll_backend_ops *coll_backend_find(const char *name, char *err, size_t er
     if (strcmp(name, "nccl") == 0) return coll_backend_nccl_probe(err, errlen);
     const char *why = missing_reason(name);
     if (why) snprintf(err, errlen, "backend %s unavailable: %s", name, why);
-    else snprintf(err, errlen, "unknown backend '%s' (known: tcp, shm, auto, mpi, nccl, gloo)", name);
+    else
+        snprintf(err, errlen, "unknown backend '%s' (known: tcp, shm, auto, mpi, nccl, gloo)", name);
     return NULL;
 }
 

@@ -135,7 +135,8 @@ static int reduces(const char *kind)
 static const char *algo_names(const char *kind)
 {
     if (!on_gloo) return coll_algo_names(kind);
-    return strcmp(kind, "allreduce") == 0 ? "auto,ring,ring_chunked,halving_doubling,bcube" : "auto";
+    if (strcmp(kind, "allreduce") == 0) return "auto,ring,ring_chunked,halving_doubling,bcube";
+    return "auto";
 }
 
 static void run_matrix(coll_comm *comm)

@@ -112,7 +112,8 @@ void allreduce(coll_gloo* g, const coll_gloo_call* c) {
   T* out = static_cast<T*>(c->recvbuf);
   const size_t bytes = c->count * sizeof(T);
   if (c->algo == COLL_GLOO_RING_CHUNKED || c->algo == COLL_GLOO_HALVING_DOUBLING) {
-    if (c->sendbuf != c->recvbuf) std::memcpy(static_cast<void*>(out), c->sendbuf, bytes);  // these run in place
+    // these algorithms run in place
+    if (c->sendbuf != c->recvbuf) std::memcpy(static_cast<void*>(out), c->sendbuf, bytes);
     int n = to_int(c->count, "allreduce");
     std::vector<T*> ptrs{out};
     auto* a = cached(g, c, c->algo, out, [&]() -> std::unique_ptr<gloo::Algorithm> {

@@ -90,7 +90,9 @@ extern "C" int coll_gloo_run(coll_gloo* g, const coll_gloo_call* c, char* err, s
   }
 }
 
-extern "C" int coll_gloo_has_dtype(coll_dtype dt) { return dt != COLL_BFLOAT16 && dt < COLL_DTYPE_COUNT; }
+extern "C" int coll_gloo_has_dtype(coll_dtype dt) {
+  return dt != COLL_BFLOAT16 && dt < COLL_DTYPE_COUNT;
+}
 
 extern "C" void coll_gloo_destroy(coll_gloo* g) {
   try {

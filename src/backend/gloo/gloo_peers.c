@@ -88,7 +88,8 @@ static void map_own_sockets(coll_gloo_peers *p, int self)
         const char *close = strstr(a, "]:");
         if (!close) continue;
         int r = owner(p, self, a + 1, (size_t)(close - a - 1), (unsigned)atoi(close + 2));
-        coll_gloo_peer_fd *more = r < 0 ? NULL : realloc(p->fds, (size_t)(p->nfds + 1) * sizeof *more);
+        coll_gloo_peer_fd *more =
+            r < 0 ? NULL : realloc(p->fds, (size_t)(p->nfds + 1) * sizeof *more);
         if (!more) continue;
         p->fds = more;
         p->fds[p->nfds].fd = fd;
@@ -148,7 +149,8 @@ int coll_gloo_peers_exchange(coll_store *store, const char *prefix, int rank, in
     }
     if (!rc) map_own_sockets(out, rank);
     if (rc)
-        coll_set_err(err, errlen, "gloo: exchanging socket addresses over the store failed: %s (%s)",
+        coll_set_err(err, errlen,
+                     "gloo: exchanging socket addresses over the store failed: %s (%s)",
                      coll_strerror(rc), store->errmsg);
     return rc;
 }
