@@ -161,9 +161,15 @@ static void blame(const gloo_state *st, int rc, char *err, size_t errlen, int *f
     int ngone = coll_gloo_peers_gone(&st->peers, gone, sizeof gone);
     int r = coll_gloo_peers_blame(&st->peers, st->rank, err);
     if (r < 0 && ngone == 1) r = atoi(gone); /* an address we never saw: the one rank gone */
-    if (r < 0) return;
-    *failed_rank = r;
     snprintf(gloo_says, sizeof gloo_says, "%s", err);
+    if (r < 0) {
+        if (ngone > 1)
+            coll_set_err(err, errlen,
+                         "lost a connection; connections to ranks %s are closed by now: %s", gone,
+                         gloo_says);
+        return;
+    }
+    *failed_rank = r;
     /* Gloo has no abort: a rank that failed because another died just exits,
      * so the rank named may be a bystander; list every rank already gone. */
     if (ngone > 1)
