@@ -158,28 +158,31 @@ static void blame(const gloo_state *st, int rc, char *err, size_t errlen, int *f
 {
     if (rc != COLL_EPEER) return;
     char gloo_says[512], gone[128];
-    int ngone = coll_gloo_peers_gone(&st->peers, gone, sizeof gone);
-    int r = coll_gloo_peers_blame(&st->peers, st->rank, err);
-    if (r < 0 && ngone == 1) r = atoi(gone); /* an address we never saw: the one rank gone */
+    int *dead = malloc((size_t)st->size * sizeof *dead);
+    if (!dead) return;
+    int ngone = coll_gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
+    int r = coll_gloo_peers_blame(&st->peers, st->rank, err), r_gone = 0;
+    for (int i = 0; i < ngone; i++) r_gone |= dead[i] == r;
     snprintf(gloo_says, sizeof gloo_says, "%s", err);
-    if (r < 0) {
+    /* Gloo has no abort: a rank that failed because another died just exits,
+     * and its closed connection may reach this rank first. A rank whose every
+     * connection is closed is the better witness than the one Gloo names. */
+    if (r >= 0 && (ngone == 0 || r_gone)) {
+        *failed_rank = r;
         if (ngone > 1)
             coll_set_err(err, errlen,
-                         "lost a connection; connections to ranks %s are closed by now: %s", gone,
+                         "lost the connection to rank %d (process died?); connections to ranks %s "
+                         "are closed by now: %s",
+                         r, gone, gloo_says);
+        else
+            coll_set_err(err, errlen, "lost the connection to rank %d (process died?): %s", r,
                          gloo_says);
-        return;
+    } else if (ngone > 0) {
+        *failed_rank = dead[0];
+        coll_set_err(err, errlen, "connections to rank%s %s are closed (process died?): %s",
+                     ngone > 1 ? "s" : "", gone, gloo_says);
     }
-    *failed_rank = r;
-    /* Gloo has no abort: a rank that failed because another died just exits,
-     * so the rank named may be a bystander; list every rank already gone. */
-    if (ngone > 1)
-        coll_set_err(err, errlen,
-                     "lost the connection to rank %d (process died?); connections to ranks %s "
-                     "are closed by now: %s",
-                     r, gone, gloo_says);
-    else
-        coll_set_err(err, errlen, "lost the connection to rank %d (process died?): %s", r,
-                     gloo_says);
+    free(dead);
 }
 
 static int gloo_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,

@@ -18,6 +18,7 @@
 
 #include <climits>
 #include <cstring>
+#include <string>
 
 #include "backend/gloo/gloo_impl.h"
 
@@ -245,12 +246,58 @@ void dispatch(coll_gloo* g, const coll_gloo_call* c) {
   }
 }
 
+// The arguments that must agree across ranks, as 6 words.
+void call_words(const coll_gloo_call* c, uint64_t* w) {
+  const bool reduces = c->kind == COLL_GLOO_ALLREDUCE || c->kind == COLL_GLOO_REDUCESCATTER ||
+                       c->kind == COLL_GLOO_REDUCE;
+  const bool rooted = c->kind == COLL_GLOO_BROADCAST || c->kind == COLL_GLOO_REDUCE;
+  w[0] = (uint64_t)c->kind;
+  w[1] = (uint64_t)c->count;
+  w[2] = (uint64_t)c->dt;
+  w[3] = reduces ? (uint64_t)c->op : 0;
+  w[4] = rooted ? (uint64_t)c->root : 0;
+  w[5] = c->kind == COLL_GLOO_ALLREDUCE ? (uint64_t)c->algo : 0;
+}
+
+std::string describe(const uint64_t* w) {
+  static const char* const kinds[] = {"allreduce", "allgather", "reducescatter", "broadcast",
+                                      "reduce",    "alltoall",  "barrier"};
+  std::string s = w[0] < 7 ? kinds[w[0]] : "?";
+  s += "(count=" + std::to_string(w[1]) + ", " + coll_dtype_name((coll_dtype)w[2]);
+  if (w[0] == COLL_GLOO_ALLREDUCE || w[0] == COLL_GLOO_REDUCESCATTER || w[0] == COLL_GLOO_REDUCE)
+    s += std::string(", ") + coll_op_name((coll_op)w[3]);
+  if (w[0] == COLL_GLOO_BROADCAST || w[0] == COLL_GLOO_REDUCE)
+    s += ", root " + std::to_string(w[4]);
+  if (w[0] == COLL_GLOO_ALLREDUCE && w[5]) s += ", algorithm " + std::to_string(w[5]);
+  return s + ")";
+}
+
+// Gloo trusts every rank to make the same call: a peer sending more than this
+// rank posted ends the process from Gloo's event thread (EnforceNotMet, then
+// abort). So the arguments are compared first, in one small allgather.
+void check_same_call(coll_gloo* g, const coll_gloo_call* c) {
+  const int rank = g->context->rank, size = g->context->size;
+  std::vector<uint64_t> all((size_t)size * 6);
+  call_words(c, &all[(size_t)rank * 6]);
+  gloo::AllgatherOptions opts(g->context);
+  opts.setOutput(all.data(), all.size());
+  opts.setTag(g->tag | kCheckBit);
+  opts.setTimeout(to_ms(c->timeout_s));
+  gloo::allgather(opts);
+  const uint64_t* mine = &all[(size_t)rank * 6];
+  for (int r = 0; r < size; r++)
+    if (std::memcmp(&all[(size_t)r * 6], mine, 6 * sizeof(uint64_t)) != 0)
+      throw Mismatch("rank " + std::to_string(r) + " called " + describe(&all[(size_t)r * 6]) +
+                     " where rank " + std::to_string(rank) + " called " + describe(mine));
+}
+
 }  // namespace
 
 void run_collective(coll_gloo* g, const coll_gloo_call* c) {
   const bool p2p_call = c->kind == COLL_GLOO_SEND || c->kind == COLL_GLOO_RECV ||
                         c->kind == COLL_GLOO_SENDRECV;
-  if (!p2p_call) g->tag++;  // every rank makes the same collective calls
+  if (!p2p_call) g->tag = (g->tag + 1) & ~kCheckBit;  // every rank makes the same calls
+  if (!p2p_call && c->kind != COLL_GLOO_BARRIER && g->check) check_same_call(g, c);
   if (c->kind == COLL_GLOO_BARRIER) {
     gloo::BarrierOptions opts(g->context);
     opts.setTag(g->tag);

@@ -1,10 +1,13 @@
 // The gloo backend's life cycle and its C entry points: every exception Gloo
 // throws stops here and becomes a coll_status with Gloo's own message.
+#include <gloo/alltoall.h>
 #include <gloo/common/error.h>
 #include <gloo/common/logging.h>
 #include <gloo/transport/tcp/device.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -50,6 +53,8 @@ extern "C" int coll_gloo_create(coll_store* store, const char* prefix, const cha
   *out = nullptr;
   try {
     std::unique_ptr<coll_gloo> g(new coll_gloo);
+    const char* check = std::getenv("COLL_GLOO_CHECK");  // 0: Gloo alone, as torch runs it
+    g->check = !(check && std::strcmp(check, "0") == 0);
     gloo::transport::tcp::attr attr;
     attr.hostname = host && *host ? host : "127.0.0.1";
     g->device = gloo::transport::tcp::CreateDevice(attr);
@@ -57,6 +62,15 @@ extern "C" int coll_gloo_create(coll_store* store, const char* prefix, const cha
     g->context->setTimeout(collgloo::to_ms(timeout_s));
     collgloo::StoreAdapter adapter(store, prefix ? prefix : "");
     g->context->connectFullMesh(adapter, g->device);
+    // One byte to and from every rank: a pair's accepting side may finish after
+    // connectFullMesh returns, and gloo_peers.c must see every socket.
+    std::vector<char> ping((size_t)size), pong((size_t)size);
+    gloo::AlltoallOptions opts(g->context);
+    opts.setInput(ping.data(), ping.size());
+    opts.setOutput(pong.data(), pong.size());
+    opts.setTag(collgloo::kInitTag);
+    opts.setTimeout(collgloo::to_ms(timeout_s));
+    gloo::alltoall(opts);
     *out = g.release();
     return COLL_OK;
   } catch (const gloo::IoException& e) {
@@ -78,6 +92,9 @@ extern "C" int coll_gloo_run(coll_gloo* g, const coll_gloo_call* c, char* err, s
   } catch (const gloo::IoException& e) {
     say(err, errlen, std::string("gloo: ") + e.what());
     return status_of(e);
+  } catch (const collgloo::Mismatch& e) {
+    say(err, errlen, e.what());
+    return COLL_EMISMATCH;
   } catch (const gloo::EnforceNotMet& e) {
     say(err, errlen, std::string("gloo refused the call: ") + e.what());
     return COLL_EINVAL;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "backend/gloo/gloo_capi.h"
@@ -16,6 +17,7 @@ struct coll_gloo {
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<gloo::rendezvous::Context> context;
   uint32_t tag = 0;            // one per collective: every rank counts the same calls
+  bool check = true;           // compare every collective's arguments first (COLL_GLOO_CHECK)
   std::vector<char> scratch;   // reduce's non-root output, alltoall/reducescatter copies
   // The pair-buffer allreduce algorithms are set up per buffer: keep the last
   // one so that repeated calls on the same buffer (a benchmark) reuse it.
@@ -28,6 +30,15 @@ struct coll_gloo {
 };
 
 namespace collgloo {
+
+// Tags of collbench's own Gloo calls, apart from the collectives' counter.
+constexpr uint32_t kInitTag = 0xfffffff0u;
+constexpr uint32_t kCheckBit = 0x80000000u;
+
+// Ranks called a collective with different arguments (what() names them).
+struct Mismatch : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 std::chrono::milliseconds to_ms(double seconds);
 char* scratch(coll_gloo* g, size_t bytes);

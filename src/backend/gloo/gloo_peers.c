@@ -100,7 +100,7 @@ static void map_own_sockets(coll_gloo_peers *p, int self)
     if (d) closedir(d);
 }
 
-int coll_gloo_peers_gone(const coll_gloo_peers *p, char *buf, size_t len)
+int coll_gloo_peers_gone(const coll_gloo_peers *p, int *ranks, char *buf, size_t len)
 {
     int n = 0;
     size_t used = 0;
@@ -120,7 +120,7 @@ int coll_gloo_peers_gone(const coll_gloo_peers *p, char *buf, size_t len)
         if (!had || alive) continue;
         if (used < len)
             used += (size_t)snprintf(buf + used, len - used, "%s%d", n ? ", " : "", r);
-        n++;
+        ranks[n++] = r;
     }
     return n;
 }

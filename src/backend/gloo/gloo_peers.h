@@ -26,10 +26,12 @@ int coll_gloo_peers_exchange(coll_store *store, const char *prefix, int rank, in
                              coll_gloo_peers *out, char *err, size_t errlen);
 /* The rank owning an "[ip]:port" in text, else -1. */
 int coll_gloo_peers_blame(const coll_gloo_peers *p, int self, const char *text);
-/* Ranks whose every socket to this process is closed or hung up, listed in
- * buf ("0, 2"): how many. A failure that cascades (rank 0 dies, rank 2 fails
- * and exits, rank 1 sees rank 2 go) then still names the first rank. */
-int coll_gloo_peers_gone(const coll_gloo_peers *p, char *buf, size_t len);
+/* Ranks whose every socket to this process is closed or hung up, in ranks[]
+ * (room for size) and listed in buf ("0, 2"): how many. A failure that
+ * cascades (rank 0 dies, rank 2 fails and exits, rank 1 sees rank 2 go)
+ * then still names the first rank. */
+int coll_gloo_peers_gone(const coll_gloo_peers *p, int *ranks, char *buf,
+                         size_t len);
 void coll_gloo_peers_free(coll_gloo_peers *p);
 
 #endif
