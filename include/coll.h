@@ -70,7 +70,8 @@ int         coll_op_parse(const char *s, coll_op *out);
 int         coll_op_valid(coll_dtype dt, coll_op op);
 
 typedef struct coll_config {
-    const char *backend;     /* "tcp", "shm", "auto", "mpi", "nccl"; NULL: $COLL_BACKEND or "tcp" */
+    const char *backend;     /* "tcp", "shm", "auto", "mpi", "nccl", "gloo";
+                                NULL: $COLL_BACKEND or "tcp" */
     const char *init_method; /* "env://", "tcp://host:port", "file:///path"; NULL: "env://" */
     int rank;                /* -1: from the environment (RANK, OMPI_COMM_WORLD_RANK, ...) */
     int world_size;          /* -1: from the environment */
@@ -80,7 +81,7 @@ typedef struct coll_config {
 
 void coll_config_init(coll_config *cfg);
 
-/* Backends this library knows, NULL-terminated: "tcp", "shm", "auto", "mpi", "nccl". */
+/* Backends this library knows, NULL-terminated: "tcp", "shm", "auto", "mpi", "nccl", "gloo". */
 const char *const *coll_backend_names(void);
 /* 1 if the backend can be used here; else 0 and why (what is missing, how to get it). */
 int coll_backend_available(const char *name, char *why, size_t whylen);

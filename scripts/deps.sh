@@ -4,9 +4,10 @@
 set -euo pipefail
 
 # build + unit tests + JSON output; then one package per optional feature:
-# MPI backend, topology/pinning, training math, report plots, netns tests.
+# MPI backend, gloo backend (Gloo and the C++ compiler for its thin layer),
+# topology/pinning, training math, report plots, netns tests.
 required=(cmake make gcc pkg-config libcmocka-dev libjansson-dev jq
-          libopenmpi-dev openmpi-bin libhwloc-dev libopenblas-dev
+          libopenmpi-dev openmpi-bin libgloo-dev g++ libhwloc-dev libopenblas-dev
           libplplot-dev plplot-driver-cairo libcairo2-dev iproute2 procps)
 # CI: the second compiler, libFuzzer's runtime, valgrind, Chromium (the report
 # rendering test runs there rather than skipping)

@@ -54,5 +54,8 @@ const coll_backend_ops *coll_backend_nccl_probe(char *err, size_t errlen);
 #ifdef COLL_HAVE_MPI
 extern const coll_backend_ops coll_backend_mpi; /* backend/mpi.c */
 #endif
+#ifdef COLL_HAVE_GLOO
+extern const coll_backend_ops coll_backend_gloo; /* backend/gloo.c + backend/gloo/ (C++) */
+#endif
 
 #endif

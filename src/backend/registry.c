@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const backend_names[] = {"tcp", "shm", "auto", "mpi", "nccl", NULL};
+static const char *const backend_names[] = {"tcp", "shm", "auto", "mpi", "nccl", "gloo", NULL};
 
 const char *const *coll_backend_names(void) { return backend_names; }
 
@@ -15,6 +15,9 @@ static const char *missing_reason(const char *name)
 {
     if (strcmp(name, "mpi") == 0)
         return "collbench was built without MPI: install libopenmpi-dev and openmpi-bin "
+               "(scripts/deps.sh) and rebuild";
+    if (strcmp(name, "gloo") == 0)
+        return "collbench was built without Gloo: install libgloo-dev and g++ "
                "(scripts/deps.sh) and rebuild";
     return NULL;
 }
@@ -27,11 +30,15 @@ const coll_backend_ops *coll_backend_find(const char *name, char *err, size_t er
 #ifdef COLL_HAVE_MPI
     if (strcmp(name, "mpi") == 0) return &coll_backend_mpi;
 #endif
+#ifdef COLL_HAVE_GLOO
+    if (strcmp(name, "gloo") == 0) return &coll_backend_gloo;
+#endif
     if (strcmp(name, "auto") == 0) return &coll_backend_auto;
     if (strcmp(name, "nccl") == 0) return coll_backend_nccl_probe(err, errlen);
     const char *why = missing_reason(name);
     if (why) snprintf(err, errlen, "backend %s unavailable: %s", name, why);
-    else snprintf(err, errlen, "unknown backend '%s' (known: tcp, shm, auto, mpi, nccl)", name);
+    else
+        snprintf(err, errlen, "unknown backend '%s' (known: tcp, shm, auto, mpi, nccl, gloo)", name);
     return NULL;
 }
 
@@ -53,11 +60,27 @@ static int kind_of(const char *collective, coll_kind *out)
     return 0;
 }
 
+/* Gloo's own allreduce algorithms, which only the gloo backend runs. */
+static int gloo_allreduce_algo(const char *collective, const char *algo)
+{
+#ifdef COLL_HAVE_GLOO
+    static const char *const names[] = {"default", "ring_chunked", "halving_doubling", "bcube"};
+    if (strcmp(collective, "allreduce") != 0) return 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(algo, names[i]) == 0) return 1;
+#else
+    (void)collective;
+    (void)algo;
+#endif
+    return 0;
+}
+
 int coll_algo_supported(const char *collective, const char *algo)
 {
     coll_kind kind;
     coll_algo_id id;
     if (!collective || !algo || !kind_of(collective, &kind)) return 0;
+    if (gloo_allreduce_algo(collective, algo)) return 1;
     if (coll_algo_parse(algo, &id) != 0) return 0;
     return coll_algo_exists(kind, id);
 }

@@ -10,7 +10,7 @@ typedef struct bench_row {
     char host[64];
     char collective[16];  /* allreduce, allgather, ... */
     char backend[16];
-    char algo[16];        /* algorithm asked for ("auto" or a name) */
+    char algo[24];        /* algorithm asked for ("auto" or a name) */
     char device[8];       /* cpu | cuda */
     char buffers[8];      /* malloc (private) | coll (coll_alloc: shm's shared heap) | cuda */
     int nprocs, nnodes;

@@ -8,6 +8,12 @@ if "$BIN" info | grep -q "mpi.*unavailable"; then
 else
     expect_exit 0 "" allreduce --backend mpi --sizes 1K -P 2 -n 2 -w 1
 fi
+# gloo: exit 4 only in a build without Gloo, with how to get it; else it runs.
+if "$BIN" info | grep -q "backend gloo.*unavailable"; then
+    expect_exit 4 "libgloo-dev" allreduce --backend gloo --sizes 1K -P 2
+else
+    expect_exit 0 "" allreduce --backend gloo --sizes 1K -P 2 -n 2 -w 1
+fi
 expect_exit 4 "nccl" allreduce --backend nccl --sizes 1K -P 2
 expect_exit 4 "cuda" allreduce --device cuda --sizes 1K -P 2
 expect_exit 2 "\-\-backend" allreduce --backend pigeon

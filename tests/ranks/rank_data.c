@@ -38,7 +38,8 @@ double rank_input(coll_dtype dt, coll_op op, int r, int nranks, size_t i, size_t
 {
     size_t h = (i * 2654435761u + (size_t)r * 40503u + salt * 977u) % 9; /* 0..8 */
     if (op == COLL_PROD) /* one rank contributes 2, the others +-1: |product| == 2 */
-        return (i + salt) % (size_t)nranks == (size_t)r ? 2.0 : (h % 2 ? -1.0 : 1.0);
+        return (i + salt) % (size_t)nranks == (size_t)r ? 2.0
+               : (h % 2 && dt != COLL_UINT8 ? -1.0 : 1.0); /* uint8 has no -1 */
     int centre = (op == COLL_SUM || op == COLL_AVG) && dt != COLL_UINT8;
     return (double)h - (centre ? 4.0 : 0.0); /* sums stay exact in every dtype */
 }

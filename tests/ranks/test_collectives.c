@@ -4,7 +4,9 @@
  * launches NPROCS ranks of itself through the launcher; each rank runs every
  * collective with each of its algorithms, counts 0, 1, prime and large,
  * in-place and out-of-place, several dtype/op pairs, then the nonblocking
- * calls overlapped, and checks every element. */
+ * calls overlapped, and checks every element. On gloo (Gloo's own collectives)
+ * the algorithms are Gloo's, every dtype/op pair Gloo has is checked, and its
+ * refusal of bfloat16 arithmetic must name the pair. */
 #include "coll.h"
 #include "rank_harness.h"
 #include "rank_data.h"
@@ -33,6 +35,7 @@ typedef struct test_case {
 } test_case;
 
 static int failures;
+static int on_gloo; /* the gloo backend: Gloo's algorithms, no bfloat16 arithmetic */
 static int cases; /* run, so a matrix that silently shrank to nothing fails */
 
 static void describe(const test_case *t, char *buf, size_t len)
@@ -122,6 +125,20 @@ static int run_case(coll_comm *comm, const test_case *t)
     return wrong;
 }
 
+static int reduces(const char *kind)
+{
+    return strcmp(kind, "allreduce") == 0 || strcmp(kind, "reducescatter") == 0 ||
+           strcmp(kind, "reduce") == 0;
+}
+
+/* The algorithms to run kind with: the backend's own names. */
+static const char *algo_names(const char *kind)
+{
+    if (!on_gloo) return coll_algo_names(kind);
+    if (strcmp(kind, "allreduce") == 0) return "auto,ring,ring_chunked,halving_doubling,bcube";
+    return "auto";
+}
+
 static void run_matrix(coll_comm *comm)
 {
     static const char *kinds[] = {"allreduce", "allgather", "reducescatter", "broadcast",
@@ -129,7 +146,7 @@ static void run_matrix(coll_comm *comm)
     int salt = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         char algos[128];
-        snprintf(algos, sizeof algos, "%s", coll_algo_names(kinds[k]));
+        snprintf(algos, sizeof algos, "%s", algo_names(kinds[k]));
         for (char *save, *a = strtok_r(algos, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
             int rc = coll_comm_set_algo(comm, a);
             /* shm (and auto on one host over it) picks its own engines: it
@@ -147,6 +164,8 @@ static void run_matrix(coll_comm *comm)
                     test_case t = {kinds[k], a, counts[c], pairs[salt % NPAIRS].dt,
                                    pairs[salt % NPAIRS].op, ip, (int)(c % (size_t)rh_size)};
                     salt++;
+                    if (on_gloo && t.dt == COLL_BFLOAT16 && reduces(t.kind))
+                        t.dt = COLL_FLOAT16; /* refused on gloo: see check_gloo_refusal */
                     cases++;
                     if (run_case(comm, &t)) failures++;
                     if (failures > 10) return;
@@ -221,13 +240,50 @@ static void run_nonblocking(coll_comm *comm)
     free(ars); free(arr); free(ags); free(agr); free(rss); free(rsr); free(bcb); free(a2);
 }
 
+/* gloo: every dtype/op pair coll.h defines, on each reducing collective. */
+static void run_all_pairs(coll_comm *comm)
+{
+    static const char *kinds[] = {"allreduce", "reducescatter", "reduce"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (int d = 0; d < COLL_DTYPE_COUNT; d++)
+            for (int o = 0; o < COLL_OP_COUNT; o++) {
+                if (d == COLL_BFLOAT16 || coll_op_valid((coll_dtype)d, (coll_op)o) != COLL_OK)
+                    continue;
+                for (int ip = 0; ip < 2; ip++) {
+                    test_case t = {kinds[k], "auto", 4099, (coll_dtype)d, (coll_op)o, ip,
+                                   (d + o) % rh_size};
+                    cases++;
+                    if (run_case(comm, &t)) failures++;
+                }
+            }
+}
+
+/* gloo: a bfloat16 reduction is refused on every rank, naming the pair. Last
+ * call: a refusal ends the communicator, as every failed call does. */
+static void check_gloo_refusal(coll_comm *comm)
+{
+    uint16_t b[8] = {0};
+    int rc = coll_allreduce(comm, b, b, 8, COLL_BFLOAT16, COLL_MAX);
+    const char *msg = coll_comm_errmsg(comm);
+    if (rc != COLL_ENOTSUP || !strstr(msg, "bfloat16") || !strstr(msg, "max")) {
+        fprintf(stderr, "rank %d: bfloat16 max on gloo: %s (%s), want a refusal naming the pair\n",
+                rh_rank, coll_strerror(rc), msg);
+        failures++;
+    }
+}
+
 int main(int argc, char **argv)
 {
     coll_comm *comm = rh_start(argc, argv);
     if (!comm) return rh_launch_status;
+    on_gloo = strcmp(coll_comm_backend(comm), "gloo") == 0;
     run_matrix(comm);
     run_p2p(comm);
     run_nonblocking(comm);
+    if (on_gloo) {
+        run_all_pairs(comm);
+        check_gloo_refusal(comm);
+    }
     if (cases < 60) { /* auto alone: 7 collectives x 5 counts x (in-place or not) */
         fprintf(stderr, "rank %d: only %d cases ran\n", rh_rank, cases);
         failures++;

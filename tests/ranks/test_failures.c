@@ -2,6 +2,7 @@
  *
  *   test_failures peer_death   rank 2 of 4 dies mid-run: every other rank must fail
  *                              fast with COLL_EPEER naming rank 2, not hang
+ *   test_failures MODE [BACKEND] on BACKEND (default tcp)
  *   test_failures mismatch     rank 1 of 3 passes a different count: every rank
  *                              must report COLL_EMISMATCH, none gets wrong data
  * Each surviving rank that saw the right error leaves a file "ok.<rank>" in
@@ -70,15 +71,16 @@ static int rank_mismatch(coll_comm *comm)
     return 0;
 }
 
-static int launch(const char *mode, char *self)
+static int launch(const char *mode, const char *backend, char *self)
 {
     int nprocs = strcmp(mode, "peer_death") == 0 ? 4 : 3;
     char dir[] = "/tmp/colltest.XXXXXX";
     if (!mkdtemp(dir)) return 2;
-    char env_dir[600], env_mode[64];
+    char env_dir[600], env_mode[64], env_backend[64];
     snprintf(env_dir, sizeof env_dir, "COLLTEST_DIR=%s", dir);
     snprintf(env_mode, sizeof env_mode, "COLLTEST_MODE=%s", mode);
-    const char *env[] = {env_dir, env_mode, NULL};
+    snprintf(env_backend, sizeof env_backend, "COLLTEST_BACKEND=%s", backend);
+    const char *env[] = {env_dir, env_mode, env_backend, NULL};
     char *argv[] = {self, NULL};
     char msg[256];
     int failed = -1;
@@ -101,12 +103,13 @@ int main(int argc, char **argv)
     const char *mode = getenv("COLLTEST_MODE");
     if (!mode) {
         if (argc < 2) {
-            fprintf(stderr, "usage: %s peer_death|mismatch\n", argv[0]);
+            fprintf(stderr, "usage: %s peer_death|mismatch [BACKEND]\n", argv[0]);
             return 2;
         }
-        return launch(argv[1], argv[0]);
+        return launch(argv[1], argc > 2 ? argv[2] : "tcp", argv[0]);
     }
-    char *rank_argv[] = {argv[0], "0", "tcp", NULL};
+    char *backend = getenv("COLLTEST_BACKEND");
+    char *rank_argv[] = {argv[0], "0", backend ? backend : "tcp", NULL};
     coll_comm *comm = rh_start(3, rank_argv);
     if (!comm) return rh_launch_status;
     int rc = strcmp(mode, "peer_death") == 0 ? rank_peer_death(comm) : rank_mismatch(comm);

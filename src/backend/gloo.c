@@ -1,0 +1,235 @@
+/* The gloo backend: collbench's calls on Gloo's own collectives (libgloo, the
+ * library torch.distributed's gloo backend links), through the C interface of
+ * the thin C++ layer in backend/gloo/. Built only when CMake finds Gloo.
+ *
+ * What stays in C: the refusals (Gloo has no bfloat16 arithmetic; algorithm
+ * names), avg (a sum divided once where the result lands, as coll.h defines
+ * it), the world of one rank (Gloo's ring needs a peer), the fault point. */
+#include "backend/backend.h"
+#include "backend/gloo/gloo_capi.h"
+#include "backend/gloo/gloo_peers.h"
+#include "bootstrap/rendezvous.h"
+#include "core/clock.h"
+#include "core/errbuf.h"
+#include "core/fault.h"
+#include "core/reduce.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gloo_state {
+    coll_gloo *g; /* NULL in a world of one */
+    coll_gloo_peers peers; /* whose socket an error names */
+    int rank, size;
+    coll_gloo_algo algo;
+    char algo_name[32];
+} gloo_state;
+
+static const struct { const char *name; coll_gloo_algo algo; } algos[] = {
+    {"auto", COLL_GLOO_DEFAULT},          {"default", COLL_GLOO_DEFAULT},
+    {"ring", COLL_GLOO_RING},             {"ring_chunked", COLL_GLOO_RING_CHUNKED},
+    {"halving_doubling", COLL_GLOO_HALVING_DOUBLING}, {"bcube", COLL_GLOO_BCUBE},
+};
+#define GLOO_ALGO_LIST "auto (Gloo's default), ring, ring_chunked, halving_doubling, bcube"
+
+static int gloo_init(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err,
+                     size_t errlen)
+{
+    (void)comm;
+    gloo_state *st = calloc(1, sizeof *st);
+    if (!st) return COLL_ENOMEM;
+    st->rank = rv->rank;
+    st->size = rv->world_size;
+    strcpy(st->algo_name, "auto");
+    if (st->size > 1) {
+        /* Gloo writes to its sockets without MSG_NOSIGNAL: a peer that died
+         * would kill this rank with SIGPIPE instead of an error naming it.
+         * Python (so torch) ignores SIGPIPE; do as it does, unless the
+         * program chose a handler of its own. */
+        struct sigaction sa;
+        if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
+            signal(SIGPIPE, SIG_IGN);
+        coll_fault_hit(COLL_FAULT_CONNECT, 0);
+        int rc = coll_gloo_create(rv->store, rv->prefix, rv->host, rv->rank, rv->world_size,
+                                  rv->timeout_s, &st->g, err, errlen);
+        if (!rc)
+            rc = coll_gloo_peers_exchange(rv->store, rv->prefix, rv->rank, rv->world_size,
+                                          &st->peers, err, errlen);
+        if (rc) {
+            coll_gloo_destroy(st->g);
+            coll_gloo_peers_free(&st->peers);
+            free(st);
+            return rc;
+        }
+    }
+    *state = st;
+    return COLL_OK;
+}
+
+static void gloo_fini(void *state)
+{
+    gloo_state *st = state;
+    if (!st) return;
+    coll_gloo_destroy(st->g);
+    coll_gloo_peers_free(&st->peers);
+    free(st);
+}
+
+static int gloo_set_algo(void *state, const char *algo, char *err, size_t errlen)
+{
+    gloo_state *st = state;
+    for (size_t i = 0; algo && i < sizeof algos / sizeof algos[0]; i++)
+        if (strcmp(algo, algos[i].name) == 0) {
+            st->algo = algos[i].algo;
+            snprintf(st->algo_name, sizeof st->algo_name, "%s", algo);
+            return COLL_OK;
+        }
+    coll_set_err(err, errlen, "the gloo backend runs Gloo's allreduce algorithms (" GLOO_ALGO_LIST
+                              "), not '%s'", algo ? algo : "(null)");
+    return COLL_ENOTSUP;
+}
+
+/* Gloo has no abort: peers learn of a failure when the connection closes. */
+static void gloo_abort(void *state, int status, int failed_rank)
+{
+    (void)state;
+    (void)status;
+    (void)failed_rank;
+}
+
+static int reduces(coll_kind k)
+{
+    return k == COLL_KIND_ALLREDUCE || k == COLL_KIND_REDUCESCATTER || k == COLL_KIND_REDUCE;
+}
+
+/* A world of one: every collective is a copy (p2p with oneself is refused earlier). */
+static void run_alone(const coll_call *c)
+{
+    size_t bytes = c->count * coll_dtype_size(c->dt);
+    if (c->kind != COLL_KIND_BARRIER && c->kind != COLL_KIND_P2P && bytes &&
+        c->sendbuf != c->recvbuf)
+        memmove(c->recvbuf, c->sendbuf, bytes);
+}
+
+static coll_gloo_kind gloo_kind(const coll_call *c)
+{
+    switch (c->kind) {
+    case COLL_KIND_ALLREDUCE: return COLL_GLOO_ALLREDUCE;
+    case COLL_KIND_ALLGATHER: return COLL_GLOO_ALLGATHER;
+    case COLL_KIND_REDUCESCATTER: return COLL_GLOO_REDUCESCATTER;
+    case COLL_KIND_BROADCAST: return COLL_GLOO_BROADCAST;
+    case COLL_KIND_REDUCE: return COLL_GLOO_REDUCE;
+    case COLL_KIND_ALLTOALL: return COLL_GLOO_ALLTOALL;
+    case COLL_KIND_BARRIER: return COLL_GLOO_BARRIER;
+    default:
+        if (c->dest >= 0 && c->source >= 0) return COLL_GLOO_SENDRECV;
+        return c->dest >= 0 ? COLL_GLOO_SEND : COLL_GLOO_RECV;
+    }
+}
+
+/* Refusals every rank reaches alike, before anything is sent. */
+static int refuse(const gloo_state *st, const coll_call *c, char *err, size_t errlen)
+{
+    if (c->kind != COLL_KIND_BARRIER && reduces(c->kind) && !coll_gloo_has_dtype(c->dt)) {
+        coll_set_err(err, errlen,
+                     "the gloo backend cannot %s %s with %s: Gloo has no %s arithmetic (use "
+                     "float16 or float32, or another backend)",
+                     coll_kind_name(c->kind), coll_dtype_name(c->dt), coll_op_name(c->op),
+                     coll_dtype_name(c->dt));
+        return COLL_ENOTSUP;
+    }
+    /* barrier and p2p have no algorithm to choose (the harness's barriers run under any --algo) */
+    if (st->algo != COLL_GLOO_DEFAULT && c->kind != COLL_KIND_ALLREDUCE &&
+        c->kind != COLL_KIND_P2P && c->kind != COLL_KIND_BARRIER) {
+        coll_set_err(err, errlen,
+                     "the gloo backend has algorithm choices for allreduce only; %s runs Gloo's "
+                     "one algorithm (use --algo auto, not '%s')",
+                     coll_kind_name(c->kind), st->algo_name);
+        return COLL_ENOTSUP;
+    }
+    return COLL_OK;
+}
+
+/* Gloo names a lost peer by address: say which rank that is. A timeout names
+ * nobody (Gloo does not say whom it waited for). */
+static void blame(const gloo_state *st, int rc, char *err, size_t errlen, int *failed_rank)
+{
+    if (rc != COLL_EPEER) return;
+    char gloo_says[512], gone[128];
+    int *dead = malloc((size_t)st->size * sizeof *dead);
+    if (!dead) return;
+    int ngone = coll_gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
+    int r = coll_gloo_peers_blame(&st->peers, st->rank, err), r_gone = 0;
+    for (int i = 0; i < ngone; i++) r_gone |= dead[i] == r;
+    snprintf(gloo_says, sizeof gloo_says, "%s", err);
+    /* Gloo has no abort: a rank that failed because another died just exits,
+     * and its closed connection may reach this rank first. A rank whose every
+     * connection is closed is the better witness than the one Gloo names. */
+    if (r >= 0 && (ngone == 0 || r_gone)) {
+        *failed_rank = r;
+        if (ngone > 1)
+            coll_set_err(err, errlen,
+                         "lost the connection to rank %d (process died?); connections to ranks %s "
+                         "are closed by now: %s",
+                         r, gone, gloo_says);
+        else
+            coll_set_err(err, errlen, "lost the connection to rank %d (process died?): %s", r,
+                         gloo_says);
+    } else if (ngone > 0) {
+        *failed_rank = dead[0];
+        coll_set_err(err, errlen, "connections to rank%s %s are closed (process died?): %s",
+                     ngone > 1 ? "s" : "", gone, gloo_says);
+    }
+    free(dead);
+}
+
+static int gloo_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
+                    char *err, size_t errlen, int *failed_rank)
+{
+    gloo_state *st = state;
+    (void)sig;
+    *failed_rank = -1;
+    int rc = refuse(st, c, err, errlen);
+    if (rc) return rc;
+    coll_fault_hit(COLL_FAULT_COLLECTIVE, c->count * coll_dtype_size(c->dt));
+    if (!st->g) {
+        run_alone(c);
+        return COLL_OK;
+    }
+    coll_gloo_call gc = {
+        .kind = gloo_kind(c),
+        .sendbuf = c->sendbuf,
+        .recvbuf = c->recvbuf,
+        .count = c->count,
+        /* bfloat16 only moves here (reductions were refused): as 2-byte elements */
+        .dt = c->dt == COLL_BFLOAT16 ? COLL_FLOAT16 : c->dt,
+        .op = c->op == COLL_AVG ? COLL_SUM : c->op,
+        .root = c->root,
+        .peer_send = c->dest,
+        .peer_recv = c->source,
+        .recvcount = c->recvcount,
+        .algo = st->algo,
+        .timeout_s = deadline - coll_now_s(),
+    };
+    rc = coll_gloo_run(st->g, &gc, err, errlen);
+    if (rc) {
+        blame(st, rc, err, errlen, failed_rank);
+        return rc;
+    }
+    if (c->op == COLL_AVG && reduces(c->kind) &&
+        (c->kind != COLL_KIND_REDUCE || st->rank == c->root))
+        coll_scale_div(c->recvbuf, c->count, c->dt, st->size);
+    return COLL_OK;
+}
+
+const coll_backend_ops coll_backend_gloo = {
+    .size = sizeof(coll_backend_ops),
+    .name = "gloo",
+    .init = gloo_init,
+    .run = gloo_run,
+    .set_algo = gloo_set_algo,
+    .abort = gloo_abort,
+    .fini = gloo_fini,
+};

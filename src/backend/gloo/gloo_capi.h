@@ -1,0 +1,67 @@
+/* The C face of the gloo backend's C++ layer (the .cc files beside it): the only
+ * header both languages include. Everything Gloo throws is caught on the C++
+ * side and comes back as a coll_status and a message. */
+#ifndef COLL_GLOO_CAPI_H
+#define COLL_GLOO_CAPI_H
+
+#include <stddef.h>
+#include "coll.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "bootstrap/store.h" /* a C header: its inline functions keep C linkage */
+
+typedef struct coll_gloo coll_gloo;
+
+/* Gloo's allreduce algorithms, as --algo names them. */
+typedef enum coll_gloo_algo {
+    COLL_GLOO_DEFAULT = 0,      /* gloo::allreduce, algorithm unspecified */
+    COLL_GLOO_RING,             /* gloo::allreduce, AllreduceOptions::RING */
+    COLL_GLOO_BCUBE,            /* gloo::allreduce, AllreduceOptions::BCUBE */
+    COLL_GLOO_RING_CHUNKED,     /* gloo::AllreduceRingChunked<T> */
+    COLL_GLOO_HALVING_DOUBLING, /* gloo::AllreduceHalvingDoubling<T> */
+} coll_gloo_algo;
+
+/* The collectives the C++ layer runs; the C side maps coll_call onto them. */
+typedef enum coll_gloo_kind {
+    COLL_GLOO_ALLREDUCE = 0,
+    COLL_GLOO_ALLGATHER,
+    COLL_GLOO_REDUCESCATTER,
+    COLL_GLOO_BROADCAST,
+    COLL_GLOO_REDUCE,
+    COLL_GLOO_ALLTOALL,
+    COLL_GLOO_BARRIER,
+    COLL_GLOO_SEND,
+    COLL_GLOO_RECV,
+    COLL_GLOO_SENDRECV,
+} coll_gloo_kind;
+
+typedef struct coll_gloo_call {
+    coll_gloo_kind kind;
+    const void *sendbuf;
+    void *recvbuf;
+    size_t count; /* elements: per rank block for allgather/alltoall/reducescatter */
+    coll_dtype dt;
+    coll_op op;   /* sum, prod, min, max (avg is summed and divided by the C side) */
+    int root;
+    int peer_send, peer_recv;
+    size_t recvcount;
+    coll_gloo_algo algo;
+    double timeout_s; /* what is left of the call's deadline */
+} coll_gloo_call;
+
+/* Meets every rank through store (keys under prefix) and connects Gloo's TCP
+ * transport, listening on host. */
+int coll_gloo_create(coll_store *store, const char *prefix, const char *host, int rank, int size,
+                     double timeout_s, coll_gloo **out, char *err, size_t errlen);
+/* 1 when Gloo has a type for dt (it has no bfloat16). */
+int coll_gloo_has_dtype(coll_dtype dt);
+int coll_gloo_run(coll_gloo *g, const coll_gloo_call *c, char *err, size_t errlen);
+void coll_gloo_destroy(coll_gloo *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
