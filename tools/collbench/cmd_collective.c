@@ -5,8 +5,12 @@
  * COLLBENCH_BACKEND and COLLBENCH_NPROCS set), and owns the --csv/--json files:
  * rank 0 sends its rows down the results pipe.
  * Inside a rank (ours, torchrun, mpirun, srun): create the communicator and run. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* mallopt */
+#endif
 
 #include "bench/bench_coll.h"
 #include "bench/bench_options.h"
@@ -97,9 +101,22 @@ static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_
     return code;
 }
 
+/* Big scratch that libraries malloc and free per call (Open MPI's all-reduce
+ * temporaries: a GiB at 1G) would otherwise be mmap'd, first-touched (seconds
+ * per GiB here) and munmap'd by every call; kept in the heap it is reused, as a
+ * framework's caching allocator reuses its tensors. Our buffers are mmap'd. */
+static void keep_freed_memory(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#endif
+}
+
 static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 {
     coll_comm *comm = NULL;
+    keep_freed_memory();
     int code = cli_gpu_rank_setup("collbench", o->device, env->rank, env->local_rank);
     if (code || (code = create_comm(o, env, &comm))) return code;
     code = run_in_comm(o, env, comm);
