@@ -8,6 +8,7 @@
 
 #include "core/cuda_rt.h"
 #include "core/errbuf.h"
+#include "core/populate.h"
 
 int bench_device_is_cuda(const char *device) { return device && strcmp(device, "cuda") == 0; }
 
@@ -92,6 +93,10 @@ int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, bench_mem mem, size_t
         coll_set_err(err, errlen, "cannot allocate %zu + %zu bytes of host buffers", b->send_bytes,
                      b->recv_bytes);
         return COLL_ENOMEM;
+    }
+    if (!b->cuda) { /* one system call instead of a page fault a page (shm's heap has no THP) */
+        coll_populate(b->send, b->send_bytes, 1);
+        coll_populate(b->recv, b->recv_bytes, 1);
     }
     return COLL_OK;
 }
