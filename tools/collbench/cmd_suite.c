@@ -32,21 +32,21 @@
 #define EXIT_WRONG 1
 #define MAX_BACKENDS 8
 #define MAX_STEPS 512
-/* A step still running after this long is stopped (a hang; 1G x 6 ranks takes
- * ~35 s); $COLLBENCH_SUITE_STEP_LIMIT (seconds) overrides it, for tests. */
+/* A step still running after this long is stopped (a hang; the slowest step,
+ * 6 ranks up to 1G, takes 1-2 minutes on a busy 2-core machine);
+ * $COLLBENCH_SUITE_STEP_LIMIT (seconds) overrides it, for tests. */
 #define STEP_LIMIT_S 900.0
 /* What a collective's rank waits for a peer before giving up (-T). */
 #define COLL_TIMEOUT_S "120"
-/* In the units of collective_weight (~1.3 s each here): train ~8 s, --quick ~1 s. */
-#define TRAIN_WEIGHT 7.0
+/* In the units of collective_weight (seconds per unit are learned as the steps
+ * run, bench/eta.h): training took 60 s where the collectives took 4.35 s a
+ * unit; --quick ~1 unit. */
+#define TRAIN_WEIGHT 14.0
 #define TRAIN_WEIGHT_QUICK 1.0
 #define REPORT_WEIGHT 0.3
 
-/* Defaults measured on the 2-core machine (shared, load 5-7): 1 s of timed
- * iterations per size, out-of-place only, gave 12 configurations (tcp, shm,
- * auto, mpi x 2,4,6 ranks) in 2:57, 6 to 35 s each (tcp 6 ranks the longest:
- * at 1G, filling and checking the buffers costs as much as the iterations),
- * then training 8.5 s and the report 0.2 s: 3:06 in all, under 5 minutes. */
+/* Defaults: the seeds' grid, 1 s of timed iterations per size, in-place;
+ * docs/PERFORMANCE.md ("The main job's time") has what each step costs. */
 #define DEFAULT_SIZES "1M,10M,100M,1G"
 #define DEFAULT_PROCS "2,4,6"
 #define DEFAULT_BUDGET "1"
