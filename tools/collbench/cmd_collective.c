@@ -101,10 +101,10 @@ static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_
     return code;
 }
 
-/* Big scratch that libraries malloc and free per call (Open MPI's all-reduce
- * temporaries: a GiB at 1G) would otherwise be mmap'd, first-touched (seconds
- * per GiB here) and munmap'd by every call; kept in the heap it is reused, as a
- * framework's caching allocator reuses its tensors. Our buffers are mmap'd. */
+/* Open MPI's all-reduce mallocs and frees a GiB of scratch per call at 1G,
+ * which glibc would mmap, first-touch (seconds per GiB here) and munmap every
+ * call; kept in the heap it is reused, as a framework's caching allocator
+ * reuses its tensors. */
 static void keep_freed_memory(void)
 {
 #ifdef __GLIBC__
@@ -116,9 +116,11 @@ static void keep_freed_memory(void)
 static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 {
     coll_comm *comm = NULL;
-    keep_freed_memory();
     int code = cli_gpu_rank_setup("collbench", o->device, env->rank, env->local_rank);
     if (code || (code = create_comm(o, env, &comm))) return code;
+    /* mpi only: on tcp it cost our buffers their huge pages (1G calls 1.7 s
+     * instead of 0.7-1.0 s, two runs), and libcoll reuses its own scratch */
+    if (strcmp(coll_comm_backend(comm), "mpi") == 0) keep_freed_memory();
     code = run_in_comm(o, env, comm);
     coll_comm_destroy(comm);
     return code;
