@@ -48,6 +48,8 @@ typedef struct run_state {
     size_t errlen;
     int per_iter_failed;     /* rank 0: --per-iter could not be written; the run goes on */
     char per_iter_err[320];
+    bench_buffers pool;      /* host buffers: one pair for every size, see alloc_pool */
+    int pooled;
 } run_state;
 
 static int local_fail(run_state *s, int status, const char *fmt, ...)
@@ -382,17 +384,62 @@ static int agree_device_memory(run_state *s, size_ctx *z, int rc)
     return 0;
 }
 
-/* Buffers of at least one byte: coll_alloc(0) need not give a usable pointer. */
+static bench_mem mem_kind(const bench_options *o)
+{
+    return bench_device_is_cuda(o->device) ? BENCH_MEM_CUDA
+           : strcmp(o->buffers, "coll") == 0 ? BENCH_MEM_COLL
+                                             : BENCH_MEM_MALLOC;
+}
+
+/* Which buffers the placements asked for use: in-place alone uses one. */
+static void used_buffers(const bench_options *o, int *send, int *recv)
+{
+    const bench_coll *c = o->coll;
+    int rs_like = c->send_per_rank && !c->recv_per_rank; /* in-place lives in send */
+    *send = o->inplace != 1 || rs_like;
+    *recv = o->inplace != 1 || !rs_like;
+}
+
+/* Host buffers are allocated once, at the largest size, and reused by every
+ * size and placement: a fresh GiB costs seconds of first-touch page faults per
+ * rank, reused pages none, and a size's inputs are written before it runs.
+ * Buffers of at least one byte: coll_alloc(0) need not give a usable pointer. */
+static int alloc_pool(run_state *s, const uint64_t *sizes, size_t nsizes)
+{
+    const bench_options *o = s->r->opts;
+    const bench_runner *r = s->r;
+    size_t sbytes = 1, rbytes = 1;
+    int use_send, use_recv;
+    if (mem_kind(o) == BENCH_MEM_CUDA) return 0; /* per size: a size may not fit the GPU */
+    used_buffers(o, &use_send, &use_recv);
+    for (size_t p = 0; p < o->npairs; p++)
+        for (size_t i = 0; i < nsizes; i++) {
+            size_t esz = coll_dtype_size(o->pairs[p].dtype);
+            size_t count = bench_coll_call_count(o->coll, sizes[i], esz, r->nranks);
+            size_t sb = bench_coll_send_elems(o->coll, count, r->nranks) * esz;
+            size_t rb = bench_coll_recv_elems(o->coll, count, r->nranks) * esz;
+            if (use_send && sb > sbytes) sbytes = sb;
+            if (use_recv && rb > rbytes) rbytes = rb;
+        }
+    if (bench_buffers_alloc(&s->pool, r->comm, mem_kind(o), sbytes, rbytes, s->err, s->errlen)) {
+        bench_buffers_free(&s->pool);
+        return local_fail(s, COLL_ENOMEM, "rank %d: cannot allocate %zu + %zu bytes of buffers",
+                          r->rank, sbytes, rbytes);
+    }
+    s->pooled = 1;
+    return 0;
+}
+
 static int alloc_buffers(run_state *s, size_ctx *z)
 {
     const bench_runner *r = s->r;
     size_t esz = coll_dtype_size(z->pair.dtype);
     size_t sbytes = bench_coll_send_elems(r->opts->coll, z->count, r->nranks) * esz;
     size_t rbytes = bench_coll_recv_elems(r->opts->coll, z->count, r->nranks) * esz;
-    bench_mem mem = bench_device_is_cuda(r->opts->device)     ? BENCH_MEM_CUDA
-                    : strcmp(r->opts->buffers, "coll") == 0 ? BENCH_MEM_COLL
-                                                            : BENCH_MEM_MALLOC;
-    int rc = bench_buffers_alloc(&z->buf, r->comm, mem, sbytes, rbytes, s->err, s->errlen);
+    bench_mem mem = mem_kind(r->opts);
+    int rc = 0;
+    if (s->pooled) z->buf = s->pool;
+    else rc = bench_buffers_alloc(&z->buf, r->comm, mem, sbytes, rbytes, s->err, s->errlen);
     z->send = z->buf.send;
     z->recv = z->buf.recv;
     z->times = calloc((size_t)r->opts->iters, sizeof *z->times);
@@ -405,8 +452,7 @@ static int alloc_buffers(run_state *s, size_ctx *z)
 
 static void free_buffers(run_state *s, size_ctx *z)
 {
-    (void)s;
-    bench_buffers_free(&z->buf);
+    if (!s->pooled) bench_buffers_free(&z->buf);
     free(z->times);
 }
 
@@ -524,7 +570,10 @@ int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
         if (r->opts->verbose && coll_auto_describe(r->comm, plan, sizeof plan) == 0)
             printf("#  %s\n", plan);
     }
-    rc = r->opts->duration_s > 0 ? run_soak(&s) : run_pairs(&s);
+    rc = alloc_pool(&s, r->opts->coll->moves_data ? r->opts->sizes : (const uint64_t[]){0},
+                    r->opts->coll->moves_data ? r->opts->nsizes : 1);
+    if (rc == 0) rc = r->opts->duration_s > 0 ? run_soak(&s) : run_pairs(&s);
+    if (s.pooled) bench_buffers_free(&s.pool);
     if (rc == 0 && s.per_iter_failed) rc = local_fail(&s, COLL_ESYS, "%s", s.per_iter_err);
     progress_clear(&s);
     if (r->print && rc == 0) bench_table_print_footer(&s.table);

@@ -53,6 +53,9 @@ static int cmp_comm(const void *pa, const void *pb)
     CMP(not_pref(a->dtype, "float32", NULL), not_pref(b->dtype, "float32", NULL));
     CMPS(a->dtype, b->dtype);
     CMP(a->in_place, b->in_place);
+    /* the suite runs shm and auto with both kinds: plots show malloc, the default */
+    CMP(not_pref(a->buffers, "malloc", NULL), not_pref(b->buffers, "malloc", NULL));
+    CMPS(a->buffers, b->buffers);
     CMP(not_pref(a->op, "sum", "none"), not_pref(b->op, "sum", "none"));
     CMPS(a->op, b->op);
     CMP(not_pref(a->algo, "auto", NULL), not_pref(b->algo, "auto", NULL));

@@ -1,6 +1,6 @@
 #!/bin/sh
-# collbench suite --quick: every available backend x -P 2,4 x 3 sizes
-# (out-of-place, the suite's default), then the
+# collbench suite --quick: every available backend (shm and auto with both
+# buffer kinds) x -P 2,4 x 3 sizes (in-place, the suite's default), then the
 # training benchmark and the report, into one results directory. Checks the
 # rows against the plan the suite announced, the JSON, the log, the plain
 # progress lines (stderr is not a terminal here) and the directory it prints.
@@ -17,21 +17,29 @@ plan=$(grep '^collbench suite: [0-9]* configurations' "$WORK/err")
 [ -n "$plan" ] || fail "no plan line on stderr: $(cat "$WORK/err")"
 nconf=$(echo "$plan" | sed 's/^collbench suite: \([0-9]*\) configurations.*/\1/')
 backends=$(echo "$plan" | sed 's/.*(allreduce on \([^;]*\);.*/\1/')
-[ "$nconf" -eq $(( $(echo $backends | wc -w) * 2 )) ] || fail "$nconf configurations for backends '$backends' and -P 2,4"
+# shm and auto twice (malloc, coll): their 4 configurations, the others' 2
+kinds=0
+for b in $backends; do case $b in shm|auto) kinds=$((kinds + 2)) ;; *) kinds=$((kinds + 1)) ;; esac; done
+[ "$nconf" -eq $((kinds * 2)) ] || fail "$nconf configurations for backends '$backends' and -P 2,4"
 echo "$backends" | grep -qw tcp || fail "tcp is not in the plan: $plan"
+echo "$backends" | grep -qw shm || fail "shm is not in the plan: $plan"
 
-# Each configuration: 3 sizes, out-of-place.
+# Each configuration: 3 sizes, in-place.
 [ "$(head -n 1 "$OUT/results.csv")" = "$HEADER" ] || fail "CSV header differs"
 rows=$(($(wc -l <"$OUT/results.csv") - 1))
 [ "$rows" -eq $((nconf * 3)) ] || fail "CSV: $rows rows for $nconf configurations, want $((nconf * 3))"
 for b in $backends; do
-    for p in 2 4; do
-        n=$(awk -F, -v b="$b" -v p="$p" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["backend"] == b && $col["nprocs"] == p' "$OUT/results.csv" | wc -l)
-        [ "$n" -eq 3 ] || fail "CSV: $n rows for $b with $p ranks, want 3"
+    case $b in shm|auto) bufs="malloc coll" ;; nccl) bufs=cuda ;; *) bufs=malloc ;; esac
+    for k in $bufs; do
+        for p in 2 4; do
+            n=$(awk -F, -v b="$b" -v k="$k" -v p="$p" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["backend"] == b && $col["buffers"] == k && $col["nprocs"] == p' "$OUT/results.csv" | wc -l)
+            [ "$n" -eq 3 ] || fail "CSV: $n rows for $b ($k buffers) with $p ranks, want 3"
+        done
     done
 done
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $NF != "0" || $col["in_place"] != "0" { bad = 1 } END { exit bad }' "$OUT/results.csv" \
-    || fail "CSV has wrong != 0 or in-place rows"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $NF != "0" || $col["in_place"] != "1" { bad = 1 } END { exit bad }' "$OUT/results.csv" \
+    || fail "CSV has wrong != 0 or out-of-place rows"
+grep -q '\] allreduce shm/coll 2 ranks: ok (' "$WORK/err" || fail "no 'allreduce shm/coll 2 ranks: ok' line"
 command -v jq >/dev/null || fail "jq is needed to check the JSON output (scripts/deps.sh installs it)"
 n=$(jq '.results.communication.allreduce | length' "$OUT/results.json") || fail "results.json does not parse"
 [ "$n" -eq "$rows" ] || fail "JSON: $n all-reduce rows, CSV $rows"

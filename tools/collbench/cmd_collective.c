@@ -5,8 +5,12 @@
  * COLLBENCH_BACKEND and COLLBENCH_NPROCS set), and owns the --csv/--json files:
  * rank 0 sends its rows down the results pipe.
  * Inside a rank (ours, torchrun, mpirun, srun): create the communicator and run. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* mallopt */
+#endif
 
 #include "bench/bench_coll.h"
 #include "bench/bench_options.h"
@@ -101,11 +105,26 @@ static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_
     return code;
 }
 
+/* Open MPI's all-reduce mallocs and frees a GiB of scratch per call at 1G,
+ * which glibc would mmap, first-touch (seconds per GiB here) and munmap every
+ * call; kept in the heap it is reused, as a framework's caching allocator
+ * reuses its tensors. */
+static void keep_freed_memory(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#endif
+}
+
 static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 {
     coll_comm *comm = NULL;
     int code = cli_gpu_rank_setup("collbench", o->device, env->rank, env->local_rank);
     if (code || (code = create_comm(o, env, &comm))) return code;
+    /* mpi only: on tcp it cost our buffers their huge pages (1G calls 1.7 s
+     * instead of 0.7-1.0 s, two runs), and libcoll reuses its own scratch */
+    if (strcmp(coll_comm_backend(comm), "mpi") == 0) keep_freed_memory();
     code = run_in_comm(o, env, comm);
     coll_comm_destroy(comm);
     return code;

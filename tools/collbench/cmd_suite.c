@@ -32,21 +32,21 @@
 #define EXIT_WRONG 1
 #define MAX_BACKENDS 8
 #define MAX_STEPS 512
-/* A step still running after this long is stopped (a hang; 1G x 6 ranks takes
- * ~35 s); $COLLBENCH_SUITE_STEP_LIMIT (seconds) overrides it, for tests. */
+/* A step still running after this long is stopped (a hang; the slowest step,
+ * 6 ranks up to 1G, takes 1-2 minutes on a busy 2-core machine);
+ * $COLLBENCH_SUITE_STEP_LIMIT (seconds) overrides it, for tests. */
 #define STEP_LIMIT_S 900.0
 /* What a collective's rank waits for a peer before giving up (-T). */
 #define COLL_TIMEOUT_S "120"
-/* In the units of collective_weight (~1.3 s each here): train ~8 s, --quick ~1 s. */
-#define TRAIN_WEIGHT 7.0
+/* In the units of collective_weight (seconds per unit are learned as the steps
+ * run, bench/eta.h): training took 60 s where the collectives took 4.35 s a
+ * unit; --quick ~1 unit. */
+#define TRAIN_WEIGHT 14.0
 #define TRAIN_WEIGHT_QUICK 1.0
 #define REPORT_WEIGHT 0.3
 
-/* Defaults measured on the 2-core machine (shared, load 5-7): 1 s of timed
- * iterations per size, out-of-place only, gave 12 configurations (tcp, shm,
- * auto, mpi x 2,4,6 ranks) in 2:57, 6 to 35 s each (tcp 6 ranks the longest:
- * at 1G, filling and checking the buffers costs as much as the iterations),
- * then training 8.5 s and the report 0.2 s: 3:06 in all, under 5 minutes. */
+/* Defaults: the seeds' grid, 1 s of timed iterations per size, in-place;
+ * docs/PERFORMANCE.md ("The main job's time") has what each step costs. */
 #define DEFAULT_SIZES "1M,10M,100M,1G"
 #define DEFAULT_PROCS "2,4,6"
 #define DEFAULT_BUDGET "1"
@@ -59,7 +59,7 @@ typedef struct suite_opts {
     const char *collectives; /* "allreduce", "all" or a list */
     const char *backends;    /* NULL: every available one */
     const char *procs, *sizes, *budget;
-    const char *inplace;     /* "0" (default), "1" or "2", passed to the collectives */
+    const char *inplace;     /* "0", "1" (default) or "2", passed to the collectives */
     int quick, no_report, no_train, force;
 } suite_opts;
 
@@ -92,7 +92,8 @@ static void usage(FILE *f)
             "The main job: every collective asked for (all-reduce by default) on every available\n"
             "backend and process count, then the training benchmark, then the report, into one\n"
             "results directory (printed at the end). Each configuration runs as its own\n"
-            "subprocess; one that fails is reported and the suite goes on.\n\n"
+            "subprocess; one that fails is reported and the suite goes on. shm and auto run\n"
+            "twice: with private buffers (--buffers malloc) and with their own (coll).\n\n"
             "options:\n"
             "  -o, --output DIR          results directory (default results/<UTC time>, e.g.\n"
             "                            results/20261122T051500Z)\n"
@@ -102,8 +103,10 @@ static void usage(FILE *f)
             "  -P, --procs LIST          process counts (default " DEFAULT_PROCS ")\n"
             "      --sizes LIST          message sizes (default " DEFAULT_SIZES ")\n"
             "      --time-budget SECONDS timed iterations per size are cut past this (default " DEFAULT_BUDGET ")\n"
-            "      --inplace 0|1|2       out-of-place (default: what the report plots, and half\n"
-            "                            the time), in-place, or both as the collectives do\n"
+            "      --inplace 0|1|2       out-of-place, in-place (default: the call torch's\n"
+            "                            dist.all_reduce makes, one buffer, half the memory to\n"
+            "                            first-touch), or both as the collectives do\n"
+
             "      --quick               a ~30 s version: sizes " QUICK_SIZES ", -P " QUICK_PROCS ", few iterations\n"
             "      --no-train            skip the training benchmark\n"
             "      --no-report           skip the report\n"
@@ -312,12 +315,17 @@ static double collective_weight(const suite *s, const bench_coll *c, int nprocs)
     return 0.3 + nprocs * bytes / (256.0 * 1024 * 1024);
 }
 
-static int add_collective(suite *s, const bench_coll *c, const char *backend, int nprocs)
+/* buffers: --buffers of the step, NULL for none (nccl: --device cuda); both:
+ * the backend runs with both kinds, so its titles say which. */
+static int add_collective(suite *s, const bench_coll *c, const char *backend, const char *buffers,
+                          int both, int nprocs)
 {
     /* room kept for the training and report steps */
     suite_step *st = s->nsteps < MAX_STEPS - 2 ? new_step(s, SUITE_COLLECTIVE, collective_weight(s, c, nprocs)) : NULL;
     if (!st) return fprintf(stderr, "collbench suite: more than %d steps\n", MAX_STEPS - 2), EXIT_USAGE;
-    snprintf(st->title, sizeof st->title, "%s %s %d ranks", c->name, backend, nprocs);
+    snprintf(st->group, sizeof st->group, "%s %s%s%s", c->name, backend, both ? "/" : "",
+             both ? buffers : "");
+    snprintf(st->title, sizeof st->title, "%s %d ranks", st->group, nprocs);
     int bad = suite_step_arg(st, "%s", c->name) | suite_step_arg(st, "--backend") |
               suite_step_arg(st, "%s", backend) | suite_step_arg(st, "-P") |
               suite_step_arg(st, "%d", nprocs) | suite_step_arg(st, "--sizes") |
@@ -331,11 +339,25 @@ static int add_collective(suite *s, const bench_coll *c, const char *backend, in
     /* in-place is the same call with one buffer: only where the collective has it */
     if (c->has_inplace) bad |= suite_step_arg(st, "--inplace") | suite_step_arg(st, "%s", s->o.inplace);
     if (strcmp(backend, "nccl") == 0) bad |= suite_step_arg(st, "--device") | suite_step_arg(st, "cuda");
+    if (buffers) bad |= suite_step_arg(st, "--buffers") | suite_step_arg(st, "%s", buffers);
     if (s->o.quick)
         bad |= suite_step_arg(st, "-w") | suite_step_arg(st, "1") | suite_step_arg(st, "-n") |
                suite_step_arg(st, "5");
     if (bad) return fprintf(stderr, "collbench suite: command line too long\n"), EXIT_USAGE;
     return 0;
+}
+
+/* shm and auto have memory of their own (coll_alloc: shm's shared heap, read
+ * without copies): the suite runs them with it and with private memory. */
+static int both_buffer_kinds(const char *backend)
+{
+    return strcmp(backend, "shm") == 0 || strcmp(backend, "auto") == 0;
+}
+
+static const char *buffer_kind(const char *backend, int k)
+{
+    if (strcmp(backend, "nccl") == 0) return NULL;
+    return k == 1 ? "coll" : "malloc";
 }
 
 static int plan(suite *s)
@@ -344,14 +366,23 @@ static int plan(suite *s)
     s->steps = calloc(MAX_STEPS, sizeof *s->steps);
     if (!s->steps) return fprintf(stderr, "collbench suite: out of memory\n"), EXIT_RUNTIME;
     for (size_t c = 0; c < s->ncolls; c++)
-        for (size_t b = 0; b < s->nbackends; b++)
-            for (size_t p = 0; p < s->nprocs; p++)
-                if ((rc = add_collective(s, s->colls[c], s->backends[b], s->procs[p]))) return rc;
+        for (size_t b = 0; b < s->nbackends; b++) {
+            const char *be = s->backends[b];
+            int both = s->colls[c]->moves_data && both_buffer_kinds(be);
+            for (int k = 0; k < (both ? 2 : 1); k++)
+                for (size_t p = 0; p < s->nprocs; p++)
+                    if ((rc = add_collective(s, s->colls[c], be, buffer_kind(be, k), both,
+                                             s->procs[p])))
+                        return rc;
+        }
     suite_step *st;
     if (!s->o.no_train && (st = new_step(s, SUITE_TRAIN, s->o.quick ? TRAIN_WEIGHT_QUICK : TRAIN_WEIGHT)))
         snprintf(st->title, sizeof st->title, "training benchmark");
     if (!s->o.no_report && (st = new_step(s, SUITE_REPORT, REPORT_WEIGHT)))
         snprintf(st->title, sizeof st->title, "report");
+    for (size_t i = 0; i < s->nsteps; i++)
+        if (!s->steps[i].group[0]) /* training, report: a group each */
+            snprintf(s->steps[i].group, sizeof s->steps[i].group, "%.90s", s->steps[i].title);
     return 0;
 }
 
@@ -469,15 +500,26 @@ static double step_limit(void)
 
 static void run_steps(suite *s)
 {
-    double total_weight = 0, limit = step_limit();
+    double limit = step_limit();
     char text[512];
     suite_progress p;
-    for (size_t i = 0; i < s->nsteps; i++) total_weight += s->steps[i].weight;
-    suite_progress_init(&p, s->nsteps, total_weight);
+    eta_step *eta = calloc(s->nsteps ? s->nsteps : 1, sizeof *eta);
+    if (!eta) return;
+    for (size_t i = 0; i < s->nsteps; i++) {
+        eta[i].weight = s->steps[i].weight;
+        eta[i].group = (int)i;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(s->steps[j].group, s->steps[i].group) == 0) {
+                eta[i].group = eta[j].group;
+                break;
+            }
+    }
+    suite_progress_init(&p, s->nsteps, eta);
     for (size_t i = 0; i < s->nsteps && !interrupted; i++) {
         suite_step *st = &s->steps[i];
-        suite_progress_begin(&p, i + 1, st->title, st->weight);
+        suite_progress_begin(&p, i + 1, st->title);
         if (st->kind == SUITE_TRAIN && fill_train(s, st) != 0) {
+            eta[i].weight = 0; /* skipped in no time: no rate to learn */
             fprintf(s->log, "\n==== [%zu/%zu] %s: skipped: %s\n", i + 1, s->nsteps, st->title, st->note);
             suite_progress_end(&p, outcome(st, text, sizeof text), 0);
             continue;
@@ -491,6 +533,7 @@ static void run_steps(suite *s)
         suite_progress_end(&p, text, st->seconds);
     }
     suite_progress_clear(&p);
+    free(eta);
 }
 
 /* ---- the end ---- */
@@ -583,7 +626,7 @@ int cmd_suite(int argc, char **argv)
     if (!s.o.collectives) s.o.collectives = "allreduce";
     if (!s.o.procs) s.o.procs = s.o.quick ? QUICK_PROCS : DEFAULT_PROCS;
     if (!s.o.sizes) s.o.sizes = s.o.quick ? QUICK_SIZES : DEFAULT_SIZES;
-    if (!s.o.inplace) s.o.inplace = "0";
+    if (!s.o.inplace) s.o.inplace = "1";
     if (!s.o.budget) s.o.budget = s.o.quick ? QUICK_BUDGET : DEFAULT_BUDGET;
     rc = run_suite(&s);
     if (s.log) fclose(s.log);

@@ -9,13 +9,16 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "bench/eta.h"
+
 #define SUITE_MAX_ARGS 48
 
 typedef enum suite_kind { SUITE_COLLECTIVE, SUITE_TRAIN, SUITE_REPORT } suite_kind;
 
 typedef struct suite_step {
     suite_kind kind;
-    char title[96];               /* "allreduce tcp 4 ranks" */
+    char title[128];              /* "allreduce tcp 4 ranks", "allreduce shm/coll 2 ranks" */
+    char group[96];               /* steps alike for the ETA: "allreduce shm/coll" */
     char *argv[SUITE_MAX_ARGS + 1];
     int argc;
     char strings[4096];           /* where argv points */
@@ -48,13 +51,12 @@ typedef struct suite_progress {
     int shown;            /* the progress line is on screen */
     size_t total, index;  /* steps; the current one, from 1 */
     double t0, step_t0, last_draw;
-    double weight_total, weight_done, weight_step;
     const char *title;
-    double sweep_seconds; /* time spent in finished steps, for the rate */
+    eta_step *eta;        /* total of them: weights, groups, seconds of those done */
 } suite_progress;
 
-void suite_progress_init(suite_progress *p, size_t total, double weight_total);
-void suite_progress_begin(suite_progress *p, size_t index, const char *title, double weight);
+void suite_progress_init(suite_progress *p, size_t total, eta_step *eta);
+void suite_progress_begin(suite_progress *p, size_t index, const char *title);
 /* Redraw the line (a terminal only; at most a few times a second). */
 void suite_progress_tick(suite_progress *p);
 /* A line of text (a step's stderr) shown above the progress line. */

@@ -1,7 +1,7 @@
 /* The suite's progress on stderr: on a terminal one line redrawn in place
  * ("[3/11] allreduce tcp 4 ranks  elapsed 0:42  ETA 2:10"), elsewhere (a log, a
- * pipe, a test) one plain line per finished step. The ETA scales the time spent
- * so far by the weight (expected cost) of the steps left. */
+ * pipe, a test) one plain line per finished step. The ETA is learned from the
+ * steps already run (bench/eta.h). */
 #include "suite.h"
 
 #include <unistd.h>
@@ -20,24 +20,20 @@ static void clock_text(double s, char *buf, size_t len)
 /* Seconds left, or -1 before anything finished to judge by. */
 static double eta(const suite_progress *p, double now)
 {
-    if (p->weight_done <= 0 || p->sweep_seconds <= 0) return -1;
-    double rate = p->sweep_seconds / p->weight_done;
-    double left = rate * (p->weight_total - p->weight_done) - (now - p->step_t0);
-    double min_left = rate * (p->weight_total - p->weight_done - p->weight_step);
-    return left > min_left ? left : min_left > 0 ? min_left : 0;
+    size_t current = p->index > 0 ? p->index - 1 : 0;
+    return eta_left(p->eta, p->total, current, now - p->step_t0);
 }
 
-void suite_progress_init(suite_progress *p, size_t total, double weight_total)
+void suite_progress_init(suite_progress *p, size_t total, eta_step *eta_steps)
 {
-    *p = (suite_progress){.tty = isatty(STDERR_FILENO), .total = total,
-                          .t0 = coll_now_s(), .weight_total = weight_total};
+    *p = (suite_progress){.tty = isatty(STDERR_FILENO), .total = total, .t0 = coll_now_s(),
+                          .eta = eta_steps};
 }
 
-void suite_progress_begin(suite_progress *p, size_t index, const char *title, double weight)
+void suite_progress_begin(suite_progress *p, size_t index, const char *title)
 {
     p->index = index;
     p->title = title;
-    p->weight_step = weight;
     p->step_t0 = coll_now_s();
     p->shown = 0;
     suite_progress_tick(p);
@@ -77,13 +73,13 @@ void suite_progress_print(suite_progress *p, const char *line)
 void suite_progress_end(suite_progress *p, const char *outcome, double seconds)
 {
     char elapsed[32], left[32] = "--:--";
-    p->weight_done += p->weight_step;
-    p->sweep_seconds += seconds;
+    eta_step *done = &p->eta[p->index - 1];
+    done->done = 1;
+    done->seconds = seconds;
     double now = coll_now_s();
     clock_text(now - p->t0, elapsed, sizeof elapsed);
     p->step_t0 = now;
-    p->weight_step = 0;
-    double e = eta(p, now);
+    double e = eta_left(p->eta, p->total, p->index, 0);
     if (e >= 0) clock_text(e, left, sizeof left);
     suite_progress_clear(p);
     fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s; elapsed %s, ETA %s)\n", p->index, p->total,
