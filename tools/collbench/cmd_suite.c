@@ -39,9 +39,9 @@
 /* What a collective's rank waits for a peer before giving up (-T). */
 #define COLL_TIMEOUT_S "120"
 /* In the units of collective_weight (seconds per unit are learned as the steps
- * run, bench/eta.h): training took 60 s where the collectives took 4.35 s a
- * unit; --quick ~1 unit. */
-#define TRAIN_WEIGHT 14.0
+ * run, bench/eta.h): training at three batch sizes took 60 s where the
+ * collectives took 4.35 s a unit, so one batch size ~5 units; --quick ~1. */
+#define TRAIN_WEIGHT 5.0
 #define TRAIN_WEIGHT_QUICK 1.0
 #define REPORT_WEIGHT 0.3
 
@@ -456,6 +456,9 @@ static int fill_train(suite *s, suite_step *st)
     else if (mentions(help, "--json")) suite_step_arg(st, "--json"), suite_step_arg(st, "%s", s->json);
 #endif
     if (s->o.quick && mentions(help, "--quick")) suite_step_arg(st, "--quick");
+    /* One batch size, the seeds' 64: the modes x ranks comparison is the
+     * question; batch sweeps tripled the step (collbench train sweeps them). */
+    else if (mentions(help, "--batch-sizes")) suite_step_arg(st, "--batch-sizes"), suite_step_arg(st, "64");
     return 0;
 }
 
