@@ -11,6 +11,8 @@ OUT="$WORK/run"
 
 expect_exit 0 "" suite --quick -o "$OUT"
 [ "$(tail -n 1 "$WORK/out")" = "results: $OUT" ] || fail "last line is not 'results: $OUT': $(tail -n 1 "$WORK/out")"
+grep -q "^collbench suite: [0-9]* of [0-9]* steps ok, in [0-9]* min [0-9][0-9] s$" "$WORK/out" \
+    || fail "the summary does not state the time taken: $(cat "$WORK/out")"
 
 # "collbench suite: 8 configurations (allreduce on tcp shm auto mpi; -P 2,4; ...)"
 plan=$(grep '^collbench suite: [0-9]* configurations' "$WORK/err")

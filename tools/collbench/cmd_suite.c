@@ -79,6 +79,7 @@ typedef struct suite {
     suite_step *steps;
     size_t nsteps;
     FILE *log;
+    struct timespec started; /* for the time the summary states */
 } suite;
 
 static volatile sig_atomic_t interrupted;
@@ -553,11 +554,14 @@ static int summarize(suite *s)
         else if (st->code == EXIT_WRONG && st->kind != SUITE_REPORT) wrong++;
         else failed++;
     }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double took = (double)(now.tv_sec - s->started.tv_sec) + (double)(now.tv_nsec - s->started.tv_nsec) * 1e-9;
     printf("collbench suite: %zu of %zu steps ok", ok, s->nsteps);
     if (wrong) printf(", %zu with WRONG RESULTS", wrong);
     if (failed) printf(", %zu FAILED", failed);
     if (ran + wrong + failed < s->nsteps && !interrupted) printf(", %zu skipped", s->nsteps - ran);
-    printf("\n");
+    printf(", in %d min %02d s\n", (int)(took / 60), (int)fmod(took, 60.0));
     for (size_t i = 0; i < s->nsteps; i++) {
         const suite_step *st = &s->steps[i];
         if (st->code == 0 || (st->code < 0 && !st->unavailable)) continue;
@@ -612,6 +616,7 @@ static int run_suite(suite *s)
         (rc = suite_pick_backends(s->o.backends, s->backends, MAX_BACKENDS, &s->nbackends, stderr)) ||
         (rc = prepare_dir(s)) || (rc = plan(s)))
         return rc;
+    clock_gettime(CLOCK_MONOTONIC, &s->started);
     say_plan(s);
     fprintf(s->log, "collbench suite: results in %s\n", s->dir);
     install_signals();
