@@ -1,4 +1,4 @@
-/* The auto backend (DESIGN.md "Backends"): shm between the ranks of one host,
+/* The auto backend (README.md "Backends"): shm between the ranks of one host,
  * tcp between hosts, all-reduce hierarchical (intra-host reduce-scatter,
  * inter-host all-reduce among the ranks with the same local index, intra-host
  * all-gather). Hosts are told apart by a host id every rank publishes. */

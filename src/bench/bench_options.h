@@ -1,4 +1,4 @@
-/* Command-line options of the collective benchmarks (DESIGN.md "Command line",
+/* Command-line options of the collective benchmarks (README.md "Usage",
  * nccl-tests' flags where it has one). Parsing never exits: bad input gives
  * COLL_EINVAL and a message naming the flag, which the command turns into exit 2. */
 #ifndef BENCH_OPTIONS_H
@@ -55,7 +55,7 @@ typedef struct bench_options {
     uint64_t seed;
 } bench_options;
 
-/* Defaults of DESIGN.md: 1M,10M,100M,1G; -P 2,4,6; float32 sum; -w 5 -n 20 -c 1. */
+/* Defaults (README.md "Usage"): 1M,10M,100M,1G; -P 2,4,6; float32 sum; -w 5 -n 20 -c 1. */
 int bench_options_defaults(bench_options *o, const bench_coll *coll);
 
 /* Parse argv[1..argc) (argv[0] is the command name) on top of the defaults.

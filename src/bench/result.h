@@ -1,4 +1,4 @@
-/* One measured row: the schema of DESIGN.md, shared by CSV, JSON and the table. */
+/* One measured row: the schema of docs/DESIGN.md, shared by CSV, JSON and the table. */
 #ifndef BENCH_RESULT_H
 #define BENCH_RESULT_H
 
@@ -64,7 +64,7 @@ typedef struct bench_json_meta {
 } bench_json_meta;
 
 /* Write (or merge into an existing file's "results.communication") the rows in the
- * DESIGN.md schema: written to path.tmp.<pid>, fsynced, renamed. Merging keeps every
+ * docs/DESIGN.md schema: written to path.tmp.<pid>, fsynced, renamed. Merging keeps every
  * existing row, section and key; appends rows under their collective; world_size
  * becomes the max; "timestamp" stays the first write's; this run's config keys
  * win. An existing file that is not a JSON object (or whose results sections have

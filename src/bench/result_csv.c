@@ -1,4 +1,4 @@
-/* CSV rows of the DESIGN.md schema: one line per measured configuration.
+/* CSV rows of the docs/DESIGN.md schema: one line per measured configuration.
  * The columns are described once (FIELDS) and both the writer and the parser
  * walk that table, so the two can never disagree about order or format. */
 #include "core/errbuf.h"

@@ -1,4 +1,4 @@
-/* JSON result file in the DESIGN.md schema, built with jansson:
+/* JSON result file in the docs/DESIGN.md schema, built with jansson:
  *   {"name", "world_size", "timestamp", "config": {...},
  *    "results": {"communication": {"<collective>": [rows]}, "training": {}, "memory": {}}}
  * An existing file is merged into, never clobbered: its rows and sections stay,

@@ -1,4 +1,4 @@
-/* One row of training results (DESIGN.md results.training; the training CSV's
+/* One row of training results (docs/DESIGN.md results.training; the training CSV's
  * columns): written by collbench train, read back by collbench report. */
 #ifndef BENCH_TRAIN_ROW_H
 #define BENCH_TRAIN_ROW_H

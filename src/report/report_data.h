@@ -1,4 +1,4 @@
-/* The rows a report is made of: communication rows (bench_row, the DESIGN.md
+/* The rows a report is made of: communication rows (bench_row, the docs/DESIGN.md
  * CSV schema), training rows and memory rows, as read from any number of files. */
 #ifndef REPORT_DATA_H
 #define REPORT_DATA_H

@@ -6,7 +6,7 @@
 
 #include "report/report_data.h"
 
-/* outdir/combined.csv (communication rows, DESIGN.md header, always written)
+/* outdir/combined.csv (communication rows, docs/DESIGN.md header, always written)
  * and outdir/combined_training.csv (training header) when there are training
  * rows. d sorted and deduplicated. 0 or a negative coll_status with err. */
 int report_write_combined(const report_data *d, const char *outdir, char *err, size_t errlen);

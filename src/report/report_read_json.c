@@ -1,4 +1,4 @@
-/* JSON result files (DESIGN.md): results.communication.<collective>: rows in the
+/* JSON result files (docs/DESIGN.md): results.communication.<collective>: rows in the
  * CSV schema; results.training and results.memory: rows of report_fields.h.
  * Each value goes through the same text parser as the CSV, so both formats
  * accept and refuse the same rows. */

@@ -1,4 +1,4 @@
-/* Training and memory rows into the DESIGN.md JSON file, one array per model
+/* Training and memory rows into the docs/DESIGN.md JSON file, one array per model
  * under results.training and results.memory, keys exactly the CSV header's. */
 #include "train/train_metrics.h"
 

@@ -1,4 +1,4 @@
-/* The rows of a training run (DESIGN.md results.training / results.memory),
+/* The rows of a training run (docs/DESIGN.md results.training / results.memory),
  * how a run becomes one, and their outputs: a CSV line (the --csv file and
  * rank 0's results pipe), a table line, and the JSON merge. */
 #ifndef TRAIN_METRICS_H

@@ -26,7 +26,7 @@ n=$(jq '.results.communication.allreduce | length' "$WORK/r.json") || fail "JSON
 jq -e '[.results.communication.allreduce[] | select(.wrong != 0)] | length == 0' "$WORK/r.json" \
     >/dev/null || fail "JSON has rows with wrong != 0"
 jq -e '.name and .world_size == 3 and .timestamp and .config.warmup_iters == 1 and .config.benchmark_iters == 3' \
-    "$WORK/r.json" >/dev/null || fail "JSON lacks the DESIGN.md top-level keys: $(head -c 400 "$WORK/r.json")"
+    "$WORK/r.json" >/dev/null || fail "JSON lacks the docs/DESIGN.md top-level keys: $(head -c 400 "$WORK/r.json")"
 
 # A second run appends: more rows, still one header.
 expect_exit 0 "" $RUN

@@ -1,5 +1,5 @@
 #!/bin/sh
-# collbench train: rows for every mode, the CSV/JSON schema of DESIGN.md,
+# collbench train: rows for every mode, the CSV/JSON schema of docs/DESIGN.md,
 # bad input exits 2, a NaN loss stops the run naming the step.
 . "$(dirname "$0")/../cli/lib.sh"
 

@@ -1,4 +1,4 @@
-/* JSON results: the DESIGN.md schema, merging into an existing file without
+/* JSON results: the docs/DESIGN.md schema, merging into an existing file without
  * losing anything, refusing files it cannot read, and the atomic writer under
  * it (no temp file left, old file intact when a write fails). */
 #include <dirent.h>
