@@ -53,7 +53,7 @@ static double run(size_t n, int peer_reads)
                 for (size_t i = 0; i < n; i += 64) sum += sh[i];
             atomic_store(turn, 2 * it);
         }
-        _exit(0);
+        _exit(sum < 0); /* uses sum (never negative): the reads must happen */
     }
     pin(0);
     double total = 0;
