@@ -190,6 +190,87 @@ static void note_budget(run_state *s, const size_ctx *z, int warmup, int iters)
     bench_table_print_note(&s->table, text);
 }
 
+/* ---- checking ---- */
+
+static bench_data_key data_key(const bench_runner *r, const bench_pair *p, uint64_t iter)
+{
+    bench_data_key k = {.seed = r->opts->seed, .iter = iter, .nranks = r->nranks,
+                        .dtype = p->dtype, .op = p->op};
+    return k;
+}
+
+/* Inputs are made in host memory (the mirrors for --device cuda), then uploaded. */
+static int fill_inputs(run_state *s, const size_ctx *z, const bench_call *c, uint64_t iter)
+{
+    const bench_runner *r = s->r;
+    bench_data_key k = data_key(r, &z->pair, iter);
+    bench_data_fill(&k, r->rank, 0, bench_buffers_host(&z->buf, c->send),
+                    bench_coll_send_elems(r->opts->coll, c->count, r->nranks));
+    return bench_buffers_upload(&z->buf, s->err, s->errlen);
+}
+
+/* c as seen in host memory, with the results downloaded (--device cuda). */
+static int host_view(run_state *s, const size_ctx *z, const bench_call *c, bench_call *h)
+{
+    *h = *c;
+    h->send = bench_buffers_host(&z->buf, c->send);
+    h->recv = bench_buffers_host(&z->buf, c->recv);
+    return bench_buffers_download(&z->buf, s->err, s->errlen);
+}
+
+/* Test hook: COLLBENCH_TEST_CORRUPT=1 makes rank 0 spoil one element of each
+ * checked result, so tests can see a wrong result fail the run (exit 1). */
+static void maybe_corrupt(const bench_runner *r, const bench_call *c)
+{
+    const char *v = getenv("COLLBENCH_TEST_CORRUPT");
+    if (!v || strcmp(v, "1") != 0 || r->rank != 0 || !r->opts->coll->moves_data) return;
+    if (bench_coll_recv_elems(r->opts->coll, c->count, r->nranks) == 0) return;
+    unsigned char *last = (unsigned char *)c->recv + coll_dtype_size(c->dtype) - 1;
+    *last ^= 0x40; /* the second-highest bit of element 0 (little-endian) */
+}
+
+/* The first checked iteration rides on the first warm-up one (warm_up). */
+static int checks_in_warm_up(const bench_runner *r)
+{
+    return r->opts->warmup > 0 && r->opts->check > 0 && r->opts->coll->check;
+}
+
+/* The result of the call just made on inputs of key `iter`: wrong elements
+ * added to *local. */
+static int check_one(run_state *s, const size_ctx *z, const bench_call *c, uint64_t iter,
+                     int64_t *local)
+{
+    const bench_runner *r = s->r;
+    bench_data_key k = data_key(r, &z->pair, iter);
+    bench_call h;
+    int rc = host_view(s, z, c, &h);
+    if (rc) return rc;
+    maybe_corrupt(r, &h);
+    *local += (int64_t)r->opts->coll->check(&h, &k);
+    return 0;
+}
+
+/* The -c checked iterations not already made in the warm-up, on fresh inputs;
+ * wrong elements of all ranks in *wrong. */
+static int check_results(run_state *s, const size_ctx *z, const bench_call *c, int64_t local,
+                         int64_t *wrong)
+{
+    const bench_runner *r = s->r;
+    int rc;
+    /* -1: not checked ("N/A"): -c 0, or a barrier, which has no data to check */
+    *wrong = r->opts->check > 0 && r->opts->coll->check ? 0 : -1;
+    if (*wrong < 0) return 0;
+    for (int i = checks_in_warm_up(r) ? 2 : 1; i <= r->opts->check; i++) {
+        progress(s, "%s: check %d/%d", z->label, i, r->opts->check);
+        if ((rc = fill_inputs(s, z, c, (uint64_t)i))) return rc;
+        if ((rc = r->opts->coll->run(c))) return rc;
+        if ((rc = check_one(s, z, c, (uint64_t)i, &local))) return rc;
+    }
+    return coll_allreduce(c->comm, &local, wrong, 1, COLL_INT64, COLL_SUM);
+}
+
+/* ---- timing ---- */
+
 /* One warm-up iteration; *us is the slowest rank's time, the same on every rank. */
 static int probe(const bench_runner *r, const bench_call *c, double *us)
 {
@@ -199,8 +280,12 @@ static int probe(const bench_runner *r, const bench_call *c, double *us)
 }
 
 /* Warm-up, every iteration a probe; decides, identically on every rank, how
- * many warm-up and timed iterations to run (budget.h). */
-static int warm_up(run_state *s, const size_ctx *z, const bench_call *c, int *warmup, int *iters)
+ * many warm-up and timed iterations to run (budget.h). The first warm-up
+ * iteration is also the first checked one (its inputs are the check's, its
+ * result checked after it): at 1 GiB a call and a fill cost seconds, and a
+ * warm-up's result is as good to check as any. */
+static int warm_up(run_state *s, const size_ctx *z, const bench_call *c, int *warmup, int *iters,
+                   int64_t *local_wrong)
 {
     const bench_options *o = s->r->opts;
     double t = 0, prev;
@@ -212,7 +297,8 @@ static int warm_up(run_state *s, const size_ctx *z, const bench_call *c, int *wa
     do {
         prev = t;
         if ((rc = probe(s->r, c, &t))) return rc;
-        done++;
+        if (done++ == 0 && checks_in_warm_up(s->r) && (rc = check_one(s, z, c, 1, local_wrong)))
+            return rc;
     } while (!budget_stop_warmup(o->time_budget_s, o->warmup, o->iters, done, t, prev));
     *warmup = done;
     *iters = budget_timed_iters(o->time_budget_s, o->iters, t);
@@ -256,69 +342,6 @@ static int time_iterations(run_state *s, const size_ctx *z, const bench_call *c,
     return 0;
 }
 
-/* ---- checking ---- */
-
-static bench_data_key data_key(const bench_runner *r, const bench_pair *p, uint64_t iter)
-{
-    bench_data_key k = {.seed = r->opts->seed, .iter = iter, .nranks = r->nranks,
-                        .dtype = p->dtype, .op = p->op};
-    return k;
-}
-
-/* Inputs are made in host memory (the mirrors for --device cuda), then uploaded. */
-static int fill_inputs(run_state *s, const size_ctx *z, const bench_call *c, uint64_t iter)
-{
-    const bench_runner *r = s->r;
-    bench_data_key k = data_key(r, &z->pair, iter);
-    bench_data_fill(&k, r->rank, 0, bench_buffers_host(&z->buf, c->send),
-                    bench_coll_send_elems(r->opts->coll, c->count, r->nranks));
-    return bench_buffers_upload(&z->buf, s->err, s->errlen);
-}
-
-/* c as seen in host memory, with the results downloaded (--device cuda). */
-static int host_view(run_state *s, const size_ctx *z, const bench_call *c, bench_call *h)
-{
-    *h = *c;
-    h->send = bench_buffers_host(&z->buf, c->send);
-    h->recv = bench_buffers_host(&z->buf, c->recv);
-    return bench_buffers_download(&z->buf, s->err, s->errlen);
-}
-
-/* Test hook: COLLBENCH_TEST_CORRUPT=1 makes rank 0 spoil one element of each
- * checked result, so tests can see a wrong result fail the run (exit 1). */
-static void maybe_corrupt(const bench_runner *r, const bench_call *c)
-{
-    const char *v = getenv("COLLBENCH_TEST_CORRUPT");
-    if (!v || strcmp(v, "1") != 0 || r->rank != 0 || !r->opts->coll->moves_data) return;
-    if (bench_coll_recv_elems(r->opts->coll, c->count, r->nranks) == 0) return;
-    unsigned char *last = (unsigned char *)c->recv + coll_dtype_size(c->dtype) - 1;
-    *last ^= 0x40; /* the second-highest bit of element 0 (little-endian) */
-}
-
-/* -c checked iterations on fresh inputs; wrong elements of all ranks in *wrong. */
-static int check_results(run_state *s, const size_ctx *z, const bench_call *c, int64_t *wrong)
-{
-    const bench_runner *r = s->r;
-    const bench_coll *coll = r->opts->coll;
-    int64_t local = 0;
-    int rc;
-    /* -1: not checked ("N/A"): -c 0, or a barrier, which has no data to check */
-    *wrong = r->opts->check > 0 && coll->check ? 0 : -1;
-    if (*wrong < 0) return 0;
-    for (int i = 1; i <= r->opts->check; i++) {
-        bench_data_key k = data_key(r, &z->pair, (uint64_t)i);
-        progress(s, "%s: check %d/%d", z->label, i, r->opts->check);
-        bench_call h;
-        if ((rc = fill_inputs(s, z, c, (uint64_t)i))) return rc;
-        if ((rc = coll->run(c))) return rc;
-        if ((rc = host_view(s, z, c, &h))) return rc;
-        maybe_corrupt(r, &h);
-        local += (int64_t)coll->check(&h, &k);
-    }
-    rc = coll_allreduce(c->comm, &local, wrong, 1, COLL_INT64, COLL_SUM);
-    return rc;
-}
-
 /* ---- one size ---- */
 
 static void size_label(size_ctx *z, uint64_t bytes, int in_place)
@@ -336,6 +359,7 @@ static int run_placement(run_state *s, size_ctx *z, int in_place, bench_row *row
                     .dtype = z->pair.dtype, .root = r->opts->root,
                     .op = z->pair.op == BENCH_OP_NONE ? COLL_SUM : (coll_op)z->pair.op};
     bench_stats st;
+    int64_t local_wrong = 0;
     int warmup, iters, rc;
 
     bench_coll_place(coll, &c, z->send, z->recv, in_place);
@@ -345,13 +369,14 @@ static int run_placement(run_state *s, size_ctx *z, int in_place, bench_row *row
     row->bytes = bench_coll_bytes(coll, z->count, coll_dtype_size(c.dtype), r->nranks);
     row->count = coll->moves_data ? row->bytes / coll_dtype_size(c.dtype) : 0;
 
-    if (coll->moves_data && (rc = fill_inputs(s, z, &c, 0))) return rc;
-    if ((rc = warm_up(s, z, &c, &warmup, &iters))) return rc;
+    /* inputs of the first check, which the first warm-up iteration makes */
+    if (coll->moves_data && (rc = fill_inputs(s, z, &c, checks_in_warm_up(r) ? 1 : 0))) return rc;
+    if ((rc = warm_up(s, z, &c, &warmup, &iters, &local_wrong))) return rc;
     if ((rc = time_iterations(s, z, &c, iters, row, &st))) return rc;
     row->warmup = warmup;
     row->iters = iters;
     row_times(coll, &st, r->nranks, row);
-    rc = check_results(s, z, &c, &row->wrong);
+    rc = check_results(s, z, &c, local_wrong, &row->wrong);
     if (rc == 0 && row->wrong > 0) r->wrong += row->wrong;
     return rc;
 }
