@@ -314,6 +314,27 @@ void bench_data_fill(const bench_data_key *k, int rank, uint64_t first, void *bu
     }
 }
 
+/* float32 sum, the benchmarks' default, in one pass (half the time of the
+ * general path): expected from the table (exact small integers), compared as
+ * floats (a NaN is unequal, so wrong). */
+static uint64_t check_f32_sum(const expect_table *t, uint64_t base, uint64_t first,
+                              const float *got, size_t n)
+{
+    float tab[SMALL_MOD * SMALL_STEPS];
+    uint32_t h[BLOCK];
+    uint64_t wrong = 0;
+    for (size_t i = 0; i < SMALL_MOD * SMALL_STEPS; i++) tab[i] = (float)t->small[i];
+    for (size_t off = 0; off < n; off += BLOCK) {
+        size_t m = n - off < BLOCK ? n - off : BLOCK;
+        uint32_t bad = 0;
+        hash_block(base, first + off, h, m);
+        for (size_t j = 0; j < m; j++)
+            bad += got[off + j] != tab[small_a(h[j]) * SMALL_STEPS + small_s(h[j]) - 1];
+        wrong += bad;
+    }
+    return wrong;
+}
+
 uint64_t bench_data_check_reduced(const bench_data_key *k, uint64_t first, const void *buf,
                                   size_t n)
 {
@@ -323,6 +344,7 @@ uint64_t bench_data_check_reduced(const bench_data_key *k, uint64_t first, const
     double tol = k->op == COLL_AVG ? bench_data_avg_tolerance(k->dtype) : 0;
     expect_table table;
     table_init(&table, k);
+    if (k->dtype == COLL_FLOAT32 && k->op == COLL_SUM) return check_f32_sum(&table, base, first, buf, n);
     for (size_t off = 0; off < n; off += BLOCK) {
         size_t m = n - off < BLOCK ? n - off : BLOCK;
         expected_block(&table, k, base, first + off, expected, m);

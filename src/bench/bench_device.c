@@ -39,13 +39,37 @@ static void *device_alloc(size_t bytes, char *err, size_t errlen)
 
 static size_t mapped_len(size_t bytes) { return (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE; }
 
+/* Mappings freed and kept for the next allocation of the same length: a
+ * process that runs several communicators in turn (collbench --same-ranks)
+ * first-touches its buffers once, not once per backend. Single-threaded, like
+ * the benchmark that calls it; what is kept goes with the process. */
+#define KEPT 2
+static struct kept_map {
+    void *p;
+    size_t len;
+} kept[KEPT];
+
+static void *take_kept(size_t len)
+{
+    for (int i = 0; i < KEPT; i++)
+        if (kept[i].p && kept[i].len == len) {
+            void *p = kept[i].p;
+            kept[i].p = NULL;
+            return p;
+        }
+    return NULL;
+}
+
 /* Private host memory: anonymous, 2 MiB aligned and MADV_HUGEPAGE, because the
  * first write of a fresh GiB costs seconds in 4 KiB page faults (bench/first_touch.c)
- * and far less in 2 MiB ones where THP is "madvise". Zeroed, like calloc. */
+ * and far less in 2 MiB ones where THP is "madvise". Not zeroed: a kept mapping
+ * holds what was last written, and every size writes its inputs first. */
 static void *private_alloc(size_t bytes)
 {
     size_t len = mapped_len(bytes);
-    char *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *p = take_kept(len);
+    if (p) return p;
+    p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     size_t head = (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
     if (head) munmap(p, head);
@@ -57,9 +81,14 @@ static void *private_alloc(size_t bytes)
     return p;
 }
 
+/* Kept in place of the oldest kept mapping, which is unmapped. */
 static void private_free(void *p, size_t bytes)
 {
-    if (p) munmap(p, mapped_len(bytes));
+    if (!p) return;
+    if (kept[KEPT - 1].p) munmap(kept[KEPT - 1].p, kept[KEPT - 1].len);
+    memmove(&kept[1], &kept[0], (KEPT - 1) * sizeof kept[0]);
+    kept[0].p = p;
+    kept[0].len = mapped_len(bytes);
 }
 
 int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, bench_mem mem, size_t send_bytes,

@@ -196,6 +196,7 @@ static int on_bind(parse_ctx *c, const char *v)
     return 0;
 }
 static int on_quiet(parse_ctx *c, const char *v) { (void)v; c->o->quiet = 1; return 0; }
+static int on_same_ranks(parse_ctx *c, const char *v) { (void)v; c->o->same_ranks = 1; return 0; }
 /* An environment variable, so that the ranks this process launches see it too. */
 static int on_insecure(parse_ctx *c, const char *v)
 {
@@ -346,6 +347,9 @@ static const opt_def opt_table[] = {
      "see docs/PERFORMANCE.md)"},
     {0, "insecure", NULL, on_insecure, "let a job without a token listen on a non-loopback "
      "address, open to any host that reaches it ($COLL_INSECURE=1)"},
+    {0, "same-ranks", NULL, on_same_ranks, "launch once per process count and run the backends "
+     "one after another in the same ranks, which reuse their malloc buffers (one first touch "
+     "instead of one per backend); mpi still runs under its own mpirun"},
     {'q', "quiet", NULL, on_quiet, "print nothing but errors"},
     {'v', "verbose", NULL, on_verbose, "add min/p50/p99/max columns"},
     {'h', "help", NULL, on_help, "this help"},

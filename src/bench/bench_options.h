@@ -49,6 +49,7 @@ typedef struct bench_options {
     const char *per_iter_path; /* --per-iter: every iteration on every rank (bench/per_iter.h) */
     const char *init_method; /* --init-method (points into argv); NULL: env:// */
     int quiet, verbose;
+    int same_ranks;         /* --same-ranks: one launch per -P runs every backend in turn */
     /* Multi-host without MPI, torchrun's meaning (0 / NULL: not asked for). With
      * --nnodes, -P is --nproc-per-node (default 1). */
     bench_multinode mn;

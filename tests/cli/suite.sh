@@ -14,22 +14,27 @@ expect_exit 0 "" suite --quick -o "$OUT"
 grep -q "^collbench suite: [0-9]* of [0-9]* steps ok, in [0-9]* min [0-9][0-9] s$" "$WORK/out" \
     || fail "the summary does not state the time taken: $(cat "$WORK/out")"
 
-# "collbench suite: 8 configurations (allreduce on tcp shm auto mpi; -P 2,4; ...)"
-plan=$(grep '^collbench suite: [0-9]* configurations' "$WORK/err")
+# "collbench suite: 6 collective steps (allreduce on tcp shm auto mpi; -P 2,4; ...)"
+plan=$(grep '^collbench suite: [0-9]* collective steps' "$WORK/err")
 [ -n "$plan" ] || fail "no plan line on stderr: $(cat "$WORK/err")"
-nconf=$(echo "$plan" | sed 's/^collbench suite: \([0-9]*\) configurations.*/\1/')
+nsteps=$(echo "$plan" | sed 's/^collbench suite: \([0-9]*\) collective steps.*/\1/')
 backends=$(echo "$plan" | sed 's/.*(allreduce on \([^;]*\);.*/\1/')
-# shm and auto twice (malloc, coll): their 4 configurations, the others' 2
-kinds=0
-for b in $backends; do case $b in shm|auto) kinds=$((kinds + 2)) ;; *) kinds=$((kinds + 1)) ;; esac; done
-[ "$nconf" -eq $((kinds * 2)) ] || fail "$nconf configurations for backends '$backends' and -P 2,4"
+# Per -P: one step of the backends our launcher starts (malloc buffers), one of
+# shm and auto with coll buffers, one each for mpi (mpirun) and nccl (GPU).
+kinds=0 shared=0 coll=0
+for b in $backends; do
+    case $b in shm|auto) kinds=$((kinds + 2)) coll=1 shared=1 ;; *) kinds=$((kinds + 1)) ;; esac
+    case $b in mpi|nccl) ;; *) shared=1 ;; esac
+done
+apart=$(echo "$backends" | tr ' ' '\n' | grep -cx 'mpi\|nccl')
+[ "$nsteps" -eq $(((shared + coll + apart) * 2)) ] || fail "$nsteps steps for backends '$backends' and -P 2,4"
 echo "$backends" | grep -qw tcp || fail "tcp is not in the plan: $plan"
 echo "$backends" | grep -qw shm || fail "shm is not in the plan: $plan"
 
-# Each configuration: 3 sizes, in-place.
+# Each backend x buffer kind x -P: 3 sizes, in-place.
 [ "$(head -n 1 "$OUT/results.csv")" = "$HEADER" ] || fail "CSV header differs"
 rows=$(($(wc -l <"$OUT/results.csv") - 1))
-[ "$rows" -eq $((nconf * 3)) ] || fail "CSV: $rows rows for $nconf configurations, want $((nconf * 3))"
+[ "$rows" -eq $((kinds * 2 * 3)) ] || fail "CSV: $rows rows for $kinds backend x buffer kinds, want $((kinds * 6))"
 for b in $backends; do
     case $b in shm|auto) bufs="malloc coll" ;; nccl) bufs=cuda ;; *) bufs=malloc ;; esac
     for k in $bufs; do
@@ -41,7 +46,7 @@ for b in $backends; do
 done
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $NF != "0" || $col["in_place"] != "1" { bad = 1 } END { exit bad }' "$OUT/results.csv" \
     || fail "CSV has wrong != 0 or out-of-place rows"
-grep -q '\] allreduce shm/coll 2 ranks: ok (' "$WORK/err" || fail "no 'allreduce shm/coll 2 ranks: ok' line"
+grep -q '\] allreduce shm,auto/coll 2 ranks: ok (' "$WORK/err" || fail "no 'allreduce shm,auto/coll 2 ranks: ok' line"
 command -v jq >/dev/null || fail "jq is needed to check the JSON output (scripts/deps.sh installs it)"
 n=$(jq '.results.communication.allreduce | length' "$OUT/results.json") || fail "results.json does not parse"
 [ "$n" -eq "$rows" ] || fail "JSON: $n all-reduce rows, CSV $rows"
@@ -50,13 +55,13 @@ n=$(jq '.results.communication.allreduce | length' "$OUT/results.json") || fail 
 steps=$(grep -c '^\[[0-9]*/[0-9]*\] ' "$WORK/err")
 total=$(grep '^\[1/' "$WORK/err" | sed 's/^\[1\/\([0-9]*\)\].*/\1/')
 [ "$steps" -eq "$total" ] || fail "$steps progress lines for $total steps: $(cat "$WORK/err")"
-[ "$total" -eq $((nconf + 2)) ] || fail "$total steps, want $nconf configurations + training + report"
+[ "$total" -eq $((nsteps + 2)) ] || fail "$total steps, want $nsteps collective steps + training + report"
 grep -q "^\[$total/$total\] report: " "$WORK/err" || fail "the report is not the last step: $(cat "$WORK/err")"
-grep -q '\[1/.*allreduce tcp 2 ranks: ok (' "$WORK/err" || fail "no 'allreduce tcp 2 ranks: ok' line"
+grep -q '\[1/.*allreduce tcp,shm,[a-z,]*/malloc 2 ranks: ok (' "$WORK/err" || fail "no 'allreduce tcp,shm,.../malloc 2 ranks: ok' line"
 grep -q "$(printf '\033')" "$WORK/err" && fail "terminal escapes on stderr that is not a terminal"
 
 # The log holds every step's command line and the tables.
-grep -q "^==== \[1/$total\] allreduce tcp 2 ranks: .* allreduce --backend tcp -P 2 " "$OUT/suite.log" \
+grep -q "^==== \[1/$total\] allreduce tcp,shm,[a-z,]*/malloc 2 ranks: .* allreduce --backend tcp,shm,[a-z,]* -P 2 .*--same-ranks" "$OUT/suite.log" \
     || fail "suite.log lacks the first command line: $(head -n 5 "$OUT/suite.log")"
 grep -q "Avg bus bandwidth" "$OUT/suite.log" || fail "suite.log lacks the tables"
 

@@ -2,6 +2,7 @@
 #include "cli_multinode.h"
 #include "cli_mpirun.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,20 @@ static const char *default_bind(const char *backend)
     return strcmp(backend, "shm") == 0 || strcmp(backend, "auto") == 0 ? "core" : "none";
 }
 
+void cli_rank_pin(const char *backend, int local_rank, int local_size)
+{
+    static cpu_set_t all; /* the CPUs this rank was started with */
+    static int saved;
+    if (getenv(COLL_ENV_BIND)) return;
+    if (!saved) saved = sched_getaffinity(0, sizeof all, &all) == 0;
+    if (!saved || sched_setaffinity(0, sizeof all, &all) != 0) return;
+    if (strcmp(default_bind(backend), "core") != 0 || local_rank < 0 || local_size <= local_rank) return;
+    int *cpus = calloc((size_t)local_size, sizeof *cpus);
+    if (cpus && coll_bind_plan(COLL_BIND_CORE, local_size, cpus) == COLL_OK)
+        coll_bind_apply_cpu(cpus[local_rank]);
+    free(cpus);
+}
+
 int cli_launch_one(const cli_launch *l, const char *backend, int nprocs)
 {
     if (cli_multinode_active()) return cli_multinode_launch_one(l, backend, nprocs);
@@ -113,7 +128,8 @@ int cli_launch_one(const cli_launch *l, const char *backend, int nprocs)
     coll_launch_opts lo = {.nprocs = nprocs, .argv = rank_argv, .extra_env = extra_env,
                            .on_result_line = l->on_result_line, .arg = l->arg};
     fflush(stdout);
-    int own_bind = getenv(COLL_ENV_BIND) == NULL;
+    /* a list: the ranks pin themselves per backend (cli_rank_pin) */
+    int own_bind = getenv(COLL_ENV_BIND) == NULL && !strchr(backend, ',');
     if (own_bind) setenv(COLL_ENV_BIND, default_bind(backend), 1);
     int rc = coll_launch(&lo, &res);
     if (own_bind) unsetenv(COLL_ENV_BIND);

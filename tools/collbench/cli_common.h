@@ -41,6 +41,12 @@ cli_role cli_detect_role(const char *prefix, coll_launch_env *env);
 const char *cli_rank_backend(const char *prefix, const char *env_var, char *const *asked,
                              size_t nasked, int rank);
 
+/* In a rank that runs several backends in turn: the pinning --bind's default
+ * gives this backend (core for shm and auto, none for the others), unless the
+ * user chose one ($COLL_BIND: the launcher pinned the ranks for good).
+ * local_rank of local_size ranks on this host. Best effort, like the launcher's. */
+void cli_rank_pin(const char *backend, int local_rank, int local_size);
+
 typedef struct cli_launch {
     const char *prefix;
     const char *what;   /* named before the backend in messages ("allreduce"), or NULL */
@@ -53,7 +59,9 @@ typedef struct cli_launch {
 
 /* Launches nprocs ranks of our command line with CLI_ENV_BACKEND=backend and
  * COLLBENCH_NPROCS=nprocs; prints why when they fail. Returns their exit code,
- * EXIT_RUNTIME when they could not be launched, 128+signal when interrupted. */
+ * EXIT_RUNTIME when they could not be launched, 128+signal when interrupted.
+ * backend may be a comma-separated list (--same-ranks): the ranks then run
+ * each in turn and pin themselves per backend (cli_rank_pin). */
 int cli_launch_one(const cli_launch *l, const char *backend, int nprocs);
 
 /* Runs one(arg, backend, nprocs) for every backend x process count and returns

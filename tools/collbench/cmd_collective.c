@@ -18,6 +18,7 @@
 #include "bench/bench_sink.h"
 #include "cli_common.h"
 #include "cli_gpu.h"
+#include "cli_mpirun.h"
 #include "cli_multinode.h"
 #include "coll.h"
 
@@ -41,11 +42,12 @@ static void json_meta(const bench_options *o, char *extra, size_t len, bench_jso
 
 /* ================= inside a rank ================= */
 
-static int create_comm(const bench_options *o, const coll_launch_env *env, coll_comm **comm)
+static int create_comm(const bench_options *o, const coll_launch_env *env, const char *backend,
+                       coll_comm **comm)
 {
     coll_config cfg;
     coll_config_init(&cfg);
-    cfg.backend = cli_rank_backend("collbench", CLI_ENV_BACKEND, o->backends, o->nbackends, env->rank);
+    cfg.backend = backend;
     cfg.timeout_s = o->timeout_s;
     cfg.algo = o->algo;
     cfg.init_method = o->init_method;
@@ -79,7 +81,9 @@ static int nodes_of(const coll_launch_env *env, int world)
     return (world + env->local_world_size - 1) / env->local_world_size;
 }
 
-static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_comm *comm)
+/* *broken: the communicator failed (every rank sees it), not only rank 0's files. */
+static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_comm *comm,
+                       int *broken)
 {
     char extra[512], err[512];
     bench_json_meta meta;
@@ -98,6 +102,7 @@ static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_
     bench_runner_init(&runner, o, comm, nodes_of(env, world), &sink);
     int rc = bench_runner_run(&runner, err, sizeof err);
     if (rc) report_runtime_error(comm, rc, err);
+    *broken = rc != 0;
     if (rank == 0) bench_sink_flush(&sink);
     if (rank == 0 && sink.status) fprintf(stderr, "collbench: %s\n", sink.err);
     int code = rc ? EXIT_RUNTIME : runner.wrong > 0 ? EXIT_WRONG : sink.status ? EXIT_RUNTIME : 0;
@@ -117,17 +122,40 @@ static void keep_freed_memory(void)
 #endif
 }
 
-static int run_as_rank(const bench_options *o, const coll_launch_env *env)
+static int run_backend(const bench_options *o, const coll_launch_env *env, const char *backend,
+                       int *broken)
 {
     coll_comm *comm = NULL;
-    int code = cli_gpu_rank_setup("collbench", o->device, env->rank, env->local_rank);
-    if (code || (code = create_comm(o, env, &comm))) return code;
+    int code = create_comm(o, env, backend, &comm);
+    *broken = code != 0;
+    if (code) return code;
     /* mpi only: on tcp it cost our buffers their huge pages (1G calls 1.7 s
      * instead of 0.7-1.0 s, two runs), and libcoll reuses its own scratch */
     if (strcmp(coll_comm_backend(comm), "mpi") == 0) keep_freed_memory();
-    code = run_in_comm(o, env, comm);
+    code = run_in_comm(o, env, comm, broken);
     coll_comm_destroy(comm);
     return code;
+}
+
+/* One backend, or with --same-ranks a list run in turn: each a communicator of
+ * its own on the same ranks, whose malloc buffers the next one reuses
+ * (bench_device.c). A failed communicator ends the list; wrong results do not. */
+static int run_as_rank(const bench_options *o, const coll_launch_env *env)
+{
+    const char *named = cli_rank_backend("collbench", CLI_ENV_BACKEND, o->backends, o->nbackends, env->rank);
+    int code = cli_gpu_rank_setup("collbench", o->device, env->rank, env->local_rank);
+    int first = 0, broken = 0;
+    if (code) return code;
+    if (!named || !strchr(named, ',')) return run_backend(o, env, named, &broken);
+    char list[256], *save = NULL;
+    snprintf(list, sizeof list, "%s", named);
+    int local_size = env->local_world_size > 0 ? env->local_world_size : env->world_size;
+    for (char *b = strtok_r(list, ",", &save); b && !broken; b = strtok_r(NULL, ",", &save)) {
+        cli_rank_pin(b, env->local_rank >= 0 ? env->local_rank : env->rank, local_size);
+        code = run_backend(o, env, b, &broken);
+        if (code && !first) first = code;
+    }
+    return first;
 }
 
 /* ================= the launcher ================= */
@@ -192,6 +220,31 @@ static int launch_one(void *arg, const char *backend, int nprocs)
     return code;
 }
 
+/* --same-ranks: per process count one launch runs every backend our launcher
+ * starts, in turn (run_as_rank); those mpirun starts are swept apart. */
+static int sweep_same_ranks(launch_ctx *l, const char **backends, size_t nb)
+{
+    const char *apart[BENCH_MAX_BACKENDS];
+    char list[256] = "";
+    size_t napart = 0, used = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (cli_mpirun_launches(backends[i]) || cli_multinode_active()) {
+            apart[napart++] = backends[i];
+            continue;
+        }
+        int n = snprintf(list + used, sizeof list - used, "%s%s", used ? "," : "", backends[i]);
+        if (n < 0 || (size_t)n >= sizeof list - used) return EXIT_USAGE; /* 8 short names fit */
+        used += (size_t)n;
+    }
+    const char *joined = list;
+    int first = used ? cli_sweep(&joined, 1, l->o->procs, l->o->nprocs, launch_one, l) : 0;
+    if (first < 128 && napart) {
+        int code = cli_sweep(apart, napart, l->o->procs, l->o->nprocs, launch_one, l);
+        if (code && (!first || code >= 128)) first = code;
+    }
+    return first;
+}
+
 /* Refuse an output file we cannot write before minutes of benchmarking, not after. */
 static int check_outputs(const bench_options *o)
 {
@@ -248,7 +301,8 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
     json_meta(o, extra, sizeof extra, &meta);
     int writes = bench_multinode_writes(&o->mn);
     bench_sink_init(&l.sink, 0, writes ? o->csv_path : NULL, writes ? o->json_path : NULL, &meta);
-    int first = cli_sweep(backends, nb, o->procs, o->nprocs, launch_one, &l);
+    int first = o->same_ranks ? sweep_same_ranks(&l, backends, nb)
+                              : cli_sweep(backends, nb, o->procs, o->nprocs, launch_one, &l);
     if (l.sink.status) fprintf(stderr, "collbench: %s\n", l.sink.err);
     if (!first && (l.sink.status || l.lines_lost)) first = EXIT_RUNTIME;
     bench_sink_free(&l.sink);

@@ -1,7 +1,9 @@
 /* collbench suite: the main job (`make run`). Sweeps the collectives over every
  * backend x process count by running our own binary's commands as subprocesses
- * (one per configuration, so one that fails or hangs costs only itself), then
- * the training benchmark, then the report, all into one results directory:
+ * (one per process count and buffer kind, whose ranks run the backends in turn,
+ * and one per mpirun or GPU configuration: a step that fails or hangs costs
+ * only itself), then the training benchmark, then the report, all into one
+ * results directory:
  *
  *   DIR/results.csv, DIR/results.json   every configuration's rows
  *   DIR/training.csv                    the training benchmark (when it runs)
@@ -27,6 +29,7 @@
 #include "bench/bench_coll.h"
 #include "bench/sizes.h"
 #include "cli_common.h"
+#include "cli_mpirun.h"
 #include "suite.h"
 
 #define EXIT_WRONG 1
@@ -92,9 +95,11 @@ static void usage(FILE *f)
             "usage: collbench suite [options]\n"
             "The main job: every collective asked for (all-reduce by default) on every available\n"
             "backend and process count, then the training benchmark, then the report, into one\n"
-            "results directory (printed at the end). Each configuration runs as its own\n"
-            "subprocess; one that fails is reported and the suite goes on. shm and auto run\n"
-            "twice: with private buffers (--buffers malloc) and with their own (coll).\n\n"
+            "results directory (printed at the end). Each process count is a step, a\n"
+            "subprocess whose ranks run the backends one after another in the same buffers\n"
+            "(--same-ranks; mpi under mpirun is a step of its own); a step that fails is\n"
+            "reported and the suite goes on. shm and auto run twice: with private buffers\n"
+            "(--buffers malloc) and with their own (coll).\n\n"
             "options:\n"
             "  -o, --output DIR          results directory (default results/<UTC time>, e.g.\n"
             "                            results/20261122T051500Z)\n"
@@ -316,19 +321,22 @@ static double collective_weight(const suite *s, const bench_coll *c, int nprocs)
     return 0.3 + nprocs * bytes / (256.0 * 1024 * 1024);
 }
 
-/* buffers: --buffers of the step, NULL for none (nccl: --device cuda); both:
- * the backend runs with both kinds, so its titles say which. */
-static int add_collective(suite *s, const bench_coll *c, const char *backend, const char *buffers,
-                          int both, int nprocs)
+/* backends: one, or a comma-separated list that one launch runs in turn
+ * (--same-ranks); buffers: --buffers of the step, NULL for none (nccl:
+ * --device cuda); both: the list also runs with the other kind, so titles say which. */
+static int add_collective(suite *s, const bench_coll *c, const char *backends, int nbackends,
+                          const char *buffers, int both, int nprocs)
 {
     /* room kept for the training and report steps */
-    suite_step *st = s->nsteps < MAX_STEPS - 2 ? new_step(s, SUITE_COLLECTIVE, collective_weight(s, c, nprocs)) : NULL;
+    suite_step *st = s->nsteps < MAX_STEPS - 2
+                         ? new_step(s, SUITE_COLLECTIVE, nbackends * collective_weight(s, c, nprocs))
+                         : NULL;
     if (!st) return fprintf(stderr, "collbench suite: more than %d steps\n", MAX_STEPS - 2), EXIT_USAGE;
-    snprintf(st->group, sizeof st->group, "%s %s%s%s", c->name, backend, both ? "/" : "",
+    snprintf(st->group, sizeof st->group, "%s %s%s%s", c->name, backends, both ? "/" : "",
              both ? buffers : "");
     snprintf(st->title, sizeof st->title, "%s %d ranks", st->group, nprocs);
     int bad = suite_step_arg(st, "%s", c->name) | suite_step_arg(st, "--backend") |
-              suite_step_arg(st, "%s", backend) | suite_step_arg(st, "-P") |
+              suite_step_arg(st, "%s", backends) | suite_step_arg(st, "-P") |
               suite_step_arg(st, "%d", nprocs) | suite_step_arg(st, "--sizes") |
               suite_step_arg(st, "%s", s->o.sizes) | suite_step_arg(st, "--time-budget") |
               suite_step_arg(st, "%s", s->o.budget) | suite_step_arg(st, "-T") |
@@ -337,9 +345,10 @@ static int add_collective(suite *s, const bench_coll *c, const char *backend, co
 #ifdef COLL_HAVE_JANSSON
     bad |= suite_step_arg(st, "-J") | suite_step_arg(st, "%s", s->json);
 #endif
+    if (nbackends > 1) bad |= suite_step_arg(st, "--same-ranks");
     /* in-place is the same call with one buffer: only where the collective has it */
     if (c->has_inplace) bad |= suite_step_arg(st, "--inplace") | suite_step_arg(st, "%s", s->o.inplace);
-    if (strcmp(backend, "nccl") == 0) bad |= suite_step_arg(st, "--device") | suite_step_arg(st, "cuda");
+    if (strcmp(backends, "nccl") == 0) bad |= suite_step_arg(st, "--device") | suite_step_arg(st, "cuda");
     if (buffers) bad |= suite_step_arg(st, "--buffers") | suite_step_arg(st, "%s", buffers);
     if (s->o.quick)
         bad |= suite_step_arg(st, "-w") | suite_step_arg(st, "1") | suite_step_arg(st, "-n") |
@@ -355,10 +364,51 @@ static int both_buffer_kinds(const char *backend)
     return strcmp(backend, "shm") == 0 || strcmp(backend, "auto") == 0;
 }
 
-static const char *buffer_kind(const char *backend, int k)
+/* Backends our launcher starts with host buffers share their ranks
+ * (--same-ranks): per process count one launch, whose malloc buffers are
+ * first-touched once rather than once per backend (seconds per GiB here). mpi
+ * (mpirun) and nccl (--device cuda) have steps of their own. */
+static int shares_ranks(const char *backend)
 {
-    if (strcmp(backend, "nccl") == 0) return NULL;
-    return k == 1 ? "coll" : "malloc";
+    return !cli_mpirun_launches(backend) && strcmp(backend, "nccl") != 0;
+}
+
+/* The backends of kind k (0 malloc, 1 coll) that share ranks, comma-separated. */
+static int shared_list(const suite *s, const bench_coll *c, int k, char *list, size_t len)
+{
+    size_t used = 0;
+    int n = 0;
+    list[0] = '\0';
+    for (size_t b = 0; b < s->nbackends; b++) {
+        const char *be = s->backends[b];
+        if (!shares_ranks(be) || (k == 1 && !(c->moves_data && both_buffer_kinds(be)))) continue;
+        int w = snprintf(list + used, len - used, "%s%s", used ? "," : "", be);
+        if (w < 0 || (size_t)w >= len - used) break;
+        used += (size_t)w;
+        n++;
+    }
+    return n;
+}
+
+static int plan_collective(suite *s, const bench_coll *c)
+{
+    char list[2][128];
+    int n[2], rc;
+    for (int k = 0; k < 2; k++) n[k] = shared_list(s, c, k, list[k], sizeof list[k]);
+    for (int k = 0; k < 2; k++)
+        for (size_t p = 0; n[k] > 0 && p < s->nprocs; p++)
+            if ((rc = add_collective(s, c, list[k], n[k], k ? "coll" : "malloc", n[1 - k] > 0,
+                                     s->procs[p])))
+                return rc;
+    for (size_t b = 0; b < s->nbackends; b++) {
+        const char *be = s->backends[b];
+        if (shares_ranks(be)) continue;
+        for (size_t p = 0; p < s->nprocs; p++)
+            if ((rc = add_collective(s, c, be, 1, strcmp(be, "nccl") == 0 ? NULL : "malloc", 0,
+                                     s->procs[p])))
+                return rc;
+    }
+    return 0;
 }
 
 static int plan(suite *s)
@@ -367,15 +417,7 @@ static int plan(suite *s)
     s->steps = calloc(MAX_STEPS, sizeof *s->steps);
     if (!s->steps) return fprintf(stderr, "collbench suite: out of memory\n"), EXIT_RUNTIME;
     for (size_t c = 0; c < s->ncolls; c++)
-        for (size_t b = 0; b < s->nbackends; b++) {
-            const char *be = s->backends[b];
-            int both = s->colls[c]->moves_data && both_buffer_kinds(be);
-            for (int k = 0; k < (both ? 2 : 1); k++)
-                for (size_t p = 0; p < s->nprocs; p++)
-                    if ((rc = add_collective(s, s->colls[c], be, buffer_kind(be, k), both,
-                                             s->procs[p])))
-                        return rc;
-        }
+        if ((rc = plan_collective(s, s->colls[c]))) return rc;
     suite_step *st;
     if (!s->o.no_train && (st = new_step(s, SUITE_TRAIN, s->o.quick ? TRAIN_WEIGHT_QUICK : TRAIN_WEIGHT)))
         snprintf(st->title, sizeof st->title, "training benchmark");
@@ -586,7 +628,7 @@ static void say_plan(const suite *s)
 {
     size_t ncoll = 0;
     for (size_t i = 0; i < s->nsteps; i++) ncoll += s->steps[i].kind == SUITE_COLLECTIVE;
-    fprintf(stderr, "collbench suite: %zu configuration%s (%s on", ncoll, ncoll == 1 ? "" : "s",
+    fprintf(stderr, "collbench suite: %zu collective step%s (%s on", ncoll, ncoll == 1 ? "" : "s",
             s->o.collectives);
     for (size_t b = 0; b < s->nbackends; b++) fprintf(stderr, " %s", s->backends[b]);
     fprintf(stderr, "; -P %s; sizes %s)%s%s -> %s\n", s->o.procs, s->o.sizes,
