@@ -48,6 +48,27 @@ static int parse_host_port(const char *s, char *host, size_t hostlen, int *port)
     return COLL_OK;
 }
 
+/* torchrun's agent already serves torch's own store on MASTER_PORT (its
+ * workers get TORCHELASTIC_USE_AGENT_STORE=True); ours then listens on the
+ * next port. $COLL_STORE_PORT, when set, is the port in every case. */
+static int torchrun_holds_master_port(void)
+{
+    const char *v = getenv("TORCHELASTIC_USE_AGENT_STORE");
+    return v && strcmp(v, "True") == 0 && !getenv("COLL_STORE_PORT");
+}
+
+/* env://'s store port, or -1 with err saying why there is none. */
+static int env_store_port(char *err, size_t errlen)
+{
+    const char *var = getenv("COLL_STORE_PORT") ? "COLL_STORE_PORT" : "MASTER_PORT";
+    int port = env_int(var, -1);
+    if (port >= 0 && torchrun_holds_master_port()) port = port < 65535 ? port + 1 : -2;
+    if (port >= 0) return port;
+    snprintf(err, errlen, "env:// needs %s (a port number) in the environment%s", var,
+             port == -2 ? ": its value is not a port" : "");
+    return -1;
+}
+
 static int open_store(const char *method, const coll_rendezvous *rv, coll_store **out,
                       char *err, size_t errlen)
 {
@@ -61,12 +82,7 @@ static int open_store(const char *method, const coll_rendezvous *rv, coll_store 
     if (strcmp(method, "env://") == 0) {
         const char *addr = rv->store_host[0] ? rv->store_host : NULL;
         snprintf(host, sizeof host, "%s", addr ? addr : "127.0.0.1");
-        port = env_int("MASTER_PORT", -1);
-        if (port < 0) {
-            snprintf(err, errlen, "env:// needs MASTER_PORT (a port number) in the environment%s",
-                     port == -2 ? ": its value is not a port" : "");
-            return COLL_EINVAL;
-        }
+        if ((port = env_store_port(err, errlen)) < 0) return COLL_EINVAL;
     } else if (strncmp(method, "tcp://", 6) == 0) {
         if (parse_host_port(method + 6, host, sizeof host, &port) != COLL_OK) {
             snprintf(err, errlen, "bad init method '%s': expected tcp://host:port", method);
@@ -83,6 +99,14 @@ static int open_store(const char *method, const coll_rendezvous *rv, coll_store 
     if (listen_fd >= 0) unsetenv("COLL_STORE_FD"); /* used once */
     int rc = coll_tcp_store_create(host, port, rv->rank == 0, listen_fd, rv->token, rv->timeout_s,
                                    out, err, errlen);
+    if (rc && rv->rank == 0 && strcmp(method, "env://") == 0 && strstr(err, "in use")) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "%s (%s; set COLL_STORE_PORT to a free port, the same on every rank)",
+                 why, torchrun_holds_master_port()
+                          ? "torchrun's agent holds MASTER_PORT, ours is the next one"
+                          : "the store listens on MASTER_PORT");
+    }
     if (rc && rv->rank > 0 && rc != COLL_EINVAL) {
         /* Name the rank that hosts the store: it is the one to look at. */
         char why[256];
