@@ -5,10 +5,14 @@
  * Wire format (big-endian): request = u32 length of what follows, u8 command,
  * fields; a field is u32 length + bytes. Reply = u32 length + payload.
  *   CHALLENGE              -> 16-byte nonce, fresh for this connection
- *   HELLO mac              -> ack; mac = HMAC-SHA-256(token, "collbench-store" | nonce),
- *                             so the token never crosses the wire and a captured
- *                             HELLO answers no later challenge (the first two
- *                             requests of a connection, in this order)
+ *   HELLO mac cnonce       -> proof; mac = HMAC-SHA-256(token, "collbench-store" |
+ *                             nonce | cnonce), cnonce the client's own fresh 16
+ *                             bytes, proof = HMAC-SHA-256(token,
+ *                             "collbench-store-server" | nonce | cnonce): each side
+ *                             shows the other it holds the token, which never
+ *                             crosses the wire, and a captured exchange answers no
+ *                             later one (the first two requests of a connection,
+ *                             in this order)
  *   SET   key value        -> ack
  *   GET   key              -> value (parked on the server until key is set)
  *   ADD   key i64          -> i64 new value (stored as decimal text)
@@ -262,12 +266,15 @@ static int park(server *s, conn *c, int cmd, char **keys, int nkeys)
     return 0;
 }
 
-static void store_mac(const char *token, size_t len, const unsigned char *nonce,
-                      unsigned char out[COLL_SHA256_LEN])
+/* The client's MAC (server 0) or the server's proof (1) over both nonces; the
+ * domains keep a transport MAC, or one side's, from passing for the other. */
+static void store_mac(const char *token, size_t len, int server, const unsigned char *nonce,
+                      const unsigned char *cnonce, unsigned char out[COLL_SHA256_LEN])
 {
-    static const char domain[] = "collbench-store"; /* a transport MAC cannot pass here */
-    const void *parts[4] = {domain, nonce, NULL, NULL};
-    size_t lens[4] = {sizeof domain - 1, COLL_NONCE_LEN, 0, 0};
+    static const char client_domain[] = "collbench-store", server_domain[] = "collbench-store-server";
+    const void *parts[4] = {server ? server_domain : client_domain, nonce, cnonce, NULL};
+    size_t lens[4] = {server ? sizeof server_domain - 1 : sizeof client_domain - 1, COLL_NONCE_LEN,
+                      COLL_NONCE_LEN, 0};
     coll_hmac_sha256(token, len, parts, lens, out);
 }
 
@@ -285,9 +292,11 @@ static int handle_challenge(conn *c, cursor *k)
 
 static int handle_hello(server *s, conn *c, cursor *k)
 {
-    const unsigned char *mac;
-    uint32_t n;
-    if (take_field(k, MAX_KEY, &mac, &n) || k->left) return -1;
+    const unsigned char *mac, *cnonce;
+    uint32_t n, cn;
+    if (take_field(k, MAX_KEY, &mac, &n) || take_field(k, MAX_KEY, &cnonce, &cn) || k->left ||
+        cn != COLL_NONCE_LEN)
+        return -1;
     if (!c->challenged) {
         drop(c, "bad job token: HELLO without a CHALLENGE first");
         return 0;
@@ -295,14 +304,16 @@ static int handle_hello(server *s, conn *c, cursor *k)
     c->challenged = 0; /* one answer per nonce */
     if (s->token_len) {
         unsigned char want[COLL_SHA256_LEN];
-        store_mac(s->token, s->token_len, c->nonce, want);
+        store_mac(s->token, s->token_len, 0, c->nonce, cnonce, want);
         if (n != sizeof want || !coll_ct_equal(mac, want, sizeof want)) {
             drop(c, "bad job token");
             return 0;
         }
     }
     c->authed = 1;
-    reply(c, NULL, 0, NULL, 0);
+    unsigned char proof[COLL_SHA256_LEN];
+    store_mac(s->token_len ? s->token : "", s->token_len, 1, c->nonce, cnonce, proof);
+    reply(c, proof, sizeof proof, NULL, 0);
     return 0;
 }
 
@@ -707,17 +718,20 @@ static int ensure_connected(tcp_store *t, double deadline)
     unsigned char *rep;
     size_t replen;
     int rc = exchange(t, creq, sizeof creq, NULL, 0, deadline, &rep, &replen);
-    unsigned char mac[COLL_SHA256_LEN];
+    unsigned char snonce[COLL_NONCE_LEN], hello[9 + COLL_SHA256_LEN + 4 + COLL_NONCE_LEN];
+    unsigned char *mac = hello + 9, *cnonce = mac + COLL_SHA256_LEN + 4;
     if (rc == COLL_OK) {
         int bad = replen != COLL_NONCE_LEN;
-        if (!bad) store_mac(t->token ? t->token : "", toklen, rep, mac);
+        if (!bad) memcpy(snonce, rep, sizeof snonce);
         free(rep);
         if (bad) return fail(t, COLL_EPROTO, "CHALLENGE");
-        unsigned char req[9];
-        put_u32(req, 5 + sizeof mac);
-        req[4] = CMD_HELLO;
-        put_u32(req + 5, sizeof mac);
-        rc = exchange(t, req, sizeof req, mac, sizeof mac, deadline, &rep, &replen);
+        if (coll_nonce(cnonce) != COLL_OK) return fail(t, COLL_ESYS, "HELLO (no random bytes)");
+        store_mac(t->token ? t->token : "", toklen, 0, snonce, cnonce, mac);
+        put_u32(hello, sizeof hello - 4);
+        hello[4] = CMD_HELLO;
+        put_u32(hello + 5, COLL_SHA256_LEN);
+        put_u32(mac + COLL_SHA256_LEN, COLL_NONCE_LEN);
+        rc = exchange(t, hello, sizeof hello, NULL, 0, deadline, &rep, &replen);
     }
     if (rc == COLL_EPEER) {
         /* A server that drops us at HELLO refused our token, unless it is gone
@@ -736,7 +750,18 @@ static int ensure_connected(tcp_store *t, double deadline)
         return COLL_EAUTH;
     }
     if (rc) return fail(t, rc, "HELLO");
+    /* The server answers for the token too: a stranger on the store's port
+     * (rank 0 gone, the port taken over) must not be handed the job's keys. */
+    unsigned char want[COLL_SHA256_LEN];
+    store_mac(t->token ? t->token : "", toklen, 1, snonce, cnonce, want);
+    int proven = replen == sizeof want && coll_ct_equal(rep, want, sizeof want);
     free(rep);
+    if (!proven) {
+        fail(t, COLL_EAUTH, "HELLO");
+        errf(&t->base, "store server at %s:%d did not prove it holds the job token (not rank "
+             "0's store, or another job's)", t->host, t->port);
+        return COLL_EAUTH;
+    }
     return COLL_OK;
 }
 

@@ -111,11 +111,13 @@ static int store_strays(int port)
         int fd = raw_connect(port);
         if (fd < 0) continue;
         connected++;
-        unsigned char hello[9 + 64];
-        put_be32(hello, 5 + 64);
+        unsigned char hello[9 + 64 + 4 + 16]; /* HELLO mac cnonce, a MAC of nothing */
+        put_be32(hello, sizeof hello - 4);
         hello[4] = 1; /* HELLO */
         put_be32(hello + 5, 64);
         memcpy(hello + 9, WRONG, 64);
+        put_be32(hello + 9 + 64, 16);
+        memcpy(hello + 9 + 64 + 4, WRONG, 16);
         static const char garbage[] = "GET / HTTP/1.1\r\nHost: collbench\r\n\r\n";
         if (k == GARBAGE) assert_int_equal(write(fd, garbage, sizeof garbage - 1), sizeof garbage - 1);
         if (k == WRONG_TOKEN) assert_int_equal(write(fd, hello, sizeof hello), sizeof hello);

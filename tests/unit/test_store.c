@@ -381,29 +381,43 @@ static void raw_challenge(int fd, unsigned char nonce[COLL_NONCE_LEN])
     assert_int_equal(coll_sock_read_all(fd, nonce, COLL_NONCE_LEN, dl), COLL_OK);
 }
 
-/* HELLO with mac; 1 when the server acknowledged it, 0 when it hung up. */
-static int raw_send_hello(int fd, const unsigned char mac[COLL_SHA256_LEN])
+/* A client nonce of the tests: fixed, the server must not care. */
+static const unsigned char CNONCE[COLL_NONCE_LEN] = "client-nonce-16b";
+
+/* HELLO with mac and CNONCE; 1 when the server answered (*proof, its proof of
+ * the token, when asked for), 0 when it hung up. */
+static int raw_send_hello(int fd, const unsigned char mac[COLL_SHA256_LEN], unsigned char *proof)
 {
-    unsigned char req[9 + COLL_SHA256_LEN], ack[4];
-    put_be32(req, 5 + COLL_SHA256_LEN);
+    unsigned char req[9 + COLL_SHA256_LEN + 4 + COLL_NONCE_LEN], hdr[4], got[COLL_SHA256_LEN];
+    put_be32(req, sizeof req - 4);
     req[4] = 1; /* HELLO */
     put_be32(req + 5, COLL_SHA256_LEN);
     memcpy(req + 9, mac, COLL_SHA256_LEN);
+    put_be32(req + 9 + COLL_SHA256_LEN, COLL_NONCE_LEN);
+    memcpy(req + 13 + COLL_SHA256_LEN, CNONCE, COLL_NONCE_LEN);
     double dl = coll_now_s() + LONG_TIMEOUT;
     assert_int_equal(coll_sock_write_all(fd, req, sizeof req, dl), COLL_OK);
-    int rc = coll_sock_read_all(fd, ack, 4, dl);
+    int rc = coll_sock_read_all(fd, hdr, 4, dl);
     if (rc == COLL_EPEER) return 0;
     assert_int_equal(rc, COLL_OK);
-    assert_memory_equal(ack, "\0\0\0\0", 4);
+    assert_memory_equal(hdr, "\0\0\0\x20", 4);
+    assert_int_equal(coll_sock_read_all(fd, got, sizeof got, dl), COLL_OK);
+    if (proof) memcpy(proof, got, sizeof got);
     return 1;
+}
+
+/* The client's MAC (server 0) or the server's proof (1) for nonce and CNONCE. */
+static void store_mac_for(int server, const unsigned char *nonce, unsigned char mac[COLL_SHA256_LEN])
+{
+    const char *domain = server ? "collbench-store-server" : "collbench-store";
+    const void *parts[4] = {domain, nonce, CNONCE, NULL};
+    size_t lens[4] = {strlen(domain), COLL_NONCE_LEN, COLL_NONCE_LEN, 0};
+    coll_hmac_sha256(TOKEN, strlen(TOKEN), parts, lens, mac);
 }
 
 static void mac_for(const unsigned char *nonce, unsigned char mac[COLL_SHA256_LEN])
 {
-    static const char domain[] = "collbench-store";
-    const void *parts[4] = {domain, nonce, NULL, NULL};
-    size_t lens[4] = {sizeof domain - 1, COLL_NONCE_LEN, 0, 0};
-    coll_hmac_sha256(TOKEN, strlen(TOKEN), parts, lens, mac);
+    store_mac_for(0, nonce, mac);
 }
 
 /* Opens a raw connection that has passed CHALLENGE and HELLO. */
@@ -412,8 +426,11 @@ static int raw_hello(env *e)
     int fd = raw_connect(e);
     unsigned char nonce[COLL_NONCE_LEN], mac[COLL_SHA256_LEN];
     raw_challenge(fd, nonce);
+    unsigned char proof[COLL_SHA256_LEN], want[COLL_SHA256_LEN];
     mac_for(nonce, mac);
-    assert_true(raw_send_hello(fd, mac));
+    assert_true(raw_send_hello(fd, mac, proof));
+    store_mac_for(1, nonce, want); /* the server holds the token too */
+    assert_memory_equal(proof, want, sizeof want);
     return fd;
 }
 
@@ -427,9 +444,9 @@ static void replay(void *arg)
     mac_for(n1, mac); /* what an eavesdropper saw */
     raw_challenge(second, n2);
     assert_memory_not_equal(n1, n2, COLL_NONCE_LEN);
-    assert_false(raw_send_hello(second, mac));
+    assert_false(raw_send_hello(second, mac, NULL));
     close(second);
-    assert_true(raw_send_hello(first, mac)); /* the genuine one, once */
+    assert_true(raw_send_hello(first, mac, NULL)); /* the genuine one, once */
     close(first);
 }
 
@@ -439,6 +456,53 @@ static void test_replayed_hello_is_refused(void **state)
     char *log = capture_stderr(replay, e);
     assert_non_null(strstr(log, "bad job token"));
     free(log);
+}
+
+/* A listener on the store's port that is not the job's store: it answers
+ * CHALLENGE and acknowledges any HELLO, but cannot prove the token. */
+typedef struct impostor {
+    int listen_fd;
+    int answered;
+} impostor;
+
+static void *impostor_serve(void *arg)
+{
+    impostor *im = arg;
+    char err[128];
+    double dl = coll_now_s() + LONG_TIMEOUT;
+    int fd = coll_sock_accept(im->listen_fd, dl, err, sizeof err);
+    if (fd < 0) return NULL;
+    unsigned char req[64], nonce[4 + COLL_NONCE_LEN] = {0, 0, 0, COLL_NONCE_LEN};
+    unsigned char ack[4 + COLL_SHA256_LEN] = {0, 0, 0, COLL_SHA256_LEN}; /* a proof of zeros */
+    uint32_t n;
+    if (coll_sock_read_all(fd, req, 5, dl) == COLL_OK && /* CHALLENGE */
+        coll_sock_write_all(fd, nonce, sizeof nonce, dl) == COLL_OK &&
+        coll_sock_read_all(fd, req, 4, dl) == COLL_OK &&
+        (n = (uint32_t)req[0] << 24 | (uint32_t)req[1] << 16 | (uint32_t)req[2] << 8 | req[3]) <= sizeof req &&
+        coll_sock_read_all(fd, req, n, dl) == COLL_OK && req[0] == 1 /* HELLO */)
+        im->answered = coll_sock_write_all(fd, ack, sizeof ack, dl) == COLL_OK;
+    close(fd);
+    return NULL;
+}
+
+/* A client finds out that the server on the port does not hold the token. */
+static void test_server_must_prove_token(void **state)
+{
+    (void)state;
+    char err[256];
+    impostor im = {coll_sock_listen("127.0.0.1", 0, 4, err, sizeof err), 0};
+    assert_true(im.listen_fd >= 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, impostor_serve, &im), 0);
+    coll_store *s = NULL;
+    int rc = coll_tcp_store_create("127.0.0.1", coll_sock_port(im.listen_fd), 0, -1, TOKEN,
+                                   LONG_TIMEOUT, &s, err, sizeof err);
+    pthread_join(t, NULL);
+    close(im.listen_fd);
+    assert_true(im.answered);
+    assert_int_equal(rc, COLL_EAUTH);
+    assert_null(s);
+    assert_non_null(strstr(err, "did not prove it holds the job token"));
 }
 
 static void hostile_clients(void *arg)
@@ -690,6 +754,7 @@ int main(void)
         TCP(test_wrong_token_refused),
         TCP(test_hostile_clients_do_not_hurt_server),
         TCP(test_replayed_hello_is_refused),
+        cmocka_unit_test(test_server_must_prove_token),
         TCP(test_unauthenticated_capped_and_closed),
         TCP(test_port_zero_and_client_port),
         cmocka_unit_test(test_inherited_listen_fd_and_server_exit),
