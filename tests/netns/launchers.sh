@@ -78,12 +78,7 @@ run_job() {
             pids+=($!)
         done
     done
-    RCS=""
-    for p in "${pids[@]}"; do
-        wait "$p"
-        RCS="$RCS $?"
-    done
-    RCS=${RCS# }
+    netns_wait_all "${pids[@]}"
 }
 
 check_matrix() {
@@ -200,8 +195,8 @@ check_stranger() {
         listeners() { ip netns exec "$h0" ss -Hltn | awk '{ n = split($4, a, ":"); print a[n] }' | sort -u; }
         local end=$((SECONDS + 30))
         while [ -z "$(listeners | grep -x "$port")" ] && [ $SECONDS -lt $end ]; do sleep 0.05; done
-        # a HELLO with a made-up MAC and no CHALLENGE, then HTTP
-        ip netns exec "$ns" bash -c "printf '\x00\x00\x00\x25\x01\x00\x00\x00\x20%032d' 0 >/dev/tcp/$MASTER/$port"
+        # a HELLO with a made-up MAC and client nonce and no CHALLENGE, then HTTP
+        ip netns exec "$ns" bash -c "printf '\x00\x00\x00\x39\x01\x00\x00\x00\x20%032d\x00\x00\x00\x10%016d' 0 0 >/dev/tcp/$MASTER/$port"
         ip netns exec "$ns" bash -c "printf 'GET / HTTP/1.0\r\n\r\n' >/dev/tcp/$MASTER/$port"
         # ranks 0 and 1's transports, as soon as they listen
         while [ "$(listeners | wc -l)" -lt 3 ] && [ $SECONDS -lt $end ]; do sleep 0.05; done

@@ -64,12 +64,7 @@ run_nodes() {
             >"$WORK/$tag.node$i" 2>&1 &
         pids+=($!)
     done
-    RCS=""
-    for p in "${pids[@]}"; do
-        wait "$p"
-        RCS="$RCS $?"
-    done
-    RCS=${RCS# }
+    netns_wait_all "${pids[@]}"
 }
 
 check_all() {

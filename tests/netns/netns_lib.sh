@@ -105,3 +105,14 @@ netns_run() {
     shift
     ip netns exec "$(netns_name "$i")" "$@"
 }
+
+# netns_wait_all PID...: waits for each; RCS gets their exit codes, "rc0 rc1 ...".
+netns_wait_all() {
+    local p
+    RCS=""
+    for p in "$@"; do
+        wait "$p"
+        RCS="$RCS $?"
+    done
+    RCS=${RCS# }
+}

@@ -72,13 +72,9 @@ for m in 1 2; do
                 >"$WORK/$tag.out.$h" 2>&1 &
             pids+=($!)
         done
-        rcs=""
-        for p in "${pids[@]}"; do
-            wait "$p"
-            rcs="$rcs $?"
-        done
-        if [ "$rcs" != " 0 0" ]; then
-            fail "torchrun 2 hosts x $m, $backend: exit codes$rcs"
+        netns_wait_all "${pids[@]}"
+        if [ "$RCS" != "0 0" ]; then
+            fail "torchrun 2 hosts x $m, $backend: exit codes $RCS"
             tail -n 20 "$WORK/$tag".out.* >&2
             continue
         fi
