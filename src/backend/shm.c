@@ -91,6 +91,7 @@ static void shm_fini(void *state)
     free(st->in_map);
     free(st->home_done);
     free(st->pop);
+    free(st->mine);
     free(st->out_map);
     free(st->at_in);
     free(st->at_out);
@@ -143,6 +144,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->chunk_bytes = env_bytes("COLL_SHM_CHUNK_BYTES", 256 * KIB, 64, 64 * 1024 * KIB);
     st->cma_min = env_bytes("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1);
     st->direct_min = env_bytes("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1);
+    st->priv_min = env_bytes("COLL_SHM_PRIV_MIN", 16 * KIB, 0, (size_t)-1);
     st->stream_min = env_bytes("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, 0, (size_t)-1);
     st->touch_max = env_bytes("COLL_SHM_TOUCH_MAX", 256 * KIB * KIB, 0, (size_t)-1);
     size_t heap = env_bytes("COLL_SHM_HEAP_BYTES", 16 * KIB * KIB * KIB, 0, (size_t)1 << 44);
@@ -159,7 +161,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->watch = calloc(n, 1);
     st->in_map = calloc(n, sizeof *st->in_map);
     st->home_done = calloc(n, sizeof *st->home_done);
-    st->pop = calloc(n, sizeof *st->pop);
+    st->pop = calloc(n * SHM_POP_WAYS, sizeof *st->pop);
     st->out_map = calloc(n, sizeof *st->out_map);
     st->at_in = calloc(n, sizeof *st->at_in);
     st->at_out = calloc(n, sizeof *st->at_out);

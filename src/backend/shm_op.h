@@ -27,7 +27,12 @@
  * tables already map (while its heap_frees count has not moved). */
 typedef struct shm_populated {
     uint64_t send, recv, bytes, frees;
+    uint64_t used;          /* LRU stamp (0: empty); not part of the key */
 } shm_populated;
+
+/* Buffer sets per rank the page-table cache remembers: a DDP step all-reduces
+ * one bucket after another, each at its own address (issue 18). */
+#define SHM_POP_WAYS 64
 
 typedef struct shm_state {
     shm_segment seg;
@@ -45,7 +50,15 @@ typedef struct shm_state {
     size_t touch_max;       /* all 2n buffers' bytes up to which direct pre-touches them */
     uint64_t chunks_done;   /* direct all-reduce chunks of earlier calls (shm_header) */
     uint64_t *home_done;    /* [n] of them in each rank's home ranges (shm_rank_ctrl) */
-    shm_populated *pop;     /* [n] each rank's buffers this process's mappings hold */
+    shm_populated *pop;     /* [n * SHM_POP_WAYS] each rank's buffer sets this
+                             * process's mappings hold, least recently used out */
+    uint64_t pop_clock;     /* LRU stamps */
+    size_t priv_min;        /* per-rank bytes from which all-reduce on private
+                             * buffers copies in to the shared heap (shm_direct.c) */
+    char *scratch;          /* this rank's copy-in area in its own heap */
+    size_t scratch_bytes;
+    unsigned char *mine;    /* [mine_cap] chunks this rank reduced in a call */
+    size_t mine_cap;
     char **in_map, **out_map; /* [n] every rank's buffers as mapped here */
     const float **at_in;    /* [n] the same at the chunk being reduced, for */
     float **at_out;         /* shm_fused_f32_sum */

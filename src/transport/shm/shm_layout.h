@@ -42,6 +42,10 @@ typedef struct shm_rank_ctrl {
     /* Blocks this rank freed from its heap: a free unmaps the block's pages
      * from every process, so peers populate their mappings again (shm_direct.c). */
     _Atomic uint64_t heap_frees;
+    /* All-reduce on private buffers (shm_direct.c): where this rank's copy-in
+     * scratch lies in its heap (its own address; 0: none) and its bytes,
+     * written by the owner between an arrival and the step peers wait on. */
+    uint64_t scratch, scratch_bytes;
     /* Written once at set-up, then by the owner when it changes. */
     _Alignas(SHM_LINE) int32_t pid;
     int32_t cma_ok;
