@@ -16,7 +16,11 @@
  * (bytes of all ranks' outputs from which direct all-reduce writes them with
  * streaming stores, 16 MiB), COLL_SHM_TOUCH_MAX (all ranks' send and receive
  * bytes up to which direct all-reduce touches every page of them on its first
- * call on a buffer set, 256 MiB). Every rank
+ * call on a buffer set, 256 MiB), COLL_SHM_PRIV_MIN and COLL_SHM_PRIV_MAX
+ * (per-rank bytes [min, max) in which all-reduce on private buffers copies in
+ * to the shared heap and reduces there, 16 KiB and 2 MiB: below, staging
+ * slots; above, CMA, which moves less memory; crossovers measured in
+ * docs/PERFORMANCE.md, "shm on private buffers"). Every rank
  * must see the same values. */
 #include "backend/shm_op.h"
 #include "backend/shm_fused.h"
@@ -145,6 +149,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->cma_min = env_bytes("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1);
     st->direct_min = env_bytes("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1);
     st->priv_min = env_bytes("COLL_SHM_PRIV_MIN", 16 * KIB, 0, (size_t)-1);
+    st->priv_max = env_bytes("COLL_SHM_PRIV_MAX", 2 * KIB * KIB, 0, (size_t)-1);
     st->stream_min = env_bytes("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, 0, (size_t)-1);
     st->touch_max = env_bytes("COLL_SHM_TOUCH_MAX", 256 * KIB * KIB, 0, (size_t)-1);
     size_t heap = env_bytes("COLL_SHM_HEAP_BYTES", 16 * KIB * KIB * KIB, 0, (size_t)1 << 44);

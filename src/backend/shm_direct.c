@@ -403,7 +403,8 @@ int shm_direct_run(shm_op *o)
     o->arrived = 1;
     /* Every rank sees the same addresses, heaps and sizes: all decide alike. */
     if (map_buffers(o, in, out)) return direct_allreduce(o, in, out);
-    if (o->c->count * o->es >= st->priv_min) return private_allreduce(o);
-    if (st->cma && o->c->count * o->es >= st->cma_min) return shm_cma_allreduce(o);
+    size_t bytes = o->c->count * o->es;
+    if (bytes >= st->priv_min && bytes < st->priv_max) return private_allreduce(o);
+    if (st->cma && bytes >= st->cma_min) return shm_cma_allreduce(o);
     return shm_stage_run(o);
 }

@@ -53,8 +53,8 @@ typedef struct shm_state {
     shm_populated *pop;     /* [n * SHM_POP_WAYS] each rank's buffer sets this
                              * process's mappings hold, least recently used out */
     uint64_t pop_clock;     /* LRU stamps */
-    size_t priv_min;        /* per-rank bytes from which all-reduce on private
-                             * buffers copies in to the shared heap (shm_direct.c) */
+    size_t priv_min, priv_max; /* per-rank bytes [min, max) in which all-reduce on
+                             * private buffers copies in to the shared heap (shm_direct.c) */
     char *scratch;          /* this rank's copy-in area in its own heap */
     size_t scratch_bytes;
     unsigned char *mine;    /* [mine_cap] chunks this rank reduced in a call */
