@@ -166,7 +166,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->watch = calloc(n, 1);
     st->in_map = calloc(n, sizeof *st->in_map);
     st->home_done = calloc(n, sizeof *st->home_done);
-    st->pop = calloc(n * SHM_POP_WAYS, sizeof *st->pop);
+    st->pop = calloc(n * SHM_POP_SETS * SHM_POP_WAYS, sizeof *st->pop);
     st->out_map = calloc(n, sizeof *st->out_map);
     st->at_in = calloc(n, sizeof *st->at_in);
     st->at_out = calloc(n, sizeof *st->at_out);

@@ -91,12 +91,16 @@ static void map_in(char *p, size_t bytes, int for_write, int touch)
 }
 
 /* 1 when rank p's buffer set {send, recv, bytes} is in this process's cache of
- * populated sets; else it goes in, the least recently used set of p out. Rank
+ * populated sets; else it goes in, the least recently used way of its hash
+ * line out (shm_op.h). Rank
  * p's heap frees (a free unmaps pages from every process) void p's sets. */
 static int pop_hit(shm_state *st, int p, uint64_t send, uint64_t recv, uint64_t bytes)
 {
     uint64_t frees = atomic_load_explicit(&st->seg.ctrl[p].heap_frees, memory_order_acquire);
-    shm_populated *set = &st->pop[(size_t)p * SHM_POP_WAYS], *lru = set;
+    uint64_t hash = (send * 0x9e3779b97f4a7c15ull) ^ (recv * 0xc2b2ae3d27d4eb4full) ^
+                    (bytes * 0x165667b19e3779f9ull);
+    size_t line = (size_t)(hash >> 40) % SHM_POP_SETS;
+    shm_populated *set = &st->pop[((size_t)p * SHM_POP_SETS + line) * SHM_POP_WAYS], *lru = set;
     uint64_t now = ++st->pop_clock;
     for (int i = 0; i < SHM_POP_WAYS; i++) {
         shm_populated *e = &set[i];

@@ -30,9 +30,13 @@ typedef struct shm_populated {
     uint64_t used;          /* LRU stamp (0: empty); not part of the key */
 } shm_populated;
 
-/* Buffer sets per rank the page-table cache remembers: a DDP step all-reduces
- * one bucket after another, each at its own address (issue 18). */
-#define SHM_POP_WAYS 64
+/* The page-table cache of buffer sets per rank: a DDP step all-reduces one
+ * bucket after another, each at its own address (issue 18), so it holds many:
+ * SHM_POP_SETS x SHM_POP_WAYS, set-associative by a hash of the buffer set,
+ * the least recently used of a set's ways replaced (a rotation through fewer
+ * than about SHM_POP_SETS buffer sets stays in it). */
+#define SHM_POP_SETS 256
+#define SHM_POP_WAYS 4
 
 typedef struct shm_state {
     shm_segment seg;
@@ -50,7 +54,7 @@ typedef struct shm_state {
     size_t touch_max;       /* all 2n buffers' bytes up to which direct pre-touches them */
     uint64_t chunks_done;   /* direct all-reduce chunks of earlier calls (shm_header) */
     uint64_t *home_done;    /* [n] of them in each rank's home ranges (shm_rank_ctrl) */
-    shm_populated *pop;     /* [n * SHM_POP_WAYS] each rank's buffer sets this
+    shm_populated *pop;     /* [n][SHM_POP_SETS][SHM_POP_WAYS] each rank's buffer sets this
                              * process's mappings hold, least recently used out */
     uint64_t pop_clock;     /* LRU stamps */
     size_t priv_min, priv_max; /* per-rank bytes [min, max) in which all-reduce on
