@@ -2,7 +2,9 @@
  * communicator (src/transport/shm), with shared-memory collectives (not
  * point-to-point algorithms over shared memory): small messages through
  * staging slots, all-reduce on coll_alloc'd buffers direct from the shared
- * heaps, other large ones single-copy with process_vm_readv (shm_op.h).
+ * heaps, all-reduce on private buffers of mid sizes through a copy-in scratch
+ * in the shared heap, other large ones single-copy with process_vm_readv
+ * (shm_op.h).
  *
  * Tunables (environment, bytes): COLL_SHM_SLOT_BYTES (staging slot per rank and
  * parity, default 1 MiB), COLL_SHM_MBOX_BYTES (p2p buffer per pair, 64 KiB),

@@ -5,7 +5,10 @@
  *   cma:     peers read (or write) each other's buffers with process_vm_readv,
  *            one copy, chunked so that partial results stay in L2;
  *   direct:  all-reduce on buffers in the shared heaps (coll_alloc): plain
- *            loads and stores, chunks claimed by whichever rank runs.
+ *            loads and stores, chunks claimed by whichever rank runs;
+ *   private: all-reduce on private buffers of mid sizes: each rank copies its
+ *            input once into a scratch area of its heap, the direct engine
+ *            runs on those copies, results go out to the private outputs.
  * Every collective starts with an arrival step (signature + buffer addresses,
  * checked against every peer) and every rank takes the same steps, so a step
  * number is a sequence number that only grows, on every rank alike. */
@@ -105,8 +108,9 @@ int shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t byte
 int shm_stage_run(shm_op *o);   /* any collective through staging rounds */
 int shm_cma_run(shm_op *o);     /* any collective with CMA (large messages) */
 int shm_p2p_run(shm_op *o);     /* send, recv, sendrecv */
-/* All-reduce on coll_alloc'd buffers (shm_direct.c); falls back to the CMA or
- * staging engines after the arrival when some buffer is private memory. */
+/* All-reduce on coll_alloc'd buffers (shm_direct.c); when some buffer is
+ * private memory, after the arrival: the private engine (priv_min..priv_max),
+ * else CMA or staging. */
 int shm_direct_run(shm_op *o);
 int shm_cma_allreduce(shm_op *o); /* arrival first unless o->arrived */
 
