@@ -54,12 +54,15 @@ static size_t env_bytes(const char *name, size_t dflt, size_t lo, size_t hi)
     return (size_t)x;
 }
 
+/* CPUs the job's ranks can share: this process's affinity, unless that is
+ * the one CPU a launcher's --bind gave it, then the host's online CPUs (a
+ * bound rank's affinity says nothing about how many cores the ranks have). */
 static int online_cpus(void)
 {
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    long host = sysconf(_SC_NPROCESSORS_ONLN);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1) return CPU_COUNT(&set);
+    return host > 0 ? (int)host : 1;
 }
 
 /* Can this rank read its right neighbour's private memory? */
@@ -164,9 +167,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     /* With more ranks than cores, the private engine's copy-in step waits for
      * every rank to be scheduled, which CMA's reads of the peers' buffers do
      * not: from 256 KiB CMA is faster there (docs/PERFORMANCE.md). */
-    long host_cpus = sysconf(_SC_NPROCESSORS_ONLN); /* not the affinity: --bind gives one */
-    int crowded = st->n > (host_cpus > 0 ? (int)host_cpus : 1);
-    st->priv_max = env_bytes("COLL_SHM_PRIV_MAX", crowded ? 128 * KIB : 2 * KIB * KIB, 0,
+    st->priv_max = env_bytes("COLL_SHM_PRIV_MAX", st->yield ? 128 * KIB : 2 * KIB * KIB, 0,
                              (size_t)-1);
     size_t n = (size_t)st->n;
     st->tmp = malloc(st->chunk_bytes);
