@@ -278,8 +278,11 @@ static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double 
     }
     if (c->kind == COLL_KIND_P2P) return shm_p2p_run(&o);
     if (st->direct && c->kind == COLL_KIND_ALLREDUCE && c->count > 0 &&
-        call_bytes(c, o.es) >= st->direct_min)
+        call_bytes(c, o.es) >= st->direct_min) {
+        if (call_bytes(c, o.es) >= st->priv_min && call_bytes(c, o.es) < st->priv_max)
+            shm_private_stage(&o);
         return shm_direct_run(&o);
+    }
     if (st->cma && st->n > 1 && call_bytes(c, o.es) >= st->cma_min && c->count > 0)
         return shm_cma_run(&o);
     return shm_stage_run(&o);

@@ -264,36 +264,68 @@ static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
 }
 
 /* All-reduce on private buffers (issue 18): no process can address another's
- * buffers, so each rank copies its input once into a scratch area of its own
- * shared heap; then the direct engine above runs on those copies (chunks
- * claimed home range first), whoever reduces a chunk writing the result into
- * rank 0's scratch and into its own output at once; last, each rank copies
- * the chunks others reduced out of rank 0's scratch into its output. Per rank
- * about 2 S read and 2 S written, against the CMA engine's system call and
- * page pinning per chunk. The next call's arrival is the closing step: nobody
- * writes its scratch again before every peer has returned. */
+ * buffers, so each rank copies its input once into the first half of a
+ * scratch area in its own shared heap; then the direct engine above runs on
+ * those copies (chunks claimed home range first), whoever reduces a chunk
+ * writing the result into the second half of rank 0's scratch and into its
+ * own output at once; last, each rank copies the chunks others reduced from
+ * there into its output. Per rank about 2 S read and 2 S written, with no
+ * system call, against the CMA engine's system call and page pinning per
+ * chunk.
+ * The copy-in runs before the arrival step when the scratch is large enough
+ * (the post says so), so the arrival is also the step that says every input
+ * is in place: no other step than the arrival. That is safe because nobody
+ * reads an input half after the last chunk of a call is finished, and every
+ * rank waits for that before it returns; the result half is written only
+ * after the next arrival, when every peer has copied the last results out.
+ * The scratch grows (freed, allocated again) only after an arrival, then the
+ * copy-in is followed by a step. */
+static int in_own_heap(shm_state *st, const void *p, size_t bytes)
+{
+    return shm_heap_peer(&st->heap, st->rank, (uint64_t)(uintptr_t)p, bytes) != NULL;
+}
+
+static void copy_in(shm_op *o, size_t bytes)
+{
+    shm_state *st = o->st;
+    copy_out(st->scratch, o->c->sendbuf, bytes, bytes * (size_t)st->n >= st->stream_min);
+    store_fence();
+    shm_op_moved(o, bytes);
+    o->staged = bytes;
+}
+
+void shm_private_stage(shm_op *o)
+{
+    shm_state *st = o->st;
+    size_t bytes = o->c->count * o->es;
+    o->staged = 0;
+    /* Both buffers in the heap: most likely the direct engine, no copy. */
+    if (in_own_heap(st, o->c->sendbuf, bytes) && in_own_heap(st, o->c->recvbuf, bytes)) return;
+    if (st->scratch && st->scratch_bytes / 2 >= bytes) copy_in(o, bytes);
+}
+
+/* After the arrival: a scratch of at least 2 x bytes and the input in it, or 0
+ * when the heap has no room (the step after tells every rank). */
 static int scratch_ready(shm_op *o, size_t bytes)
 {
     shm_state *st = o->st;
     shm_rank_ctrl *me = &st->seg.ctrl[st->rank];
-    if (st->scratch_bytes < bytes) {
+    if (st->scratch_bytes / 2 < bytes) {
         /* Every peer returned from the last call that read it (the arrival). */
         if (st->scratch && shm_heap_free(&st->heap, st->scratch))
             atomic_fetch_add_explicit(&me->heap_frees, 1, memory_order_release);
-        size_t want = (bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
-        st->scratch = shm_heap_alloc(&st->heap, want);
-        st->scratch_bytes = st->scratch ? want : 0;
+        size_t half = (bytes + (1u << 20) - 1) / (1u << 20) * (1u << 20);
+        st->scratch = shm_heap_alloc(&st->heap, 2 * half);
+        st->scratch_bytes = st->scratch ? 2 * half : 0;
         me->scratch = (uint64_t)(uintptr_t)st->scratch;
         me->scratch_bytes = st->scratch_bytes;
     }
     if (!st->scratch) return 0;
-    copy_out(st->scratch, o->c->sendbuf, bytes, bytes * (size_t)st->n >= st->stream_min);
-    store_fence();
-    shm_op_moved(o, bytes);
+    if (o->staged < bytes) copy_in(o, bytes);
     return 1;
 }
 
-/* Chunks this rank did not reduce: from rank 0's scratch into the output, in
+/* Chunks this rank did not reduce: from rank 0's results into the output, in
  * runs of consecutive ones. */
 static void copy_back(shm_op *o, const char *res, uint64_t nchunks, size_t ce, int stream)
 {
@@ -316,7 +348,7 @@ static void copy_back(shm_op *o, const char *res, uint64_t nchunks, size_t ce, i
 }
 
 /* Elements [a, b) of the scratch copies in[]: reduced in rank order (the same
- * bits as the other engines), written to rank 0's scratch and this output. */
+ * bits as the other engines), written to rank 0's results and this output. */
 static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_t b, int stream)
 {
     shm_state *st = o->st;
@@ -346,23 +378,29 @@ static int private_allreduce(shm_op *o)
     shm_state *st = o->st;
     shm_header *h = st->seg.hdr;
     size_t count = o->c->count, bytes = count * o->es, ce = chunk_elems(o);
+    uint64_t g = st->step; /* the arrival's */
+    int all_staged = 1, rc;
+    for (int p = 0; p < st->n; p++) all_staged &= st->seg.ctrl[p].post[g & 1].staged >= bytes;
     shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
-    int have = scratch_ready(o, bytes);
-    int rc = shm_op_sync(o, "allreduce copy-in");
-    if (rc) return rc;
+    if (!all_staged) {
+        (void)scratch_ready(o, bytes);
+        rc = shm_op_sync(o, "allreduce copy-in");
+        if (rc) return rc;
+    }
     char **in = st->in_map;
     int ok = 1;
     for (int p = 0; p < st->n; p++) {
         const shm_rank_ctrl *pc = &st->seg.ctrl[p];
-        in[p] = pc->scratch_bytes >= bytes ? shm_heap_peer(&st->heap, p, pc->scratch, bytes) : NULL;
+        in[p] = pc->scratch_bytes / 2 >= bytes
+                    ? shm_heap_peer(&st->heap, p, pc->scratch, pc->scratch_bytes) : NULL;
         ok &= in[p] != NULL;
     }
     /* A heap too full for some rank's scratch: every rank saw it, all fall back. */
     if (!ok) {
-        (void)have;
         if (st->cma && bytes >= st->cma_min) return shm_cma_allreduce(o);
         return shm_stage_run(o);
     }
+    char *res = in[0] + st->seg.ctrl[0].scratch_bytes / 2;
     uint64_t nchunks = (count + ce - 1) / ce, begin = st->chunks_done, end = begin + nchunks, k;
     st->chunks_done = end;
     if (st->mine_cap < nchunks) {
@@ -376,14 +414,16 @@ static int private_allreduce(shm_op *o)
     }
     memset(st->mine, 0, nchunks);
     int stream = bytes * (size_t)st->n >= st->stream_min;
-    uint64_t *key = st->peer_recv; /* the scratch addresses, as this cache's key */
-    for (int p = 0; p < st->n; p++) key[p] = st->seg.ctrl[p].scratch;
-    populate_peers(st, key, key, in, in, bytes);
+    int touch = st->seg.ctrl[0].scratch_bytes * (size_t)st->n <= st->touch_max;
+    for (int p = 0; p < st->n; p++) { /* every scratch whole, once */
+        uint64_t at = st->seg.ctrl[p].scratch, len = st->seg.ctrl[p].scratch_bytes;
+        if (!pop_hit(st, p, at, at, len)) map_in(in[p], len, 1, touch);
+    }
     _Atomic uint64_t *busy = &st->seg.ctrl[st->rank].busy;
     while (claim_chunk(st, nchunks, &k)) {
         size_t a = (size_t)k * ce, b = min_sz(count, a + ce);
         atomic_store_explicit(busy, begin + k + 1, memory_order_relaxed);
-        reduce_chunk2(o, in, in[0], a, b, stream);
+        reduce_chunk2(o, in, res, a, b, stream);
         st->mine[k] = 1;
         store_fence();
         shm_op_moved(o, (b - a) * o->es);
@@ -394,7 +434,7 @@ static int private_allreduce(shm_op *o)
     finished_arg f = {h, end};
     rc = all_finished(&f) ? COLL_OK : wait_finished(o, &f);
     if (rc) return rc;
-    copy_back(o, in[0], nchunks, ce, stream);
+    copy_back(o, res, nchunks, ce, stream);
     return COLL_OK;
 }
 

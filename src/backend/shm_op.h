@@ -88,6 +88,7 @@ typedef struct shm_op {
     size_t moved;           /* bytes moved so far (fault points) */
     int arrived;            /* the arrival step is taken already */
     int inline_data;        /* staging through the arrival posts (shm_stage.c) */
+    size_t staged;          /* input bytes copied to the scratch before arriving */
 } shm_op;
 
 #define SHM_SUB_BYTES 16384 /* stays in L1 while it is reduced and written out */
@@ -113,5 +114,8 @@ int shm_p2p_run(shm_op *o);     /* send, recv, sendrecv */
  * else CMA or staging. */
 int shm_direct_run(shm_op *o);
 int shm_cma_allreduce(shm_op *o); /* arrival first unless o->arrived */
+/* Before the arrival of an all-reduce that may take the private engine: copy
+ * the input into this rank's scratch when it is large enough (shm_direct.c). */
+void shm_private_stage(shm_op *o);
 
 #endif
