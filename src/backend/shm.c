@@ -20,10 +20,9 @@
  * bytes up to which direct all-reduce touches every page of them on its first
  * call on a buffer set, 256 MiB), COLL_SHM_PRIV_MIN and COLL_SHM_PRIV_MAX
  * (per-rank bytes [min, max) in which all-reduce on private buffers copies in
- * to the shared heap and reduces there, 16 KiB and 2 MiB, or 128 KiB with
- * more ranks than cores: below, staging slots; above, CMA, which moves less
- * memory and needs no step where every rank has run; crossovers measured in
- * docs/PERFORMANCE.md, "shm on private buffers"). Every rank
+ * to the shared heap and reduces there: with more ranks than cores 4 KiB and
+ * 4 MiB, else none; outside it staging slots (small) or CMA (large);
+ * crossovers measured in docs/PERFORMANCE.md, "shm on private buffers"). Every rank
  * must see the same values. */
 #include "backend/shm_op.h"
 #include "backend/shm_fused.h"
@@ -154,7 +153,6 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->chunk_bytes = env_bytes("COLL_SHM_CHUNK_BYTES", 256 * KIB, 64, 64 * 1024 * KIB);
     st->cma_min = env_bytes("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1);
     st->direct_min = env_bytes("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1);
-    st->priv_min = env_bytes("COLL_SHM_PRIV_MIN", 16 * KIB, 0, (size_t)-1);
 
     st->stream_min = env_bytes("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, 0, (size_t)-1);
     st->touch_max = env_bytes("COLL_SHM_TOUCH_MAX", 256 * KIB * KIB, 0, (size_t)-1);
@@ -164,11 +162,14 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
      * core gets it at once; sleeping would cost a futex wake-up per step. */
     st->yield = st->n > online_cpus();
     st->spin = (int)env_bytes("COLL_SHM_SPIN_US", 50, 0, 1000000);
-    /* With more ranks than cores, the private engine's copy-in step waits for
-     * every rank to be scheduled, which CMA's reads of the peers' buffers do
-     * not: from 256 KiB CMA is faster there (docs/PERFORMANCE.md). */
-    st->priv_max = env_bytes("COLL_SHM_PRIV_MAX", st->yield ? 128 * KIB : 2 * KIB * KIB, 0,
-                             (size_t)-1);
+    /* The private engine's window, measured (docs/PERFORMANCE.md, "shm on
+     * private buffers"): with more ranks than cores it beats staging and CMA
+     * from 4 KiB to 2 MiB a rank (1.4-2.9x; its one step against staging's
+     * rounds and CMA's steps per chunk, each a scheduling round there), CMA
+     * wins from 4 MiB (less memory moved); with a core per rank staging and
+     * CMA are as fast or faster at every size, so the window is empty. */
+    st->priv_min = env_bytes("COLL_SHM_PRIV_MIN", st->yield ? 4 * KIB : 0, 0, (size_t)-1);
+    st->priv_max = env_bytes("COLL_SHM_PRIV_MAX", st->yield ? 4 * KIB * KIB : 0, 0, (size_t)-1);
     size_t n = (size_t)st->n;
     st->tmp = malloc(st->chunk_bytes);
     st->acc = malloc(st->chunk_bytes);
