@@ -12,17 +12,30 @@
 #   mpi         --backend mpi --buffers malloc (Open MPI's own algorithms)
 # Cells are the p50 time (below 1 MiB) or the bus bandwidth at the p50 time;
 # ratios are speed-ups (> 1: the first named is faster), marked "within noise"
-# when the two sides' p25..p75 time intervals overlap. Exit 1 if any result was
-# wrong or a cell is missing.
+# when the two sides' p25..p75 time intervals overlap. The last column checks
+# issue 18's targets for the private-buffer path per cell: shm malloc at least
+# 2x Open MPI from 64 KiB up, at least half the coll path's speed from 1 MiB
+# up, and at 8 bytes no slower than Open MPI at 2 ranks, faster at 4 and 6.
+# Exit 1 if any result was wrong or a cell is missing.
 #
-#   bench/shm_vs_mpi.sh   (env: COLLBENCH=build/collbench, PROCS=2,4,6,
-#                          SIZES=8,64K,1M,10M,100M, ITERS=10, WARMUP=3,
+#   bench/shm_vs_mpi.sh [--sizes LIST] [--procs LIST]
+#                         (env: COLLBENCH=build/collbench, PROCS=2,4,6,
+#                          SIZES=8,64K,256K,1M,4M,16M,64M,256M (1G is valid too:
+#                          6 ranks then hold 12 GiB of buffers per backend),
+#                          ITERS=10, WARMUP=3,
 #                          BIND=core|none for the shm ranks (mpi: mpirun's
 #                          default), OUT=dir for the CSVs, default a temp dir)
 set -euo pipefail
 BIN=${COLLBENCH:-build/collbench}
 PROCS=${PROCS:-2,4,6}
-SIZES=${SIZES:-8,64K,1M,10M,100M}
+SIZES=${SIZES:-8,64K,256K,1M,4M,16M,64M,256M}
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --sizes) SIZES=$2; shift 2 ;;
+    --procs) PROCS=$2; shift 2 ;;
+    *) echo "usage: $0 [--sizes LIST] [--procs LIST]" >&2; exit 2 ;;
+    esac
+done
 ITERS=${ITERS:-10}
 WARMUP=${WARMUP:-3}
 BIND=${BIND:-core}
@@ -70,13 +83,27 @@ awk -F, '
     noise = p25[a, k] <= p75[b, k] && p25[b, k] <= p75[a, k] ? " within noise" : ""
     return sprintf("%.2fx%s", p50[b, k] / p50[a, k], noise)
   }
+  # issue 18: speed ratios against thresholds, on the p50 times
+  function targets(k, p, s,   t, m, o, c) {
+    if (!(("malloc", k) in p50) || !(("mpi", k) in p50)) return "-"
+    m = p50["malloc", k]; o = p50["mpi", k]; t = ""
+    if (s <= 64) t = (p == 2 ? (m <= o ? "8 B <= mpi: met" : "8 B <= mpi: MISSED") \
+                             : (m < o ? "8 B < mpi: met" : "8 B < mpi: MISSED"))
+    if (s >= 65536) t = (o / m >= 2 ? "2x mpi: met" : "2x mpi: MISSED")
+    if (s >= 1048576 && (("coll", k) in p50)) {
+      c = p50["coll", k]
+      t = t (c / m >= 0.5 ? ", half coll: met" : ", half coll: MISSED")
+    }
+    return t == "" ? "-" : t
+  }
   END {
-    print "| ranks | bytes | shm malloc | shm coll | mpi (malloc) | shm malloc/mpi | coll/malloc |"
-    print "|---|---|---|---|---|---|---|"
+    print "| ranks | bytes | shm malloc | shm coll | mpi (malloc) | shm malloc/mpi | shm malloc/coll | targets |"
+    print "|---|---|---|---|---|---|---|---|"
     for (j = 1; j <= np; j++) for (i = 1; i <= ns; i++) {
       p = procs[j]; s = sizes[i]; k = p SUBSEP s
-      printf "| %s | %s | %s | %s | %s | %s | %s |\n", p, human(s), cell("malloc", k, p, s),
-             cell("coll", k, p, s), cell("mpi", k, p, s), ratio("malloc", "mpi", k), ratio("coll", "malloc", k)
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", p, human(s), cell("malloc", k, p, s),
+             cell("coll", k, p, s), cell("mpi", k, p, s), ratio("malloc", "mpi", k),
+             ratio("malloc", "coll", k), targets(k, p, s)
     }
     bad = 0
     if (wrong) { printf "\nWRONG results in:%s\n", wrong; bad = 1 }

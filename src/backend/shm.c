@@ -2,7 +2,9 @@
  * communicator (src/transport/shm), with shared-memory collectives (not
  * point-to-point algorithms over shared memory): small messages through
  * staging slots, all-reduce on coll_alloc'd buffers direct from the shared
- * heaps, other large ones single-copy with process_vm_readv (shm_op.h).
+ * heaps, all-reduce on private buffers of mid sizes through a copy-in scratch
+ * in the shared heap, other large ones single-copy with process_vm_readv
+ * (shm_op.h).
  *
  * Tunables (environment, bytes): COLL_SHM_SLOT_BYTES (staging slot per rank and
  * parity, default 1 MiB), COLL_SHM_MBOX_BYTES (p2p buffer per pair, 64 KiB),
@@ -16,7 +18,11 @@
  * (bytes of all ranks' outputs from which direct all-reduce writes them with
  * streaming stores, 16 MiB), COLL_SHM_TOUCH_MAX (all ranks' send and receive
  * bytes up to which direct all-reduce touches every page of them on its first
- * call on a buffer set, 256 MiB). Every rank
+ * call on a buffer set, 256 MiB), COLL_SHM_PRIV_MIN and COLL_SHM_PRIV_MAX
+ * (per-rank bytes [min, max) in which all-reduce on private buffers copies in
+ * to the shared heap and reduces there: with more ranks than cores 4 KiB and
+ * 256 KiB, else none; outside it staging slots (small) or CMA (large);
+ * crossovers measured in docs/PERFORMANCE.md, "shm on private buffers"). Every rank
  * must see the same values. */
 #include "backend/shm_op.h"
 #include "backend/shm_fused.h"
@@ -47,12 +53,15 @@ static size_t env_bytes(const char *name, size_t dflt, size_t lo, size_t hi)
     return (size_t)x;
 }
 
+/* CPUs the job's ranks can share: this process's affinity, unless that is
+ * the one CPU a launcher's --bind gave it, then the host's online CPUs (a
+ * bound rank's affinity says nothing about how many cores the ranks have). */
 static int online_cpus(void)
 {
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    long host = sysconf(_SC_NPROCESSORS_ONLN);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1) return CPU_COUNT(&set);
+    return host > 0 ? (int)host : 1;
 }
 
 /* Can this rank read its right neighbour's private memory? */
@@ -91,6 +100,7 @@ static void shm_fini(void *state)
     free(st->in_map);
     free(st->home_done);
     free(st->pop);
+    free(st->mine);
     free(st->out_map);
     free(st->at_in);
     free(st->at_out);
@@ -143,6 +153,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->chunk_bytes = env_bytes("COLL_SHM_CHUNK_BYTES", 256 * KIB, 64, 64 * 1024 * KIB);
     st->cma_min = env_bytes("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1);
     st->direct_min = env_bytes("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1);
+
     st->stream_min = env_bytes("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, 0, (size_t)-1);
     st->touch_max = env_bytes("COLL_SHM_TOUCH_MAX", 256 * KIB * KIB, 0, (size_t)-1);
     size_t heap = env_bytes("COLL_SHM_HEAP_BYTES", 16 * KIB * KIB * KIB, 0, (size_t)1 << 44);
@@ -151,6 +162,14 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
      * core gets it at once; sleeping would cost a futex wake-up per step. */
     st->yield = st->n > online_cpus();
     st->spin = (int)env_bytes("COLL_SHM_SPIN_US", 50, 0, 1000000);
+    /* The private engine's window, measured (docs/PERFORMANCE.md, "shm on
+     * private buffers"): with more ranks than cores it beats staging from
+     * 4 KiB to 64 KiB a rank (1.2-1.6x, p50, bound ranks; unbound up to 1 MiB),
+     * CMA wins from 256 KiB with bound ranks (less memory moved, no step
+     * that needs every rank to have run); with a core per rank staging and
+     * CMA are as fast or faster at every size, so the window is empty. */
+    st->priv_min = env_bytes("COLL_SHM_PRIV_MIN", st->yield ? 4 * KIB : 0, 0, (size_t)-1);
+    st->priv_max = env_bytes("COLL_SHM_PRIV_MAX", st->yield ? 256 * KIB : 0, 0, (size_t)-1);
     size_t n = (size_t)st->n;
     st->tmp = malloc(st->chunk_bytes);
     st->acc = malloc(st->chunk_bytes);
@@ -159,7 +178,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->watch = calloc(n, 1);
     st->in_map = calloc(n, sizeof *st->in_map);
     st->home_done = calloc(n, sizeof *st->home_done);
-    st->pop = calloc(n, sizeof *st->pop);
+    st->pop = calloc(n * SHM_POP_SETS * SHM_POP_WAYS, sizeof *st->pop);
     st->out_map = calloc(n, sizeof *st->out_map);
     st->at_in = calloc(n, sizeof *st->at_in);
     st->at_out = calloc(n, sizeof *st->at_out);
@@ -260,8 +279,11 @@ static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double 
     }
     if (c->kind == COLL_KIND_P2P) return shm_p2p_run(&o);
     if (st->direct && c->kind == COLL_KIND_ALLREDUCE && c->count > 0 &&
-        call_bytes(c, o.es) >= st->direct_min)
+        call_bytes(c, o.es) >= st->direct_min) {
+        if (call_bytes(c, o.es) >= st->priv_min && call_bytes(c, o.es) < st->priv_max)
+            shm_private_stage(&o);
         return shm_direct_run(&o);
+    }
     if (st->cma && st->n > 1 && call_bytes(c, o.es) >= st->cma_min && c->count > 0)
         return shm_cma_run(&o);
     return shm_stage_run(&o);

@@ -17,6 +17,8 @@
 #include "core/clock.h"
 #include "core/populate.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -88,17 +90,39 @@ static void map_in(char *p, size_t bytes, int for_write, int touch)
     if (touch) coll_touch(p, bytes);
 }
 
-static void populate_peers(shm_state *st, char *const *in, char *const *out, size_t bytes)
+/* 1 when rank p's buffer set {send, recv, bytes} is in this process's cache of
+ * populated sets; else it goes in, the least recently used way of its hash
+ * line out (shm_op.h). Rank
+ * p's heap frees (a free unmaps pages from every process) void p's sets. */
+static int pop_hit(shm_state *st, int p, uint64_t send, uint64_t recv, uint64_t bytes)
+{
+    uint64_t frees = atomic_load_explicit(&st->seg.ctrl[p].heap_frees, memory_order_acquire);
+    uint64_t hash = (send * 0x9e3779b97f4a7c15ull) ^ (recv * 0xc2b2ae3d27d4eb4full) ^
+                    (bytes * 0x165667b19e3779f9ull);
+    size_t line = (size_t)(hash >> 40) % SHM_POP_SETS;
+    shm_populated *set = &st->pop[((size_t)p * SHM_POP_SETS + line) * SHM_POP_WAYS], *lru = set;
+    uint64_t now = ++st->pop_clock;
+    for (int i = 0; i < SHM_POP_WAYS; i++) {
+        shm_populated *e = &set[i];
+        if (e->used && e->frees != frees) e->used = 0; /* stale: that heap changed */
+        if (e->used && e->send == send && e->recv == recv && e->bytes == bytes) {
+            e->used = now;
+            return 1;
+        }
+        if (e->used < lru->used) lru = e;
+    }
+    *lru = (shm_populated){send, recv, bytes, frees, now};
+    return 0;
+}
+
+static void populate_peers(shm_state *st, const uint64_t *send, const uint64_t *recv,
+                           char *const *in, char *const *out, size_t bytes)
 {
     int touch = bytes * 2 * (size_t)st->n <= st->touch_max;
     for (int p = 0; p < st->n; p++) {
-        shm_populated now = {st->peer_send[p], st->peer_recv[p], bytes,
-                             atomic_load_explicit(&st->seg.ctrl[p].heap_frees,
-                                                  memory_order_acquire)};
-        if (!memcmp(&now, &st->pop[p], sizeof now)) continue;
+        if (pop_hit(st, p, send[p], recv[p], bytes)) continue;
         if (out[p] != in[p]) map_in(in[p], bytes, 0, touch);
         map_in(out[p], bytes, 1, touch);
-        st->pop[p] = now;
     }
 }
 
@@ -160,7 +184,7 @@ static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a,
             o->st->at_in[p] = (const float *)(in[p] + a * o->es);
             o->st->at_out[p] = (float *)(out[p] + a * o->es);
         }
-        shm_fused_f32_sum(o->st->at_out, o->st->at_in, n, b - a, stream);
+        shm_fused_f32_sum(o->st->at_out, n, o->st->at_in, n, b - a, stream);
         return;
     }
     size_t sub = SHM_SUB_BYTES / o->es;
@@ -223,7 +247,7 @@ static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
     int stream = count * o->es * (size_t)st->n >= st->stream_min;
     _Atomic uint64_t *busy = &st->seg.ctrl[st->rank].busy;
     shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
-    populate_peers(st, in, out, count * o->es);
+    populate_peers(st, st->peer_send, st->peer_recv, in, out, count * o->es);
     while (claim_chunk(st, nchunks, &k)) {
         size_t a = (size_t)k * ce;
         atomic_store_explicit(busy, begin + k + 1, memory_order_relaxed);
@@ -239,6 +263,181 @@ static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
     return all_finished(&f) ? COLL_OK : wait_finished(o, &f);
 }
 
+/* All-reduce on private buffers (issue 18): no process can address another's
+ * buffers, so each rank copies its input once into the first half of a
+ * scratch area in its own shared heap; then the direct engine above runs on
+ * those copies (chunks claimed home range first), whoever reduces a chunk
+ * writing the result into the second half of rank 0's scratch and into its
+ * own output at once; last, each rank copies the chunks others reduced from
+ * there into its output. Per rank about 2 S read and 2 S written, with no
+ * system call, against the CMA engine's system call and page pinning per
+ * chunk.
+ * The copy-in runs before the arrival step when the scratch is large enough
+ * (the post says so), so the arrival is also the step that says every input
+ * is in place: no other step than the arrival. That is safe because nobody
+ * reads an input half after the last chunk of a call is finished, and every
+ * rank waits for that before it returns; the result half is written only
+ * after the next arrival, when every peer has copied the last results out.
+ * The scratch grows (freed, allocated again) only after an arrival, then the
+ * copy-in is followed by a step. */
+static int in_own_heap(shm_state *st, const void *p, size_t bytes)
+{
+    return shm_heap_peer(&st->heap, st->rank, (uint64_t)(uintptr_t)p, bytes) != NULL;
+}
+
+static void copy_in(shm_op *o, size_t bytes)
+{
+    shm_state *st = o->st;
+    copy_out(st->scratch, o->c->sendbuf, bytes, bytes * (size_t)st->n >= st->stream_min);
+    store_fence();
+    shm_op_moved(o, bytes);
+    o->staged = bytes;
+}
+
+void shm_private_stage(shm_op *o)
+{
+    shm_state *st = o->st;
+    size_t bytes = o->c->count * o->es;
+    o->staged = 0;
+    /* Both buffers in the heap: most likely the direct engine, no copy. */
+    if (in_own_heap(st, o->c->sendbuf, bytes) && in_own_heap(st, o->c->recvbuf, bytes)) return;
+    if (st->scratch && st->scratch_bytes / 2 >= bytes) copy_in(o, bytes);
+}
+
+/* After the arrival: a scratch of at least 2 x bytes and the input in it, or 0
+ * when the heap has no room (the step after tells every rank). */
+static int scratch_ready(shm_op *o, size_t bytes)
+{
+    shm_state *st = o->st;
+    shm_rank_ctrl *me = &st->seg.ctrl[st->rank];
+    if (st->scratch_bytes / 2 < bytes) {
+        /* Every peer returned from the last call that read it (the arrival). */
+        if (st->scratch && shm_heap_free(&st->heap, st->scratch))
+            atomic_fetch_add_explicit(&me->heap_frees, 1, memory_order_release);
+        size_t half = (bytes + (1u << 20) - 1) / (1u << 20) * (1u << 20);
+        st->scratch = shm_heap_alloc(&st->heap, 2 * half);
+        st->scratch_bytes = st->scratch ? 2 * half : 0;
+        me->scratch = (uint64_t)(uintptr_t)st->scratch;
+        me->scratch_bytes = st->scratch_bytes;
+    }
+    if (!st->scratch) return 0;
+    if (o->staged < bytes) copy_in(o, bytes);
+    return 1;
+}
+
+/* Chunks this rank did not reduce: from rank 0's results into the output, in
+ * runs of consecutive ones. */
+static void copy_back(shm_op *o, const char *res, uint64_t nchunks, size_t ce, int stream)
+{
+    shm_state *st = o->st;
+    size_t count = o->c->count;
+    char *recv = o->c->recvbuf;
+    for (uint64_t k = 0; k < nchunks;) {
+        if (st->mine[k]) {
+            k++;
+            continue;
+        }
+        uint64_t j = k;
+        while (j < nchunks && !st->mine[j]) j++;
+        size_t a = (size_t)k * ce, b = min_sz(count, (size_t)j * ce);
+        copy_out(recv + a * o->es, res + a * o->es, (b - a) * o->es, stream);
+        shm_op_moved(o, (b - a) * o->es);
+        k = j;
+    }
+    if (stream) store_fence();
+}
+
+/* Elements [a, b) of the scratch copies in[]: reduced in rank order (the same
+ * bits as the other engines), written to rank 0's results and this output. */
+static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_t b, int stream)
+{
+    shm_state *st = o->st;
+    int n = st->n;
+    char *outs[2] = {res + a * o->es, (char *)o->c->recvbuf + a * o->es};
+    if (st->fused && o->c->dt == COLL_FLOAT32 && o->c->op == COLL_SUM) {
+        for (int p = 0; p < n; p++) st->at_in[p] = (const float *)(in[p] + a * o->es);
+        st->at_out[0] = (float *)outs[0];
+        st->at_out[1] = (float *)outs[1];
+        shm_fused_f32_sum(st->at_out, 2, st->at_in, n, b - a, stream);
+        return;
+    }
+    size_t sub = SHM_SUB_BYTES / o->es;
+    char *t = st->sub;
+    for (size_t s = a; s < b; s += sub) {
+        size_t m = min_sz(sub, b - s), off = (s - a) * o->es, at = s * o->es;
+        o->fn(t, in[0] + at, in[1] + at, m);
+        for (int p = 2; p < n; p++) o->fn(t, t, in[p] + at, m);
+        if (o->c->op == COLL_AVG) coll_scale_div(t, m, o->c->dt, n);
+        copy_out(outs[1] + off, t, m * o->es, 0); /* own output: read soonest */
+        copy_out(outs[0] + off, t, m * o->es, stream);
+    }
+}
+
+static int private_allreduce(shm_op *o)
+{
+    shm_state *st = o->st;
+    shm_header *h = st->seg.hdr;
+    size_t count = o->c->count, bytes = count * o->es, ce = chunk_elems(o);
+    uint64_t g = st->step; /* the arrival's */
+    int all_staged = 1, rc;
+    for (int p = 0; p < st->n; p++) all_staged &= st->seg.ctrl[p].post[g & 1].staged >= bytes;
+    shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
+    if (!all_staged) {
+        (void)scratch_ready(o, bytes);
+        rc = shm_op_sync(o, "allreduce copy-in");
+        if (rc) return rc;
+    }
+    char **in = st->in_map;
+    int ok = 1;
+    for (int p = 0; p < st->n; p++) {
+        const shm_rank_ctrl *pc = &st->seg.ctrl[p];
+        in[p] = pc->scratch_bytes / 2 >= bytes
+                    ? shm_heap_peer(&st->heap, p, pc->scratch, pc->scratch_bytes) : NULL;
+        ok &= in[p] != NULL;
+    }
+    /* A heap too full for some rank's scratch: every rank saw it, all fall back. */
+    if (!ok) {
+        if (st->cma && bytes >= st->cma_min) return shm_cma_allreduce(o);
+        return shm_stage_run(o);
+    }
+    char *res = in[0] + st->seg.ctrl[0].scratch_bytes / 2;
+    uint64_t nchunks = (count + ce - 1) / ce, begin = st->chunks_done, end = begin + nchunks, k;
+    st->chunks_done = end;
+    if (st->mine_cap < nchunks) {
+        unsigned char *m = realloc(st->mine, nchunks);
+        if (!m) {
+            snprintf(o->w.err, o->w.errlen, "shm: out of memory");
+            return COLL_ENOMEM;
+        }
+        st->mine = m;
+        st->mine_cap = nchunks;
+    }
+    memset(st->mine, 0, nchunks);
+    int stream = bytes * (size_t)st->n >= st->stream_min;
+    int touch = st->seg.ctrl[0].scratch_bytes * (size_t)st->n <= st->touch_max;
+    for (int p = 0; p < st->n; p++) { /* every scratch whole, once */
+        uint64_t at = st->seg.ctrl[p].scratch, len = st->seg.ctrl[p].scratch_bytes;
+        if (!pop_hit(st, p, at, at, len)) map_in(in[p], len, 1, touch);
+    }
+    _Atomic uint64_t *busy = &st->seg.ctrl[st->rank].busy;
+    while (claim_chunk(st, nchunks, &k)) {
+        size_t a = (size_t)k * ce, b = min_sz(count, a + ce);
+        atomic_store_explicit(busy, begin + k + 1, memory_order_relaxed);
+        reduce_chunk2(o, in, res, a, b, stream);
+        st->mine[k] = 1;
+        store_fence();
+        shm_op_moved(o, (b - a) * o->es);
+        atomic_store_explicit(busy, 0, memory_order_relaxed);
+        if (atomic_fetch_add(&h->finished, 1) + 1 == end) shm_ring_all(&st->seg);
+    }
+    homes_done(st, nchunks);
+    finished_arg f = {h, end};
+    rc = all_finished(&f) ? COLL_OK : wait_finished(o, &f);
+    if (rc) return rc;
+    copy_back(o, res, nchunks, ce, stream);
+    return COLL_OK;
+}
+
 int shm_direct_run(shm_op *o)
 {
     shm_state *st = o->st;
@@ -246,8 +445,10 @@ int shm_direct_run(shm_op *o)
     int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     if (rc) return rc;
     o->arrived = 1;
-    /* Every rank sees the same addresses and heaps: all decide alike. */
+    /* Every rank sees the same addresses, heaps and sizes: all decide alike. */
     if (map_buffers(o, in, out)) return direct_allreduce(o, in, out);
-    if (st->cma && o->c->count * o->es >= st->cma_min) return shm_cma_allreduce(o);
+    size_t bytes = o->c->count * o->es;
+    if (bytes >= st->priv_min && bytes < st->priv_max) return private_allreduce(o);
+    if (st->cma && bytes >= st->cma_min) return shm_cma_allreduce(o);
     return shm_stage_run(o);
 }

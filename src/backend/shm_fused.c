@@ -25,14 +25,15 @@ AVX2 static inline __m256 sum8(const float *const *in, int n, size_t i)
     return x;
 }
 
-AVX2 void shm_fused_f32_sum(float *const *out, const float *const *in, int n, size_t m, int stream)
+AVX2 void shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n, size_t m,
+                            int stream)
 {
-    for (int p = 0; p < n && stream; p++) /* streaming stores need 32-byte alignment */
+    for (int p = 0; p < nout && stream; p++) /* streaming stores need 32-byte alignment */
         stream = ((uintptr_t)out[p] & 31) == 0;
     size_t i = 0;
     for (; i + 8 <= m; i += 8) {
         __m256 x = sum8(in, n, i);
-        for (int p = 0; p < n; p++) {
+        for (int p = 0; p < nout; p++) {
             if (stream) _mm256_stream_ps(out[p] + i, x);
             else _mm256_storeu_ps(out[p] + i, x);
         }
@@ -40,7 +41,7 @@ AVX2 void shm_fused_f32_sum(float *const *out, const float *const *in, int n, si
     for (; i < m; i++) {
         float x = in[0][i] + in[1][i];
         for (int p = 2; p < n; p++) x += in[p][i];
-        for (int p = 0; p < n; p++) out[p][i] = x;
+        for (int p = 0; p < nout; p++) out[p][i] = x;
     }
 }
 
@@ -48,9 +49,10 @@ AVX2 void shm_fused_f32_sum(float *const *out, const float *const *in, int n, si
 
 int shm_fused_available(void) { return 0; }
 
-void shm_fused_f32_sum(float *const *out, const float *const *in, int n, size_t m, int stream)
+void shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n, size_t m,
+                       int stream)
 {
-    (void)out, (void)in, (void)n, (void)m, (void)stream;
+    (void)out, (void)nout, (void)in, (void)n, (void)m, (void)stream;
 }
 
 #endif

@@ -5,7 +5,10 @@
  *   cma:     peers read (or write) each other's buffers with process_vm_readv,
  *            one copy, chunked so that partial results stay in L2;
  *   direct:  all-reduce on buffers in the shared heaps (coll_alloc): plain
- *            loads and stores, chunks claimed by whichever rank runs.
+ *            loads and stores, chunks claimed by whichever rank runs;
+ *   private: all-reduce on private buffers of mid sizes: each rank copies its
+ *            input once into a scratch area of its heap, the direct engine
+ *            runs on those copies, results go out to the private outputs.
  * Every collective starts with an arrival step (signature + buffer addresses,
  * checked against every peer) and every rank takes the same steps, so a step
  * number is a sequence number that only grows, on every rank alike. */
@@ -27,7 +30,16 @@
  * tables already map (while its heap_frees count has not moved). */
 typedef struct shm_populated {
     uint64_t send, recv, bytes, frees;
+    uint64_t used;          /* LRU stamp (0: empty); not part of the key */
 } shm_populated;
+
+/* The page-table cache of buffer sets per rank: a DDP step all-reduces one
+ * bucket after another, each at its own address (issue 18), so it holds many:
+ * SHM_POP_SETS x SHM_POP_WAYS, set-associative by a hash of the buffer set,
+ * the least recently used of a set's ways replaced (a rotation through fewer
+ * than about SHM_POP_SETS buffer sets stays in it). */
+#define SHM_POP_SETS 256
+#define SHM_POP_WAYS 4
 
 typedef struct shm_state {
     shm_segment seg;
@@ -45,7 +57,15 @@ typedef struct shm_state {
     size_t touch_max;       /* all 2n buffers' bytes up to which direct pre-touches them */
     uint64_t chunks_done;   /* direct all-reduce chunks of earlier calls (shm_header) */
     uint64_t *home_done;    /* [n] of them in each rank's home ranges (shm_rank_ctrl) */
-    shm_populated *pop;     /* [n] each rank's buffers this process's mappings hold */
+    shm_populated *pop;     /* [n][SHM_POP_SETS][SHM_POP_WAYS] each rank's buffer sets this
+                             * process's mappings hold, least recently used out */
+    uint64_t pop_clock;     /* LRU stamps */
+    size_t priv_min, priv_max; /* per-rank bytes [min, max) in which all-reduce on
+                             * private buffers copies in to the shared heap (shm_direct.c) */
+    char *scratch;          /* this rank's copy-in area in its own heap */
+    size_t scratch_bytes;
+    unsigned char *mine;    /* [mine_cap] chunks this rank reduced in a call */
+    size_t mine_cap;
     char **in_map, **out_map; /* [n] every rank's buffers as mapped here */
     const float **at_in;    /* [n] the same at the chunk being reduced, for */
     float **at_out;         /* shm_fused_f32_sum */
@@ -68,6 +88,7 @@ typedef struct shm_op {
     size_t moved;           /* bytes moved so far (fault points) */
     int arrived;            /* the arrival step is taken already */
     int inline_data;        /* staging through the arrival posts (shm_stage.c) */
+    size_t staged;          /* input bytes copied to the scratch before arriving */
 } shm_op;
 
 #define SHM_SUB_BYTES 16384 /* stays in L1 while it is reduced and written out */
@@ -88,9 +109,13 @@ int shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t byte
 int shm_stage_run(shm_op *o);   /* any collective through staging rounds */
 int shm_cma_run(shm_op *o);     /* any collective with CMA (large messages) */
 int shm_p2p_run(shm_op *o);     /* send, recv, sendrecv */
-/* All-reduce on coll_alloc'd buffers (shm_direct.c); falls back to the CMA or
- * staging engines after the arrival when some buffer is private memory. */
+/* All-reduce on coll_alloc'd buffers (shm_direct.c); when some buffer is
+ * private memory, after the arrival: the private engine (priv_min..priv_max),
+ * else CMA or staging. */
 int shm_direct_run(shm_op *o);
 int shm_cma_allreduce(shm_op *o); /* arrival first unless o->arrived */
+/* Before the arrival of an all-reduce that may take the private engine: copy
+ * the input into this rank's scratch when it is large enough (shm_direct.c). */
+void shm_private_stage(shm_op *o);
 
 #endif

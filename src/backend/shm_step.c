@@ -35,6 +35,7 @@ int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
     mine->sig = *o->sig;
     mine->sendbuf = (uint64_t)(uintptr_t)sendbuf;
     mine->recvbuf = (uint64_t)(uintptr_t)recvbuf;
+    mine->staged = o->staged;
     atomic_store(&mine->seq, g); /* after the fields (and any inline data) */
     shm_ring_all(&st->seg);
     int rc = shm_wait_posts(&o->w, g, coll_kind_name(o->c->kind));

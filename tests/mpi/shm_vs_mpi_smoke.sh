@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; FAILED=1; }
 smoke() { COLLBENCH=$BIN SIZES=8,64K PROCS=2 ITERS=2 WARMUP=1 OUT=$WORK/csv bash "$SCRIPT" >"$WORK/out" 2>&1; }
 
 smoke || fail "exit $?: $(cat "$WORK/out")"
-grep -q '^| ranks | bytes | shm malloc | shm coll | mpi (malloc) | shm malloc/mpi | coll/malloc |$' "$WORK/out" ||
+grep -q '^| ranks | bytes | shm malloc | shm coll | mpi (malloc) | shm malloc/mpi | shm malloc/coll | targets |$' "$WORK/out" ||
     fail "no table header: $(cat "$WORK/out")"
 for row in '| 2 | 8 B | ' '| 2 | 64 KiB | '; do
     grep -F "$row" "$WORK/out" | grep -qv ' - |' || fail "no complete row '$row': $(cat "$WORK/out")"

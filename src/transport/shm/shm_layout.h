@@ -22,6 +22,9 @@ typedef struct shm_post {
     _Alignas(SHM_LINE) _Atomic uint64_t seq;
     coll_sig sig;
     uint64_t sendbuf, recvbuf;
+    /* All-reduce on private buffers: bytes of its input this rank copied into
+     * its scratch before arriving (0: none; shm_direct.c). */
+    uint64_t staged;
     unsigned char data[SHM_INLINE];
 } shm_post;
 
@@ -42,6 +45,11 @@ typedef struct shm_rank_ctrl {
     /* Blocks this rank freed from its heap: a free unmaps the block's pages
      * from every process, so peers populate their mappings again (shm_direct.c). */
     _Atomic uint64_t heap_frees;
+    /* All-reduce on private buffers (shm_direct.c): where this rank's copy-in
+     * scratch lies in its heap (its own address; 0: none) and its bytes (the
+     * first half inputs, the second results), written by the owner between an
+     * arrival and the step peers wait on. */
+    uint64_t scratch, scratch_bytes;
     /* Written once at set-up, then by the owner when it changes. */
     _Alignas(SHM_LINE) int32_t pid;
     int32_t cma_ok;
