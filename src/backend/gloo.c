@@ -14,6 +14,7 @@
 #include "core/fault.h"
 #include "core/reduce.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,8 @@ static int refuse(const gloo_state *st, const coll_call *c, char *err, size_t er
     return COLL_OK;
 }
 
+#define GONE_WAIT_S 0.5
+
 /* Gloo names a lost peer by address: say which rank that is. A timeout names
  * nobody (Gloo does not say whom it waited for). */
 static void blame(const gloo_state *st, int rc, char *err, size_t errlen, int *failed_rank)
@@ -162,6 +165,13 @@ static void blame(const gloo_state *st, int rc, char *err, size_t errlen, int *f
     if (!dead) return;
     int ngone = coll_gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
     int r = coll_gloo_peers_blame(&st->peers, st->rank, err), r_gone = 0;
+    /* An address Gloo names that no rank published, before the dead rank's
+     * other sockets show closed here: they do within moments (its kernel
+     * closed them all at once), so look again for a while rather than name nobody. */
+    for (double until = coll_now_s() + GONE_WAIT_S; r < 0 && ngone == 0 && coll_now_s() < until;) {
+        poll(NULL, 0, 10);
+        ngone = coll_gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
+    }
     for (int i = 0; i < ngone; i++) r_gone |= dead[i] == r;
     snprintf(gloo_says, sizeof gloo_says, "%s", err);
     /* Gloo has no abort: a rank that failed because another died just exits,
