@@ -103,6 +103,13 @@ const char *coll_comm_backend(const coll_comm *comm);
 const char *coll_comm_errmsg(const coll_comm *comm);
 /* Rank blamed for the last error (dead peer, mismatch), or -1. */
 int  coll_comm_failed_rank(const coll_comm *comm);
+/* Hosts among the ranks of comm, or a negative status. Collective (every rank
+ * calls it): backends that know their hosts (auto) answer at once, the others
+ * compare the ranks' host ids through the rendezvous store. */
+int  coll_comm_host_count(coll_comm *comm);
+/* One line saying how the backend runs this communicator ("auto: 2 hosts, 2
+ * ranks on this one; intra-host shm, ..."); COLL_ENOTSUP where it has none. */
+int  coll_comm_describe(const coll_comm *comm, char *buf, size_t len);
 /* Set the algorithm used from now on ("auto" restores the tuning table).
  * COLL_ENOTSUP where the backend does not run it: shm, mpi and nccl pick
  * their own and take only "auto"; auto takes what its groups run. */

@@ -13,7 +13,6 @@
 #include "bootstrap/rendezvous.h"
 #include "core/blame.h"
 #include "core/clock.h"
-#include "core/comm.h"
 #include "core/reduce.h"
 
 #include <ctype.h>
@@ -523,28 +522,14 @@ static void auto_free(void *state, void *ptr)
     else free(ptr);
 }
 
-const coll_backend_ops coll_backend_auto = {
-    .size = sizeof(coll_backend_ops),
-    .name = "auto",
-    .init = auto_init,
-    .run = auto_run,
-    .set_algo = auto_set_algo,
-    .abort = auto_abort,
-    .fini = auto_fini,
-    .alloc = auto_alloc,
-    .free = auto_free,
-};
-
-int coll_auto_nhosts(const coll_comm *comm)
+static int auto_nhosts(const void *state)
 {
-    if (!comm || comm->backend != &coll_backend_auto || !comm->state) return -1;
-    return ((const auto_state *)comm->state)->plan.nhosts;
+    return ((const auto_state *)state)->plan.nhosts;
 }
 
-int coll_auto_describe(const coll_comm *comm, char *buf, size_t len)
+static int auto_describe(const void *state, char *buf, size_t len)
 {
-    if (coll_auto_nhosts(comm) < 0) return COLL_EINVAL;
-    const auto_state *st = comm->state;
+    const auto_state *st = state;
     const coll_host_plan *p = &st->plan;
     const char *intra = st->intra.ops ? st->intra.ops->name : "tcp";
     if (p->nhosts == 1)
@@ -555,3 +540,17 @@ int coll_auto_describe(const coll_comm *comm, char *buf, size_t len)
                  st->hier ? "hierarchical" : st->flat_why);
     return COLL_OK;
 }
+
+const coll_backend_ops coll_backend_auto = {
+    .size = sizeof(coll_backend_ops),
+    .name = "auto",
+    .init = auto_init,
+    .run = auto_run,
+    .set_algo = auto_set_algo,
+    .abort = auto_abort,
+    .fini = auto_fini,
+    .alloc = auto_alloc,
+    .free = auto_free,
+    .nhosts = auto_nhosts,
+    .describe = auto_describe,
+};

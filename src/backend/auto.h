@@ -42,18 +42,6 @@ void coll_host_plan_free(coll_host_plan *p);
 int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int size,
                             coll_host_plan *p, char *err, size_t errlen);
 
-/* Number of hosts among the ranks of comm (collective: every rank calls it), or a
- * negative status. The auto backend knows it already; others ask the store. */
-int coll_comm_host_count(coll_comm *comm);
-
-/* One line saying how an auto communicator runs ("auto: 2 hosts x 2 ranks,
- * intra-host shm, inter-host tcp, all-reduce hierarchical"); COLL_EINVAL when
- * comm does not use the auto backend. */
-int coll_auto_describe(const coll_comm *comm, char *buf, size_t len);
-
-/* Hosts of an auto communicator, or -1 for another backend. */
-int coll_auto_nhosts(const coll_comm *comm);
-
 /* The backend auto uses between ranks of one host here ("shm", or "tcp" while
  * shm is not available), and why, for `collbench info`. */
 const char *coll_auto_intra_name(char *why, size_t whylen);

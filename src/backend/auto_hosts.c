@@ -1,6 +1,5 @@
 /* Host ids and the plan of which ranks share a host (backend/auto.h). */
 #include "backend/auto.h"
-#include "core/comm.h"
 
 #include "core/clock.h"
 
@@ -310,21 +309,4 @@ int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int
     free(joined);
     free(ids);
     return rc;
-}
-
-int coll_comm_host_count(coll_comm *comm)
-{
-    if (!comm) return COLL_EINVAL;
-    int known = coll_auto_nhosts(comm);
-    if (known > 0) return known;
-    if (comm->size == 1) return 1;
-    if (!comm->store) return COLL_ENOTSUP;
-    coll_host_plan p;
-    char err[256], prefix[96];
-    snprintf(prefix, sizeof prefix, "%snodes/", comm->store_prefix);
-    int rc = coll_host_plan_exchange(comm->store, prefix, comm->rank, comm->size, &p, err, sizeof err);
-    if (rc) return rc;
-    int n = p.nhosts;
-    coll_host_plan_free(&p);
-    return n;
 }

@@ -40,6 +40,10 @@ typedef struct coll_backend_ops {
     /* Optional: allocate/free memory suited to this backend (shared segment, ...). */
     void *(*alloc)(void *state, size_t bytes);
     void (*free)(void *state, void *ptr);
+    /* Optional: hosts among the ranks, when the backend knows them (> 0). */
+    int (*nhosts)(const void *state);
+    /* Optional: one line saying how the backend runs; COLL_OK, or ENOTSUP. */
+    int (*describe)(const void *state, char *buf, size_t len);
 } coll_backend_ops;
 
 /* NULL and a message in err when the backend is unknown or not built in. */

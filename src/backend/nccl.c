@@ -16,7 +16,7 @@
 #include "core/cuda_rt.h"
 #include "core/errbuf.h"
 #include "core/reduce.h"
-#include "core/staging.h"
+#include "backend/staging.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,5 @@
 /* The runner: sizes x placements of one configuration; see bench_runner.h. */
 #include "bench/bench_runner.h"
-#include "backend/auto.h"
 
 #include <errno.h>
 #include <math.h>
@@ -591,8 +590,8 @@ int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
     if (r->print) {
         row_config(&s, &r->opts->pairs[0], &cfg);
         bench_table_print_header(&s.table, &cfg);
-        char plan[256]; /* how auto split the ranks into hosts, with -v */
-        if (r->opts->verbose && coll_auto_describe(r->comm, plan, sizeof plan) == 0)
+        char plan[256]; /* how the backend runs (auto: its hosts), with -v */
+        if (r->opts->verbose && coll_comm_describe(r->comm, plan, sizeof plan) == 0)
             printf("#  %s\n", plan);
     }
     rc = alloc_pool(&s, r->opts->coll->moves_data ? r->opts->sizes : (const uint64_t[]){0},

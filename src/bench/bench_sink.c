@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bootstrap/launcher.h"
+#include "launch/launcher.h"
 #include "coll.h"
 
 static int results_fd_from_env(void)

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "core/staging.h"
+#include "backend/staging.h"
 
 #define ARENA 4096
 static unsigned char arena[ARENA]; /* the fake device */

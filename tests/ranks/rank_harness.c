@@ -1,6 +1,6 @@
 #include "rank_harness.h"
 #include "bootstrap/launch_env.h"
-#include "bootstrap/launcher.h"
+#include "launch/launcher.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "bootstrap/launcher.h"
+#include "launch/launcher.h"
 #include "coll.h"
 #include "core/token.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bootstrap/bind.h"
-#include "bootstrap/launcher.h"
+#include "launch/launcher.h"
 #include "coll.h"
 
 /* Our fork launcher (coll_launch) cannot start mpi ranks; cli_launch_one hands

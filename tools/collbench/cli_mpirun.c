@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bootstrap/launcher.h"
+#include "launch/launcher.h"
 #include "core/errbuf.h"
 #ifdef COLL_HAVE_MPI
 #include <mpi.h>

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bootstrap/launcher.h"
+#include "launch/launcher.h"
 #include "coll.h"
 #include "bootstrap/listen_addr.h"
 #include "core/token.h"

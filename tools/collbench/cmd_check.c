@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bootstrap/launcher.h"
+#include "launch/launcher.h"
 #include "cli_common.h"
 #include "cli_gpu.h"
 #include "coll.h"

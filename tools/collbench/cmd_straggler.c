@@ -21,7 +21,7 @@
 
 #include "bench/straggler.h"
 #include "bootstrap/launch_env.h"
-#include "bootstrap/launcher.h"
+#include "launch/launcher.h"
 #include "coll.h"
 #include "core/clock.h"
 

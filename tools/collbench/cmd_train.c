@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bootstrap/launcher.h"
+#include "launch/launcher.h"
 #include "cli_common.h"
 #include "cli_multinode.h"
 #include "coll.h"

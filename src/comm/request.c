@@ -1,5 +1,5 @@
 /* Nonblocking calls: a FIFO drained by one progress thread per communicator. */
-#include "core/comm.h"
+#include "comm/comm.h"
 #include "core/fault.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  *   <prefix>mb<n>/a<r>   rank r arrived
  *   <prefix>mb<n>/ans    rank 0's answer: "K r1 r2 ... rK", the missing ranks
  * A rank that arrives after the answer reads it and learns it was late too. */
-#include "core/comm.h"
+#include "comm/comm.h"
 #include "bootstrap/store.h"
 #include "core/clock.h"
 

@@ -2,7 +2,7 @@
  * listening socket and a results pipe, watch them, and stop everyone when one
  * fails. The wait loop blocks in poll() on the results pipe and a self-pipe fed
  * by the SIGCHLD/SIGINT/SIGTERM handlers, so it never spins. */
-#include "bootstrap/launcher.h"
+#include "launch/launcher.h"
 #include "bootstrap/bind.h"
 #include "coll.h"
 #include "core/clock.h"

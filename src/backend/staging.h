@@ -50,10 +50,12 @@ int coll_stager_end(coll_stager *s, const coll_call *call, const coll_call *stag
                     int size, char *err, size_t errlen);
 void coll_stager_free(coll_stager *s);
 
-/* comm.c's hook: run call on comm's backend. When the CUDA runtime has been
- * loaded (--device cuda) and the backend is not nccl, CUDA device buffers are
- * staged through host memory of a per-thread stager. */
-int coll_staged_run(coll_comm *comm, const coll_call *call, const coll_sig *sig, double deadline,
+/* The communicator's hook: run call on backend b (its state; this rank of
+ * size). When the CUDA runtime has been loaded (--device cuda) and the backend
+ * is not nccl, CUDA device buffers are staged through host memory of a
+ * per-thread stager. */
+int coll_staged_run(const coll_backend_ops *b, void *state, int rank, int size,
+                    const coll_call *call, const coll_sig *sig, double deadline,
                     char *err, size_t errlen, int *failed_rank);
 
 #endif

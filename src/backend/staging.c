@@ -1,12 +1,11 @@
 /* Staging between host and CUDA device memory; see staging.h. */
-#include "core/staging.h"
+#include "backend/staging.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/comm.h"
 #include "core/cuda_rt.h"
 #include "core/errbuf.h"
 
@@ -198,21 +197,21 @@ static coll_stager *thread_stager(void)
     return s;
 }
 
-int coll_staged_run(coll_comm *comm, const coll_call *call, const coll_sig *sig, double deadline,
+int coll_staged_run(const coll_backend_ops *b, void *state, int rank, int size,
+                    const coll_call *call, const coll_sig *sig, double deadline,
                     char *err, size_t errlen, int *failed_rank)
 {
-    const coll_backend_ops *b = comm->backend;
     if (!coll_cudart_loaded() || strcmp(b->name, "nccl") == 0 || call->kind == COLL_KIND_BARRIER)
-        return b->run(comm->state, call, sig, deadline, err, errlen, failed_rank);
+        return b->run(state, call, sig, deadline, err, errlen, failed_rank);
     coll_stager *s = thread_stager();
     if (!s) {
-        coll_set_err(err, errlen, "rank %d: out of memory for the staging of device buffers", comm->rank);
+        coll_set_err(err, errlen, "rank %d: out of memory for the staging of device buffers", rank);
         return COLL_ENOMEM;
     }
     coll_call staged;
-    int any, rc = coll_stager_begin(s, call, comm->rank, comm->size, &staged, &any, err, errlen);
+    int any, rc = coll_stager_begin(s, call, rank, size, &staged, &any, err, errlen);
     if (rc) return rc;
-    rc = b->run(comm->state, any ? &staged : call, sig, deadline, err, errlen, failed_rank);
-    if (rc == COLL_OK && any) rc = coll_stager_end(s, call, &staged, comm->rank, comm->size, err, errlen);
+    rc = b->run(state, any ? &staged : call, sig, deadline, err, errlen, failed_rank);
+    if (rc == COLL_OK && any) rc = coll_stager_end(s, call, &staged, rank, size, err, errlen);
     return rc;
 }

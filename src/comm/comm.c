@@ -1,9 +1,10 @@
 /* Communicator life cycle and the calls of include/coll.h: validate the
  * arguments, stamp a signature, and run the call in order on the backend. */
-#include "core/comm.h"
+#include "comm/comm.h"
+#include "backend/auto.h"
 #include "bootstrap/rendezvous.h"
 #include "core/clock.h"
-#include "core/staging.h"
+#include "backend/staging.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,6 +102,30 @@ const char *coll_comm_backend(const coll_comm *comm) { return comm ? comm->backe
 const char *coll_comm_errmsg(const coll_comm *comm) { return comm ? comm->errmsg : create_error; }
 int coll_comm_failed_rank(const coll_comm *comm) { return comm ? comm->failed_rank : -1; }
 
+int coll_comm_host_count(coll_comm *comm)
+{
+    if (!comm) return COLL_EINVAL;
+    int known = comm->backend->nhosts ? comm->backend->nhosts(comm->state) : 0;
+    if (known > 0) return known;
+    if (comm->size == 1) return 1;
+    if (!comm->store) return COLL_ENOTSUP;
+    coll_host_plan p;
+    char err[256], prefix[96];
+    snprintf(prefix, sizeof prefix, "%snodes/", comm->store_prefix);
+    int rc = coll_host_plan_exchange(comm->store, prefix, comm->rank, comm->size, &p, err, sizeof err);
+    if (rc) return rc;
+    int n = p.nhosts;
+    coll_host_plan_free(&p);
+    return n;
+}
+
+int coll_comm_describe(const coll_comm *comm, char *buf, size_t len)
+{
+    if (!comm || !buf || !len) return COLL_EINVAL;
+    if (!comm->backend->describe) return COLL_ENOTSUP;
+    return comm->backend->describe(comm->state, buf, len);
+}
+
 int coll_comm_set_algo(coll_comm *comm, const char *algo)
 {
     if (!comm || !algo) return COLL_EINVAL;
@@ -130,7 +155,8 @@ int coll_comm_execute(coll_comm *comm, const coll_call *call, const coll_sig *si
     int failed_rank = -1;
     double deadline = coll_now_s() + comm->timeout_s;
     /* staging: CUDA device buffers through host memory for backends that need host memory */
-    int rc = coll_staged_run(comm, call, sig, deadline, err, sizeof err, &failed_rank);
+    int rc = coll_staged_run(comm->backend, comm->state, comm->rank, comm->size, call, sig,
+                             deadline, err, sizeof err, &failed_rank);
     if (rc) {
         /* A failed collective leaves peers mid-protocol: the communicator is done.
          * Tell the peers so they fail now instead of at their timeout. */

@@ -1,0 +1,397 @@
+/* The TCP store's client (coll_tcp_store_create, store.h): one connection to
+ * the server (store_tcp_server.c; rank 0 starts it), requests one at a time,
+ * reconnecting after a timeout. Wire format: store_tcp_wire.h. */
+#include "bootstrap/store_tcp_wire.h"
+#include "bootstrap/store.h"
+#include "coll.h"
+#include "core/clock.h"
+#include "core/fault.h"
+#include "core/hmac.h"
+#include "core/sock.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef struct tcp_store {
+    coll_store base;
+    pthread_mutex_t lock; /* one request at a time on the connection */
+    int fd;               /* -1 after a timeout or error: reconnect on next use */
+    char host[256];
+    int port;
+    char *token;
+    coll__store_tcp_server *srv; /* rank 0: the server this store runs */
+} tcp_store;
+
+static const coll_store_ops tcp_ops;
+
+/* errmsg setter: messages are cut at sizeof errmsg, which is fine for humans. */
+__attribute__((format(printf, 2, 3))) static void errf(coll_store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+    va_end(ap);
+}
+
+/* Sends req (+ tail) and reads the reply into *rep (malloc'd, NUL-terminated). */
+static int exchange(tcp_store *t, const unsigned char *req, size_t reqlen, const void *tail,
+                    size_t taillen, double deadline, unsigned char **rep, size_t *replen)
+{
+    unsigned char hdr[4];
+    int rc = coll_sock_write_all(t->fd, req, reqlen, deadline);
+    if (!rc && taillen) rc = coll_sock_write_all(t->fd, tail, taillen, deadline);
+    if (!rc) rc = coll_sock_read_all(t->fd, hdr, 4, deadline);
+    if (rc) return rc;
+    uint32_t n = get_u32(hdr);
+    if (n > MAX_FRAME) return COLL_EPROTO;
+    unsigned char *buf = malloc((size_t)n + 1);
+    if (!buf) return COLL_ENOMEM;
+    if ((rc = coll_sock_read_all(t->fd, buf, n, deadline))) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = 0;
+    *rep = buf;
+    *replen = n;
+    return COLL_OK;
+}
+
+/* Turns a failed exchange into errmsg; the connection is out of step, so close it. */
+static int fail(tcp_store *t, int rc, const char *what)
+{
+    if (rc == COLL_ETIMEDOUT)
+        errf(&t->base,
+                 "TCP store %s:%d: timed out after %.3g s waiting for %s", t->host, t->port,
+                 t->base.timeout_s, what);
+    else if (rc == COLL_EPEER)
+        errf(&t->base,
+                 "store server at %s:%d closed the connection (during %s; did its host "
+                 "process, rank 0, die?)", t->host, t->port, what);
+    else
+        errf(&t->base, "TCP store %s:%d: %s during %s",
+                 t->host, t->port, coll_strerror(rc), what);
+    if (t->fd >= 0) close(t->fd);
+    t->fd = -1;
+    return rc;
+}
+
+/* Connects and authenticates, unless connected already. */
+static int ensure_connected(tcp_store *t, double deadline)
+{
+    if (t->fd >= 0) return COLL_OK;
+    int fd = coll_sock_connect(t->host, t->port, deadline, t->base.errmsg, sizeof t->base.errmsg);
+    if (fd < 0) return fd;
+    t->fd = fd;
+    size_t toklen = t->token ? strlen(t->token) : 0;
+    unsigned char creq[5] = {0, 0, 0, 1, CMD_CHALLENGE};
+    unsigned char *rep;
+    size_t replen;
+    int rc = exchange(t, creq, sizeof creq, NULL, 0, deadline, &rep, &replen);
+    unsigned char snonce[COLL_NONCE_LEN], hello[9 + COLL_SHA256_LEN + 4 + COLL_NONCE_LEN];
+    unsigned char *mac = hello + 9, *cnonce = mac + COLL_SHA256_LEN + 4;
+    if (rc == COLL_OK) {
+        int bad = replen != COLL_NONCE_LEN;
+        if (!bad) memcpy(snonce, rep, sizeof snonce);
+        free(rep);
+        if (bad) return fail(t, COLL_EPROTO, "CHALLENGE");
+        if (coll_nonce(cnonce) != COLL_OK) return fail(t, COLL_ESYS, "HELLO (no random bytes)");
+        coll__store_tcp_mac(t->token ? t->token : "", toklen, 0, snonce, cnonce, mac);
+        put_u32(hello, sizeof hello - 4);
+        hello[4] = CMD_HELLO;
+        put_u32(hello + 5, COLL_SHA256_LEN);
+        put_u32(mac + COLL_SHA256_LEN, COLL_NONCE_LEN);
+        rc = exchange(t, hello, sizeof hello, NULL, 0, deadline, &rep, &replen);
+    }
+    if (rc == COLL_EPEER) {
+        /* A server that drops us at HELLO refused our token, unless it is gone
+         * altogether: a second short connect tells the two apart. */
+        fail(t, rc, "HELLO");
+        char why[128];
+        int probe = coll_sock_connect(t->host, t->port, coll_now_s() + 0.2, why, sizeof why);
+        if (probe < 0) {
+            errf(&t->base, "store server at %s:%d (rank 0) is gone: it closed the connection at "
+                 "HELLO and accepts no new one (%s)", t->host, t->port, why);
+            return COLL_EPEER;
+        }
+        close(probe);
+        errf(&t->base, "store server at %s:%d closed the connection at HELLO (wrong job token?)",
+             t->host, t->port);
+        return COLL_EAUTH;
+    }
+    if (rc) return fail(t, rc, "HELLO");
+    /* The server answers for the token too: a stranger on the store's port
+     * (rank 0 gone, the port taken over) must not be handed the job's keys. */
+    unsigned char want[COLL_SHA256_LEN];
+    coll__store_tcp_mac(t->token ? t->token : "", toklen, 1, snonce, cnonce, want);
+    int proven = replen == sizeof want && coll_ct_equal(rep, want, sizeof want);
+    free(rep);
+    if (!proven) {
+        fail(t, COLL_EAUTH, "HELLO");
+        errf(&t->base, "store server at %s:%d did not prove it holds the job token (not rank "
+             "0's store, or another job's)", t->host, t->port);
+        return COLL_EAUTH;
+    }
+    return COLL_OK;
+}
+
+/* Request builder: u32 len, u8 cmd, then key fields; the caller adds the rest. */
+typedef struct req {
+    unsigned char *buf;
+    size_t len, cap;
+} req;
+
+static int req_put(req *r, const void *data, size_t n)
+{
+    if (r->len + n > r->cap) {
+        size_t cap = (r->len + n) * 2;
+        unsigned char *b = realloc(r->buf, cap);
+        if (!b) return COLL_ENOMEM;
+        r->buf = b;
+        r->cap = cap;
+    }
+    memcpy(r->buf + r->len, data, n);
+    r->len += n;
+    return COLL_OK;
+}
+
+static int req_u32(req *r, uint32_t v)
+{
+    unsigned char b[4];
+    put_u32(b, v);
+    return req_put(r, b, 4);
+}
+
+static int check_key(tcp_store *t, const char *key)
+{
+    size_t n = strlen(key);
+    if (n == 0 || n > MAX_KEY) {
+        errf(&t->base,
+                 "TCP store: key of %zu bytes (must be 1..%u)", n, MAX_KEY);
+        return COLL_EINVAL;
+    }
+    return COLL_OK;
+}
+
+static int req_key(req *r, const char *key)
+{
+    size_t n = strlen(key);
+    int rc = req_u32(r, (uint32_t)n);
+    return rc ? rc : req_put(r, key, n);
+}
+
+/* One request/reply: req holds cmd and fields after a 4-byte gap for the length;
+ * tail (a value) goes after. */
+static int call(tcp_store *t, req *r, const void *tail, size_t taillen, const char *what,
+                unsigned char **rep, size_t *replen)
+{
+    double deadline = coll_now_s() + t->base.timeout_s;
+    put_u32(r->buf, (uint32_t)(r->len - 4 + taillen));
+    coll_fault_action fa = coll_fault_hit(COLL_FAULT_STORE, 1);
+    if (fa == COLL_FAULT_CORRUPT) r->buf[4] = 0xff; /* no such command: the server must drop us */
+    pthread_mutex_lock(&t->lock);
+    int rc = ensure_connected(t, deadline);
+    if (!rc && fa == COLL_FAULT_CLOSE_SOCKET) shutdown(t->fd, SHUT_RDWR);
+    if (!rc && (rc = exchange(t, r->buf, r->len, tail, taillen, deadline, rep, replen)))
+        fail(t, rc, what);
+    pthread_mutex_unlock(&t->lock);
+    free(r->buf);
+    return rc;
+}
+
+/* One request of cmd about one key: the key, then a fixed-size field (may be
+ * empty), then tail (a value) after; the reply lands in *rep (caller frees). */
+static int key_call(tcp_store *t, int cmd, const char *key, const void *field, size_t fieldlen,
+                    const void *tail, size_t taillen, unsigned char **rep, size_t *replen)
+{
+    int rc = check_key(t, key);
+    if (rc) return rc;
+    unsigned char head[5] = {0, 0, 0, 0, (unsigned char)cmd};
+    req r = {0};
+    if ((rc = req_put(&r, head, 5)) || (rc = req_key(&r, key)) ||
+        (fieldlen && (rc = req_put(&r, field, fieldlen)))) {
+        free(r.buf);
+        return rc;
+    }
+    char what[300];
+    snprintf(what, sizeof what, "key '%.200s'", key);
+    return call(t, &r, tail, taillen, what, rep, replen);
+}
+
+static int tcp_set(coll_store *s, const char *key, const void *val, size_t len)
+{
+    tcp_store *t = (tcp_store *)s;
+    if (len > MAX_VALUE) {
+        errf(s, "TCP store: value of %zu bytes for key '%s' "
+                 "exceeds the limit of %u", len, key, MAX_VALUE);
+        return COLL_EINVAL;
+    }
+    unsigned char n[4], *rep;
+    size_t replen;
+    put_u32(n, (uint32_t)len);
+    int rc = key_call(t, CMD_SET, key, n, 4, val, len, &rep, &replen);
+    if (rc) return rc;
+    free(rep);
+    return COLL_OK;
+}
+
+static int tcp_get(coll_store *s, const char *key, void **val, size_t *len)
+{
+    unsigned char *rep;
+    size_t replen;
+    int rc = key_call((tcp_store *)s, CMD_GET, key, NULL, 0, NULL, 0, &rep, &replen);
+    if (rc) return rc;
+    *val = rep;
+    if (len) *len = replen;
+    return COLL_OK;
+}
+
+static int tcp_add(coll_store *s, const char *key, int64_t delta, int64_t *result)
+{
+    tcp_store *t = (tcp_store *)s;
+    unsigned char d[8], *rep;
+    size_t replen;
+    put_u64(d, (uint64_t)delta);
+    int rc = key_call(t, CMD_ADD, key, d, 8, NULL, 0, &rep, &replen);
+    if (rc) return rc;
+    if (replen != 8) {
+        free(rep);
+        errf(s, "TCP store %s:%d: bad reply to ADD of key '%.200s'", t->host, t->port, key);
+        return COLL_EPROTO;
+    }
+    if (result) *result = (int64_t)get_u64(rep);
+    free(rep);
+    return COLL_OK;
+}
+
+static int tcp_wait(coll_store *s, const char *const *keys, int nkeys)
+{
+    tcp_store *t = (tcp_store *)s;
+    if (nkeys <= 0) return COLL_OK;
+    char what[200];
+    int used = snprintf(what, sizeof what, "key%s", nkeys > 1 ? "s" : "");
+    req r = {0};
+    unsigned char head[5] = {0, 0, 0, 0, CMD_WAIT};
+    int rc = req_put(&r, head, 5);
+    if (!rc) rc = req_u32(&r, (uint32_t)nkeys);
+    for (int i = 0; i < nkeys && !rc; i++) {
+        if (!(rc = check_key(t, keys[i]))) rc = req_key(&r, keys[i]);
+        if (used < (int)sizeof what)
+            used += snprintf(what + used, sizeof what - (size_t)used, "%s '%.100s'", i ? "," : "",
+                             keys[i]);
+    }
+    if (!rc && r.len > MAX_FRAME) rc = COLL_EINVAL;
+    if (rc) {
+        free(r.buf);
+        return rc;
+    }
+    unsigned char *rep;
+    size_t replen;
+    if ((rc = call(t, &r, NULL, 0, what, &rep, &replen))) return rc;
+    free(rep);
+    return COLL_OK;
+}
+
+static int tcp_check(coll_store *s, const char *key, int *exists)
+{
+    unsigned char *rep;
+    size_t replen;
+    int rc = key_call((tcp_store *)s, CMD_CHECK, key, NULL, 0, NULL, 0, &rep, &replen);
+    if (rc) return rc;
+    *exists = replen == 1 && rep[0];
+    free(rep);
+    return COLL_OK;
+}
+
+static void tcp_destroy(coll_store *s)
+{
+    tcp_store *t = (tcp_store *)s;
+    if (t->fd >= 0) close(t->fd);
+    coll__store_tcp_server_stop(t->srv);
+    pthread_mutex_destroy(&t->lock);
+    free(t->token);
+    free(t);
+}
+
+static const coll_store_ops tcp_ops = {
+    .size = sizeof(coll_store_ops),
+    .name = "tcp",
+    .set = tcp_set,
+    .get = tcp_get,
+    .add = tcp_add,
+    .wait = tcp_wait,
+    .check = tcp_check,
+    .destroy = tcp_destroy,
+};
+
+/* Where the server's own client connects: the bound address, or loopback for 0.0.0.0. */
+static void self_address(int listen_fd, char *host, size_t len)
+{
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof sa;
+    if (getsockname(listen_fd, (struct sockaddr *)&sa, &sl) < 0 ||
+        sa.sin_addr.s_addr == htonl(INADDR_ANY) ||
+        !inet_ntop(AF_INET, &sa.sin_addr, host, (socklen_t)len))
+        snprintf(host, len, "127.0.0.1");
+}
+
+/* Like torch's TCPStore, a server named by a non-loopback address listens on every
+ * interface: MASTER_ADDR often resolves differently on the master itself (Debian
+ * maps the hostname to 127.0.1.1). The job token keeps strangers out. */
+static const char *bind_host(const char *host)
+{
+    if (!host || !*host || strncmp(host, "127.", 4) == 0 || strcmp(host, "localhost") == 0)
+        return host;
+    return "0.0.0.0";
+}
+
+int coll_tcp_store_create(const char *host, int port, int is_server, int listen_fd,
+                          const char *token, double timeout_s, coll_store **out, char *err,
+                          size_t errlen)
+{
+    tcp_store *t = calloc(1, sizeof *t);
+    if (!t) return COLL_ENOMEM;
+    t->base.ops = &tcp_ops;
+    t->base.timeout_s = timeout_s;
+    t->fd = -1;
+    pthread_mutex_init(&t->lock, NULL);
+    if (token && *token && !(t->token = strdup(token))) {
+        tcp_destroy(&t->base);
+        return COLL_ENOMEM;
+    }
+    int rc = COLL_OK;
+    snprintf(t->host, sizeof t->host, "%s", host && *host ? host : "127.0.0.1");
+    t->port = port;
+    if (is_server) {
+        if (listen_fd < 0) listen_fd = coll_sock_listen(bind_host(host), port, 128, err, errlen);
+        if (listen_fd < 0) {
+            tcp_destroy(&t->base);
+            return listen_fd;
+        }
+        t->port = coll_sock_port(listen_fd);
+        self_address(listen_fd, t->host, sizeof t->host);
+        rc = coll__store_tcp_server_start(listen_fd, token, timeout_s, &t->srv, err, errlen);
+    }
+    if (!rc && (rc = ensure_connected(t, coll_now_s() + timeout_s)))
+        snprintf(err, errlen, "%s", t->base.errmsg);
+    if (rc) {
+        tcp_destroy(&t->base);
+        return rc;
+    }
+    *out = &t->base;
+    return COLL_OK;
+}
+
+int coll_tcp_store_port(const coll_store *s)
+{
+    if (!s || s->ops != &tcp_ops) return -1;
+    const tcp_store *t = (const tcp_store *)s;
+    return t->srv ? coll__store_tcp_server_port(t->srv) : -1;
+}

@@ -1,0 +1,74 @@
+/* The TCP store's wire format, shared by its server (store_tcp_server.c) and
+ * client (store_tcp_client.c).
+ *
+ * Wire format (big-endian): request = u32 length of what follows, u8 command,
+ * fields; a field is u32 length + bytes. Reply = u32 length + payload.
+ *   CHALLENGE              -> 16-byte nonce, fresh for this connection
+ *   HELLO mac cnonce       -> proof; mac = HMAC-SHA-256(token, "collbench-store" |
+ *                             nonce | cnonce), cnonce the client's own fresh 16
+ *                             bytes, proof = HMAC-SHA-256(token,
+ *                             "collbench-store-server" | nonce | cnonce): each side
+ *                             shows the other it holds the token, which never
+ *                             crosses the wire, and a captured exchange answers no
+ *                             later one (the first two requests of a connection,
+ *                             in this order)
+ *   SET   key value        -> ack
+ *   GET   key              -> value (parked on the server until key is set)
+ *   ADD   key i64          -> i64 new value (stored as decimal text)
+ *   WAIT  u32 n, n keys    -> ack (parked until every key is set)
+ *   CHECK key              -> u8 exists
+ * Every length is checked against a limit before anything is allocated; a
+ * client that breaks the protocol loses its connection, the server goes on. */
+#ifndef COLL_STORE_TCP_WIRE_H
+#define COLL_STORE_TCP_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/hmac.h"
+
+#define MAX_KEY (4u << 10)
+#define MAX_VALUE (64u << 20)
+#define MAX_FRAME (MAX_VALUE + MAX_KEY + 64u)
+
+enum { CMD_HELLO = 1, CMD_SET, CMD_GET, CMD_ADD, CMD_WAIT, CMD_CHECK, CMD_CHALLENGE };
+
+static inline void put_u32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static inline uint32_t get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void put_u64(unsigned char *p, uint64_t v)
+{
+    put_u32(p, (uint32_t)(v >> 32));
+    put_u32(p + 4, (uint32_t)v);
+}
+
+static inline uint64_t get_u64(const unsigned char *p)
+{
+    return (uint64_t)get_u32(p) << 32 | get_u32(p + 4);
+}
+
+/* HELLO's mac (server 0) or the server's proof (1), over the server's nonce
+ * and the client's cnonce; the domains keep a transport MAC, or one side's,
+ * from passing for the other. */
+void coll__store_tcp_mac(const char *token, size_t len, int server, const unsigned char *nonce,
+                         const unsigned char *cnonce, unsigned char out[COLL_SHA256_LEN]);
+
+/* The server: a thread serving listen_fd (whose ownership it takes; closed
+ * when stopped) for the clients that know token. */
+typedef struct coll__store_tcp_server coll__store_tcp_server;
+int coll__store_tcp_server_start(int listen_fd, const char *token, double timeout_s,
+                                 coll__store_tcp_server **out, char *err, size_t errlen);
+void coll__store_tcp_server_stop(coll__store_tcp_server *s);
+int coll__store_tcp_server_port(const coll__store_tcp_server *s);
+
+#endif

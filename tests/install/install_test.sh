@@ -1,0 +1,51 @@
+#!/bin/sh
+# `cmake --install` into a temporary prefix; a program built against it with
+# pkg-config and with find_package(coll), each run on 2 ranks (env://).
+# usage: install_test.sh BUILD_DIR SOURCE_DIR(tests/install)
+set -eu
+build=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+fail() { echo "install test: $*" >&2; exit 1; }
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -n 1)
+libdir=${libdir%/pkgconfig}
+for f in "$libdir/libcoll.a" "$libdir/libcoll.so" "$prefix/include/coll.h" \
+         "$libdir/cmake/coll/collConfig.cmake" "$libdir/cmake/coll/collConfigVersion.cmake" \
+         "$prefix/share/man/man1/collbench.1" "$prefix/bin/collbench"; do
+    [ -e "$f" ] || fail "missing $f"
+done
+[ "$(ls "$prefix/include")" = coll.h ] || fail "headers besides coll.h: $(ls "$prefix/include")"
+grep -q '^\.SS allreduce' "$prefix/share/man/man1/collbench.1" || fail "man page lacks allreduce"
+
+# 2 ranks of one program; each must print its line.
+run2() {
+    port=$(( 20000 + ($$ + $(date +%N | sed 's/^0*//;s/^$/0/')) % 30000 ))
+    pids=""
+    for r in 0 1; do
+        RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+            LD_LIBRARY_PATH=$libdir timeout 60 "$1" > "$tmp/out$r" 2>&1 &
+        pids="$pids $!"
+    done
+    st=0
+    for p in $pids; do wait "$p" || st=1; done
+    cat "$tmp/out0" "$tmp/out1"
+    [ $st = 0 ] || fail "$1 failed on 2 ranks"
+    grep -q 'rank 0 of 2: allreduce ok' "$tmp/out0" && grep -q 'rank 1 of 2: allreduce ok' "$tmp/out1" \
+        || fail "$1: no result line"
+}
+
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+# shellcheck disable=SC2046 # pkg-config's output is a list of flags
+cc -std=c11 -Wall -Wextra -Werror -o "$tmp/allreduce_pc" "$src/allreduce.c" \
+    $(pkg-config --cflags --libs coll) || fail "build with pkg-config"
+run2 "$tmp/allreduce_pc"
+
+cmake -S "$src/project" -B "$tmp/user" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null \
+    || fail "find_package(coll)"
+cmake --build "$tmp/user" >/dev/null || fail "build with find_package(coll)"
+run2 "$tmp/user/allreduce"
+echo "install test: ok"
