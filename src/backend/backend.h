@@ -50,7 +50,7 @@ typedef struct coll_backend_ops {
 const coll_backend_ops *coll_backend_find(const char *name, char *err, size_t errlen);
 
 extern const coll_backend_ops coll_backend_tcp;
-extern const coll_backend_ops coll_backend_shm; /* backend/shm.c */
+extern const coll_backend_ops coll_backend_shm; /* backend/shm/shm.c */
 /* backend/nccl.c: always built (libnccl is loaded at run time). The probe gives
  * the backend when libnccl, libcudart and a device are there, else NULL and why. */
 extern const coll_backend_ops coll_backend_nccl;

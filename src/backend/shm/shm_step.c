@@ -1,6 +1,6 @@
 /* Steps every shm collective is made of: arrival with signature check, plain
  * synchronising steps, split of a count into parts, peer copies, fault points. */
-#include "backend/shm_op.h"
+#include "backend/shm/shm_op.h"
 #include "core/fault.h"
 #include "transport/shm/shm_cma.h"
 

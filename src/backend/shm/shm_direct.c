@@ -12,8 +12,8 @@
  * and with one shared counter every process faulted in every page of all 2n
  * buffers over the first calls. Chunks are finished in any order; a rank
  * returns once every chunk is finished, so no closing step is needed. */
-#include "backend/shm_op.h"
-#include "backend/shm_fused.h"
+#include "backend/shm/shm_op.h"
+#include "backend/shm/shm_fused.h"
 #include "core/clock.h"
 #include "core/populate.h"
 

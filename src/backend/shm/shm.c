@@ -24,8 +24,8 @@
  * 256 KiB, else none; outside it staging slots (small) or CMA (large);
  * crossovers measured in docs/PERFORMANCE.md, "shm on private buffers"). Every rank
  * must see the same values. */
-#include "backend/shm_op.h"
-#include "backend/shm_fused.h"
+#include "backend/shm/shm_op.h"
+#include "backend/shm/shm_fused.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
 #include "transport/shm/shm_cma.h"

@@ -4,7 +4,7 @@
  * then-copy, 1.8x faster on one core for 2 x 10 MiB. float32 sum is the common
  * all-reduce (gradients); other dtype/op pairs take the generic kernels. The
  * sum runs in rank order as they do, so the bits are the same. */
-#include "backend/shm_fused.h"
+#include "backend/shm/shm_fused.h"
 
 #include <stdint.h>
 

@@ -5,7 +5,7 @@
  * (it waited for all of them in round k), so one step per round suffices.
  * Small messages: one round, every rank reduces all inputs itself; up to
  * SHM_INLINE bytes travel inside the arrival post, on the lines peers read anyway. */
-#include "backend/shm_op.h"
+#include "backend/shm/shm_op.h"
 
 #include <string.h>
 

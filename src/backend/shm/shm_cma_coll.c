@@ -5,7 +5,7 @@
  * then an all-gather that copies every peer's finished chunks as they appear.
  * Each call ends with a step every rank waits for: nobody returns (and lets the
  * caller reuse a buffer) while a peer may still read it. */
-#include "backend/shm_op.h"
+#include "backend/shm/shm_op.h"
 
 #include <string.h>
 

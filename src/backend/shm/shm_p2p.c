@@ -3,7 +3,7 @@
  * it is large and CMA works, as one posted address the receiver reads from
  * directly while the sender waits for the ack. Sending and receiving advance
  * together in one loop, so a ring of sendrecv calls cannot deadlock. */
-#include "backend/shm_op.h"
+#include "backend/shm/shm_op.h"
 
 #include <stdio.h>
 #include <string.h>
