@@ -39,12 +39,15 @@ run2() {
 }
 
 export PKG_CONFIG_PATH=$libdir/pkgconfig
-# shellcheck disable=SC2046 # pkg-config's output is a list of flags
-cc -std=c11 -Wall -Wextra -Werror -o "$tmp/allreduce_pc" "$src/allreduce.c" \
+# A library built with sanitizers (CI's ASan and TSan builds) needs programs
+# built with them too: their runtime must come first.
+san=${COLL_TEST_SANITIZE:+-fsanitize=$COLL_TEST_SANITIZE}
+# shellcheck disable=SC2046,SC2086 # pkg-config's output and $san are lists of flags
+cc -std=c11 -Wall -Wextra -Werror $san -o "$tmp/allreduce_pc" "$src/allreduce.c" \
     $(pkg-config --cflags --libs coll) || fail "build with pkg-config"
 run2 "$tmp/allreduce_pc"
 
-cmake -S "$src/project" -B "$tmp/user" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null \
+cmake -S "$src/project" -B "$tmp/user" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_FLAGS="$san" >/dev/null \
     || fail "find_package(coll)"
 cmake --build "$tmp/user" >/dev/null || fail "build with find_package(coll)"
 run2 "$tmp/user/allreduce"
