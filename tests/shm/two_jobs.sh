@@ -6,8 +6,10 @@ set -u
 BIN=${1:?usage: $0 path/to/collbench}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-shm2.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-# Open MPI jobs of other tests come and go there: only our names count.
-ls /dev/shm 2>/dev/null | grep -v "^vader_segment" > "$WORK/before"
+# Other tests' Open MPI jobs and Python multiprocessing (the torch tests) come
+# and go there: only names that could be ours count.
+others='^vader_segment\|^sem\.mp-\|^torch_'
+ls /dev/shm 2>/dev/null | grep -v "$others" > "$WORK/before"
 
 run() { # a job of 3 ranks, every size crossing the staging and chunk sizes
     "$BIN" allreduce --backend shm -P 3 --sizes 8,64K,3M -n 20 -w 2 -c 3 -q \
@@ -26,7 +28,7 @@ for j in a b; do
     rows=$(awk -F, 'NR > 1 && $NF == 0' "$WORK/$j.csv" | wc -l)
     [ "$rows" -eq 6 ] || { echo "FAIL: job $j: $rows checked rows, want 6" >&2; FAILED=1; }
 done
-ls /dev/shm 2>/dev/null | grep -v "^vader_segment" > "$WORK/after"
+ls /dev/shm 2>/dev/null | grep -v "$others" > "$WORK/after"
 if ! cmp -s "$WORK/before" "$WORK/after"; then
     echo "FAIL: /dev/shm changed: $(diff "$WORK/before" "$WORK/after")" >&2
     FAILED=1
