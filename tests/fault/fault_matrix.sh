@@ -322,9 +322,9 @@ cat "$WORK"/result.* 2>/dev/null
 ls /dev/shm >"$WORK/shm.after" 2>/dev/null
 sleep 1 # what another user of the machine creates and removes soon is not ours
 ls /dev/shm >"$WORK/shm.later" 2>/dev/null
-# Open MPI's segments come from other jobs on this machine, never from collbench ranks.
+# Open MPI's segments and Python multiprocessing's (the torch tests) come from other jobs, never from collbench ranks.
 new_shm=$(comm -13 "$WORK/shm.before" "$WORK/shm.after" | comm -12 - "$WORK/shm.later" |
-          grep -v -e '^vader_segment' -e 'openmpi' | tr '\n' ' ')
+          grep -v -e '^vader_segment' -e 'openmpi' -e '^sem\.mp-' -e '^torch_' | tr '\n' ' ')
 
 passed=$(cat "$WORK"/result.* 2>/dev/null | grep -c '^PASS')
 failed=$(cat "$WORK"/result.* 2>/dev/null | grep -c '^FAIL')
