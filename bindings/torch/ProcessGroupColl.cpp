@@ -16,6 +16,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -98,7 +102,9 @@ class WorkColl : public c10d::Work {
     WorkColl(c10d::OpType type, std::string what, coll_comm* comm, coll_request* req, int rc,
              std::function<void()> finish, std::vector<at::Tensor> outputs)
         : c10d::Work(-1, type), what_(std::move(what)), comm_(comm), req_(req),
-          finish_(std::move(finish)), outputs_(std::move(outputs)) {
+          finish_(std::move(finish)), outputs_(std::move(outputs)),
+          fut_(c10::make_intrusive<c10::ivalue::Future>(
+              c10::ListType::create(c10::TensorType::get()))) {
         if (!req_) complete(rc);
     }
     ~WorkColl() override {
@@ -106,7 +112,8 @@ class WorkColl : public c10d::Work {
     }
 
     bool isCompleted() override {
-        std::lock_guard<std::mutex> g(lk_);
+        std::unique_lock<std::mutex> g(lk_, std::try_to_lock);
+        if (!g.owns_lock()) return false; // the completion thread is waiting on it
         if (done_) return true;
         int d = 0;
         int rc = coll_test(req_, &d);
@@ -114,6 +121,8 @@ class WorkColl : public c10d::Work {
         coll_wait(req_);
         req_ = nullptr;
         complete_locked(rc);
+        g.unlock();
+        settle_future();
         return true;
     }
     bool isSuccess() const override {
@@ -136,22 +145,28 @@ class WorkColl : public c10d::Work {
                 complete_locked(rc);
             }
         }
+        settle_future();
         if (err_) std::rethrow_exception(err_);
         return true;
     }
 
-    // DDP's reducer takes a Future of every allreduce. The future completes
-    // when the request does (here: once waited for; see docs/TORCH.md).
-    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override {
-        auto fut = c10::make_intrusive<c10::ivalue::Future>(
-            c10::ListType::create(c10::TensorType::get()));
-        try {
-            wait(kNoTimeout);
-            fut->markCompleted(c10::IValue(outputs_));
-        } catch (...) {
-            fut->setError(std::current_exception());
+    // DDP's reducer takes a Future of every allreduce. It completes when the
+    // request does: the group's completion thread waits for the requests in
+    // order (they finish in order) and settles their futures.
+    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return fut_; }
+
+    // Marks the future once (outside lk_: its callbacks may run inline).
+    void settle_future() {
+        bool mark = false;
+        {
+            std::lock_guard<std::mutex> g(lk_);
+            if (done_ && !settled_) mark = settled_ = true;
         }
-        return fut;
+        if (!mark) return;
+        if (err_)
+            fut_->setError(err_);
+        else
+            fut_->markCompleted(c10::IValue(outputs_));
     }
 
   private:
@@ -184,8 +199,10 @@ class WorkColl : public c10d::Work {
     coll_request* req_;
     std::function<void()> finish_;
     std::vector<at::Tensor> outputs_;
+    c10::intrusive_ptr<c10::ivalue::Future> fut_;
     mutable std::mutex lk_;
     bool done_ = false;
+    bool settled_ = false;
     std::exception_ptr err_;
 };
 
@@ -195,8 +212,15 @@ class ProcessGroupColl : public ProcessGroup {
                      std::chrono::milliseconds timeout)
         : ProcessGroup(rank, size) {
         rendezvous(store, timeout);
+        completer_ = std::thread([this]() { complete_loop(); });
     }
     ~ProcessGroupColl() override {
+        {
+            std::lock_guard<std::mutex> g(qlk_);
+            stop_ = true;
+        }
+        qcv_.notify_all();
+        if (completer_.joinable()) completer_.join();
         if (comm_) coll_comm_destroy(comm_);
     }
 
@@ -473,6 +497,13 @@ class ProcessGroupColl : public ProcessGroup {
         auto w = c10::make_intrusive<WorkColl>(type, what, comm_, req, rc, std::move(finish),
                                                std::move(outputs));
         if (!req && rc != COLL_OK) w->wait(kNoTimeout); // blocking error: raise now
+        if (req) {
+            std::lock_guard<std::mutex> g(qlk_);
+            pending_.push_back(w);
+            qcv_.notify_one();
+        } else {
+            w->settle_future();
+        }
         return w;
     }
 
@@ -546,7 +577,31 @@ class ProcessGroupColl : public ProcessGroup {
     }
     static std::string str(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
 
+    // Waits for the in-flight requests in call order and settles their futures.
+    void complete_loop() {
+        for (;;) {
+            c10::intrusive_ptr<WorkColl> w;
+            {
+                std::unique_lock<std::mutex> g(qlk_);
+                qcv_.wait(g, [this]() { return stop_ || !pending_.empty(); });
+                if (pending_.empty()) return; // stop_ and drained
+                w = pending_.front();
+                pending_.pop_front();
+            }
+            try {
+                w->wait(kNoTimeout);
+            } catch (...) {
+                // the error is in the Work and its future; the caller sees it
+            }
+        }
+    }
+
     coll_comm* comm_ = nullptr;
+    std::thread completer_;
+    std::mutex qlk_;
+    std::condition_variable qcv_;
+    std::deque<c10::intrusive_ptr<WorkColl>> pending_;
+    bool stop_ = false;
 };
 
 } // namespace collbench
