@@ -153,7 +153,22 @@ class WorkColl : public c10d::Work {
     // DDP's reducer takes a Future of every allreduce. It completes when the
     // request does: the group's completion thread waits for the requests in
     // order (they finish in order) and settles their futures.
-    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return fut_; }
+    // COLL_TORCH_SYNC_FUTURE=1: wait first (no overlap; for comparisons, and for
+    // hosts where the progress thread and the backward pass share too few cores).
+    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override {
+        static const bool sync = [] {
+            const char* v = std::getenv("COLL_TORCH_SYNC_FUTURE");
+            return v && std::strcmp(v, "1") == 0;
+        }();
+        if (sync) {
+            try {
+                wait(kNoTimeout);
+            } catch (...) {
+                // the future carries the error
+            }
+        }
+        return fut_;
+    }
 
     // Marks the future once (outside lk_: its callbacks may run inline).
     void settle_future() {
