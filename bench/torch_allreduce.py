@@ -10,7 +10,7 @@ row goes in with one O_APPEND write under an flock.
 
     torch_allreduce.py [--backends gloo,coll] [--nprocs 2,4,6]
                        [--sizes 1M,10M,100M,1G] [--iters 20] [--warmup 5]
-                       [--csv FILE] [--lines]
+                       [--csv FILE] [--lines] [--buffers malloc|coll]
 
 Sizes are bytes with K/M/G = KiB/MiB/GiB. --lines prints only
 "NPROCS BYTES TIME_US_AVG" (torch_gloo_allreduce.py's format). The coll
@@ -54,7 +54,7 @@ def pct(sorted_vals, p):
     return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (k - lo)
 
 
-def rank_main(rank, world, port, backend, iters, warmup, sizes, q):
+def rank_main(rank, world, port, backend, iters, warmup, sizes, q, buffers="malloc"):
     import torch
     import torch.distributed as dist
     if backend == "coll":
@@ -65,7 +65,11 @@ def rank_main(rank, world, port, backend, iters, warmup, sizes, q):
                             rank=rank, world_size=world)
     for nbytes in sizes:
         count = max(nbytes // 4, 1)
-        t = torch.ones(count, dtype=torch.float32)
+        if buffers == "coll":  # libcoll's memory (shm: shared heap, no copy through the segment)
+            t = dist.distributed_c10d._get_default_group().empty([count], torch.float32)
+            t.fill_(1)
+        else:
+            t = torch.ones(count, dtype=torch.float32)
         for _ in range(warmup):
             dist.all_reduce(t)
         times = torch.zeros(iters, dtype=torch.float64)
@@ -86,13 +90,13 @@ def rank_main(rank, world, port, backend, iters, warmup, sizes, q):
     dist.destroy_process_group()
 
 
-def csv_row(backend, world, nbytes, count, warmup, us, wrong):
+def csv_row(backend, world, nbytes, count, warmup, us, wrong, buffers="malloc"):
     s = sorted(us)
     avg = sum(s) / len(s)
     algbw = nbytes / avg * 1e-3 if avg > 0 else 0.0  # GB/s, as collbench
     busbw = algbw * 2 * (world - 1) / world
     ts = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    f = [ts, socket.gethostname(), "allreduce", f"torch-{backend}", "auto", "cpu", "malloc",
+    f = [ts, socket.gethostname(), "allreduce", f"torch-{backend}", "auto", "cpu", buffers,
          str(world), "1", "float32", "sum", "1", str(nbytes), str(count), str(warmup),
          str(len(s))]
     f += [f"{v:.3f}" for v in (avg, s[0], pct(s, 25), pct(s, 50), pct(s, 75), pct(s, 99), s[-1])]
@@ -122,6 +126,9 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--csv")
     ap.add_argument("--lines", action="store_true")
+    ap.add_argument("--buffers", default="malloc", choices=["malloc", "coll"],
+                    help="coll: torch-coll tensors from the group's empty() (libcoll memory); "
+                         "gloo always uses malloc")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per size")
     a = ap.parse_args(argv)
     if a.iters < 1 or a.warmup < 0:
@@ -143,7 +150,8 @@ def main(argv=None):
             q = ctx.Queue()
             port = free_port()
             procs = [ctx.Process(target=rank_main,
-                                 args=(r, world, port, backend, a.iters, a.warmup, sizes, q))
+                                 args=(r, world, port, backend, a.iters, a.warmup, sizes, q,
+                                       a.buffers if backend == "coll" else "malloc"))
                      for r in range(world)]
             for p in procs:
                 p.start()
@@ -156,12 +164,13 @@ def main(argv=None):
                         p.kill()
                     sys.exit(f"torch_allreduce: torch-{backend} x {world}: no result "
                              f"within {a.timeout} s (a rank failed?)")
-                row, avg, p50 = csv_row(backend, world, nbytes, count, a.warmup, us, wrong)
+                buf = a.buffers if backend == "coll" else "malloc"
+                row, avg, p50 = csv_row(backend, world, nbytes, count, a.warmup, us, wrong, buf)
                 rows.append(row)
                 if a.lines:
                     print(world, nbytes, f"{avg:.3f}", flush=True)
                 else:
-                    print(f"torch-{backend:4s} nprocs {world} bytes {nbytes:>11d}  "
+                    print(f"torch-{backend:4s} {buf:6s} nprocs {world} bytes {nbytes:>11d}  "
                           f"avg {avg:12.1f} us  p50 {p50:12.1f} us  wrong {wrong}", flush=True)
             for p in procs:
                 p.join()

@@ -9,6 +9,7 @@
 #include <torch/csrc/distributed/c10d/Types.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 #include <pybind11/chrono.h>
+#include <torch/csrc/Dtype.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -240,6 +241,24 @@ class ProcessGroupColl : public ProcessGroup {
     }
 
     const std::string getBackendName() const override { return "coll"; }
+
+    // A tensor in this communicator's coll_alloc memory (shm: the shared heap,
+    // which peers read directly: no copy through the segment). The tensor
+    // keeps the group alive; the memory goes back with coll_free.
+    at::Tensor empty(std::vector<int64_t> sizes, at::ScalarType dtype) {
+        int64_t n = 1;
+        for (auto d : sizes) {
+            TORCH_CHECK(d >= 0, "coll: empty: negative dimension ", d);
+            n *= d;
+        }
+        auto opts = at::TensorOptions().dtype(dtype).device(at::kCPU);
+        size_t bytes = (size_t)std::max<int64_t>(n, 1) * c10::elementSize(dtype);
+        void* p = coll_alloc(comm_, bytes);
+        TORCH_CHECK(p, "coll: empty: coll_alloc of ", bytes, " bytes failed");
+        c10::intrusive_ptr<ProcessGroupColl> self =
+            c10::intrusive_ptr<ProcessGroupColl>::reclaim_copy(this);
+        return at::from_blob(p, sizes, [self](void* q) { coll_free(self->comm_, q); }, opts);
+    }
     std::string libcollBackend() const { return coll_comm_backend(comm_); }
 
     static c10::intrusive_ptr<ProcessGroup> create(const c10::intrusive_ptr<c10d::Store>& store,
@@ -633,7 +652,14 @@ PYBIND11_MODULE(collbench_torch, m) {
                      std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
              }),
              py::call_guard<py::gil_scoped_release>())
-        .def_property_readonly("libcoll_backend", &collbench::ProcessGroupColl::libcollBackend);
+        .def_property_readonly("libcoll_backend", &collbench::ProcessGroupColl::libcollBackend)
+        .def("empty",
+             [](collbench::ProcessGroupColl& pg, std::vector<int64_t> sizes, py::object dtype) {
+                 TORCH_CHECK(THPDtype_Check(dtype.ptr()), "coll: empty: dtype must be a torch.dtype");
+                 return pg.empty(sizes, reinterpret_cast<THPDtype*>(dtype.ptr())->scalar_type);
+             },
+             py::arg("sizes"), py::arg("dtype"),
+             "a tensor in libcoll's memory for this group (zero-copy shm collectives)");
     m.def("create_process_group", &collbench::ProcessGroupColl::create,
           py::call_guard<py::gil_scoped_release>());
     py::object backend = dist.attr("Backend");
