@@ -165,6 +165,16 @@ def body(rank, world):
     check("non-contiguous async broadcast", sl, want)
     assert torch.count_nonzero(big[1::2]) == 0, "copy-back wrote outside the view"
     n_checked += 2
+    # tensors in libcoll memory (the group's empty()): same results as gloo's
+    pg = coll if hasattr(coll, "empty") else dist.distributed_c10d._get_default_group()
+    for dt in (torch.float32, torch.int64):
+        src = inputs(rank, dt, n=4096, seed=40)
+        t = pg.empty([64, 64], dt)
+        t.copy_(src.view(64, 64))
+        want = ref(lambda x, g: dist.all_reduce(x, group=g), src, gloo)
+        dist.all_reduce(t, group=coll)
+        check(f"all_reduce in coll memory {dt}", t.view(-1), want)
+        n_checked += 1
     # bad input: a clear RuntimeError, and the communicator still works after it
     for bad, what in ((lambda: dist.all_reduce(torch.ones(3, dtype=torch.bool), group=coll), "not supported"),
                       (lambda: dist.all_reduce(torch.ones(3, dtype=torch.int32), op=dist.ReduceOp.AVG, group=coll), "avg"),
