@@ -7,9 +7,11 @@ set -euo pipefail
 
 required=(cmake make gcc pkg-config libcmocka-dev jq)
 # JSON output; MPI backend; gloo backend (Gloo and the C++ compiler for its
-# thin layer); topology/pinning; training math; report plots; netns tests.
+# thin layer); topology/pinning; training math; report plots; netns tests;
+# the torch.distributed backend (bindings/torch).
 optional=(libjansson-dev libopenmpi-dev openmpi-bin libgloo-dev g++ libhwloc-dev
-          libopenblas-dev libplplot-dev plplot-driver-cairo libcairo2-dev iproute2 procps)
+          libopenblas-dev libplplot-dev plplot-driver-cairo libcairo2-dev iproute2 procps
+          python3-torch libtorch-dev pybind11-dev)
 # CI: the second compiler, libFuzzer's runtime, valgrind, Chromium (the report
 # rendering test runs there rather than skipping)
 if [ "${CI:-}" = "true" ] || [ "${COLL_DEPS_ALL:-0}" = 1 ]; then

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""DDP training-step time on the seeds' MLP (1024-4096-4096-2048-10, batch 64,
+SGD), 2 ranks by default: gloo, coll, and the same step without DDP (no
+communication). Exposed communication = DDP step - no-DDP step. Prints one line
+per mode (median step time of --steps after --warmup untimed steps, slowest rank).
+
+    torch_ddp_step.py [--nprocs 2] [--steps 20] [--warmup 3] [--modes none,gloo,coll] [--tiny]
+
+--tiny uses a 64-128-10 MLP (smoke runs). coll needs collbench_torch on
+PYTHONPATH (build/bindings/torch).
+"""
+import argparse
+import os
+import socket
+import statistics
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rank_main(rank, world, port, mode, steps, warmup, tiny, q):
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    if mode == "coll":
+        import collbench_torch  # noqa: F401
+
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
+    dims = [64, 128, 10] if tiny else [1024, 4096, 4096, 2048, 10]
+    torch.manual_seed(0)
+    layers = []
+    for i in range(len(dims) - 1):
+        layers.append(torch.nn.Linear(dims[i], dims[i + 1]))
+        if i < len(dims) - 2:
+            layers.append(torch.nn.ReLU())
+    model = torch.nn.Sequential(*layers)
+    # "none" still joins a gloo group, only to report the slowest rank
+    dist.init_process_group("gloo" if mode == "none" else mode,
+                            init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    if mode != "none":
+        model = DDP(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    g = torch.Generator().manual_seed(rank)
+    x = torch.randn(64, dims[0], generator=g)
+    y = torch.randint(0, dims[-1], (64,), generator=g)
+    times = []
+    for i in range(warmup + steps):
+        dist.barrier()
+        t0 = time.perf_counter()
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+        if i >= warmup:
+            times.append(time.perf_counter() - t0)
+    tt = torch.tensor(times, dtype=torch.float64)
+    dist.all_reduce(tt, op=dist.ReduceOp.MAX, group=None)
+    if rank == 0:
+        q.put(statistics.median(tt.tolist()) * 1e3)
+    dist.destroy_process_group()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--nprocs", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--modes", default="none,gloo,coll")
+    ap.add_argument("--tiny", action="store_true")
+    a = ap.parse_args()
+    import torch.multiprocessing as mp
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    ctx = mp.get_context("spawn")
+    res = {}
+    for mode in a.modes.split(","):
+        if mode not in ("none", "gloo", "coll"):
+            ap.error(f"unknown mode {mode!r} (none, gloo, coll)")
+        q = ctx.Queue()
+        port = free_port()
+        procs = [ctx.Process(target=rank_main,
+                             args=(r, a.nprocs, port, mode, a.steps, a.warmup, a.tiny, q))
+                 for r in range(a.nprocs)]
+        for p in procs:
+            p.start()
+        res[mode] = q.get(timeout=1800)
+        for p in procs:
+            p.join()
+        base = res.get("none")
+        extra = f"  exposed comm {res[mode] - base:9.1f} ms" if base is not None and mode != "none" else ""
+        print(f"ddp-step mode {mode:4s} nprocs {a.nprocs} {'tiny' if a.tiny else 'mlp'}: "
+              f"median step {res[mode]:9.1f} ms{extra}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,668 @@
+// collbench_torch: a torch.distributed process-group backend named "coll",
+// one thin layer over libcoll's public API (include/coll.h). See docs/TORCH.md.
+//
+// Built against torch 1.13's c10d::ProcessGroup (what Debian ships here).
+// torch 2.x moved backends to c10d::Backend; that API is not targeted yet.
+#include <torch/extension.h>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/csrc/distributed/c10d/Types.hpp>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+#include <pybind11/chrono.h>
+#include <torch/csrc/Dtype.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "coll.h"
+}
+
+namespace collbench {
+
+using c10d::ProcessGroup;
+using WorkPtr = c10::intrusive_ptr<c10d::Work>;
+
+static coll_dtype to_coll_dtype(const at::Tensor& t, const char* what) {
+    switch (t.scalar_type()) {
+    case at::kFloat: return COLL_FLOAT32;
+    case at::kDouble: return COLL_FLOAT64;
+    case at::kHalf: return COLL_FLOAT16;
+    case at::kBFloat16: return COLL_BFLOAT16;
+    case at::kChar: return COLL_INT8;
+    case at::kByte: return COLL_UINT8;
+    case at::kInt: return COLL_INT32;
+    case at::kLong: return COLL_INT64;
+    default:
+        TORCH_CHECK(false, "coll: ", what, ": dtype ", t.scalar_type(),
+                    " is not supported (libcoll has float32, float64, float16, bfloat16, "
+                    "int8, uint8, int32, int64)");
+    }
+    return COLL_FLOAT32; // unreachable
+}
+
+static coll_op to_coll_op(const c10d::ReduceOp& op, coll_dtype dt, const char* what) {
+    coll_op out;
+    switch (op.op_) {
+    case c10d::ReduceOp::SUM: out = COLL_SUM; break;
+    case c10d::ReduceOp::PRODUCT: out = COLL_PROD; break;
+    case c10d::ReduceOp::MIN: out = COLL_MIN; break;
+    case c10d::ReduceOp::MAX: out = COLL_MAX; break;
+    case c10d::ReduceOp::AVG: out = COLL_AVG; break;
+    default:
+        TORCH_CHECK(false, "coll: ", what, ": reduce op ", static_cast<int>(op.op_),
+                    " is not supported (sum, product, min, max, avg)");
+    }
+    TORCH_CHECK(coll_op_valid(dt, out) == COLL_OK, "coll: ", what, ": op ", coll_op_name(out),
+                " is not defined for dtype ", coll_dtype_name(dt),
+                " (avg is floating-point only)");
+    return out;
+}
+
+static void check_cpu(const at::Tensor& t, const char* what) {
+    TORCH_CHECK(t.device().is_cpu(), "coll: ", what, ": only CPU tensors are supported, got a ",
+                t.device(), " tensor (move it to CPU, or use the nccl backend)");
+    TORCH_CHECK(!t.is_sparse(), "coll: ", what, ": sparse tensors are not supported");
+}
+
+static void check_single(const std::vector<at::Tensor>& v, const char* what) {
+    TORCH_CHECK(v.size() == 1, "coll: ", what, ": expects exactly one tensor per call, got ",
+                v.size());
+    check_cpu(v[0], what);
+}
+
+// A contiguous view of t, and whether it must be copied back afterwards.
+struct Staged {
+    at::Tensor user;
+    at::Tensor buf;
+    bool copy_back;
+};
+
+static Staged stage(const at::Tensor& t) {
+    if (t.is_contiguous()) return {t, t, false};
+    return {t, t.contiguous(), true};
+}
+
+class WorkColl : public c10d::Work {
+  public:
+    WorkColl(c10d::OpType type, std::string what, coll_comm* comm, coll_request* req, int rc,
+             std::function<void()> finish, std::vector<at::Tensor> outputs)
+        : c10d::Work(-1, type), what_(std::move(what)), comm_(comm), req_(req),
+          finish_(std::move(finish)), outputs_(std::move(outputs)),
+          fut_(c10::make_intrusive<c10::ivalue::Future>(
+              c10::ListType::create(c10::TensorType::get()))) {
+        if (!req_) complete(rc);
+    }
+    ~WorkColl() override {
+        if (req_) coll_wait(req_); // buffers must outlive the request
+    }
+
+    bool isCompleted() override {
+        std::unique_lock<std::mutex> g(lk_, std::try_to_lock);
+        if (!g.owns_lock()) return false; // the completion thread is waiting on it
+        if (done_) return true;
+        int d = 0;
+        int rc = coll_test(req_, &d);
+        if (!d) return false;
+        coll_wait(req_);
+        req_ = nullptr;
+        complete_locked(rc);
+        g.unlock();
+        settle_future();
+        return true;
+    }
+    bool isSuccess() const override {
+        std::lock_guard<std::mutex> g(lk_);
+        return done_ && !err_;
+    }
+    std::exception_ptr exception() const override {
+        std::lock_guard<std::mutex> g(lk_);
+        return err_;
+    }
+    std::vector<at::Tensor> result() override { return outputs_; }
+    void synchronize() override {}
+
+    bool wait(std::chrono::milliseconds /*timeout*/) override {
+        {
+            std::lock_guard<std::mutex> g(lk_);
+            if (!done_) {
+                int rc = coll_wait(req_);
+                req_ = nullptr;
+                complete_locked(rc);
+            }
+        }
+        settle_future();
+        if (err_) std::rethrow_exception(err_);
+        return true;
+    }
+
+    // DDP's reducer takes a Future of every allreduce. It completes when the
+    // request does: the group's completion thread waits for the requests in
+    // order (they finish in order) and settles their futures.
+    // COLL_TORCH_SYNC_FUTURE=1: wait first (no overlap; for comparisons, and for
+    // hosts where the progress thread and the backward pass share too few cores).
+    c10::intrusive_ptr<c10::ivalue::Future> getFuture() override {
+        static const bool sync = [] {
+            const char* v = std::getenv("COLL_TORCH_SYNC_FUTURE");
+            return v && std::strcmp(v, "1") == 0;
+        }();
+        if (sync) {
+            try {
+                wait(kNoTimeout);
+            } catch (...) {
+                // the future carries the error
+            }
+        }
+        return fut_;
+    }
+
+    // Marks the future once (outside lk_: its callbacks may run inline).
+    void settle_future() {
+        bool mark = false;
+        {
+            std::lock_guard<std::mutex> g(lk_);
+            if (done_ && !settled_) mark = settled_ = true;
+        }
+        if (!mark) return;
+        if (err_)
+            fut_->setError(err_);
+        else
+            fut_->markCompleted(c10::IValue(outputs_));
+    }
+
+  private:
+    void complete(int rc) {
+        std::lock_guard<std::mutex> g(lk_);
+        complete_locked(rc);
+    }
+    void complete_locked(int rc) {
+        done_ = true;
+        if (rc != COLL_OK) {
+            std::string msg = "coll: " + what_ + " failed: ";
+            const char* em = comm_ ? coll_comm_errmsg(comm_) : "";
+            msg += (em && *em) ? em : coll_strerror(rc);
+            int failed = comm_ ? coll_comm_failed_rank(comm_) : -1;
+            if (failed >= 0) msg += " (failed rank " + std::to_string(failed) + ")";
+            msg += std::string(" [") + coll_status_name(rc) + "]";
+            err_ = std::make_exception_ptr(std::runtime_error(msg));
+        } else if (finish_) {
+            try {
+                finish_();
+            } catch (...) {
+                err_ = std::current_exception();
+            }
+        }
+        finish_ = nullptr;
+    }
+
+    std::string what_;
+    coll_comm* comm_;
+    coll_request* req_;
+    std::function<void()> finish_;
+    std::vector<at::Tensor> outputs_;
+    c10::intrusive_ptr<c10::ivalue::Future> fut_;
+    mutable std::mutex lk_;
+    bool done_ = false;
+    bool settled_ = false;
+    std::exception_ptr err_;
+};
+
+class ProcessGroupColl : public ProcessGroup {
+  public:
+    ProcessGroupColl(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
+                     std::chrono::milliseconds timeout)
+        : ProcessGroup(rank, size) {
+        rendezvous(store, timeout);
+        completer_ = std::thread([this]() { complete_loop(); });
+    }
+    ~ProcessGroupColl() override {
+        {
+            std::lock_guard<std::mutex> g(qlk_);
+            stop_ = true;
+        }
+        qcv_.notify_all();
+        if (completer_.joinable()) completer_.join();
+        if (comm_) coll_comm_destroy(comm_);
+    }
+
+    const std::string getBackendName() const override { return "coll"; }
+
+    // A tensor in this communicator's coll_alloc memory (shm: the shared heap,
+    // which peers read directly: no copy through the segment). The tensor
+    // keeps the group alive; the memory goes back with coll_free.
+    at::Tensor empty(std::vector<int64_t> sizes, at::ScalarType dtype) {
+        int64_t n = 1;
+        for (auto d : sizes) {
+            TORCH_CHECK(d >= 0, "coll: empty: negative dimension ", d);
+            n *= d;
+        }
+        auto opts = at::TensorOptions().dtype(dtype).device(at::kCPU);
+        size_t bytes = (size_t)std::max<int64_t>(n, 1) * c10::elementSize(dtype);
+        void* p = coll_alloc(comm_, bytes);
+        TORCH_CHECK(p, "coll: empty: coll_alloc of ", bytes, " bytes failed");
+        c10::intrusive_ptr<ProcessGroupColl> self =
+            c10::intrusive_ptr<ProcessGroupColl>::reclaim_copy(this);
+        return at::from_blob(p, sizes, [self](void* q) { coll_free(self->comm_, q); }, opts);
+    }
+    std::string libcollBackend() const { return coll_comm_backend(comm_); }
+
+    static c10::intrusive_ptr<ProcessGroup> create(const c10::intrusive_ptr<c10d::Store>& store,
+                                                   int rank, int size,
+                                                   const std::chrono::duration<float>& timeout) {
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
+        return c10::make_intrusive<ProcessGroupColl>(store, rank, size, ms);
+    }
+
+    WorkPtr allreduce(std::vector<at::Tensor>& tensors,
+                      const c10d::AllreduceOptions& opts) override {
+        check_single(tensors, "all_reduce");
+        coll_dtype dt = to_coll_dtype(tensors[0], "all_reduce");
+        coll_op op = to_coll_op(opts.reduceOp, dt, "all_reduce");
+        Staged s = stage(tensors[0]);
+        coll_request* req = nullptr;
+        int rc = coll_iallreduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(),
+                                 (size_t)s.buf.numel(), dt, op, &req);
+        return make(c10d::OpType::ALLREDUCE, "all_reduce", rc, req, copy_back_fn({s}), tensors);
+    }
+
+    WorkPtr allreduce_coalesced(std::vector<at::Tensor>& tensors,
+                                const c10d::AllreduceCoalescedOptions& opts) override {
+        // One after the other, on the ordered queue; the last one's Work waits for all.
+        std::vector<WorkPtr> works;
+        for (auto& t : tensors) {
+            std::vector<at::Tensor> one{t};
+            c10d::AllreduceOptions o;
+            o.reduceOp = opts.reduceOp;
+            works.push_back(allreduce(one, o));
+        }
+        for (auto& w : works) w->wait();
+        return make(c10d::OpType::ALLREDUCE_COALESCED, "allreduce_coalesced", COLL_OK, nullptr,
+                    nullptr, tensors);
+    }
+
+    WorkPtr broadcast(std::vector<at::Tensor>& tensors,
+                      const c10d::BroadcastOptions& opts) override {
+        check_single(tensors, "broadcast");
+        check_root(opts.rootRank, "broadcast");
+        coll_dtype dt = to_coll_dtype(tensors[0], "broadcast");
+        Staged s = stage(tensors[0]);
+        coll_request* req = nullptr;
+        int rc = coll_ibroadcast(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)s.buf.numel(),
+                                 dt, (int)opts.rootRank, &req);
+        return make(c10d::OpType::BROADCAST, "broadcast", rc, req, copy_back_fn({s}), tensors);
+    }
+
+    WorkPtr reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override {
+        check_single(tensors, "reduce");
+        check_root(opts.rootRank, "reduce");
+        coll_dtype dt = to_coll_dtype(tensors[0], "reduce");
+        coll_op op = to_coll_op(opts.reduceOp, dt, "reduce");
+        Staged s = stage(tensors[0]);
+        int rc = coll_reduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)s.buf.numel(), dt,
+                             op, (int)opts.rootRank);
+        return make(c10d::OpType::REDUCE, "reduce", rc, nullptr, copy_back_fn({s}), tensors);
+    }
+
+    WorkPtr allgather(std::vector<std::vector<at::Tensor>>& outputs,
+                      std::vector<at::Tensor>& inputs,
+                      const c10d::AllgatherOptions& /*opts*/) override {
+        check_single(inputs, "all_gather");
+        TORCH_CHECK(outputs.size() == 1 && (int)outputs[0].size() == size_,
+                    "coll: all_gather: expects one output list of ", size_, " tensors");
+        const at::Tensor& in = inputs[0];
+        for (auto& o : outputs[0]) {
+            check_cpu(o, "all_gather");
+            TORCH_CHECK(o.numel() == in.numel() && o.scalar_type() == in.scalar_type(),
+                        "coll: all_gather: every output tensor must have the input's size and "
+                        "dtype");
+        }
+        coll_dtype dt = to_coll_dtype(in, "all_gather");
+        at::Tensor src = in.contiguous();
+        at::Tensor flat = at::empty({(int64_t)size_ * in.numel()}, in.options());
+        auto outs = outputs[0];
+        coll_request* req = nullptr;
+        int rc = coll_iallgather(comm_, src.data_ptr(), flat.data_ptr(), (size_t)in.numel(), dt,
+                                 &req);
+        auto n = in.numel();
+        auto finish = [outs, flat, src, n]() mutable {
+            for (size_t r = 0; r < outs.size(); r++)
+                outs[r].copy_(flat.narrow(0, (int64_t)r * n, n).view(outs[r].sizes()));
+        };
+        return make(c10d::OpType::ALLGATHER, "all_gather", rc, req, finish, outs);
+    }
+
+    WorkPtr _allgather_base(at::Tensor& output, at::Tensor& input,
+                            const c10d::AllgatherOptions& /*opts*/) override {
+        check_cpu(input, "all_gather_into_tensor");
+        check_cpu(output, "all_gather_into_tensor");
+        TORCH_CHECK(output.numel() == input.numel() * size_ &&
+                        output.scalar_type() == input.scalar_type(),
+                    "coll: all_gather_into_tensor: output must hold world_size x input elements "
+                    "of the input's dtype");
+        coll_dtype dt = to_coll_dtype(input, "all_gather_into_tensor");
+        at::Tensor src = input.contiguous();
+        Staged s = stage(output);
+        coll_request* req = nullptr;
+        int rc = coll_iallgather(comm_, src.data_ptr(), s.buf.data_ptr(), (size_t)input.numel(),
+                                 dt, &req);
+        auto keep = src;
+        auto cb = copy_back_fn({s});
+        auto finish = [keep, cb]() {
+            if (cb) cb();
+        };
+        return make(c10d::OpType::_ALLGATHER_BASE, "all_gather_into_tensor", rc, req, finish,
+                    {output});
+    }
+
+    WorkPtr reduce_scatter(std::vector<at::Tensor>& outputs,
+                           std::vector<std::vector<at::Tensor>>& inputs,
+                           const c10d::ReduceScatterOptions& opts) override {
+        check_single(outputs, "reduce_scatter");
+        TORCH_CHECK(inputs.size() == 1 && (int)inputs[0].size() == size_,
+                    "coll: reduce_scatter: expects one input list of ", size_, " tensors");
+        at::Tensor& out = outputs[0];
+        for (auto& i : inputs[0]) {
+            check_cpu(i, "reduce_scatter");
+            TORCH_CHECK(i.numel() == out.numel() && i.scalar_type() == out.scalar_type(),
+                        "coll: reduce_scatter: every input tensor must have the output's size "
+                        "and dtype");
+        }
+        coll_dtype dt = to_coll_dtype(out, "reduce_scatter");
+        coll_op op = to_coll_op(opts.reduceOp, dt, "reduce_scatter");
+        std::vector<at::Tensor> flats;
+        for (auto& i : inputs[0]) flats.push_back(i.reshape({-1}));
+        at::Tensor flat = at::cat(flats);
+        Staged s = stage(out);
+        coll_request* req = nullptr;
+        int rc = coll_ireducescatter(comm_, flat.data_ptr(), s.buf.data_ptr(), (size_t)out.numel(),
+                                     dt, op, &req);
+        auto cb = copy_back_fn({s});
+        auto finish = [flat, cb]() {
+            if (cb) cb();
+        };
+        return make(c10d::OpType::REDUCE_SCATTER, "reduce_scatter", rc, req, finish, outputs);
+    }
+
+    WorkPtr _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
+                                 const c10d::ReduceScatterOptions& opts) override {
+        check_cpu(input, "reduce_scatter_tensor");
+        check_cpu(output, "reduce_scatter_tensor");
+        TORCH_CHECK(input.numel() == output.numel() * size_ &&
+                        output.scalar_type() == input.scalar_type(),
+                    "coll: reduce_scatter_tensor: input must hold world_size x output elements "
+                    "of the output's dtype");
+        coll_dtype dt = to_coll_dtype(output, "reduce_scatter_tensor");
+        coll_op op = to_coll_op(opts.reduceOp, dt, "reduce_scatter_tensor");
+        at::Tensor src = input.contiguous();
+        Staged s = stage(output);
+        coll_request* req = nullptr;
+        int rc = coll_ireducescatter(comm_, src.data_ptr(), s.buf.data_ptr(),
+                                     (size_t)output.numel(), dt, op, &req);
+        auto cb = copy_back_fn({s});
+        auto finish = [src, cb]() {
+            if (cb) cb();
+        };
+        return make(c10d::OpType::_REDUCE_SCATTER_BASE, "reduce_scatter_tensor", rc, req, finish,
+                    {output});
+    }
+
+    WorkPtr alltoall_base(at::Tensor& output, at::Tensor& input,
+                          std::vector<int64_t>& outSplits, std::vector<int64_t>& inSplits,
+                          const c10d::AllToAllOptions& /*opts*/) override {
+        const char* what = "all_to_all_single";
+        check_cpu(input, what);
+        check_cpu(output, what);
+        TORCH_CHECK(input.scalar_type() == output.scalar_type(), "coll: ", what,
+                    ": input and output dtypes differ");
+        coll_dtype dt = to_coll_dtype(input, what);
+        at::Tensor src = input.contiguous();
+        Staged s = stage(output);
+        int64_t row_in = input.dim() ? input.numel() / std::max<int64_t>(input.size(0), 1) : 1;
+        int64_t row_out = output.dim() ? output.numel() / std::max<int64_t>(output.size(0), 1) : 1;
+        int rc;
+        if (inSplits.empty() && outSplits.empty()) {
+            TORCH_CHECK(input.numel() == output.numel() && input.numel() % size_ == 0, "coll: ",
+                        what, ": input and output must have the same size, divisible by the "
+                        "world size");
+            rc = coll_alltoall(comm_, src.data_ptr(), s.buf.data_ptr(),
+                               (size_t)(input.numel() / size_), dt);
+        } else {
+            // Uneven splits: pairwise exchanges (sendrecv), rank+k / rank-k.
+            std::vector<int64_t> is = splits_or_even(inSplits, input, what);
+            std::vector<int64_t> os = splits_or_even(outSplits, output, what);
+            TORCH_CHECK(row_in == row_out, "coll: ", what, ": rows of input and output differ");
+            std::vector<int64_t> ioff(size_ + 1, 0), ooff(size_ + 1, 0);
+            for (int r = 0; r < size_; r++) {
+                ioff[r + 1] = ioff[r] + is[r] * row_in;
+                ooff[r + 1] = ooff[r] + os[r] * row_out;
+            }
+            TORCH_CHECK(ioff[size_] == input.numel() && ooff[size_] == output.numel(), "coll: ",
+                        what, ": split sizes do not add up to the tensors' first dimension");
+            size_t es = input.element_size();
+            char* ib = static_cast<char*>(src.data_ptr());
+            char* ob = static_cast<char*>(s.buf.data_ptr());
+            std::memcpy(ob + ooff[rank_] * es, ib + ioff[rank_] * es,
+                        (size_t)(is[rank_] * row_in) * es);
+            rc = COLL_OK;
+            for (int k = 1; k < size_ && rc == COLL_OK; k++) {
+                int dst = (rank_ + k) % size_, from = (rank_ - k + size_) % size_;
+                rc = coll_sendrecv(comm_, ib + ioff[dst] * es, (size_t)(is[dst] * row_in), dst,
+                                   ob + ooff[from] * es, (size_t)(os[from] * row_out), from, dt);
+            }
+        }
+        return make(c10d::OpType::ALLTOALL_BASE, what, rc, nullptr, copy_back_fn({s}), {output});
+    }
+
+    WorkPtr send(std::vector<at::Tensor>& tensors, int dst, int /*tag*/) override {
+        check_single(tensors, "send");
+        check_peer(dst, "send");
+        coll_dtype dt = to_coll_dtype(tensors[0], "send");
+        at::Tensor src = tensors[0].contiguous();
+        int rc = coll_send(comm_, src.data_ptr(), (size_t)src.numel(), dt, dst);
+        return make(c10d::OpType::SEND, "send", rc, nullptr, nullptr, tensors);
+    }
+
+    WorkPtr recv(std::vector<at::Tensor>& tensors, int src, int /*tag*/) override {
+        check_single(tensors, "recv");
+        check_peer(src, "recv");
+        coll_dtype dt = to_coll_dtype(tensors[0], "recv");
+        Staged s = stage(tensors[0]);
+        int rc = coll_recv(comm_, s.buf.data_ptr(), (size_t)s.buf.numel(), dt, src);
+        return make(c10d::OpType::RECV, "recv", rc, nullptr, copy_back_fn({s}), tensors);
+    }
+
+    WorkPtr barrier(const c10d::BarrierOptions& /*opts*/) override {
+        int rc = coll_barrier(comm_);
+        return make(c10d::OpType::BARRIER, "barrier", rc, nullptr, nullptr, {});
+    }
+
+  private:
+    void check_root(int64_t root, const char* what) {
+        TORCH_CHECK(root >= 0 && root < size_, "coll: ", what, ": root rank ", root,
+                    " is out of range [0, ", size_, ")");
+    }
+    void check_peer(int peer, const char* what) {
+        TORCH_CHECK(peer >= 0 && peer < size_ && peer != rank_, "coll: ", what, ": peer rank ",
+                    peer, " is out of range or this rank itself (world size ", size_, ")");
+    }
+    std::vector<int64_t> splits_or_even(const std::vector<int64_t>& sp, const at::Tensor& t,
+                                        const char* what) {
+        if (!sp.empty()) {
+            TORCH_CHECK((int)sp.size() == size_, "coll: ", what, ": ", sp.size(),
+                        " split sizes for a world of ", size_);
+            for (auto v : sp) TORCH_CHECK(v >= 0, "coll: ", what, ": negative split size");
+            return sp;
+        }
+        int64_t n0 = t.dim() ? t.size(0) : 1;
+        TORCH_CHECK(n0 % size_ == 0, "coll: ", what, ": first dimension ", n0,
+                    " is not divisible by the world size");
+        return std::vector<int64_t>(size_, n0 / size_);
+    }
+    static std::function<void()> copy_back_fn(std::vector<Staged> st) {
+        bool any = false;
+        for (auto& s : st) any = any || s.copy_back;
+        if (!any) {
+            // keep the buffers alive until completion
+            return [st]() {};
+        }
+        return [st]() {
+            for (auto s : st)
+                if (s.copy_back) s.user.copy_(s.buf);
+        };
+    }
+    WorkPtr make(c10d::OpType type, const char* what, int rc, coll_request* req,
+                 std::function<void()> finish, std::vector<at::Tensor> outputs) {
+        if (rc != COLL_OK) req = nullptr;
+        auto w = c10::make_intrusive<WorkColl>(type, what, comm_, req, rc, std::move(finish),
+                                               std::move(outputs));
+        if (!req && rc != COLL_OK) w->wait(kNoTimeout); // blocking error: raise now
+        if (req) {
+            std::lock_guard<std::mutex> g(qlk_);
+            pending_.push_back(w);
+            qcv_.notify_one();
+        } else {
+            w->settle_future();
+        }
+        return w;
+    }
+
+    // Rank 0 picks a free port and (without a user token) a random job token and
+    // publishes both on torch's store; every rank then joins libcoll's tcp://
+    // rendezvous on that port. MASTER_ADDR (if set) is where rank 0 listens.
+    void rendezvous(const c10::intrusive_ptr<c10d::Store>& store,
+                    std::chrono::milliseconds timeout) {
+        const char* addr_env = std::getenv("MASTER_ADDR");
+        std::string host = addr_env && *addr_env ? addr_env : "127.0.0.1";
+        if (rank_ == 0) {
+            int port = free_port();
+            TORCH_CHECK(port > 0, "coll: could not find a free TCP port for libcoll's store");
+            std::string tok;
+            const char* t = std::getenv("COLL_JOB_TOKEN");
+            const char* tf = std::getenv("COLL_JOB_TOKEN_FILE");
+            if (!(t && *t) && !(tf && *tf)) tok = random_token();
+            store->set("coll/host", bytes(host));
+            store->set("coll/token", bytes(tok));
+            store->set("coll/port", bytes(std::to_string(port)));
+        }
+        std::string port = str(store->get("coll/port"));
+        host = str(store->get("coll/host"));
+        std::string tok = str(store->get("coll/token"));
+        if (!tok.empty()) setenv("COLL_JOB_TOKEN", tok.c_str(), 1);
+
+        std::string method = "tcp://" + host + ":" + port;
+        const char* be = std::getenv("COLL_BACKEND");
+        std::string backend = be && *be ? be : "auto";
+        const char* algo = std::getenv("COLL_ALGO");
+        coll_config cfg;
+        coll_config_init(&cfg);
+        cfg.backend = backend.c_str();
+        cfg.init_method = method.c_str();
+        cfg.rank = rank_;
+        cfg.world_size = size_;
+        cfg.timeout_s = timeout.count() > 0 ? timeout.count() / 1000.0 : 300.0;
+        cfg.algo = algo && *algo ? algo : nullptr;
+        int rc = coll_comm_create(&cfg, &comm_);
+        if (!tok.empty()) unsetenv("COLL_JOB_TOKEN");
+        TORCH_CHECK(rc == COLL_OK, "coll: cannot create the libcoll communicator (backend ",
+                    backend, ", ", method, ", rank ", rank_, "/", size_,
+                    "): ", coll_last_create_error(), " [", coll_status_name(rc), "]");
+        // Everyone is in: rank 0 may drop its keys (ignore stores without delete).
+    }
+
+    static int free_port() {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd < 0) return -1;
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_ANY);
+        a.sin_port = 0;
+        socklen_t len = sizeof a;
+        int port = -1;
+        if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+            getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+            port = ntohs(a.sin_port);
+        close(fd);
+        return port;
+    }
+    static std::string random_token() {
+        std::random_device rd;
+        static const char hex[] = "0123456789abcdef";
+        std::string s;
+        for (int i = 0; i < 32; i++) s += hex[rd() & 15];
+        return s;
+    }
+    static std::vector<uint8_t> bytes(const std::string& s) {
+        return std::vector<uint8_t>(s.begin(), s.end());
+    }
+    static std::string str(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
+
+    // Waits for the in-flight requests in call order and settles their futures.
+    void complete_loop() {
+        for (;;) {
+            c10::intrusive_ptr<WorkColl> w;
+            {
+                std::unique_lock<std::mutex> g(qlk_);
+                qcv_.wait(g, [this]() { return stop_ || !pending_.empty(); });
+                if (pending_.empty()) return; // stop_ and drained
+                w = pending_.front();
+                pending_.pop_front();
+            }
+            try {
+                w->wait(kNoTimeout);
+            } catch (...) {
+                // the error is in the Work and its future; the caller sees it
+            }
+        }
+    }
+
+    coll_comm* comm_ = nullptr;
+    std::thread completer_;
+    std::mutex qlk_;
+    std::condition_variable qcv_;
+    std::deque<c10::intrusive_ptr<WorkColl>> pending_;
+    bool stop_ = false;
+};
+
+} // namespace collbench
+
+PYBIND11_MODULE(collbench_torch, m) {
+    m.doc() = "torch.distributed backend 'coll' over libcoll (collbench); see docs/TORCH.md";
+    py::object dist = py::module::import("torch.distributed");
+    py::class_<collbench::ProcessGroupColl, c10d::ProcessGroup,
+               c10::intrusive_ptr<collbench::ProcessGroupColl>>(m, "ProcessGroupColl")
+        .def(py::init([](const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
+                         const std::chrono::duration<float>& timeout) {
+                 return c10::make_intrusive<collbench::ProcessGroupColl>(
+                     store, rank, size,
+                     std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
+             }),
+             py::call_guard<py::gil_scoped_release>())
+        .def_property_readonly("libcoll_backend", &collbench::ProcessGroupColl::libcollBackend)
+        .def("empty",
+             [](collbench::ProcessGroupColl& pg, std::vector<int64_t> sizes, py::object dtype) {
+                 TORCH_CHECK(THPDtype_Check(dtype.ptr()), "coll: empty: dtype must be a torch.dtype");
+                 return pg.empty(sizes, reinterpret_cast<THPDtype*>(dtype.ptr())->scalar_type);
+             },
+             py::arg("sizes"), py::arg("dtype"),
+             "a tensor in libcoll's memory for this group (zero-copy shm collectives)");
+    m.def("create_process_group", &collbench::ProcessGroupColl::create,
+          py::call_guard<py::gil_scoped_release>());
+    py::object backend = dist.attr("Backend");
+    if (!py::hasattr(backend, "COLL"))
+        backend.attr("register_backend")("coll", m.attr("create_process_group"));
+}

@@ -1,0 +1,207 @@
+"""Every collective of the 'coll' backend against gloo's result on the same
+inputs: dtypes x ops, async forms, non-contiguous tensors, bad input.
+usage: test_collectives.py WORLD_SIZE"""
+import sys
+import os
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torchtest  # noqa: E402  (exits 77 without torch)
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+
+DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16,
+          torch.int8, torch.uint8, torch.int32, torch.int64]
+OPS = {"sum": dist.ReduceOp.SUM, "product": dist.ReduceOp.PRODUCT,
+       "min": dist.ReduceOp.MIN, "max": dist.ReduceOp.MAX}
+
+
+def inputs(rank, dtype, n=37, seed=0):
+    g = torch.Generator().manual_seed(1000 * seed + rank)
+    # small integers: exact in every dtype, no overflow in a product of 6
+    return torch.randint(1, 4, (n,), generator=g).to(dtype)
+
+
+def ref(fn, t, gloo):
+    """gloo's answer; for dtypes gloo lacks (bfloat16...), gloo on float64 cast back."""
+    try:
+        x = t.clone()
+        fn(x, gloo)
+        return x
+    except RuntimeError:
+        x = t.to(torch.float64)
+        fn(x, gloo)
+        return x.to(t.dtype)
+
+
+def check(name, got, want):
+    if not torch.equal(got, want):
+        raise AssertionError(f"{name}: coll {got.tolist()} != gloo {want.tolist()}")
+
+
+def body(rank, world):
+    dist.init_process_group("gloo")
+    gloo = dist.group.WORLD
+    coll = dist.new_group(backend="coll")
+    n_checked = 0
+    for dt in DTYPES:
+        for opname, op in OPS.items():
+            t = inputs(rank, dt, seed=len(opname))
+            want = ref(lambda x, g: dist.all_reduce(x, op=op, group=g), t, gloo)
+            got = t.clone()
+            dist.all_reduce(got, op=op, group=coll)
+            check(f"all_reduce {dt} {opname}", got, want)
+            n_checked += 1
+        # avg (floating point): gloo has none in 1.13; its sum / world is the reference
+        if dt.is_floating_point:
+            t = inputs(rank, dt)
+            s = ref(lambda x, g: dist.all_reduce(x, group=g), t, gloo)
+            want = (s.to(torch.float64) / world).to(dt)
+            got = t.clone()
+            dist.all_reduce(got, op=dist.ReduceOp.AVG, group=coll)
+            if not torch.allclose(got.double(), want.double(), rtol=1e-2 if torch.finfo(dt).bits == 16 else 1e-6):
+                raise AssertionError(f"avg {dt}: {got} vs {want}")
+        # all_gather (list) and into tensor
+        t = inputs(rank, dt, n=5)
+        w = [torch.zeros(5, dtype=dt) for _ in range(world)]
+        g = [torch.zeros(5, dtype=dt) for _ in range(world)]
+        try:
+            dist.all_gather(w, t, group=gloo)
+        except RuntimeError:
+            w = [x.to(dt) for x in ref_gather(t, world, gloo)]
+        dist.all_gather(g, t, group=coll)
+        for a, b in zip(g, w):
+            check(f"all_gather {dt}", a, b)
+        out = torch.zeros(5 * world, dtype=dt)
+        getattr(dist, "all_gather_into_tensor", dist._all_gather_base)(out, t, group=coll)
+        check(f"all_gather_into_tensor {dt}", out, torch.cat(w))
+        # broadcast from the last rank
+        t = inputs(rank, dt, seed=3)
+        want = ref(lambda x, gg: dist.broadcast(x, src=world - 1, group=gg), t, gloo)
+        got = t.clone()
+        dist.broadcast(got, src=world - 1, group=coll)
+        check(f"broadcast {dt}", got, want)
+        n_checked += 3
+    for opname, op in OPS.items():
+        dt = torch.float32
+        # reduce to root 1
+        t = inputs(rank, dt, seed=5)
+        want = ref(lambda x, g: dist.reduce(x, dst=1, op=op, group=g), t, gloo)
+        got = t.clone()
+        dist.reduce(got, dst=1, op=op, group=coll)
+        if rank == 1:
+            check(f"reduce {opname}", got, want)
+        # reduce_scatter: gloo in 1.13 has none; reference = all_reduce(gloo) block
+        ins = [inputs(rank, dt, n=4, seed=10 + r) for r in range(world)]
+        full = ref(lambda x, g: dist.all_reduce(x, op=op, group=g), torch.cat(ins), gloo)
+        want = full[4 * rank:4 * rank + 4]
+        got = torch.zeros(4, dtype=dt)
+        dist.reduce_scatter(got, ins, op=op, group=coll)
+        check(f"reduce_scatter {opname}", got, want)
+        got2 = torch.zeros(4, dtype=dt)
+        getattr(dist, "reduce_scatter_tensor", dist._reduce_scatter_base)(got2, torch.cat(ins), op=op, group=coll)
+        check(f"reduce_scatter_tensor {opname}", got2, want)
+        n_checked += 3
+    # all_to_all_single, even and uneven splits (reference: gloo)
+    for dt in (torch.float32, torch.int64):
+        t = torch.arange(world * 3, dtype=dt) + 100 * rank
+        want = torch.empty_like(t)
+        dist.all_to_all_single(want, t, group=gloo)
+        got = torch.empty_like(t)
+        dist.all_to_all_single(got, t, group=coll)
+        check(f"all_to_all_single {dt}", got, want)
+        insp = [(rank + r) % 3 + 1 for r in range(world)]
+        outsp = [(r + rank) % 3 + 1 for r in range(world)]
+        t = torch.arange(sum(insp) * 2, dtype=dt).reshape(-1, 2) + 1000 * rank
+        want = torch.empty(sum(outsp), 2, dtype=dt)
+        dist.all_to_all_single(want, t, outsp, insp, group=gloo)
+        got = torch.full_like(want, -1)
+        dist.all_to_all_single(got, t, outsp, insp, group=coll)
+        check(f"all_to_all_single uneven {dt}", got, want)
+        n_checked += 2
+    # send/recv ring
+    t = inputs(rank, torch.float64, seed=7)
+    got = torch.zeros_like(t)
+    nxt, prv = (rank + 1) % world, (rank - 1) % world
+    if rank % 2 == 0:
+        dist.send(t, nxt, group=coll)
+        dist.recv(got, prv, group=coll)
+    else:
+        dist.recv(got, prv, group=coll)
+        dist.send(t, nxt, group=coll)
+    check("send/recv", got, inputs(prv, torch.float64, seed=7))
+    dist.barrier(group=coll)
+    # async forms: several in flight, then wait
+    ts = [inputs(rank, torch.float32, n=1000 + i, seed=20 + i) for i in range(4)]
+    wants = [ref(lambda x, g: dist.all_reduce(x, group=g), t, gloo) for t in ts]
+    gots = [t.clone() for t in ts]
+    works = [dist.all_reduce(x, group=coll, async_op=True) for x in gots]
+    b = inputs(rank, torch.float32, seed=30)
+    bw = dist.broadcast(b, src=0, group=coll, async_op=True)
+    ag = [torch.zeros(5) for _ in range(world)]
+    agw = dist.all_gather(ag, inputs(rank, torch.float32, n=5), group=coll, async_op=True)
+    for w in works:
+        w.wait()
+        assert w.is_completed()
+    bw.wait()
+    agw.wait()
+    for i, (g_, w_) in enumerate(zip(gots, wants)):
+        check(f"async all_reduce {i}", g_, w_)
+    check("async broadcast", b, inputs(0, torch.float32, seed=30))
+    for r in range(world):
+        check("async all_gather", ag[r], inputs(r, torch.float32, n=5))
+    n_checked += 3
+    # non-contiguous: a transposed view and a strided slice, results copied back
+    base = torch.arange(24, dtype=torch.float32).reshape(4, 6) * (rank + 1)
+    v = base.t()
+    assert not v.is_contiguous()
+    want = ref(lambda x, g: dist.all_reduce(x, group=g), v.contiguous(), gloo)
+    dist.all_reduce(v, group=coll)
+    check("non-contiguous all_reduce", v, want)
+    big = torch.zeros(20, dtype=torch.float32)
+    sl = big[::2]
+    sl.copy_(torch.arange(10, dtype=torch.float32) * (rank + 1))
+    want = ref(lambda x, g: dist.broadcast(x, src=0, group=g), sl.contiguous(), gloo)
+    w = dist.broadcast(sl, src=0, group=coll, async_op=True)
+    w.wait()
+    check("non-contiguous async broadcast", sl, want)
+    assert torch.count_nonzero(big[1::2]) == 0, "copy-back wrote outside the view"
+    n_checked += 2
+    # tensors in libcoll memory (the group's empty()): same results as gloo's
+    pg = coll if hasattr(coll, "empty") else dist.distributed_c10d._get_default_group()
+    for dt in (torch.float32, torch.int64):
+        src = inputs(rank, dt, n=4096, seed=40)
+        t = pg.empty([64, 64], dt)
+        t.copy_(src.view(64, 64))
+        want = ref(lambda x, g: dist.all_reduce(x, group=g), src, gloo)
+        dist.all_reduce(t, group=coll)
+        check(f"all_reduce in coll memory {dt}", t.view(-1), want)
+        n_checked += 1
+    # bad input: a clear RuntimeError, and the communicator still works after it
+    for bad, what in ((lambda: dist.all_reduce(torch.ones(3, dtype=torch.bool), group=coll), "not supported"),
+                      (lambda: dist.all_reduce(torch.ones(3, dtype=torch.int32), op=dist.ReduceOp.AVG, group=coll), "avg"),
+                      (lambda: dist.broadcast(torch.ones(3), src=world, group=coll), "")):
+        try:
+            bad()
+        except RuntimeError as e:
+            if what not in str(e):
+                raise AssertionError(f"unclear error: {e}")
+        else:
+            raise AssertionError(f"bad input was accepted (expected an error saying '{what}')")
+    t = torch.ones(3)
+    dist.all_reduce(t, group=coll)
+    check("after errors", t, torch.full((3,), float(world)))
+    dist.barrier(group=coll)
+    dist.destroy_process_group()
+    return n_checked
+
+
+def ref_gather(t, world, gloo):
+    x = t.to(torch.float64)
+    out = [torch.zeros(len(t), dtype=torch.float64) for _ in range(world)]
+    dist.all_gather(out, x, group=gloo)
+    return out
+
+
+if __name__ == "__main__":
+    world = int(sys.argv[1]) if len(sys.argv) > 1 else 2
+    res = torchtest.run(world, body)
+    print(f"OK: {world} ranks, {res[0]} coll results equal to gloo's")

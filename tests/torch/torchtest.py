@@ -1,0 +1,75 @@
+"""Shared helpers of the torch backend tests (tests/torch): skip without torch,
+launch N ranks with env:// variables on a free port, collect their verdicts."""
+import os
+import socket
+import sys
+import traceback
+
+SKIP = 77  # ctest SKIP_RETURN_CODE
+
+try:
+    import torch  # noqa: F401
+    import torch.distributed as dist  # noqa: F401
+    import torch.multiprocessing as mp
+except ImportError as e:  # pragma: no cover
+    print(f"SKIP: torch is not importable by {sys.executable}: {e}")
+    sys.exit(SKIP)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def _entry(rank, world, port, fn, args, q, timeout):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank),
+                      WORLD_SIZE=str(world))
+    import faulthandler
+    faulthandler.dump_traceback_later(float(os.environ.get("COLL_TEST_STACKS_AFTER", timeout - 5)), exit=False)
+    try:
+        import collbench_torch  # noqa: F401  registers "coll"
+        res = fn(rank, world, *args)
+        q.put((rank, "ok", res))
+    except BaseException:  # report, do not hang the others' join
+        q.put((rank, "fail", traceback.format_exc()))
+        q.close()
+        q.join_thread()  # the message must leave before the process does
+        sys.stdout.flush()
+        os._exit(1)
+
+
+def run(world, fn, *args, timeout=120, expect_dead=()):
+    """Runs fn(rank, world, *args) on world processes; returns {rank: result}.
+    Raises SystemExit(1) naming the ranks that failed."""
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    port = free_port()
+    procs = [ctx.Process(target=_entry, args=(r, world, port, fn, args, q, timeout)) for r in range(world)]
+    for p in procs:
+        p.start()
+    results, failed = {}, []
+    import queue
+    want = world - len(expect_dead)
+    while len(results) + len(failed) < want:
+        try:
+            rank, status, res = q.get(timeout=timeout)
+        except queue.Empty:
+            print(f"FAIL: ranks did not report within {timeout} s", flush=True)
+            for p in procs:
+                p.kill()
+            sys.exit(1)
+        if status == "ok":
+            results[rank] = res
+        else:
+            print(f"rank {rank} failed:\n{res}", flush=True)
+            failed.append(rank)
+    for p in procs:
+        p.join(30)
+        if p.is_alive():
+            p.kill()
+    if failed:
+        sys.exit(1)
+    return results
