@@ -3,7 +3,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 JOBS ?= 2
 
-.PHONY: all deps build run test clean
+.PHONY: all deps build torch run test clean
 
 all: build
 
@@ -14,6 +14,12 @@ build: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The torch.distributed backend (docs/TORCH.md), when CMake found torch.
+torch: build
+	@if cmake --build $(BUILD) --target help | grep -q collbench_torch; then \
+	    cmake --build $(BUILD) -j $(JOBS) --target collbench_torch; \
+	else echo "torch backend not configured (see cmake's message; docs/TORCH.md)"; fi
+
 # The main job: `collbench suite` (every backend x 2,4,6 ranks x 1M..1G, the
 # training benchmark, the report) into results/<UTC time>/, printed at the end.
 # SUITE_ARGS=--quick for the 30-second version.
@@ -23,7 +29,7 @@ run: build
 
 # CTEST_ARGS: e.g. "-LE soak" (CI's sanitizer builds skip the minute-long runs)
 CTEST_ARGS ?=
-test: build
+test: torch
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 clean:
