@@ -11,7 +11,8 @@
 #      the cores that compute, which is where DDP's overlap pays. A model whose
 #      compute outweighs its all-reduce on that link (MLP 4096-1024-1024-1024,
 #      6.3M parameters, batch 768: ~250 ms of compute, ~190 ms of all-reduce
-#      at 1 Gbit/s), ddp with $LINK_BUCKET MiB buckets, and a bucket sweep
+#      at 1 Gbit/s), ddp with $LINK_BUCKET MiB buckets, and a bucket sweep;
+#      a host that fails there fails the script
 #
 # Knobs (environment): BACKEND (tcp), STEPS (15), WARMUP (3), BATCH (16), HIDDEN
 # (4096,4096,4096 with --input $INPUT, 4096: 50.4M parameters), BUCKETS
@@ -71,7 +72,13 @@ link_bench() {
 }
 if [ "$link" != none ]; then
     echo "== 4. overlap over a $link link: ddp vs allreduce-sync, 2 emulated hosts x 1 rank, tcp"
-    ( link_bench ) || { echo "(part 4 skipped)"; rm -f "$dir/link.csv"; }
+    link_rc=0
+    ( link_bench ) || link_rc=$?
+    case $link_rc in
+    0) ;;
+    77) echo "(part 4 skipped)"; rm -f "$dir/link.csv" ;;
+    *) echo "part 4 failed (exit $link_rc)" >&2; exit 1 ;;
+    esac
 fi
 [ -z "${CSV:-}" ] || { head -1 "$dir/overlap.csv"; tail -q -n +2 "$dir"/overlap.csv "$dir"/ps.csv "$dir"/buckets.csv $([ -f "$dir/link.csv" ] && echo "$dir/link.csv"); } >"$CSV"
 
