@@ -8,7 +8,8 @@
 #   bench/algo_crossover.sh                               all-reduce: rd rhd ring
 #   COLL=broadcast ALGOS="tree ring" bench/algo_crossover.sh
 #   COLL=allgather ALGOS="rd ring" PROCS=2,4 bench/algo_crossover.sh
-# (env also: COLLBENCH, BACKEND, PROCS, SIZES, ITERS)
+# (env also: COLLBENCH, BACKEND, PROCS, SIZES, ITERS, WARMUP (5), ROUNDS (3))
+# Smallest run (ctest bench/algo_crossover): PROCS=2 SIZES=256 ITERS=2 WARMUP=1 ROUNDS=1.
 set -euo pipefail
 BIN=${COLLBENCH:-build/collbench}
 BACKEND=${BACKEND:-tcp}
@@ -26,7 +27,7 @@ ROUNDS=${ROUNDS:-3}
 for round in $(seq "$ROUNDS"); do
  for algo in $ALGOS; do
   "$BIN" "$COLL" --backend "$BACKEND" --algo "$algo" --sizes "$SIZES" -P "$PROCS" \
-    --inplace 0 -n "$ITERS" -w 5 -q --csv "$tmp/r.csv" >/dev/null
+    --inplace 0 -n "$ITERS" -w "${WARMUP:-5}" -q --csv "$tmp/r.csv" >/dev/null
  done
 done
 

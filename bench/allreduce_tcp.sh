@@ -2,7 +2,9 @@
 # The first table of docs/PERFORMANCE.md: tcp all-reduce bus bandwidth per size
 # and process count (the defaults of `collbench allreduce`), as a markdown table.
 #
-#   bench/allreduce_tcp.sh              (env: COLLBENCH, PROCS, SIZES)
+#   bench/allreduce_tcp.sh              (env: COLLBENCH, PROCS, SIZES, and ITERS,
+#                                        WARMUP: -n, -w; unset: collbench's defaults)
+# Smallest run (ctest bench/allreduce_tcp): PROCS=2 SIZES=4K ITERS=2 WARMUP=1.
 set -euo pipefail
 BIN=${COLLBENCH:-build/collbench}
 PROCS=${PROCS:-2,4,6}
@@ -10,7 +12,8 @@ SIZES=${SIZES:-1M,10M,100M,1G}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-"$BIN" allreduce --backend tcp --sizes "$SIZES" -P "$PROCS" --inplace 0 -q --csv "$tmp/r.csv" >/dev/null
+"$BIN" allreduce --backend tcp --sizes "$SIZES" -P "$PROCS" --inplace 0 ${ITERS:+-n "$ITERS"} \
+    ${WARMUP:+-w "$WARMUP"} -q --csv "$tmp/r.csv" >/dev/null
 
 echo "all-reduce float32 sum, backend tcp, out-of-place: busbw GB/s (median time us, timed iterations)"
 echo

@@ -9,6 +9,8 @@
 # env: RATE (10gbit), DELAY (1ms), ITERS (10), BACKENDS ("auto tcp"), CSV (append rows there),
 #      PER_NODE (2), TARGET (a fraction of the bound: exit 1 when the largest size
 #      of a backend stays below it; bench/multihost_link.sh sets it)
+# Exit 1 when a node fails (its output on stderr), 77 (a skip for ctest) without
+# root or ip netns. Smallest run (ctest bench/auto_hier): ITERS=2, SIZES 4K.
 BIN=${1:-build/collbench}
 SIZES=${2:-1M,16M,64M,256M}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -47,7 +49,7 @@ for backend in $BACKENDS; do
             --job-token-file "$TOKEN_FILE" -q >"$OUT/$backend.node$i" 2>&1 &
         pids+=($!)
     done
-    for p in "${pids[@]}"; do wait "$p" || { echo "$backend: a node failed:" >&2; cat "$OUT/$backend".node* >&2; }; done
+    for p in "${pids[@]}"; do wait "$p" || { echo "$backend: a node failed:" >&2; cat "$OUT/$backend".node* >&2; FAILED=1; }; done
     [ -f "$csv" ] || continue
     awk -F, -v b="$bound" -v be="$backend" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { bw = $col["busbw_GBps"]; printf "  %-8s %12d %12.3f %10.2f\n", be, $col["bytes"], bw, bw / b }' "$csv"
     if [ -n "${TARGET:-}" ]; then
@@ -59,4 +61,5 @@ for backend in $BACKENDS; do
     [ -n "${CSV:-}" ] && tail -n +2 "$csv" >>"$CSV"
 done
 echo "# target: auto >= 0.80 of the bound at the large sizes"
+[ -z "${FAILED:-}" ] || exit 1
 exit "${MISSED:-0}"

@@ -1,6 +1,6 @@
 /* Throughput of the reduction kernels: float32 / bfloat16 / float16 sum
  * (vectorised, src/core/reduce.c) against the same loop kept scalar.
- * Built and run by bench/kernels.sh bench [elements]; not part of the build.
+ * The CMake target kernel_bench, run by bench/kernels.sh bench [elements].
  * GB/s counts the bytes a kernel touches: read a, read b, write out. */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,8 +1,14 @@
 #!/bin/sh
 # Reduction kernels: which loops vectorise, and how fast they run.
 #   bench/kernels.sh vec      per kernel, the loops gcc and clang vectorise (-O3)
-#   bench/kernels.sh bench    GB/s of float32/bf16/fp16 sum vs a scalar loop
-# Extra compiler flags (e.g. -march=native) go in CFLAGS. Outputs in $TMPDIR.
+#   bench/kernels.sh bench [elements]
+#                             GB/s of float32/bf16/fp16 sum vs a scalar loop: runs
+#                             build/bench/kernel_bench (the CMake target kernel_bench,
+#                             built here if missing; KERNEL_BENCH names the program,
+#                             COLLBENCH_BUILD another build directory). Its flags are
+#                             the build's: cmake -DCMAKE_C_FLAGS=-march=native ...
+# vec's extra compiler flags (e.g. -march=native) go in CFLAGS. Outputs in $TMPDIR.
+# Smallest run (ctest bench/kernels): bench/kernels.sh bench 8192.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/collkernels.XXXXXX")
@@ -46,9 +52,13 @@ PY
 }
 
 bench() {
-    cc=${CC:-gcc}
-    $cc $cflags "$root/bench/kernel_bench.c" "$root/src/core/reduce.c" -o "$work/kernel_bench"
-    "$work/kernel_bench" "$@"
+    build=${COLLBENCH_BUILD:-$root/build}
+    prog=${KERNEL_BENCH:-$build/bench/kernel_bench}
+    if [ ! -x "$prog" ]; then
+        [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" >/dev/null
+        cmake --build "$build" --target kernel_bench >/dev/null
+    fi
+    "$prog" "$@"
 }
 
 case "${1:-vec}" in

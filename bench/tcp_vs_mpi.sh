@@ -6,7 +6,9 @@
 #
 #   bench/tcp_vs_mpi.sh        (env: COLLBENCH, PROCS, SIZES, ITERS, WARMUP, OUT)
 # The mpi side is `collbench allreduce --backend mpi`, launched by collbench
-# through mpirun with the flags above in COLLBENCH_MPIRUN_ARGS.
+# through mpirun with the flags above in COLLBENCH_MPIRUN_ARGS. Exit 77 (a skip
+# for ctest), saying why, without mpirun in PATH or the mpi backend in the build.
+# Smallest run (ctest bench/tcp_vs_mpi): PROCS=2 SIZES=4K ITERS=2 WARMUP=1.
 set -euo pipefail
 BIN=${COLLBENCH:-build/collbench}
 PROCS=${PROCS:-2,4,6}
@@ -15,6 +17,9 @@ ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-5}
 OUT=${OUT:-$(mktemp -d)}
 MPI_TCP_ONLY="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo"
+command -v mpirun >/dev/null || { echo "tcp_vs_mpi: skipped: no mpirun in PATH (apt-get install openmpi-bin)"; exit 77; }
+"$BIN" info | grep -Eq "^ *backend mpi +available" ||
+    { echo "tcp_vs_mpi: skipped: the mpi backend is not in this build (apt-get install libopenmpi-dev, rebuild)"; exit 77; }
 mkdir -p "$OUT"
 rm -f "$OUT/tcp.csv" "$OUT/mpi.csv"
 

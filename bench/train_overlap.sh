@@ -11,13 +11,19 @@
 #      the cores that compute, which is where DDP's overlap pays. A model whose
 #      compute outweighs its all-reduce on that link (MLP 4096-1024-1024-1024,
 #      6.3M parameters, batch 768: ~250 ms of compute, ~190 ms of all-reduce
-#      at 1 Gbit/s), ddp with $LINK_BUCKET MiB buckets, and a bucket sweep
+#      at 1 Gbit/s), ddp with $LINK_BUCKET MiB buckets, and a bucket sweep;
+#      a host that fails there fails the script
 #
-# Knobs (environment): BACKEND (tcp), STEPS (15), BATCH (16), HIDDEN
-# (4096,4096,4096 with --input 4096: 50.4M parameters), CSV (a file to keep
-# the rows here); part 4: LINK (1gbit; "none" skips it), LINK_HIDDEN
-# (1024,1024,1024), LINK_BATCH (768), LINK_BUCKET (2), LINK_BUCKETS (1,2,5,25).
-# Needs a build with OpenBLAS.
+# Knobs (environment): BACKEND (tcp), STEPS (15), WARMUP (3), BATCH (16), HIDDEN
+# (4096,4096,4096 with --input $INPUT, 4096: 50.4M parameters), BUCKETS
+# (1,5,25,100: part 3), PS_HIDDEN (2048,2048) and PS_INPUT (1024): part 2's
+# model, CSV (a file to keep the rows here); part 4: LINK (1gbit; "none" skips
+# it), LINK_HIDDEN (1024,1024,1024), LINK_INPUT (4096), LINK_BATCH (768),
+# LINK_BUCKET (2), LINK_BUCKETS (1,2,5,25).
+# Needs a build with OpenBLAS: exit 77 (a skip for ctest) saying so without.
+# Smallest run (ctest bench/train_overlap): STEPS=2 WARMUP=1 BATCH=2 HIDDEN=16
+# INPUT=16 PS_HIDDEN=16 PS_INPUT=16 BUCKETS=1,5 LINK_HIDDEN=16 LINK_INPUT=16
+# LINK_BATCH=2 LINK_BUCKET=1 LINK_BUCKETS=1,5.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/build/collbench}
@@ -28,24 +34,26 @@ hidden=${HIDDEN:-4096,4096,4096}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/collbench-train-overlap.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 [ -x "$bin" ] || { echo "no collbench at $bin (make build, or pass its path)" >&2; exit 2; }
+. "$root/tests/have_train.sh"
+have_train "$bin" || { echo "train_overlap: skipped: collbench train does not run (a build without OpenBLAS? apt-get install libopenblas-dev, rebuild)"; exit 77; }
 
-timing="--steps $steps --warmup 3 --compute-steps $((steps / 2 + 1))"
+timing="--steps $steps --warmup ${WARMUP:-3} --compute-steps $((steps / 2 + 1))"
 common="--backend $backend $timing"
-heavy="--hidden $hidden --input 4096 --batch-sizes $batch"
+heavy="--hidden $hidden --input ${INPUT:-4096} --batch-sizes $batch"
 
 echo "== 1. overlap: ddp vs allreduce-sync, 2 ranks, $backend"
 "$bin" train $common $heavy -P 2 --mode allreduce-sync,ddp --bucket-mb 25 --csv "$dir/overlap.csv"
 echo "== 2. parameter server vs all-reduce, 4 ranks, $backend"
-"$bin" train $common --hidden 2048,2048 --input 1024 --batch-sizes 32 -P 4 \
+"$bin" train $common --hidden "${PS_HIDDEN:-2048,2048}" --input "${PS_INPUT:-1024}" --batch-sizes 32 -P 4 \
     --mode allreduce-sync,ps --csv "$dir/ps.csv"
 echo "== 3. ddp bucket sizes, 2 ranks, $backend"
-"$bin" train $common $heavy -P 2 --mode ddp --bucket-mb 1,5,25,100 --csv "$dir/buckets.csv"
+"$bin" train $common $heavy -P 2 --mode ddp --bucket-mb "${BUCKETS:-1,5,25,100}" --csv "$dir/buckets.csv"
 
 # Part 4 in a subshell: its namespaces are removed on the way out, whatever happens.
 link=${LINK:-1gbit}
 link_bucket=${LINK_BUCKET:-2}
 link_buckets=${LINK_BUCKETS:-1,2,5,25}
-link_model="--hidden ${LINK_HIDDEN:-1024,1024,1024} --input 4096 --batch-sizes ${LINK_BATCH:-768}"
+link_model="--hidden ${LINK_HIDDEN:-1024,1024,1024} --input ${LINK_INPUT:-4096} --batch-sizes ${LINK_BATCH:-768}"
 link_bench() {
     . "$root/tests/netns/netns_lib.sh"
     netns_require || exit 77
@@ -64,7 +72,13 @@ link_bench() {
 }
 if [ "$link" != none ]; then
     echo "== 4. overlap over a $link link: ddp vs allreduce-sync, 2 emulated hosts x 1 rank, tcp"
-    ( link_bench ) || { echo "(part 4 skipped)"; rm -f "$dir/link.csv"; }
+    link_rc=0
+    ( link_bench ) || link_rc=$?
+    case $link_rc in
+    0) ;;
+    77) echo "(part 4 skipped)"; rm -f "$dir/link.csv" ;;
+    *) echo "part 4 failed (exit $link_rc)" >&2; exit 1 ;;
+    esac
 fi
 [ -z "${CSV:-}" ] || { head -1 "$dir/overlap.csv"; tail -q -n +2 "$dir"/overlap.csv "$dir"/ps.csv "$dir"/buckets.csv $([ -f "$dir/link.csv" ] && echo "$dir/link.csv"); } >"$CSV"
 
