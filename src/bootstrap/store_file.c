@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_KEY (4u << 10)
@@ -218,12 +217,6 @@ static int file_add(coll_store *s, const char *key, int64_t delta, int64_t *resu
     return rc;
 }
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
 /* Copies entry e out as a get() result. */
 static int copy_out(const fentry *e, void **val, size_t *len)
 {
@@ -254,7 +247,7 @@ static int wait_keys(file_store *f, const char *const *keys, int nkeys, void **v
                      f->base.timeout_s, keys[missing], nkeys > 1 ? " (and maybe others)" : "");
             return COLL_ETIMEDOUT;
         }
-        sleep_s(pause < left ? pause : left);
+        coll__sleep_s(pause < left ? pause : left);
         pause = pause * 2 > 0.050 ? 0.050 : pause * 2;
     }
 }
