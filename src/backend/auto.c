@@ -11,6 +11,7 @@
 #include "backend/auto.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
+#include "core/alloc.h"
 #include "core/blame.h"
 #include "core/clock.h"
 #include "core/reduce.h"
@@ -502,9 +503,7 @@ static void *auto_alloc(void *state, size_t bytes)
 {
     auto_state *st = state;
     if (st->intra.state && st->intra.ops->alloc) return st->intra.ops->alloc(st->intra.state, bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, bytes >= 65536 ? 4096 : 64, bytes ? bytes : 1)) return NULL;
-    return p;
+    return coll__alloc_aligned(bytes);
 }
 
 static void auto_free(void *state, void *ptr)
