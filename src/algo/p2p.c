@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "algo/algo.h"
+#include "core/alloc.h"
 #include "core/clock.h"
 #include "core/reduce.h"
 
@@ -17,8 +18,8 @@ void *coll_scratch_get(coll_algo_ctx *c, int slot, size_t bytes)
     /* Grow geometrically so a sweep of rising sizes reallocates rarely. */
     size_t cap = s->cap[slot] * 2;
     if (cap < bytes) cap = bytes;
-    void *p = NULL;
-    if (posix_memalign(&p, 64, cap) != 0) return NULL;
+    void *p = coll__alloc_aligned_to(64, cap);
+    if (!p) return NULL;
     free(s->ptr[slot]);
     s->ptr[slot] = p;
     s->cap[slot] = cap;

@@ -11,16 +11,15 @@
 #include "backend/auto.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
+#include "core/alloc.h"
 #include "core/blame.h"
 #include "core/clock.h"
 #include "core/reduce.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* How long a rank that timed out waiting for a peer looks for that peer's own
  * report: a peer that waited for a third rank times out about as late. */
@@ -327,12 +326,6 @@ static int blame_of(auto_state *st, int r)
     return who >= 0 && who < st->size ? who : -1;
 }
 
-static void pause_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
 /* The rank at the end of the chain of blames from blamed; after a timeout,
  * waits up to BLAME_GRACE_S for the rank at the end to speak. */
 static int root_cause(auto_state *st, int blamed, int timed_out)
@@ -348,7 +341,7 @@ static int root_cause(auto_state *st, int blamed, int timed_out)
             continue;
         }
         if (coll_now_s() >= until) break;
-        pause_s(0.01);
+        coll__sleep_s(0.01);
     }
     return root;
 }
@@ -510,9 +503,7 @@ static void *auto_alloc(void *state, size_t bytes)
 {
     auto_state *st = state;
     if (st->intra.state && st->intra.ops->alloc) return st->intra.ops->alloc(st->intra.state, bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, bytes >= 65536 ? 4096 : 64, bytes ? bytes : 1)) return NULL;
-    return p;
+    return coll__alloc_aligned(bytes);
 }
 
 static void auto_free(void *state, void *ptr)

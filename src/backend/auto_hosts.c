@@ -3,12 +3,10 @@
 
 #include "core/clock.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #define NO_LIST '\x01' /* first byte of the list key when rank 0 has none to give */
 
@@ -146,12 +144,6 @@ static void store_error(coll_store *store, int rc, char *why, size_t len)
     snprintf(why, len, "%s", store->errmsg[0] ? store->errmsg : coll_strerror(rc));
 }
 
-static void pause_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
 /* Rank 0 gives up this much before the store's timeout, so that the others,
  * waiting for the list with the store's timeout, read why there is none
  * before rank 0 exits and takes the store with it. */
@@ -186,7 +178,7 @@ static int await_ids(coll_store *store, const char *prefix, int size, char *err,
             if (missing == 0) continue; /* the last one came just now */
             return missing > 0 ? COLL_ETIMEDOUT : missing;
         }
-        pause_s(pause);
+        coll__sleep_s(pause);
         pause = pause * 2 > 0.05 ? 0.05 : pause * 2;
     }
     return COLL_OK;

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define SPIN_S 100e-6          /* poll without sleeping this long: small calls stay precise */
 #define MAX_SLEEP_NS 50000L    /* then sleep, doubling up to this */
@@ -268,8 +267,7 @@ static int wait_done(nccl_state *st, const char *what, double deadline, char *er
             return COLL_ETIMEDOUT;
         }
         if (now - start < SPIN_S) continue;
-        struct timespec ts = {0, sleep_ns};
-        nanosleep(&ts, NULL);
+        coll__nap_s((double)sleep_ns * 1e-9);
         if (sleep_ns < MAX_SLEEP_NS) sleep_ns *= 2;
     }
 }

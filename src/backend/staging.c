@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/cuda_rt.h"
 #include "core/errbuf.h"
 
@@ -123,8 +124,7 @@ static void *host_alloc(size_t bytes)
     int pinned = rt && rt->MallocHost((void **)&p, bytes + HOST_HEADER) == COLL_CUDA_SUCCESS;
     if (!pinned) {
         if (rt) rt->GetLastError();
-        p = NULL;
-        if (posix_memalign((void **)&p, HOST_HEADER, bytes + HOST_HEADER)) return NULL;
+        if (!(p = coll__alloc_aligned_to(HOST_HEADER, bytes + HOST_HEADER))) return NULL;
     }
     p[0] = (char)pinned;
     return p + HOST_HEADER;

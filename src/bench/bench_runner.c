@@ -1,8 +1,6 @@
 /* The runner: sizes x placements of one configuration; see bench_runner.h. */
 #include "bench/bench_runner.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,12 +153,6 @@ static double test_delay_ms(int rank)
     return who == rank ? ms : 0;
 }
 
-static void sleep_ms(double ms)
-{
-    struct timespec ts = {(time_t)(ms / 1000), (long)(fmod(ms, 1000) * 1e6)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-}
-
 /* One iteration, started right after a barrier so every rank starts together. */
 static int timed_call(const bench_runner *r, const bench_call *c, double *us)
 {
@@ -169,7 +161,7 @@ static int timed_call(const bench_runner *r, const bench_call *c, double *us)
     double t0 = coll_now_us();
     rc = r->opts->coll->run(c);
     if (rc == 0) rc = bench_device_sync(); /* --device cuda: the GPU's work is in the time */
-    if (r->test_delay_ms > 0) sleep_ms(r->test_delay_ms);
+    if (r->test_delay_ms > 0) coll__sleep_s(r->test_delay_ms / 1e3);
     *us = coll_now_us() - t0;
     return rc;
 }

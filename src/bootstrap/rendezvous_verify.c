@@ -7,11 +7,9 @@
 #include "bootstrap/rendezvous.h"
 #include "core/clock.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define POLL_MIN_S 0.001
 #define POLL_MAX_S 0.050
@@ -91,12 +89,6 @@ static int claim_rank(const coll_rendezvous *rv, char *err, size_t errlen)
     return COLL_OK;
 }
 
-static void pause_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
 /* Names in buf the ranks that never claimed their rank. */
 static int missing_ranks(const coll_rendezvous *rv, char *buf, size_t len)
 {
@@ -129,7 +121,7 @@ static int wait_all(const coll_rendezvous *rv, char *err, size_t errlen)
         }
         if (arrived >= rv->world_size) return COLL_OK;
         if (coll_now_s() >= deadline) break;
-        pause_s(pause);
+        coll__sleep_s(pause);
         pause = pause * 2 > POLL_MAX_S ? POLL_MAX_S : pause * 2;
     }
     char list[96];

@@ -5,6 +5,7 @@
  * and reads only what was appended since; get/wait poll with backoff. */
 #include "bootstrap/store.h"
 #include "coll.h"
+#include "core/be.h"
 #include "core/clock.h"
 
 #include <errno.h>
@@ -16,7 +17,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_KEY (4u << 10)
@@ -45,19 +45,6 @@ __attribute__((format(printf, 2, 3))) static int fail(file_store *f, const char 
     vsnprintf(f->base.errmsg, sizeof f->base.errmsg, fmt, ap);
     va_end(ap);
     return COLL_ESYS;
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
 }
 
 static fentry *find(file_store *f, const char *key)
@@ -118,10 +105,10 @@ static int refresh_locked(file_store *f)
     int rc = read_exact(f, buf, len, f->parsed);
     size_t pos = 0;
     while (!rc && len - pos >= 4) {
-        uint32_t klen = get_u32(buf + pos), vlen;
+        uint32_t klen = coll__be_get_u32(buf + pos), vlen;
         /* A record that does not fit is a writer that died mid-append: stop there. */
         if (klen > MAX_KEY || len - pos - 4 < (size_t)klen + 4) break;
-        vlen = get_u32(buf + pos + 4 + klen);
+        vlen = coll__be_get_u32(buf + pos + 4 + klen);
         if (vlen > MAX_VALUE || len - pos - 8 - klen < vlen) break;
         rc = remember(f, (char *)buf + pos + 4, klen, (char *)buf + pos + 8 + klen, vlen);
         pos += 8 + (size_t)klen + vlen;
@@ -154,9 +141,9 @@ static int append_locked(file_store *f, const char *key, const void *val, size_t
     size_t klen = strlen(key), len = 8 + klen + vlen;
     unsigned char *rec = malloc(len);
     if (!rec) return COLL_ENOMEM;
-    put_u32(rec, (uint32_t)klen);
+    coll__be_put_u32(rec, (uint32_t)klen);
     memcpy(rec + 4, key, klen);
-    put_u32(rec + 4 + klen, (uint32_t)vlen);
+    coll__be_put_u32(rec + 4 + klen, (uint32_t)vlen);
     memcpy(rec + 8 + klen, val, vlen);
     size_t done = 0;
     int rc = COLL_OK;
@@ -218,12 +205,6 @@ static int file_add(coll_store *s, const char *key, int64_t delta, int64_t *resu
     return rc;
 }
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
 /* Copies entry e out as a get() result. */
 static int copy_out(const fentry *e, void **val, size_t *len)
 {
@@ -254,7 +235,7 @@ static int wait_keys(file_store *f, const char *const *keys, int nkeys, void **v
                      f->base.timeout_s, keys[missing], nkeys > 1 ? " (and maybe others)" : "");
             return COLL_ETIMEDOUT;
         }
-        sleep_s(pause < left ? pause : left);
+        coll__sleep_s(pause < left ? pause : left);
         pause = pause * 2 > 0.050 ? 0.050 : pause * 2;
     }
 }

@@ -50,7 +50,7 @@ static int exchange(tcp_store *t, const unsigned char *req, size_t reqlen, const
     if (!rc && taillen) rc = coll_sock_write_all(t->fd, tail, taillen, deadline);
     if (!rc) rc = coll_sock_read_all(t->fd, hdr, 4, deadline);
     if (rc) return rc;
-    uint32_t n = get_u32(hdr);
+    uint32_t n = coll__be_get_u32(hdr);
     if (n > MAX_FRAME) return COLL_EPROTO;
     unsigned char *buf = malloc((size_t)n + 1);
     if (!buf) return COLL_ENOMEM;
@@ -104,10 +104,10 @@ static int ensure_connected(tcp_store *t, double deadline)
         if (bad) return fail(t, COLL_EPROTO, "CHALLENGE");
         if (coll_nonce(cnonce) != COLL_OK) return fail(t, COLL_ESYS, "HELLO (no random bytes)");
         coll__store_tcp_mac(t->token ? t->token : "", toklen, 0, snonce, cnonce, mac);
-        put_u32(hello, sizeof hello - 4);
+        coll__be_put_u32(hello, sizeof hello - 4);
         hello[4] = CMD_HELLO;
-        put_u32(hello + 5, COLL_SHA256_LEN);
-        put_u32(mac + COLL_SHA256_LEN, COLL_NONCE_LEN);
+        coll__be_put_u32(hello + 5, COLL_SHA256_LEN);
+        coll__be_put_u32(mac + COLL_SHA256_LEN, COLL_NONCE_LEN);
         rc = exchange(t, hello, sizeof hello, NULL, 0, deadline, &rep, &replen);
     }
     if (rc == COLL_EPEER) {
@@ -165,7 +165,7 @@ static int req_put(req *r, const void *data, size_t n)
 static int req_u32(req *r, uint32_t v)
 {
     unsigned char b[4];
-    put_u32(b, v);
+    coll__be_put_u32(b, v);
     return req_put(r, b, 4);
 }
 
@@ -193,7 +193,7 @@ static int call(tcp_store *t, req *r, const void *tail, size_t taillen, const ch
                 unsigned char **rep, size_t *replen)
 {
     double deadline = coll_now_s() + t->base.timeout_s;
-    put_u32(r->buf, (uint32_t)(r->len - 4 + taillen));
+    coll__be_put_u32(r->buf, (uint32_t)(r->len - 4 + taillen));
     coll_fault_action fa = coll_fault_hit(COLL_FAULT_STORE, 1);
     if (fa == COLL_FAULT_CORRUPT) r->buf[4] = 0xff; /* no such command: the server must drop us */
     pthread_mutex_lock(&t->lock);
@@ -235,7 +235,7 @@ static int tcp_set(coll_store *s, const char *key, const void *val, size_t len)
     }
     unsigned char n[4], *rep;
     size_t replen;
-    put_u32(n, (uint32_t)len);
+    coll__be_put_u32(n, (uint32_t)len);
     int rc = key_call(t, CMD_SET, key, n, 4, val, len, &rep, &replen);
     if (rc) return rc;
     free(rep);
@@ -258,7 +258,7 @@ static int tcp_add(coll_store *s, const char *key, int64_t delta, int64_t *resul
     tcp_store *t = (tcp_store *)s;
     unsigned char d[8], *rep;
     size_t replen;
-    put_u64(d, (uint64_t)delta);
+    coll__be_put_u64(d, (uint64_t)delta);
     int rc = key_call(t, CMD_ADD, key, d, 8, NULL, 0, &rep, &replen);
     if (rc) return rc;
     if (replen != 8) {
@@ -266,7 +266,7 @@ static int tcp_add(coll_store *s, const char *key, int64_t delta, int64_t *resul
         errf(s, "TCP store %s:%d: bad reply to ADD of key '%.200s'", t->host, t->port, key);
         return COLL_EPROTO;
     }
-    if (result) *result = (int64_t)get_u64(rep);
+    if (result) *result = (int64_t)coll__be_get_u64(rep);
     free(rep);
     return COLL_OK;
 }

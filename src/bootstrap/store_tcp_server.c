@@ -136,7 +136,7 @@ static void reply(conn *c, const void *a, size_t alen, const void *b, size_t ble
         return;
     }
     unsigned char *p = out + c->out_len;
-    put_u32(p, (uint32_t)(alen + blen));
+    coll__be_put_u32(p, (uint32_t)(alen + blen));
     if (alen) memcpy(p + 4, a, alen);
     if (blen) memcpy(p + 4 + alen, b, blen);
     c->out = out;
@@ -183,7 +183,7 @@ typedef struct cursor {
 static int take_u32(cursor *k, uint32_t *v)
 {
     if (k->left < 4) return -1;
-    *v = get_u32(k->p);
+    *v = coll__be_get_u32(k->p);
     k->p += 4;
     k->left -= 4;
     return 0;
@@ -318,14 +318,15 @@ static int handle(server *s, conn *c, const unsigned char *body, size_t len)
     } else if (cmd == CMD_ADD && k.left == 8) {
         entry *e = find(s, key);
         /* Wraps like the two's complement it is: a client's delta must not be UB (fuzzed). */
-        int64_t v = (int64_t)((uint64_t)(e ? strtoll(e->val, NULL, 10) : 0) + get_u64(k.p));
+        uint64_t old = (uint64_t)(e ? strtoll(e->val, NULL, 10) : 0);
+        int64_t v = (int64_t)(old + coll__be_get_u64(k.p));
         char text[32];
         unsigned char out[8];
         int n = snprintf(text, sizeof text, "%lld", (long long)v);
         if (put(s, key, text, (size_t)n)) {
             drop(c, "out of memory storing a value");
         } else {
-            put_u64(out, (uint64_t)v);
+            coll__be_put_u64(out, (uint64_t)v);
             reply(c, out, 8, NULL, 0);
             wake_parked(s);
         }
@@ -356,7 +357,7 @@ static void conn_read(server *s, conn *c)
         }
         if (in_hdr) {
             if ((c->hdr_got += (size_t)n) < 4) continue;
-            uint32_t len = get_u32(c->hdr);
+            uint32_t len = coll__be_get_u32(c->hdr);
             uint32_t limit = c->authed ? MAX_FRAME : MAX_HELLO_FRAME;
             if (len == 0 || len > limit) {
                 char why[96];

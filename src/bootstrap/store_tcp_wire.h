@@ -1,7 +1,7 @@
 /* The TCP store's wire format, shared by its server (store_tcp_server.c) and
  * client (store_tcp_client.c).
  *
- * Wire format (big-endian): request = u32 length of what follows, u8 command,
+ * Wire format (big-endian, core/be.h): request = u32 length of what follows, u8 command,
  * fields; a field is u32 length + bytes. Reply = u32 length + payload.
  *   CHALLENGE              -> 16-byte nonce, fresh for this connection
  *   HELLO mac cnonce       -> proof; mac = HMAC-SHA-256(token, "collbench-store" |
@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/be.h"
 #include "core/hmac.h"
 
 #define MAX_KEY (4u << 10)
@@ -32,30 +33,6 @@
 #define MAX_FRAME (MAX_VALUE + MAX_KEY + 64u)
 
 enum { CMD_HELLO = 1, CMD_SET, CMD_GET, CMD_ADD, CMD_WAIT, CMD_CHECK, CMD_CHALLENGE };
-
-static inline void put_u32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static inline uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void put_u64(unsigned char *p, uint64_t v)
-{
-    put_u32(p, (uint32_t)(v >> 32));
-    put_u32(p + 4, (uint32_t)v);
-}
-
-static inline uint64_t get_u64(const unsigned char *p)
-{
-    return (uint64_t)get_u32(p) << 32 | get_u32(p + 4);
-}
 
 /* HELLO's mac (server 0) or the server's proof (1), over the server's nonce
  * and the client's cnonce; the domains keep a transport MAC, or one side's,

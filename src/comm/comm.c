@@ -3,6 +3,7 @@
 #include "comm/comm.h"
 #include "backend/auto.h"
 #include "bootstrap/rendezvous.h"
+#include "core/alloc.h"
 #include "core/clock.h"
 #include "backend/staging.h"
 
@@ -135,10 +136,7 @@ int coll_comm_set_algo(coll_comm *comm, const char *algo)
 void *coll_alloc(coll_comm *comm, size_t bytes)
 {
     if (comm && comm->backend->alloc) return comm->backend->alloc(comm->state, bytes);
-    void *p = NULL;
-    size_t align = bytes >= 65536 ? 4096 : 64;
-    if (posix_memalign(&p, align, bytes ? bytes : 1)) return NULL;
-    return p;
+    return coll__alloc_aligned(bytes);
 }
 
 void coll_free(coll_comm *comm, void *ptr)

@@ -14,17 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* How long the others wait for rank 0's answer beyond the timeout: rank 0 may
  * start its own wait a little after them. */
 #define ANSWER_GRACE_S 1.0
-
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
-}
 
 /* Poll interval: short at first (a fast barrier), backing off to 10 ms. */
 static double next_backoff(double b) { return b * 2 > 0.01 ? 0.01 : b * 2; }
@@ -55,7 +48,7 @@ static int gather_arrivals(coll_comm *comm, uint32_t n, double deadline, int *li
         }
         if (rc || pending == 0 || coll_now_s() >= deadline) break;
         double left = deadline - coll_now_s();
-        sleep_s(backoff < left ? backoff : left);
+        coll__nap_s(backoff < left ? backoff : left);
         backoff = next_backoff(backoff);
     }
     *nlist = 0;
@@ -93,7 +86,7 @@ static int read_answer(coll_comm *comm, uint32_t n, double deadline, int *list, 
         if (exists) break;
         double left = deadline - coll_now_s();
         if (left <= 0) return COLL_OK;
-        sleep_s(backoff < left ? backoff : left);
+        coll__nap_s(backoff < left ? backoff : left);
         backoff = next_backoff(backoff);
     }
     void *val = NULL;

@@ -5,14 +5,14 @@
 #include "core/fault.h"
 #include "coll.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "core/clock.h"
 
 #define MAX_FAULTS 16
 
@@ -203,8 +203,7 @@ static void delay(void)
     const char *v = getenv("COLL_FAULT_DELAY_S");
     double s = v && *v ? strtod(v, NULL) : 3.0;
     if (!(s > 0 && s < 3600)) s = 3.0;
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+    coll__sleep_s(s);
 }
 
 coll_fault_action coll_fault_hit(coll_fault_point point, size_t amount)

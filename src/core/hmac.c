@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "core/be.h"
+
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -24,8 +26,7 @@ static void block(coll_sha256 *s, const unsigned char *p)
 {
     uint32_t w[64], v[8];
     for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-               (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+        w[i] = coll__be_get_u32(p + 4 * i);
     for (int i = 16; i < 64; i++) {
         uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
         uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
@@ -76,10 +77,9 @@ void coll_sha256_final(coll_sha256 *s, unsigned char out[COLL_SHA256_LEN])
     unsigned char pad = 0x80, zero = 0, len[8];
     coll_sha256_update(s, &pad, 1);
     while (s->used != 56) coll_sha256_update(s, &zero, 1);
-    for (int i = 0; i < 8; i++) len[i] = (unsigned char)(bits >> (56 - 8 * i));
+    coll__be_put_u64(len, bits);
     coll_sha256_update(s, len, 8);
-    for (int i = 0; i < 8; i++)
-        for (int j = 0; j < 4; j++) out[4 * i + j] = (unsigned char)(s->h[i] >> (24 - 8 * j));
+    for (int i = 0; i < 8; i++) coll__be_put_u32(out + 4 * i, s->h[i]);
 }
 
 void coll_hmac_sha256(const void *key, size_t keylen, const void *const parts[4],

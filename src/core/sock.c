@@ -162,8 +162,7 @@ int coll_sock_connect(const char *host, int port, double deadline, char *err, si
         double now = coll_now_s();
         if (!retry || now >= deadline) break;
         double pause = backoff < deadline - now ? backoff : deadline - now;
-        struct timespec ts = {(time_t)pause, (long)((pause - (double)(time_t)pause) * 1e9)};
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+        coll__sleep_s(pause);
         backoff = backoff * 2 > 0.200 ? 0.200 : backoff * 2;
     }
     freeaddrinfo(res);

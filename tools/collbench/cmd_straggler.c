@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench/straggler.h"
 #include "bootstrap/launch_env.h"
@@ -137,13 +136,6 @@ static int parse_opts(int argc, char **argv, straggler_opts *o)
 
 /* ================= inside a rank ================= */
 
-static void sleep_ms(double ms)
-{
-    if (ms <= 0) return;
-    struct timespec ts = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-}
-
 /* Real work for about ms milliseconds (the clock is read every 1024 steps). */
 static double compute(double ms)
 {
@@ -167,7 +159,7 @@ static int monitored(coll_comm *comm, const straggler_opts *o, double my_delay_m
     int world = coll_comm_size(comm), nmissing = 0;
     int *missing = calloc((size_t)world, sizeof *missing);
     if (!missing) return EXIT_RUNTIME;
-    sleep_ms(my_delay_ms);
+    coll__sleep_s(my_delay_ms / 1e3);
     int rc = coll_monitored_barrier(comm, o->monitored_s, missing, world, &nmissing);
     free(missing);
     if (rc == COLL_OK) return 0;
@@ -182,7 +174,7 @@ static int loop(coll_comm *comm, const straggler_opts *o, double my_delay_ms, do
     double zero = coll_now_s(); /* clock alignment: see the top of the file */
     for (int it = 0; it < o->iters; it++) {
         compute(o->compute_ms);
-        sleep_ms(my_delay_ms);
+        coll__sleep_s(my_delay_ms / 1e3);
         arrive[it] = coll_now_s() - zero;
         if ((rc = coll_allreduce(comm, small, small, 8, COLL_FLOAT32, COLL_SUM)))
             return fail(comm, "all-reduce", rc);

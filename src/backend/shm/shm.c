@@ -29,6 +29,7 @@
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
 #include "transport/shm/shm_cma.h"
+#include "core/alloc.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -183,7 +184,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     st->at_in = calloc(n, sizeof *st->at_in);
     st->at_out = calloc(n, sizeof *st->at_out);
     st->fused = shm_fused_available();
-    st->sub = aligned_alloc(64, SHM_SUB_BYTES);
+    st->sub = coll__alloc_aligned_to(64, SHM_SUB_BYTES);
     pid_t *pids = calloc(n, sizeof *pids);
     if (!st->tmp || !st->acc || !st->peer_send || !st->peer_recv || !st->watch || !pids ||
         !st->in_map || !st->home_done || !st->pop || !st->out_map || !st->at_in || !st->at_out || !st->sub) {
@@ -315,9 +316,7 @@ static void *shm_alloc(void *state, size_t bytes)
 {
     shm_state *st = state;
     void *p = shm_heap_alloc(&st->heap, bytes);
-    if (p) return p;
-    if (posix_memalign(&p, bytes >= 65536 ? 4096 : 64, bytes ? bytes : 1)) return NULL;
-    return p;
+    return p ? p : coll__alloc_aligned(bytes);
 }
 
 static void shm_free(void *state, void *ptr)

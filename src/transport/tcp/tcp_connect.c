@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Connections accepted but not yet through the handshake, watched at once so
@@ -88,12 +87,6 @@ static int check_hello(const tcp_hello *h, const tcp_auth *a, const unsigned cha
     return 0;
 }
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
-}
-
 /* get() bounded by our deadline rather than the store's own timeout. */
 static int get_by(coll_store *s, const char *key, double deadline, void **val)
 {
@@ -105,7 +98,7 @@ static int get_by(coll_store *s, const char *key, double deadline, void **val)
         if (exists) return coll_store_get(s, key, val, NULL);
         double left = deadline - coll_now_s();
         if (left <= 0) return COLL_ETIMEDOUT;
-        sleep_s(pause < left ? pause : left);
+        coll__sleep_s(pause < left ? pause : left);
         pause = pause * 2 > 0.05 ? 0.05 : pause * 2;
     }
 }
