@@ -236,8 +236,16 @@ class ProcessGroupColl : public ProcessGroup {
             stop_ = true;
         }
         qcv_.notify_all();
-        if (completer_.joinable()) completer_.join();
-        if (comm_) coll_comm_destroy(comm_);
+        // Python drops the last reference with the GIL held, and the completion
+        // thread may be releasing a Work whose tensors need the GIL to free
+        // their Python objects: joining with the GIL held deadlocks. The closing
+        // barrier in coll_comm_destroy waits for peers, so it runs without it too.
+        if (Py_IsInitialized() && PyGILState_Check()) {
+            py::gil_scoped_release nogil;
+            shut_down();
+        } else {
+            shut_down();
+        }
     }
 
     const std::string getBackendName() const override { return "coll"; }
@@ -612,6 +620,12 @@ class ProcessGroupColl : public ProcessGroup {
     static std::string str(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
 
     // Waits for the in-flight requests in call order and settles their futures.
+    void shut_down() {
+        if (completer_.joinable()) completer_.join();
+        if (comm_) coll_comm_destroy(comm_);
+        comm_ = nullptr;
+    }
+
     void complete_loop() {
         for (;;) {
             c10::intrusive_ptr<WorkColl> w;

@@ -180,13 +180,11 @@ static int sub_init(coll_comm *comm, const coll_rendezvous *rv, sub *s, const ch
     srv.world_size = subsize;
     srv.local_rank = subrank;
     srv.local_world_size = subsize;
-    char pre[160];
-    int n = snprintf(pre, sizeof pre, "%sa%s/", rv->prefix, tag);
-    if (n < 0 || (size_t)n >= sizeof srv.prefix) {
-        snprintf(err, errlen, "auto: key prefix %s too long for the %s group", pre, s->what);
+    if (coll__store_key(srv.prefix, sizeof srv.prefix, NULL, 0, rv->prefix, "a%s/", tag)) {
+        snprintf(err, errlen, "auto: key prefix %sa%s/ too long for the %s group", rv->prefix, tag,
+                 s->what);
         return COLL_EINVAL;
     }
-    memcpy(srv.prefix, pre, (size_t)n + 1);
     s->n = subsize;
     int rc = s->ops->init(comm, &srv, &s->state, why, sizeof why);
     if (rc) {
@@ -264,8 +262,9 @@ static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     st->size = rv->world_size;
     st->store = rv->store;
     snprintf(st->prefix, sizeof st->prefix, "%s", rv->prefix);
-    snprintf(prefix, sizeof prefix, "%sa/", rv->prefix);
-    int rc = coll_host_plan_exchange(rv->store, prefix, rv->rank, rv->world_size, &st->plan, err,
+    int rc = coll__store_key(prefix, sizeof prefix, err, errlen, rv->prefix, "a/");
+    if (!rc)
+        rc = coll_host_plan_exchange(rv->store, prefix, rv->rank, rv->world_size, &st->plan, err,
                                      errlen);
     if (!rc) rc = plan_subs(st, err, errlen);
     const coll_host_plan *p = &st->plan;
@@ -298,16 +297,16 @@ static void auto_abort(void *state, int status, int failed_rank);
  * "rank 1 aborted", or a timeout on a rank that was itself waiting) can name
  * the rank that failed first. Best effort: the store may be gone. ---- */
 
-static void blame_key(const auto_state *st, int rank, char *key, size_t len)
+static int blame_key(const auto_state *st, int rank, char *key, size_t len)
 {
-    snprintf(key, len, "%sa/blame/%d", st->prefix, rank);
+    return coll__store_key(key, len, NULL, 0, st->prefix, "a/blame/%d", rank);
 }
 
 static void publish_blame(auto_state *st, int blamed)
 {
     char key[96], val[16];
     if (!st->store || blamed < 0 || blamed == st->rank) return;
-    blame_key(st, st->rank, key, sizeof key);
+    if (blame_key(st, st->rank, key, sizeof key)) return;
     snprintf(val, sizeof val, "%d", blamed);
     coll_store_set(st->store, key, val, strlen(val));
 }
@@ -319,7 +318,7 @@ static int blame_of(auto_state *st, int r)
     int exists = 0, who = -1;
     void *v = NULL;
     size_t n;
-    blame_key(st, r, key, sizeof key);
+    if (blame_key(st, r, key, sizeof key)) return -1;
     if (st->store->ops->check(st->store, key, &exists) || !exists) return -1;
     if (coll_store_get(st->store, key, &v, &n) == COLL_OK) who = atoi(v);
     free(v);

@@ -114,8 +114,8 @@ out:
 static int missing_ranks(coll_store *store, const char *prefix, int size, char *buf, size_t len)
 {
     char key_prefix[160];
-    snprintf(key_prefix, sizeof key_prefix, "%shost/", prefix);
-    return coll_store_missing_ranks(store, key_prefix, size, buf, len);
+    int rc = coll__store_key(key_prefix, sizeof key_prefix, buf, len, prefix, "host/");
+    return rc ? rc : coll_store_missing_ranks(store, key_prefix, size, buf, len);
 }
 
 /* err for a wait on host ids that failed: the ranks that never published one
@@ -161,8 +161,9 @@ static int await_ids(coll_store *store, const char *prefix, int size, char *err,
     char key[128], why[256];
     for (int r = 0; r < size;) {
         int exists = 0;
-        snprintf(key, sizeof key, "%shost/%d", prefix, r);
-        int rc = store->ops->check(store, key, &exists);
+        int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "host/%d", r);
+        if (rc) return rc;
+        rc = store->ops->check(store, key, &exists);
         if (rc) {
             store_error(store, rc, why, sizeof why);
             snprintf(err, errlen, "host ids: rank 0 cannot look for rank %d's host id: %s", r, why);
@@ -196,7 +197,7 @@ static int gather_ids(coll_store *store, const char *prefix, int size, char **jo
     for (int r = 0; !rc && r < size; r++) {
         void *v;
         size_t n;
-        snprintf(key, sizeof key, "%shost/%d", prefix, r);
+        if ((rc = coll__store_key(key, sizeof key, err, errlen, prefix, "host/%d", r))) break;
         if ((rc = coll_store_get(store, key, &v, &n))) {
             store_error(store, rc, why, sizeof why);
             snprintf(err, errlen, "host ids: cannot read rank %d's host id: %s", r, why);
@@ -235,8 +236,9 @@ static int receive_list(coll_store *store, const char *prefix, int size, char **
     void *v = NULL;
     size_t n = 0;
     int exists = 0;
-    snprintf(key, sizeof key, "%shosts", prefix);
-    int rc = coll_store_get(store, key, &v, &n);
+    int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "hosts");
+    if (rc) return rc;
+    rc = coll_store_get(store, key, &v, &n);
     if (rc == COLL_ETIMEDOUT) {
         store_error(store, rc, why, sizeof why);
         /* Rank 0 gives up before us (gather_patience), but under load its word
@@ -270,15 +272,13 @@ int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int
     const char **ids = calloc((size_t)size, sizeof *ids);
     if (!ids) return COLL_ENOMEM;
     coll_host_id(rank, id, sizeof id);
-    snprintf(key, sizeof key, "%shost/%d", prefix, rank);
-    int rc = coll_store_set(store, key, id, strlen(id));
-    if (rc) {
+    int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "host/%d", rank);
+    if (!rc && (rc = coll_store_set(store, key, id, strlen(id)))) {
         store_error(store, rc, why, sizeof why);
         snprintf(err, errlen, "host ids: rank %d cannot publish its host id: %s", rank, why);
     }
-    if (!rc && rank == 0) {
+    if (!rc && rank == 0 && !(rc = coll__store_key(key, sizeof key, err, errlen, prefix, "hosts"))) {
         int grc = gather_ids(store, prefix, size, &joined, err, errlen);
-        snprintf(key, sizeof key, "%shosts", prefix);
         if (grc) {
             /* The others wait for the list: they get why there is none (ids
              * have no control characters, so NO_LIST cannot start one) and

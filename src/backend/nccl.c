@@ -107,9 +107,10 @@ static int local_setup(nccl_state *st, const coll_rendezvous *rv, char *err, siz
     return scratch(st, 64, err, errlen) ? COLL_OK : COLL_ENOMEM;
 }
 
-static void store_key(const coll_rendezvous *rv, const char *name, char *key, size_t len)
+static int store_key(const coll_rendezvous *rv, const char *name, char *key, size_t len,
+                     char *err, size_t errlen)
 {
-    snprintf(key, len, "%snccl/%s", rv->prefix, name);
+    return coll__store_key(key, len, err, errlen, rv->prefix, "nccl/%s", name);
 }
 
 /* Every rank learns whether all set up: a rank that cannot (no GPU for it)
@@ -123,11 +124,12 @@ static int agree(const coll_rendezvous *rv, int local_rc, const char *local_err,
 {
     coll_store *store = rv->store;
     char k_err[96], k_arrived[96], k_done[96], val[512];
-    store_key(rv, "setup_error", k_err, sizeof k_err);
-    store_key(rv, "arrived", k_arrived, sizeof k_arrived);
-    store_key(rv, "setup_done", k_done, sizeof k_done);
+    int rc = store_key(rv, "setup_error", k_err, sizeof k_err, err, errlen);
+    if (!rc) rc = store_key(rv, "arrived", k_arrived, sizeof k_arrived, err, errlen);
+    if (!rc) rc = store_key(rv, "setup_done", k_done, sizeof k_done, err, errlen);
+    if (rc) return rc;
     int64_t arrived = 0;
-    int rc = COLL_OK, exists = 0;
+    int exists = 0;
     if (local_rc) {
         int n = snprintf(val, sizeof val, "%d|rank %d: %s", local_rc, rv->rank, local_err);
         if (n < 0) n = 0;
@@ -168,7 +170,8 @@ static int exchange_id(nccl_state *st, const coll_rendezvous *rv, coll_nccl_id *
                        size_t errlen)
 {
     char key[96];
-    store_key(rv, "unique_id", key, sizeof key);
+    int krc = store_key(rv, "unique_id", key, sizeof key, err, errlen);
+    if (krc) return krc;
     if (st->rank == 0) {
         int r = st->nc->GetUniqueId(id);
         if (r != COLL_NCCL_SUCCESS) {

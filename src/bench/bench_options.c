@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench/bench_data.h"
+#include "backend/registry.h"
 #include "bootstrap/bind.h"
 #include "bench/sizes.h"
 #include "bench/soak.h"
@@ -219,13 +220,6 @@ static int on_procs(parse_ctx *c, const char *v)
     return 0;
 }
 
-static int backend_known(const char *name)
-{
-    for (const char *const *b = coll_backend_names(); *b; b++)
-        if (strcmp(*b, name) == 0) return 1;
-    return 0;
-}
-
 static void list_backends(char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -248,7 +242,7 @@ static int on_backend(parse_ctx *c, const char *v)
     free_backends(c->o);
     int rc = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
-        if (!backend_known(tok)) {
+        if (!coll__backend_known(tok)) {
             list_backends(known, sizeof known);
             rc = fail(c, "unknown backend '%s' (known: %s)", tok, known);
         } else if (c->o->nbackends == BENCH_MAX_BACKENDS) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "backend/nccl_lib.h"
+#include "backend/registry.h"
 #include "coll.h"
 #include "core/cuda_rt.h"
 
@@ -259,13 +260,8 @@ static void gather_backends(machine_info *mi)
         machine_backend *m = &mi->backends[mi->nbackends++];
         m->name = *b;
         m->reason[0] = '\0';
-        m->available = coll_backend_available(*b, m->reason, sizeof m->reason);
-        if (m->available) m->reason[0] = '\0';
-        /* the library says "backend X unavailable: why"; the name is shown already */
-        char prefix[64];
-        snprintf(prefix, sizeof prefix, "backend %s unavailable: ", *b);
-        size_t np = strlen(prefix);
-        if (strncmp(m->reason, prefix, np) == 0) memmove(m->reason, m->reason + np, strlen(m->reason + np) + 1);
+        /* the name is shown already: the reason without "backend X unavailable: " */
+        m->available = coll__backend_available_bare(*b, m->reason, sizeof m->reason);
     }
 }
 

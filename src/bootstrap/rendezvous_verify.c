@@ -22,17 +22,18 @@ int coll_rendezvous_wants_verify(const coll_rendezvous *rv)
     return !(launched && strcmp(launched, "1") == 0) || (multi && strcmp(multi, "1") == 0);
 }
 
-static void key(char *buf, size_t len, const coll_rendezvous *rv, const char *name)
+/* rv's key "v/<name>"; COLL_EINVAL (err says so) when it does not fit. */
+static int key(char *buf, size_t len, const coll_rendezvous *rv, const char *name, char *err,
+               size_t errlen)
 {
-    snprintf(buf, len, "%sv/%s", rv->prefix, name);
+    return coll__store_key(buf, len, err, errlen, rv->prefix, "v/%s", name);
 }
 
 /* Tell every waiting rank, then fail this one with the same words. */
 static int report(const coll_rendezvous *rv, const char *msg, char *err, size_t errlen)
 {
     char k[128];
-    key(k, sizeof k, rv, "error");
-    coll_store_set(rv->store, k, msg, strlen(msg));
+    if (key(k, sizeof k, rv, "error", NULL, 0) == COLL_OK) coll_store_set(rv->store, k, msg, strlen(msg));
     snprintf(err, errlen, "%s", msg);
     return COLL_EINVAL;
 }
@@ -51,10 +52,11 @@ static int check_world(const coll_rendezvous *rv, char *err, size_t errlen)
     void *v = NULL;
     size_t n;
     snprintf(mine, sizeof mine, "%d", rv->world_size);
-    key(k, sizeof k, rv, "first");
-    int rc = coll_store_add(rv->store, k, 1, &order);
+    int rc = key(k, sizeof k, rv, "first", err, errlen);
+    if (rc) return rc;
+    rc = coll_store_add(rv->store, k, 1, &order);
     if (rc) return store_fail(rv, rc, "cannot reach the store", err, errlen);
-    key(k, sizeof k, rv, "world");
+    if ((rc = key(k, sizeof k, rv, "world", err, errlen))) return rc;
     if (order == 1 && (rc = coll_store_set(rv->store, k, mine, strlen(mine))))
         return store_fail(rv, rc, "cannot publish the world size", err, errlen);
     if ((rc = coll_store_get(rv->store, k, &v, &n)))
@@ -74,8 +76,9 @@ static int claim_rank(const coll_rendezvous *rv, char *err, size_t errlen)
     char k[128], name[48], msg[256];
     int64_t claims, arrived;
     snprintf(name, sizeof name, "claim/%d", rv->rank);
-    key(k, sizeof k, rv, name);
-    int rc = coll_store_add(rv->store, k, 1, &claims);
+    int rc = key(k, sizeof k, rv, name, err, errlen);
+    if (rc) return rc;
+    rc = coll_store_add(rv->store, k, 1, &claims);
     if (rc) return store_fail(rv, rc, "cannot claim its rank", err, errlen);
     if (claims > 1) {
         snprintf(msg, sizeof msg,
@@ -83,7 +86,7 @@ static int claim_rank(const coll_rendezvous *rv, char *err, size_t errlen)
                  "(check RANK / --node-rank on every host)", rv->rank, rv->world_size);
         return report(rv, msg, err, errlen);
     }
-    key(k, sizeof k, rv, "arrived");
+    if ((rc = key(k, sizeof k, rv, "arrived", err, errlen))) return rc;
     if ((rc = coll_store_add(rv->store, k, 1, &arrived)))
         return store_fail(rv, rc, "cannot count itself in", err, errlen);
     return COLL_OK;
@@ -93,16 +96,17 @@ static int claim_rank(const coll_rendezvous *rv, char *err, size_t errlen)
 static int missing_ranks(const coll_rendezvous *rv, char *buf, size_t len)
 {
     char key_prefix[128];
-    key(key_prefix, sizeof key_prefix, rv, "claim/");
-    return coll_store_missing_ranks(rv->store, key_prefix, rv->world_size, buf, len);
+    int rc = key(key_prefix, sizeof key_prefix, rv, "claim/", buf, len);
+    return rc ? rc : coll_store_missing_ranks(rv->store, key_prefix, rv->world_size, buf, len);
 }
 
 /* Until every rank arrived or one reported a problem; sleeps between looks. */
 static int wait_all(const coll_rendezvous *rv, char *err, size_t errlen)
 {
     char karr[128], kerr[128];
-    key(karr, sizeof karr, rv, "arrived");
-    key(kerr, sizeof kerr, rv, "error");
+    int krc = key(karr, sizeof karr, rv, "arrived", err, errlen);
+    if (!krc) krc = key(kerr, sizeof kerr, rv, "error", err, errlen);
+    if (krc) return krc;
     double deadline = coll_now_s() + rv->timeout_s, pause = POLL_MIN_S;
     int64_t arrived = 0;
     for (;;) {

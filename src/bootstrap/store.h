@@ -61,6 +61,13 @@ static inline int coll_store_wait(coll_store *s, const char *const *keys, int n)
 { return s->ops->wait(s, keys, n); }
 static inline void coll_store_destroy(coll_store *s) { if (s) s->ops->destroy(s); }
 
+/* A store key, like Gloo's PrefixStore: key = prefix followed by fmt's text
+ * ("c0/" + "tcp/addr/%d"). COLL_OK, or COLL_EINVAL when it does not fit in len
+ * bytes (never silently cut): err, when errlen > 0, then says so. */
+__attribute__((format(printf, 6, 7))) int coll__store_key(char *key, size_t len, char *err,
+                                                          size_t errlen, const char *prefix,
+                                                          const char *fmt, ...);
+
 /* The ranks r < size with no key key_prefix<r> in the store, listed in buf
  * ("2", "1, 4", "0, 1, ... and 3 more"): how many, or a negative status. */
 int coll_store_missing_ranks(coll_store *store, const char *key_prefix, int size, char *buf,

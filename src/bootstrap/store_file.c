@@ -4,6 +4,7 @@
  * shared one, so nobody sees half a record. Each store keeps what it has parsed
  * and reads only what was appended since; get/wait poll with backoff. */
 #include "bootstrap/store.h"
+#include "bootstrap/store_kv.h"
 #include "coll.h"
 #include "core/be.h"
 #include "core/clock.h"
@@ -22,20 +23,13 @@
 #define MAX_KEY (4u << 10)
 #define MAX_VALUE (64u << 20)
 
-typedef struct fentry {
-    struct fentry *next;
-    char *key;
-    char *val; /* NUL-terminated past len */
-    size_t len;
-} fentry;
-
 typedef struct file_store {
     coll_store base;
     pthread_mutex_t lock; /* flock is per open file: threads of this store need more */
     int fd;
     char *path;
     off_t parsed; /* bytes of the file already in entries */
-    fentry *entries;
+    coll__kv entries;
 } file_store;
 
 __attribute__((format(printf, 2, 3))) static int fail(file_store *f, const char *fmt, ...)
@@ -47,36 +41,7 @@ __attribute__((format(printf, 2, 3))) static int fail(file_store *f, const char 
     return COLL_ESYS;
 }
 
-static fentry *find(file_store *f, const char *key)
-{
-    for (fentry *e = f->entries; e; e = e->next)
-        if (strcmp(e->key, key) == 0) return e;
-    return NULL;
-}
-
-static int remember(file_store *f, const char *key, size_t klen, const char *val, size_t vlen)
-{
-    char *copy = malloc(vlen + 1);
-    if (!copy) return COLL_ENOMEM;
-    memcpy(copy, val, vlen);
-    copy[vlen] = '\0';
-    fentry *e = NULL;
-    for (fentry *x = f->entries; x && !e; x = x->next)
-        if (strlen(x->key) == klen && memcmp(x->key, key, klen) == 0) e = x;
-    if (!e) {
-        if (!(e = calloc(1, sizeof *e)) || !(e->key = strndup(key, klen))) {
-            free(e);
-            free(copy);
-            return COLL_ENOMEM;
-        }
-        e->next = f->entries;
-        f->entries = e;
-    }
-    free(e->val);
-    e->val = copy;
-    e->len = vlen;
-    return COLL_OK;
-}
+static coll__kv_entry *find(file_store *f, const char *key) { return coll__kv_find(&f->entries, key); }
 
 static int read_exact(file_store *f, void *buf, size_t len, off_t off)
 {
@@ -110,7 +75,7 @@ static int refresh_locked(file_store *f)
         if (klen > MAX_KEY || len - pos - 4 < (size_t)klen + 4) break;
         vlen = coll__be_get_u32(buf + pos + 4 + klen);
         if (vlen > MAX_VALUE || len - pos - 8 - klen < vlen) break;
-        rc = remember(f, (char *)buf + pos + 4, klen, (char *)buf + pos + 8 + klen, vlen);
+        rc = coll__kv_put_n(&f->entries, (char *)buf + pos + 4, klen, (char *)buf + pos + 8 + klen, vlen);
         pos += 8 + (size_t)klen + vlen;
     }
     if (!rc) f->parsed += (off_t)pos;
@@ -192,26 +157,15 @@ static int file_add(coll_store *s, const char *key, int64_t delta, int64_t *resu
     pthread_mutex_lock(&f->lock);
     if (!(rc = lock_file(f, LOCK_EX))) {
         if (!(rc = refresh_locked(f))) {
-            fentry *e = find(f, key);
-            v = (e ? strtoll(e->val, NULL, 10) : 0) + delta;
-            char text[32];
-            int n = snprintf(text, sizeof text, "%lld", (long long)v);
-            rc = append_locked(f, key, text, (size_t)n);
+            char text[COLL__KV_COUNT_LEN];
+            size_t n = coll__kv_next_count(&f->entries, key, delta, &v, text);
+            rc = append_locked(f, key, text, n);
         }
         flock(f->fd, LOCK_UN);
     }
     pthread_mutex_unlock(&f->lock);
     if (!rc && result) *result = v;
     return rc;
-}
-
-/* Copies entry e out as a get() result. */
-static int copy_out(const fentry *e, void **val, size_t *len)
-{
-    if (!(*val = malloc(e->len + 1))) return COLL_ENOMEM;
-    memcpy(*val, e->val, e->len + 1);
-    if (len) *len = e->len;
-    return COLL_OK;
 }
 
 /* Polls the file until every key is present; with val, returns keys[0]'s value.
@@ -225,7 +179,7 @@ static int wait_keys(file_store *f, const char *const *keys, int nkeys, void **v
         int rc = refresh(f);
         for (int i = 0; i < nkeys && missing < 0 && !rc; i++)
             if (!find(f, keys[i])) missing = i;
-        if (!rc && missing < 0 && val) rc = copy_out(find(f, keys[0]), val, len);
+        if (!rc && missing < 0 && val) rc = coll__kv_copy_out(find(f, keys[0]), val, len);
         pthread_mutex_unlock(&f->lock);
         if (rc || missing < 0) return rc;
         double left = deadline - coll_now_s();
@@ -265,12 +219,7 @@ static int file_check(coll_store *s, const char *key, int *exists)
 static void file_destroy(coll_store *s)
 {
     file_store *f = (file_store *)s;
-    for (fentry *e = f->entries, *n; e; e = n) {
-        n = e->next;
-        free(e->key);
-        free(e->val);
-        free(e);
-    }
+    coll__kv_clear(&f->entries);
     if (f->fd >= 0) close(f->fd);
     pthread_mutex_destroy(&f->lock);
     free(f->path);

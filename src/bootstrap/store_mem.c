@@ -1,58 +1,28 @@
 /* In-process store: one table shared by the threads of a process.
  * Used by tests that run ranks as threads, and by single-rank communicators. */
 #include "bootstrap/store.h"
+#include "bootstrap/store_kv.h"
 #include "coll.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
-
-typedef struct mem_entry {
-    struct mem_entry *next;
-    char *key;
-    void *val;
-    size_t len;
-} mem_entry;
 
 typedef struct mem_store {
     coll_store base;
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    mem_entry *head;
+    coll__kv table;
 } mem_store;
 
-static mem_entry *find(mem_store *m, const char *key)
-{
-    for (mem_entry *e = m->head; e; e = e->next)
-        if (strcmp(e->key, key) == 0) return e;
-    return NULL;
-}
+static coll__kv_entry *find(mem_store *m, const char *key) { return coll__kv_find(&m->table, key); }
 
 static int put_locked(mem_store *m, const char *key, const void *val, size_t len)
 {
-    mem_entry *e = find(m, key);
-    void *copy = malloc(len + 1);
-    if (!copy) return COLL_ENOMEM;
-    memcpy(copy, val, len);
-    ((char *)copy)[len] = '\0';
-    if (!e) {
-        e = calloc(1, sizeof(*e));
-        if (!e || !(e->key = strdup(key))) {
-            free(e);
-            free(copy);
-            return COLL_ENOMEM;
-        }
-        e->next = m->head;
-        m->head = e;
-    }
-    free(e->val);
-    e->val = copy;
-    e->len = len;
-    pthread_cond_broadcast(&m->changed);
-    return COLL_OK;
+    int rc = coll__kv_put(&m->table, key, val, len);
+    if (rc == COLL_OK) pthread_cond_broadcast(&m->changed);
+    return rc;
 }
 
 static int mem_set(coll_store *s, const char *key, const void *val, size_t len)
@@ -65,9 +35,9 @@ static int mem_set(coll_store *s, const char *key, const void *val, size_t len)
 }
 
 /* Waits for key under the lock; returns the entry or NULL on timeout. */
-static mem_entry *wait_locked(mem_store *m, const char *key, const struct timespec *until)
+static coll__kv_entry *wait_locked(mem_store *m, const char *key, const struct timespec *until)
 {
-    mem_entry *e;
+    coll__kv_entry *e;
     while (!(e = find(m, key)))
         if (pthread_cond_timedwait(&m->changed, &m->lock, until) == ETIMEDOUT) return find(m, key);
     return e;
@@ -87,17 +57,9 @@ static int mem_get(coll_store *s, const char *key, void **val, size_t *len)
 {
     mem_store *m = (mem_store *)s;
     struct timespec until = deadline_of(s->timeout_s);
-    int rc = COLL_OK;
     pthread_mutex_lock(&m->lock);
-    mem_entry *e = wait_locked(m, key, &until);
-    if (!e) {
-        rc = COLL_ETIMEDOUT;
-    } else if (!(*val = malloc(e->len + 1))) {
-        rc = COLL_ENOMEM;
-    } else {
-        memcpy(*val, e->val, e->len + 1);
-        if (len) *len = e->len;
-    }
+    coll__kv_entry *e = wait_locked(m, key, &until);
+    int rc = e ? coll__kv_copy_out(e, val, len) : COLL_ETIMEDOUT;
     pthread_mutex_unlock(&m->lock);
     return rc;
 }
@@ -105,12 +67,10 @@ static int mem_get(coll_store *s, const char *key, void **val, size_t *len)
 static int mem_add(coll_store *s, const char *key, int64_t delta, int64_t *result)
 {
     mem_store *m = (mem_store *)s;
+    int64_t v;
     pthread_mutex_lock(&m->lock);
-    mem_entry *e = find(m, key);
-    int64_t v = (e ? strtoll(e->val, NULL, 10) : 0) + delta;
-    char buf[32];
-    int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
-    int rc = put_locked(m, key, buf, (size_t)n);
+    int rc = coll__kv_add(&m->table, key, delta, &v);
+    if (rc == COLL_OK) pthread_cond_broadcast(&m->changed);
     pthread_mutex_unlock(&m->lock);
     if (result) *result = v;
     return rc;
@@ -140,12 +100,7 @@ static int mem_check(coll_store *s, const char *key, int *exists)
 static void mem_destroy(coll_store *s)
 {
     mem_store *m = (mem_store *)s;
-    for (mem_entry *e = m->head, *n; e; e = n) {
-        n = e->next;
-        free(e->key);
-        free(e->val);
-        free(e);
-    }
+    coll__kv_clear(&m->table);
     pthread_mutex_destroy(&m->lock);
     pthread_cond_destroy(&m->changed);
     free(m);

@@ -6,6 +6,7 @@
  * Wire format: store_tcp_wire.h. */
 #include "bootstrap/store_tcp_wire.h"
 #include "bootstrap/store.h"
+#include "bootstrap/store_kv.h"
 #include "coll.h"
 #include "core/clock.h"
 #include "core/hmac.h"
@@ -28,13 +29,6 @@
  * to authenticate at once, and each gets this long before it is closed. */
 #define MAX_UNAUTHED 64
 #define UNAUTHED_IDLE_S 10.0
-
-typedef struct entry {
-    struct entry *next;
-    char *key;
-    char *val; /* NUL-terminated past len, so ADD can strtoll it */
-    size_t len;
-} entry;
 
 typedef struct conn {
     struct conn *next;
@@ -62,7 +56,7 @@ typedef struct coll__store_tcp_server {
     pthread_t thread;
     char *token;
     size_t token_len;
-    entry *entries;
+    coll__kv entries;
     conn *conns;
     double linger_s; /* after stop: serve the remaining clients this long at most */
 } server;
@@ -72,34 +66,7 @@ typedef struct coll__store_tcp_server {
  * 0 left ("no host list: rank 2 never arrived") instead of a closed socket. */
 #define LINGER_MAX_S 1.0
 
-static entry *find(server *s, const char *key)
-{
-    for (entry *e = s->entries; e; e = e->next)
-        if (strcmp(e->key, key) == 0) return e;
-    return NULL;
-}
-
-static int put(server *s, const char *key, const void *val, size_t len)
-{
-    char *copy = malloc(len + 1);
-    if (!copy) return COLL_ENOMEM;
-    memcpy(copy, val, len);
-    copy[len] = '\0';
-    entry *e = find(s, key);
-    if (!e) {
-        if (!(e = calloc(1, sizeof *e)) || !(e->key = strdup(key))) {
-            free(e);
-            free(copy);
-            return COLL_ENOMEM;
-        }
-        e->next = s->entries;
-        s->entries = e;
-    }
-    free(e->val);
-    e->val = copy;
-    e->len = len;
-    return COLL_OK;
-}
+static coll__kv_entry *find(server *s, const char *key) { return coll__kv_find(&s->entries, key); }
 
 static void drop(conn *c, const char *why)
 {
@@ -159,7 +126,7 @@ static int try_answer(server *s, conn *c)
     for (int i = 0; i < c->nkeys; i++)
         if (!find(s, c->keys[i])) return 0;
     if (c->parked == CMD_GET) {
-        entry *e = find(s, c->keys[0]);
+        coll__kv_entry *e = find(s, c->keys[0]);
         reply(c, e->val, e->len, NULL, 0);
     } else {
         reply(c, NULL, 0, NULL, 0);
@@ -300,7 +267,7 @@ static int handle(server *s, conn *c, const unsigned char *body, size_t len)
         uint32_t n;
         if (take_field(&k, MAX_VALUE, &val, &n) || k.left) {
             rc = -1;
-        } else if (put(s, key, val, n)) {
+        } else if (coll__kv_put(&s->entries, key, val, n)) {
             drop(c, "out of memory storing a value");
         } else {
             reply(c, NULL, 0, NULL, 0);
@@ -316,14 +283,9 @@ static int handle(server *s, conn *c, const unsigned char *body, size_t len)
             park(s, c, CMD_GET, keys, 1);
         }
     } else if (cmd == CMD_ADD && k.left == 8) {
-        entry *e = find(s, key);
-        /* Wraps like the two's complement it is: a client's delta must not be UB (fuzzed). */
-        uint64_t old = (uint64_t)(e ? strtoll(e->val, NULL, 10) : 0);
-        int64_t v = (int64_t)(old + coll__be_get_u64(k.p));
-        char text[32];
+        int64_t v;
         unsigned char out[8];
-        int n = snprintf(text, sizeof text, "%lld", (long long)v);
-        if (put(s, key, text, (size_t)n)) {
+        if (coll__kv_add(&s->entries, key, (int64_t)coll__be_get_u64(k.p), &v)) {
             drop(c, "out of memory storing a value");
         } else {
             coll__be_put_u64(out, (uint64_t)v);
@@ -491,12 +453,7 @@ static void server_free(server *s)
         n = c->next;
         conn_free(c);
     }
-    for (entry *e = s->entries, *n; e; e = n) {
-        n = e->next;
-        free(e->key);
-        free(e->val);
-        free(e);
-    }
+    coll__kv_clear(&s->entries);
     if (s->listen_fd >= 0) close(s->listen_fd);
     if (s->wake[0] >= 0) close(s->wake[0]);
     if (s->wake[1] >= 0) close(s->wake[1]);
@@ -576,11 +533,6 @@ int coll_tcp_store_feed(const unsigned char *data, size_t len)
     free(c.body);
     free(c.out);
     close(c.fd);
-    for (entry *e = s.entries, *nx; e; e = nx) {
-        nx = e->next;
-        free(e->key);
-        free(e->val);
-        free(e);
-    }
+    coll__kv_clear(&s.entries);
     return 0;
 }

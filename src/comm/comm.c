@@ -112,8 +112,8 @@ int coll_comm_host_count(coll_comm *comm)
     if (!comm->store) return COLL_ENOTSUP;
     coll_host_plan p;
     char err[256], prefix[96];
-    snprintf(prefix, sizeof prefix, "%snodes/", comm->store_prefix);
-    int rc = coll_host_plan_exchange(comm->store, prefix, comm->rank, comm->size, &p, err, sizeof err);
+    int rc = coll__store_key(prefix, sizeof prefix, NULL, 0, comm->store_prefix, "nodes/");
+    if (!rc) rc = coll_host_plan_exchange(comm->store, prefix, comm->rank, comm->size, &p, err, sizeof err);
     if (rc) return rc;
     int n = p.nhosts;
     coll_host_plan_free(&p);

@@ -41,9 +41,9 @@ static int gather_arrivals(coll_comm *comm, uint32_t n, double deadline, int *li
     for (;;) {
         for (int r = 1; r < comm->size && rc == COLL_OK; r++) {
             if (arrived[r]) continue;
-            snprintf(key, sizeof key, "%smb%u/a%d", comm->store_prefix, n, r);
             int exists = 0;
-            rc = comm->store->ops->check(comm->store, key, &exists);
+            rc = coll__store_key(key, sizeof key, NULL, 0, comm->store_prefix, "mb%u/a%d", n, r);
+            if (rc == COLL_OK) rc = comm->store->ops->check(comm->store, key, &exists);
             if (rc == COLL_OK && exists) arrived[r] = 1, pending--;
         }
         if (rc || pending == 0 || coll_now_s() >= deadline) break;
@@ -65,8 +65,8 @@ static int publish_answer(coll_comm *comm, uint32_t n, const int *list, int nlis
     if (!val) return COLL_ENOMEM;
     len = (size_t)snprintf(val, cap, "%d", nlist);
     for (int i = 0; i < nlist; i++) len += (size_t)snprintf(val + len, cap - len, " %d", list[i]);
-    snprintf(key, sizeof key, "%smb%u/ans", comm->store_prefix, n);
-    int rc = coll_store_set(comm->store, key, val, len);
+    int rc = coll__store_key(key, sizeof key, NULL, 0, comm->store_prefix, "mb%u/ans", n);
+    if (!rc) rc = coll_store_set(comm->store, key, val, len);
     free(val);
     return rc ? store_fail(comm, rc, "set") : COLL_OK;
 }
@@ -76,7 +76,8 @@ static int read_answer(coll_comm *comm, uint32_t n, double deadline, int *list, 
                        int *got)
 {
     char key[128];
-    snprintf(key, sizeof key, "%smb%u/ans", comm->store_prefix, n);
+    int krc = coll__store_key(key, sizeof key, NULL, 0, comm->store_prefix, "mb%u/ans", n);
+    if (krc) return store_fail(comm, krc, "key");
     double backoff = 0.0005;
     *got = 0;
     for (;;) {
@@ -133,8 +134,8 @@ static int run_monitored(coll_comm *comm, double timeout_s, int *list, int *nlis
     char key[128];
     uint32_t n = ++comm->monitored_seq;
     double start = coll_now_s();
-    snprintf(key, sizeof key, "%smb%u/a%d", comm->store_prefix, n, comm->rank);
-    int rc = coll_store_set(comm->store, key, "1", 1);
+    int rc = coll__store_key(key, sizeof key, NULL, 0, comm->store_prefix, "mb%u/a%d", n, comm->rank);
+    if (!rc) rc = coll_store_set(comm->store, key, "1", 1);
     if (rc) return store_fail(comm, rc, "set");
     if (comm->rank == 0) {
         rc = gather_arrivals(comm, n, start + timeout_s, list, nlist);

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "bootstrap/store.h"
+#include "bootstrap/store_kv.h"
 #include "coll.h"
 #include "core/clock.h"
 #include "core/hmac.h"
@@ -737,6 +738,48 @@ static void test_ct_equal(void **state)
     assert_true(coll_ct_equal("", "", 0));
 }
 
+static void test_store_key(void **state)
+{
+    (void)state;
+    char key[16], err[128] = "";
+    assert_int_equal(coll__store_key(key, sizeof key, err, sizeof err, "c0/", "tcp/addr/%d", 3), COLL_OK);
+    assert_string_equal(key, "c0/tcp/addr/3");
+    assert_string_equal(err, "");
+    /* 16 bytes hold 15 characters: one more is an error, not a cut key */
+    assert_int_equal(coll__store_key(key, sizeof key, err, sizeof err, "c0/", "tcp/addr/%d", 123), COLL_OK);
+    assert_int_equal(coll__store_key(key, sizeof key, err, sizeof err, "c0/", "tcp/addr/%d", 1234),
+                     COLL_EINVAL);
+    assert_non_null(strstr(err, "does not fit in 16 bytes"));
+    assert_int_equal(coll__store_key(key, 4, NULL, 0, "c12/", "x"), COLL_EINVAL);
+    assert_string_equal(key, "c12");
+}
+
+/* The table every store keeps: last put wins, ADD's counter wraps. */
+static void test_kv_table(void **state)
+{
+    (void)state;
+    coll__kv t = {NULL};
+    int64_t v = 0;
+    void *out = NULL;
+    size_t len = 0;
+    assert_null(coll__kv_find(&t, "a"));
+    assert_int_equal(coll__kv_put(&t, "a", "one", 3), COLL_OK);
+    assert_int_equal(coll__kv_put_n(&t, "ab", 1, "two", 3), COLL_OK); /* key "a" */
+    assert_int_equal(coll__kv_copy_out(coll__kv_find(&t, "a"), &out, &len), COLL_OK);
+    assert_int_equal(len, 3);
+    assert_string_equal(out, "two");
+    free(out);
+    assert_int_equal(coll__kv_add(&t, "n", 5, &v), COLL_OK);
+    assert_int_equal(coll__kv_add(&t, "n", -7, &v), COLL_OK);
+    assert_int_equal(v, -2);
+    assert_string_equal(coll__kv_find(&t, "n")->val, "-2");
+    assert_int_equal(coll__kv_put(&t, "m", "9223372036854775807", 19), COLL_OK);
+    assert_int_equal(coll__kv_add(&t, "m", 1, &v), COLL_OK);
+    assert_true(v == INT64_MIN);
+    coll__kv_clear(&t);
+    assert_null(t.head);
+}
+
 /* Named per store so a failure says which one. */
 #define TCP(fn) {"tcp_" #fn, fn, setup_tcp, teardown, NULL}
 #define FILE_ONLY(fn) {"file_" #fn, fn, setup_file, teardown, NULL}
@@ -764,6 +807,8 @@ int main(void)
         cmocka_unit_test(test_sock_connect_retries_until_listener),
         cmocka_unit_test(test_sock_read_timeout_and_dead_peer),
         cmocka_unit_test(test_ct_equal),
+        cmocka_unit_test(test_store_key),
+        cmocka_unit_test(test_kv_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/registry.h"
 #include "bootstrap/bind.h"
 #include "launch/launcher.h"
 #include "coll.h"
@@ -15,14 +16,8 @@
  * them to mpirun (cli_mpirun.c) instead. */
 const char *cli_launcher_refuses(const char *backend)
 {
-    if (strcmp(backend, "mpi") == 0) return "the mpi backend needs ranks started by mpirun or srun";
+    if (coll__backend_needs_mpirun(backend)) return "the mpi backend needs ranks started by mpirun or srun";
     return NULL;
-}
-
-static int wants_default(const char *name)
-{
-    /* mpi is a sweep of its own through mpirun; nccl needs --device cuda */
-    return !cli_launcher_refuses(name) && strcmp(name, "nccl") != 0;
 }
 
 int cli_pick_backends(const char *prefix, const char *cmd, char *const *asked, size_t nasked,
@@ -51,8 +46,7 @@ int cli_pick_backends(const char *prefix, const char *cmd, char *const *asked, s
         out[(*n)++] = asked[i];
     }
     if (nasked > 0) return 0;
-    for (const char *const *b = coll_backend_names(); *b && *n < cap; b++)
-        if (wants_default(*b) && coll_backend_available(*b, why, sizeof why)) out[(*n)++] = *b;
+    *n = coll__backend_default_sweep(out, cap);
     if (*n == 0) {
         fprintf(stderr, "%s: no backend is available in this build\n", prefix);
         return EXIT_UNAVAILABLE;
@@ -84,8 +78,7 @@ const char *cli_rank_backend(const char *prefix, const char *env_var, char *cons
     /* The CLI's default is auto (shm within a host, tcp across); $COLL_BACKEND,
      * the library's own default, still wins. */
     const char *lib = getenv("COLL_BACKEND");
-    if ((lib && *lib) || !coll_backend_available("auto", NULL, 0)) return NULL;
-    return "auto";
+    return lib && *lib ? NULL : coll__backend_preferred(NULL);
 }
 
 /* --bind's default per backend, measured (docs/PERFORMANCE.md, shm): pinned

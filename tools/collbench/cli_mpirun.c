@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "launch/launcher.h"
+#include "backend/registry.h"
 #include "core/errbuf.h"
 #ifdef COLL_HAVE_MPI
 #include <mpi.h>
@@ -30,7 +31,7 @@ static const char *const default_mpiruns[] = {"mpirun.openmpi", "mpirun", NULL};
 
 extern char **environ;
 
-int cli_mpirun_launches(const char *backend) { return strcmp(backend, "mpi") == 0; }
+int cli_mpirun_launches(const char *backend) { return coll__backend_needs_mpirun(backend); }
 
 static int executable(const char *path) { return access(path, X_OK) == 0; }
 

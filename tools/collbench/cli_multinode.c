@@ -16,6 +16,7 @@
 
 #include "launch/launcher.h"
 #include "coll.h"
+#include "backend/registry.h"
 #include "bootstrap/listen_addr.h"
 #include "core/token.h"
 
@@ -46,7 +47,7 @@ int cli_multinode_pick(const char *prefix, char *const *asked, size_t nasked, co
                 prefix, nasked);
         return EXIT_USAGE;
     }
-    const char *b = nasked ? asked[0] : coll_backend_available("auto", why, sizeof why) ? "auto" : "tcp";
+    const char *b = nasked ? asked[0] : coll__backend_preferred("tcp");
     if (!coll_backend_available(b, why, sizeof why)) {
         fprintf(stderr, "%s: --backend %s: %s\n", prefix, b, why);
         return EXIT_UNAVAILABLE;

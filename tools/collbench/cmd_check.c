@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "launch/launcher.h"
+#include "backend/registry.h"
 #include "cli_common.h"
 #include "cli_gpu.h"
 #include "coll.h"
@@ -94,9 +95,7 @@ static int parse_opts(check_opts *o, int argc, char **argv)
         }
     }
     for (size_t i = 0; i < o->nbackends; i++) {
-        int known = 0;
-        for (const char *const *b = coll_backend_names(); *b; b++) known |= strcmp(*b, o->backends[i]) == 0;
-        if (!known)
+        if (!coll__backend_known(o->backends[i]))
             return fprintf(stderr, "collbench check: --backend: unknown backend '%s'\n", o->backends[i]), -1;
     }
     return 0;
@@ -307,11 +306,8 @@ static int run_as_launcher(const check_opts *o)
         if (strcmp(names[i], "nccl") == 0) cli_gpu_check_report(); /* versions, devices */
     for (size_t i = 0; i < n; i++) {
         const char *b = names[i];
-        if (!coll_backend_available(b, why, sizeof why)) {
-            char prefix[64];
-            snprintf(prefix, sizeof prefix, "backend %s unavailable: ", b);
-            size_t np = strlen(prefix); /* the name is on the line already */
-            printf("UNAVAILABLE  %s: %s\n", b, strncmp(why, prefix, np) == 0 ? why + np : why);
+        if (!coll__backend_available_bare(b, why, sizeof why)) { /* the name is on the line already */
+            printf("UNAVAILABLE  %s: %s\n", b, why);
             unavailable |= o->nbackends > 0;
             continue;
         }

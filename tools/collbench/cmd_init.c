@@ -15,6 +15,7 @@
 
 #include "bench/sizes.h"
 #include "bench/flag_split.h"
+#include "backend/registry.h"
 #include "cli_common.h"
 #include "coll.h"
 #include "core/atomic_file.h"
@@ -80,13 +81,6 @@ static int parse_positive(const char *flag, const char *v, long hi, long *out)
     return 0;
 }
 
-static int backend_known(const char *name)
-{
-    for (const char *const *b = coll_backend_names(); *b; b++)
-        if (strcmp(*b, name) == 0) return 1;
-    return 0;
-}
-
 static int parse_backends(init_opts *o, const char *v)
 {
     char *copy = strdup(v), *save = NULL;
@@ -95,7 +89,7 @@ static int parse_backends(init_opts *o, const char *v)
     o->nbackends = 0;
     int code = 0;
     for (char *t = strtok_r(copy, ",", &save); t && !code; t = strtok_r(NULL, ",", &save)) {
-        if (!backend_known(t)) code = bad("--backend", "is not a backend (tcp, shm, auto, mpi, nccl)", t);
+        if (!coll__backend_known(t)) code = bad("--backend", "is not a backend (tcp, shm, auto, mpi, nccl)", t);
         else if (o->nbackends == MAX_BACKENDS) code = bad("--backend", "names too many backends", v);
         else if (!(o->backends[o->nbackends] = strdup(t))) code = bad("--backend", "cannot be copied: out of memory", t);
         else o->nbackends++;

@@ -28,6 +28,7 @@
 
 #include "bench/bench_coll.h"
 #include "bench/sizes.h"
+#include "backend/registry.h"
 #include "cli_common.h"
 #include "cli_mpirun.h"
 #include "suite.h"
@@ -370,7 +371,7 @@ static int both_buffer_kinds(const char *backend)
  * (mpirun) and nccl (--device cuda) have steps of their own. */
 static int shares_ranks(const char *backend)
 {
-    return !cli_mpirun_launches(backend) && strcmp(backend, "nccl") != 0;
+    return coll__backend_sweeps_by_default(backend);
 }
 
 /* The backends of kind k (0 malloc, 1 coll) that share ranks, comma-separated. */

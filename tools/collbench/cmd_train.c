@@ -20,6 +20,7 @@
 #include "cli_common.h"
 #include "cli_multinode.h"
 #include "coll.h"
+#include "backend/registry.h"
 #include "train/train_blas.h"
 #include "train/train_metrics.h"
 #include "train/train_options.h"
@@ -300,8 +301,7 @@ static int pick_backends(const train_options *o, const char **out, size_t *n)
     int code = cli_pick_backends(PREFIX, "train", asked, asked_backends(o, asked), out, 8, n);
     if (code || o->nbackends) return code;
     /* Unasked: one backend, the library's choice inside a host, keeps the default run short. */
-    char why[256];
-    out[0] = coll_backend_available("auto", why, sizeof why) ? "auto" : out[0];
+    out[0] = coll__backend_preferred(out[0]);
     *n = 1;
     return 0;
 }

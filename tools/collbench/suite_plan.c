@@ -7,6 +7,7 @@
 #include "cli_common.h"
 #include "cli_mpirun.h"
 #include "coll.h"
+#include "backend/registry.h"
 
 int suite_step_arg(suite_step *step, const char *fmt, ...)
 {
@@ -23,18 +24,13 @@ int suite_step_arg(suite_step *step, const char *fmt, ...)
     return 0;
 }
 
-static int known(const char *name)
-{
-    for (const char *const *b = coll_backend_names(); *b; b++)
-        if (strcmp(*b, name) == 0) return 1;
-    return 0;
-}
-
-/* Why this backend cannot run here, or NULL. mpi runs through mpirun. */
-static const char *cannot_run(const char *name, char *why, size_t len)
+/* Why this backend cannot run here, or NULL. mpi runs through mpirun. bare:
+ * without "backend NAME unavailable: " (the caller names it). */
+static const char *cannot_run(const char *name, char *why, size_t len, int bare)
 {
     char mpirun[4096];
-    if (!coll_backend_available(name, why, len)) return why;
+    if (!(bare ? coll__backend_available_bare(name, why, len) : coll_backend_available(name, why, len)))
+        return why;
     if (cli_mpirun_launches(name)) {
         if (cli_mpirun_find(mpirun, sizeof mpirun, why, len) != 0) return why;
     } else if (cli_launcher_refuses(name)) {
@@ -53,11 +49,11 @@ static int pick_listed(const char *list, char out[][16], size_t cap, size_t *n)
     }
     strcpy(copy, list);
     for (char *b = strtok_r(copy, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
-        if (!known(b) || strlen(b) >= 16) {
+        if (!coll__backend_known(b) || strlen(b) >= 16) {
             fprintf(stderr, "collbench suite: --backend: unknown backend '%s'\n", b);
             return EXIT_USAGE;
         }
-        if (cannot_run(b, why, sizeof why)) {
+        if (cannot_run(b, why, sizeof why, 0)) {
             fprintf(stderr, "collbench suite: --backend %s: %s\n", b, why);
             return EXIT_UNAVAILABLE;
         }
@@ -80,12 +76,8 @@ int suite_pick_backends(const char *list, char out[][16], size_t cap, size_t *n,
     *n = 0;
     if (list) return pick_listed(list, out, cap, n);
     for (const char *const *b = coll_backend_names(); *b && *n < cap; b++) {
-        if (cannot_run(*b, why, sizeof why)) {
-            char prefix[64];
-            const char *reason = why;
-            snprintf(prefix, sizeof prefix, "backend %s unavailable: ", *b);
-            if (strncmp(why, prefix, strlen(prefix)) == 0) reason += strlen(prefix);
-            if (log) fprintf(log, "collbench suite: skipping backend %s: %s\n", *b, reason);
+        if (cannot_run(*b, why, sizeof why, 1)) {
+            if (log) fprintf(log, "collbench suite: skipping backend %s: %s\n", *b, why);
             continue;
         }
         snprintf(out[(*n)++], 16, "%s", *b);

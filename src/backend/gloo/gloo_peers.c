@@ -136,15 +136,15 @@ int coll_gloo_peers_exchange(coll_store *store, const char *prefix, int rank, in
         free(mine);
         return COLL_ENOMEM;
     }
-    snprintf(key, sizeof key, "%sgloo/socks/%d", prefix, rank);
-    int rc = coll_store_set(store, key, mine, strlen(mine));
+    int rc = coll__store_key(key, sizeof key, NULL, 0, prefix, "gloo/socks/%d", rank);
+    if (!rc) rc = coll_store_set(store, key, mine, strlen(mine));
     out->socks[rank] = mine;
     for (int r = 0; r < size && rc == COLL_OK; r++) {
         if (r == rank) continue;
         size_t len;
         void *v = NULL;
-        snprintf(key, sizeof key, "%sgloo/socks/%d", prefix, r);
-        rc = coll_store_get(store, key, &v, &len);
+        rc = coll__store_key(key, sizeof key, NULL, 0, prefix, "gloo/socks/%d", r);
+        if (!rc) rc = coll_store_get(store, key, &v, &len);
         out->socks[r] = v;
     }
     if (!rc) map_own_sockets(out, rank);

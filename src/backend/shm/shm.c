@@ -122,8 +122,8 @@ static int heap_publish(shm_state *st, const coll_rendezvous *rv, size_t bytes)
         shm_heap_describe(&st->heap, desc, sizeof desc);
     else if (bytes && st->rank == 0)
         fprintf(stderr, "collbench shm: coll_alloc gives private memory (%s)\n", err);
-    snprintf(key, sizeof key, "%sshm/heap/%d", rv->prefix, st->rank);
-    int rc = coll_store_set(rv->store, key, desc, strlen(desc) + 1);
+    int rc = coll__store_key(key, sizeof key, NULL, 0, rv->prefix, "shm/heap/%d", st->rank);
+    if (!rc) rc = coll_store_set(rv->store, key, desc, strlen(desc) + 1);
     return rc;
 }
 
@@ -136,8 +136,8 @@ static int heap_attach_all(shm_state *st, const coll_rendezvous *rv)
         void *val = NULL;
         size_t len = 0;
         if (r == st->rank) continue;
-        snprintf(key, sizeof key, "%sshm/heap/%d", rv->prefix, r);
-        ok = coll_store_get(rv->store, key, &val, &len) == COLL_OK && len > 0 &&
+        ok = coll__store_key(key, sizeof key, NULL, 0, rv->prefix, "shm/heap/%d", r) == COLL_OK &&
+             coll_store_get(rv->store, key, &val, &len) == COLL_OK && len > 0 &&
              ((char *)val)[len - 1] == '\0' && strcmp(val, "none") != 0 &&
              shm_heap_attach(&st->heap, r, val, err, sizeof err) == COLL_OK;
         free(val);

@@ -48,10 +48,10 @@ int shm_segment_barrier(coll_store *store, const char *prefix, const char *name,
                         int nranks, char *err, size_t errlen)
 {
     char key[160];
-    snprintf(key, sizeof key, "%sshm/%s/%d", prefix, name, rank);
-    int rc = coll_store_set(store, key, "1", 1);
+    int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "shm/%s/%d", name, rank);
+    if (!rc) rc = coll_store_set(store, key, "1", 1);
     for (int r = 0; rc == COLL_OK && r < nranks; r++) {
-        snprintf(key, sizeof key, "%sshm/%s/%d", prefix, name, r);
+        if ((rc = coll__store_key(key, sizeof key, err, errlen, prefix, "shm/%s/%d", name, r))) break;
         const char *keys[1] = {key};
         rc = coll_store_wait(store, keys, 1);
         if (rc) snprintf(err, errlen, "shm set-up (%s): rank %d never arrived: %s", name, r,
@@ -114,8 +114,8 @@ int shm_segment_create(shm_segment *s, coll_store *store, const char *prefix, in
     s->nranks = nranks;
     s->bytes = layout(s, nranks, slot_bytes, mbox_bytes, off);
     char key[160], desc[96];
-    snprintf(key, sizeof key, "%sshm/segment", prefix);
-    int fd = -1, rc;
+    int fd = -1, rc = coll__store_key(key, sizeof key, err, errlen, prefix, "shm/segment");
+    if (rc) return rc;
     if (rank == 0) {
         rc = create_memfd(s, &fd, err, errlen);
     } else {

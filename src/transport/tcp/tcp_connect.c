@@ -108,9 +108,10 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
                          int *fd_out, char *err, size_t errlen)
 {
     char key[256], addr[256], why[160];
-    snprintf(key, sizeof key, "%stcp/addr/%d", prefix, q);
     void *val = NULL;
-    int rc = get_by(store, key, deadline, &val);
+    int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "tcp/addr/%d", q);
+    if (rc) return rc;
+    rc = get_by(store, key, deadline, &val);
     if (rc == COLL_ETIMEDOUT) {
         snprintf(err, errlen,
                  "tcp transport rank %d: rank %d did not publish its address within %.1f s "
@@ -330,10 +331,13 @@ int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
     /* Accepted sockets inherit the buffer sizes, set before the handshake sizes the window. */
     if (sockbuf > 0) coll_sock_set_buffers(lfd, sockbuf);
     char key[256], addr[300];
-    snprintf(key, sizeof key, "%stcp/addr/%d", prefix, rank);
     int alen = snprintf(addr, sizeof addr, "%s:%d", host, coll_sock_port(lfd));
-    int rc = coll_store_set(store, key, addr, (size_t)alen);
+    int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "tcp/addr/%d", rank);
     if (rc) {
+        close(lfd);
+        return rc;
+    }
+    if ((rc = coll_store_set(store, key, addr, (size_t)alen))) {
         snprintf(err, errlen, "tcp transport rank %d: publishing store key %s: %s", rank, key,
                  store->errmsg[0] ? store->errmsg : coll_strerror(rc));
         close(lfd);
