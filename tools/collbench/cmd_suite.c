@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +30,7 @@
 #include "cli_common.h"
 #include "cli_mpirun.h"
 #include "suite.h"
+#include "train/train_blas.h"
 
 #define EXIT_WRONG 1
 #define MAX_BACKENDS 8
@@ -429,79 +429,25 @@ static int plan(suite *s)
     return 0;
 }
 
-/* `collbench CMD --help` into buf: how the train and report commands present,
- * whatever state they are in. Returns its exit code. */
-static int help_of(const suite *s, const char *cmd, char *buf, size_t len)
-{
-    int fd[2], status = 0;
-    size_t used = 0;
-    buf[0] = '\0';
-    if (pipe(fd) != 0) return -1;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd[1], STDOUT_FILENO);
-        dup2(fd[1], STDERR_FILENO);
-        close(fd[0]);
-        close(fd[1]);
-        execl(s->exe, s->exe, cmd, "--help", (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    if (pid < 0) return close(fd[0]), -1;
-    for (ssize_t n; (n = read(fd[0], buf + used, len - 1 - used)) != 0;) {
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) break;
-        used += (size_t)n;
-        if (used == len - 1) { /* help longer than the buffer: drop the rest */
-            char skip[512];
-            while (read(fd[0], skip, sizeof skip) > 0) {
-            }
-            break;
-        }
-    }
-    buf[used] = '\0';
-    close(fd[0]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
-}
-
-static int mentions(const char *help, const char *flag)
-{
-    for (const char *p = strstr(help, flag); p; p = strstr(p + 1, flag)) {
-        char after = p[strlen(flag)];
-        char before = p == help ? ' ' : p[-1];
-        if ((before == ' ' || before == ',' || before == '\t' || before == '[') &&
-            (after == ' ' || after == ',' || after == '=' || after == '\0' || after == '\n' || after == ']'))
-            return 1;
-    }
-    return 0;
-}
-
-/* The training benchmark's default comparison, with the flags its --help offers. */
+/* The training benchmark's default comparison. Its flags are train_options.c's
+ * (linked in); whether it can run here is train_blas.h's answer, the same one
+ * `collbench train` exits 4 on. */
 static int fill_train(suite *s, suite_step *st)
 {
-    char help[16384];
-    int rc = help_of(s, "train", help, sizeof help);
-    if (rc == EXIT_UNAVAILABLE || rc == 127) {
+    if (!train_blas_available()) {
         st->unavailable = 1;
-        char *nl = strchr(help, '\n');
-        if (nl) *nl = '\0';
-        snprintf(st->note, sizeof st->note, "%s", *help ? help : "collbench train is not available");
+        snprintf(st->note, sizeof st->note, "collbench train: " TRAIN_BLAS_MISSING);
         return -1;
     }
     suite_step_arg(st, "train");
-    if (mentions(help, "--csv")) suite_step_arg(st, "--csv"), suite_step_arg(st, "%s", s->training);
+    suite_step_arg(st, "--csv"), suite_step_arg(st, "%s", s->training);
 #ifdef COLL_HAVE_JANSSON
-    if (mentions(help, "-J")) suite_step_arg(st, "-J"), suite_step_arg(st, "%s", s->json);
-    else if (mentions(help, "--json")) suite_step_arg(st, "--json"), suite_step_arg(st, "%s", s->json);
+    suite_step_arg(st, "-J"), suite_step_arg(st, "%s", s->json);
 #endif
-    if (s->o.quick && mentions(help, "--quick")) suite_step_arg(st, "--quick");
+    if (s->o.quick) suite_step_arg(st, "--quick");
     /* One batch size, the seeds' 64: the modes x ranks comparison is the
      * question; batch sweeps tripled the step (collbench train sweeps them). */
-    else if (mentions(help, "--batch-sizes")) suite_step_arg(st, "--batch-sizes"), suite_step_arg(st, "64");
+    else suite_step_arg(st, "--batch-sizes"), suite_step_arg(st, "64");
     return 0;
 }
 
