@@ -2,7 +2,7 @@
  * handler per flag, then a finishing pass for what depends on several flags
  * (the size sweep, dtype/op pairs, sizes against dtype sizes). */
 #include "bench/bench_options.h"
-#include "bench/flag_split.h"
+#include "bench/opt_table.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,142 +31,72 @@ typedef struct raw_opts {
     char dtypes[128], ops[64];
 } raw_opts;
 
-typedef struct parse_ctx {
+/* What the handlers see through bench_opt_ctx.user. */
+typedef struct parse_state {
     bench_options *o;
     raw_opts raw;
-    const char *flag; /* as the user typed it, for messages */
-    char *err;
-    size_t errlen;
-} parse_ctx;
+} parse_state;
 
-static int fail(parse_ctx *c, const char *fmt, ...)
-{
-    int n = snprintf(c->err, c->errlen, "%s: ", c->flag);
-    if (n >= 0 && (size_t)n < c->errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return COLL_EINVAL;
-}
-
-/* ---- value parsers ---- */
-
-static int parse_long(parse_ctx *c, const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (*v == '\0' || *end != '\0' || errno == ERANGE)
-        return fail(c, "'%s' is not an integer", v);
-    if (x < lo || x > hi) {
-        if (lo == 1 && x < 1) return fail(c, "'%s' is not a positive integer", v);
-        if (lo == 0 && x < 0) return fail(c, "'%s' must not be negative", v);
-        return fail(c, "%ld is out of range [%ld, %ld]", x, lo, hi);
-    }
-    *out = x;
-    return 0;
-}
-
-static int parse_int(parse_ctx *c, const char *v, long lo, long hi, int *out)
-{
-    long x = 0;
-    int rc = parse_long(c, v, lo, hi, &x);
-    if (rc == 0) *out = (int)x;
-    return rc;
-}
-
-static int parse_seconds(parse_ctx *c, const char *v, int allow_zero, double *out)
-{
-    char *end;
-    double x = strtod(v, &end);
-    if (*v == '\0' || *end != '\0' || !isfinite(x))
-        return fail(c, "'%s' is not a number of seconds", v);
-    if (x < 0 || (x == 0 && !allow_zero))
-        return fail(c, "'%s' must be %s", v, allow_zero ? "0 or more" : "more than 0");
-    *out = x;
-    return 0;
-}
-
-static int parse_positive_size(parse_ctx *c, const char *v, uint64_t *out)
-{
-    char why[128];
-    if (bench_parse_size(v, out, why, sizeof why) != 0) return fail(c, "%s", why);
-    if (*out == 0) return fail(c, "'%s': a size must be at least 1 byte", v);
-    return 0;
-}
-
-static int copy_text(parse_ctx *c, const char *v, char *dst, size_t len)
-{
-    if (strlen(v) >= len) return fail(c, "'%s' is too long", v);
-    memcpy(dst, v, strlen(v) + 1);
-    return 0;
-}
+#define ST(c) ((parse_state *)(c)->user)
+#define fail bench_opt_fail
 
 /* ---- one handler per flag ---- */
 
-static int on_minbytes(parse_ctx *c, const char *v)
+static int on_minbytes(bench_opt_ctx *c, const char *v)
 {
-    c->raw.have_b = 1;
-    return parse_positive_size(c, v, &c->raw.minbytes);
+    ST(c)->raw.have_b = 1;
+    return bench_opt_size(c, v, &ST(c)->raw.minbytes);
 }
-static int on_maxbytes(parse_ctx *c, const char *v)
+static int on_maxbytes(bench_opt_ctx *c, const char *v)
 {
-    c->raw.have_e = 1;
-    return parse_positive_size(c, v, &c->raw.maxbytes);
+    ST(c)->raw.have_e = 1;
+    return bench_opt_size(c, v, &ST(c)->raw.maxbytes);
 }
-static int on_stepfactor(parse_ctx *c, const char *v)
+static int on_stepfactor(bench_opt_ctx *c, const char *v)
 {
-    c->raw.have_f = 1;
-    return parse_long(c, v, 2, 1 << 20, &c->raw.stepfactor);
+    ST(c)->raw.have_f = 1;
+    return bench_opt_long(c, v, 2, 1 << 20, &ST(c)->raw.stepfactor);
 }
-static int on_stepbytes(parse_ctx *c, const char *v)
+static int on_stepbytes(bench_opt_ctx *c, const char *v)
 {
-    c->raw.have_i = 1;
-    return parse_positive_size(c, v, &c->raw.stepbytes);
+    ST(c)->raw.have_i = 1;
+    return bench_opt_size(c, v, &ST(c)->raw.stepbytes);
 }
-static int on_sizes(parse_ctx *c, const char *v)
+static int on_sizes(bench_opt_ctx *c, const char *v)
 {
     char why[128];
-    free(c->raw.sizes);
-    c->raw.sizes = NULL;
-    c->raw.have_sizes = 1;
-    if (bench_parse_size_list(v, &c->raw.sizes, &c->raw.nsizes, why, sizeof why) != 0)
+    free(ST(c)->raw.sizes);
+    ST(c)->raw.sizes = NULL;
+    ST(c)->raw.have_sizes = 1;
+    if (bench_parse_size_list(v, &ST(c)->raw.sizes, &ST(c)->raw.nsizes, why, sizeof why) != 0)
         return fail(c, "%s", why);
-    for (size_t i = 0; i < c->raw.nsizes; i++)
-        if (c->raw.sizes[i] == 0) return fail(c, "'%s': a size must be at least 1 byte", v);
-    if (c->raw.nsizes > BENCH_MAX_SIZES) return fail(c, "more than %d sizes", BENCH_MAX_SIZES);
+    for (size_t i = 0; i < ST(c)->raw.nsizes; i++)
+        if (ST(c)->raw.sizes[i] == 0) return fail(c, "'%s': a size must be at least 1 byte", v);
+    if (ST(c)->raw.nsizes > BENCH_MAX_SIZES) return fail(c, "more than %d sizes", BENCH_MAX_SIZES);
     return 0;
 }
-static int on_iters(parse_ctx *c, const char *v) { return parse_int(c, v, 1, 1 << 24, &c->o->iters); }
-static int on_warmup(parse_ctx *c, const char *v) { return parse_int(c, v, 0, 1 << 24, &c->o->warmup); }
-static int on_check(parse_ctx *c, const char *v) { return parse_int(c, v, 0, 1 << 24, &c->o->check); }
-static int on_root(parse_ctx *c, const char *v) { return parse_int(c, v, 0, MAX_PROCS - 1, &c->o->root); }
-static int on_dtype(parse_ctx *c, const char *v) { return copy_text(c, v, c->raw.dtypes, sizeof c->raw.dtypes); }
-static int on_op(parse_ctx *c, const char *v) { return copy_text(c, v, c->raw.ops, sizeof c->raw.ops); }
-static int on_timeout(parse_ctx *c, const char *v) { return parse_seconds(c, v, 0, &c->o->timeout_s); }
-static int on_budget(parse_ctx *c, const char *v) { return parse_seconds(c, v, 1, &c->o->time_budget_s); }
-static int on_duration(parse_ctx *c, const char *v)
+static int on_iters(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, 1 << 24, &ST(c)->o->iters); }
+static int on_warmup(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 0, 1 << 24, &ST(c)->o->warmup); }
+static int on_check(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 0, 1 << 24, &ST(c)->o->check); }
+static int on_root(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 0, MAX_PROCS - 1, &ST(c)->o->root); }
+static int on_dtype(bench_opt_ctx *c, const char *v) { return bench_opt_text(c, v, ST(c)->raw.dtypes, sizeof ST(c)->raw.dtypes); }
+static int on_op(bench_opt_ctx *c, const char *v) { return bench_opt_text(c, v, ST(c)->raw.ops, sizeof ST(c)->raw.ops); }
+static int on_timeout(bench_opt_ctx *c, const char *v) { return bench_opt_double(c, v, 0, 1, INFINITY, 0, &ST(c)->o->timeout_s); }
+static int on_budget(bench_opt_ctx *c, const char *v) { return bench_opt_double(c, v, 0, 0, INFINITY, 0, &ST(c)->o->time_budget_s); }
+static int on_duration(bench_opt_ctx *c, const char *v)
 {
-    if (bench_parse_duration(v, &c->o->duration_s) != 0)
+    if (bench_parse_duration(v, &ST(c)->o->duration_s) != 0)
         return fail(c, "'%s' is not a duration (seconds, or a number with s, m or h: 60s, 10m, 1h)", v);
     return 0;
 }
-static int file_name(parse_ctx *c, const char *v, const char **out)
-{
-    if (*v == '\0') return fail(c, "empty file name");
-    *out = v;
-    return 0;
-}
-static int on_json(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->json_path); }
-static int on_csv(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->csv_path); }
-static int on_per_iter(parse_ctx *c, const char *v) { return file_name(c, v, &c->o->per_iter_path); }
+static int on_json(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &ST(c)->o->json_path); }
+static int on_csv(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &ST(c)->o->csv_path); }
+static int on_per_iter(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &ST(c)->o->per_iter_path); }
 /* env://, tcp://host:port (port 1-65535) or file:///path, as in torch.distributed. */
-static int on_init_method(parse_ctx *c, const char *v)
+static int on_init_method(bench_opt_ctx *c, const char *v)
 {
     if (strcmp(v, "env://") == 0) {
-        c->o->init_method = v;
+        ST(c)->o->init_method = v;
         return 0;
     }
     if (strncmp(v, "tcp://", 6) == 0) {
@@ -178,46 +108,37 @@ static int on_init_method(parse_ctx *c, const char *v)
         long port = strtol(colon + 1, &end, 10);
         if (colon[1] == '\0' || *end != '\0' || errno == ERANGE || port < 1 || port > 65535)
             return fail(c, "'%s': the port must be a number from 1 to 65535", v);
-        c->o->init_method = v;
+        ST(c)->o->init_method = v;
         return 0;
     }
     if (strncmp(v, "file://", 7) == 0) {
         if (v[7] == '\0') return fail(c, "'%s': expected file:///path", v);
-        c->o->init_method = v;
+        ST(c)->o->init_method = v;
         return 0;
     }
     return fail(c, "'%s' is not an init method (env://, tcp://host:port, file:///path)", v);
 }
 /* The launcher pins the ranks it starts from $COLL_BIND (bootstrap/bind.h). */
-static int on_bind(parse_ctx *c, const char *v)
+static int on_bind(bench_opt_ctx *c, const char *v)
 {
     coll_bind_mode m;
     if (coll_bind_parse(v, &m) != COLL_OK) return fail(c, "'%s' is not core or none", v);
     setenv(COLL_ENV_BIND, coll_bind_name(m), 1);
     return 0;
 }
-static int on_quiet(parse_ctx *c, const char *v) { (void)v; c->o->quiet = 1; return 0; }
-static int on_same_ranks(parse_ctx *c, const char *v) { (void)v; c->o->same_ranks = 1; return 0; }
+static int on_quiet(bench_opt_ctx *c, const char *v) { (void)v; ST(c)->o->quiet = 1; return 0; }
+static int on_same_ranks(bench_opt_ctx *c, const char *v) { (void)v; ST(c)->o->same_ranks = 1; return 0; }
 /* An environment variable, so that the ranks this process launches see it too. */
-static int on_insecure(parse_ctx *c, const char *v)
+static int on_insecure(bench_opt_ctx *c, const char *v)
 {
     (void)c, (void)v;
     return setenv("COLL_INSECURE", "1", 1) == 0 ? 0 : COLL_ESYS;
 }
-static int on_verbose(parse_ctx *c, const char *v) { (void)v; c->o->verbose = 1; return 0; }
-static int on_help(parse_ctx *c, const char *v) { (void)c; (void)v; return BENCH_OPTIONS_HELP; }
+static int on_verbose(bench_opt_ctx *c, const char *v) { (void)v; ST(c)->o->verbose = 1; return 0; }
 
-static int on_procs(parse_ctx *c, const char *v)
+static int on_procs(bench_opt_ctx *c, const char *v)
 {
-    char why[128];
-    free(c->o->procs);
-    c->o->procs = NULL;
-    if (bench_parse_int_list(v, &c->o->procs, &c->o->nprocs, why, sizeof why) != 0)
-        return fail(c, "%s", why);
-    for (size_t i = 0; i < c->o->nprocs; i++)
-        if (c->o->procs[i] > MAX_PROCS)
-            return fail(c, "%d processes is more than %d", c->o->procs[i], MAX_PROCS);
-    return 0;
+    return bench_opt_procs(c, v, MAX_PROCS, &ST(c)->o->procs, &ST(c)->o->nprocs);
 }
 
 static void list_backends(char *buf, size_t len)
@@ -235,80 +156,63 @@ static void free_backends(bench_options *o)
     o->nbackends = 0;
 }
 
-static int on_backend(parse_ctx *c, const char *v)
+static int on_backend(bench_opt_ctx *c, const char *v)
 {
     char *copy = strdup(v), *save = NULL, known[128];
     if (!copy) return fail(c, "out of memory");
-    free_backends(c->o);
+    free_backends(ST(c)->o);
     int rc = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
         if (!coll__backend_known(tok)) {
             list_backends(known, sizeof known);
             rc = fail(c, "unknown backend '%s' (known: %s)", tok, known);
-        } else if (c->o->nbackends == BENCH_MAX_BACKENDS) {
+        } else if (ST(c)->o->nbackends == BENCH_MAX_BACKENDS) {
             rc = fail(c, "more than %d backends", BENCH_MAX_BACKENDS);
         } else {
-            c->o->backends[c->o->nbackends++] = strdup(tok);
+            ST(c)->o->backends[ST(c)->o->nbackends++] = strdup(tok);
         }
     }
-    if (rc == 0 && c->o->nbackends == 0) rc = fail(c, "no backend in '%s'", v);
+    if (rc == 0 && ST(c)->o->nbackends == 0) rc = fail(c, "no backend in '%s'", v);
     free(copy);
     return rc;
 }
 
-static int on_algo(parse_ctx *c, const char *v)
+static int on_algo(bench_opt_ctx *c, const char *v)
 {
-    if (strcmp(v, "auto") != 0 && !coll_algo_supported(c->o->coll->name, v)) {
-        const char *names = coll_algo_names(c->o->coll->name);
-        return fail(c, "'%s' is not an algorithm of %s (%s)", v, c->o->coll->name,
+    if (strcmp(v, "auto") != 0 && !coll_algo_supported(ST(c)->o->coll->name, v)) {
+        const char *names = coll_algo_names(ST(c)->o->coll->name);
+        return fail(c, "'%s' is not an algorithm of %s (%s)", v, ST(c)->o->coll->name,
                     names && *names ? names : "auto");
     }
-    return copy_text(c, v, c->o->algo, sizeof c->o->algo);
+    return bench_opt_text(c, v, ST(c)->o->algo, sizeof ST(c)->o->algo);
 }
 
-static int on_device(parse_ctx *c, const char *v)
+static int on_device(bench_opt_ctx *c, const char *v)
 {
     if (strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0)
         return fail(c, "'%s' is not a device (cpu, cuda)", v);
-    return copy_text(c, v, c->o->device, sizeof c->o->device);
+    return bench_opt_text(c, v, ST(c)->o->device, sizeof ST(c)->o->device);
 }
 
-static int on_inplace(parse_ctx *c, const char *v)
+static int on_inplace(bench_opt_ctx *c, const char *v)
 {
     if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0 && strcmp(v, "2") != 0)
         return fail(c, "'%s' is not 0 (out-of-place), 1 (in-place) or 2 (both)", v);
-    c->o->inplace = v[0] - '0';
+    ST(c)->o->inplace = v[0] - '0';
     return 0;
 }
 
-static int on_buffers(parse_ctx *c, const char *v)
+static int on_buffers(bench_opt_ctx *c, const char *v)
 {
     if (strcmp(v, "coll") != 0 && strcmp(v, "malloc") != 0)
         return fail(c, "'%s' is not a buffer kind (malloc, coll)", v);
-    c->o->buffers_given = 1;
-    return copy_text(c, v, c->o->buffers, sizeof c->o->buffers);
+    ST(c)->o->buffers_given = 1;
+    return bench_opt_text(c, v, ST(c)->o->buffers, sizeof ST(c)->o->buffers);
 }
 
-static int on_seed(parse_ctx *c, const char *v)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 0);
-    if (*v == '\0' || *v == '-' || *end != '\0' || errno == ERANGE)
-        return fail(c, "'%s' is not a non-negative integer", v);
-    c->o->seed = x;
-    return 0;
-}
+static int on_seed(bench_opt_ctx *c, const char *v) { return bench_opt_u64(c, v, &ST(c)->o->seed); }
 
-typedef struct opt_def {
-    char shortname;        /* 0: long only */
-    const char *longname;
-    const char *metavar;   /* NULL: takes no value */
-    int (*fn)(parse_ctx *c, const char *value);
-    const char *help;
-} opt_def;
-
-static const opt_def opt_table[] = {
+static const bench_opt opt_table[] = {
     {'b', "minbytes", "SIZE", on_minbytes, "smallest size (K/M/G = powers of 1024)"},
     {'e', "maxbytes", "SIZE", on_maxbytes, "largest size"},
     {'f', "stepfactor", "N", on_stepfactor, "multiply the size by N between -b and -e (default 2)"},
@@ -346,38 +250,13 @@ static const opt_def opt_table[] = {
      "instead of one per backend); mpi still runs under its own mpirun"},
     {'q', "quiet", NULL, on_quiet, "print nothing but errors"},
     {'v', "verbose", NULL, on_verbose, "add min/p50/p99/max columns"},
-    {'h', "help", NULL, on_help, "this help"},
+    {'h', "help", NULL, bench_opt_help, "this help"},
 };
-#define N_OPTS (sizeof opt_table / sizeof opt_table[0])
-
-/* The definition matching arg ("-n", "-n5", "--iters", "--iters=5"), with
- * *inline_value set when the value is glued on. */
-static const opt_def *find_opt(const char *arg, const char **inline_value)
-{
-    *inline_value = NULL;
-    if (arg[0] != '-' || arg[1] == '\0') return NULL;
-    if (arg[1] == '-') {
-        const char *name = arg + 2, *eq = strchr(name, '=');
-        size_t len = eq ? (size_t)(eq - name) : strlen(name);
-        for (size_t i = 0; i < N_OPTS; i++)
-            if (strlen(opt_table[i].longname) == len && strncmp(opt_table[i].longname, name, len) == 0) {
-                *inline_value = eq ? eq + 1 : NULL;
-                return &opt_table[i];
-            }
-        return NULL;
-    }
-    for (size_t i = 0; i < N_OPTS; i++)
-        if (opt_table[i].shortname == arg[1]) {
-            if (arg[2] != '\0' && !opt_table[i].metavar) return NULL; /* "-qx" */
-            *inline_value = arg[2] ? arg + 2 : NULL;
-            return &opt_table[i];
-        }
-    return NULL;
-}
+#define N_OPTS BENCH_OPT_COUNT(opt_table)
 
 /* ---- finishing pass ---- */
 
-static int push_size(parse_ctx *c, uint64_t **v, size_t *n, uint64_t s)
+static int push_size(bench_opt_ctx *c, uint64_t **v, size_t *n, uint64_t s)
 {
     if (*n == BENCH_MAX_SIZES) return fail(c, "the sweep has more than %d sizes", BENCH_MAX_SIZES);
     uint64_t *grown = realloc(*v, (*n + 1) * sizeof **v);
@@ -387,16 +266,16 @@ static int push_size(parse_ctx *c, uint64_t **v, size_t *n, uint64_t s)
     return 0;
 }
 
-static int build_sweep(parse_ctx *c)
+static int build_sweep(bench_opt_ctx *c)
 {
-    raw_opts *r = &c->raw;
+    raw_opts *r = &ST(c)->raw;
     uint64_t b = r->have_b ? r->minbytes : r->maxbytes, e = r->have_e ? r->maxbytes : r->minbytes;
     c->flag = r->have_b ? "-b" : "-e";
     if (b > e) return fail(c, "the smallest size (%llu) is larger than -e (%llu)",
                            (unsigned long long)b, (unsigned long long)e);
     c->flag = r->have_i ? "-i" : "-f";
     for (uint64_t s = b; s <= e;) {
-        int rc = push_size(c, &c->o->sizes, &c->o->nsizes, s);
+        int rc = push_size(c, &ST(c)->o->sizes, &ST(c)->o->nsizes, s);
         if (rc) return rc;
         uint64_t next = r->have_i ? s + r->stepbytes : s * (uint64_t)(r->have_f ? r->stepfactor : 2);
         if (next <= s) break; /* overflow */
@@ -405,9 +284,9 @@ static int build_sweep(parse_ctx *c)
     return 0;
 }
 
-static int finish_sizes(parse_ctx *c)
+static int finish_sizes(bench_opt_ctx *c)
 {
-    raw_opts *r = &c->raw;
+    raw_opts *r = &ST(c)->raw;
     int stepped = r->have_b || r->have_e;
     if (r->have_f && r->have_i) return c->flag = "-i", fail(c, "cannot be combined with -f");
     if (r->have_sizes && (stepped || r->have_f || r->have_i))
@@ -415,18 +294,18 @@ static int finish_sizes(parse_ctx *c)
     if (!stepped && (r->have_f || r->have_i))
         return c->flag = r->have_f ? "-f" : "-i", fail(c, "needs -b and/or -e");
     if (!stepped && !r->have_sizes) return 0; /* defaults stay */
-    free(c->o->sizes);
-    c->o->sizes = NULL;
-    c->o->nsizes = 0;
+    free(ST(c)->o->sizes);
+    ST(c)->o->sizes = NULL;
+    ST(c)->o->nsizes = 0;
     if (stepped) return build_sweep(c);
-    c->o->sizes = r->sizes;
-    c->o->nsizes = r->nsizes;
+    ST(c)->o->sizes = r->sizes;
+    ST(c)->o->nsizes = r->nsizes;
     r->sizes = NULL;
     return 0;
 }
 
 /* Each comma-separated name of list ("all" for every one) through parse. */
-static int parse_name_list(parse_ctx *c, const char *what, const char *list, int count,
+static int parse_name_list(bench_opt_ctx *c, const char *what, const char *list, int count,
                            int (*parse)(const char *, int *), int *out, int *n, int *all)
 {
     char copy[128], *save = NULL;
@@ -462,53 +341,53 @@ static int op_parse_int(const char *s, int *out)
     return rc;
 }
 
-static int finish_pairs(parse_ctx *c)
+static int finish_pairs(bench_opt_ctx *c)
 {
     int dts[COLL_DTYPE_COUNT], ops[COLL_OP_COUNT], ndt, nop, dt_all, op_all, rc;
     c->flag = "-d";
-    if ((rc = parse_name_list(c, "dtype", c->raw.dtypes, COLL_DTYPE_COUNT, dtype_parse_int, dts, &ndt, &dt_all)))
+    if ((rc = parse_name_list(c, "dtype", ST(c)->raw.dtypes, COLL_DTYPE_COUNT, dtype_parse_int, dts, &ndt, &dt_all)))
         return rc;
     c->flag = "-o";
-    if ((rc = parse_name_list(c, "op", c->raw.ops, COLL_OP_COUNT, op_parse_int, ops, &nop, &op_all)))
+    if ((rc = parse_name_list(c, "op", ST(c)->raw.ops, COLL_OP_COUNT, op_parse_int, ops, &nop, &op_all)))
         return rc;
-    c->o->npairs = 0;
+    ST(c)->o->npairs = 0;
     for (int i = 0; i < ndt; i++) {
-        if (!c->o->coll->has_op) { /* -o is checked above but means nothing here */
-            c->o->pairs[c->o->npairs++] = (bench_pair){(coll_dtype)dts[i], BENCH_OP_NONE};
+        if (!ST(c)->o->coll->has_op) { /* -o is checked above but means nothing here */
+            ST(c)->o->pairs[ST(c)->o->npairs++] = (bench_pair){(coll_dtype)dts[i], BENCH_OP_NONE};
             continue;
         }
         for (int j = 0; j < nop; j++) {
             if (coll_op_valid((coll_dtype)dts[i], (coll_op)ops[j]) == COLL_OK)
-                c->o->pairs[c->o->npairs++] = (bench_pair){(coll_dtype)dts[i], ops[j]};
+                ST(c)->o->pairs[ST(c)->o->npairs++] = (bench_pair){(coll_dtype)dts[i], ops[j]};
             else if (!dt_all && !op_all)
                 return fail(c, "%s is not defined for %s (-d); avg needs a floating-point dtype",
                             coll_op_name((coll_op)ops[j]), coll_dtype_name((coll_dtype)dts[i]));
         }
     }
-    if (c->o->npairs == 0) return fail(c, "no valid dtype/op pair in -d %s -o %s", c->raw.dtypes, c->raw.ops);
+    if (ST(c)->o->npairs == 0) return fail(c, "no valid dtype/op pair in -d %s -o %s", ST(c)->raw.dtypes, ST(c)->raw.ops);
     return 0;
 }
 
 /* Every size must hold whole elements of every dtype it runs with. */
-static int finish_size_multiples(parse_ctx *c)
+static int finish_size_multiples(bench_opt_ctx *c)
 {
-    if (!c->o->coll->moves_data) return 0;
-    c->flag = c->raw.have_sizes ? "--sizes" : "-b/-e";
-    for (size_t i = 0; i < c->o->nsizes; i++)
-        for (size_t j = 0; j < c->o->npairs; j++) {
-            size_t esz = coll_dtype_size(c->o->pairs[j].dtype);
-            if (c->o->sizes[i] % esz != 0)
+    if (!ST(c)->o->coll->moves_data) return 0;
+    c->flag = ST(c)->raw.have_sizes ? "--sizes" : "-b/-e";
+    for (size_t i = 0; i < ST(c)->o->nsizes; i++)
+        for (size_t j = 0; j < ST(c)->o->npairs; j++) {
+            size_t esz = coll_dtype_size(ST(c)->o->pairs[j].dtype);
+            if (ST(c)->o->sizes[i] % esz != 0)
                 return fail(c, "%llu bytes is not a multiple of the %s size (%zu)",
-                            (unsigned long long)c->o->sizes[i],
-                            coll_dtype_name(c->o->pairs[j].dtype), esz);
+                            (unsigned long long)ST(c)->o->sizes[i],
+                            coll_dtype_name(ST(c)->o->pairs[j].dtype), esz);
         }
     return 0;
 }
 
 /* --nnodes turns on the multi-host launcher; its companions mean nothing without it. */
-static int finish_multinode(parse_ctx *c)
+static int finish_multinode(bench_opt_ctx *c)
 {
-    bench_options *o = c->o;
+    bench_options *o = ST(c)->o;
     if (bench_multinode_finish(&o->mn, MAX_PROCS, c->err, c->errlen)) return COLL_EINVAL;
     if (!o->mn.nnodes) return 0;
     o->procs[0] = o->mn.nproc_per_node; /* -P means the ranks of this host */
@@ -517,9 +396,9 @@ static int finish_multinode(parse_ctx *c)
 }
 
 /* --device cuda buffers are cudaMalloc'd: a host kind would be a false label. */
-static int finish_buffers(parse_ctx *c)
+static int finish_buffers(bench_opt_ctx *c)
 {
-    bench_options *o = c->o;
+    bench_options *o = ST(c)->o;
     if (strcmp(o->device, "cuda") != 0) return 0;
     if (o->buffers_given) {
         c->flag = "--buffers";
@@ -530,7 +409,7 @@ static int finish_buffers(parse_ctx *c)
     return 0;
 }
 
-static int finish(parse_ctx *c)
+static int finish(bench_opt_ctx *c)
 {
     int rc = finish_sizes(c);
     if (rc == 0) rc = finish_buffers(c);
@@ -568,57 +447,23 @@ int bench_options_defaults(bench_options *o, const bench_coll *coll)
     return 0;
 }
 
-static int parse_one(parse_ctx *c, int argc, char **argv, int *i)
-{
-    const char *arg = argv[*i], *value;
-    const opt_def *d = find_opt(arg, &value);
-    c->flag = arg;
-    if (!d && bench_multinode_is_flag(arg)) { /* the multi-host flags (multinode_opts.c) */
-        char flag[40];
-        const char *v;
-        if (bench_flag_split(argc, argv, i, flag, sizeof flag, &v, c->err, c->errlen) ||
-            bench_multinode_flag(&c->o->mn, flag, v, c->err, c->errlen) < 0)
-            return COLL_EINVAL;
-        return 0;
-    }
-    if (!d) {
-        if (arg[0] == '-') return fail(c, "unknown flag (see --help)");
-        snprintf(c->err, c->errlen, "unexpected argument '%s' (see --help)", arg);
-        return COLL_EINVAL;
-    }
-    if (!d->metavar) {
-        if (value) return fail(c, "takes no value");
-        return d->fn(c, NULL);
-    }
-    if (!value) {
-        if (*i + 1 >= argc) return fail(c, "missing value (%s)", d->metavar);
-        value = argv[++*i];
-    }
-    /* "-b" rather than "-b1M", "--minbytes" rather than "--minbytes=1M" in messages */
-    char flag[40];
-    if (arg[1] != '-') snprintf(flag, sizeof flag, "-%c", d->shortname);
-    else snprintf(flag, sizeof flag, "--%s", d->longname);
-    c->flag = flag;
-    int rc = d->fn(c, value);
-    c->flag = arg;
-    return rc;
-}
-
 int bench_options_parse(bench_options *o, const bench_coll *coll, int argc, char **argv,
                         char *err, size_t errlen)
 {
-    parse_ctx c = {.o = o, .err = err, .errlen = errlen};
+    parse_state st = {.o = o};
+    bench_opt_ctx c = {.table = opt_table, .n = N_OPTS, .user = &st, .err = err, .errlen = errlen,
+                       .mn = &o->mn};
     int rc = bench_options_defaults(o, coll);
     if (rc) return snprintf(err, errlen, "out of memory"), rc;
-    snprintf(c.raw.dtypes, sizeof c.raw.dtypes, "float32");
-    snprintf(c.raw.ops, sizeof c.raw.ops, "sum");
-    for (int i = 1; i < argc && rc == 0; i++) rc = parse_one(&c, argc, argv, &i);
+    snprintf(st.raw.dtypes, sizeof st.raw.dtypes, "float32");
+    snprintf(st.raw.ops, sizeof st.raw.ops, "sum");
+    rc = bench_opt_parse(&c, argc, argv);
     if (rc == 0) rc = finish(&c);
     if (rc == 0 && o->inplace != 0 && !coll->has_inplace) {
         c.flag = "--inplace";
         rc = fail(&c, "%s has no in-place form; use --inplace 0", coll->name);
     }
-    free(c.raw.sizes);
+    free(st.raw.sizes);
     return rc;
 }
 
@@ -634,17 +479,7 @@ void bench_options_free(bench_options *o)
 void bench_options_usage(FILE *f, const bench_coll *coll)
 {
     fprintf(f, "usage: collbench %s [options]\n%s.\n\noptions:\n", coll->name, coll->help);
-    for (size_t i = 0; i < N_OPTS; i++) {
-        char left[48];
-        const opt_def *d = &opt_table[i];
-        if (d->shortname)
-            snprintf(left, sizeof left, "-%c, --%s%s%s", d->shortname, d->longname,
-                     d->metavar ? " " : "", d->metavar ? d->metavar : "");
-        else
-            snprintf(left, sizeof left, "    --%s%s%s", d->longname, d->metavar ? " " : "",
-                     d->metavar ? d->metavar : "");
-        fprintf(f, "  %-30s %s\n", left, d->help);
-    }
+    bench_opt_usage(f, opt_table, N_OPTS, 30);
     bench_multinode_usage(f, 30);
     const char *algos = coll_algo_names(coll->name);
     fprintf(f, "\nalgorithms of %s: %s\n", coll->name, algos && *algos ? algos : "auto");

@@ -10,13 +10,14 @@
 
 #include "bench/bench_coll.h"
 #include "bench/multinode_opts.h"
+#include "bench/opt_table.h"
 #include "coll.h"
 
 #define BENCH_MAX_SIZES 4096
 #define BENCH_MAX_BACKENDS 8
 
 /* bench_options_parse's return when -h/--help was given (usage printed by caller). */
-#define BENCH_OPTIONS_HELP 1
+#define BENCH_OPTIONS_HELP BENCH_OPT_HELP
 
 /* One dtype/op pair to run (op is BENCH_OP_NONE for collectives without one). */
 typedef struct bench_pair {

@@ -3,54 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/flag_split.h"
+#include "bench/opt_table.h"
 #include "coll.h"
 #include "core/errbuf.h"
 #include "train/train_memory.h"
-
-void train_options_usage(FILE *f)
-{
-    fprintf(f,
-        "usage: collbench train [options]\n"
-        "Data-parallel training on synthetic data: step time, compute vs exposed\n"
-        "communication, samples/s, scaling efficiency and memory, per mode.\n\n"
-        "model:\n"
-        "      --model mlp|cnn       (mlp)\n"
-        "      --hidden LIST         hidden widths (mlp 2048,2048; cnn: linear layers, 512)\n"
-        "      --input N             mlp input features (1024)\n"
-        "      --channels LIST       cnn conv+ReLU+pool stages (32,64,128)\n"
-        "      --image N             cnn image side, 3 channels (32)\n"
-        "      --classes N           (10)\n"
-        "training:\n"
-        "      --mode LIST           single,allreduce-sync,ddp,ps,local-sgd[:K]\n"
-        "                            (single,allreduce-sync,ddp,ps); single runs at 1 process,\n"
-        "                            the others at every other count of -P\n"
-        "      --batch-sizes LIST    samples per rank per step (32,64,128)\n"
-        "      --global-batch N      split N samples over the ranks instead\n"
-        "      --bucket-mb LIST      ddp bucket sizes, MiB (25); first bucket --first-bucket-mb (1)\n"
-        "      --compress LIST       ddp: none|fp16|bf16|topk:RATIO (none)\n"
-        "      --steps N             timed steps (20), after --warmup N (3)\n"
-        "      --compute-steps N     forward+backward passes alone between the timed steps,\n"
-        "                            for the compute time (10)\n"
-        "      --lr X --momentum X   SGD (0.01, 0.9)\n"
-        "      --seed N              data, teacher and weights (1)\n"
-        "      --check-every K       parameter hash across ranks every K steps (10)\n"
-        "      --blas-threads N      OpenBLAS threads per rank (1)\n"
-        "      --inject-nan STEP     testing: rank 0's input gets a NaN at STEP\n"
-        "run:\n"
-        "  -P, --procs LIST          process counts (1,2,4)\n"
-        "      --backend LIST        backends (default: auto if available, else tcp)\n"
-        "  -T, --timeout SECONDS     give up on a blocked wait (300)\n"
-        "      --csv FILE            append training rows\n"
-        "  -J, --json FILE           merge into results.training / results.memory\n"
-        "      --quick               1,2 processes, batch 32, 10 steps (a few seconds)\n"
-        "  -h, --help\n"
-        "multi-host (the same command on each host; -P is then the ranks of this host):\n");
-    bench_multinode_usage(f, 25);
-    fprintf(f,
-        "exit codes: 0 ok, 1 parameters differ across ranks, 2 bad usage, 3 runtime failure\n"
-        "(a NaN/Inf loss names the step), 4 backend or OpenBLAS unavailable\n");
-}
 
 static void defaults(train_options *o, int quick)
 {
@@ -110,35 +66,16 @@ static int each_item(const char *flag, const char *v, size_t *n,
     }
 }
 
-static int long_in(const char *flag, const char *s, long lo, long hi, long *out, char *err,
-                   size_t errlen)
-{
-    char *end;
-    long x = strtol(s, &end, 10);
-    if (!*s || *end || x < lo || x > hi) {
-        coll_set_err(err, errlen, "%s: '%s' must be an integer from %ld to %ld", flag, s, lo, hi);
-        return COLL_EINVAL;
-    }
-    *out = x;
-    return 0;
-}
-
 static int one_size(const char *flag, const char *s, void *dst, size_t i, char *err, size_t errlen)
 {
-    long x;
-    int rc = long_in(flag, s, 1, 1 << 20, &x, err, errlen);
-    if (rc && strtol(s, NULL, 10) == 0)
-        coll_set_err(err, errlen, "%s: size '%s' must be at least 1", flag, s);
-    if (!rc) ((int *)dst)[i] = (int)x;
-    return rc;
+    bench_opt_ctx c = {.flag = flag, .err = err, .errlen = errlen};
+    return bench_opt_int(&c, s, 1, 1 << 20, &((int *)dst)[i]);
 }
 
 static int one_proc(const char *flag, const char *s, void *dst, size_t i, char *err, size_t errlen)
 {
-    long x;
-    int rc = long_in(flag, s, 1, TRAIN_MAX_PROCS, &x, err, errlen);
-    if (!rc) ((int *)dst)[i] = (int)x;
-    return rc;
+    bench_opt_ctx c = {.flag = flag, .err = err, .errlen = errlen};
+    return bench_opt_int(&c, s, 1, TRAIN_MAX_PROCS, &((int *)dst)[i]);
 }
 
 static int one_mode(const char *flag, const char *s, void *dst, size_t i, char *err, size_t errlen)
@@ -154,21 +91,10 @@ static int one_compress(const char *flag, const char *s, void *dst, size_t i, ch
     return compress_parse(s, &((compress_spec *)dst)[i], err, errlen);
 }
 
-static int positive_double(const char *flag, const char *s, double *out, char *err, size_t errlen)
-{
-    char *end;
-    double x = strtod(s, &end);
-    if (!*s || *end || !(x > 0 && x < 1e6)) {
-        coll_set_err(err, errlen, "%s: '%s' must be a number more than 0", flag, s);
-        return COLL_EINVAL;
-    }
-    *out = x;
-    return 0;
-}
-
 static int one_bucket(const char *flag, const char *s, void *dst, size_t i, char *err, size_t errlen)
 {
-    return positive_double(flag, s, &((double *)dst)[i], err, errlen);
+    bench_opt_ctx c = {.flag = flag, .err = err, .errlen = errlen};
+    return bench_opt_double(&c, s, 0, 1, 1e6, 1, &((double *)dst)[i]);
 }
 
 static int one_backend(const char *flag, const char *s, void *dst, size_t i, char *err, size_t errlen)
@@ -183,88 +109,140 @@ static int one_backend(const char *flag, const char *s, void *dst, size_t i, cha
     return 0;
 }
 
-static int is(const char *flag, const char *a, const char *b) { return strcmp(flag, a) == 0 || (b && strcmp(flag, b) == 0); }
+/* ---- one handler per flag (c->user is the train_options) ---- */
 
-static int parse_flag(train_options *o, const char *f, const char *v, char *err, size_t errlen)
+#define TO(c) ((train_options *)(c)->user)
+
+static int on_model(bench_opt_ctx *c, const char *v)
 {
-    long x;
-    int rc;
-    if (is(f, "--model", NULL)) {
-        if (strcmp(v, "mlp") == 0) o->kind = MODEL_MLP;
-        else if (strcmp(v, "cnn") == 0) {
-            o->kind = MODEL_CNN;
-            if (!o->nhidden || o->hidden[0] == 2048) o->hidden[0] = 512, o->nhidden = 1;
-        } else return coll_set_err(err, errlen, "--model: '%s' is not mlp or cnn", v), COLL_EINVAL;
-        return 0;
+    train_options *o = TO(c);
+    if (strcmp(v, "mlp") == 0) {
+        o->kind = MODEL_MLP;
+    } else if (strcmp(v, "cnn") == 0) {
+        o->kind = MODEL_CNN;
+        if (!o->nhidden || o->hidden[0] == 2048) o->hidden[0] = 512, o->nhidden = 1;
+    } else {
+        return bench_opt_fail(c, "'%s' is not mlp or cnn", v);
     }
-    if (is(f, "--hidden", NULL)) return each_item(f, v, &o->nhidden, one_size, o->hidden, err, errlen);
-    if (is(f, "--channels", NULL)) return each_item(f, v, &o->nchannels, one_size, o->channels, err, errlen);
-    if (is(f, "--mode", NULL)) return each_item(f, v, &o->nmodes, one_mode, o->modes, err, errlen);
-    if (is(f, "--batch-sizes", "--batch")) return each_item(f, v, &o->nbatches, one_size, o->batches, err, errlen);
-    if (is(f, "--bucket-mb", NULL)) return each_item(f, v, &o->nbucket, one_bucket, o->bucket_mb, err, errlen);
-    if (is(f, "--compress", NULL)) return each_item(f, v, &o->ncompress, one_compress, o->compress, err, errlen);
-    if (is(f, "-P", "--procs")) return each_item("-P", v, &o->nprocs, one_proc, o->procs, err, errlen);
-    if (is(f, "--backend", NULL)) return each_item(f, v, &o->nbackends, one_backend, o->backends, err, errlen);
-    if (is(f, "--first-bucket-mb", NULL)) return positive_double(f, v, &o->first_bucket_mb, err, errlen);
-    if (is(f, "--lr", NULL)) return positive_double(f, v, &o->lr, err, errlen);
-    if (is(f, "-T", "--timeout")) return positive_double(f, v, &o->timeout_s, err, errlen);
-    if (is(f, "--momentum", NULL)) {
-        char *end;
-        o->momentum = strtod(v, &end);
-        if (!*v || *end || !(o->momentum >= 0 && o->momentum < 1))
-            return coll_set_err(err, errlen, "--momentum: '%s' must be in [0,1)", v), COLL_EINVAL;
-        return 0;
+    return 0;
+}
+#define LIST(name, field, count, one)                                                   \
+    static int on_##name(bench_opt_ctx *c, const char *v)                              \
+    {                                                                                  \
+        return each_item(c->flag, v, &TO(c)->count, one, TO(c)->field, c->err, c->errlen); \
     }
-    if (is(f, "--csv", NULL) || is(f, "-J", "--json")) {
-        if (!*v) return coll_set_err(err, errlen, "%s: empty file name", f), COLL_EINVAL;
-        if (is(f, "--csv", NULL)) o->csv_path = v;
-        else o->json_path = v;
-        return 0;
-    }
-    struct { const char *name; long lo, hi; int *dst; } ints[] = {
-        {"--input", 1, 1 << 24, &o->input},     {"--image", 1, 4096, &o->image},
-        {"--classes", 2, 1 << 20, &o->classes}, {"--global-batch", 1, 1 << 24, &o->global_batch},
-        {"--steps", 1, 1000000, &o->steps},     {"--warmup", 0, 1000000, &o->warmup},
-        {"--compute-steps", 0, 1000000, &o->compute_steps},
-        {"--check-every", 0, 1000000, &o->check_every},
-        {"--blas-threads", 1, 256, &o->blas_threads},
-        {"--inject-nan", 1, 1 << 30, &o->inject_nan},
-    };
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (is(f, ints[i].name, NULL)) {
-            if ((rc = long_in(f, v, ints[i].lo, ints[i].hi, &x, err, errlen))) return rc;
-            *ints[i].dst = (int)x;
-            return 0;
-        }
-    if (is(f, "--seed", NULL)) {
-        char *end;
-        unsigned long long s = strtoull(v, &end, 10);
-        if (!*v || *end) return coll_set_err(err, errlen, "--seed: '%s' is not an integer", v), COLL_EINVAL;
-        o->seed = s;
-        return 0;
-    }
-    coll_set_err(err, errlen, "%s: unknown flag (see --help)", f);
-    return COLL_EINVAL;
+LIST(hidden, hidden, nhidden, one_size)
+LIST(channels, channels, nchannels, one_size)
+LIST(mode, modes, nmodes, one_mode)
+LIST(batch_sizes, batches, nbatches, one_size)
+LIST(bucket_mb, bucket_mb, nbucket, one_bucket)
+LIST(compress, compress, ncompress, one_compress)
+LIST(backend, backends, nbackends, one_backend)
+#undef LIST
+static int on_procs(bench_opt_ctx *c, const char *v)
+{
+    return each_item("-P", v, &TO(c)->nprocs, one_proc, TO(c)->procs, c->err, c->errlen);
+}
+static int on_first_bucket_mb(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 1, 1e6, 1, &TO(c)->first_bucket_mb);
+}
+static int on_lr(bench_opt_ctx *c, const char *v) { return bench_opt_double(c, v, 0, 1, 1e6, 1, &TO(c)->lr); }
+static int on_momentum(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 0, 1, 1, &TO(c)->momentum);
+}
+static int on_timeout(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 1, 1e6, 1, &TO(c)->timeout_s);
+}
+static int on_csv(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &TO(c)->csv_path); }
+static int on_json(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &TO(c)->json_path); }
+#define INT(name, field, lo, hi) \
+    static int on_##name(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, lo, hi, &TO(c)->field); }
+INT(input, input, 1, 1 << 24)
+INT(image, image, 1, 4096)
+INT(classes, classes, 2, 1 << 20)
+INT(global_batch, global_batch, 1, 1 << 24)
+INT(steps, steps, 1, 1000000)
+INT(warmup, warmup, 0, 1000000)
+INT(compute_steps, compute_steps, 0, 1000000)
+INT(check_every, check_every, 0, 1000000)
+INT(blas_threads, blas_threads, 1, 256)
+INT(inject_nan, inject_nan, 1, 1 << 30)
+#undef INT
+static int on_seed(bench_opt_ctx *c, const char *v) { return bench_opt_u64(c, v, &TO(c)->seed); }
+static int on_quick(bench_opt_ctx *c, const char *v) { (void)v; TO(c)->quick = 1; return 0; }
+
+/* The flags and the help text (train_options_usage): written once, here. */
+static const bench_opt opt_table[] = {
+    {0, NULL, NULL, NULL, "model:"},
+    {0, "model", "mlp|cnn", on_model, "(mlp)"},
+    {0, "hidden", "LIST", on_hidden, "hidden widths (mlp 2048,2048; cnn: linear layers, 512)"},
+    {0, "input", "N", on_input, "mlp input features (1024)"},
+    {0, "channels", "LIST", on_channels, "cnn conv+ReLU+pool stages (32,64,128)"},
+    {0, "image", "N", on_image, "cnn image side, 3 channels (32)"},
+    {0, "classes", "N", on_classes, "(10)"},
+    {0, NULL, NULL, NULL, "training:"},
+    {0, "mode", "LIST", on_mode, "single,allreduce-sync,ddp,ps,local-sgd[:K]\n"
+                                 "(single,allreduce-sync,ddp,ps); single runs at 1 process,\n"
+                                 "the others at every other count of -P"},
+    {0, "batch-sizes", "LIST", on_batch_sizes, "samples per rank per step (32,64,128)"},
+    {0, "batch", "LIST", on_batch_sizes, NULL},
+    {0, "global-batch", "N", on_global_batch, "split N samples over the ranks instead"},
+    {0, "bucket-mb", "LIST", on_bucket_mb, "ddp bucket sizes, MiB (25)"},
+    {0, "first-bucket-mb", "X", on_first_bucket_mb, "the first ddp bucket, MiB (1)"},
+    {0, "compress", "LIST", on_compress, "ddp: none|fp16|bf16|topk:RATIO (none)"},
+    {0, "steps", "N", on_steps, "timed steps (20)"},
+    {0, "warmup", "N", on_warmup, "untimed steps before them (3)"},
+    {0, "compute-steps", "N", on_compute_steps, "forward+backward passes alone between the timed steps,\n"
+                                                "for the compute time (10)"},
+    {0, "lr", "X", on_lr, "SGD learning rate (0.01)"},
+    {0, "momentum", "X", on_momentum, "SGD momentum, in [0,1) (0.9)"},
+    {0, "seed", "N", on_seed, "data, teacher and weights (1)"},
+    {0, "check-every", "K", on_check_every, "parameter hash across ranks every K steps (10)"},
+    {0, "blas-threads", "N", on_blas_threads, "OpenBLAS threads per rank (1)"},
+    {0, "inject-nan", "STEP", on_inject_nan, "testing: rank 0's input gets a NaN at STEP"},
+    {0, NULL, NULL, NULL, "run:"},
+    {'P', "procs", "LIST", on_procs, "process counts (1,2,4)"},
+    {0, "backend", "LIST", on_backend, "backends (default: auto if available, else tcp)"},
+    {'T', "timeout", "SECONDS", on_timeout, "give up on a blocked wait (300)"},
+    {0, "csv", "FILE", on_csv, "append training rows"},
+    {'J', "json", "FILE", on_json, "merge into results.training / results.memory"},
+    {0, "quick", NULL, on_quick, "1,2 processes, batch 32, 10 steps (a few seconds)"},
+    {'h', "help", NULL, bench_opt_help, "this help"},
+    {0, NULL, NULL, NULL, "multi-host (the same command on each host; -P is then the ranks of this host):"},
+};
+#define N_OPTS BENCH_OPT_COUNT(opt_table)
+
+void train_options_usage(FILE *f)
+{
+    fprintf(f, "usage: collbench train [options]\n"
+               "Data-parallel training on synthetic data: step time, compute vs exposed\n"
+               "communication, samples/s, scaling efficiency and memory, per mode.\n\n");
+    bench_opt_usage(f, opt_table, N_OPTS, 25);
+    bench_multinode_usage(f, 25);
+    fprintf(f,
+        "exit codes: 0 ok, 1 parameters differ across ranks, 2 bad usage, 3 runtime failure\n"
+        "(a NaN/Inf loss names the step), 4 backend or OpenBLAS unavailable\n");
+}
+
+int train_options_has_flag(const char *flag) { return bench_opt_find(opt_table, N_OPTS, flag) != NULL; }
+
+static int parse_pass(train_options *o, int quick, int argc, char **argv, char *err, size_t errlen)
+{
+    defaults(o, quick);
+    bench_opt_ctx c = {.table = opt_table, .n = N_OPTS, .user = o, .err = err, .errlen = errlen,
+                       .mn = &o->mn};
+    return bench_opt_parse(&c, argc, argv);
 }
 
 int train_options_parse(train_options *o, int argc, char **argv, char *err, size_t errlen)
 {
-    int quick = 0;
-    for (int i = 1; i < argc; i++) quick |= strcmp(argv[i], "--quick") == 0;
-    defaults(o, quick);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (is(a, "-h", "--help")) return TRAIN_OPTIONS_HELP;
-        if (is(a, "--quick", NULL)) continue;
-        if (a[0] != '-') return coll_set_err(err, errlen, "unexpected argument '%s'", a), COLL_EINVAL;
-        char flag[32];
-        const char *v;
-        if (bench_flag_split(argc, argv, &i, flag, sizeof flag, &v, err, errlen) != 0) return COLL_EINVAL;
-        int mr = bench_multinode_flag(&o->mn, flag, v, err, errlen);
-        if (mr < 0) return COLL_EINVAL;
-        int rc = mr ? 0 : parse_flag(o, flag, v, err, errlen);
-        if (rc) return rc;
-    }
+    /* --quick changes defaults the other flags override: parse again on its defaults */
+    int rc = parse_pass(o, 0, argc, argv, err, errlen);
+    if (rc == 0 && o->quick) rc = parse_pass(o, 1, argc, argv, err, errlen);
+    if (rc) return rc == BENCH_OPT_HELP ? TRAIN_OPTIONS_HELP : rc;
     if (bench_multinode_finish(&o->mn, TRAIN_MAX_PROCS, err, errlen)) return COLL_EINVAL;
     if (o->mn.nnodes) { /* -P means the ranks of this host */
         o->procs[0] = o->mn.nproc_per_node;

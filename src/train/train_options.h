@@ -44,6 +44,8 @@ typedef struct train_options {
 } train_options;
 
 void train_options_usage(FILE *f);
+/* flag ("--csv", "-J") is one of collbench train's (for the suite, which runs it). */
+int train_options_has_flag(const char *flag);
 /* 0, TRAIN_OPTIONS_HELP, or COLL_EINVAL with err naming the flag. */
 int train_options_parse(train_options *o, int argc, char **argv, char *err, size_t errlen);
 /* The model of the options (points into o). */

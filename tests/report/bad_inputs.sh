@@ -30,7 +30,7 @@ grep -q -- "-o DIR is required" "$WORK/err" || fail "missing -o: $(cat "$WORK/er
 run_report 2 -o "$WORK/x"
 grep -q "no result files" "$WORK/err" || fail "no files: $(cat "$WORK/err")"
 run_report 2 --bogus "$FIX/comm_cpu.csv" -o "$WORK/y"
-grep -q "unknown option '--bogus'" "$WORK/err" || fail "unknown option: $(cat "$WORK/err")"
+grep -q -- "--bogus: unknown flag" "$WORK/err" || fail "unknown option: $(cat "$WORK/err")"
 run_report 0 --help
 grep -q "usage: collbench report FILE... -o DIR" "$WORK/out" || fail "--help shows no usage"
 

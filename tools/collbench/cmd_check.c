@@ -6,11 +6,13 @@
  * The launcher passes the backend in COLLBENCH_CHECK_BACKEND; rank 0 sends one
  * line per step down COLL_RESULTS_FD ("PASS\tstep\tms\treason"), or prints it
  * itself when started by another launcher (torchrun, mpirun). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/opt_table.h"
 #include "launch/launcher.h"
 #include "backend/registry.h"
 #include "cli_common.h"
@@ -35,65 +37,59 @@ typedef struct check_opts {
     double timeout_s;
 } check_opts;
 
+/* ---- one handler per flag (c->user is the check_opts) ---- */
+
+#define CO(c) ((check_opts *)(c)->user)
+
+static int on_backend(bench_opt_ctx *c, const char *v)
+{
+    check_opts *o = CO(c);
+    free(o->backend_list);
+    o->backend_list = strdup(v);
+    o->nbackends = 0;
+    if (!o->backend_list) return bench_opt_fail(c, "out of memory");
+    for (char *save, *t = strtok_r(o->backend_list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (o->nbackends == MAX_BACKENDS) return bench_opt_fail(c, "more than %d backends", MAX_BACKENDS);
+        o->backends[o->nbackends++] = t;
+    }
+    if (o->nbackends == 0) return bench_opt_fail(c, "empty list");
+    return 0;
+}
+static int on_nprocs(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, 1024, &CO(c)->nprocs); }
+static int on_timeout(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 1, INFINITY, 0, &CO(c)->timeout_s);
+}
+
+static const bench_opt opt_table[] = {
+    {'b', "backend", "LIST", on_backend, "comma separated (default: every backend)"},
+    {'P', "nprocs", "N", on_nprocs, "ranks per backend (default 2)"},
+    {'T', "timeout", "SECONDS", on_timeout, "give up on a step after this long (default 30)"},
+    {'h', "help", NULL, bench_opt_help, "this help"},
+};
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: collbench check [--backend LIST] [-P N] [-T TIMEOUT]\n\n"
                "For each backend: init, barrier, all-reduce with a known result, broadcast and\n"
                "teardown on N local ranks; PASS/FAIL per step, UNAVAILABLE with the reason.\n"
                "Exit 0 when every available backend passes, 1 when a step fails, 4 when a\n"
-               "backend asked for with --backend is unavailable.\n\n"
-               "  --backend LIST  comma separated (default: every backend)\n"
-               "  -P N            ranks per backend (default 2)\n"
-               "  -T SECONDS      give up on a step after this long (default 30)\n");
+               "backend asked for with --backend is unavailable.\n\n");
+    bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 21);
 }
 
-static int parse_int(const char *s, int *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < 1 || v > 1024) return -1;
-    *out = (int)v;
-    return 0;
-}
-
+/* 0 ok, 1 help, -1 bad usage (said). */
 static int parse_opts(check_opts *o, int argc, char **argv)
 {
+    char err[256];
     memset(o, 0, sizeof *o);
     o->nprocs = 2;
     o->timeout_s = 30;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return 1;
-        if (strcmp(a, "--backend") == 0 || strcmp(a, "-b") == 0) {
-            if (!v || !*v) return fprintf(stderr, "collbench check: %s needs a backend list\n", a), -1;
-            free(o->backend_list);
-            o->backend_list = strdup(v);
-            o->nbackends = 0;
-            if (!o->backend_list) return fprintf(stderr, "collbench check: out of memory\n"), -1;
-            for (char *save, *t = strtok_r(o->backend_list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                if (o->nbackends == MAX_BACKENDS)
-                    return fprintf(stderr, "collbench check: --backend: more than %d backends\n", MAX_BACKENDS), -1;
-                o->backends[o->nbackends++] = t;
-            }
-            if (o->nbackends == 0) return fprintf(stderr, "collbench check: --backend: empty list\n"), -1;
-            i++;
-        } else if (strcmp(a, "-P") == 0 || strcmp(a, "--nprocs") == 0) {
-            if (!v || parse_int(v, &o->nprocs) != 0)
-                return fprintf(stderr, "collbench check: %s: '%s' is not a process count in 1..1024\n", a,
-                               v ? v : ""), -1;
-            i++;
-        } else if (strcmp(a, "-T") == 0 || strcmp(a, "--timeout") == 0) {
-            char *end = NULL;
-            o->timeout_s = v ? strtod(v, &end) : 0;
-            if (!v || end == v || *end || !(o->timeout_s > 0))
-                return fprintf(stderr, "collbench check: %s: '%s' is not a positive number of seconds\n",
-                               a, v ? v : ""), -1;
-            i++;
-        } else {
-            return fprintf(stderr, "collbench check: unknown option '%s' (see collbench check --help)\n", a), -1;
-        }
-    }
+    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = o, .err = err,
+                       .errlen = sizeof err};
+    int rc = bench_opt_parse(&c, argc, argv);
+    if (rc == BENCH_OPT_HELP) return 1;
+    if (rc) return fprintf(stderr, "collbench check: %s\n", err), -1;
     for (size_t i = 0; i < o->nbackends; i++) {
         if (!coll__backend_known(o->backends[i]))
             return fprintf(stderr, "collbench check: --backend: unknown backend '%s'\n", o->backends[i]), -1;

@@ -5,6 +5,7 @@
 
 #include "backend/auto.h"
 #include "bench/machine_info.h"
+#include "bench/opt_table.h"
 #include "info_gpu.h"
 #include "info_net.h"
 
@@ -16,14 +17,35 @@
 #define EXIT_RUNTIME 3
 #define EXIT_UNAVAILABLE 4
 
+typedef struct info_opts {
+    int json, gpu_bw;
+    size_t gpu_bytes;
+} info_opts;
+
+#define IO(c) ((info_opts *)(c)->user)
+
+static int on_json(bench_opt_ctx *c, const char *v) { (void)v; IO(c)->json = 1; return 0; }
+static int on_gpu_bandwidth(bench_opt_ctx *c, const char *v)
+{
+    IO(c)->gpu_bw = 1;
+    if (info_gpu_parse_size(v, &IO(c)->gpu_bytes) != 0)
+        return bench_opt_fail(c, "'%s' is not a size (1G, 256M)", v ? v : "");
+    return 0;
+}
+
+static const bench_opt opt_table[] = {
+    {0, "json", NULL, on_json, "one JSON object on stdout"},
+    {0, "gpu-bandwidth", "[=SIZE]", on_gpu_bandwidth, "also time a device-to-device copy of SIZE (default 1G)\n"
+                                                      "on GPU 0: the physical reference for GPU collectives"},
+    {'h', "help", NULL, bench_opt_help, "this help"},
+};
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: collbench info [--json] [--gpu-bandwidth[=SIZE]]\n\n"
                "CPU, caches, NUMA nodes, memory, /dev/shm, network interfaces, kernel, build,\n"
-               "MPI, CUDA and NCCL, and which backends are available (and why not).\n\n"
-               "  --json   one JSON object on stdout\n"
-               "  --gpu-bandwidth[=SIZE]  also time a device-to-device copy of SIZE (default 1G)\n"
-               "           on GPU 0: the physical reference for GPU collectives\n");
+               "MPI, CUDA and NCCL, and which backends are available (and why not).\n\n");
+    bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 26);
 }
 
 /* "1.5 GiB": sizes for people. */
@@ -166,31 +188,23 @@ static int print_json(const machine_info *mi)
 
 int cmd_info(int argc, char **argv)
 {
-    int json = 0, gpu_bw = 0;
-    size_t gpu_bytes = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (strncmp(argv[i], "--gpu-bandwidth", 15) == 0 &&
-                   (argv[i][15] == '\0' || argv[i][15] == '=')) {
-            gpu_bw = 1;
-            if (info_gpu_parse_size(argv[i][15] ? argv[i] + 16 : NULL, &gpu_bytes) != 0) {
-                fprintf(stderr, "collbench info: --gpu-bandwidth: '%s' is not a size (1G, 256M)\n",
-                        argv[i] + 16);
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "collbench info: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return EXIT_USAGE;
-        }
+    info_opts o = {0};
+    char err[256];
+    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = &o, .err = err,
+                       .errlen = sizeof err};
+    int rc = bench_opt_parse(&c, argc, argv);
+    if (rc == BENCH_OPT_HELP) {
+        usage(stdout);
+        return 0;
+    }
+    if (rc) {
+        fprintf(stderr, "collbench info: %s\n", err);
+        usage(stderr);
+        return EXIT_USAGE;
     }
     machine_info mi;
     machine_info_gather(&mi);
-    if (json) return print_json(&mi);
+    if (o.json) return print_json(&mi);
     print_text(&mi);
-    return gpu_bw ? info_gpu_bandwidth(gpu_bytes) : 0;
+    return o.gpu_bw ? info_gpu_bandwidth(o.gpu_bytes) : 0;
 }

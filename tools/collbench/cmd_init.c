@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "bench/sizes.h"
-#include "bench/flag_split.h"
+#include "bench/opt_table.h"
 #include "backend/registry.h"
 #include "cli_common.h"
 #include "coll.h"
@@ -43,22 +43,6 @@ enum { T_COLD, T_WARM, T_RECREATE, T_REUSE, T_COUNT };
 
 /* ================= options ================= */
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: collbench init [options]\n"
-               "Cost of creating a communicator (cold first, warm after), and K steps of a small\n"
-               "float32 all-reduce with the communicator re-created every step versus reused.\n\n"
-               "options:\n"
-               "  -P, --procs LIST        process counts to sweep (default 2,4,6)\n"
-               "      --backend LIST      backends to sweep (default: every available one)\n"
-               "      --steps K           steps of each loop (default 20)\n"
-               "      --count N           float32 elements of the all-reduce (default 1024)\n"
-               "  -T, --timeout SECONDS   give up on a blocked wait (default 300)\n"
-               "      --csv FILE          append the rows as CSV\n"
-               "  -h, --help              this help\n"
-               "exit codes: 0 ok, 2 bad usage, 3 runtime failure, 4 backend unavailable\n");
-}
-
 static void free_opts(init_opts *o)
 {
     free(o->procs);
@@ -71,16 +55,6 @@ static int bad(const char *flag, const char *what, const char *value)
     return EXIT_USAGE;
 }
 
-static int parse_positive(const char *flag, const char *v, long hi, long *out)
-{
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (*v == '\0' || *end != '\0') return bad(flag, "is not an integer", v);
-    if (x < 1 || x > hi) return bad(flag, "must be from 1 to a sane maximum", v);
-    *out = x;
-    return 0;
-}
-
 static int parse_backends(init_opts *o, const char *v)
 {
     char *copy = strdup(v), *save = NULL;
@@ -89,7 +63,7 @@ static int parse_backends(init_opts *o, const char *v)
     o->nbackends = 0;
     int code = 0;
     for (char *t = strtok_r(copy, ",", &save); t && !code; t = strtok_r(NULL, ",", &save)) {
-        if (!coll__backend_known(t)) code = bad("--backend", "is not a backend (tcp, shm, auto, mpi, nccl)", t);
+        if (!coll__backend_known(t)) code = bad("--backend", "is not a backend (tcp, shm, auto, mpi, nccl, gloo)", t);
         else if (o->nbackends == MAX_BACKENDS) code = bad("--backend", "names too many backends", v);
         else if (!(o->backends[o->nbackends] = strdup(t))) code = bad("--backend", "cannot be copied: out of memory", t);
         else o->nbackends++;
@@ -99,49 +73,54 @@ static int parse_backends(init_opts *o, const char *v)
     return code;
 }
 
-/* One flag and its value; 0, EXIT_USAGE, or -1 for --help. */
-static int parse_flag(init_opts *o, const char *flag, const char *v)
+/* ---- one handler per flag (c->user is the init_opts) ---- */
+
+#define IO(c) ((init_opts *)(c)->user)
+
+static int on_procs(bench_opt_ctx *c, const char *v)
 {
-    long x;
-    int code;
-    char why[160];
-    if (strcmp(flag, "-P") == 0 || strcmp(flag, "--procs") == 0) {
-        free(o->procs);
-        o->procs = NULL;
-        if (bench_parse_int_list(v, &o->procs, &o->nprocs, why, sizeof why) != 0) {
-            fprintf(stderr, "collbench init: -P: %s\n", why);
-            return EXIT_USAGE;
-        }
-        for (size_t i = 0; i < o->nprocs; i++)
-            if (o->procs[i] > MAX_PROCS) return bad("-P", "has more than 1024 processes", v);
-        return 0;
-    }
-    if (strcmp(flag, "--backend") == 0) return parse_backends(o, v);
-    if (strcmp(flag, "--steps") == 0) {
-        if ((code = parse_positive(flag, v, 1000000, &x))) return code;
-        o->steps = (int)x;
-        return 0;
-    }
-    if (strcmp(flag, "--count") == 0) return parse_positive(flag, v, 1L << 28, &o->count);
-    if (strcmp(flag, "-T") == 0 || strcmp(flag, "--timeout") == 0) {
-        char *end;
-        o->timeout_s = strtod(v, &end);
-        if (*v == '\0' || *end != '\0' || !(o->timeout_s > 0 && o->timeout_s < 1e9))
-            return bad(flag, "is not a number of seconds more than 0", v);
-        return 0;
-    }
-    if (strcmp(flag, "--csv") == 0) {
-        if (*v == '\0') return bad(flag, "is an empty file name", v);
-        o->csv_path = v;
-        return 0;
-    }
-    fprintf(stderr, "collbench init: %s: unknown flag (see --help)\n", flag);
-    return EXIT_USAGE;
+    return bench_opt_procs(c, v, MAX_PROCS, &IO(c)->procs, &IO(c)->nprocs);
+}
+/* parse_backends says why itself */
+static int on_backend(bench_opt_ctx *c, const char *v)
+{
+    int code = parse_backends(IO(c), v);
+    if (code) c->err[0] = '\0';
+    return code ? COLL_EINVAL : 0;
+}
+static int on_steps(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, 1000000, &IO(c)->steps); }
+static int on_count(bench_opt_ctx *c, const char *v) { return bench_opt_long(c, v, 1, 1L << 28, &IO(c)->count); }
+static int on_timeout(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 1, 1e9, 1, &IO(c)->timeout_s);
+}
+static int on_csv(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &IO(c)->csv_path); }
+
+static const bench_opt opt_table[] = {
+    {'P', "procs", "LIST", on_procs, "process counts to sweep (default 2,4,6)"},
+    {0, "backend", "LIST", on_backend, "backends to sweep (default: every available one)"},
+    {0, "steps", "K", on_steps, "steps of each loop (default 20)"},
+    {0, "count", "N", on_count, "float32 elements of the all-reduce (default 1024)"},
+    {'T', "timeout", "SECONDS", on_timeout, "give up on a blocked wait (default 300)"},
+    {0, "csv", "FILE", on_csv, "append the rows as CSV"},
+    {'h', "help", NULL, bench_opt_help, "this help"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: collbench init [options]\n"
+               "Cost of creating a communicator (cold first, warm after), and K steps of a small\n"
+               "float32 all-reduce with the communicator re-created every step versus reused.\n\n"
+               "options:\n");
+    bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 23);
+    fprintf(f, "exit codes: 0 ok, 2 bad usage, 3 runtime failure, 4 backend unavailable\n");
 }
 
+/* 0, EXIT_USAGE (said), or -1 for --help. */
 static int parse_opts(init_opts *o, int argc, char **argv)
 {
     static const int default_procs[] = {2, 4, 6};
+    char err[256];
     memset(o, 0, sizeof *o);
     o->steps = 20;
     o->count = 1024;
@@ -150,23 +129,13 @@ static int parse_opts(init_opts *o, int argc, char **argv)
     if (!o->procs) return fprintf(stderr, "collbench init: out of memory\n"), EXIT_RUNTIME;
     memcpy(o->procs, default_procs, sizeof default_procs);
     o->nprocs = 3;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return -1;
-        if (a[0] != '-') {
-            fprintf(stderr, "collbench init: unexpected argument '%s' (see --help)\n", a);
-            return EXIT_USAGE;
-        }
-        char flag[32], why[96];
-        const char *v;
-        if (bench_flag_split(argc, argv, &i, flag, sizeof flag, &v, why, sizeof why) != 0) {
-            fprintf(stderr, "collbench init: %s\n", why);
-            return EXIT_USAGE;
-        }
-        int code = parse_flag(o, flag, v);
-        if (code) return code;
-    }
-    return 0;
+    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = o, .err = err,
+                       .errlen = sizeof err};
+    int rc = bench_opt_parse(&c, argc, argv);
+    if (rc == BENCH_OPT_HELP) return -1;
+    if (rc == 0) return 0;
+    if (err[0]) fprintf(stderr, "collbench init: %s\n", err);
+    return EXIT_USAGE;
 }
 
 /* ================= inside a rank ================= */

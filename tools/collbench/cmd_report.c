@@ -3,10 +3,30 @@
 #include "cli_common.h"
 #include "coll.h"
 #include "report/report.h"
+#include "bench/opt_table.h"
 
-#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+typedef struct report_opts {
+    const char *outdir;
+    int force;
+    const char **files; /* the arguments that are not flags, in order */
+    size_t nfiles;
+} report_opts;
+
+#define RO(c) ((report_opts *)(c)->user)
+
+static int on_output(bench_opt_ctx *c, const char *v) { RO(c)->outdir = v; return 0; }
+static int on_force(bench_opt_ctx *c, const char *v) { (void)v; RO(c)->force = 1; return 0; }
+static int on_file(bench_opt_ctx *c, const char *arg) { RO(c)->files[RO(c)->nfiles++] = arg; return 0; }
+
+static const bench_opt opt_table[] = {
+    {'o', "output", "DIR", on_output, "report directory (created; must not exist unless --force)"},
+    {'f', "force", NULL, on_force, "write into an existing DIR, replacing the report's files there"},
+    {'h', "help", NULL, bench_opt_help, "this text"},
+};
 
 static void usage(FILE *f)
 {
@@ -28,48 +48,43 @@ static void usage(FILE *f)
             "                          backend_comparison_<size>, scaling_vs_procs,\n"
             "                          training_breakdown (needs PLplot)\n"
             "  index.html              one self-contained page with the plots and tables\n\n"
-            "options:\n"
-            "  -o, --output DIR  report directory (created; must not exist unless --force)\n"
-            "  -f, --force       write into an existing DIR, replacing the report's files there\n"
-            "  -h, --help        this text\n\n"
+            "options:\n");
+    bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 17);
+    fprintf(f,
+            "\n"
             "The report depends on the files only: the same files give the same bytes.\n"
             "exit codes: 0 ok; 1 an input file or row was rejected (the rest is still reported);\n"
             "2 bad usage or DIR exists; 3 an output could not be written.\n");
 }
 
+static int run(const report_opts *o);
+
 int cmd_report(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *outdir = NULL;
-    int force = 0, c;
-    optind = 0; /* GNU getopt: full re-initialisation */
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:fh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': outdir = optarg; break;
-        case 'f': force = 1; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            if (optopt == 'o') fprintf(stderr, "collbench report: -o/--output needs a directory\n");
-            else fprintf(stderr, "collbench report: unknown option '%s'\n", argv[optind - 1]);
-            usage(stderr);
-            return EXIT_USAGE;
-        }
-    }
-    if (!outdir || !*outdir) {
+    report_opts o = {.files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(const char *))};
+    if (!o.files) return fprintf(stderr, "collbench report: out of memory\n"), EXIT_RUNTIME;
+    char err[256];
+    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = &o, .err = err,
+                       .errlen = sizeof err, .positional = on_file};
+    int code, rc = bench_opt_parse(&c, argc, argv);
+    if (rc == BENCH_OPT_HELP) usage(stdout), code = 0;
+    else if (rc) fprintf(stderr, "collbench report: %s\n", err), usage(stderr), code = EXIT_USAGE;
+    else code = run(&o);
+    free(o.files);
+    return code;
+}
+
+static int run(const report_opts *o)
+{
+    if (!o->outdir || !*o->outdir) {
         fprintf(stderr, "collbench report: -o DIR is required (where to write the report)\n");
         return EXIT_USAGE;
     }
-    if (optind >= argc) {
+    if (o->nfiles == 0) {
         fprintf(stderr, "collbench report: no result files given (FILE... : CSV or JSON from collbench)\n");
         return EXIT_USAGE;
     }
-    int rc = report_run((const char *const *)argv + optind, (size_t)(argc - optind), outdir, force, stderr);
+    int rc = report_run(o->files, o->nfiles, o->outdir, o->force, stderr);
     if (rc == 0 || rc == REPORT_INPUT_REJECTED) return rc;
     return rc == COLL_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 }

@@ -12,12 +12,12 @@
  *
  * Not inside a launched rank: launch -P ranks of ourselves and return their code. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/opt_table.h"
 #include "bench/straggler.h"
 #include "bootstrap/launch_env.h"
 #include "launch/launcher.h"
@@ -40,98 +40,66 @@ typedef struct straggler_opts {
     const char *backend;    /* NULL: the library's default */
 } straggler_opts;
 
+/* ---- one handler per flag (c->user is the straggler_opts) ---- */
+
+#define SO(c) ((straggler_opts *)(c)->user)
+
+static int on_procs(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, MAX_PROCS, &SO(c)->nprocs); }
+static int on_iters(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, MAX_ITERS, &SO(c)->iters); }
+static int on_inject(bench_opt_ctx *c, const char *v) { SO(c)->inject = v; return 0; } /* checked later */
+static int on_threshold(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 1, INFINITY, 0, &SO(c)->threshold_ms);
+}
+static int on_compute(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 0, INFINITY, 0, &SO(c)->compute_ms);
+}
+static int on_monitored(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 1, INFINITY, 0, &SO(c)->monitored_s);
+}
+static int on_timeout(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 1, INFINITY, 0, &SO(c)->timeout_s);
+}
+static int on_backend(bench_opt_ctx *c, const char *v) { SO(c)->backend = v; return 0; }
+
+static const bench_opt opt_table[] = {
+    {'P', NULL, "N", on_procs, "ranks to launch (default 4)"},
+    {0, "iters", "K", on_iters, "iterations (default 50)"},
+    {0, "inject", "RANK:MS[,..]", on_inject, "delay these ranks by MS each iteration (a sleep)"},
+    {0, "threshold", "MS", on_threshold, "flag ranks whose mean excess is above MS (default\n"
+                                         "max(1 ms, 3 x the ranks' median jitter of excess))"},
+    {0, "compute-ms", "X", on_compute, "compute loop per iteration (default 2)"},
+    {0, "monitored-barrier", "T", on_monitored, "first a monitored barrier with timeout T s; exit 3\n"
+                                                "naming the ranks that did not arrive"},
+    {'T', NULL, "SECONDS", on_timeout, "timeout of every blocking wait (default 60)"},
+    {0, "backend", "B", on_backend, "backend (default: $COLL_BACKEND or tcp)"},
+    {'h', "help", NULL, bench_opt_help, "this help"},
+};
+
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: collbench straggler [options]\n\n"
             "Per-iteration arrival lateness of every rank at a small all-reduce after a\n"
             "compute phase. Ranks later than the median rank by more than the threshold\n"
-            "on average are STRAGGLERs.\n\n"
-            "  -P N                   ranks to launch (default 4)\n"
-            "  --iters K              iterations (default 50)\n"
-            "  --inject RANK:MS[,..]  delay these ranks by MS each iteration (a sleep)\n"
-            "  --threshold MS         flag ranks whose mean excess is above MS (default\n"
-            "                         max(1 ms, 3 x the ranks' median jitter of excess))\n"
-            "  --compute-ms X         compute loop per iteration (default 2)\n"
-            "  --monitored-barrier T  first a monitored barrier with timeout T s; exit 3\n"
-            "                         naming the ranks that did not arrive\n"
-            "  -T SECONDS             timeout of every blocking wait (default 60)\n"
-            "  --backend B            backend (default: $COLL_BACKEND or tcp)\n");
-}
-
-static int parse_double(const char *flag, const char *s, int positive, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v) || v < 0 || (positive && v <= 0)) {
-        fprintf(stderr, "collbench straggler: %s: '%s' is not a %s number\n", flag, s,
-                positive ? "positive" : "non-negative");
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int parse_int(const char *flag, const char *s, int max, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < 1 || v > max) {
-        fprintf(stderr, "collbench straggler: %s: '%s' is not an integer in 1..%d\n", flag, s,
-                max);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
+            "on average are STRAGGLERs.\n\n");
+    bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 26);
 }
 
 /* 0 ok, 1 help, -1 bad usage (already reported). */
 static int parse_opts(int argc, char **argv, straggler_opts *o)
 {
-    enum { O_ITERS = 256, O_INJECT, O_THRESHOLD, O_COMPUTE, O_MONITORED, O_BACKEND };
-    static const struct option longs[] = {
-        {"iters", required_argument, NULL, O_ITERS},
-        {"inject", required_argument, NULL, O_INJECT},
-        {"threshold", required_argument, NULL, O_THRESHOLD},
-        {"compute-ms", required_argument, NULL, O_COMPUTE},
-        {"monitored-barrier", required_argument, NULL, O_MONITORED},
-        {"backend", required_argument, NULL, O_BACKEND},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    char err[256];
     *o = (straggler_opts){.nprocs = 4, .iters = 50, .compute_ms = 2, .timeout_s = 60};
-    optind = 0; /* reset getopt: a fresh parse of this argv */
-    opterr = 0;
-    int c, rc = 0;
-    while (rc == 0 && (c = getopt_long(argc, argv, ":P:T:h", longs, NULL)) != -1) {
-        switch (c) {
-        case 'P': rc = parse_int("-P", optarg, MAX_PROCS, &o->nprocs); break;
-        case 'T': rc = parse_double("-T", optarg, 1, &o->timeout_s); break;
-        case O_ITERS: rc = parse_int("--iters", optarg, MAX_ITERS, &o->iters); break;
-        case O_INJECT: o->inject = optarg; break;
-        case O_THRESHOLD: rc = parse_double("--threshold", optarg, 1, &o->threshold_ms); break;
-        case O_COMPUTE: rc = parse_double("--compute-ms", optarg, 0, &o->compute_ms); break;
-        case O_MONITORED:
-            rc = parse_double("--monitored-barrier", optarg, 1, &o->monitored_s);
-            break;
-        case O_BACKEND: o->backend = optarg; break;
-        case 'h': return 1;
-        case ':':
-            fprintf(stderr, "collbench straggler: %s needs a value\n", argv[optind - 1]);
-            return -1;
-        default:
-            fprintf(stderr, "collbench straggler: unknown option '%s' (see --help)\n",
-                    argv[optind - 1]);
-            return -1;
-        }
-    }
-    if (rc == 0 && optind < argc) {
-        fprintf(stderr, "collbench straggler: unexpected argument '%s'\n", argv[optind]);
-        return -1;
-    }
-    return rc;
+    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = o, .err = err,
+                       .errlen = sizeof err};
+    int rc = bench_opt_parse(&c, argc, argv);
+    if (rc == BENCH_OPT_HELP) return 1;
+    if (rc) return fprintf(stderr, "collbench straggler: %s\n", err), -1;
+    return 0;
 }
 
 /* ================= inside a rank ================= */

@@ -22,16 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench/bench_coll.h"
+#include "bench/opt_table.h"
 #include "bench/sizes.h"
 #include "backend/registry.h"
 #include "cli_common.h"
 #include "cli_mpirun.h"
 #include "suite.h"
+#include "train/train_blas.h"
 
 #define EXIT_WRONG 1
 #define MAX_BACKENDS 8
@@ -90,6 +91,49 @@ static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig) { interrupted = sig; }
 
+/* ---- options: one handler per flag (c->user is the suite_opts); values are
+ * checked by check_lists and pick_collectives ---- */
+
+#define SO(c) ((suite_opts *)(c)->user)
+#define STRING(name, field) \
+    static int on_##name(bench_opt_ctx *c, const char *v) { SO(c)->field = v; return 0; }
+#define SWITCH(name, field) \
+    static int on_##name(bench_opt_ctx *c, const char *v) { (void)v; SO(c)->field = 1; return 0; }
+STRING(output, outdir)
+STRING(collectives, collectives)
+STRING(backend, backends)
+STRING(procs, procs)
+STRING(sizes, sizes)
+STRING(budget, budget)
+STRING(inplace, inplace)
+SWITCH(quick, quick)
+SWITCH(no_train, no_train)
+SWITCH(no_report, no_report)
+SWITCH(force, force)
+#undef STRING
+#undef SWITCH
+
+static const bench_opt opt_table[] = {
+    {'o', "output", "DIR", on_output, "results directory (default results/<UTC time>, e.g.\n"
+                                      "results/20261122T051500Z)"},
+    {0, "collectives", "LIST", on_collectives, "allreduce (default), all, or a comma list"},
+    {0, "backend", "LIST", on_backend, "backends (default: every available one; mpi through\n"
+                                       "mpirun when it is installed, nccl only with a GPU)"},
+    {'P', "procs", "LIST", on_procs, "process counts (default " DEFAULT_PROCS ")"},
+    {0, "sizes", "LIST", on_sizes, "message sizes (default " DEFAULT_SIZES ")"},
+    {0, "time-budget", "SECONDS", on_budget, "timed iterations per size are cut past this (default "
+                                             DEFAULT_BUDGET ")"},
+    {0, "inplace", "0|1|2", on_inplace, "out-of-place, in-place (default: the call torch's\n"
+                                        "dist.all_reduce makes, one buffer, half the memory to\n"
+                                        "first-touch), or both as the collectives do"},
+    {0, "quick", NULL, on_quick, "a ~30 s version: sizes " QUICK_SIZES ", -P " QUICK_PROCS ", few iterations"},
+    {0, "no-train", NULL, on_no_train, "skip the training benchmark"},
+    {0, "no-report", NULL, on_no_report, "skip the report"},
+    {0, "force", NULL, on_force, "write into an existing, non-empty -o DIR (replacing\n"
+                                 "its results files)"},
+    {'h', "help", NULL, bench_opt_help, "this help"},
+};
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -101,76 +145,24 @@ static void usage(FILE *f)
             "(--same-ranks; mpi under mpirun is a step of its own); a step that fails is\n"
             "reported and the suite goes on. shm and auto run twice: with private buffers\n"
             "(--buffers malloc) and with their own (coll).\n\n"
-            "options:\n"
-            "  -o, --output DIR          results directory (default results/<UTC time>, e.g.\n"
-            "                            results/20261122T051500Z)\n"
-            "      --collectives LIST    allreduce (default), all, or a comma list\n"
-            "      --backend LIST        backends (default: every available one; mpi through\n"
-            "                            mpirun when it is installed, nccl only with a GPU)\n"
-            "  -P, --procs LIST          process counts (default " DEFAULT_PROCS ")\n"
-            "      --sizes LIST          message sizes (default " DEFAULT_SIZES ")\n"
-            "      --time-budget SECONDS timed iterations per size are cut past this (default " DEFAULT_BUDGET ")\n"
-            "      --inplace 0|1|2       out-of-place, in-place (default: the call torch's\n"
-            "                            dist.all_reduce makes, one buffer, half the memory to\n"
-            "                            first-touch), or both as the collectives do\n"
-
-            "      --quick               a ~30 s version: sizes " QUICK_SIZES ", -P " QUICK_PROCS ", few iterations\n"
-            "      --no-train            skip the training benchmark\n"
-            "      --no-report           skip the report\n"
-            "      --force               write into an existing, non-empty -o DIR (replacing\n"
-            "                            its results files)\n"
-            "  -h, --help                this help\n\n"
-            "DIR gets results.csv and results.json (every configuration), training.csv, suite.log\n"
+            "options:\n");
+    bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 25);
+    fprintf(f,
+            "\nDIR gets results.csv and results.json (every configuration), training.csv, suite.log\n"
             "(every step's command line and output) and the report (index.html, plots, tables).\n"
             "exit codes: 0 ok, 1 a result was wrong (even if a step failed too), 2 bad usage,\n"
             "3 a configuration failed, 4 a backend asked for is not available\n");
 }
 
-/* ---- options ---- */
-
-static int value_of(int argc, char **argv, int *i, const char *arg, const char *name,
-                    const char **out)
-{
-    size_t n = strlen(name);
-    if (strncmp(arg, name, n) == 0 && arg[n] == '=') {
-        *out = arg + n + 1;
-        return 1;
-    }
-    if (strcmp(arg, name) != 0) return 0;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "collbench suite: %s: missing value\n", name);
-        return -1;
-    }
-    *out = argv[++*i];
-    return 1;
-}
-
+/* 0 ok, 1 help, -1 bad usage (said). */
 static int parse_options(suite_opts *o, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int r = 0;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return 1;
-        if (strcmp(a, "--quick") == 0) o->quick = 1;
-        else if (strcmp(a, "--no-report") == 0) o->no_report = 1;
-        else if (strcmp(a, "--no-train") == 0) o->no_train = 1;
-        else if (strcmp(a, "--force") == 0) o->force = 1;
-        else if ((r = value_of(argc, argv, &i, a, "-o", &o->outdir)) ||
-                 (r = value_of(argc, argv, &i, a, "--output", &o->outdir)) ||
-                 (r = value_of(argc, argv, &i, a, "--collectives", &o->collectives)) ||
-                 (r = value_of(argc, argv, &i, a, "--backend", &o->backends)) ||
-                 (r = value_of(argc, argv, &i, a, "-P", &o->procs)) ||
-                 (r = value_of(argc, argv, &i, a, "--procs", &o->procs)) ||
-                 (r = value_of(argc, argv, &i, a, "--sizes", &o->sizes)) ||
-                 (r = value_of(argc, argv, &i, a, "--time-budget", &o->budget)) ||
-                 (r = value_of(argc, argv, &i, a, "--inplace", &o->inplace))) {
-            if (r < 0) return -1;
-        } else {
-            fprintf(stderr, "collbench suite: %s: %s (see --help)\n", a,
-                    a[0] == '-' ? "unknown flag" : "unexpected argument");
-            return -1;
-        }
-    }
+    char err[256];
+    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = o, .err = err,
+                       .errlen = sizeof err};
+    int rc = bench_opt_parse(&c, argc, argv);
+    if (rc == BENCH_OPT_HELP) return 1;
+    if (rc) return fprintf(stderr, "collbench suite: %s\n", err), -1;
     return 0;
 }
 
@@ -430,79 +422,25 @@ static int plan(suite *s)
     return 0;
 }
 
-/* `collbench CMD --help` into buf: how the train and report commands present,
- * whatever state they are in. Returns its exit code. */
-static int help_of(const suite *s, const char *cmd, char *buf, size_t len)
-{
-    int fd[2], status = 0;
-    size_t used = 0;
-    buf[0] = '\0';
-    if (pipe(fd) != 0) return -1;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd[1], STDOUT_FILENO);
-        dup2(fd[1], STDERR_FILENO);
-        close(fd[0]);
-        close(fd[1]);
-        execl(s->exe, s->exe, cmd, "--help", (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    if (pid < 0) return close(fd[0]), -1;
-    for (ssize_t n; (n = read(fd[0], buf + used, len - 1 - used)) != 0;) {
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) break;
-        used += (size_t)n;
-        if (used == len - 1) { /* help longer than the buffer: drop the rest */
-            char skip[512];
-            while (read(fd[0], skip, sizeof skip) > 0) {
-            }
-            break;
-        }
-    }
-    buf[used] = '\0';
-    close(fd[0]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
-}
-
-static int mentions(const char *help, const char *flag)
-{
-    for (const char *p = strstr(help, flag); p; p = strstr(p + 1, flag)) {
-        char after = p[strlen(flag)];
-        char before = p == help ? ' ' : p[-1];
-        if ((before == ' ' || before == ',' || before == '\t' || before == '[') &&
-            (after == ' ' || after == ',' || after == '=' || after == '\0' || after == '\n' || after == ']'))
-            return 1;
-    }
-    return 0;
-}
-
-/* The training benchmark's default comparison, with the flags its --help offers. */
+/* The training benchmark's default comparison. Its flags are train_options.c's
+ * (linked in); whether it can run here is train_blas.h's answer, the same one
+ * `collbench train` exits 4 on. */
 static int fill_train(suite *s, suite_step *st)
 {
-    char help[16384];
-    int rc = help_of(s, "train", help, sizeof help);
-    if (rc == EXIT_UNAVAILABLE || rc == 127) {
+    if (!train_blas_available()) {
         st->unavailable = 1;
-        char *nl = strchr(help, '\n');
-        if (nl) *nl = '\0';
-        snprintf(st->note, sizeof st->note, "%s", *help ? help : "collbench train is not available");
+        snprintf(st->note, sizeof st->note, "collbench train: " TRAIN_BLAS_MISSING);
         return -1;
     }
     suite_step_arg(st, "train");
-    if (mentions(help, "--csv")) suite_step_arg(st, "--csv"), suite_step_arg(st, "%s", s->training);
+    suite_step_arg(st, "--csv"), suite_step_arg(st, "%s", s->training);
 #ifdef COLL_HAVE_JANSSON
-    if (mentions(help, "-J")) suite_step_arg(st, "-J"), suite_step_arg(st, "%s", s->json);
-    else if (mentions(help, "--json")) suite_step_arg(st, "--json"), suite_step_arg(st, "%s", s->json);
+    suite_step_arg(st, "-J"), suite_step_arg(st, "%s", s->json);
 #endif
-    if (s->o.quick && mentions(help, "--quick")) suite_step_arg(st, "--quick");
+    if (s->o.quick) suite_step_arg(st, "--quick");
     /* One batch size, the seeds' 64: the modes x ranks comparison is the
      * question; batch sweeps tripled the step (collbench train sweeps them). */
-    else if (mentions(help, "--batch-sizes")) suite_step_arg(st, "--batch-sizes"), suite_step_arg(st, "64");
+    else suite_step_arg(st, "--batch-sizes"), suite_step_arg(st, "64");
     return 0;
 }
 
