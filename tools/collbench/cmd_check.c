@@ -15,8 +15,8 @@
 #include "bench/opt_table.h"
 #include "launch/launcher.h"
 #include "backend/registry.h"
-#include "cli_common.h"
 #include "cli_gpu.h"
+#include "cli_launch.h"
 #include "coll.h"
 #include "core/clock.h"
 
@@ -307,10 +307,9 @@ static int run_as_launcher(const check_opts *o)
             unavailable |= o->nbackends > 0;
             continue;
         }
-        const char *refused = cli_launcher_refuses(b);
-        if (refused) {
-            printf("UNAVAILABLE  %s: %s: mpirun -np %d collbench check --backend %s\n", b, refused,
-                   o->nprocs, b);
+        if (coll__backend_needs_mpirun(b)) { /* its own fork/exec launch below cannot */
+            printf("UNAVAILABLE  %s: the mpi backend needs ranks started by mpirun or srun: "
+                   "mpirun -np %d collbench check --backend %s\n", b, o->nprocs, b);
             unavailable |= o->nbackends > 0;
             continue;
         }
