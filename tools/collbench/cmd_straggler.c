@@ -10,7 +10,8 @@
  * good as the barrier's exit skew (tens of microseconds on a LAN), which biases
  * every iteration of a rank by the same amount.
  *
- * Not inside a launched rank: launch -P ranks of ourselves and return their code. */
+ * Not inside a launched rank: launch -P ranks of ourselves (cli_launch.h) and
+ * return their code. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,14 +20,11 @@
 
 #include "bench/opt_table.h"
 #include "bench/straggler.h"
-#include "bootstrap/launch_env.h"
-#include "launch/launcher.h"
+#include "cli_launch.h"
 #include "coll.h"
 #include "core/clock.h"
 
-#define EXIT_USAGE 2
-#define EXIT_RUNTIME 3
-#define EXIT_UNAVAILABLE 4
+#define PREFIX "collbench straggler"
 #define MAX_PROCS 1024
 #define MAX_ITERS 1000000
 
@@ -75,7 +73,7 @@ static const bench_opt opt_table[] = {
     {0, "monitored-barrier", "T", on_monitored, "first a monitored barrier with timeout T s; exit 3\n"
                                                 "naming the ranks that did not arrive"},
     {'T', NULL, "SECONDS", on_timeout, "timeout of every blocking wait (default 60)"},
-    {0, "backend", "B", on_backend, "backend (default: $COLL_BACKEND or tcp)"},
+    {0, "backend", "B", on_backend, "backend (default: $COLL_BACKEND or tcp; mpi through mpirun)"},
     {'h', "help", NULL, bench_opt_help, "this help"},
 };
 
@@ -154,7 +152,7 @@ static int run_rank(const straggler_opts *o)
 {
     coll_config cfg;
     coll_config_init(&cfg);
-    cfg.backend = o->backend;
+    cfg.backend = o->backend ? o->backend : getenv(CLI_ENV_BACKEND); /* NULL: the default */
     cfg.timeout_s = o->timeout_s;
     coll_comm *comm = NULL;
     int rc = coll_comm_create(&cfg, &comm);
@@ -201,29 +199,20 @@ static int run_rank(const straggler_opts *o)
 
 /* ================= the launcher ================= */
 
+/* The ranks run --backend, else the library's default ($COLL_BACKEND, else tcp),
+ * started as every command starts them (cli_launch.h). */
 static int launch(const straggler_opts *o, int argc, char **argv)
 {
-    char why[256];
-    if (o->backend && !coll_backend_available(o->backend, why, sizeof why)) {
-        fprintf(stderr, "collbench straggler: --backend %s: %s\n", o->backend, why);
-        return EXIT_UNAVAILABLE;
-    }
-    char **rank_argv = calloc((size_t)argc + 2, sizeof *rank_argv);
-    if (!rank_argv) return EXIT_RUNTIME;
-    for (int i = 0; i < argc; i++) rank_argv[i + 1] = argv[i]; /* [0] NULL: /proc/self/exe */
-    coll_launch_opts lo = {.nprocs = o->nprocs, .argv = rank_argv};
-    coll_launch_result res;
-    fflush(stdout);
-    int rc = coll_launch(&lo, &res);
-    free(rank_argv);
-    if (rc) {
-        fprintf(stderr, "collbench straggler: cannot launch: %s\n", res.message);
-        return EXIT_RUNTIME;
-    }
-    if (res.interrupted_by) return 128 + res.interrupted_by;
-    if (res.exit_code && res.exit_code != EXIT_USAGE)
-        fprintf(stderr, "collbench straggler: %d ranks failed: %s\n", o->nprocs, res.message);
-    return res.exit_code;
+    const char *lib = getenv("COLL_BACKEND");
+    char *asked[] = {(char *)(o->backend ? o->backend : lib && *lib ? lib : "tcp")};
+    const char *backend;
+    size_t n;
+    cli_launch_plan plan;
+    cli_plan_choose(&plan, NULL);
+    int code = cli_plan_pick_backends(&plan, PREFIX, asked, 1, &backend, 1, &n);
+    if (code) return code;
+    cli_launch l = {.prefix = PREFIX, .argc = argc, .argv = argv};
+    return cli_launch_one(&plan, &l, backend, o->nprocs);
 }
 
 int cmd_straggler(int argc, char **argv)
@@ -233,12 +222,9 @@ int cmd_straggler(int argc, char **argv)
     int rc = parse_opts(argc, argv, &o);
     if (rc == 1) return usage(stdout), 0;
     if (rc) return EXIT_USAGE;
-    if (coll_launch_env_detect(&env)) return run_rank(&o);
-    if (*coll_launch_env_error()) {
-        fprintf(stderr, "collbench straggler: bad launcher environment: %s\n",
-                coll_launch_env_error());
-        return EXIT_USAGE;
-    }
+    cli_role role = cli_detect_role(PREFIX, &env);
+    if (role == CLI_RANK) return run_rank(&o);
+    if (role == CLI_BAD_ENV) return EXIT_USAGE;
     if (o.inject) { /* refuse bad input before launching anything */
         double *delay = calloc((size_t)o.nprocs, sizeof *delay);
         char err[256];
