@@ -36,6 +36,7 @@ typedef struct straggler_opts {
     double monitored_s;     /* 0: no monitored barrier */
     double timeout_s;
     const char *backend;    /* NULL: the library's default */
+    bench_multinode mn;     /* --nnodes ...: this host's -P ranks of a multi-host job */
 } straggler_opts;
 
 /* ---- one handler per flag (c->user is the straggler_opts) ---- */
@@ -64,7 +65,7 @@ static int on_timeout(bench_opt_ctx *c, const char *v)
 static int on_backend(bench_opt_ctx *c, const char *v) { SO(c)->backend = v; return 0; }
 
 static const bench_opt opt_table[] = {
-    {'P', NULL, "N", on_procs, "ranks to launch (default 4)"},
+    {'P', NULL, "N", on_procs, "ranks to launch (default 4; with --nnodes: --nproc-per-node)"},
     {0, "iters", "K", on_iters, "iterations (default 50)"},
     {0, "inject", "RANK:MS[,..]", on_inject, "delay these ranks by MS each iteration (a sleep)"},
     {0, "threshold", "MS", on_threshold, "flag ranks whose mean excess is above MS (default\n"
@@ -85,6 +86,7 @@ static void usage(FILE *f)
             "compute phase. Ranks later than the median rank by more than the threshold\n"
             "on average are STRAGGLERs.\n\n");
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 26);
+    bench_multinode_usage(f, 26);
 }
 
 /* 0 ok, 1 help, -1 bad usage (already reported). */
@@ -93,10 +95,12 @@ static int parse_opts(int argc, char **argv, straggler_opts *o)
     char err[256];
     *o = (straggler_opts){.nprocs = 4, .iters = 50, .compute_ms = 2, .timeout_s = 60};
     bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = o, .err = err,
-                       .errlen = sizeof err};
+                       .errlen = sizeof err, .mn = &o->mn};
     int rc = bench_opt_parse(&c, argc, argv);
     if (rc == BENCH_OPT_HELP) return 1;
-    if (rc) return fprintf(stderr, "collbench straggler: %s\n", err), -1;
+    if (rc || bench_multinode_finish(&o->mn, MAX_PROCS, err, sizeof err))
+        return fprintf(stderr, "collbench straggler: %s\n", err), -1;
+    if (o->mn.nnodes) o->nprocs = o->mn.nproc_per_node; /* the ranks of this host */
     return 0;
 }
 
@@ -208,7 +212,7 @@ static int launch(const straggler_opts *o, int argc, char **argv)
     const char *backend;
     size_t n;
     cli_launch_plan plan;
-    cli_plan_choose(&plan, NULL);
+    cli_plan_choose(&plan, &o->mn);
     int code = cli_plan_pick_backends(&plan, PREFIX, asked, 1, &backend, 1, &n);
     if (code) return code;
     cli_launch l = {.prefix = PREFIX, .argc = argc, .argv = argv};
@@ -226,10 +230,11 @@ int cmd_straggler(int argc, char **argv)
     if (role == CLI_RANK) return run_rank(&o);
     if (role == CLI_BAD_ENV) return EXIT_USAGE;
     if (o.inject) { /* refuse bad input before launching anything */
-        double *delay = calloc((size_t)o.nprocs, sizeof *delay);
+        int world = o.mn.nnodes ? o.mn.nnodes * o.mn.nproc_per_node : o.nprocs;
+        double *delay = calloc((size_t)world, sizeof *delay);
         char err[256];
         if (!delay) return EXIT_RUNTIME;
-        rc = straggler_parse_inject(o.inject, o.nprocs, delay, err, sizeof err);
+        rc = straggler_parse_inject(o.inject, world, delay, err, sizeof err);
         free(delay);
         if (rc) {
             fprintf(stderr, "collbench straggler: %s\n", err);
