@@ -1,14 +1,14 @@
-/* What the launching commands (the collectives, init, check) share: the exit
- * codes, which backends a sweep runs, whether this process is a rank or the
- * launcher, and launching our own command line as the ranks of one
- * backend x process count. Messages start with the caller's prefix
- * ("collbench" or "collbench init"). */
+/* What the launching commands and the three ways of starting ranks (fork/exec
+ * here, mpirun, multi-host: cli_launch.h picks one) share: the exit codes, a
+ * rank's backend and pinning, what one launch of our own command line is
+ * (cli_launch), starting it on this host (cli_exec_ranks) and the sweep.
+ * Messages start with the caller's prefix ("collbench", "collbench init"). */
 #ifndef COLLBENCH_CLI_COMMON_H
 #define COLLBENCH_CLI_COMMON_H
 
 #include <stddef.h>
 
-#include "bootstrap/launch_env.h"
+#include "launch/launcher.h"
 
 #define EXIT_USAGE 2
 #define EXIT_RUNTIME 3
@@ -16,23 +16,6 @@
 
 /* The launcher tells each rank its backend in this variable. */
 #define CLI_ENV_BACKEND "COLLBENCH_BACKEND"
-
-/* Why our launcher cannot run this backend (mpi needs mpirun), or NULL. */
-const char *cli_launcher_refuses(const char *backend);
-
-/* The backends to sweep into out (room for cap): each one asked for, which must
- * be available and one our launcher runs; none asked for: every available one
- * but mpi (needs mpirun) and nccl (needs --device cuda). cmd names the command
- * in the mpirun hint. Returns 0, or EXIT_UNAVAILABLE with the reason printed. */
-int cli_pick_backends(const char *prefix, const char *cmd, char *const *asked, size_t nasked,
-                      const char **out, size_t cap, size_t *n);
-
-typedef enum cli_role { CLI_LAUNCHER, CLI_RANK, CLI_BAD_ENV } cli_role;
-
-/* A rank (env filled in) when a launcher's variables are set; CLI_BAD_ENV, with
- * the problem printed, for half a launcher's environment: launching our own
- * ranks would hide the mistake. */
-cli_role cli_detect_role(const char *prefix, coll_launch_env *env);
 
 /* A rank's backend: the one env_var names (set by our launcher), else the only
  * one asked for, else auto, or NULL (the library's default) when $COLL_BACKEND is
@@ -47,6 +30,17 @@ const char *cli_rank_backend(const char *prefix, const char *env_var, char *cons
  * local_rank of local_size ranks on this host. Best effort, like the launcher's. */
 void cli_rank_pin(const char *backend, int local_rank, int local_size);
 
+/* --bind's default for this backend's ranks: "core" (shm, auto) or "none". */
+const char *cli_default_bind(const char *backend);
+
+/* The outcome of one launch, for a command that reports it in its own words
+ * (check: FAIL lines on stdout) instead of the launcher's messages on stderr. */
+typedef struct cli_launch_report {
+    int started;        /* 0: the ranks could not be started at all */
+    char message[256];  /* why they failed ("rank 1 exited with 3"), or "" */
+} cli_launch_report;
+
+/* One launch of our own command line as ranks (cli_launch_one, cli_launch.h). */
 typedef struct cli_launch {
     const char *prefix;
     const char *what;   /* named before the backend in messages ("allreduce"), or NULL */
@@ -55,14 +49,20 @@ typedef struct cli_launch {
     int exit_wrong;     /* the ranks' exit code for wrong results, or 0 for none */
     void (*on_result_line)(const char *line, void *arg); /* rank 0's results pipe, or NULL */
     void *arg;
+    cli_launch_report *report; /* NULL: failures are said on stderr; else filled in, and
+                                  the ranks' failure is the caller's to say */
 } cli_launch;
 
-/* Launches nprocs ranks of our command line with CLI_ENV_BACKEND=backend and
- * COLLBENCH_NPROCS=nprocs; prints why when they fail. Returns their exit code,
- * EXIT_RUNTIME when they could not be launched, 128+signal when interrupted.
- * backend may be a comma-separated list (--same-ranks): the ranks then run
- * each in turn and pin themselves per backend (cli_rank_pin). */
-int cli_launch_one(const cli_launch *l, const char *backend, int nprocs);
+/* Records a launch's outcome in l->report (when there is one). */
+void cli_launch_note(const cli_launch *l, int started, const char *message);
+
+/* Starts nprocs ranks of l's command line on this host (coll_launch, rank argv[0]
+ * /proc/self/exe) with CLI_ENV_BACKEND=backend, COLLBENCH_NPROCS=nprocs and
+ * extra_env (NULL-terminated, or NULL); bind: $COLL_BIND while it runs (the
+ * pinning of the ranks), or NULL.
+ * coll_launch's return; res filled in. */
+int cli_exec_ranks(const cli_launch *l, const char *backend, int nprocs,
+                   const char *const *extra_env, const char *bind, coll_launch_result *res);
 
 /* Runs one(arg, backend, nprocs) for every backend x process count and returns
  * the first non-zero code; an interrupt (128+signal) ends the sweep and wins. */

@@ -23,7 +23,7 @@ int cli_gpu_check_launch(const char *prefix, const char *device, char *const *as
     char why[512];
     *ngpus = 0;
     if (!bench_device_is_cuda(device)) {
-        /* an unavailable nccl is exit 4 with its reason (cli_pick_backends) */
+        /* an unavailable nccl is exit 4 with its reason (cli_plan_pick_backends) */
         if (!asked_for(asked, nasked, "nccl") || !coll_backend_available("nccl", NULL, 0)) return 0;
         fprintf(stderr, "%s: --backend nccl runs on GPU buffers: add --device cuda\n", prefix);
         return EXIT_USAGE;

@@ -14,8 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launch/launcher.h"
-#include "backend/registry.h"
 #include "core/errbuf.h"
 #ifdef COLL_HAVE_MPI
 #include <mpi.h>
@@ -30,8 +28,6 @@ static const char *const default_mpiruns[] = {"mpirun.openmpi", "mpirun", NULL};
 #endif
 
 extern char **environ;
-
-int cli_mpirun_launches(const char *backend) { return coll__backend_needs_mpirun(backend); }
 
 static int executable(const char *path) { return access(path, X_OK) == 0; }
 
@@ -272,52 +268,73 @@ int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs)
 {
     char mpirun[4096], why[512], dir[4096], fifo[4200], what[96] = "";
     if (l->what) snprintf(what, sizeof what, "%s ", l->what);
-    if (cli_mpirun_find(mpirun, sizeof mpirun, why, sizeof why) != 0)
+    if (cli_mpirun_find(mpirun, sizeof mpirun, why, sizeof why) != 0) {
+        cli_launch_note(l, 0, why);
         return fprintf(stderr, "%s: --backend %s: %s\n", l->prefix, backend, why), EXIT_UNAVAILABLE;
-    if (make_fifo(dir, sizeof dir, fifo, sizeof fifo, why, sizeof why) != 0)
+    }
+    if (make_fifo(dir, sizeof dir, fifo, sizeof fifo, why, sizeof why) != 0) {
+        cli_launch_note(l, 0, why);
         return fprintf(stderr, "%s: %s%s %d ranks: %s\n", l->prefix, what, backend, nprocs, why),
                EXIT_RUNTIME;
+    }
 
     strv av = {0}, env = {0};
-    int code = EXIT_RUNTIME;
+    int code = EXIT_RUNTIME, st = -1;
     /* Our own write end keeps the FIFO open until mpirun is done, so that reads
      * block for data instead of seeing EOF before rank 0 has opened it. */
     int rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     int wfd = rfd >= 0 ? open(fifo, O_WRONLY | O_CLOEXEC) : -1;
+    why[0] = '\0';
     if (wfd < 0) {
-        fprintf(stderr, "%s: %s%s %d ranks: open %s: %s\n", l->prefix, what, backend, nprocs, fifo,
-                strerror(errno));
+        coll_set_err(why, sizeof why, "open %s: %s", fifo, strerror(errno));
+        fprintf(stderr, "%s: %s%s %d ranks: %s\n", l->prefix, what, backend, nprocs, why);
     } else if (build_argv(&av, mpirun, l, nprocs) || build_env(&env, backend, nprocs, fifo)) {
-        fprintf(stderr, "%s: out of memory building the mpirun command\n", l->prefix);
+        coll_set_err(why, sizeof why, "out of memory building the mpirun command");
+        fprintf(stderr, "%s: %s\n", l->prefix, why);
         close(wfd);
     } else {
         fflush(stdout);
-        int st = run_mpirun(av.v, env.v, rfd, wfd, l);
+        st = run_mpirun(av.v, env.v, rfd, wfd, l);
         if (st < 0) {
-            fprintf(stderr, "%s: %s%s %d ranks: cannot run %s: %s\n", l->prefix, what, backend,
-                    nprocs, mpirun, strerror(errno));
+            coll_set_err(why, sizeof why, "cannot run %s: %s", mpirun, strerror(errno));
+            fprintf(stderr, "%s: %s%s %d ranks: %s\n", l->prefix, what, backend, nprocs, why);
             close(wfd);
-        } else if (interrupted) {
-            code = 128 + interrupted;
-        } else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-            fprintf(stderr, "%s: %s%s %d ranks: cannot execute %s\n", l->prefix, what, backend,
-                    nprocs, mpirun);
-        } else if (WIFSIGNALED(st)) {
-            fprintf(stderr, "%s: %s%s %d ranks failed: %s killed by signal %d\n", l->prefix, what,
-                    backend, nprocs, mpirun, WTERMSIG(st));
-        } else if ((code = WEXITSTATUS(st)) != 0) {
-            if (l->exit_wrong && code == l->exit_wrong && lines_seen == 0) {
-                /* mpirun's own failures exit 1 too; wrong results come with rows */
+        }
+    }
+    int quiet = l->report != NULL; /* the caller says how the ranks did */
+    if (st < 0) {
+        cli_launch_note(l, 0, why);
+    } else if (interrupted) {
+        code = 128 + interrupted;
+        cli_launch_note(l, 1, "interrupted");
+    } else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+        coll_set_err(why, sizeof why, "cannot execute %s", mpirun);
+        cli_launch_note(l, 0, why);
+        fprintf(stderr, "%s: %s%s %d ranks: %s\n", l->prefix, what, backend, nprocs, why);
+    } else if (WIFSIGNALED(st)) {
+        coll_set_err(why, sizeof why, "%s killed by signal %d", mpirun, WTERMSIG(st));
+        cli_launch_note(l, 1, why);
+        if (!quiet)
+            fprintf(stderr, "%s: %s%s %d ranks failed: %s\n", l->prefix, what, backend, nprocs, why);
+    } else if ((code = WEXITSTATUS(st)) != 0) {
+        coll_set_err(why, sizeof why, "mpirun exited with %d", code);
+        cli_launch_note(l, 1, why);
+        if (l->exit_wrong && code == l->exit_wrong && lines_seen == 0) {
+            /* mpirun's own failures exit 1 too; wrong results come with rows */
+            if (!quiet)
                 fprintf(stderr, "%s: %s%s %d ranks failed: mpirun exited with %d before any "
                         "result came back\n", l->prefix, what, backend, nprocs, code);
-                code = EXIT_RUNTIME;
-            } else if (l->exit_wrong && code == l->exit_wrong)
-                fprintf(stderr, "%s: %s%s %d ranks: wrong results (mpirun exited with %d)\n",
-                        l->prefix, what, backend, nprocs, code);
-            else
-                fprintf(stderr, "%s: %s%s %d ranks failed: mpirun exited with %d\n", l->prefix,
-                        what, backend, nprocs, code);
+            code = EXIT_RUNTIME;
+        } else if (quiet) {
+        } else if (l->exit_wrong && code == l->exit_wrong) {
+            fprintf(stderr, "%s: %s%s %d ranks: wrong results (mpirun exited with %d)\n",
+                    l->prefix, what, backend, nprocs, code);
+        } else {
+            fprintf(stderr, "%s: %s%s %d ranks failed: mpirun exited with %d\n", l->prefix,
+                    what, backend, nprocs, code);
         }
+    } else {
+        cli_launch_note(l, 1, "");
     }
     if (rfd >= 0) close(rfd);
     unlink(fifo);

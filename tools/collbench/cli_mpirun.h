@@ -16,14 +16,11 @@
 #define CLI_ENV_MPIRUN_ARGS "COLLBENCH_MPIRUN_ARGS"
 #define CLI_ENV_RESULTS_FIFO "COLLBENCH_RESULTS_FIFO"
 
-/* 1 when this backend's ranks are started by mpirun rather than our launcher. */
-int cli_mpirun_launches(const char *backend);
-
 /* The mpirun to run into path; 0, or -1 with why it cannot be found (a
  * message in the style of "built without MPI: install ..."). */
 int cli_mpirun_find(char *path, size_t len, char *why, size_t whylen);
 
-/* cli_launch_one through mpirun: same messages and exit codes. */
+/* cli_launch_one (cli_launch.h) through mpirun: same messages and exit codes. */
 int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs);
 
 /* In a rank: rank 0 of a launch made by cli_mpirun_launch_one opens the

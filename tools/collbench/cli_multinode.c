@@ -14,9 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "launch/launcher.h"
 #include "coll.h"
-#include "backend/registry.h"
 #include "bootstrap/listen_addr.h"
 #include "core/token.h"
 
@@ -24,42 +22,6 @@
 #define ENV_ADDR "COLLBENCH_MN_ADDR"     /* master address */
 #define ENV_PORT "COLLBENCH_MN_PORT"     /* master port */
 #define ENV_TOKEN "COLLBENCH_MN_TOKEN"   /* shared secret, or unset */
-
-static cli_multinode config;
-static int active;
-
-void cli_multinode_set(const cli_multinode *mn)
-{
-    config = *mn;
-    active = mn->nnodes > 0;
-}
-
-int cli_multinode_active(void) { return active; }
-
-int cli_multinode_pick(const char *prefix, char *const *asked, size_t nasked, const char **out,
-                       size_t *n)
-{
-    char why[256];
-    *n = 0;
-    if (nasked > 1) {
-        fprintf(stderr, "%s: --backend: a multi-host run (--nnodes) runs one backend, not %zu: "
-                        "run the command once per backend, each with its own --master-port\n",
-                prefix, nasked);
-        return EXIT_USAGE;
-    }
-    const char *b = nasked ? asked[0] : coll__backend_preferred("tcp");
-    if (!coll_backend_available(b, why, sizeof why)) {
-        fprintf(stderr, "%s: --backend %s: %s\n", prefix, b, why);
-        return EXIT_UNAVAILABLE;
-    }
-    if (cli_launcher_refuses(b)) {
-        fprintf(stderr, "%s: --backend %s: --nnodes starts its own ranks; for mpi, start them with "
-                        "mpirun across the hosts instead\n", prefix, b);
-        return EXIT_UNAVAILABLE;
-    }
-    out[(*n)++] = b;
-    return 0;
-}
 
 int cli_route_addr(const char *host, int port, char *buf, size_t len, char *why, size_t whylen)
 {
@@ -87,43 +49,46 @@ int cli_route_addr(const char *host, int port, char *buf, size_t len, char *why,
 }
 
 /* --listen-addr, else $COLL_LISTEN_ADDR, else the route to the master. */
-static int listen_addr(char *buf, size_t len, char *why, size_t whylen)
+static int listen_addr(const cli_multinode *config, char *buf, size_t len, char *why, size_t whylen)
 {
     const char *env = getenv("COLL_LISTEN_ADDR");
-    const char *given = config.listen_addr ? config.listen_addr : env && *env ? env : NULL;
+    const char *given = config->listen_addr ? config->listen_addr : env && *env ? env : NULL;
     if (given) {
         snprintf(buf, len, "%s", given);
         return 0;
     }
-    return cli_route_addr(config.master_addr, config.master_port, buf, len, why, whylen);
+    return cli_route_addr(config->master_addr, config->master_port, buf, len, why, whylen);
 }
 
 /* --job-token-file, --job-token, else $COLL_JOB_TOKEN or $COLL_JOB_TOKEN_FILE;
  * NULL when none, or (why set) when the file cannot be read. */
-static const char *job_token(char *why, size_t whylen)
+static const char *job_token(const cli_multinode *config, char *why, size_t whylen)
 {
     static char token[COLL_TOKEN_HEX_LEN + 1];
     why[0] = '\0';
-    if (config.job_token_file) {
-        if (coll_token_read_file(config.job_token_file, token, why, whylen)) return NULL;
+    if (config->job_token_file) {
+        if (coll_token_read_file(config->job_token_file, token, why, whylen)) return NULL;
         return token;
     }
-    if (config.job_token) return config.job_token;
+    if (config->job_token) return config->job_token;
     if (coll_token_from_env(token, why, whylen)) return NULL;
     return token[0] ? token : NULL;
 }
 
-int cli_multinode_launch_one(const cli_launch *l, const char *backend, int nprocs)
+int cli_multinode_launch_one(const cli_multinode *config, const cli_launch *l, const char *backend,
+                             int nprocs)
 {
-    char e_backend[96], e_nprocs[64], e_node[64], e_addr[300], e_port[64], e_listen[320],
-        e_token[128], addr[256], why[300], what[96] = "";
-    const char *token = job_token(why, sizeof why);
+    char e_node[64], e_addr[300], e_port[64], e_listen[320], e_token[128], addr[256], why[300],
+        what[96] = "";
+    const char *token = job_token(config, why, sizeof why);
     if (why[0]) {
-        fprintf(stderr, "%s: node %d: %s\n", l->prefix, config.node_rank, why);
+        fprintf(stderr, "%s: node %d: %s\n", l->prefix, config->node_rank, why);
+        cli_launch_note(l, 0, why);
         return EXIT_USAGE;
     }
-    if (listen_addr(addr, sizeof addr, why, sizeof why) != 0) {
-        fprintf(stderr, "%s: node %d: --master-addr: %s\n", l->prefix, config.node_rank, why);
+    if (listen_addr(config, addr, sizeof addr, why, sizeof why) != 0) {
+        fprintf(stderr, "%s: node %d: --master-addr: %s\n", l->prefix, config->node_rank, why);
+        cli_launch_note(l, 0, why);
         return EXIT_RUNTIME;
     }
     const char *insecure = getenv("COLL_INSECURE");
@@ -132,46 +97,39 @@ int cli_multinode_launch_one(const cli_launch *l, const char *backend, int nproc
         fprintf(stderr, "%s: node %d: no job token, and the ranks would listen on %s, which other "
                         "hosts reach: give every host the same secret with --job-token-file PATH "
                         "(a file only you can read), or accept any peer with --insecure\n",
-                l->prefix, config.node_rank, addr);
+                l->prefix, config->node_rank, addr);
+        cli_launch_note(l, 0, "no job token");
         return EXIT_USAGE;
     }
     static int warned;
     if (!token && !warned++ && !coll_host_is_loopback(addr))
         fprintf(stderr, "%s: warning: --insecure: the store on %s:%d and the ranks' connections "
                         "are unauthenticated (any host that reaches them can join)\n", l->prefix,
-                config.master_addr, config.master_port);
-    snprintf(e_backend, sizeof e_backend, "%s=%s", CLI_ENV_BACKEND, backend);
-    snprintf(e_nprocs, sizeof e_nprocs, "COLLBENCH_NPROCS=%d", nprocs);
-    snprintf(e_node, sizeof e_node, ENV_NODE "=%d %d", config.node_rank, config.nnodes);
-    snprintf(e_addr, sizeof e_addr, ENV_ADDR "=%s", config.master_addr);
-    snprintf(e_port, sizeof e_port, ENV_PORT "=%d", config.master_port);
+                config->master_addr, config->master_port);
+    snprintf(e_node, sizeof e_node, ENV_NODE "=%d %d", config->node_rank, config->nnodes);
+    snprintf(e_addr, sizeof e_addr, ENV_ADDR "=%s", config->master_addr);
+    snprintf(e_port, sizeof e_port, ENV_PORT "=%d", config->master_port);
     snprintf(e_listen, sizeof e_listen, "COLL_LISTEN_ADDR=%s", addr);
     snprintf(e_token, sizeof e_token, ENV_TOKEN "=%s", token ? token : "");
-    const char *extra_env[] = {e_backend, e_nprocs, e_node, e_addr, e_port, e_listen,
-                               "COLL_VERIFY_RANKS=1", token ? e_token : NULL, NULL};
-
-    char **rank_argv = calloc((size_t)l->argc + 2, sizeof *rank_argv);
-    if (!rank_argv) return fprintf(stderr, "%s: out of memory\n", l->prefix), EXIT_RUNTIME;
-    for (int i = 0; i < l->argc; i++) rank_argv[i + 1] = l->argv[i]; /* [0] NULL: /proc/self/exe */
+    const char *extra_env[] = {e_node, e_addr, e_port, e_listen, "COLL_VERIFY_RANKS=1",
+                               token ? e_token : NULL, NULL};
     if (l->what) snprintf(what, sizeof what, "%s ", l->what);
-    coll_launch_opts lo = {.nprocs = nprocs, .argv = rank_argv, .extra_env = extra_env,
-                           .on_result_line = l->on_result_line, .arg = l->arg};
     coll_launch_result res;
-    fflush(stdout);
-    int rc = coll_launch(&lo, &res);
-    free(rank_argv);
+    int rc = cli_exec_ranks(l, backend, nprocs, extra_env, NULL, &res);
+    cli_launch_note(l, rc == 0, res.message);
     if (rc != 0) {
         fprintf(stderr, "%s: node %d: %s%s %d ranks: cannot launch: %s\n", l->prefix,
-                config.node_rank, what, backend, nprocs, res.message);
+                config->node_rank, what, backend, nprocs, res.message);
         return EXIT_RUNTIME;
     }
-    int first = config.node_rank * nprocs;
-    if (l->exit_wrong && res.exit_code == l->exit_wrong)
+    int first = config->node_rank * nprocs;
+    if (l->report) { /* the caller says how it went */
+    } else if (l->exit_wrong && res.exit_code == l->exit_wrong)
         fprintf(stderr, "%s: node %d (ranks %d-%d): %s%s: wrong results (local %s)\n", l->prefix,
-                config.node_rank, first, first + nprocs - 1, what, backend, res.message);
+                config->node_rank, first, first + nprocs - 1, what, backend, res.message);
     else if (res.exit_code != 0)
         fprintf(stderr, "%s: node %d (ranks %d-%d): %s%s failed (local %s)\n", l->prefix,
-                config.node_rank, first, first + nprocs - 1, what, backend, res.message);
+                config->node_rank, first, first + nprocs - 1, what, backend, res.message);
     if (res.interrupted_by) return 128 + res.interrupted_by;
     return res.exit_code;
 }

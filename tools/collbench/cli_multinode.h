@@ -16,18 +16,11 @@
 /* The flags as parsed (listen_addr, job_token may be NULL). */
 typedef bench_multinode cli_multinode;
 
-/* Turns multi-host launching on for this process (the launcher side). */
-void cli_multinode_set(const cli_multinode *mn);
-int cli_multinode_active(void);
-
-/* The one backend of a multi-host run: the one asked for (several is an error:
- * each would need its own store), else auto (tcp without it). 0 or an exit code. */
-int cli_multinode_pick(const char *prefix, char *const *asked, size_t nasked, const char **out,
-                       size_t *n);
-
-/* Starts this host's nprocs ranks of our command line; returns their exit code
- * (EXIT_RUNTIME when this host cannot reach --master-addr). */
-int cli_multinode_launch_one(const cli_launch *l, const char *backend, int nprocs);
+/* Starts this host's nprocs ranks of our command line as node mn->node_rank of
+ * the job mn describes; returns their exit code (EXIT_RUNTIME when this host
+ * cannot reach --master-addr). Reached through cli_launch_one (cli_launch.h). */
+int cli_multinode_launch_one(const cli_multinode *mn, const cli_launch *l, const char *backend,
+                             int nprocs);
 
 /* In a rank started by the multi-host launcher: turns the local launcher's
  * variables into the job's (RANK, WORLD_SIZE, MASTER_ADDR, ...). No-op elsewhere. */

@@ -3,9 +3,10 @@
  * values with a known sum (int32 and float32), broadcast from the last rank and
  * tear down; rank 0 reports each step PASS or FAIL with its time and reason.
  *
- * The launcher passes the backend in COLLBENCH_CHECK_BACKEND; rank 0 sends one
- * line per step down COLL_RESULTS_FD ("PASS\tstep\tms\treason"), or prints it
- * itself when started by another launcher (torchrun, mpirun). */
+ * The launcher starts the ranks as every command does (cli_launch.h: mpi through
+ * mpirun, --bind's default pinning) and passes the backend in COLLBENCH_BACKEND;
+ * rank 0 sends one line per step down COLL_RESULTS_FD ("PASS\tstep\tms\treason"),
+ * or prints it itself when started by another launcher (torchrun, a user's mpirun). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,16 +14,14 @@
 #include <unistd.h>
 
 #include "bench/opt_table.h"
-#include "launch/launcher.h"
 #include "backend/registry.h"
-#include "cli_common.h"
 #include "cli_gpu.h"
+#include "cli_launch.h"
 #include "coll.h"
 #include "core/clock.h"
 
 #define EXIT_FAIL 1
 
-#define ENV_CHECK_BACKEND "COLLBENCH_CHECK_BACKEND"
 #define MAX_BACKENDS 8
 #define COUNT 64 /* elements per check buffer: small, but more than one */
 
@@ -255,43 +254,37 @@ static void on_line(const char *line, void *arg)
 }
 
 /* Returns 0 when every step passed, else EXIT_FAIL. */
-static int check_backend(const check_opts *o_asked, const char *backend)
+static int check_backend(const check_opts *o, const cli_launch_plan *plan, int argc, char **argv,
+                         const char *backend)
 {
-    check_opts o_gpu = *o_asked; /* nccl: at most one rank per GPU */
-    const check_opts *o = &o_gpu;
-    o_gpu.nprocs = cli_gpu_check_nprocs(backend, o_asked->nprocs);
-    char env_backend[96], nprocs[16], timeout[32];
-    const char *extra_env[] = {env_backend, NULL};
-    snprintf(env_backend, sizeof env_backend, "%s=%s", ENV_CHECK_BACKEND, backend);
-    snprintf(nprocs, sizeof nprocs, "%d", o->nprocs);
-    snprintf(timeout, sizeof timeout, "%g", o->timeout_s);
-    char *rank_argv[] = {NULL, "check", "-P", nprocs, "-T", timeout, NULL};
+    int nprocs = cli_gpu_check_nprocs(backend, o->nprocs); /* nccl: at most one rank per GPU */
     check_run c = {.backend = backend};
-    coll_launch_result res;
-    coll_launch_opts lo = {.nprocs = o->nprocs, .argv = rank_argv, .extra_env = extra_env,
-                           .on_result_line = on_line, .arg = &c};
-    fflush(stdout);
-    int rc = coll_launch(&lo, &res);
-    if (rc != 0) {
-        printf("FAIL  %s init (0.000 ms): cannot launch %d ranks: %s\n", backend, o->nprocs, res.message);
+    cli_launch_report rep = {0};
+    cli_launch l = {.prefix = "collbench check", .argc = argc, .argv = argv,
+                    .on_result_line = on_line, .arg = &c, .report = &rep};
+    int code = cli_launch_one(plan, &l, backend, nprocs);
+    if (!rep.started) {
+        printf("FAIL  %s init (0.000 ms): cannot launch %d ranks: %s\n", backend, nprocs, rep.message);
         return EXIT_FAIL;
     }
-    if (res.exit_code != 0 || res.interrupted_by) {
+    if (code != 0) {
         /* the step rank 0 never reported is the one that did not finish */
         size_t i = 0;
         while (i < N_STEPS && c.reported[i]) i++;
         if (!c.failed) /* rank 0 reported no failure: say what stopped the run */
             printf("FAIL  %s %s: %s\n", backend, i < N_STEPS ? steps[i] : "teardown",
-                   *res.message ? res.message : "a rank failed");
+                   *rep.message ? rep.message : "a rank failed");
         c.failed = 1;
     }
     fflush(stdout);
-    if (res.interrupted_by) return 128 + res.interrupted_by;
+    if (code >= 128) return code;
     return c.failed ? EXIT_FAIL : 0;
 }
 
-static int run_as_launcher(const check_opts *o)
+static int run_as_launcher(const check_opts *o, int argc, char **argv)
 {
+    cli_launch_plan plan;
+    cli_plan_choose(&plan, NULL);
     const char *const *names = o->nbackends ? (const char *const *)o->backends : coll_backend_names();
     size_t n = o->nbackends;
     if (!n)
@@ -307,14 +300,12 @@ static int run_as_launcher(const check_opts *o)
             unavailable |= o->nbackends > 0;
             continue;
         }
-        const char *refused = cli_launcher_refuses(b);
-        if (refused) {
-            printf("UNAVAILABLE  %s: %s: mpirun -np %d collbench check --backend %s\n", b, refused,
-                   o->nprocs, b);
+        if (cli_plan_refuses(&plan, b, why, sizeof why)) { /* mpi without mpirun */
+            printf("UNAVAILABLE  %s: %s\n", b, why);
             unavailable |= o->nbackends > 0;
             continue;
         }
-        int code = check_backend(o, b);
+        int code = check_backend(o, &plan, argc, argv, b);
         if (code >= 128) return code;
         if (code) failed = 1;
     }
@@ -335,9 +326,9 @@ int cmd_check(int argc, char **argv)
     } else {
         cli_role role = cli_detect_role("collbench check", &env);
         code = role == CLI_RANK ? run_as_rank(&o, &env,
-                                              cli_rank_backend("collbench check", ENV_CHECK_BACKEND,
+                                              cli_rank_backend("collbench check", CLI_ENV_BACKEND,
                                                                o.backends, o.nbackends, env.rank))
-               : role == CLI_LAUNCHER ? run_as_launcher(&o)
+               : role == CLI_LAUNCHER ? run_as_launcher(&o, argc, argv)
                                       : EXIT_USAGE;
     }
     free(o.backend_list);

@@ -16,10 +16,8 @@
 #include "bench/bench_options.h"
 #include "bench/bench_runner.h"
 #include "bench/bench_sink.h"
-#include "cli_common.h"
 #include "cli_gpu.h"
-#include "cli_mpirun.h"
-#include "cli_multinode.h"
+#include "cli_launch.h"
 #include "coll.h"
 
 #define EXIT_WRONG 1
@@ -163,10 +161,11 @@ static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 /* libcoll's named algorithms run on tcp (shm picks its own engines, auto on
  * one host runs on shm, mpi is MPI's): a default sweep with --algo keeps tcp
  * rather than have the others refuse. */
-static void algo_backends(const bench_options *o, const char **backends, size_t *nb)
+static void algo_backends(const bench_options *o, const cli_launch_plan *plan, const char **backends,
+                          size_t *nb)
 {
     size_t k = 0;
-    if (o->nbackends > 0 || strcmp(o->algo, "auto") == 0 || cli_multinode_active()) return;
+    if (o->nbackends > 0 || strcmp(o->algo, "auto") == 0 || plan->kind == CLI_LAUNCH_MULTINODE) return;
     for (size_t i = 0; i < *nb; i++)
         if (strcmp(backends[i], "tcp") == 0) backends[k++] = backends[i];
     if (k == 0) return;
@@ -179,6 +178,7 @@ typedef struct launch_ctx {
     bench_sink sink;
     int lines_lost;
     int ngpus;          /* --device cuda: GPUs on this host */
+    cli_launch_plan plan;
     cli_launch launch;
 } launch_ctx;
 
@@ -215,20 +215,20 @@ static int launch_one(void *arg, const char *backend, int nprocs)
     if (cli_gpu_skip("collbench", l->o->coll->name, l->o->device, backend, nprocs, l->ngpus, l->o->quiet))
         return 0;
     if (!l->o->quiet) printf("\n");
-    int code = cli_launch_one(&l->launch, backend, nprocs);
+    int code = cli_launch_one(&l->plan, &l->launch, backend, nprocs);
     bench_sink_flush(&l->sink);
     return code;
 }
 
 /* --same-ranks: per process count one launch runs every backend our launcher
- * starts, in turn (run_as_rank); those mpirun starts are swept apart. */
+ * starts here, in turn (run_as_rank); those mpirun or --nnodes starts are swept apart. */
 static int sweep_same_ranks(launch_ctx *l, const char **backends, size_t nb)
 {
     const char *apart[BENCH_MAX_BACKENDS];
     char list[256] = "";
     size_t napart = 0, used = 0;
     for (size_t i = 0; i < nb; i++) {
-        if (cli_mpirun_launches(backends[i]) || cli_multinode_active()) {
+        if (cli_plan_kind(&l->plan, backends[i]) != CLI_LAUNCH_LOCAL) {
             apart[napart++] = backends[i];
             continue;
         }
@@ -287,16 +287,16 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
                     .launch = {.prefix = "collbench", .what = o->coll->name, .argc = argc,
                                .argv = argv, .exit_wrong = EXIT_WRONG,
                                .on_result_line = on_result_line, .arg = &l}};
-    if (o->mn.nnodes) cli_multinode_set(&o->mn);
+    cli_plan_choose(&l.plan, &o->mn);
     int code = check_init_method(o);
     if (code || (code = check_root(o)) ||
         (code = cli_gpu_check_launch("collbench", o->device, o->backends, o->nbackends, &l.ngpus)) ||
-        (code = cli_pick_backends("collbench", o->coll->name, o->backends, o->nbackends, backends,
-                                  BENCH_MAX_BACKENDS, &nb)) ||
+        (code = cli_plan_pick_backends(&l.plan, "collbench", o->backends, o->nbackends, backends,
+                                       BENCH_MAX_BACKENDS, &nb)) ||
         (code = check_outputs(o)))
         return code;
     cli_gpu_default_backends(o->device, o->nbackends, backends, BENCH_MAX_BACKENDS, &nb);
-    algo_backends(o, backends, &nb);
+    algo_backends(o, &l.plan, backends, &nb);
 
     json_meta(o, extra, sizeof extra, &meta);
     int writes = bench_multinode_writes(&o->mn);

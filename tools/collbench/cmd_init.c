@@ -16,7 +16,7 @@
 #include "bench/sizes.h"
 #include "bench/opt_table.h"
 #include "backend/registry.h"
-#include "cli_common.h"
+#include "cli_launch.h"
 #include "coll.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
@@ -256,9 +256,15 @@ static int run_as_rank(const init_opts *o, const coll_launch_env *env)
 
 /* ================= the launcher ================= */
 
-static int launch_one(void *launch, const char *backend, int nprocs)
+typedef struct init_launch {
+    cli_launch_plan plan;
+    cli_launch launch;
+} init_launch;
+
+static int launch_one(void *arg, const char *backend, int nprocs)
 {
-    return cli_launch_one(launch, backend, nprocs);
+    init_launch *l = arg;
+    return cli_launch_one(&l->plan, &l->launch, backend, nprocs);
 }
 
 static int run_as_launcher(const init_opts *o, int argc, char **argv)
@@ -266,9 +272,10 @@ static int run_as_launcher(const init_opts *o, int argc, char **argv)
     const char *backends[MAX_BACKENDS];
     size_t nb;
     char err[320];
-    cli_launch launch = {.prefix = "collbench init", .argc = argc, .argv = argv};
-    int code = cli_pick_backends("collbench init", "init", o->backends, o->nbackends, backends,
-                                 MAX_BACKENDS, &nb);
+    init_launch l = {.launch = {.prefix = "collbench init", .argc = argc, .argv = argv}};
+    cli_plan_choose(&l.plan, NULL);
+    int code = cli_plan_pick_backends(&l.plan, "collbench init", o->backends, o->nbackends,
+                                      backends, MAX_BACKENDS, &nb);
     if (code) return code;
     /* Refuse an unwritable --csv before the sweep, not after. */
     if (o->csv_path && coll_file_append(o->csv_path, "", 0, err, sizeof err) != 0) {
@@ -276,7 +283,7 @@ static int run_as_launcher(const init_opts *o, int argc, char **argv)
         return EXIT_USAGE;
     }
     print_header();
-    return cli_sweep(backends, nb, o->procs, o->nprocs, launch_one, &launch);
+    return cli_sweep(backends, nb, o->procs, o->nprocs, launch_one, &l);
 }
 
 /* ================= the command ================= */

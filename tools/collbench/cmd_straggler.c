@@ -10,7 +10,8 @@
  * good as the barrier's exit skew (tens of microseconds on a LAN), which biases
  * every iteration of a rank by the same amount.
  *
- * Not inside a launched rank: launch -P ranks of ourselves and return their code. */
+ * Not inside a launched rank: launch -P ranks of ourselves (cli_launch.h) and
+ * return their code. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,14 +20,11 @@
 
 #include "bench/opt_table.h"
 #include "bench/straggler.h"
-#include "bootstrap/launch_env.h"
-#include "launch/launcher.h"
+#include "cli_launch.h"
 #include "coll.h"
 #include "core/clock.h"
 
-#define EXIT_USAGE 2
-#define EXIT_RUNTIME 3
-#define EXIT_UNAVAILABLE 4
+#define PREFIX "collbench straggler"
 #define MAX_PROCS 1024
 #define MAX_ITERS 1000000
 
@@ -38,6 +36,7 @@ typedef struct straggler_opts {
     double monitored_s;     /* 0: no monitored barrier */
     double timeout_s;
     const char *backend;    /* NULL: the library's default */
+    bench_multinode mn;     /* --nnodes ...: this host's -P ranks of a multi-host job */
 } straggler_opts;
 
 /* ---- one handler per flag (c->user is the straggler_opts) ---- */
@@ -66,7 +65,7 @@ static int on_timeout(bench_opt_ctx *c, const char *v)
 static int on_backend(bench_opt_ctx *c, const char *v) { SO(c)->backend = v; return 0; }
 
 static const bench_opt opt_table[] = {
-    {'P', NULL, "N", on_procs, "ranks to launch (default 4)"},
+    {'P', NULL, "N", on_procs, "ranks to launch (default 4; with --nnodes: --nproc-per-node)"},
     {0, "iters", "K", on_iters, "iterations (default 50)"},
     {0, "inject", "RANK:MS[,..]", on_inject, "delay these ranks by MS each iteration (a sleep)"},
     {0, "threshold", "MS", on_threshold, "flag ranks whose mean excess is above MS (default\n"
@@ -75,7 +74,7 @@ static const bench_opt opt_table[] = {
     {0, "monitored-barrier", "T", on_monitored, "first a monitored barrier with timeout T s; exit 3\n"
                                                 "naming the ranks that did not arrive"},
     {'T', NULL, "SECONDS", on_timeout, "timeout of every blocking wait (default 60)"},
-    {0, "backend", "B", on_backend, "backend (default: $COLL_BACKEND or tcp)"},
+    {0, "backend", "B", on_backend, "backend (default: $COLL_BACKEND or tcp; mpi through mpirun)"},
     {'h', "help", NULL, bench_opt_help, "this help"},
 };
 
@@ -87,6 +86,7 @@ static void usage(FILE *f)
             "compute phase. Ranks later than the median rank by more than the threshold\n"
             "on average are STRAGGLERs.\n\n");
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 26);
+    bench_multinode_usage(f, 26);
 }
 
 /* 0 ok, 1 help, -1 bad usage (already reported). */
@@ -95,10 +95,12 @@ static int parse_opts(int argc, char **argv, straggler_opts *o)
     char err[256];
     *o = (straggler_opts){.nprocs = 4, .iters = 50, .compute_ms = 2, .timeout_s = 60};
     bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = o, .err = err,
-                       .errlen = sizeof err};
+                       .errlen = sizeof err, .mn = &o->mn};
     int rc = bench_opt_parse(&c, argc, argv);
     if (rc == BENCH_OPT_HELP) return 1;
-    if (rc) return fprintf(stderr, "collbench straggler: %s\n", err), -1;
+    if (rc || bench_multinode_finish(&o->mn, MAX_PROCS, err, sizeof err))
+        return fprintf(stderr, "collbench straggler: %s\n", err), -1;
+    if (o->mn.nnodes) o->nprocs = o->mn.nproc_per_node; /* the ranks of this host */
     return 0;
 }
 
@@ -154,7 +156,7 @@ static int run_rank(const straggler_opts *o)
 {
     coll_config cfg;
     coll_config_init(&cfg);
-    cfg.backend = o->backend;
+    cfg.backend = o->backend ? o->backend : getenv(CLI_ENV_BACKEND); /* NULL: the default */
     cfg.timeout_s = o->timeout_s;
     coll_comm *comm = NULL;
     int rc = coll_comm_create(&cfg, &comm);
@@ -201,29 +203,20 @@ static int run_rank(const straggler_opts *o)
 
 /* ================= the launcher ================= */
 
+/* The ranks run --backend, else the library's default ($COLL_BACKEND, else tcp),
+ * started as every command starts them (cli_launch.h). */
 static int launch(const straggler_opts *o, int argc, char **argv)
 {
-    char why[256];
-    if (o->backend && !coll_backend_available(o->backend, why, sizeof why)) {
-        fprintf(stderr, "collbench straggler: --backend %s: %s\n", o->backend, why);
-        return EXIT_UNAVAILABLE;
-    }
-    char **rank_argv = calloc((size_t)argc + 2, sizeof *rank_argv);
-    if (!rank_argv) return EXIT_RUNTIME;
-    for (int i = 0; i < argc; i++) rank_argv[i + 1] = argv[i]; /* [0] NULL: /proc/self/exe */
-    coll_launch_opts lo = {.nprocs = o->nprocs, .argv = rank_argv};
-    coll_launch_result res;
-    fflush(stdout);
-    int rc = coll_launch(&lo, &res);
-    free(rank_argv);
-    if (rc) {
-        fprintf(stderr, "collbench straggler: cannot launch: %s\n", res.message);
-        return EXIT_RUNTIME;
-    }
-    if (res.interrupted_by) return 128 + res.interrupted_by;
-    if (res.exit_code && res.exit_code != EXIT_USAGE)
-        fprintf(stderr, "collbench straggler: %d ranks failed: %s\n", o->nprocs, res.message);
-    return res.exit_code;
+    const char *lib = getenv("COLL_BACKEND");
+    char *asked[] = {(char *)(o->backend ? o->backend : lib && *lib ? lib : "tcp")};
+    const char *backend;
+    size_t n;
+    cli_launch_plan plan;
+    cli_plan_choose(&plan, &o->mn);
+    int code = cli_plan_pick_backends(&plan, PREFIX, asked, 1, &backend, 1, &n);
+    if (code) return code;
+    cli_launch l = {.prefix = PREFIX, .argc = argc, .argv = argv};
+    return cli_launch_one(&plan, &l, backend, o->nprocs);
 }
 
 int cmd_straggler(int argc, char **argv)
@@ -233,17 +226,15 @@ int cmd_straggler(int argc, char **argv)
     int rc = parse_opts(argc, argv, &o);
     if (rc == 1) return usage(stdout), 0;
     if (rc) return EXIT_USAGE;
-    if (coll_launch_env_detect(&env)) return run_rank(&o);
-    if (*coll_launch_env_error()) {
-        fprintf(stderr, "collbench straggler: bad launcher environment: %s\n",
-                coll_launch_env_error());
-        return EXIT_USAGE;
-    }
+    cli_role role = cli_detect_role(PREFIX, &env);
+    if (role == CLI_RANK) return run_rank(&o);
+    if (role == CLI_BAD_ENV) return EXIT_USAGE;
     if (o.inject) { /* refuse bad input before launching anything */
-        double *delay = calloc((size_t)o.nprocs, sizeof *delay);
+        int world = o.mn.nnodes ? o.mn.nnodes * o.mn.nproc_per_node : o.nprocs;
+        double *delay = calloc((size_t)world, sizeof *delay);
         char err[256];
         if (!delay) return EXIT_RUNTIME;
-        rc = straggler_parse_inject(o.inject, o.nprocs, delay, err, sizeof err);
+        rc = straggler_parse_inject(o.inject, world, delay, err, sizeof err);
         free(delay);
         if (rc) {
             fprintf(stderr, "collbench straggler: %s\n", err);

@@ -30,7 +30,6 @@
 #include "bench/sizes.h"
 #include "backend/registry.h"
 #include "cli_common.h"
-#include "cli_mpirun.h"
 #include "suite.h"
 #include "train/train_blas.h"
 

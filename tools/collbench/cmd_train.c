@@ -17,8 +17,7 @@
 #include <unistd.h>
 
 #include "launch/launcher.h"
-#include "cli_common.h"
-#include "cli_multinode.h"
+#include "cli_launch.h"
 #include "coll.h"
 #include "backend/registry.h"
 #include "train/train_blas.h"
@@ -229,6 +228,7 @@ static int run_as_rank(const train_options *o, const coll_launch_env *env)
 
 typedef struct launch_ctx {
     const train_options *o;
+    cli_launch_plan plan;
     cli_launch launch;
     train_row rows[MAX_ROWS];
     size_t nrows;
@@ -292,13 +292,14 @@ static void on_result_line(const char *line, void *arg)
 static int launch_one(void *arg, const char *backend, int nprocs)
 {
     launch_ctx *l = arg;
-    return cli_launch_one(&l->launch, backend, nprocs);
+    return cli_launch_one(&l->plan, &l->launch, backend, nprocs);
 }
 
-static int pick_backends(const train_options *o, const char **out, size_t *n)
+static int pick_backends(const train_options *o, const cli_launch_plan *plan, const char **out,
+                         size_t *n)
 {
     char *asked[8];
-    int code = cli_pick_backends(PREFIX, "train", asked, asked_backends(o, asked), out, 8, n);
+    int code = cli_plan_pick_backends(plan, PREFIX, asked, asked_backends(o, asked), out, 8, n);
     if (code || o->nbackends) return code;
     /* Unasked: one backend, the library's choice inside a host, keeps the default run short. */
     out[0] = coll__backend_preferred(out[0]);
@@ -336,21 +337,19 @@ static int run_as_launcher(const train_options *asked, int argc, char **argv)
     static launch_ctx l; /* big: rows */
     static train_options o_node;
     const train_options *o = asked;
-    if (asked->mn.nnodes) {
-        cli_multinode_set(&asked->mn);
-        if (!bench_multinode_writes(&asked->mn)) { /* node 0 writes the results */
-            o_node = *asked;
-            o_node.csv_path = o_node.json_path = NULL;
-            o = &o_node;
-        }
+    if (!bench_multinode_writes(&asked->mn)) { /* node 0 writes the results */
+        o_node = *asked;
+        o_node.csv_path = o_node.json_path = NULL;
+        o = &o_node;
     }
     memset(&l, 0, sizeof l);
     l.o = o;
+    cli_plan_choose(&l.plan, &asked->mn);
     l.launch = (cli_launch){.prefix = PREFIX, .what = "train", .argc = argc, .argv = argv,
                             .exit_wrong = EXIT_WRONG, .on_result_line = on_result_line, .arg = &l};
     const char *backends[8];
     size_t nb;
-    int code = pick_backends(o, backends, &nb);
+    int code = pick_backends(o, &l.plan, backends, &nb);
     if (code || (code = check_outputs(o))) return code;
 
     model_spec spec;

@@ -4,8 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "cli_common.h"
-#include "cli_mpirun.h"
+#include "cli_launch.h"
 #include "coll.h"
 #include "backend/registry.h"
 
@@ -28,16 +27,11 @@ int suite_step_arg(suite_step *step, const char *fmt, ...)
  * without "backend NAME unavailable: " (the caller names it). */
 static const char *cannot_run(const char *name, char *why, size_t len, int bare)
 {
-    char mpirun[4096];
+    cli_launch_plan here; /* the suite's steps run on this host */
     if (!(bare ? coll__backend_available_bare(name, why, len) : coll_backend_available(name, why, len)))
         return why;
-    if (cli_mpirun_launches(name)) {
-        if (cli_mpirun_find(mpirun, sizeof mpirun, why, len) != 0) return why;
-    } else if (cli_launcher_refuses(name)) {
-        snprintf(why, len, "%s", cli_launcher_refuses(name));
-        return why;
-    }
-    return NULL;
+    cli_plan_choose(&here, NULL);
+    return cli_plan_refuses(&here, name, why, len);
 }
 
 static int pick_listed(const char *list, char out[][16], size_t cap, size_t *n)
