@@ -9,6 +9,7 @@
  * when every host has the same number of ranks (else flat), and the other
  * collectives run flat. */
 #include "backend/auto.h"
+#include "backend/auto_pipe.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
 #include "core/alloc.h"
@@ -42,6 +43,8 @@ typedef struct auto_state {
     sub intra, inter, flat;
     int hier;                    /* all-reduce goes intra/inter/intra */
     const char *flat_why;        /* why all-reduce is flat on several hosts */
+    auto_pipe *pipe;             /* runs the inter-host steps of a pipelined all-reduce */
+    int piped;                   /* pipe may be running on inter: only it touches inter */
 } auto_state;
 
 static const coll_backend_ops *intra_ops(char *why, size_t whylen, int *bad)
@@ -93,6 +96,13 @@ static int sub_rank(const sub *s, int w)
     for (int r = 0; r < s->n; r++)
         if (s->ranks[r] == w) return r;
     return -1;
+}
+
+/* World rank w in s's numbering, or as a rank outside s (-1 stays -1). */
+static int blame_in(const sub *s, int w)
+{
+    int r = sub_rank(s, w);
+    return r < 0 && w >= 0 ? COLL_BLAME_OUTSIDE(w) : r;
 }
 
 static int is_identity(const sub *s)
@@ -245,6 +255,7 @@ static void auto_fini(void *state)
 {
     auto_state *st = state;
     if (!st) return;
+    auto_pipe_stop(st->pipe);
     sub *subs[] = {&st->intra, &st->inter, &st->flat};
     for (size_t i = 0; i < 3; i++)
         if (subs[i]->state) subs[i]->ops->fini(subs[i]->state);
@@ -291,6 +302,7 @@ static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
 }
 
 static void auto_abort(void *state, int status, int failed_rank);
+static void abort_sub(sub *s, int status, int failed_rank);
 
 /* ---- who blamed whom: a rank that fails a group's call says in the store
  * which world rank it blames, so that ranks of other groups (which see only
@@ -348,13 +360,24 @@ static int root_cause(auto_state *st, int blamed, int timed_out)
 /* Runs c on s; a failure names the rank in the world's numbering, in
  * *failed_rank and in err: the rank that failed first when the one s blames
  * had itself stopped because of another. */
+static int sub_failure(auto_state *st, sub *s, int rc, int sub_failed, char *err, size_t errlen,
+                       int *failed_rank);
+
 static int sub_run(auto_state *st, sub *s, const coll_call *c, const coll_sig *sig,
                    double deadline, char *err, size_t errlen, int *failed_rank)
 {
     int sub_failed = -1;
     err[0] = '\0';
     int rc = s->ops->run(s->state, c, sig, deadline, err, errlen, &sub_failed);
-    if (!rc) return COLL_OK;
+    return rc ? sub_failure(st, s, rc, sub_failed, err, errlen, failed_rank) : COLL_OK;
+}
+
+/* s's call failed with rc, blaming sub_failed (s's numbering or outside it) and
+ * saying err: the message and *failed_rank in the world's numbering, every
+ * group aborted, and the rank that failed first looked up. */
+static int sub_failure(auto_state *st, sub *s, int rc, int sub_failed, char *err, size_t errlen,
+                       int *failed_rank)
+{
     int outside = COLL_BLAME_IS_OUTSIDE(sub_failed);
     int blamed = outside ? COLL_BLAME_WORLD(sub_failed) : world_rank(s, sub_failed);
     if (blamed >= st->size) blamed = -1;
@@ -410,16 +433,120 @@ static int step(auto_state *st, sub *s, coll_kind kind, const void *sbuf, void *
     return sub_run(st, s, &sc, &sig, deadline, err, errlen, failed_rank);
 }
 
-/* Intra-host reduce-scatter, inter-host all-reduce of this rank's block,
- * intra-host all-gather. The count % local_size elements past the blocks go
- * through an intra-host all-reduce, then the inter-host one. */
-static int hier_allreduce(auto_state *st, const coll_call *c, const coll_sig *sig,
-                          double deadline, char *err, size_t errlen, int *failed_rank)
+/* One chunk's inter-host step, run on st->pipe. */
+typedef struct inter_job {
+    auto_state *st;
+    coll_call call;
+    coll_sig sig;
+    double deadline;
+    int rc, sub_failed;
+    char err[512];
+} inter_job;
+
+static void run_inter(void *arg)
+{
+    inter_job *j = arg;
+    auto_state *st = j->st;
+    j->err[0] = '\0';
+    j->sub_failed = -1;
+    j->rc = st->inter.ops->run(st->inter.state, &j->call, &j->sig, j->deadline, j->err,
+                               sizeof j->err, &j->sub_failed);
+    if (!j->rc) return;
+    /* Stop the caller's intra-host step now (shm's abort marks the shared
+     * segment, safe beside a running call); the rest of the failure is
+     * handled by the caller once this thread is idle. */
+    int outside = COLL_BLAME_IS_OUTSIDE(j->sub_failed);
+    int w = outside ? COLL_BLAME_WORLD(j->sub_failed) : world_rank(&st->inter, j->sub_failed);
+    st->intra.ops->abort(st->intra.state, j->rc, blame_in(&st->intra, w < st->size ? w : -1));
+}
+
+/* Elements of a pipelined chunk (a multiple of the host's ranks), or 0: not
+ * pipelined. $COLL_AUTO_PIPE_BYTES sets the chunk (0 turns pipelining off);
+ * chunks of 4 MiB keep each step well above its fixed cost while a 64 MiB
+ * all-reduce still has 16 of them to overlap. */
+static size_t pipe_chunk(const auto_state *st, size_t count, size_t es)
+{
+    const char *env = getenv("COLL_AUTO_PIPE_BYTES");
+    double bytes = env ? strtod(env, NULL) : 4.0 * 1024 * 1024;
+    size_t ls = (size_t)st->plan.local_size;
+    if (!(bytes > 0)) return 0;
+    size_t chunk = (size_t)(bytes / (double)es) / ls * ls;
+    if (chunk < ls) chunk = ls;
+    return count >= 2 * chunk ? chunk : 0;
+}
+
+/* Chunks [0, nchunks) of `chunk` elements: reduce-scatter chunk i inside the
+ * host, post its inter-host all-reduce to the pipe, then all-gather chunk i-1
+ * once its inter-host step is done; the pipe's step of chunk i crosses the
+ * link meanwhile. On a failure the pipe is drained before anything else
+ * touches the inter-host group. */
+static int piped_allreduce(auto_state *st, const coll_call *c, const coll_sig *sig,
+                           size_t chunk, size_t nchunks, double deadline, char *err,
+                           size_t errlen, int *failed_rank)
 {
     size_t es = coll_dtype_size(c->dt), ls = (size_t)st->plan.local_size;
-    size_t blk = c->count / ls, bulk = blk * ls, rem = c->count - bulk;
+    size_t blk = chunk / ls, lr = (size_t)st->plan.local_rank;
     const char *sb = c->sendbuf;
-    char *rb = c->recvbuf, *mine = rb + (size_t)st->plan.local_rank * blk * es;
+    char *rb = c->recvbuf;
+    inter_job jobs[2];
+    uint64_t ticket[2] = {0, 0}, posted[2] = {0, 0}; /* waiting for; ever posted */
+    int rc = COLL_OK;
+    st->piped = 1;
+    for (size_t i = 0; i <= nchunks && !rc; i++) {
+        if (i < nchunks) {
+            char *mine = rb + (i * chunk + lr * blk) * es;
+            rc = step(st, &st->intra, COLL_KIND_REDUCESCATTER, sb + i * chunk * es, mine, blk, c,
+                      sig, deadline, err, errlen, failed_rank);
+            if (rc) break;
+            inter_job *j = &jobs[i % 2];
+            *j = (inter_job){.st = st, .deadline = deadline};
+            j->call = (coll_call){.kind = COLL_KIND_ALLREDUCE, .sendbuf = mine, .recvbuf = mine,
+                                  .count = blk, .dt = c->dt,
+                                  .op = c->op == COLL_AVG ? COLL_SUM : c->op, .root = 0,
+                                  .dest = -1, .source = -1};
+            j->sig = *sig;
+            j->sig.kind = (uint8_t)COLL_KIND_ALLREDUCE;
+            j->sig.op = (uint8_t)j->call.op;
+            j->sig.count = blk;
+            ticket[i % 2] = posted[i % 2] = auto_pipe_post(st->pipe, run_inter, j);
+        }
+        if (i == 0) continue;
+        inter_job *prev = &jobs[(i - 1) % 2];
+        auto_pipe_wait(st->pipe, ticket[(i - 1) % 2]);
+        ticket[(i - 1) % 2] = 0;
+        if (prev->rc) break;
+        rc = step(st, &st->intra, COLL_KIND_ALLGATHER, rb + ((i - 1) * chunk + lr * blk) * es,
+                  rb + (i - 1) * chunk * es, blk, c, sig, deadline, err, errlen, failed_rank);
+    }
+    for (int k = 0; k < 2; k++)
+        if (ticket[k]) auto_pipe_wait(st->pipe, ticket[k]);
+    st->piped = 0;
+    /* A failed inter-host step is the cause (it stopped any intra-host step
+     * that failed after it): the earliest one. */
+    int first = -1;
+    for (int k = 0; k < 2; k++)
+        if (posted[k] && jobs[k].rc && (first < 0 || posted[k] < posted[first])) first = k;
+    if (first >= 0) {
+        inter_job *j = &jobs[first];
+        snprintf(err, errlen, "%s", j->err);
+        return sub_failure(st, &st->inter, j->rc, j->sub_failed, err, errlen, failed_rank);
+    }
+    /* An intra-host step failed: its abort skipped the pipe's group. */
+    if (rc) abort_sub(&st->inter, rc, *failed_rank);
+    return rc;
+}
+
+/* Intra-host reduce-scatter, inter-host all-reduce of this rank's block,
+ * intra-host all-gather, on the elements [from, count) of c, one step after
+ * another. The count % local_size elements past the blocks go through an
+ * intra-host all-reduce, then the inter-host one. */
+static int hier_steps(auto_state *st, const coll_call *c, size_t from, const coll_sig *sig,
+                      double deadline, char *err, size_t errlen, int *failed_rank)
+{
+    size_t es = coll_dtype_size(c->dt), ls = (size_t)st->plan.local_size;
+    size_t count = c->count - from, blk = count / ls, bulk = blk * ls, rem = count - bulk;
+    const char *sb = (const char *)c->sendbuf + from * es;
+    char *rb = (char *)c->recvbuf + from * es, *mine = rb + (size_t)st->plan.local_rank * blk * es;
     int rc = COLL_OK;
     if (blk) {
         rc = step(st, &st->intra, COLL_KIND_REDUCESCATTER, sb, mine, blk, c, sig, deadline, err,
@@ -438,7 +565,26 @@ static int hier_allreduce(auto_state *st, const coll_call *c, const coll_sig *si
             rc = step(st, &st->inter, COLL_KIND_ALLREDUCE, rb + bulk * es, rb + bulk * es, rem, c,
                       sig, deadline, err, errlen, failed_rank);
     }
-    if (!rc && c->op == COLL_AVG) coll_scale_div(rb, c->count, c->dt, st->size);
+    return rc;
+}
+
+/* The hierarchical all-reduce: whole chunks pipelined (the inter-host step of
+ * one chunk overlapping the intra-host steps of its neighbours) when the call
+ * is large enough and the pipe's thread runs, the rest step by step. */
+static int hier_allreduce(auto_state *st, const coll_call *c, const coll_sig *sig,
+                          double deadline, char *err, size_t errlen, int *failed_rank)
+{
+    size_t chunk = pipe_chunk(st, c->count, coll_dtype_size(c->dt)), from = 0;
+    int rc = COLL_OK;
+    if (chunk && !st->pipe) st->pipe = auto_pipe_start();
+    if (chunk && st->pipe) {
+        size_t n = c->count / chunk;
+        rc = piped_allreduce(st, c, sig, chunk, n, deadline, err, errlen, failed_rank);
+        from = n * chunk;
+    }
+    if (!rc && from < c->count)
+        rc = hier_steps(st, c, from, sig, deadline, err, errlen, failed_rank);
+    if (!rc && c->op == COLL_AVG) coll_scale_div(c->recvbuf, c->count, c->dt, st->size);
     return rc;
 }
 
@@ -483,18 +629,22 @@ static int auto_set_algo(void *state, const char *algo, char *err, size_t errlen
     return COLL_OK;
 }
 
+/* s's peers learn whom to blame: in s's numbering, or as a rank outside it
+ * (core/blame.h). */
+static void abort_sub(sub *s, int status, int failed_rank)
+{
+    if (s->state) s->ops->abort(s->state, status, blame_in(s, failed_rank));
+}
+
 static void auto_abort(void *state, int status, int failed_rank)
 {
     auto_state *st = state;
-    sub *subs[] = {&st->intra, &st->inter, &st->flat};
-    /* Each group's peers learn whom to blame: in that group's numbering, or
-     * as a rank outside it (core/blame.h). */
-    for (size_t i = 0; i < 3; i++) {
-        if (!subs[i]->state) continue;
-        int r = sub_rank(subs[i], failed_rank);
-        if (r < 0 && failed_rank >= 0) r = COLL_BLAME_OUTSIDE(failed_rank);
-        subs[i]->ops->abort(subs[i]->state, status, r);
-    }
+    abort_sub(&st->intra, status, failed_rank);
+    /* While the pipe may be running on inter, only it touches inter (a tcp
+     * abort writes to the sockets a running call uses): piped_allreduce
+     * aborts it once the pipe is idle. */
+    if (!st->piped) abort_sub(&st->inter, status, failed_rank);
+    abort_sub(&st->flat, status, failed_rank);
 }
 
 /* Buffers come from the intra-host backend (its shared segment) when it has one. */

@@ -11,7 +11,7 @@
 # Backends: tcp, shm, auto (3 ranks, one host) and auto-2x2 (auto over 2
 # emulated hosts x 2 ranks: hierarchical all-reduce, shm within a host, tcp
 # between; rank 3 is rank 1 of both of its sub-groups, so its failures must be
-# translated into world numbering), gloo (3 ranks, Gloo's own collectives: a
+# translated into world numbering; its 1M all-reduce is pipelined), gloo (3 ranks, Gloo's own collectives: a
 # hung rank inside a collective makes Gloo time out without saying whom it
 # waited for, so there only the exit code and time are asserted).
 # Asserts:
@@ -57,7 +57,10 @@ ACTIONS="kill hang"
 variant() {
     VENV=""
     case $1 in
-    auto-2x2) BACKEND=auto NP=4 FAULT_RANKS="0 3" VENV="COLL_AUTO_RANKS_PER_HOST=2" ;;
+    # 64 KiB chunks: the 1M all-reduce the fault fires in is pipelined (its
+    # inter-host steps on the pipe's thread, src/backend/auto_pipe.h)
+    auto-2x2) BACKEND=auto NP=4 FAULT_RANKS="0 3"
+              VENV="COLL_AUTO_RANKS_PER_HOST=2 COLL_AUTO_PIPE_BYTES=65536" ;;
     *) BACKEND=$1 NP=3 FAULT_RANKS="0 2" ;;
     esac
 }
