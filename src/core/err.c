@@ -95,3 +95,13 @@ const char *coll__err_text(const coll__err *e)
     if (!e) return "";
     return e->msg[0] ? e->msg : coll_strerror(e->status);
 }
+
+void coll__err_copy(const coll__err *e, char *buf, size_t len)
+{
+    if (!buf || !len) return;
+    const char *t = coll__err_text(e);
+    size_t n = strlen(t);
+    if (n >= len) n = len - 1;
+    memcpy(buf, t, n);
+    buf[n] = '\0';
+}

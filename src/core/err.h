@@ -10,7 +10,15 @@
 
 #include <stddef.h>
 
-#define COLL__ERR_MSG 256
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+
+#endif
+
+#define COLL__ERR_MSG 512
 
 typedef struct coll__err {
     int status;           /* COLL_OK, or the failure's status */
@@ -43,5 +51,7 @@ __attribute__((format(printf, 2, 3)))
 void coll__err_append(coll__err *e, const char *fmt, ...);
 /* The message, or the status's text when there is none. */
 const char *coll__err_text(const coll__err *e);
+/* coll__err_text(e) into a text buffer (NULL or len 0: nothing), cut to fit. */
+void coll__err_copy(const coll__err *e, char *buf, size_t len);
 
 #endif
