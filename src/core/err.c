@@ -35,26 +35,30 @@ static void vset(coll__err *e, const char *fmt, va_list ap)
     memcpy(e->msg, tmp, sizeof tmp);
 }
 
-int coll__err_set(coll__err *e, int status, const char *fmt, ...)
+static int vrecord(coll__err *e, int status, const char *fmt, va_list ap)
 {
     if (!e) return status;
+    vset(e, fmt, ap);
+    if (status) e->status = status;
+    return status;
+}
+
+int coll__err_set(coll__err *e, int status, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vset(e, fmt, ap);
+    vrecord(e, status, fmt, ap);
     va_end(ap);
-    if (status) e->status = status;
     return status;
 }
 
 int coll__err_blame(coll__err *e, int status, int r, const char *fmt, ...)
 {
-    if (!e) return status;
     va_list ap;
     va_start(ap, fmt);
-    vset(e, fmt, ap);
+    vrecord(e, status, fmt, ap);
     va_end(ap);
-    if (status) e->status = status;
-    e->rank = coll__err_world(e, r);
+    if (e) e->rank = coll__err_world(e, r);
     return status;
 }
 
