@@ -41,17 +41,16 @@ static void xfer(coll_transport *tp, coll_xfer_kind kind, int peer, void *buf, s
         if (tp->ops->progress(tp, -1)) goto fail;
     if (x.status == COLL_OK) return;
 fail:
-    fprintf(stderr, "tcp_pingpong: rank %d: %s\n", tp->rank, tp->errmsg);
+    fprintf(stderr, "tcp_pingpong: rank %d: %s\n", tp->rank, tp->err.msg);
     exit(3);
 }
 
 static void *transport_side(void *arg)
 {
     side *s = arg;
-    char err[256];
-    if (coll_tcp_transport_create(s->store, "pp/", s->rank, 2, NULL, "bench", 30, &s->tp, err,
-                                  sizeof err)) {
-        fprintf(stderr, "tcp_pingpong: %s\n", err);
+    coll__err err = {.rank = -1};
+    if (coll_tcp_transport_create(s->store, "pp/", s->rank, 2, NULL, "bench", 30, &s->tp, &err)) {
+        fprintf(stderr, "tcp_pingpong: %s\n", err.msg);
         exit(3);
     }
     coll_transport *tp = s->tp;

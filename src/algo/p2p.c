@@ -61,7 +61,7 @@ void coll_xfer_init(coll_algo_ctx *c, coll_xfer *x, coll_xfer_kind kind, int pee
  * the failure instead of waiting for their timeout. */
 static int fail(coll_algo_ctx *c, int rc)
 {
-    c->tp->ops->abort(c->tp, rc, c->tp->failed_rank);
+    c->tp->ops->abort(c->tp, rc, c->tp->err.rank);
     return rc;
 }
 
@@ -70,8 +70,8 @@ int coll_p2p_post(coll_algo_ctx *c, coll_xfer *xs, int n)
     for (int i = 0; i < n; i++) {
         int rc = c->tp->ops->post(c->tp, &xs[i]);
         if (rc < 0) {
-            if (!c->tp->errmsg[0])
-                snprintf(c->tp->errmsg, sizeof(c->tp->errmsg), "cannot post %s to rank %d: %s",
+            if (!c->tp->err.msg[0])
+                snprintf(c->tp->err.msg, sizeof(c->tp->err.msg), "cannot post %s to rank %d: %s",
                          xs[i].kind == COLL_XFER_SEND ? "send" : "receive", xs[i].peer,
                          coll_strerror(rc));
             return fail(c, rc);
@@ -98,14 +98,14 @@ static int timed_out(coll_algo_ctx *c, const coll_xfer *xs, int n)
         if (xs[i].status == COLL_EAGAIN) peer = xs[i].peer;
     char what[128];
     coll_sig_format(&c->sig, what, sizeof(what));
-    if (!c->tp->errmsg[0]) {
+    if (!c->tp->err.msg[0]) {
         if (c->timeout_s > 0)
-            snprintf(c->tp->errmsg, sizeof(c->tp->errmsg),
+            snprintf(c->tp->err.msg, sizeof(c->tp->err.msg),
                      "timed out after %.0f s waiting for rank %d in %s", c->timeout_s, peer, what);
         else
-            snprintf(c->tp->errmsg, sizeof(c->tp->errmsg),
+            snprintf(c->tp->err.msg, sizeof(c->tp->err.msg),
                      "timed out waiting for rank %d in %s", peer, what);
-        c->tp->failed_rank = peer;
+        c->tp->err.rank = peer;
     }
     return COLL_ETIMEDOUT;
 }

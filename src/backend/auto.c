@@ -160,7 +160,7 @@ static void to_world_ranks(const sub *s, char *msg, size_t len, const char *keep
         }
     }
     out[o] = '\0';
-    snprintf(msg, len, "%s", out);
+    { size_t m = o < len - 1 ? o : len - 1; memcpy(msg, out, m); msg[m] = 0; }
 }
 
 /* After a message from s: which world ranks s is made of, when not the identity. */
@@ -182,27 +182,27 @@ static void note_group(const sub *s, char *msg, size_t len)
 }
 
 static int sub_init(coll_comm *comm, const coll_rendezvous *rv, sub *s, const char *tag,
-                    int subrank, int subsize, char *err, size_t errlen)
+                    int subrank, int subsize, coll__err *err)
 {
     coll_rendezvous srv = *rv;
-    char why[256] = "";
+    coll__err why;
+    coll__err_init(&why, NULL, 0);
     srv.rank = subrank;
     srv.world_size = subsize;
     srv.local_rank = subrank;
     srv.local_world_size = subsize;
-    if (coll__store_key(srv.prefix, sizeof srv.prefix, NULL, 0, rv->prefix, "a%s/", tag)) {
-        snprintf(err, errlen, "auto: key prefix %sa%s/ too long for the %s group", rv->prefix, tag,
+    if (coll__store_key(srv.prefix, sizeof srv.prefix, NULL, rv->prefix, "a%s/", tag)) {
+        return coll__err_set(err, COLL_EINVAL, "auto: key prefix %sa%s/ too long for the %s group", rv->prefix, tag,
                  s->what);
-        return COLL_EINVAL;
     }
     s->n = subsize;
-    int rc = s->ops->init(comm, &srv, &s->state, why, sizeof why);
+    int rc = s->ops->init(comm, &srv, &s->state, &why);
     if (rc) {
-        if (!why[0]) snprintf(why, sizeof why, "%s", coll_strerror(rc));
-        to_world_ranks(s, why, sizeof why, rv->store ? rv->store->errmsg : NULL);
-        snprintf(err, errlen, "auto: cannot set up the %s %s group: %s", s->what, s->ops->name,
-                 why);
-        note_group(s, err, errlen);
+        if (!why.msg[0]) snprintf(why.msg, sizeof why.msg, "%s", coll_strerror(rc));
+        to_world_ranks(s, why.msg, sizeof why.msg, rv->store ? rv->store->err.msg : NULL);
+        coll__err_set(err, rc, "auto: cannot set up the %s %s group: %s", s->what, s->ops->name,
+                      why.msg);
+        note_group(s, err->msg, sizeof err->msg);
         s->state = NULL;
     }
     return rc;
@@ -219,7 +219,7 @@ static void explain_flat(auto_state *st)
 
 /* Which sub-communicators this rank needs; every rank of a group decides alike
  * because the plan is the same everywhere. */
-static int plan_subs(auto_state *st, char *err, size_t errlen)
+static int plan_subs(auto_state *st, coll__err *err)
 {
     const coll_host_plan *p = &st->plan;
     char why[320];
@@ -232,8 +232,7 @@ static int plan_subs(auto_state *st, char *err, size_t errlen)
     if (!multi || (p->regular && p->local_size > 1)) {
         st->intra.ops = intra_ops(why, sizeof why, &bad);
         if (!st->intra.ops) {
-            snprintf(err, errlen, "auto: %s", why);
-            return COLL_EINVAL;
+            return coll__err_set(err, COLL_EINVAL, "auto: %s", why);
         }
         st->intra.ranks = p->members;
     }
@@ -263,8 +262,7 @@ static void auto_fini(void *state)
     free(st);
 }
 
-static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err,
-                     size_t errlen)
+static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
 {
     auto_state *st = calloc(1, sizeof *st);
     char prefix[96];
@@ -273,25 +271,24 @@ static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     st->size = rv->world_size;
     st->store = rv->store;
     snprintf(st->prefix, sizeof st->prefix, "%s", rv->prefix);
-    int rc = coll__store_key(prefix, sizeof prefix, err, errlen, rv->prefix, "a/");
+    int rc = coll__store_key(prefix, sizeof prefix, err, rv->prefix, "a/");
     if (!rc)
-        rc = coll_host_plan_exchange(rv->store, prefix, rv->rank, rv->world_size, &st->plan, err,
-                                     errlen);
-    if (!rc) rc = plan_subs(st, err, errlen);
+        rc = coll_host_plan_exchange(rv->store, prefix, rv->rank, rv->world_size, &st->plan, err);
+    if (!rc) rc = plan_subs(st, err);
     const coll_host_plan *p = &st->plan;
     char tag[32];
     /* Every rank first, then the groups: a rank that hangs or dies setting up
      * its first group is then waited for by every rank, which all name it,
      * instead of by its group only while the others wait for its partners. */
     if (!rc && st->flat.ops)
-        rc = sub_init(comm, rv, &st->flat, "f", rv->rank, rv->world_size, err, errlen);
+        rc = sub_init(comm, rv, &st->flat, "f", rv->rank, rv->world_size, err);
     if (!rc && st->intra.ops) {
         snprintf(tag, sizeof tag, "h%d", p->host);
-        rc = sub_init(comm, rv, &st->intra, tag, p->local_rank, p->local_size, err, errlen);
+        rc = sub_init(comm, rv, &st->intra, tag, p->local_rank, p->local_size, err);
     }
     if (!rc && st->inter.ops) {
         snprintf(tag, sizeof tag, "x%d", p->local_rank);
-        rc = sub_init(comm, rv, &st->inter, tag, p->host, p->nhosts, err, errlen);
+        rc = sub_init(comm, rv, &st->inter, tag, p->host, p->nhosts, err);
     }
     if (rc) {
         auto_fini(st);
@@ -311,7 +308,7 @@ static void abort_sub(sub *s, int status, int failed_rank);
 
 static int blame_key(const auto_state *st, int rank, char *key, size_t len)
 {
-    return coll__store_key(key, len, NULL, 0, st->prefix, "a/blame/%d", rank);
+    return coll__store_key(key, len, NULL, st->prefix, "a/blame/%d", rank);
 }
 
 static void publish_blame(auto_state *st, int blamed)
@@ -360,40 +357,37 @@ static int root_cause(auto_state *st, int blamed, int timed_out)
 /* Runs c on s; a failure names the rank in the world's numbering, in
  * *failed_rank and in err: the rank that failed first when the one s blames
  * had itself stopped because of another. */
-static int sub_failure(auto_state *st, sub *s, int rc, int sub_failed, char *err, size_t errlen,
-                       int *failed_rank);
+static int sub_failure(auto_state *st, sub *s, int rc, coll__err *err);
 
 static int sub_run(auto_state *st, sub *s, const coll_call *c, const coll_sig *sig,
-                   double deadline, char *err, size_t errlen, int *failed_rank)
+                   double deadline, coll__err *err)
 {
-    int sub_failed = -1;
-    err[0] = '\0';
-    int rc = s->ops->run(s->state, c, sig, deadline, err, errlen, &sub_failed);
-    return rc ? sub_failure(st, s, rc, sub_failed, err, errlen, failed_rank) : COLL_OK;
+    coll__err_clear(err);
+    int rc = s->ops->run(s->state, c, sig, deadline, err);
+    return rc ? sub_failure(st, s, rc, err) : COLL_OK;
 }
 
-/* s's call failed with rc, blaming sub_failed (s's numbering or outside it) and
- * saying err: the message and *failed_rank in the world's numbering, every
- * group aborted, and the rank that failed first looked up. */
-static int sub_failure(auto_state *st, sub *s, int rc, int sub_failed, char *err, size_t errlen,
-                       int *failed_rank)
+/* s's call failed with rc, err blaming a rank in s's numbering (or outside
+ * it): err in the world's numbering, every group aborted, and the rank that
+ * failed first looked up. */
+static int sub_failure(auto_state *st, sub *s, int rc, coll__err *err)
 {
+    int sub_failed = err->rank;
     int outside = COLL_BLAME_IS_OUTSIDE(sub_failed);
     int blamed = outside ? COLL_BLAME_WORLD(sub_failed) : world_rank(s, sub_failed);
     if (blamed >= st->size) blamed = -1;
-    if (!err[0]) { /* a bare status: say at least who, when the backend knows */
+    if (!err->msg[0]) { /* a bare status: say at least who, when the backend knows */
         if (blamed >= 0)
-            snprintf(err, errlen, "rank %d failed: %s", sub_failed, coll_strerror(rc));
+            coll__err_set(err, 0, "rank %d failed: %s", sub_failed, coll_strerror(rc));
         else
-            snprintf(err, errlen, "%s", coll_strerror(rc));
+            coll__err_set(err, 0, "%s", coll_strerror(rc));
     }
-    to_world_ranks(s, err, errlen, NULL);
-    if (outside && blamed >= 0) { /* after the rewrite: a world rank already */
-        size_t n = strlen(err);
-        snprintf(err + n, errlen - n, " (blames rank %d)", blamed);
-    }
-    note_group(s, err, errlen);
-    *failed_rank = blamed;
+    to_world_ranks(s, err->msg, sizeof err->msg, NULL);
+    if (outside && blamed >= 0) /* after the rewrite: a world rank already */
+        coll__err_append(err, " (blames rank %d)", blamed);
+    note_group(s, err->msg, sizeof err->msg);
+    err->status = rc;
+    err->rank = blamed;
     /* The other groups' peers may be waiting for this rank right now: tell
      * them before the store look-ups below, which can be slow (the store's
      * host may be the rank that died). The communicator's abort that follows
@@ -408,10 +402,8 @@ static int sub_failure(auto_state *st, sub *s, int rc, int sub_failed, char *err
     publish_blame(st, blamed);
     int root = root_cause(st, blamed, rc == COLL_ETIMEDOUT);
     if (root != blamed) {
-        size_t n = strlen(err);
-        snprintf(err + n, errlen - n, "; rank %d had stopped because rank %d failed", blamed,
-                 root);
-        *failed_rank = root;
+        coll__err_append(err, "; rank %d had stopped because rank %d failed", blamed, root);
+        err->rank = root;
         publish_blame(st, root);
     }
     st->store->timeout_s = saved;
@@ -421,7 +413,7 @@ static int sub_failure(auto_state *st, sub *s, int rc, int sub_failed, char *err
 /* One step of the hierarchical all-reduce on s, stamped with its own signature. */
 static int step(auto_state *st, sub *s, coll_kind kind, const void *sbuf, void *rbuf,
                 size_t count, const coll_call *c, const coll_sig *parent, double deadline,
-                char *err, size_t errlen, int *failed_rank)
+                coll__err *err)
 {
     coll_call sc = {.kind = kind, .sendbuf = sbuf, .recvbuf = rbuf, .count = count, .dt = c->dt,
                     .op = COLL_SUM, .root = 0, .dest = -1, .source = -1};
@@ -430,7 +422,7 @@ static int step(auto_state *st, sub *s, coll_kind kind, const void *sbuf, void *
     sig.kind = (uint8_t)kind;
     sig.op = (uint8_t)sc.op;
     sig.count = count;
-    return sub_run(st, s, &sc, &sig, deadline, err, errlen, failed_rank);
+    return sub_run(st, s, &sc, &sig, deadline, err);
 }
 
 /* One chunk's inter-host step, run on st->pipe. */
@@ -439,25 +431,23 @@ typedef struct inter_job {
     coll_call call;
     coll_sig sig;
     double deadline;
-    int rc, sub_failed;
-    char err[512];
+    int rc;
+    coll__err err;
 } inter_job;
 
 static void run_inter(void *arg)
 {
     inter_job *j = arg;
     auto_state *st = j->st;
-    j->err[0] = '\0';
-    j->sub_failed = -1;
-    j->rc = st->inter.ops->run(st->inter.state, &j->call, &j->sig, j->deadline, j->err,
-                               sizeof j->err, &j->sub_failed);
+    coll__err_clear(&j->err);
+    j->rc = st->inter.ops->run(st->inter.state, &j->call, &j->sig, j->deadline, &j->err);
     if (!j->rc) return;
     /* Stop the caller's intra-host step now (shm's abort marks the shared
      * segment, safe beside a running call); the rest of the failure is
      * handled by the caller once this thread is idle. */
-    int outside = COLL_BLAME_IS_OUTSIDE(j->sub_failed);
-    int w = outside ? COLL_BLAME_WORLD(j->sub_failed) : world_rank(&st->inter, j->sub_failed);
-    st->intra.ops->abort(st->intra.state, j->rc, blame_in(&st->intra, w < st->size ? w : -1));
+    int outside = COLL_BLAME_IS_OUTSIDE(j->err.rank);
+    int w = outside ? COLL_BLAME_WORLD(j->err.rank) : world_rank(&st->inter, j->err.rank);
+    abort_sub(&st->intra, j->rc, w < st->size ? w : -1);
 }
 
 /* Elements of a pipelined chunk (a multiple of the host's ranks), or 0: not
@@ -481,8 +471,7 @@ static size_t pipe_chunk(const auto_state *st, size_t count, size_t es)
  * link meanwhile. On a failure the pipe is drained before anything else
  * touches the inter-host group. */
 static int piped_allreduce(auto_state *st, const coll_call *c, const coll_sig *sig,
-                           size_t chunk, size_t nchunks, double deadline, char *err,
-                           size_t errlen, int *failed_rank)
+                           size_t chunk, size_t nchunks, double deadline, coll__err *err)
 {
     size_t es = coll_dtype_size(c->dt), ls = (size_t)st->plan.local_size;
     size_t blk = chunk / ls, lr = (size_t)st->plan.local_rank;
@@ -496,10 +485,12 @@ static int piped_allreduce(auto_state *st, const coll_call *c, const coll_sig *s
         if (i < nchunks) {
             char *mine = rb + (i * chunk + lr * blk) * es;
             rc = step(st, &st->intra, COLL_KIND_REDUCESCATTER, sb + i * chunk * es, mine, blk, c,
-                      sig, deadline, err, errlen, failed_rank);
+                      sig, deadline, err);
             if (rc) break;
             inter_job *j = &jobs[i % 2];
-            *j = (inter_job){.st = st, .deadline = deadline};
+            j->st = st;
+            j->deadline = deadline;
+            coll__err_init(&j->err, err->world_of, err->nworld); /* the caller's map */
             j->call = (coll_call){.kind = COLL_KIND_ALLREDUCE, .sendbuf = mine, .recvbuf = mine,
                                   .count = blk, .dt = c->dt,
                                   .op = c->op == COLL_AVG ? COLL_SUM : c->op, .root = 0,
@@ -516,7 +507,7 @@ static int piped_allreduce(auto_state *st, const coll_call *c, const coll_sig *s
         ticket[(i - 1) % 2] = 0;
         if (prev->rc) break;
         rc = step(st, &st->intra, COLL_KIND_ALLGATHER, rb + ((i - 1) * chunk + lr * blk) * es,
-                  rb + (i - 1) * chunk * es, blk, c, sig, deadline, err, errlen, failed_rank);
+                  rb + (i - 1) * chunk * es, blk, c, sig, deadline, err);
     }
     for (int k = 0; k < 2; k++)
         if (ticket[k]) auto_pipe_wait(st->pipe, ticket[k]);
@@ -527,12 +518,11 @@ static int piped_allreduce(auto_state *st, const coll_call *c, const coll_sig *s
     for (int k = 0; k < 2; k++)
         if (posted[k] && jobs[k].rc && (first < 0 || posted[k] < posted[first])) first = k;
     if (first >= 0) {
-        inter_job *j = &jobs[first];
-        snprintf(err, errlen, "%s", j->err);
-        return sub_failure(st, &st->inter, j->rc, j->sub_failed, err, errlen, failed_rank);
+        *err = jobs[first].err;
+        return sub_failure(st, &st->inter, jobs[first].rc, err);
     }
     /* An intra-host step failed: its abort skipped the pipe's group. */
-    if (rc) abort_sub(&st->inter, rc, *failed_rank);
+    if (rc) abort_sub(&st->inter, rc, err->rank);
     return rc;
 }
 
@@ -541,7 +531,7 @@ static int piped_allreduce(auto_state *st, const coll_call *c, const coll_sig *s
  * another. The count % local_size elements past the blocks go through an
  * intra-host all-reduce, then the inter-host one. */
 static int hier_steps(auto_state *st, const coll_call *c, size_t from, const coll_sig *sig,
-                      double deadline, char *err, size_t errlen, int *failed_rank)
+                      double deadline, coll__err *err)
 {
     size_t es = coll_dtype_size(c->dt), ls = (size_t)st->plan.local_size;
     size_t count = c->count - from, blk = count / ls, bulk = blk * ls, rem = count - bulk;
@@ -549,21 +539,18 @@ static int hier_steps(auto_state *st, const coll_call *c, size_t from, const col
     char *rb = (char *)c->recvbuf + from * es, *mine = rb + (size_t)st->plan.local_rank * blk * es;
     int rc = COLL_OK;
     if (blk) {
-        rc = step(st, &st->intra, COLL_KIND_REDUCESCATTER, sb, mine, blk, c, sig, deadline, err,
-                  errlen, failed_rank);
+        rc = step(st, &st->intra, COLL_KIND_REDUCESCATTER, sb, mine, blk, c, sig, deadline, err);
         if (!rc)
-            rc = step(st, &st->inter, COLL_KIND_ALLREDUCE, mine, mine, blk, c, sig, deadline, err,
-                      errlen, failed_rank);
+            rc = step(st, &st->inter, COLL_KIND_ALLREDUCE, mine, mine, blk, c, sig, deadline, err);
         if (!rc)
-            rc = step(st, &st->intra, COLL_KIND_ALLGATHER, mine, rb, blk, c, sig, deadline, err,
-                      errlen, failed_rank);
+            rc = step(st, &st->intra, COLL_KIND_ALLGATHER, mine, rb, blk, c, sig, deadline, err);
     }
     if (!rc && rem) {
         rc = step(st, &st->intra, COLL_KIND_ALLREDUCE, sb + bulk * es, rb + bulk * es, rem, c, sig,
-                  deadline, err, errlen, failed_rank);
+                  deadline, err);
         if (!rc)
             rc = step(st, &st->inter, COLL_KIND_ALLREDUCE, rb + bulk * es, rb + bulk * es, rem, c,
-                      sig, deadline, err, errlen, failed_rank);
+                      sig, deadline, err);
     }
     return rc;
 }
@@ -572,60 +559,56 @@ static int hier_steps(auto_state *st, const coll_call *c, size_t from, const col
  * one chunk overlapping the intra-host steps of its neighbours) when the call
  * is large enough and the pipe's thread runs, the rest step by step. */
 static int hier_allreduce(auto_state *st, const coll_call *c, const coll_sig *sig,
-                          double deadline, char *err, size_t errlen, int *failed_rank)
+                          double deadline, coll__err *err)
 {
     size_t chunk = pipe_chunk(st, c->count, coll_dtype_size(c->dt)), from = 0;
     int rc = COLL_OK;
     if (chunk && !st->pipe) st->pipe = auto_pipe_start();
     if (chunk && st->pipe) {
         size_t n = c->count / chunk;
-        rc = piped_allreduce(st, c, sig, chunk, n, deadline, err, errlen, failed_rank);
+        rc = piped_allreduce(st, c, sig, chunk, n, deadline, err);
         from = n * chunk;
     }
-    if (!rc && from < c->count)
-        rc = hier_steps(st, c, from, sig, deadline, err, errlen, failed_rank);
+    if (!rc && from < c->count) rc = hier_steps(st, c, from, sig, deadline, err);
     if (!rc && c->op == COLL_AVG) coll_scale_div(c->recvbuf, c->count, c->dt, st->size);
     return rc;
 }
 
 static int auto_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
-                    char *err, size_t errlen, int *failed_rank)
+                    coll__err *err)
 {
     auto_state *st = state;
-    *failed_rank = -1;
     if (st->plan.nhosts == 1)
-        return sub_run(st, &st->intra, c, sig, deadline, err, errlen, failed_rank);
+        return sub_run(st, &st->intra, c, sig, deadline, err);
     if (c->kind == COLL_KIND_ALLREDUCE && st->hier)
-        return hier_allreduce(st, c, sig, deadline, err, errlen, failed_rank);
-    return sub_run(st, &st->flat, c, sig, deadline, err, errlen, failed_rank);
+        return hier_allreduce(st, c, sig, deadline, err);
+    return sub_run(st, &st->flat, c, sig, deadline, err);
 }
 
 /* One host: every call runs on intra, so intra must honour the algorithm
  * (shm honours only auto). Several hosts: tcp between hosts honours it (the
  * flat calls and the inter-host step of a hierarchical all-reduce), while the
  * intra-host steps keep their backend's own choice. */
-static int auto_set_algo(void *state, const char *algo, char *err, size_t errlen)
+static int auto_set_algo(void *state, const char *algo, coll__err *err)
 {
     auto_state *st = state;
     coll_algo_id id;
     if (coll_algo_parse(algo, &id) != 0) {
-        snprintf(err, errlen, "unknown algorithm '%s'", algo);
-        return COLL_EINVAL;
+        return coll__err_set(err, COLL_EINVAL, "unknown algorithm '%s'", algo);
     }
     if (st->plan.nhosts == 1) {
-        char why[400];
-        int rc = st->intra.ops->set_algo(st->intra.state, algo, why, sizeof why);
-        if (rc) snprintf(err, errlen, "backend auto runs every call of one host on %s: %s",
-                         st->intra.ops->name, why);
+        int rc = st->intra.ops->set_algo(st->intra.state, algo, err);
+        if (rc) coll__err_prefix(err, "backend auto runs every call of one host on %s",
+                                 st->intra.ops->name);
         return rc;
     }
     sub *subs[] = {&st->inter, &st->flat, &st->intra};
     for (size_t i = 0; i < 3; i++) {
         if (!subs[i]->state) continue;
-        int rc = subs[i]->ops->set_algo(subs[i]->state, algo, err, errlen);
+        int rc = subs[i]->ops->set_algo(subs[i]->state, algo, err);
         if (rc && !(rc == COLL_ENOTSUP && subs[i] == &st->intra)) return rc;
     }
-    if (errlen) err[0] = '\0'; /* intra's refusal is no error here */
+    coll__err_clear(err); /* intra's refusal is no error here */
     return COLL_OK;
 }
 

@@ -40,7 +40,7 @@ void coll_host_plan_free(coll_host_plan *p);
 /* Collective over the store: every rank publishes its id under prefix, rank 0
  * gathers them into one key and every rank reads that one key back. */
 int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int size,
-                            coll_host_plan *p, char *err, size_t errlen);
+                            coll_host_plan *p, coll__err *err);
 
 /* The backend auto uses between ranks of one host here ("shm", or "tcp" while
  * shm is not available), and why, for `collbench info`. */

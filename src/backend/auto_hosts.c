@@ -114,7 +114,10 @@ out:
 static int missing_ranks(coll_store *store, const char *prefix, int size, char *buf, size_t len)
 {
     char key_prefix[160];
-    int rc = coll__store_key(key_prefix, sizeof key_prefix, buf, len, prefix, "host/");
+    coll__err e;
+    coll__err_init(&e, NULL, 0);
+    int rc = coll__store_key(key_prefix, sizeof key_prefix, &e, prefix, "host/");
+    if (rc) coll__err_copy(&e, buf, len);
     return rc ? rc : coll_store_missing_ranks(store, key_prefix, size, buf, len);
 }
 
@@ -123,25 +126,24 @@ static int missing_ranks(coll_store *store, const char *prefix, int size, char *
  * the store's own words (why). Returns how many are missing, or a negative
  * status when the store cannot tell. */
 static int blame_missing(coll_store *store, const char *prefix, int size, double waited,
-                         const char *why, const char *after, const char *fallback, char *err,
-                         size_t errlen)
+                         const char *why, const char *after, const char *fallback, coll__err *err)
 {
     char list[96];
     int missing = missing_ranks(store, prefix, size, list, sizeof list);
     if (missing > 0)
-        snprintf(err, errlen,
-                 "host ids: rank%s %s never published %s host id within %.3g s%s%s%s%s",
+        coll__err_set(err, 0, "host ids: rank%s %s never published %s host id within %.3g s%s%s%s%s",
                  missing > 1 ? "s" : "", list, missing > 1 ? "their" : "its", waited, after,
                  why[0] ? " (" : "", why, why[0] ? ")" : "");
     else
-        snprintf(err, errlen, "host ids: %s: %s", fallback,
-                 why[0] ? why : store->errmsg[0] ? store->errmsg : "no rank is missing now");
+        coll__err_set(err, 0, "host ids: %s: %s", fallback,
+                 why[0] ? why : store->err.msg[0] ? store->err.msg : "no rank is missing now");
     return missing;
 }
 
 static void store_error(coll_store *store, int rc, char *why, size_t len)
 {
-    snprintf(why, len, "%s", store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+    if (store->err.msg[0]) coll__err_copy(&store->err, why, len);
+    else snprintf(why, len, "%s", coll_strerror(rc));
 }
 
 /* Rank 0 gives up this much before the store's timeout, so that the others,
@@ -154,20 +156,19 @@ static double gather_patience(double timeout_s)
 
 /* Until every rank's id is in the store (rank 0 hosts it: looks are cheap),
  * sleeping between looks, or the patience runs out. */
-static int await_ids(coll_store *store, const char *prefix, int size, char *err, size_t errlen)
+static int await_ids(coll_store *store, const char *prefix, int size, coll__err *err)
 {
     double patience = gather_patience(store->timeout_s), until = coll_now_s() + patience;
     double pause = 0.001;
     char key[128], why[256];
     for (int r = 0; r < size;) {
         int exists = 0;
-        int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "host/%d", r);
+        int rc = coll__store_key(key, sizeof key, err, prefix, "host/%d", r);
         if (rc) return rc;
         rc = store->ops->check(store, key, &exists);
         if (rc) {
             store_error(store, rc, why, sizeof why);
-            snprintf(err, errlen, "host ids: rank 0 cannot look for rank %d's host id: %s", r, why);
-            return rc;
+            return coll__err_set(err, rc, "host ids: rank 0 cannot look for rank %d's host id: %s", r, why);
         }
         if (exists) {
             r++;
@@ -175,7 +176,7 @@ static int await_ids(coll_store *store, const char *prefix, int size, char *err,
         }
         if (coll_now_s() >= until) {
             int missing = blame_missing(store, prefix, size, patience, "", "",
-                                        "rank 0 cannot look for the missing ids", err, errlen);
+                                        "rank 0 cannot look for the missing ids", err);
             if (missing == 0) continue; /* the last one came just now */
             return missing > 0 ? COLL_ETIMEDOUT : missing;
         }
@@ -188,19 +189,19 @@ static int await_ids(coll_store *store, const char *prefix, int size, char *err,
 /* Rank 0 waits for every rank's id, then joins them into one value so the
  * others read one key. */
 static int gather_ids(coll_store *store, const char *prefix, int size, char **joined,
-                      char *err, size_t errlen)
+                      coll__err *err)
 {
     size_t cap = (size_t)size * COLL_HOST_ID_MAX + 1, used = 0;
     char *all = malloc(cap), key[128], why[256];
     if (!all) return COLL_ENOMEM;
-    int rc = await_ids(store, prefix, size, err, errlen);
+    int rc = await_ids(store, prefix, size, err);
     for (int r = 0; !rc && r < size; r++) {
         void *v;
         size_t n;
-        if ((rc = coll__store_key(key, sizeof key, err, errlen, prefix, "host/%d", r))) break;
+        if ((rc = coll__store_key(key, sizeof key, err, prefix, "host/%d", r))) break;
         if ((rc = coll_store_get(store, key, &v, &n))) {
             store_error(store, rc, why, sizeof why);
-            snprintf(err, errlen, "host ids: cannot read rank %d's host id: %s", r, why);
+            coll__err_set(err, 0, "host ids: cannot read rank %d's host id: %s", r, why);
             break;
         }
         if (n >= COLL_HOST_ID_MAX) n = COLL_HOST_ID_MAX - 1;
@@ -230,13 +231,13 @@ static int split_ids(char *joined, int size, const char **ids)
 
 /* The others read the list rank 0 published, or why it has none. */
 static int receive_list(coll_store *store, const char *prefix, int size, char **joined,
-                        char *err, size_t errlen)
+                        coll__err *err)
 {
     char key[128], why[256];
     void *v = NULL;
     size_t n = 0;
     int exists = 0;
-    int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "hosts");
+    int rc = coll__store_key(key, sizeof key, err, prefix, "hosts");
     if (rc) return rc;
     rc = coll_store_get(store, key, &v, &n);
     if (rc == COLL_ETIMEDOUT) {
@@ -249,14 +250,14 @@ static int receive_list(coll_store *store, const char *prefix, int size, char **
         if (rc)
             blame_missing(store, prefix, size, store->timeout_s, why,
                           ", so rank 0 had no list to send", "rank 0 never published the list",
-                          err, errlen);
+                          err);
     } else if (rc) { /* rank 0, the store's host, died before it published anything */
         store_error(store, rc, why, sizeof why);
-        snprintf(err, errlen, "host ids: rank 0 never published the list: %s", why);
+        coll__err_set(err, 0, "host ids: rank 0 never published the list: %s", why);
     }
     if (rc) return rc;
     if (n > 0 && ((char *)v)[0] == NO_LIST) {
-        snprintf(err, errlen, "%s (reported by rank 0)", (char *)v + 1);
+        coll__err_set(err, 0, "%s (reported by rank 0)", (char *)v + 1);
         free(v);
         return COLL_ETIMEDOUT;
     }
@@ -265,39 +266,39 @@ static int receive_list(coll_store *store, const char *prefix, int size, char **
 }
 
 int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int size,
-                            coll_host_plan *p, char *err, size_t errlen)
+                            coll_host_plan *p, coll__err *err)
 {
     char id[COLL_HOST_ID_MAX], key[128], why[256];
     char *joined = NULL;
     const char **ids = calloc((size_t)size, sizeof *ids);
     if (!ids) return COLL_ENOMEM;
     coll_host_id(rank, id, sizeof id);
-    int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "host/%d", rank);
+    int rc = coll__store_key(key, sizeof key, err, prefix, "host/%d", rank);
     if (!rc && (rc = coll_store_set(store, key, id, strlen(id)))) {
         store_error(store, rc, why, sizeof why);
-        snprintf(err, errlen, "host ids: rank %d cannot publish its host id: %s", rank, why);
+        coll__err_set(err, 0, "host ids: rank %d cannot publish its host id: %s", rank, why);
     }
-    if (!rc && rank == 0 && !(rc = coll__store_key(key, sizeof key, err, errlen, prefix, "hosts"))) {
-        int grc = gather_ids(store, prefix, size, &joined, err, errlen);
+    if (!rc && rank == 0 && !(rc = coll__store_key(key, sizeof key, err, prefix, "hosts"))) {
+        int grc = gather_ids(store, prefix, size, &joined, err);
         if (grc) {
             /* The others wait for the list: they get why there is none (ids
              * have no control characters, so NO_LIST cannot start one) and
              * can name the missing rank after this process and its store
              * are gone. */
-            char verdict[320];
-            snprintf(verdict, sizeof verdict, "%c%s", NO_LIST, err);
+            char verdict[COLL__ERR_MSG + 2];
+            snprintf(verdict, sizeof verdict, "%c%s", NO_LIST, err->msg);
             coll_store_set(store, key, verdict, strlen(verdict));
             rc = grc;
         } else if ((rc = coll_store_set(store, key, joined, strlen(joined)))) {
             store_error(store, rc, why, sizeof why);
-            snprintf(err, errlen, "host ids: rank 0 cannot publish the list: %s", why);
+            coll__err_set(err, 0, "host ids: rank 0 cannot publish the list: %s", why);
         }
     }
-    if (!rc && rank != 0) rc = receive_list(store, prefix, size, &joined, err, errlen);
+    if (!rc && rank != 0) rc = receive_list(store, prefix, size, &joined, err);
     if (!rc && (rc = split_ids(joined, size, ids)))
-        snprintf(err, errlen, "host ids: the list from rank 0 has fewer than %d entries", size);
+        coll__err_set(err, 0, "host ids: the list from rank 0 has fewer than %d entries", size);
     if (!rc && (rc = coll_host_plan_build(ids, size, rank, p)))
-        snprintf(err, errlen, "host ids: %s", coll_strerror(rc));
+        coll__err_set(err, 0, "host ids: %s", coll_strerror(rc));
     free(joined);
     free(ids);
     return rc;

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include "coll.h"
+#include "core/err.h"
 #include "core/sig.h"
 
 typedef struct coll_rendezvous coll_rendezvous;
@@ -27,13 +28,13 @@ typedef struct coll_backend_ops {
     size_t size; /* sizeof this struct */
     const char *name;
     /* Set up on an existing rendezvous; *state is the backend's own. err: why not. */
-    int (*init)(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err, size_t errlen);
-    /* Run one call with signature sig. On error, fill err (naming a failed rank in
-     * *failed_rank, else -1). */
+    int (*init)(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err);
+    /* Run one call with signature sig. On error, fill err: status, message and
+     * the rank to blame (err->rank, -1 for nobody). */
     int (*run)(void *state, const coll_call *call, const coll_sig *sig, double deadline,
-               char *err, size_t errlen, int *failed_rank);
+               coll__err *err);
     /* Algorithm for later calls (COLL_ENOTSUP if the backend has no such choice). */
-    int (*set_algo)(void *state, const char *algo, char *err, size_t errlen);
+    int (*set_algo)(void *state, const char *algo, coll__err *err);
     /* Tell peers this rank is failing (best effort). */
     void (*abort)(void *state, int status, int failed_rank);
     void (*fini)(void *state);

@@ -10,7 +10,6 @@
 #include "backend/gloo/gloo_peers.h"
 #include "bootstrap/rendezvous.h"
 #include "core/clock.h"
-#include "core/errbuf.h"
 #include "core/fault.h"
 #include "core/reduce.h"
 
@@ -35,8 +34,7 @@ static const struct { const char *name; coll_gloo_algo algo; } algos[] = {
 };
 #define GLOO_ALGO_LIST "auto (Gloo's default), ring, ring_chunked, halving_doubling, bcube"
 
-static int gloo_init(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err,
-                     size_t errlen)
+static int gloo_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
 {
     (void)comm;
     gloo_state *st = calloc(1, sizeof *st);
@@ -54,10 +52,10 @@ static int gloo_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
             signal(SIGPIPE, SIG_IGN);
         coll_fault_hit(COLL_FAULT_CONNECT, 0);
         int rc = coll_gloo_create(rv->store, rv->prefix, rv->host, rv->rank, rv->world_size,
-                                  rv->timeout_s, &st->g, err, errlen);
+                                  rv->timeout_s, &st->g, err);
         if (!rc)
             rc = coll_gloo_peers_exchange(rv->store, rv->prefix, rv->rank, rv->world_size,
-                                          &st->peers, err, errlen);
+                                          &st->peers, err);
         if (rc) {
             coll_gloo_destroy(st->g);
             coll_gloo_peers_free(&st->peers);
@@ -78,7 +76,7 @@ static void gloo_fini(void *state)
     free(st);
 }
 
-static int gloo_set_algo(void *state, const char *algo, char *err, size_t errlen)
+static int gloo_set_algo(void *state, const char *algo, coll__err *err)
 {
     gloo_state *st = state;
     for (size_t i = 0; algo && i < sizeof algos / sizeof algos[0]; i++)
@@ -87,9 +85,8 @@ static int gloo_set_algo(void *state, const char *algo, char *err, size_t errlen
             snprintf(st->algo_name, sizeof st->algo_name, "%s", algo);
             return COLL_OK;
         }
-    coll_set_err(err, errlen, "the gloo backend runs Gloo's allreduce algorithms (" GLOO_ALGO_LIST
+    return coll__err_set(err, COLL_ENOTSUP, "the gloo backend runs Gloo's allreduce algorithms (" GLOO_ALGO_LIST
                               "), not '%s'", algo ? algo : "(null)");
-    return COLL_ENOTSUP;
 }
 
 /* Gloo has no abort: peers learn of a failure when the connection closes. */
@@ -131,24 +128,20 @@ static coll_gloo_kind gloo_kind(const coll_call *c)
 }
 
 /* Refusals every rank reaches alike, before anything is sent. */
-static int refuse(const gloo_state *st, const coll_call *c, char *err, size_t errlen)
+static int refuse(const gloo_state *st, const coll_call *c, coll__err *err)
 {
     if (c->kind != COLL_KIND_BARRIER && reduces(c->kind) && !coll_gloo_has_dtype(c->dt)) {
-        coll_set_err(err, errlen,
-                     "the gloo backend cannot %s %s with %s: Gloo has no %s arithmetic (use "
+        return coll__err_set(err, COLL_ENOTSUP, "the gloo backend cannot %s %s with %s: Gloo has no %s arithmetic (use "
                      "float16 or float32, or another backend)",
                      coll_kind_name(c->kind), coll_dtype_name(c->dt), coll_op_name(c->op),
                      coll_dtype_name(c->dt));
-        return COLL_ENOTSUP;
     }
     /* barrier and p2p have no algorithm to choose (the harness's barriers run under any --algo) */
     if (st->algo != COLL_GLOO_DEFAULT && c->kind != COLL_KIND_ALLREDUCE &&
         c->kind != COLL_KIND_P2P && c->kind != COLL_KIND_BARRIER) {
-        coll_set_err(err, errlen,
-                     "the gloo backend has algorithm choices for allreduce only; %s runs Gloo's "
+        return coll__err_set(err, COLL_ENOTSUP, "the gloo backend has algorithm choices for allreduce only; %s runs Gloo's "
                      "one algorithm (use --algo auto, not '%s')",
                      coll_kind_name(c->kind), st->algo_name);
-        return COLL_ENOTSUP;
     }
     return COLL_OK;
 }
@@ -157,14 +150,14 @@ static int refuse(const gloo_state *st, const coll_call *c, char *err, size_t er
 
 /* Gloo names a lost peer by address: say which rank that is. A timeout names
  * nobody (Gloo does not say whom it waited for). */
-static void blame(const gloo_state *st, int rc, char *err, size_t errlen, int *failed_rank)
+static void blame(const gloo_state *st, int rc, coll__err *err)
 {
     if (rc != COLL_EPEER) return;
     char gloo_says[512], gone[128];
     int *dead = malloc((size_t)st->size * sizeof *dead);
     if (!dead) return;
     int ngone = coll_gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
-    int r = coll_gloo_peers_blame(&st->peers, st->rank, err), r_gone = 0;
+    int r = coll_gloo_peers_blame(&st->peers, st->rank, err->msg), r_gone = 0;
     /* An address Gloo names that no rank published, before the dead rank's
      * other sockets show closed here: they do within moments (its kernel
      * closed them all at once), so look again for a while rather than name nobody. */
@@ -173,35 +166,33 @@ static void blame(const gloo_state *st, int rc, char *err, size_t errlen, int *f
         ngone = coll_gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
     }
     for (int i = 0; i < ngone; i++) r_gone |= dead[i] == r;
-    snprintf(gloo_says, sizeof gloo_says, "%s", err);
+    coll__err_copy(err, gloo_says, sizeof gloo_says);
     /* Gloo has no abort: a rank that failed because another died just exits,
      * and its closed connection may reach this rank first. A rank whose every
      * connection is closed is the better witness than the one Gloo names. */
     if (r >= 0 && (ngone == 0 || r_gone)) {
-        *failed_rank = r;
+        err->rank = coll__err_world(err, r);
         if (ngone > 1)
-            coll_set_err(err, errlen,
-                         "lost the connection to rank %d (process died?); connections to ranks %s "
+            coll__err_set(err, 0, "lost the connection to rank %d (process died?); connections to ranks %s "
                          "are closed by now: %s",
                          r, gone, gloo_says);
         else
-            coll_set_err(err, errlen, "lost the connection to rank %d (process died?): %s", r,
+            coll__err_set(err, 0, "lost the connection to rank %d (process died?): %s", r,
                          gloo_says);
     } else if (ngone > 0) {
-        *failed_rank = dead[0];
-        coll_set_err(err, errlen, "connections to rank%s %s are closed (process died?): %s",
+        err->rank = coll__err_world(err, dead[0]);
+        coll__err_set(err, 0, "connections to rank%s %s are closed (process died?): %s",
                      ngone > 1 ? "s" : "", gone, gloo_says);
     }
     free(dead);
 }
 
 static int gloo_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
-                    char *err, size_t errlen, int *failed_rank)
+                    coll__err *err)
 {
     gloo_state *st = state;
     (void)sig;
-    *failed_rank = -1;
-    int rc = refuse(st, c, err, errlen);
+    int rc = refuse(st, c, err);
     if (rc) return rc;
     coll_fault_hit(COLL_FAULT_COLLECTIVE, c->count * coll_dtype_size(c->dt));
     if (!st->g) {
@@ -223,9 +214,9 @@ static int gloo_run(void *state, const coll_call *c, const coll_sig *sig, double
         .algo = st->algo,
         .timeout_s = deadline - coll_now_s(),
     };
-    rc = coll_gloo_run(st->g, &gc, err, errlen);
+    rc = coll_gloo_run(st->g, &gc, err);
     if (rc) {
-        blame(st, rc, err, errlen, failed_rank);
+        blame(st, rc, err);
         return rc;
     }
     if (c->op == COLL_AVG && reduces(c->kind) &&

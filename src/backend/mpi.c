@@ -14,7 +14,6 @@
  * or hung peer blocks every MPI implementation forever). */
 #include "backend/backend.h"
 #include "bootstrap/rendezvous.h"
-#include "core/errbuf.h"
 #include "core/fault.h"
 #include "core/reduce.h"
 #include "core/runtime_mpi.h"
@@ -117,15 +116,14 @@ static void timed_out(void *arg, const void *what, double waited_s)
     MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
-static int mpi_init(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err,
-                    size_t errlen)
+static int mpi_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
 {
     (void)comm;
-    int level, rank, size, rc = coll_mpi_runtime_init(&level, err, errlen);
+    int level, rank, size, rc = coll_mpi_runtime_init(&level, err->msg, sizeof err->msg);
     if (rc) return rc;
     pthread_once(&half_once, make_half_types);
     if (half_status != MPI_SUCCESS) {
-        coll_mpi_describe(half_status, "creating the float16/bfloat16 MPI_Ops", err, errlen);
+        coll_mpi_describe(half_status, "creating the float16/bfloat16 MPI_Ops", err->msg, sizeof err->msg);
         return COLL_EUNAVAIL;
     }
     coll_mpi_lock();
@@ -133,12 +131,10 @@ static int mpi_init(coll_comm *comm, const coll_rendezvous *rv, void **state, ch
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     coll_mpi_unlock();
     if (rank != rv->rank || size != rv->world_size) {
-        coll_set_err(err, errlen,
-                     "the mpi backend is rank %d of %d in MPI_COMM_WORLD, but the launcher's "
+        return coll__err_set(err, COLL_EINVAL, "the mpi backend is rank %d of %d in MPI_COMM_WORLD, but the launcher's "
                      "environment or config says rank %d of %d: start the ranks with mpirun "
                      "-np N (or srun) and leave rank and world size unset",
                      rank, size, rv->rank, rv->world_size);
-        return COLL_EINVAL;
     }
     mpi_state *st = calloc(1, sizeof(*st));
     if (!st) return COLL_ENOMEM;
@@ -148,7 +144,7 @@ static int mpi_init(coll_comm *comm, const coll_rendezvous *rv, void **state, ch
     st->init_thread = pthread_self();
     int e = coll_watchdog_start(&st->dog, timed_out, st);
     if (e) {
-        coll_set_err(err, errlen, "cannot start the mpi backend's timeout watchdog: %s", strerror(e));
+        coll__err_set(err, 0, "cannot start the mpi backend's timeout watchdog: %s", strerror(e));
         free(st);
         return COLL_ESYS;
     }
@@ -157,7 +153,7 @@ static int mpi_init(coll_comm *comm, const coll_rendezvous *rv, void **state, ch
     if (mrc == MPI_SUCCESS) mrc = MPI_Comm_set_errhandler(st->comm, MPI_ERRORS_RETURN);
     coll_mpi_unlock();
     if (mrc != MPI_SUCCESS) {
-        coll_mpi_describe(mrc, "MPI_Comm_dup", err, errlen);
+        coll_mpi_describe(mrc, "MPI_Comm_dup", err->msg, sizeof err->msg);
         coll_watchdog_stop(&st->dog);
         free(st);
         return COLL_EPEER;
@@ -177,16 +173,14 @@ static void mpi_fini(void *state)
     free(st);
 }
 
-static int mpi_set_algo(void *state, const char *algo, char *err, size_t errlen)
+static int mpi_set_algo(void *state, const char *algo, coll__err *err)
 {
     (void)state;
     if (!algo || strcmp(algo, "auto") == 0) return COLL_OK;
-    coll_set_err(err, errlen,
-                 "the mpi backend runs the MPI library's own algorithms, not '%s' (use backend "
+    return coll__err_set(err, COLL_ENOTSUP, "the mpi backend runs the MPI library's own algorithms, not '%s' (use backend "
                  "tcp for libcoll's; Open MPI picks its own with --mca "
                  "coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm N)",
                  algo);
-    return COLL_ENOTSUP;
 }
 
 /* Peers learn of a failure from MPI itself; what is left is not to wait in
@@ -286,8 +280,8 @@ static int run_blocks(mpi_state *st, const coll_call *c, const char **what)
     }
 }
 
-static int run_p2p(mpi_state *st, const coll_call *c, const char **what, char *err, size_t errlen,
-                   int *failed_rank, int *status)
+static int run_p2p(mpi_state *st, const coll_call *c, const char **what, coll__err *err,
+                   int *status)
 {
     MPI_Datatype t = mpi_type(c->dt);
     MPI_Status ms;
@@ -305,9 +299,9 @@ static int run_p2p(mpi_state *st, const coll_call *c, const char **what, char *e
     }
     if (rc == MPI_SUCCESS && c->source >= 0 && MPI_Get_count(&ms, t, &got) == MPI_SUCCESS &&
         (size_t)got != c->recvcount) {
-        coll_set_err(err, errlen, "rank %d sent %d elements where rank %d expected %zu", c->source,
+        coll__err_set(err, 0, "rank %d sent %d elements where rank %d expected %zu", c->source,
                      got, st->rank, c->recvcount);
-        *failed_rank = c->source;
+        err->rank = coll__err_world(err, c->source);
         *status = COLL_EMISMATCH;
     }
     return rc;
@@ -327,21 +321,18 @@ static int too_large(const coll_call *c)
 }
 
 static int mpi_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
-                   char *err, size_t errlen, int *failed_rank)
+                   coll__err *err)
 {
     mpi_state *st = state;
     const char *what = "MPI";
     int rc, status = COLL_OK;
-    *failed_rank = -1;
     if (st->level < MPI_THREAD_SERIALIZED && !pthread_equal(st->init_thread, pthread_self())) {
-        coll_set_err(err, errlen, "MPI was initialised below MPI_THREAD_SERIALIZED: only blocking "
+        return coll__err_set(err, COLL_ENOTSUP, "MPI was initialised below MPI_THREAD_SERIALIZED: only blocking "
                                   "calls from the thread that created the communicator work");
-        return COLL_ENOTSUP;
     }
     if (too_large(c)) {
-        coll_set_err(err, errlen, "%s of more than %zu elements per rank: MPI counts are int",
+        return coll__err_set(err, COLL_ENOTSUP, "%s of more than %zu elements per rank: MPI counts are int",
                      coll_kind_name(c->kind), max_count());
-        return COLL_ENOTSUP;
     }
     /* the fault point: a call's bytes count as sent when it starts */
     coll_fault_hit(COLL_FAULT_COLLECTIVE, c->count * coll_dtype_size(c->dt));
@@ -360,13 +351,13 @@ static int mpi_run(void *state, const coll_call *c, const coll_sig *sig, double 
         rc = MPI_Barrier(st->comm);
         break;
     default:
-        rc = run_p2p(st, c, &what, err, errlen, failed_rank, &status);
+        rc = run_p2p(st, c, &what, err, &status);
         break;
     }
     coll_mpi_unlock();
     coll_watchdog_disarm(&st->dog);
     if (rc != MPI_SUCCESS) {
-        coll_mpi_describe(rc, what, err, errlen);
+        coll_mpi_describe(rc, what, err->msg, sizeof err->msg);
         return status_of(rc);
     }
     if (status) return status;

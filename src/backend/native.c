@@ -17,20 +17,18 @@ typedef struct native_state {
     int rank, size;
 } native_state;
 
-static int native_set_algo(void *state, const char *algo, char *err, size_t errlen)
+static int native_set_algo(void *state, const char *algo, coll__err *err)
 {
     native_state *st = state;
     coll_algo_id id;
     if (coll_algo_parse(algo, &id) != 0) {
-        snprintf(err, errlen, "unknown algorithm '%s'", algo);
-        return COLL_EINVAL;
+        return coll__err_set(err, COLL_EINVAL, "unknown algorithm '%s'", algo);
     }
     st->algo = id;
     return COLL_OK;
 }
 
-static int tcp_init(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err,
-                    size_t errlen)
+static int tcp_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
 {
     (void)comm;
     native_state *st = calloc(1, sizeof(*st));
@@ -38,7 +36,7 @@ static int tcp_init(coll_comm *comm, const coll_rendezvous *rv, void **state, ch
     st->rank = rv->rank;
     st->size = rv->world_size;
     int rc = coll_tcp_transport_create(rv->store, rv->prefix, rv->rank, rv->world_size, rv->host,
-                                       rv->token, rv->timeout_s, &st->tp, err, errlen);
+                                       rv->token, rv->timeout_s, &st->tp, err);
     if (rc) {
         free(st);
         return rc;
@@ -74,7 +72,7 @@ static void finish_avg(const coll_call *c, int rank, int size)
 }
 
 static int native_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
-                      char *err, size_t errlen, int *failed_rank)
+                      coll__err *err)
 {
     native_state *st = state;
     coll_algo_ctx ctx = {
@@ -83,8 +81,7 @@ static int native_run(void *state, const coll_call *c, const coll_sig *sig, doub
         .timeout_s = deadline - coll_now_s(),
     };
     int rc;
-    st->tp->errmsg[0] = '\0';
-    st->tp->failed_rank = -1;
+    coll__err_clear(&st->tp->err);
     if (c->kind == COLL_KIND_P2P) {
         rc = run_p2p(&ctx, c);
     } else {
@@ -96,8 +93,8 @@ static int native_run(void *state, const coll_call *c, const coll_sig *sig, doub
         if (rc == COLL_OK) finish_avg(c, st->rank, st->size);
     }
     if (rc) {
-        snprintf(err, errlen, "%s", st->tp->errmsg[0] ? st->tp->errmsg : coll_strerror(rc));
-        *failed_rank = st->tp->failed_rank;
+        coll__err_set(err, rc, "%s", st->tp->err.msg[0] ? st->tp->err.msg : coll_strerror(rc));
+        err->rank = st->tp->err.rank;
     }
     return rc;
 }

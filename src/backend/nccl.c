@@ -45,21 +45,21 @@ const coll_backend_ops *coll_backend_nccl_probe(char *err, size_t errlen)
     return NULL;
 }
 
-static void nccl_errmsg(const nccl_state *st, const char *what, int result, char *err, size_t errlen)
+static void nccl_errmsg(const nccl_state *st, const char *what, int result, coll__err *err)
 {
     const char *last = st->nc->GetLastError && st->comm ? st->nc->GetLastError(st->comm) : NULL;
-    coll_set_err(err, errlen, "rank %d: %s: %s%s%s%s", st->rank, what, st->nc->GetErrorString(result),
+    coll__err_set(err, 0, "rank %d: %s: %s%s%s%s", st->rank, what, st->nc->GetErrorString(result),
                  last && *last ? " (" : "", last && *last ? last : "", last && *last ? ")" : "");
 }
 
-static void cuda_errmsg(const nccl_state *st, const char *what, int e, char *err, size_t errlen)
+static void cuda_errmsg(const nccl_state *st, const char *what, int e, coll__err *err)
 {
     char buf[200];
-    coll_set_err(err, errlen, "rank %d: %s: %s", st->rank, what, coll_cuda_strerror(e, buf, sizeof buf));
+    coll__err_set(err, 0, "rank %d: %s: %s", st->rank, what, coll_cuda_strerror(e, buf, sizeof buf));
     st->rt->GetLastError();
 }
 
-static void *scratch(nccl_state *st, size_t bytes, char *err, size_t errlen)
+static void *scratch(nccl_state *st, size_t bytes, coll__err *err)
 {
     if (st->scratch && st->scratch_cap >= bytes) return st->scratch;
     if (st->scratch) st->rt->Free(st->scratch);
@@ -68,7 +68,7 @@ static void *scratch(nccl_state *st, size_t bytes, char *err, size_t errlen)
     int e = st->rt->Malloc(&st->scratch, bytes ? bytes : 1);
     if (e != COLL_CUDA_SUCCESS) {
         st->scratch = NULL;
-        cuda_errmsg(st, "cudaMalloc of scratch memory", e, err, errlen);
+        cuda_errmsg(st, "cudaMalloc of scratch memory", e, err);
         return NULL;
     }
     st->scratch_cap = bytes;
@@ -78,39 +78,37 @@ static void *scratch(nccl_state *st, size_t bytes, char *err, size_t errlen)
 /* ---- set-up ---- */
 
 /* What this rank can do alone: libraries, enough GPUs on this host, its device, a stream. */
-static int local_setup(nccl_state *st, const coll_rendezvous *rv, char *err, size_t errlen)
+static int local_setup(nccl_state *st, const coll_rendezvous *rv, coll__err *err)
 {
     int ndev;
-    if (!(st->nc = coll_nccl_lib_load(err, errlen))) return COLL_EUNAVAIL;
-    int rc = coll_cuda_device_count(&ndev, err, errlen);
+    if (!(st->nc = coll_nccl_lib_load(err->msg, sizeof err->msg))) return COLL_EUNAVAIL;
+    int rc = coll_cuda_device_count(&ndev, err->msg, sizeof err->msg);
     if (rc) return rc;
     st->rt = coll_cudart_loaded();
     if (rv->local_world_size > ndev) {
-        coll_set_err(err, errlen,
-                     "%d ranks on host %s but %d CUDA device%s: NCCL needs one GPU per rank; run at "
+        return coll__err_set(err, COLL_EUNAVAIL, "%d ranks on host %s but %d CUDA device%s: NCCL needs one GPU per rank; run at "
                      "most %d rank%s per host (-P), or share a GPU with --backend shm or tcp and "
                      "--device cuda", rv->local_world_size, rv->host, ndev, ndev == 1 ? "" : "s", ndev,
                      ndev == 1 ? "" : "s");
-        return COLL_EUNAVAIL;
     }
     st->dev = rv->local_rank;
     int e = st->rt->SetDevice(st->dev);
     if (e != COLL_CUDA_SUCCESS) {
-        cuda_errmsg(st, "cudaSetDevice", e, err, errlen);
+        cuda_errmsg(st, "cudaSetDevice", e, err);
         return COLL_EUNAVAIL;
     }
     if ((e = st->rt->StreamCreate(&st->stream)) != COLL_CUDA_SUCCESS) {
         st->stream = NULL;
-        cuda_errmsg(st, "cudaStreamCreate", e, err, errlen);
+        cuda_errmsg(st, "cudaStreamCreate", e, err);
         return COLL_ESYS;
     }
-    return scratch(st, 64, err, errlen) ? COLL_OK : COLL_ENOMEM;
+    return scratch(st, 64, err) ? COLL_OK : COLL_ENOMEM;
 }
 
 static int store_key(const coll_rendezvous *rv, const char *name, char *key, size_t len,
-                     char *err, size_t errlen)
+                     coll__err *err)
 {
-    return coll__store_key(key, len, err, errlen, rv->prefix, "nccl/%s", name);
+    return coll__store_key(key, len, err, rv->prefix, "nccl/%s", name);
 }
 
 /* Every rank learns whether all set up: a rank that cannot (no GPU for it)
@@ -119,14 +117,13 @@ static int store_key(const coll_rendezvous *rv, const char *name, char *key, siz
  * A failing rank other than 0 (the store's host) returns once it has said so:
  * it knows its verdict, and waiting would race rank 0's exit, which closes
  * the store (seen under load: "store server ... closed the connection"). */
-static int agree(const coll_rendezvous *rv, int local_rc, const char *local_err, char *err,
-                 size_t errlen)
+static int agree(const coll_rendezvous *rv, int local_rc, const char *local_err, coll__err *err)
 {
     coll_store *store = rv->store;
     char k_err[96], k_arrived[96], k_done[96], val[512];
-    int rc = store_key(rv, "setup_error", k_err, sizeof k_err, err, errlen);
-    if (!rc) rc = store_key(rv, "arrived", k_arrived, sizeof k_arrived, err, errlen);
-    if (!rc) rc = store_key(rv, "setup_done", k_done, sizeof k_done, err, errlen);
+    int rc = store_key(rv, "setup_error", k_err, sizeof k_err, err);
+    if (!rc) rc = store_key(rv, "arrived", k_arrived, sizeof k_arrived, err);
+    if (!rc) rc = store_key(rv, "setup_done", k_done, sizeof k_done, err);
     if (rc) return rc;
     int64_t arrived = 0;
     int exists = 0;
@@ -139,20 +136,19 @@ static int agree(const coll_rendezvous *rv, int local_rc, const char *local_err,
     if (rc == COLL_OK) rc = coll_store_add(store, k_arrived, 1, &arrived);
     if (rc == COLL_OK && arrived == rv->world_size) rc = coll_store_set(store, k_done, "1", 1);
     if (rc == COLL_OK && local_rc && rv->rank != 0) {
-        coll_set_err(err, errlen, "%s", local_err);
+        coll__err_set(err, 0, "%s", local_err);
         return local_rc;
     }
     const char *keys[] = {k_done};
     if (rc == COLL_OK) rc = coll_store_wait(store, keys, 1);
     if (rc == COLL_OK) rc = store->ops->check(store, k_err, &exists);
     if (rc) {
-        coll_set_err(err, errlen, "rank %d: NCCL set-up: waiting for the other ranks: %s", rv->rank,
-                     store->errmsg[0] ? store->errmsg : coll_strerror(rc));
-        return rc;
+        return coll__err_set(err, rc, "rank %d: NCCL set-up: waiting for the other ranks: %s", rv->rank,
+                     store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
     if (!exists && !local_rc) return COLL_OK;
     if (local_rc) {
-        coll_set_err(err, errlen, "%s", local_err);
+        coll__err_set(err, 0, "%s", local_err);
         return local_rc;
     }
     void *v = NULL;
@@ -160,40 +156,37 @@ static int agree(const coll_rendezvous *rv, int local_rc, const char *local_err,
     if ((rc = coll_store_get(store, k_err, &v, &len))) return rc;
     char *bar = strchr(v, '|');
     int status = atoi(v);
-    coll_set_err(err, errlen, "%s", bar ? bar + 1 : (char *)v);
+    coll__err_set(err, 0, "%s", bar ? bar + 1 : (char *)v);
     free(v);
     return status < 0 ? status : COLL_EUNAVAIL;
 }
 
 /* Rank 0's ncclUniqueId, through the store. */
-static int exchange_id(nccl_state *st, const coll_rendezvous *rv, coll_nccl_id *id, char *err,
-                       size_t errlen)
+static int exchange_id(nccl_state *st, const coll_rendezvous *rv, coll_nccl_id *id, coll__err *err)
 {
     char key[96];
-    int krc = store_key(rv, "unique_id", key, sizeof key, err, errlen);
+    int krc = store_key(rv, "unique_id", key, sizeof key, err);
     if (krc) return krc;
     if (st->rank == 0) {
         int r = st->nc->GetUniqueId(id);
         if (r != COLL_NCCL_SUCCESS) {
-            nccl_errmsg(st, "ncclGetUniqueId", r, err, errlen);
+            nccl_errmsg(st, "ncclGetUniqueId", r, err);
             return COLL_ESYS;
         }
         int rc = coll_store_set(rv->store, key, id, sizeof *id);
-        if (rc) coll_set_err(err, errlen, "rank 0: publishing the NCCL id: %s", rv->store->errmsg);
+        if (rc) coll__err_set(err, 0, "rank 0: publishing the NCCL id: %s", rv->store->err.msg);
         return rc;
     }
     void *v = NULL;
     size_t len = 0;
     int rc = coll_store_get(rv->store, key, &v, &len);
     if (rc) {
-        coll_set_err(err, errlen, "rank %d: waiting for rank 0's NCCL id: %s", st->rank, rv->store->errmsg);
-        return rc;
+        return coll__err_set(err, rc, "rank %d: waiting for rank 0's NCCL id: %s", st->rank, rv->store->err.msg);
     }
     if (len != sizeof *id) {
         free(v);
-        coll_set_err(err, errlen, "rank %d: the NCCL id from rank 0 has %zu bytes, not %zu", st->rank,
+        return coll__err_set(err, COLL_EPROTO, "rank %d: the NCCL id from rank 0 has %zu bytes, not %zu", st->rank,
                      len, sizeof *id);
-        return COLL_EPROTO;
     }
     memcpy(id, v, sizeof *id);
     free(v);
@@ -213,8 +206,7 @@ static void nccl_fini(void *state)
     free(st);
 }
 
-static int nccl_init(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err,
-                     size_t errlen)
+static int nccl_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
 {
     (void)comm;
     nccl_state *st = calloc(1, sizeof *st);
@@ -222,16 +214,17 @@ static int nccl_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     st->rank = rv->rank;
     st->size = rv->world_size;
     st->stage.mem = &coll_stage_host_via_device;
-    char local_err[400] = "";
-    int rc = local_setup(st, rv, local_err, sizeof local_err);
-    rc = agree(rv, rc, local_err, err, errlen);
+    coll__err local_err;
+    coll__err_init(&local_err, NULL, 0);
+    int rc = local_setup(st, rv, &local_err);
+    rc = agree(rv, rc, local_err.msg, err);
     coll_nccl_id id;
-    if (rc == COLL_OK) rc = exchange_id(st, rv, &id, err, errlen);
+    if (rc == COLL_OK) rc = exchange_id(st, rv, &id, err);
     if (rc == COLL_OK) {
         int r = st->nc->CommInitRank(&st->comm, st->size, id, st->rank);
         if (r != COLL_NCCL_SUCCESS) {
             st->comm = NULL;
-            nccl_errmsg(st, "ncclCommInitRank", r, err, errlen);
+            nccl_errmsg(st, "ncclCommInitRank", r, err);
             rc = COLL_ESYS;
         }
     }
@@ -246,7 +239,7 @@ static int nccl_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
 /* ---- one call ---- */
 
 /* Until the stream is idle, an asynchronous NCCL error, or the deadline. */
-static int wait_done(nccl_state *st, const char *what, double deadline, char *err, size_t errlen)
+static int wait_done(nccl_state *st, const char *what, double deadline, coll__err *err)
 {
     double start = coll_now_s();
     long sleep_ns = 1000;
@@ -254,20 +247,19 @@ static int wait_done(nccl_state *st, const char *what, double deadline, char *er
         int e = st->rt->StreamQuery(st->stream);
         if (e == COLL_CUDA_SUCCESS) return COLL_OK;
         if (e != COLL_CUDA_ERR_NOT_READY) {
-            cuda_errmsg(st, what, e, err, errlen);
+            cuda_errmsg(st, what, e, err);
             return COLL_ESYS;
         }
         int async = COLL_NCCL_SUCCESS;
         st->nc->CommGetAsyncError(st->comm, &async);
         if (async != COLL_NCCL_SUCCESS && async != COLL_NCCL_IN_PROGRESS) {
-            nccl_errmsg(st, what, async, err, errlen);
+            nccl_errmsg(st, what, async, err);
             return async == 6 /* ncclRemoteError */ ? COLL_EPEER : COLL_ESYS;
         }
         double now = coll_now_s();
         if (now >= deadline) {
-            coll_set_err(err, errlen, "rank %d: %s did not finish within %.1f s (-T): a rank stalled "
+            return coll__err_set(err, COLL_ETIMEDOUT, "rank %d: %s did not finish within %.1f s (-T): a rank stalled "
                          "or died", st->rank, what, now - start);
-            return COLL_ETIMEDOUT;
         }
         if (now - start < SPIN_S) continue;
         coll__nap_s((double)sleep_ns * 1e-9);
@@ -297,7 +289,7 @@ static int enqueue_p2p(nccl_state *st, const coll_call *c, int dt, size_t es)
     return r != COLL_NCCL_SUCCESS ? r : r2;
 }
 
-static int enqueue(nccl_state *st, coll_call *c, int dt, int op, char *err, size_t errlen)
+static int enqueue(nccl_state *st, coll_call *c, int dt, int op, coll__err *err)
 {
     const coll_nccl_lib *nc = st->nc;
     size_t es = coll_dtype_size(c->dt);
@@ -311,16 +303,16 @@ static int enqueue(nccl_state *st, coll_call *c, int dt, int op, char *err, size
     case COLL_KIND_BROADCAST:
         return nc->Broadcast(c->sendbuf, c->recvbuf, c->count, dt, c->root, st->comm, st->stream);
     case COLL_KIND_REDUCE:
-        if (!c->recvbuf && !(c->recvbuf = scratch(st, c->count * es, err, errlen))) return -1;
+        if (!c->recvbuf && !(c->recvbuf = scratch(st, c->count * es, err))) return -1;
         return nc->Reduce(c->sendbuf, c->recvbuf, c->count, dt, op, c->root, st->comm, st->stream);
     case COLL_KIND_ALLTOALL:
         if (c->sendbuf == c->recvbuf && c->count) { /* grouped sends would read overwritten blocks */
             size_t bytes = c->count * es * (size_t)st->size;
-            void *copy = scratch(st, bytes, err, errlen);
+            void *copy = scratch(st, bytes, err);
             if (!copy) return -1;
             int e = st->rt->Memcpy(copy, c->sendbuf, bytes, COLL_CUDA_D2D);
             if (e != COLL_CUDA_SUCCESS) {
-                cuda_errmsg(st, "cudaMemcpy for an in-place alltoall", e, err, errlen);
+                cuda_errmsg(st, "cudaMemcpy for an in-place alltoall", e, err);
                 return -1;
             }
             c->sendbuf = copy;
@@ -329,7 +321,7 @@ static int enqueue(nccl_state *st, coll_call *c, int dt, int op, char *err, size
     case COLL_KIND_P2P:
         return enqueue_p2p(st, c, dt, es);
     default: {
-        float *one = scratch(st, sizeof(float), err, errlen); /* barrier: one tiny all-reduce */
+        float *one = scratch(st, sizeof(float), err); /* barrier: one tiny all-reduce */
         if (!one) return -1;
         return nc->AllReduce(one, one, 1, coll_nccl_dtype(COLL_FLOAT32, nc->version), 0, st->comm,
                              st->stream);
@@ -338,30 +330,28 @@ static int enqueue(nccl_state *st, coll_call *c, int dt, int op, char *err, size
 }
 
 /* avg on NCCL before 2.10: summed on the GPU, divided here. */
-static int divide_on_host(nccl_state *st, const coll_call *c, char *err, size_t errlen)
+static int divide_on_host(nccl_state *st, const coll_call *c, coll__err *err)
 {
     size_t bytes = c->count * coll_dtype_size(c->dt);
     void *h = malloc(bytes ? bytes : 1);
-    if (!h) return coll_set_err(err, errlen, "rank %d: out of memory for avg", st->rank), COLL_ENOMEM;
-    int rc = coll_cuda_copy(h, c->recvbuf, bytes, COLL_CUDA_D2H, err, errlen);
+    if (!h) return coll__err_set(err, 0, "rank %d: out of memory for avg", st->rank), COLL_ENOMEM;
+    int rc = coll_cuda_copy(h, c->recvbuf, bytes, COLL_CUDA_D2H, err->msg, sizeof err->msg);
     if (rc == COLL_OK) {
         coll_scale_div(h, c->count, c->dt, st->size);
-        rc = coll_cuda_copy(c->recvbuf, h, bytes, COLL_CUDA_H2D, err, errlen);
+        rc = coll_cuda_copy(c->recvbuf, h, bytes, COLL_CUDA_H2D, err->msg, sizeof err->msg);
     }
     free(h);
     return rc;
 }
 
 static int nccl_run(void *state, const coll_call *call, const coll_sig *sig, double deadline,
-                    char *err, size_t errlen, int *failed_rank)
+                    coll__err *err)
 {
     nccl_state *st = state;
     char what[96];
     (void)sig;
-    *failed_rank = -1;
     if (st->aborted) {
-        coll_set_err(err, errlen, "rank %d: the NCCL communicator was aborted", st->rank);
-        return COLL_EABORTED;
+        return coll__err_set(err, COLL_EABORTED, "rank %d: the NCCL communicator was aborted", st->rank);
     }
     int dt = call->kind == COLL_KIND_BARRIER ? 0 : coll_nccl_dtype(call->dt, st->nc->version);
     int op = coll_nccl_op(call->op, st->nc->version);
@@ -369,37 +359,35 @@ static int nccl_run(void *state, const coll_call *call, const coll_sig *sig, dou
     if (dt < 0) {
         char v[32];
         coll_nccl_version_string(st->nc->version, v, sizeof v);
-        coll_set_err(err, errlen, "NCCL %s has no %s (needs NCCL 2.10 or newer)", v,
+        return coll__err_set(err, COLL_ENOTSUP, "NCCL %s has no %s (needs NCCL 2.10 or newer)", v,
                      coll_dtype_name(call->dt));
-        return COLL_ENOTSUP;
     }
     if (avg_by_hand) op = 0; /* ncclSum */
     snprintf(what, sizeof what, "nccl %s", coll_kind_name(call->kind));
     st->rt->SetDevice(st->dev); /* the progress thread too */
 
     coll_call c;
-    int staged, rc = coll_stager_begin(&st->stage, call, st->rank, st->size, &c, &staged, err, errlen);
+    int staged, rc = coll_stager_begin(&st->stage, call, st->rank, st->size, &c, &staged, err);
     if (rc) return rc;
-    int r = enqueue(st, &c, dt, op, err, errlen);
+    int r = enqueue(st, &c, dt, op, err);
     if (r < 0) return COLL_ESYS; /* scratch memory or a copy failed: err says which */
     if (r != COLL_NCCL_SUCCESS) {
-        nccl_errmsg(st, what, r, err, errlen);
+        nccl_errmsg(st, what, r, err);
         return r == 4 || r == 5 ? COLL_EINVAL : COLL_ESYS; /* ncclInvalidArgument, ncclInvalidUsage */
     }
-    rc = wait_done(st, what, deadline, err, errlen);
+    rc = wait_done(st, what, deadline, err);
     int holds_result = call->kind != COLL_KIND_REDUCE || st->rank == call->root;
-    if (rc == COLL_OK && avg_by_hand && holds_result) rc = divide_on_host(st, &c, err, errlen);
-    if (rc == COLL_OK && staged) rc = coll_stager_end(&st->stage, call, &c, st->rank, st->size, err, errlen);
+    if (rc == COLL_OK && avg_by_hand && holds_result) rc = divide_on_host(st, &c, err);
+    if (rc == COLL_OK && staged) rc = coll_stager_end(&st->stage, call, &c, st->rank, st->size, err);
     return rc;
 }
 
-static int nccl_set_algo(void *state, const char *algo, char *err, size_t errlen)
+static int nccl_set_algo(void *state, const char *algo, coll__err *err)
 {
     (void)state;
     if (strcmp(algo, "auto") == 0) return COLL_OK;
-    coll_set_err(err, errlen, "--algo %s: NCCL picks its own algorithms (set NCCL_ALGO=Ring or Tree "
+    return coll__err_set(err, COLL_ENOTSUP, "--algo %s: NCCL picks its own algorithms (set NCCL_ALGO=Ring or Tree "
                  "in the environment instead)", algo);
-    return COLL_ENOTSUP;
 }
 
 /* A failed or timed-out call leaves NCCL kernels that may never finish:

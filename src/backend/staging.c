@@ -8,7 +8,6 @@
 
 #include "core/alloc.h"
 #include "core/cuda_rt.h"
-#include "core/errbuf.h"
 
 void coll_call_extents(const coll_call *c, int rank, int size, size_t *send_bytes,
                        size_t *recv_bytes)
@@ -33,14 +32,14 @@ void coll_call_extents(const coll_call *c, int rank, int size, size_t *send_byte
 }
 
 /* Staging buffer i of at least bytes (grown, never shrunk). */
-static void *ensure(coll_stager *s, int i, size_t bytes, char *err, size_t errlen)
+static void *ensure(coll_stager *s, int i, size_t bytes, coll__err *err)
 {
     if (s->buf[i] && s->cap[i] >= bytes) return s->buf[i];
     if (s->buf[i]) s->mem->release(s->buf[i]);
     s->buf[i] = s->mem->alloc(bytes ? bytes : 1);
     s->cap[i] = s->buf[i] ? bytes : 0;
     if (!s->buf[i])
-        coll_set_err(err, errlen, "cannot allocate %zu bytes of %s memory to stage a buffer", bytes,
+        coll__err_set(err, 0, "cannot allocate %zu bytes of %s memory to stage a buffer", bytes,
                      s->mem->what);
     return s->buf[i];
 }
@@ -51,7 +50,7 @@ static int overlap(const char *a, size_t an, const char *b, size_t bn)
 }
 
 int coll_stager_begin(coll_stager *s, const coll_call *call, int rank, int size,
-                      coll_call *staged, int *any, char *err, size_t errlen)
+                      coll_call *staged, int *any, coll__err *err)
 {
     size_t sb, rb;
     coll_call_extents(call, rank, size, &sb, &rb);
@@ -63,23 +62,23 @@ int coll_stager_begin(coll_stager *s, const coll_call *call, int rank, int size,
     if (sf && rf && overlap(sp, sb, rp, rb)) { /* in-place: one region, offsets kept */
         const char *lo = (uintptr_t)sp < (uintptr_t)rp ? sp : rp;
         const char *hi = (uintptr_t)(sp + sb) > (uintptr_t)(rp + rb) ? sp + sb : rp + rb;
-        char *b = ensure(s, 0, (size_t)(hi - lo), err, errlen);
+        char *b = ensure(s, 0, (size_t)(hi - lo), err);
         if (!b) return COLL_ENOMEM;
-        int rc = s->mem->copy(b, lo, (size_t)(hi - lo), err, errlen);
+        int rc = s->mem->copy(b, lo, (size_t)(hi - lo), err);
         if (rc) return rc;
         staged->sendbuf = b + (sp - lo);
         staged->recvbuf = b + (rp - lo);
         return COLL_OK;
     }
     if (sf) {
-        char *b = ensure(s, 0, sb, err, errlen);
+        char *b = ensure(s, 0, sb, err);
         if (!b) return COLL_ENOMEM;
-        int rc = s->mem->copy(b, sp, sb, err, errlen);
+        int rc = s->mem->copy(b, sp, sb, err);
         if (rc) return rc;
         staged->sendbuf = b;
     }
     if (rf) {
-        char *b = ensure(s, 1, rb, err, errlen);
+        char *b = ensure(s, 1, rb, err);
         if (!b) return COLL_ENOMEM;
         staged->recvbuf = b; /* every collective overwrites its whole receive region */
     }
@@ -90,12 +89,12 @@ int coll_stager_begin(coll_stager *s, const coll_call *call, int rank, int size,
 }
 
 int coll_stager_end(coll_stager *s, const coll_call *call, const coll_call *staged, int rank,
-                    int size, char *err, size_t errlen)
+                    int size, coll__err *err)
 {
     size_t sb, rb;
     coll_call_extents(call, rank, size, &sb, &rb);
     if (!rb || staged->recvbuf == call->recvbuf) return COLL_OK;
-    return s->mem->copy(call->recvbuf, staged->recvbuf, rb, err, errlen);
+    return s->mem->copy(call->recvbuf, staged->recvbuf, rb, err);
 }
 
 void coll_stager_free(coll_stager *s)
@@ -109,9 +108,9 @@ void coll_stager_free(coll_stager *s)
 
 /* ---- the two kinds of memory ---- */
 
-static int stage_copy(void *dst, const void *src, size_t bytes, char *err, size_t errlen)
+static int stage_copy(void *dst, const void *src, size_t bytes, coll__err *err)
 {
-    return coll_cuda_copy(dst, src, bytes, COLL_CUDA_DEFAULT, err, errlen);
+    return coll_cuda_copy(dst, src, bytes, COLL_CUDA_DEFAULT, err->msg, sizeof err->msg);
 }
 
 /* Pinned host memory copies at full PCIe speed; plain memory when pinning fails.
@@ -199,19 +198,18 @@ static coll_stager *thread_stager(void)
 
 int coll_staged_run(const coll_backend_ops *b, void *state, int rank, int size,
                     const coll_call *call, const coll_sig *sig, double deadline,
-                    char *err, size_t errlen, int *failed_rank)
+                    coll__err *err)
 {
     if (!coll_cudart_loaded() || strcmp(b->name, "nccl") == 0 || call->kind == COLL_KIND_BARRIER)
-        return b->run(state, call, sig, deadline, err, errlen, failed_rank);
+        return b->run(state, call, sig, deadline, err);
     coll_stager *s = thread_stager();
     if (!s) {
-        coll_set_err(err, errlen, "rank %d: out of memory for the staging of device buffers", rank);
-        return COLL_ENOMEM;
+        return coll__err_set(err, COLL_ENOMEM, "rank %d: out of memory for the staging of device buffers", rank);
     }
     coll_call staged;
-    int any, rc = coll_stager_begin(s, call, rank, size, &staged, &any, err, errlen);
+    int any, rc = coll_stager_begin(s, call, rank, size, &staged, &any, err);
     if (rc) return rc;
-    rc = b->run(state, any ? &staged : call, sig, deadline, err, errlen, failed_rank);
-    if (rc == COLL_OK && any) rc = coll_stager_end(s, call, &staged, rank, size, err, errlen);
+    rc = b->run(state, any ? &staged : call, sig, deadline, err);
+    if (rc == COLL_OK && any) rc = coll_stager_end(s, call, &staged, rank, size, err);
     return rc;
 }

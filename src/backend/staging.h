@@ -22,7 +22,7 @@ typedef struct coll_stage_mem {
     void *(*alloc)(size_t bytes);      /* staging memory, NULL when out of it */
     void (*release)(void *ptr);
     /* Copy between the caller's memory and staging memory (either direction). */
-    int (*copy)(void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+    int (*copy)(void *dst, const void *src, size_t bytes, coll__err *err);
 } coll_stage_mem;
 
 typedef struct coll_stager {
@@ -44,10 +44,10 @@ void coll_call_extents(const coll_call *c, int rank, int size, size_t *send_byte
 /* *staged = call with each foreign buffer replaced by staging memory that holds
  * its input; *any = 0 when no buffer was foreign (staged is then call). */
 int coll_stager_begin(coll_stager *s, const coll_call *call, int rank, int size,
-                      coll_call *staged, int *any, char *err, size_t errlen);
+                      coll_call *staged, int *any, coll__err *err);
 /* Copy the results from staging memory back into the caller's buffers. */
 int coll_stager_end(coll_stager *s, const coll_call *call, const coll_call *staged, int rank,
-                    int size, char *err, size_t errlen);
+                    int size, coll__err *err);
 void coll_stager_free(coll_stager *s);
 
 /* The communicator's hook: run call on backend b (its state; this rank of
@@ -56,6 +56,6 @@ void coll_stager_free(coll_stager *s);
  * per-thread stager. */
 int coll_staged_run(const coll_backend_ops *b, void *state, int rank, int size,
                     const coll_call *call, const coll_sig *sig, double deadline,
-                    char *err, size_t errlen, int *failed_rank);
+                    coll__err *err);
 
 #endif

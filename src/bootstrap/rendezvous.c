@@ -58,60 +58,54 @@ static int torchrun_holds_master_port(void)
 }
 
 /* env://'s store port, or -1 with err saying why there is none. */
-static int env_store_port(char *err, size_t errlen)
+static int env_store_port(coll__err *err)
 {
     const char *var = getenv("COLL_STORE_PORT") ? "COLL_STORE_PORT" : "MASTER_PORT";
     int port = env_int(var, -1);
     if (port >= 0 && torchrun_holds_master_port()) port = port < 65535 ? port + 1 : -2;
     if (port >= 0) return port;
-    snprintf(err, errlen, "env:// needs %s (a port number) in the environment%s", var,
+    coll__err_set(err, 0, "env:// needs %s (a port number) in the environment%s", var,
              port == -2 ? ": its value is not a port" : "");
     return -1;
 }
 
 static int open_store(const char *method, const coll_rendezvous *rv, coll_store **out,
-                      char *err, size_t errlen)
+                      coll__err *err)
 {
     if (rv->world_size == 1 && strcmp(method, "env://") == 0 && !getenv("MASTER_PORT"))
         return coll_mem_store_create(rv->timeout_s, out);
     if (strncmp(method, "file://", 7) == 0)
-        return coll_file_store_create(method + 7, rv->timeout_s, out, err, errlen);
+        return coll_file_store_create(method + 7, rv->timeout_s, out, err);
 
     char host[256];
     int port;
     if (strcmp(method, "env://") == 0) {
         const char *addr = rv->store_host[0] ? rv->store_host : NULL;
         snprintf(host, sizeof host, "%s", addr ? addr : "127.0.0.1");
-        if ((port = env_store_port(err, errlen)) < 0) return COLL_EINVAL;
+        if ((port = env_store_port(err)) < 0) return COLL_EINVAL;
     } else if (strncmp(method, "tcp://", 6) == 0) {
         if (parse_host_port(method + 6, host, sizeof host, &port) != COLL_OK) {
-            snprintf(err, errlen, "bad init method '%s': expected tcp://host:port", method);
-            return COLL_EINVAL;
+            return coll__err_set(err, COLL_EINVAL, "bad init method '%s': expected tcp://host:port", method);
         }
     } else {
-        snprintf(err, errlen, "unknown init method '%s' (env://, tcp://host:port, file:///path)",
+        return coll__err_set(err, COLL_EINVAL, "unknown init method '%s' (env://, tcp://host:port, file:///path)",
                  method);
-        return COLL_EINVAL;
     }
     /* Our launcher hands rank 0 the listening socket of MASTER_PORT, so the port is
      * never raced for. It is env://'s port: tcp:// names its own, which rank 0 binds. */
     int listen_fd = rv->rank == 0 && strcmp(method, "env://") == 0 ? env_int("COLL_STORE_FD", -1) : -1;
     if (listen_fd >= 0) unsetenv("COLL_STORE_FD"); /* used once */
     int rc = coll_tcp_store_create(host, port, rv->rank == 0, listen_fd, rv->token, rv->timeout_s,
-                                   out, err, errlen);
-    if (rc && rv->rank == 0 && strcmp(method, "env://") == 0 && strstr(err, "in use")) {
-        char why[256];
-        snprintf(why, sizeof why, "%s", err);
-        snprintf(err, errlen, "%s (%s; set COLL_STORE_PORT to a free port, the same on every rank)",
-                 why, torchrun_holds_master_port()
+                                   out, err);
+    if (rc && rv->rank == 0 && strcmp(method, "env://") == 0 && strstr(err->msg, "in use")) {
+        coll__err_append(err, " (%s; set COLL_STORE_PORT to a free port, the same on every rank)",
+                 torchrun_holds_master_port()
                           ? "torchrun's agent holds MASTER_PORT, ours is the next one"
                           : "the store listens on MASTER_PORT");
     }
     if (rc && rv->rank > 0 && rc != COLL_EINVAL) {
         /* Name the rank that hosts the store: it is the one to look at. */
-        char why[256];
-        snprintf(why, sizeof why, "%s", err);
-        snprintf(err, errlen, "cannot reach the TCP store of rank 0 at %s:%d: %s", host, port, why);
+        coll__err_prefix(err, "cannot reach the TCP store of rank 0 at %s:%d", host, port);
     }
     return rc;
 }
@@ -119,7 +113,7 @@ static int open_store(const char *method, const coll_rendezvous *rv, coll_store 
 /* The store host of method into rv->store_host ("" when none names one), then
  * the address this rank's transports listen on (listen_addr.h). */
 static int pick_listen_addr(const char *method, const coll_launch_env *env, coll_rendezvous *rv,
-                            char *err, size_t errlen)
+                            coll__err *err)
 {
     int port;
     const char *named = env ? coll_launch_env_store_host(env) : getenv("MASTER_ADDR");
@@ -129,18 +123,15 @@ static int pick_listen_addr(const char *method, const coll_launch_env *env, coll
              parse_host_port(method + 6, rv->store_host, sizeof rv->store_host, &port) != COLL_OK)
         rv->store_host[0] = '\0'; /* open_store names the mistake */
     if (strcmp(method, "env://") == 0 && !named && rv->spans_hosts == 1) {
-        snprintf(err, errlen,
-                 "the job spans hosts (%s) but MASTER_ADDR is unset: set it to the "
+        return coll__err_set(err, COLL_EINVAL, "the job spans hosts (%s) but MASTER_ADDR is unset: set it to the "
                  "address of rank 0's host, where the store listens",
                  env && env->source ? env->source : "launcher");
-        return COLL_EINVAL;
     }
     coll_listen_pick pick;
     char why[400];
     int rc = coll_listen_addr_pick(rv->store_host, rv->spans_hosts, &pick, why, sizeof why);
     if (rc) {
-        snprintf(err, errlen, "no address for the other ranks to reach: %s", why);
-        return rc;
+        return coll__err_set(err, rc, "no address for the other ranks to reach: %s", why);
     }
     snprintf(rv->host, sizeof rv->host, "%s", pick.addr);
     return COLL_OK;
@@ -148,7 +139,7 @@ static int pick_listen_addr(const char *method, const coll_launch_env *env, coll
 
 /* Without a token, anyone who reaches a listening port can join the job: only
  * loopback is open that way, unless the user said --insecure ($COLL_INSECURE=1). */
-static int refuse_exposed(const char *method, const coll_rendezvous *rv, char *err, size_t errlen)
+static int refuse_exposed(const char *method, const coll_rendezvous *rv, coll__err *err)
 {
     const char *insecure = getenv("COLL_INSECURE");
     if (rv->token[0] || rv->world_size == 1 || (insecure && strcmp(insecure, "1") == 0)) return COLL_OK;
@@ -157,16 +148,14 @@ static int refuse_exposed(const char *method, const coll_rendezvous *rv, char *e
                  !coll_host_is_loopback(rv->store_host);
     const char *what = serves ? "the store" : !coll_host_is_loopback(rv->host) ? "the transport" : NULL;
     if (!what) return COLL_OK;
-    snprintf(err, errlen,
-             "%s would listen on %s, which other hosts reach, without a job token: put the same "
+    return coll__err_set(err, COLL_EINVAL, "%s would listen on %s, which other hosts reach, without a job token: put the same "
              "secret on every host in a file only you can read and set " COLL_ENV_JOB_TOKEN_FILE
              " to it (or " COLL_ENV_JOB_TOKEN_VAR "; collbench's launcher: --job-token-file), or "
              "accept any peer with --insecure (COLL_INSECURE=1)",
              what, serves ? rv->store_host : rv->host);
-    return COLL_EINVAL;
 }
 
-static int cached_open(const char *method, coll_rendezvous *rv, char *err, size_t errlen)
+static int cached_open(const char *method, coll_rendezvous *rv, coll__err *err)
 {
     int rc = COLL_OK;
     pthread_mutex_lock(&cache_lock);
@@ -175,7 +164,7 @@ static int cached_open(const char *method, coll_rendezvous *rv, char *err, size_
         if (cache[i].store && strcmp(cache[i].key, method) == 0) slot = &cache[i];
     for (size_t i = 0; i < sizeof cache / sizeof cache[0] && !slot; i++)
         if (!cache[i].store) {
-            rc = open_store(method, rv, &cache[i].store, err, errlen);
+            rc = open_store(method, rv, &cache[i].store, err);
             if (rc == COLL_OK) {
                 slot = &cache[i];
                 snprintf(slot->key, sizeof slot->key, "%s", method);
@@ -186,14 +175,14 @@ static int cached_open(const char *method, coll_rendezvous *rv, char *err, size_
         rv->store = slot->store;
         snprintf(rv->prefix, sizeof rv->prefix, "c%u/", slot->created++);
     } else if (rc == COLL_OK) {
-        snprintf(err, errlen, "too many distinct init methods in one process");
+        coll__err_set(err, 0, "too many distinct init methods in one process");
         rc = COLL_EINVAL;
     }
     pthread_mutex_unlock(&cache_lock);
     return rc;
 }
 
-int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, char *err, size_t errlen)
+int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, coll__err *err)
 {
     memset(rv, 0, sizeof(*rv));
     rv->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 300.0;
@@ -202,28 +191,27 @@ int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, char *err,
     rv->rank = cfg->rank >= 0 ? cfg->rank : (found ? env.rank : 0);
     rv->world_size = cfg->world_size > 0 ? cfg->world_size : (found ? env.world_size : 1);
     if (rv->rank < 0 || rv->rank >= rv->world_size) {
-        snprintf(err, errlen, "rank %d is out of range for world size %d", rv->rank, rv->world_size);
-        return COLL_EINVAL;
+        return coll__err_set(err, COLL_EINVAL, "rank %d is out of range for world size %d", rv->rank, rv->world_size);
     }
     /* Faults are per rank, and this is where the rank becomes known. */
-    int rc = coll_fault_init(rv->rank, err, errlen);
+    int rc = coll_fault_init(rv->rank, err->msg, sizeof err->msg);
     if (rc) return rc;
     coll_fault_hit(COLL_FAULT_RENDEZVOUS, 0);
     rv->local_rank = found && env.local_rank >= 0 ? env.local_rank : rv->rank;
     rv->local_world_size = found && env.local_world_size > 0 ? env.local_world_size : rv->world_size;
 
-    if ((rc = coll_token_from_env(rv->token, err, errlen))) return rc;
+    if ((rc = coll_token_from_env(rv->token, err->msg, sizeof err->msg))) return rc;
     rv->spans_hosts = found ? coll_launch_env_spans_hosts(&env) : -1;
 
     const char *method = cfg->init_method && *cfg->init_method ? cfg->init_method : "env://";
 #ifdef COLL_HAVE_MPI
     /* The listen address follows the store host, which rank 0 publishes there. */
-    if (coll_rendezvous_mpi_wanted(method)) return coll_rendezvous_mpi(rv, err, errlen);
+    if (coll_rendezvous_mpi_wanted(method)) return coll_rendezvous_mpi(rv, err);
 #endif
-    rc = pick_listen_addr(method, found ? &env : NULL, rv, err, errlen);
-    if (rc || (rc = refuse_exposed(method, rv, err, errlen))) return rc;
-    int opened = cached_open(method, rv, err, errlen);
+    rc = pick_listen_addr(method, found ? &env : NULL, rv, err);
+    if (rc || (rc = refuse_exposed(method, rv, err))) return rc;
+    int opened = cached_open(method, rv, err);
     if (opened == COLL_OK && coll_rendezvous_wants_verify(rv))
-        opened = coll_rendezvous_verify(rv, err, errlen);
+        opened = coll_rendezvous_verify(rv, err);
     return opened;
 }

@@ -19,7 +19,7 @@ struct coll_rendezvous {
 };
 typedef struct coll_rendezvous coll_rendezvous;
 
-int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, char *err, size_t errlen);
+int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, coll__err *err);
 
 /* For ranks another launcher started (or $COLL_VERIFY_RANKS=1, as the multi-host
  * launcher sets): 1 when rendezvous_verify should run. */
@@ -27,6 +27,6 @@ int coll_rendezvous_wants_verify(const coll_rendezvous *rv);
 /* Collective over the store: a rank started twice or world sizes that disagree
  * fail every waiting rank with one clear message (COLL_EINVAL) instead of a hang;
  * COLL_ETIMEDOUT when not every rank arrived within rv->timeout_s. */
-int coll_rendezvous_verify(const coll_rendezvous *rv, char *err, size_t errlen);
+int coll_rendezvous_verify(const coll_rendezvous *rv, coll__err *err);
 
 #endif

@@ -2,7 +2,6 @@
 #include "bootstrap/rendezvous_mpi.h"
 #include "bootstrap/launch_env.h"
 #include "bootstrap/listen_addr.h"
-#include "core/errbuf.h"
 #include "core/runtime_mpi.h"
 #include "core/token.h"
 
@@ -51,27 +50,27 @@ static void serve(const coll_rendezvous *rv, store_address *a)
     if ((a->status = coll_listen_addr_pick(master, rv->spans_hosts, &pick, a->err, sizeof a->err)))
         return;
     snprintf(a->host, sizeof a->host, "%s", pick.addr);
-    a->status = coll_tcp_store_create(a->host, 0, 1, -1, a->token, rv->timeout_s, &store, a->err,
-                                      sizeof a->err);
+    coll__err e;
+    coll__err_init(&e, NULL, 0);
+    a->status = coll_tcp_store_create(a->host, 0, 1, -1, a->token, rv->timeout_s, &store, &e);
+    if (a->status) coll__err_copy(&e, a->err, sizeof a->err);
     if (a->status == COLL_OK) a->port = coll_tcp_store_port(store);
 }
 
 /* Collective: rank 0 starts the store, everyone learns its address by MPI_Bcast
  * (also when rank 0 failed, so that no rank waits for a store that never comes). */
-static int open_store(const coll_rendezvous *rv, char *err, size_t errlen)
+static int open_store(const coll_rendezvous *rv, coll__err *err)
 {
     int level, mrank = -1, msize = -1;
-    int rc = coll_mpi_runtime_init(&level, err, errlen);
+    int rc = coll_mpi_runtime_init(&level, err->msg, sizeof err->msg);
     if (rc) return rc;
     coll_mpi_lock();
     MPI_Comm_rank(MPI_COMM_WORLD, &mrank);
     MPI_Comm_size(MPI_COMM_WORLD, &msize);
     coll_mpi_unlock();
     if (mrank != rv->rank || msize != rv->world_size) {
-        coll_set_err(err, errlen,
-                     "rank %d of %d from the config or environment does not match MPI_COMM_WORLD "
+        return coll__err_set(err, COLL_EINVAL, "rank %d of %d from the config or environment does not match MPI_COMM_WORLD "
                      "(rank %d of %d)", rv->rank, rv->world_size, mrank, msize);
-        return COLL_EINVAL;
     }
     store_address a;
     memset(&a, 0, sizeof a);
@@ -80,23 +79,20 @@ static int open_store(const coll_rendezvous *rv, char *err, size_t errlen)
     int mrc = MPI_Bcast(&a, (int)sizeof a, MPI_BYTE, 0, MPI_COMM_WORLD);
     coll_mpi_unlock();
     if (mrc != MPI_SUCCESS) {
-        coll_mpi_describe(mrc, "MPI_Bcast of the store's address", err, errlen);
+        coll_mpi_describe(mrc, "MPI_Bcast of the store's address", err->msg, sizeof err->msg);
         coll_store_destroy(store);
         store = NULL;
         return COLL_EPEER;
     }
     if (a.status) {
-        if (mrank == 0) coll_set_err(err, errlen, "cannot start the rendezvous store: %s", a.err);
-        else coll_set_err(err, errlen, "rank 0 could not start the rendezvous store: %s", a.err);
+        if (mrank == 0) coll__err_set(err, 0, "cannot start the rendezvous store: %s", a.err);
+        else coll__err_set(err, 0, "rank 0 could not start the rendezvous store: %s", a.err);
         return a.status;
     }
     if (mrank != 0) {
-        char why[256] = "";
-        rc = coll_tcp_store_create(a.host, a.port, 0, -1, a.token, rv->timeout_s, &store, why,
-                                   sizeof why);
+        rc = coll_tcp_store_create(a.host, a.port, 0, -1, a.token, rv->timeout_s, &store, err);
         if (rc) {
-            coll_set_err(err, errlen, "cannot reach rank 0's rendezvous store at %s:%d: %s", a.host,
-                         a.port, why);
+            coll__err_prefix(err, "cannot reach rank 0's rendezvous store at %s:%d", a.host, a.port);
             return rc;
         }
     }
@@ -106,27 +102,27 @@ static int open_store(const coll_rendezvous *rv, char *err, size_t errlen)
 }
 
 /* Every rank listens on the address that routes to the store rank 0 published. */
-static int pick_listen(coll_rendezvous *rv, char *err, size_t errlen)
+static int pick_listen(coll_rendezvous *rv, coll__err *err)
 {
     coll_listen_pick pick;
     char why[400];
     snprintf(rv->store_host, sizeof rv->store_host, "%s", store_host);
     int rc = coll_listen_addr_pick(store_host, rv->spans_hosts, &pick, why, sizeof why);
-    if (rc) coll_set_err(err, errlen, "no address for the other ranks to reach: %s", why);
+    if (rc) coll__err_set(err, 0, "no address for the other ranks to reach: %s", why);
     else snprintf(rv->host, sizeof rv->host, "%s", pick.addr);
     return rc;
 }
 
-int coll_rendezvous_mpi(coll_rendezvous *rv, char *err, size_t errlen)
+int coll_rendezvous_mpi(coll_rendezvous *rv, coll__err *err)
 {
     int rc = COLL_OK;
     pthread_mutex_lock(&lock);
-    if (!store) rc = open_store(rv, err, errlen);
+    if (!store) rc = open_store(rv, err);
     if (rc == COLL_OK) {
         rv->store = store;
         snprintf(rv->prefix, sizeof rv->prefix, "m%u/", created++);
         snprintf(rv->token, sizeof rv->token, "%s", token);
-        rc = pick_listen(rv, err, errlen);
+        rc = pick_listen(rv, err);
     }
     pthread_mutex_unlock(&lock);
     return rc;

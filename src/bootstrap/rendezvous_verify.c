@@ -23,44 +23,41 @@ int coll_rendezvous_wants_verify(const coll_rendezvous *rv)
 }
 
 /* rv's key "v/<name>"; COLL_EINVAL (err says so) when it does not fit. */
-static int key(char *buf, size_t len, const coll_rendezvous *rv, const char *name, char *err,
-               size_t errlen)
+static int key(char *buf, size_t len, const coll_rendezvous *rv, const char *name, coll__err *err)
 {
-    return coll__store_key(buf, len, err, errlen, rv->prefix, "v/%s", name);
+    return coll__store_key(buf, len, err, rv->prefix, "v/%s", name);
 }
 
 /* Tell every waiting rank, then fail this one with the same words. */
-static int report(const coll_rendezvous *rv, const char *msg, char *err, size_t errlen)
+static int report(const coll_rendezvous *rv, const char *msg, coll__err *err)
 {
     char k[128];
-    if (key(k, sizeof k, rv, "error", NULL, 0) == COLL_OK) coll_store_set(rv->store, k, msg, strlen(msg));
-    snprintf(err, errlen, "%s", msg);
-    return COLL_EINVAL;
+    if (key(k, sizeof k, rv, "error", NULL) == COLL_OK) coll_store_set(rv->store, k, msg, strlen(msg));
+    return coll__err_set(err, COLL_EINVAL, "%s", msg);
 }
 
-static int store_fail(const coll_rendezvous *rv, int rc, const char *what, char *err, size_t errlen)
+static int store_fail(const coll_rendezvous *rv, int rc, const char *what, coll__err *err)
 {
-    snprintf(err, errlen, "rendezvous: rank %d: %s: %s", rv->rank, what,
-             rv->store->errmsg[0] ? rv->store->errmsg : coll_strerror(rc));
-    return rc;
+    return coll__err_set(err, rc, "rendezvous: rank %d: %s: %s", rv->rank, what,
+             rv->store->err.msg[0] ? rv->store->err.msg : coll_strerror(rc));
 }
 
-static int check_world(const coll_rendezvous *rv, char *err, size_t errlen)
+static int check_world(const coll_rendezvous *rv, coll__err *err)
 {
     char k[128], mine[32], msg[256];
     int64_t order;
     void *v = NULL;
     size_t n;
     snprintf(mine, sizeof mine, "%d", rv->world_size);
-    int rc = key(k, sizeof k, rv, "first", err, errlen);
+    int rc = key(k, sizeof k, rv, "first", err);
     if (rc) return rc;
     rc = coll_store_add(rv->store, k, 1, &order);
-    if (rc) return store_fail(rv, rc, "cannot reach the store", err, errlen);
-    if ((rc = key(k, sizeof k, rv, "world", err, errlen))) return rc;
+    if (rc) return store_fail(rv, rc, "cannot reach the store", err);
+    if ((rc = key(k, sizeof k, rv, "world", err))) return rc;
     if (order == 1 && (rc = coll_store_set(rv->store, k, mine, strlen(mine))))
-        return store_fail(rv, rc, "cannot publish the world size", err, errlen);
+        return store_fail(rv, rc, "cannot publish the world size", err);
     if ((rc = coll_store_get(rv->store, k, &v, &n)))
-        return store_fail(rv, rc, "no world size in the store", err, errlen);
+        return store_fail(rv, rc, "no world size in the store", err);
     int first = atoi(v);
     free(v);
     if (first == rv->world_size) return COLL_OK;
@@ -68,27 +65,27 @@ static int check_world(const coll_rendezvous *rv, char *err, size_t errlen)
              "world size mismatch at rendezvous: rank %d was started with world size %d, "
              "the first rank to arrive with %d (check WORLD_SIZE / --nnodes x --nproc-per-node "
              "on every host)", rv->rank, rv->world_size, first);
-    return report(rv, msg, err, errlen);
+    return report(rv, msg, err);
 }
 
-static int claim_rank(const coll_rendezvous *rv, char *err, size_t errlen)
+static int claim_rank(const coll_rendezvous *rv, coll__err *err)
 {
     char k[128], name[48], msg[256];
     int64_t claims, arrived;
     snprintf(name, sizeof name, "claim/%d", rv->rank);
-    int rc = key(k, sizeof k, rv, name, err, errlen);
+    int rc = key(k, sizeof k, rv, name, err);
     if (rc) return rc;
     rc = coll_store_add(rv->store, k, 1, &claims);
-    if (rc) return store_fail(rv, rc, "cannot claim its rank", err, errlen);
+    if (rc) return store_fail(rv, rc, "cannot claim its rank", err);
     if (claims > 1) {
         snprintf(msg, sizeof msg,
                  "duplicate rank at rendezvous: two processes were started as rank %d of %d "
                  "(check RANK / --node-rank on every host)", rv->rank, rv->world_size);
-        return report(rv, msg, err, errlen);
+        return report(rv, msg, err);
     }
-    if ((rc = key(k, sizeof k, rv, "arrived", err, errlen))) return rc;
+    if ((rc = key(k, sizeof k, rv, "arrived", err))) return rc;
     if ((rc = coll_store_add(rv->store, k, 1, &arrived)))
-        return store_fail(rv, rc, "cannot count itself in", err, errlen);
+        return store_fail(rv, rc, "cannot count itself in", err);
     return COLL_OK;
 }
 
@@ -96,28 +93,31 @@ static int claim_rank(const coll_rendezvous *rv, char *err, size_t errlen)
 static int missing_ranks(const coll_rendezvous *rv, char *buf, size_t len)
 {
     char key_prefix[128];
-    int rc = key(key_prefix, sizeof key_prefix, rv, "claim/", buf, len);
+    coll__err e;
+    coll__err_init(&e, NULL, 0);
+    int rc = key(key_prefix, sizeof key_prefix, rv, "claim/", &e);
+    if (rc) coll__err_copy(&e, buf, len);
     return rc ? rc : coll_store_missing_ranks(rv->store, key_prefix, rv->world_size, buf, len);
 }
 
 /* Until every rank arrived or one reported a problem; sleeps between looks. */
-static int wait_all(const coll_rendezvous *rv, char *err, size_t errlen)
+static int wait_all(const coll_rendezvous *rv, coll__err *err)
 {
     char karr[128], kerr[128];
-    int krc = key(karr, sizeof karr, rv, "arrived", err, errlen);
-    if (!krc) krc = key(kerr, sizeof kerr, rv, "error", err, errlen);
+    int krc = key(karr, sizeof karr, rv, "arrived", err);
+    if (!krc) krc = key(kerr, sizeof kerr, rv, "error", err);
     if (krc) return krc;
     double deadline = coll_now_s() + rv->timeout_s, pause = POLL_MIN_S;
     int64_t arrived = 0;
     for (;;) {
         int failed = 0, rc = coll_store_add(rv->store, karr, 0, &arrived);
         if (!rc) rc = rv->store->ops->check(rv->store, kerr, &failed);
-        if (rc) return store_fail(rv, rc, "lost the store while waiting for the others", err, errlen);
+        if (rc) return store_fail(rv, rc, "lost the store while waiting for the others", err);
         if (failed) {
             void *v = NULL;
             size_t n;
             if (coll_store_get(rv->store, kerr, &v, &n) == COLL_OK) {
-                snprintf(err, errlen, "another rank failed the rendezvous: %s",
+                coll__err_set(err, 0, "another rank failed the rendezvous: %s",
                          (char *)v);
                 free(v);
             }
@@ -131,22 +131,20 @@ static int wait_all(const coll_rendezvous *rv, char *err, size_t errlen)
     char list[96];
     int missing = missing_ranks(rv, list, sizeof list);
     if (missing > 0)
-        snprintf(err, errlen,
-                 "rendezvous: only %lld of %d ranks arrived within %.3g s: rank%s %s %s missing "
+        return coll__err_set(err, COLL_ETIMEDOUT, "rendezvous: only %lld of %d ranks arrived within %.3g s: rank%s %s %s missing "
                  "(not started, or started with another --master-addr/--master-port?)",
                  (long long)arrived, rv->world_size, rv->timeout_s, missing > 1 ? "s" : "", list,
                  missing > 1 ? "are" : "is");
     else
-        snprintf(err, errlen, "rendezvous: only %lld of %d ranks arrived within %.3g s (ranks not "
+        return coll__err_set(err, COLL_ETIMEDOUT, "rendezvous: only %lld of %d ranks arrived within %.3g s (ranks not "
                  "started, or started with another --master-addr/--master-port?)",
                  (long long)arrived, rv->world_size, rv->timeout_s);
-    return COLL_ETIMEDOUT;
 }
 
-int coll_rendezvous_verify(const coll_rendezvous *rv, char *err, size_t errlen)
+int coll_rendezvous_verify(const coll_rendezvous *rv, coll__err *err)
 {
-    int rc = check_world(rv, err, errlen);
-    if (!rc) rc = claim_rank(rv, err, errlen);
-    if (!rc) rc = wait_all(rv, err, errlen);
+    int rc = check_world(rv, err);
+    if (!rc) rc = claim_rank(rv, err);
+    if (!rc) rc = wait_all(rv, err);
     return rc;
 }

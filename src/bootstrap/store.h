@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/err.h"
+
 typedef struct coll_store coll_store;
 
 typedef struct coll_store_ops {
@@ -27,7 +29,7 @@ typedef struct coll_store_ops {
 struct coll_store {
     const coll_store_ops *ops;
     double timeout_s;
-    char errmsg[256]; /* why the last call failed */
+    coll__err err; /* why the last call failed */
 };
 
 /* TCP store. The server (rank 0) runs in a thread of this process and serves on
@@ -36,7 +38,7 @@ struct coll_store {
  * (may be NULL or "" = no authentication) before its first request. */
 int coll_tcp_store_create(const char *host, int port, int is_server, int listen_fd,
                           const char *token, double timeout_s, coll_store **out,
-                          char *err, size_t errlen);
+                          coll__err *err);
 /* Port the server listens on (server side only), else -1. */
 int coll_tcp_store_port(const coll_store *s);
 /* Fuzzing: run the TCP store server's request handling over bytes as if one
@@ -46,7 +48,7 @@ int coll_tcp_store_feed(const unsigned char *data, size_t len);
 
 /* File store: records appended to one file under flock; ranks poll it with backoff. */
 int coll_file_store_create(const char *path, double timeout_s, coll_store **out,
-                           char *err, size_t errlen);
+                           coll__err *err);
 
 /* In-process store for threads of one process (tests, single-process use). */
 int coll_mem_store_create(double timeout_s, coll_store **out);
@@ -63,9 +65,8 @@ static inline void coll_store_destroy(coll_store *s) { if (s) s->ops->destroy(s)
 
 /* A store key, like Gloo's PrefixStore: key = prefix followed by fmt's text
  * ("c0/" + "tcp/addr/%d"). COLL_OK, or COLL_EINVAL when it does not fit in len
- * bytes (never silently cut): err, when errlen > 0, then says so. */
-__attribute__((format(printf, 6, 7))) int coll__store_key(char *key, size_t len, char *err,
-                                                          size_t errlen, const char *prefix,
+ * bytes (never silently cut): err, when not NULL, then says so. */
+__attribute__((format(printf, 5, 6))) int coll__store_key(char *key, size_t len, coll__err *err, const char *prefix,
                                                           const char *fmt, ...);
 
 /* The ranks r < size with no key key_prefix<r> in the store, listed in buf

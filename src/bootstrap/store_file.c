@@ -36,7 +36,7 @@ __attribute__((format(printf, 2, 3))) static int fail(file_store *f, const char 
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(f->base.errmsg, sizeof f->base.errmsg, fmt, ap);
+    vsnprintf(f->base.err.msg, sizeof f->base.err.msg, fmt, ap);
     va_end(ap);
     return COLL_ESYS;
 }
@@ -126,7 +126,7 @@ static int check_args(file_store *f, const char *key, size_t vlen)
 {
     size_t klen = strlen(key);
     if (klen == 0 || klen > MAX_KEY || vlen > MAX_VALUE) {
-        snprintf(f->base.errmsg, sizeof f->base.errmsg,
+        snprintf(f->base.err.msg, sizeof f->base.err.msg,
                  "file store %s: key of %zu bytes (1..%u) or value of %zu bytes (max %u)", f->path,
                  klen, MAX_KEY, vlen, MAX_VALUE);
         return COLL_EINVAL;
@@ -184,7 +184,7 @@ static int wait_keys(file_store *f, const char *const *keys, int nkeys, void **v
         if (rc || missing < 0) return rc;
         double left = deadline - coll_now_s();
         if (left <= 0) {
-            snprintf(f->base.errmsg, sizeof f->base.errmsg,
+            snprintf(f->base.err.msg, sizeof f->base.err.msg,
                      "file store %s: timed out after %.3g s waiting for key '%s'%s", f->path,
                      f->base.timeout_s, keys[missing], nkeys > 1 ? " (and maybe others)" : "");
             return COLL_ETIMEDOUT;
@@ -237,12 +237,10 @@ static const coll_store_ops file_ops = {
     .destroy = file_destroy,
 };
 
-int coll_file_store_create(const char *path, double timeout_s, coll_store **out, char *err,
-                           size_t errlen)
+int coll_file_store_create(const char *path, double timeout_s, coll_store **out, coll__err *err)
 {
     if (!path || !*path) {
-        snprintf(err, errlen, "file store: empty path");
-        return COLL_EINVAL;
+        return coll__err_set(err, COLL_EINVAL, "file store: empty path");
     }
     file_store *f = calloc(1, sizeof *f);
     if (!f) return COLL_ENOMEM;
@@ -252,7 +250,7 @@ int coll_file_store_create(const char *path, double timeout_s, coll_store **out,
     f->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (f->fd < 0 || !(f->path = strdup(path))) {
         int rc = f->fd < 0 ? COLL_ESYS : COLL_ENOMEM;
-        snprintf(err, errlen, "file store %s: %s", path, strerror(f->fd < 0 ? errno : ENOMEM));
+        coll__err_set(err, 0, "file store %s: %s", path, strerror(f->fd < 0 ? errno : ENOMEM));
         file_destroy(&f->base);
         return rc;
     }

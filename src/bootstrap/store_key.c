@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int coll__store_key(char *key, size_t len, char *err, size_t errlen, const char *prefix,
+int coll__store_key(char *key, size_t len, coll__err *err, const char *prefix,
                     const char *fmt, ...)
 {
     size_t np = strlen(prefix);
@@ -21,7 +21,5 @@ int coll__store_key(char *key, size_t len, char *err, size_t errlen, const char 
     if (n >= 0 && (size_t)n < len - np) return COLL_OK;
     if (len) key[len - 1] = '\0';
     if (len && np >= len) memcpy(key, prefix, len - 1);
-    if (err && errlen)
-        snprintf(err, errlen, "store key %.64s... does not fit in %zu bytes", key, len);
-    return COLL_EINVAL;
+    return coll__err_set(err, COLL_EINVAL, "store key %.64s... does not fit in %zu bytes", key, len);
 }

@@ -12,7 +12,7 @@ int coll_store_missing_ranks(coll_store *store, const char *key_prefix, int size
     buf[0] = '\0';
     for (int r = 0; r < size; r++) {
         int exists = 0;
-        int rc = coll__store_key(key, sizeof key, NULL, 0, key_prefix, "%d", r);
+        int rc = coll__store_key(key, sizeof key, NULL, key_prefix, "%d", r);
         if (!rc) rc = store->ops->check(store, key, &exists);
         if (rc) return rc;
         if (exists) continue;

@@ -37,7 +37,7 @@ __attribute__((format(printf, 2, 3))) static void errf(coll_store *s, const char
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+    vsnprintf(s->err.msg, sizeof s->err.msg, fmt, ap);
     va_end(ap);
 }
 
@@ -87,7 +87,7 @@ static int fail(tcp_store *t, int rc, const char *what)
 static int ensure_connected(tcp_store *t, double deadline)
 {
     if (t->fd >= 0) return COLL_OK;
-    int fd = coll_sock_connect(t->host, t->port, deadline, t->base.errmsg, sizeof t->base.errmsg);
+    int fd = coll_sock_connect(t->host, t->port, deadline, t->base.err.msg, sizeof t->base.err.msg);
     if (fd < 0) return fd;
     t->fd = fd;
     size_t toklen = t->token ? strlen(t->token) : 0;
@@ -353,8 +353,7 @@ static const char *bind_host(const char *host)
 }
 
 int coll_tcp_store_create(const char *host, int port, int is_server, int listen_fd,
-                          const char *token, double timeout_s, coll_store **out, char *err,
-                          size_t errlen)
+                          const char *token, double timeout_s, coll_store **out, coll__err *err)
 {
     tcp_store *t = calloc(1, sizeof *t);
     if (!t) return COLL_ENOMEM;
@@ -370,17 +369,17 @@ int coll_tcp_store_create(const char *host, int port, int is_server, int listen_
     snprintf(t->host, sizeof t->host, "%s", host && *host ? host : "127.0.0.1");
     t->port = port;
     if (is_server) {
-        if (listen_fd < 0) listen_fd = coll_sock_listen(bind_host(host), port, 128, err, errlen);
+        if (listen_fd < 0) listen_fd = coll_sock_listen(bind_host(host), port, 128, err->msg, sizeof err->msg);
         if (listen_fd < 0) {
             tcp_destroy(&t->base);
             return listen_fd;
         }
         t->port = coll_sock_port(listen_fd);
         self_address(listen_fd, t->host, sizeof t->host);
-        rc = coll__store_tcp_server_start(listen_fd, token, timeout_s, &t->srv, err, errlen);
+        rc = coll__store_tcp_server_start(listen_fd, token, timeout_s, &t->srv, err);
     }
     if (!rc && (rc = ensure_connected(t, coll_now_s() + timeout_s)))
-        snprintf(err, errlen, "%s", t->base.errmsg);
+        coll__err_set(err, 0, "%s", t->base.err.msg);
     if (rc) {
         tcp_destroy(&t->base);
         return rc;

@@ -463,7 +463,7 @@ static void server_free(server *s)
 
 /* Starts the server thread; takes ownership of listen_fd (closed by server_free). */
 int coll__store_tcp_server_start(int listen_fd, const char *token, double timeout_s,
-                                 coll__store_tcp_server **out, char *err, size_t errlen)
+                                 coll__store_tcp_server **out, coll__err *err)
 {
     server *s = calloc(1, sizeof *s);
     if (!s) {
@@ -481,13 +481,13 @@ int coll__store_tcp_server_start(int listen_fd, const char *token, double timeou
         }
     }
     if (coll_sock_set_nonblocking(listen_fd, 1) || pipe2(s->wake, O_CLOEXEC) < 0) {
-        snprintf(err, errlen, "TCP store server: %s", strerror(errno));
+        coll__err_set(err, 0, "TCP store server: %s", strerror(errno));
         server_free(s);
         return COLL_ESYS;
     }
     int rc = pthread_create(&s->thread, NULL, serve, s);
     if (rc) {
-        snprintf(err, errlen, "TCP store server: cannot start thread: %s", strerror(rc));
+        coll__err_set(err, 0, "TCP store server: cannot start thread: %s", strerror(rc));
         server_free(s);
         return COLL_ESYS;
     }

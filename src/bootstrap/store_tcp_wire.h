@@ -22,6 +22,7 @@
 #ifndef COLL_STORE_TCP_WIRE_H
 #define COLL_STORE_TCP_WIRE_H
 
+#include "core/err.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,7 +45,7 @@ void coll__store_tcp_mac(const char *token, size_t len, int server, const unsign
  * when stopped) for the clients that know token. */
 typedef struct coll__store_tcp_server coll__store_tcp_server;
 int coll__store_tcp_server_start(int listen_fd, const char *token, double timeout_s,
-                                 coll__store_tcp_server **out, char *err, size_t errlen);
+                                 coll__store_tcp_server **out, coll__err *err);
 void coll__store_tcp_server_stop(coll__store_tcp_server *s);
 int coll__store_tcp_server_port(const coll__store_tcp_server *s);
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static _Thread_local char create_error[320];
+static _Thread_local char create_error[COLL__ERR_MSG];
 
 const char *coll_last_create_error(void) { return create_error; }
 
@@ -26,11 +26,12 @@ void coll_config_init(coll_config *cfg)
 
 static int set_error(coll_comm *comm, int status, int failed_rank, const char *fmt, ...)
 {
+    char msg[COLL__ERR_MSG];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(comm->errmsg, sizeof comm->errmsg, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    comm->failed_rank = failed_rank;
+    coll__err_blame(&comm->err, status, failed_rank, "%s", msg);
     return status;
 }
 
@@ -49,8 +50,13 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     if (!backend) return COLL_EUNAVAIL;
 
     coll_rendezvous rv;
-    int rc = coll_rendezvous_init(&cfg, &rv, create_error, sizeof create_error);
-    if (rc) return rc;
+    coll__err cerr;
+    coll__err_init(&cerr, NULL, 0);
+    int rc = coll_rendezvous_init(&cfg, &rv, &cerr);
+    if (rc) {
+        coll__err_copy(&cerr, create_error, sizeof create_error);
+        return rc;
+    }
 
     coll_comm *comm = calloc(1, sizeof(*comm));
     if (!comm) return COLL_ENOMEM;
@@ -58,21 +64,22 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     comm->size = rv.world_size;
     comm->backend = backend;
     comm->timeout_s = cfg.timeout_s;
-    comm->failed_rank = -1;
+    coll__err_init(&comm->err, NULL, 0);
     comm->store = rv.store;
     snprintf(comm->store_prefix, sizeof comm->store_prefix, "%s", rv.prefix);
     pthread_mutex_init(&comm->lock, NULL);
     pthread_cond_init(&comm->changed, NULL);
 
-    rc = backend->init(comm, &rv, &comm->state, create_error, sizeof create_error);
-    if (rc == COLL_OK && cfg.algo &&
-        (rc = backend->set_algo(comm->state, cfg.algo, create_error, sizeof create_error))) {
+    rc = backend->init(comm, &rv, &comm->state, &cerr);
+    if (rc == COLL_OK && cfg.algo && (rc = backend->set_algo(comm->state, cfg.algo, &cerr))) {
+        coll__err_copy(&cerr, create_error, sizeof create_error);
         /* Every rank refuses alike: a closing barrier keeps rank 0 (often the
          * store's host) from leaving while a peer still finishes its set-up. */
         coll_comm_destroy(comm);
         return rc;
     }
     if (rc) {
+        coll__err_copy(&cerr, create_error, sizeof create_error);
         if (comm->state) backend->fini(comm->state);
         pthread_mutex_destroy(&comm->lock);
         pthread_cond_destroy(&comm->changed);
@@ -100,8 +107,8 @@ int coll_comm_destroy(coll_comm *comm)
 int coll_comm_rank(const coll_comm *comm) { return comm ? comm->rank : -1; }
 int coll_comm_size(const coll_comm *comm) { return comm ? comm->size : -1; }
 const char *coll_comm_backend(const coll_comm *comm) { return comm ? comm->backend->name : ""; }
-const char *coll_comm_errmsg(const coll_comm *comm) { return comm ? comm->errmsg : create_error; }
-int coll_comm_failed_rank(const coll_comm *comm) { return comm ? comm->failed_rank : -1; }
+const char *coll_comm_errmsg(const coll_comm *comm) { return comm ? comm->err.msg : create_error; }
+int coll_comm_failed_rank(const coll_comm *comm) { return comm ? comm->err.rank : -1; }
 
 int coll_comm_host_count(coll_comm *comm)
 {
@@ -111,9 +118,11 @@ int coll_comm_host_count(coll_comm *comm)
     if (comm->size == 1) return 1;
     if (!comm->store) return COLL_ENOTSUP;
     coll_host_plan p;
-    char err[256], prefix[96];
-    int rc = coll__store_key(prefix, sizeof prefix, NULL, 0, comm->store_prefix, "nodes/");
-    if (!rc) rc = coll_host_plan_exchange(comm->store, prefix, comm->rank, comm->size, &p, err, sizeof err);
+    char prefix[96];
+    coll__err err;
+    coll__err_init(&err, NULL, 0);
+    int rc = coll__store_key(prefix, sizeof prefix, NULL, comm->store_prefix, "nodes/");
+    if (!rc) rc = coll_host_plan_exchange(comm->store, prefix, comm->rank, comm->size, &p, &err);
     if (rc) return rc;
     int n = p.nhosts;
     coll_host_plan_free(&p);
@@ -130,7 +139,11 @@ int coll_comm_describe(const coll_comm *comm, char *buf, size_t len)
 int coll_comm_set_algo(coll_comm *comm, const char *algo)
 {
     if (!comm || !algo) return COLL_EINVAL;
-    return comm->backend->set_algo(comm->state, algo, comm->errmsg, sizeof comm->errmsg);
+    coll__err e;
+    coll__err_init(&e, NULL, 0);
+    int rc = comm->backend->set_algo(comm->state, algo, &e);
+    if (rc || e.msg[0]) coll__err_blame(&comm->err, rc, -1, "%s", e.msg);
+    return rc;
 }
 
 void *coll_alloc(coll_comm *comm, size_t bytes)
@@ -149,18 +162,20 @@ int coll_comm_execute(coll_comm *comm, const coll_call *call, const coll_sig *si
 {
     if (comm->failed)
         return comm->failed; /* errmsg still says why */
-    char err[sizeof comm->errmsg] = "";
-    int failed_rank = -1;
+    coll__err err;
+    coll__err_init(&err, NULL, 0);
     double deadline = coll_now_s() + comm->timeout_s;
     /* staging: CUDA device buffers through host memory for backends that need host memory */
     int rc = coll_staged_run(comm->backend, comm->state, comm->rank, comm->size, call, sig,
-                             deadline, err, sizeof err, &failed_rank);
+                             deadline, &err);
     if (rc) {
         /* A failed collective leaves peers mid-protocol: the communicator is done.
          * Tell the peers so they fail now instead of at their timeout. */
         comm->failed = rc;
-        set_error(comm, rc, failed_rank, "%s", err[0] ? err : coll_strerror(rc));
-        comm->backend->abort(comm->state, rc, failed_rank);
+        err.status = rc;
+        if (!err.msg[0]) coll__err_set(&err, rc, "%s", coll_strerror(rc));
+        comm->err = err;
+        comm->backend->abort(comm->state, rc, err.rank);
     }
     return rc;
 }

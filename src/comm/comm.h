@@ -41,8 +41,7 @@ struct coll_comm {
     uint32_t monitored_seq;            /* monitored barriers called so far */
 
     int failed;                        /* sticky status after a fatal error */
-    int failed_rank;
-    char errmsg[320];
+    coll__err err;                     /* the last failure: status, world rank blamed, why */
 };
 
 /* Run one call now (the caller has made it this comm's turn). Records errors. */

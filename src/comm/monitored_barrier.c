@@ -24,10 +24,8 @@ static double next_backoff(double b) { return b * 2 > 0.01 ? 0.01 : b * 2; }
 
 static int store_fail(coll_comm *comm, int rc, const char *what)
 {
-    snprintf(comm->errmsg, sizeof comm->errmsg, "monitored barrier: store %s failed: %s", what,
-             comm->store->errmsg[0] ? comm->store->errmsg : coll_strerror(rc));
-    comm->failed_rank = -1;
-    return rc;
+    return coll__err_blame(&comm->err, rc, -1, "monitored barrier: store %s failed: %s", what,
+                           coll__err_text(&comm->store->err));
 }
 
 /* Rank 0: wait for every arrival key until deadline; missing ranks into list. */
@@ -42,7 +40,7 @@ static int gather_arrivals(coll_comm *comm, uint32_t n, double deadline, int *li
         for (int r = 1; r < comm->size && rc == COLL_OK; r++) {
             if (arrived[r]) continue;
             int exists = 0;
-            rc = coll__store_key(key, sizeof key, NULL, 0, comm->store_prefix, "mb%u/a%d", n, r);
+            rc = coll__store_key(key, sizeof key, NULL, comm->store_prefix, "mb%u/a%d", n, r);
             if (rc == COLL_OK) rc = comm->store->ops->check(comm->store, key, &exists);
             if (rc == COLL_OK && exists) arrived[r] = 1, pending--;
         }
@@ -65,7 +63,7 @@ static int publish_answer(coll_comm *comm, uint32_t n, const int *list, int nlis
     if (!val) return COLL_ENOMEM;
     len = (size_t)snprintf(val, cap, "%d", nlist);
     for (int i = 0; i < nlist; i++) len += (size_t)snprintf(val + len, cap - len, " %d", list[i]);
-    int rc = coll__store_key(key, sizeof key, NULL, 0, comm->store_prefix, "mb%u/ans", n);
+    int rc = coll__store_key(key, sizeof key, NULL, comm->store_prefix, "mb%u/ans", n);
     if (!rc) rc = coll_store_set(comm->store, key, val, len);
     free(val);
     return rc ? store_fail(comm, rc, "set") : COLL_OK;
@@ -76,7 +74,7 @@ static int read_answer(coll_comm *comm, uint32_t n, double deadline, int *list, 
                        int *got)
 {
     char key[128];
-    int krc = coll__store_key(key, sizeof key, NULL, 0, comm->store_prefix, "mb%u/ans", n);
+    int krc = coll__store_key(key, sizeof key, NULL, comm->store_prefix, "mb%u/ans", n);
     if (krc) return store_fail(comm, krc, "key");
     double backoff = 0.0005;
     *got = 0;
@@ -105,10 +103,8 @@ static int read_answer(coll_comm *comm, uint32_t n, double deadline, int *list, 
     }
     free(val);
     if (bad) {
-        snprintf(comm->errmsg, sizeof comm->errmsg,
-                 "monitored barrier: malformed answer from rank 0 under key %s", key);
-        comm->failed_rank = 0;
-        return COLL_EPROTO;
+        return coll__err_blame(&comm->err, COLL_EPROTO, 0,
+                               "monitored barrier: malformed answer from rank 0 under key %s", key);
     }
     *nlist = (int)k;
     *got = 1;
@@ -118,15 +114,15 @@ static int read_answer(coll_comm *comm, uint32_t n, double deadline, int *list, 
 static void format_missing(coll_comm *comm, const int *list, int nlist, double timeout_s,
                            const char *why)
 {
-    size_t len = (size_t)snprintf(comm->errmsg, sizeof comm->errmsg, "rank%s ",
+    size_t len = (size_t)snprintf(comm->err.msg, sizeof comm->err.msg, "rank%s ",
                                   nlist > 1 ? "s" : "");
-    for (int i = 0; i < nlist && len < sizeof comm->errmsg; i++)
-        len += (size_t)snprintf(comm->errmsg + len, sizeof comm->errmsg - len, "%s%d",
+    for (int i = 0; i < nlist && len < sizeof comm->err.msg; i++)
+        len += (size_t)snprintf(comm->err.msg + len, sizeof comm->err.msg - len, "%s%d",
                                 i ? ", " : "", list[i]);
-    if (len < sizeof comm->errmsg)
-        snprintf(comm->errmsg + len, sizeof comm->errmsg - len, " %s within %.*f s", why,
+    if (len < sizeof comm->err.msg)
+        snprintf(comm->err.msg + len, sizeof comm->err.msg - len, " %s within %.*f s", why,
                  timeout_s < 0.1 ? 3 : 1, timeout_s);
-    comm->failed_rank = list[0];
+    comm->err.rank = list[0];
 }
 
 static int run_monitored(coll_comm *comm, double timeout_s, int *list, int *nlist)
@@ -134,7 +130,7 @@ static int run_monitored(coll_comm *comm, double timeout_s, int *list, int *nlis
     char key[128];
     uint32_t n = ++comm->monitored_seq;
     double start = coll_now_s();
-    int rc = coll__store_key(key, sizeof key, NULL, 0, comm->store_prefix, "mb%u/a%d", n, comm->rank);
+    int rc = coll__store_key(key, sizeof key, NULL, comm->store_prefix, "mb%u/a%d", n, comm->rank);
     if (!rc) rc = coll_store_set(comm->store, key, "1", 1);
     if (rc) return store_fail(comm, rc, "set");
     if (comm->rank == 0) {
@@ -164,15 +160,13 @@ int coll_monitored_barrier(coll_comm *comm, double timeout_s, int *missing, int 
     if (!comm) return COLL_EINVAL;
     if (nmissing) *nmissing = 0;
     if (!(timeout_s > 0) || isinf(timeout_s) || max_missing < 0 || (max_missing && !missing)) {
-        snprintf(comm->errmsg, sizeof comm->errmsg,
-                 "monitored barrier: timeout %g s must be positive and finite, missing[] "
-                 "non-NULL when max_missing (%d) > 0", timeout_s, max_missing);
-        return COLL_EINVAL;
+        return coll__err_blame(&comm->err, COLL_EINVAL, -1,
+                               "monitored barrier: timeout %g s must be positive and finite, "
+                               "missing[] non-NULL when max_missing (%d) > 0", timeout_s, max_missing);
     }
     if (comm->failed) return comm->failed;
     if (!comm->store) {
-        snprintf(comm->errmsg, sizeof comm->errmsg, "monitored barrier: no rendezvous store");
-        return COLL_ENOTSUP;
+        return coll__err_blame(&comm->err, COLL_ENOTSUP, -1, "monitored barrier: no rendezvous store");
     }
     int *list = calloc((size_t)comm->size, sizeof *list);
     if (!list) return COLL_ENOMEM;

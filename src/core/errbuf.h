@@ -1,4 +1,6 @@
-/* The one helper behind every "char *err, size_t errlen" out-parameter. */
+/* Text error buffers above libcoll (bench, train, report, tools): the helper
+ * behind their "char *err, size_t errlen" out-parameters. Inside libcoll errors
+ * travel as one value, core/err.h. */
 #ifndef COLL_ERRBUF_H
 #define COLL_ERRBUF_H
 

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/err.h"
 #include "core/sig.h"
 
 typedef struct coll_transport coll_transport;
@@ -40,7 +41,7 @@ typedef struct coll_transport_ops {
     int (*post)(coll_transport *tp, coll_xfer *x);
     /* Move bytes on every posted transfer; block up to timeout_ms (-1 forever, 0
      * never) when nothing can move. Returns COLL_OK or the first fatal error, which
-     * also fails the affected transfers (x->status) and fills tp->errmsg. */
+     * also fails the affected transfers (x->status) and fills tp->err. */
     int (*progress)(coll_transport *tp, int timeout_ms);
     /* Best effort: tell every peer this rank fails with status, blaming
      * failed_rank (-1: none), then refuse further work. */
@@ -51,14 +52,13 @@ typedef struct coll_transport_ops {
 struct coll_transport {
     const coll_transport_ops *ops;
     int rank, size;
-    char errmsg[256]; /* why the last error happened, naming the peer */
-    int failed_rank;  /* peer blamed for the last error, or -1 */
+    coll__err err;    /* the last error: why (naming the peer) and whom to blame */
 };
 
 /* Full mesh of TCP connections set up through the store (keys under prefix).
  * token authenticates peers (may be NULL). host: address to listen on (NULL: 127.0.0.1). */
 int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, int size,
                               const char *host, const char *token, double timeout_s,
-                              coll_transport **out, char *err, size_t errlen);
+                              coll_transport **out, coll__err *err);
 
 #endif

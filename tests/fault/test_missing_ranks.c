@@ -24,7 +24,7 @@ typedef struct rank_arg {
     int host_exchange; /* 0: coll_rendezvous_verify, 1: coll_host_plan_exchange */
     coll_host_plan plan;
     int rc;
-    char err[512];
+    coll__err err;
 } rank_arg;
 
 static void *rank_thread(void *p)
@@ -32,9 +32,9 @@ static void *rank_thread(void *p)
     rank_arg *a = p;
     if (a->host_exchange)
         a->rc = coll_host_plan_exchange(a->rv.store, "c0/a/", a->rv.rank, a->rv.world_size,
-                                        &a->plan, a->err, sizeof a->err);
+                                        &a->plan, &a->err);
     else
-        a->rc = coll_rendezvous_verify(&a->rv, a->err, sizeof a->err);
+        a->rc = coll_rendezvous_verify(&a->rv, &a->err);
     return NULL;
 }
 
@@ -60,8 +60,8 @@ static void run_ranks(int host_exchange, int world, int n, const int *ranks, ran
 
 static void expect_named(const rank_arg *a, const char *want)
 {
-    if (!strstr(a->err, want))
-        fail_msg("rank %d: want \"%s\" in: %s", a->rv.rank, want, a->err);
+    if (!strstr(a->err.msg, want))
+        fail_msg("rank %d: want \"%s\" in: %s", a->rv.rank, want, a->err.msg);
 }
 
 static void test_verify_names_the_missing_rank(void **state)
@@ -115,7 +115,7 @@ static void test_host_ids_name_a_missing_rank(void **state)
         assert_int_equal(a[i].rc, COLL_ETIMEDOUT);
         expect_named(&a[i], "rank 2 never published its host id");
     }
-    assert_null(strstr(a[0].err, "reported by rank 0"));
+    assert_null(strstr(a[0].err.msg, "reported by rank 0"));
 }
 
 /* Rank 0 itself missing: the others ask the store who is missing. */

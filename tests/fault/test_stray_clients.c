@@ -172,9 +172,9 @@ static void assert_dropped(int fd)
 static coll_store *client(int port)
 {
     coll_store *s = NULL;
-    char err[256];
-    int rc = coll_tcp_store_create("127.0.0.1", port, 0, -1, TOKEN, 10, &s, err, sizeof err);
-    if (rc) fprintf(stderr, "store client: %s\n", err);
+    coll__err err = {.rank = -1};
+    int rc = coll_tcp_store_create("127.0.0.1", port, 0, -1, TOKEN, 10, &s, &err);
+    if (rc) fprintf(stderr, "store client: %s\n", err.msg);
     assert_int_equal(rc, COLL_OK);
     return s;
 }
@@ -182,9 +182,9 @@ static coll_store *client(int port)
 static coll_store *server(void)
 {
     coll_store *s = NULL;
-    char err[256];
-    int rc = coll_tcp_store_create("127.0.0.1", 0, 1, -1, TOKEN, 10, &s, err, sizeof err);
-    if (rc) fprintf(stderr, "store server: %s\n", err);
+    coll__err err = {.rank = -1};
+    int rc = coll_tcp_store_create("127.0.0.1", 0, 1, -1, TOKEN, 10, &s, &err);
+    if (rc) fprintf(stderr, "store server: %s\n", err.msg);
     assert_int_equal(rc, COLL_OK);
     return s;
 }
@@ -233,7 +233,7 @@ typedef struct rank_arg {
     pthread_cond_t *cond;
     int *go; /* the last rank waits for it, so the others are still in set-up */
     int ok;
-    char err[320];
+    coll__err err;
 } rank_arg;
 
 static void fill(char *buf, int rank, size_t n)
@@ -250,12 +250,10 @@ static void *rank_main(void *p)
         pthread_mutex_unlock(a->lock);
     }
     coll_store *s = NULL;
-    if (coll_tcp_store_create("127.0.0.1", a->store_port, 0, -1, TOKEN, 20, &s, a->err,
-                              sizeof a->err))
+    if (coll_tcp_store_create("127.0.0.1", a->store_port, 0, -1, TOKEN, 20, &s, &a->err))
         return NULL;
     coll_transport *tp = NULL;
-    if (coll_tcp_transport_create(s, "t/", a->rank, NRANKS, NULL, TOKEN, 20, &tp, a->err,
-                                  sizeof a->err)) {
+    if (coll_tcp_transport_create(s, "t/", a->rank, NRANKS, NULL, TOKEN, 20, &tp, &a->err)) {
         coll_store_destroy(s);
         return NULL;
     }
@@ -275,7 +273,7 @@ static void *rank_main(void *p)
             ok = tp->ops->progress(tp, 1000) == COLL_OK;
         fill(want, from + round, MSG_BYTES);
         if (ok && (x[0].status || x[1].status || memcmp(in, want, MSG_BYTES))) ok = 0;
-        if (!ok) snprintf(a->err, sizeof a->err, "rank %d round %d: %s", a->rank, round, tp->errmsg);
+        if (!ok) coll__err_set(&a->err, 0, "rank %d round %d: %s", a->rank, round, tp->err.msg);
     }
     a->ok = ok;
     free(out);
@@ -333,7 +331,7 @@ static void test_transport_strays(void **state)
     close_strays();
     char *log = release_stderr();
     for (int r = 0; r < NRANKS; r++) {
-        if (!args[r].ok) fprintf(stderr, "rank %d failed: %s\n", r, args[r].err);
+        if (!args[r].ok) fprintf(stderr, "rank %d failed: %s\n", r, args[r].err.msg);
         assert_true(args[r].ok);
     }
     assert_non_null(strstr(log, "tcp transport rank 0: refused a connection from 127.0.0.1:"));

@@ -28,10 +28,9 @@ static void *fake_alloc(size_t n)
     return malloc(n);
 }
 
-static int fake_copy(void *dst, const void *src, size_t n, char *err, size_t errlen)
+static int fake_copy(void *dst, const void *src, size_t n, coll__err *err)
 {
     (void)err;
-    (void)errlen;
     copies++;
     memcpy(dst, src, n);
     return 0;
@@ -119,8 +118,8 @@ static void host_buffers_are_not_staged(void **state)
 {
     int a[8] = {0}, b[8] = {0}, any = -1;
     coll_call c = call_of(COLL_KIND_ALLREDUCE, a, b, 8, 0), staged;
-    char err[128];
-    assert_int_equal(coll_stager_begin(*state, &c, 0, 2, &staged, &any, err, sizeof err), 0);
+    coll__err err = {.rank = -1};
+    assert_int_equal(coll_stager_begin(*state, &c, 0, 2, &staged, &any, &err), 0);
     assert_int_equal(any, 0);
     assert_ptr_equal(staged.sendbuf, a);
     assert_ptr_equal(staged.recvbuf, b);
@@ -133,19 +132,19 @@ static void allreduce_out_of_place(void **state)
     unsigned char before_send[64];
     memcpy(before_send, send, 64);
     coll_call c = call_of(COLL_KIND_ALLREDUCE, send, recv, 16, 0), staged;
-    char err[128];
+    coll__err err = {.rank = -1};
     int any;
-    assert_int_equal(coll_stager_begin(*state, &c, 0, 2, &staged, &any, err, sizeof err), 0);
+    assert_int_equal(coll_stager_begin(*state, &c, 0, 2, &staged, &any, &err), 0);
     assert_int_equal(any, 1);
     assert_false(in_arena(staged.sendbuf));
     assert_memory_equal(staged.sendbuf, send, 64); /* the input went across */
     backend_writes(&staged, 64, 9);
-    assert_int_equal(coll_stager_end(*state, &c, &staged, 0, 2, err, sizeof err), 0);
+    assert_int_equal(coll_stager_end(*state, &c, &staged, 0, 2, &err), 0);
     check_result(recv, 64, 9);
     assert_memory_equal(send, before_send, 64);
     assert_int_equal(copies, 2); /* in and out, nothing else */
     /* a second call of the same size reuses the staging memory */
-    assert_int_equal(coll_stager_begin(*state, &c, 0, 2, &staged, &any, err, sizeof err), 0);
+    assert_int_equal(coll_stager_begin(*state, &c, 0, 2, &staged, &any, &err), 0);
     assert_int_equal(allocs, 2);
 }
 
@@ -155,14 +154,14 @@ static void allgather_in_place(void **state)
     const int n = 4, rank = 2, count = 8; /* int32: 32 bytes a block */
     unsigned char *recv = arena + 256, *send = recv + rank * count * 4;
     coll_call c = call_of(COLL_KIND_ALLGATHER, send, recv, count, 0), staged;
-    char err[128];
+    coll__err err = {.rank = -1};
     int any;
-    assert_int_equal(coll_stager_begin(*state, &c, rank, n, &staged, &any, err, sizeof err), 0);
+    assert_int_equal(coll_stager_begin(*state, &c, rank, n, &staged, &any, &err), 0);
     assert_int_equal(any, 1);
     assert_ptr_equal((const char *)staged.sendbuf, (char *)staged.recvbuf + rank * count * 4);
     assert_memory_equal(staged.sendbuf, send, (size_t)count * 4);
     backend_writes(&staged, (size_t)n * count * 4, 3);
-    assert_int_equal(coll_stager_end(*state, &c, &staged, rank, n, err, sizeof err), 0);
+    assert_int_equal(coll_stager_end(*state, &c, &staged, rank, n, &err), 0);
     check_result(recv, (size_t)n * count * 4, 3);
 }
 
@@ -174,13 +173,13 @@ static void reducescatter_in_place(void **state)
     unsigned char whole[48];
     memcpy(whole, send, sizeof whole);
     coll_call c = call_of(COLL_KIND_REDUCESCATTER, send, recv, count, 0), staged;
-    char err[128];
+    coll__err err = {.rank = -1};
     int any;
-    assert_int_equal(coll_stager_begin(*state, &c, rank, n, &staged, &any, err, sizeof err), 0);
+    assert_int_equal(coll_stager_begin(*state, &c, rank, n, &staged, &any, &err), 0);
     assert_ptr_equal((char *)staged.recvbuf, (const char *)staged.sendbuf + rank * count * 4);
     assert_memory_equal(staged.sendbuf, whole, sizeof whole); /* every block went across */
     backend_writes(&staged, (size_t)count * 4, 77);
-    assert_int_equal(coll_stager_end(*state, &c, &staged, rank, n, err, sizeof err), 0);
+    assert_int_equal(coll_stager_end(*state, &c, &staged, rank, n, &err), 0);
     check_result(recv, (size_t)count * 4, 77);
     assert_memory_equal(send, whole, 16); /* block 0 is not this rank's result: untouched */
 }
@@ -190,14 +189,14 @@ static void broadcast_off_root_in_place(void **state)
 {
     unsigned char *buf = arena + 512;
     coll_call c = call_of(COLL_KIND_BROADCAST, buf, buf, 10, 0), staged;
-    char err[128];
+    coll__err err = {.rank = -1};
     int any;
-    assert_int_equal(coll_stager_begin(*state, &c, 1, 2, &staged, &any, err, sizeof err), 0);
+    assert_int_equal(coll_stager_begin(*state, &c, 1, 2, &staged, &any, &err), 0);
     assert_int_equal(any, 1);
     assert_ptr_equal(staged.sendbuf, staged.recvbuf);
     assert_int_equal(copies, 0); /* nothing to read at this rank */
     backend_writes(&staged, 40, 5);
-    assert_int_equal(coll_stager_end(*state, &c, &staged, 1, 2, err, sizeof err), 0);
+    assert_int_equal(coll_stager_end(*state, &c, &staged, 1, 2, &err), 0);
     check_result(buf, 40, 5);
 }
 
@@ -208,12 +207,12 @@ static void reduce_off_root(void **state)
     unsigned char before[40];
     memcpy(before, recv, sizeof before);
     coll_call c = call_of(COLL_KIND_REDUCE, send, recv, 10, 0), staged;
-    char err[128];
+    coll__err err = {.rank = -1};
     int any;
-    assert_int_equal(coll_stager_begin(*state, &c, 1, 2, &staged, &any, err, sizeof err), 0);
+    assert_int_equal(coll_stager_begin(*state, &c, 1, 2, &staged, &any, &err), 0);
     assert_ptr_equal(staged.recvbuf, recv);
     assert_false(in_arena(staged.sendbuf));
-    assert_int_equal(coll_stager_end(*state, &c, &staged, 1, 2, err, sizeof err), 0);
+    assert_int_equal(coll_stager_end(*state, &c, &staged, 1, 2, &err), 0);
     assert_memory_equal(recv, before, sizeof before);
     assert_int_equal(copies, 1);
 }
@@ -227,12 +226,12 @@ static void mixed_p2p(void **state)
     c.dest = 1;
     c.source = 1;
     c.recvcount = 6;
-    char err[128];
+    coll__err err = {.rank = -1};
     int any;
-    assert_int_equal(coll_stager_begin(*state, &c, 0, 2, &staged, &any, err, sizeof err), 0);
+    assert_int_equal(coll_stager_begin(*state, &c, 0, 2, &staged, &any, &err), 0);
     assert_ptr_equal(staged.sendbuf, host);
     backend_writes(&staged, 24, 40);
-    assert_int_equal(coll_stager_end(*state, &c, &staged, 0, 2, err, sizeof err), 0);
+    assert_int_equal(coll_stager_end(*state, &c, &staged, 0, 2, &err), 0);
     check_result(recv, 24, 40);
 }
 
@@ -249,10 +248,10 @@ static void out_of_staging_memory(void **state)
     none.alloc = no_memory;
     coll_stager s = {.mem = &none};
     coll_call c = call_of(COLL_KIND_ALLREDUCE, arena, arena + 64, 8, 0), staged;
-    char err[160] = "";
+    coll__err err = {.rank = -1};
     int any;
-    assert_int_equal(coll_stager_begin(&s, &c, 0, 2, &staged, &any, err, sizeof err), COLL_ENOMEM);
-    if (!strstr(err, "32 bytes of fake memory")) fail_msg("message: %s", err);
+    assert_int_equal(coll_stager_begin(&s, &c, 0, 2, &staged, &any, &err), COLL_ENOMEM);
+    if (!strstr(err.msg, "32 bytes of fake memory")) fail_msg("message: %s", err.msg);
     coll_stager_free(&s);
 }
 

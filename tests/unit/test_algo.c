@@ -191,7 +191,7 @@ static int one_call(coll_algo_ctx *c, world_arg *a, const dcase *d, size_t count
     if (rc < 0) {
         note(a, r, "%s/%s n=%d count=%zu %s inplace=%d root=%d: %s (%s)", coll_kind_name(k),
              coll_algo_name(a->algo), n, count, coll_dtype_name(d->dt), inplace, root,
-             coll_strerror(rc), c->tp->errmsg);
+             coll_strerror(rc), c->tp->err.msg);
         free(sbuf);
         free(rbuf);
         return rc;
@@ -344,7 +344,7 @@ typedef struct mismatch_arg {
     int odd, root, rc;
     float *bufs[MAX_RANKS][2];
     int st[MAX_RANKS];
-    char msg[MAX_RANKS][256];
+    char msg[MAX_RANKS][COLL__ERR_MSG];
 } mismatch_arg;
 
 static int rank_mismatch(coll_algo_ctx *c, void *p)
@@ -356,7 +356,7 @@ static int rank_mismatch(coll_algo_ctx *c, void *p)
     if (!sbuf || !rbuf) return COLL_ENOMEM;
     thread_ranks_stamp(c, a->kind, count, COLL_FLOAT32, COLL_SUM, a->root);
     int rc = coll_algo_run(c, a->algo, a->kind, sbuf, rbuf, count, COLL_FLOAT32, COLL_SUM, a->root);
-    snprintf(a->msg[c->rank], sizeof(a->msg[c->rank]), "%s", c->tp->errmsg);
+    snprintf(a->msg[c->rank], sizeof(a->msg[c->rank]), "%s", c->tp->err.msg);
     /* Peers may still read these (nobody aborts here): keep them until the
      * world is gone. */
     a->bufs[c->rank][0] = sbuf;
@@ -428,7 +428,7 @@ static void test_mismatch(void **s)
 
 typedef struct timeout_arg {
     int status;
-    char msg[256];
+    char msg[COLL__ERR_MSG];
 } timeout_arg;
 
 static int rank_timeout(coll_algo_ctx *c, void *p)
@@ -440,7 +440,7 @@ static int rank_timeout(coll_algo_ctx *c, void *p)
     c->timeout_s = 0.2;
     float v[8] = {0};
     a->status = coll_allreduce_ring(c, v, v, 8, COLL_FLOAT32, COLL_SUM);
-    snprintf(a->msg, sizeof(a->msg), "%s", c->tp->errmsg);
+    snprintf(a->msg, sizeof(a->msg), "%s", c->tp->err.msg);
     return COLL_OK;
 }
 

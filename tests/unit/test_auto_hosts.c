@@ -89,13 +89,13 @@ static void test_host_id_overrides(void **state)
 typedef struct verify_arg {
     coll_rendezvous rv;
     int rc;
-    char err[320];
+    coll__err err;
 } verify_arg;
 
 static void *verify_thread(void *p)
 {
     verify_arg *a = p;
-    a->rc = coll_rendezvous_verify(&a->rv, a->err, sizeof a->err);
+    a->rc = coll_rendezvous_verify(&a->rv, &a->err);
     return NULL;
 }
 
@@ -135,7 +135,7 @@ static void test_verify_world_mismatch(void **state)
     run_verify(3, ranks, worlds, a);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(a[i].rc, COLL_EINVAL);
-        assert_non_null(strstr(a[i].err, "world size mismatch"));
+        assert_non_null(strstr(a[i].err.msg, "world size mismatch"));
     }
 }
 
@@ -147,8 +147,8 @@ static void test_verify_duplicate_rank(void **state)
     run_verify(3, ranks, worlds, a);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(a[i].rc, COLL_EINVAL);
-        assert_non_null(strstr(a[i].err, "duplicate rank"));
-        assert_non_null(strstr(a[i].err, "rank 1 of 3"));
+        assert_non_null(strstr(a[i].err.msg, "duplicate rank"));
+        assert_non_null(strstr(a[i].err.msg, "rank 1 of 3"));
     }
 }
 
@@ -163,7 +163,7 @@ static void test_verify_missing_rank_times_out(void **state)
     snprintf(a.rv.prefix, sizeof a.rv.prefix, "c0/");
     verify_thread(&a);
     assert_int_equal(a.rc, COLL_ETIMEDOUT);
-    assert_non_null(strstr(a.err, "only 1 of 2 ranks"));
+    assert_non_null(strstr(a.err.msg, "only 1 of 2 ranks"));
     coll_store_destroy(store);
 }
 

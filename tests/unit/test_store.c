@@ -45,12 +45,11 @@ static void sleep_ms(int ms)
 static coll_store *try_client(env *e, double timeout_s)
 {
     coll_store *s = NULL;
-    char err[256];
+    coll__err cerr = {.rank = -1};
     int rc = e->kind == KIND_TCP
-                 ? coll_tcp_store_create("127.0.0.1", e->port, 0, -1, TOKEN, timeout_s, &s, err,
-                                         sizeof err)
-                 : coll_file_store_create(e->path, timeout_s, &s, err, sizeof err);
-    if (rc) fprintf(stderr, "client: %s\n", err);
+                 ? coll_tcp_store_create("127.0.0.1", e->port, 0, -1, TOKEN, timeout_s, &s, &cerr)
+                 : coll_file_store_create(e->path, timeout_s, &s, &cerr);
+    if (rc) fprintf(stderr, "client: %s\n", cerr.msg);
     return rc ? NULL : s;
 }
 
@@ -64,12 +63,11 @@ static coll_store *client(env *e, double timeout_s)
 static int setup(void **state, int kind)
 {
     env *e = calloc(1, sizeof *e);
-    char err[256];
+    coll__err cerr = {.rank = -1};
     e->kind = kind;
     if (kind == KIND_TCP) {
-        int rc = coll_tcp_store_create(NULL, 0, 1, -1, TOKEN, LONG_TIMEOUT, &e->server, err,
-                                       sizeof err);
-        if (rc) fprintf(stderr, "server: %s\n", err);
+        int rc = coll_tcp_store_create(NULL, 0, 1, -1, TOKEN, LONG_TIMEOUT, &e->server, &cerr);
+        if (rc) fprintf(stderr, "server: %s\n", cerr.msg);
         assert_int_equal(rc, COLL_OK);
         e->port = coll_tcp_store_port(e->server);
     } else {
@@ -103,7 +101,7 @@ static char *get_str(coll_store *s, const char *key)
     void *v = NULL;
     size_t n = 0;
     int rc = coll_store_get(s, key, &v, &n);
-    if (rc) fprintf(stderr, "get %s: %s\n", key, s->errmsg);
+    if (rc) fprintf(stderr, "get %s: %s\n", key, s->err.msg);
     assert_int_equal(rc, COLL_OK);
     assert_int_equal(strlen(v), n);
     return v;
@@ -252,11 +250,11 @@ static void test_timeout_names_key(void **state)
     size_t n;
     assert_int_equal(coll_store_get(s, "missing/key", &v, &n), COLL_ETIMEDOUT);
     assert_null(v);
-    assert_non_null(strstr(s->errmsg, "missing/key"));
+    assert_non_null(strstr(s->err.msg, "missing/key"));
     const char *keys[] = {"there", "not-there"};
     assert_int_equal(coll_store_set(s, "there", "x", 1), COLL_OK);
     assert_int_equal(coll_store_wait(s, keys, 2), COLL_ETIMEDOUT);
-    assert_non_null(strstr(s->errmsg, "not-there"));
+    assert_non_null(strstr(s->err.msg, "not-there"));
     /* The store still works after a timeout. */
     assert_int_equal(coll_store_set(s, "after", "ok", 2), COLL_OK);
     char *got = get_str(s, "after");
@@ -311,7 +309,7 @@ typedef struct bad_client {
     env *e;
     const char *token;
     int rc;
-    char err[256];
+    coll__err err;
 } bad_client;
 
 static void connect_with_token(void *arg)
@@ -319,7 +317,7 @@ static void connect_with_token(void *arg)
     bad_client *b = arg;
     coll_store *s = NULL;
     b->rc = coll_tcp_store_create("127.0.0.1", b->e->port, 0, -1, b->token, LONG_TIMEOUT, &s,
-                                  b->err, sizeof b->err);
+                                  &b->err);
     coll_store_destroy(s);
 }
 
@@ -330,12 +328,12 @@ static void test_wrong_token_refused(void **state)
     assert_int_equal(coll_store_set(good, "before", "1", 1), COLL_OK);
     const char *tokens[] = {"not-the-token", NULL};
     for (int i = 0; i < 2; i++) {
-        bad_client b = {e, tokens[i], 0, ""};
+        bad_client b = {e, tokens[i], 0, {.rank = -1}};
         char *log = capture_stderr(connect_with_token, &b);
         assert_int_equal(b.rc, COLL_EAUTH);
         char port[32];
         snprintf(port, sizeof port, "127.0.0.1:%d", e->port);
-        assert_non_null(strstr(b.err, port));
+        assert_non_null(strstr(b.err.msg, port));
         assert_non_null(strstr(log, "collbench store: dropped connection from 127.0.0.1:"));
         assert_non_null(strstr(log, "bad job token"));
         free(log);
@@ -491,19 +489,20 @@ static void test_server_must_prove_token(void **state)
 {
     (void)state;
     char err[256];
+    coll__err cerr = {.rank = -1};
     impostor im = {coll_sock_listen("127.0.0.1", 0, 4, err, sizeof err), 0};
     assert_true(im.listen_fd >= 0);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, impostor_serve, &im), 0);
     coll_store *s = NULL;
     int rc = coll_tcp_store_create("127.0.0.1", coll_sock_port(im.listen_fd), 0, -1, TOKEN,
-                                   LONG_TIMEOUT, &s, err, sizeof err);
+                                   LONG_TIMEOUT, &s, &cerr);
     pthread_join(t, NULL);
     close(im.listen_fd);
     assert_true(im.answered);
     assert_int_equal(rc, COLL_EAUTH);
     assert_null(s);
-    assert_non_null(strstr(err, "did not prove it holds the job token"));
+    assert_non_null(strstr(cerr.msg, "did not prove it holds the job token"));
 }
 
 static void hostile_clients(void *arg)
@@ -587,17 +586,16 @@ static void test_inherited_listen_fd_and_server_exit(void **state)
 {
     (void)state;
     char err[256];
+    coll__err cerr = {.rank = -1};
     int lfd = coll_sock_listen(NULL, 0, 16, err, sizeof err);
     assert_true(lfd >= 0);
     int port = coll_sock_port(lfd);
     assert_true(port > 0);
     coll_store *srv = NULL, *c = NULL;
     /* No token: anyone may connect. */
-    assert_int_equal(coll_tcp_store_create(NULL, 0, 1, lfd, NULL, LONG_TIMEOUT, &srv, err,
-                                           sizeof err), COLL_OK);
+    assert_int_equal(coll_tcp_store_create(NULL, 0, 1, lfd, NULL, LONG_TIMEOUT, &srv, &cerr), COLL_OK);
     assert_int_equal(coll_tcp_store_port(srv), port);
-    assert_int_equal(coll_tcp_store_create("localhost", port, 0, -1, "", LONG_TIMEOUT, &c, err,
-                                           sizeof err), COLL_OK);
+    assert_int_equal(coll_tcp_store_create("localhost", port, 0, -1, "", LONG_TIMEOUT, &c, &cerr), COLL_OK);
     assert_int_equal(coll_store_set(srv, "from-server", "s", 1), COLL_OK);
     char *v = get_str(c, "from-server");
     assert_string_equal(v, "s");
@@ -608,7 +606,7 @@ static void test_inherited_listen_fd_and_server_exit(void **state)
     assert_int_equal(coll_store_get(c, "anything", &got, NULL), COLL_EPEER);
     char want[80];
     snprintf(want, sizeof want, "store server at localhost:%d closed the connection", port);
-    assert_non_null(strstr(c->errmsg, want));
+    assert_non_null(strstr(c->err.msg, want));
     coll_store_destroy(c);
 }
 
@@ -616,16 +614,16 @@ static void test_client_without_server_times_out(void **state)
 {
     (void)state;
     char err[256];
+    coll__err cerr = {.rank = -1};
     int lfd = coll_sock_listen(NULL, 0, 1, err, sizeof err);
     int port = coll_sock_port(lfd);
     close(lfd); /* nobody listens there now */
     coll_store *c = NULL;
-    assert_int_equal(coll_tcp_store_create("127.0.0.1", port, 0, -1, TOKEN, 0.3, &c, err,
-                                           sizeof err), COLL_ETIMEDOUT);
+    assert_int_equal(coll_tcp_store_create("127.0.0.1", port, 0, -1, TOKEN, 0.3, &c, &cerr), COLL_ETIMEDOUT);
     assert_null(c);
     char want[40];
     snprintf(want, sizeof want, "127.0.0.1:%d", port);
-    assert_non_null(strstr(err, want));
+    assert_non_null(strstr(cerr.msg, want));
 }
 
 /* ------------------------------------------------------------ file only */
@@ -634,11 +632,11 @@ static void test_file_store_bad_path(void **state)
 {
     (void)state;
     coll_store *s = NULL;
-    char err[256];
-    assert_int_equal(coll_file_store_create("/nonexistent-dir/x/store", 1.0, &s, err, sizeof err),
+    coll__err cerr = {.rank = -1};
+    assert_int_equal(coll_file_store_create("/nonexistent-dir/x/store", 1.0, &s, &cerr),
                      COLL_ESYS);
     assert_null(s);
-    assert_non_null(strstr(err, "/nonexistent-dir/x/store"));
+    assert_non_null(strstr(cerr.msg, "/nonexistent-dir/x/store"));
 }
 
 static void test_file_store_survives_reopen(void **state)
@@ -741,16 +739,17 @@ static void test_ct_equal(void **state)
 static void test_store_key(void **state)
 {
     (void)state;
-    char key[16], err[128] = "";
-    assert_int_equal(coll__store_key(key, sizeof key, err, sizeof err, "c0/", "tcp/addr/%d", 3), COLL_OK);
+    char key[16];
+    coll__err cerr = {.rank = -1};
+    assert_int_equal(coll__store_key(key, sizeof key, &cerr, "c0/", "tcp/addr/%d", 3), COLL_OK);
     assert_string_equal(key, "c0/tcp/addr/3");
-    assert_string_equal(err, "");
+    assert_string_equal(cerr.msg, "");
     /* 16 bytes hold 15 characters: one more is an error, not a cut key */
-    assert_int_equal(coll__store_key(key, sizeof key, err, sizeof err, "c0/", "tcp/addr/%d", 123), COLL_OK);
-    assert_int_equal(coll__store_key(key, sizeof key, err, sizeof err, "c0/", "tcp/addr/%d", 1234),
+    assert_int_equal(coll__store_key(key, sizeof key, &cerr, "c0/", "tcp/addr/%d", 123), COLL_OK);
+    assert_int_equal(coll__store_key(key, sizeof key, &cerr, "c0/", "tcp/addr/%d", 1234),
                      COLL_EINVAL);
-    assert_non_null(strstr(err, "does not fit in 16 bytes"));
-    assert_int_equal(coll__store_key(key, 4, NULL, 0, "c12/", "x"), COLL_EINVAL);
+    assert_non_null(strstr(cerr.msg, "does not fit in 16 bytes"));
+    assert_int_equal(coll__store_key(key, 4, NULL, "c12/", "x"), COLL_EINVAL);
     assert_string_equal(key, "c12");
 }
 

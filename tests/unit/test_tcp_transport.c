@@ -38,17 +38,17 @@ struct rank_t {
     int absent; /* this rank never starts */
     coll_transport *tp;
     int create_rc;
-    char create_err[256];
+    coll__err create_err;
     double create_s; /* how long create took */
     int rc;          /* the body's verdict: 0 or -1 with msg */
-    char msg[512];
+    char msg[COLL__ERR_MSG + 256];
 };
 
 #define CHECK(r, cond)                                                                        \
     do {                                                                                      \
         if (!(cond)) {                                                                        \
             snprintf((r)->msg, sizeof (r)->msg, "rank %d, line %d: %s (tp errmsg: %s)",       \
-                     (r)->rank, __LINE__, #cond, (r)->tp ? (r)->tp->errmsg : "");             \
+                     (r)->rank, __LINE__, #cond, (r)->tp ? (r)->tp->err.msg : "");             \
             return -1;                                                                        \
         }                                                                                     \
     } while (0)
@@ -58,8 +58,7 @@ static void *rank_main(void *arg)
     rank_t *r = arg;
     double t0 = coll_now_s();
     r->create_rc = coll_tcp_transport_create(r->store, "job/", r->rank, r->size, NULL, r->token,
-                                             r->timeout_s, &r->tp, r->create_err,
-                                             sizeof r->create_err);
+                                             r->timeout_s, &r->tp, &r->create_err);
     r->create_s = coll_now_s() - t0;
     if (r->create_rc == COLL_OK && r->body) r->rc = r->body(r);
     return NULL;
@@ -91,7 +90,7 @@ static void run_job(rank_t *ranks, int size, body_fn body, const void *arg, doub
 static void expect_all_ok(const rank_t *ranks, int size)
 {
     for (int i = 0; i < size; i++) {
-        if (ranks[i].create_rc) fail_msg("rank %d create: %s", i, ranks[i].create_err);
+        if (ranks[i].create_rc) fail_msg("rank %d create: %s", i, ranks[i].create_err.msg);
         if (ranks[i].rc) fail_msg("%s", ranks[i].msg);
     }
 }
@@ -351,9 +350,9 @@ static int mismatch_body(rank_t *r)
     CHECK(r, r->tp->ops->post(r->tp, &x) == 0);
     int rc = wait_xfers(r->tp, &x, 1, WAIT_S);
     CHECK(r, rc != COLL_OK && x.status == rc);
-    char msg[sizeof r->tp->errmsg];
-    snprintf(msg, sizeof msg, "%s", r->tp->errmsg);
-    CHECK(r, r->tp->failed_rank == 0);
+    char msg[sizeof r->tp->err.msg];
+    snprintf(msg, sizeof msg, "%s", r->tp->err.msg);
+    CHECK(r, r->tp->err.rank == 0);
     /* The stream from rank 0 is out of step now: later receives fail alike. */
     coll_xfer y;
     xfer(&y, COLL_XFER_RECV, 0, buf, 1, sig_of(4, 1));
@@ -437,8 +436,8 @@ static int died_body(rank_t *r)
     int rc = wait_xfers(r->tp, &x, 1, WAIT_S);
     free(b);
     CHECK(r, rc == COLL_EPEER && x.status == COLL_EPEER);
-    CHECK(r, r->tp->failed_rank == 1);
-    CHECK(r, strstr(r->tp->errmsg, "rank 1 closed its connection") != NULL);
+    CHECK(r, r->tp->err.rank == 1);
+    CHECK(r, strstr(r->tp->err.msg, "rank 1 closed its connection") != NULL);
     return 0;
 }
 
@@ -471,9 +470,9 @@ static int abort_body(rank_t *r)
     CHECK(r, r->tp->ops->post(r->tp, &x) == 0);
     int rc = wait_xfers(r->tp, &x, 1, WAIT_S);
     CHECK(r, rc == COLL_EMISMATCH && x.status == COLL_EMISMATCH);
-    CHECK(r, r->tp->failed_rank == 2);
-    CHECK(r, strstr(r->tp->errmsg, "rank 1 aborted:") != NULL);
-    CHECK(r, strstr(r->tp->errmsg, "(blames rank 2)") != NULL);
+    CHECK(r, r->tp->err.rank == 2);
+    CHECK(r, strstr(r->tp->err.msg, "rank 1 aborted:") != NULL);
+    CHECK(r, strstr(r->tp->err.msg, "(blames rank 2)") != NULL);
     return 0;
 }
 
@@ -493,7 +492,7 @@ static int invalid_body(rank_t *r)
     coll_xfer x;
     xfer(&x, COLL_XFER_SEND, r->rank, buf, sizeof buf, sig_of(0, 4));
     CHECK(r, r->tp->ops->post(r->tp, &x) == COLL_EINVAL && x.status == COLL_EINVAL);
-    CHECK(r, strstr(r->tp->errmsg, "invalid transfer") != NULL);
+    CHECK(r, strstr(r->tp->err.msg, "invalid transfer") != NULL);
     xfer(&x, COLL_XFER_RECV, r->size, buf, sizeof buf, sig_of(0, 4));
     CHECK(r, r->tp->ops->post(r->tp, &x) == COLL_EINVAL);
     xfer(&x, COLL_XFER_RECV, -1, buf, sizeof buf, sig_of(0, 4));
@@ -519,14 +518,14 @@ static void test_wrong_token_refused(void **state)
     rank_t ranks[3] = {{.token = "secret"}, {.token = "secret"}, {.token = "guess"}};
     run_job(ranks, 3, NULL, NULL, 1.0);
     assert_int_equal(ranks[2].create_rc, COLL_EAUTH);
-    assert_non_null(strstr(ranks[2].create_err, "rank 0"));
-    assert_non_null(strstr(ranks[2].create_err, "refused"));
+    assert_non_null(strstr(ranks[2].create_err.msg, "rank 0"));
+    assert_non_null(strstr(ranks[2].create_err.msg, "refused"));
     for (int i = 0; i < 2; i++) {
         assert_int_equal(ranks[i].create_rc, COLL_ETIMEDOUT);
-        assert_non_null(strstr(ranks[i].create_err, "rank 2 never connected"));
+        assert_non_null(strstr(ranks[i].create_err.msg, "rank 2 never connected"));
         assert_null(ranks[i].tp);
     }
-    assert_non_null(strstr(ranks[0].create_err, "1 connection refused"));
+    assert_non_null(strstr(ranks[0].create_err.msg, "1 connection refused"));
     for (int i = 0; i < 3; i++) assert_true(ranks[i].create_s < 1.0 + 10); /* no hang */
 }
 
@@ -538,13 +537,13 @@ static void test_timeout_missing_rank(void **state)
     run_job(hi, 3, NULL, NULL, 0.5);
     for (int i = 0; i < 2; i++) {
         assert_int_equal(hi[i].create_rc, COLL_ETIMEDOUT);
-        assert_non_null(strstr(hi[i].create_err, "rank 2 never connected"));
+        assert_non_null(strstr(hi[i].create_err.msg, "rank 2 never connected"));
         assert_true(hi[i].create_s < 0.5 + 10);
     }
     lo[0].absent = 1; /* rank 0 never publishes its address */
     run_job(lo, 2, NULL, NULL, 0.5);
     assert_int_equal(lo[1].create_rc, COLL_ETIMEDOUT);
-    assert_non_null(strstr(lo[1].create_err, "rank 0 did not publish its address"));
+    assert_non_null(strstr(lo[1].create_err.msg, "rank 0 did not publish its address"));
 }
 
 /* A hand-made rank 1: authenticates properly, then sends a corrupt header.
@@ -596,17 +595,17 @@ static void test_corrupt_header_and_stray_connection(void **state)
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, fake_rank1, store), 0);
     coll_transport *tp = NULL;
-    char err[256] = "";
-    int rc = coll_tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 10, &tp, err, sizeof err);
-    if (rc) fail_msg("create: %s", err);
+    coll__err err = {.rank = -1};
+    int rc = coll_tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 10, &tp, &err);
+    if (rc) fail_msg("create: %s", err.msg);
     char buf[64];
     coll_xfer x;
     xfer(&x, COLL_XFER_RECV, 1, buf, sizeof buf, sig_of(1, 16));
     assert_int_equal(tp->ops->post(tp, &x), 0);
     rc = wait_xfers(tp, &x, 1, WAIT_S);
     assert_int_equal(rc, COLL_EPROTO);
-    assert_int_equal(tp->failed_rank, 1);
-    assert_non_null(strstr(tp->errmsg, "corrupt message header from rank 1"));
+    assert_int_equal(tp->err.rank, 1);
+    assert_non_null(strstr(tp->err.msg, "corrupt message header from rank 1"));
     pthread_join(th, NULL);
     tp->ops->destroy(tp);
     coll_store_destroy(store);
@@ -652,13 +651,13 @@ static void test_replayed_hello_is_refused(void **state)
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, replaying_rank1, store), 0);
     coll_transport *tp = NULL;
-    char err[256] = "";
-    int rc = coll_tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 1.5, &tp, err, sizeof err);
+    coll__err err = {.rank = -1};
+    int rc = coll_tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 1.5, &tp, &err);
     void *answered;
     pthread_join(th, &answered);
     assert_int_equal((long)answered, 0); /* closed unanswered */
     assert_int_equal(rc, COLL_ETIMEDOUT);
-    assert_non_null(strstr(err, "rank 1 never connected (1 connection refused"));
+    assert_non_null(strstr(err.msg, "rank 1 never connected (1 connection refused"));
     coll_store_destroy(store);
 }
 
@@ -668,8 +667,8 @@ static void test_single_rank(void **state)
     coll_store *store;
     assert_int_equal(coll_mem_store_create(1, &store), COLL_OK);
     coll_transport *tp = NULL;
-    char err[256];
-    assert_int_equal(coll_tcp_transport_create(store, "", 0, 1, NULL, NULL, 1, &tp, err, sizeof err), 0);
+    coll__err err = {.rank = -1};
+    assert_int_equal(coll_tcp_transport_create(store, "", 0, 1, NULL, NULL, 1, &tp, &err), 0);
     assert_int_equal(tp->ops->progress(tp, -1), COLL_OK); /* nothing to wait for */
     tp->ops->destroy(tp);
     coll_store_destroy(store);

@@ -55,10 +55,10 @@ typedef struct coll_gloo_call {
 /* Meets every rank through store (keys under prefix) and connects Gloo's TCP
  * transport, listening on host. */
 int coll_gloo_create(coll_store *store, const char *prefix, const char *host, int rank, int size,
-                     double timeout_s, coll_gloo **out, char *err, size_t errlen);
+                     double timeout_s, coll_gloo **out, coll__err *err);
 /* 1 when Gloo has a type for dt (it has no bfloat16). */
 int coll_gloo_has_dtype(coll_dtype dt);
-int coll_gloo_run(coll_gloo *g, const coll_gloo_call *c, char *err, size_t errlen);
+int coll_gloo_run(coll_gloo *g, const coll_gloo_call *c, coll__err *err);
 void coll_gloo_destroy(coll_gloo *g);
 
 #ifdef __cplusplus

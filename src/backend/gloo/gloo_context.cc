@@ -33,8 +33,8 @@ char* scratch(coll_gloo* g, size_t bytes) {
 
 }  // namespace collgloo
 
-static void say(char* err, size_t errlen, const std::string& msg) {
-  if (err && errlen) std::snprintf(err, errlen, "%s", msg.c_str());
+static void say(coll__err *err, const std::string& msg) {
+  coll__err_set(err, 0, "%s", msg.c_str());
 }
 
 // Gloo's exceptions: IoException for a closed connection, a timeout or a store
@@ -48,8 +48,7 @@ static int status_of(const gloo::IoException& e) {
 }
 
 extern "C" int coll_gloo_create(coll_store* store, const char* prefix, const char* host, int rank,
-                                int size, double timeout_s, coll_gloo** out, char* err,
-                                size_t errlen) {
+                                int size, double timeout_s, coll_gloo** out, coll__err *err) {
   *out = nullptr;
   try {
     std::unique_ptr<coll_gloo> g(new coll_gloo);
@@ -74,35 +73,35 @@ extern "C" int coll_gloo_create(coll_store* store, const char* prefix, const cha
     *out = g.release();
     return COLL_OK;
   } catch (const gloo::IoException& e) {
-    say(err, errlen, std::string("gloo: connecting the ranks failed: ") + e.what());
+    say(err, std::string("gloo: connecting the ranks failed: ") + e.what());
     return status_of(e);
   } catch (const std::bad_alloc&) {
-    say(err, errlen, "gloo: out of memory while connecting the ranks");
+    say(err, "gloo: out of memory while connecting the ranks");
     return COLL_ENOMEM;
   } catch (const std::exception& e) {
-    say(err, errlen, std::string("gloo: connecting the ranks failed: ") + e.what());
+    say(err, std::string("gloo: connecting the ranks failed: ") + e.what());
     return COLL_EPEER;
   }
 }
 
-extern "C" int coll_gloo_run(coll_gloo* g, const coll_gloo_call* c, char* err, size_t errlen) {
+extern "C" int coll_gloo_run(coll_gloo* g, const coll_gloo_call* c, coll__err *err) {
   try {
     collgloo::run_collective(g, c);
     return COLL_OK;
   } catch (const gloo::IoException& e) {
-    say(err, errlen, std::string("gloo: ") + e.what());
+    say(err, std::string("gloo: ") + e.what());
     return status_of(e);
   } catch (const collgloo::Mismatch& e) {
-    say(err, errlen, e.what());
+    say(err, e.what());
     return COLL_EMISMATCH;
   } catch (const gloo::EnforceNotMet& e) {
-    say(err, errlen, std::string("gloo refused the call: ") + e.what());
+    say(err, std::string("gloo refused the call: ") + e.what());
     return COLL_EINVAL;
   } catch (const std::bad_alloc&) {
-    say(err, errlen, "gloo: out of memory");
+    say(err, "gloo: out of memory");
     return COLL_ENOMEM;
   } catch (const std::exception& e) {
-    say(err, errlen, std::string("gloo: ") + e.what());
+    say(err, std::string("gloo: ") + e.what());
     return COLL_EPEER;
   }
 }

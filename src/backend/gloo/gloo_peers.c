@@ -1,6 +1,5 @@
 #include "backend/gloo/gloo_peers.h"
 #include "coll.h"
-#include "core/errbuf.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -126,7 +125,7 @@ int coll_gloo_peers_gone(const coll_gloo_peers *p, int *ranks, char *buf, size_t
 }
 
 int coll_gloo_peers_exchange(coll_store *store, const char *prefix, int rank, int size,
-                             coll_gloo_peers *out, char *err, size_t errlen)
+                             coll_gloo_peers *out, coll__err *err)
 {
     char key[128];
     out->size = size;
@@ -136,22 +135,21 @@ int coll_gloo_peers_exchange(coll_store *store, const char *prefix, int rank, in
         free(mine);
         return COLL_ENOMEM;
     }
-    int rc = coll__store_key(key, sizeof key, NULL, 0, prefix, "gloo/socks/%d", rank);
+    int rc = coll__store_key(key, sizeof key, NULL, prefix, "gloo/socks/%d", rank);
     if (!rc) rc = coll_store_set(store, key, mine, strlen(mine));
     out->socks[rank] = mine;
     for (int r = 0; r < size && rc == COLL_OK; r++) {
         if (r == rank) continue;
         size_t len;
         void *v = NULL;
-        rc = coll__store_key(key, sizeof key, NULL, 0, prefix, "gloo/socks/%d", r);
+        rc = coll__store_key(key, sizeof key, NULL, prefix, "gloo/socks/%d", r);
         if (!rc) rc = coll_store_get(store, key, &v, &len);
         out->socks[r] = v;
     }
     if (!rc) map_own_sockets(out, rank);
     if (rc)
-        coll_set_err(err, errlen,
-                     "gloo: exchanging socket addresses over the store failed: %s (%s)",
-                     coll_strerror(rc), store->errmsg);
+        return coll__err_set(err, rc, "gloo: exchanging socket addresses over the store failed: %s (%s)",
+                     coll_strerror(rc), store->err.msg);
     return rc;
 }
 

@@ -23,7 +23,7 @@ typedef struct coll_gloo_peers {
 
 /* Collective over the store (keys under prefix). */
 int coll_gloo_peers_exchange(coll_store *store, const char *prefix, int rank, int size,
-                             coll_gloo_peers *out, char *err, size_t errlen);
+                             coll_gloo_peers *out, coll__err *err);
 /* The rank owning an "[ip]:port" in text, else -1. */
 int coll_gloo_peers_blame(const coll_gloo_peers *p, int self, const char *text);
 /* Ranks whose every socket to this process is closed or hung up, in ranks[]

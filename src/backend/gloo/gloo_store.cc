@@ -29,7 +29,7 @@ void StoreAdapter::fail(const char* what, const std::string& key, int rc) {
   else
     msg = std::string("rendezvous store ") + what + " '" + prefix_ + key + "' failed: " +
           coll_strerror(rc);
-  if (store_->errmsg[0]) msg += std::string(" (") + store_->errmsg + ")";
+  if (store_->err.msg[0]) msg += std::string(" (") + store_->err.msg + ")";
   // IoException: the error Gloo's own stores raise, so Gloo reports it as such.
   throw gloo::IoException(msg);
 }

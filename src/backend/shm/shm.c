@@ -117,12 +117,14 @@ static void shm_fini(void *state)
 /* This rank's heap, described under the store for the peers ("none": without). */
 static int heap_publish(shm_state *st, const coll_rendezvous *rv, size_t bytes)
 {
-    char key[160], desc[96] = "none", err[200];
-    if (bytes && shm_heap_create(&st->heap, st->n, st->rank, bytes, err, sizeof err) == COLL_OK)
+    char key[160], desc[96] = "none";
+    coll__err err;
+    coll__err_init(&err, NULL, 0);
+    if (bytes && shm_heap_create(&st->heap, st->n, st->rank, bytes, &err) == COLL_OK)
         shm_heap_describe(&st->heap, desc, sizeof desc);
     else if (bytes && st->rank == 0)
-        fprintf(stderr, "collbench shm: coll_alloc gives private memory (%s)\n", err);
-    int rc = coll__store_key(key, sizeof key, NULL, 0, rv->prefix, "shm/heap/%d", st->rank);
+        fprintf(stderr, "collbench shm: coll_alloc gives private memory (%s)\n", err.msg);
+    int rc = coll__store_key(key, sizeof key, NULL, rv->prefix, "shm/heap/%d", st->rank);
     if (!rc) rc = coll_store_set(rv->store, key, desc, strlen(desc) + 1);
     return rc;
 }
@@ -132,20 +134,22 @@ static int heap_attach_all(shm_state *st, const coll_rendezvous *rv)
 {
     int ok = st->heap.map && st->heap.map[st->rank];
     for (int r = 0; ok && r < st->n; r++) {
-        char key[160], err[200];
+        char key[160];
+        coll__err err;
+        coll__err_init(&err, NULL, 0);
         void *val = NULL;
         size_t len = 0;
         if (r == st->rank) continue;
-        ok = coll__store_key(key, sizeof key, NULL, 0, rv->prefix, "shm/heap/%d", r) == COLL_OK &&
+        ok = coll__store_key(key, sizeof key, NULL, rv->prefix, "shm/heap/%d", r) == COLL_OK &&
              coll_store_get(rv->store, key, &val, &len) == COLL_OK && len > 0 &&
              ((char *)val)[len - 1] == '\0' && strcmp(val, "none") != 0 &&
-             shm_heap_attach(&st->heap, r, val, err, sizeof err) == COLL_OK;
+             shm_heap_attach(&st->heap, r, val, &err) == COLL_OK;
         free(val);
     }
     return ok;
 }
 
-static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t errlen)
+static int setup(shm_state *st, const coll_rendezvous *rv, coll__err *err)
 {
     size_t slot = env_bytes("COLL_SHM_SLOT_BYTES", 1024 * KIB, 4 * KIB, 1024 * 1024 * KIB);
     size_t mbox = env_bytes("COLL_SHM_MBOX_BYTES", 64 * KIB, 64, 64 * 1024 * KIB);
@@ -189,8 +193,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     if (!st->tmp || !st->acc || !st->peer_send || !st->peer_recv || !st->watch || !pids ||
         !st->in_map || !st->home_done || !st->pop || !st->out_map || !st->at_in || !st->at_out || !st->sub) {
         free(pids);
-        snprintf(err, errlen, "shm: out of memory");
-        return COLL_ENOMEM;
+        return coll__err_set(err, COLL_ENOMEM, "shm: out of memory");
     }
     const char *cma_env = getenv("COLL_SHM_CMA");
     int cma_wanted = st->n > 1 && !(cma_env && strcmp(cma_env, "0") == 0);
@@ -198,13 +201,12 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     int rc = heap_publish(st, rv, heap);
     if (rc) {
         free(pids);
-        snprintf(err, errlen, "shm: cannot publish rank %d's heap: %s", st->rank,
-                 rv->store->errmsg);
-        return rc;
+        return coll__err_set(err, rc, "shm: cannot publish rank %d's heap: %s", st->rank,
+                 rv->store->err.msg);
     }
     st->probe_word = ((uint64_t)getpid() << 20) ^ 0x5eedc0115eedull;
     rc = shm_segment_create(&st->seg, rv->store, rv->prefix, st->rank, st->n, slot, mbox,
-                                (uint64_t)(uintptr_t)&st->probe_word, st->probe_word, err, errlen);
+                                (uint64_t)(uintptr_t)&st->probe_word, st->probe_word, err);
     if (rc == COLL_OK) {
         for (int r = 0; r < st->n; r++) pids[r] = st->seg.ctrl[r].pid;
         rc = shm_liveness_open(&st->live, pids, st->n, st->rank);
@@ -214,7 +216,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     char why[160] = "";
     st->seg.ctrl[st->rank].cma_ok = probe_cma(st, why, sizeof why) ? 1 : -1;
     st->seg.ctrl[st->rank].heap_ok = heap_attach_all(st, rv);
-    rc = shm_segment_barrier(rv->store, rv->prefix, "probed", st->rank, st->n, err, errlen);
+    rc = shm_segment_barrier(rv->store, rv->prefix, "probed", st->rank, st->n, err);
     if (rc) return rc;
     /* Every peer has mapped our heap (or given up on it). */
     shm_heap_seal(&st->heap);
@@ -235,15 +237,14 @@ static int setup(shm_state *st, const coll_rendezvous *rv, char *err, size_t err
     return COLL_OK;
 }
 
-static int shm_init(coll_comm *comm, const coll_rendezvous *rv, void **state, char *err,
-                    size_t errlen)
+static int shm_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
 {
     (void)comm;
     shm_state *st = calloc(1, sizeof *st);
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;
     st->n = rv->world_size;
-    int rc = setup(st, rv, err, errlen);
+    int rc = setup(st, rv, err);
     if (rc) {
         shm_fini(st);
         return rc;
@@ -260,22 +261,20 @@ static size_t call_bytes(const coll_call *c, size_t es)
 }
 
 static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
-                   char *err, size_t errlen, int *failed_rank)
+                   coll__err *err)
 {
     shm_state *st = state;
-    *failed_rank = -1;
     shm_op o = {.st = st, .c = c, .sig = sig};
     o.w = (shm_waiter){.seg = &st->seg, .live = &st->live, .watch = NULL, .deadline = deadline,
-                       .spin = st->spin, .yield = st->yield, .err = err, .errlen = errlen, .failed_rank = failed_rank};
+                       .spin = st->spin, .yield = st->yield, .err = err};
     o.es = c->kind == COLL_KIND_BARRIER ? 1 : coll_dtype_size(c->dt);
     if (o.es == 0) return COLL_EINVAL;
     if (c->kind == COLL_KIND_ALLREDUCE || c->kind == COLL_KIND_REDUCESCATTER ||
         c->kind == COLL_KIND_REDUCE) {
         o.fn = coll_reduce_kernel(c->dt, c->op == COLL_AVG ? COLL_SUM : c->op);
         if (!o.fn) {
-            snprintf(err, errlen, "op %s is not defined for dtype %s", coll_op_name(c->op),
+            return coll__err_set(err, COLL_EINVAL, "op %s is not defined for dtype %s", coll_op_name(c->op),
                      coll_dtype_name(c->dt));
-            return COLL_EINVAL;
         }
     }
     if (c->kind == COLL_KIND_P2P) return shm_p2p_run(&o);
@@ -295,19 +294,17 @@ static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double 
  * runs here, and forcing an engine would also force it on the harness's own
  * small reductions, so "auto" is the only choice. Refusing the others keeps
  * results from being recorded under an algorithm that never ran. */
-static int shm_set_algo(void *state, const char *algo, char *err, size_t errlen)
+static int shm_set_algo(void *state, const char *algo, coll__err *err)
 {
     (void)state;
     coll_algo_id id;
     if (coll_algo_parse(algo, &id) != 0) {
-        snprintf(err, errlen, "unknown algorithm '%s'", algo);
-        return COLL_EINVAL;
+        return coll__err_set(err, COLL_EINVAL, "unknown algorithm '%s'", algo);
     }
     if (id == COLL_ALGO_AUTO) return COLL_OK;
-    snprintf(err, errlen, "backend shm has no algorithm '%s' (it has: auto; it picks staging, "
+    return coll__err_set(err, COLL_ENOTSUP, "backend shm has no algorithm '%s' (it has: auto; it picks staging, "
              "cma or direct per call by message size and buffers; libcoll's algorithms run on "
              "backend tcp)", algo);
-    return COLL_ENOTSUP;
 }
 
 /* coll_alloc: the shared heap (so that collectives can go direct), else

@@ -406,7 +406,7 @@ static int private_allreduce(shm_op *o)
     if (st->mine_cap < nchunks) {
         unsigned char *m = realloc(st->mine, nchunks);
         if (!m) {
-            snprintf(o->w.err, o->w.errlen, "shm: out of memory");
+            coll__err_set(o->w.err, 0, "shm: out of memory");
             return COLL_ENOMEM;
         }
         st->mine = m;

@@ -46,9 +46,9 @@ int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
             char theirs[96], ours[96];
             coll_sig_format(&ph->sig, theirs, sizeof theirs);
             coll_sig_format(o->sig, ours, sizeof ours);
-            snprintf(o->w.err, o->w.errlen, "rank %d called %s but rank %d called %s", p, theirs,
+            coll__err_set(o->w.err, 0, "rank %d called %s but rank %d called %s", p, theirs,
                      st->rank, ours);
-            *o->w.failed_rank = p;
+            o->w.err->rank = p;
             return COLL_EMISMATCH;
         }
         st->peer_send[p] = ph->sendbuf;
@@ -72,18 +72,18 @@ static int cma_failed(shm_op *o, int p, int e, const char *dir)
     const shm_header *h = st->seg.hdr;
     int blamed = h->abort_rank;
     if (atomic_load(&h->abort_status) && blamed >= 0 && blamed < st->n && blamed != st->rank) {
-        snprintf(o->w.err, o->w.errlen, "rank %d (pid %d) failed during %s (reported by rank %d)",
+        coll__err_set(o->w.err, 0, "rank %d (pid %d) failed during %s (reported by rank %d)",
                  blamed, (int)st->live.pid[blamed], coll_kind_name(o->c->kind), h->abort_by);
-        *o->w.failed_rank = blamed;
+        o->w.err->rank = blamed;
         return COLL_EPEER;
     }
-    *o->w.failed_rank = p;
+    o->w.err->rank = p;
     if (e == -ESRCH) {
-        snprintf(o->w.err, o->w.errlen, "rank %d (pid %d) died during %s", p,
+        coll__err_set(o->w.err, 0, "rank %d (pid %d) died during %s", p,
                  (int)st->live.pid[p], coll_kind_name(o->c->kind));
         return COLL_EPEER;
     }
-    snprintf(o->w.err, o->w.errlen, "process_vm_%sv with rank %d (pid %d) failed: %s", dir, p,
+    coll__err_set(o->w.err, 0, "process_vm_%sv with rank %d (pid %d) failed: %s", dir, p,
              (int)st->live.pid[p], strerror(-e));
     return e == -EFAULT ? COLL_EPROTO : COLL_ESYS;
 }

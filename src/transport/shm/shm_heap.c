@@ -19,7 +19,7 @@ static char *map_fd(int fd, size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
-int shm_heap_create(shm_heap *h, int n, int self, size_t bytes, char *err, size_t errlen)
+int shm_heap_create(shm_heap *h, int n, int self, size_t bytes, coll__err *err)
 {
     memset(h, 0, sizeof *h);
     h->n = n;
@@ -31,21 +31,18 @@ int shm_heap_create(shm_heap *h, int n, int self, size_t bytes, char *err, size_
     h->base = calloc((size_t)n, sizeof *h->base);
     h->blk = malloc(16 * sizeof *h->blk);
     if (!h->map || !h->base || !h->blk) {
-        snprintf(err, errlen, "shm heap: out of memory");
-        return COLL_ENOMEM;
+        return coll__err_set(err, COLL_ENOMEM, "shm heap: out of memory");
     }
     h->capblk = 16;
     h->nblk = 1;
     h->blk[0] = (shm_heap_block){0, h->bytes, 0};
     h->fd = memfd_create("collbench-heap", MFD_CLOEXEC);
     if (h->fd < 0 || ftruncate(h->fd, (off_t)h->bytes) != 0) {
-        snprintf(err, errlen, "shm heap: memfd of %zu bytes: %s", h->bytes, strerror(errno));
-        return COLL_ESYS;
+        return coll__err_set(err, COLL_ESYS, "shm heap: memfd of %zu bytes: %s", h->bytes, strerror(errno));
     }
     h->map[self] = map_fd(h->fd, h->bytes);
     if (!h->map[self]) {
-        snprintf(err, errlen, "shm heap: mmap of %zu bytes: %s", h->bytes, strerror(errno));
-        return COLL_ESYS;
+        return coll__err_set(err, COLL_ESYS, "shm heap: mmap of %zu bytes: %s", h->bytes, strerror(errno));
     }
     h->base[self] = (uint64_t)(uintptr_t)h->map[self];
     return COLL_OK;
@@ -56,26 +53,23 @@ void shm_heap_describe(const shm_heap *h, char *buf, size_t len)
     snprintf(buf, len, "%ld %d %llu", (long)getpid(), h->fd, (unsigned long long)h->base[h->self]);
 }
 
-int shm_heap_attach(shm_heap *h, int r, const char *desc, char *err, size_t errlen)
+int shm_heap_attach(shm_heap *h, int r, const char *desc, coll__err *err)
 {
     long pid = 0, fd = -1;
     unsigned long long base = 0;
     if (sscanf(desc, "%ld %ld %llu", &pid, &fd, &base) != 3 || fd < 0) {
-        snprintf(err, errlen, "shm heap: rank %d published '%s'", r, desc);
-        return COLL_EPROTO;
+        return coll__err_set(err, COLL_EPROTO, "shm heap: rank %d published '%s'", r, desc);
     }
     char path[64];
     snprintf(path, sizeof path, "/proc/%ld/fd/%ld", pid, fd);
     int f = open(path, O_RDWR | O_CLOEXEC);
     if (f < 0) {
-        snprintf(err, errlen, "shm heap: cannot open rank %d's heap %s: %s", r, path, strerror(errno));
-        return COLL_ESYS;
+        return coll__err_set(err, COLL_ESYS, "shm heap: cannot open rank %d's heap %s: %s", r, path, strerror(errno));
     }
     h->map[r] = map_fd(f, h->bytes);
     close(f);
     if (!h->map[r]) {
-        snprintf(err, errlen, "shm heap: cannot map rank %d's heap: %s", r, strerror(errno));
-        return COLL_ESYS;
+        return coll__err_set(err, COLL_ESYS, "shm heap: cannot map rank %d's heap: %s", r, strerror(errno));
     }
     h->base[r] = base;
     return COLL_OK;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/err.h"
+
 typedef struct shm_heap_block {
     size_t off, len;
     int used;
@@ -31,11 +33,11 @@ typedef struct shm_heap {
 } shm_heap;
 
 /* Own heap: a memfd of bytes, mapped. 0 or a negative coll_status with err. */
-int shm_heap_create(shm_heap *h, int n, int self, size_t bytes, char *err, size_t errlen);
+int shm_heap_create(shm_heap *h, int n, int self, size_t bytes, coll__err *err);
 /* What peers need to map this rank's heap: "pid fd base". */
 void shm_heap_describe(const shm_heap *h, char *buf, size_t len);
 /* Map rank r's heap from its description. */
-int shm_heap_attach(shm_heap *h, int r, const char *desc, char *err, size_t errlen);
+int shm_heap_attach(shm_heap *h, int r, const char *desc, coll__err *err);
 /* Every peer mapped ours: the descriptor is no longer needed. */
 void shm_heap_seal(shm_heap *h);
 void shm_heap_destroy(shm_heap *h);

@@ -45,68 +45,63 @@ static void point_areas(shm_segment *s, const size_t off[4])
 }
 
 int shm_segment_barrier(coll_store *store, const char *prefix, const char *name, int rank,
-                        int nranks, char *err, size_t errlen)
+                        int nranks, coll__err *err)
 {
     char key[160];
-    int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "shm/%s/%d", name, rank);
+    int rc = coll__store_key(key, sizeof key, err, prefix, "shm/%s/%d", name, rank);
     if (!rc) rc = coll_store_set(store, key, "1", 1);
     for (int r = 0; rc == COLL_OK && r < nranks; r++) {
-        if ((rc = coll__store_key(key, sizeof key, err, errlen, prefix, "shm/%s/%d", name, r))) break;
+        if ((rc = coll__store_key(key, sizeof key, err, prefix, "shm/%s/%d", name, r))) break;
         const char *keys[1] = {key};
         rc = coll_store_wait(store, keys, 1);
-        if (rc) snprintf(err, errlen, "shm set-up (%s): rank %d never arrived: %s", name, r,
-                         store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+        if (rc) coll__err_set(err, 0, "shm set-up (%s): rank %d never arrived: %s", name, r,
+                         store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
-    if (rc && !err[0]) snprintf(err, errlen, "shm set-up (%s): store: %s", name, store->errmsg);
+    if (rc && !err->msg[0]) coll__err_set(err, 0, "shm set-up (%s): store: %s", name, store->err.msg);
     return rc;
 }
 
 /* Rank 0: a fresh memfd of the right size, mapped. */
-static int create_memfd(shm_segment *s, int *fd, char *err, size_t errlen)
+static int create_memfd(shm_segment *s, int *fd, coll__err *err)
 {
     *fd = memfd_create("collbench-shm", MFD_CLOEXEC);
     if (*fd < 0) {
-        snprintf(err, errlen, "shm: memfd_create: %s", strerror(errno));
-        return COLL_ESYS;
+        return coll__err_set(err, COLL_ESYS, "shm: memfd_create: %s", strerror(errno));
     }
     if (ftruncate(*fd, (off_t)s->bytes) != 0) {
-        snprintf(err, errlen, "shm: cannot size the segment to %zu bytes: %s", s->bytes,
+        return coll__err_set(err, COLL_ESYS, "shm: cannot size the segment to %zu bytes: %s", s->bytes,
                  strerror(errno));
-        return COLL_ESYS;
     }
     return COLL_OK;
 }
 
 /* Other ranks: rank 0's descriptor through /proc (needs the same user; no name
  * ever exists in /dev/shm). */
-static int open_peer_memfd(shm_segment *s, const char *desc, int *fd, char *err, size_t errlen)
+static int open_peer_memfd(shm_segment *s, const char *desc, int *fd, coll__err *err)
 {
     long pid = 0, pfd = -1;
     unsigned long long bytes = 0;
     if (sscanf(desc, "%ld %ld %llu", &pid, &pfd, &bytes) != 3 || bytes != s->bytes) {
-        snprintf(err, errlen, "shm: rank 0 published segment '%s', expected %zu bytes", desc,
+        return coll__err_set(err, COLL_EPROTO, "shm: rank 0 published segment '%s', expected %zu bytes", desc,
                  s->bytes);
-        return COLL_EPROTO;
     }
     char path[64];
     snprintf(path, sizeof path, "/proc/%ld/fd/%ld", pid, pfd);
     *fd = open(path, O_RDWR | O_CLOEXEC);
     if (*fd < 0) {
-        snprintf(err, errlen, "shm: cannot open rank 0's segment %s: %s (ranks must run as "
+        return coll__err_set(err, COLL_ESYS, "shm: cannot open rank 0's segment %s: %s (ranks must run as "
                  "the same user on one host)", path, strerror(errno));
-        return COLL_ESYS;
     }
     struct stat sb;
     if (fstat(*fd, &sb) != 0 || (size_t)sb.st_size != s->bytes) {
-        snprintf(err, errlen, "shm: %s is not rank 0's segment (size mismatch)", path);
-        return COLL_EPROTO;
+        return coll__err_set(err, COLL_EPROTO, "shm: %s is not rank 0's segment (size mismatch)", path);
     }
     return COLL_OK;
 }
 
 int shm_segment_create(shm_segment *s, coll_store *store, const char *prefix, int rank,
                        int nranks, size_t slot_bytes, size_t mbox_bytes, uint64_t probe_addr,
-                       uint64_t probe_value, char *err, size_t errlen)
+                       uint64_t probe_value, coll__err *err)
 {
     size_t off[4];
     memset(s, 0, sizeof *s);
@@ -114,24 +109,24 @@ int shm_segment_create(shm_segment *s, coll_store *store, const char *prefix, in
     s->nranks = nranks;
     s->bytes = layout(s, nranks, slot_bytes, mbox_bytes, off);
     char key[160], desc[96];
-    int fd = -1, rc = coll__store_key(key, sizeof key, err, errlen, prefix, "shm/segment");
+    int fd = -1, rc = coll__store_key(key, sizeof key, err, prefix, "shm/segment");
     if (rc) return rc;
     if (rank == 0) {
-        rc = create_memfd(s, &fd, err, errlen);
+        rc = create_memfd(s, &fd, err);
     } else {
         void *val = NULL;
         size_t len = 0;
         rc = coll_store_get(store, key, &val, &len);
-        if (rc) snprintf(err, errlen, "shm: rank 0 never published its segment: %s",
-                         store->errmsg[0] ? store->errmsg : coll_strerror(rc));
-        else rc = open_peer_memfd(s, (const char *)val, &fd, err, errlen);
+        if (rc) coll__err_set(err, 0, "shm: rank 0 never published its segment: %s",
+                         store->err.msg[0] ? store->err.msg : coll_strerror(rc));
+        else rc = open_peer_memfd(s, (const char *)val, &fd, err);
         free(val);
     }
     if (rc == COLL_OK) {
         s->base = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (s->base == MAP_FAILED) {
             s->base = NULL;
-            snprintf(err, errlen, "shm: mmap of %zu bytes: %s", s->bytes, strerror(errno));
+            coll__err_set(err, 0, "shm: mmap of %zu bytes: %s", s->bytes, strerror(errno));
             rc = COLL_ESYS;
         }
     }
@@ -145,9 +140,9 @@ int shm_segment_create(shm_segment *s, coll_store *store, const char *prefix, in
             s->hdr->total_bytes = s->bytes;
             snprintf(desc, sizeof desc, "%ld %d %zu", (long)getpid(), fd, s->bytes);
             rc = coll_store_set(store, key, desc, strlen(desc));
-            if (rc) snprintf(err, errlen, "shm: cannot publish the segment: %s", store->errmsg);
+            if (rc) coll__err_set(err, 0, "shm: cannot publish the segment: %s", store->err.msg);
         } else if (s->hdr->magic != SHM_MAGIC || s->hdr->nranks != nranks) {
-            snprintf(err, errlen, "shm: rank 0's segment is for %d ranks, not %d",
+            coll__err_set(err, 0, "shm: rank 0's segment is for %d ranks, not %d",
                      (int)s->hdr->nranks, nranks);
             rc = COLL_EPROTO;
         }
@@ -160,7 +155,7 @@ int shm_segment_create(shm_segment *s, coll_store *store, const char *prefix, in
         /* This rank's part is published: shm's "connect" fault point. */
         coll_fault_hit(COLL_FAULT_CONNECT, 0);
         /* Everyone mapped: rank 0's descriptor is no longer needed by anyone. */
-        rc = shm_segment_barrier(store, prefix, "mapped", rank, nranks, err, errlen);
+        rc = shm_segment_barrier(store, prefix, "mapped", rank, nranks, err);
     }
     if (fd >= 0) close(fd);
     if (rc) shm_segment_unmap(s);

@@ -27,10 +27,10 @@ typedef struct shm_segment {
  * probe_addr/probe_value go into this rank's ctrl before the others look. */
 int shm_segment_create(shm_segment *seg, coll_store *store, const char *prefix, int rank,
                        int nranks, size_t slot_bytes, size_t mbox_bytes, uint64_t probe_addr,
-                       uint64_t probe_value, char *err, size_t errlen);
+                       uint64_t probe_value, coll__err *err);
 /* Every rank calls it once more after its own set-up step: a store barrier. */
 int shm_segment_barrier(coll_store *store, const char *prefix, const char *name, int rank,
-                        int nranks, char *err, size_t errlen);
+                        int nranks, coll__err *err);
 void shm_segment_unmap(shm_segment *seg);
 
 static inline char *shm_slot(const shm_segment *s, int rank, int parity)

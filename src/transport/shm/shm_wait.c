@@ -83,25 +83,25 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
                    ? blamed
                    : shm_liveness_dead(w->live, w->watch);
     if (dead >= 0 && (!st || dead == blamed || blamed < 0)) {
-        snprintf(w->err, w->errlen, "rank %d (pid %d) died while rank %d waited for %s", dead,
+        coll__err_set(w->err, 0, "rank %d (pid %d) died while rank %d waited for %s", dead,
                  (int)w->live->pid[dead], seg->rank, what);
-        *w->failed_rank = dead;
+        w->err->rank = dead;
         return COLL_EPEER;
     }
     if (st) {
         if (blamed >= 0 && blamed != seg->rank && blamed < seg->nranks) {
-            snprintf(w->err, w->errlen, "rank %d (pid %d) failed: %s (reported by rank %d)",
+            coll__err_set(w->err, 0, "rank %d (pid %d) failed: %s (reported by rank %d)",
                      blamed, (int)w->live->pid[blamed], coll_strerror(st), by);
-            *w->failed_rank = blamed;
+            w->err->rank = blamed;
             return COLL_EPEER;
         }
-        snprintf(w->err, w->errlen, "rank %d aborted the communicator: %s", by, coll_strerror(st));
-        *w->failed_rank = COLL_BLAME_IS_OUTSIDE(blamed) ? blamed : by; /* auto names it */
+        coll__err_set(w->err, 0, "rank %d aborted the communicator: %s", by, coll_strerror(st));
+        w->err->rank = COLL_BLAME_IS_OUTSIDE(blamed) ? blamed : by; /* auto names it */
         return st == COLL_EMISMATCH ? COLL_EMISMATCH : COLL_EPEER;
     }
     if (coll_now_s() > w->deadline) {
-        snprintf(w->err, w->errlen, "timed out waiting for rank %d (%s)", who, what);
-        *w->failed_rank = who;
+        coll__err_set(w->err, 0, "timed out waiting for rank %d (%s)", who, what);
+        w->err->rank = who;
         return COLL_ETIMEDOUT;
     }
     return 0;

@@ -18,16 +18,14 @@ typedef struct shm_waiter {
     double deadline;
     int spin;                   /* microseconds of spinning before the first sleep */
     int yield;                  /* more ranks than cores: yield the CPU while spinning */
-    char *err;
-    size_t errlen;
-    int *failed_rank;
+    coll__err *err;             /* why a wait failed, and whom to blame */
 } shm_waiter;
 
 typedef int (*shm_cond_fn)(const void *arg);
 
 /* 0 once cond(arg) holds; else COLL_EPEER (a watched peer died or a peer aborted),
  * COLL_ETIMEDOUT (deadline; blames who) or the aborting rank's status, with err
- * and *failed_rank filled. what names the wait in messages. */
+ * with err filled (err->rank: whom to blame). what names the wait in messages. */
 int shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what);
 /* Until peer's progress >= step / every peer's progress >= step. */
 int shm_wait_progress(const shm_waiter *w, int peer, uint64_t step, const char *what);

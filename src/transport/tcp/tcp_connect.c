@@ -105,23 +105,20 @@ static int get_by(coll_store *s, const char *key, double deadline, void **val)
 
 static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
                          const tcp_auth *auth, double deadline, double timeout_s, int sockbuf,
-                         int *fd_out, char *err, size_t errlen)
+                         int *fd_out, coll__err *err)
 {
     char key[256], addr[256], why[160];
     void *val = NULL;
-    int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "tcp/addr/%d", q);
+    int rc = coll__store_key(key, sizeof key, err, prefix, "tcp/addr/%d", q);
     if (rc) return rc;
     rc = get_by(store, key, deadline, &val);
     if (rc == COLL_ETIMEDOUT) {
-        snprintf(err, errlen,
-                 "tcp transport rank %d: rank %d did not publish its address within %.1f s "
+        return coll__err_set(err, rc, "tcp transport rank %d: rank %d did not publish its address within %.1f s "
                  "(store key %s)", rank, q, timeout_s, key);
-        return rc;
     }
     if (rc) {
-        snprintf(err, errlen, "tcp transport rank %d: reading store key %s: %s", rank, key,
-                 store->errmsg[0] ? store->errmsg : coll_strerror(rc));
-        return rc;
+        return coll__err_set(err, rc, "tcp transport rank %d: reading store key %s: %s", rank, key,
+                 store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
     snprintf(addr, sizeof addr, "%s", (char *)val);
     free(val);
@@ -129,14 +126,13 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
     char *end = NULL;
     long port = colon ? strtol(colon + 1, &end, 10) : -1;
     if (!colon || end == colon + 1 || *end || port <= 0 || port > 65535) {
-        snprintf(err, errlen, "tcp transport rank %d: rank %d published a malformed address \"%s\"",
+        return coll__err_set(err, COLL_EPROTO, "tcp transport rank %d: rank %d published a malformed address \"%s\"",
                  rank, q, addr);
-        return COLL_EPROTO;
     }
     *colon = '\0';
     int fd = coll_sock_connect(addr, (int)port, deadline, why, sizeof why);
     if (fd < 0) {
-        snprintf(err, errlen, "tcp transport rank %d: cannot connect to rank %d: %s", rank, q, why);
+        coll__err_set(err, 0, "tcp transport rank %d: cannot connect to rank %d: %s", rank, q, why);
         return fd;
     }
     if (sockbuf > 0) coll_sock_set_buffers(fd, sockbuf);
@@ -144,7 +140,7 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
     tcp_hello mine, ack;
     rc = coll_sock_read_all(fd, &ch, sizeof ch, deadline);
     if (!rc && check_version(ch.magic, TCP_CHALLENGE_MAGIC, ch.version, why, sizeof why)) {
-        snprintf(err, errlen, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
+        coll__err_set(err, 0, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
                  "authentication: %s", rank, addr, port, q, why);
         close(fd);
         return COLL_EAUTH;
@@ -153,14 +149,13 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
     if (!rc) rc = coll_sock_write_all(fd, &mine, sizeof mine, deadline);
     if (!rc) rc = coll_sock_read_all(fd, &ack, sizeof ack, deadline);
     if (rc == COLL_EPEER) {
-        snprintf(err, errlen,
-                 "tcp transport rank %d: rank %d at %s:%ld refused the connection "
+        coll__err_set(err, 0, "tcp transport rank %d: rank %d at %s:%ld refused the connection "
                  "(different job token or world size?)", rank, q, addr, port);
         close(fd);
         return COLL_EAUTH;
     }
     if (rc) {
-        snprintf(err, errlen, "tcp transport rank %d: handshake with rank %d at %s:%ld: %s", rank,
+        coll__err_set(err, 0, "tcp transport rank %d: handshake with rank %d at %s:%ld: %s", rank,
                  q, addr, port, coll_strerror(rc));
         close(fd);
         return rc;
@@ -171,7 +166,7 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
         bad = 1;
     }
     if (bad) {
-        snprintf(err, errlen, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
+        coll__err_set(err, 0, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
                  "authentication: %s", rank, addr, port, q, why);
         close(fd);
         return COLL_EAUTH;
@@ -256,7 +251,7 @@ static int challenge(pending_conn *c, double deadline)
 }
 
 static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, double deadline,
-                         double timeout_s, int *fds, char *err, size_t errlen)
+                         double timeout_s, int *fds, coll__err *err)
 {
     pending_conn pend[MAX_PENDING];
     struct pollfd pfd[MAX_PENDING + 1];
@@ -268,7 +263,7 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
         if (npend < MAX_PENDING) pfd[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
         for (int i = 0; i < npend; i++) pfd[n++] = (struct pollfd){.fd = pend[i].fd, .events = POLLIN};
         if (poll(pfd, (nfds_t)n, ms) < 0 && errno != EINTR) {
-            snprintf(err, errlen, "tcp transport rank %d: poll: %s", rank, strerror(errno));
+            coll__err_set(err, 0, "tcp transport rank %d: poll: %s", rank, strerror(errno));
             for (int i = 0; i < npend; i++) close(pend[i].fd);
             return COLL_ESYS;
         }
@@ -302,20 +297,18 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
     if (refused)
         snprintf(note, sizeof note, " (%d connection%s refused, see the log above)", refused,
                  refused == 1 ? "" : "s");
-    snprintf(err, errlen, "tcp transport rank %d: timed out after %.1f s: rank%s %s never connected%s",
+    return coll__err_set(err, COLL_ETIMEDOUT, "tcp transport rank %d: timed out after %.1f s: rank%s %s never connected%s",
              rank, timeout_s, strchr(missing, ',') ? "s" : "", missing, note);
-    return COLL_ETIMEDOUT;
 }
 
 int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
                      const char *host, const char *token, double timeout_s, int sockbuf,
-                     int *fds, char *err, size_t errlen)
+                     int *fds, coll__err *err)
 {
     for (int i = 0; i < size; i++) fds[i] = -1;
     if (size == 1) return COLL_OK;
     if (token && strlen(token) > TCP_TOKEN_MAX) {
-        snprintf(err, errlen, "tcp transport: job token longer than %d bytes", TCP_TOKEN_MAX);
-        return COLL_EINVAL;
+        return coll__err_set(err, COLL_EINVAL, "tcp transport: job token longer than %d bytes", TCP_TOKEN_MAX);
     }
     if (!host || !*host) host = "127.0.0.1";
     double deadline = coll_now_s() + timeout_s;
@@ -325,21 +318,21 @@ int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
     char why[200];
     int lfd = coll_sock_listen(host, 0, size + 16, why, sizeof why);
     if (lfd < 0) {
-        snprintf(err, errlen, "tcp transport rank %d: %s", rank, why);
+        coll__err_set(err, 0, "tcp transport rank %d: %s", rank, why);
         return lfd;
     }
     /* Accepted sockets inherit the buffer sizes, set before the handshake sizes the window. */
     if (sockbuf > 0) coll_sock_set_buffers(lfd, sockbuf);
     char key[256], addr[300];
     int alen = snprintf(addr, sizeof addr, "%s:%d", host, coll_sock_port(lfd));
-    int rc = coll__store_key(key, sizeof key, err, errlen, prefix, "tcp/addr/%d", rank);
+    int rc = coll__store_key(key, sizeof key, err, prefix, "tcp/addr/%d", rank);
     if (rc) {
         close(lfd);
         return rc;
     }
     if ((rc = coll_store_set(store, key, addr, (size_t)alen))) {
-        snprintf(err, errlen, "tcp transport rank %d: publishing store key %s: %s", rank, key,
-                 store->errmsg[0] ? store->errmsg : coll_strerror(rc));
+        coll__err_set(err, 0, "tcp transport rank %d: publishing store key %s: %s", rank, key,
+                 store->err.msg[0] ? store->err.msg : coll_strerror(rc));
         close(lfd);
         return rc;
     }
@@ -349,9 +342,8 @@ int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
         auth.token[0] ^= 0x20;
     }
     for (int q = 0; q < rank && rc == COLL_OK; q++)
-        rc = connect_lower(store, prefix, rank, q, &auth, deadline, timeout_s, sockbuf, &fds[q], err,
-                           errlen);
-    if (rc == COLL_OK) rc = accept_higher(lfd, rank, size, &auth, deadline, timeout_s, fds, err, errlen);
+        rc = connect_lower(store, prefix, rank, q, &auth, deadline, timeout_s, sockbuf, &fds[q], err);
+    if (rc == COLL_OK) rc = accept_higher(lfd, rank, size, &auth, deadline, timeout_s, fds, err);
     close(lfd);
     if (rc) {
         for (int i = 0; i < size; i++) {

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "core/err.h"
+
 typedef struct coll_store coll_store;
 
 /* Every rank listens on host (NULL: 127.0.0.1) port 0 and publishes
@@ -15,7 +17,7 @@ typedef struct coll_store coll_store;
  * Returns 0, or a status with err naming the ranks that failed or never came. */
 int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
                      const char *host, const char *token, double timeout_s, int sockbuf,
-                     int *fds, char *err, size_t errlen);
+                     int *fds, coll__err *err);
 
 typedef struct tcp_hello tcp_hello;
 

@@ -53,7 +53,7 @@ static void set_error(tcp_error *e, int status, int blame, const char *fmt, ...)
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
     e->status = status;
-    e->failed_rank = blame;
+    e->rank = blame;
 }
 
 static int closed_error(tcp_peer *p, tcp_error *e)
@@ -313,11 +313,7 @@ int tcp_peer_peek(tcp_peer *p, size_t *progressed, tcp_error *err)
 
 void tcp_peer_fail(tcp_peer *p, const tcp_error *err)
 {
-    if (!p->status) {
-        p->status = err->status;
-        p->blame = err->failed_rank;
-        snprintf(p->why, sizeof p->why, "%s", err->msg);
-    }
+    if (!p->fail.status) p->fail = *err;
     coll_xfer *x;
     while ((x = queue_pop(&p->sends))) x->status = err->status;
     while ((x = queue_pop(&p->recvs))) x->status = err->status;
@@ -325,10 +321,10 @@ void tcp_peer_fail(tcp_peer *p, const tcp_error *err)
 
 int tcp_peer_wants_read(const tcp_peer *p)
 {
-    return !p->status && !p->eof && (p->recvs.head || p->rhdr_got < HDR);
+    return !p->fail.status && !p->eof && (p->recvs.head || p->rhdr_got < HDR);
 }
 
 int tcp_peer_wants_write(const tcp_peer *p)
 {
-    return !p->status && p->sends.head != NULL;
+    return !p->fail.status && p->sends.head != NULL;
 }

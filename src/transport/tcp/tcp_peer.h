@@ -24,18 +24,13 @@ typedef struct tcp_peer {
     int rhdr_checked;  /* rhdr was validated against recvs.head */
     int eof;           /* the peer closed while we expected nothing from it */
     int broken;        /* the connection itself failed (EOF, reset): write nothing more */
-    int status;        /* 0, or the error that failed this connection for good */
-    int blame;         /* rank blamed for status */
-    char why[256];     /* message for status, repeated to later posts */
+    coll__err fail;    /* status 0, or the error that failed this connection for good
+                        * (whom it blames, why: repeated to later posts) */
     size_t abort_off;  /* bytes of our ABORT header written */
 } tcp_peer;
 
 /* Why a step failed: message naming the peer, and the rank to blame. */
-typedef struct tcp_error {
-    int status;
-    int failed_rank;
-    char msg[256];
-} tcp_error;
+typedef coll__err tcp_error;
 
 void tcp_queue_push(tcp_queue *q, coll_xfer *x);
 

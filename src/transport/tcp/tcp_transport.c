@@ -40,8 +40,8 @@ typedef struct tcp_transport {
 
 static void set_msg(coll_transport *tp, int failed_rank, const char *msg)
 {
-    snprintf(tp->errmsg, sizeof tp->errmsg, "%s", msg);
-    tp->failed_rank = failed_rank;
+    snprintf(tp->err.msg, sizeof tp->err.msg, "%s", msg);
+    tp->err.rank = failed_rank;
 }
 
 /* A peer timed out waiting for this rank and blames it, but this rank is
@@ -49,12 +49,12 @@ static void set_msg(coll_transport *tp, int failed_rank, const char *msg)
  * times out first): pass the blame to the rank we wait for. Returns 1 if so. */
 static int pass_blame(tcp_transport *t, const tcp_peer *p, const tcp_error *e, tcp_error *out)
 {
-    if (e->status != COLL_ETIMEDOUT || e->failed_rank != t->base.rank) return 0;
+    if (e->status != COLL_ETIMEDOUT || e->rank != t->base.rank) return 0;
     for (int q = 0; q < t->base.size; q++) {
         const tcp_peer *w = &t->peers[q];
-        if (q == p->rank || w->fd < 0 || w->status || !w->recvs.head) continue;
+        if (q == p->rank || w->fd < 0 || w->fail.status || !w->recvs.head) continue;
         *out = *e;
-        out->failed_rank = q;
+        out->rank = q;
         snprintf(out->msg, sizeof out->msg,
                  "rank %d timed out waiting for rank %d, which was itself waiting for rank %d "
                  "(blames rank %d)", p->rank, t->base.rank, q, q);
@@ -69,7 +69,7 @@ static void handle_error(tcp_transport *t, tcp_peer *p, const tcp_error *e, int 
 {
     if (!*first) {
         *first = e->status;
-        set_msg(&t->base, e->failed_rank, e->msg);
+        set_msg(&t->base, e->rank, e->msg);
     }
     int job_wide = p->rhdr_got == sizeof(tcp_wire_hdr) && p->rhdr.magic == TCP_WIRE_MAGIC &&
                    p->rhdr.type == TCP_MSG_ABORT;
@@ -80,7 +80,7 @@ static void handle_error(tcp_transport *t, tcp_peer *p, const tcp_error *e, int 
     tcp_error passed;
     if (pass_blame(t, p, e, &passed)) {
         e = &passed;
-        if (*first == passed.status) set_msg(&t->base, passed.failed_rank, passed.msg);
+        if (*first == passed.status) set_msg(&t->base, passed.rank, passed.msg);
     }
     p->broken = 1; /* the aborting rank closes after its ABORT */
     for (int r = 0; r < t->base.size; r++)
@@ -93,7 +93,7 @@ static void service(tcp_transport *t, tcp_peer *p, int readable, int writable,
     tcp_error e;
     int rc = COLL_OK;
     if (writable && p->sends.head) rc = tcp_peer_send(p, ROUND_BYTES, progressed, &e);
-    if (!rc && readable && !p->status) {
+    if (!rc && readable && !p->fail.status) {
         if (p->recvs.head) rc = tcp_peer_recv(p, ROUND_BYTES, progressed, &e);
         else rc = tcp_peer_peek(p, progressed, &e);
     }
@@ -108,7 +108,7 @@ static int tcp_progress(coll_transport *tp, int timeout_ms)
     size_t progressed = 0;
     for (int r = 0; r < tp->size; r++) {
         tcp_peer *p = &t->peers[r];
-        if (p->fd >= 0 && !p->status && (p->sends.head || p->recvs.head))
+        if (p->fd >= 0 && !p->fail.status && (p->sends.head || p->recvs.head))
             service(t, p, p->recvs.head != NULL, 1, &progressed, &first);
     }
     if (first || progressed || timeout_ms == 0) return first;
@@ -127,16 +127,16 @@ static int tcp_progress(coll_transport *tp, int timeout_ms)
     if (n == 0) return COLL_OK;
     int ready = poll(t->pfds, (nfds_t)n, timeout_ms);
     if (ready < 0 && errno != EINTR) {
-        snprintf(tp->errmsg, sizeof tp->errmsg, "tcp transport rank %d: poll: %s", tp->rank,
+        snprintf(tp->err.msg, sizeof tp->err.msg, "tcp transport rank %d: poll: %s", tp->rank,
                  strerror(errno));
-        tp->failed_rank = -1;
+        tp->err.rank = -1;
         return COLL_ESYS;
     }
     for (int i = 0; i < n && ready > 0; i++) {
         short rev = t->pfds[i].revents;
         if (!rev) continue;
         tcp_peer *p = &t->peers[t->pfd_peer[i]];
-        if (p->status) continue; /* failed by an ABORT read earlier in this loop */
+        if (p->fail.status) continue; /* failed by an ABORT read earlier in this loop */
         int err = (rev & (POLLERR | POLLHUP | POLLNVAL)) != 0;
         service(t, p, err || (rev & POLLIN), err || (rev & POLLOUT), &progressed, &first);
     }
@@ -166,13 +166,13 @@ static int tcp_post(coll_transport *tp, coll_xfer *x)
     }
     if (t->aborted) {
         snprintf(msg, sizeof msg, "tcp transport rank %d: transport was aborted", tp->rank);
-        return reject(tp, x, COLL_EABORTED, -1, tp->errmsg[0] ? tp->errmsg : msg);
+        return reject(tp, x, COLL_EABORTED, -1, tp->err.msg[0] ? tp->err.msg : msg);
     }
     tcp_peer *p = &t->peers[x->peer];
-    if (p->status) return reject(tp, x, p->status, p->blame, p->why);
+    if (p->fail.status) return reject(tp, x, p->fail.status, p->fail.rank, p->fail.msg);
     if (p->eof) {
         snprintf(msg, sizeof msg, "rank %d closed its connection (process died?)", p->rank);
-        tcp_error e = {.status = COLL_EPEER, .failed_rank = p->rank};
+        tcp_error e = {.status = COLL_EPEER, .rank = p->rank};
         snprintf(e.msg, sizeof e.msg, "%s", msg);
         tcp_peer_fail(p, &e);
         return reject(tp, x, COLL_EPEER, p->rank, msg);
@@ -226,7 +226,7 @@ static void tcp_abort(coll_transport *tp, int status, int failed_rank)
     ah.sig.count = (uint64_t)(-(int64_t)status);
     send_aborts(t, &ah);
     t->aborted = 1;
-    tcp_error e = {.status = COLL_EABORTED, .failed_rank = failed_rank};
+    tcp_error e = {.status = COLL_EABORTED, .rank = failed_rank};
     snprintf(e.msg, sizeof e.msg, "tcp transport rank %d: aborted (%s)", tp->rank,
              coll_strerror(status));
     for (int r = 0; r < tp->size; r++) {
@@ -237,7 +237,7 @@ static void tcp_abort(coll_transport *tp, int status, int failed_rank)
          * The read side stays open for destroy() to drain (see there). */
         shutdown(p->fd, SHUT_WR);
     }
-    if (!tp->errmsg[0]) set_msg(tp, failed_rank, e.msg);
+    if (!tp->err.msg[0]) set_msg(tp, failed_rank, e.msg);
 }
 
 /* Closing a socket with unread input sends RST, and an RST makes the peer
@@ -271,7 +271,7 @@ static void tcp_destroy(coll_transport *tp)
     tcp_transport *t = (tcp_transport *)tp;
     if (!t) return;
     if (t->aborted) drain_after_abort(t);
-    tcp_error e = {.status = COLL_EABORTED, .failed_rank = -1, .msg = "transport destroyed"};
+    tcp_error e = {.status = COLL_EABORTED, .rank = -1, .msg = "transport destroyed"};
     for (int r = 0; r < tp->size; r++) {
         if (t->peers[r].fd < 0) continue;
         tcp_peer_fail(&t->peers[r], &e);
@@ -304,12 +304,11 @@ static int sockbuf_bytes(void)
 
 int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, int size,
                               const char *host, const char *token, double timeout_s,
-                              coll_transport **out, char *err, size_t errlen)
+                              coll_transport **out, coll__err *err)
 {
     if (!store || !out || size < 1 || rank < 0 || rank >= size || timeout_s < 0) {
-        snprintf(err, errlen, "tcp transport: invalid arguments (rank %d of %d, timeout %.1f s)",
+        return coll__err_set(err, COLL_EINVAL, "tcp transport: invalid arguments (rank %d of %d, timeout %.1f s)",
                  rank, size, timeout_s);
-        return COLL_EINVAL;
     }
     *out = NULL;
     tcp_transport *t = calloc(1, sizeof *t);
@@ -320,7 +319,7 @@ int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, i
         t->pfd_peer = calloc((size_t)size, sizeof *t->pfd_peer);
     }
     if (!t || !fds || !t->peers || !t->pfds || !t->pfd_peer) {
-        snprintf(err, errlen, "tcp transport rank %d: out of memory for %d peers", rank, size);
+        coll__err_set(err, 0, "tcp transport rank %d: out of memory for %d peers", rank, size);
         if (t) {
             free(t->peers);
             free(t->pfds);
@@ -332,11 +331,11 @@ int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, i
     }
     int sockbuf = sockbuf_bytes();
     int rc = tcp_mesh_connect(store, prefix ? prefix : "", rank, size, host, token, timeout_s,
-                              sockbuf, fds, err, errlen);
+                              sockbuf, fds, err);
     t->base.ops = &tcp_ops;
     t->base.rank = rank;
     t->base.size = size;
-    t->base.failed_rank = -1;
+    t->base.err.rank = -1;
     for (int r = 0; r < size; r++) {
         t->peers[r] = (tcp_peer){.fd = fds[r], .rank = r, .me = rank};
         if (fds[r] >= 0) coll_sock_set_nonblocking(fds[r], 1);

@@ -48,7 +48,7 @@ static int ep_post(coll_transport *tp, coll_xfer *x)
     mem_ep *e = (mem_ep *)tp;
     mem_world *w = e->w;
     if (x->peer < 0 || x->peer >= w->size) {
-        snprintf(tp->errmsg, sizeof(tp->errmsg), "mem transport: rank %d out of range 0..%d",
+        snprintf(tp->err.msg, sizeof(tp->err.msg), "mem transport: rank %d out of range 0..%d",
                  x->peer, w->size - 1);
         return COLL_EINVAL;
     }
@@ -121,13 +121,13 @@ static int pull(mem_ep *e, int *moved)
             coll_sig_format(&x->sig, mine, sizeof(mine));
             coll_sig_format(&m->sig, theirs, sizeof(theirs));
             if (st == COLL_EMISMATCH)
-                snprintf(e->base.errmsg, sizeof(e->base.errmsg),
+                snprintf(e->base.err.msg, sizeof(e->base.err.msg),
                          "rank %d called %s but rank %d called %s", me, mine, p, theirs);
             else
-                snprintf(e->base.errmsg, sizeof(e->base.errmsg),
+                snprintf(e->base.err.msg, sizeof(e->base.err.msg),
                          "rank %d expected %zu bytes from rank %d in %s, got %zu", me, x->len, p,
                          mine, m->len);
-            e->base.failed_rank = p;
+            e->base.err.rank = p;
             x->status = st;
             pop_recv(e, p);
             pop_msg(w, q, p); /* consumed, as a stream transport would */
@@ -182,15 +182,15 @@ static int fail_all(mem_ep *e, int status)
             m->x->status = status;
             m->x = NULL; /* the caller may free it now; the message stays queued */
         }
-    if (!e->base.errmsg[0]) {
+    if (!e->base.err.msg[0]) {
         if (w->abort_by == e->base.rank)
-            snprintf(e->base.errmsg, sizeof(e->base.errmsg), "rank %d aborted the communicator",
+            snprintf(e->base.err.msg, sizeof(e->base.err.msg), "rank %d aborted the communicator",
                      w->abort_by);
         else
-            snprintf(e->base.errmsg, sizeof(e->base.errmsg), "rank %d aborted (%s)", w->abort_by,
+            snprintf(e->base.err.msg, sizeof(e->base.err.msg), "rank %d aborted (%s)", w->abort_by,
                      coll_strerror(w->abort_status));
     }
-    e->base.failed_rank = w->abort_blame >= 0 ? w->abort_blame : w->abort_by;
+    e->base.err.rank = w->abort_blame >= 0 ? w->abort_blame : w->abort_by;
     return status;
 }
 
@@ -314,7 +314,7 @@ int mem_transport_create(int size, size_t piece_bytes, coll_transport **eps)
         e->base.ops = &mem_ops;
         e->base.rank = r;
         e->base.size = size;
-        e->base.failed_rank = -1;
+        e->base.err.rank = -1;
         e->w = w;
         e->rq_head = calloc((size_t)size, sizeof(*e->rq_head));
         e->rq_tail = calloc((size_t)size, sizeof(*e->rq_tail));

@@ -22,7 +22,7 @@ static void *rank_main(void *p)
     rank_thread *t = p;
     t->status = t->fn(&t->ctx, t->arg);
     if (t->status != COLL_OK && !t->no_abort)
-        t->ctx.tp->ops->abort(t->ctx.tp, t->status, t->ctx.tp->failed_rank);
+        t->ctx.tp->ops->abort(t->ctx.tp, t->status, t->ctx.tp->err.rank);
     return NULL;
 }
 
