@@ -17,15 +17,16 @@ transport: core bootstrap
 algo: core transport
 backend: core bootstrap transport algo
 comm: core bootstrap transport algo backend
-launch: core bootstrap
-bench: core bootstrap launch backend
+launch: core
+bench: core launch
 train: core bench
 report: core bench
-tools: core bootstrap launch backend bench train report
+tools: core launch bench train report
 '
-# Above libcoll (launch, bench, train, report, tools), an edge into core,
-# bootstrap or backend uses libcoll's internal headers (CMake target
-# coll_internal); docs/DESIGN.md lists which ones and why.
+# Above libcoll (launch, bench, train, report, tools) only core, the base
+# library coll_base, besides coll.h: what they need of libcoll proper is public
+# API. The build enforces the same (src/ is private to libcoll; each module sees
+# only the headers of the targets it links).
 
 # Known exceptions: "FILE INCLUDE  # why" per line (none now). One that no
 # longer occurs is reported, so the list cannot go stale.

@@ -42,9 +42,7 @@ void coll_host_plan_free(coll_host_plan *p);
 int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int size,
                             coll_host_plan *p, coll__err *err);
 
-/* The backend auto uses between ranks of one host here ("shm", or "tcp" while
- * shm is not available), and why, for `collbench info`. */
-const char *coll_auto_intra_name(char *why, size_t whylen);
+/* coll_auto_intra_name (coll.h): the backend auto uses inside a host. */
 
 extern const coll_backend_ops coll_backend_auto;
 

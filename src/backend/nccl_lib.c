@@ -67,6 +67,20 @@ const coll_nccl_lib *coll_nccl_lib_load(char *err, size_t errlen)
 
 void coll_nccl_lib_unload(void) { coll_lazy_lib_unload(&nccl); }
 
+int coll_nccl_version(char *version, size_t versionlen, char *soname, size_t sonamelen, char *why,
+                      size_t whylen)
+{
+    char err[512];
+    const coll_nccl_lib *nc = coll_nccl_lib_load(err, sizeof err);
+    if (!nc) {
+        if (why && whylen) snprintf(why, whylen, "%s", err);
+        return 0;
+    }
+    if (version && versionlen) coll_nccl_version_string(nc->version, version, versionlen);
+    if (soname && sonamelen) snprintf(soname, sonamelen, "%s", nc->soname);
+    return 1;
+}
+
 void coll_nccl_version_string(int code, char *buf, size_t len)
 {
     if (code <= 0) {

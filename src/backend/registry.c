@@ -1,7 +1,6 @@
 /* Which backends exist, which are usable here, and why not. */
 #include "backend/backend.h"
 #include "backend/auto.h"
-#include "backend/registry.h"
 #include "algo/algo.h"
 
 #include <stdio.h>
@@ -51,14 +50,14 @@ int coll_backend_available(const char *name, char *why, size_t whylen)
     return 0;
 }
 
-int coll__backend_known(const char *name)
+int coll_backend_known(const char *name)
 {
     for (const char *const *b = backend_names; name && *b; b++)
         if (strcmp(*b, name) == 0) return 1;
     return 0;
 }
 
-int coll__backend_available_bare(const char *name, char *why, size_t whylen)
+int coll_backend_available_bare(const char *name, char *why, size_t whylen)
 {
     char err[256], lead[64];
     if (coll_backend_available(name, err, sizeof err)) return 1;
@@ -68,22 +67,22 @@ int coll__backend_available_bare(const char *name, char *why, size_t whylen)
     return 0;
 }
 
-int coll__backend_needs_mpirun(const char *name) { return strcmp(name, "mpi") == 0; }
+int coll_backend_needs_mpirun(const char *name) { return strcmp(name, "mpi") == 0; }
 
-int coll__backend_sweeps_by_default(const char *name)
+int coll_backend_sweeps_by_default(const char *name)
 {
-    return !coll__backend_needs_mpirun(name) && strcmp(name, "nccl") != 0;
+    return !coll_backend_needs_mpirun(name) && strcmp(name, "nccl") != 0;
 }
 
-size_t coll__backend_default_sweep(const char **out, size_t cap)
+size_t coll_backend_default_sweep(const char **out, size_t cap)
 {
     size_t n = 0;
     for (const char *const *b = backend_names; *b && n < cap; b++)
-        if (coll__backend_sweeps_by_default(*b) && coll_backend_available(*b, NULL, 0)) out[n++] = *b;
+        if (coll_backend_sweeps_by_default(*b) && coll_backend_available(*b, NULL, 0)) out[n++] = *b;
     return n;
 }
 
-const char *coll__backend_preferred(const char *fallback)
+const char *coll_backend_preferred(const char *fallback)
 {
     return coll_backend_available("auto", NULL, 0) ? "auto" : fallback;
 }

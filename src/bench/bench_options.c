@@ -11,10 +11,9 @@
 #include <string.h>
 
 #include "bench/bench_data.h"
-#include "backend/registry.h"
-#include "bootstrap/bind.h"
 #include "bench/sizes.h"
 #include "bench/soak.h"
+#include "coll.h"
 
 #define MAX_PROCS 1024
 
@@ -118,7 +117,7 @@ static int on_init_method(bench_opt_ctx *c, const char *v)
     }
     return fail(c, "'%s' is not an init method (env://, tcp://host:port, file:///path)", v);
 }
-/* The launcher pins the ranks it starts from $COLL_BIND (bootstrap/bind.h). */
+/* The launcher pins the ranks it starts from $COLL_BIND (coll.h: coll_bind_*). */
 static int on_bind(bench_opt_ctx *c, const char *v)
 {
     coll_bind_mode m;
@@ -163,7 +162,7 @@ static int on_backend(bench_opt_ctx *c, const char *v)
     free_backends(ST(c)->o);
     int rc = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
-        if (!coll__backend_known(tok)) {
+        if (!coll_backend_known(tok)) {
             list_backends(known, sizeof known);
             rc = fail(c, "unknown backend '%s' (known: %s)", tok, known);
         } else if (ST(c)->o->nbackends == BENCH_MAX_BACKENDS) {

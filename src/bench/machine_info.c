@@ -15,8 +15,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "backend/nccl_lib.h"
-#include "backend/registry.h"
 #include "coll.h"
 #include "core/cuda_rt.h"
 
@@ -205,7 +203,7 @@ static void gather_build(machine_info *mi)
 }
 
 /* The CUDA runtime and NCCL through the loaders the nccl backend uses
- * (core/cuda_rt.h, backend/nccl_lib.h): the same sonames, COLL_CUDART_PATH and
+ * (core/cuda_rt.h, coll_nccl_version): the same sonames, COLL_CUDART_PATH and
  * COLL_NCCL_PATH, and the same messages. */
 static void gather_cuda(machine_info *mi)
 {
@@ -242,15 +240,14 @@ static void gather_nccl(machine_dylib *lib)
     char err[512];
     memset(lib, 0, sizeof *lib);
     lib->devices = -1;
-    const coll_nccl_lib *nc = coll_nccl_lib_load(err, sizeof err);
-    if (!nc) {
+    char soname[256];
+    if (!coll_nccl_version(lib->version, sizeof lib->version, soname, sizeof soname, err, sizeof err)) {
         snprintf(lib->soname, sizeof lib->soname, "libnccl.so.2");
         snprintf(lib->detail, sizeof lib->detail, "%.255s", err);
         return;
     }
     lib->loadable = 1;
-    snprintf(lib->soname, sizeof lib->soname, "%.63s", nc->soname);
-    coll_nccl_version_string(nc->version, lib->version, sizeof lib->version);
+    snprintf(lib->soname, sizeof lib->soname, "%.63s", soname);
 }
 
 static void gather_backends(machine_info *mi)
@@ -261,7 +258,7 @@ static void gather_backends(machine_info *mi)
         m->name = *b;
         m->reason[0] = '\0';
         /* the name is shown already: the reason without "backend X unavailable: " */
-        m->available = coll__backend_available_bare(*b, m->reason, sizeof m->reason);
+        m->available = coll_backend_available_bare(*b, m->reason, sizeof m->reason);
     }
 }
 

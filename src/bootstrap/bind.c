@@ -1,5 +1,6 @@
-/* Rank pinning (see bind.h). */
-#include "bootstrap/bind.h"
+/* Rank pinning (coll.h: coll_bind_*). Default here: none; the collbench command
+ * line picks per backend (core for shm and auto, none for tcp:
+ * tools/collbench/cli_common.c, measured in docs/PERFORMANCE.md). */
 #include "coll.h"
 
 #include <sched.h>
@@ -24,7 +25,7 @@ const char *coll_bind_name(coll_bind_mode m) { return m == COLL_BIND_CORE ? "cor
 coll_bind_mode coll_bind_from_env(void)
 {
     coll_bind_mode m;
-    return coll_bind_parse(getenv(COLL_ENV_BIND), &m) == COLL_OK ? m : COLL_BIND_DEFAULT;
+    return coll_bind_parse(getenv(COLL_ENV_BIND), &m) == COLL_OK ? m : COLL_BIND_NONE;
 }
 
 #ifdef COLL_HAVE_HWLOC

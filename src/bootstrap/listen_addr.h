@@ -10,7 +10,8 @@
  *   the job spans hosts                the first interface that is up, not loopback;
  *   unknown                            127.0.0.1.
  * A job that spans hosts and finds only loopback is an error naming the
- * variable to set: its peers could never connect. */
+ * variable to set: its peers could never connect. coll_listen_addr_from_env (coll.h)
+ * is the public entry; these are the pieces libcoll and its tests use. */
 #ifndef COLL_LISTEN_ADDR_H
 #define COLL_LISTEN_ADDR_H
 
@@ -19,11 +20,7 @@
 #define COLL_ENV_LISTEN_ADDR "COLL_LISTEN_ADDR"
 #define COLL_ENV_SOCKET_IFNAME "COLL_SOCKET_IFNAME"
 
-typedef struct coll_listen_pick {
-    char addr[64];   /* numeric IPv4, or COLL_LISTEN_ADDR as given */
-    char ifname[32]; /* interface holding addr, "" when none is known */
-    char why[200];   /* the rule that chose it, for messages and `collbench info` */
-} coll_listen_pick;
+#include "coll.h" /* coll_listen_pick, coll_listen_addr_from_env, coll_host_is_loopback */
 
 /* store_host: where the rendezvous store listens (MASTER_ADDR), NULL or "" when
  * unknown or when this rank hosts it; spans: 1 when the job spans hosts, 0 on
@@ -31,14 +28,7 @@ typedef struct coll_listen_pick {
 int coll_listen_addr_pick(const char *store_host, int spans, coll_listen_pick *out, char *err,
                           size_t errlen);
 
-/* The same from this process's environment: the launcher's variables (who spans
- * hosts) and MASTER_ADDR (srun: $SLURM_LAUNCH_NODE_IPADDR when it is unset). */
-int coll_listen_addr_from_env(coll_listen_pick *out, char *err, size_t errlen);
-
 /* 1 when interface name is selected by spec (COLL_SOCKET_IFNAME syntax above). */
 int coll_ifname_match(const char *spec, const char *name);
-
-/* 1 for "localhost", 127.x.y.z and ::1: a store host that only this host reaches. */
-int coll_host_is_loopback(const char *host);
 
 #endif

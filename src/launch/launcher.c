@@ -3,7 +3,6 @@
  * fails. The wait loop blocks in poll() on the results pipe and a self-pipe fed
  * by the SIGCHLD/SIGINT/SIGTERM handlers, so it never spins. */
 #include "launch/launcher.h"
-#include "bootstrap/bind.h"
 #include "coll.h"
 #include "core/clock.h"
 #include "core/sock.h"

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/registry.h"
-#include "bootstrap/bind.h"
 #include "coll.h"
 
 const char *cli_rank_backend(const char *prefix, const char *env_var, char *const *asked,
@@ -21,7 +19,7 @@ const char *cli_rank_backend(const char *prefix, const char *env_var, char *cons
     /* The CLI's default is auto (shm within a host, tcp across); $COLL_BACKEND,
      * the library's own default, still wins. */
     const char *lib = getenv("COLL_BACKEND");
-    return lib && *lib ? NULL : coll__backend_preferred(NULL);
+    return lib && *lib ? NULL : coll_backend_preferred(NULL);
 }
 
 /* --bind's default per backend, measured (docs/PERFORMANCE.md, shm): pinned

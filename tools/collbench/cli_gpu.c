@@ -6,7 +6,6 @@
 
 #include "bench/bench_device.h"
 #include "cli_common.h"
-#include "backend/nccl_lib.h"
 #include "coll.h"
 #include "core/cuda_rt.h"
 
@@ -92,13 +91,11 @@ void cli_gpu_check_report(void)
                    rt->soname, drv, n, n == 1 ? "" : "s", name);
         }
     }
-    const coll_nccl_lib *nc = coll_nccl_lib_load(why, sizeof why);
-    if (!nc) {
+    char soname[256];
+    if (!coll_nccl_version(run, sizeof run, soname, sizeof soname, why, sizeof why))
         printf("INFO  nccl: %s\n", why);
-    } else {
-        coll_nccl_version_string(nc->version, run, sizeof run);
-        printf("INFO  nccl: %s (%s)\n", run, nc->soname);
-    }
+    else
+        printf("INFO  nccl: %s (%s)\n", run, soname);
     fflush(stdout);
 }
 

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/registry.h"
-#include "bootstrap/bind.h"
 #include "cli_mpirun.h"
 #include "cli_multinode.h"
 #include "coll.h"
@@ -25,14 +23,14 @@ void cli_plan_choose(cli_launch_plan *p, const bench_multinode *mn)
 
 cli_launch_kind cli_plan_kind(const cli_launch_plan *p, const char *backend)
 {
-    if (p->kind == CLI_LAUNCH_LOCAL && coll__backend_needs_mpirun(backend)) return CLI_LAUNCH_MPIRUN;
+    if (p->kind == CLI_LAUNCH_LOCAL && coll_backend_needs_mpirun(backend)) return CLI_LAUNCH_MPIRUN;
     return p->kind;
 }
 
 const char *cli_plan_refuses(const cli_launch_plan *p, const char *backend, char *why, size_t len)
 {
     char mpirun[4096];
-    if (!coll__backend_needs_mpirun(backend)) return NULL;
+    if (!coll_backend_needs_mpirun(backend)) return NULL;
     if (p->kind == CLI_LAUNCH_MULTINODE) {
         snprintf(why, len, "--nnodes starts its own ranks; for mpi, start them with mpirun "
                            "across the hosts instead");
@@ -52,7 +50,7 @@ static int pick_one(const cli_launch_plan *p, const char *prefix, char *const *a
                 prefix, nasked);
         return EXIT_USAGE;
     }
-    const char *b = nasked ? asked[0] : coll__backend_preferred("tcp");
+    const char *b = nasked ? asked[0] : coll_backend_preferred("tcp");
     if (!coll_backend_available(b, why, sizeof why)) {
         fprintf(stderr, "%s: --backend %s: %s\n", prefix, b, why);
         return EXIT_UNAVAILABLE;
@@ -80,7 +78,7 @@ int cli_plan_pick_backends(const cli_launch_plan *p, const char *prefix, char *c
         out[(*n)++] = asked[i];
     }
     if (nasked > 0) return 0;
-    *n = coll__backend_default_sweep(out, cap);
+    *n = coll_backend_default_sweep(out, cap);
     if (*n == 0) {
         fprintf(stderr, "%s: no backend is available in this build\n", prefix);
         return EXIT_UNAVAILABLE;

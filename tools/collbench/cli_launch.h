@@ -15,8 +15,8 @@
 #include <stddef.h>
 
 #include "bench/multinode_opts.h"
-#include "bootstrap/launch_env.h"
 #include "cli_common.h"
+#include "coll.h"
 
 typedef enum cli_launch_kind { CLI_LAUNCH_LOCAL, CLI_LAUNCH_MPIRUN, CLI_LAUNCH_MULTINODE } cli_launch_kind;
 

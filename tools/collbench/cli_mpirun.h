@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "bootstrap/launch_env.h"
 #include "cli_common.h"
+#include "coll.h"
 
 #define CLI_ENV_MPIRUN "COLLBENCH_MPIRUN"
 #define CLI_ENV_MPIRUN_ARGS "COLLBENCH_MPIRUN_ARGS"

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "coll.h"
-#include "bootstrap/listen_addr.h"
 #include "core/token.h"
 
 #define ENV_NODE "COLLBENCH_MN_NODE"     /* "K N": node rank, number of nodes */

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "bench/opt_table.h"
-#include "backend/registry.h"
 #include "cli_gpu.h"
 #include "cli_launch.h"
 #include "coll.h"
@@ -90,7 +89,7 @@ static int parse_opts(check_opts *o, int argc, char **argv)
     if (rc == BENCH_OPT_HELP) return 1;
     if (rc) return fprintf(stderr, "collbench check: %s\n", err), -1;
     for (size_t i = 0; i < o->nbackends; i++) {
-        if (!coll__backend_known(o->backends[i]))
+        if (!coll_backend_known(o->backends[i]))
             return fprintf(stderr, "collbench check: --backend: unknown backend '%s'\n", o->backends[i]), -1;
     }
     return 0;
@@ -295,7 +294,7 @@ static int run_as_launcher(const check_opts *o, int argc, char **argv)
         if (strcmp(names[i], "nccl") == 0) cli_gpu_check_report(); /* versions, devices */
     for (size_t i = 0; i < n; i++) {
         const char *b = names[i];
-        if (!coll__backend_available_bare(b, why, sizeof why)) { /* the name is on the line already */
+        if (!coll_backend_available_bare(b, why, sizeof why)) { /* the name is on the line already */
             printf("UNAVAILABLE  %s: %s\n", b, why);
             unavailable |= o->nbackends > 0;
             continue;

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/auto.h"
 #include "bench/machine_info.h"
 #include "bench/opt_table.h"
+#include "coll.h"
 #include "info_gpu.h"
 #include "info_net.h"
 

@@ -15,7 +15,6 @@
 
 #include "bench/sizes.h"
 #include "bench/opt_table.h"
-#include "backend/registry.h"
 #include "cli_launch.h"
 #include "coll.h"
 #include "core/atomic_file.h"
@@ -63,7 +62,7 @@ static int parse_backends(init_opts *o, const char *v)
     o->nbackends = 0;
     int code = 0;
     for (char *t = strtok_r(copy, ",", &save); t && !code; t = strtok_r(NULL, ",", &save)) {
-        if (!coll__backend_known(t)) code = bad("--backend", "is not a backend (tcp, shm, auto, mpi, nccl, gloo)", t);
+        if (!coll_backend_known(t)) code = bad("--backend", "is not a backend (tcp, shm, auto, mpi, nccl, gloo)", t);
         else if (o->nbackends == MAX_BACKENDS) code = bad("--backend", "names too many backends", v);
         else if (!(o->backends[o->nbackends] = strdup(t))) code = bad("--backend", "cannot be copied: out of memory", t);
         else o->nbackends++;

@@ -28,7 +28,6 @@
 #include "bench/bench_coll.h"
 #include "bench/opt_table.h"
 #include "bench/sizes.h"
-#include "backend/registry.h"
 #include "cli_common.h"
 #include "suite.h"
 #include "train/train_blas.h"
@@ -362,7 +361,7 @@ static int both_buffer_kinds(const char *backend)
  * (mpirun) and nccl (--device cuda) have steps of their own. */
 static int shares_ranks(const char *backend)
 {
-    return coll__backend_sweeps_by_default(backend);
+    return coll_backend_sweeps_by_default(backend);
 }
 
 /* The backends of kind k (0 malloc, 1 coll) that share ranks, comma-separated. */

@@ -19,7 +19,6 @@
 #include "launch/launcher.h"
 #include "cli_launch.h"
 #include "coll.h"
-#include "backend/registry.h"
 #include "train/train_blas.h"
 #include "train/train_metrics.h"
 #include "train/train_options.h"
@@ -302,7 +301,7 @@ static int pick_backends(const train_options *o, const cli_launch_plan *plan, co
     int code = cli_plan_pick_backends(plan, PREFIX, asked, asked_backends(o, asked), out, 8, n);
     if (code || o->nbackends) return code;
     /* Unasked: one backend, the library's choice inside a host, keeps the default run short. */
-    out[0] = coll__backend_preferred(out[0]);
+    out[0] = coll_backend_preferred(out[0]);
     *n = 1;
     return 0;
 }

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bootstrap/listen_addr.h"
+#include "coll.h"
 
 void info_net_print_text(void)
 {

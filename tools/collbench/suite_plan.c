@@ -6,7 +6,6 @@
 
 #include "cli_launch.h"
 #include "coll.h"
-#include "backend/registry.h"
 
 int suite_step_arg(suite_step *step, const char *fmt, ...)
 {
@@ -28,7 +27,7 @@ int suite_step_arg(suite_step *step, const char *fmt, ...)
 static const char *cannot_run(const char *name, char *why, size_t len, int bare)
 {
     cli_launch_plan here; /* the suite's steps run on this host */
-    if (!(bare ? coll__backend_available_bare(name, why, len) : coll_backend_available(name, why, len)))
+    if (!(bare ? coll_backend_available_bare(name, why, len) : coll_backend_available(name, why, len)))
         return why;
     cli_plan_choose(&here, NULL);
     return cli_plan_refuses(&here, name, why, len);
@@ -43,7 +42,7 @@ static int pick_listed(const char *list, char out[][16], size_t cap, size_t *n)
     }
     strcpy(copy, list);
     for (char *b = strtok_r(copy, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
-        if (!coll__backend_known(b) || strlen(b) >= 16) {
+        if (!coll_backend_known(b) || strlen(b) >= 16) {
             fprintf(stderr, "collbench suite: --backend: unknown backend '%s'\n", b);
             return EXIT_USAGE;
         }
