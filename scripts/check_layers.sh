@@ -18,12 +18,12 @@ algo: core transport
 backend: core bootstrap transport algo
 comm: core bootstrap transport algo backend
 launch: core
-bench: core launch
-train: core bench
-report: core bench
-tools: core launch bench train report
+engine: core launch
+train: core engine
+report: core engine
+tools: core launch engine train report
 '
-# Above libcoll (launch, bench, train, report, tools) only core, the base
+# Above libcoll (launch, engine, train, report, tools) only core, the base
 # library coll_base, besides coll.h: what they need of libcoll proper is public
 # API. The build enforces the same (src/ is private to libcoll; each module sees
 # only the headers of the targets it links).

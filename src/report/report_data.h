@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bench/result.h"
-#include "bench/train_row.h"
+#include "engine/result.h"
+#include "engine/train_row.h"
 
 typedef train_row report_train_row; /* the rows collbench train writes */
 

@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "bench/result.h"
+#include "engine/result.h"
 #include "coll.h"
 #include "core/errbuf.h"
 

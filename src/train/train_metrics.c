@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/result.h"
-#include "bench/stats.h"
+#include "engine/result.h"
+#include "engine/stats.h"
 #include "coll.h"
 #include "core/atomic_file.h"
 #include "core/errbuf.h"

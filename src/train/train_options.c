@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/opt_table.h"
+#include "engine/opt_table.h"
 #include "coll.h"
 #include "core/errbuf.h"
 #include "train/train_memory.h"

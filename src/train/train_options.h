@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bench/multinode_opts.h"
+#include "engine/multinode_opts.h"
 #include "train/model.h"
 #include "train/reducer.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/soak.h"
+#include "engine/soak.h"
 
 static void durations_parse(void **state)
 {

@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "bench/bench_coll.h"
-#include "bench/bench_data.h"
+#include "engine/bench_coll.h"
+#include "engine/bench_data.h"
 #include "coll.h"
 #include "core/reduce.h"
 

@@ -8,9 +8,9 @@
 
 #include <cmocka.h>
 
-#include "bench/bench_coll.h"
-#include "bench/bench_data.h"
-#include "bench/bench_options.h"
+#include "engine/bench_coll.h"
+#include "engine/bench_data.h"
+#include "engine/bench_options.h"
 #include "coll.h"
 
 #define MAX_ARGS 64

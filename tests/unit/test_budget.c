@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "bench/budget.h"
+#include "engine/budget.h"
 
 /* Warm-ups run for a sequence of iteration times (us), as the runner does. */
 static int warmups_for(double budget_s, int warmup, int iters, const double *t_us, int n)

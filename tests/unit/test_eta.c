@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "bench/eta.h"
+#include "engine/eta.h"
 
 static void test_nothing_done_is_unknown(void **state)
 {

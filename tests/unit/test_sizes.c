@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "bench/sizes.h"
+#include "engine/sizes.h"
 #include "coll.h"
 
 static uint64_t parse_ok(const char *s)

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "bench/stats.h"
+#include "engine/stats.h"
 
 #define assert_near(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "bench/straggler.h"
+#include "engine/straggler.h"
 
 #define NR 6
 #define IT 40

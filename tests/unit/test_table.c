@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "bench/result.h"
-#include "bench/table.h"
+#include "engine/result.h"
+#include "engine/table.h"
 
 static bench_row cfg_row(void)
 {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/bench_device.h"
+#include "engine/bench_device.h"
 #include "cli_common.h"
 #include "coll.h"
 #include "core/cuda_rt.h"

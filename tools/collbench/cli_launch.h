@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "bench/multinode_opts.h"
+#include "engine/multinode_opts.h"
 #include "cli_common.h"
 #include "coll.h"
 

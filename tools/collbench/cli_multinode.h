@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "bench/multinode_opts.h"
+#include "engine/multinode_opts.h"
 #include "cli_common.h"
 
 /* The flags as parsed (listen_addr, job_token may be NULL). */

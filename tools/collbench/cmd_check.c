@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/opt_table.h"
+#include "engine/opt_table.h"
 #include "cli_gpu.h"
 #include "cli_launch.h"
 #include "coll.h"

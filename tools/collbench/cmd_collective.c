@@ -12,10 +12,10 @@
 #include <malloc.h> /* mallopt */
 #endif
 
-#include "bench/bench_coll.h"
-#include "bench/bench_options.h"
-#include "bench/bench_runner.h"
-#include "bench/bench_sink.h"
+#include "engine/bench_coll.h"
+#include "engine/bench_options.h"
+#include "engine/bench_runner.h"
+#include "engine/bench_sink.h"
 #include "cli_gpu.h"
 #include "cli_launch.h"
 #include "coll.h"

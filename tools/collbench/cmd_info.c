@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/machine_info.h"
-#include "bench/opt_table.h"
+#include "engine/machine_info.h"
+#include "engine/opt_table.h"
 #include "coll.h"
 #include "info_gpu.h"
 #include "info_net.h"

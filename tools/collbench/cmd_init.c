@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench/sizes.h"
-#include "bench/opt_table.h"
+#include "engine/sizes.h"
+#include "engine/opt_table.h"
 #include "cli_launch.h"
 #include "coll.h"
 #include "core/atomic_file.h"

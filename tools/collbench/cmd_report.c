@@ -3,7 +3,7 @@
 #include "cli_common.h"
 #include "coll.h"
 #include "report/report.h"
-#include "bench/opt_table.h"
+#include "engine/opt_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/opt_table.h"
-#include "bench/straggler.h"
+#include "engine/opt_table.h"
+#include "engine/straggler.h"
 #include "cli_launch.h"
 #include "coll.h"
 #include "core/clock.h"

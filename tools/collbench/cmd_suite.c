@@ -25,9 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/bench_coll.h"
-#include "bench/opt_table.h"
-#include "bench/sizes.h"
+#include "engine/bench_coll.h"
+#include "engine/opt_table.h"
+#include "engine/sizes.h"
 #include "cli_common.h"
 #include "suite.h"
 #include "train/train_blas.h"

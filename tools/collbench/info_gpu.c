@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/bench_device.h"
-#include "bench/sizes.h"
+#include "engine/bench_device.h"
+#include "engine/sizes.h"
 #include "cli_common.h"
 #include "coll.h"
 #include "core/cuda_rt.h"

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "bench/machine_info.h"
+#include "engine/machine_info.h"
 
 /* "cuda driver" and one "gpu N" line per device, in print_text's format. */
 void info_gpu_print_text(const machine_info *mi);

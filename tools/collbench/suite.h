@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "bench/eta.h"
+#include "engine/eta.h"
 
 #define SUITE_MAX_ARGS 48
 

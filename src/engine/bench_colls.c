@@ -1,11 +1,11 @@
 /* One struct per collective: counts, buffers, bus bandwidth factor, the coll.h
  * call and the check of its result. Checks read c->recv and know which rank's
  * inputs (bench_data_fill of c->send) should have landed where. */
-#include "bench/bench_coll.h"
+#include "engine/bench_coll.h"
 
 #include <string.h>
 
-#include "bench/bench_data.h"
+#include "engine/bench_data.h"
 
 static double factor_one(int n) { (void)n; return 1.0; }
 static double factor_zero(int n) { (void)n; return 0.0; }

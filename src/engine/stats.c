@@ -1,7 +1,7 @@
 /* Summary statistics of per-iteration times: the numbers every table, CSV row
  * and JSON row reports. Percentiles match numpy.percentile's default (linear
  * interpolation between the closest ranks) so results can be checked in Python. */
-#include "bench/stats.h"
+#include "engine/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

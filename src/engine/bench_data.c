@@ -1,7 +1,7 @@
 /* Deterministic inputs and an on-the-fly checker; see bench_data.h for the
  * value ranges and why they keep every dtype exact. Work goes in blocks of
  * BLOCK elements so the per-dtype loops stay tight and the stack stays small. */
-#include "bench/bench_data.h"
+#include "engine/bench_data.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Benchmark buffers on the host or on a CUDA device; see bench_device.h. */
-#include "bench/bench_device.h"
+#include "engine/bench_device.h"
 
 #include <stdint.h>
 #include <stdlib.h>

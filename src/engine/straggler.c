@@ -1,7 +1,7 @@
 /* Straggler analysis: lateness per rank relative to the earliest arrival, and
  * excess over the median arrival, which decides (see the header). */
-#include "bench/straggler.h"
-#include "bench/stats.h"
+#include "engine/straggler.h"
+#include "engine/stats.h"
 
 #include <errno.h>
 #include <math.h>

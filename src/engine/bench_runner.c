@@ -1,5 +1,5 @@
 /* The runner: sizes x placements of one configuration; see bench_runner.h. */
-#include "bench/bench_runner.h"
+#include "engine/bench_runner.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,14 +8,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/bench_data.h"
-#include "bench/budget.h"
-#include "bench/bench_device.h"
-#include "bench/per_iter.h"
-#include "bench/sizes.h"
-#include "bench/soak.h"
-#include "bench/stats.h"
-#include "bench/table.h"
+#include "engine/bench_data.h"
+#include "engine/budget.h"
+#include "engine/bench_device.h"
+#include "engine/per_iter.h"
+#include "engine/sizes.h"
+#include "engine/soak.h"
+#include "engine/stats.h"
+#include "engine/table.h"
 #include "core/clock.h"
 
 #define PROGRESS_PERIOD_S 0.2

@@ -1,5 +1,5 @@
 /* Soak mode: repeat the sweep for a duration and watch memory and descriptors. */
-#include "bench/soak.h"
+#include "engine/soak.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* --per-iter rows: gather every rank's iteration times, rank 0 appends them. */
-#include "bench/per_iter.h"
+#include "engine/per_iter.h"
 
 #include <stdio.h>
 #include <stdlib.h>

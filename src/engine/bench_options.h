@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bench/bench_coll.h"
-#include "bench/multinode_opts.h"
-#include "bench/opt_table.h"
+#include "engine/bench_coll.h"
+#include "engine/multinode_opts.h"
+#include "engine/opt_table.h"
 #include "coll.h"
 
 #define BENCH_MAX_SIZES 4096

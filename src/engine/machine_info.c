@@ -1,6 +1,6 @@
 /* Gathering machine facts from /proc, sysfs and libc; libraries by dlopen so a
  * build without CUDA still says whether CUDA is on this machine. */
-#include "bench/machine_info.h"
+#include "engine/machine_info.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bench/multinode_opts.h"
+#include "engine/multinode_opts.h"
 
 /* bench_opt_parse's return when -h/--help was given (the caller prints the usage). */
 #define BENCH_OPT_HELP 1

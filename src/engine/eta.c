@@ -1,5 +1,5 @@
 /* The suite's ETA; see eta.h. */
-#include "bench/eta.h"
+#include "engine/eta.h"
 
 /* Seconds per unit of weight of finished steps (of one group, or all: group < 0). */
 static double rate_of(const eta_step *steps, size_t n, int group)

@@ -1,5 +1,5 @@
 /* See opt_table.h. */
-#include "bench/opt_table.h"
+#include "engine/opt_table.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/sizes.h"
+#include "engine/sizes.h"
 #include "coll.h"
 
 int bench_opt_fail(bench_opt_ctx *c, const char *fmt, ...)

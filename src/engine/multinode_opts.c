@@ -1,4 +1,4 @@
-#include "bench/multinode_opts.h"
+#include "engine/multinode_opts.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* Option parsing for the collective commands: a table of flags, one small
  * handler per flag, then a finishing pass for what depends on several flags
  * (the size sweep, dtype/op pairs, sizes against dtype sizes). */
-#include "bench/bench_options.h"
-#include "bench/opt_table.h"
+#include "engine/bench_options.h"
+#include "engine/opt_table.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench_data.h"
-#include "bench/sizes.h"
-#include "bench/soak.h"
+#include "engine/bench_data.h"
+#include "engine/sizes.h"
+#include "engine/soak.h"
 #include "coll.h"
 
 #define MAX_PROCS 1024

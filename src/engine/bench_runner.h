@@ -17,8 +17,8 @@
 
 #include <stdint.h>
 
-#include "bench/bench_options.h"
-#include "bench/bench_sink.h"
+#include "engine/bench_options.h"
+#include "engine/bench_sink.h"
 #include "coll.h"
 
 typedef struct bench_runner {

@@ -1,7 +1,7 @@
 /* nccl-tests' output format, so people who read those tables read ours at a
  * glance, and scripts written for nccl-tests logs keep working: same columns,
  * same widths, same footer lines. */
-#include "bench/table.h"
+#include "engine/table.h"
 
 #include <inttypes.h>
 #include <string.h>

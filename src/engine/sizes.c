@@ -6,7 +6,7 @@
  * only when the result is a whole number of bytes ("1.5K" = 1536, "1.3" is
  * refused). Values must stay below 2^63 so they fit every signed 64-bit API. */
 #include "core/errbuf.h"
-#include "bench/sizes.h"
+#include "engine/sizes.h"
 #include "coll.h"
 
 #include <ctype.h>

@@ -1,5 +1,5 @@
 /* Rows to the launcher's pipe, or to the CSV and JSON files. */
-#include "bench/bench_sink.h"
+#include "engine/bench_sink.h"
 
 #include <errno.h>
 #include <stdio.h>

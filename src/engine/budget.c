@@ -1,5 +1,5 @@
 /* Warm-up and iteration counts under --time-budget; see budget.h. */
-#include "bench/budget.h"
+#include "engine/budget.h"
 
 #include <math.h>
 
