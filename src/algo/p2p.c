@@ -72,7 +72,8 @@ int coll_p2p_post(coll_algo_ctx *c, coll_xfer *xs, int n)
         if (rc < 0) {
             if (!c->tp->err.msg[0])
                 snprintf(c->tp->err.msg, sizeof(c->tp->err.msg), "cannot post %s to rank %d: %s",
-                         xs[i].kind == COLL_XFER_SEND ? "send" : "receive", xs[i].peer,
+                         xs[i].kind == COLL_XFER_SEND ? "send" : "receive",
+                         coll__err_world(&c->tp->err, xs[i].peer),
                          coll_strerror(rc));
             return fail(c, rc);
         }
@@ -98,6 +99,7 @@ static int timed_out(coll_algo_ctx *c, const coll_xfer *xs, int n)
         if (xs[i].status == COLL_EAGAIN) peer = xs[i].peer;
     char what[128];
     coll_sig_format(&c->sig, what, sizeof(what));
+    peer = coll__err_world(&c->tp->err, peer); /* the group's map: a world rank */
     if (!c->tp->err.msg[0]) {
         if (c->timeout_s > 0)
             snprintf(c->tp->err.msg, sizeof(c->tp->err.msg),

@@ -13,11 +13,9 @@
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
 #include "core/alloc.h"
-#include "core/blame.h"
 #include "core/clock.h"
 #include "core/reduce.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,85 +80,11 @@ const char *coll_auto_intra_name(char *why, size_t whylen)
     return ops ? ops->name : "none";
 }
 
-/* World rank of s's rank r, or -1 when r is not one of s's ranks. */
-static int world_rank(const sub *s, int r)
-{
-    if (r < 0 || r >= s->n) return -1;
-    return s->ranks ? s->ranks[r] : r;
-}
-
-/* s's rank of world rank w, or -1 when w is not in s. */
-static int sub_rank(const sub *s, int w)
-{
-    if (!s->ranks) return w >= 0 && w < s->n ? w : -1;
-    for (int r = 0; r < s->n; r++)
-        if (s->ranks[r] == w) return r;
-    return -1;
-}
-
-/* World rank w in s's numbering, or as a rank outside s (-1 stays -1). */
-static int blame_in(const sub *s, int w)
-{
-    int r = sub_rank(s, w);
-    return r < 0 && w >= 0 ? COLL_BLAME_OUTSIDE(w) : r;
-}
-
 static int is_identity(const sub *s)
 {
     for (int r = 0; s->ranks && r < s->n; r++)
         if (s->ranks[r] != r) return 0;
     return 1;
-}
-
-/* The sub-backend words ranks in its own numbering: rewrite every "rank N" and
- * "ranks N, M and K" in msg into world ranks, so that users and the fault
- * matrix read the rank they started. Numbers outside the group stay, and so
- * does the text keep (a store's message quoted in msg). */
-static void to_world_ranks(const sub *s, char *msg, size_t len, const char *keep)
-{
-    if (is_identity(s) || !len) return;
-    char out[1024];
-    size_t o = 0;
-    const char *p = msg;
-    /* keep: words of the store, which numbers ranks like the world does */
-    const char *kept = keep && *keep ? strstr(msg, keep) : NULL;
-    while (*p && o + 1 < sizeof out) {
-        if (p == kept) {
-            int k = snprintf(out + o, sizeof out - o, "%s", keep);
-            o = k > 0 && (size_t)k < sizeof out - o ? o + (size_t)k : sizeof out - 1;
-            p += strlen(keep);
-            continue;
-        }
-        int word = strncmp(p, "rank", 4) == 0 && (p == msg || !isalnum((unsigned char)p[-1]));
-        if (!word) {
-            out[o++] = *p++;
-            continue;
-        }
-        size_t w = p[4] == 's' ? 5 : 4;
-        memcpy(out + o, p, w < sizeof out - 1 - o ? w : sizeof out - 1 - o);
-        o += w < sizeof out - 1 - o ? w : sizeof out - 1 - o;
-        p += w;
-        /* a number after "rank ", then more after ", " or " and " when plural */
-        for (const char *sep = " ";;) {
-            size_t sl = strlen(sep);
-            if (strncmp(p, sep, sl) != 0 || !isdigit((unsigned char)p[sl])) break;
-            char *end;
-            long r = strtol(p + sl, &end, 10);
-            int g = r < s->n ? world_rank(s, (int)r) : -1;
-            int k = g >= 0 ? snprintf(out + o, sizeof out - o, "%s%d", sep, g)
-                           : snprintf(out + o, sizeof out - o, "%.*s", (int)(end - p), p);
-            if (k < 0 || (size_t)k >= sizeof out - o) {
-                o = sizeof out - 1;
-                break;
-            }
-            o += (size_t)k;
-            p = end;
-            if (w == 4) break;
-            sep = strncmp(p, " and ", 5) == 0 ? " and " : ", ";
-        }
-    }
-    out[o] = '\0';
-    { size_t m = o < len - 1 ? o : len - 1; memcpy(msg, out, m); msg[m] = 0; }
 }
 
 /* After a message from s: which world ranks s is made of, when not the identity. */
@@ -186,11 +110,13 @@ static int sub_init(coll_comm *comm, const coll_rendezvous *rv, sub *s, const ch
 {
     coll_rendezvous srv = *rv;
     coll__err why;
-    coll__err_init(&why, NULL, 0);
+    coll__err_init(&why, s->ranks, subsize);
     srv.rank = subrank;
     srv.world_size = subsize;
     srv.local_rank = subrank;
     srv.local_world_size = subsize;
+    srv.world_of = s->ranks; /* the group's backend names world ranks from the start */
+    srv.nworld = s->ranks ? subsize : 0;
     if (coll__store_key(srv.prefix, sizeof srv.prefix, NULL, rv->prefix, "a%s/", tag)) {
         return coll__err_set(err, COLL_EINVAL, "auto: key prefix %sa%s/ too long for the %s group", rv->prefix, tag,
                  s->what);
@@ -199,7 +125,6 @@ static int sub_init(coll_comm *comm, const coll_rendezvous *rv, sub *s, const ch
     int rc = s->ops->init(comm, &srv, &s->state, &why);
     if (rc) {
         if (!why.msg[0]) snprintf(why.msg, sizeof why.msg, "%s", coll_strerror(rc));
-        to_world_ranks(s, why.msg, sizeof why.msg, rv->store ? rv->store->err.msg : NULL);
         coll__err_set(err, rc, "auto: cannot set up the %s %s group: %s", s->what, s->ops->name,
                       why.msg);
         note_group(s, err->msg, sizeof err->msg);
@@ -367,24 +292,19 @@ static int sub_run(auto_state *st, sub *s, const coll_call *c, const coll_sig *s
     return rc ? sub_failure(st, s, rc, err) : COLL_OK;
 }
 
-/* s's call failed with rc, err blaming a rank in s's numbering (or outside
- * it): err in the world's numbering, every group aborted, and the rank that
- * failed first looked up. */
+/* s's call failed with rc, err blaming a world rank (s's backend knows s's
+ * map: maybe a rank outside s): the group named, every group aborted, and the
+ * rank that failed first looked up. */
 static int sub_failure(auto_state *st, sub *s, int rc, coll__err *err)
 {
-    int sub_failed = err->rank;
-    int outside = COLL_BLAME_IS_OUTSIDE(sub_failed);
-    int blamed = outside ? COLL_BLAME_WORLD(sub_failed) : world_rank(s, sub_failed);
+    int blamed = err->rank;
     if (blamed >= st->size) blamed = -1;
     if (!err->msg[0]) { /* a bare status: say at least who, when the backend knows */
         if (blamed >= 0)
-            coll__err_set(err, 0, "rank %d failed: %s", sub_failed, coll_strerror(rc));
+            coll__err_set(err, 0, "rank %d failed: %s", blamed, coll_strerror(rc));
         else
             coll__err_set(err, 0, "%s", coll_strerror(rc));
     }
-    to_world_ranks(s, err->msg, sizeof err->msg, NULL);
-    if (outside && blamed >= 0) /* after the rewrite: a world rank already */
-        coll__err_append(err, " (blames rank %d)", blamed);
     note_group(s, err->msg, sizeof err->msg);
     err->status = rc;
     err->rank = blamed;
@@ -445,8 +365,7 @@ static void run_inter(void *arg)
     /* Stop the caller's intra-host step now (shm's abort marks the shared
      * segment, safe beside a running call); the rest of the failure is
      * handled by the caller once this thread is idle. */
-    int outside = COLL_BLAME_IS_OUTSIDE(j->err.rank);
-    int w = outside ? COLL_BLAME_WORLD(j->err.rank) : world_rank(&st->inter, j->err.rank);
+    int w = j->err.rank; /* a world rank: tcp knows the group's map */
     abort_sub(&st->intra, j->rc, w < st->size ? w : -1);
 }
 
@@ -612,11 +531,11 @@ static int auto_set_algo(void *state, const char *algo, coll__err *err)
     return COLL_OK;
 }
 
-/* s's peers learn whom to blame: in s's numbering, or as a rank outside it
- * (core/blame.h). */
+/* s's peers learn whom to blame: world rank failed_rank, which may be outside
+ * s (its backend carries world ranks on its wire or segment). */
 static void abort_sub(sub *s, int status, int failed_rank)
 {
-    if (s->state) s->ops->abort(s->state, status, blame_in(s, failed_rank));
+    if (s->state) s->ops->abort(s->state, status, failed_rank);
 }
 
 static void auto_abort(void *state, int status, int failed_rank)

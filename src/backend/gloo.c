@@ -23,6 +23,8 @@ typedef struct gloo_state {
     coll_gloo *g; /* NULL in a world of one */
     coll_gloo_peers peers; /* whose socket an error names */
     int rank, size;
+    const int *world_of;   /* rank -> world rank (NULL: the group is the world) */
+    int nworld;
     coll_gloo_algo algo;
     char algo_name[32];
 } gloo_state;
@@ -41,6 +43,8 @@ static int gloo_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;
     st->size = rv->world_size;
+    st->world_of = rv->world_of;
+    st->nworld = rv->nworld;
     strcpy(st->algo_name, "auto");
     if (st->size > 1) {
         /* Gloo writes to its sockets without MSG_NOSIGNAL: a peer that died
@@ -166,21 +170,32 @@ static void blame(const gloo_state *st, int rc, coll__err *err)
         ngone = coll_gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
     }
     for (int i = 0; i < ngone; i++) r_gone |= dead[i] == r;
+    coll__err map; /* the group's: messages and blame name world ranks */
+    coll__err_init(&map, st->world_of, st->nworld);
+    if (st->world_of) { /* the list of closed ones, in world ranks */
+        size_t used = 0;
+        gone[0] = '\0';
+        for (int i = 0; i < ngone && used < sizeof gone; i++) {
+            int k = snprintf(gone + used, sizeof gone - used, "%s%d", i ? ", " : "",
+                             coll__err_world(&map, dead[i]));
+            if (k > 0) used += (size_t)k;
+        }
+    }
     coll__err_copy(err, gloo_says, sizeof gloo_says);
     /* Gloo has no abort: a rank that failed because another died just exits,
      * and its closed connection may reach this rank first. A rank whose every
      * connection is closed is the better witness than the one Gloo names. */
     if (r >= 0 && (ngone == 0 || r_gone)) {
-        err->rank = coll__err_world(err, r);
+        err->rank = coll__err_world(&map, r);
         if (ngone > 1)
             coll__err_set(err, 0, "lost the connection to rank %d (process died?); connections to ranks %s "
                          "are closed by now: %s",
-                         r, gone, gloo_says);
+                         err->rank, gone, gloo_says);
         else
-            coll__err_set(err, 0, "lost the connection to rank %d (process died?): %s", r,
+            coll__err_set(err, 0, "lost the connection to rank %d (process died?): %s", err->rank,
                          gloo_says);
     } else if (ngone > 0) {
-        err->rank = coll__err_world(err, dead[0]);
+        err->rank = coll__err_world(&map, dead[0]);
         coll__err_set(err, 0, "connections to rank%s %s are closed (process died?): %s",
                      ngone > 1 ? "s" : "", gone, gloo_says);
     }

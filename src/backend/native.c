@@ -36,7 +36,8 @@ static int tcp_init(coll_comm *comm, const coll_rendezvous *rv, void **state, co
     st->rank = rv->rank;
     st->size = rv->world_size;
     int rc = coll_tcp_transport_create(rv->store, rv->prefix, rv->rank, rv->world_size, rv->host,
-                                       rv->token, rv->timeout_s, &st->tp, err);
+                                       rv->token, rv->timeout_s, rv->world_of, rv->nworld,
+                                       &st->tp, err);
     if (rc) {
         free(st);
         return rc;

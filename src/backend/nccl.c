@@ -31,6 +31,7 @@ typedef struct nccl_state {
     coll_nccl_comm comm;
     coll_cuda_stream stream;
     int rank, size, dev;
+    int wrank, wroot;          /* world ranks of this rank and the group's rank 0: messages */
     int aborted;
     coll_stager stage;         /* host buffers through device memory */
     void *scratch;             /* device: barrier element, reduce off-root, in-place alltoall */
@@ -48,14 +49,14 @@ const coll_backend_ops *coll_backend_nccl_probe(char *err, size_t errlen)
 static void nccl_errmsg(const nccl_state *st, const char *what, int result, coll__err *err)
 {
     const char *last = st->nc->GetLastError && st->comm ? st->nc->GetLastError(st->comm) : NULL;
-    coll__err_set(err, 0, "rank %d: %s: %s%s%s%s", st->rank, what, st->nc->GetErrorString(result),
+    coll__err_set(err, 0, "rank %d: %s: %s%s%s%s", st->wrank, what, st->nc->GetErrorString(result),
                  last && *last ? " (" : "", last && *last ? last : "", last && *last ? ")" : "");
 }
 
 static void cuda_errmsg(const nccl_state *st, const char *what, int e, coll__err *err)
 {
     char buf[200];
-    coll__err_set(err, 0, "rank %d: %s: %s", st->rank, what, coll_cuda_strerror(e, buf, sizeof buf));
+    coll__err_set(err, 0, "rank %d: %s: %s", st->wrank, what, coll_cuda_strerror(e, buf, sizeof buf));
     st->rt->GetLastError();
 }
 
@@ -128,7 +129,8 @@ static int agree(const coll_rendezvous *rv, int local_rc, const char *local_err,
     int64_t arrived = 0;
     int exists = 0;
     if (local_rc) {
-        int n = snprintf(val, sizeof val, "%d|rank %d: %s", local_rc, rv->rank, local_err);
+        int n = snprintf(val, sizeof val, "%d|rank %d: %s", local_rc,
+                         coll_rendezvous_world(rv, rv->rank), local_err);
         if (n < 0) n = 0;
         if ((size_t)n >= sizeof val) n = sizeof val - 1;
         rc = coll_store_set(store, k_err, val, (size_t)n);
@@ -143,7 +145,8 @@ static int agree(const coll_rendezvous *rv, int local_rc, const char *local_err,
     if (rc == COLL_OK) rc = coll_store_wait(store, keys, 1);
     if (rc == COLL_OK) rc = store->ops->check(store, k_err, &exists);
     if (rc) {
-        return coll__err_set(err, rc, "rank %d: NCCL set-up: waiting for the other ranks: %s", rv->rank,
+        return coll__err_set(err, rc, "rank %d: NCCL set-up: waiting for the other ranks: %s",
+                     coll_rendezvous_world(rv, rv->rank),
                      store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
     if (!exists && !local_rc) return COLL_OK;
@@ -181,11 +184,13 @@ static int exchange_id(nccl_state *st, const coll_rendezvous *rv, coll_nccl_id *
     size_t len = 0;
     int rc = coll_store_get(rv->store, key, &v, &len);
     if (rc) {
-        return coll__err_set(err, rc, "rank %d: waiting for rank 0's NCCL id: %s", st->rank, rv->store->err.msg);
+        return coll__err_set(err, rc, "rank %d: waiting for rank %d's NCCL id: %s", st->wrank,
+                             st->wroot, rv->store->err.msg);
     }
     if (len != sizeof *id) {
         free(v);
-        return coll__err_set(err, COLL_EPROTO, "rank %d: the NCCL id from rank 0 has %zu bytes, not %zu", st->rank,
+        return coll__err_set(err, COLL_EPROTO, "rank %d: the NCCL id from rank %d has %zu bytes, not %zu",
+                             st->wrank, st->wroot,
                      len, sizeof *id);
     }
     memcpy(id, v, sizeof *id);
@@ -213,6 +218,8 @@ static int nccl_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;
     st->size = rv->world_size;
+    st->wrank = coll_rendezvous_world(rv, rv->rank);
+    st->wroot = coll_rendezvous_world(rv, 0);
     st->stage.mem = &coll_stage_host_via_device;
     coll__err local_err;
     coll__err_init(&local_err, NULL, 0);
@@ -259,7 +266,7 @@ static int wait_done(nccl_state *st, const char *what, double deadline, coll__er
         double now = coll_now_s();
         if (now >= deadline) {
             return coll__err_set(err, COLL_ETIMEDOUT, "rank %d: %s did not finish within %.1f s (-T): a rank stalled "
-                         "or died", st->rank, what, now - start);
+                         "or died", st->wrank, what, now - start);
         }
         if (now - start < SPIN_S) continue;
         coll__nap_s((double)sleep_ns * 1e-9);
@@ -334,7 +341,7 @@ static int divide_on_host(nccl_state *st, const coll_call *c, coll__err *err)
 {
     size_t bytes = c->count * coll_dtype_size(c->dt);
     void *h = malloc(bytes ? bytes : 1);
-    if (!h) return coll__err_set(err, 0, "rank %d: out of memory for avg", st->rank), COLL_ENOMEM;
+    if (!h) return coll__err_set(err, 0, "rank %d: out of memory for avg", st->wrank), COLL_ENOMEM;
     int rc = coll_cuda_copy(h, c->recvbuf, bytes, COLL_CUDA_D2H, err->msg, sizeof err->msg);
     if (rc == COLL_OK) {
         coll_scale_div(h, c->count, c->dt, st->size);
@@ -351,7 +358,7 @@ static int nccl_run(void *state, const coll_call *call, const coll_sig *sig, dou
     char what[96];
     (void)sig;
     if (st->aborted) {
-        return coll__err_set(err, COLL_EABORTED, "rank %d: the NCCL communicator was aborted", st->rank);
+        return coll__err_set(err, COLL_EABORTED, "rank %d: the NCCL communicator was aborted", st->wrank);
     }
     int dt = call->kind == COLL_KIND_BARRIER ? 0 : coll_nccl_dtype(call->dt, st->nc->version);
     int op = coll_nccl_op(call->op, st->nc->version);

@@ -16,8 +16,20 @@ struct coll_rendezvous {
     char store_host[256];   /* where the store listens (MASTER_ADDR), "" when not named */
     int spans_hosts;        /* 1 the job spans hosts, 0 one host, -1 unknown */
     double timeout_s;
+    /* A sub-group's ranks in the world (the auto backend's groups): rank r of
+     * this group is world rank world_of[r], so its backend blames and names
+     * world ranks (coll__err_init with them). NULL, 0: the group is the world. */
+    const int *world_of;
+    int nworld;
 };
 typedef struct coll_rendezvous coll_rendezvous;
+
+/* World rank of rank r of rv's group (-1 when r is not one of its ranks). */
+static inline int coll_rendezvous_world(const coll_rendezvous *rv, int r)
+{
+    if (!rv->world_of) return r;
+    return r >= 0 && r < rv->nworld ? rv->world_of[r] : -1;
+}
 
 int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, coll__err *err);
 

@@ -28,6 +28,24 @@ int coll__err_world(const coll__err *e, int r)
     return r < e->nworld ? e->world_of[r] : -1;
 }
 
+int coll__err_group(const coll__err *e, int w)
+{
+    if (w < 0) return -1;
+    if (!e || !e->world_of) return w;
+    for (int r = 0; r < e->nworld; r++)
+        if (e->world_of[r] == w) return r;
+    return -1;
+}
+
+int coll__err_pass(coll__err *dst, const coll__err *src)
+{
+    if (!dst || !src || dst == src) return src ? src->status : 0;
+    dst->status = src->status;
+    dst->rank = src->rank;
+    memcpy(dst->msg, src->msg, sizeof dst->msg);
+    return src->status;
+}
+
 static void vset(coll__err *e, const char *fmt, va_list ap)
 {
     char tmp[COLL__ERR_MSG];

@@ -2,8 +2,11 @@
  * rank) and why (message), passed by pointer down every call that can fail.
  *
  * A sub-group (the auto backend's intra-host, inter-host and all-hosts groups)
- * numbers its ranks 0..n-1; world_of maps them to world ranks, so code inside
- * the group blames and names world ranks from the start (coll__err_world).
+ * numbers its ranks 0..n-1; its rendezvous carries world_of, which maps them to
+ * world ranks, and its backend makes its error values with that map
+ * (coll__err_init), so code inside the group blames and names world ranks from
+ * the start (coll__err_world, coll__err_blame), and a world rank outside the
+ * group is just one coll__err_group does not find. Nobody rewrites a message.
  * Outside libcoll, errbuf.h's coll_set_err fills plain text buffers. */
 #ifndef COLL_ERR_H
 #define COLL_ERR_H
@@ -34,6 +37,11 @@ void coll__err_clear(coll__err *e);
 void coll__err_init(coll__err *e, const int *world_of, int nworld);
 /* World rank of rank r of e's group (r < 0 or outside the group: -1). */
 int coll__err_world(const coll__err *e, int r);
+/* Rank of e's group that world rank w is (w < 0 or not in the group: -1). */
+int coll__err_group(const coll__err *e, int w);
+/* dst gets src's status, blamed rank and message, keeping its own map (both
+ * name world ranks). Returns src's status. */
+int coll__err_pass(coll__err *dst, const coll__err *src);
 
 /* Message from fmt, replacing any; status recorded when nonzero. Returns status.
  * e may be NULL (only the status then). */

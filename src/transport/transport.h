@@ -43,8 +43,9 @@ typedef struct coll_transport_ops {
      * never) when nothing can move. Returns COLL_OK or the first fatal error, which
      * also fails the affected transfers (x->status) and fills tp->err. */
     int (*progress)(coll_transport *tp, int timeout_ms);
-    /* Best effort: tell every peer this rank fails with status, blaming
-     * failed_rank (-1: none), then refuse further work. */
+    /* Best effort: tell every peer this rank fails with status, blaming world
+     * rank failed_rank (-1: none; it may be outside the group), then refuse
+     * further work. */
     void (*abort)(coll_transport *tp, int status, int failed_rank);
     void (*destroy)(coll_transport *tp);
 } coll_transport_ops;
@@ -52,13 +53,17 @@ typedef struct coll_transport_ops {
 struct coll_transport {
     const coll_transport_ops *ops;
     int rank, size;
-    coll__err err;    /* the last error: why (naming the peer) and whom to blame */
+    coll__err err;    /* the last error: why (naming the peer) and whom to blame, in
+                       * world ranks through its map (the group's, see coll__err_init) */
 };
 
 /* Full mesh of TCP connections set up through the store (keys under prefix).
- * token authenticates peers (may be NULL). host: address to listen on (NULL: 127.0.0.1). */
+ * token authenticates peers (may be NULL). host: address to listen on (NULL: 127.0.0.1).
+ * world_of, nworld: the group's ranks in the world (NULL, 0: the group is the
+ * world); messages and blame name world ranks. */
 int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, int size,
                               const char *host, const char *token, double timeout_s,
-                              coll_transport **out, coll__err *err);
+                              const int *world_of, int nworld, coll_transport **out,
+                              coll__err *err);
 
 #endif

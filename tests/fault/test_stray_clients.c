@@ -253,7 +253,7 @@ static void *rank_main(void *p)
     if (coll_tcp_store_create("127.0.0.1", a->store_port, 0, -1, TOKEN, 20, &s, &a->err))
         return NULL;
     coll_transport *tp = NULL;
-    if (coll_tcp_transport_create(s, "t/", a->rank, NRANKS, NULL, TOKEN, 20, &tp, &a->err)) {
+    if (coll_tcp_transport_create(s, "t/", a->rank, NRANKS, NULL, TOKEN, 20, NULL, 0, &tp, &a->err)) {
         coll_store_destroy(s);
         return NULL;
     }

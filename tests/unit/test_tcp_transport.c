@@ -58,7 +58,7 @@ static void *rank_main(void *arg)
     rank_t *r = arg;
     double t0 = coll_now_s();
     r->create_rc = coll_tcp_transport_create(r->store, "job/", r->rank, r->size, NULL, r->token,
-                                             r->timeout_s, &r->tp, &r->create_err);
+                                             r->timeout_s, NULL, 0, &r->tp, &r->create_err);
     r->create_s = coll_now_s() - t0;
     if (r->create_rc == COLL_OK && r->body) r->rc = r->body(r);
     return NULL;
@@ -596,7 +596,7 @@ static void test_corrupt_header_and_stray_connection(void **state)
     assert_int_equal(pthread_create(&th, NULL, fake_rank1, store), 0);
     coll_transport *tp = NULL;
     coll__err err = {.rank = -1};
-    int rc = coll_tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 10, &tp, &err);
+    int rc = coll_tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 10, NULL, 0, &tp, &err);
     if (rc) fail_msg("create: %s", err.msg);
     char buf[64];
     coll_xfer x;
@@ -652,7 +652,7 @@ static void test_replayed_hello_is_refused(void **state)
     assert_int_equal(pthread_create(&th, NULL, replaying_rank1, store), 0);
     coll_transport *tp = NULL;
     coll__err err = {.rank = -1};
-    int rc = coll_tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 1.5, &tp, &err);
+    int rc = coll_tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 1.5, NULL, 0, &tp, &err);
     void *answered;
     pthread_join(th, &answered);
     assert_int_equal((long)answered, 0); /* closed unanswered */
@@ -668,7 +668,7 @@ static void test_single_rank(void **state)
     assert_int_equal(coll_mem_store_create(1, &store), COLL_OK);
     coll_transport *tp = NULL;
     coll__err err = {.rank = -1};
-    assert_int_equal(coll_tcp_transport_create(store, "", 0, 1, NULL, NULL, 1, &tp, &err), 0);
+    assert_int_equal(coll_tcp_transport_create(store, "", 0, 1, NULL, NULL, 1, NULL, 0, &tp, &err), 0);
     assert_int_equal(tp->ops->progress(tp, -1), COLL_OK); /* nothing to wait for */
     tp->ops->destroy(tp);
     coll_store_destroy(store);

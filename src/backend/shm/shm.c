@@ -66,6 +66,13 @@ static int online_cpus(void)
 }
 
 /* Can this rank read its right neighbour's private memory? */
+/* World rank of this group's rank r, for messages. */
+static int world(const shm_state *st, int r)
+{
+    if (!st->world_of) return r;
+    return r >= 0 && r < st->nworld ? st->world_of[r] : -1;
+}
+
 static int probe_cma(shm_state *st, char *why, size_t len)
 {
     const char *env = getenv("COLL_SHM_CMA");
@@ -79,13 +86,13 @@ static int probe_cma(shm_state *st, char *why, size_t len)
     uint64_t got = 0;
     int e = shm_cma_read(pc->pid, &got, pc->probe_addr, sizeof got);
     if (e) {
-        snprintf(why, len, "process_vm_readv from rank %d (pid %d) failed: %s%s", peer,
+        snprintf(why, len, "process_vm_readv from rank %d (pid %d) failed: %s%s", world(st, peer),
                  (int)pc->pid, strerror(-e),
                  e == -EPERM ? " (ptrace restrictions: see /proc/sys/kernel/yama/ptrace_scope)" : "");
         return 0;
     }
     if (got != pc->probe_value) {
-        snprintf(why, len, "process_vm_readv from rank %d read the wrong value", peer);
+        snprintf(why, len, "process_vm_readv from rank %d read the wrong value", world(st, peer));
         return 0;
     }
     return 1;
@@ -119,7 +126,7 @@ static int heap_publish(shm_state *st, const coll_rendezvous *rv, size_t bytes)
 {
     char key[160], desc[96] = "none";
     coll__err err;
-    coll__err_init(&err, NULL, 0);
+    coll__err_init(&err, st->world_of, st->nworld);
     if (bytes && shm_heap_create(&st->heap, st->n, st->rank, bytes, &err) == COLL_OK)
         shm_heap_describe(&st->heap, desc, sizeof desc);
     else if (bytes && st->rank == 0)
@@ -136,7 +143,7 @@ static int heap_attach_all(shm_state *st, const coll_rendezvous *rv)
     for (int r = 0; ok && r < st->n; r++) {
         char key[160];
         coll__err err;
-        coll__err_init(&err, NULL, 0);
+        coll__err_init(&err, st->world_of, st->nworld);
         void *val = NULL;
         size_t len = 0;
         if (r == st->rank) continue;
@@ -201,7 +208,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, coll__err *err)
     int rc = heap_publish(st, rv, heap);
     if (rc) {
         free(pids);
-        return coll__err_set(err, rc, "shm: cannot publish rank %d's heap: %s", st->rank,
+        return coll__err_set(err, rc, "shm: cannot publish rank %d's heap: %s", world(st, st->rank),
                  rv->store->err.msg);
     }
     st->probe_word = ((uint64_t)getpid() << 20) ^ 0x5eedc0115eedull;
@@ -226,7 +233,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, coll__err *err)
     for (int r = 0; r < st->n; r++)
         if (st->seg.ctrl[r].cma_ok != 1) {
             st->cma = 0;
-            snprintf(st->cma_reason, sizeof st->cma_reason, "rank %d: %s", r,
+            snprintf(st->cma_reason, sizeof st->cma_reason, "rank %d: %s", world(st, r),
                      r == st->rank ? why : "process_vm_readv does not work there");
             break;
         }
@@ -244,8 +251,14 @@ static int shm_init(coll_comm *comm, const coll_rendezvous *rv, void **state, co
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;
     st->n = rv->world_size;
-    int rc = setup(st, rv, err);
+    st->world_of = rv->world_of;
+    st->nworld = rv->nworld;
+    coll__err why; /* names world ranks */
+    coll__err_init(&why, st->world_of, st->nworld);
+    int rc = setup(st, rv, &why);
     if (rc) {
+        coll__err_pass(err, &why);
+        err->status = rc;
         shm_fini(st);
         return rc;
     }
@@ -260,10 +273,9 @@ static size_t call_bytes(const coll_call *c, size_t es)
     return c->count * es;
 }
 
-static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
-                   coll__err *err)
+static int run_op(shm_state *st, const coll_call *c, const coll_sig *sig, double deadline,
+                  coll__err *err)
 {
-    shm_state *st = state;
     shm_op o = {.st = st, .c = c, .sig = sig};
     o.w = (shm_waiter){.seg = &st->seg, .live = &st->live, .watch = NULL, .deadline = deadline,
                        .spin = st->spin, .yield = st->yield, .err = err};
@@ -287,6 +299,21 @@ static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double 
     if (st->cma && st->n > 1 && call_bytes(c, o.es) >= st->cma_min && c->count > 0)
         return shm_cma_run(&o);
     return shm_stage_run(&o);
+}
+
+/* Errors of the call name world ranks: a value with this group's map, passed on. */
+static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
+                   coll__err *err)
+{
+    shm_state *st = state;
+    coll__err why;
+    coll__err_init(&why, st->world_of, st->nworld);
+    int rc = run_op(st, c, sig, deadline, &why);
+    if (rc) {
+        coll__err_pass(err, &why);
+        err->status = rc;
+    }
+    return rc;
 }
 
 /* shm picks its engine per call (staging, cma or direct: shm_op.h) from the

@@ -45,6 +45,8 @@ typedef struct shm_state {
     shm_segment seg;
     shm_liveness live;
     int rank, n;
+    const int *world_of;    /* rank -> world rank (NULL: the group is the world) */
+    int nworld;             /* its entries: errors name world ranks (coll__err_init) */
     int cma;                /* process_vm_readv works between the ranks */
     char cma_reason[160];   /* why not, when it does not */
     uint64_t step;          /* collective steps taken; the same on every rank */

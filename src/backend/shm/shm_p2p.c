@@ -61,18 +61,19 @@ static int take_chunk(shm_op *o, p2p_side *r)
 {
     shm_mailbox *mb = r->mb;
     if (mb->sig.count != o->c->recvcount || mb->sig.dtype != o->c->dt) {
-        coll__err_set(o->w.err, 0, "rank %d sent count=%llu %s but rank %d posted a receive of count=%zu %s",
-                 r->peer, (unsigned long long)mb->sig.count,
-                 coll_dtype_name((coll_dtype)mb->sig.dtype), o->st->rank, o->c->recvcount,
-                 coll_dtype_name(o->c->dt));
-        o->w.err->rank = r->peer;
+        coll__err_blame(o->w.err, 0, r->peer,
+                        "rank %d sent count=%llu %s but rank %d posted a receive of count=%zu %s",
+                        coll__err_world(o->w.err, r->peer), (unsigned long long)mb->sig.count,
+                        coll_dtype_name((coll_dtype)mb->sig.dtype),
+                        coll__err_world(o->w.err, o->st->rank), o->c->recvcount,
+                        coll_dtype_name(o->c->dt));
         return COLL_EMISMATCH;
     }
     if (mb->off != r->done || mb->off + mb->len > r->total) {
-        coll__err_set(o->w.err, 0, "rank %d sent bytes [%llu, %llu) of a %zu-byte message "
-                 "out of order", r->peer, (unsigned long long)mb->off,
-                 (unsigned long long)(mb->off + mb->len), r->total);
-        o->w.err->rank = r->peer;
+        coll__err_blame(o->w.err, 0, r->peer, "rank %d sent bytes [%llu, %llu) of a %zu-byte "
+                        "message out of order", coll__err_world(o->w.err, r->peer),
+                        (unsigned long long)mb->off, (unsigned long long)(mb->off + mb->len),
+                        r->total);
         return COLL_EPROTO;
     }
     char *dst = (char *)o->c->recvbuf + r->done;

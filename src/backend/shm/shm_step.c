@@ -46,9 +46,9 @@ int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
             char theirs[96], ours[96];
             coll_sig_format(&ph->sig, theirs, sizeof theirs);
             coll_sig_format(o->sig, ours, sizeof ours);
-            coll__err_set(o->w.err, 0, "rank %d called %s but rank %d called %s", p, theirs,
-                     st->rank, ours);
-            o->w.err->rank = p;
+            coll__err_blame(o->w.err, 0, p, "rank %d called %s but rank %d called %s",
+                            coll__err_world(o->w.err, p), theirs,
+                            coll__err_world(o->w.err, st->rank), ours);
             return COLL_EMISMATCH;
         }
         st->peer_send[p] = ph->sendbuf;
@@ -70,21 +70,22 @@ static int cma_failed(shm_op *o, int p, int e, const char *dir)
     /* A peer that gave up first may have freed or unmapped its buffers, or
      * exited: blame the rank it named, not the one we were reading. */
     const shm_header *h = st->seg.hdr;
-    int blamed = h->abort_rank;
-    if (atomic_load(&h->abort_status) && blamed >= 0 && blamed < st->n && blamed != st->rank) {
-        coll__err_set(o->w.err, 0, "rank %d (pid %d) failed during %s (reported by rank %d)",
-                 blamed, (int)st->live.pid[blamed], coll_kind_name(o->c->kind), h->abort_by);
-        o->w.err->rank = blamed;
+    const coll__err *map = o->w.err; /* group rank -> world rank */
+    int blamed = h->abort_rank, g = coll__err_group(map, blamed); /* world rank, rank here */
+    if (atomic_load(&h->abort_status) && g >= 0 && g < st->n && g != st->rank) {
+        coll__err_blame(o->w.err, 0, g, "rank %d (pid %d) failed during %s (reported by rank %d)",
+                        blamed, (int)st->live.pid[g], coll_kind_name(o->c->kind),
+                        coll__err_world(map, h->abort_by));
         return COLL_EPEER;
     }
-    o->w.err->rank = p;
+    int wp = coll__err_world(map, p);
     if (e == -ESRCH) {
-        coll__err_set(o->w.err, 0, "rank %d (pid %d) died during %s", p,
-                 (int)st->live.pid[p], coll_kind_name(o->c->kind));
+        coll__err_blame(o->w.err, 0, p, "rank %d (pid %d) died during %s", wp,
+                        (int)st->live.pid[p], coll_kind_name(o->c->kind));
         return COLL_EPEER;
     }
-    coll__err_set(o->w.err, 0, "process_vm_%sv with rank %d (pid %d) failed: %s", dir, p,
-             (int)st->live.pid[p], strerror(-e));
+    coll__err_blame(o->w.err, 0, p, "process_vm_%sv with rank %d (pid %d) failed: %s", dir, wp,
+                    (int)st->live.pid[p], strerror(-e));
     return e == -EFAULT ? COLL_EPROTO : COLL_ESYS;
 }
 

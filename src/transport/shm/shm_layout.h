@@ -79,7 +79,8 @@ typedef struct shm_header {
     uint64_t slot_bytes, mbox_bytes, total_bytes;
     /* First rank to give up records why, so peers stop waiting at once. */
     _Alignas(SHM_LINE) _Atomic int32_t abort_status; /* 0: not aborted */
-    int32_t abort_by, abort_rank;
+    int32_t abort_by;   /* the rank that gave up (of this group) */
+    int32_t abort_rank; /* the world rank it blames, maybe outside the group; -1: none */
     /* Direct all-reduce (shm_direct.c): chunks finished over the communicator's
      * life; every rank knows each call's range of them. */
     _Alignas(SHM_LINE) _Atomic uint64_t finished;

@@ -54,7 +54,8 @@ int shm_segment_barrier(coll_store *store, const char *prefix, const char *name,
         if ((rc = coll__store_key(key, sizeof key, err, prefix, "shm/%s/%d", name, r))) break;
         const char *keys[1] = {key};
         rc = coll_store_wait(store, keys, 1);
-        if (rc) coll__err_set(err, 0, "shm set-up (%s): rank %d never arrived: %s", name, r,
+        if (rc) coll__err_set(err, 0, "shm set-up (%s): rank %d never arrived: %s", name,
+                              coll__err_world(err, r),
                          store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
     if (rc && !err->msg[0]) coll__err_set(err, 0, "shm set-up (%s): store: %s", name, store->err.msg);

@@ -30,7 +30,7 @@ int shm_segment_create(shm_segment *seg, coll_store *store, const char *prefix, 
                        uint64_t probe_value, coll__err *err);
 /* Every rank calls it once more after its own set-up step: a store barrier. */
 int shm_segment_barrier(coll_store *store, const char *prefix, const char *name, int rank,
-                        int nranks, coll__err *err);
+                        int nranks, coll__err *err); /* err's map names world ranks */
 void shm_segment_unmap(shm_segment *seg);
 
 static inline char *shm_slot(const shm_segment *s, int rank, int parity)

@@ -1,7 +1,6 @@
 /* Doorbells, futex sleeps and the checks made while waiting (see shm_wait.h). */
 #include "transport/shm/shm_wait.h"
 #include "coll.h"
-#include "core/blame.h"
 #include "core/clock.h"
 
 #include <errno.h>
@@ -75,33 +74,39 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
 {
     shm_segment *seg = w->seg;
     int st = atomic_load(&seg->hdr->abort_status);
-    int by = seg->hdr->abort_by, blamed = seg->hdr->abort_rank;
+    const coll__err *map = w->err; /* group rank -> world rank */
+    int by = seg->hdr->abort_by, blamed = seg->hdr->abort_rank; /* blamed: a world rank */
+    int g = coll__err_group(map, blamed); /* blamed's rank here, -1: none or outside */
+    int member = g >= 0 && g != seg->rank && g < seg->nranks;
     /* A peer that gave up first names the culprit: ranks that saw it fail may
      * have exited since, and must not be blamed for it. */
-    int dead = st && blamed >= 0 && blamed != seg->rank && blamed < seg->nranks &&
-                       shm_liveness_dead(w->live, NULL) >= 0
-                   ? blamed
+    int dead = st && member && shm_liveness_dead(w->live, NULL) >= 0
+                   ? g
                    : shm_liveness_dead(w->live, w->watch);
-    if (dead >= 0 && (!st || dead == blamed || blamed < 0)) {
-        coll__err_set(w->err, 0, "rank %d (pid %d) died while rank %d waited for %s", dead,
-                 (int)w->live->pid[dead], seg->rank, what);
-        w->err->rank = dead;
+    if (dead >= 0 && (!st || dead == g || g < 0)) {
+        coll__err_blame(w->err, 0, dead, "rank %d (pid %d) died while rank %d waited for %s",
+                        coll__err_world(map, dead), (int)w->live->pid[dead],
+                        coll__err_world(map, seg->rank), what);
         return COLL_EPEER;
     }
     if (st) {
-        if (blamed >= 0 && blamed != seg->rank && blamed < seg->nranks) {
-            coll__err_set(w->err, 0, "rank %d (pid %d) failed: %s (reported by rank %d)",
-                     blamed, (int)w->live->pid[blamed], coll_strerror(st), by);
-            w->err->rank = blamed;
+        if (member) {
+            coll__err_blame(w->err, 0, g, "rank %d (pid %d) failed: %s (reported by rank %d)",
+                            blamed, (int)w->live->pid[g], coll_strerror(st),
+                            coll__err_world(map, by));
             return COLL_EPEER;
         }
-        coll__err_set(w->err, 0, "rank %d aborted the communicator: %s", by, coll_strerror(st));
-        w->err->rank = COLL_BLAME_IS_OUTSIDE(blamed) ? blamed : by; /* auto names it */
+        coll__err_blame(w->err, 0, by, "rank %d aborted the communicator: %s",
+                        coll__err_world(map, by), coll_strerror(st));
+        if (blamed >= 0 && g < 0) { /* a rank outside this group failed first */
+            coll__err_append(w->err, " (blames rank %d)", blamed);
+            w->err->rank = blamed;
+        }
         return st == COLL_EMISMATCH ? COLL_EMISMATCH : COLL_EPEER;
     }
     if (coll_now_s() > w->deadline) {
-        coll__err_set(w->err, 0, "timed out waiting for rank %d (%s)", who, what);
-        w->err->rank = who;
+        coll__err_blame(w->err, 0, who, "timed out waiting for rank %d (%s)",
+                        coll__err_world(map, who), what);
         return COLL_ETIMEDOUT;
     }
     return 0;

@@ -18,7 +18,8 @@ typedef struct shm_waiter {
     double deadline;
     int spin;                   /* microseconds of spinning before the first sleep */
     int yield;                  /* more ranks than cores: yield the CPU while spinning */
-    coll__err *err;             /* why a wait failed, and whom to blame */
+    coll__err *err;             /* why a wait failed, and whom to blame: world ranks
+                                 * through its map (the group's) */
 } shm_waiter;
 
 typedef int (*shm_cond_fn)(const void *arg);
@@ -38,7 +39,8 @@ void shm_ring(shm_segment *seg, int rank);
 void shm_ring_all(shm_segment *seg);
 /* Set this rank's progress to step and ring every peer. */
 void shm_publish(shm_segment *seg, uint64_t step);
-/* Record the first failure of the communicator and wake everyone. */
+/* Record the first failure of the communicator, blaming world rank failed_rank
+ * (-1: none; it may be outside the group), and wake everyone. */
 void shm_abort_mark(shm_segment *seg, int status, int failed_rank);
 
 #endif

@@ -109,15 +109,16 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
 {
     char key[256], addr[256], why[160];
     void *val = NULL;
+    int me = coll__err_world(err, rank), wq = coll__err_world(err, q); /* for messages */
     int rc = coll__store_key(key, sizeof key, err, prefix, "tcp/addr/%d", q);
     if (rc) return rc;
     rc = get_by(store, key, deadline, &val);
     if (rc == COLL_ETIMEDOUT) {
         return coll__err_set(err, rc, "tcp transport rank %d: rank %d did not publish its address within %.1f s "
-                 "(store key %s)", rank, q, timeout_s, key);
+                 "(store key %s)", me, wq, timeout_s, key);
     }
     if (rc) {
-        return coll__err_set(err, rc, "tcp transport rank %d: reading store key %s: %s", rank, key,
+        return coll__err_set(err, rc, "tcp transport rank %d: reading store key %s: %s", me, key,
                  store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
     snprintf(addr, sizeof addr, "%s", (char *)val);
@@ -127,12 +128,12 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
     long port = colon ? strtol(colon + 1, &end, 10) : -1;
     if (!colon || end == colon + 1 || *end || port <= 0 || port > 65535) {
         return coll__err_set(err, COLL_EPROTO, "tcp transport rank %d: rank %d published a malformed address \"%s\"",
-                 rank, q, addr);
+                 me, wq, addr);
     }
     *colon = '\0';
     int fd = coll_sock_connect(addr, (int)port, deadline, why, sizeof why);
     if (fd < 0) {
-        coll__err_set(err, 0, "tcp transport rank %d: cannot connect to rank %d: %s", rank, q, why);
+        coll__err_set(err, 0, "tcp transport rank %d: cannot connect to rank %d: %s", me, wq, why);
         return fd;
     }
     if (sockbuf > 0) coll_sock_set_buffers(fd, sockbuf);
@@ -141,7 +142,7 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
     rc = coll_sock_read_all(fd, &ch, sizeof ch, deadline);
     if (!rc && check_version(ch.magic, TCP_CHALLENGE_MAGIC, ch.version, why, sizeof why)) {
         coll__err_set(err, 0, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
-                 "authentication: %s", rank, addr, port, q, why);
+                 "authentication: %s", me, addr, port, wq, why);
         close(fd);
         return COLL_EAUTH;
     }
@@ -150,13 +151,13 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
     if (!rc) rc = coll_sock_read_all(fd, &ack, sizeof ack, deadline);
     if (rc == COLL_EPEER) {
         coll__err_set(err, 0, "tcp transport rank %d: rank %d at %s:%ld refused the connection "
-                 "(different job token or world size?)", rank, q, addr, port);
+                 "(different job token or world size?)", me, wq, addr, port);
         close(fd);
         return COLL_EAUTH;
     }
     if (rc) {
-        coll__err_set(err, 0, "tcp transport rank %d: handshake with rank %d at %s:%ld: %s", rank,
-                 q, addr, port, coll_strerror(rc));
+        coll__err_set(err, 0, "tcp transport rank %d: handshake with rank %d at %s:%ld: %s", me,
+                 wq, addr, port, coll_strerror(rc));
         close(fd);
         return rc;
     }
@@ -167,7 +168,7 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
     }
     if (bad) {
         coll__err_set(err, 0, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
-                 "authentication: %s", rank, addr, port, q, why);
+                 "authentication: %s", me, addr, port, wq, why);
         close(fd);
         return COLL_EAUTH;
     }
@@ -193,8 +194,8 @@ static void refuse(int rank, pending_conn *c, const char *why)
 
 /* Reads what has arrived of c's hello; once complete, admits or refuses it.
  * Returns 1 if c became peer connection fds[r]. */
-static int serve_pending(pending_conn *c, const tcp_auth *auth, int rank, int size, int *fds,
-                         double deadline, int *refused)
+static int serve_pending(pending_conn *c, const tcp_auth *auth, int rank, int me, int size,
+                         int *fds, double deadline, int *refused)
 {
     while (c->got < sizeof c->hello) {
         ssize_t n = recv(c->fd, (char *)&c->hello + c->got, sizeof c->hello - c->got, MSG_DONTWAIT);
@@ -204,27 +205,27 @@ static int serve_pending(pending_conn *c, const tcp_auth *auth, int rank, int si
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
-        refuse(rank, c, "closed before finishing the handshake");
+        refuse(me, c, "closed before finishing the handshake");
         return 0;
     }
     char why[160];
     int r = c->hello.rank;
     if (check_hello(&c->hello, auth, c->nonce, why, sizeof why) != 0) {
         (*refused)++;
-        refuse(rank, c, why);
+        refuse(me, c, why);
         return 0;
     }
     if (r <= rank || r >= size || fds[r] >= 0) {
         snprintf(why, sizeof why, "claims rank %d, expected an unconnected rank in %d..%d", r,
                  rank + 1, size - 1);
         (*refused)++;
-        refuse(rank, c, why);
+        refuse(me, c, why);
         return 0;
     }
     tcp_hello answer;
     if (make_hello(&answer, auth, c->hello.nonce, 0) != COLL_OK ||
         coll_sock_write_all(c->fd, &answer, sizeof answer, deadline) != COLL_OK) {
-        refuse(rank, c, "closed before receiving our answer");
+        refuse(me, c, "closed before receiving our answer");
         return 0;
     }
     fds[r] = c->fd;
@@ -232,13 +233,16 @@ static int serve_pending(pending_conn *c, const tcp_auth *auth, int rank, int si
     return 1;
 }
 
-static void missing_ranks(const int *fds, int from, int size, char *buf, size_t len)
+/* The group's ranks from `from` on that never connected, as world ranks. */
+static void missing_ranks(const int *fds, int from, int size, const coll__err *map, char *buf,
+                          size_t len)
 {
     size_t off = 0;
     buf[0] = '\0';
     for (int r = from; r < size && off < len; r++)
         if (fds[r] < 0)
-            off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "", r);
+            off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "",
+                                  coll__err_world(map, r));
 }
 
 /* A fresh challenge to a connection just accepted; 0, or -1 when it cannot go. */
@@ -256,6 +260,7 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
     pending_conn pend[MAX_PENDING];
     struct pollfd pfd[MAX_PENDING + 1];
     int npend = 0, arrived = 0, refused = 0, expect = size - 1 - rank;
+    int me = coll__err_world(err, rank); /* for messages */
     while (arrived < expect) {
         int ms = coll_ms_until(deadline, 1000);
         if (ms == 0) break;
@@ -263,13 +268,13 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
         if (npend < MAX_PENDING) pfd[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
         for (int i = 0; i < npend; i++) pfd[n++] = (struct pollfd){.fd = pend[i].fd, .events = POLLIN};
         if (poll(pfd, (nfds_t)n, ms) < 0 && errno != EINTR) {
-            coll__err_set(err, 0, "tcp transport rank %d: poll: %s", rank, strerror(errno));
+            coll__err_set(err, 0, "tcp transport rank %d: poll: %s", me, strerror(errno));
             for (int i = 0; i < npend; i++) close(pend[i].fd);
             return COLL_ESYS;
         }
         for (int i = 0; i < npend; i++)
-            if (pfd[n - npend + i].revents) arrived += serve_pending(&pend[i], auth, rank, size, fds,
-                                                                     deadline, &refused);
+            if (pfd[n - npend + i].revents) arrived += serve_pending(&pend[i], auth, rank, me, size,
+                                                                     fds, deadline, &refused);
         int kept = 0; /* drop finished entries */
         for (int i = 0; i < npend; i++)
             if (pend[i].fd >= 0) pend[kept++] = pend[i];
@@ -282,23 +287,24 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
             pend[npend] = (pending_conn){.fd = fd};
             coll_sock_peer_name(fd, pend[npend].peer, sizeof pend[npend].peer);
             if (challenge(&pend[npend], deadline) != 0) {
-                refuse(rank, &pend[npend], "closed before receiving our challenge");
+                refuse(me, &pend[npend], "closed before receiving our challenge");
                 continue;
             }
-            arrived += serve_pending(&pend[npend], auth, rank, size, fds, deadline, &refused);
+            arrived += serve_pending(&pend[npend], auth, rank, me, size, fds, deadline,
+                                     &refused);
             if (pend[npend].fd >= 0) npend++;
         }
     }
-    for (int i = 0; i < npend; i++) refuse(rank, &pend[i], "no complete handshake by the end of set-up");
+    for (int i = 0; i < npend; i++) refuse(me, &pend[i], "no complete handshake by the end of set-up");
     if (arrived == expect) return COLL_OK;
     char missing[200];
-    missing_ranks(fds, rank + 1, size, missing, sizeof missing);
+    missing_ranks(fds, rank + 1, size, err, missing, sizeof missing);
     char note[96] = "";
     if (refused)
         snprintf(note, sizeof note, " (%d connection%s refused, see the log above)", refused,
                  refused == 1 ? "" : "s");
     return coll__err_set(err, COLL_ETIMEDOUT, "tcp transport rank %d: timed out after %.1f s: rank%s %s never connected%s",
-             rank, timeout_s, strchr(missing, ',') ? "s" : "", missing, note);
+             me, timeout_s, strchr(missing, ',') ? "s" : "", missing, note);
 }
 
 int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
@@ -318,7 +324,7 @@ int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
     char why[200];
     int lfd = coll_sock_listen(host, 0, size + 16, why, sizeof why);
     if (lfd < 0) {
-        coll__err_set(err, 0, "tcp transport rank %d: %s", rank, why);
+        coll__err_set(err, 0, "tcp transport rank %d: %s", coll__err_world(err, rank), why);
         return lfd;
     }
     /* Accepted sockets inherit the buffer sizes, set before the handshake sizes the window. */
@@ -331,7 +337,8 @@ int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
         return rc;
     }
     if ((rc = coll_store_set(store, key, addr, (size_t)alen))) {
-        coll__err_set(err, 0, "tcp transport rank %d: publishing store key %s: %s", rank, key,
+        coll__err_set(err, 0, "tcp transport rank %d: publishing store key %s: %s",
+                      coll__err_world(err, rank), key,
                  store->err.msg[0] ? store->err.msg : coll_strerror(rc));
         close(lfd);
         return rc;

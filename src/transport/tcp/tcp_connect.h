@@ -14,7 +14,8 @@ typedef struct coll_store coll_store;
  * challenge-response over the job token (tcp_wire.h). sockbuf > 0 sets
  * SO_SNDBUF/SO_RCVBUF.
  * fds[size] gets one connected socket per peer (fds[rank] = -1).
- * Returns 0, or a status with err naming the ranks that failed or never came. */
+ * Returns 0, or a status with err naming the ranks that failed or never came,
+ * as world ranks through err's map (coll__err_world). */
 int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
                      const char *host, const char *token, double timeout_s, int sockbuf,
                      int *fds, coll__err *err);

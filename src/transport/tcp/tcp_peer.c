@@ -2,7 +2,6 @@
  * between the sockets and the callers' buffers (no staging copy), with the
  * message headers checked as they arrive. */
 #include "transport/tcp/tcp_peer.h"
-#include "core/blame.h"
 #include "coll.h"
 #include "core/fault.h"
 
@@ -59,7 +58,7 @@ static void set_error(tcp_error *e, int status, int blame, const char *fmt, ...)
 static int closed_error(tcp_peer *p, tcp_error *e)
 {
     p->broken = 1;
-    set_error(e, COLL_EPEER, p->rank, "rank %d closed its connection (process died?)", p->rank);
+    set_error(e, COLL_EPEER, p->wrank, "rank %d closed its connection (process died?)", p->wrank);
     return COLL_EPEER;
 }
 
@@ -68,7 +67,7 @@ static int io_error(tcp_peer *p, int errnum, const char *what, tcp_error *e)
     if (errnum == ECONNRESET || errnum == EPIPE || errnum == ENOTCONN || errnum == ETIMEDOUT)
         return closed_error(p, e);
     p->broken = 1;
-    set_error(e, COLL_ESYS, p->rank, "%s rank %d: %s", what, p->rank, strerror(errnum));
+    set_error(e, COLL_ESYS, p->wrank, "%s rank %d: %s", what, p->wrank, strerror(errnum));
     return COLL_ESYS;
 }
 
@@ -165,8 +164,8 @@ int tcp_peer_send(tcp_peer *p, size_t budget, size_t *progressed, tcp_error *err
         if (fa == COLL_FAULT_CLOSE_SOCKET) {
             shutdown(p->fd, SHUT_RDWR);
             p->broken = 1;
-            set_error(err, COLL_EPEER, p->me, "rank %d: injected fault: dropped its connection to rank %d",
-                      p->me, p->rank);
+            set_error(err, COLL_EPEER, p->wme, "rank %d: injected fault: dropped its connection to rank %d",
+                      p->wme, p->wrank);
             return COLL_EPEER;
         }
         if ((size_t)n < want) return COLL_OK; /* socket full: the next try would fail */
@@ -200,20 +199,19 @@ static int check_hdr(tcp_peer *p, const coll_xfer *x, tcp_error *e)
     const tcp_wire_hdr *h = &p->rhdr;
     if (h->magic != TCP_WIRE_MAGIC || (h->type != TCP_MSG_DATA && h->type != TCP_MSG_ABORT)) {
         p->broken = 1;
-        set_error(e, COLL_EPROTO, p->rank,
-                  "corrupt message header from rank %d (magic 0x%08x, type %u)", p->rank,
+        set_error(e, COLL_EPROTO, p->wrank,
+                  "corrupt message header from rank %d (magic 0x%08x, type %u)", p->wrank,
                   (unsigned)h->magic, (unsigned)h->type);
         return COLL_EPROTO;
     }
     if (h->type == TCP_MSG_ABORT) {
         int st = abort_status(h);
-        int blamed = h->sig.root;
+        int blamed = h->sig.root; /* a world rank, maybe outside this group; -1: none */
         if (blamed >= 0)
-            set_error(e, st, blamed, "rank %d aborted: %s (blames rank %d)", p->rank,
+            set_error(e, st, blamed, "rank %d aborted: %s (blames rank %d)", p->wrank,
                       coll_strerror(st), blamed);
-        else /* a rank outside this group is passed on: the auto backend names it */
-            set_error(e, st, COLL_BLAME_IS_OUTSIDE(blamed) ? blamed : p->rank,
-                      "rank %d aborted: %s", p->rank, coll_strerror(st));
+        else
+            set_error(e, st, p->wrank, "rank %d aborted: %s", p->wrank, coll_strerror(st));
         return st;
     }
     if (!x) return COLL_OK; /* read early: checked once a receive is posted */
@@ -221,16 +219,16 @@ static int check_hdr(tcp_peer *p, const coll_xfer *x, tcp_error *e)
         char theirs[96], ours[96];
         coll_sig_format(&h->sig, theirs, sizeof theirs);
         coll_sig_format(&x->sig, ours, sizeof ours);
-        set_error(e, COLL_EMISMATCH, p->rank, "rank %d called %s but rank %d called %s", p->rank,
-                  theirs, p->me, ours);
+        set_error(e, COLL_EMISMATCH, p->wrank, "rank %d called %s but rank %d called %s", p->wrank,
+                  theirs, p->wme, ours);
         return COLL_EMISMATCH;
     }
     if (h->len != x->len) {
         char ours[96];
         coll_sig_format(&x->sig, ours, sizeof ours);
-        set_error(e, COLL_EPROTO, p->rank,
-                  "rank %d sent %llu bytes for %s but rank %d expected %zu bytes", p->rank,
-                  (unsigned long long)h->len, ours, p->me, x->len);
+        set_error(e, COLL_EPROTO, p->wrank,
+                  "rank %d sent %llu bytes for %s but rank %d expected %zu bytes", p->wrank,
+                  (unsigned long long)h->len, ours, p->wme, x->len);
         return COLL_EPROTO;
     }
     p->rhdr_checked = 1;

@@ -14,8 +14,9 @@ typedef struct tcp_queue {
 
 typedef struct tcp_peer {
     int fd;   /* -1 for this rank itself */
-    int rank; /* the peer's rank */
-    int me;   /* this rank, for messages */
+    int rank; /* the peer's rank (in the transport's group) */
+    int me;   /* this rank */
+    int wrank, wme; /* world ranks of the peer and this rank: whom messages name and blame */
     tcp_queue sends, recvs;
     tcp_wire_hdr shdr; /* header of sends.head */
     size_t shdr_off;   /* bytes of shdr written; >0 means sends.head is on the wire */

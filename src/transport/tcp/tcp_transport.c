@@ -38,6 +38,12 @@ typedef struct tcp_transport {
     int aborted;
 } tcp_transport;
 
+/* This rank's world rank, for messages. */
+static int me_world(const coll_transport *tp)
+{
+    return coll__err_world(&tp->err, tp->rank);
+}
+
 static void set_msg(coll_transport *tp, int failed_rank, const char *msg)
 {
     snprintf(tp->err.msg, sizeof tp->err.msg, "%s", msg);
@@ -49,15 +55,16 @@ static void set_msg(coll_transport *tp, int failed_rank, const char *msg)
  * times out first): pass the blame to the rank we wait for. Returns 1 if so. */
 static int pass_blame(tcp_transport *t, const tcp_peer *p, const tcp_error *e, tcp_error *out)
 {
-    if (e->status != COLL_ETIMEDOUT || e->rank != t->base.rank) return 0;
+    int me = me_world(&t->base);
+    if (e->status != COLL_ETIMEDOUT || e->rank != me) return 0;
     for (int q = 0; q < t->base.size; q++) {
         const tcp_peer *w = &t->peers[q];
         if (q == p->rank || w->fd < 0 || w->fail.status || !w->recvs.head) continue;
         *out = *e;
-        out->rank = q;
+        out->rank = w->wrank;
         snprintf(out->msg, sizeof out->msg,
                  "rank %d timed out waiting for rank %d, which was itself waiting for rank %d "
-                 "(blames rank %d)", p->rank, t->base.rank, q, q);
+                 "(blames rank %d)", p->wrank, me, w->wrank, w->wrank);
         return 1;
     }
     return 0;
@@ -127,7 +134,7 @@ static int tcp_progress(coll_transport *tp, int timeout_ms)
     if (n == 0) return COLL_OK;
     int ready = poll(t->pfds, (nfds_t)n, timeout_ms);
     if (ready < 0 && errno != EINTR) {
-        snprintf(tp->err.msg, sizeof tp->err.msg, "tcp transport rank %d: poll: %s", tp->rank,
+        snprintf(tp->err.msg, sizeof tp->err.msg, "tcp transport rank %d: poll: %s", me_world(tp),
                  strerror(errno));
         tp->err.rank = -1;
         return COLL_ESYS;
@@ -160,22 +167,22 @@ static int tcp_post(coll_transport *tp, coll_xfer *x)
         (x->kind != COLL_XFER_SEND && x->kind != COLL_XFER_RECV) || (x->len && !x->buf)) {
         snprintf(msg, sizeof msg,
                  "tcp transport rank %d: invalid transfer (%s, peer %d of %d ranks, %zu bytes)",
-                 tp->rank, x->kind == COLL_XFER_SEND ? "send" : "receive", x->peer, tp->size,
+                 me_world(tp), x->kind == COLL_XFER_SEND ? "send" : "receive", x->peer, tp->size,
                  x->len);
         return reject(tp, x, COLL_EINVAL, -1, msg);
     }
     if (t->aborted) {
-        snprintf(msg, sizeof msg, "tcp transport rank %d: transport was aborted", tp->rank);
+        snprintf(msg, sizeof msg, "tcp transport rank %d: transport was aborted", me_world(tp));
         return reject(tp, x, COLL_EABORTED, -1, tp->err.msg[0] ? tp->err.msg : msg);
     }
     tcp_peer *p = &t->peers[x->peer];
     if (p->fail.status) return reject(tp, x, p->fail.status, p->fail.rank, p->fail.msg);
     if (p->eof) {
-        snprintf(msg, sizeof msg, "rank %d closed its connection (process died?)", p->rank);
-        tcp_error e = {.status = COLL_EPEER, .rank = p->rank};
+        snprintf(msg, sizeof msg, "rank %d closed its connection (process died?)", p->wrank);
+        tcp_error e = {.status = COLL_EPEER, .rank = p->wrank};
         snprintf(e.msg, sizeof e.msg, "%s", msg);
         tcp_peer_fail(p, &e);
-        return reject(tp, x, COLL_EPEER, p->rank, msg);
+        return reject(tp, x, COLL_EPEER, p->wrank, msg);
     }
     x->status = COLL_EAGAIN;
     tcp_queue_push(x->kind == COLL_XFER_SEND ? &p->sends : &p->recvs, x);
@@ -227,7 +234,7 @@ static void tcp_abort(coll_transport *tp, int status, int failed_rank)
     send_aborts(t, &ah);
     t->aborted = 1;
     tcp_error e = {.status = COLL_EABORTED, .rank = failed_rank};
-    snprintf(e.msg, sizeof e.msg, "tcp transport rank %d: aborted (%s)", tp->rank,
+    snprintf(e.msg, sizeof e.msg, "tcp transport rank %d: aborted (%s)", me_world(tp),
              coll_strerror(status));
     for (int r = 0; r < tp->size; r++) {
         tcp_peer *p = &t->peers[r];
@@ -304,13 +311,16 @@ static int sockbuf_bytes(void)
 
 int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, int size,
                               const char *host, const char *token, double timeout_s,
-                              coll_transport **out, coll__err *err)
+                              const int *world_of, int nworld, coll_transport **out,
+                              coll__err *err)
 {
     if (!store || !out || size < 1 || rank < 0 || rank >= size || timeout_s < 0) {
         return coll__err_set(err, COLL_EINVAL, "tcp transport: invalid arguments (rank %d of %d, timeout %.1f s)",
                  rank, size, timeout_s);
     }
     *out = NULL;
+    coll__err why; /* set-up's error, naming world ranks */
+    coll__err_init(&why, world_of, nworld);
     tcp_transport *t = calloc(1, sizeof *t);
     int *fds = calloc((size_t)size, sizeof *fds);
     if (t) {
@@ -319,7 +329,8 @@ int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, i
         t->pfd_peer = calloc((size_t)size, sizeof *t->pfd_peer);
     }
     if (!t || !fds || !t->peers || !t->pfds || !t->pfd_peer) {
-        coll__err_set(err, 0, "tcp transport rank %d: out of memory for %d peers", rank, size);
+        coll__err_set(err, 0, "tcp transport rank %d: out of memory for %d peers",
+                      coll__err_world(&why, rank), size);
         if (t) {
             free(t->peers);
             free(t->pfds);
@@ -331,13 +342,19 @@ int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, i
     }
     int sockbuf = sockbuf_bytes();
     int rc = tcp_mesh_connect(store, prefix ? prefix : "", rank, size, host, token, timeout_s,
-                              sockbuf, fds, err);
+                              sockbuf, fds, &why);
+    if (rc) {
+        coll__err_pass(err, &why);
+        err->status = rc;
+    }
     t->base.ops = &tcp_ops;
     t->base.rank = rank;
     t->base.size = size;
-    t->base.err.rank = -1;
+    coll__err_init(&t->base.err, world_of, nworld);
     for (int r = 0; r < size; r++) {
-        t->peers[r] = (tcp_peer){.fd = fds[r], .rank = r, .me = rank};
+        t->peers[r] = (tcp_peer){.fd = fds[r], .rank = r, .me = rank,
+                                 .wrank = coll__err_world(&why, r),
+                                 .wme = coll__err_world(&why, rank)};
         if (fds[r] >= 0) coll_sock_set_nonblocking(fds[r], 1);
     }
     free(fds);

@@ -47,7 +47,8 @@ enum { TCP_MSG_DATA = 1, TCP_MSG_ABORT = 2 };
 
 /* Every message: this header, then len payload bytes.
  * DATA:  sig = the sender's collective signature, len = payload bytes.
- * ABORT: len = 0, sig zero except sig.root = the blamed rank (-1: none) and
+ * ABORT: len = 0, sig zero except sig.root = the blamed world rank (-1: none;
+ *        it may be outside the transport's group) and
  *        sig.count = -status (the sender's coll_status, as a positive number). */
 typedef struct tcp_wire_hdr {
     uint32_t magic; /* TCP_WIRE_MAGIC */
