@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 {
     size_t sizes[2] = {8192, argc > 1 ? strtoull(argv[1], NULL, 0) : (size_t)1 << 22};
     printf("%-26s %10s %10s %8s\n", "kernel", "elements", "best_us", "GB/s");
-    printf("dispatched kernels: %s\n", coll_reduce_isa());
+    printf("dispatched kernels: %s\n", coll__reduce_isa());
     for (int s = 0; s < 2; s++) {
         size_t n = sizes[s];
         static const struct {
@@ -106,11 +106,11 @@ int main(int argc, char **argv)
         for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
             char name[64];
             snprintf(name, sizeof name, "%s sum", types[t].name);
-            run(name, coll_reduce_kernel(types[t].dt, COLL_SUM), types[t].esize, n, 0);
+            run(name, coll__reduce_kernel(types[t].dt, COLL_SUM), types[t].esize, n, 0);
             snprintf(name, sizeof name, "%s sum in-place", types[t].name);
-            run(name, coll_reduce_kernel(types[t].dt, COLL_SUM), types[t].esize, n, 1);
+            run(name, coll__reduce_kernel(types[t].dt, COLL_SUM), types[t].esize, n, 1);
             snprintf(name, sizeof name, "%s sum baseline", types[t].name);
-            run(name, coll_reduce_kernel_baseline(types[t].dt, COLL_SUM), types[t].esize, n, 0);
+            run(name, coll__reduce_kernel_baseline(types[t].dt, COLL_SUM), types[t].esize, n, 0);
             if (types[t].scalar) {
                 snprintf(name, sizeof name, "%s sum scalar", types[t].name);
                 run(name, types[t].scalar, types[t].esize, n, 0);

@@ -17,8 +17,8 @@
 
 typedef struct side {
     int rank;
-    coll_store *store;
-    coll_transport *tp;
+    coll__store *store;
+    coll__transport *tp;
     size_t max_bytes;
     int iters;
     double lat_us;
@@ -26,9 +26,9 @@ typedef struct side {
     int fd;        /* baseline socket */
 } side;
 
-static void xfer(coll_transport *tp, coll_xfer_kind kind, int peer, void *buf, size_t len)
+static void xfer(coll__transport *tp, coll_xfer_kind kind, int peer, void *buf, size_t len)
 {
-    coll_xfer x;
+    coll__xfer x;
     memset(&x, 0, sizeof x);
     x.kind = kind;
     x.peer = peer;
@@ -49,11 +49,11 @@ static void *transport_side(void *arg)
 {
     side *s = arg;
     coll__err err = {.rank = -1};
-    if (coll_tcp_transport_create(s->store, "pp/", s->rank, 2, NULL, "bench", 30, NULL, 0, &s->tp, &err)) {
+    if (coll__tcp_transport_create(s->store, "pp/", s->rank, 2, NULL, "bench", 30, NULL, 0, &s->tp, &err)) {
         fprintf(stderr, "tcp_pingpong: %s\n", err.msg);
         exit(3);
     }
-    coll_transport *tp = s->tp;
+    coll__transport *tp = s->tp;
     int peer = 1 - s->rank;
     char *buf = malloc(s->max_bytes);
     memset(buf, 1, s->max_bytes);
@@ -139,8 +139,8 @@ int main(int argc, char **argv)
         return 2;
     }
     side tr[2], bl[2];
-    coll_store *store;
-    coll_mem_store_create(30, &store);
+    coll__store *store;
+    coll__mem_store_create(30, &store);
     for (int i = 0; i < 2; i++) {
         tr[i] = (side){.rank = i, .store = store, .max_bytes = max_mib << 20, .iters = iters};
         bl[i] = tr[i];
@@ -150,18 +150,18 @@ int main(int argc, char **argv)
     coll_store_destroy(store);
 
     char err[256];
-    int lfd = coll_sock_listen(NULL, 0, 1, err, sizeof err);
+    int lfd = coll__sock_listen(NULL, 0, 1, err, sizeof err);
     if (lfd < 0) {
         fprintf(stderr, "tcp_pingpong: %s\n", err);
         return 3;
     }
-    bl[1].fd = coll_sock_connect(NULL, coll_sock_port(lfd), coll_now_s() + 10, err, sizeof err);
-    bl[0].fd = coll_sock_accept(lfd, coll_now_s() + 10, err, sizeof err);
+    bl[1].fd = coll__sock_connect(NULL, coll__sock_port(lfd), coll_now_s() + 10, err, sizeof err);
+    bl[0].fd = coll__sock_accept(lfd, coll_now_s() + 10, err, sizeof err);
     if (bl[0].fd < 0 || bl[1].fd < 0) {
         fprintf(stderr, "tcp_pingpong: baseline connection: %s\n", err);
         return 3;
     }
-    coll_sock_set_nonblocking(bl[0].fd, 0);
+    coll__sock_set_nonblocking(bl[0].fd, 0);
     run_pair(bl, baseline_side);
 
     printf("# tcp transport vs blocking send/recv on loopback (2 threads, %d iters)\n", iters);

@@ -16,49 +16,49 @@
 #define COLL_SCRATCH_SLOTS 4
 
 /* Reusable temporary buffers, grown on demand, freed with the communicator. */
-typedef struct coll_scratch {
+typedef struct coll__scratch {
     void *ptr[COLL_SCRATCH_SLOTS];
     size_t cap[COLL_SCRATCH_SLOTS];
-} coll_scratch;
+} coll__scratch;
 
-typedef struct coll_algo_ctx {
-    coll_transport *tp;
+typedef struct coll__algo_ctx {
+    coll__transport *tp;
     int rank, size;
-    coll_sig sig;          /* stamped on every transfer this collective posts */
+    coll__sig sig;          /* stamped on every transfer this collective posts */
     double deadline;       /* coll_now_s() time after which waits fail with ETIMEDOUT */
-    coll_scratch *scratch;
+    coll__scratch *scratch;
     size_t chunk_bytes;    /* pipelining granularity for large messages; 0: 1 MiB */
     double timeout_s;      /* the timeout behind deadline, for messages only; 0: unknown */
-} coll_algo_ctx;
+} coll__algo_ctx;
 
 #define COLL_ALGO_DEFAULT_CHUNK ((size_t)1 << 20)
 
 /* c->chunk_bytes rounded down to whole elements of esz bytes (at least one). */
-size_t coll_chunk_elems(const coll_algo_ctx *c, size_t esz);
+size_t coll__chunk_elems(const coll__algo_ctx *c, size_t esz);
 
 /* Scratch slot (0..COLL_SCRATCH_SLOTS-1) of at least bytes, 64-byte aligned;
  * NULL if out of memory. Contents are not kept when the slot grows. Slot use:
  * 0 = receive staging (p2p helpers), 1..3 = the algorithm's own. */
-void *coll_scratch_get(coll_algo_ctx *c, int slot, size_t bytes);
-void coll_scratch_free(coll_scratch *s);
+void *coll__scratch_get(coll__algo_ctx *c, int slot, size_t bytes);
+void coll__scratch_free(coll__scratch *s);
 
 /* ---- point-to-point helpers (p2p.c) ---- */
 /* Fill a transfer for this collective (status COLL_EAGAIN, done 0). */
-void coll_xfer_init(coll_algo_ctx *c, coll_xfer *x, coll_xfer_kind kind, int peer,
+void coll__xfer_init(coll__algo_ctx *c, coll__xfer *x, coll_xfer_kind kind, int peer,
                     const void *buf, size_t len);
 /* Post n transfers (zero-length ones too: they carry the signature). */
-int coll_p2p_post(coll_algo_ctx *c, coll_xfer *xs, int n);
+int coll__p2p_post(coll__algo_ctx *c, coll__xfer *xs, int n);
 /* Drive progress until all n posted transfers are done; error/timeout otherwise. */
-int coll_p2p_wait(coll_algo_ctx *c, coll_xfer *xs, int n);
-int coll_p2p_send(coll_algo_ctx *c, int peer, const void *buf, size_t len);
-int coll_p2p_recv(coll_algo_ctx *c, int peer, void *buf, size_t len);
-int coll_p2p_sendrecv(coll_algo_ctx *c, int to, const void *sbuf, size_t slen,
+int coll__p2p_wait(coll__algo_ctx *c, coll__xfer *xs, int n);
+int coll__p2p_send(coll__algo_ctx *c, int peer, const void *buf, size_t len);
+int coll__p2p_recv(coll__algo_ctx *c, int peer, void *buf, size_t len);
+int coll__p2p_sendrecv(coll__algo_ctx *c, int to, const void *sbuf, size_t slen,
                       int from, void *rbuf, size_t rlen);
 /* Send slen bytes to `to` while receiving rlen bytes from `from` into tmp; as the
  * bytes arrive, out = in op tmp is computed chunk by chunk, so the reduction of one
  * chunk overlaps the transfer of the next. out may equal in. rlen must be a
  * multiple of the dtype size. */
-int coll_p2p_sendrecv_reduce(coll_algo_ctx *c, int to, const void *sbuf, size_t slen,
+int coll__p2p_sendrecv_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t slen,
                              int from, void *tmp, const void *in, void *out, size_t rlen,
                              coll_dtype dt, coll_op op);
 /* The same over element counts, split into messages of at most chunk_bytes so
@@ -66,34 +66,34 @@ int coll_p2p_sendrecv_reduce(coll_algo_ctx *c, int to, const void *sbuf, size_t 
  * to `to` while receiving rcnt elements from `from`, out = in op received.
  * to/from < 0: that direction is unused. Peers must pass matching counts; a
  * zero count still sends one zero-length message (it carries the signature). */
-int coll_p2p_exchange_reduce(coll_algo_ctx *c, int to, const void *sbuf, size_t scnt,
+int coll__p2p_exchange_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t scnt,
                              int from, const void *in, void *out, size_t rcnt,
                              coll_dtype dt, coll_op op);
 
 /* ---- block ranges (blocks.c) ---- */
 /* Split count elements into size blocks as evenly as possible: block i starts at
  * element *off and has *cnt elements (the first count % size blocks get one more). */
-void coll_block_range(size_t count, int size, int i, size_t *off, size_t *cnt);
+void coll__block_range(size_t count, int size, int i, size_t *off, size_t *cnt);
 /* The window of blocks [first, last) (first < last) of that split, as one range. */
-void coll_blocks_span(size_t count, int size, int first, int last, size_t *off, size_t *cnt);
+void coll__blocks_span(size_t count, int size, int first, int last, size_t *off, size_t *cnt);
 /* Chunk k (of ce elements, see coll_chunk_range) of block i of that split, as an
  * element range of the whole vector; *cnt is 0 past the block's end. */
-void coll_block_chunk(size_t count, int size, int i, size_t ce, size_t k, size_t *off,
+void coll__block_chunk(size_t count, int size, int i, size_t ce, size_t k, size_t *off,
                       size_t *cnt);
 
 /* ---- non-power-of-two fold (fold.c) ----
- * Recursive doubling/halving run on p = coll_pow2_floor(n) ranks; the first
+ * Recursive doubling/halving run on p = coll__pow2_floor(n) ranks; the first
  * 2*rem (rem = n - p) ranks pair up first (MPICH's scheme): even ones fold
  * their vector into the odd neighbour and sit out, then get the result back. */
-int coll_pow2_floor(int n);
+int coll__pow2_floor(int n);
 /* Real rank of participant nr (0..p-1). */
-int coll_fold_real_rank(int nr, int rem);
+int coll__fold_real_rank(int nr, int rem);
 /* Fold-in: rbuf = sbuf, reduced with the even neighbour's sbuf on odd ranks
  * below 2*rem. *nr: this rank's participant number, or -1 if it sits out. */
-int coll_fold_in(coll_algo_ctx *c, int rem, const void *sbuf, void *rbuf, size_t count,
+int coll__fold_in(coll__algo_ctx *c, int rem, const void *sbuf, void *rbuf, size_t count,
                  coll_dtype dt, coll_op op, int *nr);
 /* Fold-out: odd ranks below 2*rem send the bytes of rbuf back to the even ones. */
-int coll_fold_out(coll_algo_ctx *c, int rem, void *rbuf, size_t bytes);
+int coll__fold_out(coll__algo_ctx *c, int rem, void *rbuf, size_t bytes);
 
 /* Element i of buf (NULL stays NULL: empty buffers may be passed as NULL). */
 static inline char *coll_elem(const void *buf, size_t i, size_t esz)
@@ -107,7 +107,7 @@ static inline void coll_copy(void *dst, const void *src, size_t bytes)
     if (bytes && dst != src) memcpy(dst, src, bytes);
 }
 /* A world of one: the result is the input. Returns 1 when it did the call. */
-static inline int coll_alone(const coll_algo_ctx *c, void *rbuf, const void *sbuf, size_t bytes)
+static inline int coll_alone(const coll__algo_ctx *c, void *rbuf, const void *sbuf, size_t bytes)
 {
     if (c->size != 1) return 0;
     coll_copy(rbuf, sbuf, bytes);
@@ -125,32 +125,32 @@ static inline void coll_chunk_range(size_t cnt, size_t ce, size_t k, size_t *off
 /* ---- algorithms ----
  * Same argument meaning as the coll.h call; counts in elements; op is never
  * COLL_AVG here (the backend reduces avg as sum and divides afterwards). */
-int coll_allreduce_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__allreduce_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                         coll_dtype dt, coll_op op);
-int coll_allreduce_rhd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__allreduce_rhd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                        coll_dtype dt, coll_op op); /* Rabenseifner: halving RS + doubling AG */
-int coll_allreduce_direct(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__allreduce_direct(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                           coll_dtype dt, coll_op op); /* one-shot: every rank reduces all */
-int coll_allreduce_rd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__allreduce_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                       coll_dtype dt, coll_op op);  /* recursive doubling, small messages */
-int coll_allgather_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
+int coll__allgather_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
                         coll_dtype dt);
-int coll_allgather_rd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
+int coll__allgather_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
                       coll_dtype dt);
-int coll_reducescatter_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t recvcount,
+int coll__reducescatter_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t recvcount,
                             coll_dtype dt, coll_op op);
-int coll_broadcast_tree(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__broadcast_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                         coll_dtype dt, int root); /* binomial tree */
-int coll_broadcast_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__broadcast_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                         coll_dtype dt, int root); /* pipelined chain, large messages */
-int coll_reduce_tree(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__reduce_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                      coll_dtype dt, coll_op op, int root); /* binomial tree */
-int coll_alltoall_pairwise(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__alltoall_pairwise(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                            coll_dtype dt);
-int coll_barrier_dissemination(coll_algo_ctx *c);
+int coll__barrier_dissemination(coll__algo_ctx *c);
 
 /* ---- selection (select.c) ---- */
-typedef enum coll_algo_id {
+typedef enum coll__algo_id {
     COLL_ALGO_AUTO = 0,
     COLL_ALGO_RING,
     COLL_ALGO_RHD,
@@ -160,23 +160,23 @@ typedef enum coll_algo_id {
     COLL_ALGO_DISSEMINATION,
     COLL_ALGO_DIRECT,
     COLL_ALGO_COUNT
-} coll_algo_id;
+} coll__algo_id;
 
-const char *coll_algo_name(coll_algo_id id);
+const char *coll__algo_name(coll__algo_id id);
 /* COLL_EINVAL for an unknown name. */
-int coll_algo_parse(const char *name, coll_algo_id *out);
+int coll__algo_parse(const char *name, coll__algo_id *out);
 /* Does collective `kind` have algorithm `id`? (AUTO: always). */
-int coll_algo_exists(coll_kind kind, coll_algo_id id);
+int coll__algo_exists(coll__kind kind, coll__algo_id id);
 /* Names of the algorithms of `kind`, comma separated, for error messages. */
-const char *coll_algo_list(coll_kind kind);
+const char *coll__algo_list(coll__kind kind);
 /* The tuning table: the algorithm for this collective, message size in bytes
  * (the whole vector: count * dtype size; for allgather/reducescatter/alltoall the
  * total across ranks) and world size. requested != AUTO and existing wins. */
-coll_algo_id coll_algo_select(coll_kind kind, coll_algo_id requested, size_t bytes, int world);
-/* The bytes coll_algo_select is keyed by for a call of kind with this count. */
-size_t coll_algo_bytes(coll_kind kind, size_t count, coll_dtype dt, int world);
+coll__algo_id coll__algo_select(coll__kind kind, coll__algo_id requested, size_t bytes, int world);
+/* The bytes coll__algo_select is keyed by for a call of kind with this count. */
+size_t coll__algo_bytes(coll__kind kind, size_t count, coll_dtype dt, int world);
 /* Run collective `kind` with algorithm `id` (not AUTO). */
-int coll_algo_run(coll_algo_ctx *c, coll_algo_id id, coll_kind kind, const void *sbuf,
+int coll__algo_run(coll__algo_ctx *c, coll__algo_id id, coll__kind kind, const void *sbuf,
                   void *rbuf, size_t count, coll_dtype dt, coll_op op, int root);
 
 #endif

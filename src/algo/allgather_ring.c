@@ -2,7 +2,7 @@
  * from the left in the step before. Data lands directly in rbuf. */
 #include "algo/algo.h"
 
-int coll_allgather_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
+int coll__allgather_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
                         coll_dtype dt)
 {
     size_t esz = coll_dtype_size(dt);
@@ -13,7 +13,7 @@ int coll_allgather_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t s
     int right = coll_mod(r + 1, n), left = coll_mod(r - 1, n);
     for (int s = 0; s < n - 1; s++) {
         size_t sb = (size_t)coll_mod(r - s, n), rb = (size_t)coll_mod(r - s - 1, n);
-        int rc = coll_p2p_sendrecv(c, right, coll_elem(rbuf, sb * sendcount, esz), bb, left,
+        int rc = coll__p2p_sendrecv(c, right, coll_elem(rbuf, sb * sendcount, esz), bb, left,
                                    coll_elem(rbuf, rb * sendcount, esz), bb);
         if (rc < 0) return rc;
     }

@@ -9,19 +9,19 @@
 
 #include <string.h>
 
-int coll_allreduce_direct(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__allreduce_direct(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                           coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
-    coll_reduce_fn fn = coll_reduce_kernel(dt, op);
+    coll_reduce_fn fn = coll__reduce_kernel(dt, op);
     if (!esz || !fn) return COLL_EINVAL;
     int n = c->size, r = c->rank;
     if (coll_alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
-    size_t ce = coll_chunk_elems(c, esz), slot = (count < ce ? count : ce) * esz;
+    size_t ce = coll__chunk_elems(c, esz), slot = (count < ce ? count : ce) * esz;
     /* n slots: the peers' chunks by rank, and ours in place (rbuf is written
      * while the inputs are still being read). */
-    char *in = coll_scratch_get(c, 1, (size_t)n * slot);
-    coll_xfer *x = coll_scratch_get(c, 2, 2 * (size_t)(n - 1) * sizeof *x);
+    char *in = coll__scratch_get(c, 1, (size_t)n * slot);
+    coll__xfer *x = coll__scratch_get(c, 2, 2 * (size_t)(n - 1) * sizeof *x);
     if (!in || !x) return COLL_ENOMEM;
     size_t nch = count ? coll_div_up(count, ce) : 1;
     for (size_t k = 0; k < nch; k++) {
@@ -38,12 +38,12 @@ int coll_allreduce_direct(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t
         int nx = 0;
         for (int j = 1; j < n; j++) {
             int from = coll_mod(r - j, n);
-            coll_xfer_init(c, &x[nx++], COLL_XFER_RECV, from, in + (size_t)from * slot, bytes);
+            coll__xfer_init(c, &x[nx++], COLL_XFER_RECV, from, in + (size_t)from * slot, bytes);
         }
         for (int j = 1; j < n; j++)
-            coll_xfer_init(c, &x[nx++], COLL_XFER_SEND, coll_mod(r + j, n), mine, bytes);
-        int rc = coll_p2p_post(c, x, nx);
-        if (rc >= 0) rc = coll_p2p_wait(c, x, nx);
+            coll__xfer_init(c, &x[nx++], COLL_XFER_SEND, coll_mod(r + j, n), mine, bytes);
+        int rc = coll__p2p_post(c, x, nx);
+        if (rc >= 0) rc = coll__p2p_wait(c, x, nx);
         if (rc < 0) return rc;
         if (!len) continue;
         char *out = coll_elem(rbuf, o, esz);

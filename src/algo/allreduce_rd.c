@@ -7,35 +7,35 @@
 #include "algo/algo.h"
 #include "core/reduce.h"
 
-static int rd_chunk(coll_algo_ctx *c, const char *s, char *d, size_t len, void *tmp,
+static int rd_chunk(coll__algo_ctx *c, const char *s, char *d, size_t len, void *tmp,
                     int p, int rem, coll_dtype dt, coll_op op, coll_reduce_fn fn)
 {
     size_t esz = coll_dtype_size(dt);
-    int nr, rc = coll_fold_in(c, rem, s, d, len, dt, op, &nr);
+    int nr, rc = coll__fold_in(c, rem, s, d, len, dt, op, &nr);
     if (rc < 0) return rc;
     for (int mask = 1; nr >= 0 && mask < p; mask <<= 1) {
-        int peer = coll_fold_real_rank(nr ^ mask, rem);
+        int peer = coll__fold_real_rank(nr ^ mask, rem);
         /* d is being sent, so the partner's vector lands in tmp first. */
-        rc = coll_p2p_sendrecv(c, peer, d, len * esz, peer, tmp, len * esz);
+        rc = coll__p2p_sendrecv(c, peer, d, len * esz, peer, tmp, len * esz);
         if (rc < 0) return rc;
         if (len) fn(d, d, tmp, len);
     }
-    return coll_fold_out(c, rem, d, len * esz);
+    return coll__fold_out(c, rem, d, len * esz);
 }
 
-int coll_allreduce_rd(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__allreduce_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                       coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
-    coll_reduce_fn fn = coll_reduce_kernel(dt, op);
+    coll_reduce_fn fn = coll__reduce_kernel(dt, op);
     if (!esz || !fn) return COLL_EINVAL;
     int n = c->size;
     if (coll_alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
-    int p = coll_pow2_floor(n);
-    size_t ce = coll_chunk_elems(c, esz);
+    int p = coll__pow2_floor(n);
+    size_t ce = coll__chunk_elems(c, esz);
     size_t nch = count ? coll_div_up(count, ce) : 1;
-    /* Slot 1: slot 0 is used by coll_p2p_exchange_reduce in the fold step. */
-    void *tmp = coll_scratch_get(c, 1, (count < ce ? count : ce) * esz);
+    /* Slot 1: slot 0 is used by coll__p2p_exchange_reduce in the fold step. */
+    void *tmp = coll__scratch_get(c, 1, (count < ce ? count : ce) * esz);
     if (!tmp) return COLL_ENOMEM;
     for (size_t k = 0; k < nch; k++) {
         size_t o, len;

@@ -1,11 +1,11 @@
 /* Ring all-reduce: ring reduce-scatter then ring all-gather over the
- * coll_block_range blocks. Bandwidth-optimal (2(n-1)/n of the vector crosses
+ * coll__block_range blocks. Bandwidth-optimal (2(n-1)/n of the vector crosses
  * each link). Large vectors run the whole ring once per chunk slice of the
  * blocks, so scratch stays one chunk, and each chunk's reduction overlaps its
- * own transfer inside coll_p2p_exchange_reduce. */
+ * own transfer inside coll__p2p_exchange_reduce. */
 #include "algo/algo.h"
 
-int coll_allreduce_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__allreduce_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                         coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
@@ -14,8 +14,8 @@ int coll_allreduce_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t c
     if (coll_alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
     int right = coll_mod(r + 1, n), left = coll_mod(r - 1, n);
     size_t off0, bmax; /* block 0 is the largest */
-    coll_block_range(count, n, 0, &off0, &bmax);
-    size_t ce = coll_chunk_elems(c, esz);
+    coll__block_range(count, n, 0, &off0, &bmax);
+    size_t ce = coll__chunk_elems(c, esz);
     size_t nch = bmax ? coll_div_up(bmax, ce) : 1;
 
     for (size_t k = 0; k < nch; k++) {
@@ -24,10 +24,10 @@ int coll_allreduce_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t c
          * local contribution from sbuf, so rbuf needs no initial copy. */
         for (int s = 0; s < n - 1; s++) {
             size_t so, sc, ro, rcnt;
-            coll_block_chunk(count, n, coll_mod(r - s, n), ce, k, &so, &sc);
-            coll_block_chunk(count, n, coll_mod(r - s - 1, n), ce, k, &ro, &rcnt);
+            coll__block_chunk(count, n, coll_mod(r - s, n), ce, k, &so, &sc);
+            coll__block_chunk(count, n, coll_mod(r - s - 1, n), ce, k, &ro, &rcnt);
             const void *src = s == 0 ? sbuf : rbuf;
-            int rc = coll_p2p_exchange_reduce(c, right, coll_elem(src, so, esz), sc, left,
+            int rc = coll__p2p_exchange_reduce(c, right, coll_elem(src, so, esz), sc, left,
                                               coll_elem(sbuf, ro, esz), coll_elem(rbuf, ro, esz),
                                               rcnt, dt, op);
             if (rc < 0) return rc;
@@ -35,9 +35,9 @@ int coll_allreduce_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t c
         /* All-gather the reduced blocks around the same ring. */
         for (int s = 0; s < n - 1; s++) {
             size_t so, sc, ro, rcnt;
-            coll_block_chunk(count, n, coll_mod(r - s + 1, n), ce, k, &so, &sc);
-            coll_block_chunk(count, n, coll_mod(r - s, n), ce, k, &ro, &rcnt);
-            int rc = coll_p2p_sendrecv(c, right, coll_elem(rbuf, so, esz), sc * esz, left,
+            coll__block_chunk(count, n, coll_mod(r - s + 1, n), ce, k, &so, &sc);
+            coll__block_chunk(count, n, coll_mod(r - s, n), ce, k, &ro, &rcnt);
+            int rc = coll__p2p_sendrecv(c, right, coll_elem(rbuf, so, esz), sc * esz, left,
                                        coll_elem(rbuf, ro, esz), rcnt * esz);
             if (rc < 0) return rc;
         }

@@ -4,7 +4,7 @@
  * input is copied to scratch first. */
 #include "algo/algo.h"
 
-int coll_alltoall_pairwise(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__alltoall_pairwise(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                            coll_dtype dt)
 {
     size_t esz = coll_dtype_size(dt);
@@ -13,7 +13,7 @@ int coll_alltoall_pairwise(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_
     size_t bb = count * esz;
     const char *src = sbuf;
     if (sbuf == rbuf && n > 1 && bb) {
-        char *copy = coll_scratch_get(c, 1, (size_t)n * bb);
+        char *copy = coll__scratch_get(c, 1, (size_t)n * bb);
         if (!copy) return COLL_ENOMEM;
         memcpy(copy, sbuf, (size_t)n * bb);
         src = copy;
@@ -21,7 +21,7 @@ int coll_alltoall_pairwise(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_
     coll_copy(coll_elem(rbuf, (size_t)r * count, esz), coll_elem(src, (size_t)r * count, esz), bb);
     for (int k = 1; k < n; k++) {
         int to = coll_mod(r + k, n), from = coll_mod(r - k, n);
-        int rc = coll_p2p_sendrecv(c, to, coll_elem(src, (size_t)to * count, esz), bb, from,
+        int rc = coll__p2p_sendrecv(c, to, coll_elem(src, (size_t)to * count, esz), bb, from,
                                    coll_elem(rbuf, (size_t)from * count, esz), bb);
         if (rc < 0) return rc;
     }

@@ -2,7 +2,7 @@
  * of consecutive blocks, and chunks of one block for pipelining. */
 #include "algo/algo.h"
 
-void coll_block_range(size_t count, int size, int i, size_t *off, size_t *cnt)
+void coll__block_range(size_t count, int size, int i, size_t *off, size_t *cnt)
 {
     size_t n = size > 0 ? (size_t)size : 1;
     size_t base = count / n, rem = count % n, ui = (size_t)i;
@@ -10,20 +10,20 @@ void coll_block_range(size_t count, int size, int i, size_t *off, size_t *cnt)
     *off = ui * base + (ui < rem ? ui : rem);
 }
 
-void coll_blocks_span(size_t count, int size, int first, int last, size_t *off, size_t *cnt)
+void coll__blocks_span(size_t count, int size, int first, int last, size_t *off, size_t *cnt)
 {
     size_t end, last_cnt;
-    coll_block_range(count, size, first, off, &last_cnt);
-    coll_block_range(count, size, last - 1, &end, &last_cnt);
+    coll__block_range(count, size, first, off, &last_cnt);
+    coll__block_range(count, size, last - 1, &end, &last_cnt);
     end += last_cnt;
     *cnt = end - *off;
 }
 
-void coll_block_chunk(size_t count, int size, int i, size_t ce, size_t k, size_t *off,
+void coll__block_chunk(size_t count, int size, int i, size_t ce, size_t k, size_t *off,
                       size_t *cnt)
 {
     size_t bo, bc, co;
-    coll_block_range(count, size, i, &bo, &bc);
+    coll__block_range(count, size, i, &bo, &bc);
     coll_chunk_range(bc, ce, k, &co, cnt);
     *off = bo + co;
 }

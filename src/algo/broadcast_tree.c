@@ -3,7 +3,7 @@
  * once). Latency-optimal for small messages. */
 #include "algo/algo.h"
 
-int coll_broadcast_tree(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__broadcast_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                         coll_dtype dt, int root)
 {
     size_t esz = coll_dtype_size(dt);
@@ -14,17 +14,17 @@ int coll_broadcast_tree(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t c
     if (vr == 0) coll_copy(rbuf, sbuf, bytes);
     while (mask < n) {
         if (vr & mask) {
-            rc = coll_p2p_recv(c, coll_mod(vr - mask + root, n), rbuf, bytes);
+            rc = coll__p2p_recv(c, coll_mod(vr - mask + root, n), rbuf, bytes);
             if (rc < 0) return rc;
             break;
         }
         mask <<= 1;
     }
-    coll_xfer xs[32];
+    coll__xfer xs[32];
     int nx = 0;
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (vr + mask < n)
-            coll_xfer_init(c, &xs[nx++], COLL_XFER_SEND, coll_mod(vr + mask + root, n), rbuf, bytes);
-    rc = coll_p2p_post(c, xs, nx);
-    return rc < 0 ? rc : coll_p2p_wait(c, xs, nx);
+            coll__xfer_init(c, &xs[nx++], COLL_XFER_SEND, coll_mod(vr + mask + root, n), rbuf, bytes);
+    rc = coll__p2p_post(c, xs, nx);
+    return rc < 0 ? rc : coll__p2p_wait(c, xs, nx);
 }

@@ -9,9 +9,9 @@
 #include "core/clock.h"
 #include "core/reduce.h"
 
-void *coll_scratch_get(coll_algo_ctx *c, int slot, size_t bytes)
+void *coll__scratch_get(coll__algo_ctx *c, int slot, size_t bytes)
 {
-    coll_scratch *s = c->scratch;
+    coll__scratch *s = c->scratch;
     if (!s || slot < 0 || slot >= COLL_SCRATCH_SLOTS) return NULL;
     if (bytes == 0) bytes = 1;
     if (s->ptr[slot] && s->cap[slot] >= bytes) return s->ptr[slot];
@@ -26,7 +26,7 @@ void *coll_scratch_get(coll_algo_ctx *c, int slot, size_t bytes)
     return p;
 }
 
-void coll_scratch_free(coll_scratch *s)
+void coll__scratch_free(coll__scratch *s)
 {
     if (!s) return;
     for (int i = 0; i < COLL_SCRATCH_SLOTS; i++) {
@@ -36,14 +36,14 @@ void coll_scratch_free(coll_scratch *s)
     }
 }
 
-size_t coll_chunk_elems(const coll_algo_ctx *c, size_t esz)
+size_t coll__chunk_elems(const coll__algo_ctx *c, size_t esz)
 {
     size_t chunk = c->chunk_bytes ? c->chunk_bytes : COLL_ALGO_DEFAULT_CHUNK;
     size_t n = esz ? chunk / esz : chunk;
     return n ? n : 1;
 }
 
-void coll_xfer_init(coll_algo_ctx *c, coll_xfer *x, coll_xfer_kind kind, int peer,
+void coll__xfer_init(coll__algo_ctx *c, coll__xfer *x, coll_xfer_kind kind, int peer,
                     const void *buf, size_t len)
 {
     memset(x, 0, sizeof(*x));
@@ -59,13 +59,13 @@ void coll_xfer_init(coll_algo_ctx *c, coll_xfer *x, coll_xfer_kind kind, int pee
  * queued in the transport, pointing into the algorithm's stack frame: abort the
  * transport now, while they are alive, so it lets go of them and peers learn of
  * the failure instead of waiting for their timeout. */
-static int fail(coll_algo_ctx *c, int rc)
+static int fail(coll__algo_ctx *c, int rc)
 {
     c->tp->ops->abort(c->tp, rc, c->tp->err.rank);
     return rc;
 }
 
-int coll_p2p_post(coll_algo_ctx *c, coll_xfer *xs, int n)
+int coll__p2p_post(coll__algo_ctx *c, coll__xfer *xs, int n)
 {
     for (int i = 0; i < n; i++) {
         int rc = c->tp->ops->post(c->tp, &xs[i]);
@@ -82,7 +82,7 @@ int coll_p2p_post(coll_algo_ctx *c, coll_xfer *xs, int n)
 }
 
 /* First failed transfer's status, else COLL_OK; *pending counts unfinished ones. */
-static int scan(const coll_xfer *xs, int n, int *pending)
+static int scan(const coll__xfer *xs, int n, int *pending)
 {
     *pending = 0;
     for (int i = 0; i < n; i++) {
@@ -92,13 +92,13 @@ static int scan(const coll_xfer *xs, int n, int *pending)
     return COLL_OK;
 }
 
-static int timed_out(coll_algo_ctx *c, const coll_xfer *xs, int n)
+static int timed_out(coll__algo_ctx *c, const coll__xfer *xs, int n)
 {
     int peer = -1;
     for (int i = 0; i < n && peer < 0; i++)
         if (xs[i].status == COLL_EAGAIN) peer = xs[i].peer;
     char what[128];
-    coll_sig_format(&c->sig, what, sizeof(what));
+    coll__sig_format(&c->sig, what, sizeof(what));
     peer = coll__err_world(&c->tp->err, peer); /* the group's map: a world rank */
     if (!c->tp->err.msg[0]) {
         if (c->timeout_s > 0)
@@ -114,7 +114,7 @@ static int timed_out(coll_algo_ctx *c, const coll_xfer *xs, int n)
 
 /* One round of waiting: COLL_OK to go on, or the error that ends the wait.
  * A deadline <= 0 means no deadline. */
-static int step(coll_algo_ctx *c, coll_xfer *xs, int n)
+static int step(coll__algo_ctx *c, coll__xfer *xs, int n)
 {
     int ms = 1000;
     if (c->deadline > 0) {
@@ -129,7 +129,7 @@ static int step(coll_algo_ctx *c, coll_xfer *xs, int n)
     return COLL_OK;
 }
 
-int coll_p2p_wait(coll_algo_ctx *c, coll_xfer *xs, int n)
+int coll__p2p_wait(coll__algo_ctx *c, coll__xfer *xs, int n)
 {
     for (;;) {
         int pending, st = scan(xs, n, &pending);
@@ -140,54 +140,54 @@ int coll_p2p_wait(coll_algo_ctx *c, coll_xfer *xs, int n)
     }
 }
 
-static int post_wait(coll_algo_ctx *c, coll_xfer *xs, int n)
+static int post_wait(coll__algo_ctx *c, coll__xfer *xs, int n)
 {
-    int rc = coll_p2p_post(c, xs, n);
-    return rc < 0 ? rc : coll_p2p_wait(c, xs, n);
+    int rc = coll__p2p_post(c, xs, n);
+    return rc < 0 ? rc : coll__p2p_wait(c, xs, n);
 }
 
-int coll_p2p_send(coll_algo_ctx *c, int peer, const void *buf, size_t len)
+int coll__p2p_send(coll__algo_ctx *c, int peer, const void *buf, size_t len)
 {
-    coll_xfer x;
-    coll_xfer_init(c, &x, COLL_XFER_SEND, peer, buf, len);
+    coll__xfer x;
+    coll__xfer_init(c, &x, COLL_XFER_SEND, peer, buf, len);
     return post_wait(c, &x, 1);
 }
 
-int coll_p2p_recv(coll_algo_ctx *c, int peer, void *buf, size_t len)
+int coll__p2p_recv(coll__algo_ctx *c, int peer, void *buf, size_t len)
 {
-    coll_xfer x;
-    coll_xfer_init(c, &x, COLL_XFER_RECV, peer, buf, len);
+    coll__xfer x;
+    coll__xfer_init(c, &x, COLL_XFER_RECV, peer, buf, len);
     return post_wait(c, &x, 1);
 }
 
-int coll_p2p_sendrecv(coll_algo_ctx *c, int to, const void *sbuf, size_t slen,
+int coll__p2p_sendrecv(coll__algo_ctx *c, int to, const void *sbuf, size_t slen,
                       int from, void *rbuf, size_t rlen)
 {
-    coll_xfer x[2];
+    coll__xfer x[2];
     int n = 0;
     /* Post the receive first: a transport may then land the data in place. */
-    if (from >= 0) coll_xfer_init(c, &x[n++], COLL_XFER_RECV, from, rbuf, rlen);
-    if (to >= 0) coll_xfer_init(c, &x[n++], COLL_XFER_SEND, to, sbuf, slen);
+    if (from >= 0) coll__xfer_init(c, &x[n++], COLL_XFER_RECV, from, rbuf, rlen);
+    if (to >= 0) coll__xfer_init(c, &x[n++], COLL_XFER_SEND, to, sbuf, slen);
     return post_wait(c, x, n);
 }
 
 /* Send (to >= 0) while receiving (from >= 0) rlen bytes into tmp; reduce
  * out = in op tmp over each stretch of whole elements as soon as it arrives. */
-static int exchange_reduce_bytes(coll_algo_ctx *c, int to, const void *sbuf, size_t slen,
+static int exchange_reduce_bytes(coll__algo_ctx *c, int to, const void *sbuf, size_t slen,
                                  int from, void *tmp, const void *in, void *out, size_t rlen,
                                  coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
-    coll_reduce_fn fn = coll_reduce_kernel(dt, op);
+    coll_reduce_fn fn = coll__reduce_kernel(dt, op);
     if (!esz || !fn || rlen % esz) return COLL_EINVAL;
-    coll_xfer x[2];
+    coll__xfer x[2];
     int n = 0, ri = -1;
     if (from >= 0) {
         ri = n;
-        coll_xfer_init(c, &x[n++], COLL_XFER_RECV, from, tmp, rlen);
+        coll__xfer_init(c, &x[n++], COLL_XFER_RECV, from, tmp, rlen);
     }
-    if (to >= 0) coll_xfer_init(c, &x[n++], COLL_XFER_SEND, to, sbuf, slen);
-    int rc = coll_p2p_post(c, x, n);
+    if (to >= 0) coll__xfer_init(c, &x[n++], COLL_XFER_SEND, to, sbuf, slen);
+    int rc = coll__p2p_post(c, x, n);
     if (rc < 0) return rc;
     size_t reduced = 0; /* bytes of out already final */
     for (;;) {
@@ -207,27 +207,27 @@ static int exchange_reduce_bytes(coll_algo_ctx *c, int to, const void *sbuf, siz
     }
 }
 
-int coll_p2p_sendrecv_reduce(coll_algo_ctx *c, int to, const void *sbuf, size_t slen,
+int coll__p2p_sendrecv_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t slen,
                              int from, void *tmp, const void *in, void *out, size_t rlen,
                              coll_dtype dt, coll_op op)
 {
     return exchange_reduce_bytes(c, to, sbuf, slen, from, tmp, in, out, rlen, dt, op);
 }
 
-int coll_p2p_exchange_reduce(coll_algo_ctx *c, int to, const void *sbuf, size_t scnt,
+int coll__p2p_exchange_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t scnt,
                              int from, const void *in, void *out, size_t rcnt,
                              coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;
-    size_t ce = coll_chunk_elems(c, esz);
+    size_t ce = coll__chunk_elems(c, esz);
     size_t ns = to >= 0 ? coll_div_up(scnt, ce) : 0, nr = from >= 0 ? coll_div_up(rcnt, ce) : 0;
     if (to >= 0 && ns == 0) ns = 1; /* one zero-length message */
     if (from >= 0 && nr == 0) nr = 1;
     void *tmp = NULL;
     if (from >= 0) {
         size_t tb = (rcnt < ce ? rcnt : ce) * esz;
-        tmp = coll_scratch_get(c, 0, tb);
+        tmp = coll__scratch_get(c, 0, tb);
         if (!tmp) return COLL_ENOMEM;
     }
     size_t steps = ns > nr ? ns : nr;

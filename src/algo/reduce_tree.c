@@ -4,17 +4,17 @@
  * scratch stays one chunk. All ops are commutative, so child order is free. */
 #include "algo/algo.h"
 
-int coll_reduce_tree(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+int coll__reduce_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                      coll_dtype dt, coll_op op, int root)
 {
     size_t esz = coll_dtype_size(dt);
     int n = c->size, r = c->rank;
     if (!esz || root < 0 || root >= n) return COLL_EINVAL;
     int vr = coll_mod(r - root, n);
-    size_t ce = coll_chunk_elems(c, esz);
+    size_t ce = coll__chunk_elems(c, esz);
     size_t nch = count ? coll_div_up(count, ce) : 1;
     char *acc = NULL;
-    if (vr != 0 && !(acc = coll_scratch_get(c, 1, (count < ce ? count : ce) * esz)))
+    if (vr != 0 && !(acc = coll__scratch_get(c, 1, (count < ce ? count : ce) * esz)))
         return COLL_ENOMEM;
     for (size_t k = 0; k < nch; k++) {
         size_t o, len;
@@ -24,13 +24,13 @@ int coll_reduce_tree(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t coun
         for (int mask = 1; mask < n; mask <<= 1) {
             int rc;
             if (vr & mask) {
-                rc = coll_p2p_exchange_reduce(c, coll_mod(vr - mask + root, n), cur, len, -1,
+                rc = coll__p2p_exchange_reduce(c, coll_mod(vr - mask + root, n), cur, len, -1,
                                               NULL, NULL, 0, dt, op);
                 if (rc < 0) return rc;
                 break;
             }
             if ((vr | mask) < n) {
-                rc = coll_p2p_exchange_reduce(c, -1, NULL, 0, coll_mod((vr | mask) + root, n),
+                rc = coll__p2p_exchange_reduce(c, -1, NULL, 0, coll_mod((vr | mask) + root, n),
                                               cur, dst, len, dt, op);
                 if (rc < 0) return rc;
                 cur = dst;

@@ -5,7 +5,7 @@
  * large blocks run the ring once per chunk so scratch stays bounded. */
 #include "algo/algo.h"
 
-int coll_reducescatter_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size_t recvcount,
+int coll__reducescatter_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t recvcount,
                             coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
@@ -13,10 +13,10 @@ int coll_reducescatter_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size
     int n = c->size, r = c->rank;
     if (coll_alone(c, rbuf, sbuf, recvcount * esz)) return COLL_OK;
     int right = coll_mod(r + 1, n), left = coll_mod(r - 1, n);
-    size_t ce = coll_chunk_elems(c, esz);
+    size_t ce = coll__chunk_elems(c, esz);
     size_t cmax = recvcount < ce ? recvcount : ce;
     size_t nch = recvcount ? coll_div_up(recvcount, ce) : 1;
-    char *acc = coll_scratch_get(c, 1, 2 * cmax * esz);
+    char *acc = coll__scratch_get(c, 1, 2 * cmax * esz);
     if (!acc) return COLL_ENOMEM;
     char *accs[2] = {acc, acc + cmax * esz};
     for (size_t k = 0; k < nch; k++) {
@@ -26,7 +26,7 @@ int coll_reducescatter_ring(coll_algo_ctx *c, const void *sbuf, void *rbuf, size
             size_t sb = (size_t)coll_mod(r - s - 1, n), rb = (size_t)coll_mod(r - s - 2, n);
             const void *src = s == 0 ? coll_elem(sbuf, sb * recvcount + o, esz) : accs[(s - 1) & 1];
             void *dst = s == n - 2 ? coll_elem(rbuf, o, esz) : accs[s & 1];
-            int rc = coll_p2p_exchange_reduce(c, right, src, len, left,
+            int rc = coll__p2p_exchange_reduce(c, right, src, len, left,
                                               coll_elem(sbuf, rb * recvcount + o, esz), dst, len,
                                               dt, op);
             if (rc < 0) return rc;

@@ -24,7 +24,7 @@ static const char *const names[COLL_ALGO_COUNT] = {
 /* Other spellings users bring from MPI/NCCL vocabularies. */
 static const struct {
     const char *name;
-    coll_algo_id id;
+    coll__algo_id id;
 } aliases[] = {
     {"rabenseifner", COLL_ALGO_RHD},    {"halving-doubling", COLL_ALGO_RHD},
     {"recursive-doubling", COLL_ALGO_RD}, {"binomial", COLL_ALGO_TREE},
@@ -48,11 +48,11 @@ static const unsigned has[COLL_KIND_COUNT] = {
 
 /* The tuning table: the first row of the collective whose conditions hold. */
 typedef struct tune_row {
-    coll_kind kind;
+    coll__kind kind;
     size_t below;  /* bytes < below (0: any size) */
     int pow2_only; /* world must be a power of two */
     int max_world; /* world <= max_world (0: any) */
-    coll_algo_id algo;
+    coll__algo_id algo;
 } tune_row;
 
 static const tune_row table[] = {
@@ -72,17 +72,17 @@ static const tune_row table[] = {
 
 static int is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
-const char *coll_algo_name(coll_algo_id id)
+const char *coll__algo_name(coll__algo_id id)
 {
     return (unsigned)id < COLL_ALGO_COUNT ? names[id] : "unknown";
 }
 
-int coll_algo_parse(const char *name, coll_algo_id *out)
+int coll__algo_parse(const char *name, coll__algo_id *out)
 {
     if (!name) return COLL_EINVAL;
     for (int i = 0; i < COLL_ALGO_COUNT; i++)
         if (!strcasecmp(name, names[i])) {
-            *out = (coll_algo_id)i;
+            *out = (coll__algo_id)i;
             return COLL_OK;
         }
     for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
@@ -93,13 +93,13 @@ int coll_algo_parse(const char *name, coll_algo_id *out)
     return COLL_EINVAL;
 }
 
-int coll_algo_exists(coll_kind kind, coll_algo_id id)
+int coll__algo_exists(coll__kind kind, coll__algo_id id)
 {
     if ((unsigned)kind >= COLL_KIND_COUNT || (unsigned)id >= COLL_ALGO_COUNT) return 0;
     return id == COLL_ALGO_AUTO || (has[kind] & BIT(id)) != 0;
 }
 
-const char *coll_algo_list(coll_kind kind)
+const char *coll__algo_list(coll__kind kind)
 {
     static const char *const lists[COLL_KIND_COUNT] = {
         [COLL_KIND_ALLREDUCE] = "auto,ring,rhd,rd,direct",
@@ -114,9 +114,9 @@ const char *coll_algo_list(coll_kind kind)
     return (unsigned)kind < COLL_KIND_COUNT ? lists[kind] : "";
 }
 
-coll_algo_id coll_algo_select(coll_kind kind, coll_algo_id requested, size_t bytes, int world)
+coll__algo_id coll__algo_select(coll__kind kind, coll__algo_id requested, size_t bytes, int world)
 {
-    if (requested != COLL_ALGO_AUTO && coll_algo_exists(kind, requested)) {
+    if (requested != COLL_ALGO_AUTO && coll__algo_exists(kind, requested)) {
         /* rd all-gather needs a power-of-two world: ring is its fallback. */
         if (kind == COLL_KIND_ALLGATHER && requested == COLL_ALGO_RD && !is_pow2(world))
             return COLL_ALGO_RING;
@@ -133,7 +133,7 @@ coll_algo_id coll_algo_select(coll_kind kind, coll_algo_id requested, size_t byt
     return COLL_ALGO_AUTO; /* p2p: nothing to choose */
 }
 
-size_t coll_algo_bytes(coll_kind kind, size_t count, coll_dtype dt, int world)
+size_t coll__algo_bytes(coll__kind kind, size_t count, coll_dtype dt, int world)
 {
     size_t b = count * coll_dtype_size(dt);
     if (kind == COLL_KIND_ALLGATHER || kind == COLL_KIND_REDUCESCATTER ||
@@ -142,31 +142,31 @@ size_t coll_algo_bytes(coll_kind kind, size_t count, coll_dtype dt, int world)
     return b;
 }
 
-int coll_algo_run(coll_algo_ctx *c, coll_algo_id id, coll_kind kind, const void *sbuf,
+int coll__algo_run(coll__algo_ctx *c, coll__algo_id id, coll__kind kind, const void *sbuf,
                   void *rbuf, size_t count, coll_dtype dt, coll_op op, int root)
 {
-    if (!coll_algo_exists(kind, id) || id == COLL_ALGO_AUTO)
-        id = coll_algo_select(kind, COLL_ALGO_AUTO, coll_algo_bytes(kind, count, dt, c->size), c->size);
+    if (!coll__algo_exists(kind, id) || id == COLL_ALGO_AUTO)
+        id = coll__algo_select(kind, COLL_ALGO_AUTO, coll__algo_bytes(kind, count, dt, c->size), c->size);
     switch (kind) {
     case COLL_KIND_ALLREDUCE:
-        if (id == COLL_ALGO_RHD) return coll_allreduce_rhd(c, sbuf, rbuf, count, dt, op);
-        if (id == COLL_ALGO_RD) return coll_allreduce_rd(c, sbuf, rbuf, count, dt, op);
-        if (id == COLL_ALGO_DIRECT) return coll_allreduce_direct(c, sbuf, rbuf, count, dt, op);
-        return coll_allreduce_ring(c, sbuf, rbuf, count, dt, op);
+        if (id == COLL_ALGO_RHD) return coll__allreduce_rhd(c, sbuf, rbuf, count, dt, op);
+        if (id == COLL_ALGO_RD) return coll__allreduce_rd(c, sbuf, rbuf, count, dt, op);
+        if (id == COLL_ALGO_DIRECT) return coll__allreduce_direct(c, sbuf, rbuf, count, dt, op);
+        return coll__allreduce_ring(c, sbuf, rbuf, count, dt, op);
     case COLL_KIND_ALLGATHER:
-        if (id == COLL_ALGO_RD) return coll_allgather_rd(c, sbuf, rbuf, count, dt);
-        return coll_allgather_ring(c, sbuf, rbuf, count, dt);
+        if (id == COLL_ALGO_RD) return coll__allgather_rd(c, sbuf, rbuf, count, dt);
+        return coll__allgather_ring(c, sbuf, rbuf, count, dt);
     case COLL_KIND_REDUCESCATTER:
-        return coll_reducescatter_ring(c, sbuf, rbuf, count, dt, op);
+        return coll__reducescatter_ring(c, sbuf, rbuf, count, dt, op);
     case COLL_KIND_BROADCAST:
-        if (id == COLL_ALGO_RING) return coll_broadcast_ring(c, sbuf, rbuf, count, dt, root);
-        return coll_broadcast_tree(c, sbuf, rbuf, count, dt, root);
+        if (id == COLL_ALGO_RING) return coll__broadcast_ring(c, sbuf, rbuf, count, dt, root);
+        return coll__broadcast_tree(c, sbuf, rbuf, count, dt, root);
     case COLL_KIND_REDUCE:
-        return coll_reduce_tree(c, sbuf, rbuf, count, dt, op, root);
+        return coll__reduce_tree(c, sbuf, rbuf, count, dt, op, root);
     case COLL_KIND_ALLTOALL:
-        return coll_alltoall_pairwise(c, sbuf, rbuf, count, dt);
+        return coll__alltoall_pairwise(c, sbuf, rbuf, count, dt);
     case COLL_KIND_BARRIER:
-        return coll_barrier_dissemination(c);
+        return coll__barrier_dissemination(c);
     default:
         return COLL_EINVAL; /* p2p is the backend's business */
     }

@@ -26,7 +26,7 @@
 #define BLAME_STORE_S 0.2 /* how long one store op of the blame look-up may take */
 
 typedef struct sub {
-    const coll_backend_ops *ops; /* NULL: this sub-communicator is not needed */
+    const coll__backend_ops *ops; /* NULL: this sub-communicator is not needed */
     void *state;
     const int *ranks;            /* sub rank -> rank; NULL: the identity */
     int n;                       /* ranks in this sub-communicator */
@@ -35,9 +35,9 @@ typedef struct sub {
 
 typedef struct auto_state {
     int rank, size;
-    coll_store *store;           /* the rendezvous store: who blamed whom */
+    coll__store *store;           /* the rendezvous store: who blamed whom */
     char prefix[64];             /* this communicator's keys in it */
-    coll_host_plan plan;
+    coll__host_plan plan;
     sub intra, inter, flat;
     int hier;                    /* all-reduce goes intra/inter/intra */
     const char *flat_why;        /* why all-reduce is flat on several hosts */
@@ -45,14 +45,14 @@ typedef struct auto_state {
     int piped;                   /* pipe may be running on inter: only it touches inter */
 } auto_state;
 
-static const coll_backend_ops *intra_ops(char *why, size_t whylen, int *bad)
+static const coll__backend_ops *intra_ops(char *why, size_t whylen, int *bad)
 {
     char err[256];
     const char *want = getenv("COLL_AUTO_INTRA");
     *bad = 0;
     if (want && *want) {
-        const coll_backend_ops *ops = coll_backend_find(want, err, sizeof err);
-        if (ops && ops != &coll_backend_auto) {
+        const coll__backend_ops *ops = coll__backend_find(want, err, sizeof err);
+        if (ops && ops != &coll__backend_auto) {
             snprintf(why, whylen, "chosen by COLL_AUTO_INTRA");
             return ops;
         }
@@ -61,21 +61,21 @@ static const coll_backend_ops *intra_ops(char *why, size_t whylen, int *bad)
         *bad = 1;
         return NULL;
     }
-    const coll_backend_ops *shm = coll_backend_find("shm", err, sizeof err);
+    const coll__backend_ops *shm = coll__backend_find("shm", err, sizeof err);
     if (shm) {
         snprintf(why, whylen, "shared memory within a host");
         return shm;
     }
     (void)err; /* "not part of this build yet" and the like: info shows it per backend */
     snprintf(why, whylen, "shm is not available here");
-    return &coll_backend_tcp;
+    return &coll__backend_tcp;
 }
 
 const char *coll_auto_intra_name(char *why, size_t whylen)
 {
     char buf[320];
     int bad;
-    const coll_backend_ops *ops = intra_ops(buf, sizeof buf, &bad);
+    const coll__backend_ops *ops = intra_ops(buf, sizeof buf, &bad);
     if (why && whylen) snprintf(why, whylen, "%s", buf);
     return ops ? ops->name : "none";
 }
@@ -105,10 +105,10 @@ static void note_group(const sub *s, char *msg, size_t len)
                  list);
 }
 
-static int sub_init(coll_comm *comm, const coll_rendezvous *rv, sub *s, const char *tag,
+static int sub_init(coll_comm *comm, const coll__rendezvous *rv, sub *s, const char *tag,
                     int subrank, int subsize, coll__err *err)
 {
-    coll_rendezvous srv = *rv;
+    coll__rendezvous srv = *rv;
     coll__err why;
     coll__err_init(&why, s->ranks, subsize);
     srv.rank = subrank;
@@ -135,7 +135,7 @@ static int sub_init(coll_comm *comm, const coll_rendezvous *rv, sub *s, const ch
 
 static void explain_flat(auto_state *st)
 {
-    const coll_host_plan *p = &st->plan;
+    const coll__host_plan *p = &st->plan;
     if (p->nhosts == 1) st->flat_why = "one host";
     else if (!p->regular) st->flat_why = "flat: hosts have different numbers of ranks";
     else if (p->local_size == 1) st->flat_why = "flat: one rank per host";
@@ -146,7 +146,7 @@ static void explain_flat(auto_state *st)
  * because the plan is the same everywhere. */
 static int plan_subs(auto_state *st, coll__err *err)
 {
-    const coll_host_plan *p = &st->plan;
+    const coll__host_plan *p = &st->plan;
     char why[320];
     int bad;
     const char *hier_env = getenv("COLL_AUTO_HIER");
@@ -162,10 +162,10 @@ static int plan_subs(auto_state *st, coll__err *err)
         st->intra.ranks = p->members;
     }
     if (!multi) return COLL_OK;
-    st->flat.ops = &coll_backend_tcp;
+    st->flat.ops = &coll__backend_tcp;
     st->hier = p->regular && p->local_size > 1 && !(hier_env && strcmp(hier_env, "0") == 0);
     if (st->hier) {
-        st->inter.ops = &coll_backend_tcp;
+        st->inter.ops = &coll__backend_tcp;
         st->inter.ranks = p->peers;
     }
     if (!st->hier) {
@@ -183,11 +183,11 @@ static void auto_fini(void *state)
     sub *subs[] = {&st->intra, &st->inter, &st->flat};
     for (size_t i = 0; i < 3; i++)
         if (subs[i]->state) subs[i]->ops->fini(subs[i]->state);
-    coll_host_plan_free(&st->plan);
+    coll__host_plan_free(&st->plan);
     free(st);
 }
 
-static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
+static int auto_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
 {
     auto_state *st = calloc(1, sizeof *st);
     char prefix[96];
@@ -198,9 +198,9 @@ static int auto_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     snprintf(st->prefix, sizeof st->prefix, "%s", rv->prefix);
     int rc = coll__store_key(prefix, sizeof prefix, err, rv->prefix, "a/");
     if (!rc)
-        rc = coll_host_plan_exchange(rv->store, prefix, rv->rank, rv->world_size, &st->plan, err);
+        rc = coll__host_plan_exchange(rv->store, prefix, rv->rank, rv->world_size, &st->plan, err);
     if (!rc) rc = plan_subs(st, err);
-    const coll_host_plan *p = &st->plan;
+    const coll__host_plan *p = &st->plan;
     char tag[32];
     /* Every rank first, then the groups: a rank that hangs or dies setting up
      * its first group is then waited for by every rank, which all name it,
@@ -284,7 +284,7 @@ static int root_cause(auto_state *st, int blamed, int timed_out)
  * had itself stopped because of another. */
 static int sub_failure(auto_state *st, sub *s, int rc, coll__err *err);
 
-static int sub_run(auto_state *st, sub *s, const coll_call *c, const coll_sig *sig,
+static int sub_run(auto_state *st, sub *s, const coll__call *c, const coll__sig *sig,
                    double deadline, coll__err *err)
 {
     coll__err_clear(err);
@@ -331,14 +331,14 @@ static int sub_failure(auto_state *st, sub *s, int rc, coll__err *err)
 }
 
 /* One step of the hierarchical all-reduce on s, stamped with its own signature. */
-static int step(auto_state *st, sub *s, coll_kind kind, const void *sbuf, void *rbuf,
-                size_t count, const coll_call *c, const coll_sig *parent, double deadline,
+static int step(auto_state *st, sub *s, coll__kind kind, const void *sbuf, void *rbuf,
+                size_t count, const coll__call *c, const coll__sig *parent, double deadline,
                 coll__err *err)
 {
-    coll_call sc = {.kind = kind, .sendbuf = sbuf, .recvbuf = rbuf, .count = count, .dt = c->dt,
+    coll__call sc = {.kind = kind, .sendbuf = sbuf, .recvbuf = rbuf, .count = count, .dt = c->dt,
                     .op = COLL_SUM, .root = 0, .dest = -1, .source = -1};
     if (c->op != COLL_AVG) sc.op = c->op;
-    coll_sig sig = *parent;
+    coll__sig sig = *parent;
     sig.kind = (uint8_t)kind;
     sig.op = (uint8_t)sc.op;
     sig.count = count;
@@ -348,8 +348,8 @@ static int step(auto_state *st, sub *s, coll_kind kind, const void *sbuf, void *
 /* One chunk's inter-host step, run on st->pipe. */
 typedef struct inter_job {
     auto_state *st;
-    coll_call call;
-    coll_sig sig;
+    coll__call call;
+    coll__sig sig;
     double deadline;
     int rc;
     coll__err err;
@@ -389,7 +389,7 @@ static size_t pipe_chunk(const auto_state *st, size_t count, size_t es)
  * once its inter-host step is done; the pipe's step of chunk i crosses the
  * link meanwhile. On a failure the pipe is drained before anything else
  * touches the inter-host group. */
-static int piped_allreduce(auto_state *st, const coll_call *c, const coll_sig *sig,
+static int piped_allreduce(auto_state *st, const coll__call *c, const coll__sig *sig,
                            size_t chunk, size_t nchunks, double deadline, coll__err *err)
 {
     size_t es = coll_dtype_size(c->dt), ls = (size_t)st->plan.local_size;
@@ -410,7 +410,7 @@ static int piped_allreduce(auto_state *st, const coll_call *c, const coll_sig *s
             j->st = st;
             j->deadline = deadline;
             coll__err_init(&j->err, err->world_of, err->nworld); /* the caller's map */
-            j->call = (coll_call){.kind = COLL_KIND_ALLREDUCE, .sendbuf = mine, .recvbuf = mine,
+            j->call = (coll__call){.kind = COLL_KIND_ALLREDUCE, .sendbuf = mine, .recvbuf = mine,
                                   .count = blk, .dt = c->dt,
                                   .op = c->op == COLL_AVG ? COLL_SUM : c->op, .root = 0,
                                   .dest = -1, .source = -1};
@@ -449,7 +449,7 @@ static int piped_allreduce(auto_state *st, const coll_call *c, const coll_sig *s
  * intra-host all-gather, on the elements [from, count) of c, one step after
  * another. The count % local_size elements past the blocks go through an
  * intra-host all-reduce, then the inter-host one. */
-static int hier_steps(auto_state *st, const coll_call *c, size_t from, const coll_sig *sig,
+static int hier_steps(auto_state *st, const coll__call *c, size_t from, const coll__sig *sig,
                       double deadline, coll__err *err)
 {
     size_t es = coll_dtype_size(c->dt), ls = (size_t)st->plan.local_size;
@@ -477,7 +477,7 @@ static int hier_steps(auto_state *st, const coll_call *c, size_t from, const col
 /* The hierarchical all-reduce: whole chunks pipelined (the inter-host step of
  * one chunk overlapping the intra-host steps of its neighbours) when the call
  * is large enough and the pipe's thread runs, the rest step by step. */
-static int hier_allreduce(auto_state *st, const coll_call *c, const coll_sig *sig,
+static int hier_allreduce(auto_state *st, const coll__call *c, const coll__sig *sig,
                           double deadline, coll__err *err)
 {
     size_t chunk = pipe_chunk(st, c->count, coll_dtype_size(c->dt)), from = 0;
@@ -489,11 +489,11 @@ static int hier_allreduce(auto_state *st, const coll_call *c, const coll_sig *si
         from = n * chunk;
     }
     if (!rc && from < c->count) rc = hier_steps(st, c, from, sig, deadline, err);
-    if (!rc && c->op == COLL_AVG) coll_scale_div(c->recvbuf, c->count, c->dt, st->size);
+    if (!rc && c->op == COLL_AVG) coll__scale_div(c->recvbuf, c->count, c->dt, st->size);
     return rc;
 }
 
-static int auto_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
+static int auto_run(void *state, const coll__call *c, const coll__sig *sig, double deadline,
                     coll__err *err)
 {
     auto_state *st = state;
@@ -511,8 +511,8 @@ static int auto_run(void *state, const coll_call *c, const coll_sig *sig, double
 static int auto_set_algo(void *state, const char *algo, coll__err *err)
 {
     auto_state *st = state;
-    coll_algo_id id;
-    if (coll_algo_parse(algo, &id) != 0) {
+    coll__algo_id id;
+    if (coll__algo_parse(algo, &id) != 0) {
         return coll__err_set(err, COLL_EINVAL, "unknown algorithm '%s'", algo);
     }
     if (st->plan.nhosts == 1) {
@@ -572,7 +572,7 @@ static int auto_nhosts(const void *state)
 static int auto_describe(const void *state, char *buf, size_t len)
 {
     const auto_state *st = state;
-    const coll_host_plan *p = &st->plan;
+    const coll__host_plan *p = &st->plan;
     const char *intra = st->intra.ops ? st->intra.ops->name : "tcp";
     if (p->nhosts == 1)
         snprintf(buf, len, "auto: 1 host, %d ranks, all collectives on %s", p->local_size, intra);
@@ -583,8 +583,8 @@ static int auto_describe(const void *state, char *buf, size_t len)
     return COLL_OK;
 }
 
-const coll_backend_ops coll_backend_auto = {
-    .size = sizeof(coll_backend_ops),
+const coll__backend_ops coll__backend_auto = {
+    .size = sizeof(coll__backend_ops),
     .name = "auto",
     .init = auto_init,
     .run = auto_run,

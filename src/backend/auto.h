@@ -17,11 +17,11 @@
  * id and the inode of this process's network namespace (so that network
  * namespaces count as hosts). $COLL_AUTO_RANKS_PER_HOST=K appends "/emuN" with
  * N = rank / K: K ranks per emulated host on one machine (tests, benchmarks). */
-int coll_host_id(int rank, char *buf, size_t len);
+int coll__host_id(int rank, char *buf, size_t len);
 
 /* Which ranks share a host. Hosts are numbered by their lowest rank, ranks
  * within a host ascending. */
-typedef struct coll_host_plan {
+typedef struct coll__host_plan {
     int size;         /* ranks in the world */
     int nhosts;
     int host;         /* this rank's host */
@@ -31,19 +31,19 @@ typedef struct coll_host_plan {
     int *local_of;    /* [size]: index of each rank on its host */
     int *members;     /* [local_size]: ranks of this host, ascending */
     int *peers;       /* [nhosts]: rank with this local index on each host; NULL unless regular */
-} coll_host_plan;
+} coll__host_plan;
 
 /* From every rank's host id (ids[r], size of them): the plan of rank `rank`. */
-int coll_host_plan_build(const char *const *ids, int size, int rank, coll_host_plan *p);
-void coll_host_plan_free(coll_host_plan *p);
+int coll__host_plan_build(const char *const *ids, int size, int rank, coll__host_plan *p);
+void coll__host_plan_free(coll__host_plan *p);
 
 /* Collective over the store: every rank publishes its id under prefix, rank 0
  * gathers them into one key and every rank reads that one key back. */
-int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int size,
-                            coll_host_plan *p, coll__err *err);
+int coll__host_plan_exchange(coll__store *store, const char *prefix, int rank, int size,
+                            coll__host_plan *p, coll__err *err);
 
 /* coll_auto_intra_name (coll.h): the backend auto uses inside a host. */
 
-extern const coll_backend_ops coll_backend_auto;
+extern const coll__backend_ops coll__backend_auto;
 
 #endif

@@ -29,7 +29,7 @@ static void read_boot_id(char *buf, size_t len)
     if (!buf[0]) snprintf(buf, len, "noboot"); /* no /proc: the netns inode still tells apart */
 }
 
-int coll_host_id(int rank, char *buf, size_t len)
+int coll__host_id(int rank, char *buf, size_t len)
 {
     if (!buf || len < 2) return COLL_EINVAL;
     const char *fixed = getenv("COLL_HOST_ID");
@@ -52,7 +52,7 @@ int coll_host_id(int rank, char *buf, size_t len)
     return COLL_OK;
 }
 
-void coll_host_plan_free(coll_host_plan *p)
+void coll__host_plan_free(coll__host_plan *p)
 {
     free(p->host_of);
     free(p->local_of);
@@ -62,7 +62,7 @@ void coll_host_plan_free(coll_host_plan *p)
 }
 
 /* The peers array: rank with our local index on every host, when all hosts match. */
-static int fill_peers(coll_host_plan *p, const int *host_count)
+static int fill_peers(coll__host_plan *p, const int *host_count)
 {
     p->regular = 1;
     for (int h = 0; h < p->nhosts; h++)
@@ -75,7 +75,7 @@ static int fill_peers(coll_host_plan *p, const int *host_count)
     return COLL_OK;
 }
 
-int coll_host_plan_build(const char *const *ids, int size, int rank, coll_host_plan *p)
+int coll__host_plan_build(const char *const *ids, int size, int rank, coll__host_plan *p)
 {
     memset(p, 0, sizeof *p);
     if (size < 1 || rank < 0 || rank >= size) return COLL_EINVAL;
@@ -105,27 +105,27 @@ int coll_host_plan_build(const char *const *ids, int size, int rank, coll_host_p
 out:
     free(first);
     free(count);
-    if (rc) coll_host_plan_free(p);
+    if (rc) coll__host_plan_free(p);
     return rc;
 }
 
 /* Names in buf the ranks whose host id is not in the store (only on the error
  * path, so one check per rank is fine). */
-static int missing_ranks(coll_store *store, const char *prefix, int size, char *buf, size_t len)
+static int missing_ranks(coll__store *store, const char *prefix, int size, char *buf, size_t len)
 {
     char key_prefix[160];
     coll__err e;
     coll__err_init(&e, NULL, 0);
     int rc = coll__store_key(key_prefix, sizeof key_prefix, &e, prefix, "host/");
     if (rc) coll__err_copy(&e, buf, len);
-    return rc ? rc : coll_store_missing_ranks(store, key_prefix, size, buf, len);
+    return rc ? rc : coll__store_missing_ranks(store, key_prefix, size, buf, len);
 }
 
 /* err for a wait on host ids that failed: the ranks that never published one
  * when the store can tell (after: why that stops this rank), else fallback and
  * the store's own words (why). Returns how many are missing, or a negative
  * status when the store cannot tell. */
-static int blame_missing(coll_store *store, const char *prefix, int size, double waited,
+static int blame_missing(coll__store *store, const char *prefix, int size, double waited,
                          const char *why, const char *after, const char *fallback, coll__err *err)
 {
     char list[96];
@@ -140,7 +140,7 @@ static int blame_missing(coll_store *store, const char *prefix, int size, double
     return missing;
 }
 
-static void store_error(coll_store *store, int rc, char *why, size_t len)
+static void store_error(coll__store *store, int rc, char *why, size_t len)
 {
     if (store->err.msg[0]) coll__err_copy(&store->err, why, len);
     else snprintf(why, len, "%s", coll_strerror(rc));
@@ -156,7 +156,7 @@ static double gather_patience(double timeout_s)
 
 /* Until every rank's id is in the store (rank 0 hosts it: looks are cheap),
  * sleeping between looks, or the patience runs out. */
-static int await_ids(coll_store *store, const char *prefix, int size, coll__err *err)
+static int await_ids(coll__store *store, const char *prefix, int size, coll__err *err)
 {
     double patience = gather_patience(store->timeout_s), until = coll_now_s() + patience;
     double pause = 0.001;
@@ -188,7 +188,7 @@ static int await_ids(coll_store *store, const char *prefix, int size, coll__err 
 
 /* Rank 0 waits for every rank's id, then joins them into one value so the
  * others read one key. */
-static int gather_ids(coll_store *store, const char *prefix, int size, char **joined,
+static int gather_ids(coll__store *store, const char *prefix, int size, char **joined,
                       coll__err *err)
 {
     size_t cap = (size_t)size * COLL_HOST_ID_MAX + 1, used = 0;
@@ -230,7 +230,7 @@ static int split_ids(char *joined, int size, const char **ids)
 }
 
 /* The others read the list rank 0 published, or why it has none. */
-static int receive_list(coll_store *store, const char *prefix, int size, char **joined,
+static int receive_list(coll__store *store, const char *prefix, int size, char **joined,
                         coll__err *err)
 {
     char key[128], why[256];
@@ -265,14 +265,14 @@ static int receive_list(coll_store *store, const char *prefix, int size, char **
     return COLL_OK;
 }
 
-int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int size,
-                            coll_host_plan *p, coll__err *err)
+int coll__host_plan_exchange(coll__store *store, const char *prefix, int rank, int size,
+                            coll__host_plan *p, coll__err *err)
 {
     char id[COLL_HOST_ID_MAX], key[128], why[256];
     char *joined = NULL;
     const char **ids = calloc((size_t)size, sizeof *ids);
     if (!ids) return COLL_ENOMEM;
-    coll_host_id(rank, id, sizeof id);
+    coll__host_id(rank, id, sizeof id);
     int rc = coll__store_key(key, sizeof key, err, prefix, "host/%d", rank);
     if (!rc && (rc = coll_store_set(store, key, id, strlen(id)))) {
         store_error(store, rc, why, sizeof why);
@@ -297,7 +297,7 @@ int coll_host_plan_exchange(coll_store *store, const char *prefix, int rank, int
     if (!rc && rank != 0) rc = receive_list(store, prefix, size, &joined, err);
     if (!rc && (rc = split_ids(joined, size, ids)))
         coll__err_set(err, 0, "host ids: the list from rank 0 has fewer than %d entries", size);
-    if (!rc && (rc = coll_host_plan_build(ids, size, rank, p)))
+    if (!rc && (rc = coll__host_plan_build(ids, size, rank, p)))
         coll__err_set(err, 0, "host ids: %s", coll_strerror(rc));
     free(joined);
     free(ids);

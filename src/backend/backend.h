@@ -9,11 +9,11 @@
 #include "core/err.h"
 #include "core/sig.h"
 
-typedef struct coll_rendezvous coll_rendezvous;
+typedef struct coll__rendezvous coll__rendezvous;
 
 /* One call, as the user made it (coll.h meaning of each field). */
-typedef struct coll_call {
-    coll_kind kind;
+typedef struct coll__call {
+    coll__kind kind;
     const void *sendbuf;
     void *recvbuf;
     size_t count;      /* count, sendcount or recvcount as in coll.h */
@@ -22,16 +22,16 @@ typedef struct coll_call {
     int root;          /* broadcast/reduce */
     int dest, source;  /* p2p: -1 when that direction is unused */
     size_t recvcount;  /* p2p receive count */
-} coll_call;
+} coll__call;
 
-typedef struct coll_backend_ops {
+typedef struct coll__backend_ops {
     size_t size; /* sizeof this struct */
     const char *name;
     /* Set up on an existing rendezvous; *state is the backend's own. err: why not. */
-    int (*init)(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err);
+    int (*init)(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err);
     /* Run one call with signature sig. On error, fill err: status, message and
      * the rank to blame (err->rank, -1 for nobody). */
-    int (*run)(void *state, const coll_call *call, const coll_sig *sig, double deadline,
+    int (*run)(void *state, const coll__call *call, const coll__sig *sig, double deadline,
                coll__err *err);
     /* Algorithm for later calls (COLL_ENOTSUP if the backend has no such choice). */
     int (*set_algo)(void *state, const char *algo, coll__err *err);
@@ -45,22 +45,22 @@ typedef struct coll_backend_ops {
     int (*nhosts)(const void *state);
     /* Optional: one line saying how the backend runs; COLL_OK, or ENOTSUP. */
     int (*describe)(const void *state, char *buf, size_t len);
-} coll_backend_ops;
+} coll__backend_ops;
 
 /* NULL and a message in err when the backend is unknown or not built in. */
-const coll_backend_ops *coll_backend_find(const char *name, char *err, size_t errlen);
+const coll__backend_ops *coll__backend_find(const char *name, char *err, size_t errlen);
 
-extern const coll_backend_ops coll_backend_tcp;
-extern const coll_backend_ops coll_backend_shm; /* backend/shm/shm.c */
+extern const coll__backend_ops coll__backend_tcp;
+extern const coll__backend_ops coll__backend_shm; /* backend/shm/shm.c */
 /* backend/nccl.c: always built (libnccl is loaded at run time). The probe gives
  * the backend when libnccl, libcudart and a device are there, else NULL and why. */
-extern const coll_backend_ops coll_backend_nccl;
-const coll_backend_ops *coll_backend_nccl_probe(char *err, size_t errlen);
+extern const coll__backend_ops coll__backend_nccl;
+const coll__backend_ops *coll__backend_nccl_probe(char *err, size_t errlen);
 #ifdef COLL_HAVE_MPI
-extern const coll_backend_ops coll_backend_mpi; /* backend/mpi.c */
+extern const coll__backend_ops coll__backend_mpi; /* backend/mpi.c */
 #endif
 #ifdef COLL_HAVE_GLOO
-extern const coll_backend_ops coll_backend_gloo; /* backend/gloo.c + backend/gloo/ (C++) */
+extern const coll__backend_ops coll__backend_gloo; /* backend/gloo.c + backend/gloo/ (C++) */
 #endif
 
 #endif

@@ -20,23 +20,23 @@
 #include <string.h>
 
 typedef struct gloo_state {
-    coll_gloo *g; /* NULL in a world of one */
-    coll_gloo_peers peers; /* whose socket an error names */
+    coll__gloo *g; /* NULL in a world of one */
+    coll__gloo_peers peers; /* whose socket an error names */
     int rank, size;
     const int *world_of;   /* rank -> world rank (NULL: the group is the world) */
     int nworld;
-    coll_gloo_algo algo;
+    coll__gloo_algo algo;
     char algo_name[32];
 } gloo_state;
 
-static const struct { const char *name; coll_gloo_algo algo; } algos[] = {
+static const struct { const char *name; coll__gloo_algo algo; } algos[] = {
     {"auto", COLL_GLOO_DEFAULT},          {"default", COLL_GLOO_DEFAULT},
     {"ring", COLL_GLOO_RING},             {"ring_chunked", COLL_GLOO_RING_CHUNKED},
     {"halving_doubling", COLL_GLOO_HALVING_DOUBLING}, {"bcube", COLL_GLOO_BCUBE},
 };
 #define GLOO_ALGO_LIST "auto (Gloo's default), ring, ring_chunked, halving_doubling, bcube"
 
-static int gloo_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
+static int gloo_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
 {
     (void)comm;
     gloo_state *st = calloc(1, sizeof *st);
@@ -54,15 +54,15 @@ static int gloo_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
         struct sigaction sa;
         if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
             signal(SIGPIPE, SIG_IGN);
-        coll_fault_hit(COLL_FAULT_CONNECT, 0);
+        coll__fault_hit(COLL_FAULT_CONNECT, 0);
         int rc = coll_gloo_create(rv->store, rv->prefix, rv->host, rv->rank, rv->world_size,
                                   rv->timeout_s, &st->g, err);
         if (!rc)
-            rc = coll_gloo_peers_exchange(rv->store, rv->prefix, rv->rank, rv->world_size,
+            rc = coll__gloo_peers_exchange(rv->store, rv->prefix, rv->rank, rv->world_size,
                                           &st->peers, err);
         if (rc) {
             coll_gloo_destroy(st->g);
-            coll_gloo_peers_free(&st->peers);
+            coll__gloo_peers_free(&st->peers);
             free(st);
             return rc;
         }
@@ -76,7 +76,7 @@ static void gloo_fini(void *state)
     gloo_state *st = state;
     if (!st) return;
     coll_gloo_destroy(st->g);
-    coll_gloo_peers_free(&st->peers);
+    coll__gloo_peers_free(&st->peers);
     free(st);
 }
 
@@ -101,13 +101,13 @@ static void gloo_abort(void *state, int status, int failed_rank)
     (void)failed_rank;
 }
 
-static int reduces(coll_kind k)
+static int reduces(coll__kind k)
 {
     return k == COLL_KIND_ALLREDUCE || k == COLL_KIND_REDUCESCATTER || k == COLL_KIND_REDUCE;
 }
 
 /* A world of one: every collective is a copy (p2p with oneself is refused earlier). */
-static void run_alone(const coll_call *c)
+static void run_alone(const coll__call *c)
 {
     size_t bytes = c->count * coll_dtype_size(c->dt);
     if (c->kind != COLL_KIND_BARRIER && c->kind != COLL_KIND_P2P && bytes &&
@@ -115,7 +115,7 @@ static void run_alone(const coll_call *c)
         memmove(c->recvbuf, c->sendbuf, bytes);
 }
 
-static coll_gloo_kind gloo_kind(const coll_call *c)
+static coll__gloo_kind gloo_kind(const coll__call *c)
 {
     switch (c->kind) {
     case COLL_KIND_ALLREDUCE: return COLL_GLOO_ALLREDUCE;
@@ -132,12 +132,12 @@ static coll_gloo_kind gloo_kind(const coll_call *c)
 }
 
 /* Refusals every rank reaches alike, before anything is sent. */
-static int refuse(const gloo_state *st, const coll_call *c, coll__err *err)
+static int refuse(const gloo_state *st, const coll__call *c, coll__err *err)
 {
     if (c->kind != COLL_KIND_BARRIER && reduces(c->kind) && !coll_gloo_has_dtype(c->dt)) {
         return coll__err_set(err, COLL_ENOTSUP, "the gloo backend cannot %s %s with %s: Gloo has no %s arithmetic (use "
                      "float16 or float32, or another backend)",
-                     coll_kind_name(c->kind), coll_dtype_name(c->dt), coll_op_name(c->op),
+                     coll__kind_name(c->kind), coll_dtype_name(c->dt), coll_op_name(c->op),
                      coll_dtype_name(c->dt));
     }
     /* barrier and p2p have no algorithm to choose (the harness's barriers run under any --algo) */
@@ -145,7 +145,7 @@ static int refuse(const gloo_state *st, const coll_call *c, coll__err *err)
         c->kind != COLL_KIND_P2P && c->kind != COLL_KIND_BARRIER) {
         return coll__err_set(err, COLL_ENOTSUP, "the gloo backend has algorithm choices for allreduce only; %s runs Gloo's "
                      "one algorithm (use --algo auto, not '%s')",
-                     coll_kind_name(c->kind), st->algo_name);
+                     coll__kind_name(c->kind), st->algo_name);
     }
     return COLL_OK;
 }
@@ -160,14 +160,14 @@ static void blame(const gloo_state *st, int rc, coll__err *err)
     char gloo_says[512], gone[128];
     int *dead = malloc((size_t)st->size * sizeof *dead);
     if (!dead) return;
-    int ngone = coll_gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
-    int r = coll_gloo_peers_blame(&st->peers, st->rank, err->msg), r_gone = 0;
+    int ngone = coll__gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
+    int r = coll__gloo_peers_blame(&st->peers, st->rank, err->msg), r_gone = 0;
     /* An address Gloo names that no rank published, before the dead rank's
      * other sockets show closed here: they do within moments (its kernel
      * closed them all at once), so look again for a while rather than name nobody. */
     for (double until = coll_now_s() + GONE_WAIT_S; r < 0 && ngone == 0 && coll_now_s() < until;) {
         poll(NULL, 0, 10);
-        ngone = coll_gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
+        ngone = coll__gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
     }
     for (int i = 0; i < ngone; i++) r_gone |= dead[i] == r;
     coll__err map; /* the group's: messages and blame name world ranks */
@@ -202,19 +202,19 @@ static void blame(const gloo_state *st, int rc, coll__err *err)
     free(dead);
 }
 
-static int gloo_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
+static int gloo_run(void *state, const coll__call *c, const coll__sig *sig, double deadline,
                     coll__err *err)
 {
     gloo_state *st = state;
     (void)sig;
     int rc = refuse(st, c, err);
     if (rc) return rc;
-    coll_fault_hit(COLL_FAULT_COLLECTIVE, c->count * coll_dtype_size(c->dt));
+    coll__fault_hit(COLL_FAULT_COLLECTIVE, c->count * coll_dtype_size(c->dt));
     if (!st->g) {
         run_alone(c);
         return COLL_OK;
     }
-    coll_gloo_call gc = {
+    coll__gloo_call gc = {
         .kind = gloo_kind(c),
         .sendbuf = c->sendbuf,
         .recvbuf = c->recvbuf,
@@ -236,12 +236,12 @@ static int gloo_run(void *state, const coll_call *c, const coll_sig *sig, double
     }
     if (c->op == COLL_AVG && reduces(c->kind) &&
         (c->kind != COLL_KIND_REDUCE || st->rank == c->root))
-        coll_scale_div(c->recvbuf, c->count, c->dt, st->size);
+        coll__scale_div(c->recvbuf, c->count, c->dt, st->size);
     return COLL_OK;
 }
 
-const coll_backend_ops coll_backend_gloo = {
-    .size = sizeof(coll_backend_ops),
+const coll__backend_ops coll__backend_gloo = {
+    .size = sizeof(coll__backend_ops),
     .name = "gloo",
     .init = gloo_init,
     .run = gloo_run,

@@ -33,7 +33,7 @@ typedef struct mpi_state {
     int rank, size;
     int level;              /* MPI's thread level */
     pthread_t init_thread;  /* the only thread allowed to call below MPI_THREAD_SERIALIZED */
-    coll_watchdog dog;      /* ends the job when a call outlives the timeout */
+    coll__watchdog dog;      /* ends the job when a call outlives the timeout */
 } mpi_state;
 
 /* ---- float16/bfloat16: a 2-byte type and one MPI_Op per (dtype, op) ---- */
@@ -43,7 +43,7 @@ typedef struct mpi_state {
     static void fn(void *in, void *inout, int *len, MPI_Datatype *type)          \
     {                                                                            \
         (void)type;                                                              \
-        coll_reduce_kernel(dt, op)(inout, in, inout, (size_t)*len);              \
+        coll__reduce_kernel(dt, op)(inout, in, inout, (size_t)*len);              \
     }
 HALF_OP(f16_sum, COLL_FLOAT16, COLL_SUM)
 HALF_OP(f16_prod, COLL_FLOAT16, COLL_PROD)
@@ -66,13 +66,13 @@ static MPI_Op half_ops[2][4];
 
 static void make_half_types(void)
 {
-    coll_mpi_lock();
+    coll__mpi_lock();
     half_status = MPI_Type_contiguous(2, MPI_BYTE, &half_type);
     if (half_status == MPI_SUCCESS) half_status = MPI_Type_commit(&half_type);
     for (int d = 0; d < 2 && half_status == MPI_SUCCESS; d++)
         for (int o = 0; o < 4 && half_status == MPI_SUCCESS; o++)
             half_status = MPI_Op_create(half_fns[d][o], 1 /* commutative */, &half_ops[d][o]);
-    coll_mpi_unlock();
+    coll__mpi_unlock();
 }
 
 static MPI_Datatype mpi_type(coll_dtype dt)
@@ -104,10 +104,10 @@ static MPI_Op mpi_op(coll_dtype dt, coll_op op)
 static void timed_out(void *arg, const void *what, double waited_s)
 {
     const mpi_state *st = arg;
-    coll_sig sig;
+    coll__sig sig;
     char call[128];
     memcpy(&sig, what, sizeof sig);
-    coll_sig_format(&sig, call, sizeof call);
+    coll__sig_format(&sig, call, sizeof call);
     fprintf(stderr,
             "collbench: rank %d: %s did not complete within %.3g s (timeout -T): a peer is "
             "hung, stopped or dead; aborting the MPI job\n",
@@ -116,20 +116,20 @@ static void timed_out(void *arg, const void *what, double waited_s)
     MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
-static int mpi_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
+static int mpi_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
 {
     (void)comm;
-    int level, rank, size, rc = coll_mpi_runtime_init(&level, err->msg, sizeof err->msg);
+    int level, rank, size, rc = coll__mpi_runtime_init(&level, err->msg, sizeof err->msg);
     if (rc) return rc;
     pthread_once(&half_once, make_half_types);
     if (half_status != MPI_SUCCESS) {
-        coll_mpi_describe(half_status, "creating the float16/bfloat16 MPI_Ops", err->msg, sizeof err->msg);
+        coll__mpi_describe(half_status, "creating the float16/bfloat16 MPI_Ops", err->msg, sizeof err->msg);
         return COLL_EUNAVAIL;
     }
-    coll_mpi_lock();
+    coll__mpi_lock();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    coll_mpi_unlock();
+    coll__mpi_unlock();
     if (rank != rv->rank || size != rv->world_size) {
         return coll__err_set(err, COLL_EINVAL, "the mpi backend is rank %d of %d in MPI_COMM_WORLD, but the launcher's "
                      "environment or config says rank %d of %d: start the ranks with mpirun "
@@ -142,19 +142,19 @@ static int mpi_init(coll_comm *comm, const coll_rendezvous *rv, void **state, co
     st->size = size;
     st->level = level;
     st->init_thread = pthread_self();
-    int e = coll_watchdog_start(&st->dog, timed_out, st);
+    int e = coll__watchdog_start(&st->dog, timed_out, st);
     if (e) {
         coll__err_set(err, 0, "cannot start the mpi backend's timeout watchdog: %s", strerror(e));
         free(st);
         return COLL_ESYS;
     }
-    coll_mpi_lock();
+    coll__mpi_lock();
     int mrc = MPI_Comm_dup(MPI_COMM_WORLD, &st->comm);
     if (mrc == MPI_SUCCESS) mrc = MPI_Comm_set_errhandler(st->comm, MPI_ERRORS_RETURN);
-    coll_mpi_unlock();
+    coll__mpi_unlock();
     if (mrc != MPI_SUCCESS) {
-        coll_mpi_describe(mrc, "MPI_Comm_dup", err->msg, sizeof err->msg);
-        coll_watchdog_stop(&st->dog);
+        coll__mpi_describe(mrc, "MPI_Comm_dup", err->msg, sizeof err->msg);
+        coll__watchdog_stop(&st->dog);
         free(st);
         return COLL_EPEER;
     }
@@ -166,10 +166,10 @@ static void mpi_fini(void *state)
 {
     mpi_state *st = state;
     if (!st) return;
-    coll_watchdog_stop(&st->dog);
-    coll_mpi_lock();
+    coll__watchdog_stop(&st->dog);
+    coll__mpi_lock();
     MPI_Comm_free(&st->comm);
-    coll_mpi_unlock();
+    coll__mpi_unlock();
     free(st);
 }
 
@@ -190,7 +190,7 @@ static void mpi_abort(void *state, int status, int failed_rank)
 {
     (void)state;
     (void)failed_rank;
-    if (status != COLL_ENOTSUP && status != COLL_EINVAL) coll_mpi_runtime_mark_failed();
+    if (status != COLL_ENOTSUP && status != COLL_EINVAL) coll__mpi_runtime_mark_failed();
 }
 
 /* ---- the calls ---- */
@@ -218,7 +218,7 @@ static int status_of(int code)
 
 /* Reductions and broadcasts of any size, in pieces of at most max_count() elements:
  * element i of the result depends on element i of the inputs only. */
-static int run_pieces(mpi_state *st, const coll_call *c, const char **what)
+static int run_pieces(mpi_state *st, const coll__call *c, const char **what)
 {
     size_t es = coll_dtype_size(c->dt), step = max_count();
     MPI_Datatype t = mpi_type(c->dt);
@@ -252,7 +252,7 @@ static int run_pieces(mpi_state *st, const coll_call *c, const char **what)
     return MPI_SUCCESS;
 }
 
-static int run_blocks(mpi_state *st, const coll_call *c, const char **what)
+static int run_blocks(mpi_state *st, const coll__call *c, const char **what)
 {
     size_t es = coll_dtype_size(c->dt), blk = c->count * es;
     MPI_Datatype t = mpi_type(c->dt);
@@ -280,7 +280,7 @@ static int run_blocks(mpi_state *st, const coll_call *c, const char **what)
     }
 }
 
-static int run_p2p(mpi_state *st, const coll_call *c, const char **what, coll__err *err,
+static int run_p2p(mpi_state *st, const coll__call *c, const char **what, coll__err *err,
                    int *status)
 {
     MPI_Datatype t = mpi_type(c->dt);
@@ -307,7 +307,7 @@ static int run_p2p(mpi_state *st, const coll_call *c, const char **what, coll__e
     return rc;
 }
 
-static int too_large(const coll_call *c)
+static int too_large(const coll__call *c)
 {
     size_t limit = max_count();
     switch (c->kind) {
@@ -320,7 +320,7 @@ static int too_large(const coll_call *c)
     }
 }
 
-static int mpi_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
+static int mpi_run(void *state, const coll__call *c, const coll__sig *sig, double deadline,
                    coll__err *err)
 {
     mpi_state *st = state;
@@ -332,13 +332,13 @@ static int mpi_run(void *state, const coll_call *c, const coll_sig *sig, double 
     }
     if (too_large(c)) {
         return coll__err_set(err, COLL_ENOTSUP, "%s of more than %zu elements per rank: MPI counts are int",
-                     coll_kind_name(c->kind), max_count());
+                     coll__kind_name(c->kind), max_count());
     }
     /* the fault point: a call's bytes count as sent when it starts */
-    coll_fault_hit(COLL_FAULT_COLLECTIVE, c->count * coll_dtype_size(c->dt));
-    _Static_assert(sizeof *sig <= COLL_WATCHDOG_WHAT, "the watchdog holds a coll_sig");
-    coll_watchdog_arm(&st->dog, deadline, sig, sizeof *sig);
-    coll_mpi_lock();
+    coll__fault_hit(COLL_FAULT_COLLECTIVE, c->count * coll_dtype_size(c->dt));
+    _Static_assert(sizeof *sig <= COLL_WATCHDOG_WHAT, "the watchdog holds a coll__sig");
+    coll__watchdog_arm(&st->dog, deadline, sig, sizeof *sig);
+    coll__mpi_lock();
     switch (c->kind) {
     case COLL_KIND_ALLREDUCE: case COLL_KIND_REDUCE: case COLL_KIND_BROADCAST:
         rc = run_pieces(st, c, &what);
@@ -354,21 +354,21 @@ static int mpi_run(void *state, const coll_call *c, const coll_sig *sig, double 
         rc = run_p2p(st, c, &what, err, &status);
         break;
     }
-    coll_mpi_unlock();
-    coll_watchdog_disarm(&st->dog);
+    coll__mpi_unlock();
+    coll__watchdog_disarm(&st->dog);
     if (rc != MPI_SUCCESS) {
-        coll_mpi_describe(rc, what, err->msg, sizeof err->msg);
+        coll__mpi_describe(rc, what, err->msg, sizeof err->msg);
         return status_of(rc);
     }
     if (status) return status;
     if (c->op == COLL_AVG && (c->kind == COLL_KIND_ALLREDUCE || c->kind == COLL_KIND_REDUCESCATTER ||
                               (c->kind == COLL_KIND_REDUCE && st->rank == c->root)))
-        coll_scale_div(c->recvbuf, c->count, c->dt, st->size);
+        coll__scale_div(c->recvbuf, c->count, c->dt, st->size);
     return COLL_OK;
 }
 
-const coll_backend_ops coll_backend_mpi = {
-    .size = sizeof(coll_backend_ops),
+const coll__backend_ops coll__backend_mpi = {
+    .size = sizeof(coll__backend_ops),
     .name = "mpi",
     .init = mpi_init,
     .run = mpi_run,

@@ -11,31 +11,31 @@
 #include <string.h>
 
 typedef struct native_state {
-    coll_transport *tp;
-    coll_scratch scratch;
-    coll_algo_id algo;
+    coll__transport *tp;
+    coll__scratch scratch;
+    coll__algo_id algo;
     int rank, size;
 } native_state;
 
 static int native_set_algo(void *state, const char *algo, coll__err *err)
 {
     native_state *st = state;
-    coll_algo_id id;
-    if (coll_algo_parse(algo, &id) != 0) {
+    coll__algo_id id;
+    if (coll__algo_parse(algo, &id) != 0) {
         return coll__err_set(err, COLL_EINVAL, "unknown algorithm '%s'", algo);
     }
     st->algo = id;
     return COLL_OK;
 }
 
-static int tcp_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
+static int tcp_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
 {
     (void)comm;
     native_state *st = calloc(1, sizeof(*st));
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;
     st->size = rv->world_size;
-    int rc = coll_tcp_transport_create(rv->store, rv->prefix, rv->rank, rv->world_size, rv->host,
+    int rc = coll__tcp_transport_create(rv->store, rv->prefix, rv->rank, rv->world_size, rv->host,
                                        rv->token, rv->timeout_s, rv->world_of, rv->nworld,
                                        &st->tp, err);
     if (rc) {
@@ -46,37 +46,37 @@ static int tcp_init(coll_comm *comm, const coll_rendezvous *rv, void **state, co
     return COLL_OK;
 }
 
-static int run_p2p(coll_algo_ctx *ctx, const coll_call *c)
+static int run_p2p(coll__algo_ctx *ctx, const coll__call *c)
 {
     size_t es = coll_dtype_size(c->dt);
-    coll_xfer x[2];
+    coll__xfer x[2];
     int n = 0;
     if (c->dest >= 0) {
-        coll_xfer_init(ctx, &x[n], COLL_XFER_SEND, c->dest, c->sendbuf, c->count * es);
+        coll__xfer_init(ctx, &x[n], COLL_XFER_SEND, c->dest, c->sendbuf, c->count * es);
         n++;
     }
     if (c->source >= 0) {
-        coll_xfer_init(ctx, &x[n], COLL_XFER_RECV, c->source, c->recvbuf, c->recvcount * es);
+        coll__xfer_init(ctx, &x[n], COLL_XFER_RECV, c->source, c->recvbuf, c->recvcount * es);
         x[n].sig.count = c->recvcount; /* what this side expects the sender to say */
         n++;
     }
-    int rc = coll_p2p_post(ctx, x, n);
-    return rc ? rc : coll_p2p_wait(ctx, x, n);
+    int rc = coll__p2p_post(ctx, x, n);
+    return rc ? rc : coll__p2p_wait(ctx, x, n);
 }
 
 /* avg is a sum divided once at the end, where the result lands. */
-static void finish_avg(const coll_call *c, int rank, int size)
+static void finish_avg(const coll__call *c, int rank, int size)
 {
     if (c->op != COLL_AVG) return;
     if (c->kind == COLL_KIND_REDUCE && rank != c->root) return;
-    coll_scale_div(c->recvbuf, c->count, c->dt, size);
+    coll__scale_div(c->recvbuf, c->count, c->dt, size);
 }
 
-static int native_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
+static int native_run(void *state, const coll__call *c, const coll__sig *sig, double deadline,
                       coll__err *err)
 {
     native_state *st = state;
-    coll_algo_ctx ctx = {
+    coll__algo_ctx ctx = {
         .tp = st->tp, .rank = st->rank, .size = st->size, .sig = *sig,
         .deadline = deadline, .scratch = &st->scratch, .chunk_bytes = 0,
         .timeout_s = deadline - coll_now_s(),
@@ -87,10 +87,10 @@ static int native_run(void *state, const coll_call *c, const coll_sig *sig, doub
         rc = run_p2p(&ctx, c);
     } else {
         coll_op op = c->op == COLL_AVG ? COLL_SUM : c->op;
-        coll_algo_id id = coll_algo_select(c->kind, st->algo,
-                                            coll_algo_bytes(c->kind, c->count, c->dt, st->size),
+        coll__algo_id id = coll__algo_select(c->kind, st->algo,
+                                            coll__algo_bytes(c->kind, c->count, c->dt, st->size),
                                             st->size);
-        rc = coll_algo_run(&ctx, id, c->kind, c->sendbuf, c->recvbuf, c->count, c->dt, op, c->root);
+        rc = coll__algo_run(&ctx, id, c->kind, c->sendbuf, c->recvbuf, c->count, c->dt, op, c->root);
         if (rc == COLL_OK) finish_avg(c, st->rank, st->size);
     }
     if (rc) {
@@ -111,12 +111,12 @@ static void native_fini(void *state)
     native_state *st = state;
     if (!st) return;
     if (st->tp) st->tp->ops->destroy(st->tp);
-    coll_scratch_free(&st->scratch);
+    coll__scratch_free(&st->scratch);
     free(st);
 }
 
-const coll_backend_ops coll_backend_tcp = {
-    .size = sizeof(coll_backend_ops),
+const coll__backend_ops coll__backend_tcp = {
+    .size = sizeof(coll__backend_ops),
     .name = "tcp",
     .init = tcp_init,
     .run = native_run,

@@ -26,23 +26,23 @@
 #define MAX_SLEEP_NS 50000L    /* then sleep, doubling up to this */
 
 typedef struct nccl_state {
-    const coll_nccl_lib *nc;
-    const coll_cudart *rt;
+    const coll__nccl_lib *nc;
+    const coll__cudart *rt;
     coll_nccl_comm comm;
     coll_cuda_stream stream;
     int rank, size, dev;
     int wrank, wroot;          /* world ranks of this rank and the group's rank 0: messages */
     int aborted;
-    coll_stager stage;         /* host buffers through device memory */
+    coll__stager stage;         /* host buffers through device memory */
     void *scratch;             /* device: barrier element, reduce off-root, in-place alltoall */
     size_t scratch_cap;
 } nccl_state;
 
-const coll_backend_ops *coll_backend_nccl_probe(char *err, size_t errlen)
+const coll__backend_ops *coll__backend_nccl_probe(char *err, size_t errlen)
 {
     char why[512];
-    if (coll_nccl_usable(why, sizeof why)) return &coll_backend_nccl;
-    coll_set_err(err, errlen, "backend nccl unavailable: %s", why);
+    if (coll__nccl_usable(why, sizeof why)) return &coll__backend_nccl;
+    coll__set_err(err, errlen, "backend nccl unavailable: %s", why);
     return NULL;
 }
 
@@ -56,7 +56,7 @@ static void nccl_errmsg(const nccl_state *st, const char *what, int result, coll
 static void cuda_errmsg(const nccl_state *st, const char *what, int e, coll__err *err)
 {
     char buf[200];
-    coll__err_set(err, 0, "rank %d: %s: %s", st->wrank, what, coll_cuda_strerror(e, buf, sizeof buf));
+    coll__err_set(err, 0, "rank %d: %s: %s", st->wrank, what, coll__cuda_strerror(e, buf, sizeof buf));
     st->rt->GetLastError();
 }
 
@@ -79,13 +79,13 @@ static void *scratch(nccl_state *st, size_t bytes, coll__err *err)
 /* ---- set-up ---- */
 
 /* What this rank can do alone: libraries, enough GPUs on this host, its device, a stream. */
-static int local_setup(nccl_state *st, const coll_rendezvous *rv, coll__err *err)
+static int local_setup(nccl_state *st, const coll__rendezvous *rv, coll__err *err)
 {
     int ndev;
-    if (!(st->nc = coll_nccl_lib_load(err->msg, sizeof err->msg))) return COLL_EUNAVAIL;
-    int rc = coll_cuda_device_count(&ndev, err->msg, sizeof err->msg);
+    if (!(st->nc = coll__nccl_lib_load(err->msg, sizeof err->msg))) return COLL_EUNAVAIL;
+    int rc = coll__cuda_device_count(&ndev, err->msg, sizeof err->msg);
     if (rc) return rc;
-    st->rt = coll_cudart_loaded();
+    st->rt = coll__cudart_loaded();
     if (rv->local_world_size > ndev) {
         return coll__err_set(err, COLL_EUNAVAIL, "%d ranks on host %s but %d CUDA device%s: NCCL needs one GPU per rank; run at "
                      "most %d rank%s per host (-P), or share a GPU with --backend shm or tcp and "
@@ -106,7 +106,7 @@ static int local_setup(nccl_state *st, const coll_rendezvous *rv, coll__err *err
     return scratch(st, 64, err) ? COLL_OK : COLL_ENOMEM;
 }
 
-static int store_key(const coll_rendezvous *rv, const char *name, char *key, size_t len,
+static int store_key(const coll__rendezvous *rv, const char *name, char *key, size_t len,
                      coll__err *err)
 {
     return coll__store_key(key, len, err, rv->prefix, "nccl/%s", name);
@@ -118,9 +118,9 @@ static int store_key(const coll_rendezvous *rv, const char *name, char *key, siz
  * A failing rank other than 0 (the store's host) returns once it has said so:
  * it knows its verdict, and waiting would race rank 0's exit, which closes
  * the store (seen under load: "store server ... closed the connection"). */
-static int agree(const coll_rendezvous *rv, int local_rc, const char *local_err, coll__err *err)
+static int agree(const coll__rendezvous *rv, int local_rc, const char *local_err, coll__err *err)
 {
-    coll_store *store = rv->store;
+    coll__store *store = rv->store;
     char k_err[96], k_arrived[96], k_done[96], val[512];
     int rc = store_key(rv, "setup_error", k_err, sizeof k_err, err);
     if (!rc) rc = store_key(rv, "arrived", k_arrived, sizeof k_arrived, err);
@@ -165,7 +165,7 @@ static int agree(const coll_rendezvous *rv, int local_rc, const char *local_err,
 }
 
 /* Rank 0's ncclUniqueId, through the store. */
-static int exchange_id(nccl_state *st, const coll_rendezvous *rv, coll_nccl_id *id, coll__err *err)
+static int exchange_id(nccl_state *st, const coll__rendezvous *rv, coll__nccl_id *id, coll__err *err)
 {
     char key[96];
     int krc = store_key(rv, "unique_id", key, sizeof key, err);
@@ -204,14 +204,14 @@ static void nccl_fini(void *state)
     if (!st) return;
     if (st->comm && !st->aborted) st->nc->CommDestroy(st->comm);
     if (st->rt) {
-        coll_stager_free(&st->stage);
+        coll__stager_free(&st->stage);
         if (st->scratch) st->rt->Free(st->scratch);
         if (st->stream) st->rt->StreamDestroy(st->stream);
     }
     free(st);
 }
 
-static int nccl_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
+static int nccl_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
 {
     (void)comm;
     nccl_state *st = calloc(1, sizeof *st);
@@ -220,12 +220,12 @@ static int nccl_init(coll_comm *comm, const coll_rendezvous *rv, void **state, c
     st->size = rv->world_size;
     st->wrank = coll_rendezvous_world(rv, rv->rank);
     st->wroot = coll_rendezvous_world(rv, 0);
-    st->stage.mem = &coll_stage_host_via_device;
+    st->stage.mem = &coll__stage_host_via_device;
     coll__err local_err;
     coll__err_init(&local_err, NULL, 0);
     int rc = local_setup(st, rv, &local_err);
     rc = agree(rv, rc, local_err.msg, err);
-    coll_nccl_id id;
+    coll__nccl_id id;
     if (rc == COLL_OK) rc = exchange_id(st, rv, &id, err);
     if (rc == COLL_OK) {
         int r = st->nc->CommInitRank(&st->comm, st->size, id, st->rank);
@@ -275,9 +275,9 @@ static int wait_done(nccl_state *st, const char *what, double deadline, coll__er
 }
 
 /* Grouped sends and receives: alltoall and p2p. */
-static int enqueue_p2p(nccl_state *st, const coll_call *c, int dt, size_t es)
+static int enqueue_p2p(nccl_state *st, const coll__call *c, int dt, size_t es)
 {
-    const coll_nccl_lib *nc = st->nc;
+    const coll__nccl_lib *nc = st->nc;
     int r = nc->GroupStart(), r2;
     if (r != COLL_NCCL_SUCCESS) return r;
     if (c->kind == COLL_KIND_ALLTOALL) {
@@ -296,9 +296,9 @@ static int enqueue_p2p(nccl_state *st, const coll_call *c, int dt, size_t es)
     return r != COLL_NCCL_SUCCESS ? r : r2;
 }
 
-static int enqueue(nccl_state *st, coll_call *c, int dt, int op, coll__err *err)
+static int enqueue(nccl_state *st, coll__call *c, int dt, int op, coll__err *err)
 {
-    const coll_nccl_lib *nc = st->nc;
+    const coll__nccl_lib *nc = st->nc;
     size_t es = coll_dtype_size(c->dt);
     switch (c->kind) {
     case COLL_KIND_ALLREDUCE:
@@ -330,28 +330,28 @@ static int enqueue(nccl_state *st, coll_call *c, int dt, int op, coll__err *err)
     default: {
         float *one = scratch(st, sizeof(float), err); /* barrier: one tiny all-reduce */
         if (!one) return -1;
-        return nc->AllReduce(one, one, 1, coll_nccl_dtype(COLL_FLOAT32, nc->version), 0, st->comm,
+        return nc->AllReduce(one, one, 1, coll__nccl_dtype(COLL_FLOAT32, nc->version), 0, st->comm,
                              st->stream);
     }
     }
 }
 
 /* avg on NCCL before 2.10: summed on the GPU, divided here. */
-static int divide_on_host(nccl_state *st, const coll_call *c, coll__err *err)
+static int divide_on_host(nccl_state *st, const coll__call *c, coll__err *err)
 {
     size_t bytes = c->count * coll_dtype_size(c->dt);
     void *h = malloc(bytes ? bytes : 1);
     if (!h) return coll__err_set(err, 0, "rank %d: out of memory for avg", st->wrank), COLL_ENOMEM;
-    int rc = coll_cuda_copy(h, c->recvbuf, bytes, COLL_CUDA_D2H, err->msg, sizeof err->msg);
+    int rc = coll__cuda_copy(h, c->recvbuf, bytes, COLL_CUDA_D2H, err->msg, sizeof err->msg);
     if (rc == COLL_OK) {
-        coll_scale_div(h, c->count, c->dt, st->size);
-        rc = coll_cuda_copy(c->recvbuf, h, bytes, COLL_CUDA_H2D, err->msg, sizeof err->msg);
+        coll__scale_div(h, c->count, c->dt, st->size);
+        rc = coll__cuda_copy(c->recvbuf, h, bytes, COLL_CUDA_H2D, err->msg, sizeof err->msg);
     }
     free(h);
     return rc;
 }
 
-static int nccl_run(void *state, const coll_call *call, const coll_sig *sig, double deadline,
+static int nccl_run(void *state, const coll__call *call, const coll__sig *sig, double deadline,
                     coll__err *err)
 {
     nccl_state *st = state;
@@ -360,21 +360,21 @@ static int nccl_run(void *state, const coll_call *call, const coll_sig *sig, dou
     if (st->aborted) {
         return coll__err_set(err, COLL_EABORTED, "rank %d: the NCCL communicator was aborted", st->wrank);
     }
-    int dt = call->kind == COLL_KIND_BARRIER ? 0 : coll_nccl_dtype(call->dt, st->nc->version);
-    int op = coll_nccl_op(call->op, st->nc->version);
+    int dt = call->kind == COLL_KIND_BARRIER ? 0 : coll__nccl_dtype(call->dt, st->nc->version);
+    int op = coll__nccl_op(call->op, st->nc->version);
     int avg_by_hand = call->op == COLL_AVG && op < 0;
     if (dt < 0) {
         char v[32];
-        coll_nccl_version_string(st->nc->version, v, sizeof v);
+        coll__nccl_version_string(st->nc->version, v, sizeof v);
         return coll__err_set(err, COLL_ENOTSUP, "NCCL %s has no %s (needs NCCL 2.10 or newer)", v,
                      coll_dtype_name(call->dt));
     }
     if (avg_by_hand) op = 0; /* ncclSum */
-    snprintf(what, sizeof what, "nccl %s", coll_kind_name(call->kind));
+    snprintf(what, sizeof what, "nccl %s", coll__kind_name(call->kind));
     st->rt->SetDevice(st->dev); /* the progress thread too */
 
-    coll_call c;
-    int staged, rc = coll_stager_begin(&st->stage, call, st->rank, st->size, &c, &staged, err);
+    coll__call c;
+    int staged, rc = coll__stager_begin(&st->stage, call, st->rank, st->size, &c, &staged, err);
     if (rc) return rc;
     int r = enqueue(st, &c, dt, op, err);
     if (r < 0) return COLL_ESYS; /* scratch memory or a copy failed: err says which */
@@ -385,7 +385,7 @@ static int nccl_run(void *state, const coll_call *call, const coll_sig *sig, dou
     rc = wait_done(st, what, deadline, err);
     int holds_result = call->kind != COLL_KIND_REDUCE || st->rank == call->root;
     if (rc == COLL_OK && avg_by_hand && holds_result) rc = divide_on_host(st, &c, err);
-    if (rc == COLL_OK && staged) rc = coll_stager_end(&st->stage, call, &c, st->rank, st->size, err);
+    if (rc == COLL_OK && staged) rc = coll__stager_end(&st->stage, call, &c, st->rank, st->size, err);
     return rc;
 }
 
@@ -408,8 +408,8 @@ static void nccl_abort(void *state, int status, int failed_rank)
     st->aborted = 1;
 }
 
-const coll_backend_ops coll_backend_nccl = {
-    .size = sizeof(coll_backend_ops),
+const coll__backend_ops coll__backend_nccl = {
+    .size = sizeof(coll__backend_ops),
     .name = "nccl",
     .init = nccl_init,
     .run = nccl_run,

@@ -11,7 +11,7 @@
 
 static const char *const default_sonames[] = {"libnccl.so.2", "libnccl.so", NULL};
 
-static coll_nccl_lib lib;
+static coll__nccl_lib lib;
 
 /* Every symbol (ncclGetLastError is optional), then a version new enough. */
 static int bind_symbols(void *handle, char *err, size_t errlen)
@@ -47,7 +47,7 @@ static int bind_symbols(void *handle, char *err, size_t errlen)
     if (lib.GetVersion(&lib.version) != COLL_NCCL_SUCCESS) lib.version = 0;
     if (lib.version < COLL_NCCL_VERSION_P2P) {
         char v[32];
-        coll_nccl_version_string(lib.version, v, sizeof v);
+        coll__nccl_version_string(lib.version, v, sizeof v);
         snprintf(err, errlen,
                  "%s is NCCL %s; collbench needs 2.7 or newer: pip install nvidia-nccl-cu12",
                  lib.soname, v);
@@ -56,32 +56,32 @@ static int bind_symbols(void *handle, char *err, size_t errlen)
     return 0;
 }
 
-static const coll_lib_spec spec = {"NCCL", COLL_NCCL_ENV, default_sonames,
+static const coll__lib_spec spec = {"NCCL", COLL_NCCL_ENV, default_sonames,
                                    "pip install nvidia-nccl-cu12 or apt install libnccl2"};
-static coll_lazy_lib nccl = COLL_LAZY_LIB(&spec, lib, bind_symbols);
+static coll__lazy_lib nccl = COLL_LAZY_LIB(&spec, lib, bind_symbols);
 
-const coll_nccl_lib *coll_nccl_lib_load(char *err, size_t errlen)
+const coll__nccl_lib *coll__nccl_lib_load(char *err, size_t errlen)
 {
-    return coll_lazy_lib_load(&nccl, err, errlen);
+    return coll__lazy_lib_load(&nccl, err, errlen);
 }
 
-void coll_nccl_lib_unload(void) { coll_lazy_lib_unload(&nccl); }
+void coll__nccl_lib_unload(void) { coll__lazy_lib_unload(&nccl); }
 
 int coll_nccl_version(char *version, size_t versionlen, char *soname, size_t sonamelen, char *why,
                       size_t whylen)
 {
     char err[512];
-    const coll_nccl_lib *nc = coll_nccl_lib_load(err, sizeof err);
+    const coll__nccl_lib *nc = coll__nccl_lib_load(err, sizeof err);
     if (!nc) {
         if (why && whylen) snprintf(why, whylen, "%s", err);
         return 0;
     }
-    if (version && versionlen) coll_nccl_version_string(nc->version, version, versionlen);
+    if (version && versionlen) coll__nccl_version_string(nc->version, version, versionlen);
     if (soname && sonamelen) snprintf(soname, sonamelen, "%s", nc->soname);
     return 1;
 }
 
-void coll_nccl_version_string(int code, char *buf, size_t len)
+void coll__nccl_version_string(int code, char *buf, size_t len)
 {
     if (code <= 0) {
         snprintf(buf, len, "unknown");
@@ -92,7 +92,7 @@ void coll_nccl_version_string(int code, char *buf, size_t len)
     snprintf(buf, len, "%d.%d.%d", major, rest / 100, rest % 100);
 }
 
-int coll_nccl_dtype(coll_dtype dt, int version)
+int coll__nccl_dtype(coll_dtype dt, int version)
 {
     switch (dt) {
     case COLL_INT8: return 0;
@@ -107,7 +107,7 @@ int coll_nccl_dtype(coll_dtype dt, int version)
     }
 }
 
-int coll_nccl_op(coll_op op, int version)
+int coll__nccl_op(coll_op op, int version)
 {
     switch (op) {
     case COLL_SUM: return 0;
@@ -119,12 +119,12 @@ int coll_nccl_op(coll_op op, int version)
     }
 }
 
-int coll_nccl_usable(char *why, size_t whylen)
+int coll__nccl_usable(char *why, size_t whylen)
 {
     char err[512];
     int n;
-    if (!coll_nccl_lib_load(err, sizeof err) || coll_cuda_device_count(&n, err, sizeof err) != 0) {
-        coll_set_err(why, whylen, "%s", err);
+    if (!coll__nccl_lib_load(err, sizeof err) || coll__cuda_device_count(&n, err, sizeof err) != 0) {
+        coll__set_err(why, whylen, "%s", err);
         return 0;
     }
     return 1;

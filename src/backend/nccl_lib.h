@@ -20,18 +20,18 @@
 #define COLL_NCCL_SUCCESS 0
 #define COLL_NCCL_IN_PROGRESS 7
 
-typedef struct coll_nccl_id {
+typedef struct coll__nccl_id {
     char internal[128];
-} coll_nccl_id;
+} coll__nccl_id;
 
-typedef struct coll_nccl_comm_s *coll_nccl_comm;
+typedef struct coll__nccl_comm_s *coll_nccl_comm;
 
-typedef struct coll_nccl_lib {
+typedef struct coll__nccl_lib {
     char soname[256];
     int version; /* NCCL_VERSION_CODE: 22105 is 2.21.5 */
     int (*GetVersion)(int *version);
-    int (*GetUniqueId)(coll_nccl_id *id);
-    int (*CommInitRank)(coll_nccl_comm *comm, int nranks, coll_nccl_id id, int rank);
+    int (*GetUniqueId)(coll__nccl_id *id);
+    int (*CommInitRank)(coll_nccl_comm *comm, int nranks, coll__nccl_id id, int rank);
     int (*CommDestroy)(coll_nccl_comm comm);
     int (*CommAbort)(coll_nccl_comm comm);
     int (*CommGetAsyncError)(coll_nccl_comm comm, int *async_error);
@@ -52,24 +52,24 @@ typedef struct coll_nccl_lib {
     int (*Recv)(void *recv, size_t count, int dt, int peer, coll_nccl_comm comm, coll_cuda_stream stream);
     int (*GroupStart)(void);
     int (*GroupEnd)(void);
-} coll_nccl_lib;
+} coll__nccl_lib;
 
 /* Loads once (thread-safe); NULL with the reason in err (remembered). */
-const coll_nccl_lib *coll_nccl_lib_load(char *err, size_t errlen);
+const coll__nccl_lib *coll__nccl_lib_load(char *err, size_t errlen);
 /* Forget the load (tests only: no NCCL communicator may be alive). */
-void coll_nccl_lib_unload(void);
+void coll__nccl_lib_unload(void);
 
 /* "2.21.5" from a NCCL_VERSION_CODE (major*10000+minor*100+patch since 2.9,
  * major*1000+minor*100+patch before). */
-void coll_nccl_version_string(int code, char *buf, size_t len);
+void coll__nccl_version_string(int code, char *buf, size_t len);
 
 /* ncclDataType_t of dt; -1 when this NCCL has none (bfloat16 before 2.10). */
-int coll_nccl_dtype(coll_dtype dt, int version);
+int coll__nccl_dtype(coll_dtype dt, int version);
 /* ncclRedOp_t of op; -1 for avg before 2.10 (the backend sums, then divides). */
-int coll_nccl_op(coll_op op, int version);
+int coll__nccl_op(coll_op op, int version);
 
 /* Is the nccl backend usable here? 1, or 0 with why: the library, the CUDA
  * runtime or a device missing, and how to get it. */
-int coll_nccl_usable(char *why, size_t whylen);
+int coll__nccl_usable(char *why, size_t whylen);
 
 #endif

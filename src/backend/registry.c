@@ -22,19 +22,19 @@ static const char *missing_reason(const char *name)
     return NULL;
 }
 
-const coll_backend_ops *coll_backend_find(const char *name, char *err, size_t errlen)
+const coll__backend_ops *coll__backend_find(const char *name, char *err, size_t errlen)
 {
     if (!name) name = "";
-    if (strcmp(name, "tcp") == 0) return &coll_backend_tcp;
-    if (strcmp(name, "shm") == 0) return &coll_backend_shm;
+    if (strcmp(name, "tcp") == 0) return &coll__backend_tcp;
+    if (strcmp(name, "shm") == 0) return &coll__backend_shm;
 #ifdef COLL_HAVE_MPI
-    if (strcmp(name, "mpi") == 0) return &coll_backend_mpi;
+    if (strcmp(name, "mpi") == 0) return &coll__backend_mpi;
 #endif
 #ifdef COLL_HAVE_GLOO
-    if (strcmp(name, "gloo") == 0) return &coll_backend_gloo;
+    if (strcmp(name, "gloo") == 0) return &coll__backend_gloo;
 #endif
-    if (strcmp(name, "auto") == 0) return &coll_backend_auto;
-    if (strcmp(name, "nccl") == 0) return coll_backend_nccl_probe(err, errlen);
+    if (strcmp(name, "auto") == 0) return &coll__backend_auto;
+    if (strcmp(name, "nccl") == 0) return coll__backend_nccl_probe(err, errlen);
     const char *why = missing_reason(name);
     if (why) snprintf(err, errlen, "backend %s unavailable: %s", name, why);
     else
@@ -45,7 +45,7 @@ const coll_backend_ops *coll_backend_find(const char *name, char *err, size_t er
 int coll_backend_available(const char *name, char *why, size_t whylen)
 {
     char err[256];
-    if (coll_backend_find(name, err, sizeof err)) return 1;
+    if (coll__backend_find(name, err, sizeof err)) return 1;
     if (why && whylen) snprintf(why, whylen, "%s", err);
     return 0;
 }
@@ -87,11 +87,11 @@ const char *coll_backend_preferred(const char *fallback)
     return coll_backend_available("auto", NULL, 0) ? "auto" : fallback;
 }
 
-static int kind_of(const char *collective, coll_kind *out)
+static int kind_of(const char *collective, coll__kind *out)
 {
     for (int k = 0; k < COLL_KIND_COUNT; k++)
-        if (strcmp(collective, coll_kind_name((coll_kind)k)) == 0) {
-            *out = (coll_kind)k;
+        if (strcmp(collective, coll__kind_name((coll__kind)k)) == 0) {
+            *out = (coll__kind)k;
             return 1;
         }
     return 0;
@@ -114,17 +114,17 @@ static int gloo_allreduce_algo(const char *collective, const char *algo)
 
 int coll_algo_supported(const char *collective, const char *algo)
 {
-    coll_kind kind;
-    coll_algo_id id;
+    coll__kind kind;
+    coll__algo_id id;
     if (!collective || !algo || !kind_of(collective, &kind)) return 0;
     if (gloo_allreduce_algo(collective, algo)) return 1;
-    if (coll_algo_parse(algo, &id) != 0) return 0;
-    return coll_algo_exists(kind, id);
+    if (coll__algo_parse(algo, &id) != 0) return 0;
+    return coll__algo_exists(kind, id);
 }
 
 const char *coll_algo_names(const char *collective)
 {
-    coll_kind kind;
+    coll__kind kind;
     if (!collective || !kind_of(collective, &kind)) return "";
-    return coll_algo_list(kind);
+    return coll__algo_list(kind);
 }

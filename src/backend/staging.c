@@ -9,7 +9,7 @@
 #include "core/alloc.h"
 #include "core/cuda_rt.h"
 
-void coll_call_extents(const coll_call *c, int rank, int size, size_t *send_bytes,
+void coll__call_extents(const coll__call *c, int rank, int size, size_t *send_bytes,
                        size_t *recv_bytes)
 {
     size_t es = coll_dtype_size(c->dt), n = c->count * es, all = n * (size_t)size;
@@ -32,7 +32,7 @@ void coll_call_extents(const coll_call *c, int rank, int size, size_t *send_byte
 }
 
 /* Staging buffer i of at least bytes (grown, never shrunk). */
-static void *ensure(coll_stager *s, int i, size_t bytes, coll__err *err)
+static void *ensure(coll__stager *s, int i, size_t bytes, coll__err *err)
 {
     if (s->buf[i] && s->cap[i] >= bytes) return s->buf[i];
     if (s->buf[i]) s->mem->release(s->buf[i]);
@@ -49,11 +49,11 @@ static int overlap(const char *a, size_t an, const char *b, size_t bn)
     return (uintptr_t)a < (uintptr_t)b + bn && (uintptr_t)b < (uintptr_t)a + an;
 }
 
-int coll_stager_begin(coll_stager *s, const coll_call *call, int rank, int size,
-                      coll_call *staged, int *any, coll__err *err)
+int coll__stager_begin(coll__stager *s, const coll__call *call, int rank, int size,
+                      coll__call *staged, int *any, coll__err *err)
 {
     size_t sb, rb;
-    coll_call_extents(call, rank, size, &sb, &rb);
+    coll__call_extents(call, rank, size, &sb, &rb);
     const char *sp = call->sendbuf, *rp = call->recvbuf;
     int sf = sb && s->mem->foreign(sp), rf = rb && s->mem->foreign(rp);
     *staged = *call;
@@ -88,16 +88,16 @@ int coll_stager_begin(coll_stager *s, const coll_call *call, int rank, int size,
     return COLL_OK;
 }
 
-int coll_stager_end(coll_stager *s, const coll_call *call, const coll_call *staged, int rank,
+int coll__stager_end(coll__stager *s, const coll__call *call, const coll__call *staged, int rank,
                     int size, coll__err *err)
 {
     size_t sb, rb;
-    coll_call_extents(call, rank, size, &sb, &rb);
+    coll__call_extents(call, rank, size, &sb, &rb);
     if (!rb || staged->recvbuf == call->recvbuf) return COLL_OK;
     return s->mem->copy(call->recvbuf, staged->recvbuf, rb, err);
 }
 
-void coll_stager_free(coll_stager *s)
+void coll__stager_free(coll__stager *s)
 {
     for (int i = 0; i < 2; i++) {
         if (s->buf[i]) s->mem->release(s->buf[i]);
@@ -110,7 +110,7 @@ void coll_stager_free(coll_stager *s)
 
 static int stage_copy(void *dst, const void *src, size_t bytes, coll__err *err)
 {
-    return coll_cuda_copy(dst, src, bytes, COLL_CUDA_DEFAULT, err->msg, sizeof err->msg);
+    return coll__cuda_copy(dst, src, bytes, COLL_CUDA_DEFAULT, err->msg, sizeof err->msg);
 }
 
 /* Pinned host memory copies at full PCIe speed; plain memory when pinning fails.
@@ -118,7 +118,7 @@ static int stage_copy(void *dst, const void *src, size_t bytes, coll__err *err)
 #define HOST_HEADER 64
 static void *host_alloc(size_t bytes)
 {
-    const coll_cudart *rt = coll_cudart_loaded();
+    const coll__cudart *rt = coll__cudart_loaded();
     char *p = NULL;
     int pinned = rt && rt->MallocHost((void **)&p, bytes + HOST_HEADER) == COLL_CUDA_SUCCESS;
     if (!pinned) {
@@ -132,14 +132,14 @@ static void *host_alloc(size_t bytes)
 static void host_release(void *ptr)
 {
     char *p = (char *)ptr - HOST_HEADER;
-    const coll_cudart *rt = coll_cudart_loaded();
+    const coll__cudart *rt = coll__cudart_loaded();
     if (p[0] && rt) rt->FreeHost(p);
     else free(p);
 }
 
 static void *device_alloc(size_t bytes)
 {
-    const coll_cudart *rt = coll_cudart_loaded();
+    const coll__cudart *rt = coll__cudart_loaded();
     void *p = NULL;
     if (!rt || rt->Malloc(&p, bytes) != COLL_CUDA_SUCCESS) {
         if (rt) rt->GetLastError();
@@ -150,17 +150,17 @@ static void *device_alloc(size_t bytes)
 
 static void device_release(void *ptr)
 {
-    const coll_cudart *rt = coll_cudart_loaded();
+    const coll__cudart *rt = coll__cudart_loaded();
     if (rt) rt->Free(ptr);
 }
 
-static int not_gpu_accessible(const void *ptr) { return !coll_cuda_is_gpu_accessible(ptr); }
+static int not_gpu_accessible(const void *ptr) { return !coll__cuda_is_gpu_accessible(ptr); }
 
-const coll_stage_mem coll_stage_device_via_host = {
-    .what = "host", .foreign = coll_cuda_is_device_ptr, .alloc = host_alloc,
+const coll__stage_mem coll__stage_device_via_host = {
+    .what = "host", .foreign = coll__cuda_is_device_ptr, .alloc = host_alloc,
     .release = host_release, .copy = stage_copy};
 
-const coll_stage_mem coll_stage_host_via_device = {
+const coll__stage_mem coll__stage_host_via_device = {
     .what = "device", .foreign = not_gpu_accessible, .alloc = device_alloc,
     .release = device_release, .copy = stage_copy};
 
@@ -174,21 +174,21 @@ static int stager_key_ok;
 
 static void stager_destroy(void *p)
 {
-    coll_stager_free(p);
+    coll__stager_free(p);
     free(p);
 }
 
 static void stager_key_init(void) { stager_key_ok = pthread_key_create(&stager_key, stager_destroy) == 0; }
 
-static coll_stager *thread_stager(void)
+static coll__stager *thread_stager(void)
 {
     pthread_once(&stager_once, stager_key_init);
     if (!stager_key_ok) return NULL;
-    coll_stager *s = pthread_getspecific(stager_key);
+    coll__stager *s = pthread_getspecific(stager_key);
     if (s) return s;
     s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    s->mem = &coll_stage_device_via_host;
+    s->mem = &coll__stage_device_via_host;
     if (pthread_setspecific(stager_key, s) != 0) {
         free(s);
         return NULL;
@@ -196,20 +196,20 @@ static coll_stager *thread_stager(void)
     return s;
 }
 
-int coll_staged_run(const coll_backend_ops *b, void *state, int rank, int size,
-                    const coll_call *call, const coll_sig *sig, double deadline,
+int coll__staged_run(const coll__backend_ops *b, void *state, int rank, int size,
+                    const coll__call *call, const coll__sig *sig, double deadline,
                     coll__err *err)
 {
-    if (!coll_cudart_loaded() || strcmp(b->name, "nccl") == 0 || call->kind == COLL_KIND_BARRIER)
+    if (!coll__cudart_loaded() || strcmp(b->name, "nccl") == 0 || call->kind == COLL_KIND_BARRIER)
         return b->run(state, call, sig, deadline, err);
-    coll_stager *s = thread_stager();
+    coll__stager *s = thread_stager();
     if (!s) {
         return coll__err_set(err, COLL_ENOMEM, "rank %d: out of memory for the staging of device buffers", rank);
     }
-    coll_call staged;
-    int any, rc = coll_stager_begin(s, call, rank, size, &staged, &any, err);
+    coll__call staged;
+    int any, rc = coll__stager_begin(s, call, rank, size, &staged, &any, err);
     if (rc) return rc;
     rc = b->run(state, any ? &staged : call, sig, deadline, err);
-    if (rc == COLL_OK && any) rc = coll_stager_end(s, call, &staged, rank, size, err);
+    if (rc == COLL_OK && any) rc = coll__stager_end(s, call, &staged, rank, size, err);
     return rc;
 }

@@ -16,46 +16,46 @@
 #include "coll.h"
 
 /* Memory on the other side of a stager. */
-typedef struct coll_stage_mem {
+typedef struct coll__stage_mem {
     const char *what;                  /* "host" or "device", for messages */
     int (*foreign)(const void *ptr);   /* 1: the backend cannot use ptr, stage it */
     void *(*alloc)(size_t bytes);      /* staging memory, NULL when out of it */
     void (*release)(void *ptr);
     /* Copy between the caller's memory and staging memory (either direction). */
     int (*copy)(void *dst, const void *src, size_t bytes, coll__err *err);
-} coll_stage_mem;
+} coll__stage_mem;
 
-typedef struct coll_stager {
-    const coll_stage_mem *mem;
+typedef struct coll__stager {
+    const coll__stage_mem *mem;
     void *buf[2];
     size_t cap[2];
-} coll_stager;
+} coll__stager;
 
 /* CUDA device buffers through (pinned) host memory: for tcp, shm, mpi. */
-extern const coll_stage_mem coll_stage_device_via_host;
+extern const coll__stage_mem coll__stage_device_via_host;
 /* Host buffers through CUDA device memory: for nccl. */
-extern const coll_stage_mem coll_stage_host_via_device;
+extern const coll__stage_mem coll__stage_host_via_device;
 
 /* Bytes a call reads from sendbuf and writes to recvbuf on this rank (0: not
  * touched there, like a broadcast's sendbuf off the root). */
-void coll_call_extents(const coll_call *c, int rank, int size, size_t *send_bytes,
+void coll__call_extents(const coll__call *c, int rank, int size, size_t *send_bytes,
                        size_t *recv_bytes);
 
 /* *staged = call with each foreign buffer replaced by staging memory that holds
  * its input; *any = 0 when no buffer was foreign (staged is then call). */
-int coll_stager_begin(coll_stager *s, const coll_call *call, int rank, int size,
-                      coll_call *staged, int *any, coll__err *err);
+int coll__stager_begin(coll__stager *s, const coll__call *call, int rank, int size,
+                      coll__call *staged, int *any, coll__err *err);
 /* Copy the results from staging memory back into the caller's buffers. */
-int coll_stager_end(coll_stager *s, const coll_call *call, const coll_call *staged, int rank,
+int coll__stager_end(coll__stager *s, const coll__call *call, const coll__call *staged, int rank,
                     int size, coll__err *err);
-void coll_stager_free(coll_stager *s);
+void coll__stager_free(coll__stager *s);
 
 /* The communicator's hook: run call on backend b (its state; this rank of
  * size). When the CUDA runtime has been loaded (--device cuda) and the backend
  * is not nccl, CUDA device buffers are staged through host memory of a
  * per-thread stager. */
-int coll_staged_run(const coll_backend_ops *b, void *state, int rank, int size,
-                    const coll_call *call, const coll_sig *sig, double deadline,
+int coll__staged_run(const coll__backend_ops *b, void *state, int rank, int size,
+                    const coll__call *call, const coll__sig *sig, double deadline,
                     coll__err *err);
 
 #endif

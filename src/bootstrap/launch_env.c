@@ -156,7 +156,7 @@ static int positive(const char *name)
     return s && parse_int(s, &v) && v >= 0 ? v : -1;
 }
 
-int coll_launch_env_spans_hosts(const coll_launch_env *env)
+int coll__launch_env_spans_hosts(const coll_launch_env *env)
 {
     int is_srun = env->source && strcmp(env->source, "srun") == 0;
     if (is_srun) {
@@ -173,7 +173,7 @@ int coll_launch_env_spans_hosts(const coll_launch_env *env)
     return -1;
 }
 
-const char *coll_launch_env_store_host(const coll_launch_env *env)
+const char *coll__launch_env_store_host(const coll_launch_env *env)
 {
     const char *m = getenv("MASTER_ADDR");
     if (m && *m) return m;

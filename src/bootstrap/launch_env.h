@@ -10,11 +10,11 @@
 /* Whether the job spans hosts: 1 yes, 0 one host, -1 the launcher does not say.
  * srun: SLURM_STEP_NUM_NODES or SLURM_NNODES, or SLURM_NODEID > 0; torchrun:
  * GROUP_RANK > 0; any launcher: a local world smaller than the world. */
-int coll_launch_env_spans_hosts(const coll_launch_env *env);
+int coll__launch_env_spans_hosts(const coll_launch_env *env);
 
 /* The rendezvous store's host for env://: $MASTER_ADDR, under srun without it
  * $SLURM_LAUNCH_NODE_IPADDR (where srun ran: rank 0's node in a batch job);
  * NULL when neither is set. */
-const char *coll_launch_env_store_host(const coll_launch_env *env);
+const char *coll__launch_env_store_host(const coll_launch_env *env);
 
 #endif

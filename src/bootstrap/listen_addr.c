@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int coll_ifname_match(const char *spec, const char *name)
+int coll__ifname_match(const char *spec, const char *name)
 {
     int exclude = spec[0] == '^';
     spec += exclude;
@@ -61,7 +61,7 @@ static int find_iface(const char *spec, coll_listen_pick *out, char *names, size
             snprintf(names + n, nameslen - n, "%s%s", n ? ", " : "", i->ifa_name);
         }
         int loop = (i->ifa_flags & IFF_LOOPBACK) != 0;
-        int ok = spec ? coll_ifname_match(spec, i->ifa_name) && !(loop && spec[0] == '^')
+        int ok = spec ? coll__ifname_match(spec, i->ifa_name) && !(loop && spec[0] == '^')
                       : !loop && !is_bridge(i->ifa_name);
         if (!ok) continue;
         struct in_addr a = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
@@ -128,7 +128,7 @@ static int only_loopback(const char *context, char *err, size_t errlen)
     return COLL_EINVAL;
 }
 
-int coll_listen_addr_pick(const char *store_host, int spans, coll_listen_pick *out, char *err,
+int coll__listen_addr_pick(const char *store_host, int spans, coll_listen_pick *out, char *err,
                           size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -196,7 +196,7 @@ int coll_listen_addr_from_env(coll_listen_pick *out, char *err, size_t errlen)
 {
     coll_launch_env env;
     int found = coll_launch_env_detect(&env);
-    int spans = found ? coll_launch_env_spans_hosts(&env) : -1;
-    return coll_listen_addr_pick(found ? coll_launch_env_store_host(&env) : getenv("MASTER_ADDR"),
+    int spans = found ? coll__launch_env_spans_hosts(&env) : -1;
+    return coll__listen_addr_pick(found ? coll__launch_env_store_host(&env) : getenv("MASTER_ADDR"),
                                  spans, out, err, errlen);
 }

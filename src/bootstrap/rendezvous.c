@@ -18,7 +18,7 @@
 
 typedef struct cached_store {
     char key[320];
-    coll_store *store;
+    coll__store *store;
     unsigned created; /* communicators made on it so far: their key prefix */
 } cached_store;
 
@@ -69,13 +69,13 @@ static int env_store_port(coll__err *err)
     return -1;
 }
 
-static int open_store(const char *method, const coll_rendezvous *rv, coll_store **out,
+static int open_store(const char *method, const coll__rendezvous *rv, coll__store **out,
                       coll__err *err)
 {
     if (rv->world_size == 1 && strcmp(method, "env://") == 0 && !getenv("MASTER_PORT"))
-        return coll_mem_store_create(rv->timeout_s, out);
+        return coll__mem_store_create(rv->timeout_s, out);
     if (strncmp(method, "file://", 7) == 0)
-        return coll_file_store_create(method + 7, rv->timeout_s, out, err);
+        return coll__file_store_create(method + 7, rv->timeout_s, out, err);
 
     char host[256];
     int port;
@@ -95,7 +95,7 @@ static int open_store(const char *method, const coll_rendezvous *rv, coll_store 
      * never raced for. It is env://'s port: tcp:// names its own, which rank 0 binds. */
     int listen_fd = rv->rank == 0 && strcmp(method, "env://") == 0 ? env_int("COLL_STORE_FD", -1) : -1;
     if (listen_fd >= 0) unsetenv("COLL_STORE_FD"); /* used once */
-    int rc = coll_tcp_store_create(host, port, rv->rank == 0, listen_fd, rv->token, rv->timeout_s,
+    int rc = coll__tcp_store_create(host, port, rv->rank == 0, listen_fd, rv->token, rv->timeout_s,
                                    out, err);
     if (rc && rv->rank == 0 && strcmp(method, "env://") == 0 && strstr(err->msg, "in use")) {
         coll__err_append(err, " (%s; set COLL_STORE_PORT to a free port, the same on every rank)",
@@ -112,11 +112,11 @@ static int open_store(const char *method, const coll_rendezvous *rv, coll_store 
 
 /* The store host of method into rv->store_host ("" when none names one), then
  * the address this rank's transports listen on (listen_addr.h). */
-static int pick_listen_addr(const char *method, const coll_launch_env *env, coll_rendezvous *rv,
+static int pick_listen_addr(const char *method, const coll_launch_env *env, coll__rendezvous *rv,
                             coll__err *err)
 {
     int port;
-    const char *named = env ? coll_launch_env_store_host(env) : getenv("MASTER_ADDR");
+    const char *named = env ? coll__launch_env_store_host(env) : getenv("MASTER_ADDR");
     if (strcmp(method, "env://") == 0 && named)
         snprintf(rv->store_host, sizeof rv->store_host, "%s", named);
     else if (strncmp(method, "tcp://", 6) == 0 &&
@@ -129,7 +129,7 @@ static int pick_listen_addr(const char *method, const coll_launch_env *env, coll
     }
     coll_listen_pick pick;
     char why[400];
-    int rc = coll_listen_addr_pick(rv->store_host, rv->spans_hosts, &pick, why, sizeof why);
+    int rc = coll__listen_addr_pick(rv->store_host, rv->spans_hosts, &pick, why, sizeof why);
     if (rc) {
         return coll__err_set(err, rc, "no address for the other ranks to reach: %s", why);
     }
@@ -139,7 +139,7 @@ static int pick_listen_addr(const char *method, const coll_launch_env *env, coll
 
 /* Without a token, anyone who reaches a listening port can join the job: only
  * loopback is open that way, unless the user said --insecure ($COLL_INSECURE=1). */
-static int refuse_exposed(const char *method, const coll_rendezvous *rv, coll__err *err)
+static int refuse_exposed(const char *method, const coll__rendezvous *rv, coll__err *err)
 {
     const char *insecure = getenv("COLL_INSECURE");
     if (rv->token[0] || rv->world_size == 1 || (insecure && strcmp(insecure, "1") == 0)) return COLL_OK;
@@ -155,7 +155,7 @@ static int refuse_exposed(const char *method, const coll_rendezvous *rv, coll__e
              what, serves ? rv->store_host : rv->host);
 }
 
-static int cached_open(const char *method, coll_rendezvous *rv, coll__err *err)
+static int cached_open(const char *method, coll__rendezvous *rv, coll__err *err)
 {
     int rc = COLL_OK;
     pthread_mutex_lock(&cache_lock);
@@ -182,7 +182,7 @@ static int cached_open(const char *method, coll_rendezvous *rv, coll__err *err)
     return rc;
 }
 
-int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, coll__err *err)
+int coll__rendezvous_init(const coll_config *cfg, coll__rendezvous *rv, coll__err *err)
 {
     memset(rv, 0, sizeof(*rv));
     rv->timeout_s = cfg->timeout_s > 0 ? cfg->timeout_s : 300.0;
@@ -194,24 +194,24 @@ int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, coll__err 
         return coll__err_set(err, COLL_EINVAL, "rank %d is out of range for world size %d", rv->rank, rv->world_size);
     }
     /* Faults are per rank, and this is where the rank becomes known. */
-    int rc = coll_fault_init(rv->rank, err->msg, sizeof err->msg);
+    int rc = coll__fault_init(rv->rank, err->msg, sizeof err->msg);
     if (rc) return rc;
-    coll_fault_hit(COLL_FAULT_RENDEZVOUS, 0);
+    coll__fault_hit(COLL_FAULT_RENDEZVOUS, 0);
     rv->local_rank = found && env.local_rank >= 0 ? env.local_rank : rv->rank;
     rv->local_world_size = found && env.local_world_size > 0 ? env.local_world_size : rv->world_size;
 
-    if ((rc = coll_token_from_env(rv->token, err->msg, sizeof err->msg))) return rc;
-    rv->spans_hosts = found ? coll_launch_env_spans_hosts(&env) : -1;
+    if ((rc = coll__token_from_env(rv->token, err->msg, sizeof err->msg))) return rc;
+    rv->spans_hosts = found ? coll__launch_env_spans_hosts(&env) : -1;
 
     const char *method = cfg->init_method && *cfg->init_method ? cfg->init_method : "env://";
 #ifdef COLL_HAVE_MPI
     /* The listen address follows the store host, which rank 0 publishes there. */
-    if (coll_rendezvous_mpi_wanted(method)) return coll_rendezvous_mpi(rv, err);
+    if (coll__rendezvous_mpi_wanted(method)) return coll__rendezvous_mpi(rv, err);
 #endif
     rc = pick_listen_addr(method, found ? &env : NULL, rv, err);
     if (rc || (rc = refuse_exposed(method, rv, err))) return rc;
     int opened = cached_open(method, rv, err);
-    if (opened == COLL_OK && coll_rendezvous_wants_verify(rv))
-        opened = coll_rendezvous_verify(rv, err);
+    if (opened == COLL_OK && coll__rendezvous_wants_verify(rv))
+        opened = coll__rendezvous_verify(rv, err);
     return opened;
 }

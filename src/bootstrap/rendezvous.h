@@ -6,10 +6,10 @@
 #include "coll.h"
 #include "bootstrap/store.h"
 
-struct coll_rendezvous {
+struct coll__rendezvous {
     int rank, world_size;
     int local_rank, local_world_size;
-    coll_store *store;      /* shared; not owned (stores outlive communicators) */
+    coll__store *store;      /* shared; not owned (stores outlive communicators) */
     char prefix[64];        /* key namespace of this communicator ("c3/") */
     char token[65];         /* job token (hex), "" when none */
     char host[256];         /* address this rank's transports listen on (listen_addr.h) */
@@ -22,23 +22,23 @@ struct coll_rendezvous {
     const int *world_of;
     int nworld;
 };
-typedef struct coll_rendezvous coll_rendezvous;
+typedef struct coll__rendezvous coll__rendezvous;
 
 /* World rank of rank r of rv's group (-1 when r is not one of its ranks). */
-static inline int coll_rendezvous_world(const coll_rendezvous *rv, int r)
+static inline int coll_rendezvous_world(const coll__rendezvous *rv, int r)
 {
     if (!rv->world_of) return r;
     return r >= 0 && r < rv->nworld ? rv->world_of[r] : -1;
 }
 
-int coll_rendezvous_init(const coll_config *cfg, coll_rendezvous *rv, coll__err *err);
+int coll__rendezvous_init(const coll_config *cfg, coll__rendezvous *rv, coll__err *err);
 
 /* For ranks another launcher started (or $COLL_VERIFY_RANKS=1, as the multi-host
  * launcher sets): 1 when rendezvous_verify should run. */
-int coll_rendezvous_wants_verify(const coll_rendezvous *rv);
+int coll__rendezvous_wants_verify(const coll__rendezvous *rv);
 /* Collective over the store: a rank started twice or world sizes that disagree
  * fail every waiting rank with one clear message (COLL_EINVAL) instead of a hang;
  * COLL_ETIMEDOUT when not every rank arrived within rv->timeout_s. */
-int coll_rendezvous_verify(const coll_rendezvous *rv, coll__err *err);
+int coll__rendezvous_verify(const coll__rendezvous *rv, coll__err *err);
 
 #endif

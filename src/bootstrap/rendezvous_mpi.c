@@ -21,12 +21,12 @@ typedef struct store_address {
 } store_address;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static coll_store *store;        /* one per process, like rendezvous.c's cache */
+static coll__store *store;        /* one per process, like rendezvous.c's cache */
 static char token[COLL_TOKEN_HEX_LEN + 1];
 static unsigned created;         /* communicators made on it: their key prefix */
 static char store_host[256];     /* the address rank 0 published */
 
-int coll_rendezvous_mpi_wanted(const char *method)
+int coll__rendezvous_mpi_wanted(const char *method)
 {
     coll_launch_env env;
     if (strcmp(method, "env://") != 0 || getenv("MASTER_PORT")) return 0;
@@ -36,10 +36,10 @@ int coll_rendezvous_mpi_wanted(const char *method)
     return strcmp(env.source, "srun") == 0 && (getenv("PMIX_RANK") || getenv("PMI_FD"));
 }
 
-static void serve(const coll_rendezvous *rv, store_address *a)
+static void serve(const coll__rendezvous *rv, store_address *a)
 {
-    if (coll_token_is_valid(rv->token)) snprintf(a->token, sizeof a->token, "%s", rv->token);
-    else if ((a->status = coll_token_generate(a->token))) {
+    if (coll__token_is_valid(rv->token)) snprintf(a->token, sizeof a->token, "%s", rv->token);
+    else if ((a->status = coll__token_generate(a->token))) {
         snprintf(a->err, sizeof a->err, "no random bytes for the job token");
         return;
     }
@@ -47,27 +47,27 @@ static void serve(const coll_rendezvous *rv, store_address *a)
      * MASTER_ADDR when the user names one, else found from the interfaces. */
     coll_listen_pick pick;
     const char *master = getenv("MASTER_ADDR");
-    if ((a->status = coll_listen_addr_pick(master, rv->spans_hosts, &pick, a->err, sizeof a->err)))
+    if ((a->status = coll__listen_addr_pick(master, rv->spans_hosts, &pick, a->err, sizeof a->err)))
         return;
     snprintf(a->host, sizeof a->host, "%s", pick.addr);
     coll__err e;
     coll__err_init(&e, NULL, 0);
-    a->status = coll_tcp_store_create(a->host, 0, 1, -1, a->token, rv->timeout_s, &store, &e);
+    a->status = coll__tcp_store_create(a->host, 0, 1, -1, a->token, rv->timeout_s, &store, &e);
     if (a->status) coll__err_copy(&e, a->err, sizeof a->err);
-    if (a->status == COLL_OK) a->port = coll_tcp_store_port(store);
+    if (a->status == COLL_OK) a->port = coll__tcp_store_port(store);
 }
 
 /* Collective: rank 0 starts the store, everyone learns its address by MPI_Bcast
  * (also when rank 0 failed, so that no rank waits for a store that never comes). */
-static int open_store(const coll_rendezvous *rv, coll__err *err)
+static int open_store(const coll__rendezvous *rv, coll__err *err)
 {
     int level, mrank = -1, msize = -1;
-    int rc = coll_mpi_runtime_init(&level, err->msg, sizeof err->msg);
+    int rc = coll__mpi_runtime_init(&level, err->msg, sizeof err->msg);
     if (rc) return rc;
-    coll_mpi_lock();
+    coll__mpi_lock();
     MPI_Comm_rank(MPI_COMM_WORLD, &mrank);
     MPI_Comm_size(MPI_COMM_WORLD, &msize);
-    coll_mpi_unlock();
+    coll__mpi_unlock();
     if (mrank != rv->rank || msize != rv->world_size) {
         return coll__err_set(err, COLL_EINVAL, "rank %d of %d from the config or environment does not match MPI_COMM_WORLD "
                      "(rank %d of %d)", rv->rank, rv->world_size, mrank, msize);
@@ -75,11 +75,11 @@ static int open_store(const coll_rendezvous *rv, coll__err *err)
     store_address a;
     memset(&a, 0, sizeof a);
     if (mrank == 0) serve(rv, &a);
-    coll_mpi_lock();
+    coll__mpi_lock();
     int mrc = MPI_Bcast(&a, (int)sizeof a, MPI_BYTE, 0, MPI_COMM_WORLD);
-    coll_mpi_unlock();
+    coll__mpi_unlock();
     if (mrc != MPI_SUCCESS) {
-        coll_mpi_describe(mrc, "MPI_Bcast of the store's address", err->msg, sizeof err->msg);
+        coll__mpi_describe(mrc, "MPI_Bcast of the store's address", err->msg, sizeof err->msg);
         coll_store_destroy(store);
         store = NULL;
         return COLL_EPEER;
@@ -90,7 +90,7 @@ static int open_store(const coll_rendezvous *rv, coll__err *err)
         return a.status;
     }
     if (mrank != 0) {
-        rc = coll_tcp_store_create(a.host, a.port, 0, -1, a.token, rv->timeout_s, &store, err);
+        rc = coll__tcp_store_create(a.host, a.port, 0, -1, a.token, rv->timeout_s, &store, err);
         if (rc) {
             coll__err_prefix(err, "cannot reach rank 0's rendezvous store at %s:%d", a.host, a.port);
             return rc;
@@ -102,18 +102,18 @@ static int open_store(const coll_rendezvous *rv, coll__err *err)
 }
 
 /* Every rank listens on the address that routes to the store rank 0 published. */
-static int pick_listen(coll_rendezvous *rv, coll__err *err)
+static int pick_listen(coll__rendezvous *rv, coll__err *err)
 {
     coll_listen_pick pick;
     char why[400];
     snprintf(rv->store_host, sizeof rv->store_host, "%s", store_host);
-    int rc = coll_listen_addr_pick(store_host, rv->spans_hosts, &pick, why, sizeof why);
+    int rc = coll__listen_addr_pick(store_host, rv->spans_hosts, &pick, why, sizeof why);
     if (rc) coll__err_set(err, 0, "no address for the other ranks to reach: %s", why);
     else snprintf(rv->host, sizeof rv->host, "%s", pick.addr);
     return rc;
 }
 
-int coll_rendezvous_mpi(coll_rendezvous *rv, coll__err *err)
+int coll__rendezvous_mpi(coll__rendezvous *rv, coll__err *err)
 {
     int rc = COLL_OK;
     pthread_mutex_lock(&lock);

@@ -11,11 +11,11 @@
 #include "bootstrap/rendezvous.h"
 
 /* 1 when init method `method` should be resolved through MPI (see above). */
-int coll_rendezvous_mpi_wanted(const char *method);
+int coll__rendezvous_mpi_wanted(const char *method);
 
 /* Fills rv->store, rv->prefix and rv->token (rank and world already set, and
  * checked here against MPI_COMM_WORLD). The first call in a process is
  * collective over MPI_COMM_WORLD; later ones reuse its store. */
-int coll_rendezvous_mpi(coll_rendezvous *rv, coll__err *err);
+int coll__rendezvous_mpi(coll__rendezvous *rv, coll__err *err);
 
 #endif

@@ -14,7 +14,7 @@
 #define POLL_MIN_S 0.001
 #define POLL_MAX_S 0.050
 
-int coll_rendezvous_wants_verify(const coll_rendezvous *rv)
+int coll__rendezvous_wants_verify(const coll__rendezvous *rv)
 {
     if (!rv->store || rv->world_size < 2) return 0;
     const char *launched = getenv("COLL_LAUNCHED"), *multi = getenv("COLL_VERIFY_RANKS");
@@ -23,26 +23,26 @@ int coll_rendezvous_wants_verify(const coll_rendezvous *rv)
 }
 
 /* rv's key "v/<name>"; COLL_EINVAL (err says so) when it does not fit. */
-static int key(char *buf, size_t len, const coll_rendezvous *rv, const char *name, coll__err *err)
+static int key(char *buf, size_t len, const coll__rendezvous *rv, const char *name, coll__err *err)
 {
     return coll__store_key(buf, len, err, rv->prefix, "v/%s", name);
 }
 
 /* Tell every waiting rank, then fail this one with the same words. */
-static int report(const coll_rendezvous *rv, const char *msg, coll__err *err)
+static int report(const coll__rendezvous *rv, const char *msg, coll__err *err)
 {
     char k[128];
     if (key(k, sizeof k, rv, "error", NULL) == COLL_OK) coll_store_set(rv->store, k, msg, strlen(msg));
     return coll__err_set(err, COLL_EINVAL, "%s", msg);
 }
 
-static int store_fail(const coll_rendezvous *rv, int rc, const char *what, coll__err *err)
+static int store_fail(const coll__rendezvous *rv, int rc, const char *what, coll__err *err)
 {
     return coll__err_set(err, rc, "rendezvous: rank %d: %s: %s", rv->rank, what,
              rv->store->err.msg[0] ? rv->store->err.msg : coll_strerror(rc));
 }
 
-static int check_world(const coll_rendezvous *rv, coll__err *err)
+static int check_world(const coll__rendezvous *rv, coll__err *err)
 {
     char k[128], mine[32], msg[256];
     int64_t order;
@@ -68,7 +68,7 @@ static int check_world(const coll_rendezvous *rv, coll__err *err)
     return report(rv, msg, err);
 }
 
-static int claim_rank(const coll_rendezvous *rv, coll__err *err)
+static int claim_rank(const coll__rendezvous *rv, coll__err *err)
 {
     char k[128], name[48], msg[256];
     int64_t claims, arrived;
@@ -90,18 +90,18 @@ static int claim_rank(const coll_rendezvous *rv, coll__err *err)
 }
 
 /* Names in buf the ranks that never claimed their rank. */
-static int missing_ranks(const coll_rendezvous *rv, char *buf, size_t len)
+static int missing_ranks(const coll__rendezvous *rv, char *buf, size_t len)
 {
     char key_prefix[128];
     coll__err e;
     coll__err_init(&e, NULL, 0);
     int rc = key(key_prefix, sizeof key_prefix, rv, "claim/", &e);
     if (rc) coll__err_copy(&e, buf, len);
-    return rc ? rc : coll_store_missing_ranks(rv->store, key_prefix, rv->world_size, buf, len);
+    return rc ? rc : coll__store_missing_ranks(rv->store, key_prefix, rv->world_size, buf, len);
 }
 
 /* Until every rank arrived or one reported a problem; sleeps between looks. */
-static int wait_all(const coll_rendezvous *rv, coll__err *err)
+static int wait_all(const coll__rendezvous *rv, coll__err *err)
 {
     char karr[128], kerr[128];
     int krc = key(karr, sizeof karr, rv, "arrived", err);
@@ -141,7 +141,7 @@ static int wait_all(const coll_rendezvous *rv, coll__err *err)
                  (long long)arrived, rv->world_size, rv->timeout_s);
 }
 
-int coll_rendezvous_verify(const coll_rendezvous *rv, coll__err *err)
+int coll__rendezvous_verify(const coll__rendezvous *rv, coll__err *err)
 {
     int rc = check_world(rv, err);
     if (!rc) rc = claim_rank(rv, err);

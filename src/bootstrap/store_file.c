@@ -24,7 +24,7 @@
 #define MAX_VALUE (64u << 20)
 
 typedef struct file_store {
-    coll_store base;
+    coll__store base;
     pthread_mutex_t lock; /* flock is per open file: threads of this store need more */
     int fd;
     char *path;
@@ -134,7 +134,7 @@ static int check_args(file_store *f, const char *key, size_t vlen)
     return COLL_OK;
 }
 
-static int file_set(coll_store *s, const char *key, const void *val, size_t len)
+static int file_set(coll__store *s, const char *key, const void *val, size_t len)
 {
     file_store *f = (file_store *)s;
     int rc = check_args(f, key, len);
@@ -148,7 +148,7 @@ static int file_set(coll_store *s, const char *key, const void *val, size_t len)
     return rc;
 }
 
-static int file_add(coll_store *s, const char *key, int64_t delta, int64_t *result)
+static int file_add(coll__store *s, const char *key, int64_t delta, int64_t *result)
 {
     file_store *f = (file_store *)s;
     int rc = check_args(f, key, 0);
@@ -194,19 +194,19 @@ static int wait_keys(file_store *f, const char *const *keys, int nkeys, void **v
     }
 }
 
-static int file_get(coll_store *s, const char *key, void **val, size_t *len)
+static int file_get(coll__store *s, const char *key, void **val, size_t *len)
 {
     file_store *f = (file_store *)s;
     int rc = check_args(f, key, 0);
     return rc ? rc : wait_keys(f, &key, 1, val, len);
 }
 
-static int file_wait(coll_store *s, const char *const *keys, int nkeys)
+static int file_wait(coll__store *s, const char *const *keys, int nkeys)
 {
     return wait_keys((file_store *)s, keys, nkeys, NULL, NULL);
 }
 
-static int file_check(coll_store *s, const char *key, int *exists)
+static int file_check(coll__store *s, const char *key, int *exists)
 {
     file_store *f = (file_store *)s;
     pthread_mutex_lock(&f->lock);
@@ -216,7 +216,7 @@ static int file_check(coll_store *s, const char *key, int *exists)
     return rc;
 }
 
-static void file_destroy(coll_store *s)
+static void file_destroy(coll__store *s)
 {
     file_store *f = (file_store *)s;
     coll__kv_clear(&f->entries);
@@ -226,8 +226,8 @@ static void file_destroy(coll_store *s)
     free(f);
 }
 
-static const coll_store_ops file_ops = {
-    .size = sizeof(coll_store_ops),
+static const coll__store_ops file_ops = {
+    .size = sizeof(coll__store_ops),
     .name = "file",
     .set = file_set,
     .get = file_get,
@@ -237,7 +237,7 @@ static const coll_store_ops file_ops = {
     .destroy = file_destroy,
 };
 
-int coll_file_store_create(const char *path, double timeout_s, coll_store **out, coll__err *err)
+int coll__file_store_create(const char *path, double timeout_s, coll__store **out, coll__err *err)
 {
     if (!path || !*path) {
         return coll__err_set(err, COLL_EINVAL, "file store: empty path");

@@ -10,7 +10,7 @@
 #include <time.h>
 
 typedef struct mem_store {
-    coll_store base;
+    coll__store base;
     pthread_mutex_t lock;
     pthread_cond_t changed;
     coll__kv table;
@@ -25,7 +25,7 @@ static int put_locked(mem_store *m, const char *key, const void *val, size_t len
     return rc;
 }
 
-static int mem_set(coll_store *s, const char *key, const void *val, size_t len)
+static int mem_set(coll__store *s, const char *key, const void *val, size_t len)
 {
     mem_store *m = (mem_store *)s;
     pthread_mutex_lock(&m->lock);
@@ -53,7 +53,7 @@ static struct timespec deadline_of(double timeout_s)
     return ts;
 }
 
-static int mem_get(coll_store *s, const char *key, void **val, size_t *len)
+static int mem_get(coll__store *s, const char *key, void **val, size_t *len)
 {
     mem_store *m = (mem_store *)s;
     struct timespec until = deadline_of(s->timeout_s);
@@ -64,7 +64,7 @@ static int mem_get(coll_store *s, const char *key, void **val, size_t *len)
     return rc;
 }
 
-static int mem_add(coll_store *s, const char *key, int64_t delta, int64_t *result)
+static int mem_add(coll__store *s, const char *key, int64_t delta, int64_t *result)
 {
     mem_store *m = (mem_store *)s;
     int64_t v;
@@ -76,7 +76,7 @@ static int mem_add(coll_store *s, const char *key, int64_t delta, int64_t *resul
     return rc;
 }
 
-static int mem_wait(coll_store *s, const char *const *keys, int nkeys)
+static int mem_wait(coll__store *s, const char *const *keys, int nkeys)
 {
     mem_store *m = (mem_store *)s;
     struct timespec until = deadline_of(s->timeout_s);
@@ -88,7 +88,7 @@ static int mem_wait(coll_store *s, const char *const *keys, int nkeys)
     return rc;
 }
 
-static int mem_check(coll_store *s, const char *key, int *exists)
+static int mem_check(coll__store *s, const char *key, int *exists)
 {
     mem_store *m = (mem_store *)s;
     pthread_mutex_lock(&m->lock);
@@ -97,7 +97,7 @@ static int mem_check(coll_store *s, const char *key, int *exists)
     return COLL_OK;
 }
 
-static void mem_destroy(coll_store *s)
+static void mem_destroy(coll__store *s)
 {
     mem_store *m = (mem_store *)s;
     coll__kv_clear(&m->table);
@@ -106,8 +106,8 @@ static void mem_destroy(coll_store *s)
     free(m);
 }
 
-static const coll_store_ops mem_ops = {
-    .size = sizeof(coll_store_ops),
+static const coll__store_ops mem_ops = {
+    .size = sizeof(coll__store_ops),
     .name = "mem",
     .set = mem_set,
     .get = mem_get,
@@ -117,7 +117,7 @@ static const coll_store_ops mem_ops = {
     .destroy = mem_destroy,
 };
 
-int coll_mem_store_create(double timeout_s, coll_store **out)
+int coll__mem_store_create(double timeout_s, coll__store **out)
 {
     mem_store *m = calloc(1, sizeof(*m));
     if (!m) return COLL_ENOMEM;

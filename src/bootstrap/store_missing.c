@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-int coll_store_missing_ranks(coll_store *store, const char *key_prefix, int size, char *buf,
+int coll__store_missing_ranks(coll__store *store, const char *key_prefix, int size, char *buf,
                              size_t len)
 {
     char key[192];

@@ -1,4 +1,4 @@
-/* The TCP store's client (coll_tcp_store_create, store.h): one connection to
+/* The TCP store's client (coll__tcp_store_create, store.h): one connection to
  * the server (store_tcp_server.c; rank 0 starts it), requests one at a time,
  * reconnecting after a timeout. Wire format: store_tcp_wire.h. */
 #include "bootstrap/store_tcp_wire.h"
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 typedef struct tcp_store {
-    coll_store base;
+    coll__store base;
     pthread_mutex_t lock; /* one request at a time on the connection */
     int fd;               /* -1 after a timeout or error: reconnect on next use */
     char host[256];
@@ -30,10 +30,10 @@ typedef struct tcp_store {
     coll__store_tcp_server *srv; /* rank 0: the server this store runs */
 } tcp_store;
 
-static const coll_store_ops tcp_ops;
+static const coll__store_ops tcp_ops;
 
 /* errmsg setter: messages are cut at sizeof errmsg, which is fine for humans. */
-__attribute__((format(printf, 2, 3))) static void errf(coll_store *s, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void errf(coll__store *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -46,15 +46,15 @@ static int exchange(tcp_store *t, const unsigned char *req, size_t reqlen, const
                     size_t taillen, double deadline, unsigned char **rep, size_t *replen)
 {
     unsigned char hdr[4];
-    int rc = coll_sock_write_all(t->fd, req, reqlen, deadline);
-    if (!rc && taillen) rc = coll_sock_write_all(t->fd, tail, taillen, deadline);
-    if (!rc) rc = coll_sock_read_all(t->fd, hdr, 4, deadline);
+    int rc = coll__sock_write_all(t->fd, req, reqlen, deadline);
+    if (!rc && taillen) rc = coll__sock_write_all(t->fd, tail, taillen, deadline);
+    if (!rc) rc = coll__sock_read_all(t->fd, hdr, 4, deadline);
     if (rc) return rc;
     uint32_t n = coll__be_get_u32(hdr);
     if (n > MAX_FRAME) return COLL_EPROTO;
     unsigned char *buf = malloc((size_t)n + 1);
     if (!buf) return COLL_ENOMEM;
-    if ((rc = coll_sock_read_all(t->fd, buf, n, deadline))) {
+    if ((rc = coll__sock_read_all(t->fd, buf, n, deadline))) {
         free(buf);
         return rc;
     }
@@ -87,7 +87,7 @@ static int fail(tcp_store *t, int rc, const char *what)
 static int ensure_connected(tcp_store *t, double deadline)
 {
     if (t->fd >= 0) return COLL_OK;
-    int fd = coll_sock_connect(t->host, t->port, deadline, t->base.err.msg, sizeof t->base.err.msg);
+    int fd = coll__sock_connect(t->host, t->port, deadline, t->base.err.msg, sizeof t->base.err.msg);
     if (fd < 0) return fd;
     t->fd = fd;
     size_t toklen = t->token ? strlen(t->token) : 0;
@@ -102,7 +102,7 @@ static int ensure_connected(tcp_store *t, double deadline)
         if (!bad) memcpy(snonce, rep, sizeof snonce);
         free(rep);
         if (bad) return fail(t, COLL_EPROTO, "CHALLENGE");
-        if (coll_nonce(cnonce) != COLL_OK) return fail(t, COLL_ESYS, "HELLO (no random bytes)");
+        if (coll__nonce(cnonce) != COLL_OK) return fail(t, COLL_ESYS, "HELLO (no random bytes)");
         coll__store_tcp_mac(t->token ? t->token : "", toklen, 0, snonce, cnonce, mac);
         coll__be_put_u32(hello, sizeof hello - 4);
         hello[4] = CMD_HELLO;
@@ -115,7 +115,7 @@ static int ensure_connected(tcp_store *t, double deadline)
          * altogether: a second short connect tells the two apart. */
         fail(t, rc, "HELLO");
         char why[128];
-        int probe = coll_sock_connect(t->host, t->port, coll_now_s() + 0.2, why, sizeof why);
+        int probe = coll__sock_connect(t->host, t->port, coll_now_s() + 0.2, why, sizeof why);
         if (probe < 0) {
             errf(&t->base, "store server at %s:%d (rank 0) is gone: it closed the connection at "
                  "HELLO and accepts no new one (%s)", t->host, t->port, why);
@@ -131,7 +131,7 @@ static int ensure_connected(tcp_store *t, double deadline)
      * (rank 0 gone, the port taken over) must not be handed the job's keys. */
     unsigned char want[COLL_SHA256_LEN];
     coll__store_tcp_mac(t->token ? t->token : "", toklen, 1, snonce, cnonce, want);
-    int proven = replen == sizeof want && coll_ct_equal(rep, want, sizeof want);
+    int proven = replen == sizeof want && coll__ct_equal(rep, want, sizeof want);
     free(rep);
     if (!proven) {
         fail(t, COLL_EAUTH, "HELLO");
@@ -194,7 +194,7 @@ static int call(tcp_store *t, req *r, const void *tail, size_t taillen, const ch
 {
     double deadline = coll_now_s() + t->base.timeout_s;
     coll__be_put_u32(r->buf, (uint32_t)(r->len - 4 + taillen));
-    coll_fault_action fa = coll_fault_hit(COLL_FAULT_STORE, 1);
+    coll__fault_action fa = coll__fault_hit(COLL_FAULT_STORE, 1);
     if (fa == COLL_FAULT_CORRUPT) r->buf[4] = 0xff; /* no such command: the server must drop us */
     pthread_mutex_lock(&t->lock);
     int rc = ensure_connected(t, deadline);
@@ -225,7 +225,7 @@ static int key_call(tcp_store *t, int cmd, const char *key, const void *field, s
     return call(t, &r, tail, taillen, what, rep, replen);
 }
 
-static int tcp_set(coll_store *s, const char *key, const void *val, size_t len)
+static int tcp_set(coll__store *s, const char *key, const void *val, size_t len)
 {
     tcp_store *t = (tcp_store *)s;
     if (len > MAX_VALUE) {
@@ -242,7 +242,7 @@ static int tcp_set(coll_store *s, const char *key, const void *val, size_t len)
     return COLL_OK;
 }
 
-static int tcp_get(coll_store *s, const char *key, void **val, size_t *len)
+static int tcp_get(coll__store *s, const char *key, void **val, size_t *len)
 {
     unsigned char *rep;
     size_t replen;
@@ -253,7 +253,7 @@ static int tcp_get(coll_store *s, const char *key, void **val, size_t *len)
     return COLL_OK;
 }
 
-static int tcp_add(coll_store *s, const char *key, int64_t delta, int64_t *result)
+static int tcp_add(coll__store *s, const char *key, int64_t delta, int64_t *result)
 {
     tcp_store *t = (tcp_store *)s;
     unsigned char d[8], *rep;
@@ -271,7 +271,7 @@ static int tcp_add(coll_store *s, const char *key, int64_t delta, int64_t *resul
     return COLL_OK;
 }
 
-static int tcp_wait(coll_store *s, const char *const *keys, int nkeys)
+static int tcp_wait(coll__store *s, const char *const *keys, int nkeys)
 {
     tcp_store *t = (tcp_store *)s;
     if (nkeys <= 0) return COLL_OK;
@@ -299,7 +299,7 @@ static int tcp_wait(coll_store *s, const char *const *keys, int nkeys)
     return COLL_OK;
 }
 
-static int tcp_check(coll_store *s, const char *key, int *exists)
+static int tcp_check(coll__store *s, const char *key, int *exists)
 {
     unsigned char *rep;
     size_t replen;
@@ -310,7 +310,7 @@ static int tcp_check(coll_store *s, const char *key, int *exists)
     return COLL_OK;
 }
 
-static void tcp_destroy(coll_store *s)
+static void tcp_destroy(coll__store *s)
 {
     tcp_store *t = (tcp_store *)s;
     if (t->fd >= 0) close(t->fd);
@@ -320,8 +320,8 @@ static void tcp_destroy(coll_store *s)
     free(t);
 }
 
-static const coll_store_ops tcp_ops = {
-    .size = sizeof(coll_store_ops),
+static const coll__store_ops tcp_ops = {
+    .size = sizeof(coll__store_ops),
     .name = "tcp",
     .set = tcp_set,
     .get = tcp_get,
@@ -352,8 +352,8 @@ static const char *bind_host(const char *host)
     return "0.0.0.0";
 }
 
-int coll_tcp_store_create(const char *host, int port, int is_server, int listen_fd,
-                          const char *token, double timeout_s, coll_store **out, coll__err *err)
+int coll__tcp_store_create(const char *host, int port, int is_server, int listen_fd,
+                          const char *token, double timeout_s, coll__store **out, coll__err *err)
 {
     tcp_store *t = calloc(1, sizeof *t);
     if (!t) return COLL_ENOMEM;
@@ -369,12 +369,12 @@ int coll_tcp_store_create(const char *host, int port, int is_server, int listen_
     snprintf(t->host, sizeof t->host, "%s", host && *host ? host : "127.0.0.1");
     t->port = port;
     if (is_server) {
-        if (listen_fd < 0) listen_fd = coll_sock_listen(bind_host(host), port, 128, err->msg, sizeof err->msg);
+        if (listen_fd < 0) listen_fd = coll__sock_listen(bind_host(host), port, 128, err->msg, sizeof err->msg);
         if (listen_fd < 0) {
             tcp_destroy(&t->base);
             return listen_fd;
         }
-        t->port = coll_sock_port(listen_fd);
+        t->port = coll__sock_port(listen_fd);
         self_address(listen_fd, t->host, sizeof t->host);
         rc = coll__store_tcp_server_start(listen_fd, token, timeout_s, &t->srv, err);
     }
@@ -388,7 +388,7 @@ int coll_tcp_store_create(const char *host, int port, int is_server, int listen_
     return COLL_OK;
 }
 
-int coll_tcp_store_port(const coll_store *s)
+int coll__tcp_store_port(const coll__store *s)
 {
     if (!s || s->ops != &tcp_ops) return -1;
     const tcp_store *t = (const tcp_store *)s;

@@ -186,7 +186,7 @@ static int park(server *s, conn *c, int cmd, char **keys, int nkeys)
 static int handle_challenge(conn *c, cursor *k)
 {
     if (k->left) return -1;
-    if (coll_nonce(c->nonce) != COLL_OK) {
+    if (coll__nonce(c->nonce) != COLL_OK) {
         drop(c, "no random bytes for a challenge");
         return 0;
     }
@@ -210,7 +210,7 @@ static int handle_hello(server *s, conn *c, cursor *k)
     if (s->token_len) {
         unsigned char want[COLL_SHA256_LEN];
         coll__store_tcp_mac(s->token, s->token_len, 0, c->nonce, cnonce, want);
-        if (n != sizeof want || !coll_ct_equal(mac, want, sizeof want)) {
+        if (n != sizeof want || !coll__ct_equal(mac, want, sizeof want)) {
             drop(c, "bad job token");
             return 0;
         }
@@ -362,7 +362,7 @@ static void accept_all(server *s)
             if (errno == EINTR || errno == ECONNABORTED) continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK)
                 fprintf(stderr, "collbench store: accept on port %d: %s\n",
-                        coll_sock_port(s->listen_fd), strerror(errno));
+                        coll__sock_port(s->listen_fd), strerror(errno));
             return;
         }
         conn *c = calloc(1, sizeof *c);
@@ -372,7 +372,7 @@ static void accept_all(server *s)
         }
         c->fd = fd;
         c->since = coll_now_s();
-        coll_sock_peer_name(fd, c->peer, sizeof c->peer);
+        coll__sock_peer_name(fd, c->peer, sizeof c->peer);
         int waiting = 0;
         for (conn *o = s->conns; o; o = o->next) waiting += !o->authed && !o->dead;
         if (waiting >= MAX_UNAUTHED) {
@@ -480,7 +480,7 @@ int coll__store_tcp_server_start(int listen_fd, const char *token, double timeou
             return COLL_ENOMEM;
         }
     }
-    if (coll_sock_set_nonblocking(listen_fd, 1) || pipe2(s->wake, O_CLOEXEC) < 0) {
+    if (coll__sock_set_nonblocking(listen_fd, 1) || pipe2(s->wake, O_CLOEXEC) < 0) {
         coll__err_set(err, 0, "TCP store server: %s", strerror(errno));
         server_free(s);
         return COLL_ESYS;
@@ -506,11 +506,11 @@ void coll__store_tcp_server_stop(coll__store_tcp_server *s)
 
 int coll__store_tcp_server_port(const coll__store_tcp_server *s)
 {
-    return coll_sock_port(s->listen_fd);
+    return coll__sock_port(s->listen_fd);
 }
 
 /* Fuzzing entry (store.h): one connection over a socketpair, no thread. */
-int coll_tcp_store_feed(const unsigned char *data, size_t len)
+int coll__tcp_store_feed(const unsigned char *data, size_t len)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0) return -1;

@@ -10,5 +10,5 @@ void coll__store_tcp_mac(const char *token, size_t len, int server, const unsign
     const void *parts[4] = {server ? server_domain : client_domain, nonce, cnonce, NULL};
     size_t lens[4] = {server ? sizeof server_domain - 1 : sizeof client_domain - 1, COLL_NONCE_LEN,
                       COLL_NONCE_LEN, 0};
-    coll_hmac_sha256(token, len, parts, lens, out);
+    coll__hmac_sha256(token, len, parts, lens, out);
 }

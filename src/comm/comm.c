@@ -46,13 +46,13 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     create_error[0] = '\0';
     *out = NULL;
 
-    const coll_backend_ops *backend = coll_backend_find(cfg.backend, create_error, sizeof create_error);
+    const coll__backend_ops *backend = coll__backend_find(cfg.backend, create_error, sizeof create_error);
     if (!backend) return COLL_EUNAVAIL;
 
-    coll_rendezvous rv;
+    coll__rendezvous rv;
     coll__err cerr;
     coll__err_init(&cerr, NULL, 0);
-    int rc = coll_rendezvous_init(&cfg, &rv, &cerr);
+    int rc = coll__rendezvous_init(&cfg, &rv, &cerr);
     if (rc) {
         coll__err_copy(&cerr, create_error, sizeof create_error);
         return rc;
@@ -93,7 +93,7 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
 int coll_comm_destroy(coll_comm *comm)
 {
     if (!comm) return COLL_EINVAL;
-    coll_comm_stop_progress(comm);
+    coll__comm_stop_progress(comm);
     /* A closing barrier: no rank tears its connections down while a peer's last
      * bytes are still in flight (closing with unread data resets the stream). */
     int rc = comm->failed ? COLL_OK : coll_barrier(comm);
@@ -117,15 +117,15 @@ int coll_comm_host_count(coll_comm *comm)
     if (known > 0) return known;
     if (comm->size == 1) return 1;
     if (!comm->store) return COLL_ENOTSUP;
-    coll_host_plan p;
+    coll__host_plan p;
     char prefix[96];
     coll__err err;
     coll__err_init(&err, NULL, 0);
     int rc = coll__store_key(prefix, sizeof prefix, NULL, comm->store_prefix, "nodes/");
-    if (!rc) rc = coll_host_plan_exchange(comm->store, prefix, comm->rank, comm->size, &p, &err);
+    if (!rc) rc = coll__host_plan_exchange(comm->store, prefix, comm->rank, comm->size, &p, &err);
     if (rc) return rc;
     int n = p.nhosts;
-    coll_host_plan_free(&p);
+    coll__host_plan_free(&p);
     return n;
 }
 
@@ -158,7 +158,7 @@ void coll_free(coll_comm *comm, void *ptr)
     else free(ptr);
 }
 
-int coll_comm_execute(coll_comm *comm, const coll_call *call, const coll_sig *sig)
+int coll__comm_execute(coll_comm *comm, const coll__call *call, const coll__sig *sig)
 {
     if (comm->failed)
         return comm->failed; /* errmsg still says why */
@@ -166,7 +166,7 @@ int coll_comm_execute(coll_comm *comm, const coll_call *call, const coll_sig *si
     coll__err_init(&err, NULL, 0);
     double deadline = coll_now_s() + comm->timeout_s;
     /* staging: CUDA device buffers through host memory for backends that need host memory */
-    int rc = coll_staged_run(comm->backend, comm->state, comm->rank, comm->size, call, sig,
+    int rc = coll__staged_run(comm->backend, comm->state, comm->rank, comm->size, call, sig,
                              deadline, &err);
     if (rc) {
         /* A failed collective leaves peers mid-protocol: the communicator is done.
@@ -209,7 +209,7 @@ static int check_bufs(coll_comm *comm, const void *s, const void *r, size_t coun
     return COLL_OK;
 }
 
-static int validate(coll_comm *comm, coll_call *c)
+static int validate(coll_comm *comm, coll__call *c)
 {
     if (!comm) return COLL_EINVAL;
     if (c->kind == COLL_KIND_BROADCAST && !c->sendbuf) c->sendbuf = c->recvbuf; /* in-place */
@@ -241,7 +241,7 @@ static int validate(coll_comm *comm, coll_call *c)
     }
 }
 
-static void make_sig(coll_comm *comm, const coll_call *c, coll_sig *sig)
+static void make_sig(coll_comm *comm, const coll__call *c, coll__sig *sig)
 {
     memset(sig, 0, sizeof(*sig));
     sig->kind = (uint8_t)c->kind;
@@ -253,18 +253,18 @@ static void make_sig(coll_comm *comm, const coll_call *c, coll_sig *sig)
 }
 
 /* Blocking: wait for everything called before, then run on this thread. */
-static int call_blocking(coll_comm *comm, coll_call *c)
+static int call_blocking(coll_comm *comm, coll__call *c)
 {
     int rc = validate(comm, c);
     if (rc) return rc;
-    coll_sig sig;
+    coll__sig sig;
     pthread_mutex_lock(&comm->lock);
     make_sig(comm, c, &sig);
     while (comm->busy || comm->queue_head) pthread_cond_wait(&comm->changed, &comm->lock);
     comm->busy = 1;
     pthread_mutex_unlock(&comm->lock);
 
-    rc = coll_comm_execute(comm, c, &sig);
+    rc = coll__comm_execute(comm, c, &sig);
 
     pthread_mutex_lock(&comm->lock);
     comm->busy = 0;
@@ -273,7 +273,7 @@ static int call_blocking(coll_comm *comm, coll_call *c)
     return rc;
 }
 
-static int call_nonblocking(coll_comm *comm, coll_call *c, coll_request **out)
+static int call_nonblocking(coll_comm *comm, coll__call *c, coll_request **out)
 {
     if (!out) return COLL_EINVAL;
     *out = NULL;
@@ -286,7 +286,7 @@ static int call_nonblocking(coll_comm *comm, coll_call *c, coll_request **out)
     pthread_mutex_lock(&comm->lock);
     make_sig(comm, c, &req->sig);
     pthread_mutex_unlock(&comm->lock);
-    rc = coll_comm_enqueue(comm, req);
+    rc = coll__comm_enqueue(comm, req);
     if (rc) {
         free(req);
         return rc;
@@ -296,56 +296,56 @@ static int call_nonblocking(coll_comm *comm, coll_call *c, coll_request **out)
 }
 
 #define CALL(kind_, s_, r_, n_, dt_, op_, root_) \
-    ((coll_call){.kind = (kind_), .sendbuf = (s_), .recvbuf = (r_), .count = (n_), \
+    ((coll__call){.kind = (kind_), .sendbuf = (s_), .recvbuf = (r_), .count = (n_), \
                  .dt = (dt_), .op = (op_), .root = (root_), .dest = -1, .source = -1})
 
 int coll_allreduce(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, coll_op op)
 {
-    coll_call c = CALL(COLL_KIND_ALLREDUCE, s, r, n, dt, op, 0);
+    coll__call c = CALL(COLL_KIND_ALLREDUCE, s, r, n, dt, op, 0);
     return call_blocking(comm, &c);
 }
 
 int coll_allgather(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt)
 {
-    coll_call c = CALL(COLL_KIND_ALLGATHER, s, r, n, dt, COLL_SUM, 0);
+    coll__call c = CALL(COLL_KIND_ALLGATHER, s, r, n, dt, COLL_SUM, 0);
     return call_blocking(comm, &c);
 }
 
 int coll_reducescatter(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, coll_op op)
 {
-    coll_call c = CALL(COLL_KIND_REDUCESCATTER, s, r, n, dt, op, 0);
+    coll__call c = CALL(COLL_KIND_REDUCESCATTER, s, r, n, dt, op, 0);
     return call_blocking(comm, &c);
 }
 
 int coll_broadcast(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, int root)
 {
-    coll_call c = CALL(COLL_KIND_BROADCAST, s, r, n, dt, COLL_SUM, root);
+    coll__call c = CALL(COLL_KIND_BROADCAST, s, r, n, dt, COLL_SUM, root);
     return call_blocking(comm, &c);
 }
 
 int coll_reduce(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, coll_op op,
                 int root)
 {
-    coll_call c = CALL(COLL_KIND_REDUCE, s, r, n, dt, op, root);
+    coll__call c = CALL(COLL_KIND_REDUCE, s, r, n, dt, op, root);
     return call_blocking(comm, &c);
 }
 
 int coll_alltoall(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt)
 {
-    coll_call c = CALL(COLL_KIND_ALLTOALL, s, r, n, dt, COLL_SUM, 0);
+    coll__call c = CALL(COLL_KIND_ALLTOALL, s, r, n, dt, COLL_SUM, 0);
     return call_blocking(comm, &c);
 }
 
 int coll_barrier(coll_comm *comm)
 {
-    coll_call c = CALL(COLL_KIND_BARRIER, NULL, NULL, 0, COLL_UINT8, COLL_SUM, 0);
+    coll__call c = CALL(COLL_KIND_BARRIER, NULL, NULL, 0, COLL_UINT8, COLL_SUM, 0);
     return call_blocking(comm, &c);
 }
 
 int coll_sendrecv(coll_comm *comm, const void *sendbuf, size_t sendcount, int dest, void *recvbuf,
                   size_t recvcount, int source, coll_dtype dt)
 {
-    coll_call c = CALL(COLL_KIND_P2P, sendbuf, recvbuf, sendcount, dt, COLL_SUM, 0);
+    coll__call c = CALL(COLL_KIND_P2P, sendbuf, recvbuf, sendcount, dt, COLL_SUM, 0);
     c.dest = dest;
     c.source = source;
     c.recvcount = recvcount;
@@ -369,27 +369,27 @@ int coll_recv(coll_comm *comm, void *buf, size_t count, coll_dtype dt, int peer)
 int coll_iallreduce(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, coll_op op,
                     coll_request **req)
 {
-    coll_call c = CALL(COLL_KIND_ALLREDUCE, s, r, n, dt, op, 0);
+    coll__call c = CALL(COLL_KIND_ALLREDUCE, s, r, n, dt, op, 0);
     return call_nonblocking(comm, &c, req);
 }
 
 int coll_iallgather(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt,
                     coll_request **req)
 {
-    coll_call c = CALL(COLL_KIND_ALLGATHER, s, r, n, dt, COLL_SUM, 0);
+    coll__call c = CALL(COLL_KIND_ALLGATHER, s, r, n, dt, COLL_SUM, 0);
     return call_nonblocking(comm, &c, req);
 }
 
 int coll_ireducescatter(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt,
                         coll_op op, coll_request **req)
 {
-    coll_call c = CALL(COLL_KIND_REDUCESCATTER, s, r, n, dt, op, 0);
+    coll__call c = CALL(COLL_KIND_REDUCESCATTER, s, r, n, dt, op, 0);
     return call_nonblocking(comm, &c, req);
 }
 
 int coll_ibroadcast(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, int root,
                     coll_request **req)
 {
-    coll_call c = CALL(COLL_KIND_BROADCAST, s, r, n, dt, COLL_SUM, root);
+    coll__call c = CALL(COLL_KIND_BROADCAST, s, r, n, dt, COLL_SUM, root);
     return call_nonblocking(comm, &c, req);
 }

@@ -15,15 +15,15 @@
 struct coll_request {
     coll_request *next;
     coll_comm *comm;
-    coll_call call;
-    coll_sig sig;
+    coll__call call;
+    coll__sig sig;
     int done;
     int status;
 };
 
 struct coll_comm {
     int rank, size;
-    const coll_backend_ops *backend;
+    const coll__backend_ops *backend;
     void *state;
     double timeout_s;
     uint32_t seq; /* collectives called so far */
@@ -36,7 +36,7 @@ struct coll_comm {
     int progress_started;
     pthread_t progress_thread;
 
-    struct coll_store *store;          /* rendezvous store (outlives the comm) */
+    struct coll__store *store;          /* rendezvous store (outlives the comm) */
     char store_prefix[64];             /* this comm's key namespace in it */
     uint32_t monitored_seq;            /* monitored barriers called so far */
 
@@ -45,10 +45,10 @@ struct coll_comm {
 };
 
 /* Run one call now (the caller has made it this comm's turn). Records errors. */
-int coll_comm_execute(coll_comm *comm, const coll_call *call, const coll_sig *sig);
+int coll__comm_execute(coll_comm *comm, const coll__call *call, const coll__sig *sig);
 /* Queue a nonblocking call; starts the progress thread if needed. */
-int coll_comm_enqueue(coll_comm *comm, coll_request *req);
+int coll__comm_enqueue(coll_comm *comm, coll_request *req);
 /* Stop and join the progress thread after the queue drains. */
-void coll_comm_stop_progress(coll_comm *comm);
+void coll__comm_stop_progress(coll_comm *comm);
 
 #endif

@@ -18,8 +18,8 @@ static void *progress_main(void *arg)
         comm->busy = 1;
         pthread_mutex_unlock(&comm->lock);
 
-        coll_fault_hit(COLL_FAULT_PROGRESS, 1);
-        int rc = coll_comm_execute(comm, &req->call, &req->sig);
+        coll__fault_hit(COLL_FAULT_PROGRESS, 1);
+        int rc = coll__comm_execute(comm, &req->call, &req->sig);
 
         pthread_mutex_lock(&comm->lock);
         req->status = rc;
@@ -31,7 +31,7 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-int coll_comm_enqueue(coll_comm *comm, coll_request *req)
+int coll__comm_enqueue(coll_comm *comm, coll_request *req)
 {
     pthread_mutex_lock(&comm->lock);
     if (!comm->progress_started) {
@@ -50,7 +50,7 @@ int coll_comm_enqueue(coll_comm *comm, coll_request *req)
     return COLL_OK;
 }
 
-void coll_comm_stop_progress(coll_comm *comm)
+void coll__comm_stop_progress(coll_comm *comm)
 {
     pthread_mutex_lock(&comm->lock);
     int started = comm->progress_started;

@@ -49,7 +49,7 @@ static int fsync_parent_dir(const char *path, char *err, size_t errlen)
     } else {
         size_t n = (size_t)(slash - path);
         if (n >= sizeof dir) {
-            coll_set_err(err, errlen, "%s: path too long", path);
+            coll__set_err(err, errlen, "%s: path too long", path);
             return COLL_EINVAL;
         }
         memcpy(dir, path, n);
@@ -57,14 +57,14 @@ static int fsync_parent_dir(const char *path, char *err, size_t errlen)
     }
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-        coll_set_err(err, errlen, "%s: cannot open directory %s: %s", path, dir, strerror(errno));
+        coll__set_err(err, errlen, "%s: cannot open directory %s: %s", path, dir, strerror(errno));
         return COLL_ESYS;
     }
     int rc = fsync(fd);
     int e = errno;
     close(fd);
     if (rc != 0 && e != EINVAL && e != EROFS) {
-        coll_set_err(err, errlen, "%s: fsync of directory %s: %s", path, dir, strerror(e));
+        coll__set_err(err, errlen, "%s: fsync of directory %s: %s", path, dir, strerror(e));
         return COLL_ESYS;
     }
     return COLL_OK;
@@ -82,16 +82,16 @@ static int open_temp(const char *tmp, mode_t mode)
     return -1;
 }
 
-int coll_file_write_atomic(const char *path, const void *data, size_t len, char *err,
+int coll__file_write_atomic(const char *path, const void *data, size_t len, char *err,
                            size_t errlen)
 {
     if (!path || !*path || (!data && len > 0)) {
-        coll_set_err(err, errlen, "coll_file_write_atomic: %s", path && *path ? "no data" : "empty path");
+        coll__set_err(err, errlen, "coll__file_write_atomic: %s", path && *path ? "no data" : "empty path");
         return COLL_EINVAL;
     }
     char tmp[PATH_MAX];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp) {
-        coll_set_err(err, errlen, "%s: path too long", path);
+        coll__set_err(err, errlen, "%s: path too long", path);
         return COLL_EINVAL;
     }
 
@@ -100,14 +100,14 @@ int coll_file_write_atomic(const char *path, const void *data, size_t len, char 
     struct stat st;
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) {
-        coll_set_err(err, errlen, "%s: %s", path, strerror(EISDIR));
+        coll__set_err(err, errlen, "%s: %s", path, strerror(EISDIR));
         return COLL_ESYS;
     }
     if (exists) mode = st.st_mode & 07777;
 
     int fd = open_temp(tmp, mode);
     if (fd < 0) {
-        coll_set_err(err, errlen, "%s: cannot create temporary %s: %s", path, tmp, strerror(errno));
+        coll__set_err(err, errlen, "%s: cannot create temporary %s: %s", path, tmp, strerror(errno));
         return COLL_ESYS;
     }
     if (exists && fchmod(fd, mode) != 0) {
@@ -133,22 +133,22 @@ int coll_file_write_atomic(const char *path, const void *data, size_t len, char 
     }
     if (step) {
         unlink(tmp);
-        coll_set_err(err, errlen, "%s: %s (%s of temporary %s; file left unchanged)", path,
+        coll__set_err(err, errlen, "%s: %s (%s of temporary %s; file left unchanged)", path,
                 strerror(e), step, tmp);
         return COLL_ESYS;
     }
     return fsync_parent_dir(path, err, errlen);
 }
 
-int coll_file_append(const char *path, const void *data, size_t len, char *err, size_t errlen)
+int coll__file_append(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
     if (!path || !*path || (!data && len > 0)) {
-        coll_set_err(err, errlen, "coll_file_append: %s", path && *path ? "no data" : "empty path");
+        coll__set_err(err, errlen, "coll__file_append: %s", path && *path ? "no data" : "empty path");
         return COLL_EINVAL;
     }
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
-        coll_set_err(err, errlen, "%s: %s", path, strerror(errno));
+        coll__set_err(err, errlen, "%s: %s", path, strerror(errno));
         return COLL_ESYS;
     }
     struct stat st;
@@ -165,7 +165,7 @@ int coll_file_append(const char *path, const void *data, size_t len, char *err, 
             kept = ftruncate(fd, before) == 0;
         close(fd);
         /* "results.csv: No space left on device; earlier rows kept" */
-        coll_set_err(err, errlen, "%s: %s; %s", path, strerror(e),
+        coll__set_err(err, errlen, "%s: %s; %s", path, strerror(e),
                      kept ? "earlier rows kept" : "earlier rows kept, but a partial row may follow them");
         return COLL_ESYS;
     }
@@ -173,12 +173,12 @@ int coll_file_append(const char *path, const void *data, size_t len, char *err, 
     if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
         int e = errno;
         close(fd);
-        coll_set_err(err, errlen, "%s: %s (fsync); earlier rows kept, the new ones may be lost",
+        coll__set_err(err, errlen, "%s: %s (fsync); earlier rows kept, the new ones may be lost",
                      path, strerror(e));
         return COLL_ESYS;
     }
     if (close(fd) != 0) {
-        coll_set_err(err, errlen, "%s: %s (close)", path, strerror(errno));
+        coll__set_err(err, errlen, "%s: %s (close)", path, strerror(errno));
         return COLL_ESYS;
     }
     return COLL_OK;

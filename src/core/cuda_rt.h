@@ -30,7 +30,7 @@
 typedef void *coll_cuda_stream;
 typedef void *coll_cuda_event;
 
-typedef struct coll_cudart {
+typedef struct coll__cudart {
     char soname[256]; /* the name that loaded */
     int runtime_version; /* 12040 is 12.4 */
     int (*GetDeviceCount)(int *count);
@@ -59,36 +59,36 @@ typedef struct coll_cudart {
     int (*GetLastError)(void);
     const char *(*GetErrorString)(int err);
     const char *(*GetErrorName)(int err);
-} coll_cudart;
+} coll__cudart;
 
 /* Loads the runtime once (thread-safe); NULL with the reason in err. A failed
  * load is remembered: later calls give the same reason without trying again. */
-const coll_cudart *coll_cudart_load(char *err, size_t errlen);
-/* The runtime when an earlier coll_cudart_load succeeded, else NULL. Never loads. */
-const coll_cudart *coll_cudart_loaded(void);
+const coll__cudart *coll__cudart_load(char *err, size_t errlen);
+/* The runtime when an earlier coll__cudart_load succeeded, else NULL. Never loads. */
+const coll__cudart *coll__cudart_loaded(void);
 /* Forget the load (tests only: no CUDA memory or stream may be alive). */
-void coll_cudart_unload(void);
+void coll__cudart_unload(void);
 
 /* Devices usable here (>= 1), or COLL_EUNAVAIL with why: the library missing,
  * no driver, driver too old for this runtime, no device. */
-int coll_cuda_device_count(int *count, char *err, size_t errlen);
+int coll__cuda_device_count(int *count, char *err, size_t errlen);
 /* Make device local_rank % count current for this thread; *dev = the device. */
-int coll_cuda_select_device(int local_rank, int *dev, char *err, size_t errlen);
+int coll__cuda_select_device(int local_rank, int *dev, char *err, size_t errlen);
 
 /* 1 when ptr is CUDA device memory (not host, not managed). 0 whenever the
  * runtime is not loaded: only callers that asked for CUDA pay for the check. */
-int coll_cuda_is_device_ptr(const void *ptr);
+int coll__cuda_is_device_ptr(const void *ptr);
 /* 1 when the GPU can address ptr directly (device or managed memory). */
-int coll_cuda_is_gpu_accessible(const void *ptr);
+int coll__cuda_is_gpu_accessible(const void *ptr);
 
 /* cudaMemcpy with a message ("cudaMemcpy of N bytes: <cuda error>"). */
-int coll_cuda_copy(void *dst, const void *src, size_t bytes, int kind, char *err, size_t errlen);
+int coll__cuda_copy(void *dst, const void *src, size_t bytes, int kind, char *err, size_t errlen);
 
 /* "12.4" from 12040 (CUDA's major*1000 + minor*10); "none" for 0. */
-void coll_cuda_version_string(int version, char *buf, size_t len);
+void coll__cuda_version_string(int version, char *buf, size_t len);
 /* Name of device dev ("NVIDIA H100 80GB HBM3") and its memory in bytes (-1 unknown). */
-int coll_cuda_device_name(int dev, char *name, size_t len, long long *total_mem);
+int coll__cuda_device_name(int dev, char *name, size_t len, long long *total_mem);
 /* "cudaErrorNoDevice: no CUDA-capable device is detected" */
-const char *coll_cuda_strerror(int err, char *buf, size_t len);
+const char *coll__cuda_strerror(int err, char *buf, size_t len);
 
 #endif

@@ -8,7 +8,7 @@
 
 #include "core/errbuf.h"
 
-void *coll_dlopen_lib(const coll_lib_spec *spec, char *soname, size_t sonamelen, char *err,
+void *coll__dlopen_lib(const coll__lib_spec *spec, char *soname, size_t sonamelen, char *err,
                       size_t errlen)
 {
     const char *env = getenv(spec->env);
@@ -39,14 +39,14 @@ void *coll_dlopen_lib(const coll_lib_spec *spec, char *soname, size_t sonamelen,
     return NULL;
 }
 
-void *coll_lazy_lib_load(coll_lazy_lib *l, char *err, size_t errlen)
+void *coll__lazy_lib_load(coll__lazy_lib *l, char *err, size_t errlen)
 {
     void *done = atomic_load(&l->loaded);
     if (done) return done;
     pthread_mutex_lock(&l->lock);
     if (!l->tried) {
         l->tried = 1;
-        l->handle = coll_dlopen_lib(l->spec, l->soname, l->sonamelen, l->error, sizeof l->error);
+        l->handle = coll__dlopen_lib(l->spec, l->soname, l->sonamelen, l->error, sizeof l->error);
         if (l->handle && l->bind(l->handle, l->error, sizeof l->error) == 0) {
             atomic_store(&l->loaded, l->table);
         } else if (l->handle) {
@@ -55,14 +55,14 @@ void *coll_lazy_lib_load(coll_lazy_lib *l, char *err, size_t errlen)
         }
     }
     done = atomic_load(&l->loaded);
-    if (!done) coll_set_err(err, errlen, "%s", l->error);
+    if (!done) coll__set_err(err, errlen, "%s", l->error);
     pthread_mutex_unlock(&l->lock);
     return done;
 }
 
-void *coll_lazy_lib_loaded(coll_lazy_lib *l) { return atomic_load(&l->loaded); }
+void *coll__lazy_lib_loaded(coll__lazy_lib *l) { return atomic_load(&l->loaded); }
 
-void coll_lazy_lib_unload(coll_lazy_lib *l)
+void coll__lazy_lib_unload(coll__lazy_lib *l)
 {
     pthread_mutex_lock(&l->lock);
     atomic_store(&l->loaded, NULL);

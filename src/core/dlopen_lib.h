@@ -7,23 +7,23 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-typedef struct coll_lib_spec {
+typedef struct coll__lib_spec {
     const char *what;               /* "CUDA runtime", "NCCL" */
     const char *env;                /* variable naming the file to load instead */
     const char *const *sonames;     /* tried in order; NULL-terminated */
     const char *install_hint;       /* "pip install nvidia-nccl-cu12 or apt install libnccl2" */
-} coll_lib_spec;
+} coll__lib_spec;
 
 /* The dlopen handle, with the name that loaded in soname; NULL with err saying
  * what was tried and how to get the library. */
-void *coll_dlopen_lib(const coll_lib_spec *spec, char *soname, size_t sonamelen, char *err,
+void *coll__dlopen_lib(const coll__lib_spec *spec, char *soname, size_t sonamelen, char *err,
                       size_t errlen);
 
 /* A library opened once per process, at first use, from any thread: the
  * caller's function table (which holds the soname buffer) filled by bind().
  * A failed load is remembered: later calls give the same reason. */
-typedef struct coll_lazy_lib {
-    const coll_lib_spec *spec;
+typedef struct coll__lazy_lib {
+    const coll__lib_spec *spec;
     void *table;                /* cleared on unload */
     size_t table_size;
     char *soname;               /* inside table */
@@ -35,7 +35,7 @@ typedef struct coll_lazy_lib {
     int tried;                  /* under lock */
     char error[512];            /* why the load failed, once tried */
     _Atomic(void *) loaded;     /* table, once bound */
-} coll_lazy_lib;
+} coll__lazy_lib;
 
 #define COLL_LAZY_LIB(spec_, table_, bind_)                                                       \
     {.spec = (spec_), .table = &(table_), .table_size = sizeof(table_),                           \
@@ -43,10 +43,10 @@ typedef struct coll_lazy_lib {
      .lock = PTHREAD_MUTEX_INITIALIZER}
 
 /* The table, or NULL with err saying why. */
-void *coll_lazy_lib_load(coll_lazy_lib *l, char *err, size_t errlen);
+void *coll__lazy_lib_load(coll__lazy_lib *l, char *err, size_t errlen);
 /* The table when an earlier load succeeded, else NULL. Never loads. */
-void *coll_lazy_lib_loaded(coll_lazy_lib *l);
+void *coll__lazy_lib_loaded(coll__lazy_lib *l);
 /* Forget the load (tests only: nothing of the library may be in use). */
-void coll_lazy_lib_unload(coll_lazy_lib *l);
+void coll__lazy_lib_unload(coll__lazy_lib *l);
 
 #endif

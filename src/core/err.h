@@ -7,7 +7,7 @@
  * (coll__err_init), so code inside the group blames and names world ranks from
  * the start (coll__err_world, coll__err_blame), and a world rank outside the
  * group is just one coll__err_group does not find. Nobody rewrites a message.
- * Outside libcoll, errbuf.h's coll_set_err fills plain text buffers. */
+ * Outside libcoll, errbuf.h's coll__set_err fills plain text buffers. */
 #ifndef COLL_ERR_H
 #define COLL_ERR_H
 

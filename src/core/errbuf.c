@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-void coll_set_err(char *err, size_t errlen, const char *fmt, ...)
+void coll__set_err(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || errlen == 0) return;
     va_list ap;

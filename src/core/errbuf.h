@@ -8,6 +8,6 @@
 
 /* printf into err (NULL or errlen 0: nothing). */
 __attribute__((format(printf, 3, 4)))
-void coll_set_err(char *err, size_t errlen, const char *fmt, ...);
+void coll__set_err(char *err, size_t errlen, const char *fmt, ...);
 
 #endif

@@ -17,8 +17,8 @@
 #define MAX_FAULTS 16
 
 typedef struct fault {
-    coll_fault_point point;
-    coll_fault_action action;
+    coll__fault_point point;
+    coll__fault_action action;
     size_t threshold;
     atomic_size_t total; /* amount seen at this point so far */
     atomic_int fired;
@@ -36,12 +36,12 @@ static const char *const point_names[COLL_FAULT_POINT_COUNT] = {
 static const char *const action_names[] = {"none", "kill", "hang", "close-socket", "corrupt",
                                            "delay"};
 
-const char *coll_fault_point_name(coll_fault_point p)
+const char *coll__fault_point_name(coll__fault_point p)
 {
     return (unsigned)p < COLL_FAULT_POINT_COUNT ? point_names[p] : "?";
 }
 
-const char *coll_fault_action_name(coll_fault_action a)
+const char *coll__fault_action_name(coll__fault_action a)
 {
     return (unsigned)a <= COLL_FAULT_DELAY ? action_names[a] : "?";
 }
@@ -128,13 +128,13 @@ static int parse_one(const char *s, size_t len, int *rank, fault *f, char *why, 
         return -1;
     }
     *rank = (int)r;
-    f->point = (coll_fault_point)point;
-    f->action = (coll_fault_action)action;
+    f->point = (coll__fault_point)point;
+    f->action = (coll__fault_action)action;
     f->threshold = threshold;
     return 0;
 }
 
-int coll_fault_parse(const char *spec, int rank, char *err, size_t errlen)
+int coll__fault_parse(const char *spec, int rank, char *err, size_t errlen)
 {
     atomic_store(&armed, 0);
     atomic_store(&nfaults, 0);
@@ -170,13 +170,13 @@ int coll_fault_parse(const char *spec, int rank, char *err, size_t errlen)
     return COLL_OK;
 }
 
-int coll_fault_init(int rank, char *err, size_t errlen)
+int coll__fault_init(int rank, char *err, size_t errlen)
 {
     const char *spec = getenv("COLL_FAULT");
     if (!spec || !*spec) return COLL_OK;
     /* Once per process: a second communicator must not re-arm faults that fired. */
     if (atomic_exchange(&initialised, 1)) return COLL_OK;
-    int rc = coll_fault_parse(spec, rank, err, errlen);
+    int rc = coll__fault_parse(spec, rank, err, errlen);
     if (rc) atomic_store(&initialised, 0);
     return rc;
 }
@@ -186,8 +186,8 @@ static void announce(const fault *f, size_t total)
     /* One write(): async-signal-safe enough and not interleaved with other ranks. */
     char line[160];
     int n = snprintf(line, sizeof line, "collbench: COLL_FAULT: pid %ld: %s at %s (after %zu)\n",
-                     (long)getpid(), coll_fault_action_name(f->action),
-                     coll_fault_point_name(f->point), total);
+                     (long)getpid(), coll__fault_action_name(f->action),
+                     coll__fault_point_name(f->point), total);
     if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0) {}
 }
 
@@ -206,12 +206,12 @@ static void delay(void)
     coll__sleep_s(s);
 }
 
-coll_fault_action coll_fault_hit(coll_fault_point point, size_t amount)
+coll__fault_action coll__fault_hit(coll__fault_point point, size_t amount)
 {
     if (__builtin_expect(!atomic_load_explicit(&armed, memory_order_relaxed), 1))
         return COLL_FAULT_NONE;
     int n = atomic_load(&nfaults);
-    coll_fault_action act = COLL_FAULT_NONE;
+    coll__fault_action act = COLL_FAULT_NONE;
     int left = 0;
     for (int i = 0; i < n; i++) {
         fault *f = &faults[i];

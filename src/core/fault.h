@@ -26,40 +26,40 @@
 
 #include <stddef.h>
 
-typedef enum coll_fault_point {
+typedef enum coll__fault_point {
     COLL_FAULT_RENDEZVOUS = 0,
     COLL_FAULT_CONNECT,
     COLL_FAULT_COLLECTIVE,
     COLL_FAULT_PROGRESS,
     COLL_FAULT_STORE,
     COLL_FAULT_POINT_COUNT
-} coll_fault_point;
+} coll__fault_point;
 
-typedef enum coll_fault_action {
+typedef enum coll__fault_action {
     COLL_FAULT_NONE = 0,
     COLL_FAULT_KILL,
     COLL_FAULT_HANG,
     COLL_FAULT_CLOSE_SOCKET,
     COLL_FAULT_CORRUPT,
     COLL_FAULT_DELAY,
-} coll_fault_action;
+} coll__fault_action;
 
 /* Parse COLL_FAULT once per process, keeping the faults of this rank (called by
  * the rendezvous as soon as the rank is known). Bad syntax: COLL_EINVAL with
  * err naming the entry. */
-int coll_fault_init(int rank, char *err, size_t errlen);
-/* Parse spec for rank now, replacing any armed faults (tests; coll_fault_init
+int coll__fault_init(int rank, char *err, size_t errlen);
+/* Parse spec for rank now, replacing any armed faults (tests; coll__fault_init
  * uses it). */
-int coll_fault_parse(const char *spec, int rank, char *err, size_t errlen);
+int coll__fault_parse(const char *spec, int rank, char *err, size_t errlen);
 
 /* Called at a point. amount: what this call adds to the point's running total
  * (collective: bytes just sent, a delta; store: 1 per request; others: 0).
  * A fault fires once, at the first hit where the total reaches its arg.
  * kill and hang act inside this call (never return). Returns the action the
  * caller must perform itself (close-socket, corrupt), else COLL_FAULT_NONE. */
-coll_fault_action coll_fault_hit(coll_fault_point point, size_t amount);
+coll__fault_action coll__fault_hit(coll__fault_point point, size_t amount);
 
-const char *coll_fault_point_name(coll_fault_point p);
-const char *coll_fault_action_name(coll_fault_action a);
+const char *coll__fault_point_name(coll__fault_point p);
+const char *coll__fault_action_name(coll__fault_action a);
 
 #endif

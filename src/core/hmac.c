@@ -22,7 +22,7 @@ static const uint32_t K[64] = {
 
 static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
-static void block(coll_sha256 *s, const unsigned char *p)
+static void block(coll__sha256 *s, const unsigned char *p)
 {
     uint32_t w[64], v[8];
     for (int i = 0; i < 16; i++)
@@ -45,7 +45,7 @@ static void block(coll_sha256 *s, const unsigned char *p)
     for (int i = 0; i < 8; i++) s->h[i] += v[i];
 }
 
-void coll_sha256_init(coll_sha256 *s)
+void coll__sha256_init(coll__sha256 *s)
 {
     static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -54,7 +54,7 @@ void coll_sha256_init(coll_sha256 *s)
     s->used = 0;
 }
 
-void coll_sha256_update(coll_sha256 *s, const void *data, size_t len)
+void coll__sha256_update(coll__sha256 *s, const void *data, size_t len)
 {
     const unsigned char *p = data;
     s->bytes += len;
@@ -71,43 +71,43 @@ void coll_sha256_update(coll_sha256 *s, const void *data, size_t len)
     }
 }
 
-void coll_sha256_final(coll_sha256 *s, unsigned char out[COLL_SHA256_LEN])
+void coll__sha256_final(coll__sha256 *s, unsigned char out[COLL_SHA256_LEN])
 {
     uint64_t bits = s->bytes * 8;
     unsigned char pad = 0x80, zero = 0, len[8];
-    coll_sha256_update(s, &pad, 1);
-    while (s->used != 56) coll_sha256_update(s, &zero, 1);
+    coll__sha256_update(s, &pad, 1);
+    while (s->used != 56) coll__sha256_update(s, &zero, 1);
     coll__be_put_u64(len, bits);
-    coll_sha256_update(s, len, 8);
+    coll__sha256_update(s, len, 8);
     for (int i = 0; i < 8; i++) coll__be_put_u32(out + 4 * i, s->h[i]);
 }
 
-void coll_hmac_sha256(const void *key, size_t keylen, const void *const parts[4],
+void coll__hmac_sha256(const void *key, size_t keylen, const void *const parts[4],
                       const size_t lens[4], unsigned char out[COLL_SHA256_LEN])
 {
     unsigned char k[64] = {0}, pad[64], inner[COLL_SHA256_LEN];
-    coll_sha256 s;
+    coll__sha256 s;
     if (keylen > 64) { /* RFC 2104: long keys are hashed first */
-        coll_sha256_init(&s);
-        coll_sha256_update(&s, key, keylen);
-        coll_sha256_final(&s, k);
+        coll__sha256_init(&s);
+        coll__sha256_update(&s, key, keylen);
+        coll__sha256_final(&s, k);
     } else if (keylen) {
         memcpy(k, key, keylen);
     }
     for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x36;
-    coll_sha256_init(&s);
-    coll_sha256_update(&s, pad, 64);
+    coll__sha256_init(&s);
+    coll__sha256_update(&s, pad, 64);
     for (int i = 0; i < 4; i++)
-        if (parts[i]) coll_sha256_update(&s, parts[i], lens[i]);
-    coll_sha256_final(&s, inner);
+        if (parts[i]) coll__sha256_update(&s, parts[i], lens[i]);
+    coll__sha256_final(&s, inner);
     for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x5c;
-    coll_sha256_init(&s);
-    coll_sha256_update(&s, pad, 64);
-    coll_sha256_update(&s, inner, sizeof inner);
-    coll_sha256_final(&s, out);
+    coll__sha256_init(&s);
+    coll__sha256_update(&s, pad, 64);
+    coll__sha256_update(&s, inner, sizeof inner);
+    coll__sha256_final(&s, out);
 }
 
-int coll_nonce(unsigned char out[COLL_NONCE_LEN])
+int coll__nonce(unsigned char out[COLL_NONCE_LEN])
 {
     size_t got = 0;
     while (got < COLL_NONCE_LEN) {

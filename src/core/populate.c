@@ -10,7 +10,7 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-void coll_populate(void *p, size_t bytes, int for_write)
+void coll__populate(void *p, size_t bytes, int for_write)
 {
     if (!p || !bytes) return;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -19,7 +19,7 @@ void coll_populate(void *p, size_t bytes, int for_write)
     (void)madvise((void *)a, b - a, for_write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
 }
 
-void coll_touch(const void *p, size_t bytes)
+void coll__touch(const void *p, size_t bytes)
 {
     if (!p || !bytes) return;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);

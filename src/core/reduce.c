@@ -181,7 +181,7 @@ static int cpu_has_avx2(void)
 #endif
 }
 
-const char *coll_reduce_isa(void)
+const char *coll__reduce_isa(void)
 {
     return cpu_has_avx2() ? "avx2" : "baseline";
 }
@@ -191,12 +191,12 @@ static int pair_in_range(coll_dtype dt, coll_op op)
     return (int)dt >= 0 && dt < COLL_DTYPE_COUNT && (int)op >= 0 && op < COLL_OP_COUNT;
 }
 
-coll_reduce_fn coll_reduce_kernel_baseline(coll_dtype dt, coll_op op)
+coll_reduce_fn coll__reduce_kernel_baseline(coll_dtype dt, coll_op op)
 {
     return pair_in_range(dt, op) ? kernels_baseline[dt][op] : NULL;
 }
 
-coll_reduce_fn coll_reduce_kernel(coll_dtype dt, coll_op op)
+coll_reduce_fn coll__reduce_kernel(coll_dtype dt, coll_op op)
 {
     if (!pair_in_range(dt, op))
         return NULL;
@@ -207,9 +207,9 @@ coll_reduce_fn coll_reduce_kernel(coll_dtype dt, coll_op op)
     return kernels_baseline[dt][op];
 }
 
-int coll_reduce_local(void *out, const void *a, const void *b, size_t n, coll_dtype dt, coll_op op)
+int coll__reduce_local(void *out, const void *a, const void *b, size_t n, coll_dtype dt, coll_op op)
 {
-    coll_reduce_fn fn = coll_reduce_kernel(dt, op);
+    coll_reduce_fn fn = coll__reduce_kernel(dt, op);
     if (!fn)
         return COLL_EINVAL;
     if (n == 0)
@@ -260,7 +260,7 @@ DEFINE_SCALE(, )
 DEFINE_SCALE(_avx2, AVX2_TARGET)
 #endif
 
-void coll_scale_div(void *buf, size_t n, coll_dtype dt, int divisor)
+void coll__scale_div(void *buf, size_t n, coll_dtype dt, int divisor)
 {
     if (!buf || n == 0)
         return;

@@ -3,7 +3,7 @@
  * out[i] = a[i] op b[i] for i < n. out may alias a or b (exactly, not partially).
  * float16/bfloat16 are computed in float32 and rounded to nearest even once.
  * Integer sum/prod wrap around (computed in unsigned arithmetic).
- * COLL_AVG reduces as COLL_SUM; the caller divides once with coll_scale_div. */
+ * COLL_AVG reduces as COLL_SUM; the caller divides once with coll__scale_div. */
 #ifndef COLL_REDUCE_H
 #define COLL_REDUCE_H
 
@@ -14,17 +14,17 @@ typedef void (*coll_reduce_fn)(void *out, const void *a, const void *b, size_t n
 
 /* NULL for an invalid pair (see coll_op_valid). The best version for this
  * CPU: AVX2 where the CPU has it (x86-64), else the baseline build. */
-coll_reduce_fn coll_reduce_kernel(coll_dtype dt, coll_op op);
+coll_reduce_fn coll__reduce_kernel(coll_dtype dt, coll_op op);
 /* The baseline (SSE2 on x86-64) version whatever the CPU: tests, benchmarks. */
-coll_reduce_fn coll_reduce_kernel_baseline(coll_dtype dt, coll_op op);
-/* "avx2" or "baseline": the kernels coll_reduce_kernel returns, for reports. */
-const char *coll_reduce_isa(void);
+coll_reduce_fn coll__reduce_kernel_baseline(coll_dtype dt, coll_op op);
+/* "avx2" or "baseline": the kernels coll__reduce_kernel returns, for reports. */
+const char *coll__reduce_isa(void);
 
 /* out = a op b on local buffers (coll_reduce in coll.h is the collective);
  * COLL_EINVAL for an invalid pair or a NULL buffer with n > 0. */
-int coll_reduce_local(void *out, const void *a, const void *b, size_t n, coll_dtype dt, coll_op op);
+int coll__reduce_local(void *out, const void *a, const void *b, size_t n, coll_dtype dt, coll_op op);
 
 /* buf[i] /= divisor (floating-point dtypes; finishes COLL_AVG). */
-void coll_scale_div(void *buf, size_t n, coll_dtype dt, int divisor);
+void coll__scale_div(void *buf, size_t n, coll_dtype dt, int divisor);
 
 #endif

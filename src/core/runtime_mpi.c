@@ -9,7 +9,7 @@
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t call_lock = PTHREAD_MUTEX_INITIALIZER;
-static int initialised;  /* coll_mpi_runtime_init succeeded once */
+static int initialised;  /* coll__mpi_runtime_init succeeded once */
 static int we_own_it;    /* we called MPI_Init_thread, so we finalise */
 static int thread_level;
 static volatile int failed;
@@ -23,7 +23,7 @@ static void finalize_at_exit(void)
     if (!done && !failed) MPI_Finalize();
 }
 
-int coll_mpi_runtime_init(int *level, char *err, size_t errlen)
+int coll__mpi_runtime_init(int *level, char *err, size_t errlen)
 {
     int rc = COLL_OK;
     pthread_mutex_lock(&init_lock);
@@ -33,12 +33,12 @@ int coll_mpi_runtime_init(int *level, char *err, size_t errlen)
         if (already) {
             MPI_Query_thread(&thread_level);
         } else if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &thread_level) != MPI_SUCCESS) {
-            coll_set_err(err, errlen, "MPI_Init_thread failed (is this process started by mpirun?)");
+            coll__set_err(err, errlen, "MPI_Init_thread failed (is this process started by mpirun?)");
             rc = COLL_EUNAVAIL;
         } else {
             we_own_it = 1;
             if (atexit(finalize_at_exit) != 0) {
-                coll_set_err(err, errlen, "atexit: cannot register MPI_Finalize");
+                coll__set_err(err, errlen, "atexit: cannot register MPI_Finalize");
                 rc = COLL_ESYS;
             }
         }
@@ -51,24 +51,24 @@ int coll_mpi_runtime_init(int *level, char *err, size_t errlen)
     return rc;
 }
 
-void coll_mpi_runtime_mark_failed(void) { failed = 1; }
+void coll__mpi_runtime_mark_failed(void) { failed = 1; }
 
-void coll_mpi_lock(void)
+void coll__mpi_lock(void)
 {
     if (thread_level < MPI_THREAD_MULTIPLE) pthread_mutex_lock(&call_lock);
 }
 
-void coll_mpi_unlock(void)
+void coll__mpi_unlock(void)
 {
     if (thread_level < MPI_THREAD_MULTIPLE) pthread_mutex_unlock(&call_lock);
 }
 
-void coll_mpi_describe(int code, const char *call, char *buf, size_t len)
+void coll__mpi_describe(int code, const char *call, char *buf, size_t len)
 {
     char text[MPI_MAX_ERROR_STRING] = "";
     int n = 0, cls = 0;
     MPI_Error_string(code, text, &n);
     MPI_Error_class(code, &cls);
-    coll_set_err(buf, len, "%s failed: %s (MPI error class %d)", call, n > 0 ? text : "unknown error",
+    coll__set_err(buf, len, "%s failed: %s (MPI error class %d)", call, n > 0 ? text : "unknown error",
                  cls);
 }

@@ -9,18 +9,18 @@
 /* MPI_Init_thread asking for MPI_THREAD_MULTIPLE unless MPI is already
  * initialised (then the application's level stands). *level: the level MPI
  * gives (MPI_THREAD_*). 0, or a negative coll_status with the reason in err. */
-int coll_mpi_runtime_init(int *level, char *err, size_t errlen);
+int coll__mpi_runtime_init(int *level, char *err, size_t errlen);
 
 /* A communicator failed mid-collective: at exit, skip MPI_Finalize (it would
  * wait for peers that may never come) so that mpirun ends the whole job. */
-void coll_mpi_runtime_mark_failed(void);
+void coll__mpi_runtime_mark_failed(void);
 
 /* Below MPI_THREAD_MULTIPLE, calls from several threads must not overlap:
  * every MPI call of libcoll runs between these (no-ops under MULTIPLE). */
-void coll_mpi_lock(void);
-void coll_mpi_unlock(void);
+void coll__mpi_lock(void);
+void coll__mpi_unlock(void);
 
 /* "MPI_Allreduce: MPI_ERR_TRUNCATE: message truncated" style text for code. */
-void coll_mpi_describe(int code, const char *call, char *buf, size_t len);
+void coll__mpi_describe(int code, const char *call, char *buf, size_t len);
 
 #endif

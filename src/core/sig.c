@@ -12,7 +12,7 @@ static const char *const kind_names[COLL_KIND_COUNT] = {
     [COLL_KIND_BARRIER] = "barrier", [COLL_KIND_P2P] = "p2p",
 };
 
-const char *coll_kind_name(coll_kind k)
+const char *coll__kind_name(coll__kind k)
 {
     return (int)k >= 0 && k < COLL_KIND_COUNT ? kind_names[k] : "invalid-kind";
 }
@@ -34,7 +34,7 @@ static int kind_has_data(unsigned kind)
     return kind != COLL_KIND_BARRIER;
 }
 
-int coll_sig_equal(const coll_sig *a, const coll_sig *b)
+int coll__sig_equal(const coll__sig *a, const coll__sig *b)
 {
     if (a->seq != b->seq || a->kind != b->kind)
         return 0;
@@ -47,7 +47,7 @@ int coll_sig_equal(const coll_sig *a, const coll_sig *b)
     return 1;
 }
 
-void coll_sig_format(const coll_sig *s, char *buf, size_t len)
+void coll__sig_format(const coll__sig *s, char *buf, size_t len)
 {
     char op[32] = "", root[32] = "";
     if (!buf || len == 0)
@@ -57,9 +57,9 @@ void coll_sig_format(const coll_sig *s, char *buf, size_t len)
     if (kind_has_root(s->kind))
         snprintf(root, sizeof root, ", root=%d", (int)s->root);
     if (kind_has_data(s->kind))
-        snprintf(buf, len, "%s(count=%llu, %s%s%s) #%u", coll_kind_name((coll_kind)s->kind),
+        snprintf(buf, len, "%s(count=%llu, %s%s%s) #%u", coll__kind_name((coll__kind)s->kind),
                  (unsigned long long)s->count, coll_dtype_name((coll_dtype)s->dtype), op, root,
                  (unsigned)s->seq);
     else
-        snprintf(buf, len, "%s() #%u", coll_kind_name((coll_kind)s->kind), (unsigned)s->seq);
+        snprintf(buf, len, "%s() #%u", coll__kind_name((coll__kind)s->kind), (unsigned)s->seq);
 }

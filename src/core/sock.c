@@ -43,7 +43,7 @@ static int resolve(const char *host, int port, struct addrinfo **res, char *err,
     return COLL_OK;
 }
 
-int coll_sock_set_nonblocking(int fd, int on)
+int coll__sock_set_nonblocking(int fd, int on)
 {
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0) return COLL_ESYS;
@@ -51,7 +51,7 @@ int coll_sock_set_nonblocking(int fd, int on)
     return fcntl(fd, F_SETFL, flags) < 0 ? COLL_ESYS : COLL_OK;
 }
 
-void coll_sock_set_buffers(int fd, int bytes)
+void coll__sock_set_buffers(int fd, int bytes)
 {
     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
@@ -63,7 +63,7 @@ static void set_nodelay(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-int coll_sock_listen(const char *host, int port, int backlog, char *err, size_t errlen)
+int coll__sock_listen(const char *host, int port, int backlog, char *err, size_t errlen)
 {
     host = host_or_default(host);
     struct addrinfo *res;
@@ -91,7 +91,7 @@ int coll_sock_listen(const char *host, int port, int backlog, char *err, size_t 
     return COLL_ESYS;
 }
 
-int coll_sock_port(int fd)
+int coll__sock_port(int fd)
 {
     struct sockaddr_in sa;
     socklen_t len = sizeof sa;
@@ -138,7 +138,7 @@ static int connect_once(const struct addrinfo *ai, double deadline)
     return fd;
 }
 
-int coll_sock_connect(const char *host, int port, double deadline, char *err, size_t errlen)
+int coll__sock_connect(const char *host, int port, double deadline, char *err, size_t errlen)
 {
     host = host_or_default(host);
     struct addrinfo *res;
@@ -151,7 +151,7 @@ int coll_sock_connect(const char *host, int port, double deadline, char *err, si
             int fd = connect_once(ai, deadline);
             if (fd >= 0) {
                 freeaddrinfo(res);
-                coll_sock_set_nonblocking(fd, 0);
+                coll__sock_set_nonblocking(fd, 0);
                 set_nodelay(fd);
                 return fd;
             }
@@ -174,7 +174,7 @@ int coll_sock_connect(const char *host, int port, double deadline, char *err, si
     return COLL_ESYS;
 }
 
-void coll_sock_peer_name(int fd, char *buf, size_t len)
+void coll__sock_peer_name(int fd, char *buf, size_t len)
 {
     struct sockaddr_in sa;
     socklen_t sl = sizeof sa;
@@ -186,7 +186,7 @@ void coll_sock_peer_name(int fd, char *buf, size_t len)
         snprintf(buf, len, "%s:%d", host, ntohs(sa.sin_port));
 }
 
-int coll_sock_accept(int listen_fd, double deadline, char *err, size_t errlen)
+int coll__sock_accept(int listen_fd, double deadline, char *err, size_t errlen)
 {
     for (;;) {
         int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -198,17 +198,17 @@ int coll_sock_accept(int listen_fd, double deadline, char *err, size_t errlen)
         /* A client that gave up before we accepted is not our failure. */
         if (e == EINTR || e == ECONNABORTED) continue;
         if (e != EAGAIN && e != EWOULDBLOCK) {
-            snprintf(err, errlen, "accept on port %d: %s", coll_sock_port(listen_fd), strerror(e));
+            snprintf(err, errlen, "accept on port %d: %s", coll__sock_port(listen_fd), strerror(e));
             return COLL_ESYS;
         }
         int w = wait_fd(listen_fd, POLLIN, deadline);
         if (w == 0) {
             snprintf(err, errlen, "accept on port %d: timed out waiting for a connection",
-                     coll_sock_port(listen_fd));
+                     coll__sock_port(listen_fd));
             return COLL_ETIMEDOUT;
         }
         if (w < 0) {
-            snprintf(err, errlen, "poll on port %d: %s", coll_sock_port(listen_fd), strerror(errno));
+            snprintf(err, errlen, "poll on port %d: %s", coll__sock_port(listen_fd), strerror(errno));
             return COLL_ESYS;
         }
     }
@@ -220,7 +220,7 @@ static int io_errno_status(int e)
                                                                              : COLL_ESYS;
 }
 
-int coll_sock_write_all(int fd, const void *buf, size_t len, double deadline)
+int coll__sock_write_all(int fd, const void *buf, size_t len, double deadline)
 {
     const char *p = buf;
     while (len > 0) {
@@ -240,7 +240,7 @@ int coll_sock_write_all(int fd, const void *buf, size_t len, double deadline)
     return COLL_OK;
 }
 
-int coll_sock_read_all(int fd, void *buf, size_t len, double deadline)
+int coll__sock_read_all(int fd, void *buf, size_t len, double deadline)
 {
     char *p = buf;
     while (len > 0) {
@@ -260,7 +260,7 @@ int coll_sock_read_all(int fd, void *buf, size_t len, double deadline)
     return COLL_OK;
 }
 
-int coll_ct_equal(const void *a, const void *b, size_t len)
+int coll__ct_equal(const void *a, const void *b, size_t len)
 {
     const volatile unsigned char *x = a, *y = b;
     unsigned char diff = 0;

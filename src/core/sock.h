@@ -7,24 +7,24 @@
 
 /* Listen on host:port (host NULL or "" = 127.0.0.1; port 0 = any free port).
  * Returns the fd (nonblocking, CLOEXEC) or a negative coll_status; err gets why. */
-int coll_sock_listen(const char *host, int port, int backlog, char *err, size_t errlen);
+int coll__sock_listen(const char *host, int port, int backlog, char *err, size_t errlen);
 /* Port a bound socket listens on, or -1. */
-int coll_sock_port(int fd);
+int coll__sock_port(int fd);
 /* Connect to host:port, retrying refused connections until deadline (the server
  * may not be up yet). Returns a blocking fd with TCP_NODELAY, or a negative status. */
-int coll_sock_connect(const char *host, int port, double deadline, char *err, size_t errlen);
+int coll__sock_connect(const char *host, int port, double deadline, char *err, size_t errlen);
 /* Accept one connection before deadline; returns a blocking fd with TCP_NODELAY. */
-int coll_sock_accept(int listen_fd, double deadline, char *err, size_t errlen);
+int coll__sock_accept(int listen_fd, double deadline, char *err, size_t errlen);
 /* Write/read exactly len bytes before deadline (poll-based; fd may be blocking or not).
  * Return 0, COLL_ETIMEDOUT, COLL_EPEER (closed/reset) or COLL_ESYS. */
-int coll_sock_write_all(int fd, const void *buf, size_t len, double deadline);
-int coll_sock_read_all(int fd, void *buf, size_t len, double deadline);
-int coll_sock_set_nonblocking(int fd, int on);
+int coll__sock_write_all(int fd, const void *buf, size_t len, double deadline);
+int coll__sock_read_all(int fd, void *buf, size_t len, double deadline);
+int coll__sock_set_nonblocking(int fd, int on);
 /* Large send/receive buffers for bandwidth; best effort. */
-void coll_sock_set_buffers(int fd, int bytes);
+void coll__sock_set_buffers(int fd, int bytes);
 /* "a.b.c.d:port" of fd's peer into buf ("?" if unknown), for messages. */
-void coll_sock_peer_name(int fd, char *buf, size_t len);
+void coll__sock_peer_name(int fd, char *buf, size_t len);
 /* Constant-time comparison of two byte strings (job tokens). */
-int coll_ct_equal(const void *a, const void *b, size_t len);
+int coll__ct_equal(const void *a, const void *b, size_t len);
 
 #endif

@@ -37,7 +37,7 @@ static int random_bytes(unsigned char *buf, size_t len)
     return COLL_OK;
 }
 
-int coll_token_generate(char hex[COLL_TOKEN_HEX_LEN + 1])
+int coll__token_generate(char hex[COLL_TOKEN_HEX_LEN + 1])
 {
     static const char digits[] = "0123456789abcdef";
     unsigned char raw[COLL_TOKEN_BYTES];
@@ -54,7 +54,7 @@ int coll_token_generate(char hex[COLL_TOKEN_HEX_LEN + 1])
     return COLL_OK;
 }
 
-int coll_token_is_valid(const char *s)
+int coll__token_is_valid(const char *s)
 {
     if (!s) return 0;
     size_t i = 0;

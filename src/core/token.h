@@ -9,10 +9,10 @@
 
 /* Fills hex (COLL_TOKEN_HEX_LEN + 1 bytes, NUL-terminated) with a fresh token.
  * Returns 0, or COLL_ESYS when the kernel gives no random bytes. */
-int coll_token_generate(char hex[COLL_TOKEN_HEX_LEN + 1]);
+int coll__token_generate(char hex[COLL_TOKEN_HEX_LEN + 1]);
 
 /* 1 if s is a well-formed token: exactly 64 lowercase hex digits. */
-int coll_token_is_valid(const char *s);
+int coll__token_is_valid(const char *s);
 
 #include <stddef.h>
 
@@ -22,11 +22,11 @@ int coll_token_is_valid(const char *s);
 /* The first line of path (at most 64 printable characters, no spaces) into out.
  * The file must be a regular file no one but its owner can read. COLL_OK, or
  * COLL_EINVAL with err naming the file and the problem. */
-int coll_token_read_file(const char *path, char out[COLL_TOKEN_HEX_LEN + 1], char *err,
+int coll__token_read_file(const char *path, char out[COLL_TOKEN_HEX_LEN + 1], char *err,
                          size_t errlen);
 
 /* The job's token: $COLL_JOB_TOKEN (what launchers hand their ranks), else the
  * file $COLL_JOB_TOKEN_FILE names; out "" when neither is set. */
-int coll_token_from_env(char out[COLL_TOKEN_HEX_LEN + 1], char *err, size_t errlen);
+int coll__token_from_env(char out[COLL_TOKEN_HEX_LEN + 1], char *err, size_t errlen);
 
 #endif

@@ -34,7 +34,7 @@ static int check_text(const char *t, const char *what, char *err, size_t errlen)
     return COLL_OK;
 }
 
-int coll_token_read_file(const char *path, char out[COLL_TOKEN_HEX_LEN + 1], char *err,
+int coll__token_read_file(const char *path, char out[COLL_TOKEN_HEX_LEN + 1], char *err,
                          size_t errlen)
 {
     char buf[COLL_TOKEN_HEX_LEN + 3]; /* room to notice a token too long */
@@ -69,7 +69,7 @@ int coll_token_read_file(const char *path, char out[COLL_TOKEN_HEX_LEN + 1], cha
     return rc;
 }
 
-int coll_token_from_env(char out[COLL_TOKEN_HEX_LEN + 1], char *err, size_t errlen)
+int coll__token_from_env(char out[COLL_TOKEN_HEX_LEN + 1], char *err, size_t errlen)
 {
     const char *t = getenv(COLL_ENV_JOB_TOKEN_VAR), *file = getenv(COLL_ENV_JOB_TOKEN_FILE);
     out[0] = '\0';
@@ -78,6 +78,6 @@ int coll_token_from_env(char out[COLL_TOKEN_HEX_LEN + 1], char *err, size_t errl
         if (rc == COLL_OK) memcpy(out, t, strlen(t) + 1);
         return rc;
     }
-    if (file && *file) return coll_token_read_file(file, out, err, errlen);
+    if (file && *file) return coll__token_read_file(file, out, err, errlen);
     return COLL_OK;
 }

@@ -15,7 +15,7 @@ static struct timespec abs_monotonic(double t)
 
 static void *watch(void *p)
 {
-    coll_watchdog *w = p;
+    coll__watchdog *w = p;
     pthread_mutex_lock(&w->mu);
     while (!w->stop) {
         if (w->deadline <= 0) {
@@ -42,7 +42,7 @@ static void *watch(void *p)
     return NULL;
 }
 
-int coll_watchdog_start(coll_watchdog *w, coll_watchdog_fire fire, void *arg)
+int coll__watchdog_start(coll__watchdog *w, coll_watchdog_fire fire, void *arg)
 {
     memset(w, 0, sizeof *w);
     w->fire = fire;
@@ -63,7 +63,7 @@ int coll_watchdog_start(coll_watchdog *w, coll_watchdog_fire fire, void *arg)
     return e;
 }
 
-void coll_watchdog_arm(coll_watchdog *w, double deadline, const void *what, size_t len)
+void coll__watchdog_arm(coll__watchdog *w, double deadline, const void *what, size_t len)
 {
     if (!w->fire || !isfinite(deadline)) return;
     if (len > sizeof w->what) len = sizeof w->what;
@@ -79,7 +79,7 @@ void coll_watchdog_arm(coll_watchdog *w, double deadline, const void *what, size
     pthread_mutex_unlock(&w->mu);
 }
 
-void coll_watchdog_disarm(coll_watchdog *w)
+void coll__watchdog_disarm(coll__watchdog *w)
 {
     if (!w->fire) return;
     pthread_mutex_lock(&w->mu);
@@ -87,7 +87,7 @@ void coll_watchdog_disarm(coll_watchdog *w)
     pthread_mutex_unlock(&w->mu);
 }
 
-void coll_watchdog_stop(coll_watchdog *w)
+void coll__watchdog_stop(coll__watchdog *w)
 {
     if (!w->fire) return;
     pthread_mutex_lock(&w->mu);

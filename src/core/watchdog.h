@@ -15,7 +15,7 @@
 
 typedef void (*coll_watchdog_fire)(void *arg, const void *what, double waited_s);
 
-typedef struct coll_watchdog {
+typedef struct coll__watchdog {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -26,13 +26,13 @@ typedef struct coll_watchdog {
     double sleep_until; /* the thread's wake-up; 0 while it waits for an arming */
     int stop;
     unsigned char what[COLL_WATCHDOG_WHAT];
-} coll_watchdog;
+} coll__watchdog;
 
 /* 0, or an errno value (the thread could not start). */
-int coll_watchdog_start(coll_watchdog *w, coll_watchdog_fire fire, void *arg);
+int coll__watchdog_start(coll__watchdog *w, coll_watchdog_fire fire, void *arg);
 /* what: len bytes (at most COLL_WATCHDOG_WHAT) handed to fire(). */
-void coll_watchdog_arm(coll_watchdog *w, double deadline, const void *what, size_t len);
-void coll_watchdog_disarm(coll_watchdog *w);
-void coll_watchdog_stop(coll_watchdog *w);
+void coll__watchdog_arm(coll__watchdog *w, double deadline, const void *what, size_t len);
+void coll__watchdog_disarm(coll__watchdog *w);
+void coll__watchdog_stop(coll__watchdog *w);
 
 #endif

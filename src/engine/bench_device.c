@@ -17,20 +17,20 @@ int bench_device_open(const char *device, int local_rank, int *ngpus, char *err,
     int n = 0;
     if (ngpus) *ngpus = 0;
     if (!bench_device_is_cuda(device)) return COLL_OK;
-    int rc = coll_cuda_device_count(&n, err, errlen);
-    if (rc == COLL_OK && local_rank >= 0) rc = coll_cuda_select_device(local_rank, NULL, err, errlen);
+    int rc = coll__cuda_device_count(&n, err, errlen);
+    if (rc == COLL_OK && local_rank >= 0) rc = coll__cuda_select_device(local_rank, NULL, err, errlen);
     if (ngpus) *ngpus = n;
     return rc;
 }
 
 static void *device_alloc(size_t bytes, char *err, size_t errlen)
 {
-    const coll_cudart *rt = coll_cudart_loaded();
+    const coll__cudart *rt = coll__cudart_loaded();
     void *p = NULL;
     int e = rt->Malloc(&p, bytes);
     if (e == COLL_CUDA_SUCCESS) return p;
     char why[200];
-    coll_set_err(err, errlen, "cudaMalloc of %zu bytes: %s", bytes, coll_cuda_strerror(e, why, sizeof why));
+    coll__set_err(err, errlen, "cudaMalloc of %zu bytes: %s", bytes, coll__cuda_strerror(e, why, sizeof why));
     rt->GetLastError();
     return NULL;
 }
@@ -107,8 +107,8 @@ int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, bench_mem mem, size_t
         b->send = b->send_host = private_alloc(b->send_bytes);
         b->recv = b->recv_host = private_alloc(b->recv_bytes);
     } else {
-        if (!coll_cudart_loaded()) {
-            coll_set_err(err, errlen, "--device cuda: the CUDA runtime is not loaded");
+        if (!coll__cudart_loaded()) {
+            coll__set_err(err, errlen, "--device cuda: the CUDA runtime is not loaded");
             return COLL_EUNAVAIL;
         }
         if (!(b->send = device_alloc(b->send_bytes, err, errlen)) ||
@@ -119,13 +119,13 @@ int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, bench_mem mem, size_t
         b->recv_host = calloc(1, b->recv_bytes);
     }
     if (!b->send || !b->recv || !b->send_host || !b->recv_host) {
-        coll_set_err(err, errlen, "cannot allocate %zu + %zu bytes of host buffers", b->send_bytes,
+        coll__set_err(err, errlen, "cannot allocate %zu + %zu bytes of host buffers", b->send_bytes,
                      b->recv_bytes);
         return COLL_ENOMEM;
     }
     if (!b->cuda) { /* one system call instead of a page fault a page (shm's heap has no THP) */
-        coll_populate(b->send, b->send_bytes, 1);
-        coll_populate(b->recv, b->recv_bytes, 1);
+        coll__populate(b->send, b->send_bytes, 1);
+        coll__populate(b->recv, b->recv_bytes, 1);
     }
     return COLL_OK;
 }
@@ -139,7 +139,7 @@ void bench_buffers_free(bench_buffers *b)
         private_free(b->send, b->send_bytes);
         private_free(b->recv, b->recv_bytes);
     } else {
-        const coll_cudart *rt = coll_cudart_loaded();
+        const coll__cudart *rt = coll__cudart_loaded();
         if (rt && b->send) rt->Free(b->send);
         if (rt && b->recv) rt->Free(b->recv);
         free(b->send_host);
@@ -166,20 +166,20 @@ void *bench_buffers_host(const bench_buffers *b, const void *p)
 int bench_buffers_upload(const bench_buffers *b, char *err, size_t errlen)
 {
     if (!b->cuda) return COLL_OK;
-    int rc = coll_cuda_copy(b->send, b->send_host, b->send_bytes, COLL_CUDA_H2D, err, errlen);
-    return rc ? rc : coll_cuda_copy(b->recv, b->recv_host, b->recv_bytes, COLL_CUDA_H2D, err, errlen);
+    int rc = coll__cuda_copy(b->send, b->send_host, b->send_bytes, COLL_CUDA_H2D, err, errlen);
+    return rc ? rc : coll__cuda_copy(b->recv, b->recv_host, b->recv_bytes, COLL_CUDA_H2D, err, errlen);
 }
 
 int bench_buffers_download(const bench_buffers *b, char *err, size_t errlen)
 {
     if (!b->cuda) return COLL_OK;
-    int rc = coll_cuda_copy(b->send_host, b->send, b->send_bytes, COLL_CUDA_D2H, err, errlen);
-    return rc ? rc : coll_cuda_copy(b->recv_host, b->recv, b->recv_bytes, COLL_CUDA_D2H, err, errlen);
+    int rc = coll__cuda_copy(b->send_host, b->send, b->send_bytes, COLL_CUDA_D2H, err, errlen);
+    return rc ? rc : coll__cuda_copy(b->recv_host, b->recv, b->recv_bytes, COLL_CUDA_D2H, err, errlen);
 }
 
 int bench_device_sync(void)
 {
-    const coll_cudart *rt = coll_cudart_loaded();
+    const coll__cudart *rt = coll__cudart_loaded();
     if (!rt) return COLL_OK;
     return rt->DeviceSynchronize() == COLL_CUDA_SUCCESS ? COLL_OK : COLL_ESYS;
 }
@@ -187,7 +187,7 @@ int bench_device_sync(void)
 int bench_device_d2d_bandwidth(size_t bytes, int iters, double *gbps, double *us, char *err,
                                size_t errlen)
 {
-    const coll_cudart *rt = coll_cudart_load(err, errlen);
+    const coll__cudart *rt = coll__cudart_load(err, errlen);
     void *a = NULL, *b = NULL;
     coll_cuda_event start = NULL, stop = NULL;
     char why[200];
@@ -213,8 +213,8 @@ int bench_device_d2d_bandwidth(size_t bytes, int iters, double *gbps, double *us
     *gbps = best_ms > 0 ? (double)bytes / (best_ms * 1e-3) / 1e9 : 0;
     goto out;
 cuda_fail:
-    coll_set_err(err, errlen, "device-to-device copy of %zu bytes: %s", bytes,
-                 coll_cuda_strerror(e, why, sizeof why));
+    coll__set_err(err, errlen, "device-to-device copy of %zu bytes: %s", bytes,
+                 coll__cuda_strerror(e, why, sizeof why));
     rt->GetLastError();
     rc = COLL_ESYS;
 out:

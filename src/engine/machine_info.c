@@ -213,7 +213,7 @@ static void gather_cuda(machine_info *mi)
     memset(lib, 0, sizeof *lib);
     lib->devices = -1;
     snprintf(mi->cuda_driver, sizeof mi->cuda_driver, "unknown");
-    const coll_cudart *rt = coll_cudart_load(err, sizeof err);
+    const coll__cudart *rt = coll__cudart_load(err, sizeof err);
     if (!rt) {
         snprintf(lib->soname, sizeof lib->soname, "libcudart.so");
         snprintf(lib->detail, sizeof lib->detail, "%.255s", err);
@@ -221,18 +221,18 @@ static void gather_cuda(machine_info *mi)
     }
     lib->loadable = 1;
     snprintf(lib->soname, sizeof lib->soname, "%.63s", rt->soname);
-    coll_cuda_version_string(rt->runtime_version, lib->version, sizeof lib->version);
+    coll__cuda_version_string(rt->runtime_version, lib->version, sizeof lib->version);
     int driver = 0;
     if (rt->DriverGetVersion(&driver) != 0) driver = 0;
-    coll_cuda_version_string(driver, mi->cuda_driver, sizeof mi->cuda_driver);
-    if (coll_cuda_device_count(&n, err, sizeof err) != 0) {
+    coll__cuda_version_string(driver, mi->cuda_driver, sizeof mi->cuda_driver);
+    if (coll__cuda_device_count(&n, err, sizeof err) != 0) {
         lib->devices = 0;
         snprintf(lib->detail, sizeof lib->detail, "%.255s", err);
         return;
     }
     lib->devices = n;
     for (int i = 0; i < n && mi->ngpus < MACHINE_MAX_GPUS; i++, mi->ngpus++)
-        coll_cuda_device_name(i, mi->gpus[i].name, sizeof mi->gpus[i].name, &mi->gpus[i].mem_bytes);
+        coll__cuda_device_name(i, mi->gpus[i].name, sizeof mi->gpus[i].name, &mi->gpus[i].mem_bytes);
 }
 
 static void gather_nccl(machine_dylib *lib)

@@ -36,7 +36,7 @@ static int int_value(const char *flag, const char *v, long lo, long hi, int *out
     errno = 0;
     long x = strtol(v, &end, 10);
     if (*v == '\0' || *end != '\0' || errno == ERANGE || x < lo || x > hi) {
-        coll_set_err(err, errlen, "%s: '%s' is not a number from %ld to %ld", flag, v, lo, hi);
+        coll__set_err(err, errlen, "%s: '%s' is not a number from %ld to %ld", flag, v, lo, hi);
         return -1;
     }
     *out = (int)x;
@@ -46,7 +46,7 @@ static int int_value(const char *flag, const char *v, long lo, long hi, int *out
 static int text_value(const char *flag, const char *v, const char **out, char *err, size_t errlen)
 {
     if (*v == '\0') {
-        coll_set_err(err, errlen, "%s: empty value", flag);
+        coll__set_err(err, errlen, "%s: empty value", flag);
         return -1;
     }
     *out = v;
@@ -79,39 +79,39 @@ int bench_multinode_finish(bench_multinode *m, int max_procs, char *err, size_t 
                         : m->listen_addr ? "--listen-addr" : m->job_token ? "--job-token"
                         : m->job_token_file ? "--job-token-file" : NULL;
         if (!f) return 0;
-        coll_set_err(err, errlen, "%s: needs --nnodes (the multi-host launcher)", f);
+        coll__set_err(err, errlen, "%s: needs --nnodes (the multi-host launcher)", f);
         return -1;
     }
     if (m->node_rank >= m->nnodes) {
-        coll_set_err(err, errlen, "--node-rank: %d is not below --nnodes %d", m->node_rank,
+        coll__set_err(err, errlen, "--node-rank: %d is not below --nnodes %d", m->node_rank,
                      m->nnodes);
         return -1;
     }
     if (m->job_token && m->job_token_file) {
-        coll_set_err(err, errlen, "--job-token and --job-token-file: give one");
+        coll__set_err(err, errlen, "--job-token and --job-token-file: give one");
         return -1;
     }
     if (m->job_token_file) {
         char token[COLL_TOKEN_HEX_LEN + 1], why[400];
-        if (coll_token_read_file(m->job_token_file, token, why, sizeof why) != COLL_OK) {
-            coll_set_err(err, errlen, "--job-token-file: %s", why);
+        if (coll__token_read_file(m->job_token_file, token, why, sizeof why) != COLL_OK) {
+            coll__set_err(err, errlen, "--job-token-file: %s", why);
             return -1;
         }
     }
     if (m->job_token && strlen(m->job_token) > 64) {
-        coll_set_err(err, errlen, "--job-token: longer than 64 characters");
+        coll__set_err(err, errlen, "--job-token: longer than 64 characters");
         return -1;
     }
     for (const char *t = m->job_token; t && *t; t++)
         if (*t <= ' ' || *t == 0x7f) {
-            coll_set_err(err, errlen, "--job-token: only printable characters without spaces");
+            coll__set_err(err, errlen, "--job-token: only printable characters without spaces");
             return -1;
         }
     if (!m->nproc_per_node) m->nproc_per_node = 1;
     if (!m->master_addr) m->master_addr = "127.0.0.1";
     if (!m->master_port) m->master_port = 29500;
     if ((long)m->nnodes * m->nproc_per_node > max_procs) {
-        coll_set_err(err, errlen, "--nproc-per-node: %d hosts x %d ranks is more than %d ranks",
+        coll__set_err(err, errlen, "--nproc-per-node: %d hosts x %d ranks is more than %d ranks",
                      m->nnodes, m->nproc_per_node, max_procs);
         return -1;
     }

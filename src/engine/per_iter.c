@@ -44,7 +44,7 @@ static char *format_rows(const bench_per_iter_key *key, const double *all_us, in
 
 int bench_per_iter_check(const char *path, char *err, size_t errlen)
 {
-    return coll_file_append(path, "", 0, err, errlen);
+    return coll__file_append(path, "", 0, err, errlen);
 }
 
 int bench_per_iter_gather(coll_comm *comm, const double *local_us, int iters, double **all)
@@ -71,7 +71,7 @@ int bench_per_iter_append(const char *path, const bench_per_iter_key *key, const
         return COLL_ENOMEM;
     }
     char why[256];
-    int rc = coll_file_append(path, rows, len, why, sizeof why);
+    int rc = coll__file_append(path, rows, len, why, sizeof why);
     if (rc) snprintf(err, errlen, "--per-iter: %s", why);
     free(rows);
     return rc ? COLL_ESYS : 0;

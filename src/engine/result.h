@@ -50,7 +50,7 @@ int bench_row_from_csv_v1(const char *line, bench_row *r, char *err, size_t errl
 /* Append rows to a CSV file: header first if the file is new or empty, refusing a
  * file whose header differs ("FILE has a different header; refusing to mix
  * schemas", COLL_EINVAL, file untouched); header and rows go in one O_APPEND write
- * + fsync (coll_file_append), so rows already there are never lost and a failed
+ * + fsync (coll__file_append), so rows already there are never lost and a failed
  * write is rolled back. A device or pipe (/dev/stdout) gets a header on every call.
  * Full disk etc.: COLL_ESYS with "path: strerror" in err. */
 int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *err, size_t errlen);

@@ -227,7 +227,7 @@ static int parse_line(const char *line, const struct field *fields, size_t nfiel
                       const char *header, bench_row *tmp, char *err, size_t errlen)
 {
     if (!line) {
-        coll_set_err(err, errlen, "no CSV line to parse");
+        coll__set_err(err, errlen, "no CSV line to parse");
         return COLL_EINVAL;
     }
     const char *end = line + strlen(line);
@@ -244,24 +244,24 @@ static int parse_line(const char *line, const struct field *fields, size_t nfiel
         }
         const struct field *f = &fields[i];
         if (f->kind == F_STR && (too_long || strlen(text) >= f->size)) {
-            coll_set_err(err, errlen, "CSV field %zu (%s): '%.40s' is longer than %zu characters",
+            coll__set_err(err, errlen, "CSV field %zu (%s): '%.40s' is longer than %zu characters",
                     i + 1, f->name, text, f->size - 1);
             return COLL_EINVAL;
         }
         if (too_long || parse_field(f, text, tmp, why, sizeof why) != 0) {
             if (too_long) snprintf(why, sizeof why, "value too long");
-            coll_set_err(err, errlen, "CSV field %zu (%s): %s", i + 1, f->name, why);
+            coll__set_err(err, errlen, "CSV field %zu (%s): %s", i + 1, f->name, why);
             return COLL_EINVAL;
         }
         i++;
     }
     if (got < 0) {
-        coll_set_err(err, errlen, "CSV field %zu (%s): unterminated or misplaced quote", i + 1,
+        coll__set_err(err, errlen, "CSV field %zu (%s): unterminated or misplaced quote", i + 1,
                 i < nfields ? fields[i].name : "extra");
         return COLL_EINVAL;
     }
     if (i != nfields) {
-        coll_set_err(err, errlen, "CSV line has %zu fields, expected %zu (%s)", i, nfields, header);
+        coll__set_err(err, errlen, "CSV line has %zu fields, expected %zu (%s)", i, nfields, header);
         return COLL_EINVAL;
     }
     return COLL_OK;
@@ -312,7 +312,7 @@ static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_n
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return COLL_OK; /* created by the append */
-        coll_set_err(err, errlen, "%s: %s", path, strerror(errno));
+        coll__set_err(err, errlen, "%s: %s", path, strerror(errno));
         return COLL_ESYS;
     }
     /* A device or pipe (/dev/stdout, /dev/full) has no header to read: every
@@ -325,7 +325,7 @@ static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_n
     char head[sizeof BENCH_CSV_HEADER + 2];
     ssize_t n = pread(fd, head, sizeof head - 1, 0);
     if (n < 0) {
-        coll_set_err(err, errlen, "%s: %s", path, strerror(errno));
+        coll__set_err(err, errlen, "%s: %s", path, strerror(errno));
         close(fd);
         return COLL_ESYS;
     }
@@ -348,7 +348,7 @@ static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_n
 int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *err, size_t errlen)
 {
     if (!path || !*path || (!rows && n > 0)) {
-        coll_set_err(err, errlen, "bench_csv_append: %s", path && *path ? "no rows" : "empty path");
+        coll__set_err(err, errlen, "bench_csv_append: %s", path && *path ? "no rows" : "empty path");
         return COLL_EINVAL;
     }
     enum csv_state state;
@@ -356,13 +356,13 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
     int rc = inspect_csv(path, &state, &newline_ok, err, errlen);
     if (rc != COLL_OK) return rc;
     if (state == CSV_V1) {
-        coll_set_err(err, errlen, "%s has the older collbench header (no buffers, time_us_p25 and "
+        coll__set_err(err, errlen, "%s has the older collbench header (no buffers, time_us_p25 and "
                      "time_us_p75 columns); refusing to mix schemas: write to a new file (collbench "
                      "report reads both)", path);
         return COLL_EINVAL;
     }
     if (state == CSV_OTHER) {
-        coll_set_err(err, errlen, "%s has a different header; refusing to mix schemas", path);
+        coll__set_err(err, errlen, "%s has a different header; refusing to mix schemas", path);
         return COLL_EINVAL;
     }
 
@@ -371,7 +371,7 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
     size_t cap = sizeof BENCH_CSV_HEADER + 2 + n * line_max;
     char *buf = malloc(cap);
     if (!buf) {
-        coll_set_err(err, errlen, "%s: out of memory for %zu rows", path, n);
+        coll__set_err(err, errlen, "%s: out of memory for %zu rows", path, n);
         return COLL_ENOMEM;
     }
     size_t pos = 0;
@@ -381,7 +381,7 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
     for (size_t i = 0; i < n; i++) {
         int len = bench_row_to_csv(&rows[i], buf + pos, line_max - 1);
         if (len < 0) {
-            coll_set_err(err, errlen, "%s: row %zu cannot be written as CSV (a text field has a "
+            coll__set_err(err, errlen, "%s: row %zu cannot be written as CSV (a text field has a "
                     "line break or is too long)", path, i + 1);
             free(buf);
             return COLL_EINVAL;
@@ -389,7 +389,7 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
         pos += (size_t)len;
         buf[pos++] = '\n';
     }
-    rc = coll_file_append(path, buf, pos, err, errlen);
+    rc = coll__file_append(path, buf, pos, err, errlen);
     free(buf);
     return rc;
 }

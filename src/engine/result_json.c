@@ -17,7 +17,7 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
                      size_t n, char *err, size_t errlen)
 {
     (void)meta, (void)rows, (void)n;
-    coll_set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
+    coll__set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
             path ? path : "JSON output");
     return COLL_EUNAVAIL;
 }
@@ -26,7 +26,7 @@ int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const c
                           const char *group, const char *rows_json, char *err, size_t errlen)
 {
     (void)meta, (void)section, (void)group, (void)rows_json;
-    coll_set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
+    coll__set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
             path ? path : "JSON output");
     return COLL_EUNAVAIL;
 }
@@ -104,12 +104,12 @@ static int load_existing(const char *path, json_t **root, char *err, size_t errl
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) return COLL_OK;
-        coll_set_err(err, errlen, "%s: %s", path, strerror(errno));
+        coll__set_err(err, errlen, "%s: %s", path, strerror(errno));
         return COLL_ESYS;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        coll_set_err(err, errlen, "%s: not a regular file", path);
+        coll__set_err(err, errlen, "%s: not a regular file", path);
         close(fd);
         return COLL_EINVAL;
     }
@@ -121,12 +121,12 @@ static int load_existing(const char *path, json_t **root, char *err, size_t errl
     json_t *doc = json_loadfd(fd, 0, &jerr);
     close(fd);
     if (!doc) {
-        coll_set_err(err, errlen, "%s exists but is not valid JSON (line %d, column %d: %s); "
+        coll__set_err(err, errlen, "%s exists but is not valid JSON (line %d, column %d: %s); "
                 "refusing to overwrite it", path, jerr.line, jerr.column, jerr.text);
         return COLL_EINVAL;
     }
     if (!json_is_object(doc)) {
-        coll_set_err(err, errlen, "%s exists but is not a JSON object; refusing to overwrite it", path);
+        coll__set_err(err, errlen, "%s exists but is not a JSON object; refusing to overwrite it", path);
         json_decref(doc);
         return COLL_EINVAL;
     }
@@ -143,11 +143,11 @@ static json_t *child_object(json_t *obj, const char *key, const char *path, cons
     if (!c) {
         c = json_object();
         if (!c || json_object_set_new(obj, key, c) != 0) {
-            coll_set_err(err, errlen, "%s: out of memory", path);
+            coll__set_err(err, errlen, "%s: out of memory", path);
             return NULL;
         }
     } else if (!json_is_object(c)) {
-        coll_set_err(err, errlen, "%s: existing \"%s\" is not an object; refusing to overwrite it",
+        coll__set_err(err, errlen, "%s: existing \"%s\" is not an object; refusing to overwrite it",
                 path, where);
         return NULL;
     }
@@ -189,7 +189,7 @@ static int merge_meta(json_t *root, const bench_json_meta *meta, const char *pat
         json_error_t jerr;
         json_t *extra = json_loads(meta->extra_config_json, 0, &jerr);
         if (!json_is_object(extra)) {
-            coll_set_err(err, errlen, "%s: extra config is not a JSON object (%s)", path,
+            coll__set_err(err, errlen, "%s: extra config is not a JSON object (%s)", path,
                     extra ? "another JSON type" : jerr.text);
             json_decref(extra);
             return COLL_EINVAL;
@@ -198,7 +198,7 @@ static int merge_meta(json_t *root, const bench_json_meta *meta, const char *pat
         json_decref(extra);
     }
     if (bad) {
-        coll_set_err(err, errlen, "%s: out of memory building JSON (or a text field is not UTF-8)", path);
+        coll__set_err(err, errlen, "%s: out of memory building JSON (or a text field is not UTF-8)", path);
         return COLL_ENOMEM;
     }
     return COLL_OK;
@@ -222,17 +222,17 @@ static int append_rows(json_t *root, const bench_row *rows, size_t n, const char
         if (!list) {
             list = json_array();
             if (!list || json_object_set_new(comm, coll, list) != 0) {
-                coll_set_err(err, errlen, "%s: out of memory", path);
+                coll__set_err(err, errlen, "%s: out of memory", path);
                 return COLL_ENOMEM;
             }
         } else if (!json_is_array(list)) {
-            coll_set_err(err, errlen, "%s: existing \"results.communication.%s\" is not an array; "
+            coll__set_err(err, errlen, "%s: existing \"results.communication.%s\" is not an array; "
                     "refusing to overwrite it", path, coll);
             return COLL_EINVAL;
         }
         json_t *row = row_to_json(&rows[i]);
         if (!row || json_array_append_new(list, row) != 0) {
-            coll_set_err(err, errlen, "%s: row %zu cannot be stored as JSON (text not UTF-8?)", path,
+            coll__set_err(err, errlen, "%s: row %zu cannot be stored as JSON (text not UTF-8?)", path,
                     i + 1);
             return COLL_EINVAL;
         }
@@ -246,12 +246,12 @@ static int dump_atomic(json_t *root, const char *path, char *err, size_t errlen)
     char *text = json_dumps(root, DUMP_FLAGS);
     json_decref(root);
     if (!text) {
-        coll_set_err(err, errlen, "%s: out of memory formatting JSON", path);
+        coll__set_err(err, errlen, "%s: out of memory formatting JSON", path);
         return COLL_ENOMEM;
     }
     size_t len = strlen(text);
     text[len] = '\n'; /* replaces the NUL: the file ends with a newline */
-    int rc = coll_file_write_atomic(path, text, len + 1, err, errlen);
+    int rc = coll__file_write_atomic(path, text, len + 1, err, errlen);
     free(text);
     return rc;
 }
@@ -260,7 +260,7 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
                      size_t n, char *err, size_t errlen)
 {
     if (!path || !*path || !meta || (!rows && n > 0)) {
-        coll_set_err(err, errlen, "bench_json_write: %s", !path || !*path ? "empty path"
+        coll__set_err(err, errlen, "bench_json_write: %s", !path || !*path ? "empty path"
                                                      : !meta ? "no metadata" : "no rows");
         return COLL_EINVAL;
     }
@@ -268,7 +268,7 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
     int rc = load_existing(path, &root, err, errlen);
     if (rc != COLL_OK) return rc;
     if (!root && !(root = json_object())) {
-        coll_set_err(err, errlen, "%s: out of memory", path);
+        coll__set_err(err, errlen, "%s: out of memory", path);
         return COLL_ENOMEM;
     }
     rc = merge_meta(root, meta, path, err, errlen);
@@ -284,13 +284,13 @@ int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const c
                           const char *group, const char *rows_json, char *err, size_t errlen)
 {
     if (!path || !*path || !meta || !section || !group || !rows_json) {
-        coll_set_err(err, errlen, "bench_json_merge_rows: missing argument");
+        coll__set_err(err, errlen, "bench_json_merge_rows: missing argument");
         return COLL_EINVAL;
     }
     json_error_t jerr;
     json_t *rows = json_loads(rows_json, 0, &jerr);
     if (!json_is_array(rows)) {
-        coll_set_err(err, errlen, "%s: rows for results.%s.%s are not a JSON array (%s)", path,
+        coll__set_err(err, errlen, "%s: rows for results.%s.%s are not a JSON array (%s)", path,
                 section, group, rows ? "another JSON type" : jerr.text);
         json_decref(rows);
         return COLL_EINVAL;
@@ -311,7 +311,7 @@ int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const c
         if (!list) {
             if (!(list = json_array()) || json_object_set_new(sec, group, list) != 0) rc = COLL_ENOMEM;
         } else if (!json_is_array(list)) {
-            coll_set_err(err, errlen, "%s: existing \"results.%s.%s\" is not an array; "
+            coll__set_err(err, errlen, "%s: existing \"results.%s.%s\" is not an array; "
                     "refusing to overwrite it", path, section, group);
             rc = COLL_EINVAL;
         }
@@ -319,7 +319,7 @@ int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const c
     if (rc == COLL_OK && json_array_extend(list, rows) != 0) rc = COLL_ENOMEM;
     json_decref(rows);
     if (rc != COLL_OK) {
-        if (rc == COLL_ENOMEM) coll_set_err(err, errlen, "%s: out of memory", path);
+        if (rc == COLL_ENOMEM) coll__set_err(err, errlen, "%s: out of memory", path);
         json_decref(root);
         return rc;
     }

@@ -50,8 +50,8 @@ typedef struct rank_proc {
 } rank_proc;
 
 typedef struct launcher {
-    const coll_launch_opts *opts;
-    coll_launch_result *res;
+    const coll__launch_opts *opts;
+    coll__launch_result *res;
     int n;
     pid_t self;
     rank_proc *ranks;
@@ -114,7 +114,7 @@ static void close_fd(int *fd)
 
 static int check_opts(launcher *l)
 {
-    const coll_launch_opts *o = l->opts;
+    const coll__launch_opts *o = l->opts;
     if (o->nprocs < 1) return fail(l, COLL_EINVAL, "nprocs must be at least 1 (got %d)", o->nprocs);
     if (!o->argv) return fail(l, COLL_EINVAL, "argv is NULL: nothing to launch");
     for (const char *const *e = o->extra_env; e && *e; e++) {
@@ -243,12 +243,12 @@ static int open_channels(launcher *l)
     l->results_wr = results[1];
     if (fcntl(l->results_rd, F_SETFL, O_NONBLOCK) < 0)
         return fail(l, COLL_ESYS, "cannot make the results pipe nonblocking: %s", strerror(errno));
-    int fd = coll_sock_listen("127.0.0.1", 0, STORE_BACKLOG, err, sizeof err);
+    int fd = coll__sock_listen("127.0.0.1", 0, STORE_BACKLOG, err, sizeof err);
     if (fd < 0) return fail(l, fd, "cannot open the store's socket on 127.0.0.1: %s", err);
     l->listen_fd = fd;
-    l->port = coll_sock_port(fd);
+    l->port = coll__sock_port(fd);
     if (l->port <= 0) return fail(l, COLL_ESYS, "cannot read the store socket's port");
-    int rc = coll_token_generate(l->token);
+    int rc = coll__token_generate(l->token);
     if (rc) return fail(l, rc, "cannot generate a job token: getrandom: %s", strerror(errno));
     return COLL_OK;
 }
@@ -371,7 +371,7 @@ static void start_stopping(launcher *l)
 
 static void record_rank_failure(launcher *l, int rank, int status, int lost)
 {
-    coll_launch_result *res = l->res;
+    coll__launch_result *res = l->res;
     if (l->failure_recorded) return;
     l->failure_recorded = 1;
     res->failed_rank = rank;
@@ -649,19 +649,19 @@ static int launch(launcher *l)
     return l->status;
 }
 
-int coll_launch(const coll_launch_opts *opts, coll_launch_result *res)
+int coll__launch(const coll__launch_opts *opts, coll__launch_result *res)
 {
     if (!res) return COLL_EINVAL;
     memset(res, 0, sizeof *res);
     res->failed_rank = -1;
     if (!opts) {
-        snprintf(res->message, sizeof res->message, "coll_launch: opts is NULL");
+        snprintf(res->message, sizeof res->message, "coll__launch: opts is NULL");
         res->exit_code = PEER_FAILURE_CODE;
         return COLL_EINVAL;
     }
     if (atomic_flag_test_and_set(&launch_busy)) {
         snprintf(res->message, sizeof res->message,
-                 "coll_launch: another launch is running in this process");
+                 "coll__launch: another launch is running in this process");
         res->exit_code = PEER_FAILURE_CODE;
         return COLL_EINVAL;
     }

@@ -21,7 +21,7 @@
 #define COLL_ENV_STORE_FD    "COLL_STORE_FD"
 #define COLL_ENV_RESULTS_FD  "COLL_RESULTS_FD"
 
-typedef struct coll_launch_opts {
+typedef struct coll__launch_opts {
     int nprocs;
     /* argv of each rank, NULL-terminated. argv[0] may be NULL: then the program
      * is /proc/self/exe and its arguments are argv[1] up to the next NULL (so
@@ -39,16 +39,16 @@ typedef struct coll_launch_opts {
     void *arg;
     int use_self_exe;              /* run /proc/self/exe even though argv[0] is set
                                       (argv[0] is then only the name the rank sees) */
-} coll_launch_opts;
+} coll__launch_opts;
 
-typedef struct coll_launch_result {
+typedef struct coll__launch_result {
     int exit_code;      /* 0 when all ranks exited 0; else the first failing rank's code
                            (3 for a rank killed by a signal); 128+signal when the
                            launcher was interrupted (SIGINT/SIGTERM) first */
     int failed_rank;    /* first rank that failed, or -1 */
     char message[256];  /* "rank 2 killed by signal 9 (Killed)" */
     int interrupted_by; /* SIGINT/SIGTERM the launcher received and forwarded, or 0 */
-} coll_launch_result;
+} coll__launch_result;
 
 /* Returns COLL_OK when the launch itself worked (see res for the ranks' outcome);
  * else a negative status (bad opts, no socket, fork/exec failed) with the reason
@@ -57,6 +57,6 @@ typedef struct coll_launch_result {
  * While it runs, SIGCHLD, SIGINT and SIGTERM (these two unless ignored) are
  * handled by the launcher; the previous handlers are restored before it returns.
  * A second SIGINT/SIGTERM kills the ranks at once. */
-int coll_launch(const coll_launch_opts *opts, coll_launch_result *res);
+int coll__launch(const coll__launch_opts *opts, coll__launch_result *res);
 
 #endif

@@ -105,7 +105,7 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
         snprintf(path, sizeof path, "%s/%s", in->outdir, f->name);
         int rc = read_whole_file(path, &png, &len);
         if (rc < 0) {
-            coll_set_err(err, errlen, "%s: cannot read back the plot: %s", path, strerror(-rc));
+            coll__set_err(err, errlen, "%s: cannot read back the plot: %s", path, strerror(-rc));
             return COLL_ESYS;
         }
         sb_puts(out, "<figure>\n<img alt=\"");
@@ -132,7 +132,7 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
     }
     sb_puts(out, "</body>\n</html>\n");
     if (out->oom) {
-        coll_set_err(err, errlen, "index.html: out of memory");
+        coll__set_err(err, errlen, "index.html: out of memory");
         return COLL_ENOMEM;
     }
     return 0;

@@ -200,8 +200,8 @@ int read_whole_file(const char *path, char **text, size_t *len)
 int write_sbuf(const char *path, const sbuf *b, char *err, size_t errlen)
 {
     if (b->oom) {
-        coll_set_err(err, errlen, "%s: out of memory building the file", path);
+        coll__set_err(err, errlen, "%s: out of memory building the file", path);
         return COLL_ENOMEM;
     }
-    return coll_file_write_atomic(path, b->p ? b->p : "", b->len, err, errlen);
+    return coll__file_write_atomic(path, b->p ? b->p : "", b->len, err, errlen);
 }

@@ -11,7 +11,7 @@
 static int add(train_layer *layers, size_t *n, size_t *nparams, char *err, size_t errlen)
 {
     if (*n >= MODEL_MAX_LAYERS) {
-        coll_set_err(err, errlen, "more than %d layers", MODEL_MAX_LAYERS / 3);
+        coll__set_err(err, errlen, "more than %d layers", MODEL_MAX_LAYERS / 3);
         return COLL_EINVAL;
     }
     layers[*n].param_off = *nparams;
@@ -24,7 +24,7 @@ static int check_sizes(const char *flag, const int *v, size_t n, char *err, size
 {
     for (size_t i = 0; i < n; i++)
         if (v[i] < 1) {
-            coll_set_err(err, errlen, "%s: layer size %d must be at least 1", flag, v[i]);
+            coll__set_err(err, errlen, "%s: layer size %d must be at least 1", flag, v[i]);
             return COLL_EINVAL;
         }
     return 0;
@@ -37,26 +37,26 @@ int model_plan(const model_spec *s, train_layer *layers, size_t *nlayers, size_t
     int rc;
     *nlayers = *nparams = 0;
     if (s->classes < 2) {
-        coll_set_err(err, errlen, "--classes: %d must be at least 2", s->classes);
+        coll__set_err(err, errlen, "--classes: %d must be at least 2", s->classes);
         return COLL_EINVAL;
     }
     if ((rc = check_sizes("--hidden", s->hidden, s->nhidden, err, errlen))) return rc;
     int features;
     if (s->kind == MODEL_MLP) {
         if (s->input < 1) {
-            coll_set_err(err, errlen, "--input: %d features must be at least 1", s->input);
+            coll__set_err(err, errlen, "--input: %d features must be at least 1", s->input);
             return COLL_EINVAL;
         }
         features = s->input;
     } else {
         if ((rc = check_sizes("--channels", s->channels, s->nchannels, err, errlen))) return rc;
         if (s->in_channels < 1 || s->image < 1) {
-            coll_set_err(err, errlen, "--image: %dx%d images with %d channels are empty", s->image,
+            coll__set_err(err, errlen, "--image: %dx%d images with %d channels are empty", s->image,
                          s->image, s->in_channels);
             return COLL_EINVAL;
         }
         if (s->nchannels > 20 || s->image % (1 << s->nchannels) != 0) {
-            coll_set_err(err, errlen, "--image %d cannot be halved by %zu pooling stages "
+            coll__set_err(err, errlen, "--image %d cannot be halved by %zu pooling stages "
                          "(--channels); use a multiple of %d", s->image, s->nchannels,
                          s->nchannels > 20 ? 0 : 1 << s->nchannels);
             return COLL_EINVAL;
@@ -151,7 +151,7 @@ int model_build(const model_spec *spec, size_t batch, uint64_t seed, train_model
     }
     if (!ok) {
         model_free(m);
-        coll_set_err(err, errlen, "out of memory allocating the model for batch %zu", batch);
+        coll__set_err(err, errlen, "out of memory allocating the model for batch %zu", batch);
         return COLL_ENOMEM;
     }
     memset(m->grads, 0, m->nparams * sizeof(float));

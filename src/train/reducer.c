@@ -21,14 +21,14 @@ int reducer_mode_parse(const char *s, reducer_opts *o, char *err, size_t errlen)
         char *end;
         long k = strtol(s + 10, &end, 10);
         if (s[10] == '\0' || *end != '\0' || k < 1 || k > 1000000) {
-            coll_set_err(err, errlen, "--mode: local-sgd:K needs K from 1 to 1000000, not '%s'", s + 10);
+            coll__set_err(err, errlen, "--mode: local-sgd:K needs K from 1 to 1000000, not '%s'", s + 10);
             return COLL_EINVAL;
         }
         o->mode = MODE_LOCAL_SGD;
         o->local_k = (int)k;
         return 0;
     }
-    coll_set_err(err, errlen, "--mode: '%s' is not single, allreduce-sync, ddp, ps or local-sgd[:K]", s);
+    coll__set_err(err, errlen, "--mode: '%s' is not single, allreduce-sync, ddp, ps or local-sgd[:K]", s);
     return COLL_EINVAL;
 }
 
@@ -66,7 +66,7 @@ int reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_mod
     r->rank = comm ? coll_comm_rank(comm) : 0;
     r->world = comm ? coll_comm_size(comm) : 1;
     if (!comm && o->mode != MODE_SINGLE) {
-        coll_set_err(r->err, sizeof r->err, "mode needs a communicator");
+        coll__set_err(r->err, sizeof r->err, "mode needs a communicator");
         return COLL_EINVAL;
     }
     r->synced = 1;
@@ -74,7 +74,7 @@ int reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_mod
     if (o->mode == MODE_PS && r->rank == 0 && r->world > 1) {
         r->comm_bytes = m->nparams * sizeof(float);
         if (!(r->ps_recv = malloc(r->comm_bytes))) {
-            coll_set_err(r->err, sizeof r->err, "out of memory for the ps receive buffer (%zu bytes)",
+            coll__set_err(r->err, sizeof r->err, "out of memory for the ps receive buffer (%zu bytes)",
                          r->comm_bytes);
             return COLL_ENOMEM;
         }
@@ -98,7 +98,7 @@ static void timed_step(reducer *r)
 
 static int failed(reducer *r, int rc, const char *what)
 {
-    coll_set_err(r->err, sizeof r->err, "%s: %s", what,
+    coll__set_err(r->err, sizeof r->err, "%s: %s", what,
                  *coll_comm_errmsg(r->comm) ? coll_comm_errmsg(r->comm) : coll_strerror(rc));
     return rc;
 }

@@ -58,7 +58,7 @@ static void ready(void *arg, size_t lo)
         int rc = start_bucket(r, &r->buckets[r->next]);
         if (rc) {
             r->status = rc;
-            coll_set_err(r->err, sizeof r->err, "ddp: starting bucket %zu: %s", r->next,
+            coll__set_err(r->err, sizeof r->err, "ddp: starting bucket %zu: %s", r->next,
                          *coll_comm_errmsg(r->comm) ? coll_comm_errmsg(r->comm) : coll_strerror(rc));
         }
         r->next++;
@@ -124,7 +124,7 @@ int ddp_setup(reducer *r)
     }
     return 0;
 oom:
-    coll_set_err(r->err, sizeof r->err, "ddp: out of memory for %zu buckets' buffers", r->nbuckets);
+    coll__set_err(r->err, sizeof r->err, "ddp: out of memory for %zu buckets' buffers", r->nbuckets);
     return COLL_ENOMEM;
 }
 
@@ -145,7 +145,7 @@ int ddp_finish(reducer *r)
         b->req = NULL;
         if (rc && !first) {
             first = rc;
-            coll_set_err(r->err, sizeof r->err, "ddp: all-reduce of bucket %zu: %s", i,
+            coll__set_err(r->err, sizeof r->err, "ddp: all-reduce of bucket %zu: %s", i,
                          *coll_comm_errmsg(r->comm) ? coll_comm_errmsg(r->comm) : coll_strerror(rc));
         }
         if (!first) finish_bucket(r, b);

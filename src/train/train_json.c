@@ -15,7 +15,7 @@ int train_json_write(const char *path, int world_size, const char *config_json,
                      char *err, size_t errlen)
 {
     (void)world_size, (void)config_json, (void)rows, (void)n, (void)mem, (void)nmem;
-    coll_set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
+    coll__set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
                  path);
     return COLL_EUNAVAIL;
 }
@@ -72,7 +72,7 @@ static int write_group(const char *path, const bench_json_meta *meta, const char
                        const train_mem_row *mem, size_t nmem, char *err, size_t errlen)
 {
     char *text = group_text(rows, n, mem, nmem, model);
-    if (!text) return coll_set_err(err, errlen, "%s: out of memory building JSON", path), COLL_ENOMEM;
+    if (!text) return coll__set_err(err, errlen, "%s: out of memory building JSON", path), COLL_ENOMEM;
     int rc = strcmp(text, "[]") == 0
                  ? 0
                  : bench_json_merge_rows(path, meta, section, model, text, err, errlen);

@@ -85,21 +85,21 @@ int train_row_from_csv(const char *line, train_row *r, char *err, size_t errlen)
 {
     char copy[1024], *f[20];
     double v[19];
-    if (strlen(line) >= sizeof copy) return coll_set_err(err, errlen, "line too long"), COLL_EINVAL;
+    if (strlen(line) >= sizeof copy) return coll__set_err(err, errlen, "line too long"), COLL_EINVAL;
     strcpy(copy, line);
-    if (split(copy, f, 20) != 19) return coll_set_err(err, errlen, "not 19 fields"), COLL_EINVAL;
+    if (split(copy, f, 20) != 19) return coll__set_err(err, errlen, "not 19 fields"), COLL_EINVAL;
     train_row t;
     memset(&t, 0, sizeof t);
     static const int numeric[] = {3, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18};
     for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++)
         if (num(f[numeric[i]], &v[numeric[i]]))
-            return coll_set_err(err, errlen, "field %d '%s' is not a number", numeric[i] + 1,
+            return coll__set_err(err, errlen, "field %d '%s' is not a number", numeric[i] + 1,
                                 f[numeric[i]]),
                    COLL_EINVAL;
     if (text(t.timestamp, sizeof t.timestamp, f[0]) || text(t.host, sizeof t.host, f[1]) ||
         text(t.model, sizeof t.model, f[2]) || text(t.mode, sizeof t.mode, f[4]) ||
         text(t.backend, sizeof t.backend, f[5]) || text(t.compress, sizeof t.compress, f[9]))
-        return coll_set_err(err, errlen, "a text field is too long"), COLL_EINVAL;
+        return coll__set_err(err, errlen, "a text field is too long"), COLL_EINVAL;
     t.params = (int64_t)v[3];
     t.nprocs = (int)v[6];
     t.batch = (int)v[7];
@@ -126,16 +126,16 @@ int train_mem_row_from_csv(const char *line, train_mem_row *r, char *err, size_t
 {
     char copy[512], *f[8];
     double v[8];
-    if (strlen(line) >= sizeof copy) return coll_set_err(err, errlen, "line too long"), COLL_EINVAL;
+    if (strlen(line) >= sizeof copy) return coll__set_err(err, errlen, "line too long"), COLL_EINVAL;
     strcpy(copy, line);
-    if (split(copy, f, 8) != 8) return coll_set_err(err, errlen, "not 8 fields"), COLL_EINVAL;
+    if (split(copy, f, 8) != 8) return coll__set_err(err, errlen, "not 8 fields"), COLL_EINVAL;
     for (int i = 1; i < 8; i++)
         if (num(f[i], &v[i]))
-            return coll_set_err(err, errlen, "field %d '%s' is not a number", i + 1, f[i]), COLL_EINVAL;
+            return coll__set_err(err, errlen, "field %d '%s' is not a number", i + 1, f[i]), COLL_EINVAL;
     train_mem_row t;
     memset(&t, 0, sizeof t);
     if (text(t.model, sizeof t.model, f[0]))
-        return coll_set_err(err, errlen, "model name too long"), COLL_EINVAL;
+        return coll__set_err(err, errlen, "model name too long"), COLL_EINVAL;
     t.batch = (int)v[1];
     t.mem = (train_mem){(uint64_t)v[2], (uint64_t)v[3], (uint64_t)v[4],
                         (uint64_t)v[5], (uint64_t)v[6], (uint64_t)v[7]};
@@ -160,26 +160,26 @@ int train_csv_append(const char *path, const train_row *rows, size_t n, char *er
     struct stat st;
     int regular = stat(path, &st) != 0 || S_ISREG(st.st_mode);
     if (regular && first_line(path, head, sizeof head) != 0)
-        return coll_set_err(err, errlen, "%s: %s", path, strerror(errno)), COLL_ESYS;
+        return coll__set_err(err, errlen, "%s: %s", path, strerror(errno)), COLL_ESYS;
     if (regular && head[0] && strcmp(head, TRAIN_CSV_HEADER) != 0) {
-        coll_set_err(err, errlen, "%s has a different header; refusing to mix schemas", path);
+        coll__set_err(err, errlen, "%s has a different header; refusing to mix schemas", path);
         return COLL_EINVAL;
     }
     size_t cap = sizeof TRAIN_CSV_HEADER + 1 + n * 1024, used = 0;
     char *buf = malloc(cap);
-    if (!buf) return coll_set_err(err, errlen, "%s: out of memory", path), COLL_ENOMEM;
+    if (!buf) return coll__set_err(err, errlen, "%s: out of memory", path), COLL_ENOMEM;
     if (!regular || !head[0]) used += (size_t)snprintf(buf, cap, "%s\n", TRAIN_CSV_HEADER);
     for (size_t i = 0; i < n; i++) {
         int len = train_row_to_csv(&rows[i], buf + used, cap - used - 1);
         if (len < 0) {
             free(buf);
-            return coll_set_err(err, errlen, "%s: row %zu does not fit a CSV line", path, i + 1),
+            return coll__set_err(err, errlen, "%s: row %zu does not fit a CSV line", path, i + 1),
                    COLL_EINVAL;
         }
         used += (size_t)len;
         buf[used++] = '\n';
     }
-    int rc = coll_file_append(path, buf, used, err, errlen);
+    int rc = coll__file_append(path, buf, used, err, errlen);
     free(buf);
     return rc;
 }

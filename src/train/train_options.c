@@ -48,16 +48,16 @@ static int each_item(const char *flag, const char *v, size_t *n,
                      void *dst, char *err, size_t errlen)
 {
     char copy[512];
-    if (strlen(v) >= sizeof copy) return coll_set_err(err, errlen, "%s: list too long", flag), COLL_EINVAL;
+    if (strlen(v) >= sizeof copy) return coll__set_err(err, errlen, "%s: list too long", flag), COLL_EINVAL;
     strcpy(copy, v);
     *n = 0;
     char *p = copy;
     for (;;) {
         char *c = strchr(p, ',');
         if (c) *c = '\0';
-        if (!*p) return coll_set_err(err, errlen, "%s: empty item in '%s'", flag, v), COLL_EINVAL;
+        if (!*p) return coll__set_err(err, errlen, "%s: empty item in '%s'", flag, v), COLL_EINVAL;
         if (*n == TRAIN_MAX_LIST)
-            return coll_set_err(err, errlen, "%s: more than %d items", flag, TRAIN_MAX_LIST), COLL_EINVAL;
+            return coll__set_err(err, errlen, "%s: more than %d items", flag, TRAIN_MAX_LIST), COLL_EINVAL;
         int rc = one(flag, p, dst, *n, err, errlen);
         if (rc) return rc;
         (*n)++;
@@ -102,7 +102,7 @@ static int one_backend(const char *flag, const char *s, void *dst, size_t i, cha
     int known = 0;
     for (const char *const *b = coll_backend_names(); *b; b++) known |= strcmp(*b, s) == 0;
     if (!known || i >= 8) {
-        coll_set_err(err, errlen, "%s: '%s' is not a backend (tcp, shm, auto, mpi, nccl)", flag, s);
+        coll__set_err(err, errlen, "%s: '%s' is not a backend (tcp, shm, auto, mpi, nccl)", flag, s);
         return COLL_EINVAL;
     }
     snprintf(((char(*)[16])dst)[i], 16, "%s", s);
@@ -298,21 +298,21 @@ int train_options_check(const train_options *o, char *err, size_t errlen)
     int rc = model_plan(&spec, layers, &nl, &np, err, errlen);
     if (rc) return rc;
     if (np > (size_t)1 << 31) {
-        coll_set_err(err, errlen, "the model has %zu parameters; at most 2^31 are supported", np);
+        coll__set_err(err, errlen, "the model has %zu parameters; at most 2^31 are supported", np);
         return COLL_EINVAL;
     }
     int maxp = 1;
     for (size_t i = 0; i < o->nprocs; i++) {
         maxp = o->procs[i] > maxp ? o->procs[i] : maxp;
         if (o->global_batch && (o->global_batch < o->procs[i] || o->global_batch % o->procs[i])) {
-            coll_set_err(err, errlen, "--global-batch %d cannot be split evenly over %d processes "
+            coll__set_err(err, errlen, "--global-batch %d cannot be split evenly over %d processes "
                          "(-P): it needs a multiple of %d, at least one sample per rank",
                          o->global_batch, o->procs[i], o->procs[i]);
             return COLL_EINVAL;
         }
     }
     if (o->inject_nan > o->warmup + o->steps) {
-        coll_set_err(err, errlen, "--inject-nan %d is after the last step (%d)", o->inject_nan,
+        coll__set_err(err, errlen, "--inject-nan %d is after the last step (%d)", o->inject_nan,
                      o->warmup + o->steps);
         return COLL_EINVAL;
     }
@@ -337,7 +337,7 @@ int train_options_check(const train_options *o, char *err, size_t errlen)
                      .comm_buffers_bytes = comm};
     double per_rank = (double)train_mem_total(&est), avail = (double)train_mem_available_bytes();
     if (avail > 0 && per_rank * maxp > 0.8 * avail) {
-        coll_set_err(err, errlen, "the model is too large for this machine's memory: about %.0f MiB "
+        coll__set_err(err, errlen, "the model is too large for this machine's memory: about %.0f MiB "
                      "per rank (%zu parameters: %.0f MiB each for weights, gradients, optimizer; "
                      "%.0f MiB activations at batch %zu; %.0f MiB communication buffers) x %d ranks "
                      "= %.0f MiB, but only %.0f MiB are available",

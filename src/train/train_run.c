@@ -51,14 +51,14 @@ static int check_params(run_state *s, int step, train_result *res, char *err, si
     int bad;
     int rc = param_hash_check(s->comm, s->m.params, s->m.nparams, &bad);
     if (rc < 0) {
-        coll_set_err(err, errlen, "parameter hash check after step %d: %s", step,
+        coll__set_err(err, errlen, "parameter hash check after step %d: %s", step,
                      *coll_comm_errmsg(s->comm) ? coll_comm_errmsg(s->comm) : coll_strerror(rc));
         return rc;
     }
     if (rc == 0) return 0;
     res->bad_step = step;
     res->mismatch_rank = bad;
-    coll_set_err(err, errlen, "parameters of rank %d differ from rank 0's after step %d", bad, step);
+    coll__set_err(err, errlen, "parameters of rank %d differ from rank 0's after step %d", bad, step);
     return TRAIN_EMISMATCH;
 }
 
@@ -76,7 +76,7 @@ static int setup(run_state *s, train_result *res, char *err, size_t errlen)
     float momentum = c->red.mode == MODE_PS && s->rank != 0 && s->world > 1 ? 0.0f : c->momentum;
     if ((rc = sgd_init(&s->opt, s->m.nparams, c->lr, momentum))) goto oom;
     if ((rc = reducer_create(&s->red, &c->red, s->comm, &s->m, &s->opt))) {
-        coll_set_err(err, errlen, "%s", s->red.err);
+        coll__set_err(err, errlen, "%s", s->red.err);
         return rc;
     }
     s->x = malloc(c->batch * s->m.in_size * sizeof(float));
@@ -87,7 +87,7 @@ static int setup(run_state *s, train_result *res, char *err, size_t errlen)
     if (!(res->step_ms = calloc((size_t)c->steps + 1, sizeof(double)))) goto oom;
     return 0;
 oom:
-    coll_set_err(err, errlen, "out of memory setting up the run (batch %zu)", c->batch);
+    coll__set_err(err, errlen, "out of memory setting up the run (batch %zu)", c->batch);
     return COLL_ENOMEM;
 }
 
@@ -116,7 +116,7 @@ static int train_steps(run_state *s, train_result *res, double *compute_ms, char
         double loss = model_forward(&s->m, s->x, s->labels);
         if (!isfinite(loss)) {
             res->bad_step = step + 1;
-            coll_set_err(err, errlen, "loss is %s at step %d: stopping", isnan(loss) ? "NaN" : "Inf",
+            coll__set_err(err, errlen, "loss is %s at step %d: stopping", isnan(loss) ? "NaN" : "Inf",
                          step + 1);
             return TRAIN_ENAN;
         }
@@ -124,7 +124,7 @@ static int train_steps(run_state *s, train_result *res, double *compute_ms, char
         int rc = reducer_end_step(&s->red, step);
         double t1 = coll_now_s();
         if (rc) {
-            coll_set_err(err, errlen, "step %d: %s", step + 1, s->red.err);
+            coll__set_err(err, errlen, "step %d: %s", step + 1, s->red.err);
             return rc;
         }
         if (step == 0) res->loss_first = loss;
@@ -154,20 +154,20 @@ int train_run(coll_comm *comm, const train_config *cfg, train_result *res, char 
     res->mismatch_rank = -1;
     train_peak_rss_reset(); /* this run's peak, not an earlier run's */
     if (cfg->steps < 1 || cfg->batch < 1) {
-        coll_set_err(err, errlen, "need at least one step and one sample per rank");
+        coll__set_err(err, errlen, "need at least one step and one sample per rank");
         return COLL_EINVAL;
     }
     int rc = setup(&s, res, err, errlen);
     double compute_ms = 0;
     if (rc == 0 && s.world > 1 && (rc = coll_barrier(comm)))
-        coll_set_err(err, errlen, "barrier before training: %s", coll_comm_errmsg(comm));
+        coll__set_err(err, errlen, "barrier before training: %s", coll_comm_errmsg(comm));
     if (rc == 0) rc = train_steps(&s, res, &compute_ms, err, errlen);
     if (rc == 0) {
         /* slowest rank per step; the last slot carries the compute time */
         res->step_ms[cfg->steps] = compute_ms;
         if (s.world > 1 && (rc = coll_allreduce(comm, res->step_ms, res->step_ms,
                                                 (size_t)cfg->steps + 1, COLL_FLOAT64, COLL_MAX)))
-            coll_set_err(err, errlen, "gathering step times: %s", coll_comm_errmsg(comm));
+            coll__set_err(err, errlen, "gathering step times: %s", coll_comm_errmsg(comm));
         res->compute_ms = res->step_ms[cfg->steps];
     }
     if (rc == 0) {

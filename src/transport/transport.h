@@ -4,7 +4,7 @@
  * and the shm backend (src/backend/shm/) builds its collectives on them
  * directly, with no point-to-point layer in between.
  *
- * A transfer (coll_xfer) is posted, then progress() moves bytes for all posted
+ * A transfer (coll__xfer) is posted, then progress() moves bytes for all posted
  * transfers. Transfers to one peer complete in the order posted, and likewise
  * transfers from one peer, so no tags are needed for matching. Each transfer
  * carries the signature of the collective that posted it; a receive whose
@@ -18,40 +18,40 @@
 #include "core/err.h"
 #include "core/sig.h"
 
-typedef struct coll_transport coll_transport;
-typedef struct coll_store coll_store;
+typedef struct coll__transport coll__transport;
+typedef struct coll__store coll__store;
 
 typedef enum { COLL_XFER_SEND = 0, COLL_XFER_RECV = 1 } coll_xfer_kind;
 
-typedef struct coll_xfer {
-    struct coll_xfer *next; /* the transport's per-peer queue */
+typedef struct coll__xfer {
+    struct coll__xfer *next; /* the transport's per-peer queue */
     coll_xfer_kind kind;
     int peer;
-    coll_sig sig;           /* sent in the header; compared on receive */
+    coll__sig sig;           /* sent in the header; compared on receive */
     char *buf;              /* send: data (not modified); recv: destination */
     size_t len;             /* bytes; a receive of a different length is COLL_EPROTO */
     size_t done;            /* bytes moved so far: algorithms read it to pipeline */
     int status;             /* COLL_EAGAIN while queued, then COLL_OK or an error */
-} coll_xfer;
+} coll__xfer;
 
-typedef struct coll_transport_ops {
+typedef struct coll__transport_ops {
     size_t size; /* sizeof this struct */
     const char *name;
     /* Queue a transfer (x stays owned by the caller and must live until done). */
-    int (*post)(coll_transport *tp, coll_xfer *x);
+    int (*post)(coll__transport *tp, coll__xfer *x);
     /* Move bytes on every posted transfer; block up to timeout_ms (-1 forever, 0
      * never) when nothing can move. Returns COLL_OK or the first fatal error, which
      * also fails the affected transfers (x->status) and fills tp->err. */
-    int (*progress)(coll_transport *tp, int timeout_ms);
+    int (*progress)(coll__transport *tp, int timeout_ms);
     /* Best effort: tell every peer this rank fails with status, blaming world
      * rank failed_rank (-1: none; it may be outside the group), then refuse
      * further work. */
-    void (*abort)(coll_transport *tp, int status, int failed_rank);
-    void (*destroy)(coll_transport *tp);
-} coll_transport_ops;
+    void (*abort)(coll__transport *tp, int status, int failed_rank);
+    void (*destroy)(coll__transport *tp);
+} coll__transport_ops;
 
-struct coll_transport {
-    const coll_transport_ops *ops;
+struct coll__transport {
+    const coll__transport_ops *ops;
     int rank, size;
     coll__err err;    /* the last error: why (naming the peer) and whom to blame, in
                        * world ranks through its map (the group's, see coll__err_init) */
@@ -61,9 +61,9 @@ struct coll_transport {
  * token authenticates peers (may be NULL). host: address to listen on (NULL: 127.0.0.1).
  * world_of, nworld: the group's ranks in the world (NULL, 0: the group is the
  * world); messages and blame name world ranks. */
-int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, int size,
+int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank, int size,
                               const char *host, const char *token, double timeout_s,
-                              const int *world_of, int nworld, coll_transport **out,
+                              const int *world_of, int nworld, coll__transport **out,
                               coll__err *err);
 
 #endif

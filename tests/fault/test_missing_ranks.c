@@ -20,9 +20,9 @@
 #define MAX_RANKS 8
 
 typedef struct rank_arg {
-    coll_rendezvous rv;
-    int host_exchange; /* 0: coll_rendezvous_verify, 1: coll_host_plan_exchange */
-    coll_host_plan plan;
+    coll__rendezvous rv;
+    int host_exchange; /* 0: coll__rendezvous_verify, 1: coll__host_plan_exchange */
+    coll__host_plan plan;
     int rc;
     coll__err err;
 } rank_arg;
@@ -31,19 +31,19 @@ static void *rank_thread(void *p)
 {
     rank_arg *a = p;
     if (a->host_exchange)
-        a->rc = coll_host_plan_exchange(a->rv.store, "c0/a/", a->rv.rank, a->rv.world_size,
+        a->rc = coll__host_plan_exchange(a->rv.store, "c0/a/", a->rv.rank, a->rv.world_size,
                                         &a->plan, &a->err);
     else
-        a->rc = coll_rendezvous_verify(&a->rv, &a->err);
+        a->rc = coll__rendezvous_verify(&a->rv, &a->err);
     return NULL;
 }
 
 /* Runs the given ranks of a world of `world` at once; the others never come. */
 static void run_ranks(int host_exchange, int world, int n, const int *ranks, rank_arg *out)
 {
-    coll_store *store;
+    coll__store *store;
     pthread_t t[MAX_RANKS];
-    assert_int_equal(coll_mem_store_create(TIMEOUT_S, &store), COLL_OK);
+    assert_int_equal(coll__mem_store_create(TIMEOUT_S, &store), COLL_OK);
     for (int i = 0; i < n; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].host_exchange = host_exchange;
@@ -99,7 +99,7 @@ static void test_host_ids_all_arrive(void **state)
         assert_int_equal(a[i].rc, COLL_OK);
         assert_int_equal(a[i].plan.nhosts, 1);
         assert_int_equal(a[i].plan.local_rank, a[i].rv.rank);
-        coll_host_plan_free(&a[i].plan);
+        coll__host_plan_free(&a[i].plan);
     }
 }
 

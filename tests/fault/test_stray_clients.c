@@ -169,21 +169,21 @@ static void assert_dropped(int fd)
     assert_true(read(fd, &b, 1) <= 0);
 }
 
-static coll_store *client(int port)
+static coll__store *client(int port)
 {
-    coll_store *s = NULL;
+    coll__store *s = NULL;
     coll__err err = {.rank = -1};
-    int rc = coll_tcp_store_create("127.0.0.1", port, 0, -1, TOKEN, 10, &s, &err);
+    int rc = coll__tcp_store_create("127.0.0.1", port, 0, -1, TOKEN, 10, &s, &err);
     if (rc) fprintf(stderr, "store client: %s\n", err.msg);
     assert_int_equal(rc, COLL_OK);
     return s;
 }
 
-static coll_store *server(void)
+static coll__store *server(void)
 {
-    coll_store *s = NULL;
+    coll__store *s = NULL;
     coll__err err = {.rank = -1};
-    int rc = coll_tcp_store_create("127.0.0.1", 0, 1, -1, TOKEN, 10, &s, &err);
+    int rc = coll__tcp_store_create("127.0.0.1", 0, 1, -1, TOKEN, 10, &s, &err);
     if (rc) fprintf(stderr, "store server: %s\n", err.msg);
     assert_int_equal(rc, COLL_OK);
     return s;
@@ -193,11 +193,11 @@ static void test_store_strays(void **state)
 {
     (void)state;
     capture_stderr();
-    coll_store *srv = server();
-    int port = coll_tcp_store_port(srv);
+    coll__store *srv = server();
+    int port = coll__tcp_store_port(srv);
     /* During the rendezvous: before the members connect. */
     assert_int_equal(store_strays(port), NKINDS);
-    coll_store *a = client(port), *b = client(port);
+    coll__store *a = client(port), *b = client(port);
     assert_int_equal(coll_store_set(a, "rank/0", "alpha", 5), COLL_OK);
     /* Mid-run: members are connected and working. */
     assert_int_equal(store_strays(port), NKINDS);
@@ -249,11 +249,11 @@ static void *rank_main(void *p)
         while (!*a->go) pthread_cond_wait(a->cond, a->lock);
         pthread_mutex_unlock(a->lock);
     }
-    coll_store *s = NULL;
-    if (coll_tcp_store_create("127.0.0.1", a->store_port, 0, -1, TOKEN, 20, &s, &a->err))
+    coll__store *s = NULL;
+    if (coll__tcp_store_create("127.0.0.1", a->store_port, 0, -1, TOKEN, 20, &s, &a->err))
         return NULL;
-    coll_transport *tp = NULL;
-    if (coll_tcp_transport_create(s, "t/", a->rank, NRANKS, NULL, TOKEN, 20, NULL, 0, &tp, &a->err)) {
+    coll__transport *tp = NULL;
+    if (coll__tcp_transport_create(s, "t/", a->rank, NRANKS, NULL, TOKEN, 20, NULL, 0, &tp, &a->err)) {
         coll_store_destroy(s);
         return NULL;
     }
@@ -262,11 +262,11 @@ static void *rank_main(void *p)
     for (int round = 0; round < 4 && ok; round++) { /* the test strays between rounds */
         fill(out, a->rank + round, MSG_BYTES);
         memset(in, 0, MSG_BYTES);
-        coll_xfer x[2];
+        coll__xfer x[2];
         memset(x, 0, sizeof x);
-        x[0] = (coll_xfer){.kind = COLL_XFER_SEND, .peer = (a->rank + 1) % NRANKS, .buf = out,
+        x[0] = (coll__xfer){.kind = COLL_XFER_SEND, .peer = (a->rank + 1) % NRANKS, .buf = out,
                            .len = MSG_BYTES};
-        x[1] = (coll_xfer){.kind = COLL_XFER_RECV, .peer = from, .buf = in, .len = MSG_BYTES};
+        x[1] = (coll__xfer){.kind = COLL_XFER_RECV, .peer = from, .buf = in, .len = MSG_BYTES};
         x[0].sig.seq = x[1].sig.seq = (uint32_t)round;
         ok = tp->ops->post(tp, &x[0]) == COLL_OK && tp->ops->post(tp, &x[1]) == COLL_OK;
         while (ok && (x[0].status == COLL_EAGAIN || x[1].status == COLL_EAGAIN))
@@ -284,7 +284,7 @@ static void *rank_main(void *p)
     return NULL;
 }
 
-static int published_port(coll_store *s, int rank)
+static int published_port(coll__store *s, int rank)
 {
     char key[64];
     snprintf(key, sizeof key, "t/tcp/addr/%d", rank);
@@ -302,14 +302,14 @@ static void test_transport_strays(void **state)
 {
     (void)state;
     capture_stderr();
-    coll_store *srv = server();
+    coll__store *srv = server();
     pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
     int go = 0;
     rank_arg args[NRANKS];
     pthread_t th[NRANKS];
     for (int r = 0; r < NRANKS; r++) {
-        args[r] = (rank_arg){.rank = r, .store_port = coll_tcp_store_port(srv), .lock = &lock,
+        args[r] = (rank_arg){.rank = r, .store_port = coll__tcp_store_port(srv), .lock = &lock,
                              .cond = &cond, .go = &go};
         assert_int_equal(pthread_create(&th[r], NULL, rank_main, &args[r]), 0);
     }
@@ -325,7 +325,7 @@ static void test_transport_strays(void **state)
      * stranger gets at most a refused connection (or, racing set-up, a refusal). */
     transport_strays(port0);
     transport_strays(port1);
-    store_strays(coll_tcp_store_port(srv));
+    store_strays(coll__tcp_store_port(srv));
     for (int r = 0; r < NRANKS; r++) pthread_join(th[r], NULL);
     coll_store_destroy(srv);
     close_strays();

@@ -16,7 +16,7 @@ static void find_gloo_says_how_to_get_it(void **state)
 {
     (void)state;
     char err[256] = "";
-    assert_null(coll_backend_find("gloo", err, sizeof err));
+    assert_null(coll__backend_find("gloo", err, sizeof err));
     assert_non_null(strstr(err, "backend gloo unavailable"));
     assert_non_null(strstr(err, built_without));
 }

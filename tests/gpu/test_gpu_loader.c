@@ -24,8 +24,8 @@ static int reset(void **state)
     (void)state;
     unsetenv(COLL_CUDART_ENV);
     unsetenv(COLL_NCCL_ENV);
-    coll_cudart_unload();
-    coll_nccl_lib_unload();
+    coll__cudart_unload();
+    coll__nccl_lib_unload();
     return 0;
 }
 
@@ -40,19 +40,19 @@ static void cudart_bogus_path(void **state)
     char err[512] = "";
     int n = -1, x = 0;
     setenv(COLL_CUDART_ENV, BOGUS, 1);
-    assert_null(coll_cudart_load(err, sizeof err));
+    assert_null(coll__cudart_load(err, sizeof err));
     assert_contains(err, "COLL_CUDART_PATH=" BOGUS);
     assert_contains(err, "cannot be loaded");
-    assert_null(coll_cudart_loaded());
+    assert_null(coll__cudart_loaded());
     /* the failure is remembered, and every entry point says the same */
     char again[512] = "";
-    assert_int_equal(coll_cuda_device_count(&n, again, sizeof again), COLL_EUNAVAIL);
+    assert_int_equal(coll__cuda_device_count(&n, again, sizeof again), COLL_EUNAVAIL);
     assert_int_equal(n, 0);
     assert_string_equal(err, again);
-    assert_int_equal(coll_cuda_select_device(0, NULL, again, sizeof again), COLL_EUNAVAIL);
+    assert_int_equal(coll__cuda_select_device(0, NULL, again, sizeof again), COLL_EUNAVAIL);
     /* without the runtime no pointer is a device pointer, and nothing crashes */
-    assert_int_equal(coll_cuda_is_device_ptr(&x), 0);
-    assert_int_equal(coll_cuda_is_gpu_accessible(&x), 0);
+    assert_int_equal(coll__cuda_is_device_ptr(&x), 0);
+    assert_int_equal(coll__cuda_is_gpu_accessible(&x), 0);
 }
 
 static void cudart_not_cuda(void **state)
@@ -60,7 +60,7 @@ static void cudart_not_cuda(void **state)
     (void)state;
     char err[512] = "";
     setenv(COLL_CUDART_ENV, "libm.so.6", 1);
-    assert_null(coll_cudart_load(err, sizeof err));
+    assert_null(coll__cudart_load(err, sizeof err));
     assert_contains(err, "libm.so.6 has no cudaGetDeviceCount");
 }
 
@@ -69,14 +69,14 @@ static void nccl_bogus_path(void **state)
     (void)state;
     char err[512] = "", why[512] = "";
     setenv(COLL_NCCL_ENV, BOGUS, 1);
-    assert_null(coll_nccl_lib_load(err, sizeof err));
+    assert_null(coll__nccl_lib_load(err, sizeof err));
     assert_contains(err, "COLL_NCCL_PATH=" BOGUS);
-    assert_int_equal(coll_nccl_usable(why, sizeof why), 0);
+    assert_int_equal(coll__nccl_usable(why, sizeof why), 0);
     assert_string_equal(err, why);
     /* the backend registry gives the same reason, under the backend's name */
     assert_int_equal(coll_backend_available("nccl", why, sizeof why), 0);
     assert_contains(why, "backend nccl unavailable: NCCL not found: COLL_NCCL_PATH=" BOGUS);
-    assert_null(coll_backend_find("nccl", why, sizeof why));
+    assert_null(coll__backend_find("nccl", why, sizeof why));
 }
 
 static void nccl_not_nccl(void **state)
@@ -84,7 +84,7 @@ static void nccl_not_nccl(void **state)
     (void)state;
     char err[512] = "";
     setenv(COLL_NCCL_ENV, "libm.so.6", 1);
-    assert_null(coll_nccl_lib_load(err, sizeof err));
+    assert_null(coll__nccl_lib_load(err, sizeof err));
     assert_contains(err, "libm.so.6 has no ncclGetVersion");
 }
 
@@ -111,13 +111,13 @@ static void real_libraries(void **state)
     (void)state;
     char err[512] = "", why[512] = "";
     int n = 0;
-    if (!coll_cudart_load(err, sizeof err)) {
+    if (!coll__cudart_load(err, sizeof err)) {
         assert_contains(err, "libcudart.so not found (tried libcudart.so, ");
         assert_contains(err, "pip install nvidia-cuda-runtime-cu12");
         assert_int_equal(coll_backend_available("nccl", why, sizeof why), 0);
         return;
     }
-    int rc = coll_cuda_device_count(&n, err, sizeof err);
+    int rc = coll__cuda_device_count(&n, err, sizeof err);
     if (rc == COLL_OK) {
         assert_true(n >= 1);
         int avail = coll_backend_available("nccl", why, sizeof why);
@@ -136,17 +136,17 @@ static void version_strings(void **state)
 {
     (void)state;
     char buf[32];
-    coll_nccl_version_string(22105, buf, sizeof buf);
+    coll__nccl_version_string(22105, buf, sizeof buf);
     assert_string_equal(buf, "2.21.5");
-    coll_nccl_version_string(2708, buf, sizeof buf); /* the old encoding, before 2.9 */
+    coll__nccl_version_string(2708, buf, sizeof buf); /* the old encoding, before 2.9 */
     assert_string_equal(buf, "2.7.8");
-    coll_nccl_version_string(0, buf, sizeof buf);
+    coll__nccl_version_string(0, buf, sizeof buf);
     assert_string_equal(buf, "unknown");
-    coll_cuda_version_string(12040, buf, sizeof buf);
+    coll__cuda_version_string(12040, buf, sizeof buf);
     assert_string_equal(buf, "12.4");
-    coll_cuda_version_string(13000, buf, sizeof buf);
+    coll__cuda_version_string(13000, buf, sizeof buf);
     assert_string_equal(buf, "13.0");
-    coll_cuda_version_string(0, buf, sizeof buf);
+    coll__cuda_version_string(0, buf, sizeof buf);
     assert_string_equal(buf, "none");
 }
 
@@ -158,16 +158,16 @@ static void dtype_and_op_mapping(void **state)
         [COLL_FLOAT32] = 7, [COLL_FLOAT64] = 8, [COLL_FLOAT16] = 6, [COLL_BFLOAT16] = 9,
         [COLL_INT8] = 0,    [COLL_UINT8] = 1,   [COLL_INT32] = 2,   [COLL_INT64] = 4};
     for (int dt = 0; dt < COLL_DTYPE_COUNT; dt++)
-        assert_int_equal(coll_nccl_dtype((coll_dtype)dt, 22105), want[dt]);
-    assert_int_equal(coll_nccl_dtype(COLL_BFLOAT16, 2708), -1);
-    assert_int_equal(coll_nccl_dtype(COLL_FLOAT16, 2708), 6);
-    assert_int_equal(coll_nccl_dtype(COLL_DTYPE_COUNT, 22105), -1);
-    assert_int_equal(coll_nccl_op(COLL_SUM, 22105), 0);
-    assert_int_equal(coll_nccl_op(COLL_PROD, 22105), 1);
-    assert_int_equal(coll_nccl_op(COLL_MAX, 22105), 2);
-    assert_int_equal(coll_nccl_op(COLL_MIN, 22105), 3);
-    assert_int_equal(coll_nccl_op(COLL_AVG, 22105), 4);
-    assert_int_equal(coll_nccl_op(COLL_AVG, 20904), -1); /* summed, then divided by the backend */
+        assert_int_equal(coll__nccl_dtype((coll_dtype)dt, 22105), want[dt]);
+    assert_int_equal(coll__nccl_dtype(COLL_BFLOAT16, 2708), -1);
+    assert_int_equal(coll__nccl_dtype(COLL_FLOAT16, 2708), 6);
+    assert_int_equal(coll__nccl_dtype(COLL_DTYPE_COUNT, 22105), -1);
+    assert_int_equal(coll__nccl_op(COLL_SUM, 22105), 0);
+    assert_int_equal(coll__nccl_op(COLL_PROD, 22105), 1);
+    assert_int_equal(coll__nccl_op(COLL_MAX, 22105), 2);
+    assert_int_equal(coll__nccl_op(COLL_MIN, 22105), 3);
+    assert_int_equal(coll__nccl_op(COLL_AVG, 22105), 4);
+    assert_int_equal(coll__nccl_op(COLL_AVG, 20904), -1); /* summed, then divided by the backend */
 }
 
 int main(void)

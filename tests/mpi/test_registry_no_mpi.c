@@ -16,7 +16,7 @@ static void find_mpi_says_how_to_get_it(void **state)
 {
     (void)state;
     char err[256] = "";
-    assert_null(coll_backend_find("mpi", err, sizeof err));
+    assert_null(coll__backend_find("mpi", err, sizeof err));
     assert_non_null(strstr(err, built_without));
     assert_non_null(strstr(err, "backend mpi unavailable"));
 }
@@ -33,7 +33,7 @@ static void tcp_is_there_without_mpi(void **state)
 {
     (void)state;
     char err[256] = "";
-    assert_ptr_equal(coll_backend_find("tcp", err, sizeof err), &coll_backend_tcp);
+    assert_ptr_equal(coll__backend_find("tcp", err, sizeof err), &coll__backend_tcp);
     assert_int_equal(coll_backend_available("tcp", NULL, 0), 1);
 }
 

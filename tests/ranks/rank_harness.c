@@ -19,9 +19,9 @@ int rh_launch_status;
 int rh_launch(int nprocs, char **argv, const char *const *extra_env, int *failed_rank, char *msg,
               size_t msglen)
 {
-    coll_launch_opts o = {.nprocs = nprocs, .argv = argv, .extra_env = extra_env, .grace_s = 5};
-    coll_launch_result res;
-    int rc = coll_launch(&o, &res);
+    coll__launch_opts o = {.nprocs = nprocs, .argv = argv, .extra_env = extra_env, .grace_s = 5};
+    coll__launch_result res;
+    int rc = coll__launch(&o, &res);
     if (rc) {
         snprintf(msg, msglen, "launch failed: %s", coll_strerror(rc));
         return 99;

@@ -3,7 +3,7 @@
  * in/out-of-place x dtype/op x root, checked against a reference computed
  * here from the generated inputs (all inputs are chosen so the exact result
  * is representable: integers, powers of two). Also: signature mismatch,
- * timeouts, coll_block_range and the tuning table. */
+ * timeouts, coll__block_range and the tuning table. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,8 +115,8 @@ static int same(coll_dtype dt, const void *buf, size_t i, double v)
 /* ---- one world: a rank runs the whole matrix for one (collective, algorithm) ---- */
 
 typedef struct world_arg {
-    coll_kind kind;
-    coll_algo_id algo;
+    coll__kind kind;
+    coll__algo_id algo;
     int big_world; /* run BIG_COUNT in this world */
     int errors[MAX_RANKS];
     char first[MAX_RANKS][200]; /* first wrong result of each rank */
@@ -133,7 +133,7 @@ static void note(world_arg *a, int rank, const char *fmt, ...)
 }
 
 /* Elements of each buffer for a call with `count`. */
-static void buf_elems(coll_kind k, size_t count, int n, size_t *sn, size_t *rn)
+static void buf_elems(coll__kind k, size_t count, int n, size_t *sn, size_t *rn)
 {
     size_t big = count * (size_t)n;
     *sn = *rn = count;
@@ -143,7 +143,7 @@ static void buf_elems(coll_kind k, size_t count, int n, size_t *sn, size_t *rn)
 }
 
 /* Expected element j of rank r's result; 0 when that element is not defined. */
-static int expected(coll_kind k, const dcase *d, int n, int r, int root, size_t count, size_t j,
+static int expected(coll__kind k, const dcase *d, int n, int r, int root, size_t count, size_t j,
                     double *v)
 {
     switch (k) {
@@ -161,16 +161,16 @@ static int expected(coll_kind k, const dcase *d, int n, int r, int root, size_t 
 }
 
 /* Input element i of rank r (non-root broadcast input is never read: garbage). */
-static double input(coll_kind k, const dcase *d, int r, int root, size_t i)
+static double input(coll__kind k, const dcase *d, int r, int root, size_t i)
 {
     return gen(d, (k == COLL_KIND_BROADCAST && r != root) ? (r + 1) * 1000 : r, i);
 }
 
-static int one_call(coll_algo_ctx *c, world_arg *a, const dcase *d, size_t count, int inplace,
+static int one_call(coll__algo_ctx *c, world_arg *a, const dcase *d, size_t count, int inplace,
                     int root)
 {
     int n = c->size, r = c->rank;
-    coll_kind k = a->kind;
+    coll__kind k = a->kind;
     size_t esz = coll_dtype_size(d->dt), sn, rn;
     buf_elems(k, count, n, &sn, &rn);
     /* +1: never malloc(0). Out of place rbuf starts as garbage. */
@@ -187,10 +187,10 @@ static int one_call(coll_algo_ctx *c, world_arg *a, const dcase *d, size_t count
     for (size_t i = 0; i < in_n; i++) put(d->dt, in, i, input(k, d, r, root, i));
     coll_op op = d->op;
     thread_ranks_stamp(c, k, count, d->dt, op, root);
-    int rc = coll_algo_run(c, a->algo, k, sarg, rarg, count, d->dt, op, root);
+    int rc = coll__algo_run(c, a->algo, k, sarg, rarg, count, d->dt, op, root);
     if (rc < 0) {
-        note(a, r, "%s/%s n=%d count=%zu %s inplace=%d root=%d: %s (%s)", coll_kind_name(k),
-             coll_algo_name(a->algo), n, count, coll_dtype_name(d->dt), inplace, root,
+        note(a, r, "%s/%s n=%d count=%zu %s inplace=%d root=%d: %s (%s)", coll__kind_name(k),
+             coll__algo_name(a->algo), n, count, coll_dtype_name(d->dt), inplace, root,
              coll_strerror(rc), c->tp->err.msg);
         free(sbuf);
         free(rbuf);
@@ -203,7 +203,7 @@ static int one_call(coll_algo_ctx *c, world_arg *a, const dcase *d, size_t count
         if (!expected(k, d, n, r, root, count, j, &v)) continue;
         if (!same(d->dt, res, j, v)) {
             note(a, r, "%s/%s n=%d rank=%d count=%zu %s/%s inplace=%d root=%d: element %zu wrong "
-                 "(want %g)", coll_kind_name(k), coll_algo_name(a->algo), n, r, count,
+                 "(want %g)", coll__kind_name(k), coll__algo_name(a->algo), n, r, count,
                  coll_dtype_name(d->dt), coll_op_name(op), inplace, root, j, v);
             break;
         }
@@ -211,8 +211,8 @@ static int one_call(coll_algo_ctx *c, world_arg *a, const dcase *d, size_t count
     if (!inplace) { /* out of place: the input is left alone */
         for (size_t i = 0; i < in_n; i++) {
             if (!same(d->dt, sbuf, i, input(k, d, r, root, i))) {
-                note(a, r, "%s/%s n=%d count=%zu: send buffer modified at %zu", coll_kind_name(k),
-                     coll_algo_name(a->algo), n, count, i);
+                note(a, r, "%s/%s n=%d count=%zu: send buffer modified at %zu", coll__kind_name(k),
+                     coll__algo_name(a->algo), n, count, i);
                 break;
             }
         }
@@ -222,7 +222,7 @@ static int one_call(coll_algo_ctx *c, world_arg *a, const dcase *d, size_t count
     return COLL_OK;
 }
 
-static int rank_matrix(coll_algo_ctx *c, void *p)
+static int rank_matrix(coll__algo_ctx *c, void *p)
 {
     world_arg *a = p;
     int n = c->size;
@@ -245,7 +245,7 @@ static int rank_matrix(coll_algo_ctx *c, void *p)
     return COLL_OK;
 }
 
-static void run_matrix(coll_kind kind, coll_algo_id algo)
+static void run_matrix(coll__kind kind, coll__algo_id algo)
 {
     for (int n = 1; n <= MAX_RANKS; n++) {
         world_arg a;
@@ -303,19 +303,19 @@ typedef struct barrier_arg {
     int early[MAX_RANKS];
 } barrier_arg;
 
-static int rank_barrier(coll_algo_ctx *c, void *p)
+static int rank_barrier(coll__algo_ctx *c, void *p)
 {
     barrier_arg *a = p;
     for (int k = 0; k < a->rounds; k++) {
         __atomic_add_fetch(&a->arrived, 1, __ATOMIC_SEQ_CST);
         thread_ranks_stamp(c, COLL_KIND_BARRIER, 0, COLL_FLOAT32, COLL_SUM, 0);
-        int rc = coll_algo_run(c, COLL_ALGO_DISSEMINATION, COLL_KIND_BARRIER, NULL, NULL, 0,
+        int rc = coll__algo_run(c, COLL_ALGO_DISSEMINATION, COLL_KIND_BARRIER, NULL, NULL, 0,
                                COLL_FLOAT32, COLL_SUM, 0);
         if (rc < 0) return rc;
         if (__atomic_load_n(&a->arrived, __ATOMIC_SEQ_CST) < (k + 1) * a->n) a->early[c->rank]++;
         /* A second barrier so nobody starts round k+1 while others still check round k. */
         thread_ranks_stamp(c, COLL_KIND_BARRIER, 0, COLL_FLOAT32, COLL_SUM, 0);
-        rc = coll_barrier_dissemination(c);
+        rc = coll__barrier_dissemination(c);
         if (rc < 0) return rc;
     }
     return COLL_OK;
@@ -339,15 +339,15 @@ static void test_barrier_dissemination(void **s)
 
 typedef struct mismatch_arg {
     pthread_t tid;
-    coll_kind kind;
-    coll_algo_id algo;
+    coll__kind kind;
+    coll__algo_id algo;
     int odd, root, rc;
     float *bufs[MAX_RANKS][2];
     int st[MAX_RANKS];
     char msg[MAX_RANKS][COLL__ERR_MSG];
 } mismatch_arg;
 
-static int rank_mismatch(coll_algo_ctx *c, void *p)
+static int rank_mismatch(coll__algo_ctx *c, void *p)
 {
     mismatch_arg *a = p;
     size_t count = c->rank == a->odd ? 65 : 64, sn, rn;
@@ -355,7 +355,7 @@ static int rank_mismatch(coll_algo_ctx *c, void *p)
     float *sbuf = calloc(sn, sizeof(float)), *rbuf = calloc(rn, sizeof(float));
     if (!sbuf || !rbuf) return COLL_ENOMEM;
     thread_ranks_stamp(c, a->kind, count, COLL_FLOAT32, COLL_SUM, a->root);
-    int rc = coll_algo_run(c, a->algo, a->kind, sbuf, rbuf, count, COLL_FLOAT32, COLL_SUM, a->root);
+    int rc = coll__algo_run(c, a->algo, a->kind, sbuf, rbuf, count, COLL_FLOAT32, COLL_SUM, a->root);
     snprintf(a->msg[c->rank], sizeof(a->msg[c->rank]), "%s", c->tp->err.msg);
     /* Peers may still read these (nobody aborts here): keep them until the
      * world is gone. */
@@ -384,8 +384,8 @@ static void test_mismatch(void **s)
 {
     (void)s;
     static const struct {
-        coll_kind kind;
-        coll_algo_id algo;
+        coll__kind kind;
+        coll__algo_id algo;
     } cases[] = {
         {COLL_KIND_ALLREDUCE, COLL_ALGO_RING},     {COLL_KIND_ALLREDUCE, COLL_ALGO_RHD},
         {COLL_KIND_ALLREDUCE, COLL_ALGO_RD},       {COLL_KIND_ALLGATHER, COLL_ALGO_RING},
@@ -408,8 +408,8 @@ static void test_mismatch(void **s)
     for (int i = 0; i < NCASES; i++) assert_int_equal(pthread_join(a[i].tid, NULL), 0);
     for (int i = 0; i < NCASES; i++) {
         if (a[i].st[a[i].odd] != COLL_EMISMATCH)
-            print_error("%s/%s: odd rank got %s (%s)\n", coll_kind_name(a[i].kind),
-                        coll_algo_name(a[i].algo), coll_status_name(a[i].st[a[i].odd]),
+            print_error("%s/%s: odd rank got %s (%s)\n", coll__kind_name(a[i].kind),
+                        coll__algo_name(a[i].algo), coll_status_name(a[i].st[a[i].odd]),
                         a[i].msg[a[i].odd]);
         assert_int_not_equal(a[i].rc, COLL_OK);
         assert_int_equal(a[i].st[a[i].odd], COLL_EMISMATCH);
@@ -431,7 +431,7 @@ typedef struct timeout_arg {
     char msg[COLL__ERR_MSG];
 } timeout_arg;
 
-static int rank_timeout(coll_algo_ctx *c, void *p)
+static int rank_timeout(coll__algo_ctx *c, void *p)
 {
     timeout_arg *a = p;
     if (c->rank == 1) return COLL_OK; /* never shows up */
@@ -439,7 +439,7 @@ static int rank_timeout(coll_algo_ctx *c, void *p)
     c->deadline = coll_now_s() + 0.2;
     c->timeout_s = 0.2;
     float v[8] = {0};
-    a->status = coll_allreduce_ring(c, v, v, 8, COLL_FLOAT32, COLL_SUM);
+    a->status = coll__allreduce_ring(c, v, v, 8, COLL_FLOAT32, COLL_SUM);
     snprintf(a->msg, sizeof(a->msg), "%s", c->tp->err.msg);
     return COLL_OK;
 }
@@ -457,7 +457,7 @@ static void test_timeout(void **s)
     assert_non_null(strstr(a.msg, "allreduce"));
 }
 
-/* ---- coll_block_range ---- */
+/* ---- coll__block_range ---- */
 
 static void test_block_range(void **s)
 {
@@ -468,7 +468,7 @@ static void test_block_range(void **s)
             size_t next = 0, lo = (size_t)-1, hi = 0, prev = (size_t)-1;
             for (int i = 0; i < n; i++) {
                 size_t off, cnt;
-                coll_block_range(cs[ci], n, i, &off, &cnt);
+                coll__block_range(cs[ci], n, i, &off, &cnt);
                 assert_int_equal(off, next); /* contiguous, in order */
                 next = off + cnt;
                 if (cnt < lo) lo = cnt;
@@ -487,41 +487,41 @@ static void test_select(void **s)
 {
     (void)s;
     for (int i = 0; i < COLL_ALGO_COUNT; i++) {
-        coll_algo_id id;
-        assert_int_equal(coll_algo_parse(coll_algo_name((coll_algo_id)i), &id), COLL_OK);
+        coll__algo_id id;
+        assert_int_equal(coll__algo_parse(coll__algo_name((coll__algo_id)i), &id), COLL_OK);
         assert_int_equal(id, i);
     }
-    coll_algo_id id;
-    assert_int_equal(coll_algo_parse("no-such-algo", &id), COLL_EINVAL);
-    assert_int_equal(coll_algo_parse("one-shot", &id), COLL_OK);
+    coll__algo_id id;
+    assert_int_equal(coll__algo_parse("no-such-algo", &id), COLL_EINVAL);
+    assert_int_equal(coll__algo_parse("one-shot", &id), COLL_OK);
     assert_int_equal(id, COLL_ALGO_DIRECT);
-    assert_true(coll_algo_exists(COLL_KIND_ALLREDUCE, COLL_ALGO_DIRECT));
-    assert_false(coll_algo_exists(COLL_KIND_BROADCAST, COLL_ALGO_DIRECT));
-    assert_non_null(strstr(coll_algo_list(COLL_KIND_ALLREDUCE), "direct"));
-    assert_true(coll_algo_exists(COLL_KIND_ALLREDUCE, COLL_ALGO_RHD));
-    assert_false(coll_algo_exists(COLL_KIND_ALLREDUCE, COLL_ALGO_TREE));
-    assert_true(coll_algo_exists(COLL_KIND_BARRIER, COLL_ALGO_AUTO));
-    assert_non_null(strstr(coll_algo_list(COLL_KIND_BROADCAST), "tree"));
+    assert_true(coll__algo_exists(COLL_KIND_ALLREDUCE, COLL_ALGO_DIRECT));
+    assert_false(coll__algo_exists(COLL_KIND_BROADCAST, COLL_ALGO_DIRECT));
+    assert_non_null(strstr(coll__algo_list(COLL_KIND_ALLREDUCE), "direct"));
+    assert_true(coll__algo_exists(COLL_KIND_ALLREDUCE, COLL_ALGO_RHD));
+    assert_false(coll__algo_exists(COLL_KIND_ALLREDUCE, COLL_ALGO_TREE));
+    assert_true(coll__algo_exists(COLL_KIND_BARRIER, COLL_ALGO_AUTO));
+    assert_non_null(strstr(coll__algo_list(COLL_KIND_BROADCAST), "tree"));
 
     /* Far from any crossover: tiny and huge messages. */
-    assert_int_equal(coll_algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 64, 4), COLL_ALGO_RD);
-    assert_int_equal(coll_algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 1 << 30, 4), COLL_ALGO_RING);
-    assert_int_equal(coll_algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 128 << 10, 6), COLL_ALGO_RHD);
-    assert_int_equal(coll_algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 64, 4), COLL_ALGO_RD);
-    assert_int_equal(coll_algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 64, 6), COLL_ALGO_RING);
-    assert_int_equal(coll_algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 1 << 30, 4), COLL_ALGO_RING);
-    assert_int_equal(coll_algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 64, 5), COLL_ALGO_TREE);
-    assert_int_equal(coll_algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 1 << 30, 5), COLL_ALGO_RING);
-    assert_int_equal(coll_algo_select(COLL_KIND_REDUCE, COLL_ALGO_AUTO, 64, 5), COLL_ALGO_TREE);
-    assert_int_equal(coll_algo_select(COLL_KIND_ALLTOALL, COLL_ALGO_AUTO, 64, 5), COLL_ALGO_PAIRWISE);
-    assert_int_equal(coll_algo_select(COLL_KIND_BARRIER, COLL_ALGO_AUTO, 0, 5),
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 64, 4), COLL_ALGO_RD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 1 << 30, 4), COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 128 << 10, 6), COLL_ALGO_RHD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 64, 4), COLL_ALGO_RD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 64, 6), COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 1 << 30, 4), COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 64, 5), COLL_ALGO_TREE);
+    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 1 << 30, 5), COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_REDUCE, COLL_ALGO_AUTO, 64, 5), COLL_ALGO_TREE);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLTOALL, COLL_ALGO_AUTO, 64, 5), COLL_ALGO_PAIRWISE);
+    assert_int_equal(coll__algo_select(COLL_KIND_BARRIER, COLL_ALGO_AUTO, 0, 5),
                      COLL_ALGO_DISSEMINATION);
     /* Requests that exist win; others fall back to the table. */
-    assert_int_equal(coll_algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_RING, 64, 4), COLL_ALGO_RING);
-    assert_int_equal(coll_algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_RD, 1 << 30, 4), COLL_ALGO_RD);
-    assert_int_equal(coll_algo_select(COLL_KIND_BROADCAST, COLL_ALGO_RING, 64, 4), COLL_ALGO_RING);
-    assert_int_equal(coll_algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_TREE, 64, 4), COLL_ALGO_RD);
-    assert_int_equal(coll_algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_RD, 64, 3), COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_RING, 64, 4), COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_RD, 1 << 30, 4), COLL_ALGO_RD);
+    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_RING, 64, 4), COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_TREE, 64, 4), COLL_ALGO_RD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_RD, 64, 3), COLL_ALGO_RING);
 }
 
 int main(void)

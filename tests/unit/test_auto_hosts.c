@@ -19,8 +19,8 @@ static void test_plan_regular_hosts(void **state)
     (void)state;
     /* ranks interleaved over two hosts: a b a b */
     const char *ids[] = {"a", "b", "a", "b"};
-    coll_host_plan p;
-    assert_int_equal(coll_host_plan_build(ids, 4, 3, &p), COLL_OK);
+    coll__host_plan p;
+    assert_int_equal(coll__host_plan_build(ids, 4, 3, &p), COLL_OK);
     assert_int_equal(p.nhosts, 2);
     assert_int_equal(p.host, 1);          /* hosts numbered by lowest rank: a=0, b=1 */
     assert_int_equal(p.local_rank, 1);
@@ -33,33 +33,33 @@ static void test_plan_regular_hosts(void **state)
     assert_int_equal(p.peers[1], 3);
     assert_int_equal(p.host_of[2], 0);
     assert_int_equal(p.local_of[2], 1);
-    coll_host_plan_free(&p);
+    coll__host_plan_free(&p);
 }
 
 static void test_plan_uneven_hosts(void **state)
 {
     (void)state;
     const char *ids[] = {"x", "x", "y"};
-    coll_host_plan p;
-    assert_int_equal(coll_host_plan_build(ids, 3, 2, &p), COLL_OK);
+    coll__host_plan p;
+    assert_int_equal(coll__host_plan_build(ids, 3, 2, &p), COLL_OK);
     assert_int_equal(p.nhosts, 2);
     assert_int_equal(p.local_size, 1);
     assert_false(p.regular);
     assert_null(p.peers);
-    coll_host_plan_free(&p);
-    assert_int_equal(coll_host_plan_build(ids, 3, 3, &p), COLL_EINVAL);
+    coll__host_plan_free(&p);
+    assert_int_equal(coll__host_plan_build(ids, 3, 3, &p), COLL_EINVAL);
 }
 
 static void test_plan_one_host(void **state)
 {
     (void)state;
     const char *ids[] = {"h", "h", "h"};
-    coll_host_plan p;
-    assert_int_equal(coll_host_plan_build(ids, 3, 1, &p), COLL_OK);
+    coll__host_plan p;
+    assert_int_equal(coll__host_plan_build(ids, 3, 1, &p), COLL_OK);
     assert_int_equal(p.nhosts, 1);
     assert_int_equal(p.local_rank, 1);
     assert_int_equal(p.local_size, 3);
-    coll_host_plan_free(&p);
+    coll__host_plan_free(&p);
 }
 
 static void test_host_id_overrides(void **state)
@@ -68,16 +68,16 @@ static void test_host_id_overrides(void **state)
     char a[COLL_HOST_ID_MAX], b[COLL_HOST_ID_MAX];
     unsetenv("COLL_HOST_ID");
     unsetenv("COLL_AUTO_RANKS_PER_HOST");
-    assert_int_equal(coll_host_id(0, a, sizeof a), COLL_OK);
-    assert_int_equal(coll_host_id(5, b, sizeof b), COLL_OK);
+    assert_int_equal(coll__host_id(0, a, sizeof a), COLL_OK);
+    assert_int_equal(coll__host_id(5, b, sizeof b), COLL_OK);
     assert_string_equal(a, b);            /* one process, one host */
     assert_non_null(strstr(a, "/net"));   /* the network namespace is part of it */
     setenv("COLL_HOST_ID", "node\n7", 1);
-    assert_int_equal(coll_host_id(0, a, sizeof a), COLL_OK);
+    assert_int_equal(coll__host_id(0, a, sizeof a), COLL_OK);
     assert_string_equal(a, "node_7");     /* one line: ids travel joined by newlines */
     setenv("COLL_AUTO_RANKS_PER_HOST", "2", 1);
-    coll_host_id(1, a, sizeof a);
-    coll_host_id(2, b, sizeof b);
+    coll__host_id(1, a, sizeof a);
+    coll__host_id(2, b, sizeof b);
     assert_string_equal(a, "node_7/emu0");
     assert_string_equal(b, "node_7/emu1");
     unsetenv("COLL_HOST_ID");
@@ -87,7 +87,7 @@ static void test_host_id_overrides(void **state)
 /* ---- rendezvous checks over an in-process store, one thread per rank ---- */
 
 typedef struct verify_arg {
-    coll_rendezvous rv;
+    coll__rendezvous rv;
     int rc;
     coll__err err;
 } verify_arg;
@@ -95,16 +95,16 @@ typedef struct verify_arg {
 static void *verify_thread(void *p)
 {
     verify_arg *a = p;
-    a->rc = coll_rendezvous_verify(&a->rv, &a->err);
+    a->rc = coll__rendezvous_verify(&a->rv, &a->err);
     return NULL;
 }
 
 /* Runs verify for n ranks given as (rank, world) pairs at once. */
 static void run_verify(int n, const int *ranks, const int *worlds, verify_arg *out)
 {
-    coll_store *store;
+    coll__store *store;
     pthread_t t[8];
-    assert_int_equal(coll_mem_store_create(5.0, &store), COLL_OK);
+    assert_int_equal(coll__mem_store_create(5.0, &store), COLL_OK);
     for (int i = 0; i < n; i++) {
         memset(&out[i], 0, sizeof out[i]);
         out[i].rv.rank = ranks[i];
@@ -155,11 +155,11 @@ static void test_verify_duplicate_rank(void **state)
 static void test_verify_missing_rank_times_out(void **state)
 {
     (void)state;
-    coll_store *store;
+    coll__store *store;
     verify_arg a;
-    assert_int_equal(coll_mem_store_create(0.3, &store), COLL_OK);
+    assert_int_equal(coll__mem_store_create(0.3, &store), COLL_OK);
     memset(&a, 0, sizeof a);
-    a.rv = (coll_rendezvous){.rank = 0, .world_size = 2, .store = store, .timeout_s = 0.3};
+    a.rv = (coll__rendezvous){.rank = 0, .world_size = 2, .store = store, .timeout_s = 0.3};
     snprintf(a.rv.prefix, sizeof a.rv.prefix, "c0/");
     verify_thread(&a);
     assert_int_equal(a.rc, COLL_ETIMEDOUT);

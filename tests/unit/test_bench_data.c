@@ -45,9 +45,9 @@ static void *reduce_ranks(const bench_data_key *k)
     bench_data_fill(k, 0, FIRST, acc, COUNT);
     for (int q = 1; q < k->nranks; q++) {
         bench_data_fill(k, q, FIRST, in, COUNT);
-        assert_int_equal(coll_reduce_local(acc, acc, in, COUNT, k->dtype, op), 0);
+        assert_int_equal(coll__reduce_local(acc, acc, in, COUNT, k->dtype, op), 0);
     }
-    if (k->op == COLL_AVG) coll_scale_div(acc, COUNT, k->dtype, k->nranks);
+    if (k->op == COLL_AVG) coll__scale_div(acc, COUNT, k->dtype, k->nranks);
     free(in);
     return acc;
 }
@@ -161,7 +161,7 @@ static void sim_reduce_block(sim *s, size_t block, void *out)
     size_t bytes = s->count * coll_dtype_size(s->dt);
     memcpy(out, elem(s->send[0], block * s->count, s->dt), bytes);
     for (int q = 1; q < s->n; q++)
-        coll_reduce_local(out, out, elem(s->send[q], block * s->count, s->dt), s->count, s->dt,
+        coll__reduce_local(out, out, elem(s->send[q], block * s->count, s->dt), s->count, s->dt,
                           (coll_op)s->op);
 }
 

@@ -162,14 +162,14 @@ static void test_kind_names(void **state)
                                        "reduce",    "alltoall",  "barrier",       "p2p"};
     assert_int_equal(sizeof want / sizeof want[0], COLL_KIND_COUNT);
     for (int k = 0; k < COLL_KIND_COUNT; k++)
-        assert_string_equal(coll_kind_name((coll_kind)k), want[k]);
-    assert_non_null(coll_kind_name(COLL_KIND_COUNT));
+        assert_string_equal(coll__kind_name((coll__kind)k), want[k]);
+    assert_non_null(coll__kind_name(COLL_KIND_COUNT));
 }
 
-static coll_sig make_sig(coll_kind kind, uint64_t count, coll_dtype dt, coll_op op, int root,
+static coll__sig make_sig(coll__kind kind, uint64_t count, coll_dtype dt, coll_op op, int root,
                          uint32_t seq)
 {
-    coll_sig s;
+    coll__sig s;
     memset(&s, 0, sizeof s);
     s.kind = (uint8_t)kind;
     s.count = count;
@@ -185,7 +185,7 @@ static void test_sig_format(void **state)
     (void)state;
     char buf[128];
     static const struct {
-        coll_kind kind;
+        coll__kind kind;
         const char *want;
     } cases[] = {
         {COLL_KIND_ALLREDUCE, "allreduce(count=100, float32, sum) #7"},
@@ -198,51 +198,51 @@ static void test_sig_format(void **state)
         {COLL_KIND_BARRIER, "barrier() #7"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        coll_sig s = make_sig(cases[i].kind, 100, COLL_FLOAT32, COLL_SUM, 3, 7);
-        coll_sig_format(&s, buf, sizeof buf);
+        coll__sig s = make_sig(cases[i].kind, 100, COLL_FLOAT32, COLL_SUM, 3, 7);
+        coll__sig_format(&s, buf, sizeof buf);
         assert_string_equal(buf, cases[i].want);
     }
-    coll_sig big =
+    coll__sig big =
         make_sig(COLL_KIND_ALLREDUCE, 1ull << 40, COLL_BFLOAT16, COLL_MAX, 0, 4000000000u);
-    coll_sig_format(&big, buf, sizeof buf);
+    coll__sig_format(&big, buf, sizeof buf);
     assert_string_equal(buf, "allreduce(count=1099511627776, bfloat16, max) #4000000000");
 
     /* Truncates, always terminated; a zero length writes nothing. */
     memset(buf, 'x', sizeof buf);
-    coll_sig_format(&big, buf, 10);
+    coll__sig_format(&big, buf, 10);
     assert_string_equal(buf, "allreduce");
     assert_int_equal(buf[10], 'x');
     buf[0] = 'y';
-    coll_sig_format(&big, buf, 0);
+    coll__sig_format(&big, buf, 0);
     assert_int_equal(buf[0], 'y');
 }
 
 static void test_sig_equal(void **state)
 {
     (void)state;
-    coll_sig base = make_sig(COLL_KIND_REDUCE, 64, COLL_INT32, COLL_MIN, 2, 9), s;
-    assert_true(coll_sig_equal(&base, &base));
-    s = base; s.count = 65;               assert_false(coll_sig_equal(&base, &s));
-    s = base; s.dtype = COLL_INT64;       assert_false(coll_sig_equal(&base, &s));
-    s = base; s.op = COLL_MAX;            assert_false(coll_sig_equal(&base, &s));
-    s = base; s.root = 1;                 assert_false(coll_sig_equal(&base, &s));
-    s = base; s.seq = 10;                 assert_false(coll_sig_equal(&base, &s));
-    s = base; s.kind = COLL_KIND_ALLREDUCE; assert_false(coll_sig_equal(&base, &s));
-    s = base; s.pad = 1; s.pad2 = 5;      assert_true(coll_sig_equal(&base, &s));
+    coll__sig base = make_sig(COLL_KIND_REDUCE, 64, COLL_INT32, COLL_MIN, 2, 9), s;
+    assert_true(coll__sig_equal(&base, &base));
+    s = base; s.count = 65;               assert_false(coll__sig_equal(&base, &s));
+    s = base; s.dtype = COLL_INT64;       assert_false(coll__sig_equal(&base, &s));
+    s = base; s.op = COLL_MAX;            assert_false(coll__sig_equal(&base, &s));
+    s = base; s.root = 1;                 assert_false(coll__sig_equal(&base, &s));
+    s = base; s.seq = 10;                 assert_false(coll__sig_equal(&base, &s));
+    s = base; s.kind = COLL_KIND_ALLREDUCE; assert_false(coll__sig_equal(&base, &s));
+    s = base; s.pad = 1; s.pad2 = 5;      assert_true(coll__sig_equal(&base, &s));
 
     /* Fields a kind does not use are ignored: ranks may leave anything there. */
-    coll_sig ar = make_sig(COLL_KIND_ALLREDUCE, 64, COLL_FLOAT32, COLL_SUM, 0, 1);
-    s = ar; s.root = 5;                   assert_true(coll_sig_equal(&ar, &s));
-    s = ar; s.op = COLL_PROD;             assert_false(coll_sig_equal(&ar, &s));
-    coll_sig bc = make_sig(COLL_KIND_BROADCAST, 64, COLL_FLOAT32, COLL_SUM, 0, 1);
-    s = bc; s.op = COLL_MAX;              assert_true(coll_sig_equal(&bc, &s));
-    s = bc; s.root = 1;                   assert_false(coll_sig_equal(&bc, &s));
-    coll_sig ag = make_sig(COLL_KIND_ALLGATHER, 64, COLL_FLOAT32, COLL_SUM, 0, 1);
-    s = ag; s.op = COLL_MAX; s.root = 3;  assert_true(coll_sig_equal(&ag, &s));
-    s = ag; s.count = 1;                  assert_false(coll_sig_equal(&ag, &s));
-    coll_sig bar = make_sig(COLL_KIND_BARRIER, 0, COLL_FLOAT32, COLL_SUM, 0, 1);
-    s = bar; s.count = 8; s.dtype = COLL_INT8; assert_true(coll_sig_equal(&bar, &s));
-    s = bar; s.seq = 2;                   assert_false(coll_sig_equal(&bar, &s));
+    coll__sig ar = make_sig(COLL_KIND_ALLREDUCE, 64, COLL_FLOAT32, COLL_SUM, 0, 1);
+    s = ar; s.root = 5;                   assert_true(coll__sig_equal(&ar, &s));
+    s = ar; s.op = COLL_PROD;             assert_false(coll__sig_equal(&ar, &s));
+    coll__sig bc = make_sig(COLL_KIND_BROADCAST, 64, COLL_FLOAT32, COLL_SUM, 0, 1);
+    s = bc; s.op = COLL_MAX;              assert_true(coll__sig_equal(&bc, &s));
+    s = bc; s.root = 1;                   assert_false(coll__sig_equal(&bc, &s));
+    coll__sig ag = make_sig(COLL_KIND_ALLGATHER, 64, COLL_FLOAT32, COLL_SUM, 0, 1);
+    s = ag; s.op = COLL_MAX; s.root = 3;  assert_true(coll__sig_equal(&ag, &s));
+    s = ag; s.count = 1;                  assert_false(coll__sig_equal(&ag, &s));
+    coll__sig bar = make_sig(COLL_KIND_BARRIER, 0, COLL_FLOAT32, COLL_SUM, 0, 1);
+    s = bar; s.count = 8; s.dtype = COLL_INT8; assert_true(coll__sig_equal(&bar, &s));
+    s = bar; s.seq = 2;                   assert_false(coll__sig_equal(&bar, &s));
 }
 
 int main(void)

@@ -26,12 +26,12 @@ static void unhex(const char *s, unsigned char *out, size_t *n)
 
 static void expect_sha(const char *msg, const char *want)
 {
-    coll_sha256 s;
+    coll__sha256 s;
     unsigned char d[COLL_SHA256_LEN];
     char got[65];
-    coll_sha256_init(&s);
-    coll_sha256_update(&s, msg, strlen(msg));
-    coll_sha256_final(&s, d);
+    coll__sha256_init(&s);
+    coll__sha256_update(&s, msg, strlen(msg));
+    coll__sha256_final(&s, d);
     hex(d, sizeof d, got);
     assert_string_equal(got, want);
 }
@@ -55,14 +55,14 @@ static void expect_hmac(const char *key_hex, const char *data_hex, const char *w
     unhex(data_hex, data, &dl);
     const void *parts[4] = {data, NULL, NULL, NULL};
     size_t lens[4] = {dl, 0, 0, 0};
-    coll_hmac_sha256(key, kl, parts, lens, mac);
+    coll__hmac_sha256(key, kl, parts, lens, mac);
     hex(mac, sizeof mac, got);
     assert_string_equal(got, want);
     /* The same bytes split into parts give the same MAC. */
     if (dl >= 3) {
         const void *split[4] = {data, data + 1, NULL, data + 2};
         size_t slens[4] = {1, 1, 0, dl - 2};
-        coll_hmac_sha256(key, kl, split, slens, mac);
+        coll__hmac_sha256(key, kl, split, slens, mac);
         hex(mac, sizeof mac, got);
         assert_string_equal(got, want);
     }
@@ -102,8 +102,8 @@ static void test_nonces_differ(void **state)
 {
     (void)state;
     unsigned char a[COLL_NONCE_LEN], b[COLL_NONCE_LEN];
-    assert_int_equal(coll_nonce(a), 0);
-    assert_int_equal(coll_nonce(b), 0);
+    assert_int_equal(coll__nonce(a), 0);
+    assert_int_equal(coll__nonce(b), 0);
     assert_memory_not_equal(a, b, COLL_NONCE_LEN);
 }
 

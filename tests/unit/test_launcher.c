@@ -129,13 +129,13 @@ static int teardown(void **state)
 
 /* Launch `script` under /bin/sh on n ranks; checks nothing leaked afterwards. */
 static int run_script(fixture *f, int n, const char *script, double grace, lines *out,
-                      coll_launch_result *res)
+                      coll__launch_result *res)
 {
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     const char *env[] = {f->dir_env, NULL};
-    coll_launch_opts o = {.nprocs = n, .argv = argv, .extra_env = env, .grace_s = grace,
+    coll__launch_opts o = {.nprocs = n, .argv = argv, .extra_env = env, .grace_s = grace,
                           .on_result_line = out ? collect_line : NULL, .arg = out};
-    int rc = coll_launch(&o, res);
+    int rc = coll__launch(&o, res);
     assert_no_children();
     assert_int_equal(count_open_fds(), f->fds_before);
     return rc;
@@ -145,16 +145,16 @@ static void test_token_is_64_hex_and_fresh(void **state)
 {
     (void)state;
     char a[COLL_TOKEN_HEX_LEN + 1], b[COLL_TOKEN_HEX_LEN + 1];
-    assert_int_equal(coll_token_generate(a), COLL_OK);
-    assert_int_equal(coll_token_generate(b), COLL_OK);
+    assert_int_equal(coll__token_generate(a), COLL_OK);
+    assert_int_equal(coll__token_generate(b), COLL_OK);
     assert_int_equal(strlen(a), 64);
     assert_true(strspn(a, "0123456789abcdef") == 64);
-    assert_true(coll_token_is_valid(a));
-    assert_true(coll_token_is_valid(b));
+    assert_true(coll__token_is_valid(a));
+    assert_true(coll__token_is_valid(b));
     assert_string_not_equal(a, b);
-    assert_false(coll_token_is_valid("abc"));
+    assert_false(coll__token_is_valid("abc"));
     a[10] = 'G';
-    assert_false(coll_token_is_valid(a));
+    assert_false(coll__token_is_valid(a));
 }
 
 /* Every rank records what it sees; only rank 0 may hold the store socket and the
@@ -189,7 +189,7 @@ static void check_rank_file(fixture *f, int n, int r, int *port, char *token)
     assert_int_equal(launched, 1);
     assert_string_equal(extra, "from-extra");
     assert_string_equal(inherited, "yes");
-    assert_true(coll_token_is_valid(tok));
+    assert_true(coll__token_is_valid(tok));
     if (r == 0) {
         assert_true(atoi(store_fd) > 2);
         assert_true(atoi(results_fd) > 2);
@@ -216,10 +216,10 @@ static void test_all_ranks_succeed_and_see_their_env(void **state)
         /* RANK=77 tries to override the launcher's own variable: ignored. */
         const char *env[] = {f->dir_env, "EXTRA=from-extra", "RANK=77", NULL};
         lines out = {0};
-        coll_launch_opts o = {.nprocs = n, .argv = argv, .extra_env = env, .grace_s = 0.5,
+        coll__launch_opts o = {.nprocs = n, .argv = argv, .extra_env = env, .grace_s = 0.5,
                               .on_result_line = collect_line, .arg = &out};
-        coll_launch_result res;
-        assert_int_equal(coll_launch(&o, &res), COLL_OK);
+        coll__launch_result res;
+        assert_int_equal(coll__launch(&o, &res), COLL_OK);
         assert_no_children();
         assert_int_equal(count_open_fds(), f->fds_before);
         assert_int_equal(res.exit_code, 0);
@@ -307,10 +307,10 @@ static void test_rank0_holds_the_store_socket(void **state)
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     const char *env[] = {f->dir_env, NULL};
     connect_probe probe = {.dir = f->dir};
-    coll_launch_opts o = {.nprocs = 2, .argv = argv, .extra_env = env,
+    coll__launch_opts o = {.nprocs = 2, .argv = argv, .extra_env = env,
                           .on_result_line = probe_store_port, .arg = &probe};
-    coll_launch_result res;
-    assert_int_equal(coll_launch(&o, &res), COLL_OK);
+    coll__launch_result res;
+    assert_int_equal(coll__launch(&o, &res), COLL_OK);
     assert_int_equal(res.exit_code, 0);
     assert_true(probe.connected);
     assert_int_equal(probe.launcher_sockets, 0);
@@ -369,9 +369,9 @@ static void test_failing_rank_stops_the_others(void **state)
         snprintf(fail_env, sizeof fail_env, "FAIL=%d", fail_rank);
         char *argv[] = {"/bin/sh", "-c", (char *)sleeper_script, NULL};
         const char *env[] = {f->dir_env, fail_env, NULL};
-        coll_launch_opts o = {.nprocs = n, .argv = argv, .extra_env = env, .grace_s = 0.5};
-        coll_launch_result res;
-        assert_int_equal(coll_launch(&o, &res), COLL_OK);
+        coll__launch_opts o = {.nprocs = n, .argv = argv, .extra_env = env, .grace_s = 0.5};
+        coll__launch_result res;
+        assert_int_equal(coll__launch(&o, &res), COLL_OK);
         assert_no_children();
         assert_int_equal(count_open_fds(), f->fds_before);
         assert_int_equal(res.exit_code, 5);
@@ -400,7 +400,7 @@ static void test_leftover_child_of_rank0_is_stopped(void **state)
         "[ \"$RANK\" = 0 ] || exit 0; "
         "sleep 600 & echo $! > \"$DIR/sleep.0\"; echo started" TO_RESULTS "; exit 0";
     lines out = {0};
-    coll_launch_result res;
+    coll__launch_result res;
     assert_int_equal(run_script(f, 2, script, 0.5, &out, &res), COLL_OK);
     assert_int_equal(res.exit_code, 0);
     assert_int_equal(out.n, 1);
@@ -421,7 +421,7 @@ static void test_peers_exiting_on_their_own_are_not_signalled(void **state)
         "trap 'touch \"$DIR/term.$RANK\"; exit 9' TERM; "
         "while [ ! -s \"$DIR/pid\" ]; do sleep 0.05; done; p=$(cat \"$DIR/pid\"); "
         "while kill -0 $p 2>/dev/null; do sleep 0.05; done; exit 3";
-    coll_launch_result res;
+    coll__launch_result res;
     assert_int_equal(run_script(f, 3, script, 60, NULL, &res), COLL_OK);
     assert_int_equal(res.exit_code, 5);
     assert_int_equal(res.failed_rank, 1);
@@ -438,7 +438,7 @@ static void test_rank_killed_by_signal(void **state)
         snprintf(script, sizeof script,
                  "if [ \"$RANK\" = 1 ]; then kill -%d $$; fi; sleep 100; touch \"$DIR/done.$RANK\"",
                  sigs[i]);
-        coll_launch_result res;
+        coll__launch_result res;
         assert_int_equal(run_script(f, 3, script, 0.5, NULL, &res), COLL_OK);
         assert_int_equal(res.exit_code, 3);
         assert_int_equal(res.failed_rank, 1);
@@ -463,7 +463,7 @@ static void test_result_lines_arrive_whole_and_in_order(void **state)
         "printf 'ld\\n\\n'" TO_RESULTS "; "
         "{ head -c 200000 /dev/zero | tr '\\0' x; echo; seq 1 1000; printf 'tail'; }" TO_RESULTS;
     lines out = {0};
-    coll_launch_result res;
+    coll__launch_result res;
     assert_int_equal(run_script(f, 2, script, 0.5, &out, &res), COLL_OK);
     assert_int_equal(res.exit_code, 0);
     assert_int_equal(out.n, 3 + 1 + 1000 + 1);
@@ -513,10 +513,10 @@ static void test_interrupt_is_forwarded_and_handlers_restored(void **state)
         "sleep 100 & wait";
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     const char *env[] = {f->dir_env, NULL};
-    coll_launch_opts o = {.nprocs = 3, .argv = argv, .extra_env = env, .grace_s = 10,
+    coll__launch_opts o = {.nprocs = 3, .argv = argv, .extra_env = env, .grace_s = 10,
                           .on_result_line = interrupt_launcher};
-    coll_launch_result res;
-    assert_int_equal(coll_launch(&o, &res), COLL_OK);
+    coll__launch_result res;
+    assert_int_equal(coll__launch(&o, &res), COLL_OK);
     assert_no_children();
     assert_int_equal(count_open_fds(), f->fds_before);
     assert_int_equal(res.interrupted_by, SIGINT);
@@ -554,10 +554,10 @@ static void test_ignored_interrupt_stays_ignored(void **state)
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     const char *env[] = {f->dir_env, NULL};
     lines out = {0};
-    coll_launch_opts o = {.nprocs = 2, .argv = argv, .extra_env = env, .grace_s = 0.5,
+    coll__launch_opts o = {.nprocs = 2, .argv = argv, .extra_env = env, .grace_s = 0.5,
                           .on_result_line = collect_and_interrupt, .arg = &out};
-    coll_launch_result res;
-    int rc = coll_launch(&o, &res);
+    coll__launch_result res;
+    int rc = coll__launch(&o, &res);
     kill(getpid(), SIGINT); /* still ignored after the launch */
     assert_int_equal(sigaction(SIGINT, &before, &after), 0);
     assert_int_equal(rc, COLL_OK);
@@ -579,10 +579,10 @@ static void test_self_exe(void **state)
     char *const *argvs[] = {argv_null, argv_named};
     for (int i = 0; i < 2; i++) {
         lines out = {0};
-        coll_launch_opts o = {.nprocs = 2, .argv = argvs[i], .use_self_exe = i == 1,
+        coll__launch_opts o = {.nprocs = 2, .argv = argvs[i], .use_self_exe = i == 1,
                               .on_result_line = collect_line, .arg = &out};
-        coll_launch_result res;
-        assert_int_equal(coll_launch(&o, &res), COLL_OK);
+        coll__launch_result res;
+        assert_int_equal(coll__launch(&o, &res), COLL_OK);
         assert_no_children();
         assert_int_equal(count_open_fds(), f->fds_before);
         assert_int_equal(res.exit_code, 0);
@@ -599,9 +599,9 @@ static void test_exec_failure_is_a_launch_error(void **state)
 {
     fixture *f = *state;
     char *argv[] = {"/nonexistent/collbench-rank", NULL};
-    coll_launch_opts o = {.nprocs = 3, .argv = argv};
-    coll_launch_result res;
-    assert_int_equal(coll_launch(&o, &res), COLL_ESYS);
+    coll__launch_opts o = {.nprocs = 3, .argv = argv};
+    coll__launch_result res;
+    assert_int_equal(coll__launch(&o, &res), COLL_ESYS);
     assert_no_children();
     assert_int_equal(count_open_fds(), f->fds_before);
     assert_non_null(strstr(res.message, "/nonexistent/collbench-rank"));
@@ -614,21 +614,21 @@ static void test_bad_options(void **state)
 {
     fixture *f = *state;
     char *argv[] = {"/bin/true", NULL};
-    coll_launch_result res;
-    coll_launch_opts o = {.nprocs = 0, .argv = argv};
-    assert_int_equal(coll_launch(&o, &res), COLL_EINVAL);
+    coll__launch_result res;
+    coll__launch_opts o = {.nprocs = 0, .argv = argv};
+    assert_int_equal(coll__launch(&o, &res), COLL_EINVAL);
     assert_non_null(strstr(res.message, "nprocs"));
     o.nprocs = 2;
     o.argv = NULL;
-    assert_int_equal(coll_launch(&o, &res), COLL_EINVAL);
+    assert_int_equal(coll__launch(&o, &res), COLL_EINVAL);
     assert_non_null(strstr(res.message, "argv"));
     const char *env[] = {"GOOD=1", "NOEQUALS", NULL};
     o.argv = argv;
     o.extra_env = env;
-    assert_int_equal(coll_launch(&o, &res), COLL_EINVAL);
+    assert_int_equal(coll__launch(&o, &res), COLL_EINVAL);
     assert_non_null(strstr(res.message, "NOEQUALS"));
-    assert_int_equal(coll_launch(NULL, &res), COLL_EINVAL);
-    assert_int_equal(coll_launch(&o, NULL), COLL_EINVAL);
+    assert_int_equal(coll__launch(NULL, &res), COLL_EINVAL);
+    assert_int_equal(coll__launch(&o, NULL), COLL_EINVAL);
     assert_no_children();
     assert_int_equal(count_open_fds(), f->fds_before);
 }

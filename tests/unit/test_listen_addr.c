@@ -32,16 +32,16 @@ static void set(const char *name, const char *value) { assert_int_equal(setenv(n
 static void test_ifname_match(void **state)
 {
     (void)state;
-    assert_true(coll_ifname_match("eth", "eth0"));
-    assert_false(coll_ifname_match("eth", "ens3"));
-    assert_true(coll_ifname_match("ib,eth", "eth1"));
-    assert_true(coll_ifname_match("=eth0", "eth0"));
-    assert_false(coll_ifname_match("=eth0", "eth01"));
-    assert_false(coll_ifname_match("^docker,lo", "docker0"));
-    assert_false(coll_ifname_match("^docker,lo", "lo"));
-    assert_true(coll_ifname_match("^docker,lo", "veth7"));
-    assert_true(coll_ifname_match("^=eth0", "eth01"));
-    assert_false(coll_ifname_match("^=eth0", "eth0"));
+    assert_true(coll__ifname_match("eth", "eth0"));
+    assert_false(coll__ifname_match("eth", "ens3"));
+    assert_true(coll__ifname_match("ib,eth", "eth1"));
+    assert_true(coll__ifname_match("=eth0", "eth0"));
+    assert_false(coll__ifname_match("=eth0", "eth01"));
+    assert_false(coll__ifname_match("^docker,lo", "docker0"));
+    assert_false(coll__ifname_match("^docker,lo", "lo"));
+    assert_true(coll__ifname_match("^docker,lo", "veth7"));
+    assert_true(coll__ifname_match("^=eth0", "eth01"));
+    assert_false(coll__ifname_match("^=eth0", "eth0"));
 }
 
 static void test_loopback_names(void **state)
@@ -61,7 +61,7 @@ static void test_listen_addr_wins(void **state)
     char err[400] = "";
     set("COLL_LISTEN_ADDR", "10.9.8.7");
     set("COLL_SOCKET_IFNAME", "nosuchif");
-    assert_int_equal(coll_listen_addr_pick("10.1.1.1", 1, &p, err, sizeof err), 0);
+    assert_int_equal(coll__listen_addr_pick("10.1.1.1", 1, &p, err, sizeof err), 0);
     assert_string_equal(p.addr, "10.9.8.7");
     assert_non_null(strstr(p.why, "COLL_LISTEN_ADDR"));
 }
@@ -72,7 +72,7 @@ static void test_ifname_picks_loopback_by_name(void **state)
     coll_listen_pick p;
     char err[400] = "";
     set("COLL_SOCKET_IFNAME", "=lo");
-    assert_int_equal(coll_listen_addr_pick(NULL, 1, &p, err, sizeof err), 0);
+    assert_int_equal(coll__listen_addr_pick(NULL, 1, &p, err, sizeof err), 0);
     assert_string_equal(p.addr, "127.0.0.1");
     assert_string_equal(p.ifname, "lo");
 }
@@ -83,11 +83,11 @@ static void test_ifname_matching_nothing_fails(void **state)
     coll_listen_pick p;
     char err[400] = "";
     set("COLL_SOCKET_IFNAME", "nosuchif");
-    assert_int_not_equal(coll_listen_addr_pick(NULL, 1, &p, err, sizeof err), 0);
+    assert_int_not_equal(coll__listen_addr_pick(NULL, 1, &p, err, sizeof err), 0);
     assert_non_null(strstr(err, "COLL_SOCKET_IFNAME=nosuchif matches no interface"));
     assert_non_null(strstr(err, "lo")); /* lists what there is */
     set("COLL_SOCKET_IFNAME", "");
-    assert_int_not_equal(coll_listen_addr_pick(NULL, 1, &p, err, sizeof err), 0);
+    assert_int_not_equal(coll__listen_addr_pick(NULL, 1, &p, err, sizeof err), 0);
     assert_non_null(strstr(err, "names no interface"));
 }
 
@@ -96,13 +96,13 @@ static void test_one_host_is_loopback(void **state)
     (void)state;
     coll_listen_pick p;
     char err[400] = "";
-    assert_int_equal(coll_listen_addr_pick("10.1.1.1", 0, &p, err, sizeof err), 0);
+    assert_int_equal(coll__listen_addr_pick("10.1.1.1", 0, &p, err, sizeof err), 0);
     assert_string_equal(p.addr, "127.0.0.1");
     assert_non_null(strstr(p.why, "every rank is on this host"));
     /* A loopback store host: the user put every rank here. */
-    assert_int_equal(coll_listen_addr_pick("127.0.0.1", 1, &p, err, sizeof err), 0);
+    assert_int_equal(coll__listen_addr_pick("127.0.0.1", 1, &p, err, sizeof err), 0);
     assert_string_equal(p.addr, "127.0.0.1");
-    assert_int_equal(coll_listen_addr_pick(NULL, -1, &p, err, sizeof err), 0);
+    assert_int_equal(coll__listen_addr_pick(NULL, -1, &p, err, sizeof err), 0);
     assert_string_equal(p.addr, "127.0.0.1");
 }
 
@@ -111,7 +111,7 @@ static void test_unresolvable_store_host_fails(void **state)
     (void)state;
     coll_listen_pick p;
     char err[400] = "";
-    assert_int_not_equal(coll_listen_addr_pick("no-such-host.invalid", 1, &p, err, sizeof err), 0);
+    assert_int_not_equal(coll__listen_addr_pick("no-such-host.invalid", 1, &p, err, sizeof err), 0);
     assert_non_null(strstr(err, "no-such-host.invalid"));
 }
 
@@ -119,7 +119,7 @@ static int spans(void)
 {
     coll_launch_env env;
     assert_int_equal(coll_launch_env_detect(&env), 1);
-    return coll_launch_env_spans_hosts(&env);
+    return coll__launch_env_spans_hosts(&env);
 }
 
 static void test_spans_torchrun(void **state)
@@ -152,11 +152,11 @@ static void test_spans_srun(void **state)
     assert_int_equal(spans(), 1);
     coll_launch_env env;
     coll_launch_env_detect(&env);
-    assert_null(coll_launch_env_store_host(&env));
+    assert_null(coll__launch_env_store_host(&env));
     set("SLURM_LAUNCH_NODE_IPADDR", "10.3.3.3");
-    assert_string_equal(coll_launch_env_store_host(&env), "10.3.3.3");
+    assert_string_equal(coll__launch_env_store_host(&env), "10.3.3.3");
     set("MASTER_ADDR", "10.4.4.4");
-    assert_string_equal(coll_launch_env_store_host(&env), "10.4.4.4");
+    assert_string_equal(coll__launch_env_store_host(&env), "10.4.4.4");
 }
 
 static void test_spans_mpirun(void **state)

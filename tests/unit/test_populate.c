@@ -1,4 +1,4 @@
-/* coll_populate and coll_touch: they change no byte, read nothing outside the
+/* coll__populate and coll__touch: they change no byte, read nothing outside the
  * buffer (a PROT_NONE page right after it faults on any over-read, with or
  * without ASan), and do nothing for NULL or 0 bytes. */
 #include <setjmp.h>
@@ -25,9 +25,9 @@ static void test_contents_unchanged(void **state)
         assert_non_null(copy);
         for (size_t j = 0; j < n; j++) buf[j] = (unsigned char)(j * 131 + i);
         memcpy(copy, buf, n);
-        coll_populate(buf, n, 0);
-        coll_populate(buf, n, 1);
-        coll_touch(buf, n);
+        coll__populate(buf, n, 0);
+        coll__populate(buf, n, 1);
+        coll__touch(buf, n);
         assert_memory_equal(buf, copy, n);
         free(buf);
         free(copy);
@@ -46,8 +46,8 @@ static void test_no_read_past_the_end(void **state)
     char *end = map + 3 * page;
     const size_t lens[] = {1, 2, page - 1, page, page + 1, 2 * page + 7, 3 * page};
     for (size_t i = 0; i < sizeof lens / sizeof *lens; i++) {
-        coll_touch(end - lens[i], lens[i]);
-        coll_populate(end - lens[i], lens[i], 1);
+        coll__touch(end - lens[i], lens[i]);
+        coll__populate(end - lens[i], lens[i], 1);
     }
     assert_int_equal(munmap(map, 4 * page), 0);
 }
@@ -55,14 +55,14 @@ static void test_no_read_past_the_end(void **state)
 static void test_null_and_empty(void **state)
 {
     (void)state;
-    coll_touch(NULL, 4096);
-    coll_populate(NULL, 4096, 1);
+    coll__touch(NULL, 4096);
+    coll__populate(NULL, 4096, 1);
     /* 0 bytes of a PROT_NONE page: nothing may be read. */
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     char *map = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     assert_true(map != MAP_FAILED);
-    coll_touch(map, 0);
-    coll_populate(map, 0, 0);
+    coll__touch(map, 0);
+    coll__populate(map, 0, 0);
     assert_int_equal(munmap(map, page), 0);
 }
 

@@ -465,7 +465,7 @@ typedef coll_reduce_fn (*kernel_lookup)(coll_dtype, coll_op);
 static const struct {
     const char *name;
     kernel_lookup lookup;
-} variants[] = {{"dispatched", coll_reduce_kernel}, {"baseline", coll_reduce_kernel_baseline}};
+} variants[] = {{"dispatched", coll__reduce_kernel}, {"baseline", coll__reduce_kernel_baseline}};
 
 static void check_kernel(int variant, coll_dtype dt, coll_op op, size_t n, enum alias_mode mode)
 {
@@ -553,41 +553,41 @@ static void test_kernel_table_matches_op_valid(void **state)
     for (size_t d = 0; d < sizeof all_dtypes / sizeof all_dtypes[0]; d++) {
         for (int op = 0; op < COLL_OP_COUNT; op++) {
             int valid = coll_op_valid(all_dtypes[d], (coll_op)op) == COLL_OK;
-            assert_int_equal(coll_reduce_kernel(all_dtypes[d], (coll_op)op) != NULL, valid);
-            assert_int_equal(coll_reduce_kernel_baseline(all_dtypes[d], (coll_op)op) != NULL,
+            assert_int_equal(coll__reduce_kernel(all_dtypes[d], (coll_op)op) != NULL, valid);
+            assert_int_equal(coll__reduce_kernel_baseline(all_dtypes[d], (coll_op)op) != NULL,
                              valid);
         }
         if (is_float(all_dtypes[d]))
-            assert_ptr_equal(coll_reduce_kernel(all_dtypes[d], COLL_AVG),
-                             coll_reduce_kernel(all_dtypes[d], COLL_SUM));
+            assert_ptr_equal(coll__reduce_kernel(all_dtypes[d], COLL_AVG),
+                             coll__reduce_kernel(all_dtypes[d], COLL_SUM));
     }
-    assert_null(coll_reduce_kernel(COLL_DTYPE_COUNT, COLL_SUM));
-    assert_null(coll_reduce_kernel((coll_dtype)-1, COLL_SUM));
-    assert_null(coll_reduce_kernel(COLL_FLOAT32, COLL_OP_COUNT));
-    assert_null(coll_reduce_kernel_baseline(COLL_DTYPE_COUNT, COLL_SUM));
+    assert_null(coll__reduce_kernel(COLL_DTYPE_COUNT, COLL_SUM));
+    assert_null(coll__reduce_kernel((coll_dtype)-1, COLL_SUM));
+    assert_null(coll__reduce_kernel(COLL_FLOAT32, COLL_OP_COUNT));
+    assert_null(coll__reduce_kernel_baseline(COLL_DTYPE_COUNT, COLL_SUM));
     /* "baseline" means the dispatcher hands out the baseline kernels. */
-    const char *isa = coll_reduce_isa();
+    const char *isa = coll__reduce_isa();
     assert_true(strcmp(isa, "avx2") == 0 || strcmp(isa, "baseline") == 0);
     if (strcmp(isa, "baseline") == 0)
-        assert_ptr_equal(coll_reduce_kernel(COLL_FLOAT16, COLL_SUM),
-                         coll_reduce_kernel_baseline(COLL_FLOAT16, COLL_SUM));
+        assert_ptr_equal(coll__reduce_kernel(COLL_FLOAT16, COLL_SUM),
+                         coll__reduce_kernel_baseline(COLL_FLOAT16, COLL_SUM));
     else
-        assert_ptr_not_equal(coll_reduce_kernel(COLL_FLOAT16, COLL_SUM),
-                             coll_reduce_kernel_baseline(COLL_FLOAT16, COLL_SUM));
+        assert_ptr_not_equal(coll__reduce_kernel(COLL_FLOAT16, COLL_SUM),
+                             coll__reduce_kernel_baseline(COLL_FLOAT16, COLL_SUM));
 }
 
 static void test_reduce_local_arguments(void **state)
 {
     (void)state;
     int32_t a[3] = {1, 2, 3}, b[3] = {10, 20, 30}, out[3] = {0};
-    assert_int_equal(coll_reduce_local(out, a, b, 3, COLL_INT32, COLL_SUM), COLL_OK);
+    assert_int_equal(coll__reduce_local(out, a, b, 3, COLL_INT32, COLL_SUM), COLL_OK);
     assert_int_equal(out[0], 11);
     assert_int_equal(out[2], 33);
-    assert_int_equal(coll_reduce_local(out, a, b, 3, COLL_INT32, COLL_AVG), COLL_EINVAL);
-    assert_int_equal(coll_reduce_local(out, a, b, 3, COLL_DTYPE_COUNT, COLL_SUM), COLL_EINVAL);
-    assert_int_equal(coll_reduce_local(out, a, b, 3, COLL_INT32, COLL_OP_COUNT), COLL_EINVAL);
-    assert_int_equal(coll_reduce_local(NULL, a, b, 3, COLL_INT32, COLL_SUM), COLL_EINVAL);
-    assert_int_equal(coll_reduce_local(NULL, NULL, NULL, 0, COLL_INT32, COLL_SUM), COLL_OK);
+    assert_int_equal(coll__reduce_local(out, a, b, 3, COLL_INT32, COLL_AVG), COLL_EINVAL);
+    assert_int_equal(coll__reduce_local(out, a, b, 3, COLL_DTYPE_COUNT, COLL_SUM), COLL_EINVAL);
+    assert_int_equal(coll__reduce_local(out, a, b, 3, COLL_INT32, COLL_OP_COUNT), COLL_EINVAL);
+    assert_int_equal(coll__reduce_local(NULL, a, b, 3, COLL_INT32, COLL_SUM), COLL_EINVAL);
+    assert_int_equal(coll__reduce_local(NULL, NULL, NULL, 0, COLL_INT32, COLL_SUM), COLL_OK);
     assert_int_equal(out[1], 22); /* the failed calls wrote nothing */
 }
 
@@ -595,34 +595,34 @@ static void test_integer_wrap_around(void **state)
 {
     (void)state;
     int8_t i8a[3] = {127, -128, 16}, i8b[3] = {1, -1, 16}, i8o[3];
-    coll_reduce_kernel(COLL_INT8, COLL_SUM)(i8o, i8a, i8b, 2);
+    coll__reduce_kernel(COLL_INT8, COLL_SUM)(i8o, i8a, i8b, 2);
     assert_int_equal(i8o[0], -128);
     assert_int_equal(i8o[1], 127);
-    coll_reduce_kernel(COLL_INT8, COLL_PROD)(i8o, i8a + 2, i8b + 2, 1);
+    coll__reduce_kernel(COLL_INT8, COLL_PROD)(i8o, i8a + 2, i8b + 2, 1);
     assert_int_equal(i8o[0], 0); /* 256 mod 256 */
 
     uint8_t u8a[2] = {255, 16}, u8b[2] = {1, 17}, u8o[2];
-    coll_reduce_kernel(COLL_UINT8, COLL_SUM)(u8o, u8a, u8b, 1);
+    coll__reduce_kernel(COLL_UINT8, COLL_SUM)(u8o, u8a, u8b, 1);
     assert_int_equal(u8o[0], 0);
-    coll_reduce_kernel(COLL_UINT8, COLL_PROD)(u8o, u8a + 1, u8b + 1, 1);
+    coll__reduce_kernel(COLL_UINT8, COLL_PROD)(u8o, u8a + 1, u8b + 1, 1);
     assert_int_equal(u8o[0], (16 * 17) % 256);
 
     int32_t i32a[2] = {INT32_MAX, 65536}, i32b[2] = {1, 65536}, i32o[2];
-    coll_reduce_kernel(COLL_INT32, COLL_SUM)(i32o, i32a, i32b, 1);
+    coll__reduce_kernel(COLL_INT32, COLL_SUM)(i32o, i32a, i32b, 1);
     assert_int_equal(i32o[0], INT32_MIN);
-    coll_reduce_kernel(COLL_INT32, COLL_PROD)(i32o, i32a + 1, i32b + 1, 1);
+    coll__reduce_kernel(COLL_INT32, COLL_PROD)(i32o, i32a + 1, i32b + 1, 1);
     assert_int_equal(i32o[0], 0);
 
     int64_t i64a[3] = {INT64_MAX, INT64_MIN, INT64_MIN}, i64b[3] = {1, -1, INT64_MAX}, i64o[3];
-    coll_reduce_kernel(COLL_INT64, COLL_SUM)(i64o, i64a, i64b, 2);
+    coll__reduce_kernel(COLL_INT64, COLL_SUM)(i64o, i64a, i64b, 2);
     assert_true(i64o[0] == INT64_MIN);
     assert_true(i64o[1] == INT64_MAX);
-    coll_reduce_kernel(COLL_INT64, COLL_PROD)(i64o, i64a, i64a, 1);
+    coll__reduce_kernel(COLL_INT64, COLL_PROD)(i64o, i64a, i64a, 1);
     assert_true(i64o[0] == 1); /* (2^63-1)^2 = 1 mod 2^64 */
     /* min/max across the full range, where x - y overflows */
-    coll_reduce_kernel(COLL_INT64, COLL_MIN)(i64o, i64a + 1, i64b + 1, 2);
+    coll__reduce_kernel(COLL_INT64, COLL_MIN)(i64o, i64a + 1, i64b + 1, 2);
     assert_true(i64o[0] == INT64_MIN && i64o[1] == INT64_MIN);
-    coll_reduce_kernel(COLL_INT64, COLL_MAX)(i64o, i64a + 1, i64b + 1, 2);
+    coll__reduce_kernel(COLL_INT64, COLL_MAX)(i64o, i64a + 1, i64b + 1, 2);
     assert_true(i64o[0] == -1 && i64o[1] == INT64_MAX);
 }
 
@@ -630,10 +630,10 @@ static void test_float_min_max_nan_rule(void **state)
 {
     (void)state;
     float a[2] = {NAN, 1.0f}, b[2] = {1.0f, NAN}, o[2];
-    coll_reduce_kernel(COLL_FLOAT32, COLL_MIN)(o, a, b, 2);
+    coll__reduce_kernel(COLL_FLOAT32, COLL_MIN)(o, a, b, 2);
     assert_true(o[0] == 1.0f); /* NaN in a is dropped */
     assert_true(isnan(o[1]));  /* NaN in b propagates */
-    coll_reduce_kernel(COLL_FLOAT32, COLL_SUM)(o, a, b, 2);
+    coll__reduce_kernel(COLL_FLOAT32, COLL_SUM)(o, a, b, 2);
     assert_true(isnan(o[0]) && isnan(o[1]));
 }
 
@@ -652,7 +652,7 @@ static void test_scale_div(void **state)
             int div = divisors[k];
             fill_random(dt, orig, N);
             memcpy(buf, orig, N * es);
-            coll_scale_div(buf, N, dt, div);
+            coll__scale_div(buf, N, dt, div);
             for (size_t i = 0; i < N; i++) {
                 unsigned char want[8];
                 switch (dt) {
@@ -684,9 +684,9 @@ static void test_scale_div(void **state)
         free(orig);
         free(buf);
     }
-    coll_scale_div(NULL, 0, COLL_FLOAT32, 2); /* nothing to do, must not crash */
+    coll__scale_div(NULL, 0, COLL_FLOAT32, 2); /* nothing to do, must not crash */
     float avg[2] = {6.0f, -3.0f};
-    coll_scale_div(avg, 2, COLL_FLOAT32, 4);
+    coll__scale_div(avg, 2, COLL_FLOAT32, 4);
     assert_true(avg[0] == 1.5f && avg[1] == -0.75f);
 }
 

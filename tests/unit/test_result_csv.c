@@ -368,7 +368,7 @@ static void test_full_disk(void **state)
     assert_int_equal(bench_csv_append("/dev/full", &r, 1, err, sizeof err), COLL_ESYS);
     assert_non_null(strstr(err, "/dev/full"));
     assert_non_null(strstr(err, "No space left on device"));
-    assert_int_equal(coll_file_append("/dev/full", "x\n", 2, err, sizeof err), COLL_ESYS);
+    assert_int_equal(coll__file_append("/dev/full", "x\n", 2, err, sizeof err), COLL_ESYS);
     assert_non_null(strstr(err, "/dev/full: No space left on device"));
 }
 

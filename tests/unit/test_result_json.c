@@ -91,12 +91,12 @@ static void test_atomic_write_replaces_and_leaves_no_temp(void **state)
 {
     char path[512], err[256] = "";
     file_in(state, "data.txt", path, sizeof path);
-    assert_int_equal(coll_file_write_atomic(path, "first\n", 6, err, sizeof err), COLL_OK);
+    assert_int_equal(coll__file_write_atomic(path, "first\n", 6, err, sizeof err), COLL_OK);
     char *text = test_slurp(path, NULL);
     assert_string_equal(text, "first\n");
     free(text);
     assert_int_equal(chmod(path, 0600), 0);
-    assert_int_equal(coll_file_write_atomic(path, "second\n", 7, err, sizeof err), COLL_OK);
+    assert_int_equal(coll__file_write_atomic(path, "second\n", 7, err, sizeof err), COLL_OK);
     text = test_slurp(path, NULL);
     assert_string_equal(text, "second\n");
     free(text);
@@ -120,7 +120,7 @@ static void test_atomic_write_failure_keeps_old_file(void **state)
     lim.rlim_cur = 100; /* the temporary cannot grow past 100 bytes */
     void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
-    int rc = coll_file_write_atomic(path, big, sizeof big, err, sizeof err);
+    int rc = coll__file_write_atomic(path, big, sizeof big, err, sizeof err);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
     signal(SIGXFSZ, old_handler);
 
@@ -137,10 +137,10 @@ static void test_atomic_write_bad_path(void **state)
 {
     char path[512], err[256] = "";
     file_in(state, "missing-dir/out.json", path, sizeof path);
-    assert_int_equal(coll_file_write_atomic(path, "x", 1, err, sizeof err), COLL_ESYS);
+    assert_int_equal(coll__file_write_atomic(path, "x", 1, err, sizeof err), COLL_ESYS);
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, strerror(ENOENT)));
-    assert_int_equal(coll_file_write_atomic(dir_of(state), "x", 1, err, sizeof err), COLL_ESYS);
+    assert_int_equal(coll__file_write_atomic(dir_of(state), "x", 1, err, sizeof err), COLL_ESYS);
     assert_non_null(strstr(err, dir_of(state)));
 }
 

@@ -29,7 +29,7 @@ enum { KIND_TCP, KIND_FILE };
 
 typedef struct env {
     int kind;
-    coll_store *server; /* TCP: the server's own store; file: a first client */
+    coll__store *server; /* TCP: the server's own store; file: a first client */
     int port;
     char dir[64];
     char path[96];
@@ -42,20 +42,20 @@ static void sleep_ms(int ms)
 }
 
 /* A new client store, or NULL (safe to call from helper threads). */
-static coll_store *try_client(env *e, double timeout_s)
+static coll__store *try_client(env *e, double timeout_s)
 {
-    coll_store *s = NULL;
+    coll__store *s = NULL;
     coll__err cerr = {.rank = -1};
     int rc = e->kind == KIND_TCP
-                 ? coll_tcp_store_create("127.0.0.1", e->port, 0, -1, TOKEN, timeout_s, &s, &cerr)
-                 : coll_file_store_create(e->path, timeout_s, &s, &cerr);
+                 ? coll__tcp_store_create("127.0.0.1", e->port, 0, -1, TOKEN, timeout_s, &s, &cerr)
+                 : coll__file_store_create(e->path, timeout_s, &s, &cerr);
     if (rc) fprintf(stderr, "client: %s\n", cerr.msg);
     return rc ? NULL : s;
 }
 
-static coll_store *client(env *e, double timeout_s)
+static coll__store *client(env *e, double timeout_s)
 {
-    coll_store *s = try_client(e, timeout_s);
+    coll__store *s = try_client(e, timeout_s);
     assert_non_null(s);
     return s;
 }
@@ -66,10 +66,10 @@ static int setup(void **state, int kind)
     coll__err cerr = {.rank = -1};
     e->kind = kind;
     if (kind == KIND_TCP) {
-        int rc = coll_tcp_store_create(NULL, 0, 1, -1, TOKEN, LONG_TIMEOUT, &e->server, &cerr);
+        int rc = coll__tcp_store_create(NULL, 0, 1, -1, TOKEN, LONG_TIMEOUT, &e->server, &cerr);
         if (rc) fprintf(stderr, "server: %s\n", cerr.msg);
         assert_int_equal(rc, COLL_OK);
-        e->port = coll_tcp_store_port(e->server);
+        e->port = coll__tcp_store_port(e->server);
     } else {
         snprintf(e->dir, sizeof e->dir, "/tmp/test_store.XXXXXX");
         assert_non_null(mkdtemp(e->dir));
@@ -96,7 +96,7 @@ static int teardown(void **state)
 }
 
 /* get() into a NUL-terminated string, asserting success. */
-static char *get_str(coll_store *s, const char *key)
+static char *get_str(coll__store *s, const char *key)
 {
     void *v = NULL;
     size_t n = 0;
@@ -112,7 +112,7 @@ static char *get_str(coll_store *s, const char *key)
 static void test_set_get_check(void **state)
 {
     env *e = *state;
-    coll_store *a = client(e, LONG_TIMEOUT), *b = client(e, LONG_TIMEOUT);
+    coll__store *a = client(e, LONG_TIMEOUT), *b = client(e, LONG_TIMEOUT);
     assert_int_equal(coll_store_set(a, "k", "v1", 2), COLL_OK);
     char *v = get_str(b, "k");
     assert_string_equal(v, "v1");
@@ -148,7 +148,7 @@ typedef struct later {
 static void *set_later(void *arg)
 {
     later *l = arg;
-    coll_store *s = try_client(l->e, LONG_TIMEOUT);
+    coll__store *s = try_client(l->e, LONG_TIMEOUT);
     l->rc = s ? COLL_OK : COLL_EPEER;
     for (int i = 0; i < l->nkeys && s && !l->rc; i++) {
         sleep_ms(l->delay_ms);
@@ -161,7 +161,7 @@ static void *set_later(void *arg)
 static void test_get_blocks_until_set(void **state)
 {
     env *e = *state;
-    coll_store *s = client(e, LONG_TIMEOUT);
+    coll__store *s = client(e, LONG_TIMEOUT);
     int exists = -1;
     assert_int_equal(s->ops->check(s, "late", &exists), COLL_OK);
     assert_int_equal(exists, 0);
@@ -179,7 +179,7 @@ static void test_get_blocks_until_set(void **state)
 static void test_wait_many_keys(void **state)
 {
     env *e = *state;
-    coll_store *s = client(e, LONG_TIMEOUT);
+    coll__store *s = client(e, LONG_TIMEOUT);
     later l = {e, 30, {"w/a", "w/b", "w/c"}, 3, -1};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, set_later, &l), 0);
@@ -206,7 +206,7 @@ typedef struct adder {
 static void *add_many(void *arg)
 {
     adder *a = arg;
-    coll_store *s = try_client(a->e, LONG_TIMEOUT);
+    coll__store *s = try_client(a->e, LONG_TIMEOUT);
     a->rc = s ? COLL_OK : COLL_EPEER;
     for (int i = 0; i < ADDS && s && !a->rc; i++) {
         int64_t r;
@@ -245,7 +245,7 @@ static void test_add_concurrent_sums_exactly(void **state)
 static void test_timeout_names_key(void **state)
 {
     env *e = *state;
-    coll_store *s = client(e, 0.3);
+    coll__store *s = client(e, 0.3);
     void *v = NULL;
     size_t n;
     assert_int_equal(coll_store_get(s, "missing/key", &v, &n), COLL_ETIMEDOUT);
@@ -269,7 +269,7 @@ static void test_large_value(void **state)
     size_t len = 1u << 20;
     unsigned char *big = malloc(len);
     for (size_t i = 0; i < len; i++) big[i] = (unsigned char)(i * 131 + (i >> 11));
-    coll_store *a = client(e, LONG_TIMEOUT), *b = client(e, LONG_TIMEOUT);
+    coll__store *a = client(e, LONG_TIMEOUT), *b = client(e, LONG_TIMEOUT);
     assert_int_equal(coll_store_set(a, "big", big, len), COLL_OK);
     void *v = NULL;
     size_t n = 0;
@@ -315,8 +315,8 @@ typedef struct bad_client {
 static void connect_with_token(void *arg)
 {
     bad_client *b = arg;
-    coll_store *s = NULL;
-    b->rc = coll_tcp_store_create("127.0.0.1", b->e->port, 0, -1, b->token, LONG_TIMEOUT, &s,
+    coll__store *s = NULL;
+    b->rc = coll__tcp_store_create("127.0.0.1", b->e->port, 0, -1, b->token, LONG_TIMEOUT, &s,
                                   &b->err);
     coll_store_destroy(s);
 }
@@ -324,7 +324,7 @@ static void connect_with_token(void *arg)
 static void test_wrong_token_refused(void **state)
 {
     env *e = *state;
-    coll_store *good = client(e, LONG_TIMEOUT);
+    coll__store *good = client(e, LONG_TIMEOUT);
     assert_int_equal(coll_store_set(good, "before", "1", 1), COLL_OK);
     const char *tokens[] = {"not-the-token", NULL};
     for (int i = 0; i < 2; i++) {
@@ -347,7 +347,7 @@ static void test_wrong_token_refused(void **state)
 static int raw_connect(env *e)
 {
     char err[256];
-    int fd = coll_sock_connect("127.0.0.1", e->port, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
+    int fd = coll__sock_connect("127.0.0.1", e->port, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
     assert_true(fd >= 0);
     return fd;
 }
@@ -355,9 +355,9 @@ static int raw_connect(env *e)
 /* Sends bytes and expects the server to hang up (not to answer, not to crash). */
 static void expect_hangup(int fd, const void *bytes, size_t len)
 {
-    assert_int_equal(coll_sock_write_all(fd, bytes, len, coll_now_s() + LONG_TIMEOUT), COLL_OK);
+    assert_int_equal(coll__sock_write_all(fd, bytes, len, coll_now_s() + LONG_TIMEOUT), COLL_OK);
     char c;
-    assert_int_equal(coll_sock_read_all(fd, &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
+    assert_int_equal(coll__sock_read_all(fd, &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
     close(fd);
 }
 
@@ -374,10 +374,10 @@ static void raw_challenge(int fd, unsigned char nonce[COLL_NONCE_LEN])
 {
     unsigned char req[5] = {0, 0, 0, 1, 7 /* CHALLENGE */}, hdr[4];
     double dl = coll_now_s() + LONG_TIMEOUT;
-    assert_int_equal(coll_sock_write_all(fd, req, sizeof req, dl), COLL_OK);
-    assert_int_equal(coll_sock_read_all(fd, hdr, 4, dl), COLL_OK);
+    assert_int_equal(coll__sock_write_all(fd, req, sizeof req, dl), COLL_OK);
+    assert_int_equal(coll__sock_read_all(fd, hdr, 4, dl), COLL_OK);
     assert_memory_equal(hdr, "\0\0\0\x10", 4);
-    assert_int_equal(coll_sock_read_all(fd, nonce, COLL_NONCE_LEN, dl), COLL_OK);
+    assert_int_equal(coll__sock_read_all(fd, nonce, COLL_NONCE_LEN, dl), COLL_OK);
 }
 
 /* A client nonce of the tests: fixed, the server must not care. */
@@ -395,12 +395,12 @@ static int raw_send_hello(int fd, const unsigned char mac[COLL_SHA256_LEN], unsi
     put_be32(req + 9 + COLL_SHA256_LEN, COLL_NONCE_LEN);
     memcpy(req + 13 + COLL_SHA256_LEN, CNONCE, COLL_NONCE_LEN);
     double dl = coll_now_s() + LONG_TIMEOUT;
-    assert_int_equal(coll_sock_write_all(fd, req, sizeof req, dl), COLL_OK);
-    int rc = coll_sock_read_all(fd, hdr, 4, dl);
+    assert_int_equal(coll__sock_write_all(fd, req, sizeof req, dl), COLL_OK);
+    int rc = coll__sock_read_all(fd, hdr, 4, dl);
     if (rc == COLL_EPEER) return 0;
     assert_int_equal(rc, COLL_OK);
     assert_memory_equal(hdr, "\0\0\0\x20", 4);
-    assert_int_equal(coll_sock_read_all(fd, got, sizeof got, dl), COLL_OK);
+    assert_int_equal(coll__sock_read_all(fd, got, sizeof got, dl), COLL_OK);
     if (proof) memcpy(proof, got, sizeof got);
     return 1;
 }
@@ -411,7 +411,7 @@ static void store_mac_for(int server, const unsigned char *nonce, unsigned char 
     const char *domain = server ? "collbench-store-server" : "collbench-store";
     const void *parts[4] = {domain, nonce, CNONCE, NULL};
     size_t lens[4] = {strlen(domain), COLL_NONCE_LEN, COLL_NONCE_LEN, 0};
-    coll_hmac_sha256(TOKEN, strlen(TOKEN), parts, lens, mac);
+    coll__hmac_sha256(TOKEN, strlen(TOKEN), parts, lens, mac);
 }
 
 static void mac_for(const unsigned char *nonce, unsigned char mac[COLL_SHA256_LEN])
@@ -469,17 +469,17 @@ static void *impostor_serve(void *arg)
     impostor *im = arg;
     char err[128];
     double dl = coll_now_s() + LONG_TIMEOUT;
-    int fd = coll_sock_accept(im->listen_fd, dl, err, sizeof err);
+    int fd = coll__sock_accept(im->listen_fd, dl, err, sizeof err);
     if (fd < 0) return NULL;
     unsigned char req[64], nonce[4 + COLL_NONCE_LEN] = {0, 0, 0, COLL_NONCE_LEN};
     unsigned char ack[4 + COLL_SHA256_LEN] = {0, 0, 0, COLL_SHA256_LEN}; /* a proof of zeros */
     uint32_t n;
-    if (coll_sock_read_all(fd, req, 5, dl) == COLL_OK && /* CHALLENGE */
-        coll_sock_write_all(fd, nonce, sizeof nonce, dl) == COLL_OK &&
-        coll_sock_read_all(fd, req, 4, dl) == COLL_OK &&
+    if (coll__sock_read_all(fd, req, 5, dl) == COLL_OK && /* CHALLENGE */
+        coll__sock_write_all(fd, nonce, sizeof nonce, dl) == COLL_OK &&
+        coll__sock_read_all(fd, req, 4, dl) == COLL_OK &&
         (n = (uint32_t)req[0] << 24 | (uint32_t)req[1] << 16 | (uint32_t)req[2] << 8 | req[3]) <= sizeof req &&
-        coll_sock_read_all(fd, req, n, dl) == COLL_OK && req[0] == 1 /* HELLO */)
-        im->answered = coll_sock_write_all(fd, ack, sizeof ack, dl) == COLL_OK;
+        coll__sock_read_all(fd, req, n, dl) == COLL_OK && req[0] == 1 /* HELLO */)
+        im->answered = coll__sock_write_all(fd, ack, sizeof ack, dl) == COLL_OK;
     close(fd);
     return NULL;
 }
@@ -490,12 +490,12 @@ static void test_server_must_prove_token(void **state)
     (void)state;
     char err[256];
     coll__err cerr = {.rank = -1};
-    impostor im = {coll_sock_listen("127.0.0.1", 0, 4, err, sizeof err), 0};
+    impostor im = {coll__sock_listen("127.0.0.1", 0, 4, err, sizeof err), 0};
     assert_true(im.listen_fd >= 0);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, impostor_serve, &im), 0);
-    coll_store *s = NULL;
-    int rc = coll_tcp_store_create("127.0.0.1", coll_sock_port(im.listen_fd), 0, -1, TOKEN,
+    coll__store *s = NULL;
+    int rc = coll__tcp_store_create("127.0.0.1", coll__sock_port(im.listen_fd), 0, -1, TOKEN,
                                    LONG_TIMEOUT, &s, &cerr);
     pthread_join(t, NULL);
     close(im.listen_fd);
@@ -519,21 +519,21 @@ static void hostile_clients(void *arg)
     expect_hangup(raw_hello(e), unknown, sizeof unknown);
     /* Half a frame, then gone. */
     int fd = raw_hello(e);
-    assert_int_equal(coll_sock_write_all(fd, lying, 6, coll_now_s() + LONG_TIMEOUT), COLL_OK);
+    assert_int_equal(coll__sock_write_all(fd, lying, 6, coll_now_s() + LONG_TIMEOUT), COLL_OK);
     close(fd);
 }
 
 static void test_hostile_clients_do_not_hurt_server(void **state)
 {
     env *e = *state;
-    coll_store *good = client(e, LONG_TIMEOUT);
+    coll__store *good = client(e, LONG_TIMEOUT);
     assert_int_equal(coll_store_set(good, "x", "1", 1), COLL_OK);
     char *log = capture_stderr(hostile_clients, e);
     assert_non_null(strstr(log, "request of 4294967280 bytes"));
     assert_non_null(strstr(log, "malformed request"));
     free(log);
     /* Old and new clients keep working. */
-    coll_store *fresh = client(e, LONG_TIMEOUT);
+    coll__store *fresh = client(e, LONG_TIMEOUT);
     assert_int_equal(coll_store_set(fresh, "y", "2", 1), COLL_OK);
     char *v = get_str(good, "y");
     assert_string_equal(v, "2");
@@ -554,10 +554,10 @@ static void crowd(void *arg)
     for (int i = 0; i < 64; i++) fds[i] = raw_connect(e);
     extra = raw_connect(e);
     char c;
-    assert_int_equal(coll_sock_read_all(extra, &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
+    assert_int_equal(coll__sock_read_all(extra, &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
     close(extra);
     /* The first of the 64 said nothing: closed by the server within its 10 s. */
-    assert_int_equal(coll_sock_read_all(fds[0], &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
+    assert_int_equal(coll__sock_read_all(fds[0], &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
     for (int i = 0; i < 64; i++) close(fds[i]);
 }
 
@@ -568,7 +568,7 @@ static void test_unauthenticated_capped_and_closed(void **state)
     assert_non_null(strstr(log, "64 connections already wait to authenticate"));
     assert_non_null(strstr(log, "did not authenticate within 10 s"));
     free(log);
-    coll_store *fresh = client(e, LONG_TIMEOUT);
+    coll__store *fresh = client(e, LONG_TIMEOUT);
     assert_int_equal(coll_store_set(fresh, "after-crowd", "1", 1), COLL_OK);
     coll_store_destroy(fresh);
 }
@@ -577,8 +577,8 @@ static void test_port_zero_and_client_port(void **state)
 {
     env *e = *state;
     assert_true(e->port > 0);
-    coll_store *c = client(e, LONG_TIMEOUT);
-    assert_int_equal(coll_tcp_store_port(c), -1);
+    coll__store *c = client(e, LONG_TIMEOUT);
+    assert_int_equal(coll__tcp_store_port(c), -1);
     coll_store_destroy(c);
 }
 
@@ -587,15 +587,15 @@ static void test_inherited_listen_fd_and_server_exit(void **state)
     (void)state;
     char err[256];
     coll__err cerr = {.rank = -1};
-    int lfd = coll_sock_listen(NULL, 0, 16, err, sizeof err);
+    int lfd = coll__sock_listen(NULL, 0, 16, err, sizeof err);
     assert_true(lfd >= 0);
-    int port = coll_sock_port(lfd);
+    int port = coll__sock_port(lfd);
     assert_true(port > 0);
-    coll_store *srv = NULL, *c = NULL;
+    coll__store *srv = NULL, *c = NULL;
     /* No token: anyone may connect. */
-    assert_int_equal(coll_tcp_store_create(NULL, 0, 1, lfd, NULL, LONG_TIMEOUT, &srv, &cerr), COLL_OK);
-    assert_int_equal(coll_tcp_store_port(srv), port);
-    assert_int_equal(coll_tcp_store_create("localhost", port, 0, -1, "", LONG_TIMEOUT, &c, &cerr), COLL_OK);
+    assert_int_equal(coll__tcp_store_create(NULL, 0, 1, lfd, NULL, LONG_TIMEOUT, &srv, &cerr), COLL_OK);
+    assert_int_equal(coll__tcp_store_port(srv), port);
+    assert_int_equal(coll__tcp_store_create("localhost", port, 0, -1, "", LONG_TIMEOUT, &c, &cerr), COLL_OK);
     assert_int_equal(coll_store_set(srv, "from-server", "s", 1), COLL_OK);
     char *v = get_str(c, "from-server");
     assert_string_equal(v, "s");
@@ -615,11 +615,11 @@ static void test_client_without_server_times_out(void **state)
     (void)state;
     char err[256];
     coll__err cerr = {.rank = -1};
-    int lfd = coll_sock_listen(NULL, 0, 1, err, sizeof err);
-    int port = coll_sock_port(lfd);
+    int lfd = coll__sock_listen(NULL, 0, 1, err, sizeof err);
+    int port = coll__sock_port(lfd);
     close(lfd); /* nobody listens there now */
-    coll_store *c = NULL;
-    assert_int_equal(coll_tcp_store_create("127.0.0.1", port, 0, -1, TOKEN, 0.3, &c, &cerr), COLL_ETIMEDOUT);
+    coll__store *c = NULL;
+    assert_int_equal(coll__tcp_store_create("127.0.0.1", port, 0, -1, TOKEN, 0.3, &c, &cerr), COLL_ETIMEDOUT);
     assert_null(c);
     char want[40];
     snprintf(want, sizeof want, "127.0.0.1:%d", port);
@@ -631,9 +631,9 @@ static void test_client_without_server_times_out(void **state)
 static void test_file_store_bad_path(void **state)
 {
     (void)state;
-    coll_store *s = NULL;
+    coll__store *s = NULL;
     coll__err cerr = {.rank = -1};
-    assert_int_equal(coll_file_store_create("/nonexistent-dir/x/store", 1.0, &s, &cerr),
+    assert_int_equal(coll__file_store_create("/nonexistent-dir/x/store", 1.0, &s, &cerr),
                      COLL_ESYS);
     assert_null(s);
     assert_non_null(strstr(cerr.msg, "/nonexistent-dir/x/store"));
@@ -643,7 +643,7 @@ static void test_file_store_survives_reopen(void **state)
 {
     env *e = *state;
     assert_int_equal(coll_store_set(e->server, "persist", "yes", 3), COLL_OK);
-    coll_store *later = client(e, LONG_TIMEOUT);
+    coll__store *later = client(e, LONG_TIMEOUT);
     char *v = get_str(later, "persist");
     assert_string_equal(v, "yes");
     free(v);
@@ -662,12 +662,12 @@ static void *listen_late(void *arg)
     late_listener *l = arg;
     char err[256];
     sleep_ms(150);
-    int lfd = coll_sock_listen("127.0.0.1", l->port, 4, err, sizeof err);
+    int lfd = coll__sock_listen("127.0.0.1", l->port, 4, err, sizeof err);
     l->rc = lfd;
     if (lfd < 0) return NULL;
-    int fd = coll_sock_accept(lfd, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
+    int fd = coll__sock_accept(lfd, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
     if (fd >= 0) {
-        l->rc = coll_sock_write_all(fd, "hi", 2, coll_now_s() + LONG_TIMEOUT);
+        l->rc = coll__sock_write_all(fd, "hi", 2, coll_now_s() + LONG_TIMEOUT);
         close(fd);
     } else {
         l->rc = fd;
@@ -680,21 +680,21 @@ static void test_sock_connect_retries_until_listener(void **state)
 {
     (void)state;
     char err[256];
-    int lfd = coll_sock_listen(NULL, 0, 1, err, sizeof err);
-    late_listener l = {coll_sock_port(lfd), 0};
+    int lfd = coll__sock_listen(NULL, 0, 1, err, sizeof err);
+    late_listener l = {coll__sock_port(lfd), 0};
     close(lfd);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, listen_late, &l), 0);
-    int fd = coll_sock_connect("127.0.0.1", l.port, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
+    int fd = coll__sock_connect("127.0.0.1", l.port, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
     if (fd < 0) fprintf(stderr, "connect: %s\n", err);
     assert_true(fd >= 0);
     char buf[3] = "";
-    assert_int_equal(coll_sock_read_all(fd, buf, 2, coll_now_s() + LONG_TIMEOUT), COLL_OK);
+    assert_int_equal(coll__sock_read_all(fd, buf, 2, coll_now_s() + LONG_TIMEOUT), COLL_OK);
     assert_string_equal(buf, "hi");
     pthread_join(t, NULL);
     assert_int_equal(l.rc, COLL_OK);
     /* The listener closed: reads see the peer gone. */
-    assert_int_equal(coll_sock_read_all(fd, buf, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
+    assert_int_equal(coll__sock_read_all(fd, buf, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
     close(fd);
 }
 
@@ -702,26 +702,26 @@ static void test_sock_read_timeout_and_dead_peer(void **state)
 {
     (void)state;
     char err[256];
-    int lfd = coll_sock_listen(NULL, 0, 4, err, sizeof err);
+    int lfd = coll__sock_listen(NULL, 0, 4, err, sizeof err);
     assert_true(lfd >= 0);
-    int port = coll_sock_port(lfd);
+    int port = coll__sock_port(lfd);
     assert_true(port > 0);
-    assert_int_equal(coll_sock_accept(lfd, coll_now_s() + 0.05, err, sizeof err), COLL_ETIMEDOUT);
-    int c = coll_sock_connect(NULL, port, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
+    assert_int_equal(coll__sock_accept(lfd, coll_now_s() + 0.05, err, sizeof err), COLL_ETIMEDOUT);
+    int c = coll__sock_connect(NULL, port, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
     assert_true(c >= 0);
-    int s = coll_sock_accept(lfd, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
+    int s = coll__sock_accept(lfd, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
     assert_true(s >= 0);
     char buf[8];
-    assert_int_equal(coll_sock_read_all(c, buf, 4, coll_now_s() + 0.1), COLL_ETIMEDOUT);
-    assert_int_equal(coll_sock_write_all(s, "abcd", 4, coll_now_s() + LONG_TIMEOUT), COLL_OK);
-    assert_int_equal(coll_sock_read_all(c, buf, 4, coll_now_s() + LONG_TIMEOUT), COLL_OK);
+    assert_int_equal(coll__sock_read_all(c, buf, 4, coll_now_s() + 0.1), COLL_ETIMEDOUT);
+    assert_int_equal(coll__sock_write_all(s, "abcd", 4, coll_now_s() + LONG_TIMEOUT), COLL_OK);
+    assert_int_equal(coll__sock_read_all(c, buf, 4, coll_now_s() + LONG_TIMEOUT), COLL_OK);
     assert_memory_equal(buf, "abcd", 4);
     close(s);
     /* Writing to a closed peer is an error code, not SIGPIPE (which would kill us). */
     static char chunk[1 << 16];
     int rc = COLL_OK;
     for (int i = 0; i < 1000 && rc == COLL_OK; i++)
-        rc = coll_sock_write_all(c, chunk, sizeof chunk, coll_now_s() + LONG_TIMEOUT);
+        rc = coll__sock_write_all(c, chunk, sizeof chunk, coll_now_s() + LONG_TIMEOUT);
     assert_int_equal(rc, COLL_EPEER);
     close(c);
     close(lfd);
@@ -730,10 +730,10 @@ static void test_sock_read_timeout_and_dead_peer(void **state)
 static void test_ct_equal(void **state)
 {
     (void)state;
-    assert_true(coll_ct_equal("abc", "abc", 3));
-    assert_false(coll_ct_equal("abc", "abd", 3));
-    assert_false(coll_ct_equal("xbc", "abc", 3));
-    assert_true(coll_ct_equal("", "", 0));
+    assert_true(coll__ct_equal("abc", "abc", 3));
+    assert_false(coll__ct_equal("abc", "abd", 3));
+    assert_false(coll__ct_equal("xbc", "abc", 3));
+    assert_true(coll__ct_equal("", "", 0));
 }
 
 static void test_store_key(void **state)

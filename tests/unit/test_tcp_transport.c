@@ -30,13 +30,13 @@ typedef int (*body_fn)(rank_t *r);
 
 struct rank_t {
     int rank, size;
-    coll_store *store;
+    coll__store *store;
     const char *token;
     double timeout_s;
     body_fn body;
     const void *arg;
     int absent; /* this rank never starts */
-    coll_transport *tp;
+    coll__transport *tp;
     int create_rc;
     coll__err create_err;
     double create_s; /* how long create took */
@@ -57,7 +57,7 @@ static void *rank_main(void *arg)
 {
     rank_t *r = arg;
     double t0 = coll_now_s();
-    r->create_rc = coll_tcp_transport_create(r->store, "job/", r->rank, r->size, NULL, r->token,
+    r->create_rc = coll__tcp_transport_create(r->store, "job/", r->rank, r->size, NULL, r->token,
                                              r->timeout_s, NULL, 0, &r->tp, &r->create_err);
     r->create_s = coll_now_s() - t0;
     if (r->create_rc == COLL_OK && r->body) r->rc = r->body(r);
@@ -68,8 +68,8 @@ static void *rank_main(void *arg)
  * the bodies left alive. */
 static void run_job(rank_t *ranks, int size, body_fn body, const void *arg, double timeout_s)
 {
-    coll_store *store;
-    assert_int_equal(coll_mem_store_create(timeout_s + 5, &store), COLL_OK);
+    coll__store *store;
+    assert_int_equal(coll__mem_store_create(timeout_s + 5, &store), COLL_OK);
     pthread_t th[MAX_RANKS];
     for (int i = 0; i < size; i++) {
         ranks[i].rank = i;
@@ -95,9 +95,9 @@ static void expect_all_ok(const rank_t *ranks, int size)
     }
 }
 
-static coll_sig sig_of(uint32_t seq, uint64_t count)
+static coll__sig sig_of(uint32_t seq, uint64_t count)
 {
-    coll_sig s;
+    coll__sig s;
     memset(&s, 0, sizeof s);
     s.seq = seq;
     s.kind = COLL_KIND_ALLREDUCE;
@@ -107,7 +107,7 @@ static coll_sig sig_of(uint32_t seq, uint64_t count)
     return s;
 }
 
-static void xfer(coll_xfer *x, coll_xfer_kind kind, int peer, void *buf, size_t len, coll_sig sig)
+static void xfer(coll__xfer *x, coll_xfer_kind kind, int peer, void *buf, size_t len, coll__sig sig)
 {
     memset(x, 0, sizeof *x);
     x->kind = kind;
@@ -118,7 +118,7 @@ static void xfer(coll_xfer *x, coll_xfer_kind kind, int peer, void *buf, size_t 
 }
 
 /* Progresses until every transfer finished; the first failure, or ETIMEDOUT. */
-static int wait_xfers(coll_transport *tp, coll_xfer *x, int n, double timeout_s)
+static int wait_xfers(coll__transport *tp, coll__xfer *x, int n, double timeout_s)
 {
     double deadline = coll_now_s() + timeout_s;
     for (;;) {
@@ -171,7 +171,7 @@ static int ring_body(rank_t *r)
     CHECK(r, sb && rb);
     fill(sb, len, r->rank);
     memset(rb, 0xEE, len + 1);
-    coll_xfer x[2];
+    coll__xfer x[2];
     xfer(&x[0], COLL_XFER_SEND, next, sb, len, sig_of(1, len));
     xfer(&x[1], COLL_XFER_RECV, prev, rb, len, sig_of(1, len));
     int ok = r->tp->ops->post(r->tp, &x[0]) == 0 && r->tp->ops->post(r->tp, &x[1]) == 0 &&
@@ -210,20 +210,20 @@ static int small_body(rank_t *r)
     int n = r->size;
     unsigned char(*sb)[64] = calloc(NSMALL, 64);
     unsigned char(*rb)[64] = calloc((size_t)n * NSMALL, 64);
-    coll_xfer *sx = calloc((size_t)n * NSMALL, sizeof *sx);
+    coll__xfer *sx = calloc((size_t)n * NSMALL, sizeof *sx);
     CHECK(r, sb && rb && sx);
     for (int i = 0; i < NSMALL; i++) {
         fill(sb[i], 64, r->rank * 1000 + i);
         for (int p = 0; p < n; p++) {
             if (p == r->rank) continue;
-            coll_xfer *x = &sx[p * NSMALL + i];
+            coll__xfer *x = &sx[p * NSMALL + i];
             xfer(x, COLL_XFER_SEND, p, sb[i], small_len(i), sig_of((uint32_t)i, (uint64_t)i));
             CHECK(r, r->tp->ops->post(r->tp, x) == 0);
         }
     }
     int bad = 0;
     for (int i = 0; i < NSMALL && !bad; i++) {
-        coll_xfer rx[MAX_RANKS];
+        coll__xfer rx[MAX_RANKS];
         int k = 0;
         for (int p = 0; p < n; p++) {
             if (p == r->rank) continue;
@@ -264,7 +264,7 @@ static int bidir_body(rank_t *r)
     unsigned char *sb = malloc(len), *rb = malloc(len);
     CHECK(r, sb && rb);
     fill(sb, len, r->rank);
-    coll_xfer x[2];
+    coll__xfer x[2];
     xfer(&x[0], COLL_XFER_SEND, peer, sb, len, sig_of(5, len));
     xfer(&x[1], COLL_XFER_RECV, peer, rb, len, sig_of(5, len));
     /* The send goes first and cannot fit in the socket buffers: progress must
@@ -294,7 +294,7 @@ static int pipeline_body(rank_t *r)
     size_t len = 16 * MiB;
     unsigned char *b = malloc(len);
     CHECK(r, b);
-    coll_xfer x;
+    coll__xfer x;
     if (r->rank == 0) {
         fill(b, len, 0);
         xfer(&x, COLL_XFER_SEND, 1, b, len, sig_of(2, len));
@@ -339,7 +339,7 @@ static int mismatch_body(rank_t *r)
 {
     const mismatch_case *mc = r->arg;
     char buf[1024] = {0};
-    coll_xfer x;
+    coll__xfer x;
     if (r->rank == 0) {
         xfer(&x, COLL_XFER_SEND, 1, buf, mc->send_len, sig_of(3, mc->send_count));
         CHECK(r, r->tp->ops->post(r->tp, &x) == 0);
@@ -354,7 +354,7 @@ static int mismatch_body(rank_t *r)
     snprintf(msg, sizeof msg, "%s", r->tp->err.msg);
     CHECK(r, r->tp->err.rank == 0);
     /* The stream from rank 0 is out of step now: later receives fail alike. */
-    coll_xfer y;
+    coll__xfer y;
     xfer(&y, COLL_XFER_RECV, 0, buf, 1, sig_of(4, 1));
     CHECK(r, r->tp->ops->post(r->tp, &y) == x.status && y.status == x.status);
     snprintf(r->msg, sizeof r->msg, "%s", msg);
@@ -392,7 +392,7 @@ static int status_body(rank_t *r)
 {
     const mismatch_case *mc = r->arg;
     char buf[1024] = {0};
-    coll_xfer x;
+    coll__xfer x;
     xfer(&x, r->rank ? COLL_XFER_RECV : COLL_XFER_SEND, 1 - r->rank, buf,
          r->rank ? mc->recv_len : mc->send_len, sig_of(3, r->rank ? mc->recv_count : mc->send_count));
     CHECK(r, r->tp->ops->post(r->tp, &x) == 0);
@@ -420,7 +420,7 @@ static int died_body(rank_t *r)
     size_t len = 64 * MiB;
     unsigned char *b = calloc(1, len);
     CHECK(r, b);
-    coll_xfer x;
+    coll__xfer x;
     if (r->rank == 1) { /* sends part of it, then its transport is destroyed */
         xfer(&x, COLL_XFER_SEND, 0, b, len, sig_of(1, len));
         int ok = r->tp->ops->post(r->tp, &x) == 0;
@@ -457,7 +457,7 @@ static void test_peer_destroyed_mid_transfer(void **state)
 static int abort_body(rank_t *r)
 {
     char buf[16];
-    coll_xfer x;
+    coll__xfer x;
     if (r->rank == 1) {
         usleep(50 * 1000);
         r->tp->ops->abort(r->tp, COLL_EMISMATCH, 2);
@@ -489,7 +489,7 @@ static void test_abort_propagates(void **state)
 static int invalid_body(rank_t *r)
 {
     char buf[4];
-    coll_xfer x;
+    coll__xfer x;
     xfer(&x, COLL_XFER_SEND, r->rank, buf, sizeof buf, sig_of(0, 4));
     CHECK(r, r->tp->ops->post(r->tp, &x) == COLL_EINVAL && x.status == COLL_EINVAL);
     CHECK(r, strstr(r->tp->err.msg, "invalid transfer") != NULL);
@@ -550,20 +550,20 @@ static void test_timeout_missing_rank(void **state)
  * A stray connection with a bad hello comes first and must not disturb set-up. */
 static void *fake_rank1(void *arg)
 {
-    coll_store *store = arg;
+    coll__store *store = arg;
     void *val = NULL;
     if (coll_store_get(store, "job/tcp/addr/0", &val, NULL)) return NULL;
     int port = atoi(strrchr((char *)val, ':') + 1);
     free(val);
     char err[128];
     double deadline = coll_now_s() + 10;
-    int stray = coll_sock_connect("127.0.0.1", port, deadline, err, sizeof err);
+    int stray = coll__sock_connect("127.0.0.1", port, deadline, err, sizeof err);
     if (stray >= 0) {
         char junk[sizeof(tcp_hello)];
         memset(junk, 'x', sizeof junk);
-        coll_sock_write_all(stray, junk, sizeof junk, deadline);
+        coll__sock_write_all(stray, junk, sizeof junk, deadline);
     }
-    int fd = coll_sock_connect("127.0.0.1", port, deadline, err, sizeof err);
+    int fd = coll__sock_connect("127.0.0.1", port, deadline, err, sizeof err);
     tcp_challenge ch;
     tcp_hello h, ack;
     memset(&h, 0, sizeof h);
@@ -571,16 +571,16 @@ static void *fake_rank1(void *arg)
     h.version = TCP_WIRE_VERSION;
     h.rank = 1;
     h.size = 2;
-    int got_challenge = fd >= 0 && coll_sock_read_all(fd, &ch, sizeof ch, deadline) == 0;
+    int got_challenge = fd >= 0 && coll__sock_read_all(fd, &ch, sizeof ch, deadline) == 0;
     if (got_challenge) tcp_hello_sign(&h, "tok", 3, ch.nonce);
     tcp_wire_hdr bad;
     memset(&bad, 0, sizeof bad);
     bad.magic = 0xdeadbeef;
     bad.type = TCP_MSG_DATA;
     bad.len = (uint64_t)1 << 60;
-    if (got_challenge && coll_sock_write_all(fd, &h, sizeof h, deadline) == 0 &&
-        coll_sock_read_all(fd, &ack, sizeof ack, deadline) == 0)
-        coll_sock_write_all(fd, &bad, sizeof bad, deadline);
+    if (got_challenge && coll__sock_write_all(fd, &h, sizeof h, deadline) == 0 &&
+        coll__sock_read_all(fd, &ack, sizeof ack, deadline) == 0)
+        coll__sock_write_all(fd, &bad, sizeof bad, deadline);
     usleep(300 * 1000); /* keep the connection open while rank 0 reads */
     if (fd >= 0) close(fd);
     if (stray >= 0) close(stray);
@@ -590,16 +590,16 @@ static void *fake_rank1(void *arg)
 static void test_corrupt_header_and_stray_connection(void **state)
 {
     (void)state;
-    coll_store *store;
-    assert_int_equal(coll_mem_store_create(10, &store), COLL_OK);
+    coll__store *store;
+    assert_int_equal(coll__mem_store_create(10, &store), COLL_OK);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, fake_rank1, store), 0);
-    coll_transport *tp = NULL;
+    coll__transport *tp = NULL;
     coll__err err = {.rank = -1};
-    int rc = coll_tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 10, NULL, 0, &tp, &err);
+    int rc = coll__tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 10, NULL, 0, &tp, &err);
     if (rc) fail_msg("create: %s", err.msg);
     char buf[64];
-    coll_xfer x;
+    coll__xfer x;
     xfer(&x, COLL_XFER_RECV, 1, buf, sizeof buf, sig_of(1, 16));
     assert_int_equal(tp->ops->post(tp, &x), 0);
     rc = wait_xfers(tp, &x, 1, WAIT_S);
@@ -616,7 +616,7 @@ static void test_corrupt_header_and_stray_connection(void **state)
  * never on the wire and an old answer fits no new challenge. */
 static void *replaying_rank1(void *arg)
 {
-    coll_store *store = arg;
+    coll__store *store = arg;
     void *val = NULL;
     if (coll_store_get(store, "job/tcp/addr/0", &val, NULL)) return NULL;
     int port = atoi(strrchr((char *)val, ':') + 1);
@@ -630,14 +630,14 @@ static void *replaying_rank1(void *arg)
     h.version = TCP_WIRE_VERSION;
     h.rank = 1;
     h.size = 2;
-    int a = coll_sock_connect("127.0.0.1", port, deadline, err, sizeof err);
-    if (a < 0 || coll_sock_read_all(a, &first, sizeof first, deadline)) return NULL;
+    int a = coll__sock_connect("127.0.0.1", port, deadline, err, sizeof err);
+    if (a < 0 || coll__sock_read_all(a, &first, sizeof first, deadline)) return NULL;
     tcp_hello_sign(&h, "tok", 3, first.nonce); /* the captured hello */
-    int b = coll_sock_connect("127.0.0.1", port, deadline, err, sizeof err);
+    int b = coll__sock_connect("127.0.0.1", port, deadline, err, sizeof err);
     long answered = -1;
-    if (b >= 0 && coll_sock_read_all(b, &second, sizeof second, deadline) == 0 &&
-        coll_sock_write_all(b, &h, sizeof h, deadline) == 0)
-        answered = coll_sock_read_all(b, &ack, sizeof ack, deadline) == 0;
+    if (b >= 0 && coll__sock_read_all(b, &second, sizeof second, deadline) == 0 &&
+        coll__sock_write_all(b, &h, sizeof h, deadline) == 0)
+        answered = coll__sock_read_all(b, &ack, sizeof ack, deadline) == 0;
     close(a);
     if (b >= 0) close(b);
     return (void *)answered;
@@ -646,13 +646,13 @@ static void *replaying_rank1(void *arg)
 static void test_replayed_hello_is_refused(void **state)
 {
     (void)state;
-    coll_store *store;
-    assert_int_equal(coll_mem_store_create(10, &store), COLL_OK);
+    coll__store *store;
+    assert_int_equal(coll__mem_store_create(10, &store), COLL_OK);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, replaying_rank1, store), 0);
-    coll_transport *tp = NULL;
+    coll__transport *tp = NULL;
     coll__err err = {.rank = -1};
-    int rc = coll_tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 1.5, NULL, 0, &tp, &err);
+    int rc = coll__tcp_transport_create(store, "job/", 0, 2, NULL, "tok", 1.5, NULL, 0, &tp, &err);
     void *answered;
     pthread_join(th, &answered);
     assert_int_equal((long)answered, 0); /* closed unanswered */
@@ -664,11 +664,11 @@ static void test_replayed_hello_is_refused(void **state)
 static void test_single_rank(void **state)
 {
     (void)state;
-    coll_store *store;
-    assert_int_equal(coll_mem_store_create(1, &store), COLL_OK);
-    coll_transport *tp = NULL;
+    coll__store *store;
+    assert_int_equal(coll__mem_store_create(1, &store), COLL_OK);
+    coll__transport *tp = NULL;
     coll__err err = {.rank = -1};
-    assert_int_equal(coll_tcp_transport_create(store, "", 0, 1, NULL, NULL, 1, NULL, 0, &tp, &err), 0);
+    assert_int_equal(coll__tcp_transport_create(store, "", 0, 1, NULL, NULL, 1, NULL, 0, &tp, &err), 0);
     assert_int_equal(tp->ops->progress(tp, -1), COLL_OK); /* nothing to wait for */
     tp->ops->destroy(tp);
     coll_store_destroy(store);

@@ -49,7 +49,7 @@ static void test_first_line(void **state)
     (void)state;
     char tok[COLL_TOKEN_HEX_LEN + 1], err[400] = "";
     write_file("s3cret-token\nignored\n", 0600);
-    assert_int_equal(coll_token_read_file(path, tok, err, sizeof err), COLL_OK);
+    assert_int_equal(coll__token_read_file(path, tok, err, sizeof err), COLL_OK);
     assert_string_equal(tok, "s3cret-token");
 }
 
@@ -58,7 +58,7 @@ static void test_others_can_read(void **state)
     (void)state;
     char tok[COLL_TOKEN_HEX_LEN + 1], err[400] = "";
     write_file("s3cret\n", 0644);
-    assert_int_equal(coll_token_read_file(path, tok, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(coll__token_read_file(path, tok, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, "chmod 600"));
     assert_non_null(strstr(err, path));
 }
@@ -68,19 +68,19 @@ static void test_bad_contents(void **state)
     (void)state;
     char tok[COLL_TOKEN_HEX_LEN + 1], err[400] = "";
     write_file("\n", 0600);
-    assert_int_equal(coll_token_read_file(path, tok, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(coll__token_read_file(path, tok, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, "empty"));
     write_file("two words\n", 0600);
-    assert_int_equal(coll_token_read_file(path, tok, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(coll__token_read_file(path, tok, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, "without spaces"));
     char longer[80];
     memset(longer, 'a', 65);
     longer[65] = '\0';
     write_file(longer, 0600);
-    assert_int_equal(coll_token_read_file(path, tok, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(coll__token_read_file(path, tok, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, "longer than 64"));
     unlink(path);
-    assert_int_equal(coll_token_read_file(path, tok, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(coll__token_read_file(path, tok, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, "No such file"));
 }
 
@@ -88,15 +88,15 @@ static void test_env_order(void **state)
 {
     (void)state;
     char tok[COLL_TOKEN_HEX_LEN + 1], err[400] = "";
-    assert_int_equal(coll_token_from_env(tok, err, sizeof err), COLL_OK);
+    assert_int_equal(coll__token_from_env(tok, err, sizeof err), COLL_OK);
     assert_string_equal(tok, "");
     write_file("from-file\n", 0400);
     setenv(COLL_ENV_JOB_TOKEN_FILE, path, 1);
-    assert_int_equal(coll_token_from_env(tok, err, sizeof err), COLL_OK);
+    assert_int_equal(coll__token_from_env(tok, err, sizeof err), COLL_OK);
     assert_string_equal(tok, "from-file");
     /* A launcher hands its ranks COLL_JOB_TOKEN: it wins over an inherited file. */
     setenv(COLL_ENV_JOB_TOKEN_VAR, "from-launcher", 1);
-    assert_int_equal(coll_token_from_env(tok, err, sizeof err), COLL_OK);
+    assert_int_equal(coll__token_from_env(tok, err, sizeof err), COLL_OK);
     assert_string_equal(tok, "from-launcher");
 }
 

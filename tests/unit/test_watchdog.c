@@ -38,10 +38,10 @@ static void test_fires_after_deadline_with_what(void **state)
 {
     (void)state;
     static fired f;
-    coll_watchdog w;
-    assert_int_equal(coll_watchdog_start(&w, on_fire, &f), 0);
+    coll__watchdog w;
+    assert_int_equal(coll__watchdog_start(&w, on_fire, &f), 0);
     double t0 = coll_now_s();
-    coll_watchdog_arm(&w, t0 + 0.05, "allreduce #7", sizeof "allreduce #7");
+    coll__watchdog_arm(&w, t0 + 0.05, "allreduce #7", sizeof "allreduce #7");
     wait_for(&f, 1, 5.0);
     assert_int_equal(atomic_load(&f.count), 1);
     assert_string_equal(f.what, "allreduce #7");
@@ -49,47 +49,47 @@ static void test_fires_after_deadline_with_what(void **state)
     assert_true(f.waited >= 0.049 && f.waited < 5.0);
     usleep(100 * 1000); /* fires once per arming */
     assert_int_equal(atomic_load(&f.count), 1);
-    coll_watchdog_stop(&w);
+    coll__watchdog_stop(&w);
 }
 
 static void test_disarmed_in_time_never_fires(void **state)
 {
     (void)state;
     static fired f;
-    coll_watchdog w;
-    assert_int_equal(coll_watchdog_start(&w, on_fire, &f), 0);
+    coll__watchdog w;
+    assert_int_equal(coll__watchdog_start(&w, on_fire, &f), 0);
     for (int i = 0; i < 200; i++) { /* calls that finish well within their deadline */
-        coll_watchdog_arm(&w, coll_now_s() + 0.05, "call", 5);
-        coll_watchdog_disarm(&w);
+        coll__watchdog_arm(&w, coll_now_s() + 0.05, "call", 5);
+        coll__watchdog_disarm(&w);
     }
     usleep(150 * 1000);
     assert_int_equal(atomic_load(&f.count), 0);
     /* a later, longer deadline replaces an earlier one */
-    coll_watchdog_arm(&w, coll_now_s() + 0.02, "short", 6);
-    coll_watchdog_arm(&w, coll_now_s() + 0.3, "long", 5);
+    coll__watchdog_arm(&w, coll_now_s() + 0.02, "short", 6);
+    coll__watchdog_arm(&w, coll_now_s() + 0.3, "long", 5);
     usleep(100 * 1000);
     assert_int_equal(atomic_load(&f.count), 0);
     wait_for(&f, 1, 5.0);
     assert_int_equal(atomic_load(&f.count), 1);
     assert_string_equal(f.what, "long");
-    coll_watchdog_stop(&w);
+    coll__watchdog_stop(&w);
 }
 
 static void test_stop_while_armed_and_long_what(void **state)
 {
     (void)state;
     static fired f;
-    coll_watchdog w;
+    coll__watchdog w;
     char big[3 * COLL_WATCHDOG_WHAT];
     memset(big, 'x', sizeof big);
-    assert_int_equal(coll_watchdog_start(&w, on_fire, &f), 0);
-    coll_watchdog_arm(&w, coll_now_s() + 0.01, big, sizeof big); /* cut to the buffer */
+    assert_int_equal(coll__watchdog_start(&w, on_fire, &f), 0);
+    coll__watchdog_arm(&w, coll_now_s() + 0.01, big, sizeof big); /* cut to the buffer */
     wait_for(&f, 1, 5.0);
     assert_int_equal(atomic_load(&f.count), 1);
     assert_int_equal(f.what[COLL_WATCHDOG_WHAT - 1], 'x');
-    coll_watchdog_arm(&w, coll_now_s() + 60, "never", 6);
+    coll__watchdog_arm(&w, coll_now_s() + 60, "never", 6);
     double t0 = coll_now_s();
-    coll_watchdog_stop(&w); /* does not wait for the deadline */
+    coll__watchdog_stop(&w); /* does not wait for the deadline */
     assert_true(coll_now_s() - t0 < 5.0);
     assert_int_equal(atomic_load(&f.count), 1);
 }

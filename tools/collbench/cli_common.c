@@ -53,7 +53,7 @@ void cli_launch_note(const cli_launch *l, int started, const char *message)
 }
 
 int cli_exec_ranks(const cli_launch *l, const char *backend, int nprocs,
-                   const char *const *extra_env, const char *bind, coll_launch_result *res)
+                   const char *const *extra_env, const char *bind, coll__launch_result *res)
 {
     char env_backend[96], env_nprocs[64];
     const char *env[16] = {env_backend, env_nprocs};
@@ -69,11 +69,11 @@ int cli_exec_ranks(const cli_launch *l, const char *backend, int nprocs,
     for (int i = 0; i < l->argc; i++) rank_argv[i + 1] = l->argv[i]; /* [0] NULL: /proc/self/exe */
     snprintf(env_backend, sizeof env_backend, "%s=%s", CLI_ENV_BACKEND, backend);
     snprintf(env_nprocs, sizeof env_nprocs, "COLLBENCH_NPROCS=%d", nprocs);
-    coll_launch_opts lo = {.nprocs = nprocs, .argv = rank_argv, .extra_env = env,
+    coll__launch_opts lo = {.nprocs = nprocs, .argv = rank_argv, .extra_env = env,
                            .on_result_line = l->on_result_line, .arg = l->arg};
     fflush(stdout);
-    if (bind) setenv(COLL_ENV_BIND, bind, 1); /* coll_launch pins the ranks it starts by it */
-    int rc = coll_launch(&lo, res);
+    if (bind) setenv(COLL_ENV_BIND, bind, 1); /* coll__launch pins the ranks it starts by it */
+    int rc = coll__launch(&lo, res);
     if (bind) unsetenv(COLL_ENV_BIND);
     free(rank_argv);
     return rc;

@@ -56,13 +56,13 @@ typedef struct cli_launch {
 /* Records a launch's outcome in l->report (when there is one). */
 void cli_launch_note(const cli_launch *l, int started, const char *message);
 
-/* Starts nprocs ranks of l's command line on this host (coll_launch, rank argv[0]
+/* Starts nprocs ranks of l's command line on this host (coll__launch, rank argv[0]
  * /proc/self/exe) with CLI_ENV_BACKEND=backend, COLLBENCH_NPROCS=nprocs and
  * extra_env (NULL-terminated, or NULL); bind: $COLL_BIND while it runs (the
  * pinning of the ranks), or NULL.
- * coll_launch's return; res filled in. */
+ * coll__launch's return; res filled in. */
 int cli_exec_ranks(const cli_launch *l, const char *backend, int nprocs,
-                   const char *const *extra_env, const char *bind, coll_launch_result *res);
+                   const char *const *extra_env, const char *bind, coll__launch_result *res);
 
 /* Runs one(arg, backend, nprocs) for every backend x process count and returns
  * the first non-zero code; an interrupt (128+signal) ends the sweep and wins. */

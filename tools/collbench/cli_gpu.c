@@ -76,17 +76,17 @@ void cli_gpu_check_report(void)
 {
     char why[512], run[16], drv[16], name[128];
     int n = 0, driver = 0;
-    const coll_cudart *rt = coll_cudart_load(why, sizeof why);
+    const coll__cudart *rt = coll__cudart_load(why, sizeof why);
     if (!rt) {
         printf("INFO  cuda: %s\n", why);
     } else {
         if (rt->DriverGetVersion(&driver) != 0) driver = 0;
-        coll_cuda_version_string(rt->runtime_version, run, sizeof run);
-        coll_cuda_version_string(driver, drv, sizeof drv);
-        if (coll_cuda_device_count(&n, why, sizeof why) != 0) {
+        coll__cuda_version_string(rt->runtime_version, run, sizeof run);
+        coll__cuda_version_string(driver, drv, sizeof drv);
+        if (coll__cuda_device_count(&n, why, sizeof why) != 0) {
             printf("INFO  cuda: runtime %s (%s), driver %s: %s\n", run, rt->soname, drv, why);
         } else {
-            coll_cuda_device_name(0, name, sizeof name, NULL);
+            coll__cuda_device_name(0, name, sizeof name, NULL);
             printf("INFO  cuda: runtime %s (%s), driver %s, %d device%s (gpu 0: %s)\n", run,
                    rt->soname, drv, n, n == 1 ? "" : "s", name);
         }
@@ -103,7 +103,7 @@ int cli_gpu_check_nprocs(const char *backend, int nprocs)
 {
     char why[512];
     int n = 0;
-    if (strcmp(backend, "nccl") != 0 || coll_cuda_device_count(&n, why, sizeof why) != 0 || nprocs <= n)
+    if (strcmp(backend, "nccl") != 0 || coll__cuda_device_count(&n, why, sizeof why) != 0 || nprocs <= n)
         return nprocs;
     printf("NOTE  nccl: %d ranks instead of %d: NCCL needs one GPU per rank and this host has %d\n", n,
            nprocs, n);

@@ -92,7 +92,7 @@ static int launch_local(const cli_launch_plan *p, const cli_launch *l, const cha
                         int nprocs)
 {
     char what[96] = "";
-    coll_launch_result res;
+    coll__launch_result res;
     const char *bind = p->default_bind && !strchr(backend, ',') ? cli_default_bind(backend) : NULL;
     int rc = cli_exec_ranks(l, backend, nprocs, NULL, bind, &res);
     cli_launch_note(l, rc == 0, res.message);

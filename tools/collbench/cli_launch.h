@@ -1,7 +1,7 @@
 /* How a launching command starts its ranks: one plan, chosen once from the
  * parsed options, that every command (the collectives, init, train, check,
  * straggler) picks its backends and launches by:
- *   CLI_LAUNCH_LOCAL      fork/exec our own command line here (coll_launch), the
+ *   CLI_LAUNCH_LOCAL      fork/exec our own command line here (coll__launch), the
  *                         ranks pinned as --bind's default says when no --bind
  *                         or $COLL_BIND was given;
  *   CLI_LAUNCH_MPIRUN     through mpirun (cli_mpirun.h): what a local plan does

@@ -54,7 +54,7 @@ int cli_mpirun_find(char *path, size_t len, char *why, size_t whylen)
     const char *asked = getenv(CLI_ENV_MPIRUN);
     if (asked && *asked) {
         if (lookup(asked, path, len)) return 0;
-        coll_set_err(why, whylen, "%s=%s is not an executable program", CLI_ENV_MPIRUN, asked);
+        coll__set_err(why, whylen, "%s=%s is not an executable program", CLI_ENV_MPIRUN, asked);
         return -1;
     }
     for (const char *const *n = default_mpiruns; *n; n++)
@@ -254,10 +254,10 @@ static int make_fifo(char *dir, size_t dlen, char *fifo, size_t flen, char *why,
 {
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, dlen, "%s/collbench-mpirun.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) return coll_set_err(why, wlen, "mkdtemp %s: %s", dir, strerror(errno)), -1;
+    if (!mkdtemp(dir)) return coll__set_err(why, wlen, "mkdtemp %s: %s", dir, strerror(errno)), -1;
     snprintf(fifo, flen, "%s/results", dir);
     if (mkfifo(fifo, 0600) != 0) {
-        coll_set_err(why, wlen, "mkfifo %s: %s", fifo, strerror(errno));
+        coll__set_err(why, wlen, "mkfifo %s: %s", fifo, strerror(errno));
         rmdir(dir);
         return -1;
     }
@@ -286,17 +286,17 @@ int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs)
     int wfd = rfd >= 0 ? open(fifo, O_WRONLY | O_CLOEXEC) : -1;
     why[0] = '\0';
     if (wfd < 0) {
-        coll_set_err(why, sizeof why, "open %s: %s", fifo, strerror(errno));
+        coll__set_err(why, sizeof why, "open %s: %s", fifo, strerror(errno));
         fprintf(stderr, "%s: %s%s %d ranks: %s\n", l->prefix, what, backend, nprocs, why);
     } else if (build_argv(&av, mpirun, l, nprocs) || build_env(&env, backend, nprocs, fifo)) {
-        coll_set_err(why, sizeof why, "out of memory building the mpirun command");
+        coll__set_err(why, sizeof why, "out of memory building the mpirun command");
         fprintf(stderr, "%s: %s\n", l->prefix, why);
         close(wfd);
     } else {
         fflush(stdout);
         st = run_mpirun(av.v, env.v, rfd, wfd, l);
         if (st < 0) {
-            coll_set_err(why, sizeof why, "cannot run %s: %s", mpirun, strerror(errno));
+            coll__set_err(why, sizeof why, "cannot run %s: %s", mpirun, strerror(errno));
             fprintf(stderr, "%s: %s%s %d ranks: %s\n", l->prefix, what, backend, nprocs, why);
             close(wfd);
         }
@@ -308,16 +308,16 @@ int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs)
         code = 128 + interrupted;
         cli_launch_note(l, 1, "interrupted");
     } else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-        coll_set_err(why, sizeof why, "cannot execute %s", mpirun);
+        coll__set_err(why, sizeof why, "cannot execute %s", mpirun);
         cli_launch_note(l, 0, why);
         fprintf(stderr, "%s: %s%s %d ranks: %s\n", l->prefix, what, backend, nprocs, why);
     } else if (WIFSIGNALED(st)) {
-        coll_set_err(why, sizeof why, "%s killed by signal %d", mpirun, WTERMSIG(st));
+        coll__set_err(why, sizeof why, "%s killed by signal %d", mpirun, WTERMSIG(st));
         cli_launch_note(l, 1, why);
         if (!quiet)
             fprintf(stderr, "%s: %s%s %d ranks failed: %s\n", l->prefix, what, backend, nprocs, why);
     } else if ((code = WEXITSTATUS(st)) != 0) {
-        coll_set_err(why, sizeof why, "mpirun exited with %d", code);
+        coll__set_err(why, sizeof why, "mpirun exited with %d", code);
         cli_launch_note(l, 1, why);
         if (l->exit_wrong && code == l->exit_wrong && lines_seen == 0) {
             /* mpirun's own failures exit 1 too; wrong results come with rows */

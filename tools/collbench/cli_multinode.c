@@ -1,5 +1,5 @@
 /* Multi-host launching without MPI (cli_multinode.h). The local launcher
- * (coll_launch) numbers its ranks 0..M-1 and owns RANK/WORLD_SIZE/MASTER_*; it
+ * (coll__launch) numbers its ranks 0..M-1 and owns RANK/WORLD_SIZE/MASTER_*; it
  * passes the job's layout in COLLBENCH_MN_* variables, and each rank rewrites
  * its own environment from them before the library reads it. */
 #include "cli_multinode.h"
@@ -66,11 +66,11 @@ static const char *job_token(const cli_multinode *config, char *why, size_t whyl
     static char token[COLL_TOKEN_HEX_LEN + 1];
     why[0] = '\0';
     if (config->job_token_file) {
-        if (coll_token_read_file(config->job_token_file, token, why, whylen)) return NULL;
+        if (coll__token_read_file(config->job_token_file, token, why, whylen)) return NULL;
         return token;
     }
     if (config->job_token) return config->job_token;
-    if (coll_token_from_env(token, why, whylen)) return NULL;
+    if (coll__token_from_env(token, why, whylen)) return NULL;
     return token[0] ? token : NULL;
 }
 
@@ -113,7 +113,7 @@ int cli_multinode_launch_one(const cli_multinode *config, const cli_launch *l, c
     const char *extra_env[] = {e_node, e_addr, e_port, e_listen, "COLL_VERIFY_RANKS=1",
                                token ? e_token : NULL, NULL};
     if (l->what) snprintf(what, sizeof what, "%s ", l->what);
-    coll_launch_result res;
+    coll__launch_result res;
     int rc = cli_exec_ranks(l, backend, nprocs, extra_env, NULL, &res);
     cli_launch_note(l, rc == 0, res.message);
     if (rc != 0) {

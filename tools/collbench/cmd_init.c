@@ -211,7 +211,7 @@ static int emit_row(const init_opts *o, const char *backend, int world, const do
     int n = snprintf(row, sizeof row, "%s%s,%d,%ld,%d,%.4f,%.4f,%.4f,%.4f,%.3f\n",
                      file_is_empty(o->csv_path) ? CSV_HEADER : "", backend, world, o->count,
                      o->steps, t[T_COLD], t[T_WARM], t[T_RECREATE], t[T_REUSE], ratio);
-    if (coll_file_append(o->csv_path, row, (size_t)n, err, sizeof err) != 0) {
+    if (coll__file_append(o->csv_path, row, (size_t)n, err, sizeof err) != 0) {
         fprintf(stderr, "collbench init: --csv: %s\n", err);
         return EXIT_RUNTIME;
     }
@@ -277,7 +277,7 @@ static int run_as_launcher(const init_opts *o, int argc, char **argv)
                                       backends, MAX_BACKENDS, &nb);
     if (code) return code;
     /* Refuse an unwritable --csv before the sweep, not after. */
-    if (o->csv_path && coll_file_append(o->csv_path, "", 0, err, sizeof err) != 0) {
+    if (o->csv_path && coll__file_append(o->csv_path, "", 0, err, sizeof err) != 0) {
         fprintf(stderr, "collbench init: --csv: %s\n", err);
         return EXIT_USAGE;
     }

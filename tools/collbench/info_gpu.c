@@ -66,7 +66,7 @@ int info_gpu_bandwidth(size_t bytes)
         fprintf(stderr, "collbench info: --gpu-bandwidth: %s\n", why);
         return EXIT_UNAVAILABLE;
     }
-    coll_cuda_device_name(0, name, sizeof name, &mem);
+    coll__cuda_device_name(0, name, sizeof name, &mem);
     bench_format_size(bytes, human, sizeof human);
     int rc = bench_device_d2d_bandwidth(bytes, BANDWIDTH_ITERS, &gbps, &us, why, sizeof why);
     if (rc == BENCH_DEVICE_OOM) {

@@ -13,19 +13,19 @@ extern "C" {
 
 #include "bootstrap/store.h" /* a C header: its inline functions keep C linkage */
 
-typedef struct coll_gloo coll_gloo;
+typedef struct coll__gloo coll__gloo;
 
 /* Gloo's allreduce algorithms, as --algo names them. */
-typedef enum coll_gloo_algo {
+typedef enum coll__gloo_algo {
     COLL_GLOO_DEFAULT = 0,      /* gloo::allreduce, algorithm unspecified */
     COLL_GLOO_RING,             /* gloo::allreduce, AllreduceOptions::RING */
     COLL_GLOO_BCUBE,            /* gloo::allreduce, AllreduceOptions::BCUBE */
     COLL_GLOO_RING_CHUNKED,     /* gloo::AllreduceRingChunked<T> */
     COLL_GLOO_HALVING_DOUBLING, /* gloo::AllreduceHalvingDoubling<T> */
-} coll_gloo_algo;
+} coll__gloo_algo;
 
-/* The collectives the C++ layer runs; the C side maps coll_call onto them. */
-typedef enum coll_gloo_kind {
+/* The collectives the C++ layer runs; the C side maps coll__call onto them. */
+typedef enum coll__gloo_kind {
     COLL_GLOO_ALLREDUCE = 0,
     COLL_GLOO_ALLGATHER,
     COLL_GLOO_REDUCESCATTER,
@@ -36,10 +36,10 @@ typedef enum coll_gloo_kind {
     COLL_GLOO_SEND,
     COLL_GLOO_RECV,
     COLL_GLOO_SENDRECV,
-} coll_gloo_kind;
+} coll__gloo_kind;
 
-typedef struct coll_gloo_call {
-    coll_gloo_kind kind;
+typedef struct coll__gloo_call {
+    coll__gloo_kind kind;
     const void *sendbuf;
     void *recvbuf;
     size_t count; /* elements: per rank block for allgather/alltoall/reducescatter */
@@ -48,18 +48,18 @@ typedef struct coll_gloo_call {
     int root;
     int peer_send, peer_recv;
     size_t recvcount;
-    coll_gloo_algo algo;
+    coll__gloo_algo algo;
     double timeout_s; /* what is left of the call's deadline */
-} coll_gloo_call;
+} coll__gloo_call;
 
 /* Meets every rank through store (keys under prefix) and connects Gloo's TCP
  * transport, listening on host. */
-int coll_gloo_create(coll_store *store, const char *prefix, const char *host, int rank, int size,
-                     double timeout_s, coll_gloo **out, coll__err *err);
+int coll_gloo_create(coll__store *store, const char *prefix, const char *host, int rank, int size,
+                     double timeout_s, coll__gloo **out, coll__err *err);
 /* 1 when Gloo has a type for dt (it has no bfloat16). */
 int coll_gloo_has_dtype(coll_dtype dt);
-int coll_gloo_run(coll_gloo *g, const coll_gloo_call *c, coll__err *err);
-void coll_gloo_destroy(coll_gloo *g);
+int coll_gloo_run(coll__gloo *g, const coll__gloo_call *c, coll__err *err);
+void coll_gloo_destroy(coll__gloo *g);
 
 #ifdef __cplusplus
 }

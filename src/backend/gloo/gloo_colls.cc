@@ -62,12 +62,12 @@ const gloo::ReductionFunction<T>* reduction(coll_op op) {
 // (tests/ranks saw 4 + -2 + 1 + 4 come out as -1 on 4 ranks).
 template <>
 Fn reduce_fn<gloo::float16>(coll_op op) {
-  return coll_reduce_kernel(COLL_FLOAT16, op);
+  return coll__reduce_kernel(COLL_FLOAT16, op);
 }
 
 template <coll_op O>
 void f16_into(gloo::float16* x, const gloo::float16* y, size_t n) {
-  coll_reduce_kernel(COLL_FLOAT16, O)(x, x, y, n);
+  coll__reduce_kernel(COLL_FLOAT16, O)(x, x, y, n);
 }
 
 template <>
@@ -92,7 +92,7 @@ int to_int(size_t n, const char* what) {
 
 // The pair-buffer algorithm for (kind, which) on ptr, built once per buffer.
 template <typename T, typename Make>
-gloo::Algorithm* cached(coll_gloo* g, const coll_gloo_call* c, int which, T* ptr, Make make) {
+gloo::Algorithm* cached(coll__gloo* g, const coll__gloo_call* c, int which, T* ptr, Make make) {
   auto& k = g->cached;
   if (!k.algo || k.kind != c->kind || k.which != which || k.dt != c->dt || k.op != c->op ||
       k.ptr != ptr || k.count != c->count) {
@@ -109,7 +109,7 @@ gloo::Algorithm* cached(coll_gloo* g, const coll_gloo_call* c, int which, T* ptr
 }
 
 template <typename T>
-void allreduce(coll_gloo* g, const coll_gloo_call* c) {
+void allreduce(coll__gloo* g, const coll__gloo_call* c) {
   T* out = static_cast<T*>(c->recvbuf);
   const size_t bytes = c->count * sizeof(T);
   if (c->algo == COLL_GLOO_RING_CHUNKED || c->algo == COLL_GLOO_HALVING_DOUBLING) {
@@ -140,7 +140,7 @@ void allreduce(coll_gloo* g, const coll_gloo_call* c) {
 }
 
 template <typename T>
-void allgather(coll_gloo* g, const coll_gloo_call* c) {
+void allgather(coll__gloo* g, const coll__gloo_call* c) {
   T* out = static_cast<T*>(c->recvbuf);
   const int rank = g->context->rank, size = g->context->size;
   gloo::AllgatherOptions opts(g->context);
@@ -154,7 +154,7 @@ void allgather(coll_gloo* g, const coll_gloo_call* c) {
 }
 
 template <typename T>
-void reducescatter(coll_gloo* g, const coll_gloo_call* c) {
+void reducescatter(coll__gloo* g, const coll__gloo_call* c) {
   const int rank = g->context->rank, size = g->context->size;
   const size_t total = c->count * (size_t)size, blk = c->count * sizeof(T);
   int n = to_int(total, "reduce-scatter");
@@ -173,7 +173,7 @@ void reducescatter(coll_gloo* g, const coll_gloo_call* c) {
 }
 
 template <typename T>
-void broadcast(coll_gloo* g, const coll_gloo_call* c) {
+void broadcast(coll__gloo* g, const coll__gloo_call* c) {
   gloo::BroadcastOptions opts(g->context);
   opts.setRoot(c->root);
   if (g->context->rank == c->root && c->sendbuf != c->recvbuf)
@@ -185,7 +185,7 @@ void broadcast(coll_gloo* g, const coll_gloo_call* c) {
 }
 
 template <typename T>
-void reduce(coll_gloo* g, const coll_gloo_call* c) {
+void reduce(coll__gloo* g, const coll__gloo_call* c) {
   const bool root = g->context->rank == c->root;
   gloo::ReduceOptions opts(g->context);
   opts.setRoot(c->root);
@@ -201,7 +201,7 @@ void reduce(coll_gloo* g, const coll_gloo_call* c) {
 }
 
 template <typename T>
-void alltoall(coll_gloo* g, const coll_gloo_call* c) {
+void alltoall(coll__gloo* g, const coll__gloo_call* c) {
   const size_t total = c->count * (size_t)g->context->size;
   const T* in = static_cast<const T*>(c->sendbuf);
   if (c->sendbuf == c->recvbuf) {  // Gloo would overwrite blocks it has yet to send
@@ -218,7 +218,7 @@ void alltoall(coll_gloo* g, const coll_gloo_call* c) {
 }
 
 template <typename T>
-void p2p(coll_gloo* g, const coll_gloo_call* c) {
+void p2p(coll__gloo* g, const coll__gloo_call* c) {
   auto timeout = to_ms(c->timeout_s);
   std::unique_ptr<gloo::transport::UnboundBuffer> sb, rb;
   if (c->peer_send >= 0 && c->count) {
@@ -234,7 +234,7 @@ void p2p(coll_gloo* g, const coll_gloo_call* c) {
 }
 
 template <typename T>
-void dispatch(coll_gloo* g, const coll_gloo_call* c) {
+void dispatch(coll__gloo* g, const coll__gloo_call* c) {
   switch (c->kind) {
     case COLL_GLOO_ALLREDUCE: return allreduce<T>(g, c);
     case COLL_GLOO_ALLGATHER: return allgather<T>(g, c);
@@ -247,7 +247,7 @@ void dispatch(coll_gloo* g, const coll_gloo_call* c) {
 }
 
 // The arguments that must agree across ranks, as 6 words.
-void call_words(const coll_gloo_call* c, uint64_t* w) {
+void call_words(const coll__gloo_call* c, uint64_t* w) {
   const bool reduces = c->kind == COLL_GLOO_ALLREDUCE || c->kind == COLL_GLOO_REDUCESCATTER ||
                        c->kind == COLL_GLOO_REDUCE;
   const bool rooted = c->kind == COLL_GLOO_BROADCAST || c->kind == COLL_GLOO_REDUCE;
@@ -275,7 +275,7 @@ std::string describe(const uint64_t* w) {
 // Gloo trusts every rank to make the same call: a peer sending more than this
 // rank posted ends the process from Gloo's event thread (EnforceNotMet, then
 // abort). So the arguments are compared first, in one small allgather.
-void check_same_call(coll_gloo* g, const coll_gloo_call* c) {
+void check_same_call(coll__gloo* g, const coll__gloo_call* c) {
   const int rank = g->context->rank, size = g->context->size;
   std::vector<uint64_t> all((size_t)size * 6);
   call_words(c, &all[(size_t)rank * 6]);
@@ -293,7 +293,7 @@ void check_same_call(coll_gloo* g, const coll_gloo_call* c) {
 
 }  // namespace
 
-void run_collective(coll_gloo* g, const coll_gloo_call* c) {
+void run_collective(coll__gloo* g, const coll__gloo_call* c) {
   const bool p2p_call = c->kind == COLL_GLOO_SEND || c->kind == COLL_GLOO_RECV ||
                         c->kind == COLL_GLOO_SENDRECV;
   if (!p2p_call) g->tag = (g->tag + 1) & ~kCheckBit;  // every rank makes the same calls

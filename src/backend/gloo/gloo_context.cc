@@ -26,7 +26,7 @@ std::chrono::milliseconds to_ms(double seconds) {
   return std::chrono::milliseconds(static_cast<long long>(ms));
 }
 
-char* scratch(coll_gloo* g, size_t bytes) {
+char* scratch(coll__gloo* g, size_t bytes) {
   if (g->scratch.size() < bytes) g->scratch.resize(bytes);
   return g->scratch.data();
 }
@@ -47,11 +47,11 @@ static int status_of(const gloo::IoException& e) {
   return COLL_EPEER;
 }
 
-extern "C" int coll_gloo_create(coll_store* store, const char* prefix, const char* host, int rank,
-                                int size, double timeout_s, coll_gloo** out, coll__err *err) {
+extern "C" int coll_gloo_create(coll__store* store, const char* prefix, const char* host, int rank,
+                                int size, double timeout_s, coll__gloo** out, coll__err *err) {
   *out = nullptr;
   try {
-    std::unique_ptr<coll_gloo> g(new coll_gloo);
+    std::unique_ptr<coll__gloo> g(new coll__gloo);
     const char* check = std::getenv("COLL_GLOO_CHECK");  // 0: Gloo alone, as torch runs it
     g->check = !(check && std::strcmp(check, "0") == 0);
     gloo::transport::tcp::attr attr;
@@ -84,7 +84,7 @@ extern "C" int coll_gloo_create(coll_store* store, const char* prefix, const cha
   }
 }
 
-extern "C" int coll_gloo_run(coll_gloo* g, const coll_gloo_call* c, coll__err *err) {
+extern "C" int coll_gloo_run(coll__gloo* g, const coll__gloo_call* c, coll__err *err) {
   try {
     collgloo::run_collective(g, c);
     return COLL_OK;
@@ -110,7 +110,7 @@ extern "C" int coll_gloo_has_dtype(coll_dtype dt) {
   return dt != COLL_BFLOAT16 && dt < COLL_DTYPE_COUNT;
 }
 
-extern "C" void coll_gloo_destroy(coll_gloo* g) {
+extern "C" void coll_gloo_destroy(coll__gloo* g) {
   try {
     delete g;
   } catch (...) {

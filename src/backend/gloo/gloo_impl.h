@@ -13,7 +13,7 @@
 
 #include "backend/gloo/gloo_capi.h"
 
-struct coll_gloo {
+struct coll__gloo {
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<gloo::rendezvous::Context> context;
   uint32_t tag = 0;            // one per collective: every rank counts the same calls
@@ -41,8 +41,8 @@ struct Mismatch : std::runtime_error {
 };
 
 std::chrono::milliseconds to_ms(double seconds);
-char* scratch(coll_gloo* g, size_t bytes);
+char* scratch(coll__gloo* g, size_t bytes);
 // Runs c; throws what Gloo throws. The world size is at least 2.
-void run_collective(coll_gloo* g, const coll_gloo_call* c);
+void run_collective(coll__gloo* g, const coll__gloo_call* c);
 
 }  // namespace collgloo

@@ -64,7 +64,7 @@ done:
     return out;
 }
 
-static int owner(const coll_gloo_peers *p, int self, const char *ip, size_t iplen, unsigned port);
+static int owner(const coll__gloo_peers *p, int self, const char *ip, size_t iplen, unsigned port);
 
 static int peer_name(int fd, char *buf, size_t len)
 {
@@ -75,7 +75,7 @@ static int peer_name(int fd, char *buf, size_t len)
 }
 
 /* This process's sockets whose other end is one of another rank's sockets. */
-static void map_own_sockets(coll_gloo_peers *p, int self)
+static void map_own_sockets(coll__gloo_peers *p, int self)
 {
     DIR *d = opendir("/proc/self/fd");
     for (struct dirent *e; d && (e = readdir(d));) {
@@ -87,7 +87,7 @@ static void map_own_sockets(coll_gloo_peers *p, int self)
         const char *close = strstr(a, "]:");
         if (!close) continue;
         int r = owner(p, self, a + 1, (size_t)(close - a - 1), (unsigned)atoi(close + 2));
-        coll_gloo_peer_fd *more =
+        coll__gloo_peer_fd *more =
             r < 0 ? NULL : realloc(p->fds, (size_t)(p->nfds + 1) * sizeof *more);
         if (!more) continue;
         p->fds = more;
@@ -99,7 +99,7 @@ static void map_own_sockets(coll_gloo_peers *p, int self)
     if (d) closedir(d);
 }
 
-int coll_gloo_peers_gone(const coll_gloo_peers *p, int *ranks, char *buf, size_t len)
+int coll__gloo_peers_gone(const coll__gloo_peers *p, int *ranks, char *buf, size_t len)
 {
     int n = 0;
     size_t used = 0;
@@ -107,7 +107,7 @@ int coll_gloo_peers_gone(const coll_gloo_peers *p, int *ranks, char *buf, size_t
     for (int r = 0; r < p->size; r++) {
         int had = 0, alive = 0;
         for (int i = 0; i < p->nfds; i++) {
-            const coll_gloo_peer_fd *f = &p->fds[i];
+            const coll__gloo_peer_fd *f = &p->fds[i];
             char now[64];
             if (f->rank != r) continue;
             had = 1;
@@ -124,8 +124,8 @@ int coll_gloo_peers_gone(const coll_gloo_peers *p, int *ranks, char *buf, size_t
     return n;
 }
 
-int coll_gloo_peers_exchange(coll_store *store, const char *prefix, int rank, int size,
-                             coll_gloo_peers *out, coll__err *err)
+int coll__gloo_peers_exchange(coll__store *store, const char *prefix, int rank, int size,
+                             coll__gloo_peers *out, coll__err *err)
 {
     char key[128];
     out->size = size;
@@ -153,7 +153,7 @@ int coll_gloo_peers_exchange(coll_store *store, const char *prefix, int rank, in
     return rc;
 }
 
-static int owner(const coll_gloo_peers *p, int self, const char *ip, size_t iplen, unsigned port)
+static int owner(const coll__gloo_peers *p, int self, const char *ip, size_t iplen, unsigned port)
 {
     char want[96];
     snprintf(want, sizeof want, " [%.*s]:%u ", (int)iplen, ip, port);
@@ -162,7 +162,7 @@ static int owner(const coll_gloo_peers *p, int self, const char *ip, size_t iple
     return -1;
 }
 
-int coll_gloo_peers_blame(const coll_gloo_peers *p, int self, const char *text)
+int coll__gloo_peers_blame(const coll__gloo_peers *p, int self, const char *text)
 {
     for (const char *open = text ? strchr(text, '[') : NULL; open; open = strchr(open + 1, '[')) {
         const char *close = strstr(open, "]:");
@@ -179,7 +179,7 @@ int coll_gloo_peers_blame(const coll_gloo_peers *p, int self, const char *text)
     return -1;
 }
 
-void coll_gloo_peers_free(coll_gloo_peers *p)
+void coll__gloo_peers_free(coll__gloo_peers *p)
 {
     for (int r = 0; p->socks && r < p->size; r++) free(p->socks[r]);
     free(p->socks);

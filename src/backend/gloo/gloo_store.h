@@ -14,7 +14,7 @@ namespace collgloo {
 
 class StoreAdapter : public gloo::rendezvous::Store {
  public:
-  StoreAdapter(coll_store* store, const std::string& prefix)
+  StoreAdapter(coll__store* store, const std::string& prefix)
       : store_(store), prefix_(prefix + "gloo/") {}
 
   void set(const std::string& key, const std::vector<char>& data) override;
@@ -26,7 +26,7 @@ class StoreAdapter : public gloo::rendezvous::Store {
 
  private:
   [[noreturn]] void fail(const char* what, const std::string& key, int rc);
-  coll_store* store_;
+  coll__store* store_;
   std::string prefix_;
 };
 

@@ -122,7 +122,7 @@ static void shm_fini(void *state)
 }
 
 /* This rank's heap, described under the store for the peers ("none": without). */
-static int heap_publish(shm_state *st, const coll_rendezvous *rv, size_t bytes)
+static int heap_publish(shm_state *st, const coll__rendezvous *rv, size_t bytes)
 {
     char key[160], desc[96] = "none";
     coll__err err;
@@ -137,7 +137,7 @@ static int heap_publish(shm_state *st, const coll_rendezvous *rv, size_t bytes)
 }
 
 /* 1 when this rank mapped every peer's heap. */
-static int heap_attach_all(shm_state *st, const coll_rendezvous *rv)
+static int heap_attach_all(shm_state *st, const coll__rendezvous *rv)
 {
     int ok = st->heap.map && st->heap.map[st->rank];
     for (int r = 0; ok && r < st->n; r++) {
@@ -156,7 +156,7 @@ static int heap_attach_all(shm_state *st, const coll_rendezvous *rv)
     return ok;
 }
 
-static int setup(shm_state *st, const coll_rendezvous *rv, coll__err *err)
+static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
 {
     size_t slot = env_bytes("COLL_SHM_SLOT_BYTES", 1024 * KIB, 4 * KIB, 1024 * 1024 * KIB);
     size_t mbox = env_bytes("COLL_SHM_MBOX_BYTES", 64 * KIB, 64, 64 * 1024 * KIB);
@@ -244,7 +244,7 @@ static int setup(shm_state *st, const coll_rendezvous *rv, coll__err *err)
     return COLL_OK;
 }
 
-static int shm_init(coll_comm *comm, const coll_rendezvous *rv, void **state, coll__err *err)
+static int shm_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
 {
     (void)comm;
     shm_state *st = calloc(1, sizeof *st);
@@ -268,12 +268,12 @@ static int shm_init(coll_comm *comm, const coll_rendezvous *rv, void **state, co
 
 /* Per-rank bytes that decide between staging and CMA (the same on every rank
  * that made the same call). */
-static size_t call_bytes(const coll_call *c, size_t es)
+static size_t call_bytes(const coll__call *c, size_t es)
 {
     return c->count * es;
 }
 
-static int run_op(shm_state *st, const coll_call *c, const coll_sig *sig, double deadline,
+static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, double deadline,
                   coll__err *err)
 {
     shm_op o = {.st = st, .c = c, .sig = sig};
@@ -283,7 +283,7 @@ static int run_op(shm_state *st, const coll_call *c, const coll_sig *sig, double
     if (o.es == 0) return COLL_EINVAL;
     if (c->kind == COLL_KIND_ALLREDUCE || c->kind == COLL_KIND_REDUCESCATTER ||
         c->kind == COLL_KIND_REDUCE) {
-        o.fn = coll_reduce_kernel(c->dt, c->op == COLL_AVG ? COLL_SUM : c->op);
+        o.fn = coll__reduce_kernel(c->dt, c->op == COLL_AVG ? COLL_SUM : c->op);
         if (!o.fn) {
             return coll__err_set(err, COLL_EINVAL, "op %s is not defined for dtype %s", coll_op_name(c->op),
                      coll_dtype_name(c->dt));
@@ -302,7 +302,7 @@ static int run_op(shm_state *st, const coll_call *c, const coll_sig *sig, double
 }
 
 /* Errors of the call name world ranks: a value with this group's map, passed on. */
-static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double deadline,
+static int shm_run(void *state, const coll__call *c, const coll__sig *sig, double deadline,
                    coll__err *err)
 {
     shm_state *st = state;
@@ -324,8 +324,8 @@ static int shm_run(void *state, const coll_call *c, const coll_sig *sig, double 
 static int shm_set_algo(void *state, const char *algo, coll__err *err)
 {
     (void)state;
-    coll_algo_id id;
-    if (coll_algo_parse(algo, &id) != 0) {
+    coll__algo_id id;
+    if (coll__algo_parse(algo, &id) != 0) {
         return coll__err_set(err, COLL_EINVAL, "unknown algorithm '%s'", algo);
     }
     if (id == COLL_ALGO_AUTO) return COLL_OK;
@@ -359,8 +359,8 @@ static void shm_abort(void *state, int status, int failed_rank)
     if (st && st->seg.base) shm_abort_mark(&st->seg, status, failed_rank);
 }
 
-const coll_backend_ops coll_backend_shm = {
-    .size = sizeof(coll_backend_ops),
+const coll__backend_ops coll__backend_shm = {
+    .size = sizeof(coll__backend_ops),
     .name = "shm",
     .init = shm_init,
     .run = shm_run,

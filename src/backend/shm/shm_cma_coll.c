@@ -42,7 +42,7 @@ static int reduce_from_peers(shm_op *o, char *out, const char *mine, const uint6
         o->fn(out, a, st->tmp, m);
         a = out;
     }
-    if (o->c->op == COLL_AVG) coll_scale_div(out, m, o->c->dt, st->n);
+    if (o->c->op == COLL_AVG) coll__scale_div(out, m, o->c->dt, st->n);
     shm_op_moved(o, m * o->es * (size_t)(st->n - 1));
     return COLL_OK;
 }

@@ -86,8 +86,8 @@ static int map_buffers(shm_op *o, char **in, char **out)
  * (mostly its home range), so they fault in as met. */
 static void map_in(char *p, size_t bytes, int for_write, int touch)
 {
-    coll_populate(p, bytes, for_write);
-    if (touch) coll_touch(p, bytes);
+    coll__populate(p, bytes, for_write);
+    if (touch) coll__touch(p, bytes);
 }
 
 /* 1 when rank p's buffer set {send, recv, bytes} is in this process's cache of
@@ -193,7 +193,7 @@ static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a,
         size_t m = min_sz(sub, b - s), off = s * o->es;
         o->fn(t, in[0] + off, in[1] + off, m);
         for (int p = 2; p < n; p++) o->fn(t, t, in[p] + off, m);
-        if (o->c->op == COLL_AVG) coll_scale_div(t, m, o->c->dt, n);
+        if (o->c->op == COLL_AVG) coll__scale_div(t, m, o->c->dt, n);
         for (int j = 0; j < n; j++) { /* own output first: it is read soonest */
             int p = (o->st->rank + j) % n;
             copy_out(out[p] + off, t, m * o->es, stream);
@@ -367,7 +367,7 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
         size_t m = min_sz(sub, b - s), off = (s - a) * o->es, at = s * o->es;
         o->fn(t, in[0] + at, in[1] + at, m);
         for (int p = 2; p < n; p++) o->fn(t, t, in[p] + at, m);
-        if (o->c->op == COLL_AVG) coll_scale_div(t, m, o->c->dt, n);
+        if (o->c->op == COLL_AVG) coll__scale_div(t, m, o->c->dt, n);
         copy_out(outs[1] + off, t, m * o->es, 0); /* own output: read soonest */
         copy_out(outs[0] + off, t, m * o->es, stream);
     }

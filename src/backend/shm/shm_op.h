@@ -82,8 +82,8 @@ typedef struct shm_state {
 
 typedef struct shm_op {
     shm_state *st;
-    const coll_call *c;
-    const coll_sig *sig;
+    const coll__call *c;
+    const coll__sig *sig;
     shm_waiter w;
     size_t es;              /* element size */
     coll_reduce_fn fn;      /* NULL for collectives without an op */

@@ -92,7 +92,7 @@ static int take_chunk(shm_op *o, p2p_side *r)
 int shm_p2p_run(shm_op *o)
 {
     shm_state *st = o->st;
-    const coll_call *c = o->c;
+    const coll__call *c = o->c;
     p2p_ctx x;
     memset(&x, 0, sizeof x);
     memset(st->watch, 0, (size_t)st->n);

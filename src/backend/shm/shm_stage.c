@@ -32,7 +32,7 @@ static void reduce_slots(shm_op *o, char *out, int parity, size_t skip, size_t m
     if (n == 1) memcpy(out, stage_buf(o, 0, parity) + skip, bytes);
     else o->fn(out, stage_buf(o, 0, parity) + skip, stage_buf(o, 1, parity) + skip, m);
     for (int p = 2; p < n; p++) o->fn(out, out, stage_buf(o, p, parity) + skip, m);
-    if (o->c->op == COLL_AVG) coll_scale_div(out, m, o->c->dt, n);
+    if (o->c->op == COLL_AVG) coll__scale_div(out, m, o->c->dt, n);
 }
 
 static void pack_own(shm_op *o, char *slot, size_t off, size_t m)
@@ -90,7 +90,7 @@ static void consume_alltoall(shm_op *o, int parity, size_t off, size_t m)
         memcpy(RECV(o, (size_t)p * o->c->count + off), stage_buf(o, p, parity) + mine, m * o->es);
 }
 
-static int kind_of(coll_kind k, int n, stage_kind *out)
+static int kind_of(coll__kind k, int n, stage_kind *out)
 {
     switch (k) {
     case COLL_KIND_ALLREDUCE: *out = (stage_kind){1, pack_own, consume_allreduce}; return 1;
@@ -109,7 +109,7 @@ static int kind_of(coll_kind k, int n, stage_kind *out)
 int shm_stage_run(shm_op *o)
 {
     shm_state *st = o->st;
-    const coll_call *c = o->c;
+    const coll__call *c = o->c;
     stage_kind kind_copy;
     if (!kind_of(c->kind, st->n, &kind_copy)) return COLL_ENOTSUP;
     size_t total = c->kind == COLL_KIND_BARRIER ? 0 : c->count;
@@ -123,7 +123,7 @@ int shm_stage_run(shm_op *o)
         int parity = (int)((st->step + 1) & 1);
         if (m && kind_copy.pack) kind_copy.pack(o, stage_buf(o, st->rank, parity), off, m);
         int rc = k == 0 && !o->arrived ? shm_op_arrive(o, c->sendbuf, c->recvbuf)
-                                       : shm_op_sync(o, coll_kind_name(c->kind));
+                                       : shm_op_sync(o, coll__kind_name(c->kind));
         if (rc) return rc;
         if (m && kind_copy.consume) kind_copy.consume(o, parity, off, m);
         shm_op_moved(o, m * o->es * kind_copy.mult);

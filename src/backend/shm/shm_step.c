@@ -19,7 +19,7 @@ void shm_split(size_t count, int n, int p, size_t *lo, size_t *hi)
 void shm_op_moved(shm_op *o, size_t bytes)
 {
     o->moved += bytes;
-    coll_fault_hit(COLL_FAULT_COLLECTIVE, bytes);
+    coll__fault_hit(COLL_FAULT_COLLECTIVE, bytes);
 }
 
 int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
@@ -38,14 +38,14 @@ int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
     mine->staged = o->staged;
     atomic_store(&mine->seq, g); /* after the fields (and any inline data) */
     shm_ring_all(&st->seg);
-    int rc = shm_wait_posts(&o->w, g, coll_kind_name(o->c->kind));
+    int rc = shm_wait_posts(&o->w, g, coll__kind_name(o->c->kind));
     if (rc) return rc;
     for (int p = 0; p < st->n; p++) {
         const shm_post *ph = &st->seg.ctrl[p].post[g & 1];
-        if (!coll_sig_equal(&ph->sig, o->sig)) {
+        if (!coll__sig_equal(&ph->sig, o->sig)) {
             char theirs[96], ours[96];
-            coll_sig_format(&ph->sig, theirs, sizeof theirs);
-            coll_sig_format(o->sig, ours, sizeof ours);
+            coll__sig_format(&ph->sig, theirs, sizeof theirs);
+            coll__sig_format(o->sig, ours, sizeof ours);
             coll__err_blame(o->w.err, 0, p, "rank %d called %s but rank %d called %s",
                             coll__err_world(o->w.err, p), theirs,
                             coll__err_world(o->w.err, st->rank), ours);
@@ -74,14 +74,14 @@ static int cma_failed(shm_op *o, int p, int e, const char *dir)
     int blamed = h->abort_rank, g = coll__err_group(map, blamed); /* world rank, rank here */
     if (atomic_load(&h->abort_status) && g >= 0 && g < st->n && g != st->rank) {
         coll__err_blame(o->w.err, 0, g, "rank %d (pid %d) failed during %s (reported by rank %d)",
-                        blamed, (int)st->live.pid[g], coll_kind_name(o->c->kind),
+                        blamed, (int)st->live.pid[g], coll__kind_name(o->c->kind),
                         coll__err_world(map, h->abort_by));
         return COLL_EPEER;
     }
     int wp = coll__err_world(map, p);
     if (e == -ESRCH) {
         coll__err_blame(o->w.err, 0, p, "rank %d (pid %d) died during %s", wp,
-                        (int)st->live.pid[p], coll_kind_name(o->c->kind));
+                        (int)st->live.pid[p], coll__kind_name(o->c->kind));
         return COLL_EPEER;
     }
     coll__err_blame(o->w.err, 0, p, "process_vm_%sv with rank %d (pid %d) failed: %s", dir, wp,

@@ -20,7 +20,7 @@
  * Two of them, by step parity. */
 typedef struct shm_post {
     _Alignas(SHM_LINE) _Atomic uint64_t seq;
-    coll_sig sig;
+    coll__sig sig;
     uint64_t sendbuf, recvbuf;
     /* All-reduce on private buffers: bytes of its input this rank copied into
      * its scratch before arriving (0: none; shm_direct.c). */
@@ -64,7 +64,7 @@ typedef struct shm_rank_ctrl {
 typedef struct shm_mailbox {
     /* Sender side: chunks posted so far, and what the latest one holds. */
     _Alignas(SHM_LINE) _Atomic uint64_t post;
-    coll_sig sig;      /* count/dtype of the whole message */
+    coll__sig sig;      /* count/dtype of the whole message */
     uint64_t total;    /* bytes of the whole message */
     uint64_t addr;     /* != 0: the receiver reads the sender's buffer here (CMA) */
     uint64_t off, len; /* this chunk, when it travels through the mailbox buffer */

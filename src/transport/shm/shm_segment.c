@@ -44,7 +44,7 @@ static void point_areas(shm_segment *s, const size_t off[4])
     s->mdata = b + off[3];
 }
 
-int shm_segment_barrier(coll_store *store, const char *prefix, const char *name, int rank,
+int shm_segment_barrier(coll__store *store, const char *prefix, const char *name, int rank,
                         int nranks, coll__err *err)
 {
     char key[160];
@@ -100,7 +100,7 @@ static int open_peer_memfd(shm_segment *s, const char *desc, int *fd, coll__err 
     return COLL_OK;
 }
 
-int shm_segment_create(shm_segment *s, coll_store *store, const char *prefix, int rank,
+int shm_segment_create(shm_segment *s, coll__store *store, const char *prefix, int rank,
                        int nranks, size_t slot_bytes, size_t mbox_bytes, uint64_t probe_addr,
                        uint64_t probe_value, coll__err *err)
 {
@@ -154,7 +154,7 @@ int shm_segment_create(shm_segment *s, coll_store *store, const char *prefix, in
         me->probe_addr = probe_addr;
         me->probe_value = probe_value;
         /* This rank's part is published: shm's "connect" fault point. */
-        coll_fault_hit(COLL_FAULT_CONNECT, 0);
+        coll__fault_hit(COLL_FAULT_CONNECT, 0);
         /* Everyone mapped: rank 0's descriptor is no longer needed by anyone. */
         rc = shm_segment_barrier(store, prefix, "mapped", rank, nranks, err);
     }

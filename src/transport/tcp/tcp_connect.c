@@ -38,7 +38,7 @@ void tcp_hello_sign(tcp_hello *h, const char *token, size_t tokenlen,
     static const char domain[] = "collbench-tcp"; /* a MAC for the store cannot pass here */
     const void *parts[4] = {domain, their_nonce, h, h->nonce};
     size_t lens[4] = {sizeof domain - 1, TCP_NONCE_LEN, 16, TCP_NONCE_LEN};
-    coll_hmac_sha256(token, tokenlen, parts, lens, h->mac);
+    coll__hmac_sha256(token, tokenlen, parts, lens, h->mac);
 }
 
 /* Our hello answering their_nonce; with_nonce: a fresh one of ours to answer. */
@@ -50,7 +50,7 @@ static int make_hello(tcp_hello *h, const tcp_auth *a, const unsigned char *thei
     h->version = TCP_WIRE_VERSION;
     h->rank = a->rank;
     h->size = a->size;
-    if (with_nonce && coll_nonce(h->nonce) != COLL_OK) return COLL_ESYS;
+    if (with_nonce && coll__nonce(h->nonce) != COLL_OK) return COLL_ESYS;
     tcp_hello_sign(h, a->token, a->tokenlen, their_nonce);
     return COLL_OK;
 }
@@ -76,7 +76,7 @@ static int check_hello(const tcp_hello *h, const tcp_auth *a, const unsigned cha
     /* The MAC before anything else the peer claims: an outsider learns nothing. */
     tcp_hello want = *h;
     tcp_hello_sign(&want, a->token, a->tokenlen, my_nonce);
-    if (!coll_ct_equal(want.mac, h->mac, TCP_MAC_LEN)) {
+    if (!coll__ct_equal(want.mac, h->mac, TCP_MAC_LEN)) {
         snprintf(why, n, "wrong job token");
         return -1;
     }
@@ -88,7 +88,7 @@ static int check_hello(const tcp_hello *h, const tcp_auth *a, const unsigned cha
 }
 
 /* get() bounded by our deadline rather than the store's own timeout. */
-static int get_by(coll_store *s, const char *key, double deadline, void **val)
+static int get_by(coll__store *s, const char *key, double deadline, void **val)
 {
     double pause = 0.001;
     for (;;) {
@@ -103,7 +103,7 @@ static int get_by(coll_store *s, const char *key, double deadline, void **val)
     }
 }
 
-static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
+static int connect_lower(coll__store *store, const char *prefix, int rank, int q,
                          const tcp_auth *auth, double deadline, double timeout_s, int sockbuf,
                          int *fd_out, coll__err *err)
 {
@@ -131,15 +131,15 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
                  me, wq, addr);
     }
     *colon = '\0';
-    int fd = coll_sock_connect(addr, (int)port, deadline, why, sizeof why);
+    int fd = coll__sock_connect(addr, (int)port, deadline, why, sizeof why);
     if (fd < 0) {
         coll__err_set(err, 0, "tcp transport rank %d: cannot connect to rank %d: %s", me, wq, why);
         return fd;
     }
-    if (sockbuf > 0) coll_sock_set_buffers(fd, sockbuf);
+    if (sockbuf > 0) coll__sock_set_buffers(fd, sockbuf);
     tcp_challenge ch;
     tcp_hello mine, ack;
-    rc = coll_sock_read_all(fd, &ch, sizeof ch, deadline);
+    rc = coll__sock_read_all(fd, &ch, sizeof ch, deadline);
     if (!rc && check_version(ch.magic, TCP_CHALLENGE_MAGIC, ch.version, why, sizeof why)) {
         coll__err_set(err, 0, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
                  "authentication: %s", me, addr, port, wq, why);
@@ -147,8 +147,8 @@ static int connect_lower(coll_store *store, const char *prefix, int rank, int q,
         return COLL_EAUTH;
     }
     if (!rc) rc = make_hello(&mine, auth, ch.nonce, 1);
-    if (!rc) rc = coll_sock_write_all(fd, &mine, sizeof mine, deadline);
-    if (!rc) rc = coll_sock_read_all(fd, &ack, sizeof ack, deadline);
+    if (!rc) rc = coll__sock_write_all(fd, &mine, sizeof mine, deadline);
+    if (!rc) rc = coll__sock_read_all(fd, &ack, sizeof ack, deadline);
     if (rc == COLL_EPEER) {
         coll__err_set(err, 0, "tcp transport rank %d: rank %d at %s:%ld refused the connection "
                  "(different job token or world size?)", me, wq, addr, port);
@@ -224,7 +224,7 @@ static int serve_pending(pending_conn *c, const tcp_auth *auth, int rank, int me
     }
     tcp_hello answer;
     if (make_hello(&answer, auth, c->hello.nonce, 0) != COLL_OK ||
-        coll_sock_write_all(c->fd, &answer, sizeof answer, deadline) != COLL_OK) {
+        coll__sock_write_all(c->fd, &answer, sizeof answer, deadline) != COLL_OK) {
         refuse(me, c, "closed before receiving our answer");
         return 0;
     }
@@ -249,9 +249,9 @@ static void missing_ranks(const int *fds, int from, int size, const coll__err *m
 static int challenge(pending_conn *c, double deadline)
 {
     tcp_challenge ch = {.magic = TCP_CHALLENGE_MAGIC, .version = TCP_WIRE_VERSION};
-    if (coll_nonce(c->nonce) != COLL_OK) return -1;
+    if (coll__nonce(c->nonce) != COLL_OK) return -1;
     memcpy(ch.nonce, c->nonce, sizeof ch.nonce);
-    return coll_sock_write_all(c->fd, &ch, sizeof ch, deadline) == COLL_OK ? 0 : -1;
+    return coll__sock_write_all(c->fd, &ch, sizeof ch, deadline) == COLL_OK ? 0 : -1;
 }
 
 static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, double deadline,
@@ -285,7 +285,7 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             pend[npend] = (pending_conn){.fd = fd};
-            coll_sock_peer_name(fd, pend[npend].peer, sizeof pend[npend].peer);
+            coll__sock_peer_name(fd, pend[npend].peer, sizeof pend[npend].peer);
             if (challenge(&pend[npend], deadline) != 0) {
                 refuse(me, &pend[npend], "closed before receiving our challenge");
                 continue;
@@ -307,7 +307,7 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
              me, timeout_s, strchr(missing, ',') ? "s" : "", missing, note);
 }
 
-int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
+int tcp_mesh_connect(coll__store *store, const char *prefix, int rank, int size,
                      const char *host, const char *token, double timeout_s, int sockbuf,
                      int *fds, coll__err *err)
 {
@@ -322,15 +322,15 @@ int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
     if (token) memcpy(auth.token, token, auth.tokenlen);
 
     char why[200];
-    int lfd = coll_sock_listen(host, 0, size + 16, why, sizeof why);
+    int lfd = coll__sock_listen(host, 0, size + 16, why, sizeof why);
     if (lfd < 0) {
         coll__err_set(err, 0, "tcp transport rank %d: %s", coll__err_world(err, rank), why);
         return lfd;
     }
     /* Accepted sockets inherit the buffer sizes, set before the handshake sizes the window. */
-    if (sockbuf > 0) coll_sock_set_buffers(lfd, sockbuf);
+    if (sockbuf > 0) coll__sock_set_buffers(lfd, sockbuf);
     char key[256], addr[300];
-    int alen = snprintf(addr, sizeof addr, "%s:%d", host, coll_sock_port(lfd));
+    int alen = snprintf(addr, sizeof addr, "%s:%d", host, coll__sock_port(lfd));
     int rc = coll__store_key(key, sizeof key, err, prefix, "tcp/addr/%d", rank);
     if (rc) {
         close(lfd);
@@ -344,7 +344,7 @@ int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
         return rc;
     }
     /* Injected: a hello with a wrong token must be refused by the lower ranks. */
-    if (coll_fault_hit(COLL_FAULT_CONNECT, 0) == COLL_FAULT_CORRUPT) {
+    if (coll__fault_hit(COLL_FAULT_CONNECT, 0) == COLL_FAULT_CORRUPT) {
         if (auth.tokenlen == 0) auth.tokenlen = 1; /* "" becomes "\x20" */
         auth.token[0] ^= 0x20;
     }

@@ -6,7 +6,7 @@
 
 #include "core/err.h"
 
-typedef struct coll_store coll_store;
+typedef struct coll__store coll__store;
 
 /* Every rank listens on host (NULL: 127.0.0.1) port 0 and publishes
  * "<prefix>tcp/addr/<rank>" = "host:port"; it connects to every lower rank and
@@ -16,7 +16,7 @@ typedef struct coll_store coll_store;
  * fds[size] gets one connected socket per peer (fds[rank] = -1).
  * Returns 0, or a status with err naming the ranks that failed or never came,
  * as world ranks through err's map (coll__err_world). */
-int tcp_mesh_connect(coll_store *store, const char *prefix, int rank, int size,
+int tcp_mesh_connect(coll__store *store, const char *prefix, int rank, int size,
                      const char *host, const char *token, double timeout_s, int sockbuf,
                      int *fds, coll__err *err);
 

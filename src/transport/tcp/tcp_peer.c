@@ -23,7 +23,7 @@ static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
  * with its magic flipped, once. */
 static atomic_int corrupt_next;
 
-void tcp_queue_push(tcp_queue *q, coll_xfer *x)
+void tcp_queue_push(tcp_queue *q, coll__xfer *x)
 {
     x->next = NULL;
     if (q->tail) q->tail->next = x;
@@ -31,9 +31,9 @@ void tcp_queue_push(tcp_queue *q, coll_xfer *x)
     q->tail = x;
 }
 
-static coll_xfer *queue_pop(tcp_queue *q)
+static coll__xfer *queue_pop(tcp_queue *q)
 {
-    coll_xfer *x = q->head;
+    coll__xfer *x = q->head;
     if (x) {
         q->head = x->next;
         if (!q->head) q->tail = NULL;
@@ -71,7 +71,7 @@ static int io_error(tcp_peer *p, int errnum, const char *what, tcp_error *e)
     return COLL_ESYS;
 }
 
-static void make_data_hdr(tcp_wire_hdr *h, const coll_xfer *x)
+static void make_data_hdr(tcp_wire_hdr *h, const coll__xfer *x)
 {
     memset(h, 0, sizeof *h);
     h->magic = TCP_WIRE_MAGIC;
@@ -85,7 +85,7 @@ static void make_data_hdr(tcp_wire_hdr *h, const coll_xfer *x)
 /* n bytes left the socket: advance the queued sends, completing whole ones. */
 static void account_sent(tcp_peer *p, size_t n, size_t *progressed)
 {
-    coll_xfer *x;
+    coll__xfer *x;
     while ((x = p->sends.head)) {
         size_t take = min_sz(n, HDR - p->shdr_off);
         p->shdr_off += take;
@@ -111,7 +111,7 @@ static long send_once(tcp_peer *p, size_t budget, int max_msgs, size_t *want_out
     tcp_wire_hdr hdrs[SEND_BATCH];
     int niov = 0;
     size_t want = 0;
-    coll_xfer *x = p->sends.head;
+    coll__xfer *x = p->sends.head;
     if (p->shdr_off == 0) {
         make_data_hdr(&p->shdr, x);
         if (atomic_load_explicit(&corrupt_next, memory_order_relaxed)) p->shdr.magic ^= 0xffffffffu;
@@ -159,7 +159,7 @@ int tcp_peer_send(tcp_peer *p, size_t budget, size_t *progressed, tcp_error *err
         *progressed += (size_t)n;
         budget -= min_sz((size_t)n, budget);
         account_sent(p, (size_t)n, progressed);
-        coll_fault_action fa = coll_fault_hit(COLL_FAULT_COLLECTIVE, (size_t)n);
+        coll__fault_action fa = coll__fault_hit(COLL_FAULT_COLLECTIVE, (size_t)n);
         if (fa == COLL_FAULT_CORRUPT) atomic_store(&corrupt_next, 1);
         if (fa == COLL_FAULT_CLOSE_SOCKET) {
             shutdown(p->fd, SHUT_RDWR);
@@ -194,7 +194,7 @@ static int abort_status(const tcp_wire_hdr *h)
 }
 
 /* rhdr is complete: is it an ABORT, garbage, or the message x expects? */
-static int check_hdr(tcp_peer *p, const coll_xfer *x, tcp_error *e)
+static int check_hdr(tcp_peer *p, const coll__xfer *x, tcp_error *e)
 {
     const tcp_wire_hdr *h = &p->rhdr;
     if (h->magic != TCP_WIRE_MAGIC || (h->type != TCP_MSG_DATA && h->type != TCP_MSG_ABORT)) {
@@ -215,17 +215,17 @@ static int check_hdr(tcp_peer *p, const coll_xfer *x, tcp_error *e)
         return st;
     }
     if (!x) return COLL_OK; /* read early: checked once a receive is posted */
-    if (!coll_sig_equal(&h->sig, &x->sig)) {
+    if (!coll__sig_equal(&h->sig, &x->sig)) {
         char theirs[96], ours[96];
-        coll_sig_format(&h->sig, theirs, sizeof theirs);
-        coll_sig_format(&x->sig, ours, sizeof ours);
+        coll__sig_format(&h->sig, theirs, sizeof theirs);
+        coll__sig_format(&x->sig, ours, sizeof ours);
         set_error(e, COLL_EMISMATCH, p->wrank, "rank %d called %s but rank %d called %s", p->wrank,
                   theirs, p->wme, ours);
         return COLL_EMISMATCH;
     }
     if (h->len != x->len) {
         char ours[96];
-        coll_sig_format(&x->sig, ours, sizeof ours);
+        coll__sig_format(&x->sig, ours, sizeof ours);
         set_error(e, COLL_EPROTO, p->wrank,
                   "rank %d sent %llu bytes for %s but rank %d expected %zu bytes", p->wrank,
                   (unsigned long long)h->len, ours, p->wme, x->len);
@@ -237,7 +237,7 @@ static int check_hdr(tcp_peer *p, const coll_xfer *x, tcp_error *e)
 
 static void complete_recv(tcp_peer *p, size_t *progressed)
 {
-    coll_xfer *x = queue_pop(&p->recvs);
+    coll__xfer *x = queue_pop(&p->recvs);
     p->rhdr_got = 0;
     p->rhdr_checked = 0;
     (*progressed)++;
@@ -247,7 +247,7 @@ static void complete_recv(tcp_peer *p, size_t *progressed)
 int tcp_peer_recv(tcp_peer *p, size_t budget, size_t *progressed, tcp_error *err)
 {
     while (p->recvs.head && budget > 0) {
-        coll_xfer *x = p->recvs.head;
+        coll__xfer *x = p->recvs.head;
         struct iovec iov[2];
         int niov = 0;
         size_t hwant = 0;
@@ -312,7 +312,7 @@ int tcp_peer_peek(tcp_peer *p, size_t *progressed, tcp_error *err)
 void tcp_peer_fail(tcp_peer *p, const tcp_error *err)
 {
     if (!p->fail.status) p->fail = *err;
-    coll_xfer *x;
+    coll__xfer *x;
     while ((x = queue_pop(&p->sends))) x->status = err->status;
     while ((x = queue_pop(&p->recvs))) x->status = err->status;
 }

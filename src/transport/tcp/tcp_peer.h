@@ -9,7 +9,7 @@
 #include "transport/transport.h"
 
 typedef struct tcp_queue {
-    coll_xfer *head, *tail;
+    coll__xfer *head, *tail;
 } tcp_queue;
 
 typedef struct tcp_peer {
@@ -33,7 +33,7 @@ typedef struct tcp_peer {
 /* Why a step failed: message naming the peer, and the rank to blame. */
 typedef coll__err tcp_error;
 
-void tcp_queue_push(tcp_queue *q, coll_xfer *x);
+void tcp_queue_push(tcp_queue *q, coll__xfer *x);
 
 /* Write queued sends (several messages per sendmsg) until the socket is full or
  * budget bytes moved. Returns 0 or a status (err filled); *moved += bytes written. */

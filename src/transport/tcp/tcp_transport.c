@@ -31,7 +31,7 @@
 #define DEFAULT_SOCKBUF 0
 
 typedef struct tcp_transport {
-    coll_transport base;
+    coll__transport base;
     tcp_peer *peers;
     struct pollfd *pfds;
     int *pfd_peer;
@@ -39,12 +39,12 @@ typedef struct tcp_transport {
 } tcp_transport;
 
 /* This rank's world rank, for messages. */
-static int me_world(const coll_transport *tp)
+static int me_world(const coll__transport *tp)
 {
     return coll__err_world(&tp->err, tp->rank);
 }
 
-static void set_msg(coll_transport *tp, int failed_rank, const char *msg)
+static void set_msg(coll__transport *tp, int failed_rank, const char *msg)
 {
     snprintf(tp->err.msg, sizeof tp->err.msg, "%s", msg);
     tp->err.rank = failed_rank;
@@ -107,7 +107,7 @@ static void service(tcp_transport *t, tcp_peer *p, int readable, int writable,
     if (rc) handle_error(t, p, &e, first);
 }
 
-static int tcp_progress(coll_transport *tp, int timeout_ms)
+static int tcp_progress(coll__transport *tp, int timeout_ms)
 {
     tcp_transport *t = (tcp_transport *)tp;
     if (t->aborted) return COLL_EABORTED;
@@ -150,14 +150,14 @@ static int tcp_progress(coll_transport *tp, int timeout_ms)
     return first;
 }
 
-static int reject(coll_transport *tp, coll_xfer *x, int status, int failed_rank, const char *msg)
+static int reject(coll__transport *tp, coll__xfer *x, int status, int failed_rank, const char *msg)
 {
     x->status = status;
     set_msg(tp, failed_rank, msg);
     return status;
 }
 
-static int tcp_post(coll_transport *tp, coll_xfer *x)
+static int tcp_post(coll__transport *tp, coll__xfer *x)
 {
     tcp_transport *t = (tcp_transport *)tp;
     char msg[256];
@@ -220,7 +220,7 @@ static void send_aborts(tcp_transport *t, const tcp_wire_hdr *ah)
     }
 }
 
-static void tcp_abort(coll_transport *tp, int status, int failed_rank)
+static void tcp_abort(coll__transport *tp, int status, int failed_rank)
 {
     tcp_transport *t = (tcp_transport *)tp;
     if (t->aborted) return;
@@ -273,7 +273,7 @@ static void drain_after_abort(tcp_transport *t)
     }
 }
 
-static void tcp_destroy(coll_transport *tp)
+static void tcp_destroy(coll__transport *tp)
 {
     tcp_transport *t = (tcp_transport *)tp;
     if (!t) return;
@@ -290,8 +290,8 @@ static void tcp_destroy(coll_transport *tp)
     free(t);
 }
 
-static const coll_transport_ops tcp_ops = {
-    .size = sizeof(coll_transport_ops),
+static const coll__transport_ops tcp_ops = {
+    .size = sizeof(coll__transport_ops),
     .name = "tcp",
     .post = tcp_post,
     .progress = tcp_progress,
@@ -309,9 +309,9 @@ static int sockbuf_bytes(void)
     return (*end || v < 0 || v > (1L << 30)) ? DEFAULT_SOCKBUF : (int)v;
 }
 
-int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, int size,
+int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank, int size,
                               const char *host, const char *token, double timeout_s,
-                              const int *world_of, int nworld, coll_transport **out,
+                              const int *world_of, int nworld, coll__transport **out,
                               coll__err *err)
 {
     if (!store || !out || size < 1 || rank < 0 || rank >= size || timeout_s < 0) {
@@ -355,7 +355,7 @@ int coll_tcp_transport_create(coll_store *store, const char *prefix, int rank, i
         t->peers[r] = (tcp_peer){.fd = fds[r], .rank = r, .me = rank,
                                  .wrank = coll__err_world(&why, r),
                                  .wme = coll__err_world(&why, rank)};
-        if (fds[r] >= 0) coll_sock_set_nonblocking(fds[r], 1);
+        if (fds[r] >= 0) coll__sock_set_nonblocking(fds[r], 1);
     }
     free(fds);
     if (rc) {

@@ -53,11 +53,11 @@ enum { TCP_MSG_DATA = 1, TCP_MSG_ABORT = 2 };
 typedef struct tcp_wire_hdr {
     uint32_t magic; /* TCP_WIRE_MAGIC */
     uint32_t type;  /* TCP_MSG_* */
-    coll_sig sig;
+    coll__sig sig;
     uint64_t len;
 } tcp_wire_hdr;
 
-static_assert(sizeof(coll_sig) == 24, "coll_sig is a wire format");
+static_assert(sizeof(coll__sig) == 24, "coll__sig is a wire format");
 static_assert(sizeof(tcp_wire_hdr) == 40, "tcp_wire_hdr is a wire format");
 
 #endif

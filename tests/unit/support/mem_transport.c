@@ -1,7 +1,7 @@
 /* In-process transport (see mem_transport.h). One mutex guards the shared
  * world; each rank has a condition variable it sleeps on in progress(). A
  * posted send becomes a mem_msg in the FIFO of its (src, dst) pair; the
- * receiver matches it with its oldest receive from that peer. Each coll_xfer
+ * receiver matches it with its oldest receive from that peer. Each coll__xfer
  * is only ever touched by the thread of the rank that posted it. */
 #include <errno.h>
 #include <pthread.h>
@@ -15,19 +15,19 @@
 typedef struct mem_msg {
     struct mem_msg *next;      /* in the (src, dst) FIFO */
     struct mem_msg *next_mine; /* in the sender's list of unfinished sends */
-    coll_sig sig;
+    coll__sig sig;
     const char *buf;
     size_t len, done;
     int finished;
-    coll_xfer *x; /* sender's transfer: touched by the sender's thread only */
+    coll__xfer *x; /* sender's transfer: touched by the sender's thread only */
 } mem_msg;
 
 typedef struct mem_world mem_world;
 
 typedef struct mem_ep {
-    coll_transport base;
+    coll__transport base;
     mem_world *w;
-    coll_xfer **rq_head, **rq_tail; /* per peer: posted receives (own thread only) */
+    coll__xfer **rq_head, **rq_tail; /* per peer: posted receives (own thread only) */
     mem_msg *sends;                 /* unfinished sends of this rank */
 } mem_ep;
 
@@ -41,9 +41,9 @@ struct mem_world {
     mem_ep *eps;
 };
 
-static const coll_transport_ops mem_ops;
+static const coll__transport_ops mem_ops;
 
-static int ep_post(coll_transport *tp, coll_xfer *x)
+static int ep_post(coll__transport *tp, coll__xfer *x)
 {
     mem_ep *e = (mem_ep *)tp;
     mem_world *w = e->w;
@@ -97,7 +97,7 @@ static void pop_msg(mem_world *w, int q, int src)
 
 static void pop_recv(mem_ep *e, int peer)
 {
-    coll_xfer *x = e->rq_head[peer];
+    coll__xfer *x = e->rq_head[peer];
     e->rq_head[peer] = x->next;
     if (!e->rq_head[peer]) e->rq_tail[peer] = NULL;
     x->next = NULL;
@@ -110,16 +110,16 @@ static int pull(mem_ep *e, int *moved)
     mem_world *w = e->w;
     int me = e->base.rank, err = COLL_OK;
     for (int p = 0; p < w->size; p++) {
-        coll_xfer *x = e->rq_head[p];
+        coll__xfer *x = e->rq_head[p];
         int q = p * w->size + me;
         mem_msg *m = w->qh[q];
         if (!x || !m) continue;
         *moved = 1;
-        if (!coll_sig_equal(&x->sig, &m->sig) || x->len != m->len) {
-            int st = coll_sig_equal(&x->sig, &m->sig) ? COLL_EPROTO : COLL_EMISMATCH;
+        if (!coll__sig_equal(&x->sig, &m->sig) || x->len != m->len) {
+            int st = coll__sig_equal(&x->sig, &m->sig) ? COLL_EPROTO : COLL_EMISMATCH;
             char mine[96], theirs[96];
-            coll_sig_format(&x->sig, mine, sizeof(mine));
-            coll_sig_format(&m->sig, theirs, sizeof(theirs));
+            coll__sig_format(&x->sig, mine, sizeof(mine));
+            coll__sig_format(&m->sig, theirs, sizeof(theirs));
             if (st == COLL_EMISMATCH)
                 snprintf(e->base.err.msg, sizeof(e->base.err.msg),
                          "rank %d called %s but rank %d called %s", me, mine, p, theirs);
@@ -194,7 +194,7 @@ static int fail_all(mem_ep *e, int status)
     return status;
 }
 
-static int ep_progress(coll_transport *tp, int timeout_ms)
+static int ep_progress(coll__transport *tp, int timeout_ms)
 {
     mem_ep *e = (mem_ep *)tp;
     mem_world *w = e->w;
@@ -231,7 +231,7 @@ static int ep_progress(coll_transport *tp, int timeout_ms)
     return rc;
 }
 
-static void ep_abort(coll_transport *tp, int status, int failed_rank)
+static void ep_abort(coll__transport *tp, int status, int failed_rank)
 {
     mem_ep *e = (mem_ep *)tp;
     mem_world *w = e->w;
@@ -276,7 +276,7 @@ static void world_free(mem_world *w)
     free(w);
 }
 
-static void ep_destroy(coll_transport *tp)
+static void ep_destroy(coll__transport *tp)
 {
     mem_world *w = ((mem_ep *)tp)->w;
     pthread_mutex_lock(&w->mu);
@@ -285,8 +285,8 @@ static void ep_destroy(coll_transport *tp)
     if (last) world_free(w);
 }
 
-static const coll_transport_ops mem_ops = {
-    .size = sizeof(coll_transport_ops),
+static const coll__transport_ops mem_ops = {
+    .size = sizeof(coll__transport_ops),
     .name = "mem",
     .post = ep_post,
     .progress = ep_progress,
@@ -294,7 +294,7 @@ static const coll_transport_ops mem_ops = {
     .destroy = ep_destroy,
 };
 
-int mem_transport_create(int size, size_t piece_bytes, coll_transport **eps)
+int mem_transport_create(int size, size_t piece_bytes, coll__transport **eps)
 {
     if (size < 1) return COLL_EINVAL;
     mem_world *w = calloc(1, sizeof(*w));

@@ -1,4 +1,4 @@
-/* In-process coll_transport for ranks running as threads of one test program.
+/* In-process coll__transport for ranks running as threads of one test program.
  * Sends are rendezvous style: the receiver copies straight from the sender's
  * buffer, at most piece_bytes per progress call, so algorithms see partial
  * transfers (x->done) and a schedule that relies on buffered sends deadlocks
@@ -14,6 +14,6 @@
 /* size connected endpoints; eps[r] is rank r's transport, each released with
  * eps[r]->ops->destroy (the shared state goes with the last one).
  * piece_bytes 0: a receive moves everything at once. */
-int mem_transport_create(int size, size_t piece_bytes, coll_transport **eps);
+int mem_transport_create(int size, size_t piece_bytes, coll__transport **eps);
 
 #endif

@@ -9,8 +9,8 @@
 
 typedef struct rank_thread {
     pthread_t tid;
-    coll_algo_ctx ctx;
-    coll_scratch scratch;
+    coll__algo_ctx ctx;
+    coll__scratch scratch;
     thread_rank_fn fn;
     void *arg;
     int no_abort;
@@ -26,7 +26,7 @@ static void *rank_main(void *p)
     return NULL;
 }
 
-void thread_ranks_stamp(coll_algo_ctx *c, coll_kind kind, size_t count, coll_dtype dt, coll_op op,
+void thread_ranks_stamp(coll__algo_ctx *c, coll__kind kind, size_t count, coll_dtype dt, coll_op op,
                         int root)
 {
     uint32_t seq = c->sig.seq + 1;
@@ -42,7 +42,7 @@ void thread_ranks_stamp(coll_algo_ctx *c, coll_kind kind, size_t count, coll_dty
 
 int thread_ranks_run(int n, const thread_ranks_opts *o, thread_rank_fn fn, void *arg, int *status)
 {
-    coll_transport **eps = calloc((size_t)n, sizeof(*eps));
+    coll__transport **eps = calloc((size_t)n, sizeof(*eps));
     rank_thread *ts = calloc((size_t)n, sizeof(*ts));
     int rc = eps && ts ? mem_transport_create(n, o->piece_bytes, eps) : COLL_ENOMEM;
     if (rc < 0) {
@@ -75,7 +75,7 @@ int thread_ranks_run(int n, const thread_ranks_opts *o, thread_rank_fn fn, void 
         if (r < started) pthread_join(ts[r].tid, NULL);
         if (status) status[r] = ts[r].status;
         if (rc == COLL_OK && ts[r].status != COLL_OK) rc = ts[r].status;
-        coll_scratch_free(&ts[r].scratch);
+        coll__scratch_free(&ts[r].scratch);
     }
     for (int r = 0; r < n; r++) eps[r]->ops->destroy(eps[r]);
     free(eps);
