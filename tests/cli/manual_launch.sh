@@ -9,22 +9,7 @@
 NPROCS=3
 ARGS="allreduce --sizes 1K,64K -w 1 -n 3 -T 60 --backend tcp"
 
-# A port in 20000-31999 (below Linux's ephemeral range) that nothing listens on
-# now, from /proc/net/tcp{,6} (state 0A = LISTEN). Someone may still take it
-# before rank 0 binds it: run_ranks retries on "in use".
-pick_port() {
-    while :; do
-        r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-        port=$((20000 + r % 12000))
-        hex=$(printf '%04X' "$port")
-        if ! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-            awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { found = 1 }
-                             END { exit !found }'; then
-            echo "$port"
-            return
-        fi
-    done
-}
+. "$(dirname "$0")/../pick_port.sh"
 
 # run_ranks NAME [--init-method URL]: starts NPROCS ranks by hand, appending to
 # $WORK/NAME.csv; rank r's output in $WORK/NAME.out.r / NAME.err.r, exit code

@@ -81,20 +81,7 @@ backend_available() {
     "$BIN" info 2>/dev/null | grep -Eq "^ *backend $1 +available"
 }
 
-# A free port in 20000-31999 (below the ephemeral range); a race with another
-# process is possible and shows up as a bind error, which the caller retries.
-pick_port() {
-    while :; do
-        r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-        port=$((20000 + r % 12000))
-        hex=$(printf '%04X' "$port")
-        if ! awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 } END { exit !f }' \
-            /proc/net/tcp /proc/net/tcp6 2>/dev/null; then
-            echo "$port"
-            return
-        fi
-    done
-}
+. "$(dirname "$0")/../pick_port.sh"
 
 fault_spec() { # POINT RANK ACTION
     if [ "$1" = collective ]; then

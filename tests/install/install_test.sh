@@ -21,17 +21,24 @@ done
 [ "$(ls "$prefix/include")" = coll.h ] || fail "headers besides coll.h: $(ls "$prefix/include")"
 grep -q '^\.SS allreduce' "$prefix/share/man/man1/collbench.1" || fail "man page lacks allreduce"
 
-# 2 ranks of one program; each must print its line.
+. "$(dirname "$0")/../pick_port.sh"
+
+# 2 ranks of one program; each must print its line. A port taken between
+# pick_port and the bind: another port, up to 3 tries.
 run2() {
-    port=$(( 20000 + ($$ + $(date +%N | sed 's/^0*//;s/^$/0/')) % 30000 ))
-    pids=""
-    for r in 0 1; do
-        RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
-            LD_LIBRARY_PATH=$libdir timeout 60 "$1" > "$tmp/out$r" 2>&1 &
-        pids="$pids $!"
+    for try in 1 2 3; do
+        port=$(pick_port)
+        pids=""
+        for r in 0 1; do
+            RANK=$r WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+                LD_LIBRARY_PATH=$libdir timeout 60 "$1" > "$tmp/out$r" 2>&1 &
+            pids="$pids $!"
+        done
+        st=0
+        for p in $pids; do wait "$p" || st=1; done
+        [ $st = 0 ] || ! grep -q 'Address already in use' "$tmp/out0" "$tmp/out1" || continue
+        break
     done
-    st=0
-    for p in $pids; do wait "$p" || st=1; done
     cat "$tmp/out0" "$tmp/out1"
     [ $st = 0 ] || fail "$1 failed on 2 ranks"
     grep -q 'rank 0 of 2: allreduce ok' "$tmp/out0" && grep -q 'rank 1 of 2: allreduce ok' "$tmp/out1" \
