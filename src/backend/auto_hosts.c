@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #define NO_LIST '\x01' /* first byte of the list key when rank 0 has none to give */
+/* How long rank 0 stays, at most, for its verdict to be read (linger_for_readers). */
+#define VERDICT_GRACE_S 1.0
 
 /* Ids travel joined by '\n' in one store value: keep them to one printable line. */
 static void sanitize(char *s)
@@ -257,12 +259,35 @@ static int receive_list(coll__store *store, const char *prefix, int size, char *
     }
     if (rc) return rc;
     if (n > 0 && ((char *)v)[0] == NO_LIST) {
+        /* rank 0 waits for this before its store goes away (linger_for_readers) */
+        if (!coll__store_key(key, sizeof key, NULL, prefix, "hosts_seen"))
+            coll_store_add(store, key, 1, NULL);
         coll__err_set(err, 0, "%s (reported by rank 0)", (char *)v + 1);
         free(v);
         return COLL_ETIMEDOUT;
     }
     *joined = v;
     return COLL_OK;
+}
+
+/* Rank 0 hosts the store: after publishing a verdict instead of the list it
+ * stays until every other rank whose id arrived has read it (each adds 1 to
+ * "hosts_seen"), at most VERDICT_GRACE_S, so that a rank slow to ask finds the
+ * verdict (naming the missing rank) rather than a closed store. */
+static void linger_for_readers(coll__store *store, const char *prefix, int size)
+{
+    char key[128];
+    int want = 0, exists;
+    for (int r = 1; r < size; r++)
+        if (!coll__store_key(key, sizeof key, NULL, prefix, "host/%d", r) &&
+            store->ops->check(store, key, &exists) == COLL_OK && exists)
+            want++;
+    if (coll__store_key(key, sizeof key, NULL, prefix, "hosts_seen")) return;
+    for (double until = coll_now_s() + VERDICT_GRACE_S; coll_now_s() < until;) {
+        int64_t seen = 0;
+        if (coll_store_add(store, key, 0, &seen) != COLL_OK || seen >= want) return;
+        coll__sleep_s(0.005);
+    }
 }
 
 int coll__host_plan_exchange(coll__store *store, const char *prefix, int rank, int size,
@@ -287,7 +312,8 @@ int coll__host_plan_exchange(coll__store *store, const char *prefix, int rank, i
              * are gone. */
             char verdict[COLL__ERR_MSG + 2];
             snprintf(verdict, sizeof verdict, "%c%s", NO_LIST, err->msg);
-            coll_store_set(store, key, verdict, strlen(verdict));
+            if (coll_store_set(store, key, verdict, strlen(verdict)) == COLL_OK)
+                linger_for_readers(store, prefix, size);
             rc = grc;
         } else if ((rc = coll_store_set(store, key, joined, strlen(joined)))) {
             store_error(store, rc, why, sizeof why);
