@@ -25,7 +25,8 @@
 #   * rows measured before the fault (the 1K size; the fault fires in the 1M
 #     size) are in the CSV.
 # Cases run in parallel (COLL_FAULT_JOBS, default 12): each mostly waits on a
-# timeout or on the launcher's 3 s grace.
+# timeout or on the launcher's 3 s grace. A case that fails runs once more,
+# alone; it fails the matrix only if it fails there too.
 # Usage: fault_matrix.sh path/to/collbench [backend...]
 #        (default: tcp shm auto auto-2x2 gloo, those available)
 set -u
@@ -300,6 +301,7 @@ ls /dev/shm >"$WORK/shm.before" 2>/dev/null
 running=0
 while read -r mode v p r a; do
     n="$v-$p-rank$r-$a-$mode"
+    echo "$mode $v $p $r $a" >"$WORK/args.$n"
     "case_$mode" "$n" "$v" "$p" "$r" "$a" >"$WORK/result.$n" 2>"$WORK/log.$n" &
     running=$((running + 1))
     if [ "$running" -ge "$JOBS" ]; then
@@ -308,6 +310,25 @@ while read -r mode v p r a; do
     fi
 done < <(cases)
 wait
+# A case that failed runs once more, alone. With JOBS cases at once on 2 cores,
+# which death a survivor sees first can race (a rank that failed because
+# another died may close its connections before the dead one's show closed:
+# docs/RELIABILITY.md); a real fault fails alone too. Both verdicts are shown.
+retried=0
+for f in "$WORK"/result.*; do
+    grep -q '^FAIL' "$f" || continue
+    n=${f#"$WORK"/result.}
+    read -r mode v p r a <"$WORK/args.$n"
+    first=$(grep '^FAIL' "$f" | tr '\n' ' ')
+    rm -rf "${WORK:?}/$n"
+    "case_$mode" "$n" "$v" "$p" "$r" "$a" >"$f" 2>>"$WORK/log.$n"
+    if grep -q '^PASS' "$f"; then
+        retried=$((retried + 1))
+        echo "RETRIED $n: failed among $JOBS parallel cases ($first), passed alone" >>"$f"
+    else
+        echo "(also failed among $JOBS parallel cases: $first)" >>"$f"
+    fi
+done
 cat "$WORK"/result.* 2>/dev/null
 ls /dev/shm >"$WORK/shm.after" 2>/dev/null
 sleep 1 # what another user of the machine creates and removes soon is not ours
@@ -329,6 +350,6 @@ if [ -z "$(echo $VARIANTS)" ]; then
     echo "FAIL: no backend available"
     status=1
 fi
-echo "fault matrix: $passed cases passed, $failed failures, $skipped skipped" \
+echo "fault matrix: $passed cases passed ($retried of them on a second run alone), $failed failures, $skipped skipped" \
      "(backends:$VARIANTS; $(($(date +%s) - START)) s)"
 exit $status
