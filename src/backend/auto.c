@@ -42,6 +42,7 @@ typedef struct auto_state {
     int hier;                    /* all-reduce goes intra/inter/intra */
     const char *flat_why;        /* why all-reduce is flat on several hosts */
     auto_pipe *pipe;             /* runs the inter-host steps of a pipelined all-reduce */
+    double pipe_bytes;           /* its chunk ($COLL_AUTO_PIPE_BYTES); 0: not pipelined */
     int piped;                   /* pipe may be running on inter: only it touches inter */
 } auto_state;
 
@@ -164,6 +165,11 @@ static int plan_subs(auto_state *st, coll__err *err)
     if (!multi) return COLL_OK;
     st->flat.ops = &coll__backend_tcp;
     st->hier = p->regular && p->local_size > 1 && !(hier_env && strcmp(hier_env, "0") == 0);
+    /* $COLL_AUTO_PIPE_BYTES: the pipeline's chunk (0 turns it off). 4 MiB keeps
+     * each step well above its fixed cost while a 64 MiB all-reduce still has
+     * 16 chunks to overlap. */
+    const char *pipe_env = getenv("COLL_AUTO_PIPE_BYTES");
+    st->pipe_bytes = pipe_env ? strtod(pipe_env, NULL) : 4.0 * 1024 * 1024;
     if (st->hier) {
         st->inter.ops = &coll__backend_tcp;
         st->inter.ranks = p->peers;
@@ -330,18 +336,28 @@ static int sub_failure(auto_state *st, sub *s, int rc, coll__err *err)
     return rc;
 }
 
-/* One step of the hierarchical all-reduce on s, stamped with its own signature. */
+/* One step of the hierarchical all-reduce c: its call and its own signature
+ * (avg steps sum; the caller divides at the end). */
+static void step_call(coll__kind kind, const void *sbuf, void *rbuf, size_t count,
+                      const coll__call *c, const coll__sig *parent, coll__call *sc, coll__sig *sig)
+{
+    *sc = (coll__call){.kind = kind, .sendbuf = sbuf, .recvbuf = rbuf, .count = count,
+                       .dt = c->dt, .op = c->op == COLL_AVG ? COLL_SUM : c->op, .root = 0,
+                       .dest = -1, .source = -1};
+    *sig = *parent;
+    sig->kind = (uint8_t)kind;
+    sig->op = (uint8_t)sc->op;
+    sig->count = count;
+}
+
+/* One step run on s. */
 static int step(auto_state *st, sub *s, coll__kind kind, const void *sbuf, void *rbuf,
                 size_t count, const coll__call *c, const coll__sig *parent, double deadline,
                 coll__err *err)
 {
-    coll__call sc = {.kind = kind, .sendbuf = sbuf, .recvbuf = rbuf, .count = count, .dt = c->dt,
-                    .op = COLL_SUM, .root = 0, .dest = -1, .source = -1};
-    if (c->op != COLL_AVG) sc.op = c->op;
-    coll__sig sig = *parent;
-    sig.kind = (uint8_t)kind;
-    sig.op = (uint8_t)sc.op;
-    sig.count = count;
+    coll__call sc;
+    coll__sig sig;
+    step_call(kind, sbuf, rbuf, count, c, parent, &sc, &sig);
     return sub_run(st, s, &sc, &sig, deadline, err);
 }
 
@@ -369,17 +385,13 @@ static void run_inter(void *arg)
     abort_sub(&st->intra, j->rc, w < st->size ? w : -1);
 }
 
-/* Elements of a pipelined chunk (a multiple of the host's ranks), or 0: not
- * pipelined. $COLL_AUTO_PIPE_BYTES sets the chunk (0 turns pipelining off);
- * chunks of 4 MiB keep each step well above its fixed cost while a 64 MiB
- * all-reduce still has 16 of them to overlap. */
+/* Elements of a pipelined chunk of st->pipe_bytes (a multiple of the host's
+ * ranks), or 0: not pipelined. */
 static size_t pipe_chunk(const auto_state *st, size_t count, size_t es)
 {
-    const char *env = getenv("COLL_AUTO_PIPE_BYTES");
-    double bytes = env ? strtod(env, NULL) : 4.0 * 1024 * 1024;
     size_t ls = (size_t)st->plan.local_size;
-    if (!(bytes > 0)) return 0;
-    size_t chunk = (size_t)(bytes / (double)es) / ls * ls;
+    if (!(st->pipe_bytes > 0)) return 0;
+    size_t chunk = (size_t)(st->pipe_bytes / (double)es) / ls * ls;
     if (chunk < ls) chunk = ls;
     return count >= 2 * chunk ? chunk : 0;
 }
@@ -397,7 +409,7 @@ static int piped_allreduce(auto_state *st, const coll__call *c, const coll__sig 
     const char *sb = c->sendbuf;
     char *rb = c->recvbuf;
     inter_job jobs[2];
-    uint64_t ticket[2] = {0, 0}, posted[2] = {0, 0}; /* waiting for; ever posted */
+    uint64_t posted[2] = {0, 0}, last = 0; /* each job's ticket; the latest */
     int rc = COLL_OK;
     st->piped = 1;
     for (size_t i = 0; i <= nchunks && !rc; i++) {
@@ -410,26 +422,17 @@ static int piped_allreduce(auto_state *st, const coll__call *c, const coll__sig 
             j->st = st;
             j->deadline = deadline;
             coll__err_init(&j->err, err->world_of, err->nworld); /* the caller's map */
-            j->call = (coll__call){.kind = COLL_KIND_ALLREDUCE, .sendbuf = mine, .recvbuf = mine,
-                                  .count = blk, .dt = c->dt,
-                                  .op = c->op == COLL_AVG ? COLL_SUM : c->op, .root = 0,
-                                  .dest = -1, .source = -1};
-            j->sig = *sig;
-            j->sig.kind = (uint8_t)COLL_KIND_ALLREDUCE;
-            j->sig.op = (uint8_t)j->call.op;
-            j->sig.count = blk;
-            ticket[i % 2] = posted[i % 2] = auto_pipe_post(st->pipe, run_inter, j);
+            step_call(COLL_KIND_ALLREDUCE, mine, mine, blk, c, sig, &j->call, &j->sig);
+            posted[i % 2] = last = auto_pipe_post(st->pipe, run_inter, j);
         }
         if (i == 0) continue;
         inter_job *prev = &jobs[(i - 1) % 2];
-        auto_pipe_wait(st->pipe, ticket[(i - 1) % 2]);
-        ticket[(i - 1) % 2] = 0;
+        auto_pipe_wait(st->pipe, posted[(i - 1) % 2]);
         if (prev->rc) break;
         rc = step(st, &st->intra, COLL_KIND_ALLGATHER, rb + ((i - 1) * chunk + lr * blk) * es,
                   rb + (i - 1) * chunk * es, blk, c, sig, deadline, err);
     }
-    for (int k = 0; k < 2; k++)
-        if (ticket[k]) auto_pipe_wait(st->pipe, ticket[k]);
+    if (last) auto_pipe_wait(st->pipe, last); /* in order: every job has run */
     st->piped = 0;
     /* A failed inter-host step is the cause (it stopped any intra-host step
      * that failed after it): the earliest one. */
