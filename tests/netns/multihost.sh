@@ -167,7 +167,7 @@ check_train() {
 
 # busbw of all-reduce can not beat the links: each host moves 2(H-1)/H of the
 # data over its link each way, so algbw <= L*H/(2(H-1)) and busbw = algbw*2(n-1)/n;
-# except that tbf lets its bucket (burst 4mb, netns_lib.sh), refilled during the
+# except that tbf lets its bucket (NETNS_BURST_BYTES, netns_lib.sh), refilled during the
 # barrier, through at once: an iteration takes at least (2(H-1)/H S - burst)/L.
 check_shaped() {
     local gbps
@@ -184,11 +184,11 @@ check_shaped() {
         case "$RCS" in *[1-9]*) fail "shaped allreduce --backend $backend: exit codes $RCS";
             cat "$WORK/shaped.$backend".node* >&2; continue ;; esac
         # the bound with the burst, per size; 2% for timing jitter
-        awk -F, -v L="$gbps" -v H="$NHOSTS" -v n="$n" -v be="$backend" \
+        awk -F, -v L="$gbps" -v H="$NHOSTS" -v n="$n" -v be="$backend" -v bound="$bound" -v burst="$NETNS_BURST_BYTES" \
             'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } {
-                S = $col["bytes"]; t = (2 * (H - 1) / H * S - 4 * 1048576) / (L * 1e9)
+                S = $col["bytes"]; t = (2 * (H - 1) / H * S - burst) / (L * 1e9)
                 b = t > 0 ? S / t / 1e9 * 2 * (n - 1) / n : 1e30
-                printf "  %s %s B: busbw %.3f GB/s, bound %.3f GB/s (%.3f with the burst)\n", be, S, $col["busbw_GBps"], L * H / (2 * (H - 1)) * 2 * (n - 1) / n, b
+                printf "  %s %s B: busbw %.3f GB/s, bound %.3f GB/s (%.3f with the burst)\n", be, S, $col["busbw_GBps"], bound, b
                 if ($col["busbw_GBps"] > b * 1.02) { bad = 1; print "FAIL: busbw above the emulated links" > "/dev/stderr" } }
             END { exit bad }' "$csv" || FAILED=1
     done

@@ -42,12 +42,15 @@ netns_cleanup() {
 
 NETNS_DELAY_OK=1 # 0 once a kernel without sch_netem refused the delay
 
+# tbf's bucket: what a shaped link lets through at once after an idle moment.
+NETNS_BURST_BYTES=$((4 * 1024 * 1024))
+
 # netns_shape DEV NS RATE DELAY: tbf at RATE, then netem DELAY, on DEV's egress.
 # Without sch_netem the links keep the rate only (said once): a bandwidth bound
 # holds with or without the delay.
 netns_shape() {
     local dev=$1 ns=$2 rate=$3 delay=$4
-    ip netns exec "$ns" tc qdisc add dev "$dev" root handle 1: tbf rate "$rate" burst 4mb \
+    ip netns exec "$ns" tc qdisc add dev "$dev" root handle 1: tbf rate "$rate" burst "$NETNS_BURST_BYTES" \
         latency 200ms || return 1
     [ -n "$delay" ] && [ "$NETNS_DELAY_OK" -eq 1 ] || return 0
     if ! ip netns exec "$ns" tc qdisc add dev "$dev" parent 1:1 handle 10: netem delay "$delay" \
