@@ -1,8 +1,8 @@
 /* Collectives on large messages with cross-memory attach: ranks read each
- * other's buffers directly (one copy). All-reduce is a reduce-scatter of slices
- * read straight from the peers' send buffers, chunk by chunk so that the partial
- * sum and the peer's chunk stay in L2, each finished chunk announced as a step;
- * then an all-gather that copies every peer's finished chunks as they appear.
+ * other's buffers directly (one copy). All-reduce: each rank reduces its slice
+ * from the peers' send buffers, chunk by chunk so that the partial sum and the
+ * peer's chunk stay in L2, and writes each finished chunk into every rank's
+ * receive buffer while it is still in the cache.
  * Each call ends with a step every rank waits for: nobody returns (and lets the
  * caller reuse a buffer) while a peer may still read it. */
 #include "backend/shm/shm_op.h"
@@ -56,40 +56,26 @@ static size_t chunk_elems(shm_op *o)
 int shm_cma_allreduce(shm_op *o)
 {
     shm_state *st = o->st;
-    size_t count = o->c->count, ce = chunk_elems(o), lo, hi;
+    size_t ce = chunk_elems(o), lo, hi;
     int rc = o->arrived ? COLL_OK : shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     if (rc) return rc;
-    uint64_t g0 = st->step;
-    size_t biggest = (count + (size_t)st->n - 1) / (size_t)st->n;
-    size_t K = biggest ? (biggest + ce - 1) / ce : 1;
-    /* Reduce-scatter: my slice, chunk by chunk, each chunk a step peers wait for. */
-    shm_split(count, st->n, st->rank, &lo, &hi);
-    for (size_t k = 0; k < K; k++) {
-        size_t a = lo + k * ce;
-        if (a < hi) {
-            rc = reduce_from_peers(o, RECV(o, a), SEND(o, a), st->peer_send, a, min_sz(ce, hi - a));
-            if (rc) return rc;
+    /* My slice, chunk by chunk: reduced into my output, then written from the
+     * cache into every peer's output. No rank waits for another's progress
+     * (only the closing step), and each rank reads S and writes S: an
+     * all-gather that read the peers' results back would read (n-1)/n S more.
+     * In place this is safe: only this rank reads any rank's copy of this
+     * slice, and it writes a chunk there only after reading it. */
+    shm_split(o->c->count, st->n, st->rank, &lo, &hi);
+    for (size_t a = lo; a < hi; a += ce) {
+        size_t m = min_sz(ce, hi - a);
+        rc = reduce_from_peers(o, RECV(o, a), SEND(o, a), st->peer_send, a, m);
+        for (int j = 1; rc == COLL_OK && j < st->n; j++) {
+            int p = (st->rank + j) % st->n;
+            rc = shm_op_write(o, p, st->peer_recv[p] + a * o->es, RECV(o, a), m * o->es);
         }
-        shm_publish(&st->seg, g0 + 1 + k);
+        if (rc) return rc;
+        shm_op_moved(o, m * o->es * (size_t)(st->n - 1));
     }
-    /* All-gather: every chunk a peer has finished, in as few copies as possible. */
-    for (int j = 1; j < st->n; j++) {
-        int p = (st->rank + j) % st->n;
-        size_t plo, phi;
-        shm_split(count, st->n, p, &plo, &phi);
-        size_t nk = phi > plo ? (phi - plo + ce - 1) / ce : 0;
-        for (size_t have = 0; have < nk;) {
-            rc = shm_wait_progress(&o->w, p, g0 + 1 + have, "allreduce slice");
-            if (rc) return rc;
-            uint64_t v = atomic_load(&st->seg.ctrl[p].progress);
-            size_t ready = min_sz(nk, (size_t)(v - g0));
-            size_t a = plo + have * ce, b = min_sz(phi, plo + ready * ce);
-            rc = read_span(o, p, RECV(o, a), st->peer_recv[p] + a * o->es, (b - a) * o->es);
-            if (rc) return rc;
-            have = ready;
-        }
-    }
-    st->step = g0 + K;
     return shm_op_sync(o, "the end of allreduce");
 }
 
