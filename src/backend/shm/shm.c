@@ -21,7 +21,7 @@
  * call on a buffer set, 256 MiB), COLL_SHM_PRIV_MIN and COLL_SHM_PRIV_MAX
  * (per-rank bytes [min, max) in which all-reduce on private buffers copies in
  * to the shared heap and reduces there: with more ranks than cores 4 KiB and
- * 256 KiB, else none; outside it staging slots (small) or CMA (large);
+ * 1 MiB, else none; outside it staging slots (small) or CMA (large);
  * crossovers measured in docs/PERFORMANCE.md, "shm on private buffers"). Every rank
  * must see the same values. */
 #include "backend/shm/shm_op.h"
@@ -176,12 +176,12 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     st->spin = (int)env_bytes("COLL_SHM_SPIN_US", 50, 0, 1000000);
     /* The private engine's window, measured (docs/PERFORMANCE.md, "shm on
      * private buffers"): with more ranks than cores it beats staging from
-     * 4 KiB to 64 KiB a rank (1.2-1.6x, p50, bound ranks; unbound up to 1 MiB),
-     * CMA wins from 256 KiB with bound ranks (less memory moved, no step
-     * that needs every rank to have run); with a core per rank staging and
-     * CMA are as fast or faster at every size, so the window is empty. */
+     * 4 KiB to 128 KiB a rank (1.7-2.6x, p50, bound ranks) and CMA from
+     * 256 KiB to 512 KiB (1.3-1.8x); at 1 MiB the two are level. With a
+     * core per rank staging and CMA are as fast or faster (bound ranks), so
+     * the window is empty. */
     st->priv_min = env_bytes("COLL_SHM_PRIV_MIN", st->yield ? 4 * KIB : 0, 0, (size_t)-1);
-    st->priv_max = env_bytes("COLL_SHM_PRIV_MAX", st->yield ? 256 * KIB : 0, 0, (size_t)-1);
+    st->priv_max = env_bytes("COLL_SHM_PRIV_MAX", st->yield ? 1024 * KIB : 0, 0, (size_t)-1);
     size_t n = (size_t)st->n;
     st->tmp = malloc(st->chunk_bytes);
     st->acc = malloc(st->chunk_bytes);
