@@ -14,7 +14,6 @@
  * returns once every chunk is finished, so no closing step is needed. */
 #include "backend/shm/shm_op.h"
 #include "backend/shm/shm_fused.h"
-#include "core/clock.h"
 #include "core/populate.h"
 
 #include <stdio.h>
@@ -137,43 +136,6 @@ static size_t chunk_elems(const shm_op *o)
     return c / o->es ? c / o->es : 1;
 }
 
-/* Next unclaimed count below end on ctr, or 0 when there is none. */
-static int claim(_Atomic uint64_t *ctr, uint64_t end, uint64_t *k)
-{
-    uint64_t c = atomic_load(ctr);
-    while (c < end)
-        if (atomic_compare_exchange_weak(ctr, &c, c + 1)) {
-            *k = c;
-            return 1;
-        }
-    return 0;
-}
-
-/* Rank q's home range of a call's nchunks chunks starts here. */
-static uint64_t home_lo(int q, int n, uint64_t nchunks) { return (uint64_t)q * nchunks / n; }
-
-/* The next unclaimed chunk (0..nchunks) of this call: from this rank's home
- * range first, then from the others' in turn. 0 when every chunk is claimed. */
-static int claim_chunk(shm_state *st, uint64_t nchunks, uint64_t *k)
-{
-    for (int j = 0; j < st->n; j++) {
-        int q = (st->rank + j) % st->n;
-        uint64_t lo = home_lo(q, st->n, nchunks), hi = home_lo(q + 1, st->n, nchunks), c;
-        if (claim(&st->seg.ctrl[q].claimed, st->home_done[q] + (hi - lo), &c)) {
-            *k = lo + (c - st->home_done[q]);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* After a call: every home counter is past its range (all chunks claimed). */
-static void homes_done(shm_state *st, uint64_t nchunks)
-{
-    for (int q = 0; q < st->n; q++)
-        st->home_done[q] += home_lo(q + 1, st->n, nchunks) - home_lo(q, st->n, nchunks);
-}
-
 /* Elements [a, b): reduce in rank order (the same bits on every rank), write out. */
 static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a, size_t b,
                          int stream)
@@ -201,66 +163,32 @@ static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a,
     }
 }
 
-typedef struct finished_arg {
-    const shm_header *h;
-    uint64_t end;
-} finished_arg;
+typedef struct direct_arg {
+    char *const *in, *const *out;
+    size_t ce;
+    int stream;
+} direct_arg;
 
-static int all_finished(const void *arg)
+static int direct_chunk(shm_op *o, uint64_t k, void *arg)
 {
-    const finished_arg *f = arg;
-    return atomic_load(&f->h->finished) >= f->end;
-}
-
-/* A rank still working on a chunk (the one to name if it never finishes). */
-static int busy_rank(const shm_state *st)
-{
-    for (int j = 1; j < st->n; j++) {
-        int r = (st->rank + j) % st->n;
-        if (atomic_load_explicit(&st->seg.ctrl[r].busy, memory_order_relaxed)) return r;
-    }
-    return (st->rank + 1) % st->n;
-}
-
-/* Until every chunk is finished, naming on a timeout whoever still holds one:
- * the wait goes in short slices, each blaming the rank busy when it starts. */
-static int wait_finished(shm_op *o, const finished_arg *f)
-{
-    shm_waiter w = o->w;
-    for (;;) {
-        double now = coll_now_s();
-        w.deadline = o->w.deadline < now + 0.1 ? o->w.deadline : now + 0.1;
-        int rc = shm_wait(&w, all_finished, f, busy_rank(o->st), "the last allreduce chunks");
-        if (rc != COLL_ETIMEDOUT || w.deadline >= o->w.deadline) return rc;
-    }
+    const direct_arg *d = arg;
+    size_t a = (size_t)k * d->ce, b = min_sz(o->c->count, a + d->ce);
+    reduce_chunk(o, d->in, d->out, a, b, d->stream);
+    if (d->stream) store_fence();
+    shm_op_moved(o, (b - a) * o->es);
+    return COLL_OK;
 }
 
 static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
 {
     shm_state *st = o->st;
-    shm_header *h = st->seg.hdr;
     size_t count = o->c->count, ce = chunk_elems(o);
-    uint64_t nchunks = (count + ce - 1) / ce, begin = st->chunks_done, end = begin + nchunks, k;
-    st->chunks_done = end;
     /* Outputs this large (all ranks together) would evict the inputs from the
      * last-level cache: they are written with streaming stores instead. */
-    int stream = count * o->es * (size_t)st->n >= st->stream_min;
-    _Atomic uint64_t *busy = &st->seg.ctrl[st->rank].busy;
+    direct_arg d = {in, out, ce, count * o->es * (size_t)st->n >= st->stream_min};
     shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
     populate_peers(st, st->peer_send, st->peer_recv, in, out, count * o->es);
-    while (claim_chunk(st, nchunks, &k)) {
-        size_t a = (size_t)k * ce;
-        atomic_store_explicit(busy, begin + k + 1, memory_order_relaxed);
-        reduce_chunk(o, in, out, a, min_sz(count, a + ce), stream);
-        if (stream) store_fence();
-        shm_op_moved(o, (min_sz(count, a + ce) - a) * o->es);
-        atomic_store_explicit(busy, 0, memory_order_relaxed);
-        /* Whoever finishes the last chunk wakes the ranks that sleep on it. */
-        if (atomic_fetch_add(&h->finished, 1) + 1 == end) shm_ring_all(&st->seg);
-    }
-    homes_done(st, nchunks);
-    finished_arg f = {h, end};
-    return all_finished(&f) ? COLL_OK : wait_finished(o, &f);
+    return shm_claim_all(o, (count + ce - 1) / ce, direct_chunk, &d);
 }
 
 /* All-reduce on private buffers (issue 18): no process can address another's
@@ -373,10 +301,27 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
     }
 }
 
+typedef struct private_arg {
+    char *const *in;
+    char *res;
+    size_t ce;
+    int stream;
+} private_arg;
+
+static int private_chunk(shm_op *o, uint64_t k, void *arg)
+{
+    const private_arg *pa = arg;
+    size_t a = (size_t)k * pa->ce, b = min_sz(o->c->count, a + pa->ce);
+    reduce_chunk2(o, pa->in, pa->res, a, b, pa->stream);
+    o->st->mine[k] = 1;
+    store_fence();
+    shm_op_moved(o, (b - a) * o->es);
+    return COLL_OK;
+}
+
 static int private_allreduce(shm_op *o)
 {
     shm_state *st = o->st;
-    shm_header *h = st->seg.hdr;
     size_t count = o->c->count, bytes = count * o->es, ce = chunk_elems(o);
     uint64_t g = st->step; /* the arrival's */
     int all_staged = 1, rc;
@@ -401,8 +346,7 @@ static int private_allreduce(shm_op *o)
         return shm_stage_run(o);
     }
     char *res = in[0] + st->seg.ctrl[0].scratch_bytes / 2;
-    uint64_t nchunks = (count + ce - 1) / ce, begin = st->chunks_done, end = begin + nchunks, k;
-    st->chunks_done = end;
+    uint64_t nchunks = (count + ce - 1) / ce;
     if (st->mine_cap < nchunks) {
         unsigned char *m = realloc(st->mine, nchunks);
         if (!m) {
@@ -419,20 +363,8 @@ static int private_allreduce(shm_op *o)
         uint64_t at = st->seg.ctrl[p].scratch, len = st->seg.ctrl[p].scratch_bytes;
         if (!pop_hit(st, p, at, at, len)) map_in(in[p], len, 1, touch);
     }
-    _Atomic uint64_t *busy = &st->seg.ctrl[st->rank].busy;
-    while (claim_chunk(st, nchunks, &k)) {
-        size_t a = (size_t)k * ce, b = min_sz(count, a + ce);
-        atomic_store_explicit(busy, begin + k + 1, memory_order_relaxed);
-        reduce_chunk2(o, in, res, a, b, stream);
-        st->mine[k] = 1;
-        store_fence();
-        shm_op_moved(o, (b - a) * o->es);
-        atomic_store_explicit(busy, 0, memory_order_relaxed);
-        if (atomic_fetch_add(&h->finished, 1) + 1 == end) shm_ring_all(&st->seg);
-    }
-    homes_done(st, nchunks);
-    finished_arg f = {h, end};
-    rc = all_finished(&f) ? COLL_OK : wait_finished(o, &f);
+    private_arg pa = {in, res, ce, stream};
+    rc = shm_claim_all(o, nchunks, private_chunk, &pa);
     if (rc) return rc;
     copy_back(o, res, nchunks, ce, stream);
     return COLL_OK;

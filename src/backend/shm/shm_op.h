@@ -116,6 +116,15 @@ int shm_p2p_run(shm_op *o);     /* send, recv, sendrecv */
  * else CMA or staging. */
 int shm_direct_run(shm_op *o);
 int shm_cma_allreduce(shm_op *o); /* arrival first unless o->arrived */
+
+/* One chunk (0..nchunks of the call) of an engine that claims chunks (the
+ * direct and private all-reduce); a
+ * nonzero status stops the call. */
+typedef int (*shm_chunk_fn)(shm_op *o, uint64_t k, void *arg);
+/* Runs fn on every chunk this rank claims (home range first, then the
+ * others': shm_claim.c), then waits until all nchunks are finished, naming a
+ * rank that still holds one if they never are. Every rank calls it. */
+int shm_claim_all(shm_op *o, uint64_t nchunks, shm_chunk_fn fn, void *arg);
 /* Before the arrival of an all-reduce that may take the private engine: copy
  * the input into this rank's scratch when it is large enough (shm_direct.c). */
 void shm_private_stage(shm_op *o);
