@@ -316,9 +316,12 @@ class ProcessGroupColl : public ProcessGroup {
     c10::DataPtr alloc_block(size_t bytes) {
         void* p = coll_alloc(comm_, bytes);
         if (!p) return c10::DataPtr();
-        {
+        try {
             std::lock_guard<std::mutex> g(blocks().mu);
             blocks().live.emplace(p, c10::intrusive_ptr<ProcessGroupColl>::reclaim_copy(this));
+        } catch (...) { // out of memory for the entry: the caller falls back
+            coll_free(comm_, p);
+            return c10::DataPtr();
         }
         return c10::DataPtr(p, p, &coll_block_delete, c10::Device(c10::DeviceType::CPU));
     }
