@@ -269,7 +269,7 @@ class ProcessGroupColl : public ProcessGroup {
         if (g_forked_child) {
             // The threads are the parent's and the comm's barrier would wait on
             // the parent's peers: leave both to the child's exit.
-            completer_.detach();
+            if (completer_.joinable()) completer_.detach();
             return;
         }
         {
@@ -713,7 +713,6 @@ class ProcessGroupColl : public ProcessGroup {
     std::deque<c10::intrusive_ptr<WorkColl>> pending_;
     bool stop_ = false;
 };
-
 
 static bool release_block(void* p) {
     c10::intrusive_ptr<ProcessGroupColl> g;
