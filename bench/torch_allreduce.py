@@ -10,7 +10,7 @@ row goes in with one O_APPEND write under an flock.
 
     torch_allreduce.py [--backends gloo,coll] [--nprocs 2,4,6]
                        [--sizes 1M,10M,100M,1G] [--iters 20] [--warmup 5]
-                       [--csv FILE] [--lines] [--buffers malloc|coll]
+                       [--csv FILE] [--lines] [--buffers malloc|coll|alloc]
 
 Sizes are bytes with K/M/G = KiB/MiB/GiB. --lines prints only
 "NPROCS BYTES TIME_US_AVG" (torch_gloo_allreduce.py's format). The coll
@@ -68,6 +68,13 @@ def rank_main(rank, world, port, backend, iters, warmup, sizes, q, buffers="mall
         if buffers == "coll":  # libcoll's memory (shm: shared heap, no copy through the segment)
             t = dist.distributed_c10d._get_default_group().empty([count], torch.float32)
             t.fill_(1)
+        elif buffers == "alloc":  # the same memory, from torch's allocator with the opt-in on
+            import collbench_torch
+            collbench_torch.use_coll_allocator(min_bytes=1)
+            t = torch.ones(count, dtype=torch.float32)
+            collbench_torch.use_default_allocator()
+            if not collbench_torch.is_coll_memory(t):
+                raise RuntimeError("--buffers alloc: the tensor is not coll memory")
         else:
             t = torch.ones(count, dtype=torch.float32)
         for _ in range(warmup):
@@ -126,9 +133,10 @@ def main(argv=None):
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--csv")
     ap.add_argument("--lines", action="store_true")
-    ap.add_argument("--buffers", default="malloc", choices=["malloc", "coll"],
+    ap.add_argument("--buffers", default="malloc", choices=["malloc", "coll", "alloc"],
                     help="coll: torch-coll tensors from the group's empty() (libcoll memory); "
-                         "gloo always uses malloc")
+                         "alloc: the same memory from torch.ones with the coll allocator on "
+                         "(CSV buffers coll as well); gloo always uses malloc")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per size")
     a = ap.parse_args(argv)
     if a.iters < 1 or a.warmup < 0:
@@ -165,7 +173,9 @@ def main(argv=None):
                     sys.exit(f"torch_allreduce: torch-{backend} x {world}: no result "
                              f"within {a.timeout} s (a rank failed?)")
                 buf = a.buffers if backend == "coll" else "malloc"
-                row, avg, p50 = csv_row(backend, world, nbytes, count, a.warmup, us, wrong, buf)
+                # CSV: the memory kind (alloc gives the same coll memory as empty())
+                row, avg, p50 = csv_row(backend, world, nbytes, count, a.warmup, us, wrong,
+                                        "coll" if buf == "alloc" else buf)
                 rows.append(row)
                 if a.lines:
                     print(world, nbytes, f"{avg:.3f}", flush=True)

@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """DDP training-step time on the seeds' MLP (1024-4096-4096-2048-10, batch 64,
-SGD), 2 ranks by default: gloo, coll, and the same step without DDP (no
-communication). Exposed communication = DDP step - no-DDP step. Prints one line
-per mode (median step time of --steps after --warmup untimed steps, slowest rank).
+SGD), 2 ranks by default: gloo, coll, coll with the coll allocator on, and the
+same step without DDP (no communication). Exposed communication = DDP step -
+no-DDP step. Prints one line per mode (median step time of --steps after
+--warmup untimed steps, slowest rank).
 
-    torch_ddp_step.py [--nprocs 2] [--steps 20] [--warmup 3] [--modes none,gloo,coll] [--tiny]
+    torch_ddp_step.py [--nprocs 2] [--steps 20] [--warmup 3]
+                      [--modes none,gloo,coll,coll-alloc] [--tiny]
 
---tiny uses a 64-128-10 MLP (smoke runs). coll needs collbench_torch on
-PYTHONPATH (build/bindings/torch).
+coll: DDP's buckets in private memory (libcoll copies them through its
+segment). coll-alloc: collbench_torch.use_coll_allocator() before the model
+and DDP are built, so parameters, buckets and every other CPU tensor of at
+least 64 KiB are libcoll memory (shm: the direct all-reduce; docs/TORCH.md).
+--tiny uses a 64-128-10 MLP (smoke runs; --tiny's coll-alloc uses
+min_bytes 4 KiB, its one bucket being 38 KiB). The coll modes need
+collbench_torch on PYTHONPATH (build/bindings/torch).
 """
 import argparse
 import os
@@ -26,10 +33,15 @@ def rank_main(rank, world, port, mode, steps, warmup, tiny, q):
     import torch
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
-    if mode == "coll":
-        import collbench_torch  # noqa: F401
+    if mode.startswith("coll"):
+        import collbench_torch
 
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
+    # "none" still joins a gloo group, only to report the slowest rank
+    dist.init_process_group({"none": "gloo", "coll-alloc": "coll"}.get(mode, mode),
+                            init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    if mode == "coll-alloc":  # before the model and DDP: parameters and buckets in coll memory
+        collbench_torch.use_coll_allocator(min_bytes=4096 if tiny else 64 * 1024)
     dims = [64, 128, 10] if tiny else [1024, 4096, 4096, 2048, 10]
     torch.manual_seed(0)
     layers = []
@@ -38,11 +50,10 @@ def rank_main(rank, world, port, mode, steps, warmup, tiny, q):
         if i < len(dims) - 2:
             layers.append(torch.nn.ReLU())
     model = torch.nn.Sequential(*layers)
-    # "none" still joins a gloo group, only to report the slowest rank
-    dist.init_process_group("gloo" if mode == "none" else mode,
-                            init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
     if mode != "none":
         model = DDP(model)
+    if mode == "coll-alloc" and not collbench_torch.is_coll_memory(model.module[0].weight):
+        raise RuntimeError("coll-alloc: the parameters are not in coll memory")
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     g = torch.Generator().manual_seed(rank)
     x = torch.randn(64, dims[0], generator=g)
@@ -68,7 +79,7 @@ def main():
     ap.add_argument("--nprocs", type=int, default=2)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--modes", default="none,gloo,coll")
+    ap.add_argument("--modes", default="none,gloo,coll,coll-alloc")
     ap.add_argument("--tiny", action="store_true")
     a = ap.parse_args()
     import torch.multiprocessing as mp
@@ -76,8 +87,8 @@ def main():
     ctx = mp.get_context("spawn")
     res = {}
     for mode in a.modes.split(","):
-        if mode not in ("none", "gloo", "coll"):
-            ap.error(f"unknown mode {mode!r} (none, gloo, coll)")
+        if mode not in ("none", "gloo", "coll", "coll-alloc"):
+            ap.error(f"unknown mode {mode!r} (none, gloo, coll, coll-alloc)")
         q = ctx.Queue()
         port = free_port()
         procs = [ctx.Process(target=rank_main,

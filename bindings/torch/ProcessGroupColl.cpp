@@ -9,15 +9,19 @@
 #include <torch/csrc/distributed/c10d/Types.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 #include <pybind11/chrono.h>
+#include <pybind11/eval.h>
 #include <torch/csrc/Dtype.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -27,6 +31,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 extern "C" {
@@ -37,6 +42,36 @@ namespace collbench {
 
 using c10d::ProcessGroup;
 using WorkPtr = c10::intrusive_ptr<c10d::Work>;
+
+class ProcessGroupColl;
+
+// use_coll_allocator's default: below it, coll_alloc's page rounding and a
+// registry entry cost more than a collective on the block could save.
+static constexpr size_t kDefaultMinBytes = 64 * 1024;
+
+// Set in a fork()ed child (DataLoader workers, os.fork): the child's copy of
+// a communicator has no threads, and its shared heap is the parent's memory,
+// so it must neither hand out nor free coll memory nor destroy the comm.
+static std::atomic<bool> g_forked_child{false};
+
+// Every live block of coll_alloc memory (pg.empty() and the allocator), with
+// the group it came from: the block holds the group, so coll_free never runs
+// on a destroyed communicator. Keyed by address (a block's DataPtr context is
+// its data) so that c10's raw interface, which frees by pointer alone (oneDNN
+// allocates its scratch memory through it), can give a block back. Never
+// destroyed: tensors may be freed during static destruction.
+struct BlockTable {
+    std::mutex mu;
+    std::unordered_map<void*, c10::intrusive_ptr<ProcessGroupColl>> live;
+};
+static BlockTable& blocks() {
+    static BlockTable* t = new BlockTable();
+    return *t;
+}
+static bool release_block(void* p);
+static void allocator_from_env(const c10::intrusive_ptr<ProcessGroupColl>& pg);
+// The deleter of every coll DataPtr; is_coll_memory() looks for it.
+static void coll_block_delete(void* p) { release_block(p); }
 
 static coll_dtype to_coll_dtype(const at::Tensor& t, const char* what) {
     switch (t.scalar_type()) {
@@ -231,6 +266,12 @@ class ProcessGroupColl : public ProcessGroup {
         completer_ = std::thread([this]() { complete_loop(); });
     }
     ~ProcessGroupColl() override {
+        if (g_forked_child) {
+            // The threads are the parent's and the comm's barrier would wait on
+            // the parent's peers: leave both to the child's exit.
+            if (completer_.joinable()) completer_.detach();
+            return;
+        }
         {
             std::lock_guard<std::mutex> g(qlk_);
             stop_ = true;
@@ -259,21 +300,42 @@ class ProcessGroupColl : public ProcessGroup {
             TORCH_CHECK(d >= 0, "coll: empty: negative dimension ", d);
             n *= d;
         }
+        TORCH_CHECK(!g_forked_child, "coll: empty: not in a forked child (its communicator "
+                    "belongs to the parent process)");
         auto opts = at::TensorOptions().dtype(dtype).device(at::kCPU);
         size_t bytes = (size_t)std::max<int64_t>(n, 1) * c10::elementSize(dtype);
-        void* p = coll_alloc(comm_, bytes);
-        TORCH_CHECK(p, "coll: empty: coll_alloc of ", bytes, " bytes failed");
-        c10::intrusive_ptr<ProcessGroupColl> self =
-            c10::intrusive_ptr<ProcessGroupColl>::reclaim_copy(this);
-        return at::from_blob(p, sizes, [self](void* q) { coll_free(self->comm_, q); }, opts);
+        c10::DataPtr d = alloc_block(bytes);
+        TORCH_CHECK(d, "coll: empty: coll_alloc of ", bytes, " bytes failed");
+        c10::Storage st(c10::Storage::use_byte_size_t(), bytes, std::move(d), nullptr, false);
+        return at::empty({0}, opts).set_(st, 0, {n}, {1}).view(sizes);
     }
+
+    // A block of coll_alloc memory registered in blocks(), or a null DataPtr
+    // when coll_alloc fails. Thread-safe: libcoll's heaps lock (shm_heap.lock),
+    // the other backends' coll_alloc is aligned_alloc.
+    c10::DataPtr alloc_block(size_t bytes) {
+        void* p = coll_alloc(comm_, bytes);
+        if (!p) return c10::DataPtr();
+        try {
+            std::lock_guard<std::mutex> g(blocks().mu);
+            blocks().live.emplace(p, c10::intrusive_ptr<ProcessGroupColl>::reclaim_copy(this));
+        } catch (...) { // out of memory for the entry: the caller falls back
+            coll_free(comm_, p);
+            return c10::DataPtr();
+        }
+        return c10::DataPtr(p, p, &coll_block_delete, c10::Device(c10::DeviceType::CPU));
+    }
+    void free_block(void* p) { coll_free(comm_, p); }
+
     std::string libcollBackend() const { return coll_comm_backend(comm_); }
 
     static c10::intrusive_ptr<ProcessGroup> create(const c10::intrusive_ptr<c10d::Store>& store,
                                                    int rank, int size,
                                                    const std::chrono::duration<float>& timeout) {
         auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
-        return c10::make_intrusive<ProcessGroupColl>(store, rank, size, ms);
+        auto pg = c10::make_intrusive<ProcessGroupColl>(store, rank, size, ms);
+        allocator_from_env(pg);
+        return pg;
     }
 
     WorkPtr allreduce(std::vector<at::Tensor>& tensors,
@@ -652,6 +714,142 @@ class ProcessGroupColl : public ProcessGroup {
     bool stop_ = false;
 };
 
+static bool release_block(void* p) {
+    c10::intrusive_ptr<ProcessGroupColl> g;
+    {
+        std::lock_guard<std::mutex> l(blocks().mu);
+        auto it = blocks().live.find(p);
+        if (it == blocks().live.end()) return false;
+        g = std::move(it->second);
+        blocks().live.erase(it);
+    }
+    // A forked child's free would punch the range out of the parent's heap.
+    if (!g_forked_child) g->free_block(p);
+    return true; // g goes here, outside the lock: it may be the group's last reference
+}
+
+// The opt-in CPU allocator (use_coll_allocator): allocations of at least
+// min_bytes come from coll_alloc on one group's communicator, everything else
+// (and whatever coll_alloc cannot serve) from the allocator it replaced.
+//
+// Registered with c10::SetAllocator once, at the first opt-in, and left
+// registered: "switching back" makes it pass everything to the previous
+// allocator. Restoring the previous one instead would send the raw frees of
+// blocks handed out earlier (oneDNN's raw_allocate/raw_deallocate look up the
+// CPU allocator at each call) to free(); and every storage torch made while it
+// was on keeps a pointer to it for resize_. It also keeps SetAllocator, which
+// c10 says is not thread-safe, to a single call.
+class CollAllocator final : public c10::Allocator {
+  public:
+    c10::DataPtr allocate(size_t n) const override {
+        if (n >= min_bytes_.load(std::memory_order_acquire) && !g_forked_child) {
+            c10::intrusive_ptr<ProcessGroupColl> g;
+            {
+                std::lock_guard<std::mutex> l(mu_);
+                g = group_;
+            }
+            if (g) {
+                c10::DataPtr d = g->alloc_block(n);
+                if (d) return d;
+            }
+        }
+        return prev_->allocate(n);
+    }
+    // Fixed at registration (c10 wants the same answer every time): coll blocks
+    // are found by address, the rest goes to the previous allocator's deleter.
+    c10::DeleterFnPtr raw_deleter() const override { return prev_raw_ ? &raw_delete : nullptr; }
+
+    void install(c10::intrusive_ptr<ProcessGroupColl> g, size_t min_bytes) {
+        std::lock_guard<std::mutex> l(mu_);
+        TORCH_CHECK(!group_, "coll: use_coll_allocator: the coll allocator is already on (for "
+                    "another or the same group); call collbench_torch.use_default_allocator() "
+                    "first");
+        TORCH_CHECK(!g_forked_child, "coll: use_coll_allocator: not in a forked child");
+        c10::Allocator* cur = c10::GetAllocator(c10::DeviceType::CPU);
+        if (!registered_) {
+            prev_ = cur;
+            prev_raw_ = cur->raw_deleter();
+            c10::SetAllocator(c10::DeviceType::CPU, this, kPriority);
+            TORCH_CHECK(c10::GetAllocator(c10::DeviceType::CPU) == this,
+                        "coll: use_coll_allocator: torch kept its CPU allocator (another one is "
+                        "installed with a priority above ", (int)kPriority, ")");
+            registered_ = true;
+        } else {
+            TORCH_CHECK(cur == this, "coll: use_coll_allocator: torch's CPU allocator was "
+                        "replaced after the coll allocator was first installed; it cannot be "
+                        "installed again");
+        }
+        group_ = std::move(g);
+        min_bytes_.store(std::max<size_t>(min_bytes, 1), std::memory_order_release);
+    }
+
+    // Back to the previous allocator for new allocations; blocks already handed
+    // out stay valid (each holds its group). Idempotent.
+    void uninstall() {
+        c10::intrusive_ptr<ProcessGroupColl> g;
+        {
+            std::lock_guard<std::mutex> l(mu_);
+            min_bytes_.store(SIZE_MAX, std::memory_order_release);
+            g = std::move(group_);
+        }
+        // g goes here, outside mu_: as the last reference it destroys the
+        // communicator, whose closing barrier waits for the peers.
+    }
+
+    bool on(const ProcessGroupColl* pg = nullptr) const {
+        std::lock_guard<std::mutex> l(mu_);
+        return group_ && (!pg || group_.get() == pg);
+    }
+
+    static CollAllocator& get() {
+        static CollAllocator* a = new CollAllocator(); // never destroyed: storages point to it
+        return *a;
+    }
+
+  private:
+    // Above the default allocator's 0.
+    static constexpr uint8_t kPriority = 16;
+
+    static void raw_delete(void* p) {
+        if (!release_block(p)) get().prev_raw_(p);
+    }
+
+    mutable std::mutex mu_;
+    c10::intrusive_ptr<ProcessGroupColl> group_;
+    std::atomic<size_t> min_bytes_{SIZE_MAX}; // SIZE_MAX: off
+    c10::Allocator* prev_ = nullptr;
+    c10::DeleterFnPtr prev_raw_ = nullptr;
+    bool registered_ = false;
+};
+
+static bool is_coll_memory(const at::Tensor& t) {
+    return t.defined() && t.has_storage() &&
+           t.storage().data_ptr().get_deleter() == &coll_block_delete;
+}
+
+// COLL_TORCH_ALLOCATOR=1: the first coll group created turns the allocator on
+// (COLL_TORCH_ALLOCATOR_MIN: min_bytes, default 64 KiB), so that a script
+// opts in without code changes. A failure is a warning, not a failed group.
+static void allocator_from_env(const c10::intrusive_ptr<ProcessGroupColl>& pg) {
+    const char* v = std::getenv("COLL_TORCH_ALLOCATOR");
+    if (!v || std::strcmp(v, "1") != 0 || CollAllocator::get().on()) return;
+    size_t min_bytes = kDefaultMinBytes;
+    if (const char* m = std::getenv("COLL_TORCH_ALLOCATOR_MIN")) {
+        char* end = nullptr;
+        unsigned long long x = std::strtoull(m, &end, 10);
+        if (*m && end && *end == '\0')
+            min_bytes = (size_t)x;
+        else
+            TORCH_WARN("coll: COLL_TORCH_ALLOCATOR_MIN='", m, "' is not a byte count; using ",
+                       kDefaultMinBytes);
+    }
+    try {
+        CollAllocator::get().install(pg, min_bytes);
+    } catch (const std::exception& e) {
+        TORCH_WARN("coll: COLL_TORCH_ALLOCATOR=1 but the allocator stays off: ", e.what());
+    }
+}
+
 } // namespace collbench
 
 PYBIND11_MODULE(collbench_torch, m) {
@@ -661,9 +859,11 @@ PYBIND11_MODULE(collbench_torch, m) {
                c10::intrusive_ptr<collbench::ProcessGroupColl>>(m, "ProcessGroupColl")
         .def(py::init([](const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                          const std::chrono::duration<float>& timeout) {
-                 return c10::make_intrusive<collbench::ProcessGroupColl>(
+                 auto pg = c10::make_intrusive<collbench::ProcessGroupColl>(
                      store, rank, size,
                      std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
+                 collbench::allocator_from_env(pg);
+                 return pg;
              }),
              py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("libcoll_backend", &collbench::ProcessGroupColl::libcollBackend)
@@ -676,6 +876,77 @@ PYBIND11_MODULE(collbench_torch, m) {
              "a tensor in libcoll's memory for this group (zero-copy shm collectives)");
     m.def("create_process_group", &collbench::ProcessGroupColl::create,
           py::call_guard<py::gil_scoped_release>());
+
+    m.def("use_coll_allocator",
+          [](py::object group, int64_t min_bytes) {
+              if (group.is_none())
+                  group = py::module::import("torch.distributed.distributed_c10d")
+                              .attr("_get_default_group")();
+              TORCH_CHECK(py::isinstance<collbench::ProcessGroupColl>(group),
+                          "coll: use_coll_allocator: the group is a ",
+                          std::string(py::str(py::type::of(group).attr("__name__"))),
+                          ", not a coll group (dist.new_group(backend=\"coll\"), or "
+                          "init_process_group(\"coll\"))");
+              TORCH_CHECK(min_bytes >= 0, "coll: use_coll_allocator: min_bytes ", min_bytes,
+                          " is negative");
+              auto pg = group.cast<c10::intrusive_ptr<collbench::ProcessGroupColl>>();
+              collbench::CollAllocator::get().install(pg, (size_t)min_bytes);
+          },
+          py::arg("group") = py::none(), py::arg("min_bytes") = (int64_t)collbench::kDefaultMinBytes,
+          "torch's CPU allocations of at least min_bytes come from the group's libcoll memory "
+          "(zero-copy collectives; docs/TORCH.md)");
+    // The group may be dropped here for the last time: its destructor releases the GIL.
+    m.def("use_default_allocator", []() { collbench::CollAllocator::get().uninstall(); },
+          "new CPU allocations come from torch's allocator again (coll memory already handed "
+          "out stays valid)");
+    m.def("coll_allocator_enabled",
+          [](py::object group) {
+              if (group.is_none()) return collbench::CollAllocator::get().on();
+              if (!py::isinstance<collbench::ProcessGroupColl>(group)) return false;
+              return collbench::CollAllocator::get().on(group.cast<collbench::ProcessGroupColl*>());
+          },
+          py::arg("group") = py::none(), "whether the coll allocator is on (for that group)");
+    m.def("is_coll_memory", &collbench::is_coll_memory, py::arg("tensor"),
+          "whether the tensor's storage is coll_alloc memory (empty() or the coll allocator)");
+    // Tests: a round trip through c10's raw interface, which oneDNN uses.
+    m.def("_raw_allocate", [](int64_t n) {
+        return reinterpret_cast<uintptr_t>(c10::GetAllocator(c10::DeviceType::CPU)->raw_allocate((size_t)n));
+    });
+    m.def("_raw_deallocate", [](uintptr_t p) {
+        c10::GetAllocator(c10::DeviceType::CPU)->raw_deallocate(reinterpret_cast<void*>(p));
+    });
+    m.def("_is_coll_block", [](uintptr_t p) {
+        std::lock_guard<std::mutex> l(collbench::blocks().mu);
+        return collbench::blocks().live.count(reinterpret_cast<void*>(p)) > 0;
+    });
+
+    // A forked child must leave the parent's shared heap alone.
+    pthread_atfork(nullptr, nullptr, []() { collbench::g_forked_child = true; });
+    // Destroying the allocator's group (or all groups) switches back first, so
+    // that no new memory comes from a communicator torch has let go of; at
+    // exit, likewise before the interpreter frees its objects.
+    py::dict scope;
+    scope["before"] = py::cpp_function([](py::object group, bool all) {
+        auto& a = collbench::CollAllocator::get();
+        if (all || (py::isinstance<collbench::ProcessGroupColl>(group) &&
+                    a.on(group.cast<collbench::ProcessGroupColl*>())))
+            a.uninstall();
+    });
+    scope["uninstall"] = m.attr("use_default_allocator");
+    py::exec(R"(
+import atexit, functools
+import torch.distributed as dist
+import torch.distributed.distributed_c10d as c10d
+atexit.register(uninstall)
+_orig = c10d.destroy_process_group
+@functools.wraps(_orig)
+def destroy_process_group(group=None):
+    before(group, group is None or group is c10d.GroupMember.WORLD)
+    return _orig(group)
+c10d.destroy_process_group = destroy_process_group
+dist.destroy_process_group = destroy_process_group
+)", scope);
+
     py::object backend = dist.attr("Backend");
     if (!py::hasattr(backend, "COLL"))
         backend.attr("register_backend")("coll", m.attr("create_process_group"));

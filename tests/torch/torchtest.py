@@ -41,9 +41,10 @@ def _entry(rank, world, port, fn, args, q, timeout):
         os._exit(1)
 
 
-def run(world, fn, *args, timeout=120, expect_dead=()):
+def run(world, fn, *args, timeout=120, expect_dead=(), check_exit=False):
     """Runs fn(rank, world, *args) on world processes; returns {rank: result}.
-    Raises SystemExit(1) naming the ranks that failed."""
+    Raises SystemExit(1) naming the ranks that failed. check_exit: every
+    process must also exit, with status 0, within 30 s of its report."""
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     port = free_port()
@@ -66,10 +67,21 @@ def run(world, fn, *args, timeout=120, expect_dead=()):
         else:
             print(f"rank {rank} failed:\n{res}", flush=True)
             failed.append(rank)
-    for p in procs:
+    import time
+    t0 = time.monotonic()
+    for r, p in enumerate(procs):
         p.join(30)
         if p.is_alive():
             p.kill()
+            if check_exit:
+                print(f"FAIL: rank {r} did not exit within 30 s of its report (hung at exit)", flush=True)
+                failed.append(r)
+        elif check_exit and p.exitcode != 0:
+            print(f"FAIL: rank {r} exited with status {p.exitcode}", flush=True)
+            failed.append(r)
+    if check_exit and not failed:
+        print(f"all {world} ranks exited with status 0, {time.monotonic() - t0:.2f} s after "
+              f"the last report", flush=True)
     if failed:
         sys.exit(1)
     return results
