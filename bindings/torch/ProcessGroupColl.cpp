@@ -60,9 +60,22 @@ static std::atomic<bool> g_forked_child{false};
 // its data) so that c10's raw interface, which frees by pointer alone (oneDNN
 // allocates its scratch memory through it), can give a block back. Never
 // destroyed: tensors may be freed during static destruction.
+//
+// While the allocator is on, freed blocks of its group are kept for reuse by
+// byte size (as torch's CUDA caching allocator does), up to cache_cap bytes:
+// a training step frees and allocates the same gradient-sized tensors every
+// step, and coll_free gives pages back to the system (shm: out of every
+// peer's page tables), so each step would fault them all in again.
 struct BlockTable {
+    struct Block {
+        c10::intrusive_ptr<ProcessGroupColl> group;
+        size_t bytes;
+    };
     std::mutex mu;
-    std::unordered_map<void*, c10::intrusive_ptr<ProcessGroupColl>> live;
+    std::unordered_map<void*, Block> live;
+    std::unordered_multimap<size_t, std::pair<void*, Block>> cached; // by bytes
+    const ProcessGroupColl* caching_for = nullptr; // the allocator's group, or none
+    size_t cached_bytes = 0, cache_cap = 0;
 };
 static BlockTable& blocks() {
     static BlockTable* t = new BlockTable();
@@ -314,16 +327,34 @@ class ProcessGroupColl : public ProcessGroup {
     // when coll_alloc fails. Thread-safe: libcoll's heaps lock (shm_heap.lock),
     // the other backends' coll_alloc is aligned_alloc.
     c10::DataPtr alloc_block(size_t bytes) {
-        void* p = coll_alloc(comm_, bytes);
+        void* p = take_cached(bytes);
+        if (p) return c10::DataPtr(p, p, &coll_block_delete, c10::Device(c10::DeviceType::CPU));
+        p = coll_alloc(comm_, bytes);
         if (!p) return c10::DataPtr();
         try {
             std::lock_guard<std::mutex> g(blocks().mu);
-            blocks().live.emplace(p, c10::intrusive_ptr<ProcessGroupColl>::reclaim_copy(this));
+            blocks().live.emplace(
+                p, BlockTable::Block{c10::intrusive_ptr<ProcessGroupColl>::reclaim_copy(this), bytes});
         } catch (...) { // out of memory for the entry: the caller falls back
             coll_free(comm_, p);
             return c10::DataPtr();
         }
         return c10::DataPtr(p, p, &coll_block_delete, c10::Device(c10::DeviceType::CPU));
+    }
+    // A cached block of this group of exactly bytes, back among the live ones; or null.
+    void* take_cached(size_t bytes) {
+        auto& t = blocks();
+        std::lock_guard<std::mutex> g(t.mu);
+        auto range = t.cached.equal_range(bytes);
+        for (auto it = range.first; it != range.second; ++it) {
+            if (it->second.second.group.get() != this) continue;
+            void* p = it->second.first;
+            t.live.emplace(p, std::move(it->second.second));
+            t.cached.erase(it);
+            t.cached_bytes -= bytes;
+            return p;
+        }
+        return nullptr;
     }
     void free_block(void* p) { coll_free(comm_, p); }
 
@@ -715,17 +746,40 @@ class ProcessGroupColl : public ProcessGroup {
 };
 
 static bool release_block(void* p) {
-    c10::intrusive_ptr<ProcessGroupColl> g;
+    BlockTable& t = blocks();
+    BlockTable::Block b;
     {
-        std::lock_guard<std::mutex> l(blocks().mu);
-        auto it = blocks().live.find(p);
-        if (it == blocks().live.end()) return false;
-        g = std::move(it->second);
-        blocks().live.erase(it);
+        std::lock_guard<std::mutex> l(t.mu);
+        auto it = t.live.find(p);
+        if (it == t.live.end()) return false;
+        b = std::move(it->second);
+        t.live.erase(it);
+        // A forked child's free would punch the range out of the parent's heap.
+        if (g_forked_child) return true;
+        if (b.group.get() == t.caching_for && t.cached_bytes + b.bytes <= t.cache_cap) {
+            t.cached_bytes += b.bytes;
+            t.cached.emplace(b.bytes, std::make_pair(p, std::move(b)));
+            return true;
+        }
     }
-    // A forked child's free would punch the range out of the parent's heap.
-    if (!g_forked_child) g->free_block(p);
-    return true; // g goes here, outside the lock: it may be the group's last reference
+    b.group->free_block(p);
+    return true; // b goes here, outside the lock: it may hold the group's last reference
+}
+
+// Every cached block back to its communicator; caching stops until the next install.
+static void flush_cache() {
+    std::vector<std::pair<void*, BlockTable::Block>> out;
+    {
+        BlockTable& t = blocks();
+        std::lock_guard<std::mutex> l(t.mu);
+        t.caching_for = nullptr;
+        t.cached_bytes = 0;
+        for (auto& e : t.cached) out.push_back(std::move(e.second));
+        t.cached.clear();
+    }
+    if (!g_forked_child)
+        for (auto& e : out) e.second.group->free_block(e.first);
+    // out goes here, outside the lock: a group's last reference destroys it
 }
 
 // The opt-in CPU allocator (use_coll_allocator): allocations of at least
@@ -760,6 +814,7 @@ class CollAllocator final : public c10::Allocator {
     c10::DeleterFnPtr raw_deleter() const override { return prev_raw_ ? &raw_delete : nullptr; }
 
     void install(c10::intrusive_ptr<ProcessGroupColl> g, size_t min_bytes) {
+        size_t cap = cache_cap(); // before any state changes: it may throw
         std::lock_guard<std::mutex> l(mu_);
         TORCH_CHECK(!group_, "coll: use_coll_allocator: the coll allocator is already on (for "
                     "another or the same group); call collbench_torch.use_default_allocator() "
@@ -779,6 +834,11 @@ class CollAllocator final : public c10::Allocator {
                         "replaced after the coll allocator was first installed; it cannot be "
                         "installed again");
         }
+        {
+            std::lock_guard<std::mutex> b(blocks().mu);
+            blocks().caching_for = g.get();
+            blocks().cache_cap = cap;
+        }
         group_ = std::move(g);
         min_bytes_.store(std::max<size_t>(min_bytes, 1), std::memory_order_release);
     }
@@ -792,6 +852,7 @@ class CollAllocator final : public c10::Allocator {
             min_bytes_.store(SIZE_MAX, std::memory_order_release);
             g = std::move(group_);
         }
+        flush_cache();
         // g goes here, outside mu_: as the last reference it destroys the
         // communicator, whose closing barrier waits for the peers.
     }
@@ -809,6 +870,18 @@ class CollAllocator final : public c10::Allocator {
   private:
     // Above the default allocator's 0.
     static constexpr uint8_t kPriority = 16;
+
+    // COLL_TORCH_ALLOCATOR_CACHE: bytes of freed blocks kept for reuse (1 GiB;
+    // 0: none). Read at each install.
+    static size_t cache_cap() {
+        const char* v = std::getenv("COLL_TORCH_ALLOCATOR_CACHE");
+        if (!v || !*v) return (size_t)1 << 30;
+        char* end = nullptr;
+        unsigned long long x = std::strtoull(v, &end, 10);
+        TORCH_CHECK(end && *end == '\0', "coll: COLL_TORCH_ALLOCATOR_CACHE='", v,
+                    "' is not a byte count");
+        return (size_t)x;
+    }
 
     static void raw_delete(void* p) {
         if (!release_block(p)) get().prev_raw_(p);
