@@ -1,7 +1,8 @@
 """Lifetime of the coll allocator's memory (collbench_torch.use_coll_allocator),
 2 ranks.
 
-outlive: tensors made with the allocator on stay valid after
+outlive: a bad COLL_TORCH_ALLOCATOR_CACHE is refused by name; a freed block
+  comes back from the block cache; tensors made with the allocator on stay valid after
   dist.destroy_process_group() (each holds the group; the communicator goes
   when the last of them does), and that destroy switched the allocator back;
   a block from c10's raw interface (oneDNN's path) is freed through it after
@@ -35,7 +36,24 @@ def outlive(rank, world):
     torch.set_num_threads(1)
     dist.init_process_group("coll")
     pg = dist.distributed_c10d._get_default_group()
+    os.environ["COLL_TORCH_ALLOCATOR_CACHE"] = "lots"
+    try:
+        cb.use_coll_allocator()
+        check(False, "use_coll_allocator took COLL_TORCH_ALLOCATOR_CACHE=lots")
+    except RuntimeError as e:
+        check("COLL_TORCH_ALLOCATOR_CACHE" in str(e), f"the error does not name the variable: {e}")
+    check(not cb.coll_allocator_enabled(), "a failed use_coll_allocator left the allocator on")
+    del os.environ["COLL_TORCH_ALLOCATOR_CACHE"]
     cb.use_coll_allocator()  # the default group
+    # the block cache: a freed block comes back for the same size with its
+    # contents (coll_free would have punched its pages out: zeros)
+    u = torch.full((N,), 7.0)
+    at = u.data_ptr()
+    del u
+    u = torch.empty(N)
+    check(u.data_ptr() == at and bool((u == 7.0).all()),
+          "a freed 256 KiB block was not reused from the block cache")
+    del u
     check(cb.coll_allocator_enabled(pg), "use_coll_allocator() did not take the default group")
     t = torch.full((N,), float(rank + 1))
     check(cb.is_coll_memory(t), "a 256 KiB tensor is not coll memory")
