@@ -163,15 +163,18 @@ static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a,
     }
 }
 
-typedef struct direct_arg {
-    char *const *in, *const *out;
+/* A call's chunks as the direct and private engines run them (shm_claim_all). */
+typedef struct chunk_arg {
+    char *const *in;
+    char *const *out; /* direct: every rank's output */
+    char *res;        /* private: rank 0's result half */
     size_t ce;
     int stream;
-} direct_arg;
+} chunk_arg;
 
 static int direct_chunk(shm_op *o, uint64_t k, void *arg)
 {
-    const direct_arg *d = arg;
+    const chunk_arg *d = arg;
     size_t a = (size_t)k * d->ce, b = min_sz(o->c->count, a + d->ce);
     reduce_chunk(o, d->in, d->out, a, b, d->stream);
     if (d->stream) store_fence();
@@ -185,7 +188,7 @@ static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
     size_t count = o->c->count, ce = chunk_elems(o);
     /* Outputs this large (all ranks together) would evict the inputs from the
      * last-level cache: they are written with streaming stores instead. */
-    direct_arg d = {in, out, ce, count * o->es * (size_t)st->n >= st->stream_min};
+    chunk_arg d = {in, out, NULL, ce, count * o->es * (size_t)st->n >= st->stream_min};
     shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
     populate_peers(st, st->peer_send, st->peer_recv, in, out, count * o->es);
     return shm_claim_all(o, (count + ce - 1) / ce, direct_chunk, &d);
@@ -301,16 +304,9 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
     }
 }
 
-typedef struct private_arg {
-    char *const *in;
-    char *res;
-    size_t ce;
-    int stream;
-} private_arg;
-
 static int private_chunk(shm_op *o, uint64_t k, void *arg)
 {
-    const private_arg *pa = arg;
+    const chunk_arg *pa = arg;
     size_t a = (size_t)k * pa->ce, b = min_sz(o->c->count, a + pa->ce);
     reduce_chunk2(o, pa->in, pa->res, a, b, pa->stream);
     o->st->mine[k] = 1;
@@ -363,7 +359,7 @@ static int private_allreduce(shm_op *o)
         uint64_t at = st->seg.ctrl[p].scratch, len = st->seg.ctrl[p].scratch_bytes;
         if (!pop_hit(st, p, at, at, len)) map_in(in[p], len, 1, touch);
     }
-    private_arg pa = {in, res, ce, stream};
+    chunk_arg pa = {in, NULL, res, ce, stream};
     rc = shm_claim_all(o, nchunks, private_chunk, &pa);
     if (rc) return rc;
     copy_back(o, res, nchunks, ce, stream);
