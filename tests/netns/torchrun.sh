@@ -32,6 +32,15 @@ trun() {
     "$TORCHRUN" --redirects 1 --tee 1 --log_dir "$WORK/logs.$RANDOM" "$@"
 }
 
+# show FILES...: after a failure, collbench's own lines (the ranks' messages,
+# which torchrun's traceback pushes out of a plain tail), then the tail.
+show() {
+    echo "--- collbench's lines:" >&2
+    grep -h "collbench" "$@" 2>/dev/null | head -n 40 >&2
+    echo "--- the last lines:" >&2
+    tail -n 20 "$@" >&2
+}
+
 # check_csv CSV NNODES WHAT: rows, each with that many hosts and 0 wrong.
 check_csv() {
     awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -44,7 +53,7 @@ if [ "$MODE" = local ]; then
         PORT=$((PORT + 2))
         trun --nproc_per_node 2 --master_port $PORT --no_python "$BIN" allreduce --backend $backend \
             --sizes 1028,1M -w 1 -n 2 -c 1 -T 60 --csv "$WORK/$backend.csv" >"$WORK/$backend.out" 2>&1 ||
-            { fail "torchrun 2 ranks, $backend: exit $?"; tail -n 20 "$WORK/$backend.out" >&2; continue; }
+            { fail "torchrun 2 ranks, $backend: exit $?"; show "$WORK/$backend.out"; continue; }
         check_csv "$WORK/$backend.csv" 1 "torchrun 2 ranks, $backend"
     done
     [ $FAILED -eq 0 ] && echo "checked: torchrun on one host, 2 ranks, tcp and auto, -c 1"
@@ -75,7 +84,7 @@ for m in 1 2; do
         netns_wait_all "${pids[@]}"
         if [ "$RCS" != "0 0" ]; then
             fail "torchrun 2 hosts x $m, $backend: exit codes $RCS"
-            tail -n 20 "$WORK/$tag".out.* >&2
+            show "$WORK/$tag".out.*
             continue
         fi
         check_csv "$WORK/$tag.csv" 2 "torchrun 2 hosts x $m, $backend"
