@@ -338,7 +338,7 @@ static int private_allreduce(shm_op *o)
     }
     /* A heap too full for some rank's scratch: every rank saw it, all fall back. */
     if (!ok) {
-        if (st->cma && bytes >= st->cma_min) return shm_cma_allreduce(o);
+        if (st->cma && bytes >= st->cma_allreduce_min) return shm_cma_allreduce(o);
         return shm_stage_run(o);
     }
     char *res = in[0] + st->seg.ctrl[0].scratch_bytes / 2;
@@ -377,6 +377,6 @@ int shm_direct_run(shm_op *o)
     if (map_buffers(o, in, out)) return direct_allreduce(o, in, out);
     size_t bytes = o->c->count * o->es;
     if (bytes >= st->priv_min && bytes < st->priv_max) return private_allreduce(o);
-    if (st->cma && bytes >= st->cma_min) return shm_cma_allreduce(o);
+    if (st->cma && bytes >= st->cma_allreduce_min) return shm_cma_allreduce(o);
     return shm_stage_run(o);
 }

@@ -52,6 +52,7 @@ typedef struct shm_state {
     uint64_t step;          /* collective steps taken; the same on every rank */
     size_t chunk_bytes;     /* CMA pipeline chunk */
     size_t cma_min;         /* per-rank bytes from which collectives use CMA */
+    size_t cma_allreduce_min; /* the same for all-reduce (its own crossover) */
     shm_heap heap;          /* coll_alloc memory every rank has mapped */
     int direct;             /* every rank mapped every heap: direct all-reduce possible */
     size_t direct_min;      /* per-rank bytes from which all-reduce tries it */
@@ -107,6 +108,12 @@ void shm_split(size_t count, int n, int p, size_t *lo, size_t *hi);
 /* CMA copy from/to rank p (memcpy for this rank), failures named. */
 int shm_op_read(shm_op *o, int p, void *dst, uint64_t remote, size_t bytes);
 int shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t bytes);
+
+/* Per-rank bytes from which a collective of this kind uses CMA. */
+static inline size_t shm_cma_min(const shm_state *st, coll__kind kind)
+{
+    return kind == COLL_KIND_ALLREDUCE ? st->cma_allreduce_min : st->cma_min;
+}
 
 int shm_stage_run(shm_op *o);   /* any collective through staging rounds */
 int shm_cma_run(shm_op *o);     /* any collective with CMA (large messages) */
