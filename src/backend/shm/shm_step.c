@@ -71,11 +71,14 @@ static int cma_failed(shm_op *o, int p, int e, const char *dir)
      * exited: blame the rank it named, not the one we were reading. */
     const shm_header *h = st->seg.hdr;
     const coll__err *map = o->w.err; /* group rank -> world rank */
-    int blamed = h->abort_rank, g = coll__err_group(map, blamed); /* world rank, rank here */
-    if (atomic_load(&h->abort_status) && g >= 0 && g < st->n && g != st->rank) {
+    int aborted = atomic_load(&h->abort_status) != 0; /* first: it orders the two below */
+    int blamed = atomic_load_explicit(&h->abort_rank, memory_order_relaxed); /* a world rank */
+    int by = atomic_load_explicit(&h->abort_by, memory_order_relaxed);
+    int g = coll__err_group(map, blamed); /* its rank here */
+    if (aborted && g >= 0 && g < st->n && g != st->rank) {
         coll__err_blame(o->w.err, 0, g, "rank %d (pid %d) failed during %s (reported by rank %d)",
                         blamed, (int)st->live.pid[g], coll__kind_name(o->c->kind),
-                        coll__err_world(map, h->abort_by));
+                        coll__err_world(map, by));
         return COLL_EPEER;
     }
     int wp = coll__err_world(map, p);

@@ -79,8 +79,10 @@ typedef struct shm_header {
     uint64_t slot_bytes, mbox_bytes, total_bytes;
     /* First rank to give up records why, so peers stop waiting at once. */
     _Alignas(SHM_LINE) _Atomic int32_t abort_status; /* 0: not aborted */
-    int32_t abort_by;   /* the rank that gave up (of this group) */
-    int32_t abort_rank; /* the world rank it blames, maybe outside the group; -1: none */
+    /* Atomic: another rank, or this rank's auto pipe thread, may write them
+     * while a wait reads them. */
+    _Atomic int32_t abort_by;   /* the rank that gave up (of this group) */
+    _Atomic int32_t abort_rank; /* the world rank it blames, maybe outside the group; -1: none */
     /* Direct all-reduce (shm_direct.c): chunks finished over the communicator's
      * life; every rank knows each call's range of them. */
     _Alignas(SHM_LINE) _Atomic uint64_t finished;

@@ -61,8 +61,8 @@ void shm_abort_mark(shm_segment *seg, int status, int failed_rank)
 {
     shm_header *h = seg->hdr;
     int32_t expected = 0;
-    h->abort_by = seg->rank;
-    h->abort_rank = failed_rank;
+    atomic_store_explicit(&h->abort_by, seg->rank, memory_order_relaxed);
+    atomic_store_explicit(&h->abort_rank, failed_rank, memory_order_relaxed);
     /* First failure wins; the fields above may be overwritten by a racing rank,
      * which only changes who is blamed in a message. */
     atomic_compare_exchange_strong(&h->abort_status, &expected, (int32_t)status);
@@ -75,7 +75,8 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
     shm_segment *seg = w->seg;
     int st = atomic_load(&seg->hdr->abort_status);
     const coll__err *map = w->err; /* group rank -> world rank */
-    int by = seg->hdr->abort_by, blamed = seg->hdr->abort_rank; /* blamed: a world rank */
+    int by = atomic_load_explicit(&seg->hdr->abort_by, memory_order_relaxed);
+    int blamed = atomic_load_explicit(&seg->hdr->abort_rank, memory_order_relaxed); /* a world rank */
     int g = coll__err_group(map, blamed); /* blamed's rank here, -1: none or outside */
     int member = g >= 0 && g != seg->rank && g < seg->nranks;
     /* A peer that gave up first names the culprit: ranks that saw it fail may
