@@ -304,6 +304,14 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
     }
 }
 
+/* An all-reduce on private buffers outside the private engine, after the
+ * arrival: CMA when it is large enough, else staging. */
+static int cma_or_staging(shm_op *o, size_t bytes)
+{
+    if (o->st->cma && bytes >= o->st->cma_allreduce_min) return shm_cma_allreduce(o);
+    return shm_stage_run(o);
+}
+
 static int private_chunk(shm_op *o, uint64_t k, void *arg)
 {
     const chunk_arg *pa = arg;
@@ -338,8 +346,7 @@ static int private_allreduce(shm_op *o)
     }
     /* A heap too full for some rank's scratch: every rank saw it, all fall back. */
     if (!ok) {
-        if (st->cma && bytes >= st->cma_allreduce_min) return shm_cma_allreduce(o);
-        return shm_stage_run(o);
+        return cma_or_staging(o, bytes);
     }
     char *res = in[0] + st->seg.ctrl[0].scratch_bytes / 2;
     uint64_t nchunks = (count + ce - 1) / ce;
@@ -377,6 +384,5 @@ int shm_direct_run(shm_op *o)
     if (map_buffers(o, in, out)) return direct_allreduce(o, in, out);
     size_t bytes = o->c->count * o->es;
     if (bytes >= st->priv_min && bytes < st->priv_max) return private_allreduce(o);
-    if (st->cma && bytes >= st->cma_allreduce_min) return shm_cma_allreduce(o);
-    return shm_stage_run(o);
+    return cma_or_staging(o, bytes);
 }

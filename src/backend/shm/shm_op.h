@@ -125,8 +125,7 @@ int shm_direct_run(shm_op *o);
 int shm_cma_allreduce(shm_op *o); /* arrival first unless o->arrived */
 
 /* One chunk (0..nchunks of the call) of an engine that claims chunks (the
- * direct and private all-reduce); a
- * nonzero status stops the call. */
+ * direct and private all-reduce); a nonzero status stops the call. */
 typedef int (*shm_chunk_fn)(shm_op *o, uint64_t k, void *arg);
 /* Runs fn on every chunk this rank claims (home range first, then the
  * others': shm_claim.c), then waits until all nchunks are finished, naming a
