@@ -49,6 +49,15 @@ class ProcessGroupColl;
 // registry entry cost more than a collective on the block could save.
 static constexpr size_t kDefaultMinBytes = 64 * 1024;
 
+// A whole decimal byte count (an environment variable's value) into *out.
+static bool byte_count(const char* s, size_t* out) {
+    char* end = nullptr;
+    unsigned long long x = std::strtoull(s, &end, 10);
+    if (!*s || !end || *end != '\0') return false;
+    *out = (size_t)x;
+    return true;
+}
+
 // Set in a fork()ed child (DataLoader workers, os.fork): the child's copy of
 // a communicator has no threads, and its shared heap is the parent's memory,
 // so it must neither hand out nor free coll memory nor destroy the comm.
@@ -328,7 +337,7 @@ class ProcessGroupColl : public ProcessGroup {
     // the other backends' coll_alloc is aligned_alloc.
     c10::DataPtr alloc_block(size_t bytes) {
         void* p = take_cached(bytes);
-        if (p) return c10::DataPtr(p, p, &coll_block_delete, c10::Device(c10::DeviceType::CPU));
+        if (p) return block_ptr(p);
         p = coll_alloc(comm_, bytes);
         if (!p) return c10::DataPtr();
         try {
@@ -339,6 +348,10 @@ class ProcessGroupColl : public ProcessGroup {
             coll_free(comm_, p);
             return c10::DataPtr();
         }
+        return block_ptr(p);
+    }
+    // A block's DataPtr: its context is its data, its deleter coll_block_delete.
+    static c10::DataPtr block_ptr(void* p) {
         return c10::DataPtr(p, p, &coll_block_delete, c10::Device(c10::DeviceType::CPU));
     }
     // A cached block of this group of exactly bytes, back among the live ones; or null.
@@ -360,13 +373,20 @@ class ProcessGroupColl : public ProcessGroup {
 
     std::string libcollBackend() const { return coll_comm_backend(comm_); }
 
-    static c10::intrusive_ptr<ProcessGroup> create(const c10::intrusive_ptr<c10d::Store>& store,
-                                                   int rank, int size,
-                                                   const std::chrono::duration<float>& timeout) {
+    // A group, with the allocator turned on when COLL_TORCH_ALLOCATOR asks
+    // (torch's backend hook and the Python constructor both come here).
+    static c10::intrusive_ptr<ProcessGroupColl> make(const c10::intrusive_ptr<c10d::Store>& store,
+                                                     int rank, int size,
+                                                     const std::chrono::duration<float>& timeout) {
         auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
         auto pg = c10::make_intrusive<ProcessGroupColl>(store, rank, size, ms);
         allocator_from_env(pg);
         return pg;
+    }
+    static c10::intrusive_ptr<ProcessGroup> create(const c10::intrusive_ptr<c10d::Store>& store,
+                                                   int rank, int size,
+                                                   const std::chrono::duration<float>& timeout) {
+        return make(store, rank, size, timeout);
     }
 
     WorkPtr allreduce(std::vector<at::Tensor>& tensors,
@@ -875,12 +895,10 @@ class CollAllocator final : public c10::Allocator {
     // 0: none). Read at each install.
     static size_t cache_cap() {
         const char* v = std::getenv("COLL_TORCH_ALLOCATOR_CACHE");
-        if (!v || !*v) return (size_t)1 << 30;
-        char* end = nullptr;
-        unsigned long long x = std::strtoull(v, &end, 10);
-        TORCH_CHECK(end && *end == '\0', "coll: COLL_TORCH_ALLOCATOR_CACHE='", v,
+        size_t cap = (size_t)1 << 30;
+        TORCH_CHECK(!v || !*v || byte_count(v, &cap), "coll: COLL_TORCH_ALLOCATOR_CACHE='", v,
                     "' is not a byte count");
-        return (size_t)x;
+        return cap;
     }
 
     static void raw_delete(void* p) {
@@ -908,11 +926,7 @@ static void allocator_from_env(const c10::intrusive_ptr<ProcessGroupColl>& pg) {
     if (!v || std::strcmp(v, "1") != 0 || CollAllocator::get().on()) return;
     size_t min_bytes = kDefaultMinBytes;
     if (const char* m = std::getenv("COLL_TORCH_ALLOCATOR_MIN")) {
-        char* end = nullptr;
-        unsigned long long x = std::strtoull(m, &end, 10);
-        if (*m && end && *end == '\0')
-            min_bytes = (size_t)x;
-        else
+        if (!byte_count(m, &min_bytes))
             TORCH_WARN("coll: COLL_TORCH_ALLOCATOR_MIN='", m, "' is not a byte count; using ",
                        kDefaultMinBytes);
     }
@@ -932,11 +946,7 @@ PYBIND11_MODULE(collbench_torch, m) {
                c10::intrusive_ptr<collbench::ProcessGroupColl>>(m, "ProcessGroupColl")
         .def(py::init([](const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                          const std::chrono::duration<float>& timeout) {
-                 auto pg = c10::make_intrusive<collbench::ProcessGroupColl>(
-                     store, rank, size,
-                     std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
-                 collbench::allocator_from_env(pg);
-                 return pg;
+                 return collbench::ProcessGroupColl::make(store, rank, size, timeout);
              }),
              py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("libcoll_backend", &collbench::ProcessGroupColl::libcollBackend)
