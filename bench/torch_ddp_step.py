@@ -37,15 +37,14 @@ def rank_main(rank, world, port, mode, steps, warmup, tiny, bucket_view, q):
     import torch
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
-    if mode.startswith("coll") or mode.endswith("-alloc"):
+    backend, ddp, alloc, _ = MODES[mode]
+    if backend == "coll":
         import collbench_torch
 
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-    # "none" still joins a gloo group, only to report the slowest rank;
-    # "none-alloc" a coll group, for its allocator
-    dist.init_process_group({"none": "gloo", "coll-alloc": "coll", "none-alloc": "coll"}.get(mode, mode),
-                            init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
-    if mode.endswith("-alloc"):  # before the model and DDP: parameters and buckets in coll memory
+    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world)
+    if alloc:  # before the model and DDP: parameters and buckets in coll memory
         collbench_torch.use_coll_allocator(min_bytes=4096 if tiny else 64 * 1024)
     dims = [64, 128, 10] if tiny else [1024, 4096, 4096, 2048, 10]
     torch.manual_seed(0)
@@ -55,10 +54,10 @@ def rank_main(rank, world, port, mode, steps, warmup, tiny, bucket_view, q):
         if i < len(dims) - 2:
             layers.append(torch.nn.ReLU())
     model = torch.nn.Sequential(*layers)
-    if not mode.startswith("none"):
+    if ddp:
         model = DDP(model, gradient_as_bucket_view=bucket_view)
-    first = model.module[0] if isinstance(model, DDP) else model[0]
-    if mode.endswith("-alloc") and not collbench_torch.is_coll_memory(first.weight):
+    first = model.module[0] if ddp else model[0]
+    if alloc and not collbench_torch.is_coll_memory(first.weight):
         raise RuntimeError(f"{mode}: the parameters are not in coll memory")
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     g = torch.Generator().manual_seed(rank)
@@ -94,7 +93,18 @@ def result(q, procs, mode):
                 sys.exit(f"torch_ddp_step: mode {mode}: a rank exited ({dead}) without a result")
 
 
-MODES = ("none", "gloo", "coll", "none-alloc", "coll-alloc")
+# mode: (process group backend, DDP, coll allocator, the no-DDP mode its
+# exposed communication is measured against). "none" still joins a gloo
+# group, only to report the slowest rank; "none-alloc" a coll group, for its
+# allocator. Like for like: the allocator alone changes the step (no page
+# faults on reused blocks), so coll-alloc is compared with none-alloc.
+MODES = {
+    "none": ("gloo", False, False, None),
+    "gloo": ("gloo", True, False, "none"),
+    "coll": ("coll", True, False, "none"),
+    "none-alloc": ("coll", False, True, None),
+    "coll-alloc": ("coll", True, True, "none-alloc"),
+}
 
 
 def main():
@@ -126,12 +136,9 @@ def main():
         res[mode] = result(q, procs, mode)
         for p in procs:
             p.join()
-        # like for like: the allocator alone changes the step (no page faults
-        # on reused blocks), so coll-alloc is compared with none-alloc
-        bname = "none-alloc" if mode.endswith("-alloc") else "none"
+        bname = MODES[mode][3]
         base = res.get(bname)
-        extra = (f"  exposed comm {res[mode] - base:9.1f} ms (vs {bname})"
-                 if base is not None and not mode.startswith("none") else "")
+        extra = f"  exposed comm {res[mode] - base:9.1f} ms (vs {bname})" if base is not None else ""
         print(f"ddp-step mode {mode:4s} nprocs {a.nprocs} {'tiny' if a.tiny else 'mlp'}: "
               f"median step {res[mode]:9.1f} ms{extra}", flush=True)
 
