@@ -33,26 +33,26 @@ for r in $(seq "$ROUNDS"); do
     done
 done
 
-# One line per (side, round, backend, buffers, nprocs, bytes): p25, p50, p75.
+# One line per (side, round, backend, buffers, nprocs, in_place, bytes): p25, p50, p75.
 for f in "$work"/*.csv; do
     base=$(basename "$f" .csv)
     awk -F, -v tag="${base%%.*} ${base#*.}" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-        { print tag, $c["backend"], $c["buffers"], $c["nprocs"], $c["bytes"],
+        { print tag, $c["backend"], $c["buffers"], $c["nprocs"], $c["in_place"], $c["bytes"],
                 $c["time_us_p25"], $c["time_us_p50"], $c["time_us_p75"] }' "$f"
 done >"$work/all"
 
-echo "| backend | buffers | ranks | bytes | before p50 us (p25-p75) | after p50 us (p25-p75) | after/before |"
-echo "|---|---|---|---|---|---|---|"
+echo "| backend | buffers | ranks | in place | bytes | before p50 us (p25-p75) | after p50 us (p25-p75) | after/before |"
+echo "|---|---|---|---|---|---|---|---|"
 awk '
 function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-{   key = $3 " | " $4 " | " $5 " | " $6
+{   key = $3 " | " $4 " | " $5 " | " $6 " | " $7
     if (!(key in seen)) { seen[key] = 1; order[++k] = key }
-    p25[key, $1] = p25[key, $1] " " $7; p50[key, $1] = p50[key, $1] " " $8
-    p75[key, $1] = p75[key, $1] " " $9 }
+    p25[key, $1] = p25[key, $1] " " $8; p50[key, $1] = p50[key, $1] " " $9
+    p75[key, $1] = p75[key, $1] " " $10 }
 END {
     for (i = 1; i <= k; i++) {
         key = order[i]

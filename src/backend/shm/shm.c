@@ -170,6 +170,13 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
      * (64 KiB 4.5-4.8 vs 5.8-6.5 us, 96 KiB 5.6-5.9 vs 8.4-8.9, p50, 3
      * interleaved runs), level at 48 KiB, slower at 32 KiB. */
     st->cma_allreduce_min = env_bytes("COLL_SHM_CMA_ALLREDUCE_MIN", 64 * KIB, 0, (size_t)-1);
+    /* Out of place, 2 ranks (a core each) reading each other's whole input
+     * beat staging from 16 KiB (0.66-0.82x the time at 16-48 KiB) and the
+     * slice version up to 128 KiB (0.81-0.89x at 64-128 KiB); from 256 KiB
+     * it is 1.34x slower (p50, 3 interleaved runs, bound ranks). Unmeasured
+     * with more ranks, which read (n-1) S a rank instead of 2 (n-1)/n S. */
+    st->cma_whole_min = env_bytes("COLL_SHM_CMA_WHOLE_MIN", st->n == 2 ? 48 * KIB : 0, 0, (size_t)-1);
+    st->cma_whole_max = env_bytes("COLL_SHM_CMA_WHOLE_MAX", st->n == 2 ? 256 * KIB : 0, 0, (size_t)-1);
     st->direct_min = env_bytes("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1);
 
     st->stream_min = env_bytes("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, 0, (size_t)-1);

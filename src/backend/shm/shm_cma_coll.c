@@ -53,12 +53,54 @@ static size_t chunk_elems(shm_op *o)
     return ce ? ce : 1;
 }
 
+/* Small all-reduce out of place: every rank reads the peers' whole inputs (a
+ * system call each) and reduces the whole vector itself, adding the inputs in
+ * rank order so that all get the same bits. With 2 ranks that moves as many
+ * bytes through the kernel as the slice version below (S/2 in, S/2 out) with
+ * one call fewer and nothing written into a peer; the reduction, done twice,
+ * is cheap while the vector is in L2. Not in place: there a rank's writes
+ * would race its peers' reads (a step between them), and the peers' reads
+ * would then cross cores from dirty lines: 3-4.5x slower than the slice. */
+static int allreduce_whole(shm_op *o)
+{
+    shm_state *st = o->st;
+    size_t count = o->c->count, bytes = count * o->es;
+    int rc = COLL_OK;
+    for (int j = 1; rc == COLL_OK && j < st->n; j++) {
+        int p = (st->rank + j) % st->n;
+        rc = shm_op_read(o, p, st->tmp + (size_t)p * bytes, st->peer_send[p], bytes);
+    }
+    if (rc) return rc;
+    /* st->tmp holds rank p's input at p * bytes, except this rank's own. */
+    const char *a = st->rank == 0 ? SEND(o, 0) : st->tmp;
+    for (int p = 1; p < st->n; p++) {
+        o->fn(RECV(o, 0), a, p == st->rank ? SEND(o, 0) : st->tmp + (size_t)p * bytes, count);
+        a = RECV(o, 0);
+    }
+    if (o->c->op == COLL_AVG) coll__scale_div(RECV(o, 0), count, o->c->dt, st->n);
+    shm_op_moved(o, bytes * (size_t)(st->n - 1));
+    return shm_op_sync(o, "the end of allreduce");
+}
+
+/* After the arrival every rank sees every rank's buffers: all choose alike. */
+static int any_in_place(const shm_state *st)
+{
+    for (int p = 0; p < st->n; p++)
+        if (st->peer_send[p] == st->peer_recv[p]) return 1;
+    return 0;
+}
+
 int shm_cma_allreduce(shm_op *o)
 {
     shm_state *st = o->st;
-    size_t ce = chunk_elems(o), lo, hi;
+    size_t ce = chunk_elems(o), lo, hi, bytes = o->c->count * o->es;
     int rc = o->arrived ? COLL_OK : shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     if (rc) return rc;
+    o->arrived = 1;
+    int whole = bytes >= st->cma_whole_min && bytes < st->cma_whole_max &&
+                bytes * (size_t)st->n <= st->chunk_bytes;
+    if (whole && !any_in_place(st)) return allreduce_whole(o);
+    if (bytes < st->cma_allreduce_min) return shm_stage_run(o); /* the window's in-place calls */
     /* My slice, chunk by chunk: reduced into my output, then written from the
      * cache into every peer's output. No rank waits for another's progress
      * (only the closing step), and each rank reads S and writes S: an

@@ -308,7 +308,7 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
  * arrival: CMA when it is large enough, else staging. */
 static int cma_or_staging(shm_op *o, size_t bytes)
 {
-    if (o->st->cma && bytes >= o->st->cma_allreduce_min) return shm_cma_allreduce(o);
+    if (o->st->cma && bytes >= shm_cma_min(o->st, COLL_KIND_ALLREDUCE)) return shm_cma_allreduce(o);
     return shm_stage_run(o);
 }
 

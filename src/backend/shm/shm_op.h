@@ -53,6 +53,8 @@ typedef struct shm_state {
     size_t chunk_bytes;     /* CMA pipeline chunk */
     size_t cma_min;         /* per-rank bytes from which collectives use CMA */
     size_t cma_allreduce_min; /* the same for all-reduce (its own crossover) */
+    size_t cma_whole_min, cma_whole_max; /* per-rank bytes [min, max) in which an
+                             * all-reduce out of place reduces the whole vector on every rank */
     shm_heap heap;          /* coll_alloc memory every rank has mapped */
     int direct;             /* every rank mapped every heap: direct all-reduce possible */
     size_t direct_min;      /* per-rank bytes from which all-reduce tries it */
@@ -112,7 +114,10 @@ int shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t byte
 /* Per-rank bytes from which a collective of this kind uses CMA. */
 static inline size_t shm_cma_min(const shm_state *st, coll__kind kind)
 {
-    return kind == COLL_KIND_ALLREDUCE ? st->cma_allreduce_min : st->cma_min;
+    if (kind != COLL_KIND_ALLREDUCE) return st->cma_min;
+    if (st->cma_whole_min < st->cma_whole_max && st->cma_whole_min < st->cma_allreduce_min)
+        return st->cma_whole_min; /* shm_cma_allreduce stages what it cannot take */
+    return st->cma_allreduce_min;
 }
 
 int shm_stage_run(shm_op *o);   /* any collective through staging rounds */
