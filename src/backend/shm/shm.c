@@ -171,11 +171,12 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
      * interleaved runs), level at 48 KiB, slower at 32 KiB. */
     st->cma_allreduce_min = env_bytes("COLL_SHM_CMA_ALLREDUCE_MIN", 64 * KIB, 0, (size_t)-1);
     /* Out of place, 2 ranks (a core each) reading each other's whole input
-     * beat staging from 16 KiB (0.66-0.82x the time at 16-48 KiB) and the
-     * slice version up to 128 KiB (0.81-0.89x at 64-128 KiB); from 256 KiB
-     * it is 1.34x slower (p50, 3 interleaved runs, bound ranks). Unmeasured
-     * with more ranks, which read (n-1) S a rank instead of 2 (n-1)/n S. */
-    st->cma_whole_min = env_bytes("COLL_SHM_CMA_WHOLE_MIN", st->n == 2 ? 48 * KIB : 0, 0, (size_t)-1);
+     * (shm_cma_coll.c) beat staging from 32 KiB (0.67-0.85x the time at 32
+     * KiB, level or faster at 24) and the slice version up to 192 KiB
+     * (0.72x at 64 KiB), level from 256 KiB to 1 MiB (p50, interleaved runs,
+     * bound ranks). Unmeasured with more ranks, which read (n-1) S a rank
+     * instead of the slice version's 2 (n-1)/n S: no window by default. */
+    st->cma_whole_min = env_bytes("COLL_SHM_CMA_WHOLE_MIN", st->n == 2 ? 32 * KIB : 0, 0, (size_t)-1);
     st->cma_whole_max = env_bytes("COLL_SHM_CMA_WHOLE_MAX", st->n == 2 ? 256 * KIB : 0, 0, (size_t)-1);
     st->direct_min = env_bytes("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1);
 

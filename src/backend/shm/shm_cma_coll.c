@@ -53,28 +53,37 @@ static size_t chunk_elems(shm_op *o)
     return ce ? ce : 1;
 }
 
+/* Where allreduce_whole holds rank p's input: this rank's in its send buffer,
+ * peer q's in the output itself (reduced over in place), others' in tmp. */
+static const char *whole_input(shm_op *o, int p, int q, size_t bytes)
+{
+    if (p == o->st->rank) return SEND(o, 0);
+    return p == q ? RECV(o, 0) : o->st->tmp + (size_t)p * bytes;
+}
+
 /* Small all-reduce out of place: every rank reads the peers' whole inputs (a
- * system call each) and reduces the whole vector itself, adding the inputs in
- * rank order so that all get the same bits. With 2 ranks that moves as many
- * bytes through the kernel as the slice version below (S/2 in, S/2 out) with
- * one call fewer and nothing written into a peer; the reduction, done twice,
- * is cheap while the vector is in L2. Not in place: there a rank's writes
- * would race its peers' reads (a step between them), and the peers' reads
- * would then cross cores from dirty lines: 3-4.5x slower than the slice. */
+ * system call each, the first peer's straight into the output) and reduces
+ * the whole vector itself, adding the inputs in rank order so that all get
+ * the same bits. With 2 ranks that moves as many bytes through the kernel as
+ * the slice version below (S/2 in, S/2 out) with one call fewer and nothing
+ * written into a peer; the reduction, done twice, is cheap while the vector
+ * is in L2. Not in place: a rank's writes would have to wait for its peers'
+ * reads (a step between them), and those reads would then cross cores from
+ * dirty lines (3-4.5x slower than the slice, measured). */
 static int allreduce_whole(shm_op *o)
 {
     shm_state *st = o->st;
     size_t count = o->c->count, bytes = count * o->es;
-    int rc = COLL_OK;
+    int q = st->rank == 0 ? 1 : 0, rc = COLL_OK;
     for (int j = 1; rc == COLL_OK && j < st->n; j++) {
         int p = (st->rank + j) % st->n;
-        rc = shm_op_read(o, p, st->tmp + (size_t)p * bytes, st->peer_send[p], bytes);
+        rc = shm_op_read(o, p, (char *)whole_input(o, p, q, bytes), st->peer_send[p], bytes);
     }
     if (rc) return rc;
-    /* st->tmp holds rank p's input at p * bytes, except this rank's own. */
-    const char *a = st->rank == 0 ? SEND(o, 0) : st->tmp;
+    /* q < 2: only the first call's a or b can be the output (kernels allow that). */
+    const char *a = whole_input(o, 0, q, bytes);
     for (int p = 1; p < st->n; p++) {
-        o->fn(RECV(o, 0), a, p == st->rank ? SEND(o, 0) : st->tmp + (size_t)p * bytes, count);
+        o->fn(RECV(o, 0), a, whole_input(o, p, q, bytes), count);
         a = RECV(o, 0);
     }
     if (o->c->op == COLL_AVG) coll__scale_div(RECV(o, 0), count, o->c->dt, st->n);
@@ -98,7 +107,7 @@ int shm_cma_allreduce(shm_op *o)
     if (rc) return rc;
     o->arrived = 1;
     int whole = bytes >= st->cma_whole_min && bytes < st->cma_whole_max &&
-                bytes * (size_t)st->n <= st->chunk_bytes;
+                (st->n == 2 || bytes * (size_t)st->n <= st->chunk_bytes); /* tmp holds the rest */
     if (whole && !any_in_place(st)) return allreduce_whole(o);
     if (bytes < st->cma_allreduce_min) return shm_stage_run(o); /* the window's in-place calls */
     /* My slice, chunk by chunk: reduced into my output, then written from the
