@@ -3,7 +3,8 @@
  *   staging: rounds through the segment (copy in, publish, peers copy out);
  *            small messages, and everything when CMA is unavailable;
  *   cma:     peers read (or write) each other's buffers with process_vm_readv,
- *            one copy, chunked so that partial results stay in L2;
+ *            one copy, chunked so that partial results stay in L2 (a small
+ *            all-reduce out of place: each rank reads whole inputs);
  *   direct:  all-reduce on buffers in the shared heaps (coll_alloc): plain
  *            loads and stores, chunks claimed by whichever rank runs;
  *   private: all-reduce on private buffers of mid sizes: each rank copies its
