@@ -14,6 +14,7 @@
 #include "bootstrap/rendezvous.h"
 #include "core/alloc.h"
 #include "core/clock.h"
+#include "core/env.h"
 #include "core/reduce.h"
 
 #include <stdio.h>
@@ -168,8 +169,10 @@ static int plan_subs(auto_state *st, coll__err *err)
     /* $COLL_AUTO_PIPE_BYTES: the pipeline's chunk (0 turns it off). 4 MiB keeps
      * each step well above its fixed cost while a 64 MiB all-reduce still has
      * 16 chunks to overlap. */
-    const char *pipe_env = getenv("COLL_AUTO_PIPE_BYTES");
-    st->pipe_bytes = pipe_env ? strtod(pipe_env, NULL) : 4.0 * 1024 * 1024;
+    uint64_t pipe = 4u << 20;
+    int rc = coll__env_bytes("COLL_AUTO_PIPE_BYTES", pipe, 0, UINT64_MAX >> 1, &pipe, err);
+    if (rc) return rc;
+    st->pipe_bytes = (double)pipe;
     if (st->hier) {
         st->inter.ops = &coll__backend_tcp;
         st->inter.ranks = p->peers;

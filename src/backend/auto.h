@@ -16,8 +16,9 @@
 /* This rank's host id into buf: $COLL_HOST_ID when set, else the kernel's boot
  * id and the inode of this process's network namespace (so that network
  * namespaces count as hosts). $COLL_AUTO_RANKS_PER_HOST=K appends "/emuN" with
- * N = rank / K: K ranks per emulated host on one machine (tests, benchmarks). */
-int coll__host_id(int rank, char *buf, size_t len);
+ * N = rank / K: K ranks per emulated host on one machine (tests, benchmarks);
+ * a K that is not a count is COLL_EINVAL, err naming it (err may be NULL). */
+int coll__host_id(int rank, char *buf, size_t len, coll__err *err);
 
 /* Which ranks share a host. Hosts are numbered by their lowest rank, ranks
  * within a host ascending. */

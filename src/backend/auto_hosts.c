@@ -2,6 +2,9 @@
 #include "backend/auto.h"
 
 #include "core/clock.h"
+#include "core/env.h"
+
+#include <limits.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +34,7 @@ static void read_boot_id(char *buf, size_t len)
     if (!buf[0]) snprintf(buf, len, "noboot"); /* no /proc: the netns inode still tells apart */
 }
 
-int coll__host_id(int rank, char *buf, size_t len)
+int coll__host_id(int rank, char *buf, size_t len, coll__err *err)
 {
     if (!buf || len < 2) return COLL_EINVAL;
     const char *fixed = getenv("COLL_HOST_ID");
@@ -44,11 +47,12 @@ int coll__host_id(int rank, char *buf, size_t len)
         unsigned long long ns = stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
         snprintf(buf, len, "%s/net%llu", boot, ns);
     }
-    const char *per = getenv("COLL_AUTO_RANKS_PER_HOST");
-    long k = per && *per ? strtol(per, NULL, 10) : 0;
+    uint64_t k = 0;
+    int rc = coll__env_count("COLL_AUTO_RANKS_PER_HOST", 0, 0, INT_MAX, &k, err);
+    if (rc) return rc;
     if (k > 0) {
         size_t n = strlen(buf);
-        snprintf(buf + n, len - n, "/emu%ld", (long)rank / k);
+        snprintf(buf + n, len - n, "/emu%ld", (long)rank / (long)k);
     }
     sanitize(buf);
     return COLL_OK;
@@ -297,8 +301,8 @@ int coll__host_plan_exchange(coll__store *store, const char *prefix, int rank, i
     char *joined = NULL;
     const char **ids = calloc((size_t)size, sizeof *ids);
     if (!ids) return COLL_ENOMEM;
-    coll__host_id(rank, id, sizeof id);
-    int rc = coll__store_key(key, sizeof key, err, prefix, "host/%d", rank);
+    int rc = coll__host_id(rank, id, sizeof id, err);
+    if (!rc) rc = coll__store_key(key, sizeof key, err, prefix, "host/%d", rank);
     if (!rc && (rc = coll_store_set(store, key, id, strlen(id)))) {
         store_error(store, rc, why, sizeof why);
         coll__err_set(err, 0, "host ids: rank %d cannot publish its host id: %s", rank, why);

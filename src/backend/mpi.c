@@ -14,6 +14,7 @@
  * or hung peer blocks every MPI implementation forever). */
 #include "backend/backend.h"
 #include "bootstrap/rendezvous.h"
+#include "core/env.h"
 #include "core/fault.h"
 #include "core/reduce.h"
 #include "core/runtime_mpi.h"
@@ -35,6 +36,8 @@ typedef struct mpi_state {
     pthread_t init_thread;  /* the only thread allowed to call below MPI_THREAD_SERIALIZED */
     coll__watchdog dog;      /* ends the job when a call outlives the timeout */
     double timeout_s;        /* -T, the timeout the watchdog enforces */
+    size_t max_count;        /* MPI counts are int: the largest piece one call moves
+                              * ($COLL_MPI_MAX_COUNT: tests make it small) */
 } mpi_state;
 
 /* ---- float16/bfloat16: a 2-byte type and one MPI_Op per (dtype, op) ---- */
@@ -139,8 +142,12 @@ static int mpi_init(coll_comm *comm, const coll__rendezvous *rv, void **state, c
                      "-np N (or srun) and leave rank and world size unset",
                      rank, size, rv->rank, rv->world_size);
     }
+    uint64_t max_count = INT_MAX;
+    rc = coll__env_count("COLL_MPI_MAX_COUNT", INT_MAX, 1, INT_MAX, &max_count, err);
+    if (rc) return rc;
     mpi_state *st = calloc(1, sizeof(*st));
     if (!st) return COLL_ENOMEM;
+    st->max_count = (size_t)max_count;
     st->rank = rank;
     st->size = size;
     st->timeout_s = rv->timeout_s;
@@ -199,14 +206,6 @@ static void mpi_abort(void *state, int status, int failed_rank)
 
 /* ---- the calls ---- */
 
-/* MPI counts are int: the largest piece one call moves (tests make it small). */
-static size_t max_count(void)
-{
-    const char *v = getenv("COLL_MPI_MAX_COUNT");
-    long n = v ? strtol(v, NULL, 10) : 0;
-    return n > 0 && n <= INT_MAX ? (size_t)n : (size_t)INT_MAX;
-}
-
 static int status_of(int code)
 {
     int cls = MPI_ERR_OTHER;
@@ -220,11 +219,11 @@ static int status_of(int code)
     }
 }
 
-/* Reductions and broadcasts of any size, in pieces of at most max_count() elements:
+/* Reductions and broadcasts of any size, in pieces of at most max_count elements:
  * element i of the result depends on element i of the inputs only. */
 static int run_pieces(mpi_state *st, const coll__call *c, const char **what)
 {
-    size_t es = coll_dtype_size(c->dt), step = max_count();
+    size_t es = coll_dtype_size(c->dt), step = st->max_count;
     MPI_Datatype t = mpi_type(c->dt);
     MPI_Op op = mpi_op(c->dt, c->op);
     int root_here = st->rank == c->root;
@@ -311,9 +310,9 @@ static int run_p2p(mpi_state *st, const coll__call *c, const char **what, coll__
     return rc;
 }
 
-static int too_large(const coll__call *c)
+static int too_large(const mpi_state *st, const coll__call *c)
 {
-    size_t limit = max_count();
+    size_t limit = st->max_count;
     switch (c->kind) {
     case COLL_KIND_ALLGATHER: case COLL_KIND_ALLTOALL: case COLL_KIND_REDUCESCATTER:
         return c->count > limit;
@@ -334,9 +333,9 @@ static int mpi_run(void *state, const coll__call *c, const coll__sig *sig, doubl
         return coll__err_set(err, COLL_ENOTSUP, "MPI was initialised below MPI_THREAD_SERIALIZED: only blocking "
                                   "calls from the thread that created the communicator work");
     }
-    if (too_large(c)) {
+    if (too_large(st, c)) {
         return coll__err_set(err, COLL_ENOTSUP, "%s of more than %zu elements per rank: MPI counts are int",
-                     coll__kind_name(c->kind), max_count());
+                     coll__kind_name(c->kind), st->max_count);
     }
     /* the fault point: a call's bytes count as sent when it starts */
     coll__fault_hit(COLL_FAULT_COLLECTIVE, c->count * coll_dtype_size(c->dt));

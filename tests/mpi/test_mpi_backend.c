@@ -3,7 +3,8 @@
  * Every collective x every dtype/op pair x in-place or not x counts 0, 1, 17
  * and 65537, roots rotating; broadcast/reduce/allreduce cut into pieces
  * (COLL_MPI_MAX_COUNT) and block collectives refused beyond it; nonblocking
- * calls overlapped; send/recv; set_algo; two communicators at once; and a
+ * calls overlapped; send/recv; set_algo; three communicators at once; a limit
+ * that is not a count refused by name; and a
  * receive count mismatch reported by every rank as EMISMATCH naming its peer. */
 #include "coll.h"
 #include "rank_data.h"
@@ -134,12 +135,10 @@ static void run_matrix(coll_comm *comm)
 /* Reductions and broadcasts longer than one MPI call may carry, in pieces. */
 static void run_pieces(coll_comm *comm)
 {
-    setenv("COLL_MPI_MAX_COUNT", "1000", 1);
     tcase t[] = {{"allreduce", 2501, COLL_FLOAT32, COLL_AVG, 1, 0},
                  {"reduce", 2999, COLL_BFLOAT16, COLL_MAX, 0, size - 1},
                  {"broadcast", 2000, COLL_INT64, COLL_SUM, 0, size / 2}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) run_case(comm, &t[i]);
-    unsetenv("COLL_MPI_MAX_COUNT");
 }
 
 static void run_p2p(coll_comm *comm)
@@ -195,16 +194,38 @@ static void run_nonblocking(coll_comm *comm)
     free(ars); free(arr); free(ags); free(agr); free(rss); free(rsr); free(bcb);
 }
 
-static coll_comm *create(void)
+/* A communicator whose largest MPI call is $COLL_MPI_MAX_COUNT=max_count as it
+ * is created (NULL: unset). */
+static int create_with(const char *max_count, coll_comm **comm)
 {
     coll_config cfg;
     coll_config_init(&cfg);
     cfg.backend = "mpi";
     cfg.timeout_s = 60;
-    coll_comm *comm = NULL;
-    int rc = coll_comm_create(&cfg, &comm);
+    *comm = NULL;
+    if (max_count) setenv("COLL_MPI_MAX_COUNT", max_count, 1);
+    int rc = coll_comm_create(&cfg, comm);
+    unsetenv("COLL_MPI_MAX_COUNT");
+    return rc;
+}
+
+static coll_comm *create(const char *max_count)
+{
+    coll_comm *comm;
+    int rc = create_with(max_count, &comm);
     if (rc) FAIL("coll_comm_create(mpi): %s: %s", coll_strerror(rc), coll_last_create_error());
     return comm;
+}
+
+/* A limit that is not a count fails the creation, naming it, on every rank alike. */
+static void run_bad_limit(void)
+{
+    coll_comm *comm;
+    int rc = create_with("1e3", &comm);
+    if (rc != COLL_EINVAL || !strstr(coll_last_create_error(), "COLL_MPI_MAX_COUNT=1e3"))
+        FAIL("COLL_MPI_MAX_COUNT=1e3: %s '%s'; want EINVAL naming it", coll_strerror(rc),
+             coll_last_create_error());
+    if (!rc) coll_comm_destroy(comm);
 }
 
 /* On a second communicator: refusals that leave it usable or fail every rank alike. */
@@ -230,20 +251,19 @@ static void run_errors(coll_comm *comm)
 
 static void run_too_large(coll_comm *comm)
 {
-    setenv("COLL_MPI_MAX_COUNT", "1000", 1);
     int32_t *b = calloc(1001 * (size_t)size, 4);
     int rc = coll_allgather(comm, b, b, 1001, COLL_INT32);
     if (rc != COLL_ENOTSUP || !strstr(coll_comm_errmsg(comm), "MPI counts are int"))
         FAIL("allgather beyond COLL_MPI_MAX_COUNT: %s '%s'; want ENOTSUP", coll_strerror(rc),
              coll_comm_errmsg(comm));
     free(b);
-    unsetenv("COLL_MPI_MAX_COUNT");
 }
 
 int main(void)
 {
-    coll_comm *comm = create(), *errs = create(), *big = create();
-    if (!comm || !errs || !big) return 1;
+    /* small: MPI calls of at most 1000 elements */
+    coll_comm *comm = create(NULL), *errs = create(NULL), *small = create("1000");
+    if (!comm || !errs || !small) return 1;
     rank = coll_comm_rank(comm);
     size = coll_comm_size(comm);
     int wrank = -1, wsize = -1;
@@ -254,17 +274,18 @@ int main(void)
              coll_comm_backend(comm), wrank, wsize);
 
     run_matrix(comm);
-    run_pieces(comm);
+    run_pieces(small);
     run_p2p(comm);
     run_nonblocking(comm);
     run_errors(errs);
-    run_too_large(big);
+    run_too_large(small);
+    run_bad_limit();
     if (cases < 500) FAIL("only %d cases ran", cases);
     if (coll_comm_destroy(comm)) FAIL("destroy: %s", coll_comm_errmsg(comm));
     coll_comm_destroy(errs);
-    coll_comm_destroy(big);
+    coll_comm_destroy(small);
     if (rank == 0) printf("rank 0: %d cases on %d ranks, %d failures\n", cases, size, failures);
-    /* errs and big failed on every rank alike: MPI itself is sound, so finish
+    /* errs failed on every rank alike: MPI itself is sound, so finish
      * it here rather than let libcoll skip MPI_Finalize after a failure */
     MPI_Finalize();
     return failures ? 1 : 0;

@@ -68,18 +68,24 @@ static void test_host_id_overrides(void **state)
     char a[COLL_HOST_ID_MAX], b[COLL_HOST_ID_MAX];
     unsetenv("COLL_HOST_ID");
     unsetenv("COLL_AUTO_RANKS_PER_HOST");
-    assert_int_equal(coll__host_id(0, a, sizeof a), COLL_OK);
-    assert_int_equal(coll__host_id(5, b, sizeof b), COLL_OK);
+    assert_int_equal(coll__host_id(0, a, sizeof a, NULL), COLL_OK);
+    assert_int_equal(coll__host_id(5, b, sizeof b, NULL), COLL_OK);
     assert_string_equal(a, b);            /* one process, one host */
     assert_non_null(strstr(a, "/net"));   /* the network namespace is part of it */
     setenv("COLL_HOST_ID", "node\n7", 1);
-    assert_int_equal(coll__host_id(0, a, sizeof a), COLL_OK);
+    assert_int_equal(coll__host_id(0, a, sizeof a, NULL), COLL_OK);
     assert_string_equal(a, "node_7");     /* one line: ids travel joined by newlines */
     setenv("COLL_AUTO_RANKS_PER_HOST", "2", 1);
-    coll__host_id(1, a, sizeof a);
-    coll__host_id(2, b, sizeof b);
+    coll__host_id(1, a, sizeof a, NULL);
+    coll__host_id(2, b, sizeof b, NULL);
     assert_string_equal(a, "node_7/emu0");
     assert_string_equal(b, "node_7/emu1");
+    /* not a count: refused by name, not read as 0 (one host for all) */
+    coll__err e;
+    coll__err_init(&e, NULL, 0);
+    setenv("COLL_AUTO_RANKS_PER_HOST", "two", 1);
+    assert_int_equal(coll__host_id(1, a, sizeof a, &e), COLL_EINVAL);
+    assert_non_null(strstr(e.msg, "COLL_AUTO_RANKS_PER_HOST=two"));
     unsetenv("COLL_HOST_ID");
     unsetenv("COLL_AUTO_RANKS_PER_HOST");
 }

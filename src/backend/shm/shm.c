@@ -10,7 +10,9 @@
  * parity, default 1 MiB), COLL_SHM_MBOX_BYTES (p2p buffer per pair, 64 KiB),
  * COLL_SHM_CHUNK_BYTES (CMA and largest direct reduction chunk, 256 KiB), COLL_SHM_CMA_MIN (per-rank
  * bytes from which collectives use CMA, 128 KiB; COLL_SHM_CMA_ALLREDUCE_MIN the same
- * for all-reduce, 64 KiB), COLL_SHM_CMA=0 (never use CMA),
+ * for all-reduce, 64 KiB), COLL_SHM_CMA_WHOLE_MIN and _MAX (per-rank bytes [min, max)
+ * in which an all-reduce out of place reads whole inputs: 32 and 256 KiB at 2 ranks,
+ * else none), COLL_SHM_CMA=0 (never use CMA),
  * COLL_SHM_SPIN_US (spin before sleeping, 50 us; with more ranks than cores
  * the spin yields the CPU at every miss),
  * COLL_SHM_HEAP_BYTES (address space of each rank's coll_alloc heap, 16 GiB;
@@ -24,13 +26,14 @@
  * to the shared heap and reduces there: with more ranks than cores 4 KiB and
  * 1 MiB, else none; outside it staging slots (small) or CMA (large);
  * crossovers measured in docs/PERFORMANCE.md, "shm on private buffers"). Every rank
- * must see the same values. */
+ * must see the same values; a value that is not a number in range fails the set-up. */
 #include "backend/shm/shm_op.h"
 #include "backend/shm/shm_fused.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
 #include "transport/shm/shm_cma.h"
 #include "core/alloc.h"
+#include "core/env.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -41,18 +44,14 @@
 
 #define KIB ((size_t)1024)
 
-static size_t env_bytes(const char *name, size_t dflt, size_t lo, size_t hi)
+/* $name in bytes within [lo, hi], dflt when unset; after a bad one (*rc set,
+ * err naming it) the rest are not read. */
+static size_t knob(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, int *rc,
+                   coll__err *err)
 {
-    const char *v = getenv(name);
-    char *end;
-    if (!v || !*v) return dflt;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (*end == 'K' || *end == 'k') x *= KIB;
-    else if (*end == 'M' || *end == 'm') x *= KIB * KIB;
-    else if (*end == 'G' || *end == 'g') x *= KIB * KIB * KIB;
-    if (x < lo) x = lo;
-    if (x > hi) x = hi;
-    return (size_t)x;
+    uint64_t v = dflt;
+    if (*rc == COLL_OK) *rc = coll__env_bytes(name, dflt, lo, hi, &v, err);
+    return (size_t)v;
 }
 
 /* CPUs the job's ranks can share: this process's affinity, unless that is
@@ -159,43 +158,48 @@ static int heap_attach_all(shm_state *st, const coll__rendezvous *rv)
 
 static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
 {
-    size_t slot = env_bytes("COLL_SHM_SLOT_BYTES", 1024 * KIB, 4 * KIB, 1024 * 1024 * KIB);
-    size_t mbox = env_bytes("COLL_SHM_MBOX_BYTES", 64 * KIB, 64, 64 * 1024 * KIB);
+    int rc = COLL_OK;
+    size_t slot = knob("COLL_SHM_SLOT_BYTES", 1024 * KIB, 4 * KIB, 1024 * 1024 * KIB, &rc, err);
+    size_t mbox = knob("COLL_SHM_MBOX_BYTES", 64 * KIB, 64, 64 * 1024 * KIB, &rc, err);
     slot = (slot + 4095) / 4096 * 4096;
     mbox = (mbox + 63) / 64 * 64;
-    st->chunk_bytes = env_bytes("COLL_SHM_CHUNK_BYTES", 256 * KIB, 64, 64 * 1024 * KIB);
-    st->cma_min = env_bytes("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1);
+    st->chunk_bytes = knob("COLL_SHM_CHUNK_BYTES", 256 * KIB, 64, 64 * 1024 * KIB, &rc, err);
+    st->cma_min = knob("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1, &rc, err);
     /* All-reduce's CMA engine writes results out instead of gathering them
      * back: with 2 ranks (a core each) it beats staging from 64 KiB a rank
      * (64 KiB 4.5-4.8 vs 5.8-6.5 us, 96 KiB 5.6-5.9 vs 8.4-8.9, p50, 3
      * interleaved runs), level at 48 KiB, slower at 32 KiB. */
-    st->cma_allreduce_min = env_bytes("COLL_SHM_CMA_ALLREDUCE_MIN", 64 * KIB, 0, (size_t)-1);
+    st->cma_allreduce_min = knob("COLL_SHM_CMA_ALLREDUCE_MIN", 64 * KIB, 0, (size_t)-1, &rc, err);
     /* Out of place, 2 ranks (a core each) reading each other's whole input
      * (shm_cma_coll.c) beat staging from 32 KiB (0.67-0.85x the time at 32
      * KiB, level or faster at 24) and the slice version up to 192 KiB
      * (0.72x at 64 KiB), level from 256 KiB to 1 MiB (p50, interleaved runs,
      * bound ranks). Unmeasured with more ranks, which read (n-1) S a rank
      * instead of the slice version's 2 (n-1)/n S: no window by default. */
-    st->cma_whole_min = env_bytes("COLL_SHM_CMA_WHOLE_MIN", st->n == 2 ? 32 * KIB : 0, 0, (size_t)-1);
-    st->cma_whole_max = env_bytes("COLL_SHM_CMA_WHOLE_MAX", st->n == 2 ? 256 * KIB : 0, 0, (size_t)-1);
-    st->direct_min = env_bytes("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1);
+    size_t pair = st->n == 2;
+    st->cma_whole_min = knob("COLL_SHM_CMA_WHOLE_MIN", pair * 32 * KIB, 0, (size_t)-1, &rc, err);
+    st->cma_whole_max = knob("COLL_SHM_CMA_WHOLE_MAX", pair * 256 * KIB, 0, (size_t)-1, &rc, err);
+    st->direct_min = knob("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1, &rc, err);
 
-    st->stream_min = env_bytes("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, 0, (size_t)-1);
-    st->touch_max = env_bytes("COLL_SHM_TOUCH_MAX", 256 * KIB * KIB, 0, (size_t)-1);
-    size_t heap = env_bytes("COLL_SHM_HEAP_BYTES", 16 * KIB * KIB * KIB, 0, (size_t)1 << 44);
+    st->stream_min = knob("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, 0, (size_t)-1, &rc, err);
+    st->touch_max = knob("COLL_SHM_TOUCH_MAX", 256 * KIB * KIB, 0, (size_t)-1, &rc, err);
+    size_t heap = knob("COLL_SHM_HEAP_BYTES", 16 * KIB * KIB * KIB, 0, (size_t)1 << 44, &rc, err);
     /* Microseconds a waiter spins before it sleeps. More ranks than cores: the
      * spin yields the CPU at every miss (shm_wait.c), so a peer that needs the
      * core gets it at once; sleeping would cost a futex wake-up per step. */
     st->yield = st->n > online_cpus();
-    st->spin = (int)env_bytes("COLL_SHM_SPIN_US", 50, 0, 1000000);
+    uint64_t spin = 50;
+    if (rc == COLL_OK) rc = coll__env_count("COLL_SHM_SPIN_US", 50, 0, 1000000, &spin, err);
+    st->spin = (int)spin;
     /* The private engine's window, measured (docs/PERFORMANCE.md, "shm on
      * private buffers"): with more ranks than cores it beats staging from
      * 4 KiB to 128 KiB a rank (1.7-2.6x, p50, bound ranks) and CMA from
      * 256 KiB to 512 KiB (1.3-1.8x); at 1 MiB the two are level. With a
      * core per rank staging and CMA are as fast or faster (bound ranks), so
      * the window is empty. */
-    st->priv_min = env_bytes("COLL_SHM_PRIV_MIN", st->yield ? 4 * KIB : 0, 0, (size_t)-1);
-    st->priv_max = env_bytes("COLL_SHM_PRIV_MAX", st->yield ? 1024 * KIB : 0, 0, (size_t)-1);
+    st->priv_min = knob("COLL_SHM_PRIV_MIN", st->yield ? 4 * KIB : 0, 0, (size_t)-1, &rc, err);
+    st->priv_max = knob("COLL_SHM_PRIV_MAX", st->yield ? 1024 * KIB : 0, 0, (size_t)-1, &rc, err);
+    if (rc) return rc;
     size_t n = (size_t)st->n;
     st->tmp = malloc(st->chunk_bytes);
     st->acc = malloc(st->chunk_bytes);
@@ -219,7 +223,7 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     const char *cma_env = getenv("COLL_SHM_CMA");
     int cma_wanted = st->n > 1 && !(cma_env && strcmp(cma_env, "0") == 0);
     if (cma_wanted) shm_cma_allow_peers(1); /* before the probe, which needs it */
-    int rc = heap_publish(st, rv, heap);
+    rc = heap_publish(st, rv, heap);
     if (rc) {
         free(pids);
         return coll__err_set(err, rc, "shm: cannot publish rank %d's heap: %s", world(st, st->rank),

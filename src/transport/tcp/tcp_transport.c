@@ -4,6 +4,7 @@
 #include "transport/transport.h"
 #include "bootstrap/store.h"
 #include "core/clock.h"
+#include "core/env.h"
 #include "core/sock.h"
 #include "transport/tcp/tcp_connect.h"
 #include "transport/tcp/tcp_peer.h"
@@ -299,15 +300,6 @@ static const coll__transport_ops tcp_ops = {
     .destroy = tcp_destroy,
 };
 
-/* $COLL_TCP_SOCKBUF bytes (0: the kernel's autotuning, the default). */
-static int sockbuf_bytes(void)
-{
-    const char *s = getenv("COLL_TCP_SOCKBUF");
-    if (!s || !*s) return DEFAULT_SOCKBUF;
-    char *end;
-    long v = strtol(s, &end, 10);
-    return (*end || v < 0 || v > (1L << 30)) ? DEFAULT_SOCKBUF : (int)v;
-}
 
 int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank, int size,
                               const char *host, const char *token, double timeout_s,
@@ -319,6 +311,10 @@ int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank,
                  rank, size, timeout_s);
     }
     *out = NULL;
+    /* $COLL_TCP_SOCKBUF bytes (0: the kernel's autotuning, the default). */
+    uint64_t sockbuf = DEFAULT_SOCKBUF;
+    if (coll__env_bytes("COLL_TCP_SOCKBUF", DEFAULT_SOCKBUF, 0, 1u << 30, &sockbuf, err))
+        return COLL_EINVAL;
     coll__err why; /* set-up's error, naming world ranks */
     coll__err_init(&why, world_of, nworld);
     tcp_transport *t = calloc(1, sizeof *t);
@@ -340,9 +336,8 @@ int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank,
         free(fds);
         return COLL_ENOMEM;
     }
-    int sockbuf = sockbuf_bytes();
     int rc = tcp_mesh_connect(store, prefix ? prefix : "", rank, size, host, token, timeout_s,
-                              sockbuf, fds, &why);
+                              (int)sockbuf, fds, &why);
     if (rc) {
         coll__err_pass(err, &why);
         err->status = rc;

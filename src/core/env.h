@@ -1,0 +1,19 @@
+/* libcoll's numeric tuning variables ($COLL_SHM_CHUNK_BYTES, ...): a value
+ * that is set but is not a number in range fails the call that reads it with
+ * an error naming the variable, never a silent default or clamp. */
+#ifndef COLL_ENV_H
+#define COLL_ENV_H
+
+#include <stdint.h>
+
+#include "core/err.h"
+
+/* Bytes: digits with an optional K, M or G suffix (KiB, MiB, GiB). Unset or
+ * empty: *out = dflt. Set: a count in [lo, hi], else COLL_EINVAL in err. */
+int coll__env_bytes(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, uint64_t *out,
+                    coll__err *err);
+/* The same for a plain count: digits only. */
+int coll__env_count(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, uint64_t *out,
+                    coll__err *err);
+
+#endif
