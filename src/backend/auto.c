@@ -11,6 +11,7 @@
 #include "backend/auto.h"
 #include "backend/auto_pipe.h"
 #include "algo/algo.h"
+#include "bootstrap/blame_chain.h"
 #include "bootstrap/rendezvous.h"
 #include "core/alloc.h"
 #include "core/clock.h"
@@ -24,7 +25,6 @@
 /* How long a rank that timed out waiting for a peer looks for that peer's own
  * report: a peer that waited for a third rank times out about as late. */
 #define BLAME_GRACE_S 0.5
-#define BLAME_STORE_S 0.2 /* how long one store op of the blame look-up may take */
 
 typedef struct sub {
     const coll__backend_ops *ops; /* NULL: this sub-communicator is not needed */
@@ -235,59 +235,6 @@ static int auto_init(coll_comm *comm, const coll__rendezvous *rv, void **state, 
 static void auto_abort(void *state, int status, int failed_rank);
 static void abort_sub(sub *s, int status, int failed_rank);
 
-/* ---- who blamed whom: a rank that fails a group's call says in the store
- * which world rank it blames, so that ranks of other groups (which see only
- * "rank 1 aborted", or a timeout on a rank that was itself waiting) can name
- * the rank that failed first. Best effort: the store may be gone. ---- */
-
-static int blame_key(const auto_state *st, int rank, char *key, size_t len)
-{
-    return coll__store_key(key, len, NULL, st->prefix, "a/blame/%d", rank);
-}
-
-static void publish_blame(auto_state *st, int blamed)
-{
-    char key[96], val[16];
-    if (!st->store || blamed < 0 || blamed == st->rank) return;
-    if (blame_key(st, st->rank, key, sizeof key)) return;
-    snprintf(val, sizeof val, "%d", blamed);
-    coll_store_set(st->store, key, val, strlen(val));
-}
-
-/* Whom rank r blames (-1: no word from it); never blocks on the store. */
-static int blame_of(auto_state *st, int r)
-{
-    char key[96];
-    int exists = 0, who = -1;
-    void *v = NULL;
-    size_t n;
-    if (blame_key(st, r, key, sizeof key)) return -1;
-    if (st->store->ops->check(st->store, key, &exists) || !exists) return -1;
-    if (coll_store_get(st->store, key, &v, &n) == COLL_OK) who = atoi(v);
-    free(v);
-    return who >= 0 && who < st->size ? who : -1;
-}
-
-/* The rank at the end of the chain of blames from blamed; after a timeout,
- * waits up to BLAME_GRACE_S for the rank at the end to speak. */
-static int root_cause(auto_state *st, int blamed, int timed_out)
-{
-    double until = coll_now_s() + (timed_out ? BLAME_GRACE_S : 0);
-    int root = blamed;
-    for (int hops = 0; st->store && hops < st->size;) {
-        int next = blame_of(st, root);
-        if (next == st->rank || next == root) break; /* waiting on each other: keep root */
-        if (next >= 0) {
-            root = next;
-            hops++;
-            continue;
-        }
-        if (coll_now_s() >= until) break;
-        coll__sleep_s(0.01);
-    }
-    return root;
-}
-
 /* Runs c on s; a failure names the rank in the world's numbering, in
  * *failed_rank and in err: the rank that failed first when the one s blames
  * had itself stopped because of another. */
@@ -323,19 +270,13 @@ static int sub_failure(auto_state *st, sub *s, int rc, coll__err *err)
      * finds every group already aborted. */
     auto_abort(st, rc, blamed);
     /* One host is one group: nobody outside it to ask whom to blame. */
-    if (!st->store || blamed < 0 || blamed == st->rank || st->plan.nhosts == 1) return rc;
-    /* Best effort, briefly: the store's host may be the rank that died, and a
-     * store op would retry until the full timeout. */
-    double saved = st->store->timeout_s;
-    st->store->timeout_s = BLAME_STORE_S;
-    publish_blame(st, blamed);
-    int root = root_cause(st, blamed, rc == COLL_ETIMEDOUT);
+    if (st->plan.nhosts == 1) return rc;
+    int root = coll__blame_chain(st->store, st->prefix, "a", st->rank, st->size, blamed,
+                                 rc == COLL_ETIMEDOUT ? BLAME_GRACE_S : 0);
     if (root != blamed) {
         coll__err_append(err, "; rank %d had stopped because rank %d failed", blamed, root);
         err->rank = root;
-        publish_blame(st, root);
     }
-    st->store->timeout_s = saved;
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #include "backend/backend.h"
 #include "backend/gloo/gloo_capi.h"
 #include "backend/gloo/gloo_peers.h"
+#include "bootstrap/blame_chain.h"
 #include "bootstrap/rendezvous.h"
 #include "core/clock.h"
 #include "core/fault.h"
@@ -25,6 +26,8 @@ typedef struct gloo_state {
     int rank, size;
     const int *world_of;   /* rank -> world rank (NULL: the group is the world) */
     int nworld;
+    coll__store *store;    /* the rendezvous store: who blamed whom */
+    char prefix[96];       /* this communicator's keys in it */
     coll__gloo_algo algo;
     char algo_name[32];
 } gloo_state;
@@ -45,6 +48,8 @@ static int gloo_init(coll_comm *comm, const coll__rendezvous *rv, void **state, 
     st->size = rv->world_size;
     st->world_of = rv->world_of;
     st->nworld = rv->nworld;
+    st->store = rv->store;
+    snprintf(st->prefix, sizeof st->prefix, "%s", rv->prefix);
     strcpy(st->algo_name, "auto");
     if (st->size > 1) {
         /* Gloo writes to its sockets without MSG_NOSIGNAL: a peer that died
@@ -184,7 +189,10 @@ static void blame(const gloo_state *st, int rc, coll__err *err)
     coll__err_copy(err, gloo_says, sizeof gloo_says);
     /* Gloo has no abort: a rank that failed because another died just exits,
      * and its closed connection may reach this rank first. A rank whose every
-     * connection is closed is the better witness than the one Gloo names. */
+     * connection is closed is the better witness than the one Gloo names, and
+     * the blame chain in the store the best: the rank that stopped first said
+     * there whom it lost before it exited. */
+    int culprit = r >= 0 && (ngone == 0 || r_gone) ? r : ngone > 0 ? dead[0] : -1;
     if (r >= 0 && (ngone == 0 || r_gone)) {
         err->rank = coll__err_world(&map, r);
         if (ngone > 1)
@@ -198,6 +206,12 @@ static void blame(const gloo_state *st, int rc, coll__err *err)
         err->rank = coll__err_world(&map, dead[0]);
         coll__err_set(err, 0, "connections to rank%s %s are closed (process died?): %s",
                      ngone > 1 ? "s" : "", gone, gloo_says);
+    }
+    int root = coll__blame_chain(st->store, st->prefix, "g", st->rank, st->size, culprit, 0);
+    if (root != culprit) {
+        coll__err_append(err, "; rank %d had stopped because rank %d failed",
+                         coll__err_world(&map, culprit), coll__err_world(&map, root));
+        err->rank = coll__err_world(&map, root);
     }
     free(dead);
 }
