@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll.h"
 
@@ -51,4 +52,17 @@ int coll__env_count(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, u
                     coll__err *err)
 {
     return parse(name, 0, dflt, lo, hi, out, err);
+}
+
+int coll__env_flag(const char *name, int dflt, int *out, coll__err *err)
+{
+    const char *s = getenv(name);
+    if (!s || !*s) {
+        *out = dflt != 0;
+        return COLL_OK;
+    }
+    if (strcmp(s, "0") != 0 && strcmp(s, "1") != 0)
+        return coll__err_set(err, COLL_EINVAL, "%s=%s: must be 0 or 1", name, s);
+    *out = s[0] == '1';
+    return COLL_OK;
 }

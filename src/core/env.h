@@ -15,5 +15,7 @@ int coll__env_bytes(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, u
 /* The same for a plain count: digits only. */
 int coll__env_count(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, uint64_t *out,
                     coll__err *err);
+/* A switch: 0 or 1 (not "off", which would read as on where only 0 turns off). */
+int coll__env_flag(const char *name, int dflt, int *out, coll__err *err);
 
 #endif

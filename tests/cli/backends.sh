@@ -22,5 +22,6 @@ COLL_SHM_CHUNK_BYTES=12x expect_exit 2 "COLL_SHM_CHUNK_BYTES=12x: not a byte cou
     allreduce --backend shm --sizes 1K -P 2 -n 2 -w 1
 COLL_SHM_CHUNK_BYTES=32 expect_exit 2 "COLL_SHM_CHUNK_BYTES=32: must be from 64" \
     allreduce --backend shm --sizes 1K -P 2 -n 2 -w 1
+COLL_SHM_CMA=off expect_exit 2 "COLL_SHM_CMA=off: must be 0 or 1" allreduce --backend shm --sizes 1K -P 2 -n 2 -w 1
 COLL_TCP_SOCKBUF=lots expect_exit 2 "COLL_TCP_SOCKBUF=lots" allreduce --backend tcp --sizes 1K -P 2 -n 2 -w 1
 finish

@@ -1,7 +1,7 @@
-/* coll__env_bytes and coll__env_count: unset or empty gives the default, a
- * number with a K/M/G suffix (bytes only) in range gives its value, anything
- * else is COLL_EINVAL with a message naming the variable and leaves the
- * output alone. */
+/* coll__env_bytes, coll__env_count and coll__env_flag: unset or empty gives
+ * the default, a number with a K/M/G suffix (bytes only) in range, or 0/1 for
+ * a flag, gives its value, anything else is COLL_EINVAL with a message naming
+ * the variable and leaves the output alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,6 +93,32 @@ static void test_count_takes_no_suffix(void **state)
     unsetenv(VAR);
 }
 
+static void test_flag_is_0_or_1(void **state)
+{
+    (void)state;
+    int v = 7;
+    coll__err e;
+    coll__err_init(&e, NULL, 0);
+    unsetenv(VAR);
+    assert_int_equal(coll__env_flag(VAR, 1, &v, &e), COLL_OK);
+    assert_int_equal(v, 1);
+    setenv(VAR, "0", 1);
+    assert_int_equal(coll__env_flag(VAR, 1, &v, &e), COLL_OK);
+    assert_int_equal(v, 0);
+    setenv(VAR, "1", 1);
+    assert_int_equal(coll__env_flag(VAR, 0, &v, &e), COLL_OK);
+    assert_int_equal(v, 1);
+    const char *bad[] = {"off", "no", "false", "2", "00", " 0"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv(VAR, bad[i], 1);
+        v = 7;
+        assert_int_equal(coll__env_flag(VAR, 1, &v, &e), COLL_EINVAL);
+        assert_int_equal(v, 7);
+        assert_non_null(strstr(e.msg, "must be 0 or 1"));
+    }
+    unsetenv(VAR);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -101,6 +127,7 @@ int main(void)
         cmocka_unit_test(test_bad_values_refused_by_name),
         cmocka_unit_test(test_out_of_range_refused),
         cmocka_unit_test(test_count_takes_no_suffix),
+        cmocka_unit_test(test_flag_is_0_or_1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,10 +73,9 @@ static int world(const shm_state *st, int r)
     return r >= 0 && r < st->nworld ? st->world_of[r] : -1;
 }
 
-static int probe_cma(shm_state *st, char *why, size_t len)
+static int probe_cma(shm_state *st, int wanted, char *why, size_t len)
 {
-    const char *env = getenv("COLL_SHM_CMA");
-    if (env && strcmp(env, "0") == 0) {
+    if (!wanted) {
         snprintf(why, len, "disabled by COLL_SHM_CMA=0");
         return 0;
     }
@@ -220,8 +219,13 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
         free(pids);
         return coll__err_set(err, COLL_ENOMEM, "shm: out of memory");
     }
-    const char *cma_env = getenv("COLL_SHM_CMA");
-    int cma_wanted = st->n > 1 && !(cma_env && strcmp(cma_env, "0") == 0);
+    int cma_env = 1;
+    rc = coll__env_flag("COLL_SHM_CMA", 1, &cma_env, err);
+    if (rc) {
+        free(pids);
+        return rc;
+    }
+    int cma_wanted = st->n > 1 && cma_env;
     if (cma_wanted) shm_cma_allow_peers(1); /* before the probe, which needs it */
     rc = heap_publish(st, rv, heap);
     if (rc) {
@@ -239,7 +243,7 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     free(pids);
     if (rc) return rc;
     char why[160] = "";
-    st->seg.ctrl[st->rank].cma_ok = probe_cma(st, why, sizeof why) ? 1 : -1;
+    st->seg.ctrl[st->rank].cma_ok = probe_cma(st, cma_env, why, sizeof why) ? 1 : -1;
     st->seg.ctrl[st->rank].heap_ok = heap_attach_all(st, rv);
     rc = shm_segment_barrier(rv->store, rv->prefix, "probed", st->rank, st->n, err);
     if (rc) return rc;
