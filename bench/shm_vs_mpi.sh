@@ -5,8 +5,8 @@
 # `collbench --backend mpi` launched through mpirun. Three columns per size and
 # process count:
 #   shm malloc  --backend shm --buffers malloc (private memory, what Open MPI,
-#               torch and OSU measure: shm copies through staging slots, or
-#               from 128 KiB a rank once through CMA)
+#               torch and OSU measure: shm picks staging slots, CMA or its
+#               copy-in engine by size and ranks per core: docs/DESIGN.md)
 #   shm coll    --backend shm --buffers coll (coll_alloc: shm's shared heap,
 #               reduced in place without copies; the opt-in, like nccl-tests -R)
 #   mpi         --backend mpi --buffers malloc (Open MPI's own algorithms)
@@ -22,9 +22,12 @@
 #                         (env: COLLBENCH=build/collbench, PROCS=2,4,6,
 #                          SIZES=8,64K,256K,1M,4M,16M,64M,256M (1G is valid too:
 #                          6 ranks then hold 12 GiB of buffers per backend),
-#                          ITERS=10, WARMUP=3,
+#                          ITERS=10, WARMUP=3 from 1 MiB; SMALL_ITERS=200,
+#                          SMALL_WARMUP=20 below it, where 10 iterations of a
+#                          few microseconds leave the p50 to chance,
 #                          BIND=core|none for the shm ranks (mpi: mpirun's
 #                          default), OUT=dir for the CSVs, default a temp dir)
+# Exit 77 (a skip for ctest), saying why, without mpirun or the mpi backend.
 set -euo pipefail
 BIN=${COLLBENCH:-build/collbench}
 PROCS=${PROCS:-2,4,6}
@@ -38,6 +41,31 @@ while [ $# -gt 0 ]; do
 done
 ITERS=${ITERS:-10}
 WARMUP=${WARMUP:-3}
+SMALL_ITERS=${SMALL_ITERS:-200}
+SMALL_WARMUP=${SMALL_WARMUP:-20}
+command -v mpirun >/dev/null || { echo "shm_vs_mpi: skipped: no mpirun in PATH (apt-get install openmpi-bin)"; exit 77; }
+"$BIN" info | grep -Eq "^ *backend mpi +available" ||
+    { echo "shm_vs_mpi: skipped: the mpi backend is not in this build (apt-get install libopenmpi-dev, rebuild)"; exit 77; }
+
+# The sizes below 1 MiB and from it, each band with its own iterations.
+bytes_of() {
+    local v=$1 m=1
+    case "$v" in
+    *[kK]) m=1024; v=${v%?} ;;
+    *[mM]) m=$((1024 * 1024)); v=${v%?} ;;
+    *[gG]) m=$((1024 * 1024 * 1024)); v=${v%?} ;;
+    *[tT]) m=$((1024 * 1024 * 1024 * 1024)); v=${v%?} ;;
+    esac
+    [[ "$v" =~ ^[0-9]+$ ]] || { echo "shm_vs_mpi: '$1' in --sizes is not a size (digits, then optionally K, M, G or T)" >&2; return 2; }
+    echo $((v * m))
+}
+small="" large=""
+IFS=, read -r -a slist <<<"$SIZES"
+for sz in "${slist[@]}"; do
+    b=$(bytes_of "$sz") || exit 2
+    if [ "$b" -lt $((1024 * 1024)) ]; then small="$small${small:+,}$sz"
+    else large="$large${large:+,}$sz"; fi
+done
 BIND=${BIND:-core}
 OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
@@ -53,11 +81,16 @@ run() {
 }
 IFS=, read -r -a plist <<<"$PROCS"
 for p in "${plist[@]}"; do
-    common=(allreduce --sizes "$SIZES" -P "$p" --inplace 0 -d float32 -o sum -n "$ITERS"
-            -w "$WARMUP" -q)
-    run "${common[@]}" --backend shm --bind "$BIND" --buffers malloc --csv "$OUT/malloc.csv"
-    run "${common[@]}" --backend shm --bind "$BIND" --buffers coll --csv "$OUT/coll.csv"
-    run "${common[@]}" --backend mpi --buffers malloc --csv "$OUT/mpi.csv"
+    for band in small large; do
+        sizes=${!band}
+        [ -n "$sizes" ] || continue
+        n=$ITERS w=$WARMUP
+        [ "$band" = small ] && n=$SMALL_ITERS w=$SMALL_WARMUP
+        common=(allreduce --sizes "$sizes" -P "$p" --inplace 0 -d float32 -o sum -n "$n" -w "$w" -q)
+        run "${common[@]}" --backend shm --bind "$BIND" --buffers malloc --csv "$OUT/malloc.csv"
+        run "${common[@]}" --backend shm --bind "$BIND" --buffers coll --csv "$OUT/coll.csv"
+        run "${common[@]}" --backend mpi --buffers malloc --csv "$OUT/mpi.csv"
+    done
 done
 
 echo "all-reduce float32 sum, out-of-place; collbench's timing on every side; shm ranks bound: $BIND"
