@@ -192,8 +192,9 @@ static void blame(const gloo_state *st, int rc, coll__err *err)
      * connection is closed is the better witness than the one Gloo names, and
      * the blame chain in the store the best: the rank that stopped first said
      * there whom it lost before it exited. */
-    int culprit = r >= 0 && (ngone == 0 || r_gone) ? r : ngone > 0 ? dead[0] : -1;
-    if (r >= 0 && (ngone == 0 || r_gone)) {
+    int named = r >= 0 && (ngone == 0 || r_gone);
+    int culprit = named ? r : ngone > 0 ? dead[0] : -1;
+    if (named) {
         err->rank = coll__err_world(&map, r);
         if (ngone > 1)
             coll__err_set(err, 0, "lost the connection to rank %d (process died?); connections to ranks %s "

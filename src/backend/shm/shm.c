@@ -164,10 +164,12 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     mbox = (mbox + 63) / 64 * 64;
     st->chunk_bytes = knob("COLL_SHM_CHUNK_BYTES", 256 * KIB, 64, 64 * 1024 * KIB, &rc, err);
     st->cma_min = knob("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1, &rc, err);
-    /* All-reduce's CMA engine writes results out instead of gathering them
-     * back: with 2 ranks (a core each) it beats staging from 64 KiB a rank
-     * (64 KiB 4.5-4.8 vs 5.8-6.5 us, 96 KiB 5.6-5.9 vs 8.4-8.9, p50, 3
-     * interleaved runs), level at 48 KiB, slower at 32 KiB. */
+    /* All-reduce's CMA slice version writes results out instead of gathering
+     * them back: with 2 ranks (a core each) it beats staging from 64 KiB a
+     * rank (64 KiB 4.5-4.8 vs 5.8-6.5 us, 96 KiB 5.6-5.9 vs 8.4-8.9, p50, 3
+     * interleaved runs), level at 48 KiB, slower at 32 KiB. Out of place at 2
+     * ranks the whole-input window below starts earlier; this bound stays for
+     * calls in place and for more ranks. */
     st->cma_allreduce_min = knob("COLL_SHM_CMA_ALLREDUCE_MIN", 64 * KIB, 0, (size_t)-1, &rc, err);
     /* Out of place, 2 ranks (a core each) reading each other's whole input
      * (shm_cma_coll.c) beat staging from 32 KiB (0.67-0.85x the time at 32
@@ -198,6 +200,8 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
      * the window is empty. */
     st->priv_min = knob("COLL_SHM_PRIV_MIN", st->yield ? 4 * KIB : 0, 0, (size_t)-1, &rc, err);
     st->priv_max = knob("COLL_SHM_PRIV_MAX", st->yield ? 1024 * KIB : 0, 0, (size_t)-1, &rc, err);
+    int cma_env = 1;
+    if (rc == COLL_OK) rc = coll__env_flag("COLL_SHM_CMA", 1, &cma_env, err);
     if (rc) return rc;
     size_t n = (size_t)st->n;
     st->tmp = malloc(st->chunk_bytes);
@@ -218,12 +222,6 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
         !st->in_map || !st->home_done || !st->pop || !st->out_map || !st->at_in || !st->at_out || !st->sub) {
         free(pids);
         return coll__err_set(err, COLL_ENOMEM, "shm: out of memory");
-    }
-    int cma_env = 1;
-    rc = coll__env_flag("COLL_SHM_CMA", 1, &cma_env, err);
-    if (rc) {
-        free(pids);
-        return rc;
     }
     int cma_wanted = st->n > 1 && cma_env;
     if (cma_wanted) shm_cma_allow_peers(1); /* before the probe, which needs it */
