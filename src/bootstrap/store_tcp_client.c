@@ -83,50 +83,39 @@ static int fail(tcp_store *t, int rc, const char *what)
     return rc;
 }
 
-/* Connects and authenticates, unless connected already. */
-static int ensure_connected(tcp_store *t, double deadline)
+/* CHALLENGE and HELLO on t->fd, connected already. COLL_EPEER when the
+ * server closed the connection before answering (it evicted us to make room
+ * during a flood of strangers, or it is gone); COLL_EAUTH when it refused our
+ * token, or could not prove it holds the token itself. */
+static int handshake(tcp_store *t, double deadline)
 {
-    if (t->fd >= 0) return COLL_OK;
-    int fd = coll__sock_connect(t->host, t->port, deadline, t->base.err.msg, sizeof t->base.err.msg);
-    if (fd < 0) return fd;
-    t->fd = fd;
     size_t toklen = t->token ? strlen(t->token) : 0;
     unsigned char creq[5] = {0, 0, 0, 1, CMD_CHALLENGE};
     unsigned char *rep;
     size_t replen;
     int rc = exchange(t, creq, sizeof creq, NULL, 0, deadline, &rep, &replen);
+    if (rc) return fail(t, rc, "CHALLENGE");
     unsigned char snonce[COLL_NONCE_LEN], hello[9 + COLL_SHA256_LEN + 4 + COLL_NONCE_LEN];
     unsigned char *mac = hello + 9, *cnonce = mac + COLL_SHA256_LEN + 4;
-    if (rc == COLL_OK) {
-        int bad = replen != COLL_NONCE_LEN;
-        if (!bad) memcpy(snonce, rep, sizeof snonce);
+    int bad = replen != COLL_NONCE_LEN;
+    if (!bad) memcpy(snonce, rep, sizeof snonce);
+    free(rep);
+    if (bad) return fail(t, COLL_EPROTO, "CHALLENGE");
+    if (coll__nonce(cnonce) != COLL_OK) return fail(t, COLL_ESYS, "HELLO (no random bytes)");
+    coll__store_tcp_mac(t->token ? t->token : "", toklen, 0, snonce, cnonce, mac);
+    coll__be_put_u32(hello, sizeof hello - 4);
+    hello[4] = CMD_HELLO;
+    coll__be_put_u32(hello + 5, COLL_SHA256_LEN);
+    coll__be_put_u32(mac + COLL_SHA256_LEN, COLL_NONCE_LEN);
+    if ((rc = exchange(t, hello, sizeof hello, NULL, 0, deadline, &rep, &replen)))
+        return fail(t, rc, "HELLO");
+    if (replen == 0) { /* the server's explicit refusal */
         free(rep);
-        if (bad) return fail(t, COLL_EPROTO, "CHALLENGE");
-        if (coll__nonce(cnonce) != COLL_OK) return fail(t, COLL_ESYS, "HELLO (no random bytes)");
-        coll__store_tcp_mac(t->token ? t->token : "", toklen, 0, snonce, cnonce, mac);
-        coll__be_put_u32(hello, sizeof hello - 4);
-        hello[4] = CMD_HELLO;
-        coll__be_put_u32(hello + 5, COLL_SHA256_LEN);
-        coll__be_put_u32(mac + COLL_SHA256_LEN, COLL_NONCE_LEN);
-        rc = exchange(t, hello, sizeof hello, NULL, 0, deadline, &rep, &replen);
-    }
-    if (rc == COLL_EPEER) {
-        /* A server that drops us at HELLO refused our token, unless it is gone
-         * altogether: a second short connect tells the two apart. */
-        fail(t, rc, "HELLO");
-        char why[128];
-        int probe = coll__sock_connect(t->host, t->port, coll_now_s() + 0.2, why, sizeof why);
-        if (probe < 0) {
-            errf(&t->base, "store server at %s:%d (rank 0) is gone: it closed the connection at "
-                 "HELLO and accepts no new one (%s)", t->host, t->port, why);
-            return COLL_EPEER;
-        }
-        close(probe);
-        errf(&t->base, "store server at %s:%d closed the connection at HELLO (wrong job token?)",
+        fail(t, COLL_EAUTH, "HELLO");
+        errf(&t->base, "store server at %s:%d refused our job token (wrong job token?)",
              t->host, t->port);
         return COLL_EAUTH;
     }
-    if (rc) return fail(t, rc, "HELLO");
     /* The server answers for the token too: a stranger on the store's port
      * (rank 0 gone, the port taken over) must not be handed the job's keys. */
     unsigned char want[COLL_SHA256_LEN];
@@ -140,6 +129,39 @@ static int ensure_connected(tcp_store *t, double deadline)
         return COLL_EAUTH;
     }
     return COLL_OK;
+}
+
+/* Connects and authenticates, unless connected already. A connection the
+ * server closes before the handshake is done (strangers crowding its port
+ * make it evict the longest-waiting) is retried until the deadline: strangers
+ * cost a member a delay, never the job. */
+static int ensure_connected(tcp_store *t, double deadline)
+{
+    if (t->fd >= 0) return COLL_OK;
+    int fd = coll__sock_connect(t->host, t->port, deadline, t->base.err.msg, sizeof t->base.err.msg);
+    double pause = 0.002;
+    for (int closed = 1;; closed++) {
+        if (fd < 0) return fd;
+        t->fd = fd;
+        int rc = handshake(t, deadline);
+        if (rc != COLL_EPEER) return rc;
+        if (coll_now_s() + pause >= deadline) {
+            errf(&t->base, "store server at %s:%d closed the connection before authentication "
+                 "%d times within %.3g s (too many strangers connecting to its port?)",
+                 t->host, t->port, closed, t->base.timeout_s);
+            return COLL_ETIMEDOUT;
+        }
+        coll__sleep_s(pause);
+        pause = pause * 2 > 0.1 ? 0.1 : pause * 2;
+        /* Evicted, or the server is gone: a short connect tells the two apart. */
+        char why[128];
+        fd = coll__sock_connect(t->host, t->port, coll_now_s() + 0.2, why, sizeof why);
+        if (fd < 0) {
+            errf(&t->base, "store server at %s:%d (rank 0) is gone: it closed the connection "
+                 "before authentication and accepts no new one (%s)", t->host, t->port, why);
+            return COLL_EPEER;
+        }
+    }
 }
 
 /* Request builder: u32 len, u8 cmd, then key fields; the caller adds the rest. */

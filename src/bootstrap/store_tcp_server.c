@@ -19,16 +19,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 /* Before HELLO only a token fits: strangers cannot make the server allocate much. */
 #define MAX_HELLO_FRAME (MAX_KEY + 16u)
 
-/* Strangers cannot crowd out the members: at most this many connections wait
- * to authenticate at once, and each gets this long before it is closed. */
-#define MAX_UNAUTHED 64
-#define UNAUTHED_IDLE_S 10.0
+/* Strangers cannot crowd out the members. A connection must finish the
+ * handshake (two round trips) within UNAUTHED_IDLE_S. At most
+ * MAX_UNAUTHED connections wait to authenticate at once (fewer where the
+ * process's descriptor limit is low: strangers must not take the descriptors
+ * rank 0 needs for its own transport); a new connection past that evicts
+ * the oldest waiting one instead of being refused, so a member that connects
+ * during a flood gets its turn, and a member evicted mid-handshake reconnects
+ * (store_tcp_client.c). */
+#define MAX_UNAUTHED 1024
+#define UNAUTHED_IDLE_S 3.0
+#define UNAUTHED_IDLE_TEXT "3 s"
+
+/* The first drops of strangers are logged one by one, with their address;
+ * after that a flood is summed up every STRANGER_SUMMARY_S, not a line each. */
+#define STRANGER_LOGS 16
+#define STRANGER_SUMMARY_S 10.0
 
 typedef struct conn {
     struct conn *next;
@@ -36,6 +49,7 @@ typedef struct conn {
     int authed;
     int dead;
     int challenged;                     /* nonce sent, HELLO not yet seen */
+    char why[96];                       /* why it was dropped, logged when it is freed */
     unsigned char nonce[COLL_NONCE_LEN];
     double since;                       /* accepted at (coll_now_s) */
     char peer[64];
@@ -59,6 +73,12 @@ typedef struct coll__store_tcp_server {
     coll__kv entries;
     conn *conns;
     double linger_s; /* after stop: serve the remaining clients this long at most */
+    int max_unauthed;
+    double listen_paused_until; /* out of descriptors and no stranger to evict */
+    unsigned logged;            /* strangers' drops logged one by one so far */
+    unsigned long unlogged;     /* drops since the last summary */
+    double unlogged_since;
+    char last_unlogged[168];    /* "ADDR: why" of the newest one */
 } server;
 
 /* How long a stopping store (its host, rank 0, is done or failed) keeps
@@ -68,10 +88,38 @@ typedef struct coll__store_tcp_server {
 
 static coll__kv_entry *find(server *s, const char *key) { return coll__kv_find(&s->entries, key); }
 
+/* Marks c for closing; why (NULL for a member leaving normally) is logged
+ * when it is reaped (log_drop). The first reason wins. */
 static void drop(conn *c, const char *why)
 {
-    if (why) fprintf(stderr, "collbench store: dropped connection from %s: %s\n", c->peer, why);
+    if (c->dead) return;
     c->dead = 1;
+    if (why) snprintf(c->why, sizeof c->why, "%s", why);
+}
+
+static void log_unlogged(server *s, double now, int final)
+{
+    if (!s->unlogged || (!final && now - s->unlogged_since < STRANGER_SUMMARY_S)) return;
+    fprintf(stderr, "collbench store: dropped %lu more connections from strangers in %.0f s (the "
+            "last from %s)\n", s->unlogged, now - s->unlogged_since, s->last_unlogged);
+    s->unlogged = 0;
+    s->unlogged_since = now;
+}
+
+static void log_drop(server *s, const conn *c, double now)
+{
+    if (!c->why[0]) return;
+    if (c->authed || s->logged < STRANGER_LOGS) {
+        fprintf(stderr, "collbench store: dropped connection from %s: %s\n", c->peer, c->why);
+        if (!c->authed && ++s->logged == STRANGER_LOGS)
+            fprintf(stderr, "collbench store: %u strangers dropped; further ones are counted, "
+                    "summed up every %.0f s\n", STRANGER_LOGS, STRANGER_SUMMARY_S);
+        return;
+    }
+    if (!s->unlogged) s->unlogged_since = now;
+    s->unlogged++;
+    snprintf(s->last_unlogged, sizeof s->last_unlogged, "%s: %s", c->peer, c->why);
+    log_unlogged(s, now, 0);
 }
 
 static void flush(conn *c)
@@ -211,6 +259,9 @@ static int handle_hello(server *s, conn *c, cursor *k)
         unsigned char want[COLL_SHA256_LEN];
         coll__store_tcp_mac(s->token, s->token_len, 0, c->nonce, cnonce, want);
         if (n != sizeof want || !coll__ct_equal(mac, want, sizeof want)) {
+            /* An empty answer says "refused", so the client stops at once
+             * instead of retrying as it does after an eviction. */
+            reply(c, NULL, 0, NULL, 0);
             drop(c, "bad job token");
             return 0;
         }
@@ -347,19 +398,54 @@ static void conn_read(server *s, conn *c)
 
 static void conn_free(conn *c)
 {
-    close(c->fd);
+    if (c->fd >= 0) close(c->fd);
     unpark(c);
     free(c->body);
     free(c->out);
     free(c);
 }
 
+static conn *oldest_stranger(server *s)
+{
+    conn *old = NULL;
+    for (conn *o = s->conns; o; o = o->next)
+        if (!o->authed && !o->dead && (!old || o->since < old->since)) old = o;
+    return old;
+}
+
+/* Makes room for one more connection by evicting the stranger that has waited
+ * longest; its descriptor is closed now when the process is out of them.
+ * Returns 0 when no stranger is left to evict. */
+static int evict_oldest(server *s, int close_now, const char *why)
+{
+    conn *old = oldest_stranger(s);
+    if (!old) return 0;
+    drop(old, why);
+    if (close_now) {
+        close(old->fd);
+        old->fd = -1;
+    }
+    return 1;
+}
+
 static void accept_all(server *s)
 {
+    int waiting = 0;
+    for (conn *o = s->conns; o; o = o->next) waiting += !o->authed && !o->dead;
     for (;;) {
         int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED) continue;
+            if (errno == EMFILE || errno == ENFILE) {
+                if (evict_oldest(s, 1, "evicted: the process ran out of descriptors")) {
+                    waiting--;
+                    continue;
+                }
+                /* Nothing to evict: leave the rest in the backlog for a while
+                 * rather than spin on a listening socket that stays readable. */
+                s->listen_paused_until = coll_now_s() + 0.1;
+                return;
+            }
             if (errno != EAGAIN && errno != EWOULDBLOCK)
                 fprintf(stderr, "collbench store: accept on port %d: %s\n",
                         coll__sock_port(s->listen_fd), strerror(errno));
@@ -373,15 +459,13 @@ static void accept_all(server *s)
         c->fd = fd;
         c->since = coll_now_s();
         coll__sock_peer_name(fd, c->peer, sizeof c->peer);
-        int waiting = 0;
-        for (conn *o = s->conns; o; o = o->next) waiting += !o->authed && !o->dead;
-        if (waiting >= MAX_UNAUTHED) {
+        if (waiting >= s->max_unauthed) {
             char why[96];
-            snprintf(why, sizeof why, "%d connections already wait to authenticate", waiting);
-            drop(c, why);
-            conn_free(c);
-            continue;
+            snprintf(why, sizeof why, "evicted: %d connections wait to authenticate, this one "
+                     "longest", waiting);
+            if (evict_oldest(s, 0, why)) waiting--;
         }
+        waiting++;
         c->next = s->conns;
         s->conns = c;
     }
@@ -407,13 +491,16 @@ static void *serve(void *arg)
         }
         /* once stopping, the wake byte stays unread: stop polling for it */
         fds[0] = (struct pollfd){.fd = stop_by > 0 ? -1 : s->wake[0], .events = POLLIN};
-        fds[1] = (struct pollfd){.fd = s->listen_fd, .events = POLLIN};
+        double now = coll_now_s();
+        int paused = now < s->listen_paused_until;
+        fds[1] = (struct pollfd){.fd = paused ? -1 : s->listen_fd, .events = POLLIN};
         size_t i = 2;
         for (conn *c = s->conns; c; c = c->next, i++)
             fds[i] = (struct pollfd){.fd = c->fd, .events = POLLIN | (c->out_len ? POLLOUT : 0)};
         int strangers = 0;
         for (conn *c = s->conns; c; c = c->next) strangers += !c->authed;
-        int ms = stop_by > 0 ? coll_ms_until(stop_by, 1000) : strangers ? 1000 : -1;
+        int ms = stop_by > 0 ? coll_ms_until(stop_by, 1000) : strangers || s->unlogged ? 1000 : -1;
+        if (paused && (ms < 0 || ms > 100)) ms = 100;
         if (stop_by > 0 && (ms == 0 || !s->conns)) break;
         if (poll(fds, n, ms) < 0) {
             if (errno == EINTR) continue;
@@ -426,24 +513,38 @@ static void *serve(void *arg)
             if (fds[i].revents & POLLOUT) flush(c);
             if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) conn_read(s, c);
         }
-        double now = coll_now_s();
+        now = coll_now_s();
         for (conn *c = s->conns; c; c = c->next)
             if (!c->authed && !c->dead && now - c->since > UNAUTHED_IDLE_S)
-                drop(c, "did not authenticate within 10 s");
+                drop(c, "did not authenticate within " UNAUTHED_IDLE_TEXT);
         for (conn **pc = &s->conns; *pc;) {
             conn *c = *pc;
             if (c->dead) {
                 *pc = c->next;
+                log_drop(s, c, now);
                 conn_free(c);
             } else {
                 pc = &c->next;
             }
         }
+        log_unlogged(s, now, 0);
         /* Accept last: the pollfd array above matched the list before it. */
         if (fds[1].revents) accept_all(s);
     }
+    log_unlogged(s, coll_now_s(), 1);
     free(fds);
     return NULL;
+}
+
+/* MAX_UNAUTHED, or a quarter of the descriptor limit where that is lower:
+ * the other three quarters stay for rank 0's transport, files and members. */
+static int max_unauthed(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY) return MAX_UNAUTHED;
+    rlim_t quarter = rl.rlim_cur / 4;
+    if (quarter < 16) return 16;
+    return quarter < MAX_UNAUTHED ? (int)quarter : MAX_UNAUTHED;
 }
 
 static void server_free(server *s)
@@ -471,6 +572,7 @@ int coll__store_tcp_server_start(int listen_fd, const char *token, double timeou
         return COLL_ENOMEM;
     }
     s->listen_fd = listen_fd;
+    s->max_unauthed = max_unauthed();
     s->linger_s = timeout_s / 2 < LINGER_MAX_S ? timeout_s / 2 : LINGER_MAX_S;
     s->wake[0] = s->wake[1] = -1;
     if (token && *token) {

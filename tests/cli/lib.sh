@@ -2,7 +2,7 @@
 set -u
 BIN=${1:?usage: $0 path/to/collbench}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-cli.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 FAILED=0
 
 fail() {
