@@ -36,23 +36,29 @@ static void *device_alloc(size_t bytes, char *err, size_t errlen)
 }
 
 #define HUGE_PAGE ((size_t)2 << 20)
+#define MALLOC_ALIGN 64 /* PyTorch's CPU allocator's alignment (c10 gAlignment) */
 
-static size_t mapped_len(size_t bytes) { return (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE; }
+/* What a private buffer occupies: thp maps whole huge pages. */
+static size_t mapped_len(size_t bytes, int huge)
+{
+    return huge ? (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : bytes;
+}
 
-/* Mappings freed and kept for the next allocation of the same length: a
- * process that runs several communicators in turn (collbench --same-ranks)
+/* Buffers freed and kept for the next allocation of the same kind and length:
+ * a process that runs several communicators in turn (collbench --same-ranks)
  * first-touches its buffers once, not once per backend. Single-threaded, like
  * the benchmark that calls it; what is kept goes with the process. */
 #define KEPT 2
-static struct kept_map {
+static struct kept_buf {
     void *p;
     size_t len;
+    int huge;
 } kept[KEPT];
 
-static void *take_kept(size_t len)
+static void *take_kept(size_t len, int huge)
 {
     for (int i = 0; i < KEPT; i++)
-        if (kept[i].p && kept[i].len == len) {
+        if (kept[i].p && kept[i].len == len && kept[i].huge == huge) {
             void *p = kept[i].p;
             kept[i].p = NULL;
             return p;
@@ -60,16 +66,14 @@ static void *take_kept(size_t len)
     return NULL;
 }
 
-/* Private host memory: anonymous, 2 MiB aligned and MADV_HUGEPAGE, because the
- * first write of a fresh GiB costs seconds in 4 KiB page faults (bench/first_touch.c)
- * and far less in 2 MiB ones where THP is "madvise". Not zeroed: a kept mapping
- * holds what was last written, and every size writes its inputs first. */
-static void *private_alloc(size_t bytes)
+/* thp: anonymous, 2 MiB aligned and MADV_HUGEPAGE: the first write of a
+ * fresh GiB costs seconds in 4 KiB page faults (bench/first_touch.c) and far
+ * less in 2 MiB ones where THP is "madvise" (Debian's and Ubuntu's default).
+ * Frameworks do not allocate so, and kernel copies (CMA, MPI's) run faster
+ * on huge pages: it is a kind of its own, not what malloc rows measure. */
+static void *huge_alloc(size_t len)
 {
-    size_t len = mapped_len(bytes);
-    char *p = take_kept(len);
-    if (p) return p;
-    p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     size_t head = (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
     if (head) munmap(p, head);
@@ -81,14 +85,33 @@ static void *private_alloc(size_t bytes)
     return p;
 }
 
-/* Kept in place of the oldest kept mapping, which is unmapped. */
-static void private_free(void *p, size_t bytes)
+/* Private host memory of either kind. Not zeroed: a kept buffer holds what
+ * was last written, and every size writes its inputs first. */
+static void *private_alloc(size_t bytes, int huge)
+{
+    size_t len = mapped_len(bytes, huge);
+    void *p = take_kept(len, huge);
+    if (p) return p;
+    if (huge) return huge_alloc(len);
+    return posix_memalign(&p, MALLOC_ALIGN, len) ? NULL : p;
+}
+
+static void release(const struct kept_buf *k)
+{
+    if (!k->p) return;
+    if (k->huge)
+        munmap(k->p, k->len);
+    else
+        free(k->p);
+}
+
+/* Kept in place of the oldest kept buffer, which is released. */
+static void private_free(void *p, size_t bytes, int huge)
 {
     if (!p) return;
-    if (kept[KEPT - 1].p) munmap(kept[KEPT - 1].p, kept[KEPT - 1].len);
+    release(&kept[KEPT - 1]);
     memmove(&kept[1], &kept[0], (KEPT - 1) * sizeof kept[0]);
-    kept[0].p = p;
-    kept[0].len = mapped_len(bytes);
+    kept[0] = (struct kept_buf){p, mapped_len(bytes, huge), huge};
 }
 
 int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, bench_mem mem, size_t send_bytes,
@@ -103,9 +126,9 @@ int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, bench_mem mem, size_t
     if (mem == BENCH_MEM_COLL) {
         b->send = b->send_host = coll_alloc(comm, b->send_bytes);
         b->recv = b->recv_host = coll_alloc(comm, b->recv_bytes);
-    } else if (mem == BENCH_MEM_MALLOC) {
-        b->send = b->send_host = private_alloc(b->send_bytes);
-        b->recv = b->recv_host = private_alloc(b->recv_bytes);
+    } else if (mem == BENCH_MEM_MALLOC || mem == BENCH_MEM_THP) {
+        b->send = b->send_host = private_alloc(b->send_bytes, mem == BENCH_MEM_THP);
+        b->recv = b->recv_host = private_alloc(b->recv_bytes, mem == BENCH_MEM_THP);
     } else {
         if (!coll__cudart_loaded()) {
             coll__set_err(err, errlen, "--device cuda: the CUDA runtime is not loaded");
@@ -135,9 +158,9 @@ void bench_buffers_free(bench_buffers *b)
     if (b->mem == BENCH_MEM_COLL) {
         if (b->send) coll_free(b->comm, b->send);
         if (b->recv) coll_free(b->comm, b->recv);
-    } else if (b->mem == BENCH_MEM_MALLOC) {
-        private_free(b->send, b->send_bytes);
-        private_free(b->recv, b->recv_bytes);
+    } else if (b->mem == BENCH_MEM_MALLOC || b->mem == BENCH_MEM_THP) {
+        private_free(b->send, b->send_bytes, b->mem == BENCH_MEM_THP);
+        private_free(b->recv, b->recv_bytes, b->mem == BENCH_MEM_THP);
     } else {
         const coll__cudart *rt = coll__cudart_loaded();
         if (rt && b->send) rt->Free(b->send);

@@ -2,7 +2,8 @@
  *
  * cpu: coll_alloc memory (the backend's own: shm's shared heap, which its
  * all-reduce reads without copies), or with --buffers malloc private memory
- * (what a framework's tensors are); the "host" view is the buffer itself.
+ * as a framework's tensors are, or with --buffers thp private memory in huge
+ * pages; the "host" view is the buffer itself.
  * cuda: cudaMalloc memory on the rank's GPU (local rank % GPUs), plus host
  * mirrors of the same size: inputs are made in the mirrors and uploaded, results
  * downloaded into them and checked there (bench_data works on host memory).
@@ -17,7 +18,11 @@
 
 #define BENCH_DEVICE_OOM 1 /* bench_buffers_alloc: the device is out of memory */
 
-typedef enum bench_mem { BENCH_MEM_COLL, BENCH_MEM_MALLOC, BENCH_MEM_CUDA } bench_mem;
+/* coll: coll_alloc; malloc: posix_memalign'd, no advice, as PyTorch's CPU
+ * allocator, NumPy and the OSU/IMB benchmarks allocate; thp: 2 MiB-aligned
+ * anonymous memory with MADV_HUGEPAGE (huge pages where THP is "madvise");
+ * cuda: cudaMalloc. */
+typedef enum bench_mem { BENCH_MEM_COLL, BENCH_MEM_MALLOC, BENCH_MEM_THP, BENCH_MEM_CUDA } bench_mem;
 
 typedef struct bench_buffers {
     int cuda;
