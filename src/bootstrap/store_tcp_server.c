@@ -39,7 +39,8 @@
 #define UNAUTHED_IDLE_TEXT "3 s"
 
 /* The first drops of strangers are logged one by one, with their address;
- * after that a flood is summed up every STRANGER_SUMMARY_S, not a line each. */
+ * after that a flood is summed up every STRANGER_SUMMARY_S and when it ends,
+ * not a line each. */
 #define STRANGER_LOGS 16
 #define STRANGER_SUMMARY_S 10.0
 
@@ -97,9 +98,13 @@ static void drop(conn *c, const char *why)
     if (why) snprintf(c->why, sizeof c->why, "%s", why);
 }
 
-static void log_unlogged(server *s, double now, int final)
+/* The summary of drops not logged one by one: every STRANGER_SUMMARY_S, at
+ * most once a second when no stranger is left (quiet: the flood is over),
+ * and when the server stops (final). */
+static void log_unlogged(server *s, double now, int quiet, int final)
 {
-    if (!s->unlogged || (!final && now - s->unlogged_since < STRANGER_SUMMARY_S)) return;
+    double waited = now - s->unlogged_since;
+    if (!s->unlogged || (!final && waited < (quiet ? 1.0 : STRANGER_SUMMARY_S))) return;
     fprintf(stderr, "collbench store: dropped %lu more connections from strangers in %.0f s (the "
             "last from %s)\n", s->unlogged, now - s->unlogged_since, s->last_unlogged);
     s->unlogged = 0;
@@ -119,7 +124,7 @@ static void log_drop(server *s, const conn *c, double now)
     if (!s->unlogged) s->unlogged_since = now;
     s->unlogged++;
     snprintf(s->last_unlogged, sizeof s->last_unlogged, "%s: %s", c->peer, c->why);
-    log_unlogged(s, now, 0);
+    log_unlogged(s, now, 0, 0);
 }
 
 static void flush(conn *c)
@@ -517,8 +522,10 @@ static void *serve(void *arg)
         for (conn *c = s->conns; c; c = c->next)
             if (!c->authed && !c->dead && now - c->since > UNAUTHED_IDLE_S)
                 drop(c, "did not authenticate within " UNAUTHED_IDLE_TEXT);
+        int waiting = 0;
         for (conn **pc = &s->conns; *pc;) {
             conn *c = *pc;
+            waiting += !c->dead && !c->authed;
             if (c->dead) {
                 *pc = c->next;
                 log_drop(s, c, now);
@@ -527,11 +534,11 @@ static void *serve(void *arg)
                 pc = &c->next;
             }
         }
-        log_unlogged(s, now, 0);
+        log_unlogged(s, now, !waiting, 0);
         /* Accept last: the pollfd array above matched the list before it. */
         if (fds[1].revents) accept_all(s);
     }
-    log_unlogged(s, coll_now_s(), 1);
+    log_unlogged(s, coll_now_s(), 1, 1);
     free(fds);
     return NULL;
 }
