@@ -15,8 +15,10 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # The torch.distributed backend (docs/TORCH.md), when CMake found torch.
+# grep reads the whole list (no -q): quitting at the first match would break
+# cmake's pipe, and cmake would print "Broken pipe" as if the build failed.
 torch: build
-	@if cmake --build $(BUILD) --target help | grep -q collbench_torch; then \
+	@if cmake --build $(BUILD) --target help | grep collbench_torch >/dev/null; then \
 	    cmake --build $(BUILD) -j $(JOBS) --target collbench_torch; \
 	else echo "torch backend not configured (see cmake's message; docs/TORCH.md)"; fi
 

@@ -2,7 +2,10 @@
  *
  * Every function returns 0 (COLL_OK) or a negative coll_status; the
  * communicator keeps a one-line message saying what went wrong
- * (coll_comm_errmsg), naming the failed peer where there is one. */
+ * (coll_comm_errmsg), naming the failed peer where there is one. A failed
+ * collective leaves the communicator unusable, except a refusal (COLL_ENOTSUP:
+ * a dtype, op or count the backend does not run), which every rank reaches
+ * before anything is sent. */
 #ifndef COLL_H
 #define COLL_H
 

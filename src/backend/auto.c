@@ -152,7 +152,12 @@ static int plan_subs(auto_state *st, coll__err *err)
     char why[320];
     int bad;
     int hier_env = 1;
+    /* $COLL_AUTO_PIPE_BYTES: the pipeline's chunk (0 turns it off). 4 MiB keeps
+     * each step well above its fixed cost while a 64 MiB all-reduce still has
+     * 16 chunks to overlap. Read on one host too: junk fails wherever it is set. */
+    uint64_t pipe = 4u << 20;
     int rc = coll__env_flag("COLL_AUTO_HIER", 1, &hier_env, err);
+    if (!rc) rc = coll__env_tuned("COLL_AUTO_PIPE_BYTES", pipe, &pipe, err);
     if (rc) return rc;
     int multi = p->nhosts > 1;
     st->intra.what = "intra-host";
@@ -168,12 +173,6 @@ static int plan_subs(auto_state *st, coll__err *err)
     if (!multi) return COLL_OK;
     st->flat.ops = &coll__backend_tcp;
     st->hier = p->regular && p->local_size > 1 && hier_env;
-    /* $COLL_AUTO_PIPE_BYTES: the pipeline's chunk (0 turns it off). 4 MiB keeps
-     * each step well above its fixed cost while a 64 MiB all-reduce still has
-     * 16 chunks to overlap. */
-    uint64_t pipe = 4u << 20;
-    rc = coll__env_bytes("COLL_AUTO_PIPE_BYTES", pipe, 0, UINT64_MAX >> 1, &pipe, err);
-    if (rc) return rc;
     st->pipe_bytes = (double)pipe;
     if (st->hier) {
         st->inter.ops = &coll__backend_tcp;

@@ -48,7 +48,7 @@ int coll__host_id(int rank, char *buf, size_t len, coll__err *err)
         snprintf(buf, len, "%s/net%llu", boot, ns);
     }
     uint64_t k = 0;
-    int rc = coll__env_count("COLL_AUTO_RANKS_PER_HOST", 0, 0, INT_MAX, &k, err);
+    int rc = coll__env_tuned("COLL_AUTO_RANKS_PER_HOST", 0, &k, err);
     if (rc) return rc;
     if (k > 0) {
         size_t n = strlen(buf);

@@ -143,7 +143,7 @@ static int mpi_init(coll_comm *comm, const coll__rendezvous *rv, void **state, c
                      rank, size, rv->rank, rv->world_size);
     }
     uint64_t max_count = INT_MAX;
-    rc = coll__env_count("COLL_MPI_MAX_COUNT", INT_MAX, 1, INT_MAX, &max_count, err);
+    rc = coll__env_tuned("COLL_MPI_MAX_COUNT", INT_MAX, &max_count, err);
     if (rc) return rc;
     mpi_state *st = calloc(1, sizeof(*st));
     if (!st) return COLL_ENOMEM;

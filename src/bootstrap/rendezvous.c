@@ -43,7 +43,7 @@ static int parse_host_port(const char *s, char *host, size_t hostlen, int *port)
     host[colon - s] = '\0';
     char *end;
     long p = strtol(colon + 1, &end, 10);
-    if (*end || p < 0 || p > 65535) return COLL_EINVAL;
+    if (*end || p < 1 || p > 65535) return COLL_EINVAL; /* 0: a random port nobody learns */
     *port = (int)p;
     return COLL_OK;
 }
@@ -62,6 +62,7 @@ static int env_store_port(coll__err *err)
 {
     const char *var = getenv("COLL_STORE_PORT") ? "COLL_STORE_PORT" : "MASTER_PORT";
     int port = env_int(var, -1);
+    if (port == 0) port = -2; /* rank 0 would bind a random port the others never learn */
     if (port >= 0 && torchrun_holds_master_port()) port = port < 65535 ? port + 1 : -2;
     if (port >= 0) return port;
     coll__err_set(err, 0, "env:// needs %s (a port number) in the environment%s", var,

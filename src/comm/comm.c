@@ -169,12 +169,17 @@ int coll__comm_execute(coll_comm *comm, const coll__call *call, const coll__sig 
     int rc = coll__staged_run(comm->backend, comm->state, comm->rank, comm->size, call, sig,
                              deadline, &err);
     if (rc) {
-        /* A failed collective leaves peers mid-protocol: the communicator is done.
-         * Tell the peers so they fail now instead of at their timeout. */
-        comm->failed = rc;
         err.status = rc;
         if (!err.msg[0]) coll__err_set(&err, rc, "%s", coll_strerror(rc));
         comm->err = err;
+    }
+    /* A refusal (a dtype, op or count this backend does not run) is reached
+     * alike by every rank before anything is sent: the communicator stays
+     * usable, so a sweep can skip the pair and go on. Any other failure leaves
+     * peers mid-protocol: the communicator is done. Tell the peers so they fail
+     * now instead of at their timeout. */
+    if (rc && rc != COLL_ENOTSUP) {
+        comm->failed = rc;
         comm->backend->abort(comm->state, rc, err.rank);
     }
     return rc;

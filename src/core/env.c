@@ -3,6 +3,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,5 +66,66 @@ int coll__env_flag(const char *name, int dflt, int *out, coll__err *err)
     if (strcmp(s, "0") != 0 && strcmp(s, "1") != 0)
         return coll__err_set(err, COLL_EINVAL, "%s=%s: must be 0 or 1", name, s);
     *out = s[0] == '1';
+    return COLL_OK;
+}
+
+typedef enum { BYTES, COUNT, FLAG } tuning_kind;
+
+typedef struct tuning_var {
+    const char *name;
+    tuning_kind kind;
+    uint64_t lo, hi;
+} tuning_var;
+
+#define KIB 1024ull
+static const tuning_var tuning[] = {
+    {"COLL_SHM_SLOT_BYTES", BYTES, 4 * KIB, KIB * KIB * KIB},
+    {"COLL_SHM_MBOX_BYTES", BYTES, 64, 64 * KIB * KIB},
+    {"COLL_SHM_CHUNK_BYTES", BYTES, 64, 64 * KIB * KIB},
+    {"COLL_SHM_CMA_MIN", BYTES, 0, SIZE_MAX},
+    {"COLL_SHM_CMA_ALLREDUCE_MIN", BYTES, 0, SIZE_MAX},
+    {"COLL_SHM_CMA_WHOLE_MIN", BYTES, 0, SIZE_MAX},
+    {"COLL_SHM_CMA_WHOLE_MAX", BYTES, 0, SIZE_MAX},
+    {"COLL_SHM_DIRECT_MIN", BYTES, 0, SIZE_MAX},
+    {"COLL_SHM_STREAM_MIN", BYTES, 0, SIZE_MAX},
+    {"COLL_SHM_TOUCH_MAX", BYTES, 0, SIZE_MAX},
+    {"COLL_SHM_HEAP_BYTES", BYTES, 0, 1ull << 44},
+    {"COLL_SHM_PRIV_MIN", BYTES, 0, SIZE_MAX},
+    {"COLL_SHM_PRIV_MAX", BYTES, 0, SIZE_MAX},
+    {"COLL_SHM_SPIN_US", COUNT, 0, 1000000},
+    {"COLL_SHM_CMA", FLAG, 0, 1},
+    {"COLL_TCP_SOCKBUF", BYTES, 0, 1ull << 30},
+    {"COLL_AUTO_RANKS_PER_HOST", COUNT, 0, INT_MAX},
+    {"COLL_AUTO_HIER", FLAG, 0, 1},
+    {"COLL_AUTO_PIPE_BYTES", BYTES, 0, UINT64_MAX >> 1},
+    {"COLL_MPI_MAX_COUNT", COUNT, 1, INT_MAX},
+    {"COLL_GLOO_CHECK", FLAG, 0, 1},
+};
+
+static const tuning_var *find_tuning(const char *name)
+{
+    for (size_t i = 0; i < sizeof tuning / sizeof tuning[0]; i++)
+        if (strcmp(tuning[i].name, name) == 0) return &tuning[i];
+    return NULL;
+}
+
+int coll__env_tuned(const char *name, uint64_t dflt, uint64_t *out, coll__err *err)
+{
+    const tuning_var *t = find_tuning(name);
+    if (!t || t->kind == FLAG)
+        return coll__err_set(err, COLL_EINVAL, "%s: not a numeric tuning variable", name);
+    return parse(name, t->kind == BYTES, dflt, t->lo, t->hi, out, err);
+}
+
+int coll__env_check_tuning(coll__err *err)
+{
+    for (size_t i = 0; i < sizeof tuning / sizeof tuning[0]; i++) {
+        const tuning_var *t = &tuning[i];
+        uint64_t v;
+        int on;
+        int rc = t->kind == FLAG ? coll__env_flag(t->name, 0, &on, err)
+                                 : parse(t->name, t->kind == BYTES, 0, t->lo, t->hi, &v, err);
+        if (rc) return rc;
+    }
     return COLL_OK;
 }

@@ -4,10 +4,16 @@
 #ifndef COLL_ERRBUF_H
 #define COLL_ERRBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
-/* printf into err (NULL or errlen 0: nothing). */
+/* printf into err (NULL or errlen 0: nothing). A message too long for err
+ * loses its middle, not its end: an echoed argument sits in the middle and the
+ * reason at the end ("size '999...999': too large"). */
 __attribute__((format(printf, 3, 4)))
 void coll__set_err(char *err, size_t errlen, const char *fmt, ...);
+/* The same with a va_list. */
+__attribute__((format(printf, 3, 0)))
+void coll__vset_err(char *err, size_t errlen, const char *fmt, va_list ap);
 
 #endif

@@ -127,6 +127,7 @@ static int on_bind(bench_opt_ctx *c, const char *v)
 }
 static int on_quiet(bench_opt_ctx *c, const char *v) { (void)v; ST(c)->o->quiet = 1; return 0; }
 static int on_same_ranks(bench_opt_ctx *c, const char *v) { (void)v; ST(c)->o->same_ranks = 1; return 0; }
+static int on_passes(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, 16, &ST(c)->o->passes); }
 /* An environment variable, so that the ranks this process launches see it too. */
 static int on_insecure(bench_opt_ctx *c, const char *v)
 {
@@ -203,8 +204,8 @@ static int on_inplace(bench_opt_ctx *c, const char *v)
 
 static int on_buffers(bench_opt_ctx *c, const char *v)
 {
-    if (strcmp(v, "coll") != 0 && strcmp(v, "malloc") != 0)
-        return fail(c, "'%s' is not a buffer kind (malloc, coll)", v);
+    if (strcmp(v, "coll") != 0 && strcmp(v, "malloc") != 0 && strcmp(v, "thp") != 0)
+        return fail(c, "'%s' is not a buffer kind (malloc, thp, coll)", v);
     ST(c)->o->buffers_given = 1;
     return bench_opt_text(c, v, ST(c)->o->buffers, sizeof ST(c)->o->buffers);
 }
@@ -229,14 +230,15 @@ static const bench_opt opt_table[] = {
     {0, "per-iter", "FILE", on_per_iter, "append every iteration's time on every rank as CSV"},
     {'P', "procs", "LIST", on_procs, "process counts to sweep (default 2,4,6)"},
     {0, "init-method", "URL", on_init_method, "env:// (default), tcp://host:port, file:///path (ranks of another launcher)"},
-    {0, "backend", "LIST", on_backend, "backends to sweep (default: every available one; tcp with --algo)"},
+    {0, "backend", "LIST", on_backend, "backends to sweep (default: tcp shm auto gloo, those built; tcp with --algo)"},
     {0, "algo", "NAME", on_algo, "algorithm (default auto)"},
     {0, "device", "cpu|cuda", on_device, "where the buffers live (default cpu)"},
     {0, "inplace", "0|1|2", on_inplace, "out-of-place, in-place or both (default 2)"},
-    {0, "buffers", "malloc|coll", on_buffers,
-     "host buffers: malloc (private, like a framework's tensors and every other benchmark's; "
-     "default) or coll (coll_alloc, the backend's own memory: shm reads it without copies, "
-     "like nccl-tests -R)"},
+    {0, "buffers", "malloc|thp|coll", on_buffers,
+     "host buffers: malloc (private, posix_memalign'd as a framework's tensors and every other "
+     "benchmark's are; default), thp (private, in transparent huge pages: MADV_HUGEPAGE) or "
+     "coll (coll_alloc, the backend's own memory: shm reads it without copies, like "
+     "nccl-tests -R)"},
     {0, "seed", "N", on_seed, "seed of the checked inputs (default 1)"},
     {0, "time-budget", "SECONDS", on_budget, "fewer iterations past this per size, 0 = none (default 4)"},
     {0, "duration", "TIME", on_duration, "soak: repeat the sizes until TIME (60s, 10m, 1h) has passed; RSS and fds shown"},
@@ -247,6 +249,10 @@ static const bench_opt opt_table[] = {
     {0, "same-ranks", NULL, on_same_ranks, "launch once per process count and run the backends "
      "one after another in the same ranks, which reuse their malloc buffers (one first touch "
      "instead of one per backend); mpi still runs under its own mpirun"},
+    {0, "passes", "N", on_passes, "run every backend of a launch N times (default 1), the order "
+     "reversed every other pass (A B, B A, ...), so that a transient (a background job, a "
+     "frequency change) lands on every backend or shows as a pass that disagrees; each pass "
+     "writes its own rows, and the report claims a difference only when it holds in every pass"},
     {'q', "quiet", NULL, on_quiet, "print nothing but errors"},
     {'v', "verbose", NULL, on_verbose, "add min/p50/p99/max columns"},
     {'h', "help", NULL, bench_opt_help, "this help"},
@@ -438,6 +444,7 @@ int bench_options_defaults(bench_options *o, const bench_coll *coll)
     o->check = 1;
     o->timeout_s = 300;
     o->time_budget_s = 4;
+    o->passes = 1;
     snprintf(o->algo, sizeof o->algo, "auto");
     snprintf(o->device, sizeof o->device, "cpu");
     snprintf(o->buffers, sizeof o->buffers, "malloc");

@@ -51,6 +51,8 @@ typedef struct bench_options {
     const char *init_method; /* --init-method (points into argv); NULL: env:// */
     int quiet, verbose;
     int same_ranks;         /* --same-ranks: one launch per -P runs every backend in turn */
+    int passes;             /* --passes: the ranks run their backends this many times,
+                             * every other pass in reverse order (A B, B A, ...) */
     /* Multi-host without MPI, torchrun's meaning (0 / NULL: not asked for). With
      * --nnodes, -P is --nproc-per-node (default 1). */
     bench_multinode mn;

@@ -43,6 +43,7 @@ typedef struct run_state {
     char what[64];       /* "allreduce tcp 4 ranks", for the progress line */
     char *err;
     size_t errlen;
+    int per_iter;            /* rank 0 was given --per-iter: every rank hands it its times */
     int per_iter_failed;     /* rank 0: --per-iter could not be written; the run goes on */
     char per_iter_err[320];
     bench_buffers pool;      /* host buffers: one pair for every size, see alloc_pool */
@@ -319,13 +320,12 @@ static int write_per_iter(run_state *s, const bench_row *row, const double *time
 static int time_iterations(run_state *s, const size_ctx *z, const bench_call *c, int iters,
                            const bench_row *row, bench_stats *st)
 {
-    const bench_options *o = s->r->opts;
     int rc;
     for (int i = 0; i < iters; i++) {
         progress(s, "%s: iteration %d/%d", z->label, i + 1, iters);
         if ((rc = timed_call(s->r, c, &z->times[i]))) return rc;
     }
-    if (o->per_iter_path && (rc = write_per_iter(s, row, z->times, iters))) return rc;
+    if (s->per_iter && (rc = write_per_iter(s, row, z->times, iters))) return rc;
     /* Each iteration took as long as its slowest rank. */
     rc = coll_allreduce(c->comm, z->times, z->times, (size_t)iters, COLL_FLOAT64, COLL_MAX);
     if (rc) return rc;
@@ -404,6 +404,7 @@ static bench_mem mem_kind(const bench_options *o)
 {
     return bench_device_is_cuda(o->device) ? BENCH_MEM_CUDA
            : strcmp(o->buffers, "coll") == 0 ? BENCH_MEM_COLL
+           : strcmp(o->buffers, "thp") == 0  ? BENCH_MEM_THP
                                              : BENCH_MEM_MALLOC;
 }
 
@@ -525,6 +526,29 @@ void bench_runner_init(bench_runner *r, const bench_options *opts, coll_comm *co
     r->test_delay_ms = test_delay_ms(r->rank);
 }
 
+/* A dtype/op pair the backend refuses (gloo has no bfloat16 arithmetic): every
+ * rank got the same refusal before anything was sent, and the communicator is
+ * still usable (coll.h), so the pair's sizes from here on are skipped with a
+ * note and the sweep goes on; no row is written for them. A refused --algo is
+ * the user's to fix and still fails. Returns rc when it is not such a refusal. */
+static int skip_refused(run_state *s, const bench_pair *p, uint64_t bytes, int first, int rc)
+{
+    const bench_runner *r = s->r;
+    char text[480], what[64], human[24];
+    if (rc != COLL_ENOTSUP || strcmp(r->opts->algo, "auto") != 0) return rc;
+    if (r->print) {
+        snprintf(what, sizeof what, "%s%s%s", coll_dtype_name(p->dtype), p->op == BENCH_OP_NONE ? "" : " ",
+                 p->op == BENCH_OP_NONE ? "" : coll_op_name((coll_op)p->op));
+        bench_format_size(bytes, human, sizeof human);
+        snprintf(text, sizeof text, "%s%s%s: skipped (%s)", what, first ? "" : " from ",
+                 first ? "" : human, coll_comm_errmsg(r->comm));
+        progress_clear(s);
+        bench_table_print_note(&s->table, text);
+    }
+    if (s->errlen) s->err[0] = '\0'; /* reported; nothing failed */
+    return 0;
+}
+
 static int run_pairs(run_state *s)
 {
     const bench_options *o = s->r->opts;
@@ -534,7 +558,9 @@ static int run_pairs(run_state *s)
     for (size_t p = 0; p < o->npairs; p++)
         for (size_t i = 0; i < nsizes; i++) {
             int rc = run_size(s, &o->pairs[p], sizes[i]);
-            if (rc) return rc;
+            if (rc == 0) continue;
+            if ((rc = skip_refused(s, &o->pairs[p], sizes[i], i == 0, rc))) return rc;
+            break; /* the pair's larger sizes would be refused too */
         }
     return 0;
 }
@@ -548,20 +574,38 @@ static int run_soak(run_state *s)
                           s->r->print ? stdout : NULL, &growth);
 }
 
-/* Before minutes of benchmarking: can rank 0 append to --per-iter? Every rank
- * learns the answer, so all stop together. */
-static int check_per_iter(run_state *s)
+/* Rank 0's outputs: 1 with --per-iter, | 2 when a file cannot be written (why). */
+static int64_t rank0_outputs(const bench_runner *r, char *why, size_t len)
+{
+    const char *per_iter = r->opts->per_iter_path;
+    char text[320];
+    int64_t state = per_iter ? 1 : 0;
+    if (per_iter && bench_per_iter_check(per_iter, text, sizeof text) != 0) {
+        snprintf(why, len, "--per-iter: %s", text);
+        state |= 2;
+    } else if (r->sink && bench_sink_check(r->sink, why, len) != 0) {
+        state |= 2;
+    }
+    return state;
+}
+
+/* Before minutes of benchmarking, every rank learns rank 0's answers: whether
+ * to gather the --per-iter times (rank 0 writes them, so its flag decides: the
+ * hosts of a multi-host run may be given different flags, and all must call
+ * the same collectives) and whether its files can be written (if not, all stop
+ * together). Other ranks add 0 to the max. */
+static int agree_outputs(run_state *s)
 {
     const bench_runner *r = s->r;
-    int64_t bad = 0, any = 0;
-    char why[256] = "";
-    if (!r->opts->per_iter_path) return 0;
-    if (r->rank == 0 && bench_per_iter_check(r->opts->per_iter_path, why, sizeof why) != 0) bad = 1;
-    int rc = coll_allreduce(r->comm, &bad, &any, 1, COLL_INT64, COLL_MAX);
+    int64_t mine = 0, rank0 = 0;
+    char why[560] = "";
+    if (r->rank == 0) mine = rank0_outputs(r, why, sizeof why);
+    int rc = coll_allreduce(r->comm, &mine, &rank0, 1, COLL_INT64, COLL_MAX);
     if (rc) return rc;
-    if (!any) return 0;
-    if (r->rank == 0) return local_fail(s, COLL_ESYS, "--per-iter: %s", why);
-    return local_fail(s, COLL_ESYS, "rank 0 cannot write --per-iter %s", r->opts->per_iter_path);
+    s->per_iter = (int)(rank0 & 1);
+    if (!(rank0 & 2)) return 0;
+    if (r->rank == 0) return local_fail(s, COLL_ESYS, "%s", why);
+    return local_fail(s, COLL_ESYS, "rank 0 cannot write its output files");
 }
 
 int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
@@ -577,7 +621,7 @@ int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
              r->nranks);
     if (strcmp(r->opts->algo, "auto") != 0 && (rc = coll_comm_set_algo(r->comm, r->opts->algo)))
         return rc;
-    if ((rc = check_per_iter(&s))) return rc;
+    if ((rc = agree_outputs(&s))) return rc;
     bench_table_init(&s.table, stdout, r->opts->verbose);
     if (r->print) {
         row_config(&s, &r->opts->pairs[0], &cfg);

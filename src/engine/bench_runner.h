@@ -11,7 +11,10 @@
  * iterations on fresh inputs, wrong elements summed across ranks.
  * Rank 0 prints the table as sizes finish and hands each row to the sink.
  * With --per-iter, every rank's local times of each size and placement are
- * gathered to rank 0 before the max-reduction and appended to the file. */
+ * gathered to rank 0 before the max-reduction and appended to the file; rank
+ * 0's flag decides for every rank (a multi-host run's other nodes need not
+ * repeat it). Before anything is measured, rank 0 checks that its files can
+ * be written, and every rank stops if not. */
 #ifndef BENCH_RUNNER_H
 #define BENCH_RUNNER_H
 

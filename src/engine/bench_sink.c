@@ -91,6 +91,18 @@ int bench_sink_add(bench_sink *s, const bench_row *r)
     return s->status;
 }
 
+int bench_sink_check(const bench_sink *s, char *err, size_t errlen)
+{
+    char why[512];
+    int rc = 0;
+    if (s->results_fd >= 0) return 0; /* the launcher writes them, and checked them */
+    if (s->csv_path && (rc = bench_csv_check(s->csv_path, why, sizeof why)))
+        snprintf(err, errlen, "--csv: %s", why);
+    else if (s->json_path && (rc = bench_json_check(s->json_path, why, sizeof why)))
+        snprintf(err, errlen, "-J: %s", why);
+    return rc;
+}
+
 int bench_sink_flush(bench_sink *s)
 {
     char err[512];

@@ -25,6 +25,11 @@ typedef struct bench_sink {
 void bench_sink_init(bench_sink *s, int use_results_fd, const char *csv_path,
                      const char *json_path, const bench_json_meta *meta);
 
+/* Before the run: can the files be written? 0, or the status with "--csv: why"
+ * or "-J: why" in err (COLL_EUNAVAIL: -J without jansson). Nothing is created.
+ * Always 0 in a rank that sends its rows to the launcher. */
+int bench_sink_check(const bench_sink *s, char *err, size_t errlen);
+
 /* Hand over one row. A failure is remembered (s->status, s->err), returned, and
  * later rows still try: a full disk must not stop the benchmark. */
 int bench_sink_add(bench_sink *s, const bench_row *r);

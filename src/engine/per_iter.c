@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "core/atomic_file.h"
+#include "core/file_check.h"
 
 /* One row is at most ~200 bytes: two short names and six numbers. */
 #define ROW_MAX 256
@@ -44,7 +45,7 @@ static char *format_rows(const bench_per_iter_key *key, const double *all_us, in
 
 int bench_per_iter_check(const char *path, char *err, size_t errlen)
 {
-    return coll__file_append(path, "", 0, err, errlen);
+    return coll__file_check_writable(path, COLL_FILE_APPEND, err, errlen);
 }
 
 int bench_per_iter_gather(coll_comm *comm, const double *local_us, int iters, double **all)

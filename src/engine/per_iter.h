@@ -31,7 +31,9 @@ int bench_per_iter_gather(coll_comm *comm, const double *local_us, int iters, do
 int bench_per_iter_append(const char *path, const bench_per_iter_key *key, const double *all,
                           int iters, char *err, size_t errlen);
 
-/* Rank 0's check before any benchmarking: can path be appended to? 0 or COLL_ESYS. */
+/* Before any benchmarking: can path be appended to? Nothing is created (the
+ * header goes in with the first rows). 0, or COLL_ESYS / COLL_EINVAL with
+ * "path: why" in err. */
 int bench_per_iter_check(const char *path, char *err, size_t errlen);
 
 #endif

@@ -54,6 +54,11 @@ int bench_row_from_csv_v1(const char *line, bench_row *r, char *err, size_t errl
  * write is rolled back. A device or pipe (/dev/stdout) gets a header on every call.
  * Full disk etc.: COLL_ESYS with "path: strerror" in err. */
 int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *err, size_t errlen);
+/* Before the run: could rows be appended to path? Nothing is created (the header
+ * goes in with the first row, so a run that fails leaves no header-only file).
+ * 0, or an error as bench_csv_append's: a directory, a missing directory, no
+ * permission, another header. */
+int bench_csv_check(const char *path, char *err, size_t errlen);
 
 typedef struct bench_json_meta {
     const char *name;       /* "collbench" */
@@ -73,6 +78,11 @@ typedef struct bench_json_meta {
  * built without jansson. */
 int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows,
                      size_t n, char *err, size_t errlen);
+/* Before the run: could bench_json_write (or bench_json_merge_rows) merge into
+ * path? Nothing is created. 0, or what the write would refuse: not a JSON
+ * object, results sections of other types, a directory, a missing directory,
+ * no permission; COLL_EUNAVAIL when built without jansson. */
+int bench_json_check(const char *path, char *err, size_t errlen);
 
 /* Merge rows_json (the text of a JSON array of row objects) into
  * "results.<section>.<group>" (created as needed) of the file at path, under the

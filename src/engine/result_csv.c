@@ -5,6 +5,7 @@
 #include "engine/result.h"
 #include "coll.h"
 #include "core/atomic_file.h"
+#include "core/file_check.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -345,6 +346,33 @@ static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_n
     return COLL_OK;
 }
 
+/* inspect_csv, refusing a file whose rows we must not append to. */
+static int inspect_appendable(const char *path, enum csv_state *state, int *newline_ok, char *err,
+                              size_t errlen)
+{
+    int rc = inspect_csv(path, state, newline_ok, err, errlen);
+    if (rc != COLL_OK) return rc;
+    if (*state == CSV_V1) {
+        coll__set_err(err, errlen, "%s has the older collbench header (no buffers, time_us_p25 and "
+                     "time_us_p75 columns); refusing to mix schemas: write to a new file (collbench "
+                     "report reads both)", path);
+        return COLL_EINVAL;
+    }
+    if (*state == CSV_OTHER) {
+        coll__set_err(err, errlen, "%s has a different header; refusing to mix schemas", path);
+        return COLL_EINVAL;
+    }
+    return COLL_OK;
+}
+
+int bench_csv_check(const char *path, char *err, size_t errlen)
+{
+    enum csv_state state;
+    int newline_ok;
+    int rc = coll__file_check_writable(path, COLL_FILE_APPEND, err, errlen);
+    return rc ? rc : inspect_appendable(path, &state, &newline_ok, err, errlen);
+}
+
 int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *err, size_t errlen)
 {
     if (!path || !*path || (!rows && n > 0)) {
@@ -353,18 +381,8 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
     }
     enum csv_state state;
     int newline_ok;
-    int rc = inspect_csv(path, &state, &newline_ok, err, errlen);
+    int rc = inspect_appendable(path, &state, &newline_ok, err, errlen);
     if (rc != COLL_OK) return rc;
-    if (state == CSV_V1) {
-        coll__set_err(err, errlen, "%s has the older collbench header (no buffers, time_us_p25 and "
-                     "time_us_p75 columns); refusing to mix schemas: write to a new file (collbench "
-                     "report reads both)", path);
-        return COLL_EINVAL;
-    }
-    if (state == CSV_OTHER) {
-        coll__set_err(err, errlen, "%s has a different header; refusing to mix schemas", path);
-        return COLL_EINVAL;
-    }
 
     /* Header (if new) and every row in one buffer: one write, one fsync. */
     const size_t line_max = 2048;

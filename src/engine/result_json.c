@@ -31,9 +31,15 @@ int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const c
     return COLL_EUNAVAIL;
 }
 
+int bench_json_check(const char *path, char *err, size_t errlen)
+{
+    return bench_json_write(path, NULL, NULL, 0, err, errlen); /* the same refusal */
+}
+
 #else
 
 #include "core/atomic_file.h"
+#include "core/file_check.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -278,6 +284,19 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
         return rc;
     }
     return dump_atomic(root, path, err, errlen);
+}
+
+int bench_json_check(const char *path, char *err, size_t errlen)
+{
+    json_t *root;
+    int rc = coll__file_check_writable(path, COLL_FILE_REPLACE, err, errlen);
+    if (rc == COLL_OK) rc = load_existing(path, &root, err, errlen);
+    if (rc != COLL_OK || !root) return rc;
+    /* the sections and config a merge writes into must be objects */
+    if (!child_object(root, "config", path, "config", err, errlen)) rc = COLL_EINVAL;
+    if (rc == COLL_OK) rc = append_rows(root, NULL, 0, path, err, errlen);
+    json_decref(root);
+    return rc;
 }
 
 int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const char *section,

@@ -41,12 +41,20 @@ static const char *const own_var_names[N_OWN_VARS] = {
     "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR",
     "MASTER_PORT", COLL_ENV_JOB_TOKEN, COLL_ENV_LAUNCHED, COLL_ENV_STORE_FD, COLL_ENV_RESULTS_FD,
 };
+/* Variables an outside launcher sets for its own ranks (torchrun users export
+ * COLL_STORE_PORT): inherited, they would send our ranks to another port than
+ * the socket rank 0 holds. Never passed on. */
+static const char *const foreign_var_names[] = {"COLL_STORE_PORT", "TORCHELASTIC_USE_AGENT_STORE"};
 
 typedef enum { STOP_NONE, STOP_GRACE, STOP_TERM, STOP_KILL } stop_phase;
 
 typedef struct rank_proc {
     pid_t pid;
     int alive;
+    int failed;       /* ended non-zero, by a signal, or its status was lost */
+    int status, lost; /* waitpid's status; lost: reaped by someone else */
+    int stopped;      /* the launcher signalled it (2: SIGKILL): its end says little */
+    unsigned reaped;  /* reap order (1, 2, ...): the earlier of equals is named */
 } rank_proc;
 
 typedef struct launcher {
@@ -65,7 +73,9 @@ typedef struct launcher {
     const char **base_env; /* inherited + extra_env, shared by every rank */
     char *own_vars;       /* n * N_OWN_VARS strings of OWN_VAR_LEN bytes */
     char ***envp;         /* per rank */
-    int failure_recorded;
+    int failure_recorded; /* a rank failed or an interrupt came: stopping */
+    int interrupted_first; /* the interrupt, not a rank, is the verdict */
+    unsigned nreaped;
     stop_phase phase;
     double phase_deadline, drain_deadline;
     int drain_killed;
@@ -160,6 +170,8 @@ static int is_own_var(const char *entry)
 {
     for (int i = 0; i < N_OWN_VARS; i++)
         if (same_name(entry, own_var_names[i])) return 1;
+    for (size_t i = 0; i < sizeof foreign_var_names / sizeof foreign_var_names[0]; i++)
+        if (same_name(entry, foreign_var_names[i])) return 1;
     return 0;
 }
 
@@ -357,7 +369,11 @@ static void signal_rank(const rank_proc *p, int sig)
 static void signal_alive(launcher *l, int sig)
 {
     for (int r = 0; r < l->n; r++)
-        if (l->ranks[r].alive) signal_rank(&l->ranks[r], sig);
+        if (l->ranks[r].alive) {
+            int level = sig == SIGKILL ? 2 : 1;
+            if (l->ranks[r].stopped < level) l->ranks[r].stopped = level;
+            signal_rank(&l->ranks[r], sig);
+        }
 }
 
 static void start_stopping(launcher *l)
@@ -369,38 +385,59 @@ static void start_stopping(launcher *l)
     l->phase_deadline = coll_now_s() + grace;
 }
 
-static void record_rank_failure(launcher *l, int rank, int status, int lost)
+/* How surely rank p's end is the job's cause. A rank that sees a peer die
+ * exits 3, sometimes before the dead peer can be reaped, so the first failure
+ * reaped is not the verdict: the strongest of all of them is. */
+static int weight(const rank_proc *p)
+{
+    /* Ended only by SIGKILL while the others failed: hung or stopped (SIGSTOP).
+     * Ended by our SIGTERM: it was only waiting, weaker than a peer's exit 3. */
+    if (p->stopped) return p->stopped == 2 ? 1 : -1;
+    if (p->lost) return 0;
+    if (WIFSIGNALED(p->status)) return 3; /* killed by a signal nobody here sent */
+    return WEXITSTATUS(p->status) == PEER_FAILURE_CODE ? 0 : 2; /* its own error (2: usage) */
+}
+
+static void describe_failure(launcher *l, int rank)
 {
     coll__launch_result *res = l->res;
-    if (l->failure_recorded) return;
-    l->failure_recorded = 1;
+    const rank_proc *p = &l->ranks[rank];
     res->failed_rank = rank;
-    if (lost) {
-        res->exit_code = PEER_FAILURE_CODE;
+    res->exit_code = PEER_FAILURE_CODE;
+    if (p->lost) {
         snprintf(res->message, sizeof res->message,
                  "rank %d ended but its exit status was lost (reaped by someone else)", rank);
-    } else if (WIFSIGNALED(status)) {
-        int sig = WTERMSIG(status);
-        res->exit_code = PEER_FAILURE_CODE;
+    } else if (p->stopped == 2) {
+        snprintf(res->message, sizeof res->message,
+                 "rank %d hung (or was stopped): it did not end when the other ranks failed, "
+                 "nor on SIGTERM, and was killed", rank);
+    } else if (WIFSIGNALED(p->status)) {
+        int sig = WTERMSIG(p->status);
         snprintf(res->message, sizeof res->message, "rank %d killed by signal %d (%s)", rank, sig,
                  strsignal(sig));
     } else {
-        res->exit_code = WEXITSTATUS(status);
+        res->exit_code = WEXITSTATUS(p->status);
         snprintf(res->message, sizeof res->message, "rank %d exited with code %d", rank,
                  res->exit_code);
     }
-    start_stopping(l);
 }
 
-/* A rank that exited 3 most likely saw another rank die: blame it last. */
-static int blames_peer(int status, int lost)
+/* Once every rank has ended: name the failed rank of the greatest weight. */
+static void record_verdict(launcher *l)
 {
-    return !lost && WIFEXITED(status) && WEXITSTATUS(status) == PEER_FAILURE_CODE;
+    int best = -1;
+    for (int r = 0; r < l->n; r++) {
+        const rank_proc *p = &l->ranks[r];
+        if (!p->failed) continue;
+        if (best < 0 || weight(p) > weight(&l->ranks[best]) ||
+            (weight(p) == weight(&l->ranks[best]) && p->reaped < l->ranks[best].reaped))
+            best = r;
+    }
+    if (best >= 0 && !l->interrupted_first) describe_failure(l, best);
 }
 
 static void reap_ranks(launcher *l)
 {
-    int cand = -1, cand_status = 0, cand_lost = 0;
     for (int r = 0; r < l->n; r++) {
         rank_proc *p = &l->ranks[r];
         if (!p->alive) continue;
@@ -411,15 +448,15 @@ static void reap_ranks(launcher *l)
         if (w == 0) continue;
         p->alive = 0;
         l->nalive--;
-        int lost = w < 0; /* ECHILD: another waitpid(-1) in this process took it */
-        if (!lost && WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
-        if (cand < 0 || (blames_peer(cand_status, cand_lost) && !blames_peer(status, lost))) {
-            cand = r;
-            cand_status = status;
-            cand_lost = lost;
+        p->reaped = ++l->nreaped;
+        p->status = status;
+        p->lost = w < 0; /* ECHILD: another waitpid(-1) in this process took it */
+        p->failed = p->lost || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+        if (p->failed && !l->failure_recorded) {
+            l->failure_recorded = 1;
+            start_stopping(l);
         }
     }
-    if (cand >= 0) record_rank_failure(l, cand, cand_status, cand_lost);
 }
 
 static void interrupt(launcher *l, int sig)
@@ -433,6 +470,7 @@ static void interrupt(launcher *l, int sig)
     signal_alive(l, sig);
     if (l->failure_recorded) return;
     l->failure_recorded = 1;
+    l->interrupted_first = 1;
     l->res->failed_rank = -1;
     l->res->exit_code = 128 + sig;
     snprintf(l->res->message, sizeof l->res->message,
@@ -644,6 +682,7 @@ static int launch(launcher *l)
         kill_all(l);
         return rc;
     }
+    record_verdict(l);
     if (!l->failure_recorded)
         snprintf(l->res->message, sizeof l->res->message, "all %d ranks exited with code 0", l->n);
     return l->status;

@@ -11,6 +11,14 @@
 /* report_run's "done, but some input was rejected" result (the CLI's exit 1). */
 #define REPORT_INPUT_REJECTED 1
 
+/* Bounds on one input file, far above what collbench writes (a suite's
+ * results are well under a megabyte, a CSV line under 1 KiB): past them the
+ * file or line is refused with the limit named, never read without end; a
+ * file's bad lines are shown up to REPORT_LOG_SHOWN, then counted. */
+#define REPORT_MAX_INPUT_BYTES ((size_t)64 << 20)
+#define REPORT_MAX_LINE_BYTES ((size_t)64 << 10)
+#define REPORT_LOG_SHOWN 5
+
 /* Reads files[0..n) and writes the report into outdir (created with its
  * parents). An existing outdir is refused unless force, which writes the report
  * files into it (overwriting them) and leaves every other file there alone, so
@@ -19,7 +27,9 @@
  * NULL) naming the file and line, and the rest is still processed.
  * Returns 0; REPORT_INPUT_REJECTED when something was rejected (everything
  * else written); COLL_EINVAL when outdir exists without force or the arguments
- * are bad (nothing written); COLL_ESYS when an output cannot be written.
+ * are bad (nothing written); COLL_ESYS when an output cannot be written
+ * (every output goes through a temporary and a rename, so no file is left cut;
+ * an outdir this call created is removed again, so a rerun is not refused).
  * Built without PLplot, plots are skipped with one line on log; that is not an
  * error. */
 int report_run(const char *const *files, size_t n, const char *outdir, int force, FILE *log);

@@ -75,6 +75,16 @@ static size_t rank_backends(const report_view *v, const report_series *g, uint64
 /* "; spread unknown" where the rows carry no spread: the claim is unchecked. */
 static const char *unchecked(spread_verdict d) { return d == SPREAD_UNKNOWN_VERDICT ? "; spread unknown" : ""; }
 
+/* " over 2 passes" where both backends were measured in several passes (their
+ * spreads then cover every pass: report_passes.h); "" otherwise. */
+static const char *over_passes(const ranked *a, const ranked *b, char *buf, size_t len)
+{
+    int p = a->s->passes < b->s->passes ? a->s->passes : b->s->passes;
+    if (p < 2) return "";
+    snprintf(buf, len, " over %d passes", p);
+    return buf;
+}
+
 static const char NO_CLEAR_WINNER[] = "no clear winner (within noise)";
 
 /* "; shm is 2.0x faster than tcp (1.00 ms)" for the third and later backends. */
@@ -100,7 +110,7 @@ static void others(const ranked *rk, size_t n, sbuf *out)
 static const char *compare_at(const ranked *rk, size_t n, const char *coll, uint64_t bytes,
                               const char *where, sbuf *out)
 {
-    char sz[32], t0[32], t1[32], f[16];
+    char sz[32], t0[32], t1[32], f[16], ps[24];
     int p = rk[0].s->nprocs;
     fmt_size(bytes, sz, sizeof sz);
     spread_kind used;
@@ -108,9 +118,10 @@ static const char *compare_at(const ranked *rk, size_t n, const char *coll, uint
     double factor = rk[0].us > 0 ? rk[1].us / rk[0].us : INFINITY;
     if (d == WITHIN_NOISE) {
         sb_printf(out, "%s: %s and %s are within noise at %s with %d %s%s (%s vs %s; their %s "
-                  "ranges overlap)", coll, rk[0].s->backend, rk[1].s->backend, sz, p,
+                  "ranges%s overlap)", coll, rk[0].s->backend, rk[1].s->backend, sz, p,
                   procs_word(p), where, fmt_time_us(rk[0].us, t0, sizeof t0),
-                  fmt_time_us(rk[1].us, t1, sizeof t1), report_spread_name(used));
+                  fmt_time_us(rk[1].us, t1, sizeof t1), report_spread_name(used),
+                  over_passes(&rk[0], &rk[1], ps, sizeof ps));
         others(rk, n, out);
         return NO_CLEAR_WINNER;
     }
@@ -122,10 +133,11 @@ static const char *compare_at(const ranked *rk, size_t n, const char *coll, uint
         others(rk, n, out);
         return rk[0].s->backend;
     }
-    sb_printf(out, "%s: %s is %sx faster than %s at %s with %d %s%s (%s vs %s%s)", coll,
+    sb_printf(out, "%s: %s is %sx faster than %s at %s with %d %s%s (%s vs %s%s%s)", coll,
               rk[0].s->backend, fmt_factor(factor, f, sizeof f), rk[1].s->backend, sz, p,
               procs_word(p), where, fmt_time_us(rk[0].us, t0, sizeof t0),
-              fmt_time_us(rk[1].us, t1, sizeof t1), unchecked(d));
+              fmt_time_us(rk[1].us, t1, sizeof t1), unchecked(d),
+              *over_passes(&rk[0], &rk[1], ps, sizeof ps) ? "; apart in every pass" : "");
     others(rk, n, out);
     return rk[0].s->backend;
 }

@@ -9,6 +9,7 @@
 
 #include "engine/result.h"
 #include "engine/train_row.h"
+#include "report/report.h"
 
 typedef train_row report_train_row; /* the rows collbench train writes */
 
@@ -34,13 +35,19 @@ int report_add_train(report_data *d, const report_train_row *r);
 int report_add_mem(report_data *d, const report_mem_row *r);
 void report_data_free(report_data *d);
 
+struct report_log;
+
 /* Reads one CSV or JSON file (told apart by its first non-blank byte: '{' is
- * JSON) into d. Every rejected file or row is one line on log naming the file
- * and line (JSON: the line of a syntax error, else the row's JSON path).
+ * JSON) into d, within the bounds of report.h. Every rejected file or row is
+ * one line on log naming the file and line (JSON: the line of a syntax error,
+ * else the row's JSON path), at most REPORT_LOG_SHOWN a file and then their count;
+ * rows with impossible values (report_check.h) are rejected too.
  * Returns 0, REPORT_INPUT_REJECTED, or COLL_ENOMEM. */
 int report_read_file(report_data *d, const char *path, FILE *log);
-int report_read_csv(report_data *d, const char *path, const char *text, size_t len, FILE *log);
-int report_read_json(report_data *d, const char *path, const char *text, size_t len, FILE *log);
+/* The same for a file's text (NUL-terminated at len), its messages on log. */
+int report_read_text(report_data *d, const char *text, size_t len, struct report_log *log);
+int report_read_csv(report_data *d, const char *text, size_t len, struct report_log *log);
+int report_read_json(report_data *d, const char *text, size_t len, struct report_log *log);
 
 /* Sorts every section into the report's order (collective, host, device,
  * buffers, node count, backend, process count, size, then the preferred variant

@@ -100,12 +100,12 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
         sb_puts(out, "<p>No data to plot.</p>\n");
     for (size_t i = 0; i < in->plots->n; i++) {
         const report_plot_file *f = &in->plots->f[i];
-        char path[4096], *png;
+        char path[4096], *png, why[256];
         size_t len;
         snprintf(path, sizeof path, "%s/%s", in->outdir, f->name);
-        int rc = read_whole_file(path, &png, &len);
-        if (rc < 0) {
-            coll__set_err(err, errlen, "%s: cannot read back the plot: %s", path, strerror(-rc));
+        /* the plots are far under the inputs' bound */
+        if (read_whole_file(path, REPORT_MAX_INPUT_BYTES, &png, &len, why, sizeof why) != 0) {
+            coll__set_err(err, errlen, "%s: reading back the plot: %s", path, why);
             return COLL_ESYS;
         }
         sb_puts(out, "<figure>\n<img alt=\"");

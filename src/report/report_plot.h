@@ -22,11 +22,16 @@ typedef struct report_plot_file {
 typedef struct report_plots {
     report_plot_file f[REPORT_MAX_PLOTS];
     size_t n;
+    int rc;         /* the first file that could not be written stops the plots */
+    char err[4200]; /* and says which, and why */
 } report_plots;
 
 /* Draws every plot the data allows into outdir, as PNG and SVG; lists the PNGs
- * in out (for index.html). 0, or COLL_EUNAVAIL when built without PLplot or
- * its cairo drivers are missing (out->n == 0; the reason on log). */
+ * in out (for index.html). Each file is drawn in memory and written through
+ * coll__file_write_atomic, so a full disk leaves no cut or empty plot. 0;
+ * COLL_ESYS (or COLL_ENOMEM) with out->err naming the file that failed; or
+ * COLL_EUNAVAIL when built without PLplot or its cairo drivers are missing
+ * (out->n == 0; the reason on log). */
 int report_plots_draw(const report_data *d, const report_view *v, const char *outdir,
                       report_plots *out, FILE *log);
 
@@ -37,8 +42,9 @@ int plot_available(FILE *log);
 
 typedef enum plot_format { PLOT_PNG, PLOT_SVG } plot_format;
 
-/* Opens a page of w x h (pixels for PNG, points for SVG) writing path. */
-void plot_page_begin(const char *path, plot_format fmt, int w, int h);
+/* Opens a page of w x h (pixels for PNG, points for SVG) writing to out, which
+ * PLplot closes in plot_page_end (plCloseFile), like a file it opened itself. */
+void plot_page_begin(FILE *out, plot_format fmt, int w, int h);
 void plot_page_end(void);
 
 /* The colour of the i-th backend/series (cmap0 index) and the marker glyph and

@@ -50,12 +50,14 @@ int plot_available(FILE *log)
     return 0;
 }
 
-void plot_page_begin(const char *path, plot_format fmt, int w, int h)
+void plot_page_begin(FILE *out, plot_format fmt, int w, int h)
 {
     char geometry[32];
     snprintf(geometry, sizeof geometry, "%dx%d", w, h);
     plsdev(fmt == PLOT_PNG ? "pngcairo" : "svgcairo");
-    plsfnam(path);
+    /* A stream, not a file name: PLplot would otherwise write the file itself,
+     * ignore write errors, and on an open error prompt on stdin for a name. */
+    plsfile(out);
     plsetopt("geometry", geometry);
     plscmap0n((PLINT)NPAL);
     for (size_t i = 0; i < NPAL; i++)

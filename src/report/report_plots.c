@@ -21,6 +21,9 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
 #include "report/report_spread.h"
 #include "report/report_text.h"
 
+#include "core/atomic_file.h"
+
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,21 +280,43 @@ typedef struct job {
     const hbars_arg *hbars;
 } job;
 
+/* One page of j into memory, then to path atomically; 0 or out->rc set. */
+static int render_file(const char *path, plot_format fmt, int w, int h, const job *j, report_plots *out)
+{
+    char *data = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&data, &len);
+    if (!mem) {
+        snprintf(out->err, sizeof out->err, "%s: cannot draw the plot: %s", path, strerror(errno));
+        return out->rc = COLL_ENOMEM;
+    }
+    plot_page_begin(mem, fmt, w, h);
+    switch (j->kind) {
+    case K_SIZE: draw_vs_size(j->c); break;
+    case K_SCALING: draw_scaling(j->c); break;
+    case K_COMPARISON: draw_comparison(j->bars); break;
+    case K_TRAINING: draw_training(j->hbars); break;
+    }
+    plot_page_end(); /* closes mem: data and len are final */
+    if (!data || len == 0) {
+        snprintf(out->err, sizeof out->err, "%s: PLplot drew nothing (out of memory?)", path);
+        out->rc = COLL_ENOMEM;
+    } else {
+        out->rc = coll__file_write_atomic(path, data, len, out->err, sizeof out->err);
+    }
+    free(data);
+    return out->rc;
+}
+
 static void render(const char *outdir, const char *stem, int w, int h, const job *j,
                    report_plots *out, const char *caption)
 {
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 2 && out->rc == 0; f++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s.%s", outdir, stem, f ? "svg" : "png");
-        plot_page_begin(path, f ? PLOT_SVG : PLOT_PNG, w, h);
-        switch (j->kind) {
-        case K_SIZE: draw_vs_size(j->c); break;
-        case K_SCALING: draw_scaling(j->c); break;
-        case K_COMPARISON: draw_comparison(j->bars); break;
-        case K_TRAINING: draw_training(j->hbars); break;
-        }
-        plot_page_end();
+        render_file(path, f ? PLOT_SVG : PLOT_PNG, w, h, j, out);
     }
+    if (out->rc) return;
     if (out->n < REPORT_MAX_PLOTS) {
         report_plot_file *pf = &out->f[out->n++];
         snprintf(pf->name, sizeof pf->name, "%s.png", stem);
@@ -440,6 +465,7 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
                       report_plots *out, FILE *log)
 {
     out->n = 0;
+    out->rc = 0;
     if (!plot_available(log)) return COLL_EUNAVAIL;
     plot_ctx c;
     memset(&c, 0, sizeof c);
@@ -494,7 +520,7 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
         render(outdir, "scaling_vs_procs", REPORT_PLOT_WIDTH, REPORT_PLOT_HEIGHT, &j, out, caption);
     }
     training_plot(&c, outdir, out);
-    return 0;
+    return out->rc;
 }
 
 #endif

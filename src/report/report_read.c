@@ -1,6 +1,7 @@
 /* Row storage and the dispatch from a file to its reader (CSV or JSON). */
 #include "report/report.h"
 #include "report/report_data.h"
+#include "report/report_log.h"
 #include "report/report_text.h"
 
 #include "coll.h"
@@ -48,24 +49,31 @@ void report_data_free(report_data *d)
     memset(d, 0, sizeof *d);
 }
 
-int report_read_file(report_data *d, const char *path, FILE *log)
+int report_read_text(report_data *d, const char *text, size_t len, report_log *log)
 {
-    char *text;
-    size_t len;
-    int rc = read_whole_file(path, &text, &len);
-    if (rc < 0) {
-        fprintf(log, "collbench report: %s: cannot read: %s; file skipped\n", path, strerror(-rc));
-        return REPORT_INPUT_REJECTED;
-    }
     size_t i = 0;
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) i++;
     if (i == len) {
-        fprintf(log, "collbench report: %s:1: empty file (no header, no rows); file skipped\n", path);
-        free(text);
+        rlog_problem(log, "%s:1: empty file (no header, no rows); file skipped", log->path);
         return REPORT_INPUT_REJECTED;
     }
-    if (text[i] == '{') rc = report_read_json(d, path, text, len, log);
-    else rc = report_read_csv(d, path, text, len, log);
-    free(text);
+    if (text[i] == '{') return report_read_json(d, text, len, log);
+    return report_read_csv(d, text, len, log);
+}
+
+int report_read_file(report_data *d, const char *path, FILE *log)
+{
+    char *text, why[256];
+    size_t len;
+    report_log l = {log, path, 0};
+    int rc;
+    if (read_whole_file(path, REPORT_MAX_INPUT_BYTES, &text, &len, why, sizeof why) != 0) {
+        rlog_problem(&l, "%s: %s; file skipped", path, why);
+        rc = REPORT_INPUT_REJECTED;
+    } else {
+        rc = report_read_text(d, text, len, &l);
+        free(text);
+    }
+    rlog_done(&l);
     return rc;
 }

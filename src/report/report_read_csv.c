@@ -2,8 +2,11 @@
  * schema, told apart by the header line. A bad row is skipped with a message
  * naming file and line; the rest of the file is still read. */
 #include "report/report.h"
+#include "report/report_check.h"
 #include "report/report_data.h"
 #include "report/report_fields.h"
+#include "report/report_log.h"
+#include "report/report_text.h"
 
 #include "coll.h"
 
@@ -46,8 +49,44 @@ static int parse_train(const char *line, size_t len, report_train_row *r, char *
     return 0;
 }
 
-int report_read_csv(report_data *d, const char *path, const char *text, size_t len, FILE *log)
+/* Why line[0..n) cannot be a row before it is parsed, or NULL. */
+static const char *line_problem(const char *line, size_t n, char *why, size_t whylen)
 {
+    char limit[32];
+    if (n > REPORT_MAX_LINE_BYTES)
+        snprintf(why, whylen, "line is %zu bytes, over the limit of %s (not a collbench CSV?)", n,
+                 fmt_size(REPORT_MAX_LINE_BYTES, limit, sizeof limit));
+    else if (memchr(line, '\0', n))
+        snprintf(why, whylen, "line holds a NUL byte (binary data?)");
+    else
+        return NULL;
+    return why;
+}
+
+/* One data line into d: 0, 1 with why (row skipped), or COLL_ENOMEM. */
+static int read_row(report_data *d, enum csv_kind kind, const char *line, size_t n, char *why,
+                    size_t whylen)
+{
+    if (line_problem(line, n, why, whylen)) return 1;
+    if (kind == CSV_TRAIN) {
+        report_train_row r;
+        if (parse_train(line, n, &r, why, whylen) != 0 ||
+            report_check_row(&REPORT_TRAIN_SCHEMA, &r, why, whylen) != 0)
+            return 1;
+        return report_add_train(d, &r) ? COLL_ENOMEM : 0;
+    }
+    char *copy = strndup(line, n);
+    if (!copy) return COLL_ENOMEM;
+    bench_row r;
+    int rc = (kind == CSV_COMM ? bench_row_from_csv : bench_row_from_csv_v1)(copy, &r, why, whylen);
+    free(copy);
+    if (rc != COLL_OK || report_check_comm(&r, why, whylen) != 0) return 1;
+    return report_add_comm(d, &r) ? COLL_ENOMEM : 0;
+}
+
+int report_read_csv(report_data *d, const char *text, size_t len, report_log *log)
+{
+    const char *path = log->path;
     const char *end = text + len, *line = text;
     const char *nl = memchr(line, '\n', len);
     size_t hlen = nl ? (size_t)(nl - line) : len;
@@ -57,11 +96,13 @@ int report_read_csv(report_data *d, const char *path, const char *text, size_t l
     else if (is_header(line, hlen, BENCH_CSV_HEADER_V1)) kind = CSV_COMM_V1, header = BENCH_CSV_HEADER_V1;
     else if (is_header(line, hlen, REPORT_TRAIN_CSV_HEADER)) kind = CSV_TRAIN, header = REPORT_TRAIN_CSV_HEADER;
     else {
-        int shown = hlen > 60 ? 60 : (int)hlen;
+        size_t shown = hlen > 60 ? 60 : hlen;
         while (shown > 0 && line[shown - 1] == '\r') shown--;
-        fprintf(log, "collbench report: %s:1: unknown CSV header '%.*s%s' (expected the "
-                "communication header '%.40s...' or the training header '%.40s...'); file skipped\n",
-                path, shown, line, hlen > 60 ? "..." : "", BENCH_CSV_HEADER, REPORT_TRAIN_CSV_HEADER);
+        char text60[256];
+        rlog_problem(log, "%s:1: unknown CSV header '%s%s' (expected the communication header "
+                     "'%.40s...' or the training header '%.40s...'); file skipped", path,
+                     rlog_escape(line, shown, text60, sizeof text60), hlen > 60 ? "..." : "",
+                     BENCH_CSV_HEADER, REPORT_TRAIN_CSV_HEADER);
         return REPORT_INPUT_REJECTED;
     }
     int result = 0;
@@ -76,22 +117,10 @@ int report_read_csv(report_data *d, const char *path, const char *text, size_t l
         /* Appends to a pipe repeat the header: not a row, not an error. */
         if (is_header(line, n, header)) continue;
         char why[512];
-        int rc;
-        if (kind != CSV_TRAIN) {
-            char *copy = strndup(line, n);
-            if (!copy) return COLL_ENOMEM;
-            bench_row r;
-            rc = (kind == CSV_COMM ? bench_row_from_csv : bench_row_from_csv_v1)(copy, &r, why, sizeof why);
-            rc = rc == COLL_OK ? 0 : -1;
-            free(copy);
-            if (rc == 0 && report_add_comm(d, &r) != 0) return COLL_ENOMEM;
-        } else {
-            report_train_row r;
-            rc = parse_train(line, n, &r, why, sizeof why);
-            if (rc == 0 && report_add_train(d, &r) != 0) return COLL_ENOMEM;
-        }
+        int rc = read_row(d, kind, line, n, why, sizeof why);
+        if (rc == COLL_ENOMEM) return rc;
         if (rc != 0) {
-            fprintf(log, "collbench report: %s:%zu: %s; row skipped\n", path, lineno, why);
+            rlog_problem(log, "%s:%zu: %s; row skipped", path, lineno, why);
             result = REPORT_INPUT_REJECTED;
         }
     }

@@ -3,8 +3,11 @@
  * Each value goes through the same text parser as the CSV, so both formats
  * accept and refuse the same rows. */
 #include "report/report.h"
+#include "report/report_check.h"
 #include "report/report_data.h"
 #include "report/report_fields.h"
+#include "report/report_json_budget.h"
+#include "report/report_log.h"
 #include "report/report_text.h"
 
 #include "coll.h"
@@ -14,11 +17,11 @@
 
 #ifndef COLL_HAVE_JANSSON
 
-int report_read_json(report_data *d, const char *path, const char *text, size_t len, FILE *log)
+int report_read_json(report_data *d, const char *text, size_t len, report_log *log)
 {
     (void)d, (void)text, (void)len;
-    fprintf(log, "collbench report: %s: built without jansson, cannot read JSON "
-            "(apt-get install libjansson-dev); file skipped\n", path);
+    rlog_problem(log, "%s: built without jansson, cannot read JSON "
+                 "(apt-get install libjansson-dev); file skipped", log->path);
     return REPORT_INPUT_REJECTED;
 }
 
@@ -81,7 +84,9 @@ static int comm_row(const json_t *o, const char *collective, bench_row *r, char 
         snprintf(why, whylen, "out of memory");
         rc = -1;
     }
-    if (rc == 0 && bench_row_from_csv(line.p, r, why, whylen) != COLL_OK) rc = -1;
+    if (rc == 0 && (bench_row_from_csv(line.p, r, why, whylen) != COLL_OK ||
+                    report_check_comm(r, why, whylen) != 0))
+        rc = -1;
     sb_free(&line);
     return rc;
 }
@@ -110,13 +115,13 @@ static int schema_row(const json_t *o, const rschema *s, void *row, char *why, s
             return -1;
         }
     }
-    return 0;
+    return report_check_row(s, row, why, whylen);
 }
 
 /* results.training / results.memory: an array of rows, or an object whose
  * values are such arrays (grouped by model, say). */
-static int read_rows(report_data *d, const char *path, const char *section, const json_t *sec,
-                     const rschema *s, FILE *log, int *rejected)
+static int read_rows(report_data *d, const char *section, const json_t *sec, const rschema *s,
+                     report_log *log, int *rejected)
 {
     const json_t *groups[64];
     const char *names[64];
@@ -139,8 +144,8 @@ static int read_rows(report_data *d, const char *path, const char *section, cons
             if (ng < 64 && json_is_array(v)) groups[ng] = v, names[ng++] = k;
         }
     } else {
-        fprintf(log, "collbench report: %s: results.%s is not an array or object; section skipped\n",
-                path, section);
+        rlog_problem(log, "%s: results.%s is not an array or object; section skipped", log->path,
+                     section);
         *rejected = 1;
         return 0;
     }
@@ -155,8 +160,8 @@ static int read_rows(report_data *d, const char *path, const char *section, cons
             memset(&t, 0, sizeof t);
             memset(&m, 0, sizeof m);
             if (schema_row(o, s, row, why, sizeof why) != 0) {
-                fprintf(log, "collbench report: %s: results.%s%s%s[%zu]: %s; row skipped\n", path,
-                        section, names[g] ? "." : "", names[g] ? names[g] : "", i, why);
+                rlog_problem(log, "%s: results.%s%s%s[%zu]: %s; row skipped", log->path, section,
+                             names[g] ? "." : "", names[g] ? names[g] : "", i, why);
                 *rejected = 1;
                 continue;
             }
@@ -171,35 +176,27 @@ static int read_rows(report_data *d, const char *path, const char *section, cons
     return 0;
 }
 
-int report_read_json(report_data *d, const char *path, const char *text, size_t len, FILE *log)
+/* The sections of a parsed file into d. */
+static int read_results(report_data *d, const json_t *root, report_log *log)
 {
-    json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
-    if (!root) {
-        fprintf(log, "collbench report: %s:%d: invalid JSON at column %d: %s; file skipped\n", path,
-                jerr.line, jerr.column, jerr.text);
-        return REPORT_INPUT_REJECTED;
-    }
+    const char *path = log->path;
     const json_t *results = json_object_get(root, "results");
     if (!json_is_object(results)) {
-        fprintf(log, "collbench report: %s:1: no \"results\" object (not a collbench result file); "
-                "file skipped\n", path);
-        json_decref(root);
+        rlog_problem(log, "%s:1: no \"results\" object (not a collbench result file); file skipped",
+                     path);
         return REPORT_INPUT_REJECTED;
     }
     int rejected = 0, rc = 0;
     const json_t *comm = json_object_get(results, "communication");
     if (comm && !json_is_object(comm)) {
-        fprintf(log, "collbench report: %s: results.communication is not an object; section skipped\n",
-                path);
+        rlog_problem(log, "%s: results.communication is not an object; section skipped", path);
         rejected = 1;
     } else if (comm) {
         const char *coll;
         const json_t *rows;
         json_object_foreach((json_t *)comm, coll, rows) {
             if (!json_is_array(rows)) {
-                fprintf(log, "collbench report: %s: results.communication.%s is not an array; "
-                        "skipped\n", path, coll);
+                rlog_problem(log, "%s: results.communication.%s is not an array; skipped", path, coll);
                 rejected = 1;
                 continue;
             }
@@ -209,8 +206,8 @@ int report_read_json(report_data *d, const char *path, const char *text, size_t 
                 char why[512];
                 bench_row r;
                 if (comm_row(o, coll, &r, why, sizeof why) != 0) {
-                    fprintf(log, "collbench report: %s: results.communication.%s[%zu]: %s; row "
-                            "skipped\n", path, coll, i, why);
+                    rlog_problem(log, "%s: results.communication.%s[%zu]: %s; row skipped", path, coll,
+                                 i, why);
                     rejected = 1;
                     continue;
                 }
@@ -219,14 +216,32 @@ int report_read_json(report_data *d, const char *path, const char *text, size_t 
         }
     }
     const json_t *train = json_object_get(results, "training");
-    if (train && (rc = read_rows(d, path, "training", train, &REPORT_TRAIN_SCHEMA, log, &rejected)))
+    if (train && (rc = read_rows(d, "training", train, &REPORT_TRAIN_SCHEMA, log, &rejected)))
         goto out;
     const json_t *mem = json_object_get(results, "memory");
-    if (mem && (rc = read_rows(d, path, "memory", mem, &REPORT_MEM_SCHEMA, log, &rejected)))
+    if (mem && (rc = read_rows(d, "memory", mem, &REPORT_MEM_SCHEMA, log, &rejected)))
         goto out;
 out:
-    json_decref(root);
     return rc ? rc : rejected ? REPORT_INPUT_REJECTED : 0;
+}
+
+int report_read_json(report_data *d, const char *text, size_t len, report_log *log)
+{
+    json_error_t jerr;
+    int rc = REPORT_INPUT_REJECTED;
+    report_json_budget_begin();
+    json_t *root = json_loadb(text, len, 0, &jerr);
+    if (root) rc = read_results(d, root, log);
+    json_decref(root);
+    int over = report_json_budget_end();
+    char limit[32];
+    if (!root && over)
+        rlog_problem(log, "%s: parsed, this JSON would take more than %s of memory (the limit); "
+                     "file skipped", log->path, fmt_size(REPORT_JSON_BUDGET_BYTES, limit, sizeof limit));
+    else if (!root)
+        rlog_problem(log, "%s:%d: invalid JSON at column %d: %s; file skipped", log->path, jerr.line,
+                     jerr.column, jerr.text);
+    return rc;
 }
 
 #endif

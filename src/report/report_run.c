@@ -13,10 +13,12 @@
 
 #include "coll.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int report_have_plots(void)
 {
@@ -47,6 +49,30 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
         if (!c) break;
     }
     return 0;
+}
+
+/* A report that failed in a directory it created takes the directory back
+ * (its files are whole, but the report is not): else the rerun would be
+ * refused with "already exists". Parents made for it stay; they block nothing. */
+static void remove_report_dir(const char *dir, FILE *log)
+{
+    DIR *dp = opendir(dir);
+    if (dp) {
+        const struct dirent *e;
+        while ((e = readdir(dp)) != NULL) {
+            char path[4200];
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+        closedir(dp);
+    }
+    if (rmdir(dir) == 0)
+        fprintf(log, "collbench report: %s removed (the report is incomplete); nothing left to "
+                "block a rerun\n", dir);
+    else
+        fprintf(log, "collbench report: could not remove the incomplete report %s: %s\n", dir,
+                strerror(errno));
 }
 
 static int write_md(const char *outdir, const char *name, const char *heading, const rtable *t,
@@ -102,7 +128,13 @@ static int write_report(const report_data *d, const char *outdir, FILE *log, cha
     snprintf(path, sizeof path, "%s/analysis.txt", outdir);
     if ((rc = write_sbuf(path, &analysis, err, errlen)) != 0) goto out;
 
-    int skipped = report_plots_draw(d, &v, outdir, plots, log) == COLL_EUNAVAIL;
+    int prc = report_plots_draw(d, &v, outdir, plots, log);
+    if (prc != 0 && prc != COLL_EUNAVAIL) {
+        snprintf(err, errlen, "%s", plots->err);
+        rc = prc;
+        goto out;
+    }
+    int skipped = prc == COLL_EUNAVAIL;
     report_html_in in = {outdir, d, plots, skipped, analysis.p ? analysis.p : "", summary, nsummary,
                          full, nfull};
     if ((rc = report_html(&in, &html, err, errlen)) != 0) goto out;
@@ -151,10 +183,13 @@ int report_run(const char *const *files, size_t n, const char *outdir, int force
     }
     size_t dups = report_sort_dedup(&d);
     char err[4200];
+    int created = stat(outdir, &st) != 0;
     int rc = make_dirs(outdir, err, sizeof err);
     if (rc == 0) rc = write_report(&d, outdir, log, err, sizeof err);
+    else created = 0; /* nothing of this run's to take back */
     if (rc != 0) {
         fprintf(log, "collbench report: %s\n", err);
+        if (created) remove_report_dir(outdir, log);
     } else {
         fprintf(log, "collbench report: %zu communication and %zu training rows from %zu file%s",
                 d.ncomm, d.ntrain, n, n == 1 ? "" : "s");

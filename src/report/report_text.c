@@ -146,51 +146,70 @@ void sb_base64(sbuf *b, const unsigned char *d, size_t n)
     b->p[b->len] = '\0';
 }
 
-int read_whole_file(const char *path, char **text, size_t *len)
+/* What a path that is not a regular file is, for the message. */
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO or pipe" : S_ISCHR(m) ? "a character device"
+           : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+int read_whole_file(const char *path, size_t max, char **text, size_t *len, char *why, size_t whylen)
 {
     *text = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -errno;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        coll__set_err(why, whylen, "cannot read: %s", strerror(errno));
+        return -1;
+    }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        int e = errno;
+        coll__set_err(why, whylen, "cannot read: %s", strerror(errno));
         close(fd);
-        return -e;
+        return -1;
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (!S_ISREG(st.st_mode)) {
+        coll__set_err(why, whylen, "is %s, not a regular file%s", file_kind(st.st_mode),
+                      S_ISDIR(st.st_mode) ? "" : " (save its output to a file first)");
         close(fd);
-        return -EISDIR;
+        return -1;
     }
-    size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, n = 0;
+    char limit[32];
+    if ((uint64_t)st.st_size > max) {
+        coll__set_err(why, whylen, "is %lld bytes, over the limit of %s", (long long)st.st_size,
+                      fmt_size(max, limit, sizeof limit));
+        close(fd);
+        return -1;
+    }
+    /* Up to max + 1 bytes: a file that grows while it is read is caught too. */
+    size_t cap = (size_t)st.st_size + 2, n = 0;
     char *buf = malloc(cap);
-    if (!buf) {
-        close(fd);
-        return -ENOMEM;
-    }
-    for (;;) {
+    int e = buf ? 0 : ENOMEM;
+    while (!e && n <= max) {
         if (n + 1 >= cap) {
-            char *p = realloc(buf, cap * 2);
+            size_t c = cap * 2 > max + 2 ? max + 2 : cap * 2;
+            char *p = realloc(buf, c);
             if (!p) {
-                free(buf);
-                close(fd);
-                return -ENOMEM;
+                e = ENOMEM;
+                break;
             }
             buf = p;
-            cap *= 2;
+            cap = c;
         }
         ssize_t got = read(fd, buf + n, cap - n - 1);
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            int e = errno;
-            free(buf);
-            close(fd);
-            return -e;
-        }
-        if (got == 0) break;
+        if (got < 0) e = errno;
+        if (got <= 0) break;
         n += (size_t)got;
     }
     close(fd);
+    if (e || n > max) {
+        if (e) coll__set_err(why, whylen, "cannot read: %s", strerror(e));
+        else coll__set_err(why, whylen, "grew past the limit of %s while read", fmt_size(max, limit, sizeof limit));
+        free(buf);
+        return -1;
+    }
     buf[n] = '\0';
     *text = buf;
     *len = n;

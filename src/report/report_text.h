@@ -35,8 +35,11 @@ const char *report_scaling_eff(const struct train_row *r, char *buf, size_t len)
 void sb_html_escaped(sbuf *b, const char *s);
 void sb_base64(sbuf *b, const unsigned char *data, size_t n);
 
-/* Whole file into a NUL-terminated malloc'd buffer; -errno on failure. */
-int read_whole_file(const char *path, char **text, size_t *len);
+/* A regular file of at most max bytes into a NUL-terminated malloc'd buffer.
+ * Anything else is refused, never waited on or read without end: -1 with why
+ * ("cannot read: No such file or directory", "is a FIFO or pipe, not a regular
+ * file ...", "is 300000000 bytes, over the limit of 64 MiB"). */
+int read_whole_file(const char *path, size_t max, char **text, size_t *len, char *why, size_t whylen);
 /* sbuf to path, atomically; 0 or a negative coll_status with err set. */
 int write_sbuf(const char *path, const sbuf *b, char *err, size_t errlen);
 

@@ -1,5 +1,6 @@
 /* Series for plots and analysis, built from the sorted rows in one pass. */
 #include "report/report_view.h"
+#include "report/report_passes.h"
 
 #include "coll.h"
 
@@ -33,20 +34,21 @@ int report_view_build(const report_data *d, report_view *v)
     v->s = calloc(d->ncomm, sizeof *v->s);
     const bench_row **pts = calloc(d->ncomm, sizeof *pts);
     v->collectives = calloc(d->ncomm, sizeof *v->collectives);
-    if (!v->s || !pts || !v->collectives) {
+    v->folded = calloc(d->ncomm, sizeof *v->folded);
+    if (!v->s || !pts || !v->collectives || !v->folded) {
         free(pts);
         report_view_free(v);
         return COLL_ENOMEM;
     }
     /* One array of points for all series: each series owns a contiguous run. */
-    size_t np = 0;
+    size_t np = 0, nfolded = 0;
     for (size_t i = 0; i < d->ncomm; i++) {
         const bench_row *r = &d->comm[i];
         report_series *s = v->n ? &v->s[v->n - 1] : NULL;
         if (!s || !row_in_series(s, r)) {
             s = &v->s[v->n++];
             *s = (report_series){r->collective, r->host, r->device, r->buffers, r->backend,
-                                 r->nprocs, r->nnodes, pts + np, 0, -1};
+                                 r->nprocs, r->nnodes, pts + np, 0, -1, 1};
             if (v->ncollectives == 0 ||
                 strcmp(v->collectives[v->ncollectives - 1], r->collective) != 0)
                 v->collectives[v->ncollectives++] = r->collective;
@@ -58,6 +60,12 @@ int report_view_build(const report_data *d, report_view *v)
         v->many_nnodes |= s->nnodes != s0->nnodes;
         if (r->wrong >= 0) s->wrong = (s->wrong < 0 ? 0 : s->wrong) + r->wrong; /* -1: not checked */
         if (s->n > 0 && s->pts[s->n - 1]->bytes == r->bytes) continue; /* a less preferred variant */
+        size_t passes = report_pass_count(r, d->ncomm - i);
+        if (passes > 1) {
+            report_fold_passes(r, passes, &v->folded[nfolded]);
+            r = &v->folded[nfolded++];
+            if ((int)passes > s->passes) s->passes = (int)passes;
+        }
         s->pts[s->n++] = r;
         np++;
     }
@@ -68,6 +76,7 @@ void report_view_free(report_view *v)
 {
     if (v->n) free((void *)v->s[0].pts);
     free(v->s);
+    free(v->folded);
     free(v->collectives);
     memset(v, 0, sizeof *v);
 }

@@ -1,7 +1,8 @@
 /* What plots and analysis look at: one line per collective x machine (host) x
  * device x buffer kind x backend x process count x node count, one point per
  * size (the first, i.e. preferred, row of that size in report_sort_dedup's
- * order). Rows of two machines or two buffer kinds never share a line. */
+ * order, folded with the other passes of its configuration: report_passes.h).
+ * Rows of two machines or two buffer kinds never share a line. */
 #ifndef REPORT_VIEW_H
 #define REPORT_VIEW_H
 
@@ -13,11 +14,13 @@ typedef struct report_series {
     const bench_row **pts; /* ascending bytes, one per size */
     size_t n;
     int64_t wrong;          /* #wrong over every row of the series, not only pts; -1: none checked */
+    int passes;             /* most passes behind one point (report_passes.h) */
 } report_series;
 
 typedef struct report_view {
     report_series *s;
     size_t n;
+    bench_row *folded;        /* points measured in several passes, folded */
     const char **collectives; /* distinct, in report order */
     size_t ncollectives;
     /* Whether the series differ in these keys: labels name only what varies. */

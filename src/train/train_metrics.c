@@ -13,6 +13,7 @@
 #include "coll.h"
 #include "core/atomic_file.h"
 #include "core/errbuf.h"
+#include "core/file_check.h"
 
 const char TRAIN_CSV_HEADER[] =
     "timestamp,host,model,params,mode,backend,nprocs,batch,bucket_mb,compress,steps,step_ms_avg,"
@@ -154,7 +155,8 @@ static int first_line(const char *path, char *buf, size_t len)
     return 0;
 }
 
-int train_csv_append(const char *path, const train_row *rows, size_t n, char *err, size_t errlen)
+/* *needs_header: path is missing, empty or a device; another header is refused. */
+static int check_header(const char *path, int *needs_header, char *err, size_t errlen)
 {
     char head[512];
     struct stat st;
@@ -165,10 +167,26 @@ int train_csv_append(const char *path, const train_row *rows, size_t n, char *er
         coll__set_err(err, errlen, "%s has a different header; refusing to mix schemas", path);
         return COLL_EINVAL;
     }
+    *needs_header = !regular || !head[0];
+    return COLL_OK;
+}
+
+int train_csv_check(const char *path, char *err, size_t errlen)
+{
+    int needs_header;
+    int rc = coll__file_check_writable(path, COLL_FILE_APPEND, err, errlen);
+    return rc ? rc : check_header(path, &needs_header, err, errlen);
+}
+
+int train_csv_append(const char *path, const train_row *rows, size_t n, char *err, size_t errlen)
+{
+    int needs_header;
+    int rc = check_header(path, &needs_header, err, errlen);
+    if (rc) return rc;
     size_t cap = sizeof TRAIN_CSV_HEADER + 1 + n * 1024, used = 0;
     char *buf = malloc(cap);
     if (!buf) return coll__set_err(err, errlen, "%s: out of memory", path), COLL_ENOMEM;
-    if (!regular || !head[0]) used += (size_t)snprintf(buf, cap, "%s\n", TRAIN_CSV_HEADER);
+    if (needs_header) used += (size_t)snprintf(buf, cap, "%s\n", TRAIN_CSV_HEADER);
     for (size_t i = 0; i < n; i++) {
         int len = train_row_to_csv(&rows[i], buf + used, cap - used - 1);
         if (len < 0) {
@@ -179,7 +197,7 @@ int train_csv_append(const char *path, const train_row *rows, size_t n, char *er
         used += (size_t)len;
         buf[used++] = '\n';
     }
-    int rc = coll__file_append(path, buf, used, err, errlen);
+    rc = coll__file_append(path, buf, used, err, errlen);
     free(buf);
     return rc;
 }

@@ -34,6 +34,9 @@ int train_mem_row_from_csv(const char *line, train_mem_row *r, char *err, size_t
 /* Append rows to a CSV file, header first when the file is new or empty; a
  * file with another header is refused. */
 int train_csv_append(const char *path, const train_row *rows, size_t n, char *err, size_t errlen);
+/* Before the run: could rows be appended to path? Nothing is created (the
+ * header goes in with the first row). 0, or why not in err. */
+int train_csv_check(const char *path, char *err, size_t errlen);
 
 void train_table_header(FILE *f);
 void train_table_line(FILE *f, const train_row *r);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # --per-iter FILE: one row per rank, size, placement and timed iteration, the
-# header once across configurations; an unwritable file fails up front.
+# header once across configurations; an unwritable file is refused (exit 2)
+# before any rank starts.
 . "$(dirname "$0")/lib.sh"
 
 F="$WORK/iters.csv"
@@ -23,6 +24,6 @@ for n in 2 3; do
     [ "$got" -eq $((n * 16)) ] || fail "$got rows for $n ranks, want $((n * 16))"
 done
 
-expect_exit 3 "per-iter" allreduce --sizes 1K -P 2 -n 2 -w 0 --backend tcp --per-iter "$WORK/no/such/dir/f.csv"
+expect_exit 2 "per-iter" allreduce --sizes 1K -P 2 -n 2 -w 0 --backend tcp --per-iter "$WORK/no/such/dir/f.csv"
 expect_exit 2 "per-iter" allreduce --per-iter ""
 finish

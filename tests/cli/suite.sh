@@ -61,7 +61,7 @@ grep -q '\[1/.*allreduce tcp,shm,[a-z,]*/malloc 2 ranks: ok (' "$WORK/err" || fa
 grep -q "$(printf '\033')" "$WORK/err" && fail "terminal escapes on stderr that is not a terminal"
 
 # The log holds every step's command line and the tables.
-grep -q "^==== \[1/$total\] allreduce tcp,shm,[a-z,]*/malloc 2 ranks: .* allreduce --backend tcp,shm,[a-z,]* -P 2 .*--same-ranks" "$OUT/suite.log" \
+grep -q "^==== \[1/$total\] allreduce tcp,shm,[a-z,]*/malloc 2 ranks: .* allreduce --backend tcp,shm,[a-z,]* -P 2 .*--same-ranks --passes 2" "$OUT/suite.log" \
     || fail "suite.log lacks the first command line: $(head -n 5 "$OUT/suite.log")"
 grep -q "Avg bus bandwidth" "$OUT/suite.log" || fail "suite.log lacks the tables"
 

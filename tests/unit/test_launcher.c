@@ -451,6 +451,34 @@ static void test_rank_killed_by_signal(void **state)
     }
 }
 
+/* A peer that saw the failure may exit 3 before the rank that failed can be
+ * reaped: the verdict still names the rank that died, the rank with an error
+ * of its own (its code, 2 for a usage error, wins), or the rank that hung. */
+static void test_verdict_names_the_cause_not_the_first_reaped(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *rank2; /* what rank 2 does after rank 1 exited 3 */
+        int code;
+        const char *message;
+    } cases[] = {
+        {"sleep 0.3; kill -9 $$", 3, "rank 2 killed by signal 9 (Killed)"},
+        {"sleep 0.3; exit 2", 2, "rank 2 exited with code 2"},
+        {"trap '' TERM; sleep 100", 3, "rank 2 hung"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char script[256];
+        snprintf(script, sizeof script,
+                 "case $RANK in 1) exit 3;; 2) %s;; 3) sleep 0.6; exit 3;; *) sleep 100;; esac",
+                 cases[i].rank2);
+        coll__launch_result res;
+        assert_int_equal(run_script(f, 4, script, 1.0, NULL, &res), COLL_OK);
+        assert_int_equal(res.failed_rank, 2);
+        assert_int_equal(res.exit_code, cases[i].code);
+        assert_non_null(strstr(res.message, cases[i].message));
+    }
+}
+
 static void test_result_lines_arrive_whole_and_in_order(void **state)
 {
     fixture *f = *state;
@@ -657,6 +685,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_peers_exiting_on_their_own_are_not_signalled, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_rank_killed_by_signal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_verdict_names_the_cause_not_the_first_reaped, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_result_lines_arrive_whole_and_in_order, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_is_forwarded_and_handlers_restored, setup,

@@ -1,6 +1,8 @@
 #include "cli_common.h"
 
+#include <limits.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,10 +81,38 @@ int cli_exec_ranks(const cli_launch *l, const char *backend, int nprocs,
     return rc;
 }
 
+/* Rank 0 holds a socket per peer and, hosting the store, one per rank: about
+ * two open files a rank, plus FD_RESERVE of its own. The soft limit is raised
+ * to the hard one first (the ranks inherit it). */
+#define FD_RESERVE 64
+
+int cli_max_local_ranks(long *nofile)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return *nofile = -1, INT_MAX;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl); /* best effort */
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)INT_MAX) return *nofile = -1, INT_MAX;
+    *nofile = (long)rl.rlim_cur;
+    return *nofile > 2 * FD_RESERVE ? (int)((*nofile - FD_RESERVE) / 2) : 1;
+}
+
 int cli_sweep(const char *const *backends, size_t nbackends, const int *procs, size_t nprocs,
               int (*one)(void *arg, const char *backend, int nprocs), void *arg)
 {
     int first = 0;
+    long nofile;
+    int most = cli_max_local_ranks(&nofile);
+    for (size_t p = 0; p < nprocs; p++)
+        if (procs[p] > most) { /* refused before any configuration runs */
+            fprintf(stderr, "collbench: -P %d: at most %d ranks on this host: open files are "
+                            "limited to %ld (ulimit -n), and each rank needs about 2 per rank\n",
+                    procs[p], most, nofile);
+            return EXIT_USAGE;
+        }
     for (size_t b = 0; b < nbackends && first < 128; b++)
         for (size_t p = 0; p < nprocs && first < 128; p++) {
             int code = one(arg, backends[b], procs[p]);

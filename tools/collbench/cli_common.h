@@ -64,8 +64,13 @@ void cli_launch_note(const cli_launch *l, int started, const char *message);
 int cli_exec_ranks(const cli_launch *l, const char *backend, int nprocs,
                    const char *const *extra_env, const char *bind, coll__launch_result *res);
 
+/* How many ranks this host's open-file limit (*nofile, -1: none) allows one
+ * job, after raising the soft limit to the hard one. */
+int cli_max_local_ranks(long *nofile);
+
 /* Runs one(arg, backend, nprocs) for every backend x process count and returns
- * the first non-zero code; an interrupt (128+signal) ends the sweep and wins. */
+ * the first non-zero code; an interrupt (128+signal) ends the sweep and wins.
+ * A count above cli_max_local_ranks is refused first (EXIT_USAGE), naming it. */
 int cli_sweep(const char *const *backends, size_t nbackends, const int *procs, size_t nprocs,
               int (*one)(void *arg, const char *backend, int nprocs), void *arg);
 

@@ -8,6 +8,7 @@
 #include "cli_mpirun.h"
 #include "cli_multinode.h"
 #include "coll.h"
+#include "core/env.h"
 
 void cli_plan_choose(cli_launch_plan *p, const bench_multinode *mn)
 {
@@ -123,6 +124,17 @@ int cli_launch_one(const cli_launch_plan *p, const cli_launch *l, const char *ba
     return launch_local(p, l, backend, nprocs);
 }
 
+/* A bad tuning variable fails every rank, some only after others already wait
+ * for them (exit 3, seconds later): the launcher refuses it before any starts. */
+static int tuning_ok(const char *prefix)
+{
+    coll__err err;
+    coll__err_init(&err, NULL, 0);
+    if (coll__env_check_tuning(&err) == COLL_OK) return 1;
+    fprintf(stderr, "%s: %s\n", prefix, err.msg);
+    return 0;
+}
+
 cli_role cli_detect_role(const char *prefix, coll_launch_env *env)
 {
     cli_multinode_rank_env(); /* a rank of a multi-host launch: the job's RANK, WORLD_SIZE */
@@ -130,7 +142,7 @@ cli_role cli_detect_role(const char *prefix, coll_launch_env *env)
         cli_mpirun_rank_setup(env); /* rank 0's results FIFO when launched through mpirun */
         return CLI_RANK;
     }
-    if (!*coll_launch_env_error()) return CLI_LAUNCHER;
+    if (!*coll_launch_env_error()) return tuning_ok(prefix) ? CLI_LAUNCHER : CLI_BAD_ENV;
     fprintf(stderr, "%s: bad launcher environment: %s\n", prefix, coll_launch_env_error());
     return CLI_BAD_ENV;
 }

@@ -59,7 +59,8 @@ typedef enum cli_role { CLI_LAUNCHER, CLI_RANK, CLI_BAD_ENV } cli_role;
 /* A rank (env filled in) when a launcher's variables are set, set up for the
  * way it was started (multi-host: the job's RANK, WORLD_SIZE; mpirun: rank 0's
  * results FIFO); CLI_BAD_ENV, with the problem printed, for half a launcher's
- * environment: launching our own ranks would hide the mistake. */
+ * environment (launching our own ranks would hide the mistake) or, in the
+ * launcher, a bad tuning variable (core/env.h), refused before any rank starts. */
 cli_role cli_detect_role(const char *prefix, coll_launch_env *env);
 
 #endif

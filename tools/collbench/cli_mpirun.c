@@ -1,6 +1,7 @@
 /* Launching through mpirun (see cli_mpirun.h). */
 #include "cli_mpirun.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -115,7 +117,63 @@ static int dropped(const char *entry)
     return 0;
 }
 
-static int build_env(strv *env, const char *backend, int nprocs, const char *fifo)
+/* Open MPI's shared-memory transport (vader; sm from Open MPI 5) keeps a
+ * backing file per rank in /dev/shm, left behind when a rank is killed or the
+ * run interrupted: each launch gives it a directory of its own there, removed
+ * with whatever is in it when mpirun is done (a user's own setting wins). */
+static const char *const SHM_DIR_VARS[] = {"OMPI_MCA_btl_vader_backing_directory",
+                                           "OMPI_MCA_btl_sm_backing_directory"};
+
+#define SHM_DIR_PREFIX "collbench-mpi."
+
+static void remove_shm_dir(const char *dir);
+
+/* Directories of launchers that are gone (killed outright: nobody removed
+ * theirs); only this user's, named by the launcher's pid. */
+static void sweep_stale_shm_dirs(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d) return;
+    char path[300];
+    for (struct dirent *e; (e = readdir(d));) {
+        struct stat st;
+        long pid = 0;
+        if (strncmp(e->d_name, SHM_DIR_PREFIX, strlen(SHM_DIR_PREFIX)) != 0 ||
+            sscanf(e->d_name + strlen(SHM_DIR_PREFIX), "%ld.", &pid) != 1 || pid <= 0)
+            continue;
+        snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+            kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+            remove_shm_dir(path);
+    }
+    closedir(d);
+}
+
+static int make_shm_dir(char *dir, size_t len)
+{
+    for (size_t i = 0; i < sizeof SHM_DIR_VARS / sizeof *SHM_DIR_VARS; i++)
+        if (getenv(SHM_DIR_VARS[i])) return -1;
+    if (!MPIRUN_IS_OPEN_MPI) return -1;
+    sweep_stale_shm_dirs();
+    snprintf(dir, len, "/dev/shm/" SHM_DIR_PREFIX "%ld.XXXXXX", (long)getpid());
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static void remove_shm_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    char path[4200];
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int build_env(strv *env, const char *backend, int nprocs, const char *fifo, const char *shm_dir)
 {
     int rc = 0;
     for (char **e = environ; *e && !rc; e++)
@@ -123,6 +181,8 @@ static int build_env(strv *env, const char *backend, int nprocs, const char *fif
     rc = rc || pushf(env, CLI_ENV_BACKEND "=%s", backend);
     rc = rc || pushf(env, "COLLBENCH_NPROCS=%d", nprocs);
     rc = rc || pushf(env, CLI_ENV_RESULTS_FIFO "=%s", fifo);
+    for (size_t i = 0; shm_dir && i < sizeof SHM_DIR_VARS / sizeof *SHM_DIR_VARS; i++)
+        rc = rc || pushf(env, "%s=%s", SHM_DIR_VARS[i], shm_dir);
     /* More ranks than cores: Open MPI must yield while it polls, or ranks
      * waiting in a collective take the cores from those doing the work. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -213,9 +273,12 @@ static int run_mpirun(char **argv, char **envp, int rfd, int keep_wfd, const cli
     sigemptyset(&sa.sa_mask);
     interrupted = 0;
     lines_seen = 0;
-    pid_t pid = fork();
+    pid_t self = getpid(), pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        /* A launcher killed outright must not leave mpirun and its ranks
+         * running: mpirun then ends them as on Ctrl-C. */
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != self) _exit(126);
         execve(argv[0], argv, envp);
         _exit(127);
     }
@@ -280,6 +343,8 @@ int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs)
 
     strv av = {0}, env = {0};
     int code = EXIT_RUNTIME, st = -1;
+    char shm_dir[64];
+    int have_shm_dir = make_shm_dir(shm_dir, sizeof shm_dir) == 0;
     /* Our own write end keeps the FIFO open until mpirun is done, so that reads
      * block for data instead of seeing EOF before rank 0 has opened it. */
     int rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -288,7 +353,7 @@ int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs)
     if (wfd < 0) {
         coll__set_err(why, sizeof why, "open %s: %s", fifo, strerror(errno));
         fprintf(stderr, "%s: %s%s %d ranks: %s\n", l->prefix, what, backend, nprocs, why);
-    } else if (build_argv(&av, mpirun, l, nprocs) || build_env(&env, backend, nprocs, fifo)) {
+    } else if (build_argv(&av, mpirun, l, nprocs) || build_env(&env, backend, nprocs, fifo, have_shm_dir ? shm_dir : NULL)) {
         coll__set_err(why, sizeof why, "out of memory building the mpirun command");
         fprintf(stderr, "%s: %s\n", l->prefix, why);
         close(wfd);
@@ -339,6 +404,7 @@ int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs)
     if (rfd >= 0) close(rfd);
     unlink(fifo);
     rmdir(dir);
+    if (have_shm_dir) remove_shm_dir(shm_dir);
     strv_free(&av);
     strv_free(&env);
     return code;

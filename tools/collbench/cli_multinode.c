@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "coll.h"
+#include "core/errbuf.h"
 #include "core/token.h"
 
 #define ENV_NODE "COLLBENCH_MN_NODE"     /* "K N": node rank, number of nodes */
@@ -29,7 +30,7 @@ int cli_route_addr(const char *host, int port, char *buf, size_t len, char *why,
     snprintf(service, sizeof service, "%d", port);
     int rc = getaddrinfo(host, service, &hints, &res);
     if (rc != 0) {
-        snprintf(why, whylen, "cannot resolve %s: %s", host, gai_strerror(rc));
+        coll__set_err(why, whylen, "cannot resolve %s: %s", host, gai_strerror(rc));
         return -1;
     }
     /* A UDP connect sends nothing: it only asks the kernel which source address

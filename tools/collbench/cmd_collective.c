@@ -16,6 +16,7 @@
 #include "engine/bench_options.h"
 #include "engine/bench_runner.h"
 #include "engine/bench_sink.h"
+#include "engine/per_iter.h"
 #include "cli_gpu.h"
 #include "cli_launch.h"
 #include "coll.h"
@@ -66,11 +67,13 @@ static void report_runtime_error(coll_comm *comm, int rc, const char *local)
 {
     const char *msg = local && *local ? local : coll_comm_errmsg(comm);
     int failed = coll_comm_failed_rank(comm);
-    char who[32] = "";
+    char who[32] = "", me[32], also[48] = "";
     snprintf(who, sizeof who, "rank %d", failed);
-    fprintf(stderr, "collbench: rank %d: %s", coll_comm_rank(comm), *msg ? msg : coll_strerror(rc));
-    if (failed >= 0 && !strstr(msg, who)) fprintf(stderr, " (failed: %s)", who);
-    fprintf(stderr, "\n");
+    snprintf(me, sizeof me, "rank %d: ", coll_comm_rank(comm));
+    if (!*msg) msg = coll_strerror(rc);
+    if (failed >= 0 && !strstr(msg, who)) snprintf(also, sizeof also, " (failed: %s)", who);
+    /* One write: the ranks share stderr, and pieces would interleave with theirs. */
+    fprintf(stderr, "collbench: %s%s%s\n", strncmp(msg, me, strlen(me)) ? me : "", msg, also);
 }
 
 static int nodes_of(const coll_launch_env *env, int world)
@@ -137,21 +140,31 @@ static int run_backend(const bench_options *o, const coll_launch_env *env, const
 
 /* One backend, or with --same-ranks a list run in turn: each a communicator of
  * its own on the same ranks, whose malloc buffers the next one reuses
- * (bench_device.c). A failed communicator ends the list; wrong results do not. */
+ * (bench_device.c); with --passes the list again, reversed every other pass.
+ * A failed communicator ends the list; wrong results do not. */
 static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 {
     const char *named = cli_rank_backend("collbench", CLI_ENV_BACKEND, o->backends, o->nbackends, env->rank);
     int code = cli_gpu_rank_setup("collbench", o->device, env->rank, env->local_rank);
     int first = 0, broken = 0;
     if (code) return code;
-    if (!named || !strchr(named, ',')) return run_backend(o, env, named, &broken);
-    char list[256], *save = NULL;
-    snprintf(list, sizeof list, "%s", named);
+    if (o->passes == 1 && (!named || !strchr(named, ','))) return run_backend(o, env, named, &broken);
+    char list[256], *save = NULL, *names[BENCH_MAX_BACKENDS];
+    int nb = 0;
+    snprintf(list, sizeof list, "%s", named ? named : "");
+    for (char *b = strtok_r(list, ",", &save); b && nb < BENCH_MAX_BACKENDS; b = strtok_r(NULL, ",", &save))
+        names[nb++] = b;
+    if (nb == 0) names[nb++] = NULL; /* the default backend */
     int local_size = env->local_world_size > 0 ? env->local_world_size : env->world_size;
-    for (char *b = strtok_r(list, ",", &save); b && !broken; b = strtok_r(NULL, ",", &save)) {
-        cli_rank_pin(b, env->local_rank >= 0 ? env->local_rank : env->rank, local_size);
-        code = run_backend(o, env, b, &broken);
-        if (code && !first) first = code;
+    for (int pass = 0; pass < o->passes && !broken; pass++) {
+        if (o->passes > 1 && env->rank == 0 && !o->quiet)
+            printf("\n# pass %d of %d%s\n", pass + 1, o->passes, pass % 2 ? ", backends in reverse order" : "");
+        for (int i = 0; i < nb && !broken; i++) {
+            const char *b = names[pass % 2 ? nb - 1 - i : i];
+            if (b) cli_rank_pin(b, env->local_rank >= 0 ? env->local_rank : env->rank, local_size);
+            code = run_backend(o, env, b, &broken);
+            if (code && !first) first = code;
+        }
     }
     return first;
 }
@@ -245,25 +258,21 @@ static int sweep_same_ranks(launch_ctx *l, const char **backends, size_t nb)
     return first;
 }
 
-/* Refuse an output file we cannot write before minutes of benchmarking, not after. */
-static int check_outputs(const bench_options *o)
+/* Refuse an output file we cannot write before minutes of benchmarking, not
+ * after. Nothing is created: a run that fails later leaves no empty or
+ * header-only file. */
+static int check_outputs(const bench_options *o, const bench_sink *sink)
 {
-    char err[512];
+    char err[600], why[512];
     /* Only node 0 writes results: on a shared filesystem the other nodes must not
      * even create the file, or two headers race into it. */
     if (!bench_multinode_writes(&o->mn)) return 0;
-    if (o->csv_path && bench_csv_append(o->csv_path, NULL, 0, err, sizeof err) != 0) {
-        fprintf(stderr, "collbench: --csv: %s\n", err);
-        return EXIT_USAGE;
-    }
-#ifndef COLL_HAVE_JANSSON
-    if (o->json_path) {
-        fprintf(stderr, "collbench: -J: this collbench was built without jansson "
-                        "(apt-get install libjansson-dev, then rebuild)\n");
-        return EXIT_UNAVAILABLE;
-    }
-#endif
-    return 0;
+    int rc = bench_sink_check(sink, err, sizeof err);
+    if (!rc && o->per_iter_path && (rc = bench_per_iter_check(o->per_iter_path, why, sizeof why)))
+        snprintf(err, sizeof err, "--per-iter: %s", why);
+    if (!rc) return 0;
+    fprintf(stderr, "collbench: %s\n", err);
+    return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : EXIT_USAGE;
 }
 
 /* Our launcher hands rank 0 the store's socket and the ranks MASTER_PORT: env://
@@ -288,19 +297,19 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
                                .argv = argv, .exit_wrong = EXIT_WRONG,
                                .on_result_line = on_result_line, .arg = &l}};
     cli_plan_choose(&l.plan, &o->mn);
+    json_meta(o, extra, sizeof extra, &meta);
+    int writes = bench_multinode_writes(&o->mn);
+    bench_sink_init(&l.sink, 0, writes ? o->csv_path : NULL, writes ? o->json_path : NULL, &meta);
     int code = check_init_method(o);
     if (code || (code = check_root(o)) ||
         (code = cli_gpu_check_launch("collbench", o->device, o->backends, o->nbackends, &l.ngpus)) ||
         (code = cli_plan_pick_backends(&l.plan, "collbench", o->backends, o->nbackends, backends,
                                        BENCH_MAX_BACKENDS, &nb)) ||
-        (code = check_outputs(o)))
+        (code = check_outputs(o, &l.sink)))
         return code;
     cli_gpu_default_backends(o->device, o->nbackends, backends, BENCH_MAX_BACKENDS, &nb);
     algo_backends(o, &l.plan, backends, &nb);
 
-    json_meta(o, extra, sizeof extra, &meta);
-    int writes = bench_multinode_writes(&o->mn);
-    bench_sink_init(&l.sink, 0, writes ? o->csv_path : NULL, writes ? o->json_path : NULL, &meta);
     int first = o->same_ranks ? sweep_same_ranks(&l, backends, nb)
                               : cli_sweep(backends, nb, o->procs, o->nprocs, launch_one, &l);
     if (l.sink.status) fprintf(stderr, "collbench: %s\n", l.sink.err);

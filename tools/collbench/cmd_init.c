@@ -19,6 +19,7 @@
 #include "coll.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
+#include "core/file_check.h"
 
 #define MAX_BACKENDS 8
 #define MAX_PROCS 1024
@@ -97,7 +98,7 @@ static int on_csv(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v,
 
 static const bench_opt opt_table[] = {
     {'P', "procs", "LIST", on_procs, "process counts to sweep (default 2,4,6)"},
-    {0, "backend", "LIST", on_backend, "backends to sweep (default: every available one)"},
+    {0, "backend", "LIST", on_backend, "backends to sweep (default: tcp shm auto gloo, those built)"},
     {0, "steps", "K", on_steps, "steps of each loop (default 20)"},
     {0, "count", "N", on_count, "float32 elements of the all-reduce (default 1024)"},
     {'T', "timeout", "SECONDS", on_timeout, "give up on a blocked wait (default 300)"},
@@ -276,8 +277,9 @@ static int run_as_launcher(const init_opts *o, int argc, char **argv)
     int code = cli_plan_pick_backends(&l.plan, "collbench init", o->backends, o->nbackends,
                                       backends, MAX_BACKENDS, &nb);
     if (code) return code;
-    /* Refuse an unwritable --csv before the sweep, not after. */
-    if (o->csv_path && coll__file_append(o->csv_path, "", 0, err, sizeof err) != 0) {
+    /* Refuse an unwritable --csv before the sweep, not after; creating nothing,
+     * so a failed sweep leaves no empty file (the header goes with the first row). */
+    if (o->csv_path && coll__file_check_writable(o->csv_path, COLL_FILE_APPEND, err, sizeof err)) {
         fprintf(stderr, "collbench init: --csv: %s\n", err);
         return EXIT_USAGE;
     }

@@ -53,8 +53,13 @@ static void usage(FILE *f)
     fprintf(f,
             "\n"
             "The report depends on the files only: the same files give the same bytes.\n"
+            "Each FILE must be a regular file (not a pipe or device) of at most %zu MiB;\n"
+            "a bad file or row is named with its line, the first %d per file, then a count.\n"
+            "Every output is written to a temporary and renamed; a report that fails in a\n"
+            "DIR it created removes DIR again.\n"
             "exit codes: 0 ok; 1 an input file or row was rejected (the rest is still reported);\n"
-            "2 bad usage or DIR exists; 3 an output could not be written.\n");
+            "2 bad usage or DIR exists; 3 an output could not be written.\n",
+            REPORT_MAX_INPUT_BYTES >> 20, REPORT_LOG_SHOWN);
 }
 
 static int run(const report_opts *o);

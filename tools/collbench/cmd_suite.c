@@ -53,6 +53,7 @@
 #define DEFAULT_SIZES "1M,10M,100M,1G"
 #define DEFAULT_PROCS "2,4,6"
 #define DEFAULT_BUDGET "1"
+#define SUITE_PASSES 2
 #define QUICK_SIZES "4K,64K,1M"
 #define QUICK_PROCS "2,4"
 #define QUICK_BUDGET "0.5"
@@ -330,13 +331,18 @@ static int add_collective(suite *s, const bench_coll *c, const char *backends, i
               suite_step_arg(st, "%s", backends) | suite_step_arg(st, "-P") |
               suite_step_arg(st, "%d", nprocs) | suite_step_arg(st, "--sizes") |
               suite_step_arg(st, "%s", s->o.sizes) | suite_step_arg(st, "--time-budget") |
-              suite_step_arg(st, "%s", s->o.budget) | suite_step_arg(st, "-T") |
+              suite_step_arg(st, "%g", atof(s->o.budget) / (nbackends > 1 ? SUITE_PASSES : 1)) |
+              suite_step_arg(st, "-T") |
               suite_step_arg(st, COLL_TIMEOUT_S) | suite_step_arg(st, "--csv") |
               suite_step_arg(st, "%s", s->csv);
 #ifdef COLL_HAVE_JANSSON
     bad |= suite_step_arg(st, "-J") | suite_step_arg(st, "%s", s->json);
 #endif
-    if (nbackends > 1) bad |= suite_step_arg(st, "--same-ranks");
+    /* Backends compared within a step run in SUITE_PASSES passes, the order
+     * reversed in each (A B, B A), at the same total time budget. */
+    if (nbackends > 1)
+        bad |= suite_step_arg(st, "--same-ranks") | suite_step_arg(st, "--passes") |
+               suite_step_arg(st, "%d", SUITE_PASSES);
     /* in-place is the same call with one buffer: only where the collective has it */
     if (c->has_inplace) bad |= suite_step_arg(st, "--inplace") | suite_step_arg(st, "%s", s->o.inplace);
     if (strcmp(backends, "nccl") == 0) bad |= suite_step_arg(st, "--device") | suite_step_arg(st, "cuda");

@@ -19,6 +19,7 @@
 #include "launch/launcher.h"
 #include "cli_launch.h"
 #include "coll.h"
+#include "engine/result.h"
 #include "train/train_blas.h"
 #include "train/train_metrics.h"
 #include "train/train_options.h"
@@ -306,20 +307,18 @@ static int pick_backends(const train_options *o, const cli_launch_plan *plan, co
     return 0;
 }
 
+/* Before any rank starts, and creating nothing: a run that fails later leaves
+ * no header-only CSV. */
 static int check_outputs(const train_options *o)
 {
     char err[512];
-    if (o->csv_path && train_csv_append(o->csv_path, NULL, 0, err, sizeof err)) {
+    int rc = 0;
+    if (o->csv_path && (rc = train_csv_check(o->csv_path, err, sizeof err))) {
         fprintf(stderr, PREFIX ": --csv: %s\n", err);
-        return EXIT_USAGE;
+    } else if (o->json_path && (rc = bench_json_check(o->json_path, err, sizeof err))) {
+        fprintf(stderr, PREFIX ": -J: %s\n", err);
     }
-#ifndef COLL_HAVE_JANSSON
-    if (o->json_path) {
-        fprintf(stderr, PREFIX ": -J: built without jansson (apt-get install libjansson-dev, then rebuild)\n");
-        return EXIT_UNAVAILABLE;
-    }
-#endif
-    return 0;
+    return !rc ? 0 : rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : EXIT_USAGE;
 }
 
 static void config_json(const train_options *o, char *buf, size_t len)

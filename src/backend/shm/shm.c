@@ -44,13 +44,12 @@
 
 #define KIB ((size_t)1024)
 
-/* $name in bytes within [lo, hi], dflt when unset; after a bad one (*rc set,
- * err naming it) the rest are not read. */
-static size_t knob(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, int *rc,
-                   coll__err *err)
+/* $name in bytes within its range (core/env.c's table), dflt when unset;
+ * after a bad one (*rc set, err naming it) the rest are not read. */
+static size_t knob(const char *name, uint64_t dflt, int *rc, coll__err *err)
 {
     uint64_t v = dflt;
-    if (*rc == COLL_OK) *rc = coll__env_bytes(name, dflt, lo, hi, &v, err);
+    if (*rc == COLL_OK) *rc = coll__env_tuned(name, dflt, &v, err);
     return (size_t)v;
 }
 
@@ -158,19 +157,19 @@ static int heap_attach_all(shm_state *st, const coll__rendezvous *rv)
 static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
 {
     int rc = COLL_OK;
-    size_t slot = knob("COLL_SHM_SLOT_BYTES", 1024 * KIB, 4 * KIB, 1024 * 1024 * KIB, &rc, err);
-    size_t mbox = knob("COLL_SHM_MBOX_BYTES", 64 * KIB, 64, 64 * 1024 * KIB, &rc, err);
+    size_t slot = knob("COLL_SHM_SLOT_BYTES", 1024 * KIB, &rc, err);
+    size_t mbox = knob("COLL_SHM_MBOX_BYTES", 64 * KIB, &rc, err);
     slot = (slot + 4095) / 4096 * 4096;
     mbox = (mbox + 63) / 64 * 64;
-    st->chunk_bytes = knob("COLL_SHM_CHUNK_BYTES", 256 * KIB, 64, 64 * 1024 * KIB, &rc, err);
-    st->cma_min = knob("COLL_SHM_CMA_MIN", 128 * KIB, 0, (size_t)-1, &rc, err);
+    st->chunk_bytes = knob("COLL_SHM_CHUNK_BYTES", 256 * KIB, &rc, err);
+    st->cma_min = knob("COLL_SHM_CMA_MIN", 128 * KIB, &rc, err);
     /* All-reduce's CMA slice version writes results out instead of gathering
      * them back: with 2 ranks (a core each) it beats staging from 64 KiB a
      * rank (64 KiB 4.5-4.8 vs 5.8-6.5 us, 96 KiB 5.6-5.9 vs 8.4-8.9, p50, 3
      * interleaved runs), level at 48 KiB, slower at 32 KiB. Out of place at 2
      * ranks the whole-input window below starts earlier; this bound stays for
      * calls in place and for more ranks. */
-    st->cma_allreduce_min = knob("COLL_SHM_CMA_ALLREDUCE_MIN", 64 * KIB, 0, (size_t)-1, &rc, err);
+    st->cma_allreduce_min = knob("COLL_SHM_CMA_ALLREDUCE_MIN", 64 * KIB, &rc, err);
     /* Out of place, 2 ranks (a core each) reading each other's whole input
      * (shm_cma_coll.c) beat staging from 32 KiB (0.67-0.85x the time at 32
      * KiB, level or faster at 24) and the slice version up to 192 KiB
@@ -178,19 +177,19 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
      * bound ranks). Unmeasured with more ranks, which read (n-1) S a rank
      * instead of the slice version's 2 (n-1)/n S: no window by default. */
     size_t pair = st->n == 2;
-    st->cma_whole_min = knob("COLL_SHM_CMA_WHOLE_MIN", pair * 32 * KIB, 0, (size_t)-1, &rc, err);
-    st->cma_whole_max = knob("COLL_SHM_CMA_WHOLE_MAX", pair * 256 * KIB, 0, (size_t)-1, &rc, err);
-    st->direct_min = knob("COLL_SHM_DIRECT_MIN", 4 * KIB, 0, (size_t)-1, &rc, err);
+    st->cma_whole_min = knob("COLL_SHM_CMA_WHOLE_MIN", pair * 32 * KIB, &rc, err);
+    st->cma_whole_max = knob("COLL_SHM_CMA_WHOLE_MAX", pair * 256 * KIB, &rc, err);
+    st->direct_min = knob("COLL_SHM_DIRECT_MIN", 4 * KIB, &rc, err);
 
-    st->stream_min = knob("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, 0, (size_t)-1, &rc, err);
-    st->touch_max = knob("COLL_SHM_TOUCH_MAX", 256 * KIB * KIB, 0, (size_t)-1, &rc, err);
-    size_t heap = knob("COLL_SHM_HEAP_BYTES", 16 * KIB * KIB * KIB, 0, (size_t)1 << 44, &rc, err);
+    st->stream_min = knob("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, &rc, err);
+    st->touch_max = knob("COLL_SHM_TOUCH_MAX", 256 * KIB * KIB, &rc, err);
+    size_t heap = knob("COLL_SHM_HEAP_BYTES", 16 * KIB * KIB * KIB, &rc, err);
     /* Microseconds a waiter spins before it sleeps. More ranks than cores: the
      * spin yields the CPU at every miss (shm_wait.c), so a peer that needs the
      * core gets it at once; sleeping would cost a futex wake-up per step. */
     st->yield = st->n > online_cpus();
     uint64_t spin = 50;
-    if (rc == COLL_OK) rc = coll__env_count("COLL_SHM_SPIN_US", 50, 0, 1000000, &spin, err);
+    if (rc == COLL_OK) rc = coll__env_tuned("COLL_SHM_SPIN_US", 50, &spin, err);
     st->spin = (int)spin;
     /* The private engine's window, measured (docs/PERFORMANCE.md, "shm on
      * private buffers"): with more ranks than cores it beats staging from
@@ -198,8 +197,8 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
      * 256 KiB to 512 KiB (1.3-1.8x); at 1 MiB the two are level. With a
      * core per rank staging and CMA are as fast or faster (bound ranks), so
      * the window is empty. */
-    st->priv_min = knob("COLL_SHM_PRIV_MIN", st->yield ? 4 * KIB : 0, 0, (size_t)-1, &rc, err);
-    st->priv_max = knob("COLL_SHM_PRIV_MAX", st->yield ? 1024 * KIB : 0, 0, (size_t)-1, &rc, err);
+    st->priv_min = knob("COLL_SHM_PRIV_MIN", st->yield ? 4 * KIB : 0, &rc, err);
+    st->priv_max = knob("COLL_SHM_PRIV_MAX", st->yield ? 1024 * KIB : 0, &rc, err);
     int cma_env = 1;
     if (rc == COLL_OK) rc = coll__env_flag("COLL_SHM_CMA", 1, &cma_env, err);
     if (rc) return rc;

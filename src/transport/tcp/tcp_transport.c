@@ -313,7 +313,7 @@ int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank,
     *out = NULL;
     /* $COLL_TCP_SOCKBUF bytes (0: the kernel's autotuning, the default). */
     uint64_t sockbuf = DEFAULT_SOCKBUF;
-    if (coll__env_bytes("COLL_TCP_SOCKBUF", DEFAULT_SOCKBUF, 0, 1u << 30, &sockbuf, err))
+    if (coll__env_tuned("COLL_TCP_SOCKBUF", DEFAULT_SOCKBUF, &sockbuf, err))
         return COLL_EINVAL;
     coll__err why; /* set-up's error, naming world ranks */
     coll__err_init(&why, world_of, nworld);

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Careless input gets a whole, clear answer: a long argument is cut in its
+# middle, never before the reason; -P above what the open-file limit allows is
+# refused before anything runs, naming the limit; a rank's message is one line
+# with one "rank N:" prefix; the Makefile's torch target breaks no pipe.
+. "$(dirname "$0")/lib.sh"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+
+LONG=$(printf '%0600d' 9)
+expect_exit 2 "' is too long$" allreduce --sizes "$LONG"
+expect_exit 2 "': too long$" allreduce -b "${LONG}K"
+expect_exit 2 "is not an algorithm" allreduce --algo "$LONG"
+expect_exit 2 "' is too long$" allreduce -d "$LONG"
+
+# 256 open files allow (256 - 64) / 2 = 96 ranks: -P 2,200 runs nothing.
+(ulimit -n 256 && exec "$BIN" allreduce -P 2,200 --backend tcp --sizes 1K -n 2 -w 0 -c 0 -T 5) \
+    >"$WORK/out" 2>"$WORK/err"
+got=$?
+[ "$got" -eq 2 ] || fail "-P 2,200 under ulimit -n 256: exit $got, want 2: $(cat "$WORK/err")"
+grep -q "at most 96 ranks.*ulimit -n" "$WORK/err" || fail "-P 2,200: limit not named: $(cat "$WORK/err")"
+grep -q "^ *[0-9]" "$WORK/out" && fail "-P 2,200: ran the 2-rank configuration before refusing"
+
+# Rank 0 cannot allocate 2 x 1 TiB (skipped where overcommit would let it try).
+if [ "$(cat /proc/sys/vm/overcommit_memory 2>/dev/null)" != 1 ]; then
+    "$BIN" allreduce -P 2 --backend tcp --sizes 1T -n 1 -w 0 -c 0 -T 10 >"$WORK/out" 2>"$WORK/err"
+    grep -q "rank 0: rank 0:" "$WORK/err" && fail "doubled prefix: $(cat "$WORK/err")"
+    grep -q "^collbench: rank 0: cannot allocate" "$WORK/err" || fail "no allocation error: $(cat "$WORK/err")"
+fi
+
+# make torch with a cmake whose help output outlasts a pipe: no "Broken pipe".
+mkdir -p "$WORK/bin"
+cat >"$WORK/bin/cmake" <<'FAKE'
+#!/bin/bash
+trap '' PIPE # as cmake: a broken pipe is a write error it prints
+case "$*" in
+*"--target help"*) echo "... collbench_torch"; for i in $(seq 20000); do echo "... target_$i"; done ;;
+*) echo "built torch" ;;
+esac
+FAKE
+chmod +x "$WORK/bin/cmake"
+PATH="$WORK/bin:$PATH" make -s -C "$SRC" -o build torch BUILD="$WORK/b" >"$WORK/out" 2>"$WORK/err"
+grep -q "Broken pipe\|write error" "$WORK/err" && fail "make torch: $(cat "$WORK/err")"
+grep -q "built torch" "$WORK/out" || fail "make torch did not build the target: $(cat "$WORK/out" "$WORK/err")"
+finish
