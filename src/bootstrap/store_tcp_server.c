@@ -46,6 +46,7 @@
 
 typedef struct conn {
     struct conn *next;
+    struct coll__store_tcp_server *srv; /* logs its drop */
     int fd;
     int authed;
     int dead;
@@ -89,14 +90,6 @@ typedef struct coll__store_tcp_server {
 
 static coll__kv_entry *find(server *s, const char *key) { return coll__kv_find(&s->entries, key); }
 
-/* Marks c for closing; why (NULL for a member leaving normally) is logged
- * when it is reaped (log_drop). The first reason wins. */
-static void drop(conn *c, const char *why)
-{
-    if (c->dead) return;
-    c->dead = 1;
-    if (why) snprintf(c->why, sizeof c->why, "%s", why);
-}
 
 /* The summary of drops not logged one by one: every STRANGER_SUMMARY_S, at
  * most once a second when no stranger is left (quiet: the flood is over),
@@ -113,7 +106,7 @@ static void log_unlogged(server *s, double now, int quiet, int final)
 
 static void log_drop(server *s, const conn *c, double now)
 {
-    if (!c->why[0]) return;
+    if (!c->why[0] || !s) return;
     if (c->authed || s->logged < STRANGER_LOGS) {
         fprintf(stderr, "collbench store: dropped connection from %s: %s\n", c->peer, c->why);
         if (!c->authed && ++s->logged == STRANGER_LOGS)
@@ -125,6 +118,18 @@ static void log_drop(server *s, const conn *c, double now)
     s->unlogged++;
     snprintf(s->last_unlogged, sizeof s->last_unlogged, "%s: %s", c->peer, c->why);
     log_unlogged(s, now, 0, 0);
+}
+
+/* Marks c for closing (the poll loop closes it) and logs why at once, before
+ * any answer goes out; why is NULL for a member leaving normally. The first
+ * reason wins. */
+static void drop(conn *c, const char *why)
+{
+    if (c->dead) return;
+    c->dead = 1;
+    if (!why) return;
+    snprintf(c->why, sizeof c->why, "%s", why);
+    log_drop(c->srv, c, coll_now_s());
 }
 
 static void flush(conn *c)
@@ -266,8 +271,8 @@ static int handle_hello(server *s, conn *c, cursor *k)
         if (n != sizeof want || !coll__ct_equal(mac, want, sizeof want)) {
             /* An empty answer says "refused", so the client stops at once
              * instead of retrying as it does after an eviction. */
-            reply(c, NULL, 0, NULL, 0);
             drop(c, "bad job token");
+            reply(c, NULL, 0, NULL, 0);
             return 0;
         }
     }
@@ -462,6 +467,7 @@ static void accept_all(server *s)
             return;
         }
         c->fd = fd;
+        c->srv = s;
         c->since = coll_now_s();
         coll__sock_peer_name(fd, c->peer, sizeof c->peer);
         if (waiting >= s->max_unauthed) {
@@ -528,7 +534,6 @@ static void *serve(void *arg)
             waiting += !c->dead && !c->authed;
             if (c->dead) {
                 *pc = c->next;
-                log_drop(s, c, now);
                 conn_free(c);
             } else {
                 pc = &c->next;

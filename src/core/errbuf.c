@@ -7,7 +7,7 @@
 
 #define CUT "..."
 
-void coll__vset_err(char *err, size_t errlen, const char *fmt, va_list ap)
+void coll__vset_err_keep_end(char *err, size_t errlen, const char *fmt, va_list ap)
 {
     if (!err || errlen == 0) return;
     va_list again;
@@ -24,10 +24,19 @@ void coll__vset_err(char *err, size_t errlen, const char *fmt, va_list ap)
     va_end(again);
 }
 
-void coll__set_err(char *err, size_t errlen, const char *fmt, ...)
+void coll__set_err_keep_end(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    coll__vset_err(err, errlen, fmt, ap);
+    coll__vset_err_keep_end(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+void coll__set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
 }

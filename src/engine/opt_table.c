@@ -17,7 +17,7 @@ int bench_opt_fail(bench_opt_ctx *c, const char *fmt, ...)
     if (n >= 0 && (size_t)n < c->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        coll__vset_err(c->err + n, c->errlen - (size_t)n, fmt, ap); /* cuts the value, not the reason */
+        coll__vset_err_keep_end(c->err + n, c->errlen - (size_t)n, fmt, ap); /* cuts the value, not the reason */
         va_end(ap);
     }
     return COLL_EINVAL;

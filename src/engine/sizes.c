@@ -62,21 +62,21 @@ int bench_parse_size(const char *input, uint64_t *out, char *err, size_t errlen)
 {
     char s[64];
     if (!input || !trimmed_copy(input, strlen(input), s, sizeof s)) {
-        coll__set_err(err, errlen, "size '%s': %s", input ? input : "(null)",
+        coll__set_err_keep_end(err, errlen, "size '%s': %s", input ? input : "(null)",
                 input ? "too long" : "missing");
         return COLL_EINVAL;
     }
     if (s[0] == '\0') {
-        coll__set_err(err, errlen, "empty size");
+        coll__set_err_keep_end(err, errlen, "empty size");
         return COLL_EINVAL;
     }
     if (s[0] == '-') {
-        coll__set_err(err, errlen, "size '%s': must not be negative", s);
+        coll__set_err_keep_end(err, errlen, "size '%s': must not be negative", s);
         return COLL_EINVAL;
     }
     const char *p = s;
     if (!isdigit((unsigned char)*p)) {
-        coll__set_err(err, errlen, "size '%s': expected a number like 64, 1.5K, 1M or 1G", s);
+        coll__set_err_keep_end(err, errlen, "size '%s': expected a number like 64, 1.5K, 1M or 1G", s);
         return COLL_EINVAL;
     }
     uint64_t whole = 0;
@@ -90,7 +90,7 @@ int bench_parse_size(const char *input, uint64_t *out, char *err, size_t errlen)
     if (*p == '.') {
         p++;
         if (!isdigit((unsigned char)*p)) {
-            coll__set_err(err, errlen, "size '%s': expected digits after the decimal point", s);
+            coll__set_err_keep_end(err, errlen, "size '%s': expected digits after the decimal point", s);
             return COLL_EINVAL;
         }
         const char *digits = p;
@@ -98,7 +98,7 @@ int bench_parse_size(const char *input, uint64_t *out, char *err, size_t errlen)
         const char *end = p;
         while (end > digits && end[-1] == '0') end--; /* "1.50K" = "1.5K" */
         if (end - digits > MAX_FRACTION_DIGITS) {
-            coll__set_err(err, errlen, "size '%s': too many decimal places", s);
+            coll__set_err_keep_end(err, errlen, "size '%s': too many decimal places", s);
             return COLL_EINVAL;
         }
         for (const char *q = digits; q < end; q++) {
@@ -108,7 +108,7 @@ int bench_parse_size(const char *input, uint64_t *out, char *err, size_t errlen)
     }
     uint64_t mult = suffix_multiplier(p);
     if (mult == 0) {
-        coll__set_err(err, errlen, "size '%s': unknown suffix '%s' (use K, M, G or T: powers of 1024)", s, p);
+        coll__set_err_keep_end(err, errlen, "size '%s': unknown suffix '%s' (use K, M, G or T: powers of 1024)", s, p);
         return COLL_EINVAL;
     }
     /* frac/frac_den * mult must be whole: reduce the fraction first so nothing overflows. */
@@ -117,13 +117,13 @@ int bench_parse_size(const char *input, uint64_t *out, char *err, size_t errlen)
         uint64_t g = gcd_u64(frac, frac_den);
         uint64_t num = frac / g, den = frac_den / g;
         if (mult % den != 0) {
-            coll__set_err(err, errlen, "size '%s': not a whole number of bytes", s);
+            coll__set_err_keep_end(err, errlen, "size '%s': not a whole number of bytes", s);
             return COLL_EINVAL;
         }
         frac_bytes = num * (mult / den); /* < mult because num < den */
     }
     if (too_big || whole > (SIZE_MAX_VALUE - frac_bytes) / mult) {
-        coll__set_err(err, errlen, "size '%s': too large (the limit is 2^63-1 bytes)", s);
+        coll__set_err_keep_end(err, errlen, "size '%s': too large (the limit is 2^63-1 bytes)", s);
         return COLL_EINVAL;
     }
     *out = whole * mult + frac_bytes;
@@ -137,14 +137,14 @@ static int parse_list(const char *s, size_t elem_size, item_parser parse_item, v
                       size_t *n, char *err, size_t errlen)
 {
     if (!s) {
-        coll__set_err(err, errlen, "missing list");
+        coll__set_err_keep_end(err, errlen, "missing list");
         return COLL_EINVAL;
     }
     size_t items = 1;
     for (const char *p = s; *p; p++) items += (*p == ',');
     char *arr = calloc(items, elem_size);
     if (!arr) {
-        coll__set_err(err, errlen, "out of memory parsing list '%s'", s);
+        coll__set_err_keep_end(err, errlen, "out of memory parsing list '%s'", s);
         return COLL_ENOMEM;
     }
     const char *start = s;
@@ -153,13 +153,13 @@ static int parse_list(const char *s, size_t elem_size, item_parser parse_item, v
         size_t len = comma ? (size_t)(comma - start) : strlen(start);
         char item[64];
         if (!trimmed_copy(start, len, item, sizeof item)) {
-            coll__set_err(err, errlen, "item %zu of '%s' is too long", i + 1, s);
+            coll__set_err_keep_end(err, errlen, "item %zu of '%s' is too long", i + 1, s);
             free(arr);
             return COLL_EINVAL;
         }
         if (item[0] == '\0') {
-            if (items == 1) coll__set_err(err, errlen, "empty list");
-            else coll__set_err(err, errlen, "item %zu of '%s' is empty", i + 1, s);
+            if (items == 1) coll__set_err_keep_end(err, errlen, "empty list");
+            else coll__set_err_keep_end(err, errlen, "item %zu of '%s' is empty", i + 1, s);
             free(arr);
             return COLL_EINVAL;
         }
@@ -187,27 +187,27 @@ static int parse_positive_int(const char *item, void *dst, size_t idx, char *err
     const char *p = item;
     if (*p == '+') p++;
     if (*item == '-') {
-        coll__set_err(err, errlen, "'%s': must be a positive integer", item);
+        coll__set_err_keep_end(err, errlen, "'%s': must be a positive integer", item);
         return COLL_EINVAL;
     }
     if (!isdigit((unsigned char)*p)) {
-        coll__set_err(err, errlen, "'%s': not an integer", item);
+        coll__set_err_keep_end(err, errlen, "'%s': not an integer", item);
         return COLL_EINVAL;
     }
     long v = 0;
     for (; isdigit((unsigned char)*p); p++) {
         v = v * 10 + (*p - '0');
         if (v > INT_MAX) {
-            coll__set_err(err, errlen, "'%s': too large (the limit is %d)", item, INT_MAX);
+            coll__set_err_keep_end(err, errlen, "'%s': too large (the limit is %d)", item, INT_MAX);
             return COLL_EINVAL;
         }
     }
     if (*p != '\0') {
-        coll__set_err(err, errlen, "'%s': not an integer", item);
+        coll__set_err_keep_end(err, errlen, "'%s': not an integer", item);
         return COLL_EINVAL;
     }
     if (v == 0) {
-        coll__set_err(err, errlen, "'%s': must be a positive integer", item);
+        coll__set_err_keep_end(err, errlen, "'%s': must be a positive integer", item);
         return COLL_EINVAL;
     }
     *(int *)dst = (int)v;

@@ -30,7 +30,7 @@ int cli_route_addr(const char *host, int port, char *buf, size_t len, char *why,
     snprintf(service, sizeof service, "%d", port);
     int rc = getaddrinfo(host, service, &hints, &res);
     if (rc != 0) {
-        coll__set_err(why, whylen, "cannot resolve %s: %s", host, gai_strerror(rc));
+        coll__set_err_keep_end(why, whylen, "cannot resolve %s: %s", host, gai_strerror(rc));
         return -1;
     }
     /* A UDP connect sends nothing: it only asks the kernel which source address
