@@ -85,12 +85,26 @@ static const char *over_passes(const ranked *a, const ranked *b, char *buf, size
     return buf;
 }
 
+/* What a claimed difference rests on: "; apart in every pass" where both
+ * sides were measured in several passes, "; mpi in one pass only" where one
+ * side was (a backend in a step of its own: no rerun backs its cell), ""
+ * where neither was. */
+static const char *pass_basis(const ranked *a, const ranked *b, char *buf, size_t len)
+{
+    const ranked *one = a->s->passes < 2 ? a : b->s->passes < 2 ? b : NULL;
+    const ranked *many = one == a ? b : a;
+    if (!one) return "; apart in every pass";
+    if (many->s->passes < 2) return "";
+    snprintf(buf, len, "; %s in one pass only", one->s->backend);
+    return buf;
+}
+
 static const char NO_CLEAR_WINNER[] = "no clear winner (within noise)";
 
 /* "; shm is 2.0x faster than tcp (1.00 ms)" for the third and later backends. */
 static void others(const ranked *rk, size_t n, sbuf *out)
 {
-    char t[32], f[16];
+    char t[32], f[16], ps[48];
     spread_kind used;
     for (size_t k = 2; k < n; k++) {
         spread_verdict d = report_rows_differ(rk[0].r, rk[k].r, &used);
@@ -98,9 +112,10 @@ static void others(const ranked *rk, size_t n, sbuf *out)
             sb_printf(out, "; %s is within noise of %s (%s)", rk[0].s->backend, rk[k].s->backend,
                       fmt_time_us(rk[k].us, t, sizeof t));
         else
-            sb_printf(out, "; %s is %sx faster than %s (%s%s)", rk[0].s->backend,
+            sb_printf(out, "; %s is %sx faster than %s (%s%s%s)", rk[0].s->backend,
                       fmt_factor(rk[0].us > 0 ? rk[k].us / rk[0].us : INFINITY, f, sizeof f),
-                      rk[k].s->backend, fmt_time_us(rk[k].us, t, sizeof t), unchecked(d));
+                      rk[k].s->backend, fmt_time_us(rk[k].us, t, sizeof t), unchecked(d),
+                      pass_basis(&rk[0], &rk[k], ps, sizeof ps));
     }
     sb_puts(out, ".\n");
 }
@@ -110,7 +125,7 @@ static void others(const ranked *rk, size_t n, sbuf *out)
 static const char *compare_at(const ranked *rk, size_t n, const char *coll, uint64_t bytes,
                               const char *where, sbuf *out)
 {
-    char sz[32], t0[32], t1[32], f[16], ps[24];
+    char sz[32], t0[32], t1[32], f[16], ps[48];
     int p = rk[0].s->nprocs;
     fmt_size(bytes, sz, sizeof sz);
     spread_kind used;
@@ -137,7 +152,7 @@ static const char *compare_at(const ranked *rk, size_t n, const char *coll, uint
               rk[0].s->backend, fmt_factor(factor, f, sizeof f), rk[1].s->backend, sz, p,
               procs_word(p), where, fmt_time_us(rk[0].us, t0, sizeof t0),
               fmt_time_us(rk[1].us, t1, sizeof t1), unchecked(d),
-              *over_passes(&rk[0], &rk[1], ps, sizeof ps) ? "; apart in every pass" : "");
+              pass_basis(&rk[0], &rk[1], ps, sizeof ps));
     others(rk, n, out);
     return rk[0].s->backend;
 }
