@@ -36,7 +36,6 @@
  * (store_tcp_client.c). */
 #define MAX_UNAUTHED 1024
 #define UNAUTHED_IDLE_S 3.0
-#define UNAUTHED_IDLE_TEXT "3 s"
 
 /* The first drops of strangers are logged one by one, with their address;
  * after that a flood is summed up every STRANGER_SUMMARY_S and when it ends,
@@ -51,7 +50,6 @@ typedef struct conn {
     int authed;
     int dead;
     int challenged;                     /* nonce sent, HELLO not yet seen */
-    char why[96];                       /* why it was dropped, logged when it is freed */
     unsigned char nonce[COLL_NONCE_LEN];
     double since;                       /* accepted at (coll_now_s) */
     char peer[64];
@@ -104,11 +102,11 @@ static void log_unlogged(server *s, double now, int quiet, int final)
     s->unlogged_since = now;
 }
 
-static void log_drop(server *s, const conn *c, double now)
+static void log_drop(server *s, const conn *c, const char *why, double now)
 {
-    if (!c->why[0] || !s) return;
+    if (!s) return;
     if (c->authed || s->logged < STRANGER_LOGS) {
-        fprintf(stderr, "collbench store: dropped connection from %s: %s\n", c->peer, c->why);
+        fprintf(stderr, "collbench store: dropped connection from %s: %s\n", c->peer, why);
         if (!c->authed && ++s->logged == STRANGER_LOGS)
             fprintf(stderr, "collbench store: %u strangers dropped; further ones are counted, "
                     "summed up every %.0f s\n", STRANGER_LOGS, STRANGER_SUMMARY_S);
@@ -116,7 +114,7 @@ static void log_drop(server *s, const conn *c, double now)
     }
     if (!s->unlogged) s->unlogged_since = now;
     s->unlogged++;
-    snprintf(s->last_unlogged, sizeof s->last_unlogged, "%s: %s", c->peer, c->why);
+    snprintf(s->last_unlogged, sizeof s->last_unlogged, "%s: %.96s", c->peer, why);
     log_unlogged(s, now, 0, 0);
 }
 
@@ -127,9 +125,7 @@ static void drop(conn *c, const char *why)
 {
     if (c->dead) return;
     c->dead = 1;
-    if (!why) return;
-    snprintf(c->why, sizeof c->why, "%s", why);
-    log_drop(c->srv, c, coll_now_s());
+    if (why) log_drop(c->srv, c, why, coll_now_s());
 }
 
 static void flush(conn *c)
@@ -438,10 +434,9 @@ static int evict_oldest(server *s, int close_now, const char *why)
     return 1;
 }
 
-static void accept_all(server *s)
+/* Accepts what the backlog holds; waiting: the strangers already connected. */
+static void accept_all(server *s, int waiting)
 {
-    int waiting = 0;
-    for (conn *o = s->conns; o; o = o->next) waiting += !o->authed && !o->dead;
     for (;;) {
         int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
@@ -488,6 +483,8 @@ static void *serve(void *arg)
     struct pollfd *fds = NULL;
     size_t cap = 0;
     double stop_by = 0; /* set once server_stop asks */
+    char idle_why[64];
+    snprintf(idle_why, sizeof idle_why, "did not authenticate within %.0f s", UNAUTHED_IDLE_S);
     for (;;) {
         size_t n = 2;
         for (conn *c = s->conns; c; c = c->next) n++;
@@ -527,7 +524,7 @@ static void *serve(void *arg)
         now = coll_now_s();
         for (conn *c = s->conns; c; c = c->next)
             if (!c->authed && !c->dead && now - c->since > UNAUTHED_IDLE_S)
-                drop(c, "did not authenticate within " UNAUTHED_IDLE_TEXT);
+                drop(c, idle_why);
         int waiting = 0;
         for (conn **pc = &s->conns; *pc;) {
             conn *c = *pc;
@@ -541,7 +538,7 @@ static void *serve(void *arg)
         }
         log_unlogged(s, now, !waiting, 0);
         /* Accept last: the pollfd array above matched the list before it. */
-        if (fds[1].revents) accept_all(s);
+        if (fds[1].revents) accept_all(s, waiting);
     }
     log_unlogged(s, coll_now_s(), 1, 1);
     free(fds);

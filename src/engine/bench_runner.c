@@ -578,14 +578,8 @@ static int run_soak(run_state *s)
 static int64_t rank0_outputs(const bench_runner *r, char *why, size_t len)
 {
     const char *per_iter = r->opts->per_iter_path;
-    char text[320];
     int64_t state = per_iter ? 1 : 0;
-    if (per_iter && bench_per_iter_check(per_iter, text, sizeof text) != 0) {
-        snprintf(why, len, "--per-iter: %s", text);
-        state |= 2;
-    } else if (r->sink && bench_sink_check(r->sink, why, len) != 0) {
-        state |= 2;
-    }
+    if (bench_outputs_check(r->sink, per_iter, why, len) != 0) state |= 2;
     return state;
 }
 

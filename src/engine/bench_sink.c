@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/per_iter.h"
 #include "launch/launcher.h"
 #include "coll.h"
 
@@ -100,6 +101,15 @@ int bench_sink_check(const bench_sink *s, char *err, size_t errlen)
         snprintf(err, errlen, "--csv: %s", why);
     else if (s->json_path && (rc = bench_json_check(s->json_path, why, sizeof why)))
         snprintf(err, errlen, "-J: %s", why);
+    return rc;
+}
+
+int bench_outputs_check(const bench_sink *s, const char *per_iter_path, char *err, size_t errlen)
+{
+    char why[512];
+    int rc = s ? bench_sink_check(s, err, errlen) : 0;
+    if (!rc && per_iter_path && (rc = bench_per_iter_check(per_iter_path, why, sizeof why)))
+        snprintf(err, errlen, "--per-iter: %s", why);
     return rc;
 }
 

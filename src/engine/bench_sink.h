@@ -30,6 +30,10 @@ void bench_sink_init(bench_sink *s, int use_results_fd, const char *csv_path,
  * Always 0 in a rank that sends its rows to the launcher. */
 int bench_sink_check(const bench_sink *s, char *err, size_t errlen);
 
+/* Every result file of a run: s's (may be NULL), then --per-iter's path (may
+ * be NULL, "--per-iter: why" in err); 0 or bench_sink_check's status. */
+int bench_outputs_check(const bench_sink *s, const char *per_iter_path, char *err, size_t errlen);
+
 /* Hand over one row. A failure is remembered (s->status, s->err), returned, and
  * later rows still try: a full disk must not stop the benchmark. */
 int bench_sink_add(bench_sink *s, const bench_row *r);

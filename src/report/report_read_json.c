@@ -211,17 +211,14 @@ static int read_results(report_data *d, const json_t *root, report_log *log)
                     rejected = 1;
                     continue;
                 }
-                if ((rc = report_add_comm(d, &r)) != 0) goto out;
+                if ((rc = report_add_comm(d, &r)) != 0) return rc;
             }
         }
     }
     const json_t *train = json_object_get(results, "training");
-    if (train && (rc = read_rows(d, "training", train, &REPORT_TRAIN_SCHEMA, log, &rejected)))
-        goto out;
     const json_t *mem = json_object_get(results, "memory");
-    if (mem && (rc = read_rows(d, "memory", mem, &REPORT_MEM_SCHEMA, log, &rejected)))
-        goto out;
-out:
+    if (train) rc = read_rows(d, "training", train, &REPORT_TRAIN_SCHEMA, log, &rejected);
+    if (!rc && mem) rc = read_rows(d, "memory", mem, &REPORT_MEM_SCHEMA, log, &rejected);
     return rc ? rc : rejected ? REPORT_INPUT_REJECTED : 0;
 }
 

@@ -12,13 +12,12 @@
 #include "report/report_view.h"
 
 #include "coll.h"
+#include "core/dir_remove.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 int report_have_plots(void)
 {
@@ -56,18 +55,7 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
  * refused with "already exists". Parents made for it stay; they block nothing. */
 static void remove_report_dir(const char *dir, FILE *log)
 {
-    DIR *dp = opendir(dir);
-    if (dp) {
-        const struct dirent *e;
-        while ((e = readdir(dp)) != NULL) {
-            char path[4200];
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-        closedir(dp);
-    }
-    if (rmdir(dir) == 0)
+    if (coll__remove_flat_dir(dir) == 0)
         fprintf(log, "collbench report: %s removed (the report is incomplete); nothing left to "
                 "block a rerun\n", dir);
     else

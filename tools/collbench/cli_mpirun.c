@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/dir_remove.h"
 #include "core/errbuf.h"
 #ifdef COLL_HAVE_MPI
 #include <mpi.h>
@@ -126,8 +127,6 @@ static const char *const SHM_DIR_VARS[] = {"OMPI_MCA_btl_vader_backing_directory
 
 #define SHM_DIR_PREFIX "collbench-mpi."
 
-static void remove_shm_dir(const char *dir);
-
 /* Directories of launchers that are gone (killed outright: nobody removed
  * theirs); only this user's, named by the launcher's pid. */
 static void sweep_stale_shm_dirs(void)
@@ -144,7 +143,7 @@ static void sweep_stale_shm_dirs(void)
         snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
             kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-            remove_shm_dir(path);
+            coll__remove_flat_dir(path);
     }
     closedir(d);
 }
@@ -159,19 +158,6 @@ static int make_shm_dir(char *dir, size_t len)
     return mkdtemp(dir) ? 0 : -1;
 }
 
-static void remove_shm_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    char path[4200];
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    closedir(d);
-    rmdir(dir);
-}
 
 static int build_env(strv *env, const char *backend, int nprocs, const char *fifo, const char *shm_dir)
 {
@@ -404,7 +390,7 @@ int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs)
     if (rfd >= 0) close(rfd);
     unlink(fifo);
     rmdir(dir);
-    if (have_shm_dir) remove_shm_dir(shm_dir);
+    if (have_shm_dir) coll__remove_flat_dir(shm_dir);
     strv_free(&av);
     strv_free(&env);
     return code;

@@ -16,7 +16,6 @@
 #include "engine/bench_options.h"
 #include "engine/bench_runner.h"
 #include "engine/bench_sink.h"
-#include "engine/per_iter.h"
 #include "cli_gpu.h"
 #include "cli_launch.h"
 #include "coll.h"
@@ -263,13 +262,11 @@ static int sweep_same_ranks(launch_ctx *l, const char **backends, size_t nb)
  * header-only file. */
 static int check_outputs(const bench_options *o, const bench_sink *sink)
 {
-    char err[600], why[512];
+    char err[600];
     /* Only node 0 writes results: on a shared filesystem the other nodes must not
      * even create the file, or two headers race into it. */
     if (!bench_multinode_writes(&o->mn)) return 0;
-    int rc = bench_sink_check(sink, err, sizeof err);
-    if (!rc && o->per_iter_path && (rc = bench_per_iter_check(o->per_iter_path, why, sizeof why)))
-        snprintf(err, sizeof err, "--per-iter: %s", why);
+    int rc = bench_outputs_check(sink, o->per_iter_path, err, sizeof err);
     if (!rc) return 0;
     fprintf(stderr, "collbench: %s\n", err);
     return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : EXIT_USAGE;
