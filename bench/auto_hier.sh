@@ -6,8 +6,9 @@
 # Target (issue 4): busbw >= 0.8 of the bound at the large sizes. Needs root.
 #
 #   bench/auto_hier.sh [COLLBENCH] [SIZES]     e.g. bench/auto_hier.sh build/collbench 16M,64M,256M
-# env: RATE (10gbit), DELAY (1ms), ITERS (10), BACKENDS ("auto tcp"), CSV (append rows there),
-#      PER_NODE (2), TARGET (a fraction of the bound: exit 1 when the largest size
+# env: RATE (10gbit), DELAY (1ms), ITERS (10), BACKENDS ("auto tcp"), CSV (append rows there,
+#      the header too when it is new), HOSTS (2; 3+ share a bridge, each path
+#      crossing two shaped ports: twice DELAY one way), PER_NODE (2), TARGET (a fraction of the bound: exit 1 when the largest size
 #      of a backend stays below it; bench/multihost_link.sh sets it)
 # Exit 1 when a node fails (its output on stderr), 77 (a skip for ctest) without
 # root or ip netns. Smallest run (ctest bench/auto_hier): ITERS=2, SIZES 4K.
@@ -19,7 +20,7 @@ RATE=${RATE:-10gbit}
 DELAY=${DELAY:-1ms}
 ITERS=${ITERS:-10}
 BACKENDS=${BACKENDS:-auto tcp}
-HOSTS=2
+HOSTS=${HOSTS:-2}
 PER_NODE=${PER_NODE:-2}
 [ -x "$BIN" ] || { echo "no collbench at $BIN (build first, or pass its path)" >&2; exit 2; }
 netns_require
@@ -58,7 +59,9 @@ for backend in $BACKENDS; do
             END { printf "# %s: %.2f of the bound at %d B, target %.2f: %s\n", be, f, big, t, (f >= t ? "met" : "MISSED"); exit (f < t) }' "$csv" ||
             MISSED=1
     fi
-    [ -n "${CSV:-}" ] && tail -n +2 "$csv" >>"$CSV"
+    if [ -n "${CSV:-}" ]; then
+        if [ -s "$CSV" ]; then tail -n +2 "$csv" >>"$CSV"; else cat "$csv" >"$CSV"; fi
+    fi
 done
 echo "# target: auto >= 0.80 of the bound at the large sizes"
 [ -z "${FAILED:-}" ] || exit 1

@@ -37,7 +37,7 @@ static void scalar_f16_sum(void *out, const void *a, const void *b, size_t n)
     uint16_t *o = out;
     const uint16_t *x = a, *y = b;
     for (size_t i = 0; i < n; i++) {
-        o[i] = coll_float_to_half(coll_half_to_float(x[i]) + coll_half_to_float(y[i]));
+        o[i] = coll__float_to_half(coll__half_to_float(x[i]) + coll__half_to_float(y[i]));
         __asm__ volatile("" ::: "memory");
     }
 }
@@ -47,7 +47,7 @@ static void scalar_bf16_sum(void *out, const void *a, const void *b, size_t n)
     uint16_t *o = out;
     const uint16_t *x = a, *y = b;
     for (size_t i = 0; i < n; i++) {
-        o[i] = coll_float_to_bf16(coll_bf16_to_float(x[i]) + coll_bf16_to_float(y[i]));
+        o[i] = coll__float_to_bf16(coll__bf16_to_float(x[i]) + coll__bf16_to_float(y[i]));
         __asm__ volatile("" ::: "memory");
     }
 }

@@ -26,7 +26,7 @@ typedef struct side {
     int fd;        /* baseline socket */
 } side;
 
-static void xfer(coll__transport *tp, coll_xfer_kind kind, int peer, void *buf, size_t len)
+static void xfer(coll__transport *tp, coll__xfer_kind kind, int peer, void *buf, size_t len)
 {
     coll__xfer x;
     memset(&x, 0, sizeof x);
@@ -60,7 +60,7 @@ static void *transport_side(void *arg)
     int n = 10000;
     double t0 = 0;
     for (int i = -100; i < n; i++) { /* 100 warm-up round trips */
-        if (i == 0) t0 = coll_now_s();
+        if (i == 0) t0 = coll__now_s();
         if (s->rank == 0) {
             xfer(tp, COLL_XFER_SEND, peer, buf, 8);
             xfer(tp, COLL_XFER_RECV, peer, buf, 8);
@@ -69,15 +69,15 @@ static void *transport_side(void *arg)
             xfer(tp, COLL_XFER_SEND, peer, buf, 8);
         }
     }
-    s->lat_us = (coll_now_s() - t0) / n / 2 * 1e6;
+    s->lat_us = (coll__now_s() - t0) / n / 2 * 1e6;
     int k = 0;
     for (size_t len = (size_t)1 << 20; len <= s->max_bytes; len *= 2, k++) {
         for (int i = -2; i < s->iters; i++) {
-            if (i == 0) t0 = coll_now_s();
+            if (i == 0) t0 = coll__now_s();
             xfer(tp, s->rank == 0 ? COLL_XFER_SEND : COLL_XFER_RECV, peer, buf, len);
         }
         xfer(tp, s->rank == 0 ? COLL_XFER_RECV : COLL_XFER_SEND, peer, buf, 8); /* all arrived */
-        s->bw[k] = (double)len * s->iters / (coll_now_s() - t0) / 1e9;
+        s->bw[k] = (double)len * s->iters / (coll__now_s() - t0) / 1e9;
     }
     free(buf);
     return NULL;
@@ -105,19 +105,19 @@ static void *baseline_side(void *arg)
     int n = 10000;
     double t0 = 0;
     for (int i = -100; i < n; i++) {
-        if (i == 0) t0 = coll_now_s();
+        if (i == 0) t0 = coll__now_s();
         all(s->fd, buf, 8, s->rank == 0);
         all(s->fd, buf, 8, s->rank != 0);
     }
-    s->lat_us = (coll_now_s() - t0) / n / 2 * 1e6;
+    s->lat_us = (coll__now_s() - t0) / n / 2 * 1e6;
     int k = 0;
     for (size_t len = (size_t)1 << 20; len <= s->max_bytes; len *= 2, k++) {
         for (int i = -2; i < s->iters; i++) {
-            if (i == 0) t0 = coll_now_s();
+            if (i == 0) t0 = coll__now_s();
             all(s->fd, buf, len, s->rank == 0);
         }
         all(s->fd, buf, 8, s->rank != 0);
-        s->bw[k] = (double)len * s->iters / (coll_now_s() - t0) / 1e9;
+        s->bw[k] = (double)len * s->iters / (coll__now_s() - t0) / 1e9;
     }
     free(buf);
     return NULL;
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
     }
     run_pair(tr, transport_side);
     for (int i = 0; i < 2; i++) tr[i].tp->ops->destroy(tr[i].tp);
-    coll_store_destroy(store);
+    coll__store_destroy(store);
 
     char err[256];
     int lfd = coll__sock_listen(NULL, 0, 1, err, sizeof err);
@@ -155,8 +155,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "tcp_pingpong: %s\n", err);
         return 3;
     }
-    bl[1].fd = coll__sock_connect(NULL, coll__sock_port(lfd), coll_now_s() + 10, err, sizeof err);
-    bl[0].fd = coll__sock_accept(lfd, coll_now_s() + 10, err, sizeof err);
+    bl[1].fd = coll__sock_connect(NULL, coll__sock_port(lfd), coll__now_s() + 10, err, sizeof err);
+    bl[0].fd = coll__sock_accept(lfd, coll__now_s() + 10, err, sizeof err);
     if (bl[0].fd < 0 || bl[1].fd < 0) {
         fprintf(stderr, "tcp_pingpong: baseline connection: %s\n", err);
         return 3;

@@ -66,7 +66,7 @@ def rank_main(rank, world, port, backend, iters, warmup, sizes, q, buffers="mall
     for nbytes in sizes:
         count = max(nbytes // 4, 1)
         if buffers == "coll":  # libcoll's memory (shm: shared heap, no copy through the segment)
-            t = dist.distributed_c10d._get_default_group().empty([count], torch.float32)
+            t = collbench_torch.backend().empty([count], torch.float32)
             t.fill_(1)
         elif buffers == "alloc":  # the same memory, from torch's allocator with the opt-in on
             import collbench_torch
@@ -188,6 +188,9 @@ def main(argv=None):
                 sys.exit(f"torch_allreduce: a rank of torch-{backend} x {world} failed")
             if a.csv:
                 append_rows(a.csv, rows)
+            if any(r.rsplit(",", 1)[1] != "0" for r in rows):
+                sys.exit(f"torch_allreduce: torch-{backend} x {world} gave wrong results "
+                         f"(the wrong column)")
 
 
 if __name__ == "__main__":

@@ -1,16 +1,45 @@
 /* libcoll: collective communication for processes on one or many hosts.
  *
- * Every function returns 0 (COLL_OK) or a negative coll_status; the
- * communicator keeps a one-line message saying what went wrong
- * (coll_comm_errmsg), naming the failed peer where there is one. A failed
- * collective leaves the communicator unusable, except a refusal (COLL_ENOTSUP:
- * a dtype, op or count the backend does not run), which every rank reaches
- * before anything is sent. */
+ * This header is the library's whole API: libcoll.so exports exactly the
+ * functions declared here (COLL_API; everything else is built hidden, and the
+ * ctest design/exports checks it). What only the collbench tool asks of the
+ * library is in coll_tool.h, which is not installed.
+ *
+ * Conventions, for every function below unless it says otherwise:
+ *  - Errors: the return value is 0 (COLL_OK) or a negative coll_status; the
+ *    communicator keeps a one-line message saying what went wrong
+ *    (coll_comm_errmsg), naming the failed peer where there is one. A failed
+ *    collective leaves the communicator unusable, except a refusal
+ *    (COLL_ENOTSUP: a dtype, op or count the backend does not run), which
+ *    every rank reaches before anything is sent.
+ *  - Ownership: the caller owns every buffer it passes and gets back; a
+ *    returned const char * is static (names, messages of the library) or owned
+ *    by the communicator and valid until its next call on that communicator
+ *    (coll_comm_errmsg) or its destruction. Functions copy what they keep of
+ *    their arguments (coll_config's strings are read during coll_comm_create
+ *    only).
+ *  - Threads: functions without a communicator are thread-safe. A
+ *    communicator may be used from several threads: its calls are serialised
+ *    (collectives, blocking or not, run one at a time in the order they
+ *    reached it), but every rank must issue its collectives in the same order,
+ *    so threads sharing one communicator need an order of their own.
+ *    coll_comm_destroy must not race with any other call on the communicator.
+ *  - Backends: a communicator's backend is cfg->backend, else $COLL_BACKEND,
+ *    else "tcp" (the library default; the collbench tool's default is "auto"
+ *    where it is available). */
 #ifndef COLL_H
 #define COLL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* The mark of an exported function (libuv's UV_EXTERN): default visibility
+ * on compilers that build libcoll with -fvisibility=hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#define COLL_API __attribute__((visibility("default")))
+#else
+#define COLL_API
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,10 +67,15 @@ typedef enum {
 #undef COLL_STATUS_ENUM
 } coll_status;
 
-/* Name of a status code ("invalid argument"); never NULL. */
-const char *coll_strerror(int status);
-/* Symbolic name of a status code ("COLL_EINVAL"); never NULL. */
-const char *coll_status_name(int status);
+/* --- Status codes ------------------------------------------------------- */
+
+/* Description of a status code ("invalid argument"); "unknown error" for a
+ * value not in the table. Never NULL, static. */
+COLL_API const char *coll_strerror(int status);
+/* Symbolic name of a status code ("COLL_EINVAL", "COLL_UNKNOWN"); never NULL, static. */
+COLL_API const char *coll_status_name(int status);
+
+/* --- Data types and reduction ops --------------------------------------- */
 
 typedef enum {
     COLL_FLOAT32 = 0,
@@ -64,17 +98,26 @@ typedef enum {
     COLL_OP_COUNT
 } coll_op;
 
-size_t      coll_dtype_size(coll_dtype dt);      /* 0 for an invalid dtype */
-const char *coll_dtype_name(coll_dtype dt);      /* "float32", ... */
-const char *coll_op_name(coll_op op);            /* "sum", ... */
-int         coll_dtype_parse(const char *s, coll_dtype *out); /* accepts float, half, bf16, ... */
-int         coll_op_parse(const char *s, coll_op *out);
-/* COLL_OK when op makes sense for dt (avg is floating-point only). */
-int         coll_op_valid(coll_dtype dt, coll_op op);
+/* Bytes of one element; 0 for an invalid dtype. */
+COLL_API size_t coll_dtype_size(coll_dtype dt);
+/* "float32", ...; "invalid-dtype" for an invalid one. Static. */
+COLL_API const char *coll_dtype_name(coll_dtype dt);
+/* "sum", ...; "invalid-op" for an invalid one. Static. */
+COLL_API const char *coll_op_name(coll_op op);
+/* Name to dtype, case-insensitive, with aliases (float, half, bf16, ...):
+ * COLL_OK and *out set, or COLL_EINVAL (unknown name, NULL argument). */
+COLL_API int coll_dtype_parse(const char *s, coll_dtype *out);
+/* Name to op ("sum", "prod", "min", "max", "avg"): COLL_OK or COLL_EINVAL. */
+COLL_API int coll_op_parse(const char *s, coll_op *out);
+/* COLL_OK when op makes sense for dt; COLL_EINVAL for an invalid dtype or op
+ * and for avg on an integer dtype (avg is floating-point only). */
+COLL_API int coll_op_valid(coll_dtype dt, coll_op op);
+
+/* --- Configuration and backends ----------------------------------------- */
 
 typedef struct coll_config {
     const char *backend;     /* "tcp", "shm", "auto", "mpi", "nccl", "gloo";
-                                NULL: $COLL_BACKEND or "tcp" */
+                                NULL: $COLL_BACKEND, else "tcp" (the library default) */
     const char *init_method; /* "env://", "tcp://host:port", "file:///path"; NULL: "env://" */
     int rank;                /* -1: from the environment (RANK, OMPI_COMM_WORLD_RANK, ...) */
     int world_size;          /* -1: from the environment */
@@ -82,161 +125,114 @@ typedef struct coll_config {
     const char *algo;        /* "auto", "ring", "rhd", "rd", "tree", "direct"...; NULL: "auto" */
 } coll_config;
 
-void coll_config_init(coll_config *cfg);
+/* The defaults: backend, init_method and algo NULL, rank and world_size -1,
+ * timeout_s 300. Call it first, then set the fields that differ (new fields
+ * get defaults this way). */
+COLL_API void coll_config_init(coll_config *cfg);
 
-/* Backends this library knows, NULL-terminated: "tcp", "shm", "auto", "mpi", "nccl", "gloo". */
-const char *const *coll_backend_names(void);
-/* 1 if the backend can be used here; else 0 and why (what is missing, how to get it). */
-int coll_backend_available(const char *name, char *why, size_t whylen);
-/* 1 if collective ("allreduce", "broadcast", ...) has algorithm algo ("auto" always). */
-int coll_algo_supported(const char *collective, const char *algo);
-/* The algorithms of a collective, comma separated ("ring,rhd,rd"), for messages. */
-const char *coll_algo_names(const char *collective);
+/* Backends this library knows, NULL-terminated: "tcp", "shm", "auto", "mpi",
+ * "nccl", "gloo" (built in here or not). Static. */
+COLL_API const char *const *coll_backend_names(void);
+/* 1 if the backend can be used here; else 0 and why (what is missing, how to
+ * get it) in why (may be NULL/0). nccl is probed (dlopen) on each call. */
+COLL_API int coll_backend_available(const char *name, char *why, size_t whylen);
+/* 1 if collective ("allreduce", "broadcast", ...) has algorithm algo ("auto"
+ * always); 0 otherwise, NULL arguments included. */
+COLL_API int coll_algo_supported(const char *collective, const char *algo);
+/* The algorithms of a collective, comma separated ("ring,rhd,rd"), for
+ * messages; "" for an unknown collective. Static. */
+COLL_API const char *coll_algo_names(const char *collective);
 
-/* The backends' questions of a program that picks and launches them (collbench). */
-/* 1 if name is one of coll_backend_names(), built in here or not. */
-int coll_backend_known(const char *name);
-/* coll_backend_available, with why's "backend NAME unavailable: " lead dropped
- * (for callers that name the backend on the line already). */
-int coll_backend_available_bare(const char *name, char *why, size_t whylen);
-/* 1 for a backend whose ranks mpirun (or srun) must start: mpi. */
-int coll_backend_needs_mpirun(const char *name);
-/* 1 if a sweep with no backend named runs it: not mpi (its own sweep, through
- * mpirun), not nccl (GPU buffers). */
-int coll_backend_sweeps_by_default(const char *name);
-/* The backends a sweep with no backend named runs here, in coll_backend_names()'s
- * order: those that sweep by default and are available. Returns how many (at
- * most cap are stored in out). */
-size_t coll_backend_default_sweep(const char **out, size_t cap);
-/* The one backend of a run that names none: "auto" where it is available, else fallback. */
-const char *coll_backend_preferred(const char *fallback);
-/* The backend auto uses between the ranks of one host here ("shm", or "tcp"
- * while shm is not available), and why in why. */
-const char *coll_auto_intra_name(char *why, size_t whylen);
-/* NCCL as the nccl backend loads it (the same sonames, $COLL_NCCL_PATH): 1 with
- * its version ("2.21.5") in version and the library loaded in soname; else 0
- * and why (what is missing, how to get it). Any buffer may be NULL/0. */
-int coll_nccl_version(char *version, size_t versionlen, char *soname, size_t sonamelen, char *why,
-                      size_t whylen);
-
-/* For a program that launches ranks (collbench): how they were launched, where
- * they listen, how they are pinned. */
-
-/* Ranks that were already launched: our own launcher and torchrun (RANK,
- * WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE), mpirun (OMPI_COMM_WORLD_*,
- * PMI_RANK/PMI_SIZE) and srun (SLURM_PROCID/NTASKS). */
-typedef struct coll_launch_env {
-    int rank, world_size;             /* -1 when unknown */
-    int local_rank, local_world_size; /* -1 when unknown */
-    const char *source;               /* "collbench", "torchrun", "mpirun", "pmi", "srun", NULL */
-} coll_launch_env;
-
-/* Fills env from the environment; returns 1 if a rank/world pair was found.
- * Sources, first match wins: RANK/WORLD_SIZE (+LOCAL_RANK/LOCAL_WORLD_SIZE;
- * "collbench" when COLL_LAUNCHED=1, else "torchrun"), OMPI_COMM_WORLD_RANK/SIZE
- * (+_LOCAL_RANK/_LOCAL_SIZE; "mpirun"), PMI_RANK/PMI_SIZE (+MPI_LOCALRANKID/
- * MPI_LOCALNRANKS; "pmi"), SLURM_PROCID/SLURM_NTASKS (+SLURM_LOCALID,
- * SLURM_NTASKS_PER_NODE when a plain number; "srun"). A source with invalid
- * values (not an integer, rank outside [0, world)) counts as absent, and the
- * problem is kept for coll_launch_env_error(). */
-int coll_launch_env_detect(coll_launch_env *env);
-/* Why the last coll_launch_env_detect() of this thread skipped a source, e.g.
- * "RANK=abc is not an integer"; "" when every variable it read was valid. */
-const char *coll_launch_env_error(void);
-
-/* The address a rank's transports listen on and publish to their peers, and why. */
-typedef struct coll_listen_pick {
-    char addr[64];   /* numeric IPv4, or $COLL_LISTEN_ADDR as given */
-    char ifname[32]; /* interface holding addr, "" when none is known */
-    char why[200];   /* the rule that chose it, for messages and `collbench info` */
-} coll_listen_pick;
-/* The pick from this process's environment, in order: $COLL_LISTEN_ADDR as
- * given; $COLL_SOCKET_IFNAME (the first IPv4 address of a matching interface,
- * NCCL_SOCKET_IFNAME syntax); a job on one host: 127.0.0.1; the store's host
- * known ($MASTER_ADDR, under srun $SLURM_LAUNCH_NODE_IPADDR): the address of the
- * interface that routes to it; a job that spans hosts: the first interface that
- * is up, not loopback; else 127.0.0.1. COLL_OK, or COLL_EINVAL with err naming
- * the variable to set (a job that spans hosts and finds only loopback). */
-int coll_listen_addr_from_env(coll_listen_pick *out, char *err, size_t errlen);
-/* 1 for "localhost", 127.x.y.z and ::1: a host that only this host reaches. */
-int coll_host_is_loopback(const char *host);
-
-/* Pinning ranks to cores (--bind core|none). A launcher puts the choice in
- * $COLL_BIND, plans one CPU per rank before forking and pins each child before
- * exec (affinity survives exec). Default: none. */
-#define COLL_ENV_BIND "COLL_BIND"
-typedef enum coll_bind_mode { COLL_BIND_NONE = 0, COLL_BIND_CORE = 1 } coll_bind_mode;
-/* "core" or "none"; COLL_EINVAL otherwise. */
-int coll_bind_parse(const char *s, coll_bind_mode *out);
-const char *coll_bind_name(coll_bind_mode m);
-/* $COLL_BIND, or none when it is unset or not a mode. */
-coll_bind_mode coll_bind_from_env(void);
-/* The CPU of each of nprocs ranks into cpus[] (-1: leave alone): with core,
- * round robin over the cores this process may run on, one hardware thread per
- * core, in hwloc's order when built with hwloc. */
-int coll_bind_plan(coll_bind_mode mode, int nprocs, int *cpus);
-/* Pin the calling process to cpu (no-op for -1). Only a system call: safe in a
- * forked child of a threaded process. */
-int coll_bind_apply_cpu(int cpu);
+/* --- Communicators ------------------------------------------------------ */
 
 typedef struct coll_comm coll_comm;
 typedef struct coll_request coll_request;
 
-int  coll_comm_create(const coll_config *cfg, coll_comm **out);
-/* Collective: every rank calls it. Safe on a failed communicator. */
-int  coll_comm_destroy(coll_comm *comm);
-int  coll_comm_rank(const coll_comm *comm);
-int  coll_comm_size(const coll_comm *comm);
-const char *coll_comm_backend(const coll_comm *comm);
-/* Last error of this communicator, one line; "" when none. */
-const char *coll_comm_errmsg(const coll_comm *comm);
+/* Collective: every rank of the job calls it with the same backend. Meets the
+ * other ranks through cfg->init_method (NULL cfg: the defaults), sets up the
+ * backend and stores the communicator in *out (NULL on failure). The caller
+ * owns it: coll_comm_destroy frees it. Errors: COLL_EUNAVAIL (backend unknown
+ * or not available here), COLL_EINVAL (bad rank, world size or init_method),
+ * COLL_ETIMEDOUT (a rank did not arrive within timeout_s), COLL_EPEER,
+ * COLL_ESYS...; the message is in coll_last_create_error(). */
+COLL_API int coll_comm_create(const coll_config *cfg, coll_comm **out);
+/* Collective: every rank calls it. Waits for pending requests, tears the
+ * backend down and frees comm (NULL: COLL_EINVAL). Ends with a barrier unless
+ * the communicator failed; returns its status. Safe on a failed communicator. */
+COLL_API int coll_comm_destroy(coll_comm *comm);
+/* This process's rank, and the number of ranks; -1 for NULL. */
+COLL_API int coll_comm_rank(const coll_comm *comm);
+COLL_API int coll_comm_size(const coll_comm *comm);
+/* The backend's name ("tcp", ...); "" for NULL. Valid while comm lives. */
+COLL_API const char *coll_comm_backend(const coll_comm *comm);
+/* Last error of this communicator, one line; "" when none. With NULL, the
+ * message of this thread's last failed coll_comm_create. Valid until the next
+ * call on comm. */
+COLL_API const char *coll_comm_errmsg(const coll_comm *comm);
 /* Rank blamed for the last error (dead peer, mismatch), or -1. */
-int  coll_comm_failed_rank(const coll_comm *comm);
+COLL_API int coll_comm_failed_rank(const coll_comm *comm);
 /* Hosts among the ranks of comm, or a negative status. Collective (every rank
  * calls it): backends that know their hosts (auto) answer at once, the others
  * compare the ranks' host ids through the rendezvous store. */
-int  coll_comm_host_count(coll_comm *comm);
+COLL_API int coll_comm_host_count(coll_comm *comm);
 /* One line saying how the backend runs this communicator ("auto: 2 hosts, 2
- * ranks on this one; intra-host shm, ..."); COLL_ENOTSUP where it has none. */
-int  coll_comm_describe(const coll_comm *comm, char *buf, size_t len);
+ * ranks on this one; intra-host shm, ...") into buf (len bytes, truncated);
+ * COLL_ENOTSUP where the backend has none, COLL_EINVAL for NULL. */
+COLL_API int coll_comm_describe(const coll_comm *comm, char *buf, size_t len);
 /* Set the algorithm used from now on ("auto" restores the tuning table).
- * COLL_ENOTSUP where the backend does not run it: shm, mpi and nccl pick
- * their own and take only "auto"; auto takes what its groups run. */
-int  coll_comm_set_algo(coll_comm *comm, const char *algo);
-/* Error message of a communicator that could not be created (thread-local). */
-const char *coll_last_create_error(void);
+ * Every rank must set the same one. COLL_ENOTSUP where the backend does not
+ * run it: shm, mpi and nccl pick their own and take only "auto"; auto takes
+ * what its groups run. The communicator stays usable after a refusal. */
+COLL_API int coll_comm_set_algo(coll_comm *comm, const char *algo);
+/* Error message of the last coll_comm_create of this thread that failed
+ * (thread-local; "" after one that succeeded). */
+COLL_API const char *coll_last_create_error(void);
 
-/* Buffers the backend may place in shared memory; plain aligned memory otherwise. */
-void *coll_alloc(coll_comm *comm, size_t bytes);
-void  coll_free(coll_comm *comm, void *ptr);
+/* Buffers the backend may place in shared memory (shm, auto: collectives on
+ * them skip a copy); plain aligned memory otherwise (cache line; page from 64 KiB) (also for NULL
+ * comm). NULL when out of memory. Free with coll_free on the same
+ * communicator, before coll_comm_destroy. */
+COLL_API void *coll_alloc(coll_comm *comm, size_t bytes);
+COLL_API void coll_free(coll_comm *comm, void *ptr);
 
-/* Blocking collectives. sendbuf == recvbuf (or the in-place position) is in-place.
- * Counts are in elements. */
-int coll_allreduce(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
-                   coll_dtype dt, coll_op op);
+/* --- Blocking collectives ----------------------------------------------- */
+/* Every rank of comm calls the same collective with the same count, dtype, op
+ * and root (a difference is COLL_EMISMATCH, where the backend checks it).
+ * Counts are in elements. sendbuf == recvbuf (or the in-place position) is
+ * in-place. They return once this rank's part is done; its buffers may be
+ * reused then. Errors: COLL_EINVAL (NULL comm or buffer, bad root or peer),
+ * COLL_ENOTSUP (refused before anything is sent), COLL_ETIMEDOUT, COLL_EPEER,
+ * COLL_EMISMATCH, COLL_EABORTED (the communicator failed before). */
+
+/* Every rank's recvbuf gets the reduction of every rank's sendbuf. */
+COLL_API int coll_allreduce(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                            coll_dtype dt, coll_op op);
 /* recvbuf holds size*sendcount elements; rank r's block at offset r*sendcount.
  * In-place: sendbuf == recvbuf + rank*sendcount. */
-int coll_allgather(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendcount,
-                   coll_dtype dt);
+COLL_API int coll_allgather(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendcount,
+                            coll_dtype dt);
 /* sendbuf holds size*recvcount elements; rank r receives the reduced block r.
  * In-place: recvbuf == sendbuf + rank*recvcount. */
-int coll_reducescatter(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,
-                       coll_dtype dt, coll_op op);
+COLL_API int coll_reducescatter(coll_comm *comm, const void *sendbuf, void *recvbuf,
+                                size_t recvcount, coll_dtype dt, coll_op op);
 /* sendbuf is read at root only; every rank's recvbuf gets it (may equal sendbuf). */
-int coll_broadcast(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
-                   coll_dtype dt, int root);
-/* recvbuf is written at root only. */
-int coll_reduce(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
-                coll_dtype dt, coll_op op, int root);
+COLL_API int coll_broadcast(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                            coll_dtype dt, int root);
+/* The reduction of every rank's sendbuf into root's recvbuf (written at root only). */
+COLL_API int coll_reduce(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                         coll_dtype dt, coll_op op, int root);
 /* count elements go to each rank: sendbuf and recvbuf hold size*count elements. */
-int coll_alltoall(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
-                  coll_dtype dt);
-int coll_send(coll_comm *comm, const void *buf, size_t count, coll_dtype dt, int peer);
-int coll_recv(coll_comm *comm, void *buf, size_t count, coll_dtype dt, int peer);
+COLL_API int coll_alltoall(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                           coll_dtype dt);
+/* Point to point, between two ranks only (not collective): count elements to
+ * or from peer; the other side calls the matching one with the same count. */
+COLL_API int coll_send(coll_comm *comm, const void *buf, size_t count, coll_dtype dt, int peer);
+COLL_API int coll_recv(coll_comm *comm, void *buf, size_t count, coll_dtype dt, int peer);
 /* Send to one peer and receive from another at once (no deadlock in a ring). */
-int coll_sendrecv(coll_comm *comm, const void *sendbuf, size_t sendcount, int dest,
-                  void *recvbuf, size_t recvcount, int source, coll_dtype dt);
-int coll_barrier(coll_comm *comm);
+COLL_API int coll_sendrecv(coll_comm *comm, const void *sendbuf, size_t sendcount, int dest,
+                           void *recvbuf, size_t recvcount, int source, coll_dtype dt);
+/* Returns once every rank has entered it. */
+COLL_API int coll_barrier(coll_comm *comm);
 /* Monitored barrier (like torch's monitored_barrier): rank 0 waits up to timeout_s
  * for every other rank to arrive, then tells every rank which ranks never did.
  * Returns COLL_OK when all arrived; else COLL_ETIMEDOUT on every rank that waited,
@@ -246,24 +242,29 @@ int coll_barrier(coll_comm *comm);
  * not answering within timeout_s + 1 s is reported as rank 0 missing. Runs over
  * the rendezvous store, not the transport, so a timeout leaves the communicator
  * usable; a later collective with a dead rank still fails at the comm's timeout. */
-int coll_monitored_barrier(coll_comm *comm, double timeout_s, int *missing, int max_missing,
-                           int *nmissing);
+COLL_API int coll_monitored_barrier(coll_comm *comm, double timeout_s, int *missing,
+                                    int max_missing, int *nmissing);
 
-/* Nonblocking collectives, progressed by the communicator's progress thread.
- * Collectives (blocking or not) run in the order they were called. */
-int coll_iallreduce(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
-                    coll_dtype dt, coll_op op, coll_request **req);
-int coll_iallgather(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendcount,
-                    coll_dtype dt, coll_request **req);
-int coll_ireducescatter(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,
-                        coll_dtype dt, coll_op op, coll_request **req);
-int coll_ibroadcast(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
-                    coll_dtype dt, int root, coll_request **req);
+/* --- Nonblocking collectives -------------------------------------------- */
+/* Progressed by the communicator's progress thread. Collectives (blocking or
+ * not) run in the order they were called. On COLL_OK *req holds a request the
+ * caller owns until coll_wait frees it; the buffers belong to the collective
+ * until then (neither read nor written by the caller). An argument error is
+ * returned at once (and *req is NULL); a failure while running, by
+ * coll_test/coll_wait. */
+COLL_API int coll_iallreduce(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                             coll_dtype dt, coll_op op, coll_request **req);
+COLL_API int coll_iallgather(coll_comm *comm, const void *sendbuf, void *recvbuf,
+                             size_t sendcount, coll_dtype dt, coll_request **req);
+COLL_API int coll_ireducescatter(coll_comm *comm, const void *sendbuf, void *recvbuf,
+                                 size_t recvcount, coll_dtype dt, coll_op op, coll_request **req);
+COLL_API int coll_ibroadcast(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                             coll_dtype dt, int root, coll_request **req);
 /* *done = 1 once finished; the request stays valid until coll_wait. Returns the
- * collective's status once done. */
-int coll_test(coll_request *req, int *done);
+ * collective's status once done (COLL_OK while not done). */
+COLL_API int coll_test(coll_request *req, int *done);
 /* Waits, frees the request and returns the collective's status. */
-int coll_wait(coll_request *req);
+COLL_API int coll_wait(coll_request *req);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,8 @@ launch: core
 engine: core launch
 train: core engine
 report: core engine
-tools: core launch engine train report
+model: core engine
+tools: core launch engine train report model
 '
 # Above libcoll (launch, engine, train, report, tools) only core, the base
 # library coll_base, besides coll.h: what they need of libcoll proper is public
@@ -83,7 +84,7 @@ BEGIN {
 }
 {
     file = $1; inc = $2
-    if (inc == "coll.h") next
+    if (inc == "coll.h" || inc == "coll_tool.h") next
     from = module(file)
     if (inc ~ /\//) { target = "src/" inc; to = module(target) }
     else { target = file; sub(/[^\/]*$/, inc, target); to = from }

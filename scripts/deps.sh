@@ -13,9 +13,10 @@ optional=(libjansson-dev libopenmpi-dev openmpi-bin libgloo-dev g++ libhwloc-dev
           libopenblas-dev libplplot-dev plplot-driver-cairo libcairo2-dev iproute2 procps
           python3-torch libtorch-dev pybind11-dev)
 # CI: the second compiler, libFuzzer's runtime, valgrind, Chromium (the report
-# rendering test runs there rather than skipping)
+# rendering test runs there rather than skipping), Slurm and munge (the real
+# srun/sbatch tests, tests/slurm)
 if [ "${CI:-}" = "true" ] || [ "${COLL_DEPS_ALL:-0}" = 1 ]; then
-  optional+=(clang libclang-rt-dev valgrind chromium)
+  optional+=(clang libclang-rt-dev valgrind chromium slurm-wlm munge)
 fi
 # --with-browser: headless Chromium for the report's rendering test
 for arg in "$@"; do

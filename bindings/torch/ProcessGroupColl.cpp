@@ -1,9 +1,10 @@
 // collbench_torch: a torch.distributed process-group backend named "coll",
 // one thin layer over libcoll's public API (include/coll.h). See docs/TORCH.md.
 //
-// Built against torch 1.13's c10d::ProcessGroup (what Debian ships here).
-// torch 2.x moved backends to c10d::Backend; that API is not targeted yet.
+// Builds against torch 1.13 (Debian 12) and torch 2.x (Debian 13): the one
+// version switch is the block below.
 #include <torch/extension.h>
+#include <torch/version.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Types.hpp>
@@ -21,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cerrno>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -29,6 +31,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -38,9 +41,27 @@ extern "C" {
 #include "coll.h"
 }
 
+// torch 2 moved a backend's collectives from c10d::ProcessGroup (now a
+// dispatcher over per-device backends) to c10d::Backend; torch 2.3 made
+// Allocator::allocate non-const and added copy_data.
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#define COLL_TORCH2 1
+using CollBase = c10d::Backend;
+#else
+#define COLL_TORCH2 0
+using CollBase = c10d::ProcessGroup;
+#endif
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#define COLL_ALLOCATE_CONST
+#define COLL_ALLOCATOR_COPY_DATA 1
+#else
+#define COLL_ALLOCATE_CONST const
+#define COLL_ALLOCATOR_COPY_DATA 0
+#endif
+
 namespace collbench {
 
-using c10d::ProcessGroup;
 using WorkPtr = c10::intrusive_ptr<c10d::Work>;
 
 class ProcessGroupColl;
@@ -52,8 +73,10 @@ static constexpr size_t kDefaultMinBytes = 64 * 1024;
 // A whole decimal byte count (an environment variable's value) into *out.
 static bool byte_count(const char* s, size_t* out) {
     char* end = nullptr;
+    if (*s < '0' || *s > '9') return false; // strtoull takes "-1" as ULLONG_MAX
+    errno = 0;
     unsigned long long x = std::strtoull(s, &end, 10);
-    if (!*s || !end || *end != '\0') return false;
+    if (errno || !end || *end != '\0') return false;
     *out = (size_t)x;
     return true;
 }
@@ -155,33 +178,37 @@ static Staged stage(const at::Tensor& t) {
     return {t, t.contiguous(), true};
 }
 
+// A profiler name that lives as long as the process (RecordFunction keeps the pointer).
+static const char* profiling_title(const char* what) {
+    static std::mutex mu;
+    static std::set<std::string>* titles = new std::set<std::string>();
+    std::lock_guard<std::mutex> g(mu);
+    return titles->insert(std::string("coll:") + what).first->c_str();
+}
+
+// One operation. A blocking one is complete when made; a libcoll request, or
+// a Work standing for earlier ones (deps: allreduce_coalesced), is completed
+// by its group's completion thread, the only thread that waits on requests,
+// so that wait(timeout), exception() and is_success() never block behind it.
 class WorkColl : public c10d::Work {
   public:
     WorkColl(c10d::OpType type, std::string what, coll_comm* comm, coll_request* req, int rc,
-             std::function<void()> finish, std::vector<at::Tensor> outputs)
-        : c10d::Work(-1, type), what_(std::move(what)), comm_(comm), req_(req),
-          finish_(std::move(finish)), outputs_(std::move(outputs)),
+             std::function<void()> finish, std::vector<at::Tensor> outputs,
+             std::chrono::milliseconds timeout, std::vector<c10::intrusive_ptr<WorkColl>> deps = {})
+        : c10d::Work(-1, type, profiling_title(what.c_str()), outputs), what_(std::move(what)),
+          comm_(comm), req_(req), finish_(std::move(finish)), outputs_(std::move(outputs)),
+          deps_(std::move(deps)), timeout_(timeout),
           fut_(c10::make_intrusive<c10::ivalue::Future>(
               c10::ListType::create(c10::TensorType::get()))) {
-        if (!req_) complete(rc);
+        if (!req_ && deps_.empty()) complete(rc);
     }
     ~WorkColl() override {
         if (req_) coll_wait(req_); // buffers must outlive the request
     }
 
     bool isCompleted() override {
-        std::unique_lock<std::mutex> g(lk_, std::try_to_lock);
-        if (!g.owns_lock()) return false; // the completion thread is waiting on it
-        if (done_) return true;
-        int d = 0;
-        int rc = coll_test(req_, &d);
-        if (!d) return false;
-        coll_wait(req_);
-        req_ = nullptr;
-        complete_locked(rc);
-        g.unlock();
-        settle_future();
-        return true;
+        std::lock_guard<std::mutex> g(lk_);
+        return done_;
     }
     bool isSuccess() const override {
         std::lock_guard<std::mutex> g(lk_);
@@ -194,17 +221,25 @@ class WorkColl : public c10d::Work {
     std::vector<at::Tensor> result() override { return outputs_; }
     void synchronize() override {}
 
-    bool wait(std::chrono::milliseconds /*timeout*/) override {
+    // timeout: Work.wait's, else the operation's (opts.timeout), else none.
+    // Running out raises; the operation stays in flight (as with gloo, the
+    // group should not be used again).
+    bool wait(std::chrono::milliseconds timeout) override {
+        std::exception_ptr e;
         {
-            std::lock_guard<std::mutex> g(lk_);
-            if (!done_) {
-                int rc = coll_wait(req_);
-                req_ = nullptr;
-                complete_locked(rc);
+            std::unique_lock<std::mutex> g(lk_);
+            auto t = timeout != ::kNoTimeout ? timeout : timeout_;
+            if (t.count() > 0) {
+                TORCH_CHECK(done_cv_.wait_for(g, t, [this]() { return done_; }), "coll: ", what_,
+                            ": timed out after ", t.count(), " ms waiting for it (it is still in "
+                            "flight; do not use the group again)");
+            } else {
+                done_cv_.wait(g, [this]() { return done_; });
             }
+            e = err_;
         }
         settle_future();
-        if (err_) std::rethrow_exception(err_);
+        if (e) std::rethrow_exception(e);
         return true;
     }
 
@@ -220,12 +255,33 @@ class WorkColl : public c10d::Work {
         }();
         if (sync) {
             try {
-                wait(kNoTimeout);
+                wait(::kNoTimeout);
             } catch (...) {
                 // the future carries the error
             }
         }
         return fut_;
+    }
+
+    // The completion thread: waits for the request (or takes the first error
+    // of the Works this one stands for, which finished before it), completes.
+    void complete_request() {
+        int rc = COLL_OK;
+        if (req_) {
+            rc = coll_wait(req_);
+            req_ = nullptr;
+        }
+        std::exception_ptr dep_err;
+        for (auto& d : deps_)
+            if (!dep_err) dep_err = d->exception();
+        deps_.clear();
+        {
+            std::lock_guard<std::mutex> g(lk_);
+            complete_locked(rc);
+            if (!err_ && dep_err) err_ = dep_err;
+        }
+        done_cv_.notify_all();
+        settle_future();
     }
 
     // Marks the future once (outside lk_: its callbacks may run inline).
@@ -265,6 +321,10 @@ class WorkColl : public c10d::Work {
             }
         }
         finish_ = nullptr;
+        if (recordFunctionEndCallback_) { // the profiler's record of the operation ends
+            recordFunctionEndCallback_();
+            recordFunctionEndCallback_ = nullptr;
+        }
     }
 
     std::string what_;
@@ -272,18 +332,21 @@ class WorkColl : public c10d::Work {
     coll_request* req_;
     std::function<void()> finish_;
     std::vector<at::Tensor> outputs_;
+    std::vector<c10::intrusive_ptr<WorkColl>> deps_;
+    std::chrono::milliseconds timeout_;
     c10::intrusive_ptr<c10::ivalue::Future> fut_;
     mutable std::mutex lk_;
+    std::condition_variable done_cv_;
     bool done_ = false;
     bool settled_ = false;
     std::exception_ptr err_;
 };
 
-class ProcessGroupColl : public ProcessGroup {
+class ProcessGroupColl : public CollBase {
   public:
     ProcessGroupColl(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                      std::chrono::milliseconds timeout)
-        : ProcessGroup(rank, size) {
+        : CollBase(rank, size) {
         rendezvous(store, timeout);
         completer_ = std::thread([this]() { complete_loop(); });
     }
@@ -292,6 +355,17 @@ class ProcessGroupColl : public ProcessGroup {
             // The threads are the parent's and the comm's barrier would wait on
             // the parent's peers: leave both to the child's exit.
             if (completer_.joinable()) completer_.detach();
+            return;
+        }
+        if (completer_.joinable() && completer_.get_id() == std::this_thread::get_id()) {
+            // The completion thread dropped the last reference (complete_loop):
+            // it cannot join itself; it finishes what is queued and destroys
+            // the communicator here, then ends.
+            t_destroyed_own_group = true;
+            completer_.detach();
+            for (auto& w : pending_) w->complete_request();
+            pending_.clear();
+            coll_comm_destroy(comm_);
             return;
         }
         {
@@ -383,7 +457,7 @@ class ProcessGroupColl : public ProcessGroup {
         allocator_from_env(pg);
         return pg;
     }
-    static c10::intrusive_ptr<ProcessGroup> create(const c10::intrusive_ptr<c10d::Store>& store,
+    static c10::intrusive_ptr<CollBase> create(const c10::intrusive_ptr<c10d::Store>& store,
                                                    int rank, int size,
                                                    const std::chrono::duration<float>& timeout) {
         return make(store, rank, size, timeout);
@@ -398,22 +472,30 @@ class ProcessGroupColl : public ProcessGroup {
         coll_request* req = nullptr;
         int rc = coll_iallreduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(),
                                  (size_t)s.buf.numel(), dt, op, &req);
-        return make(c10d::OpType::ALLREDUCE, "all_reduce", rc, req, copy_back_fn({s}), tensors);
+        return make(c10d::OpType::ALLREDUCE, "all_reduce", rc, req, copy_back_fn({s}), tensors,
+                    opts.timeout);
     }
 
     WorkPtr allreduce_coalesced(std::vector<at::Tensor>& tensors,
                                 const c10d::AllreduceCoalescedOptions& opts) override {
-        // One after the other, on the ordered queue; the last one's Work waits for all.
-        std::vector<WorkPtr> works;
+        // One after the other, on the ordered queue; a Work queued behind them
+        // completes when they all have (the first error is its error).
+        for (auto& t : tensors) {
+            check_cpu(t, "all_reduce_coalesced");
+            to_coll_op(opts.reduceOp, to_coll_dtype(t, "all_reduce_coalesced"), "all_reduce_coalesced");
+        }
+        std::vector<c10::intrusive_ptr<WorkColl>> works;
         for (auto& t : tensors) {
             std::vector<at::Tensor> one{t};
             c10d::AllreduceOptions o;
             o.reduceOp = opts.reduceOp;
-            works.push_back(allreduce(one, o));
+            works.push_back(c10::static_intrusive_pointer_cast<WorkColl>(allreduce(one, o)));
         }
-        for (auto& w : works) w->wait();
-        return make(c10d::OpType::ALLREDUCE_COALESCED, "allreduce_coalesced", COLL_OK, nullptr,
-                    nullptr, tensors);
+        auto w = c10::make_intrusive<WorkColl>(c10d::OpType::ALLREDUCE_COALESCED,
+                                               "all_reduce_coalesced", comm_, nullptr, COLL_OK,
+                                               nullptr, tensors, opts.timeout, std::move(works));
+        enqueue(w);
+        return w;
     }
 
     WorkPtr broadcast(std::vector<at::Tensor>& tensors,
@@ -425,7 +507,8 @@ class ProcessGroupColl : public ProcessGroup {
         coll_request* req = nullptr;
         int rc = coll_ibroadcast(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)s.buf.numel(),
                                  dt, (int)opts.rootRank, &req);
-        return make(c10d::OpType::BROADCAST, "broadcast", rc, req, copy_back_fn({s}), tensors);
+        return make(c10d::OpType::BROADCAST, "broadcast", rc, req, copy_back_fn({s}), tensors,
+                    opts.timeout);
     }
 
     WorkPtr reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override {
@@ -441,7 +524,7 @@ class ProcessGroupColl : public ProcessGroup {
 
     WorkPtr allgather(std::vector<std::vector<at::Tensor>>& outputs,
                       std::vector<at::Tensor>& inputs,
-                      const c10d::AllgatherOptions& /*opts*/) override {
+                      const c10d::AllgatherOptions& opts) override {
         check_single(inputs, "all_gather");
         TORCH_CHECK(outputs.size() == 1 && (int)outputs[0].size() == size_,
                     "coll: all_gather: expects one output list of ", size_, " tensors");
@@ -464,11 +547,11 @@ class ProcessGroupColl : public ProcessGroup {
             for (size_t r = 0; r < outs.size(); r++)
                 outs[r].copy_(flat.narrow(0, (int64_t)r * n, n).view(outs[r].sizes()));
         };
-        return make(c10d::OpType::ALLGATHER, "all_gather", rc, req, finish, outs);
+        return make(c10d::OpType::ALLGATHER, "all_gather", rc, req, finish, outs, opts.timeout);
     }
 
     WorkPtr _allgather_base(at::Tensor& output, at::Tensor& input,
-                            const c10d::AllgatherOptions& /*opts*/) override {
+                            const c10d::AllgatherOptions& opts) override {
         check_cpu(input, "all_gather_into_tensor");
         check_cpu(output, "all_gather_into_tensor");
         TORCH_CHECK(output.numel() == input.numel() * size_ &&
@@ -487,7 +570,7 @@ class ProcessGroupColl : public ProcessGroup {
             if (cb) cb();
         };
         return make(c10d::OpType::_ALLGATHER_BASE, "all_gather_into_tensor", rc, req, finish,
-                    {output});
+                    {output}, opts.timeout);
     }
 
     WorkPtr reduce_scatter(std::vector<at::Tensor>& outputs,
@@ -516,7 +599,8 @@ class ProcessGroupColl : public ProcessGroup {
         auto finish = [flat, cb]() {
             if (cb) cb();
         };
-        return make(c10d::OpType::REDUCE_SCATTER, "reduce_scatter", rc, req, finish, outputs);
+        return make(c10d::OpType::REDUCE_SCATTER, "reduce_scatter", rc, req, finish, outputs,
+                    opts.timeout);
     }
 
     WorkPtr _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
@@ -539,7 +623,7 @@ class ProcessGroupColl : public ProcessGroup {
             if (cb) cb();
         };
         return make(c10d::OpType::_REDUCE_SCATTER_BASE, "reduce_scatter_tensor", rc, req, finish,
-                    {output});
+                    {output}, opts.timeout);
     }
 
     WorkPtr alltoall_base(at::Tensor& output, at::Tensor& input,
@@ -557,9 +641,11 @@ class ProcessGroupColl : public ProcessGroup {
         int64_t row_out = output.dim() ? output.numel() / std::max<int64_t>(output.size(0), 1) : 1;
         int rc;
         if (inSplits.empty() && outSplits.empty()) {
-            TORCH_CHECK(input.numel() == output.numel() && input.numel() % size_ == 0, "coll: ",
-                        what, ": input and output must have the same size, divisible by the "
-                        "world size");
+            // torch splits dimension 0 (rows), as gloo does
+            int64_t rows = input.dim() ? input.size(0) : 1;
+            TORCH_CHECK(input.numel() == output.numel() && rows % size_ == 0, "coll: ", what,
+                        ": input and output must have the same size, the first dimension (",
+                        rows, ") divisible by the world size ", size_);
             rc = coll_alltoall(comm_, src.data_ptr(), s.buf.data_ptr(),
                                (size_t)(input.numel() / size_), dt);
         } else {
@@ -607,12 +693,84 @@ class ProcessGroupColl : public ProcessGroup {
         return make(c10d::OpType::RECV, "recv", rc, nullptr, copy_back_fn({s}), tensors);
     }
 
+    // gather and scatter: the root exchanges with each rank in turn (blocking
+    // coll_send / coll_recv; libcoll has no rooted gather or scatter).
+    WorkPtr gather(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
+                   const c10d::GatherOptions& opts) override {
+        check_single(inputs, "gather");
+        check_root(opts.rootRank, "gather");
+        const at::Tensor& in = inputs[0];
+        coll_dtype dt = to_coll_dtype(in, "gather");
+        int root = (int)opts.rootRank;
+        if (rank_ != root) {
+            TORCH_CHECK(outputs.empty() || (outputs.size() == 1 && outputs[0].empty()),
+                        "coll: gather: only the root (rank ", root, ") passes a gather list");
+            at::Tensor src = in.contiguous();
+            int rc = coll_send(comm_, src.data_ptr(), (size_t)src.numel(), dt, root);
+            return make(c10d::OpType::GATHER, "gather", rc, nullptr, nullptr, inputs);
+        }
+        TORCH_CHECK(outputs.size() == 1 && (int)outputs[0].size() == size_,
+                    "coll: gather: the root expects one gather list of ", size_, " tensors");
+        auto& outs = outputs[0];
+        check_same(outs, in, "gather", "output");
+        int rc = COLL_OK;
+        for (int r = 0; r < size_ && rc == COLL_OK; r++) {
+            if (r == rank_) {
+                outs[r].copy_(in.view(outs[r].sizes()));
+                continue;
+            }
+            Staged st = stage(outs[r]);
+            rc = coll_recv(comm_, st.buf.data_ptr(), (size_t)st.buf.numel(), dt, r);
+            if (rc == COLL_OK && st.copy_back) st.user.copy_(st.buf);
+        }
+        return make(c10d::OpType::GATHER, "gather", rc, nullptr, nullptr, outs);
+    }
+
+    WorkPtr scatter(std::vector<at::Tensor>& outputs, std::vector<std::vector<at::Tensor>>& inputs,
+                    const c10d::ScatterOptions& opts) override {
+        check_single(outputs, "scatter");
+        check_root(opts.rootRank, "scatter");
+        at::Tensor& out = outputs[0];
+        coll_dtype dt = to_coll_dtype(out, "scatter");
+        int root = (int)opts.rootRank;
+        Staged st = stage(out);
+        int rc = COLL_OK;
+        if (rank_ != root) {
+            TORCH_CHECK(inputs.empty() || (inputs.size() == 1 && inputs[0].empty()),
+                        "coll: scatter: only the root (rank ", root, ") passes a scatter list");
+            rc = coll_recv(comm_, st.buf.data_ptr(), (size_t)st.buf.numel(), dt, root);
+        } else {
+            TORCH_CHECK(inputs.size() == 1 && (int)inputs[0].size() == size_,
+                        "coll: scatter: the root expects one scatter list of ", size_, " tensors");
+            check_same(inputs[0], out, "scatter", "input");
+            for (int r = 0; r < size_ && rc == COLL_OK; r++) {
+                if (r == rank_) {
+                    st.buf.copy_(inputs[0][r].view(st.buf.sizes()));
+                    continue;
+                }
+                at::Tensor src = inputs[0][r].contiguous();
+                rc = coll_send(comm_, src.data_ptr(), (size_t)src.numel(), dt, r);
+            }
+        }
+        return make(c10d::OpType::SCATTER, "scatter", rc, nullptr, copy_back_fn({st}), outputs);
+    }
+
     WorkPtr barrier(const c10d::BarrierOptions& /*opts*/) override {
         int rc = coll_barrier(comm_);
         return make(c10d::OpType::BARRIER, "barrier", rc, nullptr, nullptr, {});
     }
 
   private:
+    // Every tensor of a gather/scatter list: CPU, ref's element count and dtype.
+    static void check_same(const std::vector<at::Tensor>& list, const at::Tensor& ref,
+                           const char* what, const char* kind) {
+        for (auto& t : list) {
+            check_cpu(t, what);
+            TORCH_CHECK(t.numel() == ref.numel() && t.scalar_type() == ref.scalar_type(), "coll: ",
+                        what, ": every ", kind, " tensor must have ", ref.numel(),
+                        " elements of dtype ", ref.scalar_type());
+        }
+    }
     void check_root(int64_t root, const char* what) {
         TORCH_CHECK(root >= 0 && root < size_, "coll: ", what, ": root rank ", root,
                     " is out of range [0, ", size_, ")");
@@ -647,19 +805,22 @@ class ProcessGroupColl : public ProcessGroup {
         };
     }
     WorkPtr make(c10d::OpType type, const char* what, int rc, coll_request* req,
-                 std::function<void()> finish, std::vector<at::Tensor> outputs) {
+                 std::function<void()> finish, std::vector<at::Tensor> outputs,
+                 std::chrono::milliseconds timeout = ::kNoTimeout) {
         if (rc != COLL_OK) req = nullptr;
         auto w = c10::make_intrusive<WorkColl>(type, what, comm_, req, rc, std::move(finish),
-                                               std::move(outputs));
-        if (!req && rc != COLL_OK) w->wait(kNoTimeout); // blocking error: raise now
-        if (req) {
-            std::lock_guard<std::mutex> g(qlk_);
-            pending_.push_back(w);
-            qcv_.notify_one();
-        } else {
+                                               std::move(outputs), timeout);
+        if (!req && rc != COLL_OK) w->wait(::kNoTimeout); // blocking error: raise now
+        if (req)
+            enqueue(w);
+        else
             w->settle_future();
-        }
         return w;
+    }
+    void enqueue(const c10::intrusive_ptr<WorkColl>& w) {
+        std::lock_guard<std::mutex> g(qlk_);
+        pending_.push_back(w);
+        qcv_.notify_one();
     }
 
     // Rank 0 picks a free port and (without a user token) a random job token and
@@ -683,6 +844,10 @@ class ProcessGroupColl : public ProcessGroup {
         std::string port = str(store->get("coll/port"));
         host = str(store->get("coll/host"));
         std::string tok = str(store->get("coll/token"));
+        // A token of this rank's own (set on some ranks only) is put back afterwards.
+        const char* own = std::getenv("COLL_JOB_TOKEN");
+        std::string saved = own ? own : "";
+        bool had_own = own != nullptr;
         if (!tok.empty()) setenv("COLL_JOB_TOKEN", tok.c_str(), 1);
 
         std::string method = "tcp://" + host + ":" + port;
@@ -698,7 +863,12 @@ class ProcessGroupColl : public ProcessGroup {
         cfg.timeout_s = timeout.count() > 0 ? timeout.count() / 1000.0 : 300.0;
         cfg.algo = algo && *algo ? algo : nullptr;
         int rc = coll_comm_create(&cfg, &comm_);
-        if (!tok.empty()) unsetenv("COLL_JOB_TOKEN");
+        if (!tok.empty()) {
+            if (had_own)
+                setenv("COLL_JOB_TOKEN", saved.c_str(), 1);
+            else
+                unsetenv("COLL_JOB_TOKEN");
+        }
         TORCH_CHECK(rc == COLL_OK, "coll: cannot create the libcoll communicator (backend ",
                     backend, ", ", method, ", rank ", rank_, "/", size_,
                     "): ", coll_last_create_error(), " [", coll_status_name(rc), "]");
@@ -749,13 +919,15 @@ class ProcessGroupColl : public ProcessGroup {
                 w = pending_.front();
                 pending_.pop_front();
             }
-            try {
-                w->wait(kNoTimeout);
-            } catch (...) {
-                // the error is in the Work and its future; the caller sees it
-            }
+            w->complete_request(); // an error stays in the Work and its future
+            // The Work's tensors may hold the group's last reference (coll
+            // blocks hold their group): then the destructor ran right here,
+            // on this thread, and `this` is gone.
+            w.reset();
+            if (t_destroyed_own_group) return;
         }
     }
+    static thread_local bool t_destroyed_own_group;
 
     coll_comm* comm_ = nullptr;
     std::thread completer_;
@@ -764,6 +936,8 @@ class ProcessGroupColl : public ProcessGroup {
     std::deque<c10::intrusive_ptr<WorkColl>> pending_;
     bool stop_ = false;
 };
+
+thread_local bool ProcessGroupColl::t_destroyed_own_group = false;
 
 static bool release_block(void* p) {
     BlockTable& t = blocks();
@@ -815,7 +989,7 @@ static void flush_cache() {
 // c10 says is not thread-safe, to a single call.
 class CollAllocator final : public c10::Allocator {
   public:
-    c10::DataPtr allocate(size_t n) const override {
+    c10::DataPtr allocate(size_t n) COLL_ALLOCATE_CONST override {
         if (n >= min_bytes_.load(std::memory_order_acquire) && !g_forked_child) {
             c10::intrusive_ptr<ProcessGroupColl> g;
             {
@@ -829,6 +1003,11 @@ class CollAllocator final : public c10::Allocator {
         }
         return prev_->allocate(n);
     }
+#if COLL_ALLOCATOR_COPY_DATA
+    void copy_data(void* dest, const void* src, std::size_t count) const override {
+        default_copy_data(dest, src, count);
+    }
+#endif
     // Fixed at registration (c10 wants the same answer every time): coll blocks
     // are found by address, the rest goes to the previous allocator's deleter.
     c10::DeleterFnPtr raw_deleter() const override { return prev_raw_ ? &raw_delete : nullptr; }
@@ -937,12 +1116,30 @@ static void allocator_from_env(const c10::intrusive_ptr<ProcessGroupColl>& pg) {
     }
 }
 
+// The coll backend of a torch group (None: the default group), or None when
+// it has none: on torch 1.13 the group is the backend; on torch 2 the group
+// dispatches to per-device backends, and coll is its CPU one.
+static py::object coll_backend_of(py::object group) {
+    if (group.is_none())
+        group = py::module::import("torch.distributed.distributed_c10d").attr("_get_default_group")();
+    if (py::isinstance<ProcessGroupColl>(group)) return group;
+    if (py::hasattr(group, "_get_backend")) {
+        try {
+            py::object b = group.attr("_get_backend")(py::module::import("torch").attr("device")("cpu"));
+            if (py::isinstance<ProcessGroupColl>(b)) return b;
+        } catch (py::error_already_set&) {
+            // no CPU backend
+        }
+    }
+    return py::none();
+}
+
 } // namespace collbench
 
 PYBIND11_MODULE(collbench_torch, m) {
     m.doc() = "torch.distributed backend 'coll' over libcoll (collbench); see docs/TORCH.md";
     py::object dist = py::module::import("torch.distributed");
-    py::class_<collbench::ProcessGroupColl, c10d::ProcessGroup,
+    py::class_<collbench::ProcessGroupColl, CollBase,
                c10::intrusive_ptr<collbench::ProcessGroupColl>>(m, "ProcessGroupColl")
         .def(py::init([](const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                          const std::chrono::duration<float>& timeout) {
@@ -959,20 +1156,19 @@ PYBIND11_MODULE(collbench_torch, m) {
              "a tensor in libcoll's memory for this group (zero-copy shm collectives)");
     m.def("create_process_group", &collbench::ProcessGroupColl::create,
           py::call_guard<py::gil_scoped_release>());
+    m.def("backend", &collbench::coll_backend_of, py::arg("group") = py::none(),
+          "the group's coll backend (ProcessGroupColl: empty(), libcoll_backend), or None");
 
     m.def("use_coll_allocator",
           [](py::object group, int64_t min_bytes) {
-              if (group.is_none())
-                  group = py::module::import("torch.distributed.distributed_c10d")
-                              .attr("_get_default_group")();
-              TORCH_CHECK(py::isinstance<collbench::ProcessGroupColl>(group),
-                          "coll: use_coll_allocator: the group is a ",
+              py::object b = collbench::coll_backend_of(group);
+              TORCH_CHECK(!b.is_none(), "coll: use_coll_allocator: the group is a ",
                           std::string(py::str(py::type::of(group).attr("__name__"))),
-                          ", not a coll group (dist.new_group(backend=\"coll\"), or "
-                          "init_process_group(\"coll\"))");
+                          " without a coll backend, not a coll group (dist.new_group("
+                          "backend=\"coll\"), or init_process_group(\"coll\"))");
               TORCH_CHECK(min_bytes >= 0, "coll: use_coll_allocator: min_bytes ", min_bytes,
                           " is negative");
-              auto pg = group.cast<c10::intrusive_ptr<collbench::ProcessGroupColl>>();
+              auto pg = b.cast<c10::intrusive_ptr<collbench::ProcessGroupColl>>();
               collbench::CollAllocator::get().install(pg, (size_t)min_bytes);
           },
           py::arg("group") = py::none(), py::arg("min_bytes") = (int64_t)collbench::kDefaultMinBytes,
@@ -985,8 +1181,9 @@ PYBIND11_MODULE(collbench_torch, m) {
     m.def("coll_allocator_enabled",
           [](py::object group) {
               if (group.is_none()) return collbench::CollAllocator::get().on();
-              if (!py::isinstance<collbench::ProcessGroupColl>(group)) return false;
-              return collbench::CollAllocator::get().on(group.cast<collbench::ProcessGroupColl*>());
+              py::object b = collbench::coll_backend_of(group);
+              if (b.is_none()) return false;
+              return collbench::CollAllocator::get().on(b.cast<collbench::ProcessGroupColl*>());
           },
           py::arg("group") = py::none(), "whether the coll allocator is on (for that group)");
     m.def("is_coll_memory", &collbench::is_coll_memory, py::arg("tensor"),
@@ -1011,9 +1208,12 @@ PYBIND11_MODULE(collbench_torch, m) {
     py::dict scope;
     scope["before"] = py::cpp_function([](py::object group, bool all) {
         auto& a = collbench::CollAllocator::get();
-        if (all || (py::isinstance<collbench::ProcessGroupColl>(group) &&
-                    a.on(group.cast<collbench::ProcessGroupColl*>())))
+        if (all) {
             a.uninstall();
+            return;
+        }
+        py::object b = collbench::coll_backend_of(group);
+        if (!b.is_none() && a.on(b.cast<collbench::ProcessGroupColl*>())) a.uninstall();
     });
     scope["uninstall"] = m.attr("use_default_allocator");
     py::exec(R"(
@@ -1030,7 +1230,15 @@ c10d.destroy_process_group = destroy_process_group
 dist.destroy_process_group = destroy_process_group
 )", scope);
 
+    // torch 2 asks which devices a backend serves (else it assumes CPU and CUDA).
     py::object backend = dist.attr("Backend");
-    if (!py::hasattr(backend, "COLL"))
+    if (!py::hasattr(backend, "COLL")) {
+#if COLL_TORCH2
+        std::vector<std::string> devices{"cpu"};
+        backend.attr("register_backend")("coll", m.attr("create_process_group"),
+                                          py::arg("devices") = devices);
+#else
         backend.attr("register_backend")("coll", m.attr("create_process_group"));
+#endif
+    }
 }

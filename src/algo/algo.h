@@ -25,7 +25,7 @@ typedef struct coll__algo_ctx {
     coll__transport *tp;
     int rank, size;
     coll__sig sig;          /* stamped on every transfer this collective posts */
-    double deadline;       /* coll_now_s() time after which waits fail with ETIMEDOUT */
+    double deadline;       /* coll__now_s() time after which waits fail with ETIMEDOUT */
     coll__scratch *scratch;
     size_t chunk_bytes;    /* pipelining granularity for large messages; 0: 1 MiB */
     double timeout_s;      /* the timeout behind deadline, for messages only; 0: unknown */
@@ -44,7 +44,7 @@ void coll__scratch_free(coll__scratch *s);
 
 /* ---- point-to-point helpers (p2p.c) ---- */
 /* Fill a transfer for this collective (status COLL_EAGAIN, done 0). */
-void coll__xfer_init(coll__algo_ctx *c, coll__xfer *x, coll_xfer_kind kind, int peer,
+void coll__xfer_init(coll__algo_ctx *c, coll__xfer *x, coll__xfer_kind kind, int peer,
                     const void *buf, size_t len);
 /* Post n transfers (zero-length ones too: they carry the signature). */
 int coll__p2p_post(coll__algo_ctx *c, coll__xfer *xs, int n);
@@ -76,7 +76,7 @@ int coll__p2p_exchange_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_
 void coll__block_range(size_t count, int size, int i, size_t *off, size_t *cnt);
 /* The window of blocks [first, last) (first < last) of that split, as one range. */
 void coll__blocks_span(size_t count, int size, int first, int last, size_t *off, size_t *cnt);
-/* Chunk k (of ce elements, see coll_chunk_range) of block i of that split, as an
+/* Chunk k (of ce elements, see coll__chunk_range) of block i of that split, as an
  * element range of the whole vector; *cnt is 0 past the block's end. */
 void coll__block_chunk(size_t count, int size, int i, size_t ce, size_t k, size_t *off,
                       size_t *cnt);
@@ -96,26 +96,26 @@ int coll__fold_in(coll__algo_ctx *c, int rem, const void *sbuf, void *rbuf, size
 int coll__fold_out(coll__algo_ctx *c, int rem, void *rbuf, size_t bytes);
 
 /* Element i of buf (NULL stays NULL: empty buffers may be passed as NULL). */
-static inline char *coll_elem(const void *buf, size_t i, size_t esz)
+static inline char *coll__elem(const void *buf, size_t i, size_t esz)
 {
     return buf ? (char *)buf + i * esz : NULL;
 }
-static inline int coll_mod(int a, int n) { return ((a % n) + n) % n; }
+static inline int coll__mod(int a, int n) { return ((a % n) + n) % n; }
 /* memcpy that tolerates empty or identical buffers (in-place calls). */
-static inline void coll_copy(void *dst, const void *src, size_t bytes)
+static inline void coll__copy(void *dst, const void *src, size_t bytes)
 {
     if (bytes && dst != src) memcpy(dst, src, bytes);
 }
 /* A world of one: the result is the input. Returns 1 when it did the call. */
-static inline int coll_alone(const coll__algo_ctx *c, void *rbuf, const void *sbuf, size_t bytes)
+static inline int coll__alone(const coll__algo_ctx *c, void *rbuf, const void *sbuf, size_t bytes)
 {
     if (c->size != 1) return 0;
-    coll_copy(rbuf, sbuf, bytes);
+    coll__copy(rbuf, sbuf, bytes);
     return 1;
 }
-static inline size_t coll_div_up(size_t a, size_t b) { return (a + b - 1) / b; }
+static inline size_t coll__div_up(size_t a, size_t b) { return (a + b - 1) / b; }
 /* Chunk k (of ce elements) of a block of cnt elements: offset and length inside it. */
-static inline void coll_chunk_range(size_t cnt, size_t ce, size_t k, size_t *off, size_t *len)
+static inline void coll__chunk_range(size_t cnt, size_t ce, size_t k, size_t *off, size_t *len)
 {
     size_t o = k * ce;
     *off = o < cnt ? o : cnt;

@@ -13,22 +13,22 @@ int coll__allreduce_direct(coll__algo_ctx *c, const void *sbuf, void *rbuf, size
                           coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
-    coll_reduce_fn fn = coll__reduce_kernel(dt, op);
+    coll__reduce_fn fn = coll__reduce_kernel(dt, op);
     if (!esz || !fn) return COLL_EINVAL;
     int n = c->size, r = c->rank;
-    if (coll_alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
+    if (coll__alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
     size_t ce = coll__chunk_elems(c, esz), slot = (count < ce ? count : ce) * esz;
     /* n slots: the peers' chunks by rank, and ours in place (rbuf is written
      * while the inputs are still being read). */
     char *in = coll__scratch_get(c, 1, (size_t)n * slot);
     coll__xfer *x = coll__scratch_get(c, 2, 2 * (size_t)(n - 1) * sizeof *x);
     if (!in || !x) return COLL_ENOMEM;
-    size_t nch = count ? coll_div_up(count, ce) : 1;
+    size_t nch = count ? coll__div_up(count, ce) : 1;
     for (size_t k = 0; k < nch; k++) {
         size_t o, len;
-        coll_chunk_range(count, ce, k, &o, &len);
+        coll__chunk_range(count, ce, k, &o, &len);
         size_t bytes = len * esz;
-        const char *mine = coll_elem(sbuf, o, esz);
+        const char *mine = coll__elem(sbuf, o, esz);
         if (sbuf == rbuf && bytes) {
             memcpy(in + (size_t)r * slot, mine, bytes);
             mine = in + (size_t)r * slot;
@@ -37,16 +37,16 @@ int coll__allreduce_direct(coll__algo_ctx *c, const void *sbuf, void *rbuf, size
          * their sends at different peers so that no rank is hit by all at once. */
         int nx = 0;
         for (int j = 1; j < n; j++) {
-            int from = coll_mod(r - j, n);
+            int from = coll__mod(r - j, n);
             coll__xfer_init(c, &x[nx++], COLL_XFER_RECV, from, in + (size_t)from * slot, bytes);
         }
         for (int j = 1; j < n; j++)
-            coll__xfer_init(c, &x[nx++], COLL_XFER_SEND, coll_mod(r + j, n), mine, bytes);
+            coll__xfer_init(c, &x[nx++], COLL_XFER_SEND, coll__mod(r + j, n), mine, bytes);
         int rc = coll__p2p_post(c, x, nx);
         if (rc >= 0) rc = coll__p2p_wait(c, x, nx);
         if (rc < 0) return rc;
         if (!len) continue;
-        char *out = coll_elem(rbuf, o, esz);
+        char *out = coll__elem(rbuf, o, esz);
         const char *at0 = r == 0 ? mine : in;
         const char *at1 = r == 1 ? mine : in + slot;
         fn(out, at0, at1, len);

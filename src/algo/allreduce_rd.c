@@ -8,7 +8,7 @@
 #include "core/reduce.h"
 
 static int rd_chunk(coll__algo_ctx *c, const char *s, char *d, size_t len, void *tmp,
-                    int p, int rem, coll_dtype dt, coll_op op, coll_reduce_fn fn)
+                    int p, int rem, coll_dtype dt, coll_op op, coll__reduce_fn fn)
 {
     size_t esz = coll_dtype_size(dt);
     int nr, rc = coll__fold_in(c, rem, s, d, len, dt, op, &nr);
@@ -27,20 +27,20 @@ int coll__allreduce_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t c
                       coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
-    coll_reduce_fn fn = coll__reduce_kernel(dt, op);
+    coll__reduce_fn fn = coll__reduce_kernel(dt, op);
     if (!esz || !fn) return COLL_EINVAL;
     int n = c->size;
-    if (coll_alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
+    if (coll__alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
     int p = coll__pow2_floor(n);
     size_t ce = coll__chunk_elems(c, esz);
-    size_t nch = count ? coll_div_up(count, ce) : 1;
+    size_t nch = count ? coll__div_up(count, ce) : 1;
     /* Slot 1: slot 0 is used by coll__p2p_exchange_reduce in the fold step. */
     void *tmp = coll__scratch_get(c, 1, (count < ce ? count : ce) * esz);
     if (!tmp) return COLL_ENOMEM;
     for (size_t k = 0; k < nch; k++) {
         size_t o, len;
-        coll_chunk_range(count, ce, k, &o, &len);
-        int rc = rd_chunk(c, coll_elem(sbuf, o, esz), coll_elem(rbuf, o, esz), len, tmp, p,
+        coll__chunk_range(count, ce, k, &o, &len);
+        int rc = rd_chunk(c, coll__elem(sbuf, o, esz), coll__elem(rbuf, o, esz), len, tmp, p,
                           n - p, dt, op, fn);
         if (rc < 0) return rc;
     }

@@ -11,7 +11,7 @@ int coll__allreduce_rhd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t 
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;
     int n = c->size;
-    if (coll_alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
+    if (coll__alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
     int p = coll__pow2_floor(n), rem = n - p;
     int nr, rc = coll__fold_in(c, rem, sbuf, rbuf, count, dt, op, &nr);
     if (rc < 0) return rc;
@@ -25,8 +25,8 @@ int coll__allreduce_rhd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t 
             size_t ko, kc, so, sc;
             coll__blocks_span(count, p, klo, khi, &ko, &kc);
             coll__blocks_span(count, p, slo, shi, &so, &sc);
-            rc = coll__p2p_exchange_reduce(c, peer, coll_elem(rbuf, so, esz), sc, peer,
-                                          coll_elem(rbuf, ko, esz), coll_elem(rbuf, ko, esz),
+            rc = coll__p2p_exchange_reduce(c, peer, coll__elem(rbuf, so, esz), sc, peer,
+                                          coll__elem(rbuf, ko, esz), coll__elem(rbuf, ko, esz),
                                           kc, dt, op);
             if (rc < 0) return rc;
             lo = klo;
@@ -39,8 +39,8 @@ int coll__allreduce_rhd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t 
             size_t mo, mc, po, pc;
             coll__blocks_span(count, p, mb, mb + mask, &mo, &mc);
             coll__blocks_span(count, p, pb, pb + mask, &po, &pc);
-            rc = coll__p2p_sendrecv(c, peer, coll_elem(rbuf, mo, esz), mc * esz, peer,
-                                   coll_elem(rbuf, po, esz), pc * esz);
+            rc = coll__p2p_sendrecv(c, peer, coll__elem(rbuf, mo, esz), mc * esz, peer,
+                                   coll__elem(rbuf, po, esz), pc * esz);
             if (rc < 0) return rc;
         }
     }

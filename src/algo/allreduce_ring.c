@@ -11,12 +11,12 @@ int coll__allreduce_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;
     int n = c->size, r = c->rank;
-    if (coll_alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
-    int right = coll_mod(r + 1, n), left = coll_mod(r - 1, n);
+    if (coll__alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
+    int right = coll__mod(r + 1, n), left = coll__mod(r - 1, n);
     size_t off0, bmax; /* block 0 is the largest */
     coll__block_range(count, n, 0, &off0, &bmax);
     size_t ce = coll__chunk_elems(c, esz);
-    size_t nch = bmax ? coll_div_up(bmax, ce) : 1;
+    size_t nch = bmax ? coll__div_up(bmax, ce) : 1;
 
     for (size_t k = 0; k < nch; k++) {
         /* Reduce-scatter: after n-1 steps rank r owns block r+1 reduced. Out of
@@ -24,21 +24,21 @@ int coll__allreduce_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t
          * local contribution from sbuf, so rbuf needs no initial copy. */
         for (int s = 0; s < n - 1; s++) {
             size_t so, sc, ro, rcnt;
-            coll__block_chunk(count, n, coll_mod(r - s, n), ce, k, &so, &sc);
-            coll__block_chunk(count, n, coll_mod(r - s - 1, n), ce, k, &ro, &rcnt);
+            coll__block_chunk(count, n, coll__mod(r - s, n), ce, k, &so, &sc);
+            coll__block_chunk(count, n, coll__mod(r - s - 1, n), ce, k, &ro, &rcnt);
             const void *src = s == 0 ? sbuf : rbuf;
-            int rc = coll__p2p_exchange_reduce(c, right, coll_elem(src, so, esz), sc, left,
-                                              coll_elem(sbuf, ro, esz), coll_elem(rbuf, ro, esz),
+            int rc = coll__p2p_exchange_reduce(c, right, coll__elem(src, so, esz), sc, left,
+                                              coll__elem(sbuf, ro, esz), coll__elem(rbuf, ro, esz),
                                               rcnt, dt, op);
             if (rc < 0) return rc;
         }
         /* All-gather the reduced blocks around the same ring. */
         for (int s = 0; s < n - 1; s++) {
             size_t so, sc, ro, rcnt;
-            coll__block_chunk(count, n, coll_mod(r - s + 1, n), ce, k, &so, &sc);
-            coll__block_chunk(count, n, coll_mod(r - s, n), ce, k, &ro, &rcnt);
-            int rc = coll__p2p_sendrecv(c, right, coll_elem(rbuf, so, esz), sc * esz, left,
-                                       coll_elem(rbuf, ro, esz), rcnt * esz);
+            coll__block_chunk(count, n, coll__mod(r - s + 1, n), ce, k, &so, &sc);
+            coll__block_chunk(count, n, coll__mod(r - s, n), ce, k, &ro, &rcnt);
+            int rc = coll__p2p_sendrecv(c, right, coll__elem(rbuf, so, esz), sc * esz, left,
+                                       coll__elem(rbuf, ro, esz), rcnt * esz);
             if (rc < 0) return rc;
         }
     }

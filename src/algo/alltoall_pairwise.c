@@ -18,11 +18,11 @@ int coll__alltoall_pairwise(coll__algo_ctx *c, const void *sbuf, void *rbuf, siz
         memcpy(copy, sbuf, (size_t)n * bb);
         src = copy;
     }
-    coll_copy(coll_elem(rbuf, (size_t)r * count, esz), coll_elem(src, (size_t)r * count, esz), bb);
+    coll__copy(coll__elem(rbuf, (size_t)r * count, esz), coll__elem(src, (size_t)r * count, esz), bb);
     for (int k = 1; k < n; k++) {
-        int to = coll_mod(r + k, n), from = coll_mod(r - k, n);
-        int rc = coll__p2p_sendrecv(c, to, coll_elem(src, (size_t)to * count, esz), bb, from,
-                                   coll_elem(rbuf, (size_t)from * count, esz), bb);
+        int to = coll__mod(r + k, n), from = coll__mod(r - k, n);
+        int rc = coll__p2p_sendrecv(c, to, coll__elem(src, (size_t)to * count, esz), bb, from,
+                                   coll__elem(rbuf, (size_t)from * count, esz), bb);
         if (rc < 0) return rc;
     }
     return COLL_OK;

@@ -24,6 +24,6 @@ void coll__block_chunk(size_t count, int size, int i, size_t ce, size_t k, size_
 {
     size_t bo, bc, co;
     coll__block_range(count, size, i, &bo, &bc);
-    coll_chunk_range(bc, ce, k, &co, cnt);
+    coll__chunk_range(bc, ce, k, &co, cnt);
     *off = bo + co;
 }

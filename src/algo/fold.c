@@ -17,7 +17,7 @@ int coll__fold_in(coll__algo_ctx *c, int rem, const void *sbuf, void *rbuf, size
 {
     int r = c->rank;
     if (r >= 2 * rem) {
-        coll_copy(rbuf, sbuf, count * coll_dtype_size(dt));
+        coll__copy(rbuf, sbuf, count * coll_dtype_size(dt));
         *nr = r - rem;
         return COLL_OK;
     }

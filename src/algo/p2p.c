@@ -43,7 +43,7 @@ size_t coll__chunk_elems(const coll__algo_ctx *c, size_t esz)
     return n ? n : 1;
 }
 
-void coll__xfer_init(coll__algo_ctx *c, coll__xfer *x, coll_xfer_kind kind, int peer,
+void coll__xfer_init(coll__algo_ctx *c, coll__xfer *x, coll__xfer_kind kind, int peer,
                     const void *buf, size_t len)
 {
     memset(x, 0, sizeof(*x));
@@ -118,8 +118,8 @@ static int step(coll__algo_ctx *c, coll__xfer *xs, int n)
 {
     int ms = 1000;
     if (c->deadline > 0) {
-        if (coll_now_s() >= c->deadline) return timed_out(c, xs, n);
-        ms = coll_ms_until(c->deadline, 1000);
+        if (coll__now_s() >= c->deadline) return timed_out(c, xs, n);
+        ms = coll__ms_until(c->deadline, 1000);
     }
     int rc = c->tp->ops->progress(c->tp, ms);
     if (rc < 0) {
@@ -178,7 +178,7 @@ static int exchange_reduce_bytes(coll__algo_ctx *c, int to, const void *sbuf, si
                                  coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
-    coll_reduce_fn fn = coll__reduce_kernel(dt, op);
+    coll__reduce_fn fn = coll__reduce_kernel(dt, op);
     if (!esz || !fn || rlen % esz) return COLL_EINVAL;
     coll__xfer x[2];
     int n = 0, ri = -1;
@@ -221,7 +221,7 @@ int coll__p2p_exchange_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;
     size_t ce = coll__chunk_elems(c, esz);
-    size_t ns = to >= 0 ? coll_div_up(scnt, ce) : 0, nr = from >= 0 ? coll_div_up(rcnt, ce) : 0;
+    size_t ns = to >= 0 ? coll__div_up(scnt, ce) : 0, nr = from >= 0 ? coll__div_up(rcnt, ce) : 0;
     if (to >= 0 && ns == 0) ns = 1; /* one zero-length message */
     if (from >= 0 && nr == 0) nr = 1;
     void *tmp = NULL;

@@ -10,33 +10,33 @@ int coll__reduce_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t co
     size_t esz = coll_dtype_size(dt);
     int n = c->size, r = c->rank;
     if (!esz || root < 0 || root >= n) return COLL_EINVAL;
-    int vr = coll_mod(r - root, n);
+    int vr = coll__mod(r - root, n);
     size_t ce = coll__chunk_elems(c, esz);
-    size_t nch = count ? coll_div_up(count, ce) : 1;
+    size_t nch = count ? coll__div_up(count, ce) : 1;
     char *acc = NULL;
     if (vr != 0 && !(acc = coll__scratch_get(c, 1, (count < ce ? count : ce) * esz)))
         return COLL_ENOMEM;
     for (size_t k = 0; k < nch; k++) {
         size_t o, len;
-        coll_chunk_range(count, ce, k, &o, &len);
-        const char *cur = coll_elem(sbuf, o, esz);
-        char *dst = vr == 0 ? coll_elem(rbuf, o, esz) : acc;
+        coll__chunk_range(count, ce, k, &o, &len);
+        const char *cur = coll__elem(sbuf, o, esz);
+        char *dst = vr == 0 ? coll__elem(rbuf, o, esz) : acc;
         for (int mask = 1; mask < n; mask <<= 1) {
             int rc;
             if (vr & mask) {
-                rc = coll__p2p_exchange_reduce(c, coll_mod(vr - mask + root, n), cur, len, -1,
+                rc = coll__p2p_exchange_reduce(c, coll__mod(vr - mask + root, n), cur, len, -1,
                                               NULL, NULL, 0, dt, op);
                 if (rc < 0) return rc;
                 break;
             }
             if ((vr | mask) < n) {
-                rc = coll__p2p_exchange_reduce(c, -1, NULL, 0, coll_mod((vr | mask) + root, n),
+                rc = coll__p2p_exchange_reduce(c, -1, NULL, 0, coll__mod((vr | mask) + root, n),
                                               cur, dst, len, dt, op);
                 if (rc < 0) return rc;
                 cur = dst;
             }
         }
-        if (vr == 0) coll_copy(dst, cur, len * esz); /* a root without children */
+        if (vr == 0) coll__copy(dst, cur, len * esz); /* a root without children */
     }
     return COLL_OK;
 }

@@ -189,7 +189,7 @@ static void auto_fini(void *state)
 {
     auto_state *st = state;
     if (!st) return;
-    auto_pipe_stop(st->pipe);
+    coll__auto_pipe_stop(st->pipe);
     sub *subs[] = {&st->intra, &st->inter, &st->flat};
     for (size_t i = 0; i < 3; i++)
         if (subs[i]->state) subs[i]->ops->fini(subs[i]->state);
@@ -368,16 +368,16 @@ static int piped_allreduce(auto_state *st, const coll__call *c, const coll__sig 
             j->deadline = deadline;
             coll__err_init(&j->err, err->world_of, err->nworld); /* the caller's map */
             step_call(COLL_KIND_ALLREDUCE, mine, mine, blk, c, sig, &j->call, &j->sig);
-            posted[i % 2] = last = auto_pipe_post(st->pipe, run_inter, j);
+            posted[i % 2] = last = coll__auto_pipe_post(st->pipe, run_inter, j);
         }
         if (i == 0) continue;
         inter_job *prev = &jobs[(i - 1) % 2];
-        auto_pipe_wait(st->pipe, posted[(i - 1) % 2]);
+        coll__auto_pipe_wait(st->pipe, posted[(i - 1) % 2]);
         if (prev->rc) break;
         rc = step(st, &st->intra, COLL_KIND_ALLGATHER, rb + ((i - 1) * chunk + lr * blk) * es,
                   rb + (i - 1) * chunk * es, blk, c, sig, deadline, err);
     }
-    if (last) auto_pipe_wait(st->pipe, last); /* in order: every job has run */
+    if (last) coll__auto_pipe_wait(st->pipe, last); /* in order: every job has run */
     st->piped = 0;
     /* A failed inter-host step is the cause (it stopped any intra-host step
      * that failed after it): the earliest one. */
@@ -430,7 +430,7 @@ static int hier_allreduce(auto_state *st, const coll__call *c, const coll__sig *
 {
     size_t chunk = pipe_chunk(st, c->count, coll_dtype_size(c->dt)), from = 0;
     int rc = COLL_OK;
-    if (chunk && !st->pipe) st->pipe = auto_pipe_start();
+    if (chunk && !st->pipe) st->pipe = coll__auto_pipe_start();
     if (chunk && st->pipe) {
         size_t n = c->count / chunk;
         rc = piped_allreduce(st, c, sig, chunk, n, deadline, err);

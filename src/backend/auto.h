@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "coll.h"
+#include "coll_tool.h"
 #include "backend/backend.h"
 #include "bootstrap/store.h"
 

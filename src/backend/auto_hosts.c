@@ -164,7 +164,7 @@ static double gather_patience(double timeout_s)
  * sleeping between looks, or the patience runs out. */
 static int await_ids(coll__store *store, const char *prefix, int size, coll__err *err)
 {
-    double patience = gather_patience(store->timeout_s), until = coll_now_s() + patience;
+    double patience = gather_patience(store->timeout_s), until = coll__now_s() + patience;
     double pause = 0.001;
     char key[128], why[256];
     for (int r = 0; r < size;) {
@@ -180,7 +180,7 @@ static int await_ids(coll__store *store, const char *prefix, int size, coll__err
             r++;
             continue;
         }
-        if (coll_now_s() >= until) {
+        if (coll__now_s() >= until) {
             int missing = blame_missing(store, prefix, size, patience, "", "",
                                         "rank 0 cannot look for the missing ids", err);
             if (missing == 0) continue; /* the last one came just now */
@@ -205,7 +205,7 @@ static int gather_ids(coll__store *store, const char *prefix, int size, char **j
         void *v;
         size_t n;
         if ((rc = coll__store_key(key, sizeof key, err, prefix, "host/%d", r))) break;
-        if ((rc = coll_store_get(store, key, &v, &n))) {
+        if ((rc = coll__store_get(store, key, &v, &n))) {
             store_error(store, rc, why, sizeof why);
             coll__err_set(err, 0, "host ids: cannot read rank %d's host id: %s", r, why);
             break;
@@ -245,14 +245,14 @@ static int receive_list(coll__store *store, const char *prefix, int size, char *
     int exists = 0;
     int rc = coll__store_key(key, sizeof key, err, prefix, "hosts");
     if (rc) return rc;
-    rc = coll_store_get(store, key, &v, &n);
+    rc = coll__store_get(store, key, &v, &n);
     if (rc == COLL_ETIMEDOUT) {
         store_error(store, rc, why, sizeof why);
         /* Rank 0 gives up before us (gather_patience), but under load its word
          * may come just after our timeout: one more look, then ask the store
          * who is missing. */
         if (store->ops->check(store, key, &exists) == COLL_OK && exists)
-            rc = coll_store_get(store, key, &v, &n);
+            rc = coll__store_get(store, key, &v, &n);
         if (rc)
             blame_missing(store, prefix, size, store->timeout_s, why,
                           ", so rank 0 had no list to send", "rank 0 never published the list",
@@ -265,7 +265,7 @@ static int receive_list(coll__store *store, const char *prefix, int size, char *
     if (n > 0 && ((char *)v)[0] == NO_LIST) {
         /* rank 0 waits for this before its store goes away (linger_for_readers) */
         if (!coll__store_key(key, sizeof key, NULL, prefix, "hosts_seen"))
-            coll_store_add(store, key, 1, NULL);
+            coll__store_add(store, key, 1, NULL);
         coll__err_set(err, 0, "%s (reported by rank 0)", (char *)v + 1);
         free(v);
         return COLL_ETIMEDOUT;
@@ -287,9 +287,9 @@ static void linger_for_readers(coll__store *store, const char *prefix, int size)
             store->ops->check(store, key, &exists) == COLL_OK && exists)
             want++;
     if (coll__store_key(key, sizeof key, NULL, prefix, "hosts_seen")) return;
-    for (double until = coll_now_s() + VERDICT_GRACE_S; coll_now_s() < until;) {
+    for (double until = coll__now_s() + VERDICT_GRACE_S; coll__now_s() < until;) {
         int64_t seen = 0;
-        if (coll_store_add(store, key, 0, &seen) != COLL_OK || seen >= want) return;
+        if (coll__store_add(store, key, 0, &seen) != COLL_OK || seen >= want) return;
         coll__sleep_s(0.005);
     }
 }
@@ -303,7 +303,7 @@ int coll__host_plan_exchange(coll__store *store, const char *prefix, int rank, i
     if (!ids) return COLL_ENOMEM;
     int rc = coll__host_id(rank, id, sizeof id, err);
     if (!rc) rc = coll__store_key(key, sizeof key, err, prefix, "host/%d", rank);
-    if (!rc && (rc = coll_store_set(store, key, id, strlen(id)))) {
+    if (!rc && (rc = coll__store_set(store, key, id, strlen(id)))) {
         store_error(store, rc, why, sizeof why);
         coll__err_set(err, 0, "host ids: rank %d cannot publish its host id: %s", rank, why);
     }
@@ -316,10 +316,10 @@ int coll__host_plan_exchange(coll__store *store, const char *prefix, int rank, i
              * are gone. */
             char verdict[COLL__ERR_MSG + 2];
             snprintf(verdict, sizeof verdict, "%c%s", NO_LIST, err->msg);
-            if (coll_store_set(store, key, verdict, strlen(verdict)) == COLL_OK)
+            if (coll__store_set(store, key, verdict, strlen(verdict)) == COLL_OK)
                 linger_for_readers(store, prefix, size);
             rc = grc;
-        } else if ((rc = coll_store_set(store, key, joined, strlen(joined)))) {
+        } else if ((rc = coll__store_set(store, key, joined, strlen(joined)))) {
             store_error(store, rc, why, sizeof why);
             coll__err_set(err, 0, "host ids: rank 0 cannot publish the list: %s", why);
         }

@@ -37,7 +37,7 @@ static void *loop(void *arg)
     return NULL;
 }
 
-auto_pipe *auto_pipe_start(void)
+auto_pipe *coll__auto_pipe_start(void)
 {
     auto_pipe *p = calloc(1, sizeof *p);
     if (!p) return NULL;
@@ -55,7 +55,7 @@ auto_pipe *auto_pipe_start(void)
     return p;
 }
 
-void auto_pipe_stop(auto_pipe *p)
+void coll__auto_pipe_stop(auto_pipe *p)
 {
     if (!p) return;
     pthread_mutex_lock(&p->lock);
@@ -69,7 +69,7 @@ void auto_pipe_stop(auto_pipe *p)
     free(p);
 }
 
-uint64_t auto_pipe_post(auto_pipe *p, auto_pipe_fn fn, void *arg)
+uint64_t coll__auto_pipe_post(auto_pipe *p, auto_pipe_fn fn, void *arg)
 {
     pthread_mutex_lock(&p->lock);
     /* The caller waits before it posts past the depth; this only guards it. */
@@ -81,7 +81,7 @@ uint64_t auto_pipe_post(auto_pipe *p, auto_pipe_fn fn, void *arg)
     return t;
 }
 
-void auto_pipe_wait(auto_pipe *p, uint64_t ticket)
+void coll__auto_pipe_wait(auto_pipe *p, uint64_t ticket)
 {
     pthread_mutex_lock(&p->lock);
     while (p->done < ticket) pthread_cond_wait(&p->done_cv, &p->lock);

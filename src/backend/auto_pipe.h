@@ -16,16 +16,16 @@ typedef void (*auto_pipe_fn)(void *arg);
 
 /* The thread, or NULL when one cannot be started (the caller then runs its
  * steps one after another). */
-auto_pipe *auto_pipe_start(void);
+auto_pipe *coll__auto_pipe_start(void);
 
 /* Runs what was posted, then joins the thread. NULL is a no-op. */
-void auto_pipe_stop(auto_pipe *p);
+void coll__auto_pipe_stop(auto_pipe *p);
 
 /* Queues fn(arg) and returns its ticket (1, 2, ...): at most AUTO_PIPE_DEPTH
  * tickets may be outstanding (posted, not yet waited for). */
-uint64_t auto_pipe_post(auto_pipe *p, auto_pipe_fn fn, void *arg);
+uint64_t coll__auto_pipe_post(auto_pipe *p, auto_pipe_fn fn, void *arg);
 
 /* Blocks until the job with this ticket (and every one before it) has run. */
-void auto_pipe_wait(auto_pipe *p, uint64_t ticket);
+void coll__auto_pipe_wait(auto_pipe *p, uint64_t ticket);
 
 #endif

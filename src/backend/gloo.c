@@ -64,13 +64,13 @@ static int gloo_init(coll_comm *comm, const coll__rendezvous *rv, void **state, 
         if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
             signal(SIGPIPE, SIG_IGN);
         coll__fault_hit(COLL_FAULT_CONNECT, 0);
-        int rc = coll_gloo_create(rv->store, rv->prefix, rv->host, rv->rank, rv->world_size,
+        int rc = coll__gloo_create(rv->store, rv->prefix, rv->host, rv->rank, rv->world_size,
                                   rv->timeout_s, &st->g, err);
         if (!rc)
             rc = coll__gloo_peers_exchange(rv->store, rv->prefix, rv->rank, rv->world_size,
                                           &st->peers, err);
         if (rc) {
-            coll_gloo_destroy(st->g);
+            coll__gloo_destroy(st->g);
             coll__gloo_peers_free(&st->peers);
             free(st);
             return rc;
@@ -84,7 +84,7 @@ static void gloo_fini(void *state)
 {
     gloo_state *st = state;
     if (!st) return;
-    coll_gloo_destroy(st->g);
+    coll__gloo_destroy(st->g);
     coll__gloo_peers_free(&st->peers);
     free(st);
 }
@@ -143,7 +143,7 @@ static coll__gloo_kind gloo_kind(const coll__call *c)
 /* Refusals every rank reaches alike, before anything is sent. */
 static int refuse(const gloo_state *st, const coll__call *c, coll__err *err)
 {
-    if (c->kind != COLL_KIND_BARRIER && reduces(c->kind) && !coll_gloo_has_dtype(c->dt)) {
+    if (c->kind != COLL_KIND_BARRIER && reduces(c->kind) && !coll__gloo_has_dtype(c->dt)) {
         return coll__err_set(err, COLL_ENOTSUP, "the gloo backend cannot %s %s with %s: Gloo has no %s arithmetic (use "
                      "float16 or float32, or another backend)",
                      coll__kind_name(c->kind), coll_dtype_name(c->dt), coll_op_name(c->op),
@@ -174,7 +174,7 @@ static void blame(const gloo_state *st, int rc, coll__err *err)
     /* An address Gloo names that no rank published, before the dead rank's
      * other sockets show closed here: they do within moments (its kernel
      * closed them all at once), so look again for a while rather than name nobody. */
-    for (double until = coll_now_s() + GONE_WAIT_S; r < 0 && ngone == 0 && coll_now_s() < until;) {
+    for (double until = coll__now_s() + GONE_WAIT_S; r < 0 && ngone == 0 && coll__now_s() < until;) {
         poll(NULL, 0, 10);
         ngone = coll__gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
     }
@@ -246,9 +246,9 @@ static int gloo_run(void *state, const coll__call *c, const coll__sig *sig, doub
         .peer_recv = c->source,
         .recvcount = c->recvcount,
         .algo = st->algo,
-        .timeout_s = deadline - coll_now_s(),
+        .timeout_s = deadline - coll__now_s(),
     };
-    rc = coll_gloo_run(st->g, &gc, err);
+    rc = coll__gloo_run(st->g, &gc, err);
     if (rc) {
         blame(st, rc, err);
         return rc;

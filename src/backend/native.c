@@ -79,7 +79,7 @@ static int native_run(void *state, const coll__call *c, const coll__sig *sig, do
     coll__algo_ctx ctx = {
         .tp = st->tp, .rank = st->rank, .size = st->size, .sig = *sig,
         .deadline = deadline, .scratch = &st->scratch, .chunk_bytes = 0,
-        .timeout_s = deadline - coll_now_s(),
+        .timeout_s = deadline - coll__now_s(),
     };
     int rc;
     coll__err_clear(&st->tp->err);

@@ -28,8 +28,8 @@
 typedef struct nccl_state {
     const coll__nccl_lib *nc;
     const coll__cudart *rt;
-    coll_nccl_comm comm;
-    coll_cuda_stream stream;
+    coll__nccl_comm comm;
+    coll__cuda_stream stream;
     int rank, size, dev;
     int wrank, wroot;          /* world ranks of this rank and the group's rank 0: messages */
     int aborted;
@@ -130,23 +130,23 @@ static int agree(const coll__rendezvous *rv, int local_rc, const char *local_err
     int exists = 0;
     if (local_rc) {
         int n = snprintf(val, sizeof val, "%d|rank %d: %s", local_rc,
-                         coll_rendezvous_world(rv, rv->rank), local_err);
+                         coll__rendezvous_world(rv, rv->rank), local_err);
         if (n < 0) n = 0;
         if ((size_t)n >= sizeof val) n = sizeof val - 1;
-        rc = coll_store_set(store, k_err, val, (size_t)n);
+        rc = coll__store_set(store, k_err, val, (size_t)n);
     }
-    if (rc == COLL_OK) rc = coll_store_add(store, k_arrived, 1, &arrived);
-    if (rc == COLL_OK && arrived == rv->world_size) rc = coll_store_set(store, k_done, "1", 1);
+    if (rc == COLL_OK) rc = coll__store_add(store, k_arrived, 1, &arrived);
+    if (rc == COLL_OK && arrived == rv->world_size) rc = coll__store_set(store, k_done, "1", 1);
     if (rc == COLL_OK && local_rc && rv->rank != 0) {
         coll__err_set(err, 0, "%s", local_err);
         return local_rc;
     }
     const char *keys[] = {k_done};
-    if (rc == COLL_OK) rc = coll_store_wait(store, keys, 1);
+    if (rc == COLL_OK) rc = coll__store_wait(store, keys, 1);
     if (rc == COLL_OK) rc = store->ops->check(store, k_err, &exists);
     if (rc) {
         return coll__err_set(err, rc, "rank %d: NCCL set-up: waiting for the other ranks: %s",
-                     coll_rendezvous_world(rv, rv->rank),
+                     coll__rendezvous_world(rv, rv->rank),
                      store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
     if (!exists && !local_rc) return COLL_OK;
@@ -156,7 +156,7 @@ static int agree(const coll__rendezvous *rv, int local_rc, const char *local_err
     }
     void *v = NULL;
     size_t len = 0;
-    if ((rc = coll_store_get(store, k_err, &v, &len))) return rc;
+    if ((rc = coll__store_get(store, k_err, &v, &len))) return rc;
     char *bar = strchr(v, '|');
     int status = atoi(v);
     coll__err_set(err, 0, "%s", bar ? bar + 1 : (char *)v);
@@ -176,13 +176,13 @@ static int exchange_id(nccl_state *st, const coll__rendezvous *rv, coll__nccl_id
             nccl_errmsg(st, "ncclGetUniqueId", r, err);
             return COLL_ESYS;
         }
-        int rc = coll_store_set(rv->store, key, id, sizeof *id);
+        int rc = coll__store_set(rv->store, key, id, sizeof *id);
         if (rc) coll__err_set(err, 0, "rank 0: publishing the NCCL id: %s", rv->store->err.msg);
         return rc;
     }
     void *v = NULL;
     size_t len = 0;
-    int rc = coll_store_get(rv->store, key, &v, &len);
+    int rc = coll__store_get(rv->store, key, &v, &len);
     if (rc) {
         return coll__err_set(err, rc, "rank %d: waiting for rank %d's NCCL id: %s", st->wrank,
                              st->wroot, rv->store->err.msg);
@@ -218,8 +218,8 @@ static int nccl_init(coll_comm *comm, const coll__rendezvous *rv, void **state, 
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;
     st->size = rv->world_size;
-    st->wrank = coll_rendezvous_world(rv, rv->rank);
-    st->wroot = coll_rendezvous_world(rv, 0);
+    st->wrank = coll__rendezvous_world(rv, rv->rank);
+    st->wroot = coll__rendezvous_world(rv, 0);
     st->stage.mem = &coll__stage_host_via_device;
     coll__err local_err;
     coll__err_init(&local_err, NULL, 0);
@@ -248,7 +248,7 @@ static int nccl_init(coll_comm *comm, const coll__rendezvous *rv, void **state, 
 /* Until the stream is idle, an asynchronous NCCL error, or the deadline. */
 static int wait_done(nccl_state *st, const char *what, double deadline, coll__err *err)
 {
-    double start = coll_now_s();
+    double start = coll__now_s();
     long sleep_ns = 1000;
     for (;;) {
         int e = st->rt->StreamQuery(st->stream);
@@ -263,7 +263,7 @@ static int wait_done(nccl_state *st, const char *what, double deadline, coll__er
             nccl_errmsg(st, what, async, err);
             return async == 6 /* ncclRemoteError */ ? COLL_EPEER : COLL_ESYS;
         }
-        double now = coll_now_s();
+        double now = coll__now_s();
         if (now >= deadline) {
             return coll__err_set(err, COLL_ETIMEDOUT, "rank %d: %s did not finish within %.1f s (-T): a rank stalled "
                          "or died", st->wrank, what, now - start);

@@ -1,5 +1,6 @@
 /* libnccl by dlopen; see nccl_lib.h. */
 #include "backend/nccl_lib.h"
+#include "coll_tool.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -24,32 +24,32 @@ typedef struct coll__nccl_id {
     char internal[128];
 } coll__nccl_id;
 
-typedef struct coll__nccl_comm_s *coll_nccl_comm;
+typedef struct coll__nccl_comm_s *coll__nccl_comm;
 
 typedef struct coll__nccl_lib {
     char soname[256];
     int version; /* NCCL_VERSION_CODE: 22105 is 2.21.5 */
     int (*GetVersion)(int *version);
     int (*GetUniqueId)(coll__nccl_id *id);
-    int (*CommInitRank)(coll_nccl_comm *comm, int nranks, coll__nccl_id id, int rank);
-    int (*CommDestroy)(coll_nccl_comm comm);
-    int (*CommAbort)(coll_nccl_comm comm);
-    int (*CommGetAsyncError)(coll_nccl_comm comm, int *async_error);
+    int (*CommInitRank)(coll__nccl_comm *comm, int nranks, coll__nccl_id id, int rank);
+    int (*CommDestroy)(coll__nccl_comm comm);
+    int (*CommAbort)(coll__nccl_comm comm);
+    int (*CommGetAsyncError)(coll__nccl_comm comm, int *async_error);
     const char *(*GetErrorString)(int result);
-    const char *(*GetLastError)(coll_nccl_comm comm); /* NULL before NCCL 2.13 */
-    int (*AllReduce)(const void *send, void *recv, size_t count, int dt, int op, coll_nccl_comm comm,
-                     coll_cuda_stream stream);
-    int (*Broadcast)(const void *send, void *recv, size_t count, int dt, int root, coll_nccl_comm comm,
-                     coll_cuda_stream stream);
+    const char *(*GetLastError)(coll__nccl_comm comm); /* NULL before NCCL 2.13 */
+    int (*AllReduce)(const void *send, void *recv, size_t count, int dt, int op, coll__nccl_comm comm,
+                     coll__cuda_stream stream);
+    int (*Broadcast)(const void *send, void *recv, size_t count, int dt, int root, coll__nccl_comm comm,
+                     coll__cuda_stream stream);
     int (*Reduce)(const void *send, void *recv, size_t count, int dt, int op, int root,
-                  coll_nccl_comm comm, coll_cuda_stream stream);
-    int (*AllGather)(const void *send, void *recv, size_t sendcount, int dt, coll_nccl_comm comm,
-                     coll_cuda_stream stream);
+                  coll__nccl_comm comm, coll__cuda_stream stream);
+    int (*AllGather)(const void *send, void *recv, size_t sendcount, int dt, coll__nccl_comm comm,
+                     coll__cuda_stream stream);
     int (*ReduceScatter)(const void *send, void *recv, size_t recvcount, int dt, int op,
-                         coll_nccl_comm comm, coll_cuda_stream stream);
-    int (*Send)(const void *send, size_t count, int dt, int peer, coll_nccl_comm comm,
-                coll_cuda_stream stream);
-    int (*Recv)(void *recv, size_t count, int dt, int peer, coll_nccl_comm comm, coll_cuda_stream stream);
+                         coll__nccl_comm comm, coll__cuda_stream stream);
+    int (*Send)(const void *send, size_t count, int dt, int peer, coll__nccl_comm comm,
+                coll__cuda_stream stream);
+    int (*Recv)(void *recv, size_t count, int dt, int peer, coll__nccl_comm comm, coll__cuda_stream stream);
     int (*GroupStart)(void);
     int (*GroupEnd)(void);
 } coll__nccl_lib;

@@ -1,5 +1,6 @@
 /* Which backends exist, which are usable here, and why not. */
 #include "backend/backend.h"
+#include "coll_tool.h"
 #include "backend/auto.h"
 #include "algo/algo.h"
 

@@ -1,7 +1,7 @@
-/* Rank pinning (coll.h: coll_bind_*). Default here: none; the collbench command
+/* Rank pinning (coll_tool.h: coll_bind_*). Default here: none; the collbench command
  * line picks per backend (core for shm and auto, none for tcp:
  * tools/collbench/cli_common.c, measured in docs/PERFORMANCE.md). */
-#include "coll.h"
+#include "coll_tool.h"
 
 #include <sched.h>
 #include <stdlib.h>

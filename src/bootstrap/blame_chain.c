@@ -26,7 +26,7 @@ static void publish(const chain *c, int rank, int blamed)
     char key[128], val[16];
     if (key_of(c, rank, key, sizeof key)) return;
     snprintf(val, sizeof val, "%d", blamed);
-    coll_store_set(c->store, key, val, strlen(val));
+    coll__store_set(c->store, key, val, strlen(val));
 }
 
 /* Whom rank r blames (-1: no word from it); never blocks on the store. */
@@ -38,14 +38,14 @@ static int blame_of(const chain *c, int r)
     size_t n;
     if (key_of(c, r, key, sizeof key)) return -1;
     if (c->store->ops->check(c->store, key, &exists) || !exists) return -1;
-    if (coll_store_get(c->store, key, &v, &n) == COLL_OK) who = atoi(v);
+    if (coll__store_get(c->store, key, &v, &n) == COLL_OK) who = atoi(v);
     free(v);
     return who >= 0 && who < c->size ? who : -1;
 }
 
 static int follow(const chain *c, int rank, int blamed, double grace_s)
 {
-    double until = coll_now_s() + grace_s;
+    double until = coll__now_s() + grace_s;
     int root = blamed;
     for (int hops = 0; hops < c->size;) {
         int next = blame_of(c, root);
@@ -55,7 +55,7 @@ static int follow(const chain *c, int rank, int blamed, double grace_s)
             hops++;
             continue;
         }
-        if (coll_now_s() >= until) break;
+        if (coll__now_s() >= until) break;
         coll__sleep_s(0.01);
     }
     return root;

@@ -1,6 +1,7 @@
 /* Launcher detection (see launch_env.h): which environment variables say who
  * this rank is, and whether their values make sense. */
 #include "bootstrap/launch_env.h"
+#include "bootstrap/slurm_env.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -177,7 +178,8 @@ const char *coll__launch_env_store_host(const coll_launch_env *env)
 {
     const char *m = getenv("MASTER_ADDR");
     if (m && *m) return m;
+    if (!env->source || strcmp(env->source, "srun") != 0) return NULL;
+    if ((m = coll__slurm_first_node())) return m;
     m = getenv("SLURM_LAUNCH_NODE_IPADDR");
-    if (env->source && strcmp(env->source, "srun") == 0 && m && *m) return m;
-    return NULL;
+    return m && *m ? m : NULL;
 }

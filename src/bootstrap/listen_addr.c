@@ -1,7 +1,7 @@
 /* Picking the address a rank listens on and publishes (listen_addr.h). */
 #include "bootstrap/listen_addr.h"
 #include "bootstrap/launch_env.h"
-#include "coll.h"
+#include "coll_tool.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

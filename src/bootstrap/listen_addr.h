@@ -20,7 +20,7 @@
 #define COLL_ENV_LISTEN_ADDR "COLL_LISTEN_ADDR"
 #define COLL_ENV_SOCKET_IFNAME "COLL_SOCKET_IFNAME"
 
-#include "coll.h" /* coll_listen_pick, coll_listen_addr_from_env, coll_host_is_loopback */
+#include "coll_tool.h" /* coll_listen_pick, coll_listen_addr_from_env, coll_host_is_loopback */
 
 /* store_host: where the rendezvous store listens (MASTER_ADDR), NULL or "" when
  * unknown or when this rank hosts it; spans: 1 when the job spans hosts, 0 on

@@ -3,8 +3,10 @@
  * store server must outlive its communicators while slower ranks still use it,
  * and a communicator created again reuses it (keys are namespaced per creation). */
 #include "bootstrap/rendezvous.h"
+#include "coll_tool.h"
 #include "bootstrap/launch_env.h"
 #include "bootstrap/listen_addr.h"
+#include "bootstrap/slurm_env.h"
 #ifdef COLL_HAVE_MPI
 #include "bootstrap/rendezvous_mpi.h"
 #endif
@@ -57,10 +59,16 @@ static int torchrun_holds_master_port(void)
     return v && strcmp(v, "True") == 0 && !getenv("COLL_STORE_PORT");
 }
 
-/* env://'s store port, or -1 with err saying why there is none. */
+/* env://'s store port, or -1 with err saying why there is none. Under srun
+ * with neither variable set, the port comes from the job and step ids
+ * (slurm_env.h), so `srun collbench ...` works as typed. */
 static int env_store_port(coll__err *err)
 {
     const char *var = getenv("COLL_STORE_PORT") ? "COLL_STORE_PORT" : "MASTER_PORT";
+    coll_launch_env env;
+    if (!getenv(var) && coll_launch_env_detect(&env) && strcmp(env.source, "srun") == 0 &&
+        coll__slurm_store_port() > 0)
+        return coll__slurm_store_port();
     int port = env_int(var, -1);
     if (port == 0) port = -2; /* rank 0 would bind a random port the others never learn */
     if (port >= 0 && torchrun_holds_master_port()) port = port < 65535 ? port + 1 : -2;
@@ -102,7 +110,9 @@ static int open_store(const char *method, const coll__rendezvous *rv, coll__stor
         coll__err_append(err, " (%s; set COLL_STORE_PORT to a free port, the same on every rank)",
                  torchrun_holds_master_port()
                           ? "torchrun's agent holds MASTER_PORT, ours is the next one"
-                          : "the store listens on MASTER_PORT");
+                 : getenv("MASTER_PORT") || getenv("COLL_STORE_PORT")
+                          ? "the store listens on MASTER_PORT"
+                          : "the store's port comes from SLURM_JOB_ID and SLURM_STEP_ID");
     }
     if (rc && rv->rank > 0 && rc != COLL_EINVAL) {
         /* Name the rank that hosts the store: it is the one to look at. */

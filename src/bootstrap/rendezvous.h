@@ -25,7 +25,7 @@ struct coll__rendezvous {
 typedef struct coll__rendezvous coll__rendezvous;
 
 /* World rank of rank r of rv's group (-1 when r is not one of its ranks). */
-static inline int coll_rendezvous_world(const coll__rendezvous *rv, int r)
+static inline int coll__rendezvous_world(const coll__rendezvous *rv, int r)
 {
     if (!rv->world_of) return r;
     return r >= 0 && r < rv->nworld ? rv->world_of[r] : -1;

@@ -1,5 +1,6 @@
 /* Rendezvous through MPI (see rendezvous_mpi.h). */
 #include "bootstrap/rendezvous_mpi.h"
+#include "coll_tool.h"
 #include "bootstrap/launch_env.h"
 #include "bootstrap/listen_addr.h"
 #include "core/runtime_mpi.h"
@@ -80,7 +81,7 @@ static int open_store(const coll__rendezvous *rv, coll__err *err)
     coll__mpi_unlock();
     if (mrc != MPI_SUCCESS) {
         coll__mpi_describe(mrc, "MPI_Bcast of the store's address", err->msg, sizeof err->msg);
-        coll_store_destroy(store);
+        coll__store_destroy(store);
         store = NULL;
         return COLL_EPEER;
     }

@@ -32,7 +32,7 @@ static int key(char *buf, size_t len, const coll__rendezvous *rv, const char *na
 static int report(const coll__rendezvous *rv, const char *msg, coll__err *err)
 {
     char k[128];
-    if (key(k, sizeof k, rv, "error", NULL) == COLL_OK) coll_store_set(rv->store, k, msg, strlen(msg));
+    if (key(k, sizeof k, rv, "error", NULL) == COLL_OK) coll__store_set(rv->store, k, msg, strlen(msg));
     return coll__err_set(err, COLL_EINVAL, "%s", msg);
 }
 
@@ -51,12 +51,12 @@ static int check_world(const coll__rendezvous *rv, coll__err *err)
     snprintf(mine, sizeof mine, "%d", rv->world_size);
     int rc = key(k, sizeof k, rv, "first", err);
     if (rc) return rc;
-    rc = coll_store_add(rv->store, k, 1, &order);
+    rc = coll__store_add(rv->store, k, 1, &order);
     if (rc) return store_fail(rv, rc, "cannot reach the store", err);
     if ((rc = key(k, sizeof k, rv, "world", err))) return rc;
-    if (order == 1 && (rc = coll_store_set(rv->store, k, mine, strlen(mine))))
+    if (order == 1 && (rc = coll__store_set(rv->store, k, mine, strlen(mine))))
         return store_fail(rv, rc, "cannot publish the world size", err);
-    if ((rc = coll_store_get(rv->store, k, &v, &n)))
+    if ((rc = coll__store_get(rv->store, k, &v, &n)))
         return store_fail(rv, rc, "no world size in the store", err);
     int first = atoi(v);
     free(v);
@@ -75,7 +75,7 @@ static int claim_rank(const coll__rendezvous *rv, coll__err *err)
     snprintf(name, sizeof name, "claim/%d", rv->rank);
     int rc = key(k, sizeof k, rv, name, err);
     if (rc) return rc;
-    rc = coll_store_add(rv->store, k, 1, &claims);
+    rc = coll__store_add(rv->store, k, 1, &claims);
     if (rc) return store_fail(rv, rc, "cannot claim its rank", err);
     if (claims > 1) {
         snprintf(msg, sizeof msg,
@@ -84,7 +84,7 @@ static int claim_rank(const coll__rendezvous *rv, coll__err *err)
         return report(rv, msg, err);
     }
     if ((rc = key(k, sizeof k, rv, "arrived", err))) return rc;
-    if ((rc = coll_store_add(rv->store, k, 1, &arrived)))
+    if ((rc = coll__store_add(rv->store, k, 1, &arrived)))
         return store_fail(rv, rc, "cannot count itself in", err);
     return COLL_OK;
 }
@@ -107,16 +107,16 @@ static int wait_all(const coll__rendezvous *rv, coll__err *err)
     int krc = key(karr, sizeof karr, rv, "arrived", err);
     if (!krc) krc = key(kerr, sizeof kerr, rv, "error", err);
     if (krc) return krc;
-    double deadline = coll_now_s() + rv->timeout_s, pause = POLL_MIN_S;
+    double deadline = coll__now_s() + rv->timeout_s, pause = POLL_MIN_S;
     int64_t arrived = 0;
     for (;;) {
-        int failed = 0, rc = coll_store_add(rv->store, karr, 0, &arrived);
+        int failed = 0, rc = coll__store_add(rv->store, karr, 0, &arrived);
         if (!rc) rc = rv->store->ops->check(rv->store, kerr, &failed);
         if (rc) return store_fail(rv, rc, "lost the store while waiting for the others", err);
         if (failed) {
             void *v = NULL;
             size_t n;
-            if (coll_store_get(rv->store, kerr, &v, &n) == COLL_OK) {
+            if (coll__store_get(rv->store, kerr, &v, &n) == COLL_OK) {
                 coll__err_set(err, 0, "another rank failed the rendezvous: %s",
                          (char *)v);
                 free(v);
@@ -124,7 +124,7 @@ static int wait_all(const coll__rendezvous *rv, coll__err *err)
             return COLL_EINVAL;
         }
         if (arrived >= rv->world_size) return COLL_OK;
-        if (coll_now_s() >= deadline) break;
+        if (coll__now_s() >= deadline) break;
         coll__sleep_s(pause);
         pause = pause * 2 > POLL_MAX_S ? POLL_MAX_S : pause * 2;
     }

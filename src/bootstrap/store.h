@@ -53,15 +53,15 @@ int coll__file_store_create(const char *path, double timeout_s, coll__store **ou
 /* In-process store for threads of one process (tests, single-process use). */
 int coll__mem_store_create(double timeout_s, coll__store **out);
 
-static inline int coll_store_set(coll__store *s, const char *k, const void *v, size_t n)
+static inline int coll__store_set(coll__store *s, const char *k, const void *v, size_t n)
 { return s->ops->set(s, k, v, n); }
-static inline int coll_store_get(coll__store *s, const char *k, void **v, size_t *n)
+static inline int coll__store_get(coll__store *s, const char *k, void **v, size_t *n)
 { return s->ops->get(s, k, v, n); }
-static inline int coll_store_add(coll__store *s, const char *k, int64_t d, int64_t *r)
+static inline int coll__store_add(coll__store *s, const char *k, int64_t d, int64_t *r)
 { return s->ops->add(s, k, d, r); }
-static inline int coll_store_wait(coll__store *s, const char *const *keys, int n)
+static inline int coll__store_wait(coll__store *s, const char *const *keys, int n)
 { return s->ops->wait(s, keys, n); }
-static inline void coll_store_destroy(coll__store *s) { if (s) s->ops->destroy(s); }
+static inline void coll__store_destroy(coll__store *s) { if (s) s->ops->destroy(s); }
 
 /* A store key, like Gloo's PrefixStore: key = prefix followed by fmt's text
  * ("c0/" + "tcp/addr/%d"). COLL_OK, or COLL_EINVAL when it does not fit in len

@@ -172,7 +172,7 @@ static int file_add(coll__store *s, const char *key, int64_t delta, int64_t *res
  * The mutex is dropped while sleeping so other threads of this store can set. */
 static int wait_keys(file_store *f, const char *const *keys, int nkeys, void **val, size_t *len)
 {
-    double deadline = coll_now_s() + f->base.timeout_s, pause = 0.001;
+    double deadline = coll__now_s() + f->base.timeout_s, pause = 0.001;
     for (;;) {
         int missing = -1;
         pthread_mutex_lock(&f->lock);
@@ -182,7 +182,7 @@ static int wait_keys(file_store *f, const char *const *keys, int nkeys, void **v
         if (!rc && missing < 0 && val) rc = coll__kv_copy_out(find(f, keys[0]), val, len);
         pthread_mutex_unlock(&f->lock);
         if (rc || missing < 0) return rc;
-        double left = deadline - coll_now_s();
+        double left = deadline - coll__now_s();
         if (left <= 0) {
             snprintf(f->base.err.msg, sizeof f->base.err.msg,
                      "file store %s: timed out after %.3g s waiting for key '%s'%s", f->path,

@@ -8,6 +8,7 @@
 #include "core/fault.h"
 #include "core/hmac.h"
 #include "core/sock.h"
+#include "core/wire_version.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -95,18 +96,34 @@ static int handshake(tcp_store *t, double deadline)
     size_t replen;
     int rc = exchange(t, creq, sizeof creq, NULL, 0, deadline, &rep, &replen);
     if (rc) return fail(t, rc, "CHALLENGE");
-    unsigned char snonce[COLL_NONCE_LEN], hello[9 + COLL_SHA256_LEN + 4 + COLL_NONCE_LEN];
+    unsigned char snonce[COLL_NONCE_LEN], hello[STORE_HELLO_LEN];
     unsigned char *mac = hello + 9, *cnonce = mac + COLL_SHA256_LEN + 4;
-    int bad = replen != COLL_NONCE_LEN;
-    if (!bad) memcpy(snonce, rep, sizeof snonce);
+    /* Version 2 answered with the bare nonce; from 3 on the version leads. */
+    unsigned version = replen == COLL_NONCE_LEN ? 2 : replen >= 4 ? coll__be_get_u32(rep) : 0;
+    int bad = replen != STORE_CHALLENGE_REPLY_LEN;
+    if (!bad) memcpy(snonce, rep + 4, sizeof snonce);
     free(rep);
-    if (bad) return fail(t, COLL_EPROTO, "CHALLENGE");
-    if (coll__nonce(cnonce) != COLL_OK) return fail(t, COLL_ESYS, "HELLO (no random bytes)");
-    coll__store_tcp_mac(t->token ? t->token : "", toklen, 0, snonce, cnonce, mac);
+    memset(hello, 0, sizeof hello);
     coll__be_put_u32(hello, sizeof hello - 4);
     hello[4] = CMD_HELLO;
     coll__be_put_u32(hello + 5, COLL_SHA256_LEN);
     coll__be_put_u32(mac + COLL_SHA256_LEN, COLL_NONCE_LEN);
+    coll__be_put_u32(cnonce + COLL_NONCE_LEN, 4);
+    coll__be_put_u32(cnonce + COLL_NONCE_LEN + 4, COLL_WIRE_VERSION);
+    if (version && version != COLL_WIRE_VERSION) {
+        /* A HELLO without a mac, so that a server from version 3 on names both
+         * versions too; version 2 cannot read it, nor anything else we send. */
+        if (version > 2) coll__sock_write_all(t->fd, hello, sizeof hello, coll__now_s() + 1);
+        char who[300], why[sizeof t->base.err.msg];
+        snprintf(who, sizeof who, "the store server at %s:%d", t->host, t->port);
+        coll__wire_version_mismatch(why, sizeof why, who, version);
+        fail(t, COLL_EPROTO, "CHALLENGE");
+        errf(&t->base, "%s", why);
+        return COLL_EPROTO;
+    }
+    if (bad) return fail(t, COLL_EPROTO, "CHALLENGE");
+    if (coll__nonce(cnonce) != COLL_OK) return fail(t, COLL_ESYS, "HELLO (no random bytes)");
+    coll__store_tcp_mac(t->token ? t->token : "", toklen, 0, snonce, cnonce, mac);
     if ((rc = exchange(t, hello, sizeof hello, NULL, 0, deadline, &rep, &replen)))
         return fail(t, rc, "HELLO");
     if (replen == 0) { /* the server's explicit refusal */
@@ -145,7 +162,7 @@ static int ensure_connected(tcp_store *t, double deadline)
         t->fd = fd;
         int rc = handshake(t, deadline);
         if (rc != COLL_EPEER) return rc;
-        if (coll_now_s() + pause >= deadline) {
+        if (coll__now_s() + pause >= deadline) {
             errf(&t->base, "store server at %s:%d closed the connection before authentication "
                  "%d times within %.3g s (too many strangers connecting to its port?)",
                  t->host, t->port, closed, t->base.timeout_s);
@@ -155,7 +172,7 @@ static int ensure_connected(tcp_store *t, double deadline)
         pause = pause * 2 > 0.1 ? 0.1 : pause * 2;
         /* Evicted, or the server is gone: a short connect tells the two apart. */
         char why[128];
-        fd = coll__sock_connect(t->host, t->port, coll_now_s() + 0.2, why, sizeof why);
+        fd = coll__sock_connect(t->host, t->port, coll__now_s() + 0.2, why, sizeof why);
         if (fd < 0) {
             errf(&t->base, "store server at %s:%d (rank 0) is gone: it closed the connection "
                  "before authentication and accepts no new one (%s)", t->host, t->port, why);
@@ -214,7 +231,7 @@ static int req_key(req *r, const char *key)
 static int call(tcp_store *t, req *r, const void *tail, size_t taillen, const char *what,
                 unsigned char **rep, size_t *replen)
 {
-    double deadline = coll_now_s() + t->base.timeout_s;
+    double deadline = coll__now_s() + t->base.timeout_s;
     coll__be_put_u32(r->buf, (uint32_t)(r->len - 4 + taillen));
     coll__fault_action fa = coll__fault_hit(COLL_FAULT_STORE, 1);
     if (fa == COLL_FAULT_CORRUPT) r->buf[4] = 0xff; /* no such command: the server must drop us */
@@ -400,7 +417,7 @@ int coll__tcp_store_create(const char *host, int port, int is_server, int listen
         self_address(listen_fd, t->host, sizeof t->host);
         rc = coll__store_tcp_server_start(listen_fd, token, timeout_s, &t->srv, err);
     }
-    if (!rc && (rc = ensure_connected(t, coll_now_s() + timeout_s)))
+    if (!rc && (rc = ensure_connected(t, coll__now_s() + timeout_s)))
         coll__err_set(err, 0, "%s", t->base.err.msg);
     if (rc) {
         tcp_destroy(&t->base);

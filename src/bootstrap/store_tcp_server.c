@@ -51,7 +51,7 @@ typedef struct conn {
     int dead;
     int challenged;                     /* nonce sent, HELLO not yet seen */
     unsigned char nonce[COLL_NONCE_LEN];
-    double since;                       /* accepted at (coll_now_s) */
+    double since;                       /* accepted at (coll__now_s) */
     char peer[64];
     unsigned char hdr[4]; /* frame being read: header, then body */
     size_t hdr_got;
@@ -125,7 +125,7 @@ static void drop(conn *c, const char *why)
 {
     if (c->dead) return;
     c->dead = 1;
-    if (why) log_drop(c->srv, c, why, coll_now_s());
+    if (why) log_drop(c->srv, c, why, coll__now_s());
 }
 
 static void flush(conn *c)
@@ -245,21 +245,33 @@ static int handle_challenge(conn *c, cursor *k)
         return 0;
     }
     c->challenged = 1;
-    reply(c, c->nonce, sizeof c->nonce, NULL, 0);
+    unsigned char version[4];
+    coll__be_put_u32(version, COLL_WIRE_VERSION);
+    reply(c, version, sizeof version, c->nonce, sizeof c->nonce);
     return 0;
 }
 
 static int handle_hello(server *s, conn *c, cursor *k)
 {
-    const unsigned char *mac, *cnonce;
-    uint32_t n, cn;
-    if (take_field(k, MAX_KEY, &mac, &n) || take_field(k, MAX_KEY, &cnonce, &cn) || k->left ||
-        cn != COLL_NONCE_LEN)
+    const unsigned char *mac, *cnonce, *ver;
+    uint32_t n, cn, vn;
+    if (take_field(k, MAX_KEY, &mac, &n) || take_field(k, MAX_KEY, &cnonce, &cn))
         return -1;
+    /* Version 2 sent no version field. */
+    unsigned version = !k->left ? 2 : take_field(k, 4, &ver, &vn) || vn != 4 || k->left
+                                          ? 0 : coll__be_get_u32(ver);
+    if (!version) return -1;
     if (!c->challenged) {
         drop(c, "bad job token: HELLO without a CHALLENGE first");
         return 0;
     }
+    if (version != COLL_WIRE_VERSION) {
+        char why[200];
+        snprintf(why, sizeof why, "bad version");
+        drop(c, why);
+        return 0;
+    }
+    if (cn != COLL_NONCE_LEN) return -1;
     c->challenged = 0; /* one answer per nonce */
     if (s->token_len) {
         unsigned char want[COLL_SHA256_LEN];
@@ -371,7 +383,12 @@ static void conn_read(server *s, conn *c)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         if (n <= 0) {
             /* A member going away is normal; a stranger that never proved itself is logged. */
-            drop(c, c->authed ? NULL : "closed before a HELLO with the job token");
+            drop(c, c->authed       ? NULL
+                    : c->challenged ? "closed after our CHALLENGE, before a HELLO (a collbench "
+                                      "build older than wire version 3 does that: it cannot read "
+                                      "the version in our answer; run the same collbench build on "
+                                      "every host of the job)"
+                                    : "closed before a HELLO with the job token");
             return;
         }
         if (in_hdr) {
@@ -448,7 +465,7 @@ static void accept_all(server *s, int waiting)
                 }
                 /* Nothing to evict: leave the rest in the backlog for a while
                  * rather than spin on a listening socket that stays readable. */
-                s->listen_paused_until = coll_now_s() + 0.1;
+                s->listen_paused_until = coll__now_s() + 0.1;
                 return;
             }
             if (errno != EAGAIN && errno != EWOULDBLOCK)
@@ -463,7 +480,7 @@ static void accept_all(server *s, int waiting)
         }
         c->fd = fd;
         c->srv = s;
-        c->since = coll_now_s();
+        c->since = coll__now_s();
         coll__sock_peer_name(fd, c->peer, sizeof c->peer);
         if (waiting >= s->max_unauthed) {
             char why[96];
@@ -499,7 +516,7 @@ static void *serve(void *arg)
         }
         /* once stopping, the wake byte stays unread: stop polling for it */
         fds[0] = (struct pollfd){.fd = stop_by > 0 ? -1 : s->wake[0], .events = POLLIN};
-        double now = coll_now_s();
+        double now = coll__now_s();
         int paused = now < s->listen_paused_until;
         fds[1] = (struct pollfd){.fd = paused ? -1 : s->listen_fd, .events = POLLIN};
         size_t i = 2;
@@ -507,7 +524,7 @@ static void *serve(void *arg)
             fds[i] = (struct pollfd){.fd = c->fd, .events = POLLIN | (c->out_len ? POLLOUT : 0)};
         int strangers = 0;
         for (conn *c = s->conns; c; c = c->next) strangers += !c->authed;
-        int ms = stop_by > 0 ? coll_ms_until(stop_by, 1000) : strangers || s->unlogged ? 1000 : -1;
+        int ms = stop_by > 0 ? coll__ms_until(stop_by, 1000) : strangers || s->unlogged ? 1000 : -1;
         if (paused && (ms < 0 || ms > 100)) ms = 100;
         if (stop_by > 0 && (ms == 0 || !s->conns)) break;
         if (poll(fds, n, ms) < 0) {
@@ -515,13 +532,13 @@ static void *serve(void *arg)
             fprintf(stderr, "collbench store: poll: %s, server stops\n", strerror(errno));
             break;
         }
-        if (fds[0].revents && stop_by == 0) stop_by = coll_now_s() + s->linger_s;
+        if (fds[0].revents && stop_by == 0) stop_by = coll__now_s() + s->linger_s;
         i = 2;
         for (conn *c = s->conns; c; c = c->next, i++) {
             if (fds[i].revents & POLLOUT) flush(c);
             if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) conn_read(s, c);
         }
-        now = coll_now_s();
+        now = coll__now_s();
         for (conn *c = s->conns; c; c = c->next)
             if (!c->authed && !c->dead && now - c->since > UNAUTHED_IDLE_S)
                 drop(c, idle_why);
@@ -540,7 +557,7 @@ static void *serve(void *arg)
         /* Accept last: the pollfd array above matched the list before it. */
         if (fds[1].revents) accept_all(s, waiting);
     }
-    log_unlogged(s, coll_now_s(), 1, 1);
+    log_unlogged(s, coll__now_s(), 1, 1);
     free(fds);
     return NULL;
 }

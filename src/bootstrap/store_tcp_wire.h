@@ -3,15 +3,24 @@
  *
  * Wire format (big-endian, core/be.h): request = u32 length of what follows, u8 command,
  * fields; a field is u32 length + bytes. Reply = u32 length + payload.
- *   CHALLENGE              -> 16-byte nonce, fresh for this connection
- *   HELLO mac cnonce       -> proof; mac = HMAC-SHA-256(token, "collbench-store" |
+ *   CHALLENGE              -> u32 wire version, 16-byte nonce, fresh for this
+ *                             connection
+ *   HELLO mac cnonce ver   -> proof; mac = HMAC-SHA-256(token, "collbench-store" |
  *                             nonce | cnonce), cnonce the client's own fresh 16
  *                             bytes, proof = HMAC-SHA-256(token,
  *                             "collbench-store-server" | nonce | cnonce): each side
  *                             shows the other it holds the token, which never
  *                             crosses the wire, and a captured exchange answers no
  *                             later one (the first two requests of a connection,
- *                             in this order)
+ *                             in this order); ver: a 4-byte field, the u32
+ *                             wire version (core/wire_version.h)
+ * Versions: every build keeps CHALLENGE bare, its answer led by the version,
+ * and the version last in HELLO. Version 2 answered the bare nonce. A client
+ * that reads another version stops at once naming both, before it sends
+ * anything derived from the token; to a server of version 3 or later it first
+ * sends a HELLO without a mac, which that server logs with both versions. A
+ * client of version 2 cannot read our answer and hangs up: the server's log
+ * says that is what an older build does.
  *   SET   key value        -> ack
  *   GET   key              -> value (parked on the server until key is set)
  *   ADD   key i64          -> i64 new value (stored as decimal text)
@@ -28,10 +37,15 @@
 
 #include "core/be.h"
 #include "core/hmac.h"
+#include "core/wire_version.h"
 
 #define MAX_KEY (4u << 10)
 #define MAX_VALUE (64u << 20)
 #define MAX_FRAME (MAX_VALUE + MAX_KEY + 64u)
+/* CHALLENGE's answer: version, nonce. HELLO: length, command, mac, cnonce and
+ * version fields. */
+#define STORE_CHALLENGE_REPLY_LEN (4u + COLL_NONCE_LEN)
+#define STORE_HELLO_LEN (9u + COLL_SHA256_LEN + 4u + COLL_NONCE_LEN + 4u + 4u)
 
 enum { CMD_HELLO = 1, CMD_SET, CMD_GET, CMD_ADD, CMD_WAIT, CMD_CHECK, CMD_CHALLENGE };
 

@@ -164,7 +164,7 @@ int coll__comm_execute(coll_comm *comm, const coll__call *call, const coll__sig 
         return comm->failed; /* errmsg still says why */
     coll__err err;
     coll__err_init(&err, NULL, 0);
-    double deadline = coll_now_s() + comm->timeout_s;
+    double deadline = coll__now_s() + comm->timeout_s;
     /* staging: CUDA device buffers through host memory for backends that need host memory */
     int rc = coll__staged_run(comm->backend, comm->state, comm->rank, comm->size, call, sig,
                              deadline, &err);

@@ -44,8 +44,8 @@ static int gather_arrivals(coll_comm *comm, uint32_t n, double deadline, int *li
             if (rc == COLL_OK) rc = comm->store->ops->check(comm->store, key, &exists);
             if (rc == COLL_OK && exists) arrived[r] = 1, pending--;
         }
-        if (rc || pending == 0 || coll_now_s() >= deadline) break;
-        double left = deadline - coll_now_s();
+        if (rc || pending == 0 || coll__now_s() >= deadline) break;
+        double left = deadline - coll__now_s();
         coll__nap_s(backoff < left ? backoff : left);
         backoff = next_backoff(backoff);
     }
@@ -64,7 +64,7 @@ static int publish_answer(coll_comm *comm, uint32_t n, const int *list, int nlis
     len = (size_t)snprintf(val, cap, "%d", nlist);
     for (int i = 0; i < nlist; i++) len += (size_t)snprintf(val + len, cap - len, " %d", list[i]);
     int rc = coll__store_key(key, sizeof key, NULL, comm->store_prefix, "mb%u/ans", n);
-    if (!rc) rc = coll_store_set(comm->store, key, val, len);
+    if (!rc) rc = coll__store_set(comm->store, key, val, len);
     free(val);
     return rc ? store_fail(comm, rc, "set") : COLL_OK;
 }
@@ -83,14 +83,14 @@ static int read_answer(coll_comm *comm, uint32_t n, double deadline, int *list, 
         int rc = comm->store->ops->check(comm->store, key, &exists);
         if (rc) return store_fail(comm, rc, "check");
         if (exists) break;
-        double left = deadline - coll_now_s();
+        double left = deadline - coll__now_s();
         if (left <= 0) return COLL_OK;
         coll__nap_s(backoff < left ? backoff : left);
         backoff = next_backoff(backoff);
     }
     void *val = NULL;
     size_t len = 0;
-    int rc = coll_store_get(comm->store, key, &val, &len);
+    int rc = coll__store_get(comm->store, key, &val, &len);
     if (rc) return store_fail(comm, rc, "get");
     char *p = val, *end;
     long k = strtol(p, &end, 10);
@@ -129,9 +129,9 @@ static int run_monitored(coll_comm *comm, double timeout_s, int *list, int *nlis
 {
     char key[128];
     uint32_t n = ++comm->monitored_seq;
-    double start = coll_now_s();
+    double start = coll__now_s();
     int rc = coll__store_key(key, sizeof key, NULL, comm->store_prefix, "mb%u/a%d", n, comm->rank);
-    if (!rc) rc = coll_store_set(comm->store, key, "1", 1);
+    if (!rc) rc = coll__store_set(comm->store, key, "1", 1);
     if (rc) return store_fail(comm, rc, "set");
     if (comm->rank == 0) {
         rc = gather_arrivals(comm, n, start + timeout_s, list, nlist);

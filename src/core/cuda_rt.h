@@ -27,8 +27,8 @@
 #define COLL_CUDA_ERR_NO_DEVICE 100
 #define COLL_CUDA_ERR_NOT_READY 600
 
-typedef void *coll_cuda_stream;
-typedef void *coll_cuda_event;
+typedef void *coll__cuda_stream;
+typedef void *coll__cuda_event;
 
 typedef struct coll__cudart {
     char soname[256]; /* the name that loaded */
@@ -42,15 +42,15 @@ typedef struct coll__cudart {
     int (*FreeHost)(void *ptr);
     int (*Memcpy)(void *dst, const void *src, size_t bytes, int kind);
     int (*Memset)(void *ptr, int value, size_t bytes);
-    int (*StreamCreate)(coll_cuda_stream *s);
-    int (*StreamDestroy)(coll_cuda_stream s);
-    int (*StreamSynchronize)(coll_cuda_stream s);
-    int (*StreamQuery)(coll_cuda_stream s);
-    int (*EventCreate)(coll_cuda_event *e);
-    int (*EventDestroy)(coll_cuda_event e);
-    int (*EventRecord)(coll_cuda_event e, coll_cuda_stream s);
-    int (*EventSynchronize)(coll_cuda_event e);
-    int (*EventElapsedTime)(float *ms, coll_cuda_event start, coll_cuda_event end);
+    int (*StreamCreate)(coll__cuda_stream *s);
+    int (*StreamDestroy)(coll__cuda_stream s);
+    int (*StreamSynchronize)(coll__cuda_stream s);
+    int (*StreamQuery)(coll__cuda_stream s);
+    int (*EventCreate)(coll__cuda_event *e);
+    int (*EventDestroy)(coll__cuda_event e);
+    int (*EventRecord)(coll__cuda_event e, coll__cuda_stream s);
+    int (*EventSynchronize)(coll__cuda_event e);
+    int (*EventElapsedTime)(float *ms, coll__cuda_event start, coll__cuda_event end);
     int (*PointerGetAttributes)(void *attributes, const void *ptr);
     int (*DriverGetVersion)(int *version);
     int (*RuntimeGetVersion)(int *version);

@@ -46,7 +46,7 @@ static int check_dir(const char *path, char *err, size_t errlen)
     return COLL_OK;
 }
 
-int coll__file_check_writable(const char *path, coll_file_use use, char *err, size_t errlen)
+int coll__file_check_writable(const char *path, coll__file_use use, char *err, size_t errlen)
 {
     struct stat st;
     if (!path || !*path) {

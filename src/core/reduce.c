@@ -56,8 +56,8 @@
 
 FLOAT_OPS(f32, float)
 FLOAT_OPS(f64, double)
-HALF_OPS(f16, coll_half_to_float, coll_float_to_half)
-HALF_OPS(bf16, coll_bf16_to_float, coll_float_to_bf16)
+HALF_OPS(f16, coll__half_to_float, coll__float_to_half)
+HALF_OPS(bf16, coll__bf16_to_float, coll__float_to_bf16)
 INT_OPS(i8, int8_t, uint8_t)
 INT_OPS(u8, uint8_t, uint8_t)
 INT_OPS(i32, int32_t, uint32_t)
@@ -159,7 +159,7 @@ static inline int64_t i64_max(int64_t x, int64_t y) { return i64_select_lt(y, x,
     DEFINE_KERNELS(u8, uint8_t, isa, attr)                                     \
     DEFINE_KERNELS(i32, int32_t, isa, attr)                                    \
     DEFINE_KERNELS(i64, int64_t, isa, attr)                                    \
-    static const coll_reduce_fn name[COLL_DTYPE_COUNT][COLL_OP_COUNT] = {      \
+    static const coll__reduce_fn name[COLL_DTYPE_COUNT][COLL_OP_COUNT] = {      \
         [COLL_FLOAT32] = FLOAT_ROW(f32, isa), [COLL_FLOAT64] = FLOAT_ROW(f64, isa),    \
         [COLL_FLOAT16] = FLOAT_ROW(f16, isa), [COLL_BFLOAT16] = FLOAT_ROW(bf16, isa),  \
         [COLL_INT8] = INT_ROW(i8, isa),       [COLL_UINT8] = INT_ROW(u8, isa),         \
@@ -191,12 +191,12 @@ static int pair_in_range(coll_dtype dt, coll_op op)
     return (int)dt >= 0 && dt < COLL_DTYPE_COUNT && (int)op >= 0 && op < COLL_OP_COUNT;
 }
 
-coll_reduce_fn coll__reduce_kernel_baseline(coll_dtype dt, coll_op op)
+coll__reduce_fn coll__reduce_kernel_baseline(coll_dtype dt, coll_op op)
 {
     return pair_in_range(dt, op) ? kernels_baseline[dt][op] : NULL;
 }
 
-coll_reduce_fn coll__reduce_kernel(coll_dtype dt, coll_op op)
+coll__reduce_fn coll__reduce_kernel(coll_dtype dt, coll_op op)
 {
     if (!pair_in_range(dt, op))
         return NULL;
@@ -209,7 +209,7 @@ coll_reduce_fn coll__reduce_kernel(coll_dtype dt, coll_op op)
 
 int coll__reduce_local(void *out, const void *a, const void *b, size_t n, coll_dtype dt, coll_op op)
 {
-    coll_reduce_fn fn = coll__reduce_kernel(dt, op);
+    coll__reduce_fn fn = coll__reduce_kernel(dt, op);
     if (!fn)
         return COLL_EINVAL;
     if (n == 0)
@@ -236,12 +236,12 @@ int coll__reduce_local(void *out, const void *a, const void *b, size_t n, coll_d
     attr static void scale_f16##isa(uint16_t *buf, size_t n, float d)          \
     {                                                                          \
         for (size_t i = 0; i < n; i++)                                         \
-            buf[i] = coll_float_to_half(coll_half_to_float(buf[i]) / d);       \
+            buf[i] = coll__float_to_half(coll__half_to_float(buf[i]) / d);       \
     }                                                                          \
     attr static void scale_bf16##isa(uint16_t *buf, size_t n, float d)         \
     {                                                                          \
         for (size_t i = 0; i < n; i++)                                         \
-            buf[i] = coll_float_to_bf16(coll_bf16_to_float(buf[i]) / d);       \
+            buf[i] = coll__float_to_bf16(coll__bf16_to_float(buf[i]) / d);       \
     }                                                                          \
     /* Integer dtypes are left unchanged: they have no avg (coll_op_valid). */ \
     attr static void scale_div##isa(void *buf, size_t n, coll_dtype dt, int divisor) \

@@ -10,13 +10,13 @@
 #include <stddef.h>
 #include "coll.h"
 
-typedef void (*coll_reduce_fn)(void *out, const void *a, const void *b, size_t n);
+typedef void (*coll__reduce_fn)(void *out, const void *a, const void *b, size_t n);
 
 /* NULL for an invalid pair (see coll_op_valid). The best version for this
  * CPU: AVX2 where the CPU has it (x86-64), else the baseline build. */
-coll_reduce_fn coll__reduce_kernel(coll_dtype dt, coll_op op);
+coll__reduce_fn coll__reduce_kernel(coll_dtype dt, coll_op op);
 /* The baseline (SSE2 on x86-64) version whatever the CPU: tests, benchmarks. */
-coll_reduce_fn coll__reduce_kernel_baseline(coll_dtype dt, coll_op op);
+coll__reduce_fn coll__reduce_kernel_baseline(coll_dtype dt, coll_op op);
 /* "avx2" or "baseline": the kernels coll__reduce_kernel returns, for reports. */
 const char *coll__reduce_isa(void);
 

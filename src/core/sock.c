@@ -104,12 +104,12 @@ static int wait_fd(int fd, short events, double deadline)
 {
     for (;;) {
         struct pollfd p = {.fd = fd, .events = events};
-        int ms = coll_ms_until(deadline, POLL_CAP_MS);
+        int ms = coll__ms_until(deadline, POLL_CAP_MS);
         int n = poll(&p, 1, ms);
         if (n > 0) return 1;
         if (n < 0 && errno != EINTR) return COLL_ESYS;
         if (n == 0 && ms == 0) return 0;
-        if (n == 0 && coll_now_s() >= deadline) return 0;
+        if (n == 0 && coll__now_s() >= deadline) return 0;
     }
 }
 
@@ -159,7 +159,7 @@ int coll__sock_connect(const char *host, int port, double deadline, char *err, s
         }
         /* Refused = the server is not listening yet: retry. Anything else is final. */
         int retry = last == ECONNREFUSED || last == ECONNRESET || last == EAGAIN;
-        double now = coll_now_s();
+        double now = coll__now_s();
         if (!retry || now >= deadline) break;
         double pause = backoff < deadline - now ? backoff : deadline - now;
         coll__sleep_s(pause);

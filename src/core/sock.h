@@ -1,5 +1,5 @@
 /* Small socket helpers shared by the TCP store and the TCP transport.
- * Every wait takes an absolute deadline (coll_now_s() clock) and never spins. */
+ * Every wait takes an absolute deadline (coll__now_s() clock) and never spins. */
 #ifndef COLL_SOCK_H
 #define COLL_SOCK_H
 

@@ -23,7 +23,7 @@ static void *watch(void *p)
             pthread_cond_wait(&w->cv, &w->mu);
             continue;
         }
-        double now = coll_now_s();
+        double now = coll__now_s();
         if (now < w->deadline) {
             w->sleep_until = w->deadline;
             struct timespec ts = abs_monotonic(w->deadline);
@@ -42,14 +42,14 @@ static void *watch(void *p)
     return NULL;
 }
 
-int coll__watchdog_start(coll__watchdog *w, coll_watchdog_fire fire, void *arg)
+int coll__watchdog_start(coll__watchdog *w, coll__watchdog_fire fire, void *arg)
 {
     memset(w, 0, sizeof *w);
     w->fire = fire;
     w->arg = arg;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* coll_now_s()'s clock */
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* coll__now_s()'s clock */
     int e = pthread_cond_init(&w->cv, &ca);
     pthread_condattr_destroy(&ca);
     if (e) return e;
@@ -68,7 +68,7 @@ void coll__watchdog_arm(coll__watchdog *w, double deadline, const void *what, si
     if (!w->fire || !isfinite(deadline)) return;
     if (len > sizeof w->what) len = sizeof w->what;
     pthread_mutex_lock(&w->mu);
-    w->armed_at = coll_now_s();
+    w->armed_at = coll__now_s();
     w->deadline = deadline > 0 ? deadline : 1e-9;
     memset(w->what, 0, sizeof w->what);
     if (what) memcpy(w->what, what, len);

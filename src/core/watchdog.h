@@ -13,15 +13,15 @@
 
 #define COLL_WATCHDOG_WHAT 64 /* bytes of the armed description */
 
-typedef void (*coll_watchdog_fire)(void *arg, const void *what, double waited_s);
+typedef void (*coll__watchdog_fire)(void *arg, const void *what, double waited_s);
 
 typedef struct coll__watchdog {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    coll_watchdog_fire fire;
+    coll__watchdog_fire fire;
     void *arg;
-    double deadline;  /* coll_now_s() time; 0 when disarmed */
+    double deadline;  /* coll__now_s() time; 0 when disarmed */
     double armed_at;
     double sleep_until; /* the thread's wake-up; 0 while it waits for an arming */
     int stop;
@@ -29,7 +29,7 @@ typedef struct coll__watchdog {
 } coll__watchdog;
 
 /* 0, or an errno value (the thread could not start). */
-int coll__watchdog_start(coll__watchdog *w, coll_watchdog_fire fire, void *arg);
+int coll__watchdog_start(coll__watchdog *w, coll__watchdog_fire fire, void *arg);
 /* what: len bytes (at most COLL_WATCHDOG_WHAT) handed to fire(). */
 void coll__watchdog_arm(coll__watchdog *w, double deadline, const void *what, size_t len);
 void coll__watchdog_disarm(coll__watchdog *w);

@@ -108,10 +108,10 @@ static void encode_block(coll_dtype dt, const int32_t *v, void *buf, size_t n)
     case COLL_FLOAT32: for (j = 0; j < n; j++) ((float *)buf)[j] = (float)v[j]; break;
     case COLL_FLOAT64: for (j = 0; j < n; j++) ((double *)buf)[j] = (double)v[j]; break;
     case COLL_FLOAT16:
-        for (j = 0; j < n; j++) ((uint16_t *)buf)[j] = coll_float_to_half((float)v[j]);
+        for (j = 0; j < n; j++) ((uint16_t *)buf)[j] = coll__float_to_half((float)v[j]);
         break;
     case COLL_BFLOAT16:
-        for (j = 0; j < n; j++) ((uint16_t *)buf)[j] = coll_float_to_bf16((float)v[j]);
+        for (j = 0; j < n; j++) ((uint16_t *)buf)[j] = coll__float_to_bf16((float)v[j]);
         break;
     case COLL_INT8:
     case COLL_UINT8: for (j = 0; j < n; j++) ((uint8_t *)buf)[j] = (uint8_t)v[j]; break;
@@ -128,10 +128,10 @@ static void decode_block(coll_dtype dt, const void *buf, double *out, size_t n)
     case COLL_FLOAT32: for (j = 0; j < n; j++) out[j] = ((const float *)buf)[j]; break;
     case COLL_FLOAT64: for (j = 0; j < n; j++) out[j] = ((const double *)buf)[j]; break;
     case COLL_FLOAT16:
-        for (j = 0; j < n; j++) out[j] = coll_half_to_float(((const uint16_t *)buf)[j]);
+        for (j = 0; j < n; j++) out[j] = coll__half_to_float(((const uint16_t *)buf)[j]);
         break;
     case COLL_BFLOAT16:
-        for (j = 0; j < n; j++) out[j] = coll_bf16_to_float(((const uint16_t *)buf)[j]);
+        for (j = 0; j < n; j++) out[j] = coll__bf16_to_float(((const uint16_t *)buf)[j]);
         break;
     case COLL_INT8: for (j = 0; j < n; j++) out[j] = ((const int8_t *)buf)[j]; break;
     case COLL_UINT8: for (j = 0; j < n; j++) out[j] = ((const uint8_t *)buf)[j]; break;

@@ -212,7 +212,7 @@ int bench_device_d2d_bandwidth(size_t bytes, int iters, double *gbps, double *us
 {
     const coll__cudart *rt = coll__cudart_load(err, errlen);
     void *a = NULL, *b = NULL;
-    coll_cuda_event start = NULL, stop = NULL;
+    coll__cuda_event start = NULL, stop = NULL;
     char why[200];
     int e = 0, rc = COLL_OK;
     float best_ms = -1;

@@ -13,7 +13,7 @@
 #include "engine/bench_data.h"
 #include "engine/sizes.h"
 #include "engine/soak.h"
-#include "coll.h"
+#include "coll_tool.h"
 
 #define MAX_PROCS 1024
 
@@ -117,7 +117,7 @@ static int on_init_method(bench_opt_ctx *c, const char *v)
     }
     return fail(c, "'%s' is not an init method (env://, tcp://host:port, file:///path)", v);
 }
-/* The launcher pins the ranks it starts from $COLL_BIND (coll.h: coll_bind_*). */
+/* The launcher pins the ranks it starts from $COLL_BIND (coll_tool.h: coll_bind_*). */
 static int on_bind(bench_opt_ctx *c, const char *v)
 {
     coll_bind_mode m;
@@ -128,6 +128,7 @@ static int on_bind(bench_opt_ctx *c, const char *v)
 static int on_quiet(bench_opt_ctx *c, const char *v) { (void)v; ST(c)->o->quiet = 1; return 0; }
 static int on_same_ranks(bench_opt_ctx *c, const char *v) { (void)v; ST(c)->o->same_ranks = 1; return 0; }
 static int on_passes(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, 16, &ST(c)->o->passes); }
+static int on_stop_spread(bench_opt_ctx *c, const char *v) { return bench_opt_double(c, v, 0, 0, 1, 1, &ST(c)->o->stop_spread); }
 /* An environment variable, so that the ranks this process launches see it too. */
 static int on_insecure(bench_opt_ctx *c, const char *v)
 {
@@ -246,13 +247,17 @@ static const bench_opt opt_table[] = {
      "see docs/PERFORMANCE.md)"},
     {0, "insecure", NULL, on_insecure, "let a job without a token listen on a non-loopback "
      "address, open to any host that reaches it ($COLL_INSECURE=1)"},
-    {0, "same-ranks", NULL, on_same_ranks, "launch once per process count and run the backends "
-     "one after another in the same ranks, which reuse their malloc buffers (one first touch "
-     "instead of one per backend); mpi still runs under its own mpirun"},
-    {0, "passes", "N", on_passes, "run every backend of a launch N times (default 1), the order "
-     "reversed every other pass (A B, B A, ...), so that a transient (a background job, a "
+    {0, "same-ranks", NULL, on_same_ranks, "launch once per process count: its ranks make every "
+     "backend's communicator and measure them size by size, each size on every backend in turn, "
+     "in the same malloc buffers (one first touch instead of one per backend); mpi still runs "
+     "under its own mpirun"},
+    {0, "passes", "N", on_passes, "measure every backend of a launch N times (default 1), the "
+     "order reversed every other pass (A B, B A, ...), so that a transient (a background job, a "
      "frequency change) lands on every backend or shows as a pass that disagrees; each pass "
      "writes its own rows, and the report claims a difference only when it holds in every pass"},
+    {0, "stop-spread", "FRACTION", on_stop_spread, "end a size's timed iterations early (checked "
+     "every 8) once their p25-p75 spread is at most FRACTION of the median, e.g. 0.05; "
+     "0 = never (default)"},
     {'q', "quiet", NULL, on_quiet, "print nothing but errors"},
     {'v', "verbose", NULL, on_verbose, "add min/p50/p99/max columns"},
     {'h', "help", NULL, bench_opt_help, "this help"},

@@ -40,6 +40,8 @@ typedef struct bench_options {
     double timeout_s;       /* -T: every blocking wait of the communicator */
     double time_budget_s;   /* per size and placement; 0: no limit */
     double duration_s;      /* --duration: soak, repeat the sizes this long; 0: once */
+    double stop_spread;     /* --stop-spread: timed iterations end once their p25-p75 spread
+                             * is this fraction of the median (budget.h); 0: off */
     char algo[24]; /* "halving_doubling" (gloo) is the longest */
     char device[8];         /* cpu | cuda */
     int inplace;            /* 0 out-of-place, 1 in-place, 2 both */

@@ -29,6 +29,7 @@ typedef struct size_ctx {
     bench_buffers buf;   /* send/recv and their host views (--device cuda: mirrors) */
     int skipped;         /* --device cuda: out of device memory on some rank */
     double *times;       /* per timed iteration, us */
+    double *spread;      /* the times so far, max over ranks (--stop-spread) */
     char label[48];      /* "1G" or "1G in-place", for notes and progress */
 } size_ctx;
 
@@ -48,6 +49,10 @@ typedef struct run_state {
     char per_iter_err[320];
     bench_buffers pool;      /* host buffers: one pair for every size, see alloc_pool */
     int pooled;
+    int shares_pool;         /* interleaved: the pool is another runner's, not freed here */
+    unsigned char *refused;  /* interleaved: [npairs] the backend refused the pair */
+    char *table_text;        /* interleaved: rank 0's table, held until the pass ends */
+    size_t table_len;
 } run_state;
 
 static int local_fail(run_state *s, int status, const char *fmt, ...)
@@ -64,7 +69,7 @@ static int local_fail(run_state *s, int status, const char *fmt, ...)
 static void progress(run_state *s, const char *fmt, ...)
 {
     if (!s->r->progress) return;
-    double now = coll_now_s();
+    double now = coll__now_s();
     if (now - s->last_progress < PROGRESS_PERIOD_S) return;
     s->last_progress = now;
     char line[160];
@@ -159,11 +164,11 @@ static int timed_call(const bench_runner *r, const bench_call *c, double *us)
 {
     int rc = coll_barrier(c->comm);
     if (rc) return rc;
-    double t0 = coll_now_us();
+    double t0 = coll__now_us();
     rc = r->opts->coll->run(c);
     if (rc == 0) rc = bench_device_sync(); /* --device cuda: the GPU's work is in the time */
     if (r->test_delay_ms > 0) coll__sleep_s(r->test_delay_ms / 1e3);
-    *us = coll_now_us() - t0;
+    *us = coll__now_us() - t0;
     return rc;
 }
 
@@ -317,19 +322,36 @@ static int write_per_iter(run_state *s, const bench_row *row, const double *time
     return 0;
 }
 
-static int time_iterations(run_state *s, const size_ctx *z, const bench_call *c, int iters,
+/* Whether the first `done` timed iterations, each as long as its slowest
+ * rank, are tight enough to stop (budget.h); the same answer on every rank. */
+static int spread_tight(const size_ctx *z, const bench_call *c, int done, double bound, int *tight)
+{
+    bench_stats st;
+    int rc = coll_allreduce(c->comm, z->times, z->spread, (size_t)done, COLL_FLOAT64, COLL_MAX);
+    if (rc) return rc;
+    bench_stats_compute(z->spread, (size_t)done, &st);
+    *tight = budget_spread_tight(bound, st.p25, st.p50, st.p75);
+    return 0;
+}
+
+/* *iters: asked for, then how many ran. */
+static int time_iterations(run_state *s, const size_ctx *z, const bench_call *c, int *iters,
                            const bench_row *row, bench_stats *st)
 {
-    int rc;
-    for (int i = 0; i < iters; i++) {
-        progress(s, "%s: iteration %d/%d", z->label, i + 1, iters);
+    int rc, tight = 0;
+    for (int i = 0; i < *iters && !tight; i++) {
+        progress(s, "%s: iteration %d/%d", z->label, i + 1, *iters);
         if ((rc = timed_call(s->r, c, &z->times[i]))) return rc;
+        if (budget_spread_due(s->r->opts->stop_spread, i + 1, *iters)) {
+            if ((rc = spread_tight(z, c, i + 1, s->r->opts->stop_spread, &tight))) return rc;
+            if (tight) *iters = i + 1;
+        }
     }
-    if (s->per_iter && (rc = write_per_iter(s, row, z->times, iters))) return rc;
+    if (s->per_iter && (rc = write_per_iter(s, row, z->times, *iters))) return rc;
     /* Each iteration took as long as its slowest rank. */
-    rc = coll_allreduce(c->comm, z->times, z->times, (size_t)iters, COLL_FLOAT64, COLL_MAX);
+    rc = coll_allreduce(c->comm, z->times, z->times, (size_t)*iters, COLL_FLOAT64, COLL_MAX);
     if (rc) return rc;
-    bench_stats_compute(z->times, (size_t)iters, st);
+    bench_stats_compute(z->times, (size_t)*iters, st);
     return 0;
 }
 
@@ -363,7 +385,7 @@ static int run_placement(run_state *s, size_ctx *z, int in_place, bench_row *row
     /* inputs of the first check, which the first warm-up iteration makes */
     if (coll->moves_data && (rc = fill_inputs(s, z, &c, checks_in_warm_up(r) ? 1 : 0))) return rc;
     if ((rc = warm_up(s, z, &c, &warmup, &iters, &local_wrong))) return rc;
-    if ((rc = time_iterations(s, z, &c, iters, row, &st))) return rc;
+    if ((rc = time_iterations(s, z, &c, &iters, row, &st))) return rc;
     row->warmup = warmup;
     row->iters = iters;
     row_times(coll, &st, r->nranks, row);
@@ -460,6 +482,11 @@ static int alloc_buffers(run_state *s, size_ctx *z)
     z->send = z->buf.send;
     z->recv = z->buf.recv;
     z->times = calloc((size_t)r->opts->iters, sizeof *z->times);
+    z->spread = calloc((size_t)r->opts->iters, sizeof *z->spread);
+    if (!z->spread) { /* as if the times had failed: every path below frees both */
+        free(z->times);
+        z->times = NULL;
+    }
     if (mem == BENCH_MEM_CUDA) return agree_device_memory(s, z, rc);
     if (rc || !z->times)
         return local_fail(s, COLL_ENOMEM, "rank %d: cannot allocate %zu + %zu bytes of buffers",
@@ -471,6 +498,7 @@ static void free_buffers(run_state *s, size_ctx *z)
 {
     if (!s->pooled) bench_buffers_free(&z->buf);
     free(z->times);
+    free(z->spread);
 }
 
 static void emit_rows(run_state *s, const bench_row *oop, const bench_row *ip)
@@ -549,12 +577,18 @@ static int skip_refused(run_state *s, const bench_pair *p, uint64_t bytes, int f
     return 0;
 }
 
+static const uint64_t *run_sizes(const bench_options *o, size_t *n)
+{
+    static const uint64_t no_size = 0; /* barrier: one row, nothing moved */
+    *n = o->coll->moves_data ? o->nsizes : 1;
+    return o->coll->moves_data ? o->sizes : &no_size;
+}
+
 static int run_pairs(run_state *s)
 {
     const bench_options *o = s->r->opts;
-    static const uint64_t no_size = 0; /* barrier: one row, nothing moved */
-    const uint64_t *sizes = o->coll->moves_data ? o->sizes : &no_size;
-    size_t nsizes = o->coll->moves_data ? o->nsizes : 1;
+    size_t nsizes;
+    const uint64_t *sizes = run_sizes(o, &nsizes);
     for (size_t p = 0; p < o->npairs; p++)
         for (size_t i = 0; i < nsizes; i++) {
             int rc = run_size(s, &o->pairs[p], sizes[i]);
@@ -602,34 +636,160 @@ static int agree_outputs(run_state *s)
     return local_fail(s, COLL_ESYS, "rank 0 cannot write its output files");
 }
 
-int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
+/* Everything before the first size: names, --algo, rank 0's outputs agreed. */
+static int state_open(run_state *s, bench_runner *r, char *errmsg, size_t errlen)
 {
-    run_state s = {.r = r, .err = errmsg, .errlen = errlen};
-    bench_row cfg;
-    int rc;
-
+    memset(s, 0, sizeof *s);
+    s->r = r;
+    s->err = errmsg;
+    s->errlen = errlen;
     if (errlen) errmsg[0] = '\0';
-    if (gethostname(s.host, sizeof s.host) != 0) snprintf(s.host, sizeof s.host, "unknown");
-    s.host[sizeof s.host - 1] = '\0';
-    snprintf(s.what, sizeof s.what, "%s %s %d ranks", r->opts->coll->name, coll_comm_backend(r->comm),
+    if (gethostname(s->host, sizeof s->host) != 0) snprintf(s->host, sizeof s->host, "unknown");
+    s->host[sizeof s->host - 1] = '\0';
+    snprintf(s->what, sizeof s->what, "%s %s %d ranks", r->opts->coll->name, coll_comm_backend(r->comm),
              r->nranks);
+    bench_table_init(&s->table, stdout, r->opts->verbose);
+    int rc;
     if (strcmp(r->opts->algo, "auto") != 0 && (rc = coll_comm_set_algo(r->comm, r->opts->algo)))
         return rc;
-    if ((rc = agree_outputs(&s))) return rc;
-    bench_table_init(&s.table, stdout, r->opts->verbose);
-    if (r->print) {
-        row_config(&s, &r->opts->pairs[0], &cfg);
-        bench_table_print_header(&s.table, &cfg);
-        char plan[256]; /* how the backend runs (auto: its hosts), with -v */
-        if (r->opts->verbose && coll_comm_describe(r->comm, plan, sizeof plan) == 0)
-            printf("#  %s\n", plan);
-    }
-    rc = alloc_pool(&s, r->opts->coll->moves_data ? r->opts->sizes : (const uint64_t[]){0},
-                    r->opts->coll->moves_data ? r->opts->nsizes : 1);
+    return agree_outputs(s);
+}
+
+static void print_header(run_state *s)
+{
+    const bench_runner *r = s->r;
+    bench_row cfg;
+    if (!r->print) return;
+    row_config(s, &r->opts->pairs[0], &cfg);
+    bench_table_print_header(&s->table, &cfg);
+    char plan[256]; /* how the backend runs (auto: its hosts), with -v */
+    if (r->opts->verbose && coll_comm_describe(r->comm, plan, sizeof plan) == 0)
+        fprintf(s->table.out, "#  %s\n", plan);
+}
+
+static int state_close(run_state *s, int rc)
+{
+    if (s->pooled && !s->shares_pool) bench_buffers_free(&s->pool);
+    s->pooled = 0;
+    if (rc == 0 && s->per_iter_failed) rc = local_fail(s, COLL_ESYS, "%s", s->per_iter_err);
+    progress_clear(s);
+    free(s->refused);
+    s->refused = NULL;
+    return rc;
+}
+
+int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
+{
+    run_state s;
+    size_t nsizes;
+    const uint64_t *sizes = run_sizes(r->opts, &nsizes);
+    int rc = state_open(&s, r, errmsg, errlen);
+    if (rc) return rc;
+    print_header(&s);
+    rc = alloc_pool(&s, sizes, nsizes);
     if (rc == 0) rc = r->opts->duration_s > 0 ? run_soak(&s) : run_pairs(&s);
-    if (s.pooled) bench_buffers_free(&s.pool);
-    if (rc == 0 && s.per_iter_failed) rc = local_fail(&s, COLL_ESYS, "%s", s.per_iter_err);
-    progress_clear(&s);
+    rc = state_close(&s, rc);
     if (r->print && rc == 0) bench_table_print_footer(&s.table);
+    return rc;
+}
+
+/* ---- several runners, size by size ---- */
+
+/* Rank 0's table of one pass goes to memory and is printed whole when the
+ * pass ends: the backends' tables would otherwise interleave line by line. */
+static int table_begin(run_state *s)
+{
+    if (!s->r->print) return 0;
+    s->table.out = open_memstream(&s->table_text, &s->table_len);
+    if (!s->table.out) return local_fail(s, COLL_ENOMEM, "rank 0: out of memory for the table");
+    print_header(s);
+    return 0;
+}
+
+static void table_end(run_state *s, int print)
+{
+    if (!s->r->print || !s->table.out) return;
+    if (print) bench_table_print_footer(&s->table);
+    fclose(s->table.out);
+    s->table.out = stdout;
+    if (print) fwrite(s->table_text, 1, s->table_len, stdout);
+    fflush(stdout);
+    free(s->table_text);
+    s->table_text = NULL;
+}
+
+/* Private buffers are anyone's: one pool serves every runner. The backends'
+ * own (coll_alloc) memory is per communicator, and a pool at the largest size
+ * for each would hold backends x 2 GiB a rank at 1G: those are allocated
+ * size by size instead, as without a pool. */
+static int share_pool(run_state *ss, size_t n)
+{
+    size_t nsizes;
+    const uint64_t *sizes = run_sizes(ss[0].r->opts, &nsizes);
+    if (n > 1 && mem_kind(ss[0].r->opts) == BENCH_MEM_COLL) return 0;
+    int rc = alloc_pool(&ss[0], sizes, nsizes);
+    for (size_t i = 1; i < n && rc == 0 && ss[0].pooled; i++) {
+        ss[i].pool = ss[0].pool;
+        ss[i].pooled = ss[i].shares_pool = 1;
+    }
+    return rc;
+}
+
+/* One pass: per pair and size, every runner in turn, in `order`. */
+static int run_pass_interleaved(run_state *ss, const size_t *order, size_t n, size_t *failed)
+{
+    const bench_options *o = ss[0].r->opts;
+    size_t nsizes;
+    const uint64_t *sizes = run_sizes(o, &nsizes);
+    for (size_t p = 0; p < o->npairs; p++)
+        for (size_t i = 0; i < nsizes; i++)
+            for (size_t k = 0; k < n; k++) {
+                run_state *s = &ss[order[k]];
+                if (s->refused[p]) continue;
+                if (s->r->turn) s->r->turn(s->r->turn_arg);
+                int rc = run_size(s, &o->pairs[p], sizes[i]);
+                if (rc == 0) continue;
+                if ((rc = skip_refused(s, &o->pairs[p], sizes[i], i == 0, rc))) {
+                    *failed = order[k];
+                    return rc;
+                }
+                s->refused[p] = 1; /* the pair's larger sizes would be refused too */
+            }
+    return 0;
+}
+
+int bench_runner_run_passes(bench_runner *rs, size_t n, int passes, size_t *failed, char *errmsg,
+                            size_t errlen)
+{
+    run_state *ss = calloc(n, sizeof *ss);
+    size_t *order = calloc(n, sizeof *order);
+    size_t opened = 0;
+    int rc = ss && order ? 0 : COLL_ENOMEM;
+    *failed = 0;
+    for (; rc == 0 && opened < n; opened++) {
+        rc = state_open(&ss[opened], &rs[opened], errmsg, errlen);
+        ss[opened].refused = calloc(rs[opened].opts->npairs, 1);
+        if (rc == 0 && !ss[opened].refused) rc = COLL_ENOMEM;
+        if (rc) *failed = opened;
+    }
+    if (rc == 0) rc = share_pool(ss, n);
+    for (int pass = 0; rc == 0 && pass < passes; pass++) {
+        if (rs[0].print && passes > 1) {
+            printf("\n# pass %d of %d%s\n", pass + 1, passes, pass % 2 ? ", backends in reverse order" : "");
+            fflush(stdout);
+        }
+        for (size_t k = 0; k < n; k++) order[k] = pass % 2 ? n - 1 - k : k;
+        for (size_t k = 0; k < n && rc == 0; k++)
+            if ((rc = table_begin(&ss[order[k]]))) *failed = order[k];
+        if (rc == 0) rc = run_pass_interleaved(ss, order, n, failed);
+        for (size_t k = 0; k < n; k++) table_end(&ss[order[k]], rc == 0);
+    }
+    /* the pool's owner closes last: the others only borrowed it */
+    for (size_t i = opened; i-- > 0;) {
+        int crc = state_close(&ss[i], 0);
+        if (rc == 0 && crc) rc = crc, *failed = i;
+    }
+    free(ss);
+    free(order);
     return rc;
 }

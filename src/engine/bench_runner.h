@@ -33,6 +33,8 @@ typedef struct bench_runner {
     int progress;        /* a progress line on stderr (a terminal) */
     int64_t wrong;       /* wrong elements over the whole run, all ranks */
     double test_delay_ms; /* COLLBENCH_TEST_DELAY (tests): this rank's sleep per timed call */
+    void (*turn)(void *arg); /* bench_runner_run_passes: called before each of this runner's sizes */
+    void *turn_arg;
 } bench_runner;
 
 /* Fill in rank/size/nnodes from comm and the printing decisions from opts. */
@@ -43,5 +45,19 @@ void bench_runner_init(bench_runner *r, const bench_options *opts, coll_comm *co
  * right); else the failing call's negative status, with the message in
  * coll_comm_errmsg(comm) (or runner_errmsg for local failures like memory). */
 int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen);
+
+/* Several runners on the same ranks (collbench --same-ranks with several
+ * backends, or --passes), one per communicator, all alive throughout: per
+ * pass, per dtype/op pair and size, every runner measures that size in turn,
+ * the order reversed every other pass (A B, B A), so a transient that lasts a
+ * few seconds falls on every backend's cell of that size or shows as passes
+ * that disagree, never as one backend's whole sweep. Each pass writes its own
+ * rows; rank 0 prints each runner's table when the pass ends. Private buffers
+ * are one pool for all; coll_alloc'd ones are allocated per size (a pool per
+ * communicator would hold runners x the largest size). Not for --duration.
+ * Returns as bench_runner_run; on failure *failed is the runner whose
+ * communicator the message belongs to. */
+int bench_runner_run_passes(bench_runner *rs, size_t n, int passes, size_t *failed, char *errmsg,
+                            size_t errlen);
 
 #endif

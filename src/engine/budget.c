@@ -23,3 +23,13 @@ int budget_timed_iters(double budget_s, int iters, double t_us)
     if (fit < BUDGET_MIN_TIMED_ITERS) fit = BUDGET_MIN_TIMED_ITERS;
     return fit < iters ? (int)fit : iters;
 }
+
+int budget_spread_due(double bound, int done, int iters)
+{
+    return bound > 0 && done > 0 && done < iters && done % BUDGET_TIGHT_EVERY == 0;
+}
+
+int budget_spread_tight(double bound, double p25, double p50, double p75)
+{
+    return bound > 0 && p50 > 0 && p75 >= p25 && p75 - p25 <= bound * p50;
+}

@@ -21,4 +21,17 @@ int budget_stop_warmup(double budget_s, int warmup, int iters, int done, double 
  * least BUDGET_MIN_TIMED_ITERS. */
 int budget_timed_iters(double budget_s, int iters, double t_us);
 
+/* --stop-spread: a cell whose timed iterations already agree stops early:
+ * every BUDGET_TIGHT_EVERY iterations (while more are left) the runner
+ * max-reduces the times so far, and stops when their p25-p75 spread is at most
+ * `bound` of their median. */
+#define BUDGET_TIGHT_EVERY 8
+
+/* 1 when, after `done` of `iters` timed iterations, the runner should look
+ * (bound 0: never). */
+int budget_spread_due(double bound, int done, int iters);
+
+/* 1 when times with these quartiles are within bound of their median. */
+int budget_spread_tight(double bound, double p25, double p50, double p75);
+
 #endif

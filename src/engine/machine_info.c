@@ -15,7 +15,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "coll.h"
+#include "coll_tool.h"
 #include "core/cuda_rt.h"
 
 static void trim(char *s)

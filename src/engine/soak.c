@@ -93,14 +93,14 @@ static int all_done(coll_comm *comm, int mine, int *done)
 int bench_soak_run(coll_comm *comm, double duration_s, int (*pass)(void *arg), void *arg,
                    FILE *out, bench_usage *growth)
 {
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     bench_usage base = {0, 0}, base_max = {0, 0}, now, now_max;
     int npass = 0, have_base = 0, done = 0, rc;
     memset(growth, 0, sizeof *growth);
     while (!done) {
         if ((rc = pass(arg))) return rc;
         npass++;
-        double elapsed = coll_now_s() - t0;
+        double elapsed = coll__now_s() - t0;
         if ((rc = all_done(comm, elapsed >= duration_s, &done))) return rc;
         int warm = elapsed >= duration_s * WARMUP_FRACTION && npass >= WARMUP_PASSES;
         if ((rc = all_done(comm, warm, &warm))) return rc; /* all ranks sample together */
@@ -116,7 +116,7 @@ int bench_soak_run(coll_comm *comm, double duration_s, int (*pass)(void *arg), v
     growth->rss_kib = gmax[0];
     growth->fds = gmax[1];
     if (out) {
-        print_usage(out, "end", npass, coll_now_s() - t0, &now, &now_max);
+        print_usage(out, "end", npass, coll__now_s() - t0, &now, &now_max);
         fprintf(out, "# soak growth after warm-up (largest over ranks): rss %+lld KiB fds %+lld\n",
                 (long long)growth->rss_kib, (long long)growth->fds);
         fflush(out);

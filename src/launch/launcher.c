@@ -3,7 +3,7 @@
  * fails. The wait loop blocks in poll() on the results pipe and a self-pipe fed
  * by the SIGCHLD/SIGINT/SIGTERM handlers, so it never spins. */
 #include "launch/launcher.h"
-#include "coll.h"
+#include "coll_tool.h"
 #include "core/clock.h"
 #include "core/sock.h"
 #include "core/token.h"
@@ -382,7 +382,7 @@ static void start_stopping(launcher *l)
     if (grace == 0) grace = DEFAULT_GRACE_S;
     if (grace < 0) grace = 0;
     l->phase = STOP_GRACE;
-    l->phase_deadline = coll_now_s() + grace;
+    l->phase_deadline = coll__now_s() + grace;
 }
 
 /* How surely rank p's end is the job's cause. A rank that sees a peer die
@@ -491,7 +491,7 @@ static void handle_wakeups(launcher *l)
 static void escalate(launcher *l)
 {
     if (l->nalive == 0) return;
-    double now = coll_now_s();
+    double now = coll__now_s();
     if (l->phase == STOP_GRACE && now >= l->phase_deadline) {
         signal_alive(l, SIGTERM);
         l->phase = STOP_TERM;
@@ -579,7 +579,7 @@ static void read_results(launcher *l)
 static void drain_leftovers(launcher *l)
 {
     if (l->nalive > 0 || l->results_rd < 0) return;
-    double now = coll_now_s();
+    double now = coll__now_s();
     if (l->drain_deadline == 0) {
         l->drain_deadline = now + DRAIN_S;
     } else if (now >= l->drain_deadline) {
@@ -595,12 +595,12 @@ static void drain_leftovers(launcher *l)
 
 static int poll_timeout_ms(const launcher *l)
 {
-    double deadline = coll_now_s() + POLL_CAP_MS / 1e3;
+    double deadline = coll__now_s() + POLL_CAP_MS / 1e3;
     if ((l->phase == STOP_GRACE || l->phase == STOP_TERM) && l->phase_deadline < deadline)
         deadline = l->phase_deadline;
     if (l->nalive == 0 && l->drain_deadline > 0 && l->drain_deadline < deadline)
         deadline = l->drain_deadline;
-    return coll_ms_until(deadline, POLL_CAP_MS);
+    return coll__ms_until(deadline, POLL_CAP_MS);
 }
 
 static int watch_ranks(launcher *l)

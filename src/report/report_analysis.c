@@ -12,24 +12,7 @@
 
 #include "report/report_spread.h"
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-typedef struct ranked {
-    const report_series *s;
-    const bench_row *r;
-    double us;
-} ranked;
-
-static int cmp_ranked(const void *a, const void *b)
-{
-    const ranked *x = a, *y = b;
-    if (x->us != y->us) return x->us < y->us ? -1 : 1;
-    return strcmp(x->s->backend, y->s->backend);
-}
+#include "engine/train_exposed.h"
 
 static const char *procs_word(int p) { return p == 1 ? "process" : "processes"; }
 
@@ -41,43 +24,12 @@ static int group_seen(const report_view *v, size_t i)
     return 0;
 }
 
-/* Distinct sizes of the group of series g, ascending. */
-static size_t group_sizes(const report_view *v, const report_series *g, uint64_t *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        const report_series *s = &v->s[i];
-        if (!report_series_same_group(s, g)) continue;
-        for (size_t k = 0; k < s->n; k++) {
-            size_t j = 0;
-            while (j < n && out[j] != s->pts[k]->bytes) j++;
-            if (j == n) out[n++] = s->pts[k]->bytes;
-        }
-    }
-    qsort(out, n, sizeof *out, cmp_u64);
-    return n;
-}
-
-/* Backends of g's group measured at bytes, fastest (median) first. */
-static size_t rank_backends(const report_view *v, const report_series *g, uint64_t bytes, ranked *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        const report_series *s = &v->s[i];
-        if (!report_series_same_group(s, g)) continue;
-        const bench_row *r = report_series_at(s, bytes);
-        if (r && isfinite(report_row_time(r))) out[n++] = (ranked){s, r, report_row_time(r)};
-    }
-    qsort(out, n, sizeof *out, cmp_ranked);
-    return n;
-}
-
 /* "; spread unknown" where the rows carry no spread: the claim is unchecked. */
 static const char *unchecked(spread_verdict d) { return d == SPREAD_UNKNOWN_VERDICT ? "; spread unknown" : ""; }
 
 /* " over 2 passes" where both backends were measured in several passes (their
  * spreads then cover every pass: report_passes.h); "" otherwise. */
-static const char *over_passes(const ranked *a, const ranked *b, char *buf, size_t len)
+static const char *over_passes(const report_ranked *a, const report_ranked *b, char *buf, size_t len)
 {
     int p = a->s->passes < b->s->passes ? a->s->passes : b->s->passes;
     if (p < 2) return "";
@@ -89,10 +41,10 @@ static const char *over_passes(const ranked *a, const ranked *b, char *buf, size
  * sides were measured in several passes, "; mpi in one pass only" where one
  * side was (a backend in a step of its own: no rerun backs its cell), ""
  * where neither was. */
-static const char *pass_basis(const ranked *a, const ranked *b, char *buf, size_t len)
+static const char *pass_basis(const report_ranked *a, const report_ranked *b, char *buf, size_t len)
 {
-    const ranked *one = a->s->passes < 2 ? a : b->s->passes < 2 ? b : NULL;
-    const ranked *many = one == a ? b : a;
+    const report_ranked *one = a->s->passes < 2 ? a : b->s->passes < 2 ? b : NULL;
+    const report_ranked *many = one == a ? b : a;
     if (!one) return "; apart in every pass";
     if (many->s->passes < 2) return "";
     snprintf(buf, len, "; %s in one pass only", one->s->backend);
@@ -102,7 +54,7 @@ static const char *pass_basis(const ranked *a, const ranked *b, char *buf, size_
 static const char NO_CLEAR_WINNER[] = "no clear winner (within noise)";
 
 /* "; shm is 2.0x faster than tcp (1.00 ms)" for the third and later backends. */
-static void others(const ranked *rk, size_t n, sbuf *out)
+static void others(const report_ranked *rk, size_t n, sbuf *out)
 {
     char t[32], f[16], ps[48];
     spread_kind used;
@@ -122,7 +74,7 @@ static void others(const ranked *rk, size_t n, sbuf *out)
 
 /* One sentence for one size of one group; returns the winner's name or
  * NO_CLEAR_WINNER when the fastest two are within noise. */
-static const char *compare_at(const ranked *rk, size_t n, const char *coll, uint64_t bytes,
+static const char *compare_at(const report_ranked *rk, size_t n, const char *coll, uint64_t bytes,
                               const char *where, sbuf *out)
 {
     char sz[32], t0[32], t1[32], f[16], ps[48];
@@ -162,7 +114,7 @@ static const char *compare_at(const ranked *rk, size_t n, const char *coll, uint
 static void fastest_section(const report_view *v, sbuf *out)
 {
     int any = 0;
-    ranked *rk = calloc(v->n + 1, sizeof *rk);
+    report_ranked *rk = calloc(v->n + 1, sizeof *rk);
     size_t maxpts = 1;
     for (size_t i = 0; i < v->n; i++) maxpts += v->s[i].n;
     uint64_t *sizes = calloc(maxpts, sizeof *sizes);
@@ -177,9 +129,9 @@ static void fastest_section(const report_view *v, sbuf *out)
         report_series_where(v, g, where, sizeof where);
         const char *coll = g->collective;
         int p = g->nprocs;
-        size_t ns = group_sizes(v, g, sizes), nw = 0;
+        size_t ns = report_group_sizes(v, g, sizes), nw = 0;
         for (size_t si = 0; si < ns; si++) {
-            size_t n = rank_backends(v, g, sizes[si], rk);
+            size_t n = report_rank_backends(v, g, sizes[si], rk);
             if (n < 2) continue;
             winner[nw] = compare_at(rk, n, coll, sizes[si], where, out);
             sizes[nw++] = sizes[si]; /* compacted: only sizes with a comparison */
@@ -581,15 +533,21 @@ static void training_section(const report_data *d, sbuf *out)
     for (size_t i = 1; i < d->ntrain; i++) many_hosts |= strcmp(d->train[i].host, d->train[0].host) != 0;
     for (size_t i = 0; i < d->ntrain; i++) {
         const report_train_row *r = &d->train[i];
-        double share = r->step_ms_avg > 0 ? 100.0 * r->comm_exposed_ms / r->step_ms_avg : 0;
-        char eff[64];
+        train_exposed e;
+        train_exposed_of(r, &e);
+        char eff[64], exposed[96];
         report_scaling_eff(r, eff, sizeof eff);
+        if (e.in_noise)
+            snprintf(exposed, sizeof exposed, "exposed communication %.2f ms (step - compute is "
+                     "within the step's noise of %.2f ms)", e.ms, e.noise_ms);
+        else
+            snprintf(exposed, sizeof exposed, "exposed communication %.2f ms (%.0f%% of the step)",
+                     e.ms, e.share);
         sb_printf(out, "%s (%s, %s, %d %s, batch %d, bucket %g MB, compress %s%s%s): step %.2f ms = "
-                  "compute %.2f ms + exposed communication %.2f ms (%.0f%% of the step); "
-                  "%.1f samples/s; scaling efficiency %s.\n",
+                  "compute %.2f ms + %s; %.1f samples/s; scaling efficiency %s.\n",
                   r->model, r->mode, r->backend, r->nprocs, procs_word(r->nprocs), r->batch,
                   r->bucket_mb, r->compress, many_hosts ? ", host " : "", many_hosts ? r->host : "",
-                  r->step_ms_avg, r->compute_ms, r->comm_exposed_ms, share, r->samples_per_s, eff);
+                  r->step_ms_avg, r->compute_ms, exposed, r->samples_per_s, eff);
     }
     /* The best backend per model, machine and process count, by throughput. */
     for (size_t i = 0; i < d->ntrain; i++) {

@@ -92,6 +92,23 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
                  "<a href=\"full_results.md\">full_results.md</a>; "
                  "<a href=\"analysis.txt\">analysis.txt</a>.</p>\n");
 
+    /* The answer first: the findings and their table, above every plot. */
+    sb_puts(out, "<section id=\"findings\">\n<h2>Findings</h2>\n");
+    const char *f = strchr(in->findings, '\n'); /* its first line is the heading */
+    for (f = f ? f + 1 : in->findings; *f;) {
+        const char *nl = strchr(f, '\n');
+        size_t n = nl ? (size_t)(nl - f) : strlen(f);
+        char *line = strndup(f, n);
+        if (!line) break;
+        sb_puts(out, "<p>");
+        sb_html_escaped(out, line);
+        sb_puts(out, "</p>\n");
+        free(line);
+        f += n + (nl != NULL);
+    }
+    if (in->findings_table && in->findings_table->nrows) rtable_html(in->findings_table, out);
+    sb_puts(out, "</section>\n");
+
     sb_puts(out, "<h2>Plots</h2>\n");
     if (in->plots_skipped)
         sb_puts(out, "<p>Plots skipped: this collbench was built without PLplot "
@@ -118,8 +135,10 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
         sb_printf(out, " (<code>%s</code>)</figcaption>\n</figure>\n", f->name);
     }
 
-    sb_puts(out, "<h2>Analysis</h2>\n");
+    sb_puts(out, "<h2>Analysis</h2>\n<details><summary>Every comparison, buffer kind, machine, "
+                 "saturation, crossover, scaling and anomaly behind the findings</summary>\n");
     analysis_html(in->analysis, out);
+    sb_puts(out, "</details>\n");
     sb_puts(out, "<h2>Summary by configuration</h2>\n");
     for (size_t i = 0; i < in->nsummary; i++) rtable_html(&in->summary[i], out);
     sb_puts(out, "<h2>Full results</h2>\n");

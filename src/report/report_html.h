@@ -13,7 +13,9 @@ typedef struct report_html_in {
     const report_data *d;
     const report_plots *plots;
     int plots_skipped;           /* 1: say why there are none */
-    const char *analysis;        /* analysis.txt text */
+    const char *findings;        /* report_findings' sentences, first line a heading */
+    const rtable *findings_table;
+    const char *analysis;        /* every comparison (report_analysis), under "details" */
     const rtable *summary;       /* summary tables */
     size_t nsummary;
     const rtable *full;          /* full tables */

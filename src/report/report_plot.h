@@ -47,11 +47,23 @@ typedef enum plot_format { PLOT_PNG, PLOT_SVG } plot_format;
 void plot_page_begin(FILE *out, plot_format fmt, int w, int h);
 void plot_page_end(void);
 
-/* The colour of the i-th backend/series (cmap0 index) and the marker glyph and
- * line style of the i-th process count. */
+/* The colour of the i-th series (cmap0 index), the marker glyph and line
+ * style of the i-th one. */
 int plot_colour(size_t i);
 const char *plot_marker(size_t i);
 int plot_line_style(size_t i);
+
+/* The visual key shared by every plot and by index.html: one colour per
+ * backend (the known backends fixed, others by their name) and one marker per
+ * buffer kind, whatever else the report holds. */
+int plot_backend_colour(const char *backend);
+const char *plot_backend_css(const char *backend); /* "#1f77b4", the same colour */
+const char *plot_buffers_marker(const char *buffers);
+/* The training breakdown's two parts: colours no backend has. */
+#define PLOT_COMPUTE_COLOUR 13
+#define PLOT_EXPOSED_COLOUR 14
+/* Line style of a dashed series (a model curve drawn over measured lines). */
+#define PLOT_DASHED 2
 
 typedef enum axis_unit { UNIT_BYTES, UNIT_TIME_US, UNIT_GBPS, UNIT_COUNT, UNIT_MS } axis_unit;
 
@@ -64,6 +76,37 @@ typedef struct plot_line {
     double lo[64], hi[64]; /* the spread of y (a whisker); 0 where unknown */
 } plot_line;
 
+/* World ranges (x: log2 bytes or linear; y: log10) of lines, for panels that
+ * share axes: start with plot_range_empty, add each panel's lines, then pad to
+ * whole ticks. */
+typedef struct plot_range { double xlo, xhi, ylo, yhi; } plot_range;
+void plot_range_empty(plot_range *r);
+void plot_range_add(plot_range *r, const plot_line *lines, size_t n, axis_unit xu);
+void plot_range_pad(plot_range *r, axis_unit xu);
+
+/* One panel of a grid: viewport fractions x0..y1, world range r (padded);
+ * xlabel/ylabel NULL for none (the grid labels its outer panels only); y tick
+ * labels only when ylabels (panels right of the first share the row's axis).
+ * Lines with marker NULL are drawn without markers (a model curve, style
+ * PLOT_DASHED). text: the character scale of the page (plot_text_scale). */
+void plot_panel(double x0, double x1, double y0, double y1, const plot_range *r, const char *title,
+                const char *xlabel, axis_unit xu, const char *ylabel, axis_unit yu, int ylabels,
+                const plot_line *lines, size_t n, double text);
+
+/* Character scale that keeps text the size it has on a 1000 x 650 page
+ * (PLplot sizes text by the page's smaller side). */
+double plot_text_scale(int w, int h);
+
+/* text at (x, y), fractions of the page, at size times the normal; just 0
+ * starts it there, 0.5 centres it. */
+void plot_page_text(double x, double y, double size, double just, const char *text);
+
+/* The key of a grid in the box x0..y1 (viewport fractions), outside every
+ * panel: one entry per backend (its colour), then one per buffer kind (its
+ * marker), then "model" (dashed) when dashed. */
+void plot_key(double x0, double x1, double y0, double y1, const char *const *backends, size_t nb,
+              const char *const *buffers, size_t nbuf, int dashed, double text);
+
 /* A framed panel in viewport fractions (x0, x1, y0, y1) with lines and their
  * spread as whiskers; x log2 (bytes) or linear (UNIT_COUNT), y log10. A legend right of the panel when
  * legend_right > 0, below the page's bottom edge in one row when 0, none
@@ -72,26 +115,21 @@ void plot_lines_panel(double x0, double x1, double y0, double y1, const char *ti
                       const char *xlabel, axis_unit xu, const char *ylabel, axis_unit yu,
                       const plot_line *lines, size_t n, int legend_right);
 
-typedef struct plot_bar_group {
-    char label[2][96]; /* two lines under the group */
-    double value[16];  /* per series; < 0: no bar */
-    double stack[16];  /* stacked on value (0 when none) */
-    double lo[16], hi[16]; /* the spread of value, a whisker (0 when unknown) */
-} plot_bar_group;
+/* One row of a horizontal bar chart: a bar of value (with stack on it, in
+ * stack_colour, when > 0; a whisker lo..hi when both > 0) and its label left
+ * of the frame, the value at its end. value < 0: a heading row, its label
+ * inside the frame over the rows that follow. */
+typedef struct plot_hbar_row {
+    const char *label;
+    double value, stack, lo, hi;
+    int colour, stack_colour;
+} plot_hbar_row;
 
-/* A table-like plot of n rows, one per configuration: its label left, a
- * horizontal bar of value (series 0) with stack (series 1) on it, the total
- * at its end. Readable for any n: the page is as tall as the rows need
- * (plot_hbars_height). */
-void plot_hbars(const char *title, const char *xlabel, const char *const *labels,
-                const double *value, const double *stack, size_t n, const char *const *series,
-                const int *colours, const char *value_fmt);
-int plot_hbars_height(size_t n);
-
-/* Grouped bars (nseries per group, colours per series) or, with stacked,
- * one bar per group made of value (series 0) and stack (series 1). Linear y from 0. */
-void plot_bars(const char *title, const char *ylabel, const plot_bar_group *g, size_t ng,
-               const char *const *series, size_t nseries, const int *colours, int stacked,
-               const char *value_fmt);
+/* Rows of bars, readable for any n: the page is as tall as the rows need
+ * (plot_hbars_height), labels never share a line; the key (nseries colour
+ * boxes) above the frame. Linear x from 0. */
+void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows, size_t n,
+                const char *const *series, const int *colours, size_t nseries, const char *value_fmt);
+int plot_hbars_height(size_t n, size_t nseries);
 
 #endif

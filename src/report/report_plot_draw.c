@@ -4,13 +4,6 @@
 #include "report/report_plot.h"
 
 #include <stdio.h>
-
-#ifdef COLL_HAVE_PLPLOT
-
-#include "report/report_text.h"
-
-#include <math.h>
-#include <plplot.h>
 #include <string.h>
 
 /* cmap0: 0 background, 1 ink, 2 grid, 3.. series (Tableau 10: distinct, also in print). */
@@ -18,11 +11,13 @@ static const unsigned char PALETTE[][3] = {
     {255, 255, 255}, {30, 30, 30}, {215, 215, 215},
     {31, 119, 180}, {255, 127, 14}, {44, 160, 44}, {214, 39, 40}, {148, 103, 189},
     {140, 86, 75}, {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207},
+    {158, 202, 225}, {49, 54, 149}, /* PLOT_COMPUTE_COLOUR, PLOT_EXPOSED_COLOUR */
 };
 #define NPAL (sizeof PALETTE / sizeof PALETTE[0])
 #define FIRST_SERIES 3
+#define NSERIES 10
 
-int plot_colour(size_t i) { return FIRST_SERIES + (int)(i % (NPAL - FIRST_SERIES)); }
+int plot_colour(size_t i) { return FIRST_SERIES + (int)(i % NSERIES); }
 
 const char *plot_marker(size_t i)
 {
@@ -31,6 +26,48 @@ const char *plot_marker(size_t i)
 }
 
 int plot_line_style(size_t i) { return 1 + (int)(i % 4); }
+
+/* The backends collbench has, each its fixed colour; any other by its name. */
+static const char *const KNOWN_BACKENDS[] = {"tcp", "shm", "auto", "mpi", "nccl", "gloo"};
+#define NKNOWN (sizeof KNOWN_BACKENDS / sizeof KNOWN_BACKENDS[0])
+
+static size_t backend_slot(const char *backend)
+{
+    for (size_t i = 0; i < NKNOWN; i++)
+        if (strcmp(backend, KNOWN_BACKENDS[i]) == 0) return i;
+    unsigned h = 0;
+    for (const char *p = backend; *p; p++) h = h * 31u + (unsigned char)*p;
+    return NKNOWN + h % (NSERIES - NKNOWN);
+}
+
+int plot_backend_colour(const char *backend) { return FIRST_SERIES + (int)backend_slot(backend); }
+
+const char *plot_backend_css(const char *backend)
+{
+    static char css[NPAL][8];
+    size_t i = FIRST_SERIES + backend_slot(backend);
+    snprintf(css[i], sizeof css[i], "#%02x%02x%02x", PALETTE[i][0], PALETTE[i][1], PALETTE[i][2]);
+    return css[i];
+}
+
+const char *plot_buffers_marker(const char *buffers)
+{
+    return !strcmp(buffers, "malloc") ? "●" : !strcmp(buffers, "coll") ? "■"
+         : !strcmp(buffers, "cuda")   ? "▲" : "◆";
+}
+
+#ifdef COLL_HAVE_PLPLOT
+
+#include "report/report_text.h"
+
+#include <math.h>
+#include <plplot.h>
+
+double plot_text_scale(int w, int h)
+{
+    int side = w < h ? w : h;
+    return side > REPORT_PLOT_HEIGHT ? (double)REPORT_PLOT_HEIGHT / side : 1.0;
+}
 
 int plot_available(FILE *log)
 {
@@ -50,9 +87,13 @@ int plot_available(FILE *log)
     return 0;
 }
 
+static int page_width = REPORT_PLOT_WIDTH; /* of the page being drawn */
+static int plot_page_width(void) { return page_width; }
+
 void plot_page_begin(FILE *out, plot_format fmt, int w, int h)
 {
     char geometry[32];
+    page_width = w;
     snprintf(geometry, sizeof geometry, "%dx%d", w, h);
     plsdev(fmt == PLOT_PNG ? "pngcairo" : "svgcairo");
     /* A stream, not a file name: PLplot would otherwise write the file itself,
@@ -97,11 +138,8 @@ static void label_fn(PLINT axis, PLFLT value, char *label, PLINT length, PLPoint
 
 static double wx(axis_unit u, double v) { return u == UNIT_BYTES ? log2(v) : v; }
 
-/* Data range of the lines in world units; [lo, hi] widened to whole ticks. */
-static void world_range(const plot_line *l, size_t n, int yaxis, axis_unit u, double *lo, double *hi)
+static void extent(const plot_line *l, size_t n, int yaxis, axis_unit u, double *lo, double *hi)
 {
-    *lo = INFINITY;
-    *hi = -INFINITY;
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < l[i].n; k++) {
             /* y: the whiskers too, so that no spread is cut off. */
@@ -114,7 +152,12 @@ static void world_range(const plot_line *l, size_t n, int yaxis, axis_unit u, do
                 if (vs[j] > *hi) *hi = vs[j];
             }
         }
-    if (!isfinite(*lo)) *lo = 0, *hi = 1;
+}
+
+/* [lo, hi] widened to whole ticks. */
+static void pad(int yaxis, axis_unit u, double *lo, double *hi)
+{
+    if (!isfinite(*lo) || !isfinite(*hi)) *lo = 0, *hi = 1;
     if (yaxis) { /* whole decades, with room for markers sitting on one */
         double dlo = *lo, dhi = *hi;
         *lo = floor(*lo + 1e-9);
@@ -126,10 +169,24 @@ static void world_range(const plot_line *l, size_t n, int yaxis, axis_unit u, do
         *lo = floor(*lo + 1e-9) - 0.5;
         *hi = ceil(*hi - 1e-9) + 0.5;
     } else {
-        double pad = (*hi - *lo) * 0.08 + 0.5;
-        *lo -= pad;
-        *hi += pad;
+        double p = (*hi - *lo) * 0.08 + 0.5;
+        *lo -= p;
+        *hi += p;
     }
+}
+
+void plot_range_empty(plot_range *r) { *r = (plot_range){INFINITY, -INFINITY, INFINITY, -INFINITY}; }
+
+void plot_range_add(plot_range *r, const plot_line *lines, size_t n, axis_unit xu)
+{
+    extent(lines, n, 0, xu, &r->xlo, &r->xhi);
+    extent(lines, n, 1, UNIT_TIME_US, &r->ylo, &r->yhi);
+}
+
+void plot_range_pad(plot_range *r, axis_unit xu)
+{
+    pad(0, xu, &r->xlo, &r->xhi);
+    pad(1, UNIT_TIME_US, &r->ylo, &r->yhi);
 }
 
 static void legend(const plot_line *l, size_t n, int right)
@@ -161,198 +218,192 @@ static void legend(const plot_line *l, size_t n, int right)
              text, NULL, NULL, NULL, NULL, lc, ls, lw, sc, ss, sn, sym);
 }
 
-void plot_lines_panel(double x0, double x1, double y0, double y1, const char *title,
-                      const char *xlabel, axis_unit xu, const char *ylabel, axis_unit yu,
-                      const plot_line *lines, size_t n, int legend_right)
+void plot_panel(double x0, double x1, double y0, double y1, const plot_range *r, const char *title,
+                const char *xlabel, axis_unit xu, const char *ylabel, axis_unit yu, int ylabels,
+                const plot_line *lines, size_t n, double text)
 {
     static axis_unit units[2];
     units[0] = xu;
     units[1] = yu;
-    double xlo, xhi, ylo, yhi;
-    world_range(lines, n, 0, xu, &xlo, &xhi);
-    world_range(lines, n, 1, yu, &ylo, &yhi);
     plvpor(x0, x1, y0, y1);
-    plwind(xlo, xhi, ylo, yhi);
+    plwind(r->xlo, r->xhi, r->ylo, r->yhi);
     plslabelfunc(label_fn, units);
+    plschr(0, 0.95 * text);
 
-    /* x ticks: every power of 2, 4 or 16, so that at most 9 labels of up to
-     * four characters ("256M") fit the plot's width without touching. */
-    double span = xhi - xlo;
-    double xtick = span <= 8 ? 1 : span <= 18 ? 2 : 4;
+    /* x ticks: every power of 2, 4, 16 or 64 so that the labels (up to four
+     * characters, "256M") never touch: 52 px a label (text scales keep about
+     * the same pixels on every page). */
+    double span = r->xhi - r->xlo, px = (x1 - x0) * (double)plot_page_width();
+    double fit = px / 52.0, xtick = 1;
+    while (span / xtick > fit && xtick < 64) xtick *= 2;
     PLINT xsub = xu == UNIT_BYTES ? (PLINT)xtick : 1;
+    if (xu != UNIT_BYTES) xtick = 0; /* linear: PLplot's own ticks */
     plcol0(2);
     plwidth(1.0);
     plbox("g", xtick, xsub, "g", 1.0, 0);
     plcol0(1);
-    plbox("bcnsto", xtick, xsub, "bcnstlvo", 1.0, 0);
-    plmtex("b", 2.8, 0.5, 0.5, xlabel);
-    plmtex("l", 6.6, 0.5, 0.5, ylabel);
-    plschr(0, 1.15);
-    /* A narrow panel (a wide legend beside it) would cut a centred title. */
-    if (x1 - x0 < 0.5) plmtex("t", 1.2, 0.0, 0.0, title);
-    else plmtex("t", 1.2, 0.5, 0.5, title);
-    plschr(0, 0.95);
+    plbox("bcnsto", xtick, xsub, ylabels ? "bcnstlvo" : "bcstl", 1.0, 0);
+    if (xlabel) plmtex("b", 2.8, 0.5, 0.5, xlabel);
+    if (ylabel) plmtex("l", 6.6, 0.5, 0.5, ylabel);
+    plschr(0, 1.05 * text);
+    plmtex("t", 0.8, 0.5, 0.5, title);
+    plschr(0, 0.95 * text);
 
     for (size_t i = 0; i < n; i++) {
         const plot_line *l = &lines[i];
         PLFLT x[64], y[64], ex[64], elo[64], ehi[64];
         PLINT m = 0, me = 0;
         for (size_t k = 0; k < l->n && k < 64; k++) {
-            double px = wx(xu, l->x[k]), py = log10(l->y[k]);
-            if (!isfinite(px) || !isfinite(py)) continue;
-            x[m] = px, y[m++] = py;
+            double pxl = wx(xu, l->x[k]), py = log10(l->y[k]);
+            if (!isfinite(pxl) || !isfinite(py)) continue;
+            x[m] = pxl, y[m++] = py;
             if (l->lo[k] > 0 && l->hi[k] > 0)
-                ex[me] = px, elo[me] = log10(l->lo[k]), ehi[me++] = log10(l->hi[k]);
+                ex[me] = pxl, elo[me] = log10(l->lo[k]), ehi[me++] = log10(l->hi[k]);
         }
         if (m == 0) continue;
         plcol0(l->colour);
         pllsty(l->style);
-        plwidth(2.2);
+        plwidth(l->marker ? 2.2 : 1.6);
         if (m > 1) plline(m, x, y);
         pllsty(1);
         plwidth(1.4);
         if (me > 0) plerry(me, ex, elo, ehi);
-        plstring(m, x, y, l->marker);
+        if (l->marker) plstring(m, x, y, l->marker);
     }
     plwidth(1.0);
     pllsty(1);
     plcol0(1);
+}
+
+void plot_lines_panel(double x0, double x1, double y0, double y1, const char *title,
+                      const char *xlabel, axis_unit xu, const char *ylabel, axis_unit yu,
+                      const plot_line *lines, size_t n, int legend_right)
+{
+    plot_range r;
+    plot_range_empty(&r);
+    plot_range_add(&r, lines, n, xu);
+    plot_range_pad(&r, xu);
+    plot_panel(x0, x1, y0, y1, &r, title, xlabel, xu, ylabel, yu, 1, lines, n, 1.0);
     if (legend_right >= 0) legend(lines, n, legend_right);
 }
 
-void plot_bars(const char *title, const char *ylabel, const plot_bar_group *g, size_t ng,
-               const char *const *series, size_t nseries, const int *colours, int stacked,
-               const char *value_fmt)
+void plot_page_text(double x, double y, double size, double just, const char *text)
 {
-    double ymax = 0;
-    for (size_t i = 0; i < ng; i++)
-        for (size_t s = 0; s < (stacked ? 1 : nseries); s++) {
-            double v = g[i].value[s] + (stacked ? g[i].stack[0] : 0);
-            if (!stacked && g[i].hi[s] > v) v = g[i].hi[s];
-            if (v > ymax) ymax = v;
-        }
-    if (!(ymax > 0)) ymax = 1;
-    size_t per = stacked ? 1 : nseries;
-    double slot = 1.0, bw = 0.8 / (double)per;
-    plvpor(0.09, 0.72, 0.17, 0.90);
-    plwind(0, slot * (double)ng, 0, ymax * 1.15);
-    plcol0(2);
-    plbox("", 0, 0, "g", 0, 0);
+    plvpor(0, 1, 0, 1);
+    plwind(0, 1, 0, 1);
+    plschr(0, size);
     plcol0(1);
-    plbox("bc", 0, 0, "bcnstv", 0, 0);
-    plmtex("l", 4.5, 0.5, 0.5, ylabel);
-    plschr(0, 1.15);
-    plmtex("t", 1.2, 0.5, 0.5, title);
-    plschr(0, 0.95);
-    for (size_t i = 0; i < ng; i++) {
-        double left = slot * (double)i + 0.1;
-        for (size_t s = 0; s < per; s++) {
-            double v = g[i].value[s];
-            if (v < 0) continue;
-            double x0 = left + bw * (double)s, x1 = x0 + bw * 0.92;
-            PLFLT bx[4] = {x0, x0, x1, x1}, by[4] = {0, v, v, 0};
-            plcol0(colours[s]);
-            plfill(4, bx, by);
-            double top = v;
-            if (!stacked && g[i].lo[s] > 0 && g[i].hi[s] > 0) {
-                PLFLT ex = (x0 + x1) / 2, elo = g[i].lo[s], ehi = g[i].hi[s];
-                plcol0(1);
-                plerry(1, &ex, &elo, &ehi);
-                if (ehi > top) top = ehi; /* the value's text above the whisker */
-            }
-            if (stacked && g[i].stack[0] > 0) {
-                PLFLT sy[4] = {v, v + g[i].stack[0], v + g[i].stack[0], v};
-                plcol0(colours[1]);
-                plfill(4, bx, sy);
-                top += g[i].stack[0];
-            }
-            char txt[32];
-            snprintf(txt, sizeof txt, value_fmt, stacked ? top : v);
-            plcol0(1);
-            plschr(0, per > 4 ? 0.6 : 0.8);
-            plptex((x0 + x1) / 2, top + ymax * 0.02, 1, 0, 0.5, txt);
-            plschr(0, 0.95);
-        }
-        double centre = (slot * (double)i + slot / 2) / (slot * (double)ng);
-        plmtex("b", 1.4, centre, 0.5, g[i].label[0]);
-        plmtex("b", 2.7, centre, 0.5, g[i].label[1]);
+    plptex(x, y, 1, 0, just, text);
+}
+
+void plot_key(double x0, double x1, double y0, double y1, const char *const *backends, size_t nb,
+              const char *const *buffers, size_t nbuf, int dashed, double text)
+{
+    enum { MAXK = 40 };
+    PLINT opt[MAXK], tc[MAXK], lc[MAXK], ls[MAXK], sc[MAXK], sn[MAXK];
+    PLFLT lw[MAXK], ss[MAXK], w, h;
+    const char *label[MAXK], *sym[MAXK];
+    char bufname[16][48];
+    size_t n = 0;
+    for (size_t i = 0; i < nb && n < 16; i++, n++) {
+        opt[n] = PL_LEGEND_LINE, tc[n] = 1, lc[n] = plot_backend_colour(backends[i]), ls[n] = 1;
+        lw[n] = 3.0, sc[n] = 1, ss[n] = 1, sn[n] = 1, label[n] = backends[i], sym[n] = "";
     }
-    /* Legend: one colour box per series. */
-    PLINT opt[16], tc[16], bc[16], bp[16];
-    PLFLT bs[16], blw[16], w, h;
-    size_t nl = stacked ? 2 : nseries;
-    for (size_t s = 0; s < nl && s < 16; s++) {
-        opt[s] = PL_LEGEND_COLOR_BOX;
-        tc[s] = 1;
-        bc[s] = colours[s];
-        bp[s] = 0;
-        bs[s] = 1.0;
-        blw[s] = 1.0;
+    for (size_t i = 0; i < nbuf && i < 16; i++, n++) {
+        snprintf(bufname[i], sizeof bufname[i], "%.32s buffers", buffers[i]);
+        opt[n] = PL_LEGEND_SYMBOL, tc[n] = 1, lc[n] = 1, ls[n] = 1, lw[n] = 1;
+        sc[n] = 1, ss[n] = text, sn[n] = 1, label[n] = bufname[i], sym[n] = plot_buffers_marker(buffers[i]);
     }
+    if (dashed) {
+        opt[n] = PL_LEGEND_LINE, tc[n] = 1, lc[n] = 1, ls[n] = PLOT_DASHED, lw[n] = 1.6;
+        sc[n] = 1, ss[n] = 1, sn[n] = 1, label[n] = "model", sym[n] = "";
+        n++;
+    }
+    plvpor(x0, x1, y0, y1);
+    plwind(0, 1, 0, 1);
+    plschr(0, 0.95 * text);
     pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-             PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, 0.02,
-             0.0, 0.05, 0, 2, 1, (PLINT)nl, 1, (PLINT)nl, opt, 1.0, 0.9, 2.0, 0.0, tc,
-             (const char **)series, bc, bp, bs, blw, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+             PL_POSITION_TOP | PL_POSITION_LEFT | PL_POSITION_INSIDE | PL_POSITION_VIEWPORT, 0.0,
+             0.0, 0.1, 0, 2, 1, (PLINT)n, 1, (PLINT)n, opt, 1.0, 0.95 * text, 2.0, 0.0, tc, label, NULL,
+             NULL, NULL, NULL, lc, ls, lw, sc, ss, sn, sym);
 }
 
 #define HBAR_ROW_PX 22
-#define HBAR_TOP_PX 110
-#define HBAR_BOTTOM_PX 90
+#define HBAR_TOP_PX 110     /* title and the key's first row */
+#define HBAR_KEY_ROW_PX 22  /* each further row of the key */
+#define HBAR_BOTTOM_PX 70
+#define HBAR_KEY_COLS 6
 
-int plot_hbars_height(size_t n)
+static int key_rows(size_t nseries) { return nseries ? (int)((nseries + HBAR_KEY_COLS - 1) / HBAR_KEY_COLS) : 1; }
+
+int plot_hbars_height(size_t n, size_t nseries)
 {
-    int h = HBAR_TOP_PX + HBAR_BOTTOM_PX + (int)n * HBAR_ROW_PX;
+    int h = HBAR_TOP_PX + (key_rows(nseries) - 1) * HBAR_KEY_ROW_PX + HBAR_BOTTOM_PX + (int)n * HBAR_ROW_PX;
     return h > REPORT_PLOT_HEIGHT ? h : REPORT_PLOT_HEIGHT;
 }
 
-void plot_hbars(const char *title, const char *xlabel, const char *const *labels,
-                const double *value, const double *stack, size_t n, const char *const *series,
-                const int *colours, const char *value_fmt)
+void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows, size_t n,
+                const char *const *series, const int *colours, size_t nseries, const char *value_fmt)
 {
     double xmax = 0;
-    for (size_t i = 0; i < n; i++)
-        if (value[i] + stack[i] > xmax) xmax = value[i] + stack[i];
+    for (size_t i = 0; i < n; i++) {
+        double v = rows[i].value + (rows[i].stack > 0 ? rows[i].stack : 0);
+        if (rows[i].hi > v) v = rows[i].hi;
+        if (rows[i].value >= 0 && v > xmax) xmax = v;
+    }
     if (!(xmax > 0)) xmax = 1;
     /* Rows keep their height in pixels whatever n is: the margins are fixed
      * pixels turned into fractions of this page's height. */
-    double h = plot_hbars_height(n);
-    double y0 = HBAR_BOTTOM_PX / h, y1 = 1.0 - HBAR_TOP_PX / h;
-    /* PLplot sizes text by the page's smaller side: a page taller than wide
-     * would get larger text, so scale it back to the 1000 x 650 page's. */
-    double f = (double)REPORT_PLOT_HEIGHT / (h < REPORT_PLOT_WIDTH ? h : REPORT_PLOT_WIDTH);
-    plvpor(0.40, 0.92, y0, y1);
-    plwind(0, xmax * 1.25, (double)n, 0); /* row 0 at the top; room for the totals */
+    double h = plot_hbars_height(n, nseries), top = HBAR_TOP_PX + (key_rows(nseries) - 1) * HBAR_KEY_ROW_PX;
+    double y0 = HBAR_BOTTOM_PX / h, y1 = 1.0 - top / h;
+    double f = plot_text_scale(REPORT_PLOT_WIDTH, (int)h);
+    plvpor(0.30, 0.90, y0, y1);
+    plwind(0, xmax * 1.3, (double)n, 0); /* row 0 at the top; room for the values */
     plcol0(2);
     plbox("g", 0, 0, "", 0, 0);
     plcol0(1);
     plschr(0, 0.85 * f);
     plbox("bcnst", 0, 0, "bc", 0, 0);
     plmtex("b", 3.0, 0.5, 0.5, xlabel);
-    /* The title on its own line above the legend, from the labels' left edge. */
     plschr(0, 1.1 * f);
-    plmtex("t", 4.6, -0.7, 0.0, title);
+    plmtex("t", 4.6 + (key_rows(nseries) - 1) * 1.4, -0.45, 0.0, title);
     plschr(0, 0.75 * f);
     for (size_t i = 0; i < n; i++) {
-        double top = (double)i + 0.15, bot = (double)i + 0.85, v = value[i] > 0 ? value[i] : 0;
-        PLFLT bx[4] = {0, 0, v, v}, by[4] = {bot, top, top, bot};
-        plcol0(colours[0]);
+        const plot_hbar_row *r = &rows[i];
+        double rt = (double)i + 0.15, rb = (double)i + 0.85, mid = (double)i + 0.5;
+        if (r->value < 0) { /* a heading: its text inside the frame, over its rows */
+            plcol0(1);
+            plptex(xmax * 0.01, mid, 1, 0, 0.0, r->label);
+            continue;
+        }
+        double v = r->value, end = v;
+        PLFLT bx[4] = {0, 0, v, v}, by[4] = {rb, rt, rt, rb};
+        plcol0(r->colour);
         plfill(4, bx, by);
-        if (stack[i] > 0) {
-            PLFLT sx[4] = {v, v, v + stack[i], v + stack[i]};
-            plcol0(colours[1]);
+        if (r->stack > 0) {
+            PLFLT sx[4] = {v, v, v + r->stack, v + r->stack};
+            plcol0(r->stack_colour);
             plfill(4, sx, by);
+            end += r->stack;
         }
         char txt[32];
-        snprintf(txt, sizeof txt, value_fmt, v + (stack[i] > 0 ? stack[i] : 0));
+        snprintf(txt, sizeof txt, value_fmt, end);
+        if (r->lo > 0 && r->hi > 0) {
+            PLFLT ey = mid, elo = r->lo, ehi = r->hi;
+            plcol0(1);
+            plerrx(1, &elo, &ehi, &ey);
+            if (ehi > end) end = ehi; /* the value right of the whisker */
+        }
         plcol0(1);
-        plptex(v + (stack[i] > 0 ? stack[i] : 0) + xmax * 0.01, (double)i + 0.5, 1, 0, 0.0, txt);
+        plptex(end + xmax * 0.015, mid, 1, 0, 0.0, txt);
         /* The label right-aligned just left of the frame, on the bar's row. */
-        plmtex("lv", 0.8, 1.0 - ((double)i + 0.5) / (double)n, 1.0, labels[i]);
+        plmtex("lv", 0.8, 1.0 - mid / (double)n, 1.0, r->label);
     }
     plschr(0, 0.95 * f);
-    PLINT opt[2], tc[2], bc[2], bp[2];
-    PLFLT bs[2], blw[2], w, lh;
-    for (int k = 0; k < 2; k++) {
+    PLINT opt[16], tc[16], bc[16], bp[16];
+    PLFLT bs[16], blw[16], w, lh;
+    if (nseries > 16) nseries = 16;
+    for (size_t k = 0; k < nseries; k++) {
         opt[k] = PL_LEGEND_COLOR_BOX;
         tc[k] = 1;
         bc[k] = colours[k];
@@ -360,11 +411,14 @@ void plot_hbars(const char *title, const char *xlabel, const char *const *labels
         bs[k] = 1.0;
         blw[k] = 1.0;
     }
-    /* Above the frame, in one row: never over a bar. */
-    pllegend(&w, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-             PL_POSITION_TOP | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, 0.0, 0.01, 0.05, 0, 2,
-             1, 1, 2, 2, opt, 1.0, 0.9 * f, 2.0, 0.0, tc, (const char **)series, bc, bp, bs, blw,
-             NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    /* Above the frame, in rows of up to six: never over a bar. */
+    PLINT ncol = nseries < HBAR_KEY_COLS ? (PLINT)nseries : HBAR_KEY_COLS;
+    if (nseries)
+        pllegend(&w, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+                 PL_POSITION_TOP | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT,
+                 0.0, 0.01, 0.05, 0, 2, 1, key_rows(nseries), ncol, (PLINT)nseries, opt, 1.0,
+                 0.9 * f, 2.0, 0.0, tc, (const char **)series, bc, bp, bs, blw, NULL, NULL, NULL,
+                 NULL, NULL, NULL, NULL);
 }
 
 #else /* without PLplot: nothing draws, plot_available says so */

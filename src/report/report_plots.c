@@ -18,23 +18,23 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
 
 #else
 
+#include "report/report_grid.h"
 #include "report/report_spread.h"
 #include "report/report_text.h"
 
 #include "core/atomic_file.h"
+#include "engine/train_exposed.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A line's identity beyond collective and process count: machine, device,
- * buffer kind, node count and backend. Each has its own colour in every plot. */
+/* What the plots are drawn from: the view, its backends (sorted: the key) and
+ * process counts, and what the current plot shows. */
 typedef struct plot_ctx {
     const report_data *d;
     const report_view *v;
-    const report_series *ident[32]; /* a representative series of each identity */
-    size_t nident;
     const char *backends[16];
     size_t nbackends;
     int procs[16];
@@ -45,42 +45,12 @@ typedef struct plot_ctx {
     uint64_t small, large;
 } plot_ctx;
 
+/* A line's identity beyond collective and process count: machine, device,
+ * buffer kind, node count and backend. */
 static int same_ident(const report_series *a, const report_series *b)
 {
     return !strcmp(a->host, b->host) && !strcmp(a->device, b->device) &&
            !strcmp(a->buffers, b->buffers) && a->nnodes == b->nnodes && !strcmp(a->backend, b->backend);
-}
-
-static int cmp_ident(const void *pa, const void *pb)
-{
-    const report_series *a = *(const report_series *const *)pa, *b = *(const report_series *const *)pb;
-    int c;
-    if ((c = strcmp(a->host, b->host)) || (c = strcmp(a->device, b->device)) ||
-        (c = strcmp(a->buffers, b->buffers)))
-        return c;
-    if (a->nnodes != b->nnodes) return a->nnodes < b->nnodes ? -1 : 1;
-    return strcmp(a->backend, b->backend);
-}
-
-static size_t ident_index(const plot_ctx *c, const report_series *s)
-{
-    for (size_t i = 0; i < c->nident; i++)
-        if (same_ident(c->ident[i], s)) return i;
-    return 0;
-}
-
-static size_t backend_index(const plot_ctx *c, const char *b)
-{
-    for (size_t i = 0; i < c->nbackends; i++)
-        if (strcmp(c->backends[i], b) == 0) return i;
-    return 0;
-}
-
-static size_t procs_index(const plot_ctx *c, int p)
-{
-    for (size_t i = 0; i < c->nprocs; i++)
-        if (c->procs[i] == p) return i;
-    return 0;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -91,25 +61,14 @@ static void collect_keys(plot_ctx *c)
     for (size_t i = 0; i < c->v->n; i++) {
         const report_series *s = &c->v->s[i];
         size_t k = 0;
-        while (k < c->nident && !same_ident(c->ident[k], s)) k++;
-        if (k == c->nident && k < 32) c->ident[c->nident++] = s;
-        k = 0;
         while (k < c->nbackends && strcmp(c->backends[k], s->backend)) k++;
         if (k == c->nbackends && k < 16) c->backends[c->nbackends++] = s->backend;
         k = 0;
         while (k < c->nprocs && c->procs[k] != s->nprocs) k++;
         if (k == c->nprocs && k < 16) c->procs[c->nprocs++] = s->nprocs;
     }
-    qsort(c->ident, c->nident, sizeof c->ident[0], cmp_ident);
     qsort(c->backends, c->nbackends, sizeof c->backends[0], cmp_str);
     qsort(c->procs, c->nprocs, sizeof c->procs[0], cmp_int);
-}
-
-/* "shm on cpubox, coll buffers": the backend and what else varies. */
-static void ident_label(const plot_ctx *c, const report_series *s, char *buf, size_t len)
-{
-    char where[160];
-    snprintf(buf, len, "%s%s", s->backend, report_series_where(c->v, s, where, sizeof where));
 }
 
 /* The point r as y (median time, or bus bandwidth) with its spread as a whisker. */
@@ -131,46 +90,94 @@ static void add_point(plot_line *l, double x, const bench_row *r, int bandwidth)
     l->n++;
 }
 
-/* Lines of one collective: one per series (identity x process count). */
-static size_t size_lines(const plot_ctx *c, plot_line *lines, size_t cap)
+/* The line of series s: its backend's colour, its buffer kind's marker. */
+static int series_line(const report_series *s, int bandwidth, plot_line *l)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < c->v->n && n < cap; i++) {
-        const report_series *s = &c->v->s[i];
-        if (strcmp(s->collective, c->collective) != 0) continue;
-        plot_line *l = &lines[n];
-        memset(l, 0, sizeof *l);
-        char id[128];
-        ident_label(c, s, id, sizeof id);
-        snprintf(l->label, sizeof l->label, "%.80s, %d procs", id, s->nprocs);
-        l->colour = plot_colour(ident_index(c, s));
-        l->marker = plot_marker(procs_index(c, s->nprocs));
-        l->style = plot_line_style(procs_index(c, s->nprocs));
-        for (size_t k = 0; k < s->n; k++)
-            if (s->pts[k]->bytes > 0) add_point(l, (double)s->pts[k]->bytes, s->pts[k], c->bandwidth);
-        if (l->n) n++;
-    }
-    return n;
+    memset(l, 0, sizeof *l);
+    snprintf(l->label, sizeof l->label, "%.40s, %.40s buffers", s->backend, s->buffers);
+    l->colour = plot_backend_colour(s->backend);
+    l->marker = plot_buffers_marker(s->buffers);
+    l->style = 1;
+    for (size_t k = 0; k < s->n; k++)
+        if (s->pts[k]->bytes > 0) add_point(l, (double)s->pts[k]->bytes, s->pts[k], bandwidth);
+    return l->n > 0;
 }
 
+/* Pixels of a small-multiples page (report_grid.h): panels in rows and
+ * columns, the key right of them, the title above and the x label below; a
+ * row's title (its machine) on a line of its own above the panels' titles. */
+enum { GRID_LEFT = 110, GRID_GAP = 24, GRID_PANEL_W = 330, GRID_PANEL_H = 230, GRID_ROW_TOP = 30,
+       GRID_ROW_TITLE = 24, GRID_ROW_BOTTOM = 36, GRID_TOP = 50, GRID_BOTTOM = 46, GRID_KEY = 200,
+       GRID_KEY_GAP = 24 };
+
+typedef struct grid_geom {
+    int w, h;      /* the page */
+    int pw, ph;    /* a panel */
+    int row_top;   /* above a panel: its title, and the row's title when there is one */
+} grid_geom;
+
+static void grid_page(const report_grid *g, grid_geom *q)
+{
+    int cols = g->ncols > 0 ? g->ncols : 1, rows = g->nrows > 0 ? g->nrows : 1;
+    int fixed_w = GRID_LEFT + (cols - 1) * GRID_GAP + GRID_KEY_GAP + GRID_KEY;
+    q->row_top = GRID_ROW_TOP + (g->n && g->p[0].row_title[0] ? GRID_ROW_TITLE : 0);
+    q->pw = GRID_PANEL_W;
+    if (fixed_w + cols * q->pw < REPORT_PLOT_WIDTH) q->pw = (REPORT_PLOT_WIDTH - fixed_w) / cols;
+    q->w = fixed_w + cols * q->pw;
+    int fixed_h = GRID_TOP + GRID_BOTTOM + rows * (q->row_top + GRID_ROW_BOTTOM);
+    q->ph = GRID_PANEL_H;
+    if (fixed_h + rows * q->ph < REPORT_PLOT_HEIGHT) q->ph = (REPORT_PLOT_HEIGHT - fixed_h) / rows;
+    q->h = fixed_h + rows * q->ph;
+}
+
+/* Lines a panel can hold: its series, and one extra dashed series (a model
+ * curve, style PLOT_DASHED, marker NULL) that the key then lists once. */
+#define PANEL_LINES (REPORT_GRID_MAX_LINES + 1)
+
+/* Time (or bus bandwidth) vs size of one collective as small multiples: every
+ * panel shares both axes, so panels compare at a glance. */
 static void draw_vs_size(const plot_ctx *c)
 {
-    plot_line *lines = calloc(32, sizeof *lines);
-    if (!lines) return;
-    size_t n = size_lines(c, lines, 32);
+    report_grid g;
+    if (report_grid_build(c->v, c->collective, &g) != 0 || g.n == 0) return;
+    plot_line *lines = calloc(g.n * PANEL_LINES, sizeof *lines);
+    size_t *nl = calloc(g.n, sizeof *nl);
+    if (!lines || !nl) goto done;
+    plot_range r;
+    plot_range_empty(&r);
+    for (size_t i = 0; i < g.n; i++) {
+        plot_line *pl = &lines[i * PANEL_LINES];
+        for (size_t k = 0; k < g.p[i].n; k++) nl[i] += series_line(g.p[i].s[k], c->bandwidth, &pl[nl[i]]);
+        plot_range_add(&r, pl, nl[i], UNIT_BYTES);
+    }
+    plot_range_pad(&r, UNIT_BYTES);
+    grid_geom q;
+    grid_page(&g, &q);
+    double w = q.w, h = q.h, text = 0.82 * plot_text_scale(q.w, q.h); /* panels are smaller than a page */
+    for (size_t i = 0; i < g.n; i++) {
+        const grid_panel *p = &g.p[i];
+        double x0 = GRID_LEFT + p->col * (q.pw + GRID_GAP);
+        double top = GRID_TOP + p->row * (q.row_top + q.ph + GRID_ROW_BOTTOM), y0 = top + q.row_top;
+        if (p->col == 0 && p->row_title[0])
+            plot_page_text(GRID_LEFT / w, 1.0 - (top + GRID_ROW_TITLE * 0.6) / h, 1.0 * text, 0.0, p->row_title);
+        plot_panel(x0 / w, (x0 + q.pw) / w, 1.0 - (y0 + q.ph) / h, 1.0 - y0 / h, &r, p->title, NULL,
+                   UNIT_BYTES, p->col == 0 ? (c->bandwidth ? "bus bandwidth (GB/s)" : "time per call") : NULL,
+                   c->bandwidth ? UNIT_GBPS : UNIT_TIME_US, p->col == 0, &lines[i * PANEL_LINES],
+                   nl[i], text);
+    }
+    /* The title and the shared x label on the page, the key right of the panels. */
     char title[128];
     snprintf(title, sizeof title, "%s: %s vs message size", c->collective,
              c->bandwidth ? "bus bandwidth" : "time per call (median)");
-    /* The legend right of the panel takes what its longest label needs. */
-    size_t longest = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strlen(lines[i].label) > longest) longest = strlen(lines[i].label);
-    double x1 = 0.92 - 0.0125 * (double)longest;
-    x1 = x1 > 0.76 ? 0.76 : x1 < 0.48 ? 0.48 : x1;
-    plot_lines_panel(0.12, x1, 0.12, 0.91, title, "message size (bytes, log scale)", UNIT_BYTES,
-                     c->bandwidth ? "bus bandwidth (GB/s, log scale)" : "time per call (log scale)",
-                     c->bandwidth ? UNIT_GBPS : UNIT_TIME_US, lines, n, 1);
+    plot_page_text(0.5, 1.0 - (GRID_TOP * 0.55) / h, 1.15 * text, 0.5, title);
+    plot_page_text(0.5, (GRID_BOTTOM * 0.4) / h, 0.95 * text, 0.5,
+                   "message size (bytes); log scales, the same axes in every panel");
+    plot_key((w - GRID_KEY) / w, 1.0 - 10.0 / w, 0.1, 1.0 - (GRID_TOP + q.row_top) / h, g.backends,
+             g.nbackends, g.buffers, g.nbuffers, 0, text);
+done:
     free(lines);
+    free(nl);
+    report_grid_free(&g);
 }
 
 /* The series of the current collective with identity like and nprocs. */
@@ -183,101 +190,152 @@ static const report_series *find_series(const plot_ctx *c, const report_series *
     return NULL;
 }
 
-/* One line per identity: time at bytes for each process count. Identities
- * with a point at bytes or at also (so both panels list the same ones). */
-static size_t procs_lines(const plot_ctx *c, uint64_t bytes, uint64_t also, plot_line *lines)
+/* A row of the scaling figure: one row of the small multiples (a machine,
+ * and a buffer kind where they split), its identities (backend x buffer kind). */
+typedef struct scaling_row {
+    const report_series *ident[REPORT_GRID_MAX_LINES];
+    size_t n;
+    const char *title;
+} scaling_row;
+
+static size_t scaling_rows(const report_grid *g, scaling_row *rows, size_t cap)
 {
     size_t n = 0;
-    for (size_t b = 0; b < c->nident && n < 16; b++) {
-        plot_line *l = &lines[n];
-        memset(l, 0, sizeof *l);
-        ident_label(c, c->ident[b], l->label, sizeof l->label);
-        l->colour = plot_colour(b);
-        l->marker = plot_marker(b);
-        l->style = 1;
-        int other = 0;
-        for (size_t p = 0; p < c->nprocs; p++) {
-            const report_series *s = find_series(c, c->ident[b], c->procs[p]);
-            const bench_row *r = report_series_at(s, bytes);
-            other |= report_series_at(s, also) != NULL;
-            if (r) add_point(l, c->procs[p], r, 0);
+    for (size_t i = 0; i < g->n; i++) {
+        const grid_panel *p = &g->p[i];
+        for (size_t k = 0; k < p->n; k++) {
+            const report_series *s = p->s[k];
+            scaling_row *r = NULL;
+            int known = 0;
+            for (size_t j = 0; j < n && !known; j++) {
+                if (strcmp(rows[j].title, p->row_title) || strcmp(rows[j].ident[0]->host, s->host) ||
+                    strcmp(rows[j].ident[0]->device, s->device) || rows[j].ident[0]->nnodes != s->nnodes)
+                    continue;
+                for (size_t m = 0; m < rows[j].n; m++) known |= same_ident(rows[j].ident[m], s);
+                if (rows[j].n < REPORT_GRID_MAX_LINES) r = &rows[j];
+            }
+            if (known) continue;
+            if (!r) {
+                if (n == cap) return n;
+                r = &rows[n++];
+                r->n = 0;
+                r->title = p->row_title;
+            }
+            r->ident[r->n++] = s;
         }
-        if (l->n || other) n++;
     }
     return n;
 }
 
+/* The line of identity id: its time at bytes for each process count. */
+static void procs_line(const plot_ctx *c, const report_series *id, uint64_t bytes, plot_line *l)
+{
+    memset(l, 0, sizeof *l);
+    snprintf(l->label, sizeof l->label, "%.40s, %.40s buffers", id->backend, id->buffers);
+    l->colour = plot_backend_colour(id->backend);
+    l->marker = plot_buffers_marker(id->buffers);
+    l->style = 1;
+    for (size_t p = 0; p < c->nprocs; p++) {
+        const bench_row *r = report_series_at(find_series(c, id, c->procs[p]), bytes);
+        if (r) add_point(l, c->procs[p], r, 0);
+    }
+}
+
+#define SCALING_MAX_ROWS 32
+
+/* Time vs process count at the smallest and a large size: the rows of the
+ * small multiples, a column per size, the same key. */
 static void draw_scaling(const plot_ctx *c)
 {
-    plot_line lines[2][16];
-    char t0[128], t1[128], a[32], b[32];
-    size_t n0 = procs_lines(c, c->small, c->large, lines[0]);
-    size_t n1 = procs_lines(c, c->large, c->small, lines[1]);
-    snprintf(t0, sizeof t0, "%s, %s", c->collective, fmt_size(c->small, a, sizeof a));
-    snprintf(t1, sizeof t1, "%s, %s", c->collective, fmt_size(c->large, b, sizeof b));
-    plot_lines_panel(0.12, 0.46, 0.25, 0.90, t0, "processes", UNIT_COUNT, "time per call (log scale)",
-                     UNIT_TIME_US, lines[0], n0, -1);
-    /* The legend (bottom, one row) once: both panels share identities and colours. */
-    plot_lines_panel(0.62, 0.96, 0.25, 0.90, t1, "processes", UNIT_COUNT, "time per call (log scale)",
-                     UNIT_TIME_US, lines[1], n1, 0);
+    report_grid g;
+    scaling_row *rows = calloc(SCALING_MAX_ROWS, sizeof *rows);
+    plot_line *lines = calloc(SCALING_MAX_ROWS * 2 * REPORT_GRID_MAX_LINES, sizeof *lines);
+    if (!rows || !lines || report_grid_build(c->v, c->collective, &g) != 0) {
+        free(rows);
+        free(lines);
+        return;
+    }
+    size_t nr = scaling_rows(&g, rows, SCALING_MAX_ROWS);
+    const uint64_t sizes[2] = {c->small, c->large};
+    plot_range r;
+    plot_range_empty(&r);
+    for (size_t i = 0; i < nr; i++)
+        for (int col = 0; col < 2; col++) {
+            plot_line *pl = &lines[(i * 2 + (size_t)col) * REPORT_GRID_MAX_LINES];
+            for (size_t k = 0; k < rows[i].n; k++) procs_line(c, rows[i].ident[k], sizes[col], &pl[k]);
+            plot_range_add(&r, pl, rows[i].n, UNIT_COUNT);
+        }
+    plot_range_pad(&r, UNIT_COUNT);
+    report_grid shape = g;
+    shape.ncols = 2;
+    shape.nrows = (int)nr;
+    grid_geom q;
+    grid_page(&shape, &q);
+    double w = q.w, h = q.h, text = 0.82 * plot_text_scale(q.w, q.h);
+    for (size_t i = 0; i < nr; i++)
+        for (int col = 0; col < 2; col++) {
+            double x0 = GRID_LEFT + col * (q.pw + GRID_GAP);
+            double top = GRID_TOP + (double)i * (q.row_top + q.ph + GRID_ROW_BOTTOM), y0 = top + q.row_top;
+            char t[32];
+            if (col == 0 && rows[i].title[0])
+                plot_page_text(GRID_LEFT / w, 1.0 - (top + GRID_ROW_TITLE * 0.6) / h, text, 0.0, rows[i].title);
+            plot_panel(x0 / w, (x0 + q.pw) / w, 1.0 - (y0 + q.ph) / h, 1.0 - y0 / h, &r,
+                       fmt_size(sizes[col], t, sizeof t), NULL, UNIT_COUNT,
+                       col == 0 ? "time per call" : NULL, UNIT_TIME_US, col == 0,
+                       &lines[(i * 2 + (size_t)col) * REPORT_GRID_MAX_LINES], rows[i].n, text);
+        }
+    char title[128];
+    snprintf(title, sizeof title, "%s: time per call (median) vs process count", c->collective);
+    plot_page_text(0.5, 1.0 - (GRID_TOP * 0.55) / h, 1.15 * text, 0.5, title);
+    plot_page_text(0.5, (GRID_BOTTOM * 0.4) / h, 0.95 * text, 0.5,
+                   "processes; log time scale, the same axes in every panel");
+    plot_key((w - GRID_KEY) / w, 1.0 - 10.0 / w, 0.1, 1.0 - (GRID_TOP + q.row_top) / h, g.backends,
+             g.nbackends, g.buffers, g.nbuffers, 0, text);
+    report_grid_free(&g);
+    free(rows);
+    free(lines);
+}
+
+/* The scaling figure's page size; 0 when out of memory. */
+static int scaling_page(const plot_ctx *c, int *w, int *h)
+{
+    report_grid g;
+    scaling_row *rows = calloc(SCALING_MAX_ROWS, sizeof *rows);
+    if (!rows || report_grid_build(c->v, c->collective, &g) != 0) {
+        free(rows);
+        return 0;
+    }
+    g.nrows = (int)scaling_rows(&g, rows, SCALING_MAX_ROWS);
+    g.ncols = 2;
+    grid_geom q;
+    grid_page(&g, &q);
+    *w = q.w;
+    *h = q.h;
+    report_grid_free(&g);
+    free(rows);
+    return 1;
 }
 
 typedef struct bars_arg {
-    const plot_ctx *c;
-    plot_bar_group *g;
-    size_t ng;
+    const char *title, *xlabel, *fmt;
+    const plot_hbar_row *rows;
+    size_t n;
+    const char *const *series;
+    const int *colours;
+    size_t nseries;
 } bars_arg;
 
-static void draw_comparison(const bars_arg *a)
+static void draw_bars(const bars_arg *a)
 {
-    const plot_ctx *c = a->c;
-    /* Only the backends with a bar, keeping each backend's colour. */
-    int colours[16];
-    const char *names[16];
-    size_t nb = 0;
-    plot_bar_group *g = calloc(a->ng ? a->ng : 1, sizeof *g);
-    if (!g) return;
-    for (size_t b = 0; b < c->nbackends; b++) {
-        int used = 0;
-        for (size_t i = 0; i < a->ng; i++) used |= a->g[i].value[b] >= 0;
-        if (!used) continue;
-        for (size_t i = 0; i < a->ng; i++) {
-            memcpy(g[i].label, a->g[i].label, sizeof g[i].label);
-            g[i].value[nb] = a->g[i].value[b];
-            g[i].lo[nb] = a->g[i].lo[b];
-            g[i].hi[nb] = a->g[i].hi[b];
-        }
-        colours[nb] = plot_colour(b);
-        names[nb++] = c->backends[b];
-    }
-    char title[128], sz[32];
-    snprintf(title, sizeof title, "Backend comparison at %s", fmt_size(c->large, sz, sizeof sz));
-    plot_bars(title, "bus bandwidth (GB/s, higher is better)", g, a->ng, names, nb, colours, 0, "%.3g");
-    free(g);
+    plot_hbars(a->title, a->xlabel, a->rows, a->n, a->series, a->colours, a->nseries, a->fmt);
 }
 
-typedef struct hbars_arg {
-    const char *title;
-    const char **labels;
-    double *value, *stack;
-    size_t n;
-} hbars_arg;
-
-static void draw_training(const hbars_arg *a)
-{
-    static const char *const series[] = {"compute", "exposed comm."};
-    const int colours[] = {plot_colour(0), plot_colour(1)};
-    plot_hbars(a->title, "time per step (ms)", a->labels, a->value, a->stack, a->n, series,
-               colours, "%.3g ms");
-}
-
-typedef enum plot_kind { K_SIZE, K_SCALING, K_COMPARISON, K_TRAINING } plot_kind;
+typedef enum plot_kind { K_SIZE, K_SCALING, K_BARS } plot_kind;
 
 typedef struct job {
     plot_kind kind;
     const plot_ctx *c;
     const bars_arg *bars;
-    const hbars_arg *hbars;
 } job;
 
 /* One page of j into memory, then to path atomically; 0 or out->rc set. */
@@ -294,8 +352,7 @@ static int render_file(const char *path, plot_format fmt, int w, int h, const jo
     switch (j->kind) {
     case K_SIZE: draw_vs_size(j->c); break;
     case K_SCALING: draw_scaling(j->c); break;
-    case K_COMPARISON: draw_comparison(j->bars); break;
-    case K_TRAINING: draw_training(j->hbars); break;
+    case K_BARS: draw_bars(j->bars); break;
     }
     plot_page_end(); /* closes mem: data and len are final */
     if (!data || len == 0) {
@@ -327,15 +384,26 @@ static void render(const char *outdir, const char *stem, int w, int h, const job
 /* Whether collective has a point of positive size and positive y. */
 static int has_sized(plot_ctx *c, int bandwidth)
 {
-    plot_line *lines = calloc(32, sizeof *lines);
-    if (!lines) return 0;
+    plot_line l;
     c->bandwidth = bandwidth;
-    size_t n = size_lines(c, lines, 32);
-    free(lines);
-    return n > 0;
+    for (size_t i = 0; i < c->v->n; i++)
+        if (!strcmp(c->v->s[i].collective, c->collective) && series_line(&c->v->s[i], bandwidth, &l))
+            return 1;
+    return 0;
 }
 
-static int bars_width(size_t bars) { int w = (int)(bars * 28 + 320); return w > REPORT_PLOT_WIDTH ? w : REPORT_PLOT_WIDTH; }
+/* The page size of collective's small multiples; 0 when out of memory. */
+static int size_page(const plot_ctx *c, int *w, int *h)
+{
+    report_grid g;
+    grid_geom q;
+    if (report_grid_build(c->v, c->collective, &g) != 0) return 0;
+    grid_page(&g, &q);
+    *w = q.w;
+    *h = q.h;
+    report_grid_free(&g);
+    return 1;
+}
 
 /* The comparison plot's file name says its size: backend_comparison_100MiB. */
 static void comparison_stem(uint64_t bytes, char *stem, size_t len)
@@ -350,62 +418,56 @@ static void comparison_stem(uint64_t bytes, char *stem, size_t len)
 }
 
 /* Bars per comparison group (collective, machine, device, buffer kind, node
- * and process count), one per backend: only bars of one group compare. */
+ * and process count), a heading over one bar per backend: only bars of one
+ * group compare. Rows, not columns, so no two labels ever share a line. */
 static void comparison_plot(plot_ctx *c, const char *outdir, report_plots *out)
 {
     uint64_t cmp = report_comparison_bytes(c->v);
     if (cmp == 0) return;
-    plot_bar_group *g = calloc(c->v->n, sizeof *g);
-    size_t ng = 0;
-    if (!g) return;
-    for (size_t i = 0; i < c->v->n; i++) {
-        const report_series *s = &c->v->s[i];
-        const bench_row *r = report_series_at(s, cmp);
-        if (!r) continue;
-        char want[2][96], where[160];
-        snprintf(want[0], sizeof want[0], "%s, %d procs", s->collective, s->nprocs);
-        report_series_where(c->v, s, where, sizeof where);
-        snprintf(want[1], sizeof want[1], "%.94s", where + strspn(where, ", "));
-        plot_bar_group *grp = NULL;
-        for (size_t k = 0; k < ng; k++)
-            if (!strcmp(g[k].label[0], want[0]) && !strcmp(g[k].label[1], want[1])) grp = &g[k];
-        if (!grp) {
-            grp = &g[ng++];
-            memcpy(grp->label, want, sizeof want);
-            for (int k = 0; k < 16; k++) grp->value[k] = -1;
+    const report_view *v = c->v;
+    plot_hbar_row *rows = calloc(2 * v->n, sizeof *rows);
+    char (*heads)[224] = calloc(v->n, sizeof *heads);
+    size_t n = 0, nh = 0;
+    if (!rows || !heads) goto done;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *g = &v->s[i];
+        int seen = 0, members = 0;
+        for (size_t j = 0; j < i; j++) seen |= report_series_same_group(&v->s[j], g);
+        for (size_t j = 0; j < v->n; j++)
+            members += report_series_same_group(&v->s[j], g) && report_series_at(&v->s[j], cmp);
+        if (seen || members < 2) continue; /* a group of one backend compares nothing */
+        char where[160];
+        report_series_where(v, g, where, sizeof where);
+        snprintf(heads[nh], sizeof heads[nh], "%s, %d %s%s", g->collective, g->nprocs,
+                 g->nprocs == 1 ? "process" : "processes", where);
+        rows[n++] = (plot_hbar_row){heads[nh++], -1, 0, 0, 0, 1, 1};
+        for (size_t j = 0; j < v->n; j++) {
+            const report_series *s = &v->s[j];
+            const bench_row *r = report_series_at(s, cmp);
+            if (!report_series_same_group(s, g) || !r) continue;
+            plot_line one = {0};
+            add_point(&one, 0, r, 1);
+            rows[n++] = (plot_hbar_row){s->backend, r->busbw_GBps, 0, one.lo[0], one.hi[0],
+                                        plot_backend_colour(s->backend), 0};
         }
-        plot_line one = {0};
-        add_point(&one, 0, r, 1);
-        size_t b = backend_index(c, s->backend);
-        grp->value[b] = r->busbw_GBps;
-        grp->lo[b] = one.lo[0];
-        grp->hi[b] = one.hi[0];
     }
-    /* A group of one backend compares nothing: left out. */
-    size_t kept = 0, longest = 0;
-    for (size_t i = 0; i < ng; i++) {
-        int bars = 0;
-        for (int k = 0; k < 16; k++) bars += g[i].value[k] >= 0;
-        if (bars < 2) continue;
-        g[kept++] = g[i];
-        for (int l = 0; l < 2; l++)
-            if (strlen(g[i].label[l]) > longest) longest = strlen(g[i].label[l]);
-    }
-    ng = kept;
-    /* Each group as wide as its label (about 9.5 px a character; the
-     * panel is 63% of the page). */
-    int w = bars_width(ng * c->nbackends), need = (int)((double)ng * ((double)longest * 9.5 + 24) / 0.63);
-    c->large = cmp;
-    bars_arg a = {c, g, ng};
-    job j = {K_COMPARISON, c, &a, NULL};
-    char caption[300], sz[32], stem[96];
+    if (nh == 0) goto done;
+    int colours[16];
+    for (size_t b = 0; b < c->nbackends; b++) colours[b] = plot_backend_colour(c->backends[b]);
+    char title[128], caption[300], sz[32], stem[96];
+    fmt_size(cmp, sz, sizeof sz);
+    snprintf(title, sizeof title, "Backend comparison at %s", sz);
+    bars_arg a = {title, "bus bandwidth (GB/s, higher is better; whiskers: the time's spread)", "%.3g",
+                  rows, n, c->backends, colours, c->nbackends};
+    job j = {K_BARS, c, &a};
     comparison_stem(cmp, stem, sizeof stem);
-    snprintf(caption, sizeof caption, "Bus bandwidth of every backend at %s, per collective and "
-             "process count (whiskers: the time's p25-p75, or min-p99)%s", fmt_size(cmp, sz, sizeof sz),
-             c->v->many_hosts || c->v->many_buffers || c->v->many_devices
-                 ? " (a group per machine, device and buffer kind: compare bars within a group)" : "");
-    if (ng) render(outdir, stem, need > w ? need : w, REPORT_PLOT_HEIGHT, &j, out, caption);
-    free(g);
+    snprintf(caption, sizeof caption, "Bus bandwidth of every backend at %s, a group per collective "
+             "and process count%s (whiskers: the time's p25-p75, or min-p99): compare bars within a group",
+             sz, v->many_hosts || v->many_buffers || v->many_devices ? ", machine, device and buffer kind" : "");
+    render(outdir, stem, REPORT_PLOT_WIDTH, plot_hbars_height(n, c->nbackends), &j, out, caption);
+done:
+    free(rows);
+    free(heads);
 }
 
 static int same_train_config(const report_train_row *p, const report_train_row *r)
@@ -422,9 +484,8 @@ static void training_plot(const plot_ctx *c, const char *outdir, report_plots *o
     const report_data *d = c->d;
     if (d->ntrain == 0) return;
     char (*text)[128] = calloc(d->ntrain, sizeof *text);
-    const char **labels = calloc(d->ntrain, sizeof *labels);
-    double *value = calloc(d->ntrain, sizeof *value), *stack = calloc(d->ntrain, sizeof *stack);
-    if (!text || !labels || !value || !stack) goto done;
+    plot_hbar_row *rows = calloc(d->ntrain, sizeof *rows);
+    if (!text || !rows) goto done;
     int vary_bucket = 0, vary_model = 0, vary_host = 0;
     for (size_t i = 1; i < d->ntrain; i++) {
         vary_bucket |= d->train[i].bucket_mb != d->train[0].bucket_mb ||
@@ -442,23 +503,25 @@ static void training_plot(const plot_ctx *c, const char *outdir, report_plots *o
             at += snprintf(text[n] + at, sizeof text[n] - (size_t)at, ", %gMB %s", r->bucket_mb, r->compress);
         if (vary_host && at > 0 && (size_t)at < sizeof text[n])
             snprintf(text[n] + at, sizeof text[n] - (size_t)at, ", %s", r->host);
-        labels[n] = text[n];
-        value[n] = r->compute_ms;
-        stack[n++] = r->comm_exposed_ms;
+        train_exposed e;
+        train_exposed_of(r, &e); /* never below zero: train_exposed.h */
+        rows[n] = (plot_hbar_row){text[n], r->compute_ms > 0 ? r->compute_ms : 0, e.ms, 0, 0,
+                                  PLOT_COMPUTE_COLOUR, PLOT_EXPOSED_COLOUR};
+        n++;
     }
     char title[160];
     snprintf(title, sizeof title, "%s%straining step: compute + exposed comm.",
              vary_model ? "" : d->train[0].model, vary_model ? "" : ": ");
-    hbars_arg a = {title, labels, value, stack, n};
-    job j = {K_TRAINING, c, NULL, &a};
-    render(outdir, "training_breakdown", REPORT_PLOT_WIDTH, plot_hbars_height(n), &j, out,
+    static const char *const series[] = {"compute", "exposed comm."};
+    static const int colours[] = {PLOT_COMPUTE_COLOUR, PLOT_EXPOSED_COLOUR};
+    bars_arg a = {title, "time per step (ms)", "%.3g ms", rows, n, series, colours, 2};
+    job j = {K_BARS, c, &a};
+    render(outdir, "training_breakdown", REPORT_PLOT_WIDTH, plot_hbars_height(n, 2), &j, out,
            "Training step time split into compute and exposed (not overlapped) communication, "
            "one row per configuration");
 done:
     free(text);
-    free(labels);
-    free(value);
-    free(stack);
+    free(rows);
 }
 
 int report_plots_draw(const report_data *d, const report_view *v, const char *outdir,
@@ -485,13 +548,19 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
             const char *base = bw ? "busbw_vs_size" : "time_vs_size";
             if (c.collective == first[bw]) snprintf(stem, sizeof stem, "%s", base);
             else snprintf(stem, sizeof stem, "%s_%s", base, c.collective);
-            snprintf(caption, sizeof caption, "%s: %s vs message size (log-log), one line per backend "
-                     "x process count%s; whiskers: p25-p75 (min-p99 for files without p25/p75)",
+            snprintf(caption, sizeof caption, "%s: %s vs message size (log-log), a panel per %s"
+                     "process count; colour: backend, marker: buffer kind; whiskers: p25-p75 "
+                     "(min-p99 for files without p25/p75)",
                      c.collective, bw ? "bus bandwidth" : "median time per call",
-                     v->many_hosts ? " x machine" : "");
-            job j = {K_SIZE, &c, NULL, NULL};
+                     v->many_hosts || v->many_devices ? "machine and " : "");
+            job j = {K_SIZE, &c, NULL};
             c.bandwidth = bw;
-            render(outdir, stem, REPORT_PLOT_WIDTH, REPORT_PLOT_HEIGHT, &j, out, caption);
+            int w, h;
+            if (!size_page(&c, &w, &h)) {
+                snprintf(out->err, sizeof out->err, "%s/%s.png: out of memory", outdir, stem);
+                return out->rc = COLL_ENOMEM;
+            }
+            render(outdir, stem, w, h, &j, out, caption);
         }
     }
     comparison_plot(&c, outdir, out);
@@ -516,8 +585,13 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
                  "and a large message size, one line per backend%s; whiskers: p25-p75 (min-p99 for "
                  "files without p25/p75)", primary,
                  v->many_hosts || v->many_buffers || v->many_devices ? " x machine, device and buffer kind" : "");
-        job j = {K_SCALING, &c, NULL, NULL};
-        render(outdir, "scaling_vs_procs", REPORT_PLOT_WIDTH, REPORT_PLOT_HEIGHT, &j, out, caption);
+        job j = {K_SCALING, &c, NULL};
+        int w, h;
+        if (!scaling_page(&c, &w, &h)) {
+            snprintf(out->err, sizeof out->err, "%s/scaling_vs_procs.png: out of memory", outdir);
+            return out->rc = COLL_ENOMEM;
+        }
+        render(outdir, "scaling_vs_procs", w, h, &j, out, caption);
     }
     training_plot(&c, outdir, out);
     return out->rc;

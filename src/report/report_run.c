@@ -4,6 +4,7 @@
 
 #include "report/report_analysis.h"
 #include "report/report_data.h"
+#include "report/report_findings.h"
 #include "report/report_html.h"
 #include "report/report_merge.h"
 #include "report/report_plot.h"
@@ -92,7 +93,8 @@ static int write_report(const report_data *d, const char *outdir, FILE *log, cha
     report_table_comm_summary(&v, &summary[0]);
     report_table_train_summary(d, &summary[1]);
     size_t nfull = d->nmem ? 3 : d->ntrain ? 2 : 1, nsummary = d->ntrain ? 2 : 1;
-    sbuf analysis = {0}, html = {0};
+    sbuf analysis = {0}, findings = {0}, details = {0}, html = {0};
+    rtable findings_table = {0};
     report_plots *plots = calloc(1, sizeof *plots);
     if (!plots) {
         rc = COLL_ENOMEM;
@@ -112,7 +114,19 @@ static int write_report(const report_data *d, const char *outdir, FILE *log, cha
     if ((rc = write_md(outdir, "summary_by_config.md", "collbench report: summary by configuration",
                        summary, nsummary, err, errlen)) != 0)
         goto out;
-    report_analysis(d, &v, &analysis);
+    /* analysis.txt: the findings and their table first, every comparison below */
+    report_findings(d, &v, &findings, &findings_table);
+    report_analysis(d, &v, &details);
+    sb_put(&analysis, findings.p ? findings.p : "", findings.len);
+    sb_puts(&analysis, "\n");
+    if (findings_table.nrows) rtable_md(&findings_table, &analysis);
+    sb_puts(&analysis, "Details: every comparison\n\n");
+    sb_put(&analysis, details.p ? details.p : "", details.len);
+    if (analysis.oom || findings.oom || details.oom || findings_table.oom) {
+        rc = COLL_ENOMEM;
+        snprintf(err, errlen, "out of memory writing the analysis");
+        goto out;
+    }
     snprintf(path, sizeof path, "%s/analysis.txt", outdir);
     if ((rc = write_sbuf(path, &analysis, err, errlen)) != 0) goto out;
 
@@ -123,8 +137,8 @@ static int write_report(const report_data *d, const char *outdir, FILE *log, cha
         goto out;
     }
     int skipped = prc == COLL_EUNAVAIL;
-    report_html_in in = {outdir, d, plots, skipped, analysis.p ? analysis.p : "", summary, nsummary,
-                         full, nfull};
+    report_html_in in = {outdir, d, plots, skipped, findings.p ? findings.p : "", &findings_table,
+                         details.p ? details.p : "", summary, nsummary, full, nfull};
     if ((rc = report_html(&in, &html, err, errlen)) != 0) goto out;
     snprintf(path, sizeof path, "%s/index.html", outdir);
     rc = write_sbuf(path, &html, err, errlen);
@@ -132,6 +146,9 @@ out:
     for (size_t i = 0; i < 3; i++) rtable_free(&full[i]);
     for (size_t i = 0; i < 2; i++) rtable_free(&summary[i]);
     sb_free(&analysis);
+    sb_free(&findings);
+    sb_free(&details);
+    rtable_free(&findings_table);
     sb_free(&html);
     free(plots);
     report_view_free(&v);

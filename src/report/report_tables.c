@@ -3,6 +3,8 @@
 #include "report/report_spread.h"
 #include "report/report_table.h"
 
+#include "engine/train_exposed.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -78,18 +80,21 @@ void report_table_train(const report_data *d, rtable *t)
     static const char *const head[] = {
         "model", "params", "mode", "backend", "procs", "batch", "bucket (MB)", "compress", "steps",
         "step avg (ms)", "step p50 (ms)", "step p99 (ms)", "compute (ms)", "comm exposed (ms)",
-        "comm overhead (%)", "samples/s", "scaling eff", "host"};
+        "comm overhead (%)", "step - compute, raw (ms)", "samples/s", "scaling eff", "host"};
     rtable_init(t, "Training: every result", head, sizeof head / sizeof head[0],
-                "lrllrrrlrrrrrrrrrl");
+                "lrllrrrlrrrrrrrrrrl");
     for (size_t i = 0; i < d->ntrain; i++) {
         const report_train_row *r = &d->train[i];
-        char eff[32];
-        rtable_row(t, "%s\t%" PRId64 "\t%s\t%s\t%d\t%d\t%g\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f"
-                   "\t%.1f\t%.1f\t%s\t%s",
+        char eff[32], exposed[48];
+        train_exposed e;
+        train_exposed_of(r, &e);
+        rtable_row(t, "%s\t%" PRId64 "\t%s\t%s\t%d\t%d\t%g\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%s"
+                   "\t%.1f\t%.3f\t%.1f\t%s\t%s",
                    r->model, r->params, r->mode, r->backend, r->nprocs, r->batch, r->bucket_mb,
                    r->compress, r->steps, r->step_ms_avg, r->step_ms_p50, r->step_ms_p99,
-                   r->compute_ms, r->comm_exposed_ms, r->comm_overhead_pct, r->samples_per_s,
-                   report_scaling_eff(r, eff, sizeof eff), r->host);
+                   r->compute_ms, train_exposed_text(&e, exposed, sizeof exposed), e.share,
+                   r->comm_exposed_ms, r->samples_per_s, report_scaling_eff(r, eff, sizeof eff),
+                   r->host);
     }
 }
 
@@ -111,11 +116,13 @@ void report_table_train_summary(const report_data *d, rtable *t)
                 p->bucket_mb == r->bucket_mb && !strcmp(p->compress, r->compress))
                 continue;
         }
-        double share = r->step_ms_avg > 0 ? 100.0 * r->comm_exposed_ms / r->step_ms_avg : 0;
-        char eff[32];
-        rtable_row(t, "%s\t%s\t%s\t%s\t%d\t%d\t%g\t%s\t%.2f\t%.2f\t%.2f\t%.0f%%\t%.1f\t%s",
+        train_exposed e;
+        train_exposed_of(r, &e);
+        char eff[32], exposed[48];
+        rtable_row(t, "%s\t%s\t%s\t%s\t%d\t%d\t%g\t%s\t%.2f\t%.2f\t%s\t%.0f%%\t%.1f\t%s",
                    r->model, r->mode, r->host, r->backend, r->nprocs, r->batch, r->bucket_mb,
-                   r->compress, r->step_ms_avg, r->compute_ms, r->comm_exposed_ms, share,
+                   r->compress, r->step_ms_avg, r->compute_ms,
+                   train_exposed_text(&e, exposed, sizeof exposed), e.share,
                    r->samples_per_s, report_scaling_eff(r, eff, sizeof eff));
     }
 }

@@ -1,9 +1,11 @@
 /* Series for plots and analysis, built from the sorted rows in one pass. */
 #include "report/report_view.h"
 #include "report/report_passes.h"
+#include "report/report_spread.h"
 
 #include "coll.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,4 +144,47 @@ uint64_t report_comparison_bytes(const report_view *v)
             if (b > largest_shared && backends_at(v, b) >= 2) largest_shared = b;
         }
     return largest_shared ? largest_shared : largest;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+size_t report_group_sizes(const report_view *v, const report_series *g, uint64_t *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i];
+        if (!report_series_same_group(s, g)) continue;
+        for (size_t k = 0; k < s->n; k++) {
+            size_t j = 0;
+            while (j < n && out[j] != s->pts[k]->bytes) j++;
+            if (j == n) out[n++] = s->pts[k]->bytes;
+        }
+    }
+    qsort(out, n, sizeof *out, cmp_u64);
+    return n;
+}
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const report_ranked *x = a, *y = b;
+    if (x->us != y->us) return x->us < y->us ? -1 : 1;
+    return strcmp(x->s->backend, y->s->backend);
+}
+
+size_t report_rank_backends(const report_view *v, const report_series *g, uint64_t bytes,
+                            report_ranked *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i];
+        if (!report_series_same_group(s, g)) continue;
+        const bench_row *r = report_series_at(s, bytes);
+        if (r && isfinite(report_row_time(r))) out[n++] = (report_ranked){s, r, report_row_time(r)};
+    }
+    qsort(out, n, sizeof *out, cmp_ranked);
+    return n;
 }

@@ -41,6 +41,22 @@ const report_series *report_view_find_procs(const report_view *v, const report_s
 /* The point of s at exactly bytes, or NULL. */
 const bench_row *report_series_at(const report_series *s, uint64_t bytes);
 
+/* Distinct sizes of g's comparison group (report_series_same_group),
+ * ascending, into out (room for every point of v); how many. */
+size_t report_group_sizes(const report_view *v, const report_series *g, uint64_t *out);
+
+/* A backend's result in a comparison. */
+typedef struct report_ranked {
+    const report_series *s;
+    const bench_row *r;
+    double us; /* its median time */
+} report_ranked;
+
+/* The backends of g's group measured at bytes, fastest (median) first, into
+ * out (room for v->n); how many. */
+size_t report_rank_backends(const report_view *v, const report_series *g, uint64_t bytes,
+                            report_ranked *out);
+
 /* What tells s apart from the other series beyond collective, backend and
  * process count, to follow a name: " on cpubox, coll buffers" where machines
  * vary, ", coll buffers" where only buffer kinds do, "" when nothing varies. */

@@ -43,17 +43,17 @@ void compress_name(const compress_spec *c, char *buf, size_t len)
 void compress_to_half(compress_kind kind, const float *src, uint16_t *dst, size_t n)
 {
     if (kind == COMPRESS_BF16)
-        for (size_t i = 0; i < n; i++) dst[i] = coll_float_to_bf16(src[i]);
+        for (size_t i = 0; i < n; i++) dst[i] = coll__float_to_bf16(src[i]);
     else
-        for (size_t i = 0; i < n; i++) dst[i] = coll_float_to_half(src[i]);
+        for (size_t i = 0; i < n; i++) dst[i] = coll__float_to_half(src[i]);
 }
 
 void compress_from_half(compress_kind kind, const uint16_t *src, float *dst, size_t n, float scale)
 {
     if (kind == COMPRESS_BF16)
-        for (size_t i = 0; i < n; i++) dst[i] = coll_bf16_to_float(src[i]) * scale;
+        for (size_t i = 0; i < n; i++) dst[i] = coll__bf16_to_float(src[i]) * scale;
     else
-        for (size_t i = 0; i < n; i++) dst[i] = coll_half_to_float(src[i]) * scale;
+        for (size_t i = 0; i < n; i++) dst[i] = coll__half_to_float(src[i]) * scale;
 }
 
 size_t topk_count(size_t n, double ratio)

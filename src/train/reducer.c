@@ -91,9 +91,9 @@ const grad_hook *reducer_begin_step(reducer *r)
 
 static void timed_step(reducer *r)
 {
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     sgd_step(r->opt, r->m->params, r->m->grads);
-    r->opt_ms = (coll_now_s() - t0) * 1e3;
+    r->opt_ms = (coll__now_s() - t0) * 1e3;
 }
 
 static int failed(reducer *r, int rc, const char *what)

@@ -35,10 +35,10 @@ static void load_batch(run_state *s, int step)
  * the same machine (caches, the other ranks' load) as they do. */
 static double compute_pass_ms(run_state *s)
 {
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     model_forward(&s->m, s->x, s->labels);
     model_backward(&s->m, s->x, NULL);
-    return (coll_now_s() - t0) * 1e3;
+    return (coll__now_s() - t0) * 1e3;
 }
 
 static int params_shared(const run_state *s)
@@ -112,7 +112,7 @@ static int train_steps(run_state *s, train_result *res, double *compute_ms, char
     double loss_tail = 0;
     for (int step = 0; step < total; step++) {
         load_batch(s, step);
-        double t0 = coll_now_s();
+        double t0 = coll__now_s();
         double loss = model_forward(&s->m, s->x, s->labels);
         if (!isfinite(loss)) {
             res->bad_step = step + 1;
@@ -122,7 +122,7 @@ static int train_steps(run_state *s, train_result *res, double *compute_ms, char
         }
         model_backward(&s->m, s->x, reducer_begin_step(&s->red));
         int rc = reducer_end_step(&s->red, step);
-        double t1 = coll_now_s();
+        double t1 = coll__now_s();
         if (rc) {
             coll__set_err(err, errlen, "step %d: %s", step + 1, s->red.err);
             return rc;

@@ -21,11 +21,11 @@
 typedef struct coll__transport coll__transport;
 typedef struct coll__store coll__store;
 
-typedef enum { COLL_XFER_SEND = 0, COLL_XFER_RECV = 1 } coll_xfer_kind;
+typedef enum { COLL_XFER_SEND = 0, COLL_XFER_RECV = 1 } coll__xfer_kind;
 
 typedef struct coll__xfer {
     struct coll__xfer *next; /* the transport's per-peer queue */
-    coll_xfer_kind kind;
+    coll__xfer_kind kind;
     int peer;
     coll__sig sig;           /* sent in the header; compared on receive */
     char *buf;              /* send: data (not modified); recv: destination */

@@ -1,6 +1,7 @@
 #!/bin/sh
-# --same-ranks: one launch per process count runs every backend in turn in the
-# same ranks. Each backend still gets its rows, checked; the processes are the
+# --same-ranks: one launch per process count runs every backend in the same
+# ranks, size by size (per size each backend in turn). Each backend still gets
+# its rows, checked; the processes are the
 # same ones (a COLL_FAULT delay fires once per process: once per -P, not once
 # per backend); wrong results on one backend do not stop the next; a rank that
 # dies ends the launch, named.
@@ -20,8 +21,9 @@ for b in tcp shm; do
         [ "$n" -eq 4 ] || fail "$n checked rows of $b with $p ranks, want 4 (2 sizes x 2 placements)"
     done
 done
-order=$(awk -F, 'NR > 1 { print $4 "," $8 }' "$WORK/ok.csv" | uniq | tr '\n' ' ')
-[ "$order" = "tcp,2 shm,2 tcp,3 shm,3 " ] || fail "rows not grouped per launch in backend order: $order"
+order=$(awk -F, 'NR > 1 { print $4 "," $8 "," $13 }' "$WORK/ok.csv" | uniq | tr '\n' ' ')
+want="tcp,2,4096 shm,2,4096 tcp,2,65536 shm,2,65536 tcp,3,4096 shm,3,4096 tcp,3,65536 shm,3,65536 "
+[ "$order" = "$want" ] || fail "rows not per launch, size by size in backend order: $order"
 n=$(grep -c 'COLL_FAULT: pid [0-9]*: delay at rendezvous' "$WORK/err")
 [ "$n" -eq 2 ] || fail "rank 1's delay fired $n times for 2 launches x 2 backends, want 2 (one process per launch): $(cat "$WORK/err")"
 

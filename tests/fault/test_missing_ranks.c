@@ -55,7 +55,7 @@ static void run_ranks(int host_exchange, int world, int n, const int *ranks, ran
         assert_int_equal(pthread_create(&t[i], NULL, rank_thread, &out[i]), 0);
     }
     for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
-    coll_store_destroy(store);
+    coll__store_destroy(store);
 }
 
 static void expect_named(const rank_arg *a, const char *want)

@@ -90,20 +90,20 @@ static void test_member_gets_in_past_idle_strangers(void **state)
     int port = coll__tcp_store_port(srv);
     int n = strangers_fit();
     assert_int_equal(open_strangers(port, n), n);
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     int rc = store_create(port, 0, TOKEN, &member, &err);
     if (rc) fprintf(stderr, "member: %s\n", err.msg);
     assert_int_equal(rc, COLL_OK);
-    double delay = coll_now_s() - t0;
+    double delay = coll__now_s() - t0;
     fprintf(stderr, "a member got in past %d idle strangers in %.3f s\n", n, delay);
     assert_true(delay < 5.0);
-    assert_int_equal(coll_store_set(member, "k", "v", 1), COLL_OK);
+    assert_int_equal(coll__store_set(member, "k", "v", 1), COLL_OK);
     void *v = NULL;
-    assert_int_equal(coll_store_get(srv, "k", &v, NULL), COLL_OK);
+    assert_int_equal(coll__store_get(srv, "k", &v, NULL), COLL_OK);
     free(v);
-    coll_store_destroy(member);
+    coll__store_destroy(member);
     close_strangers(n);
-    coll_store_destroy(srv);
+    coll__store_destroy(srv);
 }
 
 /* The refusal of a wrong token is final at once: the client does not retry it
@@ -114,11 +114,11 @@ static void test_wrong_token_refused_at_once(void **state)
     coll__err err = {.rank = -1};
     coll__store *srv = NULL, *member = NULL;
     assert_int_equal(store_create(0, 1, TOKEN, &srv, &err), COLL_OK);
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     assert_int_equal(store_create(coll__tcp_store_port(srv), 0, WRONG, &member, &err), COLL_EAUTH);
-    assert_true(coll_now_s() - t0 < 2.0);
+    assert_true(coll__now_s() - t0 < 2.0);
     assert_non_null(strstr(err.msg, "refused our job token"));
-    coll_store_destroy(srv);
+    coll__store_destroy(srv);
 }
 
 /* A server with few descriptors left: strangers take the last ones, and the
@@ -146,7 +146,7 @@ static void test_server_out_of_descriptors(void **state)
         if (write(ready[1], &port, sizeof port) != sizeof port) _exit(11);
         char b;
         (void)!read(done[0], &b, 1);
-        coll_store_destroy(srv);
+        coll__store_destroy(srv);
         _exit(0);
     }
     int port = 0;
@@ -155,13 +155,13 @@ static void test_server_out_of_descriptors(void **state)
     assert_true(n >= 30);
     coll__err err = {.rank = -1};
     coll__store *member = NULL;
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     int rc = store_create(port, 0, TOKEN, &member, &err);
     if (rc) fprintf(stderr, "member: %s\n", err.msg);
     assert_int_equal(rc, COLL_OK);
-    assert_true(coll_now_s() - t0 < 5.0);
-    assert_int_equal(coll_store_set(member, "k", "v", 1), COLL_OK);
-    coll_store_destroy(member);
+    assert_true(coll__now_s() - t0 < 5.0);
+    assert_int_equal(coll__store_set(member, "k", "v", 1), COLL_OK);
+    coll__store_destroy(member);
     close_strangers(40);
     assert_int_equal(write(done[1], "x", 1), 1);
     int status;

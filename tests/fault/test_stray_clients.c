@@ -146,7 +146,7 @@ static int transport_strays(int port)
         h.rank = NRANKS - 1; /* claims a real rank's place */
         h.size = NRANKS;
         unsigned char guess[TCP_NONCE_LEN] = {0}; /* it never read our challenge */
-        tcp_hello_sign(&h, WRONG, 64, guess);
+        coll__tcp_hello_sign(&h, WRONG, 64, guess);
         static const char garbage[sizeof h] = "\x7f" "ELF garbage garbage garbage";
         if (k == GARBAGE) assert_int_equal(write(fd, garbage, sizeof garbage), sizeof garbage);
         if (k == WRONG_TOKEN) assert_int_equal(write(fd, &h, sizeof h), sizeof h);
@@ -198,26 +198,26 @@ static void test_store_strays(void **state)
     /* During the rendezvous: before the members connect. */
     assert_int_equal(store_strays(port), NKINDS);
     coll__store *a = client(port), *b = client(port);
-    assert_int_equal(coll_store_set(a, "rank/0", "alpha", 5), COLL_OK);
+    assert_int_equal(coll__store_set(a, "rank/0", "alpha", 5), COLL_OK);
     /* Mid-run: members are connected and working. */
     assert_int_equal(store_strays(port), NKINDS);
-    assert_int_equal(coll_store_set(b, "rank/1", "beta", 4), COLL_OK);
+    assert_int_equal(coll__store_set(b, "rank/1", "beta", 4), COLL_OK);
     void *v = NULL;
     size_t n = 0;
-    assert_int_equal(coll_store_get(b, "rank/0", &v, &n), COLL_OK);
+    assert_int_equal(coll__store_get(b, "rank/0", &v, &n), COLL_OK);
     assert_int_equal(n, 5);
     assert_memory_equal(v, "alpha", 5);
     free(v);
-    assert_int_equal(coll_store_get(a, "rank/1", &v, &n), COLL_OK);
+    assert_int_equal(coll__store_get(a, "rank/1", &v, &n), COLL_OK);
     assert_int_equal(n, 4);
     assert_memory_equal(v, "beta", 4);
     free(v);
     /* strays[0] garbage, [1] wrong token: both dropped; [2] half hello stays. */
     assert_dropped(strays[0]);
     assert_dropped(strays[1]);
-    coll_store_destroy(a);
-    coll_store_destroy(b);
-    coll_store_destroy(srv);
+    coll__store_destroy(a);
+    coll__store_destroy(b);
+    coll__store_destroy(srv);
     close_strays();
     char *log = release_stderr();
     assert_non_null(strstr(log, "dropped connection from 127.0.0.1:"));
@@ -254,7 +254,7 @@ static void *rank_main(void *p)
         return NULL;
     coll__transport *tp = NULL;
     if (coll__tcp_transport_create(s, "t/", a->rank, NRANKS, NULL, TOKEN, 20, NULL, 0, &tp, &a->err)) {
-        coll_store_destroy(s);
+        coll__store_destroy(s);
         return NULL;
     }
     char *out = malloc(MSG_BYTES), *in = malloc(MSG_BYTES), *want = malloc(MSG_BYTES);
@@ -280,7 +280,7 @@ static void *rank_main(void *p)
     free(in);
     free(want);
     tp->ops->destroy(tp);
-    coll_store_destroy(s);
+    coll__store_destroy(s);
     return NULL;
 }
 
@@ -290,7 +290,7 @@ static int published_port(coll__store *s, int rank)
     snprintf(key, sizeof key, "t/tcp/addr/%d", rank);
     void *v = NULL;
     size_t n;
-    assert_int_equal(coll_store_get(s, key, &v, &n), COLL_OK);
+    assert_int_equal(coll__store_get(s, key, &v, &n), COLL_OK);
     const char *colon = strrchr(v, ':');
     assert_non_null(colon);
     int port = atoi(colon + 1);
@@ -327,7 +327,7 @@ static void test_transport_strays(void **state)
     transport_strays(port1);
     store_strays(coll__tcp_store_port(srv));
     for (int r = 0; r < NRANKS; r++) pthread_join(th[r], NULL);
-    coll_store_destroy(srv);
+    coll__store_destroy(srv);
     close_strays();
     char *log = release_stderr();
     for (int r = 0; r < NRANKS; r++) {

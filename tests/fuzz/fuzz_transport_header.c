@@ -1,5 +1,5 @@
 /* libFuzzer target: bytes arriving on a TCP transport connection, read by
- * tcp_peer_recv/tcp_peer_peek as they are in a run (message headers checked
+ * coll__tcp_peer_recv/coll__tcp_peer_peek as they are in a run (message headers checked
  * against the posted receive: magic, type, signature, length; ABORT headers).
  * Input: 2 bytes = receive length (0..65535), 1 byte = signature seq, then the
  * stream. Nothing may crash or write past the posted buffer. */
@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    .status = COLL_EAGAIN};
     x.sig.seq = data[2];
     x.sig.kind = COLL_KIND_ALLREDUCE;
-    tcp_queue_push(&p.recvs, &x);
+    coll__tcp_queue_push(&p.recvs, &x);
     const uint8_t *in = data + 3;
     size_t left = size - 3, moved = 0;
     tcp_error err;
@@ -41,13 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (!left) shutdown(sv[1], SHUT_WR); /* EOF after the input */
         if (p.recvs.head) {
-            rc = tcp_peer_recv(&p, (size_t)1 << 20, &moved, &err);
+            rc = coll__tcp_peer_recv(&p, (size_t)1 << 20, &moved, &err);
         } else {
             if (p.eof || p.rhdr_got == sizeof(tcp_wire_hdr)) break;
-            rc = tcp_peer_peek(&p, &moved, &err);
+            rc = coll__tcp_peer_peek(&p, &moved, &err);
         }
     }
-    if (rc) tcp_peer_fail(&p, &err);
+    if (rc) coll__tcp_peer_fail(&p, &err);
     close(sv[0]);
     close(sv[1]);
     free(buf);

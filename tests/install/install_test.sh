@@ -1,6 +1,8 @@
 #!/bin/sh
 # `cmake --install` into a temporary prefix; a program built against it with
-# pkg-config and with find_package(coll), each run on 2 ranks (env://).
+# pkg-config and with find_package(coll), each run on 2 ranks (env://), and
+# api_tour.c, which calls every group of the API, against the shared library
+# (pkg-config) and the static one (pkg-config --static).
 # usage: install_test.sh BUILD_DIR SOURCE_DIR(tests/install)
 set -eu
 build=$1
@@ -23,9 +25,11 @@ grep -q '^\.SS allreduce' "$prefix/share/man/man1/collbench.1" || fail "man page
 
 . "$(dirname "$0")/../pick_port.sh"
 
-# 2 ranks of one program; each must print its line. A port taken between
-# pick_port and the bind: another port, up to 3 tries.
+# 2 ranks of one program; each must print "rank R of 2: WHAT ok" (WHAT: $2,
+# default allreduce). A port taken between pick_port and the bind: another
+# port, up to 3 tries.
 run2() {
+    what=${2:-allreduce}
     for try in 1 2 3; do
         port=$(pick_port)
         pids=""
@@ -41,7 +45,7 @@ run2() {
     done
     cat "$tmp/out0" "$tmp/out1"
     [ $st = 0 ] || fail "$1 failed on 2 ranks"
-    grep -q 'rank 0 of 2: allreduce ok' "$tmp/out0" && grep -q 'rank 1 of 2: allreduce ok' "$tmp/out1" \
+    grep -q "rank 0 of 2: $what ok" "$tmp/out0" && grep -q "rank 1 of 2: $what ok" "$tmp/out1" \
         || fail "$1: no result line"
 }
 
@@ -53,6 +57,15 @@ san=${COLL_TEST_SANITIZE:+-fsanitize=$COLL_TEST_SANITIZE}
 cc -std=c11 -Wall -Wextra -Werror $san -o "$tmp/allreduce_pc" "$src/allreduce.c" \
     $(pkg-config --cflags --libs coll) || fail "build with pkg-config"
 run2 "$tmp/allreduce_pc"
+# shellcheck disable=SC2046,SC2086
+cc -std=c11 -Wall -Wextra -Werror $san -o "$tmp/api_tour" "$src/api_tour.c" \
+    $(pkg-config --cflags --libs coll) || fail "build api_tour.c with pkg-config"
+run2 "$tmp/api_tour" api
+# shellcheck disable=SC2046,SC2086
+cc -std=c11 -Wall -Wextra -Werror $san -o "$tmp/api_tour_static" "$src/api_tour.c" \
+    $(pkg-config --cflags --static --libs coll | sed 's/-lcoll\( \|$\)/-l:libcoll.a\1/') \
+    || fail "build api_tour.c against libcoll.a (pkg-config --static)"
+run2 "$tmp/api_tour_static" api
 
 cmake -S "$src/project" -B "$tmp/user" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_FLAGS="$san" >/dev/null \
     || fail "find_package(coll)"

@@ -9,8 +9,8 @@ double rank_get(coll_dtype dt, const void *buf, size_t i)
     switch (dt) {
     case COLL_FLOAT32: return ((const float *)buf)[i];
     case COLL_FLOAT64: return ((const double *)buf)[i];
-    case COLL_FLOAT16: return coll_half_to_float(((const uint16_t *)buf)[i]);
-    case COLL_BFLOAT16: return coll_bf16_to_float(((const uint16_t *)buf)[i]);
+    case COLL_FLOAT16: return coll__half_to_float(((const uint16_t *)buf)[i]);
+    case COLL_BFLOAT16: return coll__bf16_to_float(((const uint16_t *)buf)[i]);
     case COLL_INT8: return ((const int8_t *)buf)[i];
     case COLL_UINT8: return ((const uint8_t *)buf)[i];
     case COLL_INT32: return ((const int32_t *)buf)[i];
@@ -24,8 +24,8 @@ void rank_set(coll_dtype dt, void *buf, size_t i, double v)
     switch (dt) {
     case COLL_FLOAT32: ((float *)buf)[i] = (float)v; break;
     case COLL_FLOAT64: ((double *)buf)[i] = v; break;
-    case COLL_FLOAT16: ((uint16_t *)buf)[i] = coll_float_to_half((float)v); break;
-    case COLL_BFLOAT16: ((uint16_t *)buf)[i] = coll_float_to_bf16((float)v); break;
+    case COLL_FLOAT16: ((uint16_t *)buf)[i] = coll__float_to_half((float)v); break;
+    case COLL_BFLOAT16: ((uint16_t *)buf)[i] = coll__float_to_bf16((float)v); break;
     case COLL_INT8: ((int8_t *)buf)[i] = (int8_t)v; break;
     case COLL_UINT8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
     case COLL_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;

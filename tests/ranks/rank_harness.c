@@ -1,4 +1,5 @@
 #include "rank_harness.h"
+#include "coll_tool.h"
 #include "bootstrap/launch_env.h"
 #include "launch/launcher.h"
 

@@ -46,12 +46,12 @@ static int rank_peer_death(coll_comm *comm)
     size_t n = 1 << 20;
     float *buf = calloc(n, sizeof(float));
     int rc = COLL_OK;
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     for (int i = 0; i < 50 && rc == COLL_OK; i++) {
         rc = coll_allreduce(comm, buf, buf, n, COLL_FLOAT32, COLL_SUM);
         if (rh_rank == DEAD_RANK && rc == COLL_OK) _exit(7); /* no goodbye: like a crash */
     }
-    double took = coll_now_s() - t0;
+    double took = coll__now_s() - t0;
     int blamed = coll_comm_failed_rank(comm);
     fprintf(stderr, "rank %d: %s after %.2f s: %s (blames rank %d)\n", rh_rank, coll_status_name(rc),
             took, coll_comm_errmsg(comm), blamed);

@@ -27,7 +27,7 @@ expect_in "$A" "allreduce shm on boxb, malloc buffers, 2 processes: time at the 
 expect_in "$A" "allreduce shm on cpubox, malloc buffers, 2 processes: latency 5.0 us at the smallest size (1 KiB)"
 
 if have_plots "$WORK/err"; then
-    expect_in "$OUT/index.html" "one line per backend x process count x machine"
+    expect_in "$OUT/index.html" "a panel per machine and process count"
     # The comparison at 1 MiB: the only size two backends of one machine share.
     [ -s "$OUT/backend_comparison_1MiB.png" ] || fail "backend_comparison_1MiB.png missing: $(ls "$OUT")"
 fi

@@ -94,12 +94,12 @@ static int rank_kill(coll_comm *comm)
     float *buf = calloc(n, sizeof(float));
     float *out = oop && strcmp(oop, "1") == 0 ? calloc(n, sizeof(float)) : buf;
     int rc = COLL_OK;
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     for (int i = 0; i < 40 && rc == COLL_OK; i++) {
-        t0 = coll_now_s();
+        t0 = coll__now_s();
         rc = coll_allreduce(comm, buf, out, n, COLL_FLOAT32, COLL_SUM);
     }
-    double took = coll_now_s() - t0;
+    double took = coll__now_s() - t0;
     int blamed = coll_comm_failed_rank(comm);
     fprintf(stderr, "rank %d: %s after %.3f s: %s (blames rank %d)\n", rh_rank,
             coll_status_name(rc), took, coll_comm_errmsg(comm), blamed);
@@ -128,9 +128,9 @@ static int rank_p2p_death(coll_comm *comm)
         usleep(200000);
         raise(SIGKILL);
     }
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     int rc = coll_recv(comm, v, 16, COLL_INT32, 1);
-    double took = coll_now_s() - t0;
+    double took = coll__now_s() - t0;
     fprintf(stderr, "rank %d: %s after %.3f s: %s\n", rh_rank, coll_status_name(rc), took,
             coll_comm_errmsg(comm));
     if (rc == COLL_EPEER && coll_comm_failed_rank(comm) == 1) mark_ok(took - 0.2);

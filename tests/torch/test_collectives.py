@@ -1,5 +1,6 @@
 """Every collective of the 'coll' backend against gloo's result on the same
-inputs: dtypes x ops, async forms, non-contiguous tensors, bad input.
+inputs: dtypes x ops, async forms, gather and scatter, non-contiguous tensors,
+bad input.
 usage: test_collectives.py WORLD_SIZE"""
 import sys
 import os
@@ -117,6 +118,23 @@ def body(rank, world):
         dist.all_to_all_single(got, t, outsp, insp, group=coll)
         check(f"all_to_all_single uneven {dt}", got, want)
         n_checked += 2
+    # gather and scatter (strided outputs at the root), against gloo's on float64
+    for dt in (torch.float32, torch.int64, torch.bfloat16):
+        root = world - 1
+        t = inputs(rank, dt, seed=7)
+        want = [torch.zeros(len(t), dtype=torch.float64) for _ in range(world)] if rank == root else None
+        dist.gather(t.to(torch.float64), gather_list=want, dst=root, group=gloo)
+        got = [torch.zeros(2 * len(t), dtype=dt)[::2] for _ in range(world)] if rank == root else None
+        dist.gather(t, gather_list=got, dst=root, group=coll)
+        for r in range(world if rank == root else 0):
+            check(f"gather {dt} from rank {r}", got[r], want[r].to(dt))
+        src = [inputs(r, dt, seed=8) for r in range(world)] if rank == 0 else None
+        want = torch.zeros(37, dtype=torch.float64)
+        dist.scatter(want, [x.to(torch.float64) for x in src] if src else None, src=0, group=gloo)
+        got = torch.zeros(37, dtype=dt)
+        dist.scatter(got, src, src=0, group=coll)
+        check(f"scatter {dt}", got, want.to(dt))
+        n_checked += 2
     # send/recv ring
     t = inputs(rank, torch.float64, seed=7)
     got = torch.zeros_like(t)
@@ -166,7 +184,8 @@ def body(rank, world):
     assert torch.count_nonzero(big[1::2]) == 0, "copy-back wrote outside the view"
     n_checked += 2
     # tensors in libcoll memory (the group's empty()): same results as gloo's
-    pg = coll if hasattr(coll, "empty") else dist.distributed_c10d._get_default_group()
+    import collbench_torch
+    pg = collbench_torch.backend(coll)  # torch 2: the group's CPU backend
     for dt in (torch.float32, torch.int64):
         src = inputs(rank, dt, n=4096, seed=40)
         t = pg.empty([64, 64], dt)
@@ -178,7 +197,8 @@ def body(rank, world):
     # bad input: a clear RuntimeError, and the communicator still works after it
     for bad, what in ((lambda: dist.all_reduce(torch.ones(3, dtype=torch.bool), group=coll), "not supported"),
                       (lambda: dist.all_reduce(torch.ones(3, dtype=torch.int32), op=dist.ReduceOp.AVG, group=coll), "avg"),
-                      (lambda: dist.broadcast(torch.ones(3), src=world, group=coll), "")):
+                      # straight to the backend: dist.broadcast refuses a src outside the group itself
+                      (lambda: bad_root_broadcast(pg, world), "root rank")):
         try:
             bad()
         except RuntimeError as e:
@@ -192,6 +212,12 @@ def body(rank, world):
     dist.barrier(group=coll)
     dist.destroy_process_group()
     return n_checked
+
+
+def bad_root_broadcast(pg, world):
+    opts = dist.BroadcastOptions()
+    opts.rootRank = world
+    pg.broadcast([torch.ones(3)], opts).wait()
 
 
 def ref_gather(t, world, gloo):

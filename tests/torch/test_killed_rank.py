@@ -1,7 +1,9 @@
 """A rank killed (SIGKILL) mid-job: the others' next all_reduce on 'coll' must
-raise a RuntimeError naming the dead rank (libcoll detects the closed
-connections; the issue asks for ~2 s, this prints the time and asserts only a
-generous bound, the machine may be loaded)."""
+raise a RuntimeError naming the dead rank, and saying that it died
+([COLL_EPEER]) rather than that the group's 300 s timeout ran out: libcoll
+detects the closed connections. The time it took is printed, not asserted
+(the machine may be loaded)."""
+import datetime
 import os
 import signal
 import sys
@@ -15,7 +17,7 @@ WORLD, VICTIM = 3, 2
 
 
 def body(rank, world):
-    dist.init_process_group("coll")  # the default group itself is coll
+    dist.init_process_group("coll", timeout=datetime.timedelta(seconds=300))  # the default group is coll
     t = torch.ones(1000)
     dist.all_reduce(t)
     assert t[0].item() == world
@@ -32,8 +34,8 @@ def body(rank, world):
         took = time.monotonic() - t0
         if f"rank {VICTIM}" not in str(e):
             raise AssertionError(f"the error does not name rank {VICTIM}: {e}")
-        if took > 60:
-            raise AssertionError(f"the error took {took:.1f} s")
+        if "[COLL_EPEER]" not in str(e):
+            raise AssertionError(f"the error is not libcoll's dead-peer error (COLL_EPEER): {e}")
         return (took, str(e))
     raise AssertionError("all_reduce with a dead rank did not raise")
 

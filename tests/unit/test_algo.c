@@ -436,7 +436,7 @@ static int rank_timeout(coll__algo_ctx *c, void *p)
     timeout_arg *a = p;
     if (c->rank == 1) return COLL_OK; /* never shows up */
     thread_ranks_stamp(c, COLL_KIND_ALLREDUCE, 8, COLL_FLOAT32, COLL_SUM, 0);
-    c->deadline = coll_now_s() + 0.2;
+    c->deadline = coll__now_s() + 0.2;
     c->timeout_s = 0.2;
     float v[8] = {0};
     a->status = coll__allreduce_ring(c, v, v, 8, COLL_FLOAT32, COLL_SUM);

@@ -121,7 +121,7 @@ static void run_verify(int n, const int *ranks, const int *worlds, verify_arg *o
         assert_int_equal(pthread_create(&t[i], NULL, verify_thread, &out[i]), 0);
     }
     for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
-    coll_store_destroy(store);
+    coll__store_destroy(store);
 }
 
 static void test_verify_ok(void **state)
@@ -170,7 +170,7 @@ static void test_verify_missing_rank_times_out(void **state)
     verify_thread(&a);
     assert_int_equal(a.rc, COLL_ETIMEDOUT);
     assert_non_null(strstr(a.err.msg, "only 1 of 2 ranks"));
-    coll_store_destroy(store);
+    coll__store_destroy(store);
 }
 
 int main(void)

@@ -35,7 +35,7 @@ static char *word_of(coll__store *s, int rank)
     int exists = 0;
     assert_int_equal(s->ops->check(s, key, &exists), COLL_OK);
     if (!exists) return NULL;
-    assert_int_equal(coll_store_get(s, key, &v, &n), COLL_OK);
+    assert_int_equal(coll__store_get(s, key, &v, &n), COLL_OK);
     char *out = calloc(1, n + 1);
     memcpy(out, v, n);
     free(v);
@@ -57,7 +57,7 @@ static void test_follows_the_chain_to_its_end(void **state)
     free(w);
     /* another tag is another chain */
     assert_int_equal(coll__blame_chain(s, P, "a", 0, 4, 3, 0), 3);
-    coll_store_destroy(s);
+    coll__store_destroy(s);
 }
 
 static void test_mutual_blame_stops(void **state)
@@ -68,7 +68,7 @@ static void test_mutual_blame_stops(void **state)
     assert_int_equal(coll__blame_chain(s, P, "g", 2, 3, 1, 0), 1); /* 1 blames 2: each other */
     int end = coll__blame_chain(s, P, "g", 0, 3, 1, 0); /* 1 -> 2 -> 1 ...: the walk ends */
     assert_true(end == 1 || end == 2);
-    coll_store_destroy(s);
+    coll__store_destroy(s);
 }
 
 typedef struct late {
@@ -80,7 +80,7 @@ static void *say_later(void *arg)
 {
     late *l = arg;
     coll__sleep_s(l->after_s);
-    coll_store_set(l->s, P "g/blame/1", "2", 1);
+    coll__store_set(l->s, P "g/blame/1", "2", 1);
     return NULL;
 }
 
@@ -94,12 +94,12 @@ static void test_waits_for_a_late_word(void **state)
     late l = {s, 0.1};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, say_later, &l), 0);
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     assert_int_equal(coll__blame_chain(s, P, "g", 0, 3, 1, 1.0), 2);
-    double took = coll_now_s() - t0;
+    double took = coll__now_s() - t0;
     pthread_join(t, NULL);
     assert_true(took >= 0.1 && took < 1.9); /* rank 2 never speaks: the grace's end */
-    coll_store_destroy(s);
+    coll__store_destroy(s);
 }
 
 static void test_nothing_to_follow(void **state)
@@ -111,7 +111,7 @@ static void test_nothing_to_follow(void **state)
     assert_int_equal(coll__blame_chain(s, P, "g", 0, 3, 0, 0), 0); /* itself */
     assert_int_equal(coll__blame_chain(s, P, "g", 0, 3, 7, 0), 7); /* not a rank */
     assert_null(word_of(s, 0));                                    /* none said anything */
-    coll_store_destroy(s);
+    coll__store_destroy(s);
 }
 
 int main(void)

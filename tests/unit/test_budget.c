@@ -58,12 +58,29 @@ static void test_falling_times_keep_warming_up(void **state)
     assert_int_equal(warmups_for(1, 5, 20, falling, 7), 5);
 }
 
+/* --stop-spread: looked at every 8 timed iterations while more are left, and
+ * tight when p25-p75 is within the bound of the median. */
+static void test_stop_spread(void **state)
+{
+    (void)state;
+    assert_false(budget_spread_due(0, 8, 20)); /* off */
+    assert_false(budget_spread_due(0.05, 7, 20));
+    assert_true(budget_spread_due(0.05, 8, 20));
+    assert_true(budget_spread_due(0.05, 16, 20));
+    assert_false(budget_spread_due(0.05, 8, 8)); /* nothing left to save */
+    assert_true(budget_spread_tight(0.05, 98, 100, 103));   /* 5% */
+    assert_false(budget_spread_tight(0.05, 98, 100, 103.5)); /* 5.5% */
+    assert_false(budget_spread_tight(0, 100, 100, 100));    /* off */
+    assert_false(budget_spread_tight(0.05, 0, 0, 0));       /* no time measured */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_within_budget_runs_everything),
         cmocka_unit_test(test_flat_over_budget_stops_after_two),
         cmocka_unit_test(test_falling_times_keep_warming_up),
+        cmocka_unit_test(test_stop_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

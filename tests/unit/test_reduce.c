@@ -130,13 +130,13 @@ static void check_exhaustive_round_trip(const half_format *f, float (*to_f)(uint
 static void test_half_round_trip_exhaustive(void **state)
 {
     (void)state;
-    check_exhaustive_round_trip(&FP16, coll_half_to_float, coll_float_to_half);
+    check_exhaustive_round_trip(&FP16, coll__half_to_float, coll__float_to_half);
 }
 
 static void test_bf16_round_trip_exhaustive(void **state)
 {
     (void)state;
-    check_exhaustive_round_trip(&BF16, coll_bf16_to_float, coll_float_to_bf16);
+    check_exhaustive_round_trip(&BF16, coll__bf16_to_float, coll__float_to_bf16);
 }
 
 /* Every midpoint between neighbouring finite values rounds to the even one,
@@ -166,13 +166,13 @@ static void check_all_midpoints(const half_format *f, uint16_t (*from_f)(float))
 static void test_half_midpoints_round_to_even(void **state)
 {
     (void)state;
-    check_all_midpoints(&FP16, coll_float_to_half);
+    check_all_midpoints(&FP16, coll__float_to_half);
 }
 
 static void test_bf16_midpoints_round_to_even(void **state)
 {
     (void)state;
-    check_all_midpoints(&BF16, coll_float_to_bf16);
+    check_all_midpoints(&BF16, coll__float_to_bf16);
 }
 
 static float float_of_bits(uint32_t u)
@@ -210,17 +210,17 @@ static void test_half_selected_values(void **state)
         {-0x1p-140f, 0x8000},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        uint16_t got = coll_float_to_half(cases[i].in);
+        uint16_t got = coll__float_to_half(cases[i].in);
         if (got != cases[i].want)
             fail_msg("float_to_half(%a) = 0x%04x, want 0x%04x", (double)cases[i].in, got,
                      cases[i].want);
     }
     /* NaN whose payload sits in bits the half drops must not become inf. */
-    assert_true(fmt_is_nan(&FP16, coll_float_to_half(float_of_bits(0x7f800001u))));
-    assert_int_equal(coll_float_to_half(float_of_bits(0xff800001u)) & 0x8000, 0x8000);
-    assert_true(isnan(coll_half_to_float(0x7c01)));
-    assert_true(isinf(coll_half_to_float(0xfc00)) && coll_half_to_float(0xfc00) < 0);
-    assert_true(coll_half_to_float(0x0001) == 0x1p-24f);
+    assert_true(fmt_is_nan(&FP16, coll__float_to_half(float_of_bits(0x7f800001u))));
+    assert_int_equal(coll__float_to_half(float_of_bits(0xff800001u)) & 0x8000, 0x8000);
+    assert_true(isnan(coll__half_to_float(0x7c01)));
+    assert_true(isinf(coll__half_to_float(0xfc00)) && coll__half_to_float(0xfc00) < 0);
+    assert_true(coll__half_to_float(0x0001) == 0x1p-24f);
 }
 
 static void test_bf16_selected_values(void **state)
@@ -244,14 +244,14 @@ static void test_bf16_selected_values(void **state)
         {-0x1p-149f, 0x8000},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        uint16_t got = coll_float_to_bf16(cases[i].in);
+        uint16_t got = coll__float_to_bf16(cases[i].in);
         if (got != cases[i].want)
             fail_msg("float_to_bf16(%a) = 0x%04x, want 0x%04x", (double)cases[i].in, got,
                      cases[i].want);
     }
-    assert_int_equal(coll_float_to_bf16(float_of_bits(0x7f800001u)), 0x7fc0);
-    assert_int_equal(coll_float_to_bf16(float_of_bits(0xff800001u)), 0xffc0);
-    assert_true(fmt_is_nan(&BF16, coll_float_to_bf16(NAN)));
+    assert_int_equal(coll__float_to_bf16(float_of_bits(0x7f800001u)), 0x7fc0);
+    assert_int_equal(coll__float_to_bf16(float_of_bits(0xff800001u)), 0xffc0);
+    assert_true(fmt_is_nan(&BF16, coll__float_to_bf16(NAN)));
 }
 
 /* Random floats over the whole range and densely around the formats' range. */
@@ -274,13 +274,13 @@ static void check_random_floats(const half_format *f, uint16_t (*from_f)(float),
 static void test_half_random_floats(void **state)
 {
     (void)state;
-    check_random_floats(&FP16, coll_float_to_half, 127 - 26, 127 + 17);
+    check_random_floats(&FP16, coll__float_to_half, 127 - 26, 127 + 17);
 }
 
 static void test_bf16_random_floats(void **state)
 {
     (void)state;
-    check_random_floats(&BF16, coll_float_to_bf16, 0, 255);
+    check_random_floats(&BF16, coll__float_to_bf16, 0, 255);
 }
 
 /* ---- kernels ---- */
@@ -459,7 +459,7 @@ static const char *const alias_names[] = {"distinct", "out==a", "out==b", "out==
 /* Runs one kernel on n elements in one aliasing mode and checks every element
  * and the guard bytes around the output. Buffers start one element past an
  * aligned address so the vector loops also meet a misaligned start. */
-typedef coll_reduce_fn (*kernel_lookup)(coll_dtype, coll_op);
+typedef coll__reduce_fn (*kernel_lookup)(coll_dtype, coll_op);
 
 /* The kernels this CPU gets (AVX2 on most x86-64) and the baseline build. */
 static const struct {
@@ -494,7 +494,7 @@ static void check_kernel(int variant, coll_dtype dt, coll_op op, size_t n, enum 
     case A_IS_B: b = a; break;
     default: break;
     }
-    coll_reduce_fn fn = variants[variant].lookup(dt, op);
+    coll__reduce_fn fn = variants[variant].lookup(dt, op);
     assert_non_null(fn);
     fn(out, a, b, n);
 

@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "core/hmac.h"
 #include "core/sock.h"
+#include "core/wire_version.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -86,7 +87,7 @@ static int setup_file(void **state) { return setup(state, KIND_FILE); }
 static int teardown(void **state)
 {
     env *e = *state;
-    coll_store_destroy(e->server);
+    coll__store_destroy(e->server);
     if (e->kind == KIND_FILE) {
         unlink(e->path);
         rmdir(e->dir);
@@ -100,7 +101,7 @@ static char *get_str(coll__store *s, const char *key)
 {
     void *v = NULL;
     size_t n = 0;
-    int rc = coll_store_get(s, key, &v, &n);
+    int rc = coll__store_get(s, key, &v, &n);
     if (rc) fprintf(stderr, "get %s: %s\n", key, s->err.msg);
     assert_int_equal(rc, COLL_OK);
     assert_int_equal(strlen(v), n);
@@ -113,11 +114,11 @@ static void test_set_get_check(void **state)
 {
     env *e = *state;
     coll__store *a = client(e, LONG_TIMEOUT), *b = client(e, LONG_TIMEOUT);
-    assert_int_equal(coll_store_set(a, "k", "v1", 2), COLL_OK);
+    assert_int_equal(coll__store_set(a, "k", "v1", 2), COLL_OK);
     char *v = get_str(b, "k");
     assert_string_equal(v, "v1");
     free(v);
-    assert_int_equal(coll_store_set(b, "k", "second", 6), COLL_OK);
+    assert_int_equal(coll__store_set(b, "k", "second", 6), COLL_OK);
     v = get_str(a, "k");
     assert_string_equal(v, "second");
     free(v);
@@ -127,12 +128,12 @@ static void test_set_get_check(void **state)
     assert_int_equal(b->ops->check(b, "nope", &exists), COLL_OK);
     assert_int_equal(exists, 0);
     /* An empty value is a value. */
-    assert_int_equal(coll_store_set(a, "empty", "", 0), COLL_OK);
+    assert_int_equal(coll__store_set(a, "empty", "", 0), COLL_OK);
     v = get_str(e->server, "empty");
     assert_string_equal(v, "");
     free(v);
-    coll_store_destroy(a);
-    coll_store_destroy(b);
+    coll__store_destroy(a);
+    coll__store_destroy(b);
 }
 
 /* Helper threads do not call cmocka asserts (they longjmp): they report rc. */
@@ -152,9 +153,9 @@ static void *set_later(void *arg)
     l->rc = s ? COLL_OK : COLL_EPEER;
     for (int i = 0; i < l->nkeys && s && !l->rc; i++) {
         sleep_ms(l->delay_ms);
-        l->rc = coll_store_set(s, l->keys[i], l->keys[i], strlen(l->keys[i]));
+        l->rc = coll__store_set(s, l->keys[i], l->keys[i], strlen(l->keys[i]));
     }
-    coll_store_destroy(s);
+    coll__store_destroy(s);
     return NULL;
 }
 
@@ -173,7 +174,7 @@ static void test_get_blocks_until_set(void **state)
     free(v);
     pthread_join(t, NULL);
     assert_int_equal(l.rc, COLL_OK);
-    coll_store_destroy(s);
+    coll__store_destroy(s);
 }
 
 static void test_wait_many_keys(void **state)
@@ -184,7 +185,7 @@ static void test_wait_many_keys(void **state)
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, set_later, &l), 0);
     const char *keys[] = {"w/c", "w/a", "w/b"};
-    assert_int_equal(coll_store_wait(s, keys, 3), COLL_OK);
+    assert_int_equal(coll__store_wait(s, keys, 3), COLL_OK);
     for (int i = 0; i < 3; i++) {
         int exists = 0;
         assert_int_equal(s->ops->check(s, keys[i], &exists), COLL_OK);
@@ -192,7 +193,7 @@ static void test_wait_many_keys(void **state)
     }
     pthread_join(t, NULL);
     assert_int_equal(l.rc, COLL_OK);
-    coll_store_destroy(s);
+    coll__store_destroy(s);
 }
 
 #define ADDERS 4
@@ -210,9 +211,9 @@ static void *add_many(void *arg)
     a->rc = s ? COLL_OK : COLL_EPEER;
     for (int i = 0; i < ADDS && s && !a->rc; i++) {
         int64_t r;
-        a->rc = coll_store_add(s, "counter", (i % 2) ? 3 : -1, &r);
+        a->rc = coll__store_add(s, "counter", (i % 2) ? 3 : -1, &r);
     }
-    coll_store_destroy(s);
+    coll__store_destroy(s);
     return NULL;
 }
 
@@ -231,14 +232,14 @@ static void test_add_concurrent_sums_exactly(void **state)
     }
     const int64_t want = ADDERS * (ADDS / 2) * (3 - 1);
     int64_t r = -1;
-    assert_int_equal(coll_store_add(e->server, "counter", 0, &r), COLL_OK);
+    assert_int_equal(coll__store_add(e->server, "counter", 0, &r), COLL_OK);
     assert_int_equal(r, want);
     /* The value is decimal text, readable by get(). */
     char *v = get_str(e->server, "counter");
     assert_int_equal(strtoll(v, NULL, 10), want);
     free(v);
     /* A missing key counts from 0. */
-    assert_int_equal(coll_store_add(e->server, "fresh", -7, &r), COLL_OK);
+    assert_int_equal(coll__store_add(e->server, "fresh", -7, &r), COLL_OK);
     assert_int_equal(r, -7);
 }
 
@@ -248,19 +249,19 @@ static void test_timeout_names_key(void **state)
     coll__store *s = client(e, 0.3);
     void *v = NULL;
     size_t n;
-    assert_int_equal(coll_store_get(s, "missing/key", &v, &n), COLL_ETIMEDOUT);
+    assert_int_equal(coll__store_get(s, "missing/key", &v, &n), COLL_ETIMEDOUT);
     assert_null(v);
     assert_non_null(strstr(s->err.msg, "missing/key"));
     const char *keys[] = {"there", "not-there"};
-    assert_int_equal(coll_store_set(s, "there", "x", 1), COLL_OK);
-    assert_int_equal(coll_store_wait(s, keys, 2), COLL_ETIMEDOUT);
+    assert_int_equal(coll__store_set(s, "there", "x", 1), COLL_OK);
+    assert_int_equal(coll__store_wait(s, keys, 2), COLL_ETIMEDOUT);
     assert_non_null(strstr(s->err.msg, "not-there"));
     /* The store still works after a timeout. */
-    assert_int_equal(coll_store_set(s, "after", "ok", 2), COLL_OK);
+    assert_int_equal(coll__store_set(s, "after", "ok", 2), COLL_OK);
     char *got = get_str(s, "after");
     assert_string_equal(got, "ok");
     free(got);
-    coll_store_destroy(s);
+    coll__store_destroy(s);
 }
 
 static void test_large_value(void **state)
@@ -270,17 +271,17 @@ static void test_large_value(void **state)
     unsigned char *big = malloc(len);
     for (size_t i = 0; i < len; i++) big[i] = (unsigned char)(i * 131 + (i >> 11));
     coll__store *a = client(e, LONG_TIMEOUT), *b = client(e, LONG_TIMEOUT);
-    assert_int_equal(coll_store_set(a, "big", big, len), COLL_OK);
+    assert_int_equal(coll__store_set(a, "big", big, len), COLL_OK);
     void *v = NULL;
     size_t n = 0;
-    assert_int_equal(coll_store_get(b, "big", &v, &n), COLL_OK);
+    assert_int_equal(coll__store_get(b, "big", &v, &n), COLL_OK);
     assert_int_equal(n, len);
     assert_memory_equal(v, big, len);
     assert_int_equal(((unsigned char *)v)[len], 0);
     free(v);
     free(big);
-    coll_store_destroy(a);
-    coll_store_destroy(b);
+    coll__store_destroy(a);
+    coll__store_destroy(b);
 }
 
 /* ------------------------------------------------------------ TCP only */
@@ -318,14 +319,14 @@ static void connect_with_token(void *arg)
     coll__store *s = NULL;
     b->rc = coll__tcp_store_create("127.0.0.1", b->e->port, 0, -1, b->token, LONG_TIMEOUT, &s,
                                   &b->err);
-    coll_store_destroy(s);
+    coll__store_destroy(s);
 }
 
 static void test_wrong_token_refused(void **state)
 {
     env *e = *state;
     coll__store *good = client(e, LONG_TIMEOUT);
-    assert_int_equal(coll_store_set(good, "before", "1", 1), COLL_OK);
+    assert_int_equal(coll__store_set(good, "before", "1", 1), COLL_OK);
     const char *tokens[] = {"not-the-token", NULL};
     for (int i = 0; i < 2; i++) {
         bad_client b = {e, tokens[i], 0, {.rank = -1}};
@@ -341,13 +342,13 @@ static void test_wrong_token_refused(void **state)
     char *v = get_str(good, "before");
     assert_string_equal(v, "1");
     free(v);
-    coll_store_destroy(good);
+    coll__store_destroy(good);
 }
 
 static int raw_connect(env *e)
 {
     char err[256];
-    int fd = coll__sock_connect("127.0.0.1", e->port, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
+    int fd = coll__sock_connect("127.0.0.1", e->port, coll__now_s() + LONG_TIMEOUT, err, sizeof err);
     assert_true(fd >= 0);
     return fd;
 }
@@ -355,9 +356,9 @@ static int raw_connect(env *e)
 /* Sends bytes and expects the server to hang up (not to answer, not to crash). */
 static void expect_hangup(int fd, const void *bytes, size_t len)
 {
-    assert_int_equal(coll__sock_write_all(fd, bytes, len, coll_now_s() + LONG_TIMEOUT), COLL_OK);
+    assert_int_equal(coll__sock_write_all(fd, bytes, len, coll__now_s() + LONG_TIMEOUT), COLL_OK);
     char c;
-    assert_int_equal(coll__sock_read_all(fd, &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
+    assert_int_equal(coll__sock_read_all(fd, &c, 1, coll__now_s() + LONG_TIMEOUT), COLL_EPEER);
     close(fd);
 }
 
@@ -373,10 +374,11 @@ static void put_be32(unsigned char *p, uint32_t v)
 static void raw_challenge(int fd, unsigned char nonce[COLL_NONCE_LEN])
 {
     unsigned char req[5] = {0, 0, 0, 1, 7 /* CHALLENGE */}, hdr[4];
-    double dl = coll_now_s() + LONG_TIMEOUT;
+    double dl = coll__now_s() + LONG_TIMEOUT;
     assert_int_equal(coll__sock_write_all(fd, req, sizeof req, dl), COLL_OK);
     assert_int_equal(coll__sock_read_all(fd, hdr, 4, dl), COLL_OK);
-    assert_memory_equal(hdr, "\0\0\0\x10", 4);
+    assert_memory_equal(hdr, "\0\0\0\x14", 4);
+    assert_int_equal(coll__sock_read_all(fd, hdr, 4, dl), COLL_OK); /* the wire version */
     assert_int_equal(coll__sock_read_all(fd, nonce, COLL_NONCE_LEN, dl), COLL_OK);
 }
 
@@ -387,14 +389,16 @@ static const unsigned char CNONCE[COLL_NONCE_LEN] = "client-nonce-16b";
  * the token, when asked for), 0 when it hung up. */
 static int raw_send_hello(int fd, const unsigned char mac[COLL_SHA256_LEN], unsigned char *proof)
 {
-    unsigned char req[9 + COLL_SHA256_LEN + 4 + COLL_NONCE_LEN], hdr[4], got[COLL_SHA256_LEN];
+    unsigned char req[9 + COLL_SHA256_LEN + 4 + COLL_NONCE_LEN + 8], hdr[4], got[COLL_SHA256_LEN];
     put_be32(req, sizeof req - 4);
     req[4] = 1; /* HELLO */
     put_be32(req + 5, COLL_SHA256_LEN);
     memcpy(req + 9, mac, COLL_SHA256_LEN);
     put_be32(req + 9 + COLL_SHA256_LEN, COLL_NONCE_LEN);
     memcpy(req + 13 + COLL_SHA256_LEN, CNONCE, COLL_NONCE_LEN);
-    double dl = coll_now_s() + LONG_TIMEOUT;
+    put_be32(req + 13 + COLL_SHA256_LEN + COLL_NONCE_LEN, 4);
+    put_be32(req + 17 + COLL_SHA256_LEN + COLL_NONCE_LEN, COLL_WIRE_VERSION);
+    double dl = coll__now_s() + LONG_TIMEOUT;
     assert_int_equal(coll__sock_write_all(fd, req, sizeof req, dl), COLL_OK);
     int rc = coll__sock_read_all(fd, hdr, 4, dl);
     if (rc == COLL_EPEER) return 0;
@@ -472,10 +476,11 @@ static void *impostor_serve(void *arg)
 {
     impostor *im = arg;
     char err[128];
-    double dl = coll_now_s() + LONG_TIMEOUT;
+    double dl = coll__now_s() + LONG_TIMEOUT;
     int fd = coll__sock_accept(im->listen_fd, dl, err, sizeof err);
     if (fd < 0) return NULL;
-    unsigned char req[64], nonce[4 + COLL_NONCE_LEN] = {0, 0, 0, COLL_NONCE_LEN};
+    unsigned char req[80], nonce[8 + COLL_NONCE_LEN] = {0, 0, 0, 4 + COLL_NONCE_LEN, 0, 0, 0,
+                                                        COLL_WIRE_VERSION};
     unsigned char ack[4 + COLL_SHA256_LEN] = {0, 0, 0, COLL_SHA256_LEN}; /* a proof of zeros */
     uint32_t n;
     if (coll__sock_read_all(fd, req, 5, dl) == COLL_OK && /* CHALLENGE */
@@ -523,7 +528,7 @@ static void hostile_clients(void *arg)
     expect_hangup(raw_hello(e), unknown, sizeof unknown);
     /* Half a frame, then gone. */
     int fd = raw_hello(e);
-    assert_int_equal(coll__sock_write_all(fd, lying, 6, coll_now_s() + LONG_TIMEOUT), COLL_OK);
+    assert_int_equal(coll__sock_write_all(fd, lying, 6, coll__now_s() + LONG_TIMEOUT), COLL_OK);
     close(fd);
 }
 
@@ -531,22 +536,22 @@ static void test_hostile_clients_do_not_hurt_server(void **state)
 {
     env *e = *state;
     coll__store *good = client(e, LONG_TIMEOUT);
-    assert_int_equal(coll_store_set(good, "x", "1", 1), COLL_OK);
+    assert_int_equal(coll__store_set(good, "x", "1", 1), COLL_OK);
     char *log = capture_stderr(hostile_clients, e);
     assert_non_null(strstr(log, "request of 4294967280 bytes"));
     assert_non_null(strstr(log, "malformed request"));
     free(log);
     /* Old and new clients keep working. */
     coll__store *fresh = client(e, LONG_TIMEOUT);
-    assert_int_equal(coll_store_set(fresh, "y", "2", 1), COLL_OK);
+    assert_int_equal(coll__store_set(fresh, "y", "2", 1), COLL_OK);
     char *v = get_str(good, "y");
     assert_string_equal(v, "2");
     free(v);
     v = get_str(fresh, "x");
     assert_string_equal(v, "1");
     free(v);
-    coll_store_destroy(fresh);
-    coll_store_destroy(good);
+    coll__store_destroy(fresh);
+    coll__store_destroy(good);
 }
 
 /* Strangers waiting to authenticate: a silent one is closed after 3 s, and
@@ -558,12 +563,12 @@ static void crowd(void *arg)
     int fds[8];
     for (int i = 0; i < 8; i++) fds[i] = raw_connect(e);
     coll__store *member = client(e, LONG_TIMEOUT);
-    assert_int_equal(coll_store_set(member, "during-crowd", "1", 1), COLL_OK);
-    coll_store_destroy(member);
+    assert_int_equal(coll__store_set(member, "during-crowd", "1", 1), COLL_OK);
+    coll__store_destroy(member);
     char c;
-    double t0 = coll_now_s();
-    assert_int_equal(coll__sock_read_all(fds[0], &c, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
-    assert_true(coll_now_s() - t0 < 4.5);
+    double t0 = coll__now_s();
+    assert_int_equal(coll__sock_read_all(fds[0], &c, 1, coll__now_s() + LONG_TIMEOUT), COLL_EPEER);
+    assert_true(coll__now_s() - t0 < 4.5);
     for (int i = 0; i < 8; i++) close(fds[i]);
 }
 
@@ -574,8 +579,8 @@ static void test_unauthenticated_capped_and_closed(void **state)
     assert_non_null(strstr(log, "did not authenticate within 3 s"));
     free(log);
     coll__store *fresh = client(e, LONG_TIMEOUT);
-    assert_int_equal(coll_store_set(fresh, "after-crowd", "1", 1), COLL_OK);
-    coll_store_destroy(fresh);
+    assert_int_equal(coll__store_set(fresh, "after-crowd", "1", 1), COLL_OK);
+    coll__store_destroy(fresh);
 }
 
 static void test_port_zero_and_client_port(void **state)
@@ -584,7 +589,7 @@ static void test_port_zero_and_client_port(void **state)
     assert_true(e->port > 0);
     coll__store *c = client(e, LONG_TIMEOUT);
     assert_int_equal(coll__tcp_store_port(c), -1);
-    coll_store_destroy(c);
+    coll__store_destroy(c);
 }
 
 static void test_inherited_listen_fd_and_server_exit(void **state)
@@ -601,18 +606,18 @@ static void test_inherited_listen_fd_and_server_exit(void **state)
     assert_int_equal(coll__tcp_store_create(NULL, 0, 1, lfd, NULL, LONG_TIMEOUT, &srv, &cerr), COLL_OK);
     assert_int_equal(coll__tcp_store_port(srv), port);
     assert_int_equal(coll__tcp_store_create("localhost", port, 0, -1, "", LONG_TIMEOUT, &c, &cerr), COLL_OK);
-    assert_int_equal(coll_store_set(srv, "from-server", "s", 1), COLL_OK);
+    assert_int_equal(coll__store_set(srv, "from-server", "s", 1), COLL_OK);
     char *v = get_str(c, "from-server");
     assert_string_equal(v, "s");
     free(v);
-    coll_store_destroy(srv);
+    coll__store_destroy(srv);
     /* The server is gone: the client says so and names it. */
     void *got = NULL;
-    assert_int_equal(coll_store_get(c, "anything", &got, NULL), COLL_EPEER);
+    assert_int_equal(coll__store_get(c, "anything", &got, NULL), COLL_EPEER);
     char want[80];
     snprintf(want, sizeof want, "store server at localhost:%d closed the connection", port);
     assert_non_null(strstr(c->err.msg, want));
-    coll_store_destroy(c);
+    coll__store_destroy(c);
 }
 
 static void test_client_without_server_times_out(void **state)
@@ -647,12 +652,12 @@ static void test_file_store_bad_path(void **state)
 static void test_file_store_survives_reopen(void **state)
 {
     env *e = *state;
-    assert_int_equal(coll_store_set(e->server, "persist", "yes", 3), COLL_OK);
+    assert_int_equal(coll__store_set(e->server, "persist", "yes", 3), COLL_OK);
     coll__store *later = client(e, LONG_TIMEOUT);
     char *v = get_str(later, "persist");
     assert_string_equal(v, "yes");
     free(v);
-    coll_store_destroy(later);
+    coll__store_destroy(later);
 }
 
 /* ------------------------------------------------------------ sockets */
@@ -670,9 +675,9 @@ static void *listen_late(void *arg)
     int lfd = coll__sock_listen("127.0.0.1", l->port, 4, err, sizeof err);
     l->rc = lfd;
     if (lfd < 0) return NULL;
-    int fd = coll__sock_accept(lfd, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
+    int fd = coll__sock_accept(lfd, coll__now_s() + LONG_TIMEOUT, err, sizeof err);
     if (fd >= 0) {
-        l->rc = coll__sock_write_all(fd, "hi", 2, coll_now_s() + LONG_TIMEOUT);
+        l->rc = coll__sock_write_all(fd, "hi", 2, coll__now_s() + LONG_TIMEOUT);
         close(fd);
     } else {
         l->rc = fd;
@@ -690,16 +695,16 @@ static void test_sock_connect_retries_until_listener(void **state)
     close(lfd);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, listen_late, &l), 0);
-    int fd = coll__sock_connect("127.0.0.1", l.port, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
+    int fd = coll__sock_connect("127.0.0.1", l.port, coll__now_s() + LONG_TIMEOUT, err, sizeof err);
     if (fd < 0) fprintf(stderr, "connect: %s\n", err);
     assert_true(fd >= 0);
     char buf[3] = "";
-    assert_int_equal(coll__sock_read_all(fd, buf, 2, coll_now_s() + LONG_TIMEOUT), COLL_OK);
+    assert_int_equal(coll__sock_read_all(fd, buf, 2, coll__now_s() + LONG_TIMEOUT), COLL_OK);
     assert_string_equal(buf, "hi");
     pthread_join(t, NULL);
     assert_int_equal(l.rc, COLL_OK);
     /* The listener closed: reads see the peer gone. */
-    assert_int_equal(coll__sock_read_all(fd, buf, 1, coll_now_s() + LONG_TIMEOUT), COLL_EPEER);
+    assert_int_equal(coll__sock_read_all(fd, buf, 1, coll__now_s() + LONG_TIMEOUT), COLL_EPEER);
     close(fd);
 }
 
@@ -711,22 +716,22 @@ static void test_sock_read_timeout_and_dead_peer(void **state)
     assert_true(lfd >= 0);
     int port = coll__sock_port(lfd);
     assert_true(port > 0);
-    assert_int_equal(coll__sock_accept(lfd, coll_now_s() + 0.05, err, sizeof err), COLL_ETIMEDOUT);
-    int c = coll__sock_connect(NULL, port, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
+    assert_int_equal(coll__sock_accept(lfd, coll__now_s() + 0.05, err, sizeof err), COLL_ETIMEDOUT);
+    int c = coll__sock_connect(NULL, port, coll__now_s() + LONG_TIMEOUT, err, sizeof err);
     assert_true(c >= 0);
-    int s = coll__sock_accept(lfd, coll_now_s() + LONG_TIMEOUT, err, sizeof err);
+    int s = coll__sock_accept(lfd, coll__now_s() + LONG_TIMEOUT, err, sizeof err);
     assert_true(s >= 0);
     char buf[8];
-    assert_int_equal(coll__sock_read_all(c, buf, 4, coll_now_s() + 0.1), COLL_ETIMEDOUT);
-    assert_int_equal(coll__sock_write_all(s, "abcd", 4, coll_now_s() + LONG_TIMEOUT), COLL_OK);
-    assert_int_equal(coll__sock_read_all(c, buf, 4, coll_now_s() + LONG_TIMEOUT), COLL_OK);
+    assert_int_equal(coll__sock_read_all(c, buf, 4, coll__now_s() + 0.1), COLL_ETIMEDOUT);
+    assert_int_equal(coll__sock_write_all(s, "abcd", 4, coll__now_s() + LONG_TIMEOUT), COLL_OK);
+    assert_int_equal(coll__sock_read_all(c, buf, 4, coll__now_s() + LONG_TIMEOUT), COLL_OK);
     assert_memory_equal(buf, "abcd", 4);
     close(s);
     /* Writing to a closed peer is an error code, not SIGPIPE (which would kill us). */
     static char chunk[1 << 16];
     int rc = COLL_OK;
     for (int i = 0; i < 1000 && rc == COLL_OK; i++)
-        rc = coll__sock_write_all(c, chunk, sizeof chunk, coll_now_s() + LONG_TIMEOUT);
+        rc = coll__sock_write_all(c, chunk, sizeof chunk, coll__now_s() + LONG_TIMEOUT);
     assert_int_equal(rc, COLL_EPEER);
     close(c);
     close(lfd);

@@ -56,10 +56,10 @@ struct rank_t {
 static void *rank_main(void *arg)
 {
     rank_t *r = arg;
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     r->create_rc = coll__tcp_transport_create(r->store, "job/", r->rank, r->size, NULL, r->token,
                                              r->timeout_s, NULL, 0, &r->tp, &r->create_err);
-    r->create_s = coll_now_s() - t0;
+    r->create_s = coll__now_s() - t0;
     if (r->create_rc == COLL_OK && r->body) r->rc = r->body(r);
     return NULL;
 }
@@ -84,7 +84,7 @@ static void run_job(rank_t *ranks, int size, body_fn body, const void *arg, doub
         if (!ranks[i].absent) pthread_join(th[i], NULL);
     for (int i = 0; i < size; i++)
         if (ranks[i].tp) ranks[i].tp->ops->destroy(ranks[i].tp);
-    coll_store_destroy(store);
+    coll__store_destroy(store);
 }
 
 static void expect_all_ok(const rank_t *ranks, int size)
@@ -107,7 +107,7 @@ static coll__sig sig_of(uint32_t seq, uint64_t count)
     return s;
 }
 
-static void xfer(coll__xfer *x, coll_xfer_kind kind, int peer, void *buf, size_t len, coll__sig sig)
+static void xfer(coll__xfer *x, coll__xfer_kind kind, int peer, void *buf, size_t len, coll__sig sig)
 {
     memset(x, 0, sizeof *x);
     x->kind = kind;
@@ -120,7 +120,7 @@ static void xfer(coll__xfer *x, coll_xfer_kind kind, int peer, void *buf, size_t
 /* Progresses until every transfer finished; the first failure, or ETIMEDOUT. */
 static int wait_xfers(coll__transport *tp, coll__xfer *x, int n, double timeout_s)
 {
-    double deadline = coll_now_s() + timeout_s;
+    double deadline = coll__now_s() + timeout_s;
     for (;;) {
         int pending = 0, bad = COLL_OK;
         for (int i = 0; i < n; i++) {
@@ -128,7 +128,7 @@ static int wait_xfers(coll__transport *tp, coll__xfer *x, int n, double timeout_
             else if (x[i].status != COLL_OK && bad == COLL_OK) bad = x[i].status;
         }
         if (!pending || bad) return bad;
-        if (coll_now_s() > deadline) return COLL_ETIMEDOUT;
+        if (coll__now_s() > deadline) return COLL_ETIMEDOUT;
         int rc = tp->ops->progress(tp, 100);
         if (rc) return rc;
     }
@@ -306,8 +306,8 @@ static int pipeline_body(rank_t *r)
     xfer(&x, COLL_XFER_RECV, 0, b, len, sig_of(2, len));
     int ok = r->tp->ops->post(r->tp, &x) == 0, partial = 0;
     size_t last = 0, monotonic = 1;
-    double deadline = coll_now_s() + WAIT_S;
-    while (ok && x.status == COLL_EAGAIN && coll_now_s() < deadline) {
+    double deadline = coll__now_s() + WAIT_S;
+    while (ok && x.status == COLL_EAGAIN && coll__now_s() < deadline) {
         ok = r->tp->ops->progress(r->tp, 100) == 0;
         if (x.done < last) monotonic = 0;
         if (x.status == COLL_EAGAIN && x.done > 0 && x.done < len) partial = 1;
@@ -552,11 +552,11 @@ static void *fake_rank1(void *arg)
 {
     coll__store *store = arg;
     void *val = NULL;
-    if (coll_store_get(store, "job/tcp/addr/0", &val, NULL)) return NULL;
+    if (coll__store_get(store, "job/tcp/addr/0", &val, NULL)) return NULL;
     int port = atoi(strrchr((char *)val, ':') + 1);
     free(val);
     char err[128];
-    double deadline = coll_now_s() + 10;
+    double deadline = coll__now_s() + 10;
     int stray = coll__sock_connect("127.0.0.1", port, deadline, err, sizeof err);
     if (stray >= 0) {
         char junk[sizeof(tcp_hello)];
@@ -572,7 +572,7 @@ static void *fake_rank1(void *arg)
     h.rank = 1;
     h.size = 2;
     int got_challenge = fd >= 0 && coll__sock_read_all(fd, &ch, sizeof ch, deadline) == 0;
-    if (got_challenge) tcp_hello_sign(&h, "tok", 3, ch.nonce);
+    if (got_challenge) coll__tcp_hello_sign(&h, "tok", 3, ch.nonce);
     tcp_wire_hdr bad;
     memset(&bad, 0, sizeof bad);
     bad.magic = 0xdeadbeef;
@@ -608,7 +608,7 @@ static void test_corrupt_header_and_stray_connection(void **state)
     assert_non_null(strstr(tp->err.msg, "corrupt message header from rank 1"));
     pthread_join(th, NULL);
     tp->ops->destroy(tp);
-    coll_store_destroy(store);
+    coll__store_destroy(store);
 }
 
 /* An eavesdropper's replay: a hello signed correctly, but for the challenge of
@@ -618,11 +618,11 @@ static void *replaying_rank1(void *arg)
 {
     coll__store *store = arg;
     void *val = NULL;
-    if (coll_store_get(store, "job/tcp/addr/0", &val, NULL)) return NULL;
+    if (coll__store_get(store, "job/tcp/addr/0", &val, NULL)) return NULL;
     int port = atoi(strrchr((char *)val, ':') + 1);
     free(val);
     char err[128];
-    double deadline = coll_now_s() + 5;
+    double deadline = coll__now_s() + 5;
     tcp_challenge first, second;
     tcp_hello h, ack;
     memset(&h, 0, sizeof h);
@@ -632,7 +632,7 @@ static void *replaying_rank1(void *arg)
     h.size = 2;
     int a = coll__sock_connect("127.0.0.1", port, deadline, err, sizeof err);
     if (a < 0 || coll__sock_read_all(a, &first, sizeof first, deadline)) return NULL;
-    tcp_hello_sign(&h, "tok", 3, first.nonce); /* the captured hello */
+    coll__tcp_hello_sign(&h, "tok", 3, first.nonce); /* the captured hello */
     int b = coll__sock_connect("127.0.0.1", port, deadline, err, sizeof err);
     long answered = -1;
     if (b >= 0 && coll__sock_read_all(b, &second, sizeof second, deadline) == 0 &&
@@ -658,7 +658,7 @@ static void test_replayed_hello_is_refused(void **state)
     assert_int_equal((long)answered, 0); /* closed unanswered */
     assert_int_equal(rc, COLL_ETIMEDOUT);
     assert_non_null(strstr(err.msg, "rank 1 never connected (1 connection refused"));
-    coll_store_destroy(store);
+    coll__store_destroy(store);
 }
 
 static void test_single_rank(void **state)
@@ -671,7 +671,7 @@ static void test_single_rank(void **state)
     assert_int_equal(coll__tcp_transport_create(store, "", 0, 1, NULL, NULL, 1, NULL, 0, &tp, &err), 0);
     assert_int_equal(tp->ops->progress(tp, -1), COLL_OK); /* nothing to wait for */
     tp->ops->destroy(tp);
-    coll_store_destroy(store);
+    coll__store_destroy(store);
 }
 
 int main(void)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
+#include "coll_tool.h"
 
 const char *cli_rank_backend(const char *prefix, const char *env_var, char *const *asked,
                              size_t nasked, int rank)
@@ -113,11 +113,11 @@ int cli_sweep(const char *const *backends, size_t nbackends, const int *procs, s
                     procs[p], most, nofile);
             return EXIT_USAGE;
         }
-    for (size_t b = 0; b < nbackends && first < 128; b++)
-        for (size_t p = 0; p < nprocs && first < 128; p++) {
+    for (size_t b = 0; b < nbackends && first < EXIT_SIGNALLED; b++)
+        for (size_t p = 0; p < nprocs && first < EXIT_SIGNALLED; p++) {
             int code = one(arg, backends[b], procs[p]);
             if (code && !first) first = code;
-            if (code >= 128) first = code; /* interrupted: stop the sweep */
+            if (code >= EXIT_SIGNALLED) first = code; /* interrupted: stop the sweep */
         }
     return first;
 }

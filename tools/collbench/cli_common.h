@@ -8,11 +8,8 @@
 
 #include <stddef.h>
 
+#include "exit_codes.h"
 #include "launch/launcher.h"
-
-#define EXIT_USAGE 2
-#define EXIT_RUNTIME 3
-#define EXIT_UNAVAILABLE 4
 
 /* The launcher tells each rank its backend in this variable. */
 #define CLI_ENV_BACKEND "COLLBENCH_BACKEND"

@@ -6,7 +6,7 @@
 
 #include "engine/bench_device.h"
 #include "cli_common.h"
-#include "coll.h"
+#include "coll_tool.h"
 #include "core/cuda_rt.h"
 
 static int asked_for(char *const *asked, size_t nasked, const char *name)

@@ -7,7 +7,7 @@
 
 #include "cli_mpirun.h"
 #include "cli_multinode.h"
-#include "coll.h"
+#include "coll_tool.h"
 #include "core/env.h"
 
 void cli_plan_choose(cli_launch_plan *p, const bench_multinode *mn)
@@ -110,7 +110,7 @@ static int launch_local(const cli_launch_plan *p, const cli_launch *l, const cha
     else if (res.exit_code != 0)
         fprintf(stderr, "%s: %s%s %d ranks failed: %s\n", l->prefix, what, backend, nprocs,
                 res.message);
-    if (res.interrupted_by) return 128 + res.interrupted_by;
+    if (res.interrupted_by) return EXIT_SIGNALLED + res.interrupted_by;
     return res.exit_code;
 }
 

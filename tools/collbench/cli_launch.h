@@ -16,7 +16,7 @@
 
 #include "engine/multinode_opts.h"
 #include "cli_common.h"
-#include "coll.h"
+#include "coll_tool.h"
 
 typedef enum cli_launch_kind { CLI_LAUNCH_LOCAL, CLI_LAUNCH_MPIRUN, CLI_LAUNCH_MULTINODE } cli_launch_kind;
 

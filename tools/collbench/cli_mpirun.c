@@ -356,7 +356,7 @@ int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs)
     if (st < 0) {
         cli_launch_note(l, 0, why);
     } else if (interrupted) {
-        code = 128 + interrupted;
+        code = EXIT_SIGNALLED + interrupted;
         cli_launch_note(l, 1, "interrupted");
     } else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
         coll__set_err(why, sizeof why, "cannot execute %s", mpirun);

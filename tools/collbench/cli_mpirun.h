@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "cli_common.h"
-#include "coll.h"
+#include "coll_tool.h"
 
 #define CLI_ENV_MPIRUN "COLLBENCH_MPIRUN"
 #define CLI_ENV_MPIRUN_ARGS "COLLBENCH_MPIRUN_ARGS"

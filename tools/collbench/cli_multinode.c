@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "coll.h"
+#include "coll_tool.h"
 #include "core/errbuf.h"
 #include "core/token.h"
 
@@ -130,7 +130,7 @@ int cli_multinode_launch_one(const cli_multinode *config, const cli_launch *l, c
     else if (res.exit_code != 0)
         fprintf(stderr, "%s: node %d (ranks %d-%d): %s%s failed (local %s)\n", l->prefix,
                 config->node_rank, first, first + nprocs - 1, what, backend, res.message);
-    if (res.interrupted_by) return 128 + res.interrupted_by;
+    if (res.interrupted_by) return EXIT_SIGNALLED + res.interrupted_by;
     return res.exit_code;
 }
 

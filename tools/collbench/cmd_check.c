@@ -16,10 +16,8 @@
 #include "engine/opt_table.h"
 #include "cli_gpu.h"
 #include "cli_launch.h"
-#include "coll.h"
+#include "coll_tool.h"
 #include "core/clock.h"
-
-#define EXIT_FAIL 1
 
 #define MAX_BACKENDS 8
 #define COUNT 64 /* elements per check buffer: small, but more than one */
@@ -197,33 +195,33 @@ static int run_as_rank(const check_opts *o, const coll_launch_env *env, const ch
     cfg.timeout_s = o->timeout_s;
     coll_comm *comm = NULL;
 
-    double t = coll_now_s();
+    double t = coll__now_s();
     int rc = coll_comm_create(&cfg, &comm);
     if (rc) {
-        report(&r, 0, "init", (coll_now_s() - t) * 1e3,
+        report(&r, 0, "init", (coll__now_s() - t) * 1e3,
                *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));
-        return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : EXIT_FAIL;
+        return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : EXIT_WRONG;
     }
     r.backend = coll_comm_backend(comm);
-    report(&r, 1, "init", (coll_now_s() - t) * 1e3, NULL);
+    report(&r, 1, "init", (coll__now_s() - t) * 1e3, NULL);
 
-    t = coll_now_s();
+    t = coll__now_s();
     rc = coll_barrier(comm);
-    report(&r, rc == 0, "barrier", (coll_now_s() - t) * 1e3, rc ? coll_comm_errmsg(comm) : NULL);
+    report(&r, rc == 0, "barrier", (coll__now_s() - t) * 1e3, rc ? coll_comm_errmsg(comm) : NULL);
     if (!rc) {
-        t = coll_now_s();
+        t = coll__now_s();
         rc = step_allreduce(comm, why, sizeof why);
-        report(&r, rc == 0, "allreduce", (coll_now_s() - t) * 1e3, why);
+        report(&r, rc == 0, "allreduce", (coll__now_s() - t) * 1e3, why);
     }
     if (!rc) {
-        t = coll_now_s();
+        t = coll__now_s();
         rc = step_broadcast(comm, why, sizeof why);
-        report(&r, rc == 0, "broadcast", (coll_now_s() - t) * 1e3, why);
+        report(&r, rc == 0, "broadcast", (coll__now_s() - t) * 1e3, why);
     }
-    t = coll_now_s();
+    t = coll__now_s();
     int drc = coll_comm_destroy(comm);
-    report(&r, drc == 0, "teardown", (coll_now_s() - t) * 1e3, drc ? coll_strerror(drc) : NULL);
-    return r.failed ? EXIT_FAIL : 0;
+    report(&r, drc == 0, "teardown", (coll__now_s() - t) * 1e3, drc ? coll_strerror(drc) : NULL);
+    return r.failed ? EXIT_WRONG : 0;
 }
 
 /* ================= the launcher ================= */
@@ -252,7 +250,7 @@ static void on_line(const char *line, void *arg)
     fflush(stdout);
 }
 
-/* Returns 0 when every step passed, else EXIT_FAIL. */
+/* Returns 0 when every step passed, else EXIT_WRONG. */
 static int check_backend(const check_opts *o, const cli_launch_plan *plan, int argc, char **argv,
                          const char *backend)
 {
@@ -264,7 +262,7 @@ static int check_backend(const check_opts *o, const cli_launch_plan *plan, int a
     int code = cli_launch_one(plan, &l, backend, nprocs);
     if (!rep.started) {
         printf("FAIL  %s init (0.000 ms): cannot launch %d ranks: %s\n", backend, nprocs, rep.message);
-        return EXIT_FAIL;
+        return EXIT_WRONG;
     }
     if (code != 0) {
         /* the step rank 0 never reported is the one that did not finish */
@@ -276,8 +274,8 @@ static int check_backend(const check_opts *o, const cli_launch_plan *plan, int a
         c.failed = 1;
     }
     fflush(stdout);
-    if (code >= 128) return code;
-    return c.failed ? EXIT_FAIL : 0;
+    if (code >= EXIT_SIGNALLED) return code;
+    return c.failed ? EXIT_WRONG : 0;
 }
 
 static int run_as_launcher(const check_opts *o, int argc, char **argv)
@@ -305,11 +303,11 @@ static int run_as_launcher(const check_opts *o, int argc, char **argv)
             continue;
         }
         int code = check_backend(o, &plan, argc, argv, b);
-        if (code >= 128) return code;
+        if (code >= EXIT_SIGNALLED) return code;
         if (code) failed = 1;
     }
     fflush(stdout);
-    return failed ? EXIT_FAIL : unavailable ? EXIT_UNAVAILABLE : 0;
+    return failed ? EXIT_WRONG : unavailable ? EXIT_UNAVAILABLE : 0;
 }
 
 int cmd_check(int argc, char **argv)

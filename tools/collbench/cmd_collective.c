@@ -18,17 +18,15 @@
 #include "engine/bench_sink.h"
 #include "cli_gpu.h"
 #include "cli_launch.h"
-#include "coll.h"
-
-#define EXIT_WRONG 1
+#include "coll_tool.h"
 
 static void json_meta(const bench_options *o, char *extra, size_t len, bench_json_meta *m)
 {
     snprintf(extra, len,
              "{\"collective\":\"%s\",\"check_iters\":%d,\"seed\":%llu,\"time_budget_s\":%g,"
-             "\"inplace\":%d,\"algo\":\"%s\",\"timeout_s\":%g}",
+             "\"inplace\":%d,\"algo\":\"%s\",\"timeout_s\":%g,\"passes\":%d,\"stop_spread\":%g}",
              o->coll->name, o->check, (unsigned long long)o->seed, o->time_budget_s, o->inplace,
-             o->algo, o->timeout_s);
+             o->algo, o->timeout_s, o->passes, o->stop_spread);
     memset(m, 0, sizeof *m);
     m->name = "collbench";
     m->world_size = bench_options_largest_procs(o);
@@ -137,10 +135,74 @@ static int run_backend(const bench_options *o, const coll_launch_env *env, const
     return code;
 }
 
-/* One backend, or with --same-ranks a list run in turn: each a communicator of
- * its own on the same ranks, whose malloc buffers the next one reuses
- * (bench_device.c); with --passes the list again, reversed every other pass.
- * A failed communicator ends the list; wrong results do not. */
+/* Before a backend's turn: its pinning (shm and auto pinned, tcp free). */
+typedef struct turn_pin {
+    const char *backend;
+    int local_rank, local_size;
+} turn_pin;
+
+static void pin_turn(void *arg)
+{
+    const turn_pin *t = arg;
+    if (t->backend) cli_rank_pin(t->backend, t->local_rank, t->local_size);
+}
+
+/* A list of backends (--same-ranks) or --passes: every communicator made
+ * first (each under its backend's pinning, which its threads keep), then the
+ * runner measures them size by size, interleaved (bench_runner_run_passes). A
+ * communicator that cannot be made ends the run before anything is measured. */
+static int run_interleaved(const bench_options *o, const coll_launch_env *env, char **names, int nb)
+{
+    coll_comm *comms[BENCH_MAX_BACKENDS] = {0};
+    bench_runner rs[BENCH_MAX_BACKENDS];
+    turn_pin pins[BENCH_MAX_BACKENDS];
+    char extra[512], err[512];
+    bench_json_meta meta;
+    bench_sink sink;
+    int code = 0, made = 0, local_size = env->local_world_size > 0 ? env->local_world_size : env->world_size;
+    for (; made < nb && !code; made++) {
+        pins[made] = (turn_pin){names[made], env->local_rank >= 0 ? env->local_rank : env->rank, local_size};
+        pin_turn(&pins[made]);
+        if ((code = create_comm(o, env, names[made], &comms[made]))) break;
+        if (strcmp(coll_comm_backend(comms[made]), "mpi") == 0) keep_freed_memory();
+    }
+    if (!code) {
+        coll_comm *comm0 = comms[0];
+        int world = coll_comm_size(comm0), rank = coll_comm_rank(comm0);
+        if (o->coll->has_root && o->root >= world) {
+            if (rank == 0)
+                fprintf(stderr, "collbench: -r: root %d is not a rank of %d processes\n", o->root, world);
+            code = EXIT_USAGE;
+        }
+    }
+    if (!code) {
+        json_meta(o, extra, sizeof extra, &meta);
+        meta.world_size = coll_comm_size(comms[0]);
+        bench_sink_init(&sink, 1, o->csv_path, o->json_path, &meta);
+        for (int i = 0; i < nb; i++) {
+            bench_runner_init(&rs[i], o, comms[i], nodes_of(env, coll_comm_size(comms[i])), &sink);
+            rs[i].turn = pin_turn;
+            rs[i].turn_arg = &pins[i];
+        }
+        size_t failed = 0;
+        int64_t wrong = 0;
+        int rc = bench_runner_run_passes(rs, (size_t)nb, o->passes, &failed, err, sizeof err);
+        if (rc) report_runtime_error(comms[failed], rc, err);
+        for (int i = 0; i < nb; i++) wrong += rs[i].wrong;
+        if (coll_comm_rank(comms[0]) == 0) bench_sink_flush(&sink);
+        if (coll_comm_rank(comms[0]) == 0 && sink.status) fprintf(stderr, "collbench: %s\n", sink.err);
+        code = rc ? EXIT_RUNTIME : wrong > 0 ? EXIT_WRONG : sink.status ? EXIT_RUNTIME : 0;
+        bench_sink_free(&sink);
+    }
+    for (int i = nb; i-- > 0;)
+        if (comms[i]) coll_comm_destroy(comms[i]);
+    return code;
+}
+
+/* One backend, or with --same-ranks a list, or --passes: see run_interleaved;
+ * --duration soaks each backend in turn (a soak is one backend's sizes again
+ * and again), with --passes the list again, reversed every other pass. A
+ * failed communicator ends the list; wrong results do not. */
 static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 {
     const char *named = cli_rank_backend("collbench", CLI_ENV_BACKEND, o->backends, o->nbackends, env->rank);
@@ -154,6 +216,7 @@ static int run_as_rank(const bench_options *o, const coll_launch_env *env)
     for (char *b = strtok_r(list, ",", &save); b && nb < BENCH_MAX_BACKENDS; b = strtok_r(NULL, ",", &save))
         names[nb++] = b;
     if (nb == 0) names[nb++] = NULL; /* the default backend */
+    if (o->duration_s <= 0) return run_interleaved(o, env, names, nb);
     int local_size = env->local_world_size > 0 ? env->local_world_size : env->world_size;
     for (int pass = 0; pass < o->passes && !broken; pass++) {
         if (o->passes > 1 && env->rank == 0 && !o->quiet)
@@ -250,9 +313,9 @@ static int sweep_same_ranks(launch_ctx *l, const char **backends, size_t nb)
     }
     const char *joined = list;
     int first = used ? cli_sweep(&joined, 1, l->o->procs, l->o->nprocs, launch_one, l) : 0;
-    if (first < 128 && napart) {
+    if (first < EXIT_SIGNALLED && napart) {
         int code = cli_sweep(apart, napart, l->o->procs, l->o->nprocs, launch_one, l);
-        if (code && (!first || code >= 128)) first = code;
+        if (code && (!first || code >= EXIT_SIGNALLED)) first = code;
     }
     return first;
 }

@@ -5,17 +5,14 @@
 
 #include "engine/machine_info.h"
 #include "engine/opt_table.h"
-#include "coll.h"
+#include "coll_tool.h"
+#include "exit_codes.h"
 #include "info_gpu.h"
 #include "info_net.h"
 
 #ifdef COLL_HAVE_JANSSON
 #include <jansson.h>
 #endif
-
-#define EXIT_USAGE 2
-#define EXIT_RUNTIME 3
-#define EXIT_UNAVAILABLE 4
 
 typedef struct info_opts {
     int json, gpu_bw;

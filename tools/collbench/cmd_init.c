@@ -16,7 +16,7 @@
 #include "engine/sizes.h"
 #include "engine/opt_table.h"
 #include "cli_launch.h"
-#include "coll.h"
+#include "coll_tool.h"
 #include "core/atomic_file.h"
 #include "core/clock.h"
 #include "core/file_check.h"
@@ -158,15 +158,15 @@ static int measure(const init_opts *o, const char *backend, coll_comm *base, flo
     double t0;
 
     if ((rc = coll_barrier(base))) return rc;
-    t0 = coll_now_s();
+    t0 = coll__now_s();
     for (int i = 0; i < WARM_CYCLES; i++) {
         if ((rc = create(o, backend, &c))) return *failed_create = 1, rc;
         coll_comm_destroy(c);
     }
-    t[T_WARM] = (coll_now_s() - t0) * 1e3 / WARM_CYCLES;
+    t[T_WARM] = (coll__now_s() - t0) * 1e3 / WARM_CYCLES;
 
     if ((rc = coll_barrier(base))) return rc;
-    t0 = coll_now_s();
+    t0 = coll__now_s();
     for (int i = 0; i < o->steps; i++) {
         if ((rc = create(o, backend, &c))) return *failed_create = 1, rc;
         rc = coll_allreduce(c, buf, buf, (size_t)o->count, COLL_FLOAT32, COLL_SUM);
@@ -177,13 +177,13 @@ static int measure(const init_opts *o, const char *backend, coll_comm *base, flo
         }
         coll_comm_destroy(c);
     }
-    t[T_RECREATE] = (coll_now_s() - t0) * 1e3 / o->steps;
+    t[T_RECREATE] = (coll__now_s() - t0) * 1e3 / o->steps;
 
     if ((rc = coll_barrier(base))) return rc;
-    t0 = coll_now_s();
+    t0 = coll__now_s();
     for (int i = 0; i < o->steps; i++)
         if ((rc = coll_allreduce(base, buf, buf, (size_t)o->count, COLL_FLOAT32, COLL_SUM))) return rc;
-    t[T_REUSE] = (coll_now_s() - t0) * 1e3 / o->steps;
+    t[T_REUSE] = (coll__now_s() - t0) * 1e3 / o->steps;
     return 0;
 }
 
@@ -227,9 +227,9 @@ static int run_as_rank(const init_opts *o, const coll_launch_env *env)
     double t[T_COUNT] = {0}, slowest[T_COUNT];
     int failed_create = 0;
 
-    double t0 = coll_now_s();
+    double t0 = coll__now_s();
     int rc = create(o, backend, &base);
-    t[T_COLD] = (coll_now_s() - t0) * 1e3;
+    t[T_COLD] = (coll__now_s() - t0) * 1e3;
     if (rc) {
         fprintf(stderr, "collbench init: rank %d: %s\n", env->rank,
                 *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));

@@ -90,6 +90,7 @@ static int run(const report_opts *o)
         return EXIT_USAGE;
     }
     int rc = report_run(o->files, o->nfiles, o->outdir, o->force, stderr);
-    if (rc == 0 || rc == REPORT_INPUT_REJECTED) return rc;
+    if (rc == REPORT_INPUT_REJECTED) return EXIT_WRONG;
+    if (rc == 0) return 0;
     return rc == COLL_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 }

@@ -21,7 +21,7 @@
 #include "engine/opt_table.h"
 #include "engine/straggler.h"
 #include "cli_launch.h"
-#include "coll.h"
+#include "coll_tool.h"
 #include "core/clock.h"
 
 #define PREFIX "collbench straggler"
@@ -110,10 +110,10 @@ static int parse_opts(int argc, char **argv, straggler_opts *o)
 static double compute(double ms)
 {
     volatile double acc = 1.0;
-    double end = coll_now_s() + ms / 1e3;
+    double end = coll__now_s() + ms / 1e3;
     do {
         for (int i = 0; i < 1024; i++) acc = acc * 1.0000001 + 1e-9;
-    } while (coll_now_s() < end);
+    } while (coll__now_s() < end);
     return acc;
 }
 
@@ -141,11 +141,11 @@ static int loop(coll_comm *comm, const straggler_opts *o, double my_delay_ms, do
     float small[8] = {0};
     int rc = coll_barrier(comm);
     if (rc) return fail(comm, "start barrier", rc);
-    double zero = coll_now_s(); /* clock alignment: see the top of the file */
+    double zero = coll__now_s(); /* clock alignment: see the top of the file */
     for (int it = 0; it < o->iters; it++) {
         compute(o->compute_ms);
         coll__sleep_s(my_delay_ms / 1e3);
-        arrive[it] = coll_now_s() - zero;
+        arrive[it] = coll__now_s() - zero;
         if ((rc = coll_allreduce(comm, small, small, 8, COLL_FLOAT32, COLL_SUM)))
             return fail(comm, "all-reduce", rc);
     }

@@ -26,13 +26,13 @@
 #include <unistd.h>
 
 #include "engine/bench_coll.h"
+#include "coll_tool.h"
 #include "engine/opt_table.h"
 #include "engine/sizes.h"
 #include "cli_common.h"
 #include "suite.h"
 #include "train/train_blas.h"
 
-#define EXIT_WRONG 1
 #define MAX_BACKENDS 8
 #define MAX_STEPS 512
 /* A step still running after this long is stopped (a hang; the slowest step,
@@ -54,6 +54,9 @@
 #define DEFAULT_PROCS "2,4,6"
 #define DEFAULT_BUDGET "1"
 #define SUITE_PASSES 2
+/* A size's timed iterations end once their p25-p75 spread is within 5% of the
+ * median (--stop-spread): the time goes to the cells that need it. */
+#define SUITE_STOP_SPREAD "0.05"
 #define QUICK_SIZES "4K,64K,1M"
 #define QUICK_PROCS "2,4"
 #define QUICK_BUDGET "0.5"
@@ -332,14 +335,15 @@ static int add_collective(suite *s, const bench_coll *c, const char *backends, i
               suite_step_arg(st, "%d", nprocs) | suite_step_arg(st, "--sizes") |
               suite_step_arg(st, "%s", s->o.sizes) | suite_step_arg(st, "--time-budget") |
               suite_step_arg(st, "%g", atof(s->o.budget) / (nbackends > 1 ? SUITE_PASSES : 1)) |
+              suite_step_arg(st, "--stop-spread") | suite_step_arg(st, SUITE_STOP_SPREAD) |
               suite_step_arg(st, "-T") |
               suite_step_arg(st, COLL_TIMEOUT_S) | suite_step_arg(st, "--csv") |
               suite_step_arg(st, "%s", s->csv);
 #ifdef COLL_HAVE_JANSSON
     bad |= suite_step_arg(st, "-J") | suite_step_arg(st, "%s", s->json);
 #endif
-    /* Backends compared within a step run in SUITE_PASSES passes, the order
-     * reversed in each (A B, B A), at the same total time budget. */
+    /* Backends compared within a step run in SUITE_PASSES passes, size by
+     * size, the order reversed in each (A B, B A), at the same total time budget. */
     if (nbackends > 1)
         bad |= suite_step_arg(st, "--same-ranks") | suite_step_arg(st, "--passes") |
                suite_step_arg(st, "%d", SUITE_PASSES);
@@ -473,8 +477,10 @@ static const char *outcome(const suite_step *st, char *buf, size_t len)
     else if (st->timed_out > 0) snprintf(buf, len, "FAILED (still running after %g s: stopped)", st->timed_out);
     else if (st->code == 0) snprintf(buf, len, "ok");
     else if (st->code == EXIT_WRONG && st->kind != SUITE_REPORT) snprintf(buf, len, "WRONG RESULTS");
-    else if (st->code > 128 && interrupted) snprintf(buf, len, "INTERRUPTED (signal %d)", st->code - 128);
-    else if (st->code > 128) snprintf(buf, len, "FAILED (signal %d)", st->code - 128);
+    else if (st->code > EXIT_SIGNALLED && interrupted)
+        snprintf(buf, len, "INTERRUPTED (signal %d)", st->code - EXIT_SIGNALLED);
+    else if (st->code > EXIT_SIGNALLED)
+        snprintf(buf, len, "FAILED (signal %d)", st->code - EXIT_SIGNALLED);
     else snprintf(buf, len, "FAILED (exit %d)", st->code);
     return buf;
 }
@@ -563,7 +569,7 @@ static int summarize(suite *s)
     }
     printf("results: %s\n", s->dir);
     fflush(stdout);
-    if (interrupted) return 128 + interrupted;
+    if (interrupted) return EXIT_SIGNALLED + interrupted;
     return wrong ? EXIT_WRONG : failed ? EXIT_RUNTIME : 0;
 }
 

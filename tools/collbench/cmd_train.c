@@ -18,7 +18,7 @@
 
 #include "launch/launcher.h"
 #include "cli_launch.h"
-#include "coll.h"
+#include "coll_tool.h"
 #include "engine/result.h"
 #include "train/train_blas.h"
 #include "train/train_metrics.h"
@@ -26,7 +26,6 @@
 #include "train/train_run.h"
 
 #define PREFIX "collbench train"
-#define EXIT_WRONG 1
 #define MAX_ROWS 1024
 
 /* ================= inside a rank ================= */
@@ -363,13 +362,13 @@ static int run_as_launcher(const train_options *asked, int argc, char **argv)
     train_table_header(stdout);
 
     int first = 0, maxp = 1;
-    for (size_t p = 0; p < o->nprocs && first < 128; p++) {
+    for (size_t p = 0; p < o->nprocs && first < EXIT_SIGNALLED; p++) {
         int n = o->procs[p];
         maxp = n > maxp ? n : maxp;
         /* one process runs only `single`, which needs no backend: launch it once */
         int c = n == 1 ? launch_one(&l, backends[0], 1)
                        : cli_sweep(backends, nb, &n, 1, launch_one, &l);
-        if (c && (!first || c >= 128)) first = c;
+        if (c && (!first || c >= EXIT_SIGNALLED)) first = c;
     }
     train_mem_table(stdout, l.mem, l.nmem);
     if (l.csv_failed) fprintf(stderr, PREFIX ": --csv: %s\n", l.csv_err);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "coll.h"
+#include "coll_tool.h"
 
 void info_net_print_text(void)
 {

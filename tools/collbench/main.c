@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "exit_codes.h"
+
 /* COLLBENCH_VERSION comes from CMake's project(VERSION): one place. */
 
 /* cmd_collective.c: every collective benchmark; argv[0] names the collective. */
@@ -15,6 +17,7 @@ int cmd_init(int argc, char **argv);
 int cmd_suite(int argc, char **argv);  /* cmd_suite.c */
 int cmd_train(int argc, char **argv);  /* cmd_train.c */
 int cmd_report(int argc, char **argv); /* cmd_report.c */
+int cmd_model(int argc, char **argv);  /* cmd_model.c */
 
 typedef struct command {
     const char *name;
@@ -36,6 +39,7 @@ static const command commands[] = {
     {"barrier", cmd_collective, "every rank waits for all others"},
     {"train", cmd_train, "data-parallel training step: compute vs communication, overlap, buckets"},
     {"report", cmd_report, "result files -> plots, markdown tables, analysis, index.html"},
+    {"model", cmd_model, "cost model fitted to result files; predictions for other clusters"},
     {"init", cmd_init, "cost of creating a communicator, re-created every step vs reused"},
     {"check", cmd_check, "is this setup usable: PASS/FAIL per backend and step"},
     {"info", cmd_info, "this machine and build: CPU, memory, network, CUDA/NCCL, backends"},
@@ -71,7 +75,7 @@ static int cmd_help(int argc, char **argv)
     const command *c = find_command(argv[1]);
     if (!c || c->fn == cmd_help) {
         fprintf(stderr, "collbench: help: unknown command '%s'\n", argv[1]);
-        return 2;
+        return EXIT_USAGE;
     }
     char *help_argv[] = {argv[1], "--help", NULL};
     return c->fn(2, help_argv);
@@ -90,7 +94,7 @@ int main(int argc, char **argv)
     const command *c = find_command(argv[1]);
     if (!c) {
         fprintf(stderr, "collbench: unknown command '%s' (see collbench help)\n", argv[1]);
-        return 2;
+        return EXIT_USAGE;
     }
     return c->fn(argc - 1, argv + 1);
 }

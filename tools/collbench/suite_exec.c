@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "exit_codes.h"
 
 #define POLL_MS 250
 #define KILL_GRACE_S 10.0   /* after SIGTERM, before SIGKILL */
@@ -104,15 +105,15 @@ static void stop_child(pid_t pid, double now, double *term_at)
 static int exit_code_of(int status)
 {
     if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return 3;
+    if (WIFSIGNALED(status)) return EXIT_SIGNALLED + WTERMSIG(status);
+    return EXIT_RUNTIME;
 }
 
 void suite_exec(suite_step *st, FILE *log, suite_progress *p, double limit_s,
                 volatile sig_atomic_t *interrupted)
 {
     int out[2], err[2], status = 0, reaped = 0;
-    double t0 = coll_now_s(), term_at = 0, reaped_at = 0;
+    double t0 = coll__now_s(), term_at = 0, reaped_at = 0;
     child_io io = {.fd = {-1, -1}};
     st->note[0] = '\0';
     st->timed_out = 0;
@@ -130,7 +131,7 @@ void suite_exec(suite_step *st, FILE *log, suite_progress *p, double limit_s,
         int n = poll(pf, 2, POLL_MS);
         for (int k = 0; n > 0 && k < 2; k++)
             if (io.fd[k] >= 0 && (pf[k].revents & (POLLIN | POLLHUP | POLLERR))) drain(&io, k, st, log, p);
-        double now = coll_now_s();
+        double now = coll__now_s();
         if (!reaped && waitpid(pid, &status, WNOHANG) == pid) reaped = 1, reaped_at = now;
         if (reaped && now - reaped_at > DRAIN_GRACE_S) break;
         if (!reaped && (*interrupted || (limit_s > 0 && now - t0 > limit_s))) {
@@ -145,6 +146,6 @@ void suite_exec(suite_step *st, FILE *log, suite_progress *p, double limit_s,
     }
     st->code = exit_code_of(status);
     if (term_at > 0 && st->code == 0) st->code = 3;
-    st->seconds = coll_now_s() - t0;
+    st->seconds = coll__now_s() - t0;
     fflush(log);
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli_launch.h"
-#include "coll.h"
+#include "coll_tool.h"
 
 int suite_step_arg(suite_step *step, const char *fmt, ...)
 {

@@ -26,7 +26,7 @@ static double eta(const suite_progress *p, double now)
 
 void suite_progress_init(suite_progress *p, size_t total, eta_step *eta_steps)
 {
-    *p = (suite_progress){.tty = isatty(STDERR_FILENO), .total = total, .t0 = coll_now_s(),
+    *p = (suite_progress){.tty = isatty(STDERR_FILENO), .total = total, .t0 = coll__now_s(),
                           .eta = eta_steps};
 }
 
@@ -34,7 +34,7 @@ void suite_progress_begin(suite_progress *p, size_t index, const char *title)
 {
     p->index = index;
     p->title = title;
-    p->step_t0 = coll_now_s();
+    p->step_t0 = coll__now_s();
     p->shown = 0;
     suite_progress_tick(p);
 }
@@ -49,7 +49,7 @@ void suite_progress_clear(suite_progress *p)
 
 void suite_progress_tick(suite_progress *p)
 {
-    double now = coll_now_s();
+    double now = coll__now_s();
     char elapsed[32], left[32] = "--:--";
     if (!p->tty || (p->shown && now - p->last_draw < REDRAW_PERIOD_S)) return;
     p->last_draw = now;
@@ -76,7 +76,7 @@ void suite_progress_end(suite_progress *p, const char *outcome, double seconds)
     eta_step *done = &p->eta[p->index - 1];
     done->done = 1;
     done->seconds = seconds;
-    double now = coll_now_s();
+    double now = coll__now_s();
     clock_text(now - p->t0, elapsed, sizeof elapsed);
     p->step_t0 = now;
     double e = eta_left(p->eta, p->total, p->index, 0);

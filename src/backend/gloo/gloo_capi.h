@@ -54,12 +54,12 @@ typedef struct coll__gloo_call {
 
 /* Meets every rank through store (keys under prefix) and connects Gloo's TCP
  * transport, listening on host. */
-int coll_gloo_create(coll__store *store, const char *prefix, const char *host, int rank, int size,
+int coll__gloo_create(coll__store *store, const char *prefix, const char *host, int rank, int size,
                      double timeout_s, coll__gloo **out, coll__err *err);
 /* 1 when Gloo has a type for dt (it has no bfloat16). */
-int coll_gloo_has_dtype(coll_dtype dt);
-int coll_gloo_run(coll__gloo *g, const coll__gloo_call *c, coll__err *err);
-void coll_gloo_destroy(coll__gloo *g);
+int coll__gloo_has_dtype(coll_dtype dt);
+int coll__gloo_run(coll__gloo *g, const coll__gloo_call *c, coll__err *err);
+void coll__gloo_destroy(coll__gloo *g);
 
 #ifdef __cplusplus
 }

@@ -47,7 +47,7 @@ static int status_of(const gloo::IoException& e) {
   return COLL_EPEER;
 }
 
-extern "C" int coll_gloo_create(coll__store* store, const char* prefix, const char* host, int rank,
+extern "C" int coll__gloo_create(coll__store* store, const char* prefix, const char* host, int rank,
                                 int size, double timeout_s, coll__gloo** out, coll__err *err) {
   *out = nullptr;
   try {
@@ -84,7 +84,7 @@ extern "C" int coll_gloo_create(coll__store* store, const char* prefix, const ch
   }
 }
 
-extern "C" int coll_gloo_run(coll__gloo* g, const coll__gloo_call* c, coll__err *err) {
+extern "C" int coll__gloo_run(coll__gloo* g, const coll__gloo_call* c, coll__err *err) {
   try {
     collgloo::run_collective(g, c);
     return COLL_OK;
@@ -106,11 +106,11 @@ extern "C" int coll_gloo_run(coll__gloo* g, const coll__gloo_call* c, coll__err 
   }
 }
 
-extern "C" int coll_gloo_has_dtype(coll_dtype dt) {
+extern "C" int coll__gloo_has_dtype(coll_dtype dt) {
   return dt != COLL_BFLOAT16 && dt < COLL_DTYPE_COUNT;
 }
 
-extern "C" void coll_gloo_destroy(coll__gloo* g) {
+extern "C" void coll__gloo_destroy(coll__gloo* g) {
   try {
     delete g;
   } catch (...) {

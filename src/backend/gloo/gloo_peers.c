@@ -136,14 +136,14 @@ int coll__gloo_peers_exchange(coll__store *store, const char *prefix, int rank, 
         return COLL_ENOMEM;
     }
     int rc = coll__store_key(key, sizeof key, NULL, prefix, "gloo/socks/%d", rank);
-    if (!rc) rc = coll_store_set(store, key, mine, strlen(mine));
+    if (!rc) rc = coll__store_set(store, key, mine, strlen(mine));
     out->socks[rank] = mine;
     for (int r = 0; r < size && rc == COLL_OK; r++) {
         if (r == rank) continue;
         size_t len;
         void *v = NULL;
         rc = coll__store_key(key, sizeof key, NULL, prefix, "gloo/socks/%d", r);
-        if (!rc) rc = coll_store_get(store, key, &v, &len);
+        if (!rc) rc = coll__store_get(store, key, &v, &len);
         out->socks[r] = v;
     }
     if (!rc) map_own_sockets(out, rank);

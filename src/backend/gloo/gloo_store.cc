@@ -36,7 +36,7 @@ void StoreAdapter::fail(const char* what, const std::string& key, int rc) {
 
 void StoreAdapter::set(const std::string& key, const std::vector<char>& data) {
   std::string k = prefix_ + key;
-  int rc = coll_store_set(store_, k.c_str(), data.data(), data.size());
+  int rc = coll__store_set(store_, k.c_str(), data.data(), data.size());
   if (rc) fail("set", key, rc);
 }
 
@@ -44,7 +44,7 @@ std::vector<char> StoreAdapter::get(const std::string& key) {
   std::string k = prefix_ + key;
   void* val = nullptr;
   size_t len = 0;
-  int rc = coll_store_get(store_, k.c_str(), &val, &len);
+  int rc = coll__store_get(store_, k.c_str(), &val, &len);
   if (rc) fail("get", key, rc);
   std::vector<char> out(static_cast<char*>(val), static_cast<char*>(val) + len);
   free(val);
@@ -57,7 +57,7 @@ void StoreAdapter::wait(const std::vector<std::string>& keys) {
   full.reserve(keys.size());
   for (const auto& k : keys) full.push_back(prefix_ + k);
   for (const auto& k : full) ptrs.push_back(k.c_str());
-  int rc = coll_store_wait(store_, ptrs.data(), static_cast<int>(ptrs.size()));
+  int rc = coll__store_wait(store_, ptrs.data(), static_cast<int>(ptrs.size()));
   if (!rc) return;
   // name the first key still missing (its rank), not just the first asked for
   for (size_t i = 0; i < keys.size(); i++) {

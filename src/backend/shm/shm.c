@@ -82,7 +82,7 @@ static int probe_cma(shm_state *st, int wanted, char *why, size_t len)
     int peer = (st->rank + 1) % st->n;
     const shm_rank_ctrl *pc = &st->seg.ctrl[peer];
     uint64_t got = 0;
-    int e = shm_cma_read(pc->pid, &got, pc->probe_addr, sizeof got);
+    int e = coll__shm_cma_read(pc->pid, &got, pc->probe_addr, sizeof got);
     if (e) {
         snprintf(why, len, "process_vm_readv from rank %d (pid %d) failed: %s%s", world(st, peer),
                  (int)pc->pid, strerror(-e),
@@ -100,9 +100,9 @@ static void shm_fini(void *state)
 {
     shm_state *st = state;
     if (!st) return;
-    shm_liveness_close(&st->live);
-    shm_segment_unmap(&st->seg);
-    shm_heap_destroy(&st->heap);
+    coll__shm_liveness_close(&st->live);
+    coll__shm_segment_unmap(&st->seg);
+    coll__shm_heap_destroy(&st->heap);
     free(st->in_map);
     free(st->home_done);
     free(st->pop);
@@ -125,12 +125,12 @@ static int heap_publish(shm_state *st, const coll__rendezvous *rv, size_t bytes)
     char key[160], desc[96] = "none";
     coll__err err;
     coll__err_init(&err, st->world_of, st->nworld);
-    if (bytes && shm_heap_create(&st->heap, st->n, st->rank, bytes, &err) == COLL_OK)
-        shm_heap_describe(&st->heap, desc, sizeof desc);
+    if (bytes && coll__shm_heap_create(&st->heap, st->n, st->rank, bytes, &err) == COLL_OK)
+        coll__shm_heap_describe(&st->heap, desc, sizeof desc);
     else if (bytes && st->rank == 0)
         fprintf(stderr, "collbench shm: coll_alloc gives private memory (%s)\n", err.msg);
     int rc = coll__store_key(key, sizeof key, NULL, rv->prefix, "shm/heap/%d", st->rank);
-    if (!rc) rc = coll_store_set(rv->store, key, desc, strlen(desc) + 1);
+    if (!rc) rc = coll__store_set(rv->store, key, desc, strlen(desc) + 1);
     return rc;
 }
 
@@ -146,9 +146,9 @@ static int heap_attach_all(shm_state *st, const coll__rendezvous *rv)
         size_t len = 0;
         if (r == st->rank) continue;
         ok = coll__store_key(key, sizeof key, NULL, rv->prefix, "shm/heap/%d", r) == COLL_OK &&
-             coll_store_get(rv->store, key, &val, &len) == COLL_OK && len > 0 &&
+             coll__store_get(rv->store, key, &val, &len) == COLL_OK && len > 0 &&
              ((char *)val)[len - 1] == '\0' && strcmp(val, "none") != 0 &&
-             shm_heap_attach(&st->heap, r, val, &err) == COLL_OK;
+             coll__shm_heap_attach(&st->heap, r, val, &err) == COLL_OK;
         free(val);
     }
     return ok;
@@ -214,7 +214,7 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     st->out_map = calloc(n, sizeof *st->out_map);
     st->at_in = calloc(n, sizeof *st->at_in);
     st->at_out = calloc(n, sizeof *st->at_out);
-    st->fused = shm_fused_available();
+    st->fused = coll__shm_fused_available();
     st->sub = coll__alloc_aligned_to(64, SHM_SUB_BYTES);
     pid_t *pids = calloc(n, sizeof *pids);
     if (!st->tmp || !st->acc || !st->peer_send || !st->peer_recv || !st->watch || !pids ||
@@ -223,7 +223,7 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
         return coll__err_set(err, COLL_ENOMEM, "shm: out of memory");
     }
     int cma_wanted = st->n > 1 && cma_env;
-    if (cma_wanted) shm_cma_allow_peers(1); /* before the probe, which needs it */
+    if (cma_wanted) coll__shm_cma_allow_peers(1); /* before the probe, which needs it */
     rc = heap_publish(st, rv, heap);
     if (rc) {
         free(pids);
@@ -231,21 +231,21 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
                  rv->store->err.msg);
     }
     st->probe_word = ((uint64_t)getpid() << 20) ^ 0x5eedc0115eedull;
-    rc = shm_segment_create(&st->seg, rv->store, rv->prefix, st->rank, st->n, slot, mbox,
+    rc = coll__shm_segment_create(&st->seg, rv->store, rv->prefix, st->rank, st->n, slot, mbox,
                                 (uint64_t)(uintptr_t)&st->probe_word, st->probe_word, err);
     if (rc == COLL_OK) {
         for (int r = 0; r < st->n; r++) pids[r] = st->seg.ctrl[r].pid;
-        rc = shm_liveness_open(&st->live, pids, st->n, st->rank);
+        rc = coll__shm_liveness_open(&st->live, pids, st->n, st->rank);
     }
     free(pids);
     if (rc) return rc;
     char why[160] = "";
     st->seg.ctrl[st->rank].cma_ok = probe_cma(st, cma_env, why, sizeof why) ? 1 : -1;
     st->seg.ctrl[st->rank].heap_ok = heap_attach_all(st, rv);
-    rc = shm_segment_barrier(rv->store, rv->prefix, "probed", st->rank, st->n, err);
+    rc = coll__shm_segment_barrier(rv->store, rv->prefix, "probed", st->rank, st->n, err);
     if (rc) return rc;
     /* Every peer has mapped our heap (or given up on it). */
-    shm_heap_seal(&st->heap);
+    coll__shm_heap_seal(&st->heap);
     st->direct = st->n > 1;
     for (int r = 0; r < st->n; r++) st->direct &= st->seg.ctrl[r].heap_ok == 1;
     st->cma = 1;
@@ -256,7 +256,7 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
                      r == st->rank ? why : "process_vm_readv does not work there");
             break;
         }
-    if (!st->cma && cma_wanted) shm_cma_allow_peers(0); /* no engine: no one may attach */
+    if (!st->cma && cma_wanted) coll__shm_cma_allow_peers(0); /* no engine: no one may attach */
     if (!st->cma && st->rank == 0 && !(why[0] && strstr(why, "COLL_SHM_CMA=0")))
         fprintf(stderr, "collbench shm: single-copy transfers unavailable (%s); copying "
                         "through the shared segment instead\n", st->cma_reason);
@@ -308,16 +308,16 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
                      coll_dtype_name(c->dt));
         }
     }
-    if (c->kind == COLL_KIND_P2P) return shm_p2p_run(&o);
+    if (c->kind == COLL_KIND_P2P) return coll__shm_p2p_run(&o);
     if (st->direct && c->kind == COLL_KIND_ALLREDUCE && c->count > 0 &&
         call_bytes(c, o.es) >= st->direct_min) {
         if (call_bytes(c, o.es) >= st->priv_min && call_bytes(c, o.es) < st->priv_max)
-            shm_private_stage(&o);
-        return shm_direct_run(&o);
+            coll__shm_private_stage(&o);
+        return coll__shm_direct_run(&o);
     }
     if (st->cma && st->n > 1 && call_bytes(c, o.es) >= shm_cma_min(st, c->kind) && c->count > 0)
-        return shm_cma_run(&o);
-    return shm_stage_run(&o);
+        return coll__shm_cma_run(&o);
+    return coll__shm_stage_run(&o);
 }
 
 /* Errors of the call name world ranks: a value with this group's map, passed on. */
@@ -358,7 +358,7 @@ static int shm_set_algo(void *state, const char *algo, coll__err *err)
 static void *shm_alloc(void *state, size_t bytes)
 {
     shm_state *st = state;
-    void *p = shm_heap_alloc(&st->heap, bytes);
+    void *p = coll__shm_heap_alloc(&st->heap, bytes);
     return p ? p : coll__alloc_aligned(bytes);
 }
 
@@ -366,7 +366,7 @@ static void shm_free(void *state, void *ptr)
 {
     shm_state *st = state;
     if (!ptr) return;
-    if (shm_heap_free(&st->heap, ptr))
+    if (coll__shm_heap_free(&st->heap, ptr))
         atomic_fetch_add_explicit(&st->seg.ctrl[st->rank].heap_frees, 1, memory_order_release);
     else
         free(ptr);
@@ -375,7 +375,7 @@ static void shm_free(void *state, void *ptr)
 static void shm_abort(void *state, int status, int failed_rank)
 {
     shm_state *st = state;
-    if (st && st->seg.base) shm_abort_mark(&st->seg, status, failed_rank);
+    if (st && st->seg.base) coll__shm_abort_mark(&st->seg, status, failed_rank);
 }
 
 const coll__backend_ops coll__backend_shm = {

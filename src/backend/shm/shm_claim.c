@@ -72,14 +72,14 @@ static int wait_finished(shm_op *o, const finished_arg *f)
 {
     shm_waiter w = o->w;
     for (;;) {
-        double now = coll_now_s();
+        double now = coll__now_s();
         w.deadline = o->w.deadline < now + 0.1 ? o->w.deadline : now + 0.1;
-        int rc = shm_wait(&w, all_finished, f, busy_rank(o->st), "the last allreduce chunks");
+        int rc = coll__shm_wait(&w, all_finished, f, busy_rank(o->st), "the last allreduce chunks");
         if (rc != COLL_ETIMEDOUT || w.deadline >= o->w.deadline) return rc;
     }
 }
 
-int shm_claim_all(shm_op *o, uint64_t nchunks, shm_chunk_fn fn, void *arg)
+int coll__shm_claim_all(shm_op *o, uint64_t nchunks, shm_chunk_fn fn, void *arg)
 {
     shm_state *st = o->st;
     shm_header *h = st->seg.hdr;
@@ -92,7 +92,7 @@ int shm_claim_all(shm_op *o, uint64_t nchunks, shm_chunk_fn fn, void *arg)
         if (rc) return rc; /* busy stays set: this rank holds the chunk it failed on */
         atomic_store_explicit(busy, 0, memory_order_relaxed);
         /* Whoever finishes the last chunk wakes the ranks that sleep on it. */
-        if (atomic_fetch_add(&h->finished, 1) + 1 == end) shm_ring_all(&st->seg);
+        if (atomic_fetch_add(&h->finished, 1) + 1 == end) coll__shm_ring_all(&st->seg);
     }
     homes_done(st, nchunks);
     finished_arg f = {h, end};

@@ -20,9 +20,9 @@ static int read_span(shm_op *o, int p, char *dst, uint64_t remote, size_t bytes)
 {
     for (size_t done = 0; done < bytes;) {
         size_t len = min_sz(SPAN_BYTES, bytes - done);
-        int rc = shm_op_read(o, p, dst + done, remote + done, len);
+        int rc = coll__shm_op_read(o, p, dst + done, remote + done, len);
         if (rc) return rc;
-        shm_op_moved(o, len);
+        coll__shm_op_moved(o, len);
         done += len;
     }
     return COLL_OK;
@@ -37,13 +37,13 @@ static int reduce_from_peers(shm_op *o, char *out, const char *mine, const uint6
     const char *a = mine;
     for (int j = 1; j < st->n; j++) {
         int p = (st->rank + j) % st->n;
-        int rc = shm_op_read(o, p, st->tmp, peer_base[p] + skip * o->es, m * o->es);
+        int rc = coll__shm_op_read(o, p, st->tmp, peer_base[p] + skip * o->es, m * o->es);
         if (rc) return rc;
         o->fn(out, a, st->tmp, m);
         a = out;
     }
     if (o->c->op == COLL_AVG) coll__scale_div(out, m, o->c->dt, st->n);
-    shm_op_moved(o, m * o->es * (size_t)(st->n - 1));
+    coll__shm_op_moved(o, m * o->es * (size_t)(st->n - 1));
     return COLL_OK;
 }
 
@@ -77,7 +77,7 @@ static int allreduce_whole(shm_op *o)
     int q = st->rank == 0 ? 1 : 0, rc = COLL_OK;
     for (int j = 1; rc == COLL_OK && j < st->n; j++) {
         int p = (st->rank + j) % st->n;
-        rc = shm_op_read(o, p, (char *)whole_input(o, p, q, bytes), st->peer_send[p], bytes);
+        rc = coll__shm_op_read(o, p, (char *)whole_input(o, p, q, bytes), st->peer_send[p], bytes);
     }
     if (rc) return rc;
     /* q < 2: only the first call's a or b can be the output (kernels allow that). */
@@ -87,8 +87,8 @@ static int allreduce_whole(shm_op *o)
         a = RECV(o, 0);
     }
     if (o->c->op == COLL_AVG) coll__scale_div(RECV(o, 0), count, o->c->dt, st->n);
-    shm_op_moved(o, bytes * (size_t)(st->n - 1));
-    return shm_op_sync(o, "the end of allreduce");
+    coll__shm_op_moved(o, bytes * (size_t)(st->n - 1));
+    return coll__shm_op_sync(o, "the end of allreduce");
 }
 
 /* After the arrival every rank sees every rank's buffers: all choose alike. */
@@ -99,35 +99,35 @@ static int any_in_place(const shm_state *st)
     return 0;
 }
 
-int shm_cma_allreduce(shm_op *o)
+int coll__shm_cma_allreduce(shm_op *o)
 {
     shm_state *st = o->st;
     size_t ce = chunk_elems(o), lo, hi, bytes = o->c->count * o->es;
-    int rc = o->arrived ? COLL_OK : shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    int rc = o->arrived ? COLL_OK : coll__shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     if (rc) return rc;
     o->arrived = 1;
     int whole = bytes >= st->cma_whole_min && bytes < st->cma_whole_max &&
                 (st->n == 2 || bytes * (size_t)st->n <= st->chunk_bytes); /* tmp holds the rest */
     if (whole && !any_in_place(st)) return allreduce_whole(o);
-    if (bytes < st->cma_allreduce_min) return shm_stage_run(o); /* the window's in-place calls */
+    if (bytes < st->cma_allreduce_min) return coll__shm_stage_run(o); /* the window's in-place calls */
     /* My slice, chunk by chunk: reduced into my output, then written from the
      * cache into every peer's output. No rank waits for another's progress
      * (only the closing step), and each rank reads S and writes S: an
      * all-gather that read the peers' results back would read (n-1)/n S more.
      * In place this is safe: only this rank reads any rank's copy of this
      * slice, and it writes a chunk there only after reading it. */
-    shm_split(o->c->count, st->n, st->rank, &lo, &hi);
+    coll__shm_split(o->c->count, st->n, st->rank, &lo, &hi);
     for (size_t a = lo; a < hi; a += ce) {
         size_t m = min_sz(ce, hi - a);
         rc = reduce_from_peers(o, RECV(o, a), SEND(o, a), st->peer_send, a, m);
         for (int j = 1; rc == COLL_OK && j < st->n; j++) {
             int p = (st->rank + j) % st->n;
-            rc = shm_op_write(o, p, st->peer_recv[p] + a * o->es, RECV(o, a), m * o->es);
+            rc = coll__shm_op_write(o, p, st->peer_recv[p] + a * o->es, RECV(o, a), m * o->es);
         }
         if (rc) return rc;
-        shm_op_moved(o, m * o->es * (size_t)(st->n - 1));
+        coll__shm_op_moved(o, m * o->es * (size_t)(st->n - 1));
     }
-    return shm_op_sync(o, "the end of allreduce");
+    return coll__shm_op_sync(o, "the end of allreduce");
 }
 
 /* Each rank reduces its slice and writes it into the root's receive buffer. */
@@ -136,44 +136,44 @@ static int reduce(shm_op *o)
     shm_state *st = o->st;
     size_t ce = chunk_elems(o), lo, hi;
     int root = o->c->root;
-    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    int rc = coll__shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     if (rc) return rc;
-    shm_split(o->c->count, st->n, st->rank, &lo, &hi);
+    coll__shm_split(o->c->count, st->n, st->rank, &lo, &hi);
     for (size_t a = lo; a < hi; a += ce) {
         size_t m = min_sz(ce, hi - a);
         rc = reduce_from_peers(o, st->acc, SEND(o, a), st->peer_send, a, m);
-        if (!rc) rc = shm_op_write(o, root, st->peer_recv[root] + a * o->es, st->acc, m * o->es);
+        if (!rc) rc = coll__shm_op_write(o, root, st->peer_recv[root] + a * o->es, st->acc, m * o->es);
         if (rc) return rc;
     }
-    return shm_op_sync(o, "the end of reduce");
+    return coll__shm_op_sync(o, "the end of reduce");
 }
 
 static int reducescatter(shm_op *o)
 {
     shm_state *st = o->st;
     size_t count = o->c->count, ce = chunk_elems(o), mine = (size_t)st->rank * count;
-    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    int rc = coll__shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     if (rc) return rc;
     for (size_t a = 0; a < count; a += ce) {
         rc = reduce_from_peers(o, RECV(o, a), SEND(o, mine + a), st->peer_send, mine + a,
                                min_sz(ce, count - a));
         if (rc) return rc;
     }
-    return shm_op_sync(o, "the end of reducescatter");
+    return coll__shm_op_sync(o, "the end of reducescatter");
 }
 
 static int allgather(shm_op *o)
 {
     shm_state *st = o->st;
     size_t bytes = o->c->count * o->es;
-    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    int rc = coll__shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     for (int j = 0; rc == COLL_OK && j < st->n; j++) {
         int p = (st->rank + j) % st->n;
         char *dst = RECV(o, (size_t)p * o->c->count);
         if (p != st->rank) rc = read_span(o, p, dst, st->peer_send[p], bytes);
         else if (dst != SEND(o, 0)) memcpy(dst, SEND(o, 0), bytes);
     }
-    return rc ? rc : shm_op_sync(o, "the end of allgather");
+    return rc ? rc : coll__shm_op_sync(o, "the end of allgather");
 }
 
 static int broadcast(shm_op *o)
@@ -181,36 +181,36 @@ static int broadcast(shm_op *o)
     shm_state *st = o->st;
     int root = o->c->root;
     size_t bytes = o->c->count * o->es;
-    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    int rc = coll__shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     if (rc == COLL_OK && st->rank != root)
         rc = read_span(o, root, RECV(o, 0), st->peer_send[root], bytes);
     else if (rc == COLL_OK && RECV(o, 0) != SEND(o, 0))
         memcpy(RECV(o, 0), SEND(o, 0), bytes);
-    return rc ? rc : shm_op_sync(o, "the end of broadcast");
+    return rc ? rc : coll__shm_op_sync(o, "the end of broadcast");
 }
 
 static int alltoall(shm_op *o)
 {
     shm_state *st = o->st;
     size_t count = o->c->count, bytes = count * o->es;
-    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    int rc = coll__shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     for (int j = 0; rc == COLL_OK && j < st->n; j++) {
         int p = (st->rank + j) % st->n;
         rc = read_span(o, p, RECV(o, (size_t)p * count),
                        st->peer_send[p] + (size_t)st->rank * bytes, bytes);
     }
-    return rc ? rc : shm_op_sync(o, "the end of alltoall");
+    return rc ? rc : coll__shm_op_sync(o, "the end of alltoall");
 }
 
-int shm_cma_run(shm_op *o)
+int coll__shm_cma_run(shm_op *o)
 {
     switch (o->c->kind) {
-    case COLL_KIND_ALLREDUCE: return shm_cma_allreduce(o);
+    case COLL_KIND_ALLREDUCE: return coll__shm_cma_allreduce(o);
     case COLL_KIND_REDUCE: return reduce(o);
     case COLL_KIND_REDUCESCATTER: return reducescatter(o);
     case COLL_KIND_ALLGATHER: return allgather(o);
     case COLL_KIND_BROADCAST: return broadcast(o);
     case COLL_KIND_ALLTOALL: return alltoall(o);
-    default: return shm_stage_run(o);
+    default: return coll__shm_stage_run(o);
     }
 }

@@ -67,8 +67,8 @@ static int map_buffers(shm_op *o, char **in, char **out)
     shm_state *st = o->st;
     size_t bytes = o->c->count * o->es;
     for (int p = 0; p < st->n; p++) {
-        in[p] = shm_heap_peer(&st->heap, p, st->peer_send[p], bytes);
-        out[p] = shm_heap_peer(&st->heap, p, st->peer_recv[p], bytes);
+        in[p] = coll__shm_heap_peer(&st->heap, p, st->peer_send[p], bytes);
+        out[p] = coll__shm_heap_peer(&st->heap, p, st->peer_recv[p], bytes);
         if (!in[p] || !out[p]) return 0;
     }
     return 1;
@@ -146,7 +146,7 @@ static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a,
             o->st->at_in[p] = (const float *)(in[p] + a * o->es);
             o->st->at_out[p] = (float *)(out[p] + a * o->es);
         }
-        shm_fused_f32_sum(o->st->at_out, n, o->st->at_in, n, b - a, stream);
+        coll__shm_fused_f32_sum(o->st->at_out, n, o->st->at_in, n, b - a, stream);
         return;
     }
     size_t sub = SHM_SUB_BYTES / o->es;
@@ -163,7 +163,7 @@ static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a,
     }
 }
 
-/* A call's chunks as the direct and private engines run them (shm_claim_all). */
+/* A call's chunks as the direct and private engines run them (coll__shm_claim_all). */
 typedef struct chunk_arg {
     char *const *in;
     char *const *out; /* direct: every rank's output */
@@ -178,7 +178,7 @@ static int direct_chunk(shm_op *o, uint64_t k, void *arg)
     size_t a = (size_t)k * d->ce, b = min_sz(o->c->count, a + d->ce);
     reduce_chunk(o, d->in, d->out, a, b, d->stream);
     if (d->stream) store_fence();
-    shm_op_moved(o, (b - a) * o->es);
+    coll__shm_op_moved(o, (b - a) * o->es);
     return COLL_OK;
 }
 
@@ -189,9 +189,9 @@ static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
     /* Outputs this large (all ranks together) would evict the inputs from the
      * last-level cache: they are written with streaming stores instead. */
     chunk_arg d = {in, out, NULL, ce, count * o->es * (size_t)st->n >= st->stream_min};
-    shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
+    coll__shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
     populate_peers(st, st->peer_send, st->peer_recv, in, out, count * o->es);
-    return shm_claim_all(o, (count + ce - 1) / ce, direct_chunk, &d);
+    return coll__shm_claim_all(o, (count + ce - 1) / ce, direct_chunk, &d);
 }
 
 /* All-reduce on private buffers (issue 18): no process can address another's
@@ -213,7 +213,7 @@ static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
  * copy-in is followed by a step. */
 static int in_own_heap(shm_state *st, const void *p, size_t bytes)
 {
-    return shm_heap_peer(&st->heap, st->rank, (uint64_t)(uintptr_t)p, bytes) != NULL;
+    return coll__shm_heap_peer(&st->heap, st->rank, (uint64_t)(uintptr_t)p, bytes) != NULL;
 }
 
 static void copy_in(shm_op *o, size_t bytes)
@@ -221,11 +221,11 @@ static void copy_in(shm_op *o, size_t bytes)
     shm_state *st = o->st;
     copy_out(st->scratch, o->c->sendbuf, bytes, bytes * (size_t)st->n >= st->stream_min);
     store_fence();
-    shm_op_moved(o, bytes);
+    coll__shm_op_moved(o, bytes);
     o->staged = bytes;
 }
 
-void shm_private_stage(shm_op *o)
+void coll__shm_private_stage(shm_op *o)
 {
     shm_state *st = o->st;
     size_t bytes = o->c->count * o->es;
@@ -243,10 +243,10 @@ static int scratch_ready(shm_op *o, size_t bytes)
     shm_rank_ctrl *me = &st->seg.ctrl[st->rank];
     if (st->scratch_bytes / 2 < bytes) {
         /* Every peer returned from the last call that read it (the arrival). */
-        if (st->scratch && shm_heap_free(&st->heap, st->scratch))
+        if (st->scratch && coll__shm_heap_free(&st->heap, st->scratch))
             atomic_fetch_add_explicit(&me->heap_frees, 1, memory_order_release);
         size_t half = (bytes + (1u << 20) - 1) / (1u << 20) * (1u << 20);
-        st->scratch = shm_heap_alloc(&st->heap, 2 * half);
+        st->scratch = coll__shm_heap_alloc(&st->heap, 2 * half);
         st->scratch_bytes = st->scratch ? 2 * half : 0;
         me->scratch = (uint64_t)(uintptr_t)st->scratch;
         me->scratch_bytes = st->scratch_bytes;
@@ -272,7 +272,7 @@ static void copy_back(shm_op *o, const char *res, uint64_t nchunks, size_t ce, i
         while (j < nchunks && !st->mine[j]) j++;
         size_t a = (size_t)k * ce, b = min_sz(count, (size_t)j * ce);
         copy_out(recv + a * o->es, res + a * o->es, (b - a) * o->es, stream);
-        shm_op_moved(o, (b - a) * o->es);
+        coll__shm_op_moved(o, (b - a) * o->es);
         k = j;
     }
     if (stream) store_fence();
@@ -289,7 +289,7 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
         for (int p = 0; p < n; p++) st->at_in[p] = (const float *)(in[p] + a * o->es);
         st->at_out[0] = (float *)outs[0];
         st->at_out[1] = (float *)outs[1];
-        shm_fused_f32_sum(st->at_out, 2, st->at_in, n, b - a, stream);
+        coll__shm_fused_f32_sum(st->at_out, 2, st->at_in, n, b - a, stream);
         return;
     }
     size_t sub = SHM_SUB_BYTES / o->es;
@@ -308,8 +308,8 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
  * arrival: CMA when it is large enough, else staging. */
 static int cma_or_staging(shm_op *o, size_t bytes)
 {
-    if (o->st->cma && bytes >= shm_cma_min(o->st, COLL_KIND_ALLREDUCE)) return shm_cma_allreduce(o);
-    return shm_stage_run(o);
+    if (o->st->cma && bytes >= shm_cma_min(o->st, COLL_KIND_ALLREDUCE)) return coll__shm_cma_allreduce(o);
+    return coll__shm_stage_run(o);
 }
 
 static int private_chunk(shm_op *o, uint64_t k, void *arg)
@@ -319,7 +319,7 @@ static int private_chunk(shm_op *o, uint64_t k, void *arg)
     reduce_chunk2(o, pa->in, pa->res, a, b, pa->stream);
     o->st->mine[k] = 1;
     store_fence();
-    shm_op_moved(o, (b - a) * o->es);
+    coll__shm_op_moved(o, (b - a) * o->es);
     return COLL_OK;
 }
 
@@ -330,10 +330,10 @@ static int private_allreduce(shm_op *o)
     uint64_t g = st->step; /* the arrival's */
     int all_staged = 1, rc;
     for (int p = 0; p < st->n; p++) all_staged &= st->seg.ctrl[p].post[g & 1].staged >= bytes;
-    shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
+    coll__shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
     if (!all_staged) {
         (void)scratch_ready(o, bytes);
-        rc = shm_op_sync(o, "allreduce copy-in");
+        rc = coll__shm_op_sync(o, "allreduce copy-in");
         if (rc) return rc;
     }
     char **in = st->in_map;
@@ -341,7 +341,7 @@ static int private_allreduce(shm_op *o)
     for (int p = 0; p < st->n; p++) {
         const shm_rank_ctrl *pc = &st->seg.ctrl[p];
         in[p] = pc->scratch_bytes / 2 >= bytes
-                    ? shm_heap_peer(&st->heap, p, pc->scratch, pc->scratch_bytes) : NULL;
+                    ? coll__shm_heap_peer(&st->heap, p, pc->scratch, pc->scratch_bytes) : NULL;
         ok &= in[p] != NULL;
     }
     /* A heap too full for some rank's scratch: every rank saw it, all fall back. */
@@ -367,17 +367,17 @@ static int private_allreduce(shm_op *o)
         if (!pop_hit(st, p, at, at, len)) map_in(in[p], len, 1, touch);
     }
     chunk_arg pa = {in, NULL, res, ce, stream};
-    rc = shm_claim_all(o, nchunks, private_chunk, &pa);
+    rc = coll__shm_claim_all(o, nchunks, private_chunk, &pa);
     if (rc) return rc;
     copy_back(o, res, nchunks, ce, stream);
     return COLL_OK;
 }
 
-int shm_direct_run(shm_op *o)
+int coll__shm_direct_run(shm_op *o)
 {
     shm_state *st = o->st;
     char **in = st->in_map, **out = st->out_map;
-    int rc = shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+    int rc = coll__shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     if (rc) return rc;
     o->arrived = 1;
     /* Every rank sees the same addresses, heaps and sizes: all decide alike. */

@@ -13,7 +13,7 @@
 
 #define AVX2 __attribute__((target("avx2")))
 
-int shm_fused_available(void)
+int coll__shm_fused_available(void)
 {
     return __builtin_cpu_supports("avx2");
 }
@@ -25,7 +25,7 @@ AVX2 static inline __m256 sum8(const float *const *in, int n, size_t i)
     return x;
 }
 
-AVX2 void shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n, size_t m,
+AVX2 void coll__shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n, size_t m,
                             int stream)
 {
     for (int p = 0; p < nout && stream; p++) /* streaming stores need 32-byte alignment */
@@ -47,9 +47,9 @@ AVX2 void shm_fused_f32_sum(float *const *out, int nout, const float *const *in,
 
 #else
 
-int shm_fused_available(void) { return 0; }
+int coll__shm_fused_available(void) { return 0; }
 
-void shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n, size_t m,
+void coll__shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n, size_t m,
                        int stream)
 {
     (void)out, (void)nout, (void)in, (void)n, (void)m, (void)stream;

@@ -4,12 +4,12 @@
 
 #include <stddef.h>
 
-/* 1 when this CPU runs shm_fused_f32_sum (x86-64 with AVX2). */
-int shm_fused_available(void);
+/* 1 when this CPU runs coll__shm_fused_f32_sum (x86-64 with AVX2). */
+int coll__shm_fused_available(void);
 /* out[q][i] = in[0][i] + in[1][i] + ... + in[n-1][i] for every q < nout and
  * i < m (n >= 2); streaming stores when stream and every out[q] is 32-byte
  * aligned (the caller fences before publishing). */
-void shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n, size_t m,
+void coll__shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n, size_t m,
                        int stream);
 
 #endif

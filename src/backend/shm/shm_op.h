@@ -74,8 +74,8 @@ typedef struct shm_state {
     size_t mine_cap;
     char **in_map, **out_map; /* [n] every rank's buffers as mapped here */
     const float **at_in;    /* [n] the same at the chunk being reduced, for */
-    float **at_out;         /* shm_fused_f32_sum */
-    int fused;              /* shm_fused_f32_sum runs here */
+    float **at_out;         /* coll__shm_fused_f32_sum */
+    int fused;              /* coll__shm_fused_f32_sum runs here */
     char *sub;              /* SHM_SUB_BYTES: one reduced block on its way out */
     int spin, yield;        /* shm_waiter's */
     char *tmp, *acc;        /* chunk_bytes each: peer data, partial sums */
@@ -90,7 +90,7 @@ typedef struct shm_op {
     const coll__sig *sig;
     shm_waiter w;
     size_t es;              /* element size */
-    coll_reduce_fn fn;      /* NULL for collectives without an op */
+    coll__reduce_fn fn;      /* NULL for collectives without an op */
     size_t moved;           /* bytes moved so far (fault points) */
     int arrived;            /* the arrival step is taken already */
     int inline_data;        /* staging through the arrival posts (shm_stage.c) */
@@ -101,34 +101,34 @@ typedef struct shm_op {
 
 /* Arrival: publish sig and buffer addresses as a new step, wait for every peer's,
  * compare signatures (COLL_EMISMATCH naming both calls), note peers' buffers. */
-int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf);
+int coll__shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf);
 /* Publish the next step and wait until every peer took it. */
-int shm_op_sync(shm_op *o, const char *what);
+int coll__shm_op_sync(shm_op *o, const char *what);
 /* The fault point, once per chunk. */
-void shm_op_moved(shm_op *o, size_t bytes);
+void coll__shm_op_moved(shm_op *o, size_t bytes);
 /* [lo, hi) of part p when count elements are split into n near-equal parts. */
-void shm_split(size_t count, int n, int p, size_t *lo, size_t *hi);
+void coll__shm_split(size_t count, int n, int p, size_t *lo, size_t *hi);
 /* CMA copy from/to rank p (memcpy for this rank), failures named. */
-int shm_op_read(shm_op *o, int p, void *dst, uint64_t remote, size_t bytes);
-int shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t bytes);
+int coll__shm_op_read(shm_op *o, int p, void *dst, uint64_t remote, size_t bytes);
+int coll__shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t bytes);
 
 /* Per-rank bytes from which a collective of this kind uses CMA. */
 static inline size_t shm_cma_min(const shm_state *st, coll__kind kind)
 {
     if (kind != COLL_KIND_ALLREDUCE) return st->cma_min;
     if (st->cma_whole_min < st->cma_whole_max && st->cma_whole_min < st->cma_allreduce_min)
-        return st->cma_whole_min; /* shm_cma_allreduce stages what it cannot take */
+        return st->cma_whole_min; /* coll__shm_cma_allreduce stages what it cannot take */
     return st->cma_allreduce_min;
 }
 
-int shm_stage_run(shm_op *o);   /* any collective through staging rounds */
-int shm_cma_run(shm_op *o);     /* any collective with CMA (large messages) */
-int shm_p2p_run(shm_op *o);     /* send, recv, sendrecv */
+int coll__shm_stage_run(shm_op *o);   /* any collective through staging rounds */
+int coll__shm_cma_run(shm_op *o);     /* any collective with CMA (large messages) */
+int coll__shm_p2p_run(shm_op *o);     /* send, recv, sendrecv */
 /* All-reduce on coll_alloc'd buffers (shm_direct.c); when some buffer is
  * private memory, after the arrival: the private engine (priv_min..priv_max),
  * else CMA or staging. */
-int shm_direct_run(shm_op *o);
-int shm_cma_allreduce(shm_op *o); /* arrival first unless o->arrived */
+int coll__shm_direct_run(shm_op *o);
+int coll__shm_cma_allreduce(shm_op *o); /* arrival first unless o->arrived */
 
 /* One chunk (0..nchunks of the call) of an engine that claims chunks (the
  * direct and private all-reduce); a nonzero status stops the call. */
@@ -136,9 +136,9 @@ typedef int (*shm_chunk_fn)(shm_op *o, uint64_t k, void *arg);
 /* Runs fn on every chunk this rank claims (home range first, then the
  * others': shm_claim.c), then waits until all nchunks are finished, naming a
  * rank that still holds one if they never are. Every rank calls it. */
-int shm_claim_all(shm_op *o, uint64_t nchunks, shm_chunk_fn fn, void *arg);
+int coll__shm_claim_all(shm_op *o, uint64_t nchunks, shm_chunk_fn fn, void *arg);
 /* Before the arrival of an all-reduce that may take the private engine: copy
  * the input into this rank's scratch when it is large enough (shm_direct.c). */
-void shm_private_stage(shm_op *o);
+void coll__shm_private_stage(shm_op *o);
 
 #endif

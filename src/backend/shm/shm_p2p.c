@@ -51,10 +51,10 @@ static void post_chunk(shm_op *o, p2p_side *s)
     mb->len = len;
     if (!s->direct) memcpy(s->data, (const char *)o->c->sendbuf + s->done, len);
     atomic_fetch_add(&mb->post, 1);
-    shm_ring(&o->st->seg, s->peer);
+    coll__shm_ring(&o->st->seg, s->peer);
     s->done += len;
     s->posted = s->done >= s->total;
-    shm_op_moved(o, len);
+    coll__shm_op_moved(o, len);
 }
 
 static int take_chunk(shm_op *o, p2p_side *r)
@@ -78,18 +78,18 @@ static int take_chunk(shm_op *o, p2p_side *r)
     }
     char *dst = (char *)o->c->recvbuf + r->done;
     int rc = COLL_OK;
-    if (mb->addr) rc = shm_op_read(o, r->peer, dst, mb->addr, mb->len);
+    if (mb->addr) rc = coll__shm_op_read(o, r->peer, dst, mb->addr, mb->len);
     else memcpy(dst, r->data, mb->len);
     if (rc) return rc;
     r->done += mb->len;
     atomic_fetch_add(&mb->ack, 1);
-    shm_ring(&o->st->seg, r->peer);
-    shm_op_moved(o, mb->len);
+    coll__shm_ring(&o->st->seg, r->peer);
+    coll__shm_op_moved(o, mb->len);
     if (r->done >= r->total) r->active = 0;
     return COLL_OK;
 }
 
-int shm_p2p_run(shm_op *o)
+int coll__shm_p2p_run(shm_op *o)
 {
     shm_state *st = o->st;
     const coll__call *c = o->c;
@@ -129,7 +129,7 @@ int shm_p2p_run(shm_op *o)
         }
         if (!progressed && (x.s.active || x.r.active)) {
             int who = x.r.active ? x.r.peer : x.s.peer;
-            int rc = shm_wait(&o->w, something_to_do, &x, who,
+            int rc = coll__shm_wait(&o->w, something_to_do, &x, who,
                               x.r.active ? "a message to arrive" : "a message to be received");
             if (rc) return rc;
         }

@@ -106,7 +106,7 @@ static int kind_of(coll__kind k, int n, stage_kind *out)
     }
 }
 
-int shm_stage_run(shm_op *o)
+int coll__shm_stage_run(shm_op *o)
 {
     shm_state *st = o->st;
     const coll__call *c = o->c;
@@ -122,11 +122,11 @@ int shm_stage_run(shm_op *o)
         if (!total) m = 0;
         int parity = (int)((st->step + 1) & 1);
         if (m && kind_copy.pack) kind_copy.pack(o, stage_buf(o, st->rank, parity), off, m);
-        int rc = k == 0 && !o->arrived ? shm_op_arrive(o, c->sendbuf, c->recvbuf)
-                                       : shm_op_sync(o, coll__kind_name(c->kind));
+        int rc = k == 0 && !o->arrived ? coll__shm_op_arrive(o, c->sendbuf, c->recvbuf)
+                                       : coll__shm_op_sync(o, coll__kind_name(c->kind));
         if (rc) return rc;
         if (m && kind_copy.consume) kind_copy.consume(o, parity, off, m);
-        shm_op_moved(o, m * o->es * kind_copy.mult);
+        coll__shm_op_moved(o, m * o->es * kind_copy.mult);
     }
     return COLL_OK;
 }

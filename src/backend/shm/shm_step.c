@@ -9,20 +9,20 @@
 #include <stdio.h>
 #include <string.h>
 
-void shm_split(size_t count, int n, int p, size_t *lo, size_t *hi)
+void coll__shm_split(size_t count, int n, int p, size_t *lo, size_t *hi)
 {
     size_t q = count / (size_t)n, r = count % (size_t)n, up = (size_t)p;
     *lo = q * up + (up < r ? up : r);
     *hi = *lo + q + (up < r ? 1 : 0);
 }
 
-void shm_op_moved(shm_op *o, size_t bytes)
+void coll__shm_op_moved(shm_op *o, size_t bytes)
 {
     o->moved += bytes;
     coll__fault_hit(COLL_FAULT_COLLECTIVE, bytes);
 }
 
-int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
+int coll__shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
 {
     shm_state *st = o->st;
     uint64_t g = ++st->step;
@@ -37,8 +37,8 @@ int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
     mine->recvbuf = (uint64_t)(uintptr_t)recvbuf;
     mine->staged = o->staged;
     atomic_store(&mine->seq, g); /* after the fields (and any inline data) */
-    shm_ring_all(&st->seg);
-    int rc = shm_wait_posts(&o->w, g, coll__kind_name(o->c->kind));
+    coll__shm_ring_all(&st->seg);
+    int rc = coll__shm_wait_posts(&o->w, g, coll__kind_name(o->c->kind));
     if (rc) return rc;
     for (int p = 0; p < st->n; p++) {
         const shm_post *ph = &st->seg.ctrl[p].post[g & 1];
@@ -57,11 +57,11 @@ int shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
     return COLL_OK;
 }
 
-int shm_op_sync(shm_op *o, const char *what)
+int coll__shm_op_sync(shm_op *o, const char *what)
 {
     uint64_t g = ++o->st->step;
-    shm_publish(&o->st->seg, g);
-    return shm_wait_all(&o->w, g, what);
+    coll__shm_publish(&o->st->seg, g);
+    return coll__shm_wait_all(&o->w, g, what);
 }
 
 static int cma_failed(shm_op *o, int p, int e, const char *dir)
@@ -92,24 +92,24 @@ static int cma_failed(shm_op *o, int p, int e, const char *dir)
     return e == -EFAULT ? COLL_EPROTO : COLL_ESYS;
 }
 
-int shm_op_read(shm_op *o, int p, void *dst, uint64_t remote, size_t bytes)
+int coll__shm_op_read(shm_op *o, int p, void *dst, uint64_t remote, size_t bytes)
 {
     if (bytes == 0) return COLL_OK;
     if (p == o->st->rank) {
         memmove(dst, (const void *)(uintptr_t)remote, bytes);
         return COLL_OK;
     }
-    int e = shm_cma_read(o->st->live.pid[p], dst, remote, bytes);
+    int e = coll__shm_cma_read(o->st->live.pid[p], dst, remote, bytes);
     return e ? cma_failed(o, p, e, "read") : COLL_OK;
 }
 
-int shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t bytes)
+int coll__shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t bytes)
 {
     if (bytes == 0) return COLL_OK;
     if (p == o->st->rank) {
         memmove((void *)(uintptr_t)remote, src, bytes);
         return COLL_OK;
     }
-    int e = shm_cma_write(o->st->live.pid[p], remote, src, bytes);
+    int e = coll__shm_cma_write(o->st->live.pid[p], remote, src, bytes);
     return e ? cma_failed(o, p, e, "write") : COLL_OK;
 }

@@ -6,7 +6,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-void shm_cma_allow_peers(int on)
+void coll__shm_cma_allow_peers(int on)
 {
 #ifdef PR_SET_PTRACER
     /* Fails with EINVAL without Yama: nothing to allow then. The ranks of one
@@ -38,12 +38,12 @@ static int cma_loop(pid_t pid, char *local, uint64_t remote, size_t len, int wri
     return 0;
 }
 
-int shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
+int coll__shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
 {
     return cma_loop(pid, local, remote, len, 0);
 }
 
-int shm_cma_write(pid_t pid, uint64_t remote, const void *local, size_t len)
+int coll__shm_cma_write(pid_t pid, uint64_t remote, const void *local, size_t len)
 {
     return cma_loop(pid, (char *)local, remote, len, 1);
 }

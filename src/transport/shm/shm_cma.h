@@ -12,9 +12,9 @@
  * when that engine may run and cleared when it will not: the tracer allowed is
  * our parent (the launcher: torchrun's agent, Open MPI's daemon, collbench) and
  * its descendants, not any process of the user (docs/RELIABILITY.md). Best effort. */
-void shm_cma_allow_peers(int on);
+void coll__shm_cma_allow_peers(int on);
 /* 0, or -errno (ESRCH: the peer is gone; EFAULT: a bad address; EPERM: not allowed). */
-int shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len);
-int shm_cma_write(pid_t pid, uint64_t remote, const void *local, size_t len);
+int coll__shm_cma_read(pid_t pid, void *local, uint64_t remote, size_t len);
+int coll__shm_cma_write(pid_t pid, uint64_t remote, const void *local, size_t len);
 
 #endif

@@ -19,7 +19,7 @@ static char *map_fd(int fd, size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
-int shm_heap_create(shm_heap *h, int n, int self, size_t bytes, coll__err *err)
+int coll__shm_heap_create(shm_heap *h, int n, int self, size_t bytes, coll__err *err)
 {
     memset(h, 0, sizeof *h);
     h->n = n;
@@ -48,12 +48,12 @@ int shm_heap_create(shm_heap *h, int n, int self, size_t bytes, coll__err *err)
     return COLL_OK;
 }
 
-void shm_heap_describe(const shm_heap *h, char *buf, size_t len)
+void coll__shm_heap_describe(const shm_heap *h, char *buf, size_t len)
 {
     snprintf(buf, len, "%ld %d %llu", (long)getpid(), h->fd, (unsigned long long)h->base[h->self]);
 }
 
-int shm_heap_attach(shm_heap *h, int r, const char *desc, coll__err *err)
+int coll__shm_heap_attach(shm_heap *h, int r, const char *desc, coll__err *err)
 {
     long pid = 0, fd = -1;
     unsigned long long base = 0;
@@ -75,17 +75,17 @@ int shm_heap_attach(shm_heap *h, int r, const char *desc, coll__err *err)
     return COLL_OK;
 }
 
-void shm_heap_seal(shm_heap *h)
+void coll__shm_heap_seal(shm_heap *h)
 {
     if (!h->map) return; /* never created */
     if (h->fd >= 0) close(h->fd);
     h->fd = -1;
 }
 
-void shm_heap_destroy(shm_heap *h)
+void coll__shm_heap_destroy(shm_heap *h)
 {
     if (!h->map) return; /* never created */
-    shm_heap_seal(h);
+    coll__shm_heap_seal(h);
     for (int r = 0; h->map && r < h->n; r++) {
         /* Buffers not freed yet stay valid: our own heap is left mapped then. */
         if (h->map[r] && (r != h->self || h->live == 0)) munmap(h->map[r], h->bytes);
@@ -108,7 +108,7 @@ static int grow(shm_heap *h)
     return 1;
 }
 
-void *shm_heap_alloc(shm_heap *h, size_t bytes)
+void *coll__shm_heap_alloc(shm_heap *h, size_t bytes)
 {
     if (!h->map || !h->map[h->self]) return NULL;
     size_t need = (bytes ? bytes + PAGE - 1 : PAGE) / PAGE * PAGE;
@@ -134,7 +134,7 @@ void *shm_heap_alloc(shm_heap *h, size_t bytes)
     return p;
 }
 
-int shm_heap_free(shm_heap *h, void *ptr)
+int coll__shm_heap_free(shm_heap *h, void *ptr)
 {
     char *mine = h->map ? h->map[h->self] : NULL;
     if (!mine || (char *)ptr < mine || (char *)ptr >= mine + h->bytes) return 0;
@@ -163,7 +163,7 @@ int shm_heap_free(shm_heap *h, void *ptr)
     return 1;
 }
 
-void *shm_heap_peer(const shm_heap *h, int r, uint64_t addr, size_t bytes)
+void *coll__shm_heap_peer(const shm_heap *h, int r, uint64_t addr, size_t bytes)
 {
     if (!h->map || !h->map[r] || addr < h->base[r]) return NULL;
     uint64_t off = addr - h->base[r];

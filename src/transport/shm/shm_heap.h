@@ -33,22 +33,22 @@ typedef struct shm_heap {
 } shm_heap;
 
 /* Own heap: a memfd of bytes, mapped. 0 or a negative coll_status with err. */
-int shm_heap_create(shm_heap *h, int n, int self, size_t bytes, coll__err *err);
+int coll__shm_heap_create(shm_heap *h, int n, int self, size_t bytes, coll__err *err);
 /* What peers need to map this rank's heap: "pid fd base". */
-void shm_heap_describe(const shm_heap *h, char *buf, size_t len);
+void coll__shm_heap_describe(const shm_heap *h, char *buf, size_t len);
 /* Map rank r's heap from its description. */
-int shm_heap_attach(shm_heap *h, int r, const char *desc, coll__err *err);
+int coll__shm_heap_attach(shm_heap *h, int r, const char *desc, coll__err *err);
 /* Every peer mapped ours: the descriptor is no longer needed. */
-void shm_heap_seal(shm_heap *h);
-void shm_heap_destroy(shm_heap *h);
+void coll__shm_heap_seal(shm_heap *h);
+void coll__shm_heap_destroy(shm_heap *h);
 
 /* NULL when the heap is full (the caller falls back to private memory). */
-void *shm_heap_alloc(shm_heap *h, size_t bytes);
-/* 1 when ptr came from shm_heap_alloc (and is now freed), else 0. */
-int shm_heap_free(shm_heap *h, void *ptr);
+void *coll__shm_heap_alloc(shm_heap *h, size_t bytes);
+/* 1 when ptr came from coll__shm_heap_alloc (and is now freed), else 0. */
+int coll__shm_heap_free(shm_heap *h, void *ptr);
 
 /* Rank r's address addr (bytes long) as seen here, or NULL when that range is
  * not inside rank r's heap. */
-void *shm_heap_peer(const shm_heap *h, int r, uint64_t addr, size_t bytes);
+void *coll__shm_heap_peer(const shm_heap *h, int r, uint64_t addr, size_t bytes);
 
 #endif

@@ -13,14 +13,14 @@
 #define SYS_pidfd_open 434
 #endif
 
-int shm_liveness_open(shm_liveness *l, const pid_t *pids, int n, int self)
+int coll__shm_liveness_open(shm_liveness *l, const pid_t *pids, int n, int self)
 {
     l->n = n;
     l->self = self;
     l->pid = calloc((size_t)n, sizeof *l->pid);
     l->pidfd = calloc((size_t)n, sizeof *l->pidfd);
     if (!l->pid || !l->pidfd) {
-        shm_liveness_close(l);
+        coll__shm_liveness_close(l);
         return COLL_ENOMEM;
     }
     for (int r = 0; r < n; r++) {
@@ -31,7 +31,7 @@ int shm_liveness_open(shm_liveness *l, const pid_t *pids, int n, int self)
     return COLL_OK;
 }
 
-void shm_liveness_close(shm_liveness *l)
+void coll__shm_liveness_close(shm_liveness *l)
 {
     for (int r = 0; l->pidfd && r < l->n; r++)
         if (l->pidfd[r] >= 0) close(l->pidfd[r]);
@@ -50,7 +50,7 @@ static int is_dead(const shm_liveness *l, int r)
     return kill(l->pid[r], 0) != 0 && errno == ESRCH;
 }
 
-int shm_liveness_dead(const shm_liveness *l, const unsigned char *watch)
+int coll__shm_liveness_dead(const shm_liveness *l, const unsigned char *watch)
 {
     for (int r = 0; r < l->n; r++)
         if (r != l->self && (!watch || watch[r]) && is_dead(l, r)) return r;

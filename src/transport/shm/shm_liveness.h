@@ -11,9 +11,9 @@ typedef struct shm_liveness {
     int *pidfd;   /* [n], -1 when not open (self, or no pidfd support) */
 } shm_liveness;
 
-int shm_liveness_open(shm_liveness *l, const pid_t *pids, int n, int self);
-void shm_liveness_close(shm_liveness *l);
+int coll__shm_liveness_open(shm_liveness *l, const pid_t *pids, int n, int self);
+void coll__shm_liveness_close(shm_liveness *l);
 /* The first dead rank among those with watch[r] != 0 (watch NULL: all), else -1. */
-int shm_liveness_dead(const shm_liveness *l, const unsigned char *watch);
+int coll__shm_liveness_dead(const shm_liveness *l, const unsigned char *watch);
 
 #endif

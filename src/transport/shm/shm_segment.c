@@ -44,16 +44,16 @@ static void point_areas(shm_segment *s, const size_t off[4])
     s->mdata = b + off[3];
 }
 
-int shm_segment_barrier(coll__store *store, const char *prefix, const char *name, int rank,
+int coll__shm_segment_barrier(coll__store *store, const char *prefix, const char *name, int rank,
                         int nranks, coll__err *err)
 {
     char key[160];
     int rc = coll__store_key(key, sizeof key, err, prefix, "shm/%s/%d", name, rank);
-    if (!rc) rc = coll_store_set(store, key, "1", 1);
+    if (!rc) rc = coll__store_set(store, key, "1", 1);
     for (int r = 0; rc == COLL_OK && r < nranks; r++) {
         if ((rc = coll__store_key(key, sizeof key, err, prefix, "shm/%s/%d", name, r))) break;
         const char *keys[1] = {key};
-        rc = coll_store_wait(store, keys, 1);
+        rc = coll__store_wait(store, keys, 1);
         if (rc) coll__err_set(err, 0, "shm set-up (%s): rank %d never arrived: %s", name,
                               coll__err_world(err, r),
                          store->err.msg[0] ? store->err.msg : coll_strerror(rc));
@@ -100,7 +100,7 @@ static int open_peer_memfd(shm_segment *s, const char *desc, int *fd, coll__err 
     return COLL_OK;
 }
 
-int shm_segment_create(shm_segment *s, coll__store *store, const char *prefix, int rank,
+int coll__shm_segment_create(shm_segment *s, coll__store *store, const char *prefix, int rank,
                        int nranks, size_t slot_bytes, size_t mbox_bytes, uint64_t probe_addr,
                        uint64_t probe_value, coll__err *err)
 {
@@ -117,7 +117,7 @@ int shm_segment_create(shm_segment *s, coll__store *store, const char *prefix, i
     } else {
         void *val = NULL;
         size_t len = 0;
-        rc = coll_store_get(store, key, &val, &len);
+        rc = coll__store_get(store, key, &val, &len);
         if (rc) coll__err_set(err, 0, "shm: rank 0 never published its segment: %s",
                          store->err.msg[0] ? store->err.msg : coll_strerror(rc));
         else rc = open_peer_memfd(s, (const char *)val, &fd, err);
@@ -140,7 +140,7 @@ int shm_segment_create(shm_segment *s, coll__store *store, const char *prefix, i
             s->hdr->mbox_bytes = mbox_bytes;
             s->hdr->total_bytes = s->bytes;
             snprintf(desc, sizeof desc, "%ld %d %zu", (long)getpid(), fd, s->bytes);
-            rc = coll_store_set(store, key, desc, strlen(desc));
+            rc = coll__store_set(store, key, desc, strlen(desc));
             if (rc) coll__err_set(err, 0, "shm: cannot publish the segment: %s", store->err.msg);
         } else if (s->hdr->magic != SHM_MAGIC || s->hdr->nranks != nranks) {
             coll__err_set(err, 0, "shm: rank 0's segment is for %d ranks, not %d",
@@ -156,14 +156,14 @@ int shm_segment_create(shm_segment *s, coll__store *store, const char *prefix, i
         /* This rank's part is published: shm's "connect" fault point. */
         coll__fault_hit(COLL_FAULT_CONNECT, 0);
         /* Everyone mapped: rank 0's descriptor is no longer needed by anyone. */
-        rc = shm_segment_barrier(store, prefix, "mapped", rank, nranks, err);
+        rc = coll__shm_segment_barrier(store, prefix, "mapped", rank, nranks, err);
     }
     if (fd >= 0) close(fd);
-    if (rc) shm_segment_unmap(s);
+    if (rc) coll__shm_segment_unmap(s);
     return rc;
 }
 
-void shm_segment_unmap(shm_segment *s)
+void coll__shm_segment_unmap(shm_segment *s)
 {
     if (s->base) munmap(s->base, s->bytes);
     s->base = NULL;

@@ -25,13 +25,13 @@ typedef struct shm_segment {
 /* Collective over the store (keys under prefix). Fills seg; each rank has written
  * its pid into its ctrl and every rank has mapped the segment when it returns.
  * probe_addr/probe_value go into this rank's ctrl before the others look. */
-int shm_segment_create(shm_segment *seg, coll__store *store, const char *prefix, int rank,
+int coll__shm_segment_create(shm_segment *seg, coll__store *store, const char *prefix, int rank,
                        int nranks, size_t slot_bytes, size_t mbox_bytes, uint64_t probe_addr,
                        uint64_t probe_value, coll__err *err);
 /* Every rank calls it once more after its own set-up step: a store barrier. */
-int shm_segment_barrier(coll__store *store, const char *prefix, const char *name, int rank,
+int coll__shm_segment_barrier(coll__store *store, const char *prefix, const char *name, int rank,
                         int nranks, coll__err *err); /* err's map names world ranks */
-void shm_segment_unmap(shm_segment *seg);
+void coll__shm_segment_unmap(shm_segment *seg);
 
 static inline char *shm_slot(const shm_segment *s, int rank, int parity)
 {

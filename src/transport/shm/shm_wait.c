@@ -35,7 +35,7 @@ static void futex_wake(_Atomic uint32_t *addr)
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-void shm_ring(shm_segment *seg, int rank)
+void coll__shm_ring(shm_segment *seg, int rank)
 {
     /* The caller published with a seq_cst store; the sleeper set sleeping with
      * one before its last look at the condition: one of us sees the other. */
@@ -45,19 +45,19 @@ void shm_ring(shm_segment *seg, int rank)
     futex_wake(&c->bell);
 }
 
-void shm_ring_all(shm_segment *seg)
+void coll__shm_ring_all(shm_segment *seg)
 {
     for (int r = 0; r < seg->nranks; r++)
-        if (r != seg->rank) shm_ring(seg, r);
+        if (r != seg->rank) coll__shm_ring(seg, r);
 }
 
-void shm_publish(shm_segment *seg, uint64_t step)
+void coll__shm_publish(shm_segment *seg, uint64_t step)
 {
     atomic_store(&seg->ctrl[seg->rank].progress, step);
-    shm_ring_all(seg);
+    coll__shm_ring_all(seg);
 }
 
-void shm_abort_mark(shm_segment *seg, int status, int failed_rank)
+void coll__shm_abort_mark(shm_segment *seg, int status, int failed_rank)
 {
     shm_header *h = seg->hdr;
     int32_t expected = 0;
@@ -66,7 +66,7 @@ void shm_abort_mark(shm_segment *seg, int status, int failed_rank)
     /* First failure wins; the fields above may be overwritten by a racing rank,
      * which only changes who is blamed in a message. */
     atomic_compare_exchange_strong(&h->abort_status, &expected, (int32_t)status);
-    shm_ring_all(seg);
+    coll__shm_ring_all(seg);
 }
 
 /* Why the wait must stop, or 0 to keep waiting. */
@@ -81,9 +81,9 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
     int member = g >= 0 && g != seg->rank && g < seg->nranks;
     /* A peer that gave up first names the culprit: ranks that saw it fail may
      * have exited since, and must not be blamed for it. */
-    int dead = st && member && shm_liveness_dead(w->live, NULL) >= 0
+    int dead = st && member && coll__shm_liveness_dead(w->live, NULL) >= 0
                    ? g
-                   : shm_liveness_dead(w->live, w->watch);
+                   : coll__shm_liveness_dead(w->live, w->watch);
     if (dead >= 0 && (!st || dead == g || g < 0)) {
         coll__err_blame(w->err, 0, dead, "rank %d (pid %d) died while rank %d waited for %s",
                         coll__err_world(map, dead), (int)w->live->pid[dead],
@@ -105,7 +105,7 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
         }
         return st == COLL_EMISMATCH ? COLL_EMISMATCH : COLL_EPEER;
     }
-    if (coll_now_s() > w->deadline) {
+    if (coll__now_s() > w->deadline) {
         coll__err_blame(w->err, 0, who, "timed out waiting for rank %d (%s)",
                         coll__err_world(map, who), what);
         return COLL_ETIMEDOUT;
@@ -113,7 +113,7 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
     return 0;
 }
 
-int shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what)
+int coll__shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what)
 {
     /* Spin for up to w->spin microseconds before sleeping on the futex: first
      * a plain spin (ranks <= cores and the peer last seen on another CPU: a
@@ -124,14 +124,14 @@ int shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, co
      * wake-up cost several. */
     const shm_rank_ctrl *peer = who >= 0 && who < w->seg->nranks ? &w->seg->ctrl[who] : NULL;
     int shared_cpu = peer && atomic_load_explicit(&peer->cpu, memory_order_relaxed) == sched_getcpu();
-    double now = coll_now_us(), yield_from = now + (w->yield || shared_cpu ? 0 : PLAIN_SPIN_US);
+    double now = coll__now_us(), yield_from = now + (w->yield || shared_cpu ? 0 : PLAIN_SPIN_US);
     double spin_until = now + w->spin;
     for (unsigned i = 1; w->spin > 0; i++) {
         if (cond(arg)) return COLL_OK;
         if (now >= yield_from) sched_yield();
         else cpu_relax();
         if (now >= yield_from || i % 64 == 0) {
-            now = coll_now_us();
+            now = coll__now_us();
             if (now > spin_until) break;
         }
     }
@@ -165,11 +165,11 @@ static int progress_reached(const void *p)
     return atomic_load(&a->seg->ctrl[a->peer].progress) >= a->step;
 }
 
-int shm_wait_progress(const shm_waiter *w, int peer, uint64_t step, const char *what)
+int coll__shm_wait_progress(const shm_waiter *w, int peer, uint64_t step, const char *what)
 {
     progress_arg a = {w->seg, peer, step};
     if (progress_reached(&a)) return COLL_OK;
-    return shm_wait(w, progress_reached, &a, peer, what);
+    return coll__shm_wait(w, progress_reached, &a, peer, what);
 }
 
 typedef struct post_arg {
@@ -184,22 +184,22 @@ static int post_reached(const void *p)
     return atomic_load(&a->seg->ctrl[a->peer].post[a->step & 1].seq) >= a->step;
 }
 
-int shm_wait_posts(const shm_waiter *w, uint64_t step, const char *what)
+int coll__shm_wait_posts(const shm_waiter *w, uint64_t step, const char *what)
 {
     for (int r = 0; r < w->seg->nranks; r++) {
         post_arg a = {w->seg, r, step};
         if (r == w->seg->rank || post_reached(&a)) continue;
-        int rc = shm_wait(w, post_reached, &a, r, what);
+        int rc = coll__shm_wait(w, post_reached, &a, r, what);
         if (rc) return rc;
     }
     return COLL_OK;
 }
 
-int shm_wait_all(const shm_waiter *w, uint64_t step, const char *what)
+int coll__shm_wait_all(const shm_waiter *w, uint64_t step, const char *what)
 {
     for (int r = 0; r < w->seg->nranks; r++) {
         if (r == w->seg->rank) continue;
-        int rc = shm_wait_progress(w, r, step, what);
+        int rc = coll__shm_wait_progress(w, r, step, what);
         if (rc) return rc;
     }
     return COLL_OK;

@@ -27,20 +27,20 @@ typedef int (*shm_cond_fn)(const void *arg);
 /* 0 once cond(arg) holds; else COLL_EPEER (a watched peer died or a peer aborted),
  * COLL_ETIMEDOUT (deadline; blames who) or the aborting rank's status, with err
  * with err filled (err->rank: whom to blame). what names the wait in messages. */
-int shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what);
+int coll__shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what);
 /* Until peer's progress >= step / every peer's progress >= step. */
-int shm_wait_progress(const shm_waiter *w, int peer, uint64_t step, const char *what);
-int shm_wait_all(const shm_waiter *w, uint64_t step, const char *what);
+int coll__shm_wait_progress(const shm_waiter *w, int peer, uint64_t step, const char *what);
+int coll__shm_wait_all(const shm_waiter *w, uint64_t step, const char *what);
 /* Until every peer's post for step (ctrl->post[step & 1]) is there. */
-int shm_wait_posts(const shm_waiter *w, uint64_t step, const char *what);
+int coll__shm_wait_posts(const shm_waiter *w, uint64_t step, const char *what);
 
 /* Wake rank if it sleeps (call after publishing with a seq_cst store). */
-void shm_ring(shm_segment *seg, int rank);
-void shm_ring_all(shm_segment *seg);
+void coll__shm_ring(shm_segment *seg, int rank);
+void coll__shm_ring_all(shm_segment *seg);
 /* Set this rank's progress to step and ring every peer. */
-void shm_publish(shm_segment *seg, uint64_t step);
+void coll__shm_publish(shm_segment *seg, uint64_t step);
 /* Record the first failure of the communicator, blaming world rank failed_rank
  * (-1: none; it may be outside the group), and wake everyone. */
-void shm_abort_mark(shm_segment *seg, int status, int failed_rank);
+void coll__shm_abort_mark(shm_segment *seg, int status, int failed_rank);
 
 #endif

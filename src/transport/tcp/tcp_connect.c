@@ -8,6 +8,7 @@
 #include "core/fault.h"
 #include "core/hmac.h"
 #include "core/sock.h"
+#include "core/wire_version.h"
 #include "transport/tcp/tcp_wire.h"
 #include "coll.h"
 
@@ -32,7 +33,7 @@ typedef struct tcp_auth {
     int rank, size;
 } tcp_auth;
 
-void tcp_hello_sign(tcp_hello *h, const char *token, size_t tokenlen,
+void coll__tcp_hello_sign(tcp_hello *h, const char *token, size_t tokenlen,
                     const unsigned char *their_nonce)
 {
     static const char domain[] = "collbench-tcp"; /* a MAC for the store cannot pass here */
@@ -51,10 +52,12 @@ static int make_hello(tcp_hello *h, const tcp_auth *a, const unsigned char *thei
     h->rank = a->rank;
     h->size = a->size;
     if (with_nonce && coll__nonce(h->nonce) != COLL_OK) return COLL_ESYS;
-    tcp_hello_sign(h, a->token, a->tokenlen, their_nonce);
+    coll__tcp_hello_sign(h, a->token, a->tokenlen, their_nonce);
     return COLL_OK;
 }
 
+/* 0 for our magic and version; -1 for another magic (not collbench), 1 for
+ * another version; why says which. */
 static int check_version(uint32_t magic, uint32_t want_magic, uint32_t version, char *why, size_t n)
 {
     if (magic != want_magic) {
@@ -62,8 +65,8 @@ static int check_version(uint32_t magic, uint32_t want_magic, uint32_t version, 
         return -1;
     }
     if (version != TCP_WIRE_VERSION) {
-        snprintf(why, n, "wire version %u, expected %u", (unsigned)version, TCP_WIRE_VERSION);
-        return -1;
+        coll__wire_version_mismatch(why, n, "it", (unsigned)version);
+        return 1;
     }
     return 0;
 }
@@ -75,7 +78,7 @@ static int check_hello(const tcp_hello *h, const tcp_auth *a, const unsigned cha
     if (check_version(h->magic, TCP_HELLO_MAGIC, h->version, why, n)) return -1;
     /* The MAC before anything else the peer claims: an outsider learns nothing. */
     tcp_hello want = *h;
-    tcp_hello_sign(&want, a->token, a->tokenlen, my_nonce);
+    coll__tcp_hello_sign(&want, a->token, a->tokenlen, my_nonce);
     if (!coll__ct_equal(want.mac, h->mac, TCP_MAC_LEN)) {
         snprintf(why, n, "wrong job token");
         return -1;
@@ -95,8 +98,8 @@ static int get_by(coll__store *s, const char *key, double deadline, void **val)
         int exists = 0;
         int rc = s->ops->check(s, key, &exists);
         if (rc) return rc;
-        if (exists) return coll_store_get(s, key, val, NULL);
-        double left = deadline - coll_now_s();
+        if (exists) return coll__store_get(s, key, val, NULL);
+        double left = deadline - coll__now_s();
         if (left <= 0) return COLL_ETIMEDOUT;
         coll__sleep_s(pause < left ? pause : left);
         pause = pause * 2 > 0.05 ? 0.05 : pause * 2;
@@ -140,7 +143,18 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
     tcp_challenge ch;
     tcp_hello mine, ack;
     rc = coll__sock_read_all(fd, &ch, sizeof ch, deadline);
-    if (!rc && check_version(ch.magic, TCP_CHALLENGE_MAGIC, ch.version, why, sizeof why)) {
+    int other = rc ? 0 : check_version(ch.magic, TCP_CHALLENGE_MAGIC, ch.version, why, sizeof why);
+    if (other > 0) {
+        /* Our version in a hello it can read, so that it names both too. */
+        tcp_hello h = {.magic = TCP_HELLO_MAGIC, .version = TCP_WIRE_VERSION, .rank = rank,
+                       .size = auth->size};
+        coll__sock_write_all(fd, &h, sizeof h, coll__now_s() + 1);
+        coll__err_set(err, 0, "tcp transport rank %d: rank %d at %s:%ld: %s", me, wq, addr, port,
+                      why);
+        close(fd);
+        return COLL_EPROTO;
+    }
+    if (other) {
         coll__err_set(err, 0, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
                  "authentication: %s", me, addr, port, wq, why);
         close(fd);
@@ -262,7 +276,7 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
     int npend = 0, arrived = 0, refused = 0, expect = size - 1 - rank;
     int me = coll__err_world(err, rank); /* for messages */
     while (arrived < expect) {
-        int ms = coll_ms_until(deadline, 1000);
+        int ms = coll__ms_until(deadline, 1000);
         if (ms == 0) break;
         int n = 0;
         if (npend < MAX_PENDING) pfd[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
@@ -307,7 +321,7 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
              me, timeout_s, strchr(missing, ',') ? "s" : "", missing, note);
 }
 
-int tcp_mesh_connect(coll__store *store, const char *prefix, int rank, int size,
+int coll__tcp_mesh_connect(coll__store *store, const char *prefix, int rank, int size,
                      const char *host, const char *token, double timeout_s, int sockbuf,
                      int *fds, coll__err *err)
 {
@@ -317,7 +331,7 @@ int tcp_mesh_connect(coll__store *store, const char *prefix, int rank, int size,
         return coll__err_set(err, COLL_EINVAL, "tcp transport: job token longer than %d bytes", TCP_TOKEN_MAX);
     }
     if (!host || !*host) host = "127.0.0.1";
-    double deadline = coll_now_s() + timeout_s;
+    double deadline = coll__now_s() + timeout_s;
     tcp_auth auth = {.rank = rank, .size = size, .tokenlen = token ? strlen(token) : 0};
     if (token) memcpy(auth.token, token, auth.tokenlen);
 
@@ -336,7 +350,7 @@ int tcp_mesh_connect(coll__store *store, const char *prefix, int rank, int size,
         close(lfd);
         return rc;
     }
-    if ((rc = coll_store_set(store, key, addr, (size_t)alen))) {
+    if ((rc = coll__store_set(store, key, addr, (size_t)alen))) {
         coll__err_set(err, 0, "tcp transport rank %d: publishing store key %s: %s",
                       coll__err_world(err, rank), key,
                  store->err.msg[0] ? store->err.msg : coll_strerror(rc));

@@ -23,7 +23,7 @@ static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
  * with its magic flipped, once. */
 static atomic_int corrupt_next;
 
-void tcp_queue_push(tcp_queue *q, coll__xfer *x)
+void coll__tcp_queue_push(tcp_queue *q, coll__xfer *x)
 {
     x->next = NULL;
     if (q->tail) q->tail->next = x;
@@ -147,7 +147,7 @@ static long send_once(tcp_peer *p, size_t budget, int max_msgs, size_t *want_out
     }
 }
 
-int tcp_peer_send(tcp_peer *p, size_t budget, size_t *progressed, tcp_error *err)
+int coll__tcp_peer_send(tcp_peer *p, size_t budget, size_t *progressed, tcp_error *err)
 {
     while (p->sends.head && budget > 0) {
         size_t want;
@@ -173,7 +173,7 @@ int tcp_peer_send(tcp_peer *p, size_t budget, size_t *progressed, tcp_error *err
     return COLL_OK;
 }
 
-int tcp_peer_flush_head(tcp_peer *p, tcp_error *err)
+int coll__tcp_peer_flush_head(tcp_peer *p, tcp_error *err)
 {
     size_t ignored = 0;
     while (p->sends.head && p->shdr_off > 0) {
@@ -244,7 +244,7 @@ static void complete_recv(tcp_peer *p, size_t *progressed)
     x->status = COLL_OK;
 }
 
-int tcp_peer_recv(tcp_peer *p, size_t budget, size_t *progressed, tcp_error *err)
+int coll__tcp_peer_recv(tcp_peer *p, size_t budget, size_t *progressed, tcp_error *err)
 {
     while (p->recvs.head && budget > 0) {
         coll__xfer *x = p->recvs.head;
@@ -290,7 +290,7 @@ int tcp_peer_recv(tcp_peer *p, size_t budget, size_t *progressed, tcp_error *err
     return COLL_OK;
 }
 
-int tcp_peer_peek(tcp_peer *p, size_t *progressed, tcp_error *err)
+int coll__tcp_peer_peek(tcp_peer *p, size_t *progressed, tcp_error *err)
 {
     while (!p->recvs.head && !p->eof && p->rhdr_got < HDR) {
         ssize_t n = recv(p->fd, (char *)&p->rhdr + p->rhdr_got, HDR - p->rhdr_got, MSG_DONTWAIT);
@@ -309,7 +309,7 @@ int tcp_peer_peek(tcp_peer *p, size_t *progressed, tcp_error *err)
     return COLL_OK;
 }
 
-void tcp_peer_fail(tcp_peer *p, const tcp_error *err)
+void coll__tcp_peer_fail(tcp_peer *p, const tcp_error *err)
 {
     if (!p->fail.status) p->fail = *err;
     coll__xfer *x;
@@ -317,12 +317,12 @@ void tcp_peer_fail(tcp_peer *p, const tcp_error *err)
     while ((x = queue_pop(&p->recvs))) x->status = err->status;
 }
 
-int tcp_peer_wants_read(const tcp_peer *p)
+int coll__tcp_peer_wants_read(const tcp_peer *p)
 {
     return !p->fail.status && !p->eof && (p->recvs.head || p->rhdr_got < HDR);
 }
 
-int tcp_peer_wants_write(const tcp_peer *p)
+int coll__tcp_peer_wants_write(const tcp_peer *p)
 {
     return !p->fail.status && p->sends.head != NULL;
 }

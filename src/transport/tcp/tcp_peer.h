@@ -33,24 +33,24 @@ typedef struct tcp_peer {
 /* Why a step failed: message naming the peer, and the rank to blame. */
 typedef coll__err tcp_error;
 
-void tcp_queue_push(tcp_queue *q, coll__xfer *x);
+void coll__tcp_queue_push(tcp_queue *q, coll__xfer *x);
 
 /* Write queued sends (several messages per sendmsg) until the socket is full or
  * budget bytes moved. Returns 0 or a status (err filled); *moved += bytes written. */
-int tcp_peer_send(tcp_peer *p, size_t budget, size_t *moved, tcp_error *err);
+int coll__tcp_peer_send(tcp_peer *p, size_t budget, size_t *moved, tcp_error *err);
 /* Read into posted receives until the socket is empty or budget bytes moved. */
-int tcp_peer_recv(tcp_peer *p, size_t budget, size_t *moved, tcp_error *err);
+int coll__tcp_peer_recv(tcp_peer *p, size_t budget, size_t *moved, tcp_error *err);
 /* No receive posted: read only the next header, to notice ABORT and EOF early.
  * Returns 0 or the status an ABORT carries (err filled). */
-int tcp_peer_peek(tcp_peer *p, size_t *moved, tcp_error *err);
+int coll__tcp_peer_peek(tcp_peer *p, size_t *moved, tcp_error *err);
 /* Write the rest of the message already on the wire (sends.head), so that an
  * ABORT header can follow it. Returns 1 once nothing is half written, 0 if the
  * socket is full, or a status. */
-int tcp_peer_flush_head(tcp_peer *p, tcp_error *err);
+int coll__tcp_peer_flush_head(tcp_peer *p, tcp_error *err);
 /* Fail every posted transfer with err->status and refuse further ones. */
-void tcp_peer_fail(tcp_peer *p, const tcp_error *err);
+void coll__tcp_peer_fail(tcp_peer *p, const tcp_error *err);
 /* Whether poll() should watch the peer for reading / writing. */
-int tcp_peer_wants_read(const tcp_peer *p);
-int tcp_peer_wants_write(const tcp_peer *p);
+int coll__tcp_peer_wants_read(const tcp_peer *p);
+int coll__tcp_peer_wants_write(const tcp_peer *p);
 
 #endif

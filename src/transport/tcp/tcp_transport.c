@@ -82,7 +82,7 @@ static void handle_error(tcp_transport *t, tcp_peer *p, const tcp_error *e, int 
     int job_wide = p->rhdr_got == sizeof(tcp_wire_hdr) && p->rhdr.magic == TCP_WIRE_MAGIC &&
                    p->rhdr.type == TCP_MSG_ABORT;
     if (!job_wide) {
-        tcp_peer_fail(p, e);
+        coll__tcp_peer_fail(p, e);
         return;
     }
     tcp_error passed;
@@ -92,7 +92,7 @@ static void handle_error(tcp_transport *t, tcp_peer *p, const tcp_error *e, int 
     }
     p->broken = 1; /* the aborting rank closes after its ABORT */
     for (int r = 0; r < t->base.size; r++)
-        if (t->peers[r].fd >= 0) tcp_peer_fail(&t->peers[r], e);
+        if (t->peers[r].fd >= 0) coll__tcp_peer_fail(&t->peers[r], e);
 }
 
 static void service(tcp_transport *t, tcp_peer *p, int readable, int writable,
@@ -100,10 +100,10 @@ static void service(tcp_transport *t, tcp_peer *p, int readable, int writable,
 {
     tcp_error e;
     int rc = COLL_OK;
-    if (writable && p->sends.head) rc = tcp_peer_send(p, ROUND_BYTES, progressed, &e);
+    if (writable && p->sends.head) rc = coll__tcp_peer_send(p, ROUND_BYTES, progressed, &e);
     if (!rc && readable && !p->fail.status) {
-        if (p->recvs.head) rc = tcp_peer_recv(p, ROUND_BYTES, progressed, &e);
-        else rc = tcp_peer_peek(p, progressed, &e);
+        if (p->recvs.head) rc = coll__tcp_peer_recv(p, ROUND_BYTES, progressed, &e);
+        else rc = coll__tcp_peer_peek(p, progressed, &e);
     }
     if (rc) handle_error(t, p, &e, first);
 }
@@ -126,8 +126,8 @@ static int tcp_progress(coll__transport *tp, int timeout_ms)
         tcp_peer *p = &t->peers[r];
         if (p->fd < 0) continue;
         /* Idle peers too: an ABORT from any rank ends the wait at once. */
-        short ev = (short)((tcp_peer_wants_read(p) ? POLLIN : 0) |
-                           (tcp_peer_wants_write(p) ? POLLOUT : 0));
+        short ev = (short)((coll__tcp_peer_wants_read(p) ? POLLIN : 0) |
+                           (coll__tcp_peer_wants_write(p) ? POLLOUT : 0));
         if (!ev) continue;
         t->pfds[n] = (struct pollfd){.fd = p->fd, .events = ev};
         t->pfd_peer[n++] = r;
@@ -182,11 +182,11 @@ static int tcp_post(coll__transport *tp, coll__xfer *x)
         snprintf(msg, sizeof msg, "rank %d closed its connection (process died?)", p->wrank);
         tcp_error e = {.status = COLL_EPEER, .rank = p->wrank};
         snprintf(e.msg, sizeof e.msg, "%s", msg);
-        tcp_peer_fail(p, &e);
+        coll__tcp_peer_fail(p, &e);
         return reject(tp, x, COLL_EPEER, p->wrank, msg);
     }
     x->status = COLL_EAGAIN;
-    tcp_queue_push(x->kind == COLL_XFER_SEND ? &p->sends : &p->recvs, x);
+    coll__tcp_queue_push(x->kind == COLL_XFER_SEND ? &p->sends : &p->recvs, x);
     return COLL_OK;
 }
 
@@ -195,14 +195,14 @@ static int tcp_post(coll__transport *tp, coll__xfer *x)
  * Bounded by ABORT_FLUSH_S; peers not reached by then just see the close. */
 static void send_aborts(tcp_transport *t, const tcp_wire_hdr *ah)
 {
-    double deadline = coll_now_s() + ABORT_FLUSH_S;
+    double deadline = coll__now_s() + ABORT_FLUSH_S;
     for (;;) {
         int n = 0;
         for (int r = 0; r < t->base.size; r++) {
             tcp_peer *p = &t->peers[r];
             if (p->fd < 0 || p->broken || p->eof || p->abort_off == sizeof *ah) continue;
             tcp_error e;
-            int flushed = tcp_peer_flush_head(p, &e);
+            int flushed = coll__tcp_peer_flush_head(p, &e);
             while (flushed == 1 && p->abort_off < sizeof *ah) {
                 ssize_t w = send(p->fd, (const char *)ah + p->abort_off, sizeof *ah - p->abort_off,
                                  MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -215,7 +215,7 @@ static void send_aborts(tcp_transport *t, const tcp_wire_hdr *ah)
             else if (p->abort_off < sizeof *ah)
                 t->pfds[n++] = (struct pollfd){.fd = p->fd, .events = POLLOUT};
         }
-        int ms = coll_ms_until(deadline, 1000);
+        int ms = coll__ms_until(deadline, 1000);
         if (n == 0 || ms == 0) return;
         poll(t->pfds, (nfds_t)n, ms);
     }
@@ -240,7 +240,7 @@ static void tcp_abort(coll__transport *tp, int status, int failed_rank)
     for (int r = 0; r < tp->size; r++) {
         tcp_peer *p = &t->peers[r];
         if (p->fd < 0) continue;
-        tcp_peer_fail(p, &e);
+        coll__tcp_peer_fail(p, &e);
         /* FIN, not RST: the peer still reads everything sent, ABORT included.
          * The read side stays open for destroy() to drain (see there). */
         shutdown(p->fd, SHUT_WR);
@@ -254,7 +254,7 @@ static void tcp_abort(coll__transport *tp, int status, int failed_rank)
  * until they close too (they stop sending once they read the ABORT), bounded. */
 static void drain_after_abort(tcp_transport *t)
 {
-    double deadline = coll_now_s() + ABORT_DRAIN_S;
+    double deadline = coll__now_s() + ABORT_DRAIN_S;
     char sink[65536];
     for (;;) {
         int n = 0;
@@ -268,7 +268,7 @@ static void drain_after_abort(tcp_transport *t)
             else
                 t->pfds[n++] = (struct pollfd){.fd = p->fd, .events = POLLIN};
         }
-        int ms = coll_ms_until(deadline, 1000);
+        int ms = coll__ms_until(deadline, 1000);
         if (n == 0 || ms == 0) return;
         poll(t->pfds, (nfds_t)n, ms);
     }
@@ -282,7 +282,7 @@ static void tcp_destroy(coll__transport *tp)
     tcp_error e = {.status = COLL_EABORTED, .rank = -1, .msg = "transport destroyed"};
     for (int r = 0; r < tp->size; r++) {
         if (t->peers[r].fd < 0) continue;
-        tcp_peer_fail(&t->peers[r], &e);
+        coll__tcp_peer_fail(&t->peers[r], &e);
         close(t->peers[r].fd);
     }
     free(t->peers);
@@ -336,7 +336,7 @@ int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank,
         free(fds);
         return COLL_ENOMEM;
     }
-    int rc = tcp_mesh_connect(store, prefix ? prefix : "", rank, size, host, token, timeout_s,
+    int rc = coll__tcp_mesh_connect(store, prefix ? prefix : "", rank, size, host, token, timeout_s,
                               (int)sockbuf, fds, &why);
     if (rc) {
         coll__err_pass(err, &why);

@@ -8,11 +8,12 @@
 #include <stdint.h>
 
 #include "core/sig.h"
+#include "core/wire_version.h"
 
 #define TCP_HELLO_MAGIC 0x434c4853u /* "CLHS" */
 #define TCP_CHALLENGE_MAGIC 0x434c4348u /* "CLCH" */
 #define TCP_WIRE_MAGIC 0x434c4d47u  /* "CLMG" */
-#define TCP_WIRE_VERSION 2u         /* 2: challenge-response instead of the token itself */
+#define TCP_WIRE_VERSION COLL_WIRE_VERSION /* shared with the store (core/wire_version.h) */
 #define TCP_TOKEN_MAX 128 /* longest job token accepted */
 #define TCP_NONCE_LEN 16
 #define TCP_MAC_LEN 32
@@ -24,7 +25,12 @@
  *                      mac = HMAC-SHA-256(token, "collbench-tcp" | acceptor's nonce
  *                      | the hello's first 16 bytes | its nonce);
  *   accepting rank  -> tcp_hello answer, nonce zero, the mac over the connecting
- *                      rank's nonce. A refused connection is closed unanswered. */
+ *                      rank's nonce. A refused connection is closed unanswered.
+ * Versions: magic and version open both messages, in every build. A connecting
+ * rank that reads another version in the challenge still sends its hello (mac
+ * zero) before it stops, so the accepting rank logs both versions too; that
+ * one refuses the connection and goes on waiting, as for any stranger (a
+ * stray packet must not end the job). */
 typedef struct tcp_challenge {
     uint32_t magic;   /* TCP_CHALLENGE_MAGIC */
     uint32_t version; /* TCP_WIRE_VERSION */

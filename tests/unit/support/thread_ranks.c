@@ -37,7 +37,7 @@ void thread_ranks_stamp(coll__algo_ctx *c, coll__kind kind, size_t count, coll_d
     c->sig.op = (uint8_t)op;
     c->sig.root = root;
     c->sig.count = count;
-    c->deadline = coll_now_s() + c->timeout_s;
+    c->deadline = coll__now_s() + c->timeout_s;
 }
 
 int thread_ranks_run(int n, const thread_ranks_opts *o, thread_rank_fn fn, void *arg, int *status)
@@ -59,7 +59,7 @@ int thread_ranks_run(int n, const thread_ranks_opts *o, thread_rank_fn fn, void 
         t->ctx.scratch = &t->scratch;
         t->ctx.chunk_bytes = o->chunk_bytes;
         t->ctx.timeout_s = o->timeout_s > 0 ? o->timeout_s : 30;
-        t->ctx.deadline = coll_now_s() + t->ctx.timeout_s;
+        t->ctx.deadline = coll__now_s() + t->ctx.timeout_s;
         t->fn = fn;
         t->arg = arg;
         t->no_abort = o->no_abort;

@@ -1,0 +1,110 @@
+#!/bin/bash
+# The cost model (collbench model, docs/DESIGN.md "Cost model") against cells
+# it did not see, on emulated hosts (network namespaces, tc-shaped links, via
+# bench/auto_hier.sh): fitted on one host x 2 ranks and 2 hosts x 1 and 2 ranks
+# at the FIT link, it predicts (a) 3 and 4 hosts x 1 rank at the same link and
+# (b) 2 hosts x 1 and 2 ranks at the NEW link, for each backend. Prints
+# predicted vs measured per cell and the median and largest absolute error.
+# All emulated hosts share this machine's cores: total ranks stay <= 4, and the
+# fit and the predictions are told so (--cores, shared-cores=). Needs root.
+#
+#   bench/model_validate.sh [COLLBENCH] [SIZES]   e.g. bench/model_validate.sh build/collbench
+# env: FIT_RATE (1gbit), FIT_DELAY (0.1ms), NEW_RATE (5gbit), NEW_DELAY (1ms),
+#      BACKENDS ("tcp auto"), HELD_HOSTS ("3 4"), ITERS (5), KEEP (a directory
+#      to keep the CSV files in). Exit 77 (a skip for ctest) without root or
+#      ip netns. Smallest run (ctest bench/model_validate): BACKENDS=tcp
+#      HELD_HOSTS=3 ITERS=2, SIZES 4K,16K.
+set -u
+BIN=${1:-build/collbench}
+SIZES=${2:-64K,256K,1M,4M,16M,64M}
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIT_RATE=${FIT_RATE:-1gbit}
+FIT_DELAY=${FIT_DELAY:-0.1ms}
+NEW_RATE=${NEW_RATE:-5gbit}
+NEW_DELAY=${NEW_DELAY:-1ms}
+BACKENDS=${BACKENDS:-tcp auto}
+HELD_HOSTS=${HELD_HOSTS:-3 4}
+ITERS=${ITERS:-5}
+CORES=$(nproc)
+[ -x "$BIN" ] || { echo "no collbench at $BIN (build first, or pass its path)" >&2; exit 2; }
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/model_validate.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+
+# hier RATE DELAY HOSTS PER_NODE CSV: one shaped run of every backend. 3+ hosts
+# meet at a bridge, each path through two shaped ports: half the delay on each
+# keeps the host-to-host latency of 2 hosts.
+hier() {
+    local delay=$2
+    [ "$3" -gt 2 ] && delay=$(awk -v d="$2" 'BEGIN { v = d + 0; u = d; sub(/^[0-9.]+/, "", u); print v / 2 u }')
+    RATE=$1 DELAY=$delay HOSTS=$3 PER_NODE=$4 BACKENDS=$BACKENDS ITERS=$ITERS CSV=$5 \
+        bash "$HERE/auto_hier.sh" "$BIN" "$SIZES" >"$OUT/log" 2>&1
+    local rc=$?
+    [ "$rc" -eq 77 ] && { cat "$OUT/log"; exit 77; }
+    [ "$rc" -eq 0 ] || { echo "auto_hier.sh failed ($1, $3 hosts x $4):" >&2; cat "$OUT/log" >&2; exit 1; }
+}
+
+# a tc rate ("5gbit") in collbench model's words ("5Gbit/s")
+rate_words() { echo "$1" | sed 's/bit$/bit\/s/; s/^\([0-9.]*\)g/\1G/; s/^\([0-9.]*\)m/\1M/; s/^\([0-9.]*\)k/\1K/'; }
+
+# Without sch_netem the links keep their rate only (netns_lib.sh says so):
+# then the predictions are told of no latency either.
+FIT_LAT=$FIT_DELAY NEW_LAT=$NEW_DELAY
+if [ "$(id -u)" -eq 0 ] && ip netns add "mvprobe$$" 2>/dev/null; then
+    if ! ip netns exec "mvprobe$$" tc qdisc add dev lo root netem delay 1ms 2>/dev/null; then
+        FIT_LAT=0us NEW_LAT=0us
+        echo "# note: no sch_netem in this kernel: the links have their rate but no added delay"
+    fi
+    ip netns del "mvprobe$$"
+fi
+
+echo "# cost model validation: fit on 1 host x 2 and 2 hosts x 1, 2 at $FIT_RATE + $FIT_LAT;"
+echo "# predict $HELD_HOSTS hosts x 1 at the same link and 2 hosts x 1, 2 at $NEW_RATE + $NEW_LAT"
+echo "# all-reduce float32 out of place, median of $ITERS iterations; $CORES cores shared by every rank"
+for b in $BACKENDS; do
+    "$BIN" allreduce --backend "$b" -P 2 --sizes "$SIZES" -n "$ITERS" -w 2 -c 0 --inplace 0 \
+        --csv "$OUT/fit.csv" -q || { echo "one-host run of $b failed" >&2; exit 1; }
+done
+hier "$FIT_RATE" "$FIT_DELAY" 2 1 "$OUT/fit.csv"
+hier "$FIT_RATE" "$FIT_DELAY" 2 2 "$OUT/fit.csv"
+for h in $HELD_HOSTS; do hier "$FIT_RATE" "$FIT_DELAY" "$h" 1 "$OUT/held_hosts.csv"; done
+hier "$NEW_RATE" "$NEW_DELAY" 2 1 "$OUT/held_link.csv"
+hier "$NEW_RATE" "$NEW_DELAY" 2 2 "$OUT/held_link.csv"
+[ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$OUT"/*.csv "$KEEP"/
+
+echo "## the fit"
+"$BIN" model "$OUT/fit.csv" --collective allreduce --cores "$CORES" --no-rows ||
+    { echo "the fit failed" >&2; exit 1; }
+
+# predict FILE CASE KEYS: one table row per measured row of FILE, its
+# prediction from `collbench model --predict` (the auto algorithm's line)
+predict() {
+    local file=$1 case=$2 keys=$3
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+             { print $c["backend"], $c["nnodes"], $c["nprocs"] / $c["nnodes"], $c["bytes"], $c["time_us_p50"] }' "$file" |
+    while read -r be hosts per bytes meas; do
+        pred=$("$BIN" model "$OUT/fit.csv" --collective allreduce --backend "$be" --cores "$CORES" \
+                   --predict "hosts=$hosts,ranks-per-host=$per,shared-cores=$CORES$keys" --sizes "$bytes" 2>/dev/null |
+               awk '$2 == "auto" && $3 + 0 > 0 { print $3; exit }')
+        [ -n "$pred" ] || pred=nan
+        echo "$case $be ${hosts}x$per $bytes $pred $meas"
+    done
+}
+new="link=$(rate_words "$NEW_RATE"),latency=$NEW_LAT,measured-link=$(rate_words "$FIT_RATE"),measured-latency=$FIT_LAT"
+{
+    predict "$OUT/held_hosts.csv" "hosts@$FIT_RATE" ""
+    predict "$OUT/held_link.csv" "link@$NEW_RATE" ",$new"
+} >"$OUT/cells"
+
+echo "## held-out cells: predicted vs measured (us)"
+printf "| %-12s | %-7s | %-5s | %10s | %12s | %12s | %7s |\n" case backend hosts bytes predicted measured error
+printf "|%s|\n" "--------------|---------|-------|------------|--------------|--------------|--------"
+awk '{ e = ($5 == "nan") ? "n/a" : sprintf("%+.1f%%", 100 * ($5 - $6) / $6)
+       printf "| %-12s | %-7s | %-5s | %10d | %12s | %12.1f | %7s |\n", $1, $2, $3, $4, $5, $6, e }' "$OUT/cells"
+echo "## absolute error: median and largest per case and backend (n/a cells not counted)"
+awk '$5 != "nan" { k = $1 " " $2; e = 100 * ($5 - $6) / $6; if (e < 0) e = -e; n[k]++; v[k, n[k]] = e; all[++na] = e }
+     function med(a, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+                                     return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+     END { for (k in n) { m = n[k]; mx = 0; for (i = 1; i <= m; i++) { w[i] = v[k, i]; if (w[i] > mx) mx = w[i] }
+                          printf "  %-22s median %5.1f%%  max %5.1f%%  (%d cells)\n", k, med(w, m), mx, m }
+           if (na) { mx = 0; for (i = 1; i <= na; i++) if (all[i] > mx) mx = all[i]
+                     printf "  %-22s median %5.1f%%  max %5.1f%%  (%d cells)\n", "all", med(all, na), mx, na } }' "$OUT/cells" | sort

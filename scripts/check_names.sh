@@ -1,0 +1,62 @@
+#!/bin/sh
+# The naming rule (docs/DESIGN.md "Names and visibility") over libcoll,
+# coll_base and the launcher: `coll_` only for what include/coll.h (the API)
+# and include/coll_tool.h (the tool's) declare; every other symbol their
+# objects define with external linkage is `coll__`, and so is every
+# `static inline` function and typedef of their headers (src/*/ below the
+# modules above libcoll); the gloo layer's C++ is namespace collgloo. Reads the
+# built objects (nm) and the headers; names each offender. Exit 0 or 1.
+# usage: check_names.sh BUILD_DIR [SOURCE_ROOT] [NM]   (ctest: design/names)
+set -eu
+build=$1
+root=${2:-$(dirname "$0")/..}
+nm=${3:-nm}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Names the two headers declare (functions, types, enumerators, macros).
+grep -ohw 'coll_[a-z][a-z0-9_]*' "$root/include/coll.h" "$root/include/coll_tool.h" | sort -u > "$tmp/public"
+
+objs=$(find "$build/CMakeFiles/coll_objects.dir" "$build/CMakeFiles/coll_base_objects.dir" \
+            "$build/CMakeFiles/coll_launch.dir" -name '*.o' 2>/dev/null | sort)
+[ -n "$objs" ] || { echo "check_names: no objects of coll_objects, coll_base_objects, coll_launch under $build" >&2; exit 1; }
+
+# "OBJECT TYPE NAME" for each defined symbol with external linkage.
+# shellcheck disable=SC2086 # the object list is word-split on purpose
+"$nm" -A --defined-only $objs | awk '$(NF-1) ~ /^[A-Z]$/ { f = $1; sub(/:.*/, "", f); sub(/.*CMakeFiles\/[^\/]*\.dir\//, "", f); print f, $(NF-1), $NF }' > "$tmp/syms"
+[ -s "$tmp/syms" ] || { echo "check_names: nm found no symbols in $build" >&2; exit 1; }
+
+: > "$tmp/bad"
+while read -r obj type name; do
+    case $name in
+        coll__*|DW.ref.*) continue ;;
+        _Z*)
+            # C++: weak template instances (W, V, u) come from library headers.
+            case $type in W|V|u) continue ;; esac
+            d=$(echo "$name" | c++filt)
+            case $d in collgloo::*|*" for collgloo::"*) continue ;; esac
+            echo "$obj: $d (C++ outside namespace collgloo)" >> "$tmp/bad" ;;
+        *)
+            grep -qx "$name" "$tmp/public" || echo "$obj: $name" >> "$tmp/bad" ;;
+    esac
+done < "$tmp/syms"
+
+# Headers of libcoll, coll_base and the launcher: static inline functions and
+# typedef names reach every file that includes them.
+for d in core bootstrap transport algo backend comm launch; do
+    find "$root/src/$d" -name '*.h'
+done | sort > "$tmp/headers"
+# shellcheck disable=SC2046
+grep -HnoE 'static inline [^(;]*\bcoll_[a-z][a-z0-9_]*\(|\}[[:space:]]*coll_[a-z][a-z0-9_]*;|^typedef [^;{]*\bcoll_[a-z][a-z0-9_]*;|\(\*coll_[a-z][a-z0-9_]*\)\(' \
+    $(cat "$tmp/headers") 2>/dev/null |
+    sed -E 's|^'"$root"'/||; s/^([^:]*):([0-9]*):.*\b(coll_[a-z][a-z0-9_]*)[;(\)].*/\1:\2 \3/' |
+while read -r where name; do
+    grep -qx "$name" "$tmp/public" || echo "$where: $name" >> "$tmp/bad"
+done
+
+if [ -s "$tmp/bad" ]; then
+    echo "check_names: $(wc -l < "$tmp/bad") names break the rule (coll_ only for include/coll.h and coll_tool.h; else coll__ or static):"
+    sed 's/^/  /' "$tmp/bad"
+    exit 1
+fi
+echo "check_names: ok ($(wc -l < "$tmp/syms") symbols, $(wc -l < "$tmp/headers") headers)"

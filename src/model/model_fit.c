@@ -1,0 +1,355 @@
+/* Weighted linear least squares of the cost formulas: relative error is what is
+ * minimised (weights 1/measured), since times span five orders of magnitude
+ * from 64 KiB to 1 GiB; columns are scaled to unit norm before solving. */
+#include "model/model_fit.h"
+#include "coll.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The order in which columns are tested for dependence: a later column that
+ * the earlier ones explain is the one dropped, so gamma goes first. */
+static const model_param order[MODEL_NPARAM] = {MODEL_ALPHA_INTRA, MODEL_BETA_INTRA,
+                                                MODEL_ALPHA_INTER, MODEL_BETA_INTER, MODEL_GAMMA};
+/* A column whose part not explained by the earlier ones is below this
+ * (relative to its norm) is taken as dependent on them. */
+#define DEPENDENT_TOL 1e-6
+
+static model_shape shape_of(const model_series *s, const model_point *p)
+{
+    return (model_shape){.collective = s->collective, .algo = s->model, .backend = s->backend,
+                         .hosts = p->hosts, .per_host = p->per_host, .bytes = p->bytes,
+                         .share = p->share};
+}
+
+/* Inverts the k x k matrix a (row-major) into inv by Gauss-Jordan with
+ * partial pivoting; -1 when singular. */
+static int invert(double *a, double *inv, int k)
+{
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++) inv[i * k + j] = i == j;
+    for (int c = 0; c < k; c++) {
+        int piv = c;
+        for (int r = c + 1; r < k; r++)
+            if (fabs(a[r * k + c]) > fabs(a[piv * k + c])) piv = r;
+        if (!(fabs(a[piv * k + c]) > 1e-300)) return -1;
+        for (int j = 0; j < k; j++) {
+            double t = a[c * k + j]; a[c * k + j] = a[piv * k + j]; a[piv * k + j] = t;
+            t = inv[c * k + j]; inv[c * k + j] = inv[piv * k + j]; inv[piv * k + j] = t;
+        }
+        double d = a[c * k + c];
+        for (int j = 0; j < k; j++) a[c * k + j] /= d, inv[c * k + j] /= d;
+        for (int r = 0; r < k; r++) {
+            if (r == c) continue;
+            double f = a[r * k + c];
+            for (int j = 0; j < k; j++) a[r * k + j] -= f * a[c * k + j], inv[r * k + j] -= f * inv[c * k + j];
+        }
+    }
+    return 0;
+}
+
+/* The weighted, column-scaled design matrix b (m x MODEL_NPARAM, column j
+ * scaled by 1/norm[j]); columns no row uses have norm 0. */
+static void design(const model_series *s, const double *theta, double *b, double *norm)
+{
+    size_t m = s->npts;
+    memset(norm, 0, MODEL_NPARAM * sizeof *norm);
+    for (size_t i = 0; i < m; i++) {
+        model_shape sh = shape_of(s, &s->pts[i]);
+        double c[MODEL_NPARAM];
+        model_coeffs(&sh, theta, c);
+        for (int j = 0; j < MODEL_NPARAM; j++) {
+            b[i * MODEL_NPARAM + j] = c[j] / s->pts[i].measured_us;
+            norm[j] += b[i * MODEL_NPARAM + j] * b[i * MODEL_NPARAM + j];
+        }
+    }
+    for (int j = 0; j < MODEL_NPARAM; j++) {
+        norm[j] = sqrt(norm[j]);
+        if (norm[j] > 0)
+            for (size_t i = 0; i < m; i++) b[i * MODEL_NPARAM + j] /= norm[j];
+    }
+}
+
+/* Which used columns the earlier ones explain (modified Gram-Schmidt). */
+static void find_dependent(const double *b, size_t m, const int *use, int *dep)
+{
+    double *q = malloc(m * MODEL_NPARAM * sizeof *q);
+    int nq = 0;
+    for (int o = 0; o < MODEL_NPARAM; o++) {
+        int j = order[o];
+        dep[j] = 0;
+        if (!use[j]) continue;
+        double *v = q ? q + (size_t)nq * m : NULL;
+        if (!v) { dep[j] = 0; continue; }
+        for (size_t i = 0; i < m; i++) v[i] = b[i * MODEL_NPARAM + j];
+        for (int k = 0; k < nq; k++) {
+            double d = 0;
+            for (size_t i = 0; i < m; i++) d += q[(size_t)k * m + i] * v[i];
+            for (size_t i = 0; i < m; i++) v[i] -= d * q[(size_t)k * m + i];
+        }
+        double r = 0;
+        for (size_t i = 0; i < m; i++) r += v[i] * v[i];
+        r = sqrt(r);
+        if (r < DEPENDENT_TOL) { dep[j] = 1; continue; }
+        for (size_t i = 0; i < m; i++) v[i] /= r;
+        nq++;
+    }
+    free(q);
+}
+
+/* Least squares on the used columns: theta (unscaled) and se; -1 when singular. */
+static int solve(const double *b, const double *norm, size_t m, const int *use, double *theta,
+                 double *se)
+{
+    int idx[MODEL_NPARAM], k = 0;
+    for (int j = 0; j < MODEL_NPARAM; j++) {
+        theta[j] = se[j] = 0;
+        if (use[j]) idx[k++] = j;
+    }
+    double n[MODEL_NPARAM * MODEL_NPARAM], inv[MODEL_NPARAM * MODEL_NPARAM], rhs[MODEL_NPARAM];
+    for (int a = 0; a < k; a++) {
+        rhs[a] = 0;
+        for (size_t i = 0; i < m; i++) rhs[a] += b[i * MODEL_NPARAM + idx[a]]; /* y = 1 */
+        for (int c = 0; c < k; c++) {
+            double t = 0;
+            for (size_t i = 0; i < m; i++) t += b[i * MODEL_NPARAM + idx[a]] * b[i * MODEL_NPARAM + idx[c]];
+            n[a * k + c] = t;
+        }
+    }
+    if (invert(n, inv, k)) return -1;
+    double x[MODEL_NPARAM];
+    for (int a = 0; a < k; a++) {
+        x[a] = 0;
+        for (int c = 0; c < k; c++) x[a] += inv[a * k + c] * rhs[c];
+    }
+    double rss = 0;
+    for (size_t i = 0; i < m; i++) {
+        double r = 1;
+        for (int a = 0; a < k; a++) r -= b[i * MODEL_NPARAM + idx[a]] * x[a];
+        rss += r * r;
+    }
+    double s2 = m > (size_t)k ? rss / (double)(m - (size_t)k) : 0;
+    for (int a = 0; a < k; a++) {
+        theta[idx[a]] = x[a] / norm[idx[a]];
+        se[idx[a]] = sqrt(s2 * inv[a * k + a]) / norm[idx[a]];
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void residuals(model_series *s)
+{
+    double *r = malloc((s->npts ? s->npts : 1) * sizeof *r);
+    s->max_abs_res = 0;
+    for (size_t i = 0; i < s->npts; i++) {
+        model_shape sh = shape_of(s, &s->pts[i]);
+        s->pts[i].model_us = model_time_us(&sh, s->theta);
+        double e = fabs(s->pts[i].model_us - s->pts[i].measured_us) / s->pts[i].measured_us;
+        if (r) r[i] = e;
+        if (e > s->max_abs_res) s->max_abs_res = e;
+    }
+    s->med_abs_res = NAN;
+    if (r && s->npts) {
+        qsort(r, s->npts, sizeof *r, cmp_double);
+        s->med_abs_res = s->npts % 2 ? r[s->npts / 2] : (r[s->npts / 2 - 1] + r[s->npts / 2]) / 2;
+    }
+    free(r);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void refuse(model_series *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->why, sizeof s->why, fmt, ap);
+    va_end(ap);
+    s->ok = 0;
+}
+
+/* How many different sizes the points have. */
+static size_t distinct_sizes(const model_series *s)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < s->npts; i++) {
+        size_t j = 0;
+        while (j < i && s->pts[j].bytes != s->pts[i].bytes) j++;
+        d += j == i;
+    }
+    return d;
+}
+
+void model_fit_series(model_series *s)
+{
+    size_t m = s->npts;
+    s->ok = 0;
+    s->why[0] = 0;
+    for (int j = 0; j < MODEL_NPARAM; j++) s->state[j] = MODEL_P_ABSENT, s->theta[j] = s->se[j] = 0;
+    if (m == 0) return refuse(s, "no usable rows");
+    for (size_t i = 0; i < m; i++) {
+        model_shape sh = shape_of(s, &s->pts[i]);
+        double c[MODEL_NPARAM];
+        if (model_coeffs(&sh, NULL, c))
+            return refuse(s, "no cost formula for %s with algorithm '%s'", s->collective, s->algo);
+    }
+    double *b = malloc(m * MODEL_NPARAM * sizeof *b);
+    if (!b) return refuse(s, "out of memory");
+    double norm[MODEL_NPARAM], prev[MODEL_NPARAM], *theta_in = NULL;
+    int use[MODEL_NPARAM], dep[MODEL_NPARAM];
+    /* The pipeline's slower stage depends on theta: refit until it settles. */
+    for (int iter = 0; iter < 10; iter++) {
+        design(s, theta_in, b, norm);
+        for (int j = 0; j < MODEL_NPARAM; j++) {
+            use[j] = norm[j] > 0;
+            s->state[j] = use[j] ? MODEL_P_FITTED : MODEL_P_ABSENT;
+        }
+        if (!use[MODEL_ALPHA_INTRA] && !use[MODEL_BETA_INTRA] && !use[MODEL_ALPHA_INTER] &&
+            !use[MODEL_BETA_INTER]) {
+            free(b);
+            return refuse(s, "the rows move nothing (one rank each)");
+        }
+        int per_byte = use[MODEL_BETA_INTRA] || use[MODEL_BETA_INTER] || use[MODEL_GAMMA];
+        if (per_byte && distinct_sizes(s) < 2) {
+            free(b);
+            return refuse(s, "only one message size (%.0f B) measured: per-message and per-byte "
+                          "costs cannot be told apart; measure at least 2 sizes (e.g. --sizes 64K,1M,16M)",
+                          s->pts[0].bytes);
+        }
+        find_dependent(b, m, use, dep);
+        for (int j = 0; j < MODEL_NPARAM; j++) {
+            if (!dep[j]) continue;
+            if (j == MODEL_GAMMA) {
+                use[j] = 0;
+                s->state[j] = MODEL_P_MERGED;
+                continue;
+            }
+            free(b);
+            return refuse(s, "%s cannot be told apart from the other terms with these rows: measure "
+                          "more process counts, and for intra- and inter-host terms rows on one host "
+                          "and on several hosts (or other ranks per host)", model_param_name((model_param)j));
+        }
+        size_t k = 0;
+        for (int j = 0; j < MODEL_NPARAM; j++) k += (size_t)use[j];
+        if (m < k + 1) {
+            free(b);
+            return refuse(s, "%zu rows for %zu parameters: need at least %zu (more sizes or process "
+                          "counts) to fit them and say how certain they are", m, k, k + 1);
+        }
+        /* Below zero means the term is lost in the noise: hold it at 0. */
+        for (;;) {
+            if (solve(b, norm, m, use, s->theta, s->se)) {
+                free(b);
+                return refuse(s, "the rows give a singular system (no fit)");
+            }
+            int worst = -1;
+            for (int j = 0; j < MODEL_NPARAM; j++)
+                if (use[j] && s->theta[j] < 0 && (worst < 0 || s->theta[j] / norm[j] < s->theta[worst] / norm[worst]))
+                    worst = j;
+            if (worst < 0) break;
+            use[worst] = 0;
+            s->state[worst] = MODEL_P_ZERO;
+        }
+        if (theta_in && !memcmp(prev, s->theta, sizeof prev)) break;
+        memcpy(prev, s->theta, sizeof prev);
+        theta_in = prev;
+    }
+    free(b);
+    s->ok = 1;
+    residuals(s);
+}
+
+double model_series_time_us(const model_series *s, int hosts, int per_host, double bytes,
+                            const double *theta)
+{
+    if (!s->ok) return NAN;
+    model_point p = {.hosts = hosts, .per_host = per_host, .bytes = bytes,
+                     .share = model_share(hosts * per_host, s->cores)};
+    model_shape sh = shape_of(s, &p);
+    double c[MODEL_NPARAM];
+    if (model_coeffs(&sh, theta ? theta : s->theta, c)) return NAN;
+    /* a term the rows never exercised cannot be predicted from this fit */
+    if (!theta)
+        for (int j = 0; j < MODEL_NPARAM; j++)
+            if (c[j] != 0 && s->state[j] == MODEL_P_ABSENT) return NAN;
+    return model_time_us(&sh, theta ? theta : s->theta);
+}
+
+/* ---- grouping rows into series ---- */
+
+static int same_key(const model_series *s, const bench_row *r)
+{
+    return !strcmp(s->host, r->host) && !strcmp(s->backend, r->backend) &&
+           !strcmp(s->buffers, r->buffers) && !strcmp(s->collective, r->collective) &&
+           !strcmp(s->algo, r->algo) && !strcmp(s->dtype, r->dtype);
+}
+
+static double row_time(const bench_row *r)
+{
+    return isfinite(r->time_us_p50) && r->time_us_p50 > 0 ? r->time_us_p50 : r->time_us_avg;
+}
+
+#define COPY(dst, src) snprintf((dst), sizeof(dst), "%s", (src))
+
+double model_share(int ranks, int cores)
+{
+    return cores > 0 && ranks > cores ? (double)ranks / cores : 1;
+}
+
+int model_fit_rows(const bench_row *rows, size_t n, int cores, model_fits *out)
+{
+    *out = (model_fits){0};
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        double t = row_time(r);
+        if (r->wrong > 0 || !(t > 0) || !isfinite(t) || r->nprocs < 2 || r->nnodes < 1 ||
+            r->nprocs % r->nnodes) {
+            out->skipped++;
+            continue;
+        }
+        size_t k = 0;
+        while (k < out->n && !same_key(&out->s[k], r)) k++;
+        if (k == out->n) {
+            if (out->n == cap) {
+                size_t nc = cap ? 2 * cap : 8;
+                model_series *ns = realloc(out->s, nc * sizeof *ns);
+                if (!ns) return model_fits_free(out), COLL_ENOMEM;
+                out->s = ns, cap = nc;
+            }
+            model_series *s = &out->s[out->n++];
+            memset(s, 0, sizeof *s);
+            COPY(s->host, r->host);
+            COPY(s->backend, r->backend);
+            COPY(s->buffers, r->buffers);
+            COPY(s->collective, r->collective);
+            COPY(s->algo, r->algo);
+            COPY(s->dtype, r->dtype);
+            s->cores = cores;
+            int a = model_algo_parse(r->algo);
+            s->model = a < 0 ? MODEL_ALGO_COUNT : (model_algo)a;
+        }
+        model_series *s = &out->s[k];
+        model_point *np = realloc(s->pts, (s->npts + 1) * sizeof *np);
+        if (!np) return model_fits_free(out), COLL_ENOMEM;
+        s->pts = np;
+        s->pts[s->npts++] = (model_point){.hosts = r->nnodes, .per_host = r->nprocs / r->nnodes,
+                                          .bytes = (double)r->bytes, .measured_us = t,
+                                          .share = model_share(r->nprocs, cores)};
+    }
+    for (size_t k = 0; k < out->n; k++) model_fit_series(&out->s[k]);
+    return 0;
+}
+
+void model_fits_free(model_fits *f)
+{
+    for (size_t k = 0; k < f->n; k++) free(f->s[k].pts);
+    free(f->s);
+    *f = (model_fits){0};
+}

@@ -1,0 +1,50 @@
+#!/bin/sh
+# collbench model on a CSV made from known parameters (a tcp ring: alpha 20 us,
+# beta 5e-4 us/B, +-3% noise): the fit finds them, prints every row's
+# residual and predicts; bad --predict syntax, one size only and a missing
+# file are refused with messages naming the problem.
+. "$(dirname "$0")/../cli/lib.sh"
+
+HEADER="timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong"
+# rows P... SIZE...: one row per process count and size
+rows() {
+    awk -v procs="$1" -v sizes="$2" 'BEGIN {
+        np = split(procs, P, ","); ns = split(sizes, S, ","); k = 0
+        for (i = 1; i <= np; i++) for (j = 1; j <= ns; j++) {
+            p = P[i]; n = S[j]; k++
+            t = (2 * (p - 1) * 20 + 2 * (p - 1) / p * n * 5e-4) * (1 + (k % 2 ? 0.03 : -0.03))
+            bw = n / t / 1e3
+            printf "2026-11-26T00:00:00Z,vm,allreduce,tcp,ring,cpu,malloc,%d,1,float32,sum,0,%d,%d,1,10,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.6g,%.6g,0\n",
+                p, n, n / 4, t, t, t, t, t, t, t, bw, bw * 2 * (p - 1) / p
+        }
+    }'
+}
+{ echo "$HEADER"; rows 2,3,4 65536,1048576,16777216,67108864; } >"$WORK/ring.csv"
+{ echo "$HEADER"; rows 2,3,4 1048576; } >"$WORK/one_size.csv"
+
+expect_exit 0 "" model "$WORK/ring.csv"
+out="$WORK/out"
+grep -q "algo ring" "$out" || fail "no series line: $(cat "$out")"
+# alpha within 25% of 20 us, beta within 5% of 0.5 ns/B
+awk '$1 == "alpha_intra" { a = $2 } $1 == "beta_intra" { b = $2 }
+     END { exit !(a > 15 && a < 25 && b > 0.475 && b < 0.525) }' "$out" ||
+    fail "parameters not found back: $(grep -E 'alpha|beta' "$out")"
+[ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ .*%$' "$out")" -eq 12 ] || fail "want 12 residual rows: $(cat "$out")"
+
+expect_exit 0 "" model "$WORK/ring.csv" --predict hosts=8,link=10Gbit/s,latency=5us --sizes 1M,1G
+grep -q "on 8 hosts x 1 ranks, link 10 Gbit/s" "$out" || fail "no prediction heading: $(cat "$out")"
+grep -q "1G pick: ring" "$out" || fail "no pick: $(cat "$out")"
+grep -q "not modelled" "$out" || fail "limits not stated"
+
+expect_exit 2 "unknown key 'speed'" model "$WORK/ring.csv" --predict hosts=8,speed=1
+expect_exit 2 "needs latency" model "$WORK/ring.csv" --predict hosts=8,link=10Gbit/s
+expect_exit 2 "bad rate" model "$WORK/ring.csv" --predict hosts=8,link=ten,latency=1us
+expect_exit 2 "\-\-sizes needs \-\-predict" model "$WORK/ring.csv" --sizes 1M
+# fitted on one host, no link given: nothing to say about 8 hosts
+expect_exit 1 "nothing could be predicted" model "$WORK/ring.csv" --predict hosts=8
+grep -q "one host only" "$WORK/out" || fail "no reason for the missing prediction: $(cat "$WORK/out")"
+expect_exit 1 "no series could be fitted" model "$WORK/one_size.csv"
+grep -q "only one message size" "$WORK/out" || fail "refusal does not say why: $(cat "$WORK/out")"
+expect_exit 1 "no-such.csv" model "$WORK/no-such.csv"
+expect_exit 2 "no result files" model
+finish

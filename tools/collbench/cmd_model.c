@@ -1,0 +1,314 @@
+/* collbench model FILE... [--predict CLUSTER --sizes LIST]: the cost model
+ * (src/model, docs/DESIGN.md "Cost model") fitted to result files, and its
+ * predictions for a cluster the user does not have. */
+#include "cli_common.h"
+#include "coll.h"
+#include "engine/bench_coll.h"
+#include "engine/opt_table.h"
+#include "engine/sizes.h"
+#include "model/model_fit.h"
+#include "model/model_predict.h"
+#include "report/report.h"
+#include "report/report_data.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct model_opts {
+    const char **files;
+    size_t nfiles;
+    const char *predict;
+    uint64_t *sizes;
+    size_t nsizes;
+    const char *collective, *backend;
+    int no_rows, cores;
+} model_opts;
+
+#define MO(c) ((model_opts *)(c)->user)
+
+static int on_file(bench_opt_ctx *c, const char *arg) { MO(c)->files[MO(c)->nfiles++] = arg; return 0; }
+static int on_predict(bench_opt_ctx *c, const char *v) { MO(c)->predict = v; return 0; }
+static int on_collective(bench_opt_ctx *c, const char *v)
+{
+    if (!bench_coll_find(v)) return bench_opt_fail(c, "unknown collective '%s'", v);
+    MO(c)->collective = v;
+    return 0;
+}
+static int on_backend(bench_opt_ctx *c, const char *v) { MO(c)->backend = v; return 0; }
+static int on_cores(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, 1 << 20, &MO(c)->cores); }
+static int on_no_rows(bench_opt_ctx *c, const char *v) { (void)v; MO(c)->no_rows = 1; return 0; }
+static int on_sizes(bench_opt_ctx *c, const char *v)
+{
+    char why[200];
+    free(MO(c)->sizes);
+    MO(c)->sizes = NULL;
+    if (bench_parse_size_list(v, &MO(c)->sizes, &MO(c)->nsizes, why, sizeof why))
+        return bench_opt_fail(c, "%s", why);
+    return 0;
+}
+
+static const bench_opt opt_table[] = {
+    {0, "predict", "CLUSTER", on_predict, "predict for hosts=N[,ranks-per-host=R][,link=RATE,latency=TIME]\n"
+     "[,measured-link=RATE,measured-latency=TIME] (see below)"},
+    {0, "sizes", "LIST", on_sizes, "sizes to predict at (default 1M,1G), e.g. 64K,1M,1G"},
+    {0, "collective", "NAME", on_collective, "only this collective's rows"},
+    {0, "backend", "NAME", on_backend, "only this backend's rows"},
+    {0, "cores", "N", on_cores, "the rows' ranks shared N cores (one machine, emulated hosts too):\n"
+     "where they outnumber them, per-byte CPU costs grow by ranks/N"},
+    {0, "no-rows", NULL, on_no_rows, "leave out the per-row residuals"},
+    {'h', "help", NULL, bench_opt_help, "this text"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collbench model FILE... [--predict CLUSTER [--sizes LIST]]\n\n"
+            "Fits the alpha-beta-gamma cost formula of each algorithm (docs/DESIGN.md \"Cost\n"
+            "model\") to result files (CSV or JSON, as collbench report reads them): per\n"
+            "machine, backend, buffers, collective, algorithm and dtype, the time per message\n"
+            "(alpha), per byte (beta; inside a host and between hosts when rows span hosts)\n"
+            "and per byte reduced (gamma), by least squares on relative error. Prints each\n"
+            "parameter with its standard error and, per row, the model's residual. A series\n"
+            "with too few sizes or process counts is refused, saying what is missing.\n\n"
+            "options:\n");
+    bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 22);
+    fprintf(f,
+            "\n"
+            "--predict: the time, algbw and busbw of each fitted algorithm on hosts x\n"
+            "ranks-per-host, and the one the model picks. The machine's own terms are\n"
+            "the fitted ones; the link's are link= (a rate: 100Gbit/s, 800Mbit/s, 12.5GB/s)\n"
+            "and latency= (5us, 0.1ms), plus the software's share per message (the fitted\n"
+            "alpha_intra, or, with measured-link= and measured-latency=, the fitted\n"
+            "inter-host terms beyond the link the multi-host rows ran on); a flat backend's\n"
+            "fitted beta_intra is added to the link's per-byte time as the stack's cost.\n"
+            "Without link= the fitted inter-host terms are used (multi-host rows needed).\n"
+            "cores=N: cores per host, where ranks-per-host outnumber them (see --cores);\n"
+            "shared-cores=N: hosts emulated on one machine, all ranks sharing its N cores.\n"
+            "Not modelled: contention beyond the link's rate (switch oversubscription,\n"
+            "incast), NIC offload, stragglers and noise, placement other than host by host.\n"
+            "exit codes: 0 ok; 1 a file or row was rejected, or nothing could be fitted or\n"
+            "predicted; 2 bad usage.\n");
+}
+
+static int run(model_opts *o);
+
+int cmd_model(int argc, char **argv)
+{
+    model_opts o = {.files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(const char *))};
+    if (!o.files) return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
+    char err[256];
+    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = &o, .err = err,
+                       .errlen = sizeof err, .positional = on_file};
+    int code, rc = bench_opt_parse(&c, argc, argv);
+    if (rc == BENCH_OPT_HELP) usage(stdout), code = 0;
+    else if (rc) fprintf(stderr, "collbench model: %s\n", err), usage(stderr), code = EXIT_USAGE;
+    else code = run(&o);
+    free(o.files);
+    free(o.sizes);
+    return code;
+}
+
+/* ---- printing ---- */
+
+static void print_param(const model_series *s, model_param p)
+{
+    const char *name = model_param_name(p);
+    double v = s->theta[p], e = s->se[p];
+    switch (s->state[p]) {
+    case MODEL_P_ABSENT: return;
+    case MODEL_P_MERGED:
+        printf("    %-12s not separable from beta with these rows (its share is in beta)\n", name);
+        return;
+    case MODEL_P_ZERO:
+        printf("    %-12s 0 (fitted below zero: lost in the noise, held at 0)\n", name);
+        return;
+    case MODEL_P_FITTED: break;
+    }
+    double rel = v > 0 ? 100 * e / v : INFINITY;
+    if (p == MODEL_ALPHA_INTRA || p == MODEL_ALPHA_INTER)
+        printf("    %-12s %10.3f us   ± %.3f us (%.0f%%)\n", name, v, e, rel);
+    else
+        printf("    %-12s %10.5f ns/B ± %.5f ns/B (%.0f%%)%s%.3g GB/s\n", name, v * 1e3, e * 1e3, rel,
+               v > 0 ? ", i.e. " : "", v > 0 ? 1e-3 / v : 0.0);
+}
+
+static void print_series(const model_series *s, int rows)
+{
+    printf("%s / %s / %s buffers / %s / algo %s / %s: %zu rows\n", s->host, s->backend, s->buffers,
+           s->collective, s->algo, s->dtype, s->npts);
+    if (!s->ok) {
+        printf("    not fitted: %s\n", s->why);
+        return;
+    }
+    int hier = 0;
+    for (size_t i = 0; i < s->npts; i++) {
+        model_shape sh = {.collective = s->collective, .algo = s->model, .backend = s->backend,
+                          .hosts = s->pts[i].hosts, .per_host = s->pts[i].per_host};
+        hier |= model_is_hier(&sh);
+    }
+    printf("    formula: %s%s\n",
+           s->model == MODEL_ALGO_BOUND ? "the backend's own choice, as Chan et al.'s lower bound"
+                                        : model_algo_name(s->model),
+           hier ? "; hierarchical (intra reduce-scatter, inter all-reduce, intra all-gather, "
+                  "pipelined) on several hosts" : "");
+    for (int p = 0; p < MODEL_NPARAM; p++) print_param(s, (model_param)p);
+    printf("    residuals: median %.1f%%, max %.1f%%\n", 100 * s->med_abs_res, 100 * s->max_abs_res);
+    if (!rows) return;
+    printf("    %5s %5s %6s %12s %12s %12s %9s\n", "hosts", "x", "ranks", "bytes", "measured_us",
+           "model_us", "residual");
+    for (size_t i = 0; i < s->npts; i++) {
+        const model_point *p = &s->pts[i];
+        printf("    %5d %5d %6d %12.0f %12.2f %12.2f %+8.1f%%\n", p->hosts, p->per_host,
+               p->hosts * p->per_host, p->bytes, p->measured_us, p->model_us,
+               100 * (p->model_us - p->measured_us) / p->measured_us);
+    }
+}
+
+/* Series of the same machine, backend, buffers, collective and dtype: the
+ * algorithms one prediction compares. */
+static int same_group(const model_series *a, const model_series *b)
+{
+    return !strcmp(a->host, b->host) && !strcmp(a->backend, b->backend) &&
+           !strcmp(a->buffers, b->buffers) && !strcmp(a->collective, b->collective) &&
+           !strcmp(a->dtype, b->dtype);
+}
+
+/* Prints the predictions of group g (indices of fits); 1 when at least one was made. */
+static int print_group_prediction(const model_fits *f, const size_t *g, size_t ng,
+                                  const model_cluster *c, const model_opts *o)
+{
+    const model_series *s0 = &f->s[g[0]];
+    printf("%s / %s / %s buffers / %s / %s on %d hosts x %d ranks", s0->host, s0->backend,
+           s0->buffers, s0->collective, s0->dtype, c->hosts, c->per_host);
+    if (c->link_Bps > 0) printf(", link %.4g Gbit/s, latency %.4g us", c->link_Bps * 8 / 1e9, c->latency_us);
+    else printf(", the fitted inter-host terms");
+    printf(" (prediction)\n");
+    int any = 0;
+    for (size_t k = 0; k < ng; k++) {
+        char err[256];
+        double theta[MODEL_NPARAM];
+        if (model_cluster_theta(&f->s[g[k]], c, theta, err, sizeof err))
+            printf("    algo %-8s cannot predict: %s\n", f->s[g[k]].algo, err);
+    }
+    printf("    %10s %-8s %12s %10s %10s\n", "bytes", "algo", "time_us", "algbw", "busbw");
+    for (size_t z = 0; z < o->nsizes; z++) {
+        double best = INFINITY;
+        const char *pick = NULL;
+        char sz[32];
+        bench_format_size(o->sizes[z], sz, sizeof sz);
+        for (size_t k = 0; k < ng; k++) {
+            model_prediction p;
+            char err[256];
+            const model_series *s = &f->s[g[k]];
+            if (model_predict(s, c, (double)o->sizes[z], &p, err, sizeof err) || !isfinite(p.time_us))
+                continue;
+            printf("    %10s %-8s %12.1f %10.3f %10.3f\n", sz, s->algo, p.time_us, p.algbw_GBps,
+                   p.busbw_GBps);
+            if (p.time_us < best) best = p.time_us, pick = s->algo;
+            any = 1;
+        }
+        if (pick) printf("    %10s pick: %s\n", sz, pick);
+    }
+    return any;
+}
+
+static int predict(const model_fits *f, const model_opts *o)
+{
+    char err[256];
+    model_cluster c;
+    if (model_cluster_parse(o->predict, &c, err, sizeof err)) {
+        fprintf(stderr, "collbench model: --predict: %s\n", err);
+        return EXIT_USAGE;
+    }
+    size_t *g = malloc((f->n ? f->n : 1) * sizeof *g);
+    char *done = calloc(f->n ? f->n : 1, 1);
+    if (!g || !done) {
+        free(g), free(done);
+        fprintf(stderr, "collbench model: out of memory\n");
+        return EXIT_RUNTIME;
+    }
+    int any = 0;
+    printf("\n== predictions (not measured; not modelled: contention beyond the link's rate, incast,\n"
+           "   NIC offload, stragglers, placement other than host by host)\n");
+    for (size_t i = 0; i < f->n; i++) {
+        if (done[i] || !f->s[i].ok) continue;
+        size_t ng = 0;
+        for (size_t j = i; j < f->n; j++)
+            if (!done[j] && f->s[j].ok && same_group(&f->s[i], &f->s[j])) g[ng++] = j, done[j] = 1;
+        any |= print_group_prediction(f, g, ng, &c, o);
+    }
+    free(g);
+    free(done);
+    if (!any) {
+        fprintf(stderr, "collbench model: nothing could be predicted for %s (see above)\n", o->predict);
+        return 1;
+    }
+    return 0;
+}
+
+static int run(model_opts *o)
+{
+    if (o->nfiles == 0) {
+        fprintf(stderr, "collbench model: no result files given (FILE... : CSV or JSON from collbench)\n");
+        return EXIT_USAGE;
+    }
+    if (o->sizes && !o->predict) {
+        fprintf(stderr, "collbench model: --sizes needs --predict (the sizes to predict at)\n");
+        return EXIT_USAGE;
+    }
+    if (!o->sizes) {
+        static const uint64_t def[] = {1u << 20, 1u << 30};
+        o->sizes = malloc(sizeof def);
+        if (!o->sizes) return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
+        memcpy(o->sizes, def, sizeof def);
+        o->nsizes = 2;
+    }
+    report_data d = {0};
+    int rejected = 0;
+    for (size_t i = 0; i < o->nfiles; i++) {
+        int rc = report_read_file(&d, o->files[i], stderr);
+        if (rc == COLL_ENOMEM) {
+            report_data_free(&d);
+            return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
+        }
+        rejected |= rc != 0;
+    }
+    report_sort_dedup(&d);
+    /* the filters: rows of other collectives or backends drop out */
+    size_t kept = 0;
+    for (size_t i = 0; i < d.ncomm; i++) {
+        const bench_row *r = &d.comm[i];
+        if ((o->collective && strcmp(r->collective, o->collective)) ||
+            (o->backend && strcmp(r->backend, o->backend)))
+            continue;
+        d.comm[kept++] = *r;
+    }
+    model_fits f;
+    if (model_fit_rows(d.comm, kept, o->cores, &f)) {
+        report_data_free(&d);
+        return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
+    }
+    report_data_free(&d);
+    size_t fitted = 0;
+    printf("== cost model fits (times in microseconds; parameter ± standard error; residual = "
+           "(model - measured) / measured)\n");
+    for (size_t i = 0; i < f.n; i++) {
+        print_series(&f.s[i], !o->no_rows);
+        fitted += (size_t)f.s[i].ok;
+    }
+    if (f.skipped)
+        printf("(%zu rows left out: wrong results, no time, one rank, or ranks not a multiple of hosts)\n",
+               f.skipped);
+    int code = 0;
+    if (fitted == 0) {
+        fprintf(stderr, "collbench model: no series could be fitted (%s)\n",
+                f.n ? "see the reasons above" : "no communication rows with 2 or more ranks");
+        code = 1;
+    } else if (o->predict) {
+        code = predict(&f, o);
+    }
+    model_fits_free(&f);
+    return code ? code : rejected ? 1 : 0;
+}
