@@ -22,7 +22,7 @@ torch: build
 	    cmake --build $(BUILD) -j $(JOBS) --target collbench_torch; \
 	else echo "torch backend not configured (see cmake's message; docs/TORCH.md)"; fi
 
-# The main job: `collbench suite` (every backend x 2,4,6 ranks x 1M..1G, the
+# The main job: `collbench suite` (every backend x 2,4,6 ranks x 1M..256M, the
 # training benchmark, the report) into results/<UTC time>/, printed at the end.
 # SUITE_ARGS=--quick for the 30-second version.
 SUITE_ARGS ?=

@@ -5,13 +5,15 @@
 # at the FIT link, it predicts (a) 3 and 4 hosts x 1 rank at the same link and
 # (b) 2 hosts x 1 and 2 ranks at the NEW link, for each backend. Prints
 # predicted vs measured per cell and the median and largest absolute error.
-# All emulated hosts share this machine's cores: total ranks stay <= 4, and the
-# fit and the predictions are told so (--cores, shared-cores=). Needs root.
+# All emulated hosts share this machine's cores: total ranks stay <= 4. The
+# links are tbf at the rate with a 256 KiB bucket (NETNS_BURST_BYTES) and, where
+# the kernel has sch_netem, the delay. Needs root.
 #
 #   bench/model_validate.sh [COLLBENCH] [SIZES]   e.g. bench/model_validate.sh build/collbench
 # env: FIT_RATE (1gbit), FIT_DELAY (0.1ms), NEW_RATE (5gbit), NEW_DELAY (1ms),
 #      BACKENDS ("tcp auto"), HELD_HOSTS ("3 4"), ITERS (5), KEEP (a directory
-#      to keep the CSV files in). Exit 77 (a skip for ctest) without root or
+#      to keep the CSV files in), FROM (such a directory: model those rows,
+#      measure nothing). Exit 77 (a skip for ctest) without root or
 #      ip netns. Smallest run (ctest bench/model_validate): BACKENDS=tcp
 #      HELD_HOSTS=3 ITERS=2, SIZES 4K,16K.
 set -u
@@ -25,7 +27,15 @@ NEW_DELAY=${NEW_DELAY:-1ms}
 BACKENDS=${BACKENDS:-tcp auto}
 HELD_HOSTS=${HELD_HOSTS:-3 4}
 ITERS=${ITERS:-5}
-CORES=$(nproc)
+# CORES=N tells the model all ranks share N cores (--cores, shared-cores=);
+# default 0, not told: on a machine loaded by other jobs the ranks get less than
+# the cores, and telling made the held-out error worse (docs/PERFORMANCE.md)
+CORES=${CORES:-0}
+CORES_FIT="" CORES_KEY=""
+[ "$CORES" -gt 0 ] && CORES_FIT="--cores $CORES" CORES_KEY=",shared-cores=$CORES"
+# tbf's bucket (netns_lib.sh): its default 4 MiB lets a few iterations of any
+# size below it through unshaped, which is not the link the model is told of
+export NETNS_BURST_BYTES=${NETNS_BURST_BYTES:-262144}
 [ -x "$BIN" ] || { echo "no collbench at $BIN (build first, or pass its path)" >&2; exit 2; }
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/model_validate.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
@@ -59,7 +69,13 @@ fi
 
 echo "# cost model validation: fit on 1 host x 2 and 2 hosts x 1, 2 at $FIT_RATE + $FIT_LAT;"
 echo "# predict $HELD_HOSTS hosts x 1 at the same link and 2 hosts x 1, 2 at $NEW_RATE + $NEW_LAT"
-echo "# all-reduce float32 out of place, median of $ITERS iterations; $CORES cores shared by every rank"
+echo "# all-reduce float32 out of place, median of $ITERS iterations; $(nproc) cores shared by every rank"
+echo "# (the model is told: ${CORES_FIT:-nothing});"
+echo "# tbf burst $NETNS_BURST_BYTES B; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "${FROM:-}" ]; then
+    cp "$FROM"/fit.csv "$FROM"/held_hosts.csv "$FROM"/held_link.csv "$OUT"/ || exit 2
+    echo "# rows from $FROM (measured earlier), not measured now"
+else
 for b in $BACKENDS; do
     "$BIN" allreduce --backend "$b" -P 2 --sizes "$SIZES" -n "$ITERS" -w 2 -c 0 --inplace 0 \
         --csv "$OUT/fit.csv" -q || { echo "one-host run of $b failed" >&2; exit 1; }
@@ -69,10 +85,11 @@ hier "$FIT_RATE" "$FIT_DELAY" 2 2 "$OUT/fit.csv"
 for h in $HELD_HOSTS; do hier "$FIT_RATE" "$FIT_DELAY" "$h" 1 "$OUT/held_hosts.csv"; done
 hier "$NEW_RATE" "$NEW_DELAY" 2 1 "$OUT/held_link.csv"
 hier "$NEW_RATE" "$NEW_DELAY" 2 2 "$OUT/held_link.csv"
+fi
 [ -n "${KEEP:-}" ] && mkdir -p "$KEEP" && cp "$OUT"/*.csv "$KEEP"/
 
 echo "## the fit"
-"$BIN" model "$OUT/fit.csv" --collective allreduce --cores "$CORES" --no-rows ||
+"$BIN" model "$OUT/fit.csv" --collective allreduce $CORES_FIT --no-rows ||
     { echo "the fit failed" >&2; exit 1; }
 
 # predict FILE CASE KEYS: one table row per measured row of FILE, its
@@ -82,8 +99,8 @@ predict() {
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
              { print $c["backend"], $c["nnodes"], $c["nprocs"] / $c["nnodes"], $c["bytes"], $c["time_us_p50"] }' "$file" |
     while read -r be hosts per bytes meas; do
-        pred=$("$BIN" model "$OUT/fit.csv" --collective allreduce --backend "$be" --cores "$CORES" \
-                   --predict "hosts=$hosts,ranks-per-host=$per,shared-cores=$CORES$keys" --sizes "$bytes" 2>/dev/null |
+        pred=$("$BIN" model "$OUT/fit.csv" --collective allreduce --backend "$be" $CORES_FIT \
+                   --predict "hosts=$hosts,ranks-per-host=$per$CORES_KEY$keys" --sizes "$bytes" 2>/dev/null |
                awk '$2 == "auto" && $3 + 0 > 0 { print $3; exit }')
         [ -n "$pred" ] || pred=nan
         echo "$case $be ${hosts}x$per $bytes $pred $meas"

@@ -73,7 +73,8 @@ typedef struct coll_listen_pick {
 /* The pick from this process's environment, in order: $COLL_LISTEN_ADDR as
  * given; $COLL_SOCKET_IFNAME (the first IPv4 address of a matching interface,
  * NCCL_SOCKET_IFNAME syntax); a job on one host: 127.0.0.1; the store's host
- * known ($MASTER_ADDR, under srun $SLURM_LAUNCH_NODE_IPADDR): the address of the
+ * known ($MASTER_ADDR; under srun the step's first node, else
+ * $SLURM_LAUNCH_NODE_IPADDR): the address of the
  * interface that routes to it; a job that spans hosts: the first interface that
  * is up, not loopback; else 127.0.0.1. COLL_OK, or COLL_EINVAL with err naming
  * the variable to set (a job that spans hosts and finds only loopback). */

@@ -7,16 +7,18 @@ set -euo pipefail
 
 required=(cmake make gcc pkg-config libcmocka-dev jq)
 # JSON output; MPI backend; gloo backend (Gloo and the C++ compiler for its
-# thin layer); topology/pinning; training math; report plots; netns tests;
+# thin layer); topology/pinning; training math; report plots and the report's
+# interactive plots (Chart.js, inlined into index.html); netns tests;
 # the torch.distributed backend (bindings/torch).
 optional=(libjansson-dev libopenmpi-dev openmpi-bin libgloo-dev g++ libhwloc-dev
-          libopenblas-dev libplplot-dev plplot-driver-cairo libcairo2-dev iproute2 procps
+          libopenblas-dev libplplot-dev plplot-driver-cairo libcairo2-dev libjs-chart.js iproute2 procps
           python3-torch libtorch-dev pybind11-dev)
 # CI: the second compiler, libFuzzer's runtime, valgrind, Chromium (the report
 # rendering test runs there rather than skipping), Slurm and munge (the real
-# srun/sbatch tests, tests/slurm)
+# srun/sbatch tests, tests/netns/slurm.sh), debootstrap (scripts/torch_root.sh's
+# Debian 13 root with torch 2)
 if [ "${CI:-}" = "true" ] || [ "${COLL_DEPS_ALL:-0}" = 1 ]; then
-  optional+=(clang libclang-rt-dev valgrind chromium slurm-wlm munge)
+  optional+=(clang libclang-rt-dev valgrind chromium slurm-wlm munge debootstrap)
 fi
 # --with-browser: headless Chromium for the report's rendering test
 for arg in "$@"; do

@@ -27,7 +27,7 @@ def libcoll_sources():
     if not keep:
         raise SystemExit(f"collbench_torch: no libcoll sources under {TOP}/src (build from the "
                          "collbench source tree: pip install ./bindings/torch)")
-    return [os.path.relpath(f, HERE) for f in keep]
+    return keep  # absolute: "../../src/x.c" would put its object outside the build directory
 
 
 libcoll = ("coll", {

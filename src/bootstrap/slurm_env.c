@@ -23,7 +23,7 @@ int coll__slurm_store_port(void)
     unsigned long long job, step = 0;
     if (!read_id("SLURM_JOB_ID", &job)) return -1;
     read_id("SLURM_STEP_ID", &step);
-    return COLL_SLURM_PORT_BASE + (int)((job * 97 + 0 * step) % COLL_SLURM_PORT_SPAN);
+    return COLL_SLURM_PORT_BASE + (int)((job * 97 + step) % COLL_SLURM_PORT_SPAN);
 }
 
 int coll__slurm_first_host(const char *list, char *buf, size_t n)

@@ -267,7 +267,7 @@ static int handle_hello(server *s, conn *c, cursor *k)
     }
     if (version != COLL_WIRE_VERSION) {
         char why[200];
-        snprintf(why, sizeof why, "bad version");
+        coll__wire_version_mismatch(why, sizeof why, "the client", version);
         drop(c, why);
         return 0;
     }

@@ -14,18 +14,18 @@
  *                             later one (the first two requests of a connection,
  *                             in this order); ver: a 4-byte field, the u32
  *                             wire version (core/wire_version.h)
- * Versions: every build keeps CHALLENGE bare, its answer led by the version,
- * and the version last in HELLO. Version 2 answered the bare nonce. A client
- * that reads another version stops at once naming both, before it sends
- * anything derived from the token; to a server of version 3 or later it first
- * sends a HELLO without a mac, which that server logs with both versions. A
- * client of version 2 cannot read our answer and hangs up: the server's log
- * says that is what an older build does.
  *   SET   key value        -> ack
  *   GET   key              -> value (parked on the server until key is set)
  *   ADD   key i64          -> i64 new value (stored as decimal text)
  *   WAIT  u32 n, n keys    -> ack (parked until every key is set)
  *   CHECK key              -> u8 exists
+ * Versions: every build keeps CHALLENGE bare, its answer led by the version,
+ * and the version last in HELLO. Version 2 answered the bare 16-byte nonce, so
+ * no later answer may be 16 bytes long. A client that reads another version
+ * stops at once naming both, before it sends anything derived from the token;
+ * to a server of version 3 or later it first sends a HELLO without a mac,
+ * which that server logs with both versions. A client of version 2 cannot
+ * read our answer and hangs up: the server's log says what that means.
  * Every length is checked against a limit before anything is allocated; a
  * client that breaks the protocol loses its connection, the server goes on. */
 #ifndef COLL_STORE_TCP_WIRE_H

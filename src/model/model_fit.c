@@ -52,17 +52,19 @@ static int invert(double *a, double *inv, int k)
 }
 
 /* The weighted, column-scaled design matrix b (m x MODEL_NPARAM, column j
- * scaled by 1/norm[j]); columns no row uses have norm 0. */
-static void design(const model_series *s, const double *theta, double *b, double *norm)
+ * scaled by 1/norm[j]) and the weighted times y; columns no row uses have
+ * norm 0. A row's weight: 1/scale (relative error) x its robust weight. */
+static void design(const model_series *s, const double *theta, double *b, double *y, double *norm)
 {
     size_t m = s->npts;
     memset(norm, 0, MODEL_NPARAM * sizeof *norm);
     for (size_t i = 0; i < m; i++) {
         model_shape sh = shape_of(s, &s->pts[i]);
-        double c[MODEL_NPARAM];
+        double c[MODEL_NPARAM], rw = sqrt(s->pts[i].weight);
         model_coeffs(&sh, theta, c);
+        y[i] = rw * s->pts[i].measured_us / s->pts[i].scale_us;
         for (int j = 0; j < MODEL_NPARAM; j++) {
-            b[i * MODEL_NPARAM + j] = c[j] / s->pts[i].measured_us;
+            b[i * MODEL_NPARAM + j] = c[j] * rw / s->pts[i].scale_us;
             norm[j] += b[i * MODEL_NPARAM + j] * b[i * MODEL_NPARAM + j];
         }
     }
@@ -101,8 +103,8 @@ static void find_dependent(const double *b, size_t m, const int *use, int *dep)
 }
 
 /* Least squares on the used columns: theta (unscaled) and se; -1 when singular. */
-static int solve(const double *b, const double *norm, size_t m, const int *use, double *theta,
-                 double *se)
+static int solve(const double *b, const double *y, const double *norm, size_t m, const int *use,
+                 double *theta, double *se)
 {
     int idx[MODEL_NPARAM], k = 0;
     for (int j = 0; j < MODEL_NPARAM; j++) {
@@ -112,7 +114,7 @@ static int solve(const double *b, const double *norm, size_t m, const int *use, 
     double n[MODEL_NPARAM * MODEL_NPARAM], inv[MODEL_NPARAM * MODEL_NPARAM], rhs[MODEL_NPARAM];
     for (int a = 0; a < k; a++) {
         rhs[a] = 0;
-        for (size_t i = 0; i < m; i++) rhs[a] += b[i * MODEL_NPARAM + idx[a]]; /* y = 1 */
+        for (size_t i = 0; i < m; i++) rhs[a] += b[i * MODEL_NPARAM + idx[a]] * y[i];
         for (int c = 0; c < k; c++) {
             double t = 0;
             for (size_t i = 0; i < m; i++) t += b[i * MODEL_NPARAM + idx[a]] * b[i * MODEL_NPARAM + idx[c]];
@@ -127,11 +129,13 @@ static int solve(const double *b, const double *norm, size_t m, const int *use, 
     }
     double rss = 0;
     for (size_t i = 0; i < m; i++) {
-        double r = 1;
+        double r = y[i];
         for (int a = 0; a < k; a++) r -= b[i * MODEL_NPARAM + idx[a]] * x[a];
         rss += r * r;
     }
-    double s2 = m > (size_t)k ? rss / (double)(m - (size_t)k) : 0;
+    size_t used = 0; /* rows the robust weights left in */
+    for (size_t i = 0; i < m; i++) used += y[i] > 0;
+    double s2 = used > (size_t)k ? rss / (double)(used - (size_t)k) : 0;
     for (int a = 0; a < k; a++) {
         theta[idx[a]] = x[a] / norm[idx[a]];
         se[idx[a]] = sqrt(s2 * inv[a * k + a]) / norm[idx[a]];
@@ -186,7 +190,8 @@ static size_t distinct_sizes(const model_series *s)
     return d;
 }
 
-void model_fit_series(model_series *s)
+/* One weighted fit of s with the points' current weights. */
+static void fit_once(model_series *s)
 {
     size_t m = s->npts;
     s->ok = 0;
@@ -199,13 +204,13 @@ void model_fit_series(model_series *s)
         if (model_coeffs(&sh, NULL, c))
             return refuse(s, "no cost formula for %s with algorithm '%s'", s->collective, s->algo);
     }
-    double *b = malloc(m * MODEL_NPARAM * sizeof *b);
+    double *b = malloc(m * (MODEL_NPARAM + 1) * sizeof *b), *y = b ? b + m * MODEL_NPARAM : NULL;
     if (!b) return refuse(s, "out of memory");
     double norm[MODEL_NPARAM], prev[MODEL_NPARAM], *theta_in = NULL;
     int use[MODEL_NPARAM], dep[MODEL_NPARAM];
     /* The pipeline's slower stage depends on theta: refit until it settles. */
     for (int iter = 0; iter < 10; iter++) {
-        design(s, theta_in, b, norm);
+        design(s, theta_in, b, y, norm);
         for (int j = 0; j < MODEL_NPARAM; j++) {
             use[j] = norm[j] > 0;
             s->state[j] = use[j] ? MODEL_P_FITTED : MODEL_P_ABSENT;
@@ -235,16 +240,18 @@ void model_fit_series(model_series *s)
                           "more process counts, and for intra- and inter-host terms rows on one host "
                           "and on several hosts (or other ranks per host)", model_param_name((model_param)j));
         }
-        size_t k = 0;
+        size_t k = 0, used = 0;
         for (int j = 0; j < MODEL_NPARAM; j++) k += (size_t)use[j];
-        if (m < k + 1) {
+        for (size_t i = 0; i < m; i++) used += s->pts[i].weight > 0;
+        if (used < k + 1) {
             free(b);
-            return refuse(s, "%zu rows for %zu parameters: need at least %zu (more sizes or process "
-                          "counts) to fit them and say how certain they are", m, k, k + 1);
+            return refuse(s, "%zu rows%s for %zu parameters: need at least %zu (more sizes or process "
+                          "counts) to fit them and say how certain they are", used,
+                          used < m ? " (the others too far off the rest)" : "", k, k + 1);
         }
         /* Below zero means the term is lost in the noise: hold it at 0. */
         for (;;) {
-            if (solve(b, norm, m, use, s->theta, s->se)) {
+            if (solve(b, y, norm, m, use, s->theta, s->se)) {
                 free(b);
                 return refuse(s, "the rows give a singular system (no fit)");
             }
@@ -263,6 +270,69 @@ void model_fit_series(model_series *s)
     free(b);
     s->ok = 1;
     residuals(s);
+}
+
+/* Tukey's bisquare: rows beyond BISQUARE_C robust standard deviations of the
+ * relative residuals (1.4826 x their median absolute value) get weight 0;
+ * MIN_SCALE keeps a near-perfect fit from calling 1% off an outlier. */
+#define BISQUARE_C 4.685
+#define MIN_SCALE 0.02
+#define ROBUST_ROUNDS 8
+
+/* Rounds of least absolute deviation (weights 1/|residual|) that start the
+ * bisquare from a fit a third of wild rows cannot drag along, as they drag
+ * least squares. */
+#define LAD_ROUNDS 10
+#define LAD_FLOOR 0.005
+
+/* The symmetric relative residual |model - measured| / sqrt(model x measured),
+ * with the scale of the next round set from it. */
+static double sym_residual(model_point *p)
+{
+    double m = fmax(p->model_us, 1e-3 * p->measured_us);
+    p->scale_us = sqrt(m * p->measured_us);
+    return fabs(m - p->measured_us) / p->scale_us;
+}
+
+void model_fit_series(model_series *s)
+{
+    for (size_t i = 0; i < s->npts; i++) s->pts[i].weight = 1, s->pts[i].scale_us = s->pts[i].measured_us;
+    fit_once(s);
+    for (int round = 0; s->ok && round < LAD_ROUNDS; round++) {
+        for (size_t i = 0; i < s->npts; i++)
+            s->pts[i].weight = 1 / fmax(LAD_FLOOR, sym_residual(&s->pts[i]));
+        fit_once(s);
+    }
+    if (!s->ok) { /* the weights made columns look dependent: the plain fit stands */
+        for (size_t i = 0; i < s->npts; i++) s->pts[i].weight = 1, s->pts[i].scale_us = s->pts[i].measured_us;
+        fit_once(s);
+    }
+    for (size_t i = 0; i < s->npts; i++) s->pts[i].weight = 1;
+    double *r = malloc((s->npts ? s->npts : 1) * sizeof *r);
+    for (int round = 0; r && s->ok && round < ROBUST_ROUNDS; round++) {
+        for (size_t i = 0; i < s->npts; i++) r[i] = sym_residual(&s->pts[i]);
+        double *sorted = malloc(s->npts * sizeof *sorted);
+        if (!sorted) break;
+        memcpy(sorted, r, s->npts * sizeof *r);
+        qsort(sorted, s->npts, sizeof *sorted, cmp_double);
+        double scale = fmax(MIN_SCALE, 1.4826 * sorted[s->npts / 2]);
+        free(sorted);
+        double change = 0;
+        for (size_t i = 0; i < s->npts; i++) {
+            double u = r[i] / (BISQUARE_C * scale), w = u < 1 ? (1 - u * u) * (1 - u * u) : 0;
+            change = fmax(change, fabs(w - s->pts[i].weight));
+            r[i] = s->pts[i].weight; /* kept: a round that leaves too little goes back */
+            s->pts[i].weight = w;
+        }
+        if (change < 1e-3) break;
+        fit_once(s);
+        if (!s->ok) {
+            for (size_t i = 0; i < s->npts; i++) s->pts[i].weight = r[i];
+            fit_once(s);
+            break;
+        }
+    }
+    free(r);
 }
 
 double model_series_time_us(const model_series *s, int hosts, int per_host, double bytes,
@@ -341,7 +411,8 @@ int model_fit_rows(const bench_row *rows, size_t n, int cores, model_fits *out)
         s->pts = np;
         s->pts[s->npts++] = (model_point){.hosts = r->nnodes, .per_host = r->nprocs / r->nnodes,
                                           .bytes = (double)r->bytes, .measured_us = t,
-                                          .share = model_share(r->nprocs, cores)};
+                                          .share = model_share(r->nprocs, cores), .weight = 1,
+                                          .scale_us = t};
     }
     for (size_t k = 0; k < out->n; k++) model_fit_series(&out->s[k]);
     return 0;

@@ -1,6 +1,9 @@
 /* Fitting the cost formulas (model_formula.h) to measured rows: one series per
  * (machine, backend, buffers, collective, algorithm, dtype), weighted least
- * squares on relative error, with standard errors and per-row residuals.
+ * squares on relative error (relative to the geometric mean of measured and
+ * model time, so that 5x too high weighs as 5x too low), made robust (Tukey's bisquare: rows far off the
+ * rest count less, down to not at all), with standard errors and per-row
+ * residuals.
  * This is the model's API for the tool and the report (docs/DESIGN.md "Cost
  * model"). */
 #ifndef MODEL_FIT_H
@@ -23,6 +26,8 @@ typedef struct model_point {
     int hosts, per_host;
     double bytes, measured_us, model_us;
     double share; /* ranks per core (model_shape's share) */
+    double weight; /* the robust fit's weight, 0..1 (below 0.5: an outlier) */
+    double scale_us; /* what the residual is relative to: sqrt(measured x model) */
 } model_point;
 
 typedef struct model_series {

@@ -3,6 +3,7 @@
  * backend's own choice, and the auto backend's hierarchical all-reduce. */
 #include "model/model_formula.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -182,7 +183,9 @@ static void cpu_share(double c[MODEL_NPARAM], double share)
 int model_coeffs(const model_shape *s, const double *theta, double coef[MODEL_NPARAM])
 {
     clear(coef);
-    if (!s->collective || s->hosts < 1 || s->per_host < 1 || !(s->bytes >= 0)) return -1;
+    if (!s->collective || s->hosts < 1 || s->per_host < 1 || !(s->bytes >= 0) ||
+        (long long)s->hosts * s->per_host > INT_MAX)
+        return -1;
     int H = s->hosts, L = s->per_host;
     if (model_is_hier(s)) {
         double ci[MODEL_NPARAM], ce[MODEL_NPARAM];

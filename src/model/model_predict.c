@@ -129,6 +129,11 @@ int model_cluster_parse(const char *spec, model_cluster *c, char *err, size_t er
         snprintf(err, errlen, "hosts=N is required");
         return COLL_EINVAL;
     }
+    if ((long long)c->hosts * c->per_host > MODEL_MAX_RANKS) {
+        snprintf(err, errlen, "hosts x ranks-per-host is %lld; at most %d", (long long)c->hosts * c->per_host,
+                 MODEL_MAX_RANKS);
+        return COLL_EINVAL;
+    }
     if (have_latency && !c->link_Bps) {
         snprintf(err, errlen, "latency= needs link= (the link it belongs to)");
         return COLL_EINVAL;

@@ -25,6 +25,9 @@ typedef struct model_cluster {
 int model_parse_rate(const char *s, double *Bps, char *err, size_t errlen);
 /* "5us", "0.1ms", "100ns", "1s", "0us" -> microseconds (a unit is required). */
 int model_parse_time_us(const char *s, double *us, char *err, size_t errlen);
+/* The largest cluster a prediction is made for (ranks in all). */
+#define MODEL_MAX_RANKS (1 << 24)
+
 /* "hosts=64,ranks-per-host=8,link=100Gbit/s,latency=5us[,measured-link=1Gbit/s,
  * measured-latency=0.1ms][,cores=N][,shared-cores=N]": hosts required; ranks-per-host defaults to 1;
  * latency needs link, measured-latency needs measured-link. COLL_EINVAL with err

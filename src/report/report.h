@@ -34,6 +34,24 @@
  * error. */
 int report_run(const char *const *files, size_t n, const char *outdir, int force, FILE *log);
 
+/* report_run with a baseline (collbench report --baseline): the run is
+ * compared with earlier results of the same machine and configuration
+ * (report_baseline.h); results of another machine are refused (COLL_EINVAL,
+ * nothing written) unless cross_machine. */
+typedef struct report_options {
+    const char *const *files;
+    size_t nfiles;
+    const char *outdir;
+    int force;
+    FILE *log;
+    const char *const *baseline; /* files, or directories holding results.csv/.json */
+    size_t nbaseline;
+    int cross_machine;
+    double fail_pct;   /* >= 0: *regressed = 1 when a cell slowed by more than this percentage */
+    int *regressed;
+} report_options;
+int report_run_opts(const report_options *o);
+
 /* 1 when this build draws plots (PLplot), else 0. */
 int report_have_plots(void);
 

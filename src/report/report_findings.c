@@ -286,7 +286,7 @@ static void anomalies_sentence(const report_data *d, const report_view *v, const
     sb_puts(out, " (every case is listed below).\n");
 }
 
-void report_findings(const report_data *d, const report_view *v, sbuf *out, rtable *t)
+void report_findings(const report_data *d, const report_view *v, const char *lead, sbuf *out, rtable *t)
 {
     static const char *const head[] = {"machine", "buffers", "procs", "sizes", "fastest", "runner-up", "margin"};
     rtable_init(t, "Fastest backend by size range", head, sizeof head / sizeof head[0], "llrllll");
@@ -301,6 +301,7 @@ void report_findings(const report_data *d, const report_view *v, sbuf *out, rtab
         goto done;
     }
     sb_puts(out, "Findings\n");
+    if (lead) sb_puts(out, lead);
     size_t machines = 0, said = 0;
     for (size_t i = 0; w.collective && i < v->n; i++) {
         const report_series *m = &v->s[i];

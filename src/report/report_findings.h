@@ -16,9 +16,11 @@
 /* Machines named in the sentences; further ones are in the table only. */
 #define REPORT_FINDINGS_MACHINES 3
 
-/* Appends the sentences (one a line) to out and fills t (rtable_init'ed here;
+/* Appends the heading "Findings", lead (sentences that go first, e.g. the
+ * comparison with a baseline; NULL for none), the sentences (one a line) to
+ * out, and fills t (rtable_init'ed here;
  * the caller frees it): one row per machine, buffer kind, process count and
  * range of sizes with the same fastest backend, of the first collective. */
-void report_findings(const report_data *d, const report_view *v, sbuf *out, rtable *t);
+void report_findings(const report_data *d, const report_view *v, const char *lead, sbuf *out, rtable *t);
 
 #endif

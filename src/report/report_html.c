@@ -1,6 +1,8 @@
 /* The self-contained HTML page of a report. */
 #include "report/report_html.h"
 
+#include "report/report_charts.h"
+
 #include "coll.h"
 #include "core/errbuf.h"
 
@@ -16,7 +18,10 @@ static const char STYLE[] =
     ".scroll{overflow-x:auto}table{border-collapse:collapse;font-size:85%;margin-bottom:1em}\n"
     "th,td{border:1px solid #ccc;padding:2px 6px}th{background:#eef3f8}td.n{text-align:right;"
     "font-variant-numeric:tabular-nums}\ntr:nth-child(even){background:#f8f8f8}\n"
-    "li{margin:.2em 0}\n";
+    "li{margin:.2em 0}\n"
+    ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:12px}\n"
+    ".charts>div{min-width:0}p.row{font-weight:bold;margin:.6em 0 .2em}\n"
+    "#findings p{margin:.35em 0}p.note{color:#555}\n";
 
 /* Distinct hosts of the rows, sorted, comma separated. */
 static void hosts(const report_data *d, sbuf *out)
@@ -107,8 +112,16 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
         f += n + (nl != NULL);
     }
     if (in->findings_table && in->findings_table->nrows) rtable_html(in->findings_table, out);
+    if (in->changes) rtable_html(in->changes, out);
     sb_puts(out, "</section>\n");
 
+    if (in->chartjs) {
+        report_charts_html(in->v, in->chartjs, out);
+    } else {
+        sb_puts(out, "<p class=\"note\">Interactive plots are not in this page (");
+        sb_html_escaped(out, in->chartjs_why ? in->chartjs_why : "no chart library");
+        sb_puts(out, "): apt-get install libjs-chart.js, then rerun collbench report.</p>\n");
+    }
     sb_puts(out, "<h2>Plots</h2>\n");
     if (in->plots_skipped)
         sb_puts(out, "<p>Plots skipped: this collbench was built without PLplot "
@@ -125,6 +138,9 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
             coll__set_err(err, errlen, "%s: reading back the plot: %s", path, why);
             return COLL_ESYS;
         }
+        /* with interactive charts, their images are for papers and slides: collapsed */
+        int folded = in->chartjs && (!strncmp(f->name, "time_vs_size", 12) || !strncmp(f->name, "busbw_vs_size", 13));
+        if (folded) sb_puts(out, "<details><summary>As an image (PNG; SVG beside it)</summary>\n");
         sb_puts(out, "<figure>\n<img alt=\"");
         sb_html_escaped(out, f->caption);
         sb_puts(out, "\" src=\"data:image/png;base64,");
@@ -133,6 +149,7 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
         sb_puts(out, "\">\n<figcaption>");
         sb_html_escaped(out, f->caption);
         sb_printf(out, " (<code>%s</code>)</figcaption>\n</figure>\n", f->name);
+        if (folded) sb_puts(out, "</details>\n");
     }
 
     sb_puts(out, "<h2>Analysis</h2>\n<details><summary>Every comparison, buffer kind, machine, "

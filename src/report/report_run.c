@@ -3,6 +3,8 @@
 #include "report/report.h"
 
 #include "report/report_analysis.h"
+#include "report/report_baseline.h"
+#include "report/report_charts.h"
 #include "report/report_data.h"
 #include "report/report_findings.h"
 #include "report/report_html.h"
@@ -77,16 +79,14 @@ static int write_md(const char *outdir, const char *name, const char *heading, c
     return rc;
 }
 
-/* Everything after reading: the files of the report. */
-static int write_report(const report_data *d, const char *outdir, FILE *log, char *err, size_t errlen)
+/* Everything after reading: the files of the report. base: the comparison
+ * with a baseline run, or NULL. */
+static int write_report(const report_data *d, const report_view *vp, const report_baseline *base,
+                        const char *outdir, FILE *log, char *err, size_t errlen)
 {
-    report_view v;
-    int rc = report_view_build(d, &v);
-    if (rc != 0) {
-        snprintf(err, errlen, "out of memory");
-        return rc;
-    }
-    rtable full[3], summary[2];
+    const report_view v = *vp;
+    int rc = 0;
+    rtable full[3], summary[2], changes = {0};
     report_table_comm(d, &full[0]);
     report_table_train(d, &full[1]);
     report_table_mem(d, &full[2]);
@@ -95,6 +95,7 @@ static int write_report(const report_data *d, const char *outdir, FILE *log, cha
     size_t nfull = d->nmem ? 3 : d->ntrain ? 2 : 1, nsummary = d->ntrain ? 2 : 1;
     sbuf analysis = {0}, findings = {0}, details = {0}, html = {0};
     rtable findings_table = {0};
+    char *chartjs = NULL;
     report_plots *plots = calloc(1, sizeof *plots);
     if (!plots) {
         rc = COLL_ENOMEM;
@@ -115,14 +116,21 @@ static int write_report(const report_data *d, const char *outdir, FILE *log, cha
                        summary, nsummary, err, errlen)) != 0)
         goto out;
     /* analysis.txt: the findings and their table first, every comparison below */
-    report_findings(d, &v, &findings, &findings_table);
+    sbuf lead = {0}; /* the regression summary heads the findings */
+    if (base) {
+        report_baseline_sentence(base, &lead);
+        report_baseline_table(base, &changes);
+    }
+    report_findings(d, &v, lead.p, &findings, &findings_table);
+    sb_free(&lead);
     report_analysis(d, &v, &details);
     sb_put(&analysis, findings.p ? findings.p : "", findings.len);
     sb_puts(&analysis, "\n");
     if (findings_table.nrows) rtable_md(&findings_table, &analysis);
+    if (base) rtable_md(&changes, &analysis);
     sb_puts(&analysis, "Details: every comparison\n\n");
     sb_put(&analysis, details.p ? details.p : "", details.len);
-    if (analysis.oom || findings.oom || details.oom || findings_table.oom) {
+    if (analysis.oom || findings.oom || details.oom || findings_table.oom || changes.oom) {
         rc = COLL_ENOMEM;
         snprintf(err, errlen, "out of memory writing the analysis");
         goto out;
@@ -137,8 +145,11 @@ static int write_report(const report_data *d, const char *outdir, FILE *log, cha
         goto out;
     }
     int skipped = prc == COLL_EUNAVAIL;
-    report_html_in in = {outdir, d, plots, skipped, findings.p ? findings.p : "", &findings_table,
-                         details.p ? details.p : "", summary, nsummary, full, nfull};
+    char why[512];
+    chartjs = report_chartjs_load(why, sizeof why);
+    report_html_in in = {outdir, d, &v, chartjs, why, plots, skipped, findings.p ? findings.p : "",
+                         &findings_table, base ? &changes : NULL, details.p ? details.p : "", summary,
+                         nsummary, full, nfull};
     if ((rc = report_html(&in, &html, err, errlen)) != 0) goto out;
     snprintf(path, sizeof path, "%s/index.html", outdir);
     rc = write_sbuf(path, &html, err, errlen);
@@ -149,16 +160,72 @@ out:
     sb_free(&findings);
     sb_free(&details);
     rtable_free(&findings_table);
+    rtable_free(&changes);
     sb_free(&html);
     free(plots);
-    report_view_free(&v);
+    free(chartjs);
     return rc;
+}
+
+/* Reads files into d; a negative coll_status (said on log) or whether a row was rejected. */
+static int read_all(report_data *d, const char *const *files, size_t n, FILE *log)
+{
+    int rejected = 0;
+    for (size_t i = 0; i < n; i++) {
+        int rc = report_read_file(d, files[i], log);
+        if (rc < 0) {
+            fprintf(log, "collbench report: %s: %s\n", files[i], coll_strerror(rc));
+            return rc;
+        }
+        rejected |= rc == REPORT_INPUT_REJECTED;
+    }
+    return rejected;
+}
+
+/* A baseline given as a directory: its results, as `collbench suite` or
+ * `collbench report` wrote them. */
+static int read_baseline(report_data *d, const char *const *paths, size_t n, FILE *log)
+{
+    int rejected = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        char file[4096];
+        const char *path = paths[i];
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            static const char *const names[] = {"results.csv", "results.json", "combined.csv"};
+            path = NULL;
+            for (int k = 0; k < 3 && !path; k++) {
+                snprintf(file, sizeof file, "%s/%s", paths[i], names[k]);
+                if (stat(file, &st) == 0) path = file;
+            }
+            if (!path) {
+                fprintf(log, "collbench report: --baseline %s: a directory without results.csv, "
+                        "results.json or combined.csv\n", paths[i]);
+                return COLL_EINVAL;
+            }
+        }
+        int rc = read_all(d, &path, 1, log);
+        if (rc < 0) return rc;
+        rejected |= rc;
+    }
+    if (d->ncomm == 0) {
+        fprintf(log, "collbench report: --baseline: no communication results to compare with\n");
+        return COLL_EINVAL;
+    }
+    return rejected;
 }
 
 int report_run(const char *const *files, size_t n, const char *outdir, int force, FILE *log)
 {
-    if (!log) log = stderr;
-    if (!outdir || !*outdir || (n > 0 && !files)) {
+    report_options o = {files, n, outdir, force, log, NULL, 0, 0, -1, NULL};
+    return report_run_opts(&o);
+}
+
+int report_run_opts(const report_options *o)
+{
+    FILE *log = o->log ? o->log : stderr;
+    const char *outdir = o->outdir;
+    if (!outdir || !*outdir || (o->nfiles > 0 && !o->files) || (o->nbaseline > 0 && !o->baseline)) {
         fprintf(log, "collbench report: no output directory given\n");
         return COLL_EINVAL;
     }
@@ -168,39 +235,68 @@ int report_run(const char *const *files, size_t n, const char *outdir, int force
             fprintf(log, "collbench report: %s exists and is not a directory\n", outdir);
             return COLL_EINVAL;
         }
-        if (!force) {
+        if (!o->force) {
             fprintf(log, "collbench report: %s already exists; not overwriting it without --force\n",
                     outdir);
             return COLL_EINVAL;
         }
     }
-    report_data d;
+    report_data d, b;
+    report_view v, bv;
+    report_baseline cmp;
     memset(&d, 0, sizeof d);
-    int rejected = 0;
-    for (size_t i = 0; i < n; i++) {
-        int rc = report_read_file(&d, files[i], log);
-        if (rc < 0) {
-            fprintf(log, "collbench report: %s: %s\n", files[i], coll_strerror(rc));
-            report_data_free(&d);
-            return rc;
-        }
-        rejected |= rc == REPORT_INPUT_REJECTED;
-    }
-    size_t dups = report_sort_dedup(&d);
+    memset(&b, 0, sizeof b);
+    memset(&v, 0, sizeof v);
+    memset(&bv, 0, sizeof bv);
+    memset(&cmp, 0, sizeof cmp);
     char err[4200];
+    int rc = read_all(&d, o->files, o->nfiles, log), rejected = rc > 0;
+    if (rc >= 0 && o->nbaseline) {
+        rc = read_baseline(&b, o->baseline, o->nbaseline, log);
+        rejected |= rc > 0;
+    }
+    if (rc < 0) goto out;
+    size_t dups = report_sort_dedup(&d);
+    report_sort_dedup(&b);
+    if ((rc = report_view_build(&d, &v)) != 0 || (rc = report_view_build(&b, &bv)) != 0) {
+        fprintf(log, "collbench report: out of memory\n");
+        goto out;
+    }
+    /* Refused before anything is written: machines that differ. */
+    if (o->nbaseline && (rc = report_baseline_compare(&v, &bv, o->cross_machine, &cmp, err, sizeof err)) != 0) {
+        fprintf(log, "collbench report: %s\n", err);
+        goto out;
+    }
     int created = stat(outdir, &st) != 0;
-    int rc = make_dirs(outdir, err, sizeof err);
-    if (rc == 0) rc = write_report(&d, outdir, log, err, sizeof err);
+    rc = make_dirs(outdir, err, sizeof err);
+    if (rc == 0) rc = write_report(&d, &v, o->nbaseline ? &cmp : NULL, outdir, log, err, sizeof err);
     else created = 0; /* nothing of this run's to take back */
     if (rc != 0) {
         fprintf(log, "collbench report: %s\n", err);
         if (created) remove_report_dir(outdir, log);
-    } else {
-        fprintf(log, "collbench report: %zu communication and %zu training rows from %zu file%s",
-                d.ncomm, d.ntrain, n, n == 1 ? "" : "s");
-        if (dups) fprintf(log, " (%zu duplicate rows merged)", dups);
-        fprintf(log, "; report in %s/index.html\n", outdir);
+        goto out;
     }
+    fprintf(log, "collbench report: %zu communication and %zu training rows from %zu file%s",
+            d.ncomm, d.ntrain, o->nfiles, o->nfiles == 1 ? "" : "s");
+    if (dups) fprintf(log, " (%zu duplicate rows merged)", dups);
+    fprintf(log, "; report in %s/index.html\n", outdir);
+    if (o->nbaseline) {
+        sbuf line = {0};
+        report_baseline_sentence(&cmp, &line);
+        fprintf(log, "collbench report: %s", line.p ? line.p : "\n");
+        sb_free(&line);
+        double worst = report_baseline_worst_pct(&cmp);
+        if (o->regressed) *o->regressed = o->fail_pct >= 0 && worst > o->fail_pct;
+        if (o->fail_pct >= 0 && worst > o->fail_pct)
+            fprintf(log, "collbench report: a cell slowed by %.0f%%, more than --fail-on-regression %g%%\n",
+                    worst, o->fail_pct);
+    }
+    rc = rejected ? REPORT_INPUT_REJECTED : 0;
+out:
+    report_baseline_free(&cmp);
+    report_view_free(&v);
+    report_view_free(&bv);
     report_data_free(&d);
-    return rc != 0 ? rc : rejected ? REPORT_INPUT_REJECTED : 0;
+    report_data_free(&b);
+    return rc;
 }

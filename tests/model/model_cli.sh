@@ -29,7 +29,7 @@ grep -q "algo ring" "$out" || fail "no series line: $(cat "$out")"
 awk '$1 == "alpha_intra" { a = $2 } $1 == "beta_intra" { b = $2 }
      END { exit !(a > 15 && a < 25 && b > 0.475 && b < 0.525) }' "$out" ||
     fail "parameters not found back: $(grep -E 'alpha|beta' "$out")"
-[ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ .*%$' "$out")" -eq 12 ] || fail "want 12 residual rows: $(cat "$out")"
+[ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ .*% +[0-9.]+' "$out")" -eq 12 ] || fail "want 12 residual rows: $(cat "$out")"
 
 expect_exit 0 "" model "$WORK/ring.csv" --predict hosts=8,link=10Gbit/s,latency=5us --sizes 1M,1G
 grep -q "on 8 hosts x 1 ranks, link 10 Gbit/s" "$out" || fail "no prediction heading: $(cat "$out")"

@@ -174,6 +174,28 @@ static void test_refusals(void **state)
     expect_refused(&t, "no cost formula");
 }
 
+/* Two rows a busy machine made 5x and 20x slower: the robust weights drop
+ * them, and the rest is fitted as if they were not there. */
+static void test_outliers(void **state)
+{
+    (void)state;
+    static rows t = {.seed = 11};
+    t.n = 0;
+    const double theta[MODEL_NPARAM] = {20, 5e-4, 0, 0, 0};
+    for (int p = 2; p <= 4; p++)
+        for (size_t i = 0; i < NSIZES; i++) add(&t, "tcp", "ring", 1, p, sizes[i], theta, 0.02);
+    t.r[3].time_us_p50 *= 5;
+    t.r[9].time_us_p50 *= 20;
+    model_fits f;
+    const model_series *s = fit_one(&t, &f);
+    assert_true(s->ok);
+    near(s, MODEL_ALPHA_INTRA, 20, 0.25);
+    near(s, MODEL_BETA_INTRA, 5e-4, 0.05);
+    assert_true(s->pts[3].weight == 0 && s->pts[9].weight == 0);
+    assert_true(s->pts[0].weight > 0.5);
+    model_fits_free(&f);
+}
+
 static void test_rows_left_out(void **state)
 {
     (void)state;
@@ -201,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_ring_one_host),
         cmocka_unit_test(test_auto_all_terms),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_outliers),
         cmocka_unit_test(test_rows_left_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,7 @@ static void test_cluster_syntax(void **state)
     bad("ranks-per-host=8", "hosts=N is required");
     bad("hosts=0", "hosts");
     bad("hosts=2x", "hosts");
+    bad("hosts=1000000,ranks-per-host=1000000", "at most");
     bad("hosts=2,speed=1", "unknown key 'speed'");
     bad("hosts=2,link", "not KEY=VALUE");
     bad("hosts=2,link=fast,latency=1us", "bad rate 'fast'");
@@ -84,7 +85,7 @@ static void ring_series(model_series *s, model_point *pts)
     for (int p = 2; p <= 3; p++)
         for (int i = 0; i < 3; i++) {
             model_shape sh = {"allreduce", MODEL_ALGO_RING, "tcp", 1, p, sizes[i], 1};
-            pts[s->npts++] = (model_point){1, p, sizes[i], model_time_us(&sh, theta), 0, 1};
+            pts[s->npts++] = (model_point){1, p, sizes[i], model_time_us(&sh, theta), 0, 1, 1, 0};
         }
     model_fit_series(s);
     assert_true(s->ok);

@@ -42,8 +42,10 @@ netns_cleanup() {
 
 NETNS_DELAY_OK=1 # 0 once a kernel without sch_netem refused the delay
 
-# tbf's bucket: what a shaped link lets through at once after an idle moment.
-NETNS_BURST_BYTES=$((4 * 1024 * 1024))
+# tbf's bucket: what a shaped link lets through at once after an idle moment
+# (the environment may set another: bench/model_validate.sh wants links that
+# shape small messages too).
+NETNS_BURST_BYTES=${NETNS_BURST_BYTES:-$((4 * 1024 * 1024))}
 
 # netns_shape DEV NS RATE DELAY: tbf at RATE, then netem DELAY, on DEV's egress.
 # Without sch_netem the links keep the rate only (said once): a bandwidth bound

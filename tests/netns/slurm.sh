@@ -166,13 +166,17 @@ cat >"$WORK/job.sh" <<EOF
 #!/bin/bash
 #SBATCH -N 2
 #SBATCH --ntasks-per-node 2
-srun --exact -N 2 --ntasks-per-node 1 "$BIN" allreduce --backend tcp --sizes 1M -c 1 --csv "$WORK/step0.csv" &
-srun --exact -N 2 --ntasks-per-node 1 "$BIN" allreduce --backend tcp --sizes 1M -c 1 --csv "$WORK/step1.csv" &
+srun --exact -N 2 -n 2 "$BIN" allreduce --backend tcp --sizes 1M -c 1 --csv "$WORK/step0.csv" &
+srun --exact -N 2 -n 2 "$BIN" allreduce --backend tcp --sizes 1M -c 1 --csv "$WORK/step1.csv" &
 wait %1 && wait %2
 EOF
 in_host 0 sbatch --wait -o "$WORK/sbatch.out" "$WORK/job.sh" >/dev/null 2>&1
 rc=$?
 [ $rc -eq 0 ] || fail "sbatch --wait: exit $rc: $(tail -n 5 "$WORK/sbatch.out")"
+# slurmd's log: "launch task StepId=J.1 ..." must come before "[J.0] done with job".
+overlap=$(awk '/launch task StepId=[0-9]+\.1 / { if (!done0) ok = 1 } /\[[0-9]+\.0\] done with job/ { if (seen) done0 = 1 }
+               /launch task StepId=[0-9]+\.0 / { seen = 1; done0 = 0; ok = 0 } END { print ok + 0 }' "$WORK/slurmd.n0.log")
+[ "$overlap" = 1 ] || fail "sbatch: the two steps did not run at once: $(grep 'StepId\|done with' "$WORK/slurmd.n0.log" | tail -n 6)"
 if csv_ok "$WORK/step0.csv" 2 && csv_ok "$WORK/step1.csv" 2; then
     echo "checked: sbatch --wait, two srun steps at once, a CSV from each one's rank 0"
 else

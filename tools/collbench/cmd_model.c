@@ -70,7 +70,8 @@ static void usage(FILE *f)
             "machine, backend, buffers, collective, algorithm and dtype, the time per message\n"
             "(alpha), per byte (beta; inside a host and between hosts when rows span hosts)\n"
             "and per byte reduced (gamma), by least squares on relative error. Prints each\n"
-            "parameter with its standard error and, per row, the model's residual. A series\n"
+            "parameter with its standard error and, per row, the model's residual and its\n"
+            "weight in the fit (rows far off the rest count less: Tukey's bisquare). A series\n"
             "with too few sizes or process counts is refused, saying what is missing.\n\n"
             "options:\n");
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 22);
@@ -154,15 +155,19 @@ static void print_series(const model_series *s, int rows)
            hier ? "; hierarchical (intra reduce-scatter, inter all-reduce, intra all-gather, "
                   "pipelined) on several hosts" : "");
     for (int p = 0; p < MODEL_NPARAM; p++) print_param(s, (model_param)p);
-    printf("    residuals: median %.1f%%, max %.1f%%\n", 100 * s->med_abs_res, 100 * s->max_abs_res);
+    size_t out = 0;
+    for (size_t i = 0; i < s->npts; i++) out += s->pts[i].weight < 0.5;
+    printf("    residuals: median %.1f%%, max %.1f%%; %zu of %zu rows outliers (weight < 0.5)\n",
+           100 * s->med_abs_res, 100 * s->max_abs_res, out, s->npts);
     if (!rows) return;
-    printf("    %5s %5s %6s %12s %12s %12s %9s\n", "hosts", "x", "ranks", "bytes", "measured_us",
-           "model_us", "residual");
+    printf("    %5s %5s %6s %12s %12s %12s %9s %7s\n", "hosts", "x", "ranks", "bytes", "measured_us",
+           "model_us", "residual", "weight");
     for (size_t i = 0; i < s->npts; i++) {
         const model_point *p = &s->pts[i];
-        printf("    %5d %5d %6d %12.0f %12.2f %12.2f %+8.1f%%\n", p->hosts, p->per_host,
+        printf("    %5d %5d %6d %12.0f %12.2f %12.2f %+8.1f%% %7.2f%s\n", p->hosts, p->per_host,
                p->hosts * p->per_host, p->bytes, p->measured_us, p->model_us,
-               100 * (p->model_us - p->measured_us) / p->measured_us);
+               100 * (p->model_us - p->measured_us) / p->measured_us, p->weight,
+               p->weight < 0.5 ? " outlier" : "");
     }
 }
 
