@@ -134,7 +134,7 @@ COLL_API void coll_config_init(coll_config *cfg);
  * "nccl", "gloo" (built in here or not). Static. */
 COLL_API const char *const *coll_backend_names(void);
 /* 1 if the backend can be used here; else 0 and why (what is missing, how to
- * get it) in why (may be NULL/0). nccl is probed (dlopen) on each call. */
+ * get it) in why (may be NULL/0). nccl is probed by loading its library. */
 COLL_API int coll_backend_available(const char *name, char *why, size_t whylen);
 /* 1 if collective ("allreduce", "broadcast", ...) has algorithm algo ("auto"
  * always); 0 otherwise, NULL arguments included. */

@@ -9,7 +9,8 @@ root=${1:-$(dirname "$0")/..}
 cd "$root"
 
 # module: the modules it may include (its own is always allowed; include/coll.h,
-# the public API, is allowed everywhere). Bottom to top.
+# the public API, and include/coll_tool.h, the tool's, are allowed everywhere).
+# Bottom to top.
 ALLOWED='
 core:
 bootstrap: core
@@ -25,8 +26,8 @@ model: core engine
 tools: core launch engine train report model
 '
 # Above libcoll (launch, engine, train, report, tools) only core, the base
-# library coll_base, besides coll.h: what they need of libcoll proper is public
-# API. The build enforces the same (src/ is private to libcoll; each module sees
+# library coll_base, besides coll.h and coll_tool.h: what they need of libcoll
+# proper is declared there. The build enforces the same (src/ is private to libcoll; each module sees
 # only the headers of the targets it links).
 
 # Known exceptions: "FILE INCLUDE  # why" per line (none now). One that no

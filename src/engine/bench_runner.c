@@ -696,23 +696,28 @@ int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
 /* ---- several runners, size by size ---- */
 
 /* Rank 0's table of one pass goes to memory and is printed whole when the
- * pass ends: the backends' tables would otherwise interleave line by line. */
-static int table_begin(run_state *s)
+ * pass ends: the backends' tables would otherwise interleave line by line.
+ * Without memory for it, straight to stdout (rank 0 alone must not stop
+ * while the others go on). */
+static void table_begin(run_state *s)
 {
-    if (!s->r->print) return 0;
-    s->table.out = open_memstream(&s->table_text, &s->table_len);
-    if (!s->table.out) return local_fail(s, COLL_ENOMEM, "rank 0: out of memory for the table");
+    if (!s->r->print) return;
+    FILE *mem = open_memstream(&s->table_text, &s->table_len);
+    if (mem) s->table.out = mem;
     print_header(s);
-    return 0;
 }
 
-static void table_end(run_state *s, int print)
+/* What was measured is printed even when the pass failed; the footer, which
+ * sums it up, only when it ended. */
+static void table_end(run_state *s, int ended)
 {
-    if (!s->r->print || !s->table.out) return;
-    if (print) bench_table_print_footer(&s->table);
+    if (!s->r->print) return;
+    progress_clear(s);
+    if (ended) bench_table_print_footer(&s->table);
+    if (s->table.out == stdout) return; /* printed as it went */
     fclose(s->table.out);
     s->table.out = stdout;
-    if (print) fwrite(s->table_text, 1, s->table_len, stdout);
+    if (s->table_text) fwrite(s->table_text, 1, s->table_len, stdout);
     fflush(stdout);
     free(s->table_text);
     s->table_text = NULL;
@@ -779,9 +784,8 @@ int bench_runner_run_passes(bench_runner *rs, size_t n, int passes, size_t *fail
             fflush(stdout);
         }
         for (size_t k = 0; k < n; k++) order[k] = pass % 2 ? n - 1 - k : k;
-        for (size_t k = 0; k < n && rc == 0; k++)
-            if ((rc = table_begin(&ss[order[k]]))) *failed = order[k];
-        if (rc == 0) rc = run_pass_interleaved(ss, order, n, failed);
+        for (size_t k = 0; k < n; k++) table_begin(&ss[order[k]]);
+        rc = run_pass_interleaved(ss, order, n, failed);
         for (size_t k = 0; k < n; k++) table_end(&ss[order[k]], rc == 0);
     }
     /* the pool's owner closes last: the others only borrowed it */

@@ -94,7 +94,7 @@ void plot_panel(double x0, double x1, double y0, double y1, const plot_range *r,
                 const plot_line *lines, size_t n, double text);
 
 /* Character scale that keeps text the size it has on a 1000 x 650 page
- * (PLplot sizes text by the page's smaller side). */
+ * (PLplot sizes text by the mean of the page's sides). */
 double plot_text_scale(int w, int h);
 
 /* text at (x, y), fractions of the page, at size times the normal; just 0

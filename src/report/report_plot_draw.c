@@ -63,10 +63,10 @@ const char *plot_buffers_marker(const char *buffers)
 #include <math.h>
 #include <plplot.h>
 
+/* PLplot sizes text by the mean of the page's sides (plP_subpInit). */
 double plot_text_scale(int w, int h)
 {
-    int side = w < h ? w : h;
-    return side > REPORT_PLOT_HEIGHT ? (double)REPORT_PLOT_HEIGHT / side : 1.0;
+    return (double)(REPORT_PLOT_WIDTH + REPORT_PLOT_HEIGHT) / (double)(w + h);
 }
 
 int plot_available(FILE *log)
@@ -244,7 +244,7 @@ void plot_panel(double x0, double x1, double y0, double y1, const plot_range *r,
     plcol0(1);
     plbox("bcnsto", xtick, xsub, ylabels ? "bcnstlvo" : "bcstl", 1.0, 0);
     if (xlabel) plmtex("b", 2.8, 0.5, 0.5, xlabel);
-    if (ylabel) plmtex("l", 6.6, 0.5, 0.5, ylabel);
+    if (ylabel) plmtex("l", 7.4, 0.5, 0.5, ylabel);
     plschr(0, 1.05 * text);
     plmtex("t", 0.8, 0.5, 0.5, title);
     plschr(0, 0.95 * text);
@@ -353,7 +353,7 @@ void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows
     }
     if (!(xmax > 0)) xmax = 1;
     /* Rows keep their height in pixels whatever n is: the margins are fixed
-     * pixels turned into fractions of this page's height. */
+     * pixels turned into fractions of this page's height, the text its size. */
     double h = plot_hbars_height(n, nseries), top = HBAR_TOP_PX + (key_rows(nseries) - 1) * HBAR_KEY_ROW_PX;
     double y0 = HBAR_BOTTOM_PX / h, y1 = 1.0 - top / h;
     double f = plot_text_scale(REPORT_PLOT_WIDTH, (int)h);

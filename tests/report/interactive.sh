@@ -26,7 +26,7 @@ load() {
     [ ! -s "$WORK/$1.urls" ] || fail "$1: the page made network requests: $(head -3 "$WORK/$1.urls")"
 }
 
-run_report 0 "$FIX/three_machines.csv" -o "$WORK/with"
+run_report 0 "$FIX/comm_cpu.csv" -o "$WORK/with"
 canvases=$(grep -o '<canvas id=' "$WORK/with/index.html" | wc -l)
 [ "$canvases" -gt 0 ] || fail "with the library: no chart in index.html"
 grep -qF "$(head -c 60 "$LIB" | tail -c 40)" "$WORK/with/index.html" || fail "with the library: Chart.js is not inlined"
@@ -34,7 +34,7 @@ load with
 drawn=$(grep -o 'data-charts="[0-9]*"' "$WORK/with.dom" | tr -dc 0-9)
 [ "${drawn:-0}" = "$canvases" ] || fail "with the library: ${drawn:-no} charts drawn, want $canvases"
 
-COLLBENCH_CHARTJS=$WORK/nowhere.js run_report 0 "$FIX/three_machines.csv" -o "$WORK/without"
+COLLBENCH_CHARTJS=$WORK/nowhere.js run_report 0 "$FIX/comm_cpu.csv" -o "$WORK/without"
 expect_in "$WORK/without/index.html" "apt-get install libjs-chart.js, then rerun collbench report"
 if grep -q '<canvas' "$WORK/without/index.html"; then fail "without the library: charts in the page"; fi
 if have_plots "$WORK/err"; then
