@@ -66,13 +66,13 @@ const char *coll_launch_env_error(void);
 
 /* The address a rank's transports listen on and publish to their peers, and why. */
 typedef struct coll_listen_pick {
-    char addr[64];   /* numeric IPv4, or $COLL_LISTEN_ADDR as given */
+    char addr[64];   /* numeric IPv4 or IPv6 (unbracketed), or $COLL_LISTEN_ADDR as given */
     char ifname[32]; /* interface holding addr, "" when none is known */
     char why[200];   /* the rule that chose it, for messages and `collbench info` */
 } coll_listen_pick;
 /* The pick from this process's environment, in order: $COLL_LISTEN_ADDR as
  * given; $COLL_SOCKET_IFNAME (the first IPv4 address of a matching interface,
- * NCCL_SOCKET_IFNAME syntax); a job on one host: 127.0.0.1; the store's host
+ * NCCL_SOCKET_IFNAME syntax; a global IPv6 one when none has IPv4); a job on one host: 127.0.0.1; the store's host
  * known ($MASTER_ADDR; under srun the step's first node, else
  * $SLURM_LAUNCH_NODE_IPADDR): the address of the
  * interface that routes to it; a job that spans hosts: the first interface that

@@ -1,10 +1,11 @@
 /* Which address a rank's transports listen on and publish to its peers, however
  * it was launched (torchrun, srun, mpirun, our own launcher). In order:
  *   $COLL_LISTEN_ADDR                  that address, as given;
- *   $COLL_SOCKET_IFNAME                the first IPv4 address of a matching interface
+ *   $COLL_SOCKET_IFNAME                the first IPv4 address of a matching interface,
+ *                                      else its first global-scope IPv6 one
  *                                      (as NCCL_SOCKET_IFNAME: "eth" prefixes,
  *                                      "=eth0" exact, "^docker,lo" excludes; commas);
- *   the job is on one host             127.0.0.1;
+ *   the job is on one host             127.0.0.1 (::1 when the store host is IPv6);
  *   the store's host is known          the address of the interface that routes to it
  *                                      (loopback when the store host itself is loopback);
  *   the job spans hosts                the first interface that is up, not loopback;

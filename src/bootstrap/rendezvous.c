@@ -11,6 +11,7 @@
 #include "bootstrap/rendezvous_mpi.h"
 #endif
 #include "core/fault.h"
+#include "core/hostport.h"
 #include "core/token.h"
 
 #include <pthread.h>
@@ -34,20 +35,6 @@ static int env_int(const char *name, int dflt)
     if (!v || !*v) return dflt;
     long x = strtol(v, &end, 10);
     return (*end || x < 0 || x > 65535) ? -2 : (int)x;
-}
-
-/* "tcp://host:port" -> host, port. */
-static int parse_host_port(const char *s, char *host, size_t hostlen, int *port)
-{
-    const char *colon = strrchr(s, ':');
-    if (!colon || colon == s || (size_t)(colon - s) >= hostlen) return COLL_EINVAL;
-    memcpy(host, s, (size_t)(colon - s));
-    host[colon - s] = '\0';
-    char *end;
-    long p = strtol(colon + 1, &end, 10);
-    if (*end || p < 1 || p > 65535) return COLL_EINVAL; /* 0: a random port nobody learns */
-    *port = (int)p;
-    return COLL_OK;
 }
 
 /* torchrun's agent already serves torch's own store on MASTER_PORT (its
@@ -93,8 +80,11 @@ static int open_store(const char *method, const coll__rendezvous *rv, coll__stor
         snprintf(host, sizeof host, "%s", addr ? addr : "127.0.0.1");
         if ((port = env_store_port(err)) < 0) return COLL_EINVAL;
     } else if (strncmp(method, "tcp://", 6) == 0) {
-        if (parse_host_port(method + 6, host, sizeof host, &port) != COLL_OK) {
-            return coll__err_set(err, COLL_EINVAL, "bad init method '%s': expected tcp://host:port", method);
+        char why[COLL_HOSTPORT_MAX + 100];
+        if (coll__hostport_parse(method + 6, host, sizeof host, &port, why, sizeof why)) {
+            return coll__err_set(err, COLL_EINVAL,
+                                 "bad init method '%s': expected tcp://host:port or "
+                                 "tcp://[ipv6]:port: %s", method, why);
         }
     } else {
         return coll__err_set(err, COLL_EINVAL, "unknown init method '%s' (env://, tcp://host:port, file:///path)",
@@ -116,7 +106,9 @@ static int open_store(const char *method, const coll__rendezvous *rv, coll__stor
     }
     if (rc && rv->rank > 0 && rc != COLL_EINVAL) {
         /* Name the rank that hosts the store: it is the one to look at. */
-        coll__err_prefix(err, "cannot reach the TCP store of rank 0 at %s:%d", host, port);
+        char hp[COLL_HOSTPORT_MAX];
+        coll__hostport_format(hp, sizeof hp, host, port);
+        coll__err_prefix(err, "cannot reach the TCP store of rank 0 at %s", hp);
     }
     return rc;
 }
@@ -127,11 +119,13 @@ static int pick_listen_addr(const char *method, const coll_launch_env *env, coll
                             coll__err *err)
 {
     int port;
+    char why[400];
     const char *named = env ? coll__launch_env_store_host(env) : getenv("MASTER_ADDR");
     if (strcmp(method, "env://") == 0 && named)
-        snprintf(rv->store_host, sizeof rv->store_host, "%s", named);
+        coll__host_unbracket(named, rv->store_host, sizeof rv->store_host); /* "[fd00::1]" too */
     else if (strncmp(method, "tcp://", 6) == 0 &&
-             parse_host_port(method + 6, rv->store_host, sizeof rv->store_host, &port) != COLL_OK)
+             coll__hostport_parse(method + 6, rv->store_host, sizeof rv->store_host, &port, why,
+                                  sizeof why) != COLL_OK)
         rv->store_host[0] = '\0'; /* open_store names the mistake */
     if (strcmp(method, "env://") == 0 && !named && rv->spans_hosts == 1) {
         return coll__err_set(err, COLL_EINVAL, "the job spans hosts (%s) but MASTER_ADDR is unset: set it to the "
@@ -139,7 +133,6 @@ static int pick_listen_addr(const char *method, const coll_launch_env *env, coll
                  env && env->source ? env->source : "launcher");
     }
     coll_listen_pick pick;
-    char why[400];
     int rc = coll__listen_addr_pick(rv->store_host, rv->spans_hosts, &pick, why, sizeof why);
     if (rc) {
         return coll__err_set(err, rc, "no address for the other ranks to reach: %s", why);

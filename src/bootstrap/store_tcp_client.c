@@ -4,6 +4,7 @@
 #include "bootstrap/store_tcp_wire.h"
 #include "bootstrap/store.h"
 #include "coll.h"
+#include "coll_tool.h"
 #include "core/clock.h"
 #include "core/fault.h"
 #include "core/hmac.h"
@@ -12,6 +13,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -370,25 +372,43 @@ static const coll__store_ops tcp_ops = {
     .destroy = tcp_destroy,
 };
 
-/* Where the server's own client connects: the bound address, or loopback for 0.0.0.0. */
+/* Where the server's own client connects: the bound address, or loopback of
+ * its family for a wildcard (0.0.0.0 or ::). */
 static void self_address(int listen_fd, char *host, size_t len)
 {
-    struct sockaddr_in sa;
-    socklen_t sl = sizeof sa;
-    if (getsockname(listen_fd, (struct sockaddr *)&sa, &sl) < 0 ||
-        sa.sin_addr.s_addr == htonl(INADDR_ANY) ||
-        !inet_ntop(AF_INET, &sa.sin_addr, host, (socklen_t)len))
-        snprintf(host, len, "127.0.0.1");
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    const struct sockaddr_in *v4 = (const struct sockaddr_in *)(const void *)&ss;
+    const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)(const void *)&ss;
+    int ok = getsockname(listen_fd, (struct sockaddr *)&ss, &sl) == 0;
+    if (ok && ss.ss_family == AF_INET6)
+        ok = inet_ntop(AF_INET6,
+                       IN6_IS_ADDR_UNSPECIFIED(&v6->sin6_addr) ? &in6addr_loopback : &v6->sin6_addr,
+                       host, (socklen_t)len) != NULL;
+    else
+        ok = ok && ss.ss_family == AF_INET && v4->sin_addr.s_addr != htonl(INADDR_ANY) &&
+             inet_ntop(AF_INET, &v4->sin_addr, host, (socklen_t)len);
+    if (!ok) snprintf(host, len, "127.0.0.1");
+}
+
+/* 1 when host is an IPv6 literal or a name with an IPv6 address. */
+static int has_ipv6(const char *host)
+{
+    if (strchr(host, ':')) return 1;
+    struct addrinfo hints = {.ai_family = AF_INET6, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    if (getaddrinfo(host, NULL, &hints, &res) != 0) return 0;
+    freeaddrinfo(res);
+    return 1;
 }
 
 /* Like torch's TCPStore, a server named by a non-loopback address listens on every
  * interface: MASTER_ADDR often resolves differently on the master itself (Debian
- * maps the hostname to 127.0.1.1). The job token keeps strangers out. */
+ * maps the hostname to 127.0.1.1). The job token keeps strangers out. A host with
+ * an IPv6 address gets "::", which takes IPv4 clients too (sock.h). */
 static const char *bind_host(const char *host)
 {
-    if (!host || !*host || strncmp(host, "127.", 4) == 0 || strcmp(host, "localhost") == 0)
-        return host;
-    return "0.0.0.0";
+    if (!host || !*host || coll_host_is_loopback(host)) return host;
+    return has_ipv6(host) ? "::" : "0.0.0.0";
 }
 
 int coll__tcp_store_create(const char *host, int port, int is_server, int listen_fd,

@@ -3,6 +3,7 @@
  * send uses MSG_NOSIGNAL so a dead peer is an error code, never SIGPIPE. */
 #include "core/sock.h"
 #include "core/clock.h"
+#include "core/hostport.h"
 #include "coll.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -24,23 +26,34 @@ static const char *host_or_default(const char *host)
     return (host && *host) ? host : "127.0.0.1";
 }
 
-/* IPv4 addresses of host:port; *res freed by the caller with freeaddrinfo. */
+/* IPv4 and IPv6 addresses of host:port (host may be "[ipv6]"); *res freed by
+ * the caller with freeaddrinfo. */
 static int resolve(const char *host, int port, struct addrinfo **res, char *err, size_t errlen)
 {
+    char hp[COLL_HOSTPORT_MAX], bare[COLL_HOSTPORT_MAX];
+    coll__host_unbracket(host, bare, sizeof bare);
+    coll__hostport_format(hp, sizeof hp, bare, port);
     if (port < 0 || port > 65535) {
-        snprintf(err, errlen, "%s:%d: port out of range 0..65535", host, port);
+        snprintf(err, errlen, "%s: port out of range 0..65535", hp);
         return COLL_EINVAL;
     }
     char service[16];
     snprintf(service, sizeof service, "%d", port);
-    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM};
-    int rc = getaddrinfo(host, service, &hints, res);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    int rc = getaddrinfo(bare, service, &hints, res);
     if (rc != 0) {
-        snprintf(err, errlen, "%s:%d: cannot resolve host: %s", host, port,
+        snprintf(err, errlen, "%s: cannot resolve host: %s", hp,
                  rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
         return COLL_EINVAL;
     }
     return COLL_OK;
+}
+
+/* "host:port" for messages, bracketing an IPv6 literal. */
+static const char *hostport(char *buf, size_t len, const char *host, int port)
+{
+    coll__hostport_format(buf, len, host, port);
+    return buf;
 }
 
 int coll__sock_set_nonblocking(int fd, int on)
@@ -77,8 +90,10 @@ int coll__sock_listen(const char *host, int port, int backlog, char *err, size_t
             saved = errno;
             continue;
         }
-        int one = 1;
+        int one = 1, zero = 0;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        /* "::" serves IPv4 clients too, whatever net.ipv6.bindv6only says. */
+        if (ai->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
         if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0) {
             freeaddrinfo(res);
             return fd;
@@ -87,16 +102,19 @@ int coll__sock_listen(const char *host, int port, int backlog, char *err, size_t
         close(fd);
     }
     freeaddrinfo(res);
-    snprintf(err, errlen, "listen on %s:%d: %s", host, port, strerror(saved));
+    char hp[COLL_HOSTPORT_MAX];
+    snprintf(err, errlen, "listen on %s: %s", hostport(hp, sizeof hp, host, port), strerror(saved));
     return COLL_ESYS;
 }
 
 int coll__sock_port(int fd)
 {
-    struct sockaddr_in sa;
-    socklen_t len = sizeof sa;
-    if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0 || sa.sin_family != AF_INET) return -1;
-    return ntohs(sa.sin_port);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) return -1;
+    if (ss.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    if (ss.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    return -1;
 }
 
 /* poll() one fd for events until deadline. Returns 1 ready, 0 timed out, <0 status. */
@@ -166,24 +184,27 @@ int coll__sock_connect(const char *host, int port, double deadline, char *err, s
         backoff = backoff * 2 > 0.200 ? 0.200 : backoff * 2;
     }
     freeaddrinfo(res);
+    char hp[COLL_HOSTPORT_MAX];
+    hostport(hp, sizeof hp, host, port);
     if (last == ETIMEDOUT || last == ECONNREFUSED) {
-        snprintf(err, errlen, "connect to %s:%d: timed out (%s)", host, port, strerror(last));
+        snprintf(err, errlen, "connect to %s: timed out (%s)", hp, strerror(last));
         return COLL_ETIMEDOUT;
     }
-    snprintf(err, errlen, "connect to %s:%d: %s", host, port, strerror(last));
+    snprintf(err, errlen, "connect to %s: %s", hp, strerror(last));
     return COLL_ESYS;
 }
 
 void coll__sock_peer_name(int fd, char *buf, size_t len)
 {
-    struct sockaddr_in sa;
+    struct sockaddr_storage sa;
     socklen_t sl = sizeof sa;
-    char host[64];
+    char host[NI_MAXHOST], serv[NI_MAXSERV];
     if (getpeername(fd, (struct sockaddr *)&sa, &sl) < 0 ||
-        getnameinfo((struct sockaddr *)&sa, sl, host, sizeof host, NULL, 0, NI_NUMERICHOST))
+        getnameinfo((struct sockaddr *)&sa, sl, host, sizeof host, serv, sizeof serv,
+                    NI_NUMERICHOST | NI_NUMERICSERV))
         snprintf(buf, len, "?");
     else
-        snprintf(buf, len, "%s:%d", host, ntohs(sa.sin_port));
+        coll__hostport_format(buf, len, host, atoi(serv));
 }
 
 int coll__sock_accept(int listen_fd, double deadline, char *err, size_t errlen)

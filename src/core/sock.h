@@ -5,7 +5,8 @@
 
 #include <stddef.h>
 
-/* Listen on host:port (host NULL or "" = 127.0.0.1; port 0 = any free port).
+/* Listen on host:port (host NULL or "" = 127.0.0.1; port 0 = any free port;
+ * host an IPv4 or IPv6 literal, bracketed or not, or a name).
  * Returns the fd (nonblocking, CLOEXEC) or a negative coll_status; err gets why. */
 int coll__sock_listen(const char *host, int port, int backlog, char *err, size_t errlen);
 /* Port a bound socket listens on, or -1. */
@@ -22,7 +23,7 @@ int coll__sock_read_all(int fd, void *buf, size_t len, double deadline);
 int coll__sock_set_nonblocking(int fd, int on);
 /* Large send/receive buffers for bandwidth; best effort. */
 void coll__sock_set_buffers(int fd, int bytes);
-/* "a.b.c.d:port" of fd's peer into buf ("?" if unknown), for messages. */
+/* "a.b.c.d:port" or "[ipv6]:port" of fd's peer into buf ("?" if unknown), for messages. */
 void coll__sock_peer_name(int fd, char *buf, size_t len);
 /* Constant-time comparison of two byte strings (job tokens). */
 int coll__ct_equal(const void *a, const void *b, size_t len);

@@ -136,12 +136,18 @@ static void gather_ifaces(machine_info *mi)
     mi->nifaces = 0;
     if (getifaddrs(&all) != 0) return;
     for (struct ifaddrs *a = all; a && mi->nifaces < MACHINE_MAX_IFACES; a = a->ifa_next) {
-        if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET) continue;
+        int fam = a->ifa_addr ? a->ifa_addr->sa_family : AF_UNSPEC;
+        const void *in = NULL;
+        if (fam == AF_INET) in = &((const struct sockaddr_in *)(const void *)a->ifa_addr)->sin_addr;
+        if (fam == AF_INET6) {
+            const struct in6_addr *a6 = &((const struct sockaddr_in6 *)(const void *)a->ifa_addr)->sin6_addr;
+            if (!IN6_IS_ADDR_LINKLOCAL(a6)) in = a6; /* fe80:: is on every link, reaches no host */
+        }
+        if (!in) continue;
         machine_iface *m = &mi->ifaces[mi->nifaces++];
         snprintf(m->name, sizeof m->name, "%s", a->ifa_name);
-        const struct sockaddr_in *sin = (const struct sockaddr_in *)(const void *)a->ifa_addr;
-        if (!inet_ntop(AF_INET, &sin->sin_addr, m->ipv4, sizeof m->ipv4))
-            snprintf(m->ipv4, sizeof m->ipv4, "?");
+        m->ipv6 = fam == AF_INET6;
+        if (!inet_ntop(fam, in, m->addr, sizeof m->addr)) snprintf(m->addr, sizeof m->addr, "?");
     }
     freeifaddrs(all);
 }

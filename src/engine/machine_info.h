@@ -16,7 +16,8 @@ typedef struct machine_cache {
 
 typedef struct machine_iface {
     char name[32];
-    char ipv4[16];
+    int ipv6;       /* addr is IPv6 (global scope; link-local ones are left out) */
+    char addr[48];  /* numeric */
 } machine_iface;
 
 /* A library found with dlopen at run time (CUDA runtime, NCCL). */

@@ -4,6 +4,9 @@
 #
 #   launchers.sh COLLBENCH torchrun   RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE
 #                                     GROUP_RANK MASTER_ADDR MASTER_PORT
+#   launchers.sh COLLBENCH torchrun6  as torchrun, over an IPv6-only link (fd00:: addresses,
+#                                     no IPv4 on the veths): the matrix, the killed rank,
+#                                     COLL_SOCKET_IFNAME and tcp://[addr]:port
 #   launchers.sh COLLBENCH srun       SLURM_PROCID SLURM_NTASKS SLURM_LOCALID SLURM_NODEID
 #                                     SLURM_NNODES SLURM_LAUNCH_NODE_IPADDR (no MASTER_ADDR)
 #
@@ -18,12 +21,12 @@
 # without one, ranks on reachable addresses refuse to start unless --insecure.
 # Exit 77 (skip) without root or ip netns.
 BIN=${1:?usage: $0 path/to/collbench torchrun|srun}
-STYLE=${2:?usage: $0 path/to/collbench torchrun|srun}
+STYLE=${2:?usage: $0 path/to/collbench torchrun|torchrun6|srun}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/netns_lib.sh"
 PORT=$((20000 + $$ % 20000))
 FAILED=0
-case "$STYLE" in torchrun | srun) ;; *) echo "unknown style '$STYLE' (torchrun, srun)" >&2; exit 2 ;; esac
+case "$STYLE" in torchrun | torchrun6 | srun) ;; *) echo "unknown style '$STYLE' (torchrun, torchrun6, srun)" >&2; exit 2 ;; esac
 netns_require
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-launchers.XXXXXX")
 cleanup() {
@@ -37,6 +40,10 @@ rc=$?
 trap cleanup EXIT
 [ $rc -eq 0 ] || { echo "FAIL: cannot set up 2 namespaces"; exit 1; }
 MASTER=$(netns_addr 0)
+if [ "$STYLE" = torchrun6 ]; then
+    netns_ipv6_only || { echo "FAIL: cannot give the veths IPv6 addresses"; exit 1; }
+    MASTER=$(netns_addr6 0)
+fi
 TOKEN_FILE="$WORK/token"
 (umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$TOKEN_FILE")
 
@@ -49,7 +56,7 @@ fail() {
 rank_env() {
     local h=$1 l=$2 m=$3
     local r=$((h * m + l)) n=$((2 * m))
-    if [ "$STYLE" = torchrun ]; then
+    if [ "$STYLE" != srun ]; then
         echo "RANK=$r WORLD_SIZE=$n LOCAL_RANK=$l LOCAL_WORLD_SIZE=$m GROUP_RANK=$h" \
             "MASTER_ADDR=$MASTER MASTER_PORT=$PORT"
     else
@@ -218,6 +225,30 @@ check_stranger() {
         fail "stranger: no transport on host 0 logged refusing $addr: $(grep -hv '^#\|^ ' "$WORK"/stranger.out.[01]; cat "$WORK/stranger.log")"
 }
 
+# IPv6 only: COLL_SOCKET_IFNAME picks the veth's global IPv6 address (it has no
+# IPv4 one), and rank 0's IPv6 store is named by tcp://[addr]:port; the
+# addresses each rank published through the store are IPv6 ones.
+check_ipv6_forms() {
+    COLL_SOCKET_IFNAME="${NETNS_TAG}v" run_job ifname6 1 allreduce --backend tcp --sizes 64K \
+        -w 1 -n 2 -c 1 -T 60 -v
+    [ "$RCS" = "0 0" ] || fail "IPv6, COLL_SOCKET_IFNAME: exit codes $RCS: $(cat "$WORK"/ifname6.out.*)"
+    local info
+    info=$(netns_run 1 env MASTER_ADDR="$MASTER" MASTER_PORT=1 RANK=1 WORLD_SIZE=2 LOCAL_RANK=0 \
+        LOCAL_WORLD_SIZE=1 GROUP_RANK=1 COLL_SOCKET_IFNAME="${NETNS_TAG}v" "$BIN" info 2>&1)
+    echo "$info" | grep -q "listen tcp, auto *$(netns_addr6 1) on ${NETNS_TAG}v1" ||
+        fail "IPv6: collbench info on host 1 does not show $(netns_addr6 1): $(echo "$info" | grep listen)"
+    run_job tcpurl 1 allreduce --backend tcp --sizes 64K -w 1 -n 2 -c 1 -T 60 \
+        --init-method "tcp://[$MASTER]:$((PORT + 1))"
+    [ "$RCS" = "0 0" ] || fail "IPv6, tcp://[$MASTER]:port: exit codes $RCS: $(cat "$WORK"/tcpurl.out.*)"
+}
+
+if [ "$STYLE" = torchrun6 ]; then
+    check_matrix
+    check_ipv6_forms
+    check_kill
+    [ $FAILED -eq 0 ] && echo PASS
+    exit $FAILED
+fi
 check_matrix
 check_stranger
 check_kill

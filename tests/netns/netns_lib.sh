@@ -104,6 +104,26 @@ netns_setup() {
     return 0
 }
 
+# Address of host i on the IPv6-only link (netns_ipv6_only): fd00:cb:PID::1, ::2, ...
+netns_addr6() { printf 'fd00:cb:%x::%x\n' $(($$ % 65536)) $(($1 + 1)); }
+
+# netns_ipv6_only: after netns_setup 2, the veth pair carries IPv6 only (its
+# IPv4 addresses removed; nodad: usable at once). Exit 77 where IPv6 is disabled.
+netns_ipv6_only() {
+    local i ns
+    if [ ! -e /proc/sys/net/ipv6/conf/all/disable_ipv6 ] ||
+        [ "$(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)" != 0 ]; then
+        echo "SKIP: IPv6 is disabled here (/proc/sys/net/ipv6/conf/all/disable_ipv6 is not 0)"
+        exit $NETNS_SKIP
+    fi
+    for i in 0 1; do
+        ns=$(netns_name $i)
+        ip -n "$ns" -4 addr flush dev "${NETNS_TAG}v$i" || return 1
+        ip -n "$ns" -6 addr add "$(netns_addr6 $i)/64" dev "${NETNS_TAG}v$i" nodad || return 1
+    done
+    return 0
+}
+
 # netns_run I CMD...: CMD inside host I's namespace.
 netns_run() {
     local i=$1

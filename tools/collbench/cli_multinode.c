@@ -25,7 +25,7 @@
 
 int cli_route_addr(const char *host, int port, char *buf, size_t len, char *why, size_t whylen)
 {
-    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM}, *res = NULL;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM}, *res = NULL;
     char service[16];
     snprintf(service, sizeof service, "%d", port);
     int rc = getaddrinfo(host, service, &hints, &res);
@@ -35,12 +35,13 @@ int cli_route_addr(const char *host, int port, char *buf, size_t len, char *why,
     }
     /* A UDP connect sends nothing: it only asks the kernel which source address
      * (interface) it would use to reach host. */
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in self;
+    int fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_storage self;
     socklen_t sl = sizeof self;
     int ok = fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0 &&
              getsockname(fd, (struct sockaddr *)&self, &sl) == 0 &&
-             inet_ntop(AF_INET, &self.sin_addr, buf, (socklen_t)len);
+             getnameinfo((struct sockaddr *)&self, sl, buf, (socklen_t)len, NULL, 0,
+                         NI_NUMERICHOST) == 0;
     int e = errno;
     if (fd >= 0) close(fd);
     freeaddrinfo(res);

@@ -90,7 +90,7 @@ static void print_text(const machine_info *mi)
     for (int i = 0; i < mi->nifaces; i++) {
         char name[48];
         snprintf(name, sizeof name, "net %s", mi->ifaces[i].name);
-        printf("  %-22s %s\n", name, mi->ifaces[i].ipv4);
+        printf("  %-22s %s\n", name, mi->ifaces[i].addr);
     }
     printf("  %-22s %s\n", "kernel", mi->kernel);
     printf("  %-22s %s\n", "compiler", mi->compiler);
@@ -130,8 +130,9 @@ static json_t *to_json(const machine_info *mi)
                                                 "type", mi->caches[i].type, "size_bytes",
                                                 num_or_null(mi->caches[i].size_bytes)));
     for (int i = 0; i < mi->nifaces; i++)
-        json_array_append_new(ifaces, json_pack("{s:s, s:s}", "name", mi->ifaces[i].name, "ipv4",
-                                                mi->ifaces[i].ipv4));
+        json_array_append_new(ifaces, json_pack("{s:s, s:s}", "name", mi->ifaces[i].name,
+                                                mi->ifaces[i].ipv6 ? "ipv6" : "ipv4",
+                                                mi->ifaces[i].addr));
     for (int i = 0; i < mi->nbackends; i++)
         json_array_append_new(backends,
                               json_pack("{s:s, s:b, s:o}", "name", mi->backends[i].name,

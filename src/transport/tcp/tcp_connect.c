@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "core/fault.h"
 #include "core/hmac.h"
+#include "core/hostport.h"
 #include "core/sock.h"
 #include "core/wire_version.h"
 #include "transport/tcp/tcp_wire.h"
@@ -124,17 +125,16 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
         return coll__err_set(err, rc, "tcp transport rank %d: reading store key %s: %s", me, key,
                  store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
-    snprintf(addr, sizeof addr, "%s", (char *)val);
+    char published[COLL_HOSTPORT_MAX + 8];
+    snprintf(published, sizeof published, "%s", (char *)val);
     free(val);
-    char *colon = strrchr(addr, ':');
-    char *end = NULL;
-    long port = colon ? strtol(colon + 1, &end, 10) : -1;
-    if (!colon || end == colon + 1 || *end || port <= 0 || port > 65535) {
-        return coll__err_set(err, COLL_EPROTO, "tcp transport rank %d: rank %d published a malformed address \"%s\"",
-                 me, wq, addr);
+    /* "host:port", or "[ipv6]:port" (hostport.h). */
+    int port;
+    if (coll__hostport_parse(published, addr, sizeof addr, &port, why, sizeof why)) {
+        return coll__err_set(err, COLL_EPROTO, "tcp transport rank %d: rank %d published a malformed address: %s",
+                 me, wq, why);
     }
-    *colon = '\0';
-    int fd = coll__sock_connect(addr, (int)port, deadline, why, sizeof why);
+    int fd = coll__sock_connect(addr, port, deadline, why, sizeof why);
     if (fd < 0) {
         coll__err_set(err, 0, "tcp transport rank %d: cannot connect to rank %d: %s", me, wq, why);
         return fd;
@@ -149,14 +149,13 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
         tcp_hello h = {.magic = TCP_HELLO_MAGIC, .version = TCP_WIRE_VERSION, .rank = rank,
                        .size = auth->size};
         coll__sock_write_all(fd, &h, sizeof h, coll__now_s() + 1);
-        coll__err_set(err, 0, "tcp transport rank %d: rank %d at %s:%ld: %s", me, wq, addr, port,
-                      why);
+        coll__err_set(err, 0, "tcp transport rank %d: rank %d at %s: %s", me, wq, published, why);
         close(fd);
         return COLL_EPROTO;
     }
     if (other) {
-        coll__err_set(err, 0, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
-                 "authentication: %s", me, addr, port, wq, why);
+        coll__err_set(err, 0, "tcp transport rank %d: the process at %s (rank %d) failed "
+                 "authentication: %s", me, published, wq, why);
         close(fd);
         return COLL_EAUTH;
     }
@@ -164,14 +163,14 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
     if (!rc) rc = coll__sock_write_all(fd, &mine, sizeof mine, deadline);
     if (!rc) rc = coll__sock_read_all(fd, &ack, sizeof ack, deadline);
     if (rc == COLL_EPEER) {
-        coll__err_set(err, 0, "tcp transport rank %d: rank %d at %s:%ld refused the connection "
-                 "(different job token or world size?)", me, wq, addr, port);
+        coll__err_set(err, 0, "tcp transport rank %d: rank %d at %s refused the connection "
+                 "(different job token or world size?)", me, wq, published);
         close(fd);
         return COLL_EAUTH;
     }
     if (rc) {
-        coll__err_set(err, 0, "tcp transport rank %d: handshake with rank %d at %s:%ld: %s", me,
-                 wq, addr, port, coll_strerror(rc));
+        coll__err_set(err, 0, "tcp transport rank %d: handshake with rank %d at %s: %s", me,
+                 wq, published, coll_strerror(rc));
         close(fd);
         return rc;
     }
@@ -181,8 +180,8 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
         bad = 1;
     }
     if (bad) {
-        coll__err_set(err, 0, "tcp transport rank %d: the process at %s:%ld (rank %d) failed "
-                 "authentication: %s", me, addr, port, wq, why);
+        coll__err_set(err, 0, "tcp transport rank %d: the process at %s (rank %d) failed "
+                 "authentication: %s", me, published, wq, why);
         close(fd);
         return COLL_EAUTH;
     }
@@ -344,7 +343,7 @@ int coll__tcp_mesh_connect(coll__store *store, const char *prefix, int rank, int
     /* Accepted sockets inherit the buffer sizes, set before the handshake sizes the window. */
     if (sockbuf > 0) coll__sock_set_buffers(lfd, sockbuf);
     char key[256], addr[300];
-    int alen = snprintf(addr, sizeof addr, "%s:%d", host, coll__sock_port(lfd));
+    int alen = coll__hostport_format(addr, sizeof addr, host, coll__sock_port(lfd));
     int rc = coll__store_key(key, sizeof key, err, prefix, "tcp/addr/%d", rank);
     if (rc) {
         close(lfd);
