@@ -64,7 +64,8 @@ create() {
 # tree and $extra (a build directory; both at their own paths) mounted, in a
 # private mount namespace: the mounts vanish with the command whatever way it
 # ends, nothing to unmount on the host. USE_LIBUV=0: Debian 13's torch is built
-# without libuv, which its TCPStore otherwise asks for.
+# without libuv, which its TCPStore otherwise asks for; no bytecode written into
+# the source tree.
 extra=
 in_root() {
   local r=$1; shift
@@ -80,7 +81,7 @@ in_root() {
     done
     cp /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null || true
     exec chroot "$r" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin \
-      HOME=/root LANG=C.UTF-8 USE_LIBUV=0 ${TERM:+TERM=$TERM} \
+      HOME=/root LANG=C.UTF-8 USE_LIBUV=0 PYTHONDONTWRITEBYTECODE=1 ${TERM:+TERM=$TERM} \
       /bin/sh -c "cd \"\$0\" && exec \"\$@\"" "$src" "$@"
   ' in_root "$r" "$src" "$extra" "$@"
 }

@@ -4,7 +4,6 @@
 #include "engine/bench_options.h"
 #include "engine/opt_table.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "engine/sizes.h"
 #include "engine/soak.h"
 #include "coll_tool.h"
+#include "core/hostport.h"
 
 #define MAX_PROCS 1024
 
@@ -91,7 +91,8 @@ static int on_duration(bench_opt_ctx *c, const char *v)
 static int on_json(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &ST(c)->o->json_path); }
 static int on_csv(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &ST(c)->o->csv_path); }
 static int on_per_iter(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &ST(c)->o->per_iter_path); }
-/* env://, tcp://host:port (port 1-65535) or file:///path, as in torch.distributed. */
+/* env://, tcp://host:port or tcp://[ipv6]:port (port 1-65535) or file:///path, as in
+ * torch.distributed. */
 static int on_init_method(bench_opt_ctx *c, const char *v)
 {
     if (strcmp(v, "env://") == 0) {
@@ -99,14 +100,10 @@ static int on_init_method(bench_opt_ctx *c, const char *v)
         return 0;
     }
     if (strncmp(v, "tcp://", 6) == 0) {
-        const char *hostport = v + 6, *colon = strrchr(hostport, ':');
-        if (!colon || colon == hostport)
-            return fail(c, "'%s': expected tcp://host:port", v);
-        char *end;
-        errno = 0;
-        long port = strtol(colon + 1, &end, 10);
-        if (colon[1] == '\0' || *end != '\0' || errno == ERANGE || port < 1 || port > 65535)
-            return fail(c, "'%s': the port must be a number from 1 to 65535", v);
+        char host[COLL_HOSTPORT_MAX], why[COLL_HOSTPORT_MAX + 100];
+        int port;
+        if (coll__hostport_parse(v + 6, host, sizeof host, &port, why, sizeof why))
+            return fail(c, "expected tcp://host:port or tcp://[ipv6]:port: %s", why);
         ST(c)->o->init_method = v;
         return 0;
     }

@@ -1,6 +1,8 @@
 /* Plots of the report, drawn with PLplot (pngcairo and svgcairo drivers).
- * report_plots.c decides what to draw; report_plot_draw.c holds the drawing
- * primitives (a page, log axes with 1K/1M labels, lines, bars, legends). */
+ * report_plots.c decides what to draw (small multiples: report_grid.h);
+ * report_plot_draw.c holds the drawing primitives (a page, panels with log
+ * axes and 1K/1M labels, lines, rows of bars, the key) and the colours and
+ * markers every plot and index.html share. */
 #ifndef REPORT_PLOT_H
 #define REPORT_PLOT_H
 
@@ -47,12 +49,6 @@ typedef enum plot_format { PLOT_PNG, PLOT_SVG } plot_format;
 void plot_page_begin(FILE *out, plot_format fmt, int w, int h);
 void plot_page_end(void);
 
-/* The colour of the i-th series (cmap0 index), the marker glyph and line
- * style of the i-th one. */
-int plot_colour(size_t i);
-const char *plot_marker(size_t i);
-int plot_line_style(size_t i);
-
 /* The visual key shared by every plot and by index.html: one colour per
  * backend (the known backends fixed, others by their name) and one marker per
  * buffer kind, whatever else the report holds. */
@@ -70,7 +66,7 @@ typedef enum axis_unit { UNIT_BYTES, UNIT_TIME_US, UNIT_GBPS, UNIT_COUNT, UNIT_M
 typedef struct plot_line {
     char label[96];
     int colour, style;
-    const char *marker;
+    const char *marker; /* NULL: a line without markers (a model curve, PLOT_DASHED) */
     size_t n;
     double x[64], y[64]; /* data units (bytes, us, GB/s, processes) */
     double lo[64], hi[64]; /* the spread of y (a whisker); 0 where unknown */
@@ -106,14 +102,6 @@ void plot_page_text(double x, double y, double size, double just, const char *te
  * marker), then "model" (dashed) when dashed. */
 void plot_key(double x0, double x1, double y0, double y1, const char *const *backends, size_t nb,
               const char *const *buffers, size_t nbuf, int dashed, double text);
-
-/* A framed panel in viewport fractions (x0, x1, y0, y1) with lines and their
- * spread as whiskers; x log2 (bytes) or linear (UNIT_COUNT), y log10. A legend right of the panel when
- * legend_right > 0, below the page's bottom edge in one row when 0, none
- * when < 0. */
-void plot_lines_panel(double x0, double x1, double y0, double y1, const char *title,
-                      const char *xlabel, axis_unit xu, const char *ylabel, axis_unit yu,
-                      const plot_line *lines, size_t n, int legend_right);
 
 /* One row of a horizontal bar chart: a bar of value (with stack on it, in
  * stack_colour, when > 0; a whisker lo..hi when both > 0) and its label left

@@ -17,16 +17,6 @@ static const unsigned char PALETTE[][3] = {
 #define FIRST_SERIES 3
 #define NSERIES 10
 
-int plot_colour(size_t i) { return FIRST_SERIES + (int)(i % NSERIES); }
-
-const char *plot_marker(size_t i)
-{
-    static const char *const m[] = {"●", "■", "▲", "◆", "▼", "★", "⬟", "✚"};
-    return m[i % (sizeof m / sizeof m[0])];
-}
-
-int plot_line_style(size_t i) { return 1 + (int)(i % 4); }
-
 /* The backends collbench has, each its fixed colour; any other by its name. */
 static const char *const KNOWN_BACKENDS[] = {"tcp", "shm", "auto", "mpi", "nccl", "gloo"};
 #define NKNOWN (sizeof KNOWN_BACKENDS / sizeof KNOWN_BACKENDS[0])
@@ -189,35 +179,6 @@ void plot_range_pad(plot_range *r, axis_unit xu)
     pad(1, UNIT_TIME_US, &r->ylo, &r->yhi);
 }
 
-static void legend(const plot_line *l, size_t n, int right)
-{
-    PLINT opt[64], tc[64], lc[64], ls[64], sc[64], sn[64];
-    PLFLT lw[64], ss[64];
-    const char *text[64], *sym[64];
-    if (n > 64) n = 64;
-    for (size_t i = 0; i < n; i++) {
-        opt[i] = PL_LEGEND_LINE | PL_LEGEND_SYMBOL;
-        tc[i] = 1;
-        lc[i] = sc[i] = l[i].colour;
-        ls[i] = l[i].style;
-        lw[i] = 2.0;
-        ss[i] = 1.0;
-        sn[i] = 2;
-        text[i] = l[i].label;
-        sym[i] = l[i].marker;
-    }
-    PLFLT w, h;
-    PLINT pos = right ? PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT
-                      : PL_POSITION_BOTTOM | PL_POSITION_INSIDE | PL_POSITION_SUBPAGE;
-    /* Below the page: one row while three entries fit the width, else two
-     * columns (labels naming machines and buffer kinds are long). */
-    PLINT ncol = right ? 1 : n <= 3 ? (PLINT)n : n <= 6 ? 2 : 3;
-    PLINT nrow = ((PLINT)n + ncol - 1) / ncol;
-    pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, pos, right ? 0.02 : 0.0,
-             right ? 0.0 : 0.01, 0.08, 0, 2, 1, nrow, ncol, (PLINT)n, opt, 1.0, 0.9, 2.0, 0.0, tc,
-             text, NULL, NULL, NULL, NULL, lc, ls, lw, sc, ss, sn, sym);
-}
-
 void plot_panel(double x0, double x1, double y0, double y1, const plot_range *r, const char *title,
                 const char *xlabel, axis_unit xu, const char *ylabel, axis_unit yu, int ylabels,
                 const plot_line *lines, size_t n, double text)
@@ -273,18 +234,6 @@ void plot_panel(double x0, double x1, double y0, double y1, const plot_range *r,
     plwidth(1.0);
     pllsty(1);
     plcol0(1);
-}
-
-void plot_lines_panel(double x0, double x1, double y0, double y1, const char *title,
-                      const char *xlabel, axis_unit xu, const char *ylabel, axis_unit yu,
-                      const plot_line *lines, size_t n, int legend_right)
-{
-    plot_range r;
-    plot_range_empty(&r);
-    plot_range_add(&r, lines, n, xu);
-    plot_range_pad(&r, xu);
-    plot_panel(x0, x1, y0, y1, &r, title, xlabel, xu, ylabel, yu, 1, lines, n, 1.0);
-    if (legend_right >= 0) legend(lines, n, legend_right);
 }
 
 void plot_page_text(double x, double y, double size, double just, const char *text)

@@ -37,22 +37,23 @@ run2() {
     RCS=${RCS# }
 }
 
+# check_ok NAME LABEL: both ranks exited 0 and NAME.csv has rows, none wrong.
 check_ok() {
-    name=$1
-    [ "$RCS" = "0 0" ] || { fail "$name: exit codes $RCS: $(cat "$WORK/$name".out.*)"; return; }
+    name=$1 label=$2
+    [ "$RCS" = "0 0" ] || { fail "$label: exit codes $RCS: $(cat "$WORK/$name".out.*)"; return; }
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["wrong"] != 0 { bad = 1 } END { exit bad || NR < 2 }' \
-        "$WORK/$name.csv" || fail "$name: CSV rows without wrong 0: $(cat "$WORK/$name.csv")"
+        "$WORK/$name.csv" || fail "$label: CSV rows without wrong 0: $(cat "$WORK/$name.csv")"
 }
 
 for backend in tcp auto; do
     PORT=$(pick_port)
     run2 "env.$backend" $backend
-    check_ok "MASTER_ADDR=::1, $backend"
+    check_ok "env.$backend" "MASTER_ADDR=::1, $backend"
 done
 
 PORT=$(pick_port)
 run2 url tcp --init-method "tcp://[::1]:$PORT"
-check_ok "tcp://[::1]:$PORT"
+check_ok url "tcp://[::1]:$PORT"
 
 # Rank 1 held back 3 s before connecting: rank 0's listening sockets meanwhile.
 if command -v ss >/dev/null 2>&1; then
@@ -64,7 +65,8 @@ if command -v ss >/dev/null 2>&1; then
         grep -qz '^RANK=0$' "/proc/$p/environ" 2>/dev/null && echo "$p"; done | head -n 1)
     listens=$(ss -Hltnp 2>/dev/null | grep "pid=${pid0:-none}," | awk '{ print $4 }' | tr '\n' ' ')
     wait $job
-    check_ok "held back"
+    echo "rank 0 listened on: $listens"
+    check_ok held "held back"
     case "$listens" in
     *"[::1]:$PORT "*) ;;
     *) fail "rank 0 does not serve the store on [::1]:$PORT: listens on '$listens'" ;;

@@ -8,6 +8,7 @@
 #include "engine/sizes.h"
 #include "model/model_fit.h"
 #include "model/model_predict.h"
+#include "cmd_model_train.h"
 #include "report/report.h"
 #include "report/report_data.h"
 
@@ -19,7 +20,9 @@
 typedef struct model_opts {
     const char **files;
     size_t nfiles;
-    const char *predict;
+    const char *predict[8]; /* --predict, each a cluster */
+    size_t npredict;
+    const char *train;      /* --train: training rows */
     uint64_t *sizes;
     size_t nsizes;
     const char *collective, *backend;
@@ -29,7 +32,13 @@ typedef struct model_opts {
 #define MO(c) ((model_opts *)(c)->user)
 
 static int on_file(bench_opt_ctx *c, const char *arg) { MO(c)->files[MO(c)->nfiles++] = arg; return 0; }
-static int on_predict(bench_opt_ctx *c, const char *v) { MO(c)->predict = v; return 0; }
+static int on_predict(bench_opt_ctx *c, const char *v)
+{
+    if (MO(c)->npredict == 8) return bench_opt_fail(c, "--predict: at most 8 clusters");
+    MO(c)->predict[MO(c)->npredict++] = v;
+    return 0;
+}
+static int on_train(bench_opt_ctx *c, const char *v) { MO(c)->train = v; return 0; }
 static int on_collective(bench_opt_ctx *c, const char *v)
 {
     if (!bench_coll_find(v)) return bench_opt_fail(c, "unknown collective '%s'", v);
@@ -51,7 +60,9 @@ static int on_sizes(bench_opt_ctx *c, const char *v)
 
 static const bench_opt opt_table[] = {
     {0, "predict", "CLUSTER", on_predict, "predict for hosts=N[,ranks-per-host=R][,link=RATE,latency=TIME]\n"
-     "[,measured-link=RATE,measured-latency=TIME] (see below)"},
+     "[,measured-link=RATE,measured-latency=TIME] (see below); may repeat"},
+    {0, "train", "FILE", on_train, "training rows (collbench train's CSV or JSON): predict\n"
+     "their step time on each --predict cluster (see below)"},
     {0, "sizes", "LIST", on_sizes, "sizes to predict at (default 1M,1G), e.g. 64K,1M,1G"},
     {0, "collective", "NAME", on_collective, "only this collective's rows"},
     {0, "backend", "NAME", on_backend, "only this backend's rows"},
@@ -64,7 +75,8 @@ static const bench_opt opt_table[] = {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: collbench model FILE... [--predict CLUSTER [--sizes LIST]]\n\n"
+            "usage: collbench model FILE... [--predict CLUSTER [--sizes LIST]]\n"
+            "       collbench model FILE... --train TRAINING_FILE --predict CLUSTER...\n\n"
             "Fits the alpha-beta-gamma cost formula of each algorithm (docs/DESIGN.md \"Cost\n"
             "model\") to result files (CSV or JSON, as collbench report reads them): per\n"
             "machine, backend, buffers, collective, algorithm and dtype, the time per message\n"
@@ -88,7 +100,14 @@ static void usage(FILE *f)
             "cores=N: cores per host, where ranks-per-host outnumber them (see --cores);\n"
             "shared-cores=N: hosts emulated on one machine, all ranks sharing its N cores.\n"
             "Not modelled: contention beyond the link's rate (switch oversubscription,\n"
-            "incast), NIC offload, stragglers and noise, placement other than host by host.\n"
+            "incast), NIC offload, stragglers and noise, placement other than host by host.\n\n"
+            "--train: for each allreduce-sync and ddp row of the training file (at its\n"
+            "largest process count per model, backend and batch), the step on each cluster:\n"
+            "compute + exposed communication, each bucket's all-reduce from the fitted\n"
+            "all-reduce of the row's backend (fp16/bf16: half the bytes), ddp buckets\n"
+            "overlapping backward as a pipeline, and the exposed time the model misses at\n"
+            "the measured world kept as overhead; prints step, exposed comm and scaling\n"
+            "efficiency (compute / step). Needs all-reduce rows of that backend in FILE...\n"
             "exit codes: 0 ok; 1 a file or row was rejected, or nothing could be fitted or\n"
             "predicted; 2 bad usage.\n");
 }
@@ -219,14 +238,9 @@ static int print_group_prediction(const model_fits *f, const size_t *g, size_t n
     return any;
 }
 
-static int predict(const model_fits *f, const model_opts *o)
+static int predict(const model_fits *f, const model_opts *o, const char *spec, const model_cluster *cp)
 {
-    char err[256];
-    model_cluster c;
-    if (model_cluster_parse(o->predict, &c, err, sizeof err)) {
-        fprintf(stderr, "collbench model: --predict: %s\n", err);
-        return EXIT_USAGE;
-    }
+    model_cluster c = *cp;
     size_t *g = malloc((f->n ? f->n : 1) * sizeof *g);
     char *done = calloc(f->n ? f->n : 1, 1);
     if (!g || !done) {
@@ -247,10 +261,51 @@ static int predict(const model_fits *f, const model_opts *o)
     free(g);
     free(done);
     if (!any) {
-        fprintf(stderr, "collbench model: nothing could be predicted for %s (see above)\n", o->predict);
+        fprintf(stderr, "collbench model: nothing could be predicted for %s (see above)\n", spec);
         return 1;
     }
     return 0;
+}
+
+/* --train: the training rows' steps on the clusters. */
+static int predict_train(const model_fits *f, const model_opts *o, const model_cluster *c)
+{
+    report_data t = {0};
+    int rc = report_read_file(&t, o->train, stderr);
+    if (rc == COLL_ENOMEM) {
+        report_data_free(&t);
+        return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
+    }
+    report_sort_dedup(&t);
+    int code;
+    if (t.ntrain == 0) {
+        fprintf(stderr, "collbench model: --train %s: no training rows (collbench train's CSV or JSON)\n",
+                o->train);
+        code = 1;
+    } else {
+        code = model_train_print(f, c, o->npredict, t.train, t.ntrain);
+    }
+    report_data_free(&t);
+    return code ? code : rc ? 1 : 0;
+}
+
+static int predict_all(const model_fits *f, const model_opts *o)
+{
+    model_cluster c[8];
+    for (size_t i = 0; i < o->npredict; i++) {
+        char err[256];
+        if (model_cluster_parse(o->predict[i], &c[i], err, sizeof err)) {
+            fprintf(stderr, "collbench model: --predict: %s\n", err);
+            return EXIT_USAGE;
+        }
+    }
+    if (o->train) return predict_train(f, o, c);
+    int code = 0;
+    for (size_t i = 0; i < o->npredict; i++) {
+        int rc = predict(f, o, o->predict[i], &c[i]);
+        if (rc > code) code = rc;
+    }
+    return code;
 }
 
 static int run(model_opts *o)
@@ -259,7 +314,11 @@ static int run(model_opts *o)
         fprintf(stderr, "collbench model: no result files given (FILE... : CSV or JSON from collbench)\n");
         return EXIT_USAGE;
     }
-    if (o->sizes && !o->predict) {
+    if (o->train && !o->npredict) {
+        fprintf(stderr, "collbench model: --train needs --predict (the cluster to predict the step on)\n");
+        return EXIT_USAGE;
+    }
+    if (o->sizes && !o->npredict) {
         fprintf(stderr, "collbench model: --sizes needs --predict (the sizes to predict at)\n");
         return EXIT_USAGE;
     }
@@ -311,8 +370,8 @@ static int run(model_opts *o)
         fprintf(stderr, "collbench model: no series could be fitted (%s)\n",
                 f.n ? "see the reasons above" : "no communication rows with 2 or more ranks");
         code = 1;
-    } else if (o->predict) {
-        code = predict(&f, o);
+    } else if (o->npredict) {
+        code = predict_all(&f, o);
     }
     model_fits_free(&f);
     return code ? code : rejected ? 1 : 0;
