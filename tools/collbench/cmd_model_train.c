@@ -104,7 +104,9 @@ static int calibrate(const model_fits *f, const report_train_row *r, model_train
 
 static void cluster_text(const model_cluster *c, char *buf, size_t len)
 {
-    if (c->link_Bps > 0)
+    if (c->hosts == 1)
+        snprintf(buf, len, "1 host x %d ranks", c->per_host);
+    else if (c->link_Bps > 0)
         snprintf(buf, len, "%d hosts x %d ranks, link %.4g Gbit/s, latency %.4g us", c->hosts,
                  c->per_host, c->link_Bps * 8 / 1e9, c->latency_us);
     else
@@ -132,8 +134,9 @@ static int print_group(const model_fits *f, const model_cluster *cl, size_t ncl,
         jobs[k] = job_of(g[k]);
         ok[k] = jobs[k].wire_ratio > 0;
         if (!ok[k]) {
+            char label[48];
             printf("    %-22s not modelled: compression %s (top-k's all-gather grows with the world)\n",
-                   g[k]->mode, g[k]->compress);
+                   mode_label(g[k], label, sizeof label), g[k]->compress);
             continue;
         }
         calibrate(f, g[k], &jobs[k]);
@@ -143,8 +146,8 @@ static int print_group(const model_fits *f, const model_cluster *cl, size_t ncl,
         char ct[128];
         cluster_text(&cl[c], ct, sizeof ct);
         printf("    predicted on %s (prediction, not measured):\n", ct);
-        printf("    %-22s %10s %10s %10s %10s %7s %6s\n", "mode", "compute", "comm", "exposed",
-               "step", "buckets", "eff");
+        printf("    %-22s %10s %10s %10s %10s %10s %7s %6s\n", "mode", "compute", "overhead", "comm",
+               "exposed", "step", "buckets", "eff");
         ar_ctx ctx = {.f = f, .backend = r0->backend, .cluster = &cl[c]};
         for (size_t k = 0; k < ng; k++) {
             if (!ok[k]) continue;
@@ -155,8 +158,8 @@ static int print_group(const model_fits *f, const model_cluster *cl, size_t ncl,
                 printf("    %-22s cannot predict: %s\n", label, err);
                 continue;
             }
-            printf("    %-22s %10.2f %10.2f %10.2f %10.2f %7zu %6.3f\n", label,
-                   jobs[k].compute_ms + jobs[k].overhead_ms, s.comm_ms, s.exposed_ms, s.step_ms,
+            printf("    %-22s %10.2f %10.2f %10.2f %10.2f %10.2f %7zu %6.3f\n", label,
+                   jobs[k].compute_ms, jobs[k].overhead_ms, s.comm_ms, s.exposed_ms, s.step_ms,
                    s.nbuckets, s.eff);
             any = 1;
         }
