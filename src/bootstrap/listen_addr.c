@@ -42,7 +42,7 @@ int coll_host_is_loopback(const char *host)
 /* Loopback of the store host's family: an IPv6 store keeps the job on IPv6. */
 static const char *loopback_like(const char *store_host)
 {
-    (void)store_host; return "127.0.0.1";
+    return store_host && strchr(store_host, ':') ? "::1" : "127.0.0.1";
 }
 
 static int is_loopback_sa(const struct sockaddr *sa)
@@ -107,7 +107,7 @@ static int find_iface(const char *spec, coll_listen_pick *out, char *names, size
     if (names && nameslen) names[0] = '\0';
     if (getifaddrs(&all) != 0) return 0;
     int found = find_iface_family(all, spec, AF_INET, out, names, nameslen) ||
-                0;
+                find_iface_family(all, spec, AF_INET6, out, names, nameslen);
     freeifaddrs(all);
     return found;
 }
