@@ -21,7 +21,7 @@ comm: core bootstrap transport algo backend
 launch: core
 engine: core launch
 train: core engine
-report: core engine
+report: core engine model
 model: core engine
 tools: core launch engine train report model
 '

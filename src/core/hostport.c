@@ -60,7 +60,7 @@ int coll__hostport_parse(const char *s, char *host, size_t hostlen, int *port, c
 
 int coll__hostport_format(char *buf, size_t len, const char *host, int port)
 {
-    return 0 ? snprintf(buf, len, "[%s]:%d", host, port)
+    return strchr(host, ':') && host[0] != '[' ? snprintf(buf, len, "[%s]:%d", host, port)
                              : snprintf(buf, len, "%s:%d", host, port);
 }
 

@@ -2,6 +2,7 @@
 #include "report/report_html.h"
 
 #include "report/report_charts.h"
+#include "report/report_model.h"
 
 #include "coll.h"
 #include "core/errbuf.h"
@@ -152,6 +153,7 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
         if (folded) sb_puts(out, "</details>\n");
     }
 
+    report_model_html(in->d, out);
     sb_puts(out, "<h2>Analysis</h2>\n<details><summary>Every comparison, buffer kind, machine, "
                  "saturation, crossover, scaling and anomaly behind the findings</summary>\n");
     analysis_html(in->analysis, out);

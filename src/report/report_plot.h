@@ -99,7 +99,7 @@ void plot_page_text(double x, double y, double size, double just, const char *te
 
 /* The key of a grid in the box x0..y1 (viewport fractions), outside every
  * panel: one entry per backend (its colour), then one per buffer kind (its
- * marker), then "model" (dashed) when dashed. */
+ * marker), then "model prediction" (dashed) when dashed. */
 void plot_key(double x0, double x1, double y0, double y1, const char *const *backends, size_t nb,
               const char *const *buffers, size_t nbuf, int dashed, double text);
 

@@ -265,7 +265,7 @@ void plot_key(double x0, double x1, double y0, double y1, const char *const *bac
     }
     if (dashed) {
         opt[n] = PL_LEGEND_LINE, tc[n] = 1, lc[n] = 1, ls[n] = PLOT_DASHED, lw[n] = 1.6;
-        sc[n] = 1, ss[n] = 1, sn[n] = 1, label[n] = "model", sym[n] = "";
+        sc[n] = 1, ss[n] = 1, sn[n] = 1, label[n] = "model prediction", sym[n] = "";
         n++;
     }
     plvpor(x0, x1, y0, y1);

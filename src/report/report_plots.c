@@ -19,6 +19,7 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
 #else
 
 #include "report/report_grid.h"
+#include "report/report_model.h"
 #include "report/report_spread.h"
 #include "report/report_text.h"
 
@@ -142,12 +143,21 @@ static void draw_vs_size(const plot_ctx *c)
     if (report_grid_build(c->v, c->collective, &g) != 0 || g.n == 0) return;
     plot_line *lines = calloc(g.n * PANEL_LINES, sizeof *lines);
     size_t *nl = calloc(g.n, sizeof *nl);
+    model_fits fits = {0};
+    int dashed = 0;
     if (!lines || !nl) goto done;
+    if (!c->bandwidth && model_fit_rows(c->d->comm, c->d->ncomm, 0, &fits) != 0) memset(&fits, 0, sizeof fits);
     plot_range r;
     plot_range_empty(&r);
     for (size_t i = 0; i < g.n; i++) {
         plot_line *pl = &lines[i * PANEL_LINES];
         for (size_t k = 0; k < g.p[i].n; k++) nl[i] += series_line(g.p[i].s[k], c->bandwidth, &pl[nl[i]]);
+        /* the spare slot: the first series of the panel the model can draw */
+        for (size_t k = 0; k < g.p[i].n && fits.n; k++)
+            if (report_model_curve(&fits, g.p[i].s[k], &pl[nl[i]])) {
+                nl[i]++, dashed = 1;
+                break;
+            }
         plot_range_add(&r, pl, nl[i], UNIT_BYTES);
     }
     plot_range_pad(&r, UNIT_BYTES);
@@ -173,8 +183,9 @@ static void draw_vs_size(const plot_ctx *c)
     plot_page_text(0.5, (GRID_BOTTOM * 0.4) / h, 0.95 * text, 0.5,
                    "message size (bytes); log scales, the same axes in every panel");
     plot_key((w - GRID_KEY) / w, 1.0 - 10.0 / w, 0.1, 1.0 - (GRID_TOP + q.row_top) / h, g.backends,
-             g.nbackends, g.buffers, g.nbuffers, 0, text);
+             g.nbackends, g.buffers, g.nbuffers, dashed, text);
 done:
+    model_fits_free(&fits);
     free(lines);
     free(nl);
     report_grid_free(&g);

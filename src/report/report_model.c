@@ -1,0 +1,154 @@
+/* The cost model's fits and predictions in the report (report_model.h). */
+#include "report/report_model.h"
+
+#include "model/model_predict.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The link latency the "what if" table assumes (a switched data-centre link). */
+#define WHATIF_LATENCY_US 5.0
+
+const model_series *report_model_of(const model_fits *f, const report_series *s)
+{
+    if (!f || s->n == 0) return NULL;
+    const bench_row *r = s->pts[0];
+    for (size_t i = 0; i < f->n; i++) {
+        const model_series *m = &f->s[i];
+        if (!strcmp(m->host, r->host) && !strcmp(m->backend, r->backend) && !strcmp(m->buffers, r->buffers) &&
+            !strcmp(m->collective, r->collective) && !strcmp(m->algo, r->algo) && !strcmp(m->dtype, r->dtype))
+            return m;
+    }
+    return NULL;
+}
+
+int report_model_curve(const model_fits *f, const report_series *s, plot_line *l)
+{
+    const model_series *m = report_model_of(f, s);
+    memset(l, 0, sizeof *l);
+    if (!m || !m->ok || s->nnodes < 1) return 0;
+    snprintf(l->label, sizeof l->label, "model prediction: %.30s", s->backend);
+    l->colour = plot_backend_colour(s->backend);
+    l->style = PLOT_DASHED;
+    l->marker = NULL;
+    for (size_t k = 0; k < s->n && l->n < sizeof l->x / sizeof l->x[0]; k++) {
+        double bytes = (double)s->pts[k]->bytes;
+        double us = model_series_time_us(m, s->nnodes, s->nprocs / s->nnodes, bytes, NULL);
+        if (bytes <= 0 || !isfinite(us) || us <= 0) continue;
+        l->x[l->n] = bytes;
+        l->y[l->n++] = us;
+    }
+    return l->n > 1;
+}
+
+/* "allreduce ring, tcp, malloc buffers, float32, on cpubox" */
+static void series_name(const model_series *m, sbuf *out)
+{
+    char t[256];
+    snprintf(t, sizeof t, "%s %s, %s, %s buffers, %s, on %s", m->collective, m->algo, m->backend,
+             m->buffers, m->dtype, m->host[0] ? m->host : "(host not recorded)");
+    sb_html_escaped(out, t);
+}
+
+static void fit_line(const model_series *m, sbuf *out)
+{
+    sb_puts(out, "<li class=\"fit\">");
+    series_name(m, out);
+    if (!m->ok) {
+        sb_puts(out, ": cannot fit a model: ");
+        sb_html_escaped(out, m->why);
+        sb_puts(out, "</li>\n");
+        return;
+    }
+    sb_printf(out, ": model fitted to %zu rows, |model - measured| / measured median %.1f%%, worst %.1f%%;",
+              m->npts, 100 * m->med_abs_res, 100 * m->max_abs_res);
+    const char *sep = "";
+    for (int p = 0; p < MODEL_NPARAM; p++) {
+        if (m->state[p] != MODEL_P_FITTED && m->state[p] != MODEL_P_ZERO) continue;
+        int per_byte = p == MODEL_BETA_INTRA || p == MODEL_GAMMA || p == MODEL_BETA_INTER;
+        sb_printf(out, "%s %s = %.3g &plusmn; %.2g %s", sep, model_param_name((model_param)p), m->theta[p],
+                  m->se[p], per_byte ? "us/B" : "us");
+        sep = ",";
+    }
+    sb_puts(out, "</li>\n");
+}
+
+/* The largest size among s's rows: the size the "what if" table predicts. */
+static double largest_bytes(const model_series *m)
+{
+    double b = 0;
+    for (size_t i = 0; i < m->npts; i++) b = fmax(b, m->pts[i].bytes);
+    return b;
+}
+
+/* Why model_whatif left cell (r, l) empty, from model_predict for that cluster. */
+static void cannot_predict(const model_series *m, int r, int l, double bytes, sbuf *out)
+{
+    model_cluster c = {.hosts = MODEL_WHATIF_RANKS[r] / MODEL_WHATIF_PER_HOST, .per_host = MODEL_WHATIF_PER_HOST,
+                       .link_Bps = MODEL_WHATIF_GBITS[l] * 1e9 / 8, .latency_us = WHATIF_LATENCY_US};
+    model_prediction p;
+    char why[256] = "";
+    model_predict(m, &c, bytes, &p, why, sizeof why);
+    sb_puts(out, "<td>cannot predict");
+    if (why[0]) sb_puts(out, ": "), sb_html_escaped(out, why);
+    sb_puts(out, "</td>");
+}
+
+static void whatif_rows(const model_series *m, sbuf *out)
+{
+    model_prediction cells[MODEL_WHATIF_NRANKS][MODEL_WHATIF_NLINKS];
+    double bytes = largest_bytes(m);
+    char size[32], t[32];
+    model_whatif(m, bytes, WHATIF_LATENCY_US, cells);
+    for (int r = 0; r < MODEL_WHATIF_NRANKS; r++) {
+        sb_puts(out, "<tr><td>");
+        series_name(m, out);
+        sb_printf(out, "</td><td class=\"n\">%s</td><td class=\"n\">%d (%d hosts x %d)</td>",
+                  fmt_size((uint64_t)bytes, size, sizeof size), MODEL_WHATIF_RANKS[r],
+                  MODEL_WHATIF_RANKS[r] / MODEL_WHATIF_PER_HOST, MODEL_WHATIF_PER_HOST);
+        for (int l = 0; l < MODEL_WHATIF_NLINKS; l++) {
+            const model_prediction *c = &cells[r][l];
+            if (isfinite(c->time_us))
+                sb_printf(out, "<td class=\"n\">%s (busbw %.3g GB/s)</td>", fmt_time_us(c->time_us, t, sizeof t),
+                          c->busbw_GBps);
+            else
+                cannot_predict(m, r, l, bytes, out);
+        }
+        sb_puts(out, "</tr>\n");
+    }
+}
+
+void report_model_html(const report_data *d, sbuf *out)
+{
+    model_fits f;
+    if (d->ncomm == 0) return;
+    if (model_fit_rows(d->comm, d->ncomm, 0, &f) != 0) {
+        sb_puts(out, "<h2>Cost model (predictions)</h2>\n<p>The model could not be fitted: out of memory.</p>\n");
+        return;
+    }
+    size_t nok = 0;
+    for (size_t i = 0; i < f.n; i++) nok += f.s[i].ok != 0;
+    sb_puts(out, "<section id=\"model\">\n<h2>Cost model (predictions)</h2>\n<p class=\"note\">The "
+                 "alpha-beta-gamma model of collbench model (docs/DESIGN.md \"Cost model\"), fitted to "
+                 "these rows; the dashed lines of the time plots are its predictions. Fit quality per "
+                 "series:</p>\n<ul>\n");
+    for (size_t i = 0; i < f.n; i++) fit_line(&f.s[i], out);
+    sb_puts(out, "</ul>\n");
+    if (nok) {
+        sb_printf(out, "<p>What if (a prediction, not a measurement): time per call at the largest "
+                  "size measured, on clusters of %d ranks per host over links of the given rate "
+                  "and %.0f us latency; the machine's own terms are the fit's. Not modelled: "
+                  "contention beyond the link's rate, incast, NIC offload, stragglers.</p>\n"
+                  "<div class=\"scroll\"><table class=\"whatif\">\n<tr><th>series</th><th>size</th>"
+                  "<th>ranks</th>", MODEL_WHATIF_PER_HOST, WHATIF_LATENCY_US);
+        for (int l = 0; l < MODEL_WHATIF_NLINKS; l++)
+            sb_printf(out, "<th>%g Gbit/s (prediction)</th>", MODEL_WHATIF_GBITS[l]);
+        sb_puts(out, "</tr>\n");
+        for (size_t i = 0; i < f.n; i++)
+            if (f.s[i].ok) whatif_rows(&f.s[i], out);
+        sb_puts(out, "</table></div>\n");
+    }
+    sb_puts(out, "</section>\n");
+    model_fits_free(&f);
+}
