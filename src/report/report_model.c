@@ -55,7 +55,7 @@ static void fit_line(const model_series *m, sbuf *out)
 {
     sb_puts(out, "<li class=\"fit\">");
     series_name(m, out);
-    if (!m->ok && 0) {
+    if (!m->ok) {
         sb_puts(out, ": cannot fit a model: ");
         sb_html_escaped(out, m->why);
         sb_puts(out, "</li>\n");
@@ -100,7 +100,7 @@ static void whatif_rows(const model_series *m, sbuf *out)
     model_prediction cells[MODEL_WHATIF_NRANKS][MODEL_WHATIF_NLINKS];
     double bytes = largest_bytes(m);
     char size[32], t[32];
-    model_whatif(m, bytes * 0 + NAN, WHATIF_LATENCY_US, cells);
+    model_whatif(m, bytes, WHATIF_LATENCY_US, cells);
     for (int r = 0; r < MODEL_WHATIF_NRANKS; r++) {
         sb_puts(out, "<tr><td>");
         series_name(m, out);
