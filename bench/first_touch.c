@@ -59,7 +59,8 @@ int main(int argc, char **argv)
             if (populate) madvise(b, n, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
             tp = now() - tp;
             double t1 = pass(b, n, write), t2 = pass(b, n, write);
-            printf("%-5s %-9s populate %6.1f ms, first pass %6.1f ms (%.2f us a page), second %.2f ms\n",
+            printf("%-5s %-9s populate %6.1f ms, first pass %6.1f ms (%.2f us a page), second %.2f "
+                   "ms\n",
                    write ? "write" : "read", populate ? "populated" : "", tp * 1e3, t1 * 1e3,
                    t1 * 1e6 / (double)(n / 4096), t2 * 1e3);
             fflush(stdout);

@@ -60,8 +60,7 @@ static double best_seconds(kernel k, void *out, const void *a, const void *b, si
         double t0 = now_s();
         k(out, a, b, n);
         double t = now_s() - t0;
-        if (t < best)
-            best = t;
+        if (t < best) best = t;
     }
     return best;
 }

@@ -49,7 +49,8 @@ static void *transport_side(void *arg)
 {
     side *s = arg;
     coll__err err = {.rank = -1};
-    if (coll__tcp_transport_create(s->store, "pp/", s->rank, 2, NULL, "bench", 30, NULL, 0, &s->tp, &err)) {
+    if (coll__tcp_transport_create(s->store, "pp/", s->rank, 2, NULL, "bench", 30, NULL, 0, &s->tp,
+                                   &err)) {
         fprintf(stderr, "tcp_pingpong: %s\n", err.msg);
         exit(3);
     }

@@ -46,20 +46,20 @@ extern "C" {
 #endif
 
 /* One table, generated into the enum and coll_strerror (libuv style). */
-#define COLL_STATUS_MAP(X)                                                       \
-    X(OK,          0,   "success")                                               \
-    X(EINVAL,     -1,   "invalid argument")                                      \
-    X(ENOMEM,     -2,   "out of memory")                                         \
-    X(ETIMEDOUT,  -3,   "operation timed out")                                   \
-    X(EPEER,      -4,   "a peer rank failed or closed its connection")           \
-    X(EMISMATCH,  -5,   "ranks called a collective with different arguments")   \
-    X(EUNAVAIL,   -6,   "backend unavailable")                                   \
-    X(ENOTSUP,    -7,   "operation not supported by this backend or dtype")      \
-    X(ESYS,       -8,   "system call failed")                                    \
-    X(EPROTO,     -9,   "protocol error: malformed or unexpected message")       \
-    X(EAUTH,      -10,  "connection failed authentication")                      \
-    X(EAGAIN,     -11,  "operation not complete yet")                            \
-    X(EABORTED,   -12,  "communicator was aborted")
+#define COLL_STATUS_MAP(X)                                                 \
+    X(OK, 0, "success")                                                    \
+    X(EINVAL, -1, "invalid argument")                                      \
+    X(ENOMEM, -2, "out of memory")                                         \
+    X(ETIMEDOUT, -3, "operation timed out")                                \
+    X(EPEER, -4, "a peer rank failed or closed its connection")            \
+    X(EMISMATCH, -5, "ranks called a collective with different arguments") \
+    X(EUNAVAIL, -6, "backend unavailable")                                 \
+    X(ENOTSUP, -7, "operation not supported by this backend or dtype")     \
+    X(ESYS, -8, "system call failed")                                      \
+    X(EPROTO, -9, "protocol error: malformed or unexpected message")       \
+    X(EAUTH, -10, "connection failed authentication")                      \
+    X(EAGAIN, -11, "operation not complete yet")                           \
+    X(EABORTED, -12, "communicator was aborted")
 
 typedef enum {
 #define COLL_STATUS_ENUM(name, val, msg) COLL_##name = (val),
@@ -254,8 +254,8 @@ COLL_API int coll_monitored_barrier(coll_comm *comm, double timeout_s, int *miss
  * coll_test/coll_wait. */
 COLL_API int coll_iallreduce(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
                              coll_dtype dt, coll_op op, coll_request **req);
-COLL_API int coll_iallgather(coll_comm *comm, const void *sendbuf, void *recvbuf,
-                             size_t sendcount, coll_dtype dt, coll_request **req);
+COLL_API int coll_iallgather(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendcount,
+                             coll_dtype dt, coll_request **req);
 COLL_API int coll_ireducescatter(coll_comm *comm, const void *sendbuf, void *recvbuf,
                                  size_t recvcount, coll_dtype dt, coll_op op, coll_request **req);
 COLL_API int coll_ibroadcast(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,

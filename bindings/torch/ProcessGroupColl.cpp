@@ -149,8 +149,7 @@ static coll_op to_coll_op(const c10d::ReduceOp& op, coll_dtype dt, const char* w
                     " is not supported (sum, product, min, max, avg)");
     }
     TORCH_CHECK(coll_op_valid(dt, out) == COLL_OK, "coll: ", what, ": op ", coll_op_name(out),
-                " is not defined for dtype ", coll_dtype_name(dt),
-                " (avg is floating-point only)");
+                " is not defined for dtype ", coll_dtype_name(dt), " (avg is floating-point only)");
     return out;
 }
 
@@ -195,9 +194,14 @@ class WorkColl : public c10d::Work {
     WorkColl(c10d::OpType type, std::string what, coll_comm* comm, coll_request* req, int rc,
              std::function<void()> finish, std::vector<at::Tensor> outputs,
              std::chrono::milliseconds timeout, std::vector<c10::intrusive_ptr<WorkColl>> deps = {})
-        : c10d::Work(-1, type, profiling_title(what.c_str()), outputs), what_(std::move(what)),
-          comm_(comm), req_(req), finish_(std::move(finish)), outputs_(std::move(outputs)),
-          deps_(std::move(deps)), timeout_(timeout),
+        : c10d::Work(-1, type, profiling_title(what.c_str()), outputs),
+          what_(std::move(what)),
+          comm_(comm),
+          req_(req),
+          finish_(std::move(finish)),
+          outputs_(std::move(outputs)),
+          deps_(std::move(deps)),
+          timeout_(timeout),
           fut_(c10::make_intrusive<c10::ivalue::Future>(
               c10::ListType::create(c10::TensorType::get()))) {
         if (!req_ && deps_.empty()) complete(rc);
@@ -231,7 +235,8 @@ class WorkColl : public c10d::Work {
             auto t = timeout != ::kNoTimeout ? timeout : timeout_;
             if (t.count() > 0) {
                 TORCH_CHECK(done_cv_.wait_for(g, t, [this]() { return done_; }), "coll: ", what_,
-                            ": timed out after ", t.count(), " ms waiting for it (it is still in "
+                            ": timed out after ", t.count(),
+                            " ms waiting for it (it is still in "
                             "flight; do not use the group again)");
             } else {
                 done_cv_.wait(g, [this]() { return done_; });
@@ -396,7 +401,8 @@ class ProcessGroupColl : public CollBase {
             TORCH_CHECK(d >= 0, "coll: empty: negative dimension ", d);
             n *= d;
         }
-        TORCH_CHECK(!g_forked_child, "coll: empty: not in a forked child (its communicator "
+        TORCH_CHECK(!g_forked_child,
+                    "coll: empty: not in a forked child (its communicator "
                     "belongs to the parent process)");
         auto opts = at::TensorOptions().dtype(dtype).device(at::kCPU);
         size_t bytes = (size_t)std::max<int64_t>(n, 1) * c10::elementSize(dtype);
@@ -417,7 +423,8 @@ class ProcessGroupColl : public CollBase {
         try {
             std::lock_guard<std::mutex> g(blocks().mu);
             blocks().live.emplace(
-                p, BlockTable::Block{c10::intrusive_ptr<ProcessGroupColl>::reclaim_copy(this), bytes});
+                p,
+                BlockTable::Block{c10::intrusive_ptr<ProcessGroupColl>::reclaim_copy(this), bytes});
         } catch (...) { // out of memory for the entry: the caller falls back
             coll_free(comm_, p);
             return c10::DataPtr();
@@ -458,8 +465,8 @@ class ProcessGroupColl : public CollBase {
         return pg;
     }
     static c10::intrusive_ptr<CollBase> create(const c10::intrusive_ptr<c10d::Store>& store,
-                                                   int rank, int size,
-                                                   const std::chrono::duration<float>& timeout) {
+                                               int rank, int size,
+                                               const std::chrono::duration<float>& timeout) {
         return make(store, rank, size, timeout);
     }
 
@@ -470,8 +477,8 @@ class ProcessGroupColl : public CollBase {
         coll_op op = to_coll_op(opts.reduceOp, dt, "all_reduce");
         Staged s = stage(tensors[0]);
         coll_request* req = nullptr;
-        int rc = coll_iallreduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(),
-                                 (size_t)s.buf.numel(), dt, op, &req);
+        int rc = coll_iallreduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)s.buf.numel(),
+                                 dt, op, &req);
         return make(c10d::OpType::ALLREDUCE, "all_reduce", rc, req, copy_back_fn({s}), tensors,
                     opts.timeout);
     }
@@ -482,7 +489,8 @@ class ProcessGroupColl : public CollBase {
         // completes when they all have (the first error is its error).
         for (auto& t : tensors) {
             check_cpu(t, "all_reduce_coalesced");
-            to_coll_op(opts.reduceOp, to_coll_dtype(t, "all_reduce_coalesced"), "all_reduce_coalesced");
+            to_coll_op(opts.reduceOp, to_coll_dtype(t, "all_reduce_coalesced"),
+                       "all_reduce_coalesced");
         }
         std::vector<c10::intrusive_ptr<WorkColl>> works;
         for (auto& t : tensors) {
@@ -554,16 +562,16 @@ class ProcessGroupColl : public CollBase {
                             const c10d::AllgatherOptions& opts) override {
         check_cpu(input, "all_gather_into_tensor");
         check_cpu(output, "all_gather_into_tensor");
-        TORCH_CHECK(output.numel() == input.numel() * size_ &&
-                        output.scalar_type() == input.scalar_type(),
-                    "coll: all_gather_into_tensor: output must hold world_size x input elements "
-                    "of the input's dtype");
+        TORCH_CHECK(
+            output.numel() == input.numel() * size_ && output.scalar_type() == input.scalar_type(),
+            "coll: all_gather_into_tensor: output must hold world_size x input elements "
+            "of the input's dtype");
         coll_dtype dt = to_coll_dtype(input, "all_gather_into_tensor");
         at::Tensor src = input.contiguous();
         Staged s = stage(output);
         coll_request* req = nullptr;
-        int rc = coll_iallgather(comm_, src.data_ptr(), s.buf.data_ptr(), (size_t)input.numel(),
-                                 dt, &req);
+        int rc = coll_iallgather(comm_, src.data_ptr(), s.buf.data_ptr(), (size_t)input.numel(), dt,
+                                 &req);
         auto keep = src;
         auto cb = copy_back_fn({s});
         auto finish = [keep, cb]() {
@@ -607,10 +615,10 @@ class ProcessGroupColl : public CollBase {
                                  const c10d::ReduceScatterOptions& opts) override {
         check_cpu(input, "reduce_scatter_tensor");
         check_cpu(output, "reduce_scatter_tensor");
-        TORCH_CHECK(input.numel() == output.numel() * size_ &&
-                        output.scalar_type() == input.scalar_type(),
-                    "coll: reduce_scatter_tensor: input must hold world_size x output elements "
-                    "of the output's dtype");
+        TORCH_CHECK(
+            input.numel() == output.numel() * size_ && output.scalar_type() == input.scalar_type(),
+            "coll: reduce_scatter_tensor: input must hold world_size x output elements "
+            "of the output's dtype");
         coll_dtype dt = to_coll_dtype(output, "reduce_scatter_tensor");
         coll_op op = to_coll_op(opts.reduceOp, dt, "reduce_scatter_tensor");
         at::Tensor src = input.contiguous();
@@ -626,8 +634,8 @@ class ProcessGroupColl : public CollBase {
                     {output}, opts.timeout);
     }
 
-    WorkPtr alltoall_base(at::Tensor& output, at::Tensor& input,
-                          std::vector<int64_t>& outSplits, std::vector<int64_t>& inSplits,
+    WorkPtr alltoall_base(at::Tensor& output, at::Tensor& input, std::vector<int64_t>& outSplits,
+                          std::vector<int64_t>& inSplits,
                           const c10d::AllToAllOptions& /*opts*/) override {
         const char* what = "all_to_all_single";
         check_cpu(input, what);
@@ -644,8 +652,8 @@ class ProcessGroupColl : public CollBase {
             // torch splits dimension 0 (rows), as gloo does
             int64_t rows = input.dim() ? input.size(0) : 1;
             TORCH_CHECK(input.numel() == output.numel() && rows % size_ == 0, "coll: ", what,
-                        ": input and output must have the same size, the first dimension (",
-                        rows, ") divisible by the world size ", size_);
+                        ": input and output must have the same size, the first dimension (", rows,
+                        ") divisible by the world size ", size_);
             rc = coll_alltoall(comm_, src.data_ptr(), s.buf.data_ptr(),
                                (size_t)(input.numel() / size_), dt);
         } else {
@@ -658,8 +666,9 @@ class ProcessGroupColl : public CollBase {
                 ioff[r + 1] = ioff[r] + is[r] * row_in;
                 ooff[r + 1] = ooff[r] + os[r] * row_out;
             }
-            TORCH_CHECK(ioff[size_] == input.numel() && ooff[size_] == output.numel(), "coll: ",
-                        what, ": split sizes do not add up to the tensors' first dimension");
+            TORCH_CHECK(ioff[size_] == input.numel() && ooff[size_] == output.numel(),
+                        "coll: ", what,
+                        ": split sizes do not add up to the tensors' first dimension");
             size_t es = input.element_size();
             char* ib = static_cast<char*>(src.data_ptr());
             char* ob = static_cast<char*>(s.buf.data_ptr());
@@ -766,8 +775,8 @@ class ProcessGroupColl : public CollBase {
                            const char* what, const char* kind) {
         for (auto& t : list) {
             check_cpu(t, what);
-            TORCH_CHECK(t.numel() == ref.numel() && t.scalar_type() == ref.scalar_type(), "coll: ",
-                        what, ": every ", kind, " tensor must have ", ref.numel(),
+            TORCH_CHECK(t.numel() == ref.numel() && t.scalar_type() == ref.scalar_type(),
+                        "coll: ", what, ": every ", kind, " tensor must have ", ref.numel(),
                         " elements of dtype ", ref.scalar_type());
         }
     }
@@ -900,7 +909,9 @@ class ProcessGroupColl : public CollBase {
     static std::vector<uint8_t> bytes(const std::string& s) {
         return std::vector<uint8_t>(s.begin(), s.end());
     }
-    static std::string str(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
+    static std::string str(const std::vector<uint8_t>& v) {
+        return std::string(v.begin(), v.end());
+    }
 
     // Waits for the in-flight requests in call order and settles their futures.
     void shut_down() {
@@ -1015,7 +1026,8 @@ class CollAllocator final : public c10::Allocator {
     void install(c10::intrusive_ptr<ProcessGroupColl> g, size_t min_bytes) {
         size_t cap = cache_cap(); // before any state changes: it may throw
         std::lock_guard<std::mutex> l(mu_);
-        TORCH_CHECK(!group_, "coll: use_coll_allocator: the coll allocator is already on (for "
+        TORCH_CHECK(!group_,
+                    "coll: use_coll_allocator: the coll allocator is already on (for "
                     "another or the same group); call collbench_torch.use_default_allocator() "
                     "first");
         TORCH_CHECK(!g_forked_child, "coll: use_coll_allocator: not in a forked child");
@@ -1026,10 +1038,12 @@ class CollAllocator final : public c10::Allocator {
             c10::SetAllocator(c10::DeviceType::CPU, this, kPriority);
             TORCH_CHECK(c10::GetAllocator(c10::DeviceType::CPU) == this,
                         "coll: use_coll_allocator: torch kept its CPU allocator (another one is "
-                        "installed with a priority above ", (int)kPriority, ")");
+                        "installed with a priority above ",
+                        (int)kPriority, ")");
             registered_ = true;
         } else {
-            TORCH_CHECK(cur == this, "coll: use_coll_allocator: torch's CPU allocator was "
+            TORCH_CHECK(cur == this,
+                        "coll: use_coll_allocator: torch's CPU allocator was "
                         "replaced after the coll allocator was first installed; it cannot be "
                         "installed again");
         }
@@ -1121,11 +1135,13 @@ static void allocator_from_env(const c10::intrusive_ptr<ProcessGroupColl>& pg) {
 // dispatches to per-device backends, and coll is its CPU one.
 static py::object coll_backend_of(py::object group) {
     if (group.is_none())
-        group = py::module::import("torch.distributed.distributed_c10d").attr("_get_default_group")();
+        group =
+            py::module::import("torch.distributed.distributed_c10d").attr("_get_default_group")();
     if (py::isinstance<ProcessGroupColl>(group)) return group;
     if (py::hasattr(group, "_get_backend")) {
         try {
-            py::object b = group.attr("_get_backend")(py::module::import("torch").attr("device")("cpu"));
+            py::object b = group.attr("_get_backend")(
+                py::module::import("torch").attr("device")("cpu"));
             if (py::isinstance<ProcessGroupColl>(b)) return b;
         } catch (py::error_already_set&) {
             // no CPU backend
@@ -1147,50 +1163,56 @@ PYBIND11_MODULE(collbench_torch, m) {
              }),
              py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("libcoll_backend", &collbench::ProcessGroupColl::libcollBackend)
-        .def("empty",
-             [](collbench::ProcessGroupColl& pg, std::vector<int64_t> sizes, py::object dtype) {
-                 TORCH_CHECK(THPDtype_Check(dtype.ptr()), "coll: empty: dtype must be a torch.dtype");
-                 return pg.empty(sizes, reinterpret_cast<THPDtype*>(dtype.ptr())->scalar_type);
-             },
-             py::arg("sizes"), py::arg("dtype"),
-             "a tensor in libcoll's memory for this group (zero-copy shm collectives)");
+        .def(
+            "empty",
+            [](collbench::ProcessGroupColl& pg, std::vector<int64_t> sizes, py::object dtype) {
+                TORCH_CHECK(THPDtype_Check(dtype.ptr()),
+                            "coll: empty: dtype must be a torch.dtype");
+                return pg.empty(sizes, reinterpret_cast<THPDtype*>(dtype.ptr())->scalar_type);
+            },
+            py::arg("sizes"), py::arg("dtype"),
+            "a tensor in libcoll's memory for this group (zero-copy shm collectives)");
     m.def("create_process_group", &collbench::ProcessGroupColl::create,
           py::call_guard<py::gil_scoped_release>());
     m.def("backend", &collbench::coll_backend_of, py::arg("group") = py::none(),
           "the group's coll backend (ProcessGroupColl: empty(), libcoll_backend), or None");
 
-    m.def("use_coll_allocator",
-          [](py::object group, int64_t min_bytes) {
-              py::object b = collbench::coll_backend_of(group);
-              TORCH_CHECK(!b.is_none(), "coll: use_coll_allocator: the group is a ",
-                          std::string(py::str(py::type::of(group).attr("__name__"))),
-                          " without a coll backend, not a coll group (dist.new_group("
-                          "backend=\"coll\"), or init_process_group(\"coll\"))");
-              TORCH_CHECK(min_bytes >= 0, "coll: use_coll_allocator: min_bytes ", min_bytes,
-                          " is negative");
-              auto pg = b.cast<c10::intrusive_ptr<collbench::ProcessGroupColl>>();
-              collbench::CollAllocator::get().install(pg, (size_t)min_bytes);
-          },
-          py::arg("group") = py::none(), py::arg("min_bytes") = (int64_t)collbench::kDefaultMinBytes,
-          "torch's CPU allocations of at least min_bytes come from the group's libcoll memory "
-          "(zero-copy collectives; docs/TORCH.md)");
+    m.def(
+        "use_coll_allocator",
+        [](py::object group, int64_t min_bytes) {
+            py::object b = collbench::coll_backend_of(group);
+            TORCH_CHECK(!b.is_none(), "coll: use_coll_allocator: the group is a ",
+                        std::string(py::str(py::type::of(group).attr("__name__"))),
+                        " without a coll backend, not a coll group (dist.new_group("
+                        "backend=\"coll\"), or init_process_group(\"coll\"))");
+            TORCH_CHECK(min_bytes >= 0, "coll: use_coll_allocator: min_bytes ", min_bytes,
+                        " is negative");
+            auto pg = b.cast<c10::intrusive_ptr<collbench::ProcessGroupColl>>();
+            collbench::CollAllocator::get().install(pg, (size_t)min_bytes);
+        },
+        py::arg("group") = py::none(), py::arg("min_bytes") = (int64_t)collbench::kDefaultMinBytes,
+        "torch's CPU allocations of at least min_bytes come from the group's libcoll memory "
+        "(zero-copy collectives; docs/TORCH.md)");
     // The group may be dropped here for the last time: its destructor releases the GIL.
-    m.def("use_default_allocator", []() { collbench::CollAllocator::get().uninstall(); },
-          "new CPU allocations come from torch's allocator again (coll memory already handed "
-          "out stays valid)");
-    m.def("coll_allocator_enabled",
-          [](py::object group) {
-              if (group.is_none()) return collbench::CollAllocator::get().on();
-              py::object b = collbench::coll_backend_of(group);
-              if (b.is_none()) return false;
-              return collbench::CollAllocator::get().on(b.cast<collbench::ProcessGroupColl*>());
-          },
-          py::arg("group") = py::none(), "whether the coll allocator is on (for that group)");
+    m.def(
+        "use_default_allocator", []() { collbench::CollAllocator::get().uninstall(); },
+        "new CPU allocations come from torch's allocator again (coll memory already handed "
+        "out stays valid)");
+    m.def(
+        "coll_allocator_enabled",
+        [](py::object group) {
+            if (group.is_none()) return collbench::CollAllocator::get().on();
+            py::object b = collbench::coll_backend_of(group);
+            if (b.is_none()) return false;
+            return collbench::CollAllocator::get().on(b.cast<collbench::ProcessGroupColl*>());
+        },
+        py::arg("group") = py::none(), "whether the coll allocator is on (for that group)");
     m.def("is_coll_memory", &collbench::is_coll_memory, py::arg("tensor"),
           "whether the tensor's storage is coll_alloc memory (empty() or the coll allocator)");
     // Tests: a round trip through c10's raw interface, which oneDNN uses.
     m.def("_raw_allocate", [](int64_t n) {
-        return reinterpret_cast<uintptr_t>(c10::GetAllocator(c10::DeviceType::CPU)->raw_allocate((size_t)n));
+        return reinterpret_cast<uintptr_t>(
+            c10::GetAllocator(c10::DeviceType::CPU)->raw_allocate((size_t)n));
     });
     m.def("_raw_deallocate", [](uintptr_t p) {
         c10::GetAllocator(c10::DeviceType::CPU)->raw_deallocate(reinterpret_cast<void*>(p));
@@ -1228,7 +1250,8 @@ def destroy_process_group(group=None):
     return _orig(group)
 c10d.destroy_process_group = destroy_process_group
 dist.destroy_process_group = destroy_process_group
-)", scope);
+)",
+             scope);
 
     // torch 2 asks which devices a backend serves (else it assumes CPU and CUDA).
     py::object backend = dist.attr("Backend");
@@ -1236,7 +1259,7 @@ dist.destroy_process_group = destroy_process_group
 #if COLL_TORCH2
         std::vector<std::string> devices{"cpu"};
         backend.attr("register_backend")("coll", m.attr("create_process_group"),
-                                          py::arg("devices") = devices);
+                                         py::arg("devices") = devices);
 #else
         backend.attr("register_backend")("coll", m.attr("create_process_group"));
 #endif

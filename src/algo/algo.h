@@ -24,11 +24,11 @@ typedef struct coll__scratch {
 typedef struct coll__algo_ctx {
     coll__transport *tp;
     int rank, size;
-    coll__sig sig;          /* stamped on every transfer this collective posts */
-    double deadline;       /* coll__now_s() time after which waits fail with ETIMEDOUT */
+    coll__sig sig;   /* stamped on every transfer this collective posts */
+    double deadline; /* coll__now_s() time after which waits fail with ETIMEDOUT */
     coll__scratch *scratch;
-    size_t chunk_bytes;    /* pipelining granularity for large messages; 0: 1 MiB */
-    double timeout_s;      /* the timeout behind deadline, for messages only; 0: unknown */
+    size_t chunk_bytes; /* pipelining granularity for large messages; 0: 1 MiB */
+    double timeout_s;   /* the timeout behind deadline, for messages only; 0: unknown */
 } coll__algo_ctx;
 
 #define COLL_ALGO_DEFAULT_CHUNK ((size_t)1 << 20)
@@ -45,30 +45,29 @@ void coll__scratch_free(coll__scratch *s);
 /* ---- point-to-point helpers (p2p.c) ---- */
 /* Fill a transfer for this collective (status COLL_EAGAIN, done 0). */
 void coll__xfer_init(coll__algo_ctx *c, coll__xfer *x, coll__xfer_kind kind, int peer,
-                    const void *buf, size_t len);
+                     const void *buf, size_t len);
 /* Post n transfers (zero-length ones too: they carry the signature). */
 int coll__p2p_post(coll__algo_ctx *c, coll__xfer *xs, int n);
 /* Drive progress until all n posted transfers are done; error/timeout otherwise. */
 int coll__p2p_wait(coll__algo_ctx *c, coll__xfer *xs, int n);
 int coll__p2p_send(coll__algo_ctx *c, int peer, const void *buf, size_t len);
 int coll__p2p_recv(coll__algo_ctx *c, int peer, void *buf, size_t len);
-int coll__p2p_sendrecv(coll__algo_ctx *c, int to, const void *sbuf, size_t slen,
-                      int from, void *rbuf, size_t rlen);
+int coll__p2p_sendrecv(coll__algo_ctx *c, int to, const void *sbuf, size_t slen, int from,
+                       void *rbuf, size_t rlen);
 /* Send slen bytes to `to` while receiving rlen bytes from `from` into tmp; as the
  * bytes arrive, out = in op tmp is computed chunk by chunk, so the reduction of one
  * chunk overlaps the transfer of the next. out may equal in. rlen must be a
  * multiple of the dtype size. */
-int coll__p2p_sendrecv_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t slen,
-                             int from, void *tmp, const void *in, void *out, size_t rlen,
-                             coll_dtype dt, coll_op op);
+int coll__p2p_sendrecv_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t slen, int from,
+                              void *tmp, const void *in, void *out, size_t rlen, coll_dtype dt,
+                              coll_op op);
 /* The same over element counts, split into messages of at most chunk_bytes so
  * scratch stays one chunk (staged in scratch slot 0): send scnt elements of sbuf
  * to `to` while receiving rcnt elements from `from`, out = in op received.
  * to/from < 0: that direction is unused. Peers must pass matching counts; a
  * zero count still sends one zero-length message (it carries the signature). */
-int coll__p2p_exchange_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t scnt,
-                             int from, const void *in, void *out, size_t rcnt,
-                             coll_dtype dt, coll_op op);
+int coll__p2p_exchange_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t scnt, int from,
+                              const void *in, void *out, size_t rcnt, coll_dtype dt, coll_op op);
 
 /* ---- block ranges (blocks.c) ---- */
 /* Split count elements into size blocks as evenly as possible: block i starts at
@@ -79,7 +78,7 @@ void coll__blocks_span(size_t count, int size, int first, int last, size_t *off,
 /* Chunk k (of ce elements, see coll__chunk_range) of block i of that split, as an
  * element range of the whole vector; *cnt is 0 past the block's end. */
 void coll__block_chunk(size_t count, int size, int i, size_t ce, size_t k, size_t *off,
-                      size_t *cnt);
+                       size_t *cnt);
 
 /* ---- non-power-of-two fold (fold.c) ----
  * Recursive doubling/halving run on p = coll__pow2_floor(n) ranks; the first
@@ -91,7 +90,7 @@ int coll__fold_real_rank(int nr, int rem);
 /* Fold-in: rbuf = sbuf, reduced with the even neighbour's sbuf on odd ranks
  * below 2*rem. *nr: this rank's participant number, or -1 if it sits out. */
 int coll__fold_in(coll__algo_ctx *c, int rem, const void *sbuf, void *rbuf, size_t count,
-                 coll_dtype dt, coll_op op, int *nr);
+                  coll_dtype dt, coll_op op, int *nr);
 /* Fold-out: odd ranks below 2*rem send the bytes of rbuf back to the even ones. */
 int coll__fold_out(coll__algo_ctx *c, int rem, void *rbuf, size_t bytes);
 
@@ -126,27 +125,27 @@ static inline void coll__chunk_range(size_t cnt, size_t ce, size_t k, size_t *of
  * Same argument meaning as the coll.h call; counts in elements; op is never
  * COLL_AVG here (the backend reduces avg as sum and divides afterwards). */
 int coll__allreduce_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                        coll_dtype dt, coll_op op);
+                         coll_dtype dt, coll_op op);
 int coll__allreduce_rhd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                       coll_dtype dt, coll_op op); /* Rabenseifner: halving RS + doubling AG */
+                        coll_dtype dt, coll_op op); /* Rabenseifner: halving RS + doubling AG */
 int coll__allreduce_direct(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                          coll_dtype dt, coll_op op); /* one-shot: every rank reduces all */
-int coll__allreduce_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                      coll_dtype dt, coll_op op);  /* recursive doubling, small messages */
+                           coll_dtype dt, coll_op op); /* one-shot: every rank reduces all */
+int coll__allreduce_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count, coll_dtype dt,
+                       coll_op op); /* recursive doubling, small messages */
 int coll__allgather_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
-                        coll_dtype dt);
+                         coll_dtype dt);
 int coll__allgather_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
-                      coll_dtype dt);
+                       coll_dtype dt);
 int coll__reducescatter_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t recvcount,
-                            coll_dtype dt, coll_op op);
+                             coll_dtype dt, coll_op op);
 int coll__broadcast_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                        coll_dtype dt, int root); /* binomial tree */
+                         coll_dtype dt, int root); /* binomial tree */
 int coll__broadcast_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                        coll_dtype dt, int root); /* pipelined chain, large messages */
-int coll__reduce_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                     coll_dtype dt, coll_op op, int root); /* binomial tree */
+                         coll_dtype dt, int root); /* pipelined chain, large messages */
+int coll__reduce_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count, coll_dtype dt,
+                      coll_op op, int root); /* binomial tree */
 int coll__alltoall_pairwise(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                           coll_dtype dt);
+                            coll_dtype dt);
 int coll__barrier_dissemination(coll__algo_ctx *c);
 
 /* ---- selection (select.c) ---- */
@@ -177,6 +176,6 @@ coll__algo_id coll__algo_select(coll__kind kind, coll__algo_id requested, size_t
 size_t coll__algo_bytes(coll__kind kind, size_t count, coll_dtype dt, int world);
 /* Run collective `kind` with algorithm `id` (not AUTO). */
 int coll__algo_run(coll__algo_ctx *c, coll__algo_id id, coll__kind kind, const void *sbuf,
-                  void *rbuf, size_t count, coll_dtype dt, coll_op op, int root);
+                   void *rbuf, size_t count, coll_dtype dt, coll_op op, int root);
 
 #endif

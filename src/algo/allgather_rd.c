@@ -5,7 +5,7 @@
 #include "algo/algo.h"
 
 int coll__allgather_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
-                      coll_dtype dt)
+                       coll_dtype dt)
 {
     int n = c->size, r = c->rank;
     if (n & (n - 1)) return coll__allgather_ring(c, sbuf, rbuf, sendcount, dt);
@@ -18,7 +18,7 @@ int coll__allgather_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t s
         size_t theirs = (size_t)(peer & ~(mask - 1)) * sendcount;
         size_t bytes = (size_t)mask * sendcount * esz;
         int rc = coll__p2p_sendrecv(c, peer, coll__elem(rbuf, mine, esz), bytes, peer,
-                                   coll__elem(rbuf, theirs, esz), bytes);
+                                    coll__elem(rbuf, theirs, esz), bytes);
         if (rc < 0) return rc;
     }
     return COLL_OK;

@@ -3,7 +3,7 @@
 #include "algo/algo.h"
 
 int coll__allgather_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t sendcount,
-                        coll_dtype dt)
+                         coll_dtype dt)
 {
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;
@@ -14,7 +14,7 @@ int coll__allgather_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t
     for (int s = 0; s < n - 1; s++) {
         size_t sb = (size_t)coll__mod(r - s, n), rb = (size_t)coll__mod(r - s - 1, n);
         int rc = coll__p2p_sendrecv(c, right, coll__elem(rbuf, sb * sendcount, esz), bb, left,
-                                   coll__elem(rbuf, rb * sendcount, esz), bb);
+                                    coll__elem(rbuf, rb * sendcount, esz), bb);
         if (rc < 0) return rc;
     }
     return COLL_OK;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 int coll__allreduce_direct(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                          coll_dtype dt, coll_op op)
+                           coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
     coll__reduce_fn fn = coll__reduce_kernel(dt, op);

@@ -7,8 +7,8 @@
 #include "algo/algo.h"
 #include "core/reduce.h"
 
-static int rd_chunk(coll__algo_ctx *c, const char *s, char *d, size_t len, void *tmp,
-                    int p, int rem, coll_dtype dt, coll_op op, coll__reduce_fn fn)
+static int rd_chunk(coll__algo_ctx *c, const char *s, char *d, size_t len, void *tmp, int p,
+                    int rem, coll_dtype dt, coll_op op, coll__reduce_fn fn)
 {
     size_t esz = coll_dtype_size(dt);
     int nr, rc = coll__fold_in(c, rem, s, d, len, dt, op, &nr);
@@ -23,8 +23,8 @@ static int rd_chunk(coll__algo_ctx *c, const char *s, char *d, size_t len, void 
     return coll__fold_out(c, rem, d, len * esz);
 }
 
-int coll__allreduce_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                      coll_dtype dt, coll_op op)
+int coll__allreduce_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count, coll_dtype dt,
+                       coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
     coll__reduce_fn fn = coll__reduce_kernel(dt, op);
@@ -40,8 +40,8 @@ int coll__allreduce_rd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t c
     for (size_t k = 0; k < nch; k++) {
         size_t o, len;
         coll__chunk_range(count, ce, k, &o, &len);
-        int rc = rd_chunk(c, coll__elem(sbuf, o, esz), coll__elem(rbuf, o, esz), len, tmp, p,
-                          n - p, dt, op, fn);
+        int rc = rd_chunk(c, coll__elem(sbuf, o, esz), coll__elem(rbuf, o, esz), len, tmp, p, n - p,
+                          dt, op, fn);
         if (rc < 0) return rc;
     }
     return COLL_OK;

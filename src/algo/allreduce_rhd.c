@@ -6,7 +6,7 @@
 #include "algo/algo.h"
 
 int coll__allreduce_rhd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                       coll_dtype dt, coll_op op)
+                        coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;
@@ -26,8 +26,8 @@ int coll__allreduce_rhd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t 
             coll__blocks_span(count, p, klo, khi, &ko, &kc);
             coll__blocks_span(count, p, slo, shi, &so, &sc);
             rc = coll__p2p_exchange_reduce(c, peer, coll__elem(rbuf, so, esz), sc, peer,
-                                          coll__elem(rbuf, ko, esz), coll__elem(rbuf, ko, esz),
-                                          kc, dt, op);
+                                           coll__elem(rbuf, ko, esz), coll__elem(rbuf, ko, esz), kc,
+                                           dt, op);
             if (rc < 0) return rc;
             lo = klo;
             hi = khi;
@@ -40,7 +40,7 @@ int coll__allreduce_rhd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t 
             coll__blocks_span(count, p, mb, mb + mask, &mo, &mc);
             coll__blocks_span(count, p, pb, pb + mask, &po, &pc);
             rc = coll__p2p_sendrecv(c, peer, coll__elem(rbuf, mo, esz), mc * esz, peer,
-                                   coll__elem(rbuf, po, esz), pc * esz);
+                                    coll__elem(rbuf, po, esz), pc * esz);
             if (rc < 0) return rc;
         }
     }

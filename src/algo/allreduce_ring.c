@@ -6,7 +6,7 @@
 #include "algo/algo.h"
 
 int coll__allreduce_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                        coll_dtype dt, coll_op op)
+                         coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;
@@ -28,8 +28,8 @@ int coll__allreduce_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t
             coll__block_chunk(count, n, coll__mod(r - s - 1, n), ce, k, &ro, &rcnt);
             const void *src = s == 0 ? sbuf : rbuf;
             int rc = coll__p2p_exchange_reduce(c, right, coll__elem(src, so, esz), sc, left,
-                                              coll__elem(sbuf, ro, esz), coll__elem(rbuf, ro, esz),
-                                              rcnt, dt, op);
+                                               coll__elem(sbuf, ro, esz), coll__elem(rbuf, ro, esz),
+                                               rcnt, dt, op);
             if (rc < 0) return rc;
         }
         /* All-gather the reduced blocks around the same ring. */
@@ -38,7 +38,7 @@ int coll__allreduce_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t
             coll__block_chunk(count, n, coll__mod(r - s + 1, n), ce, k, &so, &sc);
             coll__block_chunk(count, n, coll__mod(r - s, n), ce, k, &ro, &rcnt);
             int rc = coll__p2p_sendrecv(c, right, coll__elem(rbuf, so, esz), sc * esz, left,
-                                       coll__elem(rbuf, ro, esz), rcnt * esz);
+                                        coll__elem(rbuf, ro, esz), rcnt * esz);
             if (rc < 0) return rc;
         }
     }

@@ -5,7 +5,7 @@
 #include "algo/algo.h"
 
 int coll__alltoall_pairwise(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                           coll_dtype dt)
+                            coll_dtype dt)
 {
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;
@@ -18,11 +18,12 @@ int coll__alltoall_pairwise(coll__algo_ctx *c, const void *sbuf, void *rbuf, siz
         memcpy(copy, sbuf, (size_t)n * bb);
         src = copy;
     }
-    coll__copy(coll__elem(rbuf, (size_t)r * count, esz), coll__elem(src, (size_t)r * count, esz), bb);
+    coll__copy(coll__elem(rbuf, (size_t)r * count, esz), coll__elem(src, (size_t)r * count, esz),
+               bb);
     for (int k = 1; k < n; k++) {
         int to = coll__mod(r + k, n), from = coll__mod(r - k, n);
         int rc = coll__p2p_sendrecv(c, to, coll__elem(src, (size_t)to * count, esz), bb, from,
-                                   coll__elem(rbuf, (size_t)from * count, esz), bb);
+                                    coll__elem(rbuf, (size_t)from * count, esz), bb);
         if (rc < 0) return rc;
     }
     return COLL_OK;

@@ -19,8 +19,7 @@ void coll__blocks_span(size_t count, int size, int first, int last, size_t *off,
     *cnt = end - *off;
 }
 
-void coll__block_chunk(size_t count, int size, int i, size_t ce, size_t k, size_t *off,
-                      size_t *cnt)
+void coll__block_chunk(size_t count, int size, int i, size_t ce, size_t k, size_t *off, size_t *cnt)
 {
     size_t bo, bc, co;
     coll__block_range(count, size, i, &bo, &bc);

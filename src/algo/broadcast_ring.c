@@ -4,7 +4,7 @@
 #include "algo/algo.h"
 
 int coll__broadcast_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                        coll_dtype dt, int root)
+                         coll_dtype dt, int root)
 {
     size_t esz = coll_dtype_size(dt);
     int n = c->size, r = c->rank;
@@ -30,7 +30,7 @@ int coll__broadcast_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t
             if (k + 1 < nch) {
                 coll__chunk_range(count, ce, k + 1, &o, &len);
                 coll__xfer_init(c, &rx[i ^ 1], COLL_XFER_RECV, prev, coll__elem(rbuf, o, esz),
-                               len * esz);
+                                len * esz);
                 if ((rc = coll__p2p_post(c, &rx[i ^ 1], 1)) < 0) return rc;
             }
         }

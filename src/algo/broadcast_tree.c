@@ -4,7 +4,7 @@
 #include "algo/algo.h"
 
 int coll__broadcast_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                        coll_dtype dt, int root)
+                         coll_dtype dt, int root)
 {
     size_t esz = coll_dtype_size(dt);
     int n = c->size, r = c->rank;
@@ -24,7 +24,8 @@ int coll__broadcast_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t
     int nx = 0;
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (vr + mask < n)
-            coll__xfer_init(c, &xs[nx++], COLL_XFER_SEND, coll__mod(vr + mask + root, n), rbuf, bytes);
+            coll__xfer_init(c, &xs[nx++], COLL_XFER_SEND, coll__mod(vr + mask + root, n), rbuf,
+                            bytes);
     rc = coll__p2p_post(c, xs, nx);
     return rc < 0 ? rc : coll__p2p_wait(c, xs, nx);
 }

@@ -13,7 +13,7 @@ int coll__pow2_floor(int n)
 int coll__fold_real_rank(int nr, int rem) { return nr < rem ? 2 * nr + 1 : nr + rem; }
 
 int coll__fold_in(coll__algo_ctx *c, int rem, const void *sbuf, void *rbuf, size_t count,
-                 coll_dtype dt, coll_op op, int *nr)
+                  coll_dtype dt, coll_op op, int *nr)
 {
     int r = c->rank;
     if (r >= 2 * rem) {

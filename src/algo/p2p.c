@@ -44,7 +44,7 @@ size_t coll__chunk_elems(const coll__algo_ctx *c, size_t esz)
 }
 
 void coll__xfer_init(coll__algo_ctx *c, coll__xfer *x, coll__xfer_kind kind, int peer,
-                    const void *buf, size_t len)
+                     const void *buf, size_t len)
 {
     memset(x, 0, sizeof(*x));
     x->kind = kind;
@@ -73,8 +73,7 @@ int coll__p2p_post(coll__algo_ctx *c, coll__xfer *xs, int n)
             if (!c->tp->err.msg[0])
                 snprintf(c->tp->err.msg, sizeof(c->tp->err.msg), "cannot post %s to rank %d: %s",
                          xs[i].kind == COLL_XFER_SEND ? "send" : "receive",
-                         coll__err_world(&c->tp->err, xs[i].peer),
-                         coll_strerror(rc));
+                         coll__err_world(&c->tp->err, xs[i].peer), coll_strerror(rc));
             return fail(c, rc);
         }
     }
@@ -105,8 +104,8 @@ static int timed_out(coll__algo_ctx *c, const coll__xfer *xs, int n)
             snprintf(c->tp->err.msg, sizeof(c->tp->err.msg),
                      "timed out after %.0f s waiting for rank %d in %s", c->timeout_s, peer, what);
         else
-            snprintf(c->tp->err.msg, sizeof(c->tp->err.msg),
-                     "timed out waiting for rank %d in %s", peer, what);
+            snprintf(c->tp->err.msg, sizeof(c->tp->err.msg), "timed out waiting for rank %d in %s",
+                     peer, what);
         c->tp->err.rank = peer;
     }
     return COLL_ETIMEDOUT;
@@ -160,8 +159,8 @@ int coll__p2p_recv(coll__algo_ctx *c, int peer, void *buf, size_t len)
     return post_wait(c, &x, 1);
 }
 
-int coll__p2p_sendrecv(coll__algo_ctx *c, int to, const void *sbuf, size_t slen,
-                      int from, void *rbuf, size_t rlen)
+int coll__p2p_sendrecv(coll__algo_ctx *c, int to, const void *sbuf, size_t slen, int from,
+                       void *rbuf, size_t rlen)
 {
     coll__xfer x[2];
     int n = 0;
@@ -173,9 +172,9 @@ int coll__p2p_sendrecv(coll__algo_ctx *c, int to, const void *sbuf, size_t slen,
 
 /* Send (to >= 0) while receiving (from >= 0) rlen bytes into tmp; reduce
  * out = in op tmp over each stretch of whole elements as soon as it arrives. */
-static int exchange_reduce_bytes(coll__algo_ctx *c, int to, const void *sbuf, size_t slen,
-                                 int from, void *tmp, const void *in, void *out, size_t rlen,
-                                 coll_dtype dt, coll_op op)
+static int exchange_reduce_bytes(coll__algo_ctx *c, int to, const void *sbuf, size_t slen, int from,
+                                 void *tmp, const void *in, void *out, size_t rlen, coll_dtype dt,
+                                 coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
     coll__reduce_fn fn = coll__reduce_kernel(dt, op);
@@ -207,16 +206,15 @@ static int exchange_reduce_bytes(coll__algo_ctx *c, int to, const void *sbuf, si
     }
 }
 
-int coll__p2p_sendrecv_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t slen,
-                             int from, void *tmp, const void *in, void *out, size_t rlen,
-                             coll_dtype dt, coll_op op)
+int coll__p2p_sendrecv_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t slen, int from,
+                              void *tmp, const void *in, void *out, size_t rlen, coll_dtype dt,
+                              coll_op op)
 {
     return exchange_reduce_bytes(c, to, sbuf, slen, from, tmp, in, out, rlen, dt, op);
 }
 
-int coll__p2p_exchange_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t scnt,
-                             int from, const void *in, void *out, size_t rcnt,
-                             coll_dtype dt, coll_op op)
+int coll__p2p_exchange_reduce(coll__algo_ctx *c, int to, const void *sbuf, size_t scnt, int from,
+                              const void *in, void *out, size_t rcnt, coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;

@@ -4,8 +4,8 @@
  * scratch stays one chunk. All ops are commutative, so child order is free. */
 #include "algo/algo.h"
 
-int coll__reduce_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                     coll_dtype dt, coll_op op, int root)
+int coll__reduce_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count, coll_dtype dt,
+                      coll_op op, int root)
 {
     size_t esz = coll_dtype_size(dt);
     int n = c->size, r = c->rank;
@@ -25,13 +25,13 @@ int coll__reduce_tree(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t co
             int rc;
             if (vr & mask) {
                 rc = coll__p2p_exchange_reduce(c, coll__mod(vr - mask + root, n), cur, len, -1,
-                                              NULL, NULL, 0, dt, op);
+                                               NULL, NULL, 0, dt, op);
                 if (rc < 0) return rc;
                 break;
             }
             if ((vr | mask) < n) {
                 rc = coll__p2p_exchange_reduce(c, -1, NULL, 0, coll__mod((vr | mask) + root, n),
-                                              cur, dst, len, dt, op);
+                                               cur, dst, len, dt, op);
                 if (rc < 0) return rc;
                 cur = dst;
             }

@@ -6,7 +6,7 @@
 #include "algo/algo.h"
 
 int coll__reducescatter_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t recvcount,
-                            coll_dtype dt, coll_op op)
+                             coll_dtype dt, coll_op op)
 {
     size_t esz = coll_dtype_size(dt);
     if (!esz) return COLL_EINVAL;
@@ -24,11 +24,12 @@ int coll__reducescatter_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, si
         coll__chunk_range(recvcount, ce, k, &o, &len);
         for (int s = 0; s < n - 1; s++) {
             size_t sb = (size_t)coll__mod(r - s - 1, n), rb = (size_t)coll__mod(r - s - 2, n);
-            const void *src = s == 0 ? coll__elem(sbuf, sb * recvcount + o, esz) : accs[(s - 1) & 1];
+            const void *src = s == 0 ? coll__elem(sbuf, sb * recvcount + o, esz)
+                                     : accs[(s - 1) & 1];
             void *dst = s == n - 2 ? coll__elem(rbuf, o, esz) : accs[s & 1];
             int rc = coll__p2p_exchange_reduce(c, right, src, len, left,
-                                              coll__elem(sbuf, rb * recvcount + o, esz), dst, len,
-                                              dt, op);
+                                               coll__elem(sbuf, rb * recvcount + o, esz), dst, len,
+                                               dt, op);
             if (rc < 0) return rc;
         }
     }

@@ -8,17 +8,21 @@
 /* Crossover points of the tuning table, measured over TCP loopback with
  * bench/algo_crossover.sh (docs/PERFORMANCE.md has the table and the command).
  * Sizes are whole-vector bytes. */
-#define ALLREDUCE_RD_BELOW_2    (4u << 10)   /* 2 ranks: one exchange wins only while tiny */
-#define ALLREDUCE_RD_BELOW      (32u << 10)  /* recursive doubling: latency bound */
-#define ALLREDUCE_RHD_BELOW     (1u << 20)   /* Rabenseifner; ring above */
-#define ALLGATHER_RD_BELOW      (64u << 10)  /* power-of-two worlds only */
-#define BROADCAST_TREE_BELOW    (16u << 20)  /* binomial tree; pipelined chain above */
+#define ALLREDUCE_RD_BELOW_2 (4u << 10)  /* 2 ranks: one exchange wins only while tiny */
+#define ALLREDUCE_RD_BELOW (32u << 10)   /* recursive doubling: latency bound */
+#define ALLREDUCE_RHD_BELOW (1u << 20)   /* Rabenseifner; ring above */
+#define ALLGATHER_RD_BELOW (64u << 10)   /* power-of-two worlds only */
+#define BROADCAST_TREE_BELOW (16u << 20) /* binomial tree; pipelined chain above */
 
 static const char *const names[COLL_ALGO_COUNT] = {
-    [COLL_ALGO_AUTO] = "auto",         [COLL_ALGO_RING] = "ring",
-    [COLL_ALGO_RHD] = "rhd",           [COLL_ALGO_RD] = "rd",
-    [COLL_ALGO_TREE] = "tree",         [COLL_ALGO_PAIRWISE] = "pairwise",
-    [COLL_ALGO_DISSEMINATION] = "dissemination", [COLL_ALGO_DIRECT] = "direct",
+    [COLL_ALGO_AUTO] = "auto",
+    [COLL_ALGO_RING] = "ring",
+    [COLL_ALGO_RHD] = "rhd",
+    [COLL_ALGO_RD] = "rd",
+    [COLL_ALGO_TREE] = "tree",
+    [COLL_ALGO_PAIRWISE] = "pairwise",
+    [COLL_ALGO_DISSEMINATION] = "dissemination",
+    [COLL_ALGO_DIRECT] = "direct",
 };
 
 /* Other spellings users bring from MPI/NCCL vocabularies. */
@@ -26,17 +30,20 @@ static const struct {
     const char *name;
     coll__algo_id id;
 } aliases[] = {
-    {"rabenseifner", COLL_ALGO_RHD},    {"halving-doubling", COLL_ALGO_RHD},
-    {"recursive-doubling", COLL_ALGO_RD}, {"binomial", COLL_ALGO_TREE},
-    {"chain", COLL_ALGO_RING},          {"pipeline", COLL_ALGO_RING},
+    {"rabenseifner", COLL_ALGO_RHD},
+    {"halving-doubling", COLL_ALGO_RHD},
+    {"recursive-doubling", COLL_ALGO_RD},
+    {"binomial", COLL_ALGO_TREE},
+    {"chain", COLL_ALGO_RING},
+    {"pipeline", COLL_ALGO_RING},
     {"one-shot", COLL_ALGO_DIRECT},
 };
 
 /* Bit set of the algorithms each collective has (AUTO always). */
 #define BIT(a) (1u << (a))
 static const unsigned has[COLL_KIND_COUNT] = {
-    [COLL_KIND_ALLREDUCE] =
-        BIT(COLL_ALGO_RING) | BIT(COLL_ALGO_RHD) | BIT(COLL_ALGO_RD) | BIT(COLL_ALGO_DIRECT),
+    [COLL_KIND_ALLREDUCE] = BIT(COLL_ALGO_RING) | BIT(COLL_ALGO_RHD) | BIT(COLL_ALGO_RD) |
+                            BIT(COLL_ALGO_DIRECT),
     [COLL_KIND_ALLGATHER] = BIT(COLL_ALGO_RING) | BIT(COLL_ALGO_RD),
     [COLL_KIND_REDUCESCATTER] = BIT(COLL_ALGO_RING),
     [COLL_KIND_BROADCAST] = BIT(COLL_ALGO_TREE) | BIT(COLL_ALGO_RING),
@@ -143,10 +150,11 @@ size_t coll__algo_bytes(coll__kind kind, size_t count, coll_dtype dt, int world)
 }
 
 int coll__algo_run(coll__algo_ctx *c, coll__algo_id id, coll__kind kind, const void *sbuf,
-                  void *rbuf, size_t count, coll_dtype dt, coll_op op, int root)
+                   void *rbuf, size_t count, coll_dtype dt, coll_op op, int root)
 {
     if (!coll__algo_exists(kind, id) || id == COLL_ALGO_AUTO)
-        id = coll__algo_select(kind, COLL_ALGO_AUTO, coll__algo_bytes(kind, count, dt, c->size), c->size);
+        id = coll__algo_select(kind, COLL_ALGO_AUTO, coll__algo_bytes(kind, count, dt, c->size),
+                               c->size);
     switch (kind) {
     case COLL_KIND_ALLREDUCE:
         if (id == COLL_ALGO_RHD) return coll__allreduce_rhd(c, sbuf, rbuf, count, dt, op);
@@ -156,18 +164,13 @@ int coll__algo_run(coll__algo_ctx *c, coll__algo_id id, coll__kind kind, const v
     case COLL_KIND_ALLGATHER:
         if (id == COLL_ALGO_RD) return coll__allgather_rd(c, sbuf, rbuf, count, dt);
         return coll__allgather_ring(c, sbuf, rbuf, count, dt);
-    case COLL_KIND_REDUCESCATTER:
-        return coll__reducescatter_ring(c, sbuf, rbuf, count, dt, op);
+    case COLL_KIND_REDUCESCATTER: return coll__reducescatter_ring(c, sbuf, rbuf, count, dt, op);
     case COLL_KIND_BROADCAST:
         if (id == COLL_ALGO_RING) return coll__broadcast_ring(c, sbuf, rbuf, count, dt, root);
         return coll__broadcast_tree(c, sbuf, rbuf, count, dt, root);
-    case COLL_KIND_REDUCE:
-        return coll__reduce_tree(c, sbuf, rbuf, count, dt, op, root);
-    case COLL_KIND_ALLTOALL:
-        return coll__alltoall_pairwise(c, sbuf, rbuf, count, dt);
-    case COLL_KIND_BARRIER:
-        return coll__barrier_dissemination(c);
-    default:
-        return COLL_EINVAL; /* p2p is the backend's business */
+    case COLL_KIND_REDUCE: return coll__reduce_tree(c, sbuf, rbuf, count, dt, op, root);
+    case COLL_KIND_ALLTOALL: return coll__alltoall_pairwise(c, sbuf, rbuf, count, dt);
+    case COLL_KIND_BARRIER: return coll__barrier_dissemination(c);
+    default: return COLL_EINVAL; /* p2p is the backend's business */
     }
 }

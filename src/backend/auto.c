@@ -29,22 +29,22 @@
 typedef struct sub {
     const coll__backend_ops *ops; /* NULL: this sub-communicator is not needed */
     void *state;
-    const int *ranks;            /* sub rank -> rank; NULL: the identity */
-    int n;                       /* ranks in this sub-communicator */
-    const char *what;            /* for messages */
+    const int *ranks; /* sub rank -> rank; NULL: the identity */
+    int n;            /* ranks in this sub-communicator */
+    const char *what; /* for messages */
 } sub;
 
 typedef struct auto_state {
     int rank, size;
-    coll__store *store;           /* the rendezvous store: who blamed whom */
-    char prefix[64];             /* this communicator's keys in it */
+    coll__store *store; /* the rendezvous store: who blamed whom */
+    char prefix[64];    /* this communicator's keys in it */
     coll__host_plan plan;
     sub intra, inter, flat;
-    int hier;                    /* all-reduce goes intra/inter/intra */
-    const char *flat_why;        /* why all-reduce is flat on several hosts */
-    auto_pipe *pipe;             /* runs the inter-host steps of a pipelined all-reduce */
-    double pipe_bytes;           /* its chunk ($COLL_AUTO_PIPE_BYTES); 0: not pipelined */
-    int piped;                   /* pipe may be running on inter: only it touches inter */
+    int hier;             /* all-reduce goes intra/inter/intra */
+    const char *flat_why; /* why all-reduce is flat on several hosts */
+    auto_pipe *pipe;      /* runs the inter-host steps of a pipelined all-reduce */
+    double pipe_bytes;    /* its chunk ($COLL_AUTO_PIPE_BYTES); 0: not pipelined */
+    int piped;            /* pipe may be running on inter: only it touches inter */
 } auto_state;
 
 static const coll__backend_ops *intra_ops(char *why, size_t whylen, int *bad)
@@ -120,8 +120,8 @@ static int sub_init(coll_comm *comm, const coll__rendezvous *rv, sub *s, const c
     srv.world_of = s->ranks; /* the group's backend names world ranks from the start */
     srv.nworld = s->ranks ? subsize : 0;
     if (coll__store_key(srv.prefix, sizeof srv.prefix, NULL, rv->prefix, "a%s/", tag)) {
-        return coll__err_set(err, COLL_EINVAL, "auto: key prefix %sa%s/ too long for the %s group", rv->prefix, tag,
-                 s->what);
+        return coll__err_set(err, COLL_EINVAL, "auto: key prefix %sa%s/ too long for the %s group",
+                             rv->prefix, tag, s->what);
     }
     s->n = subsize;
     int rc = s->ops->init(comm, &srv, &s->state, &why);
@@ -215,8 +215,7 @@ static int auto_init(coll_comm *comm, const coll__rendezvous *rv, void **state, 
     /* Every rank first, then the groups: a rank that hangs or dies setting up
      * its first group is then waited for by every rank, which all name it,
      * instead of by its group only while the others wait for its partners. */
-    if (!rc && st->flat.ops)
-        rc = sub_init(comm, rv, &st->flat, "f", rv->rank, rv->world_size, err);
+    if (!rc && st->flat.ops) rc = sub_init(comm, rv, &st->flat, "f", rv->rank, rv->world_size, err);
     if (!rc && st->intra.ops) {
         snprintf(tag, sizeof tag, "h%d", p->host);
         rc = sub_init(comm, rv, &st->intra, tag, p->local_rank, p->local_size, err);
@@ -257,10 +256,8 @@ static int sub_failure(auto_state *st, sub *s, int rc, coll__err *err)
     int blamed = err->rank;
     if (blamed >= st->size) blamed = -1;
     if (!err->msg[0]) { /* a bare status: say at least who, when the backend knows */
-        if (blamed >= 0)
-            coll__err_set(err, 0, "rank %d failed: %s", blamed, coll_strerror(rc));
-        else
-            coll__err_set(err, 0, "%s", coll_strerror(rc));
+        if (blamed >= 0) coll__err_set(err, 0, "rank %d failed: %s", blamed, coll_strerror(rc));
+        else coll__err_set(err, 0, "%s", coll_strerror(rc));
     }
     note_group(s, err->msg, sizeof err->msg);
     err->status = rc;
@@ -286,9 +283,15 @@ static int sub_failure(auto_state *st, sub *s, int rc, coll__err *err)
 static void step_call(coll__kind kind, const void *sbuf, void *rbuf, size_t count,
                       const coll__call *c, const coll__sig *parent, coll__call *sc, coll__sig *sig)
 {
-    *sc = (coll__call){.kind = kind, .sendbuf = sbuf, .recvbuf = rbuf, .count = count,
-                       .dt = c->dt, .op = c->op == COLL_AVG ? COLL_SUM : c->op, .root = 0,
-                       .dest = -1, .source = -1};
+    *sc = (coll__call){.kind = kind,
+                       .sendbuf = sbuf,
+                       .recvbuf = rbuf,
+                       .count = count,
+                       .dt = c->dt,
+                       .op = c->op == COLL_AVG ? COLL_SUM : c->op,
+                       .root = 0,
+                       .dest = -1,
+                       .source = -1};
     *sig = *parent;
     sig->kind = (uint8_t)kind;
     sig->op = (uint8_t)sc->op;
@@ -296,9 +299,8 @@ static void step_call(coll__kind kind, const void *sbuf, void *rbuf, size_t coun
 }
 
 /* One step run on s. */
-static int step(auto_state *st, sub *s, coll__kind kind, const void *sbuf, void *rbuf,
-                size_t count, const coll__call *c, const coll__sig *parent, double deadline,
-                coll__err *err)
+static int step(auto_state *st, sub *s, coll__kind kind, const void *sbuf, void *rbuf, size_t count,
+                const coll__call *c, const coll__sig *parent, double deadline, coll__err *err)
 {
     coll__call sc;
     coll__sig sig;
@@ -346,8 +348,8 @@ static size_t pipe_chunk(const auto_state *st, size_t count, size_t es)
  * once its inter-host step is done; the pipe's step of chunk i crosses the
  * link meanwhile. On a failure the pipe is drained before anything else
  * touches the inter-host group. */
-static int piped_allreduce(auto_state *st, const coll__call *c, const coll__sig *sig,
-                           size_t chunk, size_t nchunks, double deadline, coll__err *err)
+static int piped_allreduce(auto_state *st, const coll__call *c, const coll__sig *sig, size_t chunk,
+                           size_t nchunks, double deadline, coll__err *err)
 {
     size_t es = coll_dtype_size(c->dt), ls = (size_t)st->plan.local_size;
     size_t blk = chunk / ls, lr = (size_t)st->plan.local_rank;
@@ -445,8 +447,7 @@ static int auto_run(void *state, const coll__call *c, const coll__sig *sig, doub
                     coll__err *err)
 {
     auto_state *st = state;
-    if (st->plan.nhosts == 1)
-        return sub_run(st, &st->intra, c, sig, deadline, err);
+    if (st->plan.nhosts == 1) return sub_run(st, &st->intra, c, sig, deadline, err);
     if (c->kind == COLL_KIND_ALLREDUCE && st->hier)
         return hier_allreduce(st, c, sig, deadline, err);
     return sub_run(st, &st->flat, c, sig, deadline, err);
@@ -465,8 +466,9 @@ static int auto_set_algo(void *state, const char *algo, coll__err *err)
     }
     if (st->plan.nhosts == 1) {
         int rc = st->intra.ops->set_algo(st->intra.state, algo, err);
-        if (rc) coll__err_prefix(err, "backend auto runs every call of one host on %s",
-                                 st->intra.ops->name);
+        if (rc)
+            coll__err_prefix(err, "backend auto runs every call of one host on %s",
+                             st->intra.ops->name);
         return rc;
     }
     sub *subs[] = {&st->inter, &st->flat, &st->intra};
@@ -501,7 +503,8 @@ static void auto_abort(void *state, int status, int failed_rank)
 static void *auto_alloc(void *state, size_t bytes)
 {
     auto_state *st = state;
-    if (st->intra.state && st->intra.ops->alloc) return st->intra.ops->alloc(st->intra.state, bytes);
+    if (st->intra.state && st->intra.ops->alloc)
+        return st->intra.ops->alloc(st->intra.state, bytes);
     return coll__alloc_aligned(bytes);
 }
 
@@ -512,10 +515,7 @@ static void auto_free(void *state, void *ptr)
     else free(ptr);
 }
 
-static int auto_nhosts(const void *state)
-{
-    return ((const auto_state *)state)->plan.nhosts;
-}
+static int auto_nhosts(const void *state) { return ((const auto_state *)state)->plan.nhosts; }
 
 static int auto_describe(const void *state, char *buf, size_t len)
 {
@@ -525,8 +525,10 @@ static int auto_describe(const void *state, char *buf, size_t len)
     if (p->nhosts == 1)
         snprintf(buf, len, "auto: 1 host, %d ranks, all collectives on %s", p->local_size, intra);
     else
-        snprintf(buf, len, "auto: %d hosts, %d ranks on this one; intra-host %s, inter-host tcp; "
-                 "all-reduce %s", p->nhosts, p->local_size, st->hier ? intra : "tcp",
+        snprintf(buf, len,
+                 "auto: %d hosts, %d ranks on this one; intra-host %s, inter-host tcp; "
+                 "all-reduce %s",
+                 p->nhosts, p->local_size, st->hier ? intra : "tcp",
                  st->hier ? "hierarchical" : st->flat_why);
     return COLL_OK;
 }

@@ -23,15 +23,15 @@ int coll__host_id(int rank, char *buf, size_t len, coll__err *err);
 /* Which ranks share a host. Hosts are numbered by their lowest rank, ranks
  * within a host ascending. */
 typedef struct coll__host_plan {
-    int size;         /* ranks in the world */
+    int size; /* ranks in the world */
     int nhosts;
-    int host;         /* this rank's host */
+    int host; /* this rank's host */
     int local_rank, local_size;
-    int regular;      /* every host has local_size ranks */
-    int *host_of;     /* [size]: host of each rank */
-    int *local_of;    /* [size]: index of each rank on its host */
-    int *members;     /* [local_size]: ranks of this host, ascending */
-    int *peers;       /* [nhosts]: rank with this local index on each host; NULL unless regular */
+    int regular;   /* every host has local_size ranks */
+    int *host_of;  /* [size]: host of each rank */
+    int *local_of; /* [size]: index of each rank on its host */
+    int *members;  /* [local_size]: ranks of this host, ascending */
+    int *peers;    /* [nhosts]: rank with this local index on each host; NULL unless regular */
 } coll__host_plan;
 
 /* From every rank's host id (ids[r], size of them): the plan of rank `rank`. */
@@ -41,7 +41,7 @@ void coll__host_plan_free(coll__host_plan *p);
 /* Collective over the store: every rank publishes its id under prefix, rank 0
  * gathers them into one key and every rank reads that one key back. */
 int coll__host_plan_exchange(coll__store *store, const char *prefix, int rank, int size,
-                            coll__host_plan *p, coll__err *err);
+                             coll__host_plan *p, coll__err *err);
 
 /* coll_auto_intra_name (coll.h): the backend auto uses inside a host. */
 

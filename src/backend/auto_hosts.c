@@ -44,7 +44,8 @@ int coll__host_id(int rank, char *buf, size_t len, coll__err *err)
         char boot[64];
         struct stat st;
         read_boot_id(boot, sizeof boot);
-        unsigned long long ns = stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+        unsigned long long ns = stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino
+                                                                    : 0;
         snprintf(buf, len, "%s/net%llu", boot, ns);
     }
     uint64_t k = 0;
@@ -88,8 +89,8 @@ int coll__host_plan_build(const char *const *ids, int size, int rank, coll__host
     p->size = size;
     p->host_of = malloc((size_t)size * sizeof(int));
     p->local_of = malloc((size_t)size * sizeof(int));
-    int *first = malloc((size_t)size * sizeof(int));  /* lowest rank of each host */
-    int *count = calloc((size_t)size, sizeof(int));   /* ranks on each host */
+    int *first = malloc((size_t)size * sizeof(int)); /* lowest rank of each host */
+    int *count = calloc((size_t)size, sizeof(int));  /* ranks on each host */
     int rc = COLL_ENOMEM;
     if (!p->host_of || !p->local_of || !first || !count) goto out;
     /* Quadratic in the number of hosts, once per communicator: fine for thousands. */
@@ -137,12 +138,15 @@ static int blame_missing(coll__store *store, const char *prefix, int size, doubl
     char list[96];
     int missing = missing_ranks(store, prefix, size, list, sizeof list);
     if (missing > 0)
-        coll__err_set(err, 0, "host ids: rank%s %s never published %s host id within %.3g s%s%s%s%s",
-                 missing > 1 ? "s" : "", list, missing > 1 ? "their" : "its", waited, after,
-                 why[0] ? " (" : "", why, why[0] ? ")" : "");
+        coll__err_set(err, 0,
+                      "host ids: rank%s %s never published %s host id within %.3g s%s%s%s%s",
+                      missing > 1 ? "s" : "", list, missing > 1 ? "their" : "its", waited, after,
+                      why[0] ? " (" : "", why, why[0] ? ")" : "");
     else
         coll__err_set(err, 0, "host ids: %s: %s", fallback,
-                 why[0] ? why : store->err.msg[0] ? store->err.msg : "no rank is missing now");
+                      why[0]              ? why
+                      : store->err.msg[0] ? store->err.msg
+                                          : "no rank is missing now");
     return missing;
 }
 
@@ -174,7 +178,8 @@ static int await_ids(coll__store *store, const char *prefix, int size, coll__err
         rc = store->ops->check(store, key, &exists);
         if (rc) {
             store_error(store, rc, why, sizeof why);
-            return coll__err_set(err, rc, "host ids: rank 0 cannot look for rank %d's host id: %s", r, why);
+            return coll__err_set(err, rc, "host ids: rank 0 cannot look for rank %d's host id: %s",
+                                 r, why);
         }
         if (exists) {
             r++;
@@ -295,7 +300,7 @@ static void linger_for_readers(coll__store *store, const char *prefix, int size)
 }
 
 int coll__host_plan_exchange(coll__store *store, const char *prefix, int rank, int size,
-                            coll__host_plan *p, coll__err *err)
+                             coll__host_plan *p, coll__err *err)
 {
     char id[COLL_HOST_ID_MAX], key[128], why[256];
     char *joined = NULL;

@@ -14,8 +14,8 @@ struct auto_pipe {
     pthread_mutex_t lock;
     pthread_cond_t posted, done_cv;
     job ring[AUTO_PIPE_DEPTH];
-    uint64_t next;  /* ticket of the next job posted */
-    uint64_t done;  /* jobs run so far: tickets 1..done */
+    uint64_t next; /* ticket of the next job posted */
+    uint64_t done; /* jobs run so far: tickets 1..done */
     int stop;
 };
 

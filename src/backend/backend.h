@@ -16,12 +16,12 @@ typedef struct coll__call {
     coll__kind kind;
     const void *sendbuf;
     void *recvbuf;
-    size_t count;      /* count, sendcount or recvcount as in coll.h */
+    size_t count; /* count, sendcount or recvcount as in coll.h */
     coll_dtype dt;
     coll_op op;
-    int root;          /* broadcast/reduce */
-    int dest, source;  /* p2p: -1 when that direction is unused */
-    size_t recvcount;  /* p2p receive count */
+    int root;         /* broadcast/reduce */
+    int dest, source; /* p2p: -1 when that direction is unused */
+    size_t recvcount; /* p2p receive count */
 } coll__call;
 
 typedef struct coll__backend_ops {

@@ -22,21 +22,27 @@
 #include <string.h>
 
 typedef struct gloo_state {
-    coll__gloo *g; /* NULL in a world of one */
+    coll__gloo *g;          /* NULL in a world of one */
     coll__gloo_peers peers; /* whose socket an error names */
     int rank, size;
-    const int *world_of;   /* rank -> world rank (NULL: the group is the world) */
+    const int *world_of; /* rank -> world rank (NULL: the group is the world) */
     int nworld;
-    coll__store *store;    /* the rendezvous store: who blamed whom */
-    char prefix[96];       /* this communicator's keys in it */
+    coll__store *store; /* the rendezvous store: who blamed whom */
+    char prefix[96];    /* this communicator's keys in it */
     coll__gloo_algo algo;
     char algo_name[32];
 } gloo_state;
 
-static const struct { const char *name; coll__gloo_algo algo; } algos[] = {
-    {"auto", COLL_GLOO_DEFAULT},          {"default", COLL_GLOO_DEFAULT},
-    {"ring", COLL_GLOO_RING},             {"ring_chunked", COLL_GLOO_RING_CHUNKED},
-    {"halving_doubling", COLL_GLOO_HALVING_DOUBLING}, {"bcube", COLL_GLOO_BCUBE},
+static const struct {
+    const char *name;
+    coll__gloo_algo algo;
+} algos[] = {
+    {"auto", COLL_GLOO_DEFAULT},
+    {"default", COLL_GLOO_DEFAULT},
+    {"ring", COLL_GLOO_RING},
+    {"ring_chunked", COLL_GLOO_RING_CHUNKED},
+    {"halving_doubling", COLL_GLOO_HALVING_DOUBLING},
+    {"bcube", COLL_GLOO_BCUBE},
 };
 #define GLOO_ALGO_LIST "auto (Gloo's default), ring, ring_chunked, halving_doubling, bcube"
 
@@ -65,10 +71,10 @@ static int gloo_init(coll_comm *comm, const coll__rendezvous *rv, void **state, 
             signal(SIGPIPE, SIG_IGN);
         coll__fault_hit(COLL_FAULT_CONNECT, 0);
         int rc = coll__gloo_create(rv->store, rv->prefix, rv->host, rv->rank, rv->world_size,
-                                  rv->timeout_s, &st->g, err);
+                                   rv->timeout_s, &st->g, err);
         if (!rc)
             rc = coll__gloo_peers_exchange(rv->store, rv->prefix, rv->rank, rv->world_size,
-                                          &st->peers, err);
+                                           &st->peers, err);
         if (rc) {
             coll__gloo_destroy(st->g);
             coll__gloo_peers_free(&st->peers);
@@ -98,8 +104,10 @@ static int gloo_set_algo(void *state, const char *algo, coll__err *err)
             snprintf(st->algo_name, sizeof st->algo_name, "%s", algo);
             return COLL_OK;
         }
-    return coll__err_set(err, COLL_ENOTSUP, "the gloo backend runs Gloo's allreduce algorithms (" GLOO_ALGO_LIST
-                              "), not '%s'", algo ? algo : "(null)");
+    return coll__err_set(err, COLL_ENOTSUP,
+                         "the gloo backend runs Gloo's allreduce algorithms (" GLOO_ALGO_LIST
+                         "), not '%s'",
+                         algo ? algo : "(null)");
 }
 
 /* Gloo has no abort: peers learn of a failure when the connection closes. */
@@ -144,17 +152,21 @@ static coll__gloo_kind gloo_kind(const coll__call *c)
 static int refuse(const gloo_state *st, const coll__call *c, coll__err *err)
 {
     if (c->kind != COLL_KIND_BARRIER && reduces(c->kind) && !coll__gloo_has_dtype(c->dt)) {
-        return coll__err_set(err, COLL_ENOTSUP, "the gloo backend cannot %s %s with %s: Gloo has no %s arithmetic (use "
-                     "float16 or float32, or another backend)",
-                     coll__kind_name(c->kind), coll_dtype_name(c->dt), coll_op_name(c->op),
-                     coll_dtype_name(c->dt));
+        return coll__err_set(
+            err, COLL_ENOTSUP,
+            "the gloo backend cannot %s %s with %s: Gloo has no %s arithmetic (use "
+            "float16 or float32, or another backend)",
+            coll__kind_name(c->kind), coll_dtype_name(c->dt), coll_op_name(c->op),
+            coll_dtype_name(c->dt));
     }
     /* barrier and p2p have no algorithm to choose (the harness's barriers run under any --algo) */
     if (st->algo != COLL_GLOO_DEFAULT && c->kind != COLL_KIND_ALLREDUCE &&
         c->kind != COLL_KIND_P2P && c->kind != COLL_KIND_BARRIER) {
-        return coll__err_set(err, COLL_ENOTSUP, "the gloo backend has algorithm choices for allreduce only; %s runs Gloo's "
-                     "one algorithm (use --algo auto, not '%s')",
-                     coll__kind_name(c->kind), st->algo_name);
+        return coll__err_set(
+            err, COLL_ENOTSUP,
+            "the gloo backend has algorithm choices for allreduce only; %s runs Gloo's "
+            "one algorithm (use --algo auto, not '%s')",
+            coll__kind_name(c->kind), st->algo_name);
     }
     return COLL_OK;
 }
@@ -174,7 +186,8 @@ static void blame(const gloo_state *st, int rc, coll__err *err)
     /* An address Gloo names that no rank published, before the dead rank's
      * other sockets show closed here: they do within moments (its kernel
      * closed them all at once), so look again for a while rather than name nobody. */
-    for (double until = coll__now_s() + GONE_WAIT_S; r < 0 && ngone == 0 && coll__now_s() < until;) {
+    for (double until = coll__now_s() + GONE_WAIT_S;
+         r < 0 && ngone == 0 && coll__now_s() < until;) {
         poll(NULL, 0, 10);
         ngone = coll__gloo_peers_gone(&st->peers, dead, gone, sizeof gone);
     }
@@ -201,16 +214,17 @@ static void blame(const gloo_state *st, int rc, coll__err *err)
     if (named) {
         err->rank = coll__err_world(&map, r);
         if (ngone > 1)
-            coll__err_set(err, 0, "lost the connection to rank %d (process died?); connections to ranks %s "
-                         "are closed by now: %s",
-                         err->rank, gone, gloo_says);
+            coll__err_set(err, 0,
+                          "lost the connection to rank %d (process died?); connections to ranks %s "
+                          "are closed by now: %s",
+                          err->rank, gone, gloo_says);
         else
             coll__err_set(err, 0, "lost the connection to rank %d (process died?): %s", err->rank,
-                         gloo_says);
+                          gloo_says);
     } else if (ngone > 0) {
         err->rank = coll__err_world(&map, dead[0]);
         coll__err_set(err, 0, "connections to rank%s %s are closed (process died?): %s",
-                     ngone > 1 ? "s" : "", gone, gloo_says);
+                      ngone > 1 ? "s" : "", gone, gloo_says);
     }
     int root = coll__blame_chain(st->store, st->prefix, "g", st->rank, st->size, culprit, 0);
     if (root != culprit) {

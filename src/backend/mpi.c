@@ -32,22 +32,22 @@
 typedef struct mpi_state {
     MPI_Comm comm;
     int rank, size;
-    int level;              /* MPI's thread level */
-    pthread_t init_thread;  /* the only thread allowed to call below MPI_THREAD_SERIALIZED */
-    coll__watchdog dog;      /* ends the job when a call outlives the timeout */
-    double timeout_s;        /* -T, the timeout the watchdog enforces */
-    size_t max_count;        /* MPI counts are int: the largest piece one call moves
+    int level;             /* MPI's thread level */
+    pthread_t init_thread; /* the only thread allowed to call below MPI_THREAD_SERIALIZED */
+    coll__watchdog dog;    /* ends the job when a call outlives the timeout */
+    double timeout_s;      /* -T, the timeout the watchdog enforces */
+    size_t max_count;      /* MPI counts are int: the largest piece one call moves
                               * ($COLL_MPI_MAX_COUNT: tests make it small) */
 } mpi_state;
 
 /* ---- float16/bfloat16: a 2-byte type and one MPI_Op per (dtype, op) ---- */
 
 /* MPI: inout[i] = in[i] op inout[i]; the kernels allow out == b. */
-#define HALF_OP(fn, dt, op)                                                      \
-    static void fn(void *in, void *inout, int *len, MPI_Datatype *type)          \
-    {                                                                            \
-        (void)type;                                                              \
-        coll__reduce_kernel(dt, op)(inout, in, inout, (size_t)*len);              \
+#define HALF_OP(fn, dt, op)                                             \
+    static void fn(void *in, void *inout, int *len, MPI_Datatype *type) \
+    {                                                                   \
+        (void)type;                                                     \
+        coll__reduce_kernel(dt, op)(inout, in, inout, (size_t)*len);    \
     }
 HALF_OP(f16_sum, COLL_FLOAT16, COLL_SUM)
 HALF_OP(f16_prod, COLL_FLOAT16, COLL_PROD)
@@ -129,7 +129,8 @@ static int mpi_init(coll_comm *comm, const coll__rendezvous *rv, void **state, c
     if (rc) return rc;
     pthread_once(&half_once, make_half_types);
     if (half_status != MPI_SUCCESS) {
-        coll__mpi_describe(half_status, "creating the float16/bfloat16 MPI_Ops", err->msg, sizeof err->msg);
+        coll__mpi_describe(half_status, "creating the float16/bfloat16 MPI_Ops", err->msg,
+                           sizeof err->msg);
         return COLL_EUNAVAIL;
     }
     coll__mpi_lock();
@@ -137,10 +138,12 @@ static int mpi_init(coll_comm *comm, const coll__rendezvous *rv, void **state, c
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     coll__mpi_unlock();
     if (rank != rv->rank || size != rv->world_size) {
-        return coll__err_set(err, COLL_EINVAL, "the mpi backend is rank %d of %d in MPI_COMM_WORLD, but the launcher's "
-                     "environment or config says rank %d of %d: start the ranks with mpirun "
-                     "-np N (or srun) and leave rank and world size unset",
-                     rank, size, rv->rank, rv->world_size);
+        return coll__err_set(
+            err, COLL_EINVAL,
+            "the mpi backend is rank %d of %d in MPI_COMM_WORLD, but the launcher's "
+            "environment or config says rank %d of %d: start the ranks with mpirun "
+            "-np N (or srun) and leave rank and world size unset",
+            rank, size, rv->rank, rv->world_size);
     }
     uint64_t max_count = INT_MAX;
     rc = coll__env_tuned("COLL_MPI_MAX_COUNT", INT_MAX, &max_count, err);
@@ -188,10 +191,12 @@ static int mpi_set_algo(void *state, const char *algo, coll__err *err)
 {
     (void)state;
     if (!algo || strcmp(algo, "auto") == 0) return COLL_OK;
-    return coll__err_set(err, COLL_ENOTSUP, "the mpi backend runs the MPI library's own algorithms, not '%s' (use backend "
-                 "tcp for libcoll's; Open MPI picks its own with --mca "
-                 "coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm N)",
-                 algo);
+    return coll__err_set(
+        err, COLL_ENOTSUP,
+        "the mpi backend runs the MPI library's own algorithms, not '%s' (use backend "
+        "tcp for libcoll's; Open MPI picks its own with --mca "
+        "coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm N)",
+        algo);
 }
 
 /* Peers learn of a failure from MPI itself; what is left is not to wait in
@@ -213,8 +218,13 @@ static int status_of(int code)
     switch (cls) {
     case MPI_ERR_TRUNCATE: return COLL_EMISMATCH;
     case MPI_ERR_NO_MEM: return COLL_ENOMEM;
-    case MPI_ERR_BUFFER: case MPI_ERR_COUNT: case MPI_ERR_TYPE: case MPI_ERR_OP:
-    case MPI_ERR_ROOT: case MPI_ERR_RANK: case MPI_ERR_ARG: return COLL_EINVAL;
+    case MPI_ERR_BUFFER:
+    case MPI_ERR_COUNT:
+    case MPI_ERR_TYPE:
+    case MPI_ERR_OP:
+    case MPI_ERR_ROOT:
+    case MPI_ERR_RANK:
+    case MPI_ERR_ARG: return COLL_EINVAL;
     default: return COLL_EPEER;
     }
 }
@@ -242,7 +252,8 @@ static int run_pieces(mpi_state *st, const coll__call *c, const char **what)
             break;
         case COLL_KIND_REDUCE:
             *what = "MPI_Reduce";
-            rc = MPI_Reduce(in_place && root_here ? MPI_IN_PLACE : s, r, n, t, op, c->root, st->comm);
+            rc = MPI_Reduce(in_place && root_here ? MPI_IN_PLACE : s, r, n, t, op, c->root,
+                            st->comm);
             break;
         default:
             *what = "MPI_Bcast";
@@ -302,8 +313,8 @@ static int run_p2p(mpi_state *st, const coll__call *c, const char **what, coll__
     }
     if (rc == MPI_SUCCESS && c->source >= 0 && MPI_Get_count(&ms, t, &got) == MPI_SUCCESS &&
         (size_t)got != c->recvcount) {
-        coll__err_set(err, 0, "rank %d sent %d elements where rank %d expected %zu", c->source,
-                     got, st->rank, c->recvcount);
+        coll__err_set(err, 0, "rank %d sent %d elements where rank %d expected %zu", c->source, got,
+                      st->rank, c->recvcount);
         err->rank = coll__err_world(err, c->source);
         *status = COLL_EMISMATCH;
     }
@@ -314,12 +325,11 @@ static int too_large(const mpi_state *st, const coll__call *c)
 {
     size_t limit = st->max_count;
     switch (c->kind) {
-    case COLL_KIND_ALLGATHER: case COLL_KIND_ALLTOALL: case COLL_KIND_REDUCESCATTER:
-        return c->count > limit;
-    case COLL_KIND_P2P:
-        return c->count > limit || c->recvcount > limit;
-    default:
-        return 0; /* run in pieces */
+    case COLL_KIND_ALLGATHER:
+    case COLL_KIND_ALLTOALL:
+    case COLL_KIND_REDUCESCATTER: return c->count > limit;
+    case COLL_KIND_P2P: return c->count > limit || c->recvcount > limit;
+    default: return 0; /* run in pieces */
     }
 }
 
@@ -330,12 +340,14 @@ static int mpi_run(void *state, const coll__call *c, const coll__sig *sig, doubl
     const char *what = "MPI";
     int rc, status = COLL_OK;
     if (st->level < MPI_THREAD_SERIALIZED && !pthread_equal(st->init_thread, pthread_self())) {
-        return coll__err_set(err, COLL_ENOTSUP, "MPI was initialised below MPI_THREAD_SERIALIZED: only blocking "
-                                  "calls from the thread that created the communicator work");
+        return coll__err_set(err, COLL_ENOTSUP,
+                             "MPI was initialised below MPI_THREAD_SERIALIZED: only blocking "
+                             "calls from the thread that created the communicator work");
     }
     if (too_large(st, c)) {
-        return coll__err_set(err, COLL_ENOTSUP, "%s of more than %zu elements per rank: MPI counts are int",
-                     coll__kind_name(c->kind), st->max_count);
+        return coll__err_set(err, COLL_ENOTSUP,
+                             "%s of more than %zu elements per rank: MPI counts are int",
+                             coll__kind_name(c->kind), st->max_count);
     }
     /* the fault point: a call's bytes count as sent when it starts */
     coll__fault_hit(COLL_FAULT_COLLECTIVE, c->count * coll_dtype_size(c->dt));
@@ -343,19 +355,17 @@ static int mpi_run(void *state, const coll__call *c, const coll__sig *sig, doubl
     coll__watchdog_arm(&st->dog, deadline, sig, sizeof *sig);
     coll__mpi_lock();
     switch (c->kind) {
-    case COLL_KIND_ALLREDUCE: case COLL_KIND_REDUCE: case COLL_KIND_BROADCAST:
-        rc = run_pieces(st, c, &what);
-        break;
-    case COLL_KIND_ALLGATHER: case COLL_KIND_ALLTOALL: case COLL_KIND_REDUCESCATTER:
-        rc = run_blocks(st, c, &what);
-        break;
+    case COLL_KIND_ALLREDUCE:
+    case COLL_KIND_REDUCE:
+    case COLL_KIND_BROADCAST: rc = run_pieces(st, c, &what); break;
+    case COLL_KIND_ALLGATHER:
+    case COLL_KIND_ALLTOALL:
+    case COLL_KIND_REDUCESCATTER: rc = run_blocks(st, c, &what); break;
     case COLL_KIND_BARRIER:
         what = "MPI_Barrier";
         rc = MPI_Barrier(st->comm);
         break;
-    default:
-        rc = run_p2p(st, c, &what, err, &status);
-        break;
+    default: rc = run_p2p(st, c, &what, err, &status); break;
     }
     coll__mpi_unlock();
     coll__watchdog_disarm(&st->dog);
@@ -364,8 +374,9 @@ static int mpi_run(void *state, const coll__call *c, const coll__sig *sig, doubl
         return status_of(rc);
     }
     if (status) return status;
-    if (c->op == COLL_AVG && (c->kind == COLL_KIND_ALLREDUCE || c->kind == COLL_KIND_REDUCESCATTER ||
-                              (c->kind == COLL_KIND_REDUCE && st->rank == c->root)))
+    if (c->op == COLL_AVG &&
+        (c->kind == COLL_KIND_ALLREDUCE || c->kind == COLL_KIND_REDUCESCATTER ||
+         (c->kind == COLL_KIND_REDUCE && st->rank == c->root)))
         coll__scale_div(c->recvbuf, c->count, c->dt, st->size);
     return COLL_OK;
 }

@@ -36,8 +36,8 @@ static int tcp_init(coll_comm *comm, const coll__rendezvous *rv, void **state, c
     st->rank = rv->rank;
     st->size = rv->world_size;
     int rc = coll__tcp_transport_create(rv->store, rv->prefix, rv->rank, rv->world_size, rv->host,
-                                       rv->token, rv->timeout_s, rv->world_of, rv->nworld,
-                                       &st->tp, err);
+                                        rv->token, rv->timeout_s, rv->world_of, rv->nworld, &st->tp,
+                                        err);
     if (rc) {
         free(st);
         return rc;
@@ -77,8 +77,13 @@ static int native_run(void *state, const coll__call *c, const coll__sig *sig, do
 {
     native_state *st = state;
     coll__algo_ctx ctx = {
-        .tp = st->tp, .rank = st->rank, .size = st->size, .sig = *sig,
-        .deadline = deadline, .scratch = &st->scratch, .chunk_bytes = 0,
+        .tp = st->tp,
+        .rank = st->rank,
+        .size = st->size,
+        .sig = *sig,
+        .deadline = deadline,
+        .scratch = &st->scratch,
+        .chunk_bytes = 0,
         .timeout_s = deadline - coll__now_s(),
     };
     int rc;
@@ -88,9 +93,10 @@ static int native_run(void *state, const coll__call *c, const coll__sig *sig, do
     } else {
         coll_op op = c->op == COLL_AVG ? COLL_SUM : c->op;
         coll__algo_id id = coll__algo_select(c->kind, st->algo,
-                                            coll__algo_bytes(c->kind, c->count, c->dt, st->size),
-                                            st->size);
-        rc = coll__algo_run(&ctx, id, c->kind, c->sendbuf, c->recvbuf, c->count, c->dt, op, c->root);
+                                             coll__algo_bytes(c->kind, c->count, c->dt, st->size),
+                                             st->size);
+        rc = coll__algo_run(&ctx, id, c->kind, c->sendbuf, c->recvbuf, c->count, c->dt, op,
+                            c->root);
         if (rc == COLL_OK) finish_avg(c, st->rank, st->size);
     }
     if (rc) {

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPIN_S 100e-6          /* poll without sleeping this long: small calls stay precise */
-#define MAX_SLEEP_NS 50000L    /* then sleep, doubling up to this */
+#define SPIN_S 100e-6       /* poll without sleeping this long: small calls stay precise */
+#define MAX_SLEEP_NS 50000L /* then sleep, doubling up to this */
 
 typedef struct nccl_state {
     const coll__nccl_lib *nc;
@@ -31,10 +31,10 @@ typedef struct nccl_state {
     coll__nccl_comm comm;
     coll__cuda_stream stream;
     int rank, size, dev;
-    int wrank, wroot;          /* world ranks of this rank and the group's rank 0: messages */
+    int wrank, wroot; /* world ranks of this rank and the group's rank 0: messages */
     int aborted;
-    coll__stager stage;         /* host buffers through device memory */
-    void *scratch;             /* device: barrier element, reduce off-root, in-place alltoall */
+    coll__stager stage; /* host buffers through device memory */
+    void *scratch;      /* device: barrier element, reduce off-root, in-place alltoall */
     size_t scratch_cap;
 } nccl_state;
 
@@ -50,13 +50,14 @@ static void nccl_errmsg(const nccl_state *st, const char *what, int result, coll
 {
     const char *last = st->nc->GetLastError && st->comm ? st->nc->GetLastError(st->comm) : NULL;
     coll__err_set(err, 0, "rank %d: %s: %s%s%s%s", st->wrank, what, st->nc->GetErrorString(result),
-                 last && *last ? " (" : "", last && *last ? last : "", last && *last ? ")" : "");
+                  last && *last ? " (" : "", last && *last ? last : "", last && *last ? ")" : "");
 }
 
 static void cuda_errmsg(const nccl_state *st, const char *what, int e, coll__err *err)
 {
     char buf[200];
-    coll__err_set(err, 0, "rank %d: %s: %s", st->wrank, what, coll__cuda_strerror(e, buf, sizeof buf));
+    coll__err_set(err, 0, "rank %d: %s: %s", st->wrank, what,
+                  coll__cuda_strerror(e, buf, sizeof buf));
     st->rt->GetLastError();
 }
 
@@ -87,10 +88,12 @@ static int local_setup(nccl_state *st, const coll__rendezvous *rv, coll__err *er
     if (rc) return rc;
     st->rt = coll__cudart_loaded();
     if (rv->local_world_size > ndev) {
-        return coll__err_set(err, COLL_EUNAVAIL, "%d ranks on host %s but %d CUDA device%s: NCCL needs one GPU per rank; run at "
-                     "most %d rank%s per host (-P), or share a GPU with --backend shm or tcp and "
-                     "--device cuda", rv->local_world_size, rv->host, ndev, ndev == 1 ? "" : "s", ndev,
-                     ndev == 1 ? "" : "s");
+        return coll__err_set(
+            err, COLL_EUNAVAIL,
+            "%d ranks on host %s but %d CUDA device%s: NCCL needs one GPU per rank; run at "
+            "most %d rank%s per host (-P), or share a GPU with --backend shm or tcp and "
+            "--device cuda",
+            rv->local_world_size, rv->host, ndev, ndev == 1 ? "" : "s", ndev, ndev == 1 ? "" : "s");
     }
     st->dev = rv->local_rank;
     int e = st->rt->SetDevice(st->dev);
@@ -146,8 +149,8 @@ static int agree(const coll__rendezvous *rv, int local_rc, const char *local_err
     if (rc == COLL_OK) rc = store->ops->check(store, k_err, &exists);
     if (rc) {
         return coll__err_set(err, rc, "rank %d: NCCL set-up: waiting for the other ranks: %s",
-                     coll__rendezvous_world(rv, rv->rank),
-                     store->err.msg[0] ? store->err.msg : coll_strerror(rc));
+                             coll__rendezvous_world(rv, rv->rank),
+                             store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
     if (!exists && !local_rc) return COLL_OK;
     if (local_rc) {
@@ -165,7 +168,8 @@ static int agree(const coll__rendezvous *rv, int local_rc, const char *local_err
 }
 
 /* Rank 0's ncclUniqueId, through the store. */
-static int exchange_id(nccl_state *st, const coll__rendezvous *rv, coll__nccl_id *id, coll__err *err)
+static int exchange_id(nccl_state *st, const coll__rendezvous *rv, coll__nccl_id *id,
+                       coll__err *err)
 {
     char key[96];
     int krc = store_key(rv, "unique_id", key, sizeof key, err);
@@ -189,9 +193,9 @@ static int exchange_id(nccl_state *st, const coll__rendezvous *rv, coll__nccl_id
     }
     if (len != sizeof *id) {
         free(v);
-        return coll__err_set(err, COLL_EPROTO, "rank %d: the NCCL id from rank %d has %zu bytes, not %zu",
-                             st->wrank, st->wroot,
-                     len, sizeof *id);
+        return coll__err_set(err, COLL_EPROTO,
+                             "rank %d: the NCCL id from rank %d has %zu bytes, not %zu", st->wrank,
+                             st->wroot, len, sizeof *id);
     }
     memcpy(id, v, sizeof *id);
     free(v);
@@ -265,8 +269,10 @@ static int wait_done(nccl_state *st, const char *what, double deadline, coll__er
         }
         double now = coll__now_s();
         if (now >= deadline) {
-            return coll__err_set(err, COLL_ETIMEDOUT, "rank %d: %s did not finish within %.1f s (-T): a rank stalled "
-                         "or died", st->wrank, what, now - start);
+            return coll__err_set(err, COLL_ETIMEDOUT,
+                                 "rank %d: %s did not finish within %.1f s (-T): a rank stalled "
+                                 "or died",
+                                 st->wrank, what, now - start);
         }
         if (now - start < SPIN_S) continue;
         coll__nap_s((double)sleep_ns * 1e-9);
@@ -313,7 +319,8 @@ static int enqueue(nccl_state *st, coll__call *c, int dt, int op, coll__err *err
         if (!c->recvbuf && !(c->recvbuf = scratch(st, c->count * es, err))) return -1;
         return nc->Reduce(c->sendbuf, c->recvbuf, c->count, dt, op, c->root, st->comm, st->stream);
     case COLL_KIND_ALLTOALL:
-        if (c->sendbuf == c->recvbuf && c->count) { /* grouped sends would read overwritten blocks */
+        if (c->sendbuf == c->recvbuf &&
+            c->count) { /* grouped sends would read overwritten blocks */
             size_t bytes = c->count * es * (size_t)st->size;
             void *copy = scratch(st, bytes, err);
             if (!copy) return -1;
@@ -325,8 +332,7 @@ static int enqueue(nccl_state *st, coll__call *c, int dt, int op, coll__err *err
             c->sendbuf = copy;
         }
         return enqueue_p2p(st, c, dt, es);
-    case COLL_KIND_P2P:
-        return enqueue_p2p(st, c, dt, es);
+    case COLL_KIND_P2P: return enqueue_p2p(st, c, dt, es);
     default: {
         float *one = scratch(st, sizeof(float), err); /* barrier: one tiny all-reduce */
         if (!one) return -1;
@@ -358,7 +364,8 @@ static int nccl_run(void *state, const coll__call *call, const coll__sig *sig, d
     char what[96];
     (void)sig;
     if (st->aborted) {
-        return coll__err_set(err, COLL_EABORTED, "rank %d: the NCCL communicator was aborted", st->wrank);
+        return coll__err_set(err, COLL_EABORTED, "rank %d: the NCCL communicator was aborted",
+                             st->wrank);
     }
     int dt = call->kind == COLL_KIND_BARRIER ? 0 : coll__nccl_dtype(call->dt, st->nc->version);
     int op = coll__nccl_op(call->op, st->nc->version);
@@ -367,7 +374,7 @@ static int nccl_run(void *state, const coll__call *call, const coll__sig *sig, d
         char v[32];
         coll__nccl_version_string(st->nc->version, v, sizeof v);
         return coll__err_set(err, COLL_ENOTSUP, "NCCL %s has no %s (needs NCCL 2.10 or newer)", v,
-                     coll_dtype_name(call->dt));
+                             coll_dtype_name(call->dt));
     }
     if (avg_by_hand) op = 0; /* ncclSum */
     snprintf(what, sizeof what, "nccl %s", coll__kind_name(call->kind));
@@ -380,12 +387,14 @@ static int nccl_run(void *state, const coll__call *call, const coll__sig *sig, d
     if (r < 0) return COLL_ESYS; /* scratch memory or a copy failed: err says which */
     if (r != COLL_NCCL_SUCCESS) {
         nccl_errmsg(st, what, r, err);
-        return r == 4 || r == 5 ? COLL_EINVAL : COLL_ESYS; /* ncclInvalidArgument, ncclInvalidUsage */
+        return r == 4 || r == 5 ? COLL_EINVAL
+                                : COLL_ESYS; /* ncclInvalidArgument, ncclInvalidUsage */
     }
     rc = wait_done(st, what, deadline, err);
     int holds_result = call->kind != COLL_KIND_REDUCE || st->rank == call->root;
     if (rc == COLL_OK && avg_by_hand && holds_result) rc = divide_on_host(st, &c, err);
-    if (rc == COLL_OK && staged) rc = coll__stager_end(&st->stage, call, &c, st->rank, st->size, err);
+    if (rc == COLL_OK && staged)
+        rc = coll__stager_end(&st->stage, call, &c, st->rank, st->size, err);
     return rc;
 }
 
@@ -393,8 +402,10 @@ static int nccl_set_algo(void *state, const char *algo, coll__err *err)
 {
     (void)state;
     if (strcmp(algo, "auto") == 0) return COLL_OK;
-    return coll__err_set(err, COLL_ENOTSUP, "--algo %s: NCCL picks its own algorithms (set NCCL_ALGO=Ring or Tree "
-                 "in the environment instead)", algo);
+    return coll__err_set(err, COLL_ENOTSUP,
+                         "--algo %s: NCCL picks its own algorithms (set NCCL_ALGO=Ring or Tree "
+                         "in the environment instead)",
+                         algo);
 }
 
 /* A failed or timed-out call leaves NCCL kernels that may never finish:

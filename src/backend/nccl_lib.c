@@ -17,15 +17,15 @@ static coll__nccl_lib lib;
 /* Every symbol (ncclGetLastError is optional), then a version new enough. */
 static int bind_symbols(void *handle, char *err, size_t errlen)
 {
-#define SYM(field, name, required)                                                                \
-    do {                                                                                          \
-        *(void **)(&lib.field) = dlsym(handle, name);                                             \
-        if (!lib.field && (required)) {                                                           \
-            snprintf(err, errlen,                                                                 \
-                     "%s has no %s: NCCL older than 2.7? pip install nvidia-nccl-cu12",           \
-                     lib.soname, name);                                                           \
-            return -1;                                                                            \
-        }                                                                                         \
+#define SYM(field, name, required)                                                      \
+    do {                                                                                \
+        *(void **)(&lib.field) = dlsym(handle, name);                                   \
+        if (!lib.field && (required)) {                                                 \
+            snprintf(err, errlen,                                                       \
+                     "%s has no %s: NCCL older than 2.7? pip install nvidia-nccl-cu12", \
+                     lib.soname, name);                                                 \
+            return -1;                                                                  \
+        }                                                                               \
     } while (0)
     SYM(GetVersion, "ncclGetVersion", 1);
     SYM(GetUniqueId, "ncclGetUniqueId", 1);
@@ -58,7 +58,7 @@ static int bind_symbols(void *handle, char *err, size_t errlen)
 }
 
 static const coll__lib_spec spec = {"NCCL", COLL_NCCL_ENV, default_sonames,
-                                   "pip install nvidia-nccl-cu12 or apt install libnccl2"};
+                                    "pip install nvidia-nccl-cu12 or apt install libnccl2"};
 static coll__lazy_lib nccl = COLL_LAZY_LIB(&spec, lib, bind_symbols);
 
 const coll__nccl_lib *coll__nccl_lib_load(char *err, size_t errlen)
@@ -124,7 +124,8 @@ int coll__nccl_usable(char *why, size_t whylen)
 {
     char err[512];
     int n;
-    if (!coll__nccl_lib_load(err, sizeof err) || coll__cuda_device_count(&n, err, sizeof err) != 0) {
+    if (!coll__nccl_lib_load(err, sizeof err) ||
+        coll__cuda_device_count(&n, err, sizeof err) != 0) {
         coll__set_err(why, whylen, "%s", err);
         return 0;
     }

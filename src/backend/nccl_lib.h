@@ -37,10 +37,10 @@ typedef struct coll__nccl_lib {
     int (*CommGetAsyncError)(coll__nccl_comm comm, int *async_error);
     const char *(*GetErrorString)(int result);
     const char *(*GetLastError)(coll__nccl_comm comm); /* NULL before NCCL 2.13 */
-    int (*AllReduce)(const void *send, void *recv, size_t count, int dt, int op, coll__nccl_comm comm,
-                     coll__cuda_stream stream);
-    int (*Broadcast)(const void *send, void *recv, size_t count, int dt, int root, coll__nccl_comm comm,
-                     coll__cuda_stream stream);
+    int (*AllReduce)(const void *send, void *recv, size_t count, int dt, int op,
+                     coll__nccl_comm comm, coll__cuda_stream stream);
+    int (*Broadcast)(const void *send, void *recv, size_t count, int dt, int root,
+                     coll__nccl_comm comm, coll__cuda_stream stream);
     int (*Reduce)(const void *send, void *recv, size_t count, int dt, int op, int root,
                   coll__nccl_comm comm, coll__cuda_stream stream);
     int (*AllGather)(const void *send, void *recv, size_t sendcount, int dt, coll__nccl_comm comm,
@@ -49,7 +49,8 @@ typedef struct coll__nccl_lib {
                          coll__nccl_comm comm, coll__cuda_stream stream);
     int (*Send)(const void *send, size_t count, int dt, int peer, coll__nccl_comm comm,
                 coll__cuda_stream stream);
-    int (*Recv)(void *recv, size_t count, int dt, int peer, coll__nccl_comm comm, coll__cuda_stream stream);
+    int (*Recv)(void *recv, size_t count, int dt, int peer, coll__nccl_comm comm,
+                coll__cuda_stream stream);
     int (*GroupStart)(void);
     int (*GroupEnd)(void);
 } coll__nccl_lib;

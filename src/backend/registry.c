@@ -39,7 +39,8 @@ const coll__backend_ops *coll__backend_find(const char *name, char *err, size_t 
     const char *why = missing_reason(name);
     if (why) snprintf(err, errlen, "backend %s unavailable: %s", name, why);
     else
-        snprintf(err, errlen, "unknown backend '%s' (known: tcp, shm, auto, mpi, nccl, gloo)", name);
+        snprintf(err, errlen, "unknown backend '%s' (known: tcp, shm, auto, mpi, nccl, gloo)",
+                 name);
     return NULL;
 }
 
@@ -79,7 +80,8 @@ size_t coll_backend_default_sweep(const char **out, size_t cap)
 {
     size_t n = 0;
     for (const char *const *b = backend_names; *b && n < cap; b++)
-        if (coll_backend_sweeps_by_default(*b) && coll_backend_available(*b, NULL, 0)) out[n++] = *b;
+        if (coll_backend_sweeps_by_default(*b) && coll_backend_available(*b, NULL, 0))
+            out[n++] = *b;
     return n;
 }
 

@@ -10,7 +10,7 @@
 #include "core/cuda_rt.h"
 
 void coll__call_extents(const coll__call *c, int rank, int size, size_t *send_bytes,
-                       size_t *recv_bytes)
+                        size_t *recv_bytes)
 {
     size_t es = coll_dtype_size(c->dt), n = c->count * es, all = n * (size_t)size;
     size_t s = 0, r = 0;
@@ -40,7 +40,7 @@ static void *ensure(coll__stager *s, int i, size_t bytes, coll__err *err)
     s->cap[i] = s->buf[i] ? bytes : 0;
     if (!s->buf[i])
         coll__err_set(err, 0, "cannot allocate %zu bytes of %s memory to stage a buffer", bytes,
-                     s->mem->what);
+                      s->mem->what);
     return s->buf[i];
 }
 
@@ -50,7 +50,7 @@ static int overlap(const char *a, size_t an, const char *b, size_t bn)
 }
 
 int coll__stager_begin(coll__stager *s, const coll__call *call, int rank, int size,
-                      coll__call *staged, int *any, coll__err *err)
+                       coll__call *staged, int *any, coll__err *err)
 {
     size_t sb, rb;
     coll__call_extents(call, rank, size, &sb, &rb);
@@ -89,7 +89,7 @@ int coll__stager_begin(coll__stager *s, const coll__call *call, int rank, int si
 }
 
 int coll__stager_end(coll__stager *s, const coll__call *call, const coll__call *staged, int rank,
-                    int size, coll__err *err)
+                     int size, coll__err *err)
 {
     size_t sb, rb;
     coll__call_extents(call, rank, size, &sb, &rb);
@@ -156,13 +156,17 @@ static void device_release(void *ptr)
 
 static int not_gpu_accessible(const void *ptr) { return !coll__cuda_is_gpu_accessible(ptr); }
 
-const coll__stage_mem coll__stage_device_via_host = {
-    .what = "host", .foreign = coll__cuda_is_device_ptr, .alloc = host_alloc,
-    .release = host_release, .copy = stage_copy};
+const coll__stage_mem coll__stage_device_via_host = {.what = "host",
+                                                     .foreign = coll__cuda_is_device_ptr,
+                                                     .alloc = host_alloc,
+                                                     .release = host_release,
+                                                     .copy = stage_copy};
 
-const coll__stage_mem coll__stage_host_via_device = {
-    .what = "device", .foreign = not_gpu_accessible, .alloc = device_alloc,
-    .release = device_release, .copy = stage_copy};
+const coll__stage_mem coll__stage_host_via_device = {.what = "device",
+                                                     .foreign = not_gpu_accessible,
+                                                     .alloc = device_alloc,
+                                                     .release = device_release,
+                                                     .copy = stage_copy};
 
 /* ---- the communicator's hook ---- */
 
@@ -178,7 +182,10 @@ static void stager_destroy(void *p)
     free(p);
 }
 
-static void stager_key_init(void) { stager_key_ok = pthread_key_create(&stager_key, stager_destroy) == 0; }
+static void stager_key_init(void)
+{
+    stager_key_ok = pthread_key_create(&stager_key, stager_destroy) == 0;
+}
 
 static coll__stager *thread_stager(void)
 {
@@ -197,14 +204,14 @@ static coll__stager *thread_stager(void)
 }
 
 int coll__staged_run(const coll__backend_ops *b, void *state, int rank, int size,
-                    const coll__call *call, const coll__sig *sig, double deadline,
-                    coll__err *err)
+                     const coll__call *call, const coll__sig *sig, double deadline, coll__err *err)
 {
     if (!coll__cudart_loaded() || strcmp(b->name, "nccl") == 0 || call->kind == COLL_KIND_BARRIER)
         return b->run(state, call, sig, deadline, err);
     coll__stager *s = thread_stager();
     if (!s) {
-        return coll__err_set(err, COLL_ENOMEM, "rank %d: out of memory for the staging of device buffers", rank);
+        return coll__err_set(err, COLL_ENOMEM,
+                             "rank %d: out of memory for the staging of device buffers", rank);
     }
     coll__call staged;
     int any, rc = coll__stager_begin(s, call, rank, size, &staged, &any, err);

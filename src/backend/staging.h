@@ -17,9 +17,9 @@
 
 /* Memory on the other side of a stager. */
 typedef struct coll__stage_mem {
-    const char *what;                  /* "host" or "device", for messages */
-    int (*foreign)(const void *ptr);   /* 1: the backend cannot use ptr, stage it */
-    void *(*alloc)(size_t bytes);      /* staging memory, NULL when out of it */
+    const char *what;                /* "host" or "device", for messages */
+    int (*foreign)(const void *ptr); /* 1: the backend cannot use ptr, stage it */
+    void *(*alloc)(size_t bytes);    /* staging memory, NULL when out of it */
     void (*release)(void *ptr);
     /* Copy between the caller's memory and staging memory (either direction). */
     int (*copy)(void *dst, const void *src, size_t bytes, coll__err *err);
@@ -39,15 +39,15 @@ extern const coll__stage_mem coll__stage_host_via_device;
 /* Bytes a call reads from sendbuf and writes to recvbuf on this rank (0: not
  * touched there, like a broadcast's sendbuf off the root). */
 void coll__call_extents(const coll__call *c, int rank, int size, size_t *send_bytes,
-                       size_t *recv_bytes);
+                        size_t *recv_bytes);
 
 /* *staged = call with each foreign buffer replaced by staging memory that holds
  * its input; *any = 0 when no buffer was foreign (staged is then call). */
 int coll__stager_begin(coll__stager *s, const coll__call *call, int rank, int size,
-                      coll__call *staged, int *any, coll__err *err);
+                       coll__call *staged, int *any, coll__err *err);
 /* Copy the results from staging memory back into the caller's buffers. */
 int coll__stager_end(coll__stager *s, const coll__call *call, const coll__call *staged, int rank,
-                    int size, coll__err *err);
+                     int size, coll__err *err);
 void coll__stager_free(coll__stager *s);
 
 /* The communicator's hook: run call on backend b (its state; this rank of
@@ -55,7 +55,6 @@ void coll__stager_free(coll__stager *s);
  * is not nccl, CUDA device buffers are staged through host memory of a
  * per-thread stager. */
 int coll__staged_run(const coll__backend_ops *b, void *state, int rank, int size,
-                    const coll__call *call, const coll__sig *sig, double deadline,
-                    coll__err *err);
+                     const coll__call *call, const coll__sig *sig, double deadline, coll__err *err);
 
 #endif

@@ -46,8 +46,7 @@ static int parse_int(const char *s, int *out)
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || *end || end == s || v < INT_MIN || v > INT_MAX)
-        return 0;
+    if (errno || *end || end == s || v < INT_MIN || v > INT_MAX) return 0;
     *out = (int)v;
     return 1;
 }
@@ -166,8 +165,8 @@ int coll__launch_env_spans_hosts(const coll_launch_env *env)
         if (nodes >= 1) return nodes > 1;
         if (positive("SLURM_NODEID") > 0) return 1;
     }
-    int is_torch = env->source && (strcmp(env->source, "torchrun") == 0 ||
-                                   strcmp(env->source, "collbench") == 0);
+    int is_torch = env->source &&
+                   (strcmp(env->source, "torchrun") == 0 || strcmp(env->source, "collbench") == 0);
     if (is_torch && positive("GROUP_RANK") > 0) return 1;
     if (env->world_size > 0 && env->local_world_size > 0)
         return env->local_world_size < env->world_size;

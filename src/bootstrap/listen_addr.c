@@ -48,7 +48,8 @@ static const char *loopback_like(const char *store_host)
 static int is_loopback_sa(const struct sockaddr *sa)
 {
     if (sa->sa_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) == 127;
+        return (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) ==
+               127;
     return sa->sa_family == AF_INET6 &&
            IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr);
 }
@@ -57,7 +58,7 @@ static int is_loopback_sa(const struct sockaddr *sa)
 static int sa_text(const struct sockaddr *sa, char *buf, size_t len)
 {
     socklen_t sl = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-                                              : sizeof(struct sockaddr_in);
+                                             : sizeof(struct sockaddr_in);
     return getnameinfo(sa, sl, buf, (socklen_t)len, NULL, 0, NI_NUMERICHOST) == 0;
 }
 
@@ -121,7 +122,8 @@ static void name_iface(const char *addr, char *ifname, size_t len)
     coll__host_unbracket(addr, bare, sizeof bare);
     if (getifaddrs(&all) != 0) return;
     for (i = all; i; i = i->ifa_next)
-        if (i->ifa_addr && (i->ifa_addr->sa_family == AF_INET || i->ifa_addr->sa_family == AF_INET6) &&
+        if (i->ifa_addr &&
+            (i->ifa_addr->sa_family == AF_INET || i->ifa_addr->sa_family == AF_INET6) &&
             sa_text(i->ifa_addr, text, sizeof text) && strcmp(text, bare) == 0) {
             snprintf(ifname, len, "%s", i->ifa_name);
             break;
@@ -164,15 +166,16 @@ static int route_to(const char *host, coll_listen_pick *out, char *err, size_t e
 static int only_loopback(const char *context, char *err, size_t errlen)
 {
     snprintf(err, errlen,
-             "the job spans hosts but %s, and this host has no other interface that is up: set "
-             COLL_ENV_SOCKET_IFNAME " to the interface that reaches the other hosts, or "
-             COLL_ENV_LISTEN_ADDR " to this host's address",
+             "the job spans hosts but %s, and this host has no other interface that is up: "
+             "set " COLL_ENV_SOCKET_IFNAME
+             " to the interface that reaches the other hosts, or " COLL_ENV_LISTEN_ADDR
+             " to this host's address",
              context);
     return COLL_EINVAL;
 }
 
 int coll__listen_addr_pick(const char *store_host, int spans, coll_listen_pick *out, char *err,
-                          size_t errlen)
+                           size_t errlen)
 {
     memset(out, 0, sizeof *out);
     const char *given = getenv(COLL_ENV_LISTEN_ADDR), *spec = getenv(COLL_ENV_SOCKET_IFNAME);
@@ -191,7 +194,8 @@ int coll__listen_addr_pick(const char *store_host, int spans, coll_listen_pick *
         if (!find_iface(spec, out, names, sizeof names)) {
             snprintf(err, errlen,
                      COLL_ENV_SOCKET_IFNAME "=%s matches no interface that is up with an IPv4 "
-                     "or global IPv6 address (there are: %s)", spec, names[0] ? names : "none");
+                                            "or global IPv6 address (there are: %s)",
+                     spec, names[0] ? names : "none");
             return COLL_EINVAL;
         }
         snprintf(out->why, sizeof out->why, COLL_ENV_SOCKET_IFNAME "=%s", spec);
@@ -201,8 +205,9 @@ int coll__listen_addr_pick(const char *store_host, int spans, coll_listen_pick *
     if (local) {
         snprintf(out->addr, sizeof out->addr, "%s", loopback_like(store_host));
         name_iface(out->addr, out->ifname, sizeof out->ifname);
-        snprintf(out->why, sizeof out->why, spans == 0 ? "every rank is on this host"
-                                                       : "the store host %s is loopback", store_host);
+        snprintf(out->why, sizeof out->why,
+                 spans == 0 ? "every rank is on this host" : "the store host %s is loopback",
+                 store_host);
         return COLL_OK;
     }
     if (store_host && *store_host) {
@@ -241,5 +246,5 @@ int coll_listen_addr_from_env(coll_listen_pick *out, char *err, size_t errlen)
     int found = coll_launch_env_detect(&env);
     int spans = found ? coll__launch_env_spans_hosts(&env) : -1;
     return coll__listen_addr_pick(found ? coll__launch_env_store_host(&env) : getenv("MASTER_ADDR"),
-                                 spans, out, err, errlen);
+                                  spans, out, err, errlen);
 }

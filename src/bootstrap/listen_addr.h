@@ -27,7 +27,7 @@
  * unknown or when this rank hosts it; spans: 1 when the job spans hosts, 0 on
  * one host, -1 unknown. COLL_OK, or COLL_EINVAL with err naming the variable. */
 int coll__listen_addr_pick(const char *store_host, int spans, coll_listen_pick *out, char *err,
-                          size_t errlen);
+                           size_t errlen);
 
 /* 1 when interface name is selected by spec (COLL_SOCKET_IFNAME syntax above). */
 int coll__ifname_match(const char *spec, const char *name);

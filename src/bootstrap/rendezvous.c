@@ -61,7 +61,7 @@ static int env_store_port(coll__err *err)
     if (port >= 0 && torchrun_holds_master_port()) port = port < 65535 ? port + 1 : -2;
     if (port >= 0) return port;
     coll__err_set(err, 0, "env:// needs %s (a port number) in the environment%s", var,
-             port == -2 ? ": its value is not a port" : "");
+                  port == -2 ? ": its value is not a port" : "");
     return -1;
 }
 
@@ -84,25 +84,28 @@ static int open_store(const char *method, const coll__rendezvous *rv, coll__stor
         if (coll__hostport_parse(method + 6, host, sizeof host, &port, why, sizeof why)) {
             return coll__err_set(err, COLL_EINVAL,
                                  "bad init method '%s': expected tcp://host:port or "
-                                 "tcp://[ipv6]:port: %s", method, why);
+                                 "tcp://[ipv6]:port: %s",
+                                 method, why);
         }
     } else {
-        return coll__err_set(err, COLL_EINVAL, "unknown init method '%s' (env://, tcp://host:port, file:///path)",
-                 method);
+        return coll__err_set(err, COLL_EINVAL,
+                             "unknown init method '%s' (env://, tcp://host:port, file:///path)",
+                             method);
     }
     /* Our launcher hands rank 0 the listening socket of MASTER_PORT, so the port is
      * never raced for. It is env://'s port: tcp:// names its own, which rank 0 binds. */
-    int listen_fd = rv->rank == 0 && strcmp(method, "env://") == 0 ? env_int("COLL_STORE_FD", -1) : -1;
+    int listen_fd = rv->rank == 0 && strcmp(method, "env://") == 0 ? env_int("COLL_STORE_FD", -1)
+                                                                   : -1;
     if (listen_fd >= 0) unsetenv("COLL_STORE_FD"); /* used once */
     int rc = coll__tcp_store_create(host, port, rv->rank == 0, listen_fd, rv->token, rv->timeout_s,
-                                   out, err);
+                                    out, err);
     if (rc && rv->rank == 0 && strcmp(method, "env://") == 0 && strstr(err->msg, "in use")) {
         coll__err_append(err, " (%s; set COLL_STORE_PORT to a free port, the same on every rank)",
-                 torchrun_holds_master_port()
-                          ? "torchrun's agent holds MASTER_PORT, ours is the next one"
-                 : getenv("MASTER_PORT") || getenv("COLL_STORE_PORT")
-                          ? "the store listens on MASTER_PORT"
-                          : "the store's port comes from SLURM_JOB_ID and SLURM_STEP_ID");
+                         torchrun_holds_master_port()
+                             ? "torchrun's agent holds MASTER_PORT, ours is the next one"
+                         : getenv("MASTER_PORT") || getenv("COLL_STORE_PORT")
+                             ? "the store listens on MASTER_PORT"
+                             : "the store's port comes from SLURM_JOB_ID and SLURM_STEP_ID");
     }
     if (rc && rv->rank > 0 && rc != COLL_EINVAL) {
         /* Name the rank that hosts the store: it is the one to look at. */
@@ -128,9 +131,10 @@ static int pick_listen_addr(const char *method, const coll_launch_env *env, coll
                                   sizeof why) != COLL_OK)
         rv->store_host[0] = '\0'; /* open_store names the mistake */
     if (strcmp(method, "env://") == 0 && !named && rv->spans_hosts == 1) {
-        return coll__err_set(err, COLL_EINVAL, "the job spans hosts (%s) but MASTER_ADDR is unset: set it to the "
-                 "address of rank 0's host, where the store listens",
-                 env && env->source ? env->source : "launcher");
+        return coll__err_set(err, COLL_EINVAL,
+                             "the job spans hosts (%s) but MASTER_ADDR is unset: set it to the "
+                             "address of rank 0's host, where the store listens",
+                             env && env->source ? env->source : "launcher");
     }
     coll_listen_pick pick;
     int rc = coll__listen_addr_pick(rv->store_host, rv->spans_hosts, &pick, why, sizeof why);
@@ -146,17 +150,22 @@ static int pick_listen_addr(const char *method, const coll_launch_env *env, coll
 static int refuse_exposed(const char *method, const coll__rendezvous *rv, coll__err *err)
 {
     const char *insecure = getenv("COLL_INSECURE");
-    if (rv->token[0] || rv->world_size == 1 || (insecure && strcmp(insecure, "1") == 0)) return COLL_OK;
+    if (rv->token[0] || rv->world_size == 1 || (insecure && strcmp(insecure, "1") == 0))
+        return COLL_OK;
     /* rank 0 serves env:// and tcp:// on every interface when the store host is not loopback */
     int serves = rv->rank == 0 && strncmp(method, "file://", 7) != 0 && rv->store_host[0] &&
                  !coll_host_is_loopback(rv->store_host);
-    const char *what = serves ? "the store" : !coll_host_is_loopback(rv->host) ? "the transport" : NULL;
+    const char *what = serves                             ? "the store"
+                       : !coll_host_is_loopback(rv->host) ? "the transport"
+                                                          : NULL;
     if (!what) return COLL_OK;
-    return coll__err_set(err, COLL_EINVAL, "%s would listen on %s, which other hosts reach, without a job token: put the same "
-             "secret on every host in a file only you can read and set " COLL_ENV_JOB_TOKEN_FILE
-             " to it (or " COLL_ENV_JOB_TOKEN_VAR "; collbench's launcher: --job-token-file), or "
-             "accept any peer with --insecure (COLL_INSECURE=1)",
-             what, serves ? rv->store_host : rv->host);
+    return coll__err_set(
+        err, COLL_EINVAL,
+        "%s would listen on %s, which other hosts reach, without a job token: put the same "
+        "secret on every host in a file only you can read and set " COLL_ENV_JOB_TOKEN_FILE
+        " to it (or " COLL_ENV_JOB_TOKEN_VAR "; collbench's launcher: --job-token-file), or "
+        "accept any peer with --insecure (COLL_INSECURE=1)",
+        what, serves ? rv->store_host : rv->host);
 }
 
 static int cached_open(const char *method, coll__rendezvous *rv, coll__err *err)
@@ -195,14 +204,16 @@ int coll__rendezvous_init(const coll_config *cfg, coll__rendezvous *rv, coll__er
     rv->rank = cfg->rank >= 0 ? cfg->rank : (found ? env.rank : 0);
     rv->world_size = cfg->world_size > 0 ? cfg->world_size : (found ? env.world_size : 1);
     if (rv->rank < 0 || rv->rank >= rv->world_size) {
-        return coll__err_set(err, COLL_EINVAL, "rank %d is out of range for world size %d", rv->rank, rv->world_size);
+        return coll__err_set(err, COLL_EINVAL, "rank %d is out of range for world size %d",
+                             rv->rank, rv->world_size);
     }
     /* Faults are per rank, and this is where the rank becomes known. */
     int rc = coll__fault_init(rv->rank, err->msg, sizeof err->msg);
     if (rc) return rc;
     coll__fault_hit(COLL_FAULT_RENDEZVOUS, 0);
     rv->local_rank = found && env.local_rank >= 0 ? env.local_rank : rv->rank;
-    rv->local_world_size = found && env.local_world_size > 0 ? env.local_world_size : rv->world_size;
+    rv->local_world_size = found && env.local_world_size > 0 ? env.local_world_size
+                                                             : rv->world_size;
 
     if ((rc = coll__token_from_env(rv->token, err->msg, sizeof err->msg))) return rc;
     rv->spans_hosts = found ? coll__launch_env_spans_hosts(&env) : -1;

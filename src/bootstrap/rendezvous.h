@@ -9,12 +9,12 @@
 struct coll__rendezvous {
     int rank, world_size;
     int local_rank, local_world_size;
-    coll__store *store;      /* shared; not owned (stores outlive communicators) */
-    char prefix[64];        /* key namespace of this communicator ("c3/") */
-    char token[65];         /* job token (hex), "" when none */
-    char host[256];         /* address this rank's transports listen on (listen_addr.h) */
-    char store_host[256];   /* where the store listens (MASTER_ADDR), "" when not named */
-    int spans_hosts;        /* 1 the job spans hosts, 0 one host, -1 unknown */
+    coll__store *store;   /* shared; not owned (stores outlive communicators) */
+    char prefix[64];      /* key namespace of this communicator ("c3/") */
+    char token[65];       /* job token (hex), "" when none */
+    char host[256];       /* address this rank's transports listen on (listen_addr.h) */
+    char store_host[256]; /* where the store listens (MASTER_ADDR), "" when not named */
+    int spans_hosts;      /* 1 the job spans hosts, 0 one host, -1 unknown */
     double timeout_s;
     /* A sub-group's ranks in the world (the auto backend's groups): rank r of
      * this group is world rank world_of[r], so its backend blames and names

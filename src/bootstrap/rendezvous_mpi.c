@@ -14,7 +14,7 @@
 
 /* What rank 0 broadcasts: where its store listens, or why it does not. */
 typedef struct store_address {
-    int status;                          /* COLL_OK, else rank 0's failure */
+    int status; /* COLL_OK, else rank 0's failure */
     int port;
     char host[256];
     char token[COLL_TOKEN_HEX_LEN + 1];
@@ -22,10 +22,10 @@ typedef struct store_address {
 } store_address;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static coll__store *store;        /* one per process, like rendezvous.c's cache */
+static coll__store *store; /* one per process, like rendezvous.c's cache */
 static char token[COLL_TOKEN_HEX_LEN + 1];
-static unsigned created;         /* communicators made on it: their key prefix */
-static char store_host[256];     /* the address rank 0 published */
+static unsigned created;     /* communicators made on it: their key prefix */
+static char store_host[256]; /* the address rank 0 published */
 
 int coll__rendezvous_mpi_wanted(const char *method)
 {
@@ -70,8 +70,11 @@ static int open_store(const coll__rendezvous *rv, coll__err *err)
     MPI_Comm_size(MPI_COMM_WORLD, &msize);
     coll__mpi_unlock();
     if (mrank != rv->rank || msize != rv->world_size) {
-        return coll__err_set(err, COLL_EINVAL, "rank %d of %d from the config or environment does not match MPI_COMM_WORLD "
-                     "(rank %d of %d)", rv->rank, rv->world_size, mrank, msize);
+        return coll__err_set(
+            err, COLL_EINVAL,
+            "rank %d of %d from the config or environment does not match MPI_COMM_WORLD "
+            "(rank %d of %d)",
+            rv->rank, rv->world_size, mrank, msize);
     }
     store_address a;
     memset(&a, 0, sizeof a);
@@ -93,7 +96,8 @@ static int open_store(const coll__rendezvous *rv, coll__err *err)
     if (mrank != 0) {
         rc = coll__tcp_store_create(a.host, a.port, 0, -1, a.token, rv->timeout_s, &store, err);
         if (rc) {
-            coll__err_prefix(err, "cannot reach rank 0's rendezvous store at %s:%d", a.host, a.port);
+            coll__err_prefix(err, "cannot reach rank 0's rendezvous store at %s:%d", a.host,
+                             a.port);
             return rc;
         }
     }

@@ -32,14 +32,15 @@ static int key(char *buf, size_t len, const coll__rendezvous *rv, const char *na
 static int report(const coll__rendezvous *rv, const char *msg, coll__err *err)
 {
     char k[128];
-    if (key(k, sizeof k, rv, "error", NULL) == COLL_OK) coll__store_set(rv->store, k, msg, strlen(msg));
+    if (key(k, sizeof k, rv, "error", NULL) == COLL_OK)
+        coll__store_set(rv->store, k, msg, strlen(msg));
     return coll__err_set(err, COLL_EINVAL, "%s", msg);
 }
 
 static int store_fail(const coll__rendezvous *rv, int rc, const char *what, coll__err *err)
 {
     return coll__err_set(err, rc, "rendezvous: rank %d: %s: %s", rv->rank, what,
-             rv->store->err.msg[0] ? rv->store->err.msg : coll_strerror(rc));
+                         rv->store->err.msg[0] ? rv->store->err.msg : coll_strerror(rc));
 }
 
 static int check_world(const coll__rendezvous *rv, coll__err *err)
@@ -64,7 +65,8 @@ static int check_world(const coll__rendezvous *rv, coll__err *err)
     snprintf(msg, sizeof msg,
              "world size mismatch at rendezvous: rank %d was started with world size %d, "
              "the first rank to arrive with %d (check WORLD_SIZE / --nnodes x --nproc-per-node "
-             "on every host)", rv->rank, rv->world_size, first);
+             "on every host)",
+             rv->rank, rv->world_size, first);
     return report(rv, msg, err);
 }
 
@@ -80,7 +82,8 @@ static int claim_rank(const coll__rendezvous *rv, coll__err *err)
     if (claims > 1) {
         snprintf(msg, sizeof msg,
                  "duplicate rank at rendezvous: two processes were started as rank %d of %d "
-                 "(check RANK / --node-rank on every host)", rv->rank, rv->world_size);
+                 "(check RANK / --node-rank on every host)",
+                 rv->rank, rv->world_size);
         return report(rv, msg, err);
     }
     if ((rc = key(k, sizeof k, rv, "arrived", err))) return rc;
@@ -117,8 +120,7 @@ static int wait_all(const coll__rendezvous *rv, coll__err *err)
             void *v = NULL;
             size_t n;
             if (coll__store_get(rv->store, kerr, &v, &n) == COLL_OK) {
-                coll__err_set(err, 0, "another rank failed the rendezvous: %s",
-                         (char *)v);
+                coll__err_set(err, 0, "another rank failed the rendezvous: %s", (char *)v);
                 free(v);
             }
             return COLL_EINVAL;
@@ -131,14 +133,17 @@ static int wait_all(const coll__rendezvous *rv, coll__err *err)
     char list[96];
     int missing = missing_ranks(rv, list, sizeof list);
     if (missing > 0)
-        return coll__err_set(err, COLL_ETIMEDOUT, "rendezvous: only %lld of %d ranks arrived within %.3g s: rank%s %s %s missing "
-                 "(not started, or started with another --master-addr/--master-port?)",
-                 (long long)arrived, rv->world_size, rv->timeout_s, missing > 1 ? "s" : "", list,
-                 missing > 1 ? "are" : "is");
+        return coll__err_set(
+            err, COLL_ETIMEDOUT,
+            "rendezvous: only %lld of %d ranks arrived within %.3g s: rank%s %s %s missing "
+            "(not started, or started with another --master-addr/--master-port?)",
+            (long long)arrived, rv->world_size, rv->timeout_s, missing > 1 ? "s" : "", list,
+            missing > 1 ? "are" : "is");
     else
-        return coll__err_set(err, COLL_ETIMEDOUT, "rendezvous: only %lld of %d ranks arrived within %.3g s (ranks not "
-                 "started, or started with another --master-addr/--master-port?)",
-                 (long long)arrived, rv->world_size, rv->timeout_s);
+        return coll__err_set(err, COLL_ETIMEDOUT,
+                             "rendezvous: only %lld of %d ranks arrived within %.3g s (ranks not "
+                             "started, or started with another --master-addr/--master-port?)",
+                             (long long)arrived, rv->world_size, rv->timeout_s);
 }
 
 int coll__rendezvous_verify(const coll__rendezvous *rv, coll__err *err)

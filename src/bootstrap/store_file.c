@@ -41,7 +41,10 @@ __attribute__((format(printf, 2, 3))) static int fail(file_store *f, const char 
     return COLL_ESYS;
 }
 
-static coll__kv_entry *find(file_store *f, const char *key) { return coll__kv_find(&f->entries, key); }
+static coll__kv_entry *find(file_store *f, const char *key)
+{
+    return coll__kv_find(&f->entries, key);
+}
 
 static int read_exact(file_store *f, void *buf, size_t len, off_t off)
 {
@@ -75,7 +78,8 @@ static int refresh_locked(file_store *f)
         if (klen > MAX_KEY || len - pos - 4 < (size_t)klen + 4) break;
         vlen = coll__be_get_u32(buf + pos + 4 + klen);
         if (vlen > MAX_VALUE || len - pos - 8 - klen < vlen) break;
-        rc = coll__kv_put_n(&f->entries, (char *)buf + pos + 4, klen, (char *)buf + pos + 8 + klen, vlen);
+        rc = coll__kv_put_n(&f->entries, (char *)buf + pos + 4, klen, (char *)buf + pos + 8 + klen,
+                            vlen);
         pos += 8 + (size_t)klen + vlen;
     }
     if (!rc) f->parsed += (off_t)pos;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 int coll__store_missing_ranks(coll__store *store, const char *key_prefix, int size, char *buf,
-                             size_t len)
+                              size_t len)
 {
     char key[192];
     int missing = 0, listed = 0;

@@ -71,16 +71,14 @@ static int exchange(tcp_store *t, const unsigned char *req, size_t reqlen, const
 static int fail(tcp_store *t, int rc, const char *what)
 {
     if (rc == COLL_ETIMEDOUT)
-        errf(&t->base,
-                 "TCP store %s:%d: timed out after %.3g s waiting for %s", t->host, t->port,
-                 t->base.timeout_s, what);
+        errf(&t->base, "TCP store %s:%d: timed out after %.3g s waiting for %s", t->host, t->port,
+             t->base.timeout_s, what);
     else if (rc == COLL_EPEER)
         errf(&t->base,
-                 "store server at %s:%d closed the connection (during %s; did its host "
-                 "process, rank 0, die?)", t->host, t->port, what);
-    else
-        errf(&t->base, "TCP store %s:%d: %s during %s",
-                 t->host, t->port, coll_strerror(rc), what);
+             "store server at %s:%d closed the connection (during %s; did its host "
+             "process, rank 0, die?)",
+             t->host, t->port, what);
+    else errf(&t->base, "TCP store %s:%d: %s during %s", t->host, t->port, coll_strerror(rc), what);
     if (t->fd >= 0) close(t->fd);
     t->fd = -1;
     return rc;
@@ -131,8 +129,8 @@ static int handshake(tcp_store *t, double deadline)
     if (replen == 0) { /* the server's explicit refusal */
         free(rep);
         fail(t, COLL_EAUTH, "HELLO");
-        errf(&t->base, "store server at %s:%d refused our job token (wrong job token?)",
-             t->host, t->port);
+        errf(&t->base, "store server at %s:%d refused our job token (wrong job token?)", t->host,
+             t->port);
         return COLL_EAUTH;
     }
     /* The server answers for the token too: a stranger on the store's port
@@ -143,8 +141,10 @@ static int handshake(tcp_store *t, double deadline)
     free(rep);
     if (!proven) {
         fail(t, COLL_EAUTH, "HELLO");
-        errf(&t->base, "store server at %s:%d did not prove it holds the job token (not rank "
-             "0's store, or another job's)", t->host, t->port);
+        errf(&t->base,
+             "store server at %s:%d did not prove it holds the job token (not rank "
+             "0's store, or another job's)",
+             t->host, t->port);
         return COLL_EAUTH;
     }
     return COLL_OK;
@@ -157,7 +157,8 @@ static int handshake(tcp_store *t, double deadline)
 static int ensure_connected(tcp_store *t, double deadline)
 {
     if (t->fd >= 0) return COLL_OK;
-    int fd = coll__sock_connect(t->host, t->port, deadline, t->base.err.msg, sizeof t->base.err.msg);
+    int fd = coll__sock_connect(t->host, t->port, deadline, t->base.err.msg,
+                                sizeof t->base.err.msg);
     double pause = 0.002;
     for (int closed = 1;; closed++) {
         if (fd < 0) return fd;
@@ -165,7 +166,8 @@ static int ensure_connected(tcp_store *t, double deadline)
         int rc = handshake(t, deadline);
         if (rc != COLL_EPEER) return rc;
         if (coll__now_s() + pause >= deadline) {
-            errf(&t->base, "store server at %s:%d closed the connection before authentication "
+            errf(&t->base,
+                 "store server at %s:%d closed the connection before authentication "
                  "%d times within %.3g s (too many strangers connecting to its port?)",
                  t->host, t->port, closed, t->base.timeout_s);
             return COLL_ETIMEDOUT;
@@ -176,8 +178,10 @@ static int ensure_connected(tcp_store *t, double deadline)
         char why[128];
         fd = coll__sock_connect(t->host, t->port, coll__now_s() + 0.2, why, sizeof why);
         if (fd < 0) {
-            errf(&t->base, "store server at %s:%d (rank 0) is gone: it closed the connection "
-                 "before authentication and accepts no new one (%s)", t->host, t->port, why);
+            errf(&t->base,
+                 "store server at %s:%d (rank 0) is gone: it closed the connection "
+                 "before authentication and accepts no new one (%s)",
+                 t->host, t->port, why);
             return COLL_EPEER;
         }
     }
@@ -214,8 +218,7 @@ static int check_key(tcp_store *t, const char *key)
 {
     size_t n = strlen(key);
     if (n == 0 || n > MAX_KEY) {
-        errf(&t->base,
-                 "TCP store: key of %zu bytes (must be 1..%u)", n, MAX_KEY);
+        errf(&t->base, "TCP store: key of %zu bytes (must be 1..%u)", n, MAX_KEY);
         return COLL_EINVAL;
     }
     return COLL_OK;
@@ -270,8 +273,10 @@ static int tcp_set(coll__store *s, const char *key, const void *val, size_t len)
 {
     tcp_store *t = (tcp_store *)s;
     if (len > MAX_VALUE) {
-        errf(s, "TCP store: value of %zu bytes for key '%s' "
-                 "exceeds the limit of %u", len, key, MAX_VALUE);
+        errf(s,
+             "TCP store: value of %zu bytes for key '%s' "
+             "exceeds the limit of %u",
+             len, key, MAX_VALUE);
         return COLL_EINVAL;
     }
     unsigned char n[4], *rep;
@@ -412,7 +417,7 @@ static const char *bind_host(const char *host)
 }
 
 int coll__tcp_store_create(const char *host, int port, int is_server, int listen_fd,
-                          const char *token, double timeout_s, coll__store **out, coll__err *err)
+                           const char *token, double timeout_s, coll__store **out, coll__err *err)
 {
     tcp_store *t = calloc(1, sizeof *t);
     if (!t) return COLL_ENOMEM;
@@ -428,7 +433,8 @@ int coll__tcp_store_create(const char *host, int port, int is_server, int listen
     snprintf(t->host, sizeof t->host, "%s", host && *host ? host : "127.0.0.1");
     t->port = port;
     if (is_server) {
-        if (listen_fd < 0) listen_fd = coll__sock_listen(bind_host(host), port, 128, err->msg, sizeof err->msg);
+        if (listen_fd < 0)
+            listen_fd = coll__sock_listen(bind_host(host), port, 128, err->msg, sizeof err->msg);
         if (listen_fd < 0) {
             tcp_destroy(&t->base);
             return listen_fd;

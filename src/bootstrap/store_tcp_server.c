@@ -49,9 +49,9 @@ typedef struct conn {
     int fd;
     int authed;
     int dead;
-    int challenged;                     /* nonce sent, HELLO not yet seen */
+    int challenged; /* nonce sent, HELLO not yet seen */
     unsigned char nonce[COLL_NONCE_LEN];
-    double since;                       /* accepted at (coll__now_s) */
+    double since; /* accepted at (coll__now_s) */
     char peer[64];
     unsigned char hdr[4]; /* frame being read: header, then body */
     size_t hdr_got;
@@ -78,7 +78,7 @@ typedef struct coll__store_tcp_server {
     unsigned logged;            /* strangers' drops logged one by one so far */
     unsigned long unlogged;     /* drops since the last summary */
     double unlogged_since;
-    char last_unlogged[168];    /* "ADDR: why" of the newest one */
+    char last_unlogged[168]; /* "ADDR: why" of the newest one */
 } server;
 
 /* How long a stopping store (its host, rank 0, is done or failed) keeps
@@ -96,8 +96,10 @@ static void log_unlogged(server *s, double now, int quiet, int final)
 {
     double waited = now - s->unlogged_since;
     if (!s->unlogged || (!final && waited < (quiet ? 1.0 : STRANGER_SUMMARY_S))) return;
-    fprintf(stderr, "collbench store: dropped %lu more connections from strangers in %.0f s (the "
-            "last from %s)\n", s->unlogged, now - s->unlogged_since, s->last_unlogged);
+    fprintf(stderr,
+            "collbench store: dropped %lu more connections from strangers in %.0f s (the "
+            "last from %s)\n",
+            s->unlogged, now - s->unlogged_since, s->last_unlogged);
     s->unlogged = 0;
     s->unlogged_since = now;
 }
@@ -108,8 +110,10 @@ static void log_drop(server *s, const conn *c, const char *why, double now)
     if (c->authed || s->logged < STRANGER_LOGS) {
         fprintf(stderr, "collbench store: dropped connection from %s: %s\n", c->peer, why);
         if (!c->authed && ++s->logged == STRANGER_LOGS)
-            fprintf(stderr, "collbench store: %u strangers dropped; further ones are counted, "
-                    "summed up every %.0f s\n", STRANGER_LOGS, STRANGER_SUMMARY_S);
+            fprintf(stderr,
+                    "collbench store: %u strangers dropped; further ones are counted, "
+                    "summed up every %.0f s\n",
+                    STRANGER_LOGS, STRANGER_SUMMARY_S);
         return;
     }
     if (!s->unlogged) s->unlogged_since = now;
@@ -255,11 +259,11 @@ static int handle_hello(server *s, conn *c, cursor *k)
 {
     const unsigned char *mac, *cnonce, *ver;
     uint32_t n, cn, vn;
-    if (take_field(k, MAX_KEY, &mac, &n) || take_field(k, MAX_KEY, &cnonce, &cn))
-        return -1;
+    if (take_field(k, MAX_KEY, &mac, &n) || take_field(k, MAX_KEY, &cnonce, &cn)) return -1;
     /* Version 2 sent no version field. */
-    unsigned version = !k->left ? 2 : take_field(k, 4, &ver, &vn) || vn != 4 || k->left
-                                          ? 0 : coll__be_get_u32(ver);
+    unsigned version = !k->left                                            ? 2
+                       : take_field(k, 4, &ver, &vn) || vn != 4 || k->left ? 0
+                                                                           : coll__be_get_u32(ver);
     if (!version) return -1;
     if (!c->challenged) {
         drop(c, "bad job token: HELLO without a CHALLENGE first");
@@ -484,8 +488,10 @@ static void accept_all(server *s, int waiting)
         coll__sock_peer_name(fd, c->peer, sizeof c->peer);
         if (waiting >= s->max_unauthed) {
             char why[96];
-            snprintf(why, sizeof why, "evicted: %d connections wait to authenticate, this one "
-                     "longest", waiting);
+            snprintf(why, sizeof why,
+                     "evicted: %d connections wait to authenticate, this one "
+                     "longest",
+                     waiting);
             if (evict_oldest(s, 0, why)) waiting--;
         }
         waiting++;
@@ -540,8 +546,7 @@ static void *serve(void *arg)
         }
         now = coll__now_s();
         for (conn *c = s->conns; c; c = c->next)
-            if (!c->authed && !c->dead && now - c->since > UNAUTHED_IDLE_S)
-                drop(c, idle_why);
+            if (!c->authed && !c->dead && now - c->since > UNAUTHED_IDLE_S) drop(c, idle_why);
         int waiting = 0;
         for (conn **pc = &s->conns; *pc;) {
             conn *c = *pc;
@@ -627,7 +632,8 @@ void coll__store_tcp_server_stop(coll__store_tcp_server *s)
 {
     if (!s) return;
     char b = 1;
-    while (write(s->wake[1], &b, 1) < 0 && errno == EINTR) {}
+    while (write(s->wake[1], &b, 1) < 0 && errno == EINTR) {
+    }
     pthread_join(s->thread, NULL);
     server_free(s);
 }
@@ -652,7 +658,8 @@ int coll__tcp_store_feed(const unsigned char *data, size_t len)
         ssize_t n = send(sv[1], data + off, len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
         if (n > 0) off += (size_t)n;
         conn_read(&s, &c);
-        while (recv(sv[1], sink, sizeof sink, MSG_DONTWAIT) > 0) {} /* replies */
+        while (recv(sv[1], sink, sizeof sink, MSG_DONTWAIT) > 0) {
+        } /* replies */
         if (n <= 0 && c.out_len) flush(&c);
     }
     close(sv[1]);

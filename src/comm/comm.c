@@ -46,7 +46,8 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     create_error[0] = '\0';
     *out = NULL;
 
-    const coll__backend_ops *backend = coll__backend_find(cfg.backend, create_error, sizeof create_error);
+    const coll__backend_ops *backend = coll__backend_find(cfg.backend, create_error,
+                                                          sizeof create_error);
     if (!backend) return COLL_EUNAVAIL;
 
     coll__rendezvous rv;
@@ -160,14 +161,13 @@ void coll_free(coll_comm *comm, void *ptr)
 
 int coll__comm_execute(coll_comm *comm, const coll__call *call, const coll__sig *sig)
 {
-    if (comm->failed)
-        return comm->failed; /* errmsg still says why */
+    if (comm->failed) return comm->failed; /* errmsg still says why */
     coll__err err;
     coll__err_init(&err, NULL, 0);
     double deadline = coll__now_s() + comm->timeout_s;
     /* staging: CUDA device buffers through host memory for backends that need host memory */
     int rc = coll__staged_run(comm->backend, comm->state, comm->rank, comm->size, call, sig,
-                             deadline, &err);
+                              deadline, &err);
     if (rc) {
         err.status = rc;
         if (!err.msg[0]) coll__err_set(&err, rc, "%s", coll_strerror(rc));
@@ -239,10 +239,8 @@ static int validate(coll_comm *comm, coll__call *c)
         if (c->dest >= 0 && (rc = check_bufs(comm, c->sendbuf, c->sendbuf, c->count))) return rc;
         if (c->source >= 0) return check_bufs(comm, c->recvbuf, c->recvbuf, c->recvcount);
         return COLL_OK;
-    case COLL_KIND_BARRIER:
-        return COLL_OK;
-    default:
-        return check_bufs(comm, c->sendbuf, c->recvbuf, c->count);
+    case COLL_KIND_BARRIER: return COLL_OK;
+    default: return check_bufs(comm, c->sendbuf, c->recvbuf, c->count);
     }
 }
 
@@ -301,8 +299,15 @@ static int call_nonblocking(coll_comm *comm, coll__call *c, coll_request **out)
 }
 
 #define CALL(kind_, s_, r_, n_, dt_, op_, root_) \
-    ((coll__call){.kind = (kind_), .sendbuf = (s_), .recvbuf = (r_), .count = (n_), \
-                 .dt = (dt_), .op = (op_), .root = (root_), .dest = -1, .source = -1})
+    ((coll__call){.kind = (kind_),               \
+                  .sendbuf = (s_),               \
+                  .recvbuf = (r_),               \
+                  .count = (n_),                 \
+                  .dt = (dt_),                   \
+                  .op = (op_),                   \
+                  .root = (root_),               \
+                  .dest = -1,                    \
+                  .source = -1})
 
 int coll_allreduce(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, coll_op op)
 {
@@ -360,7 +365,8 @@ int coll_sendrecv(coll_comm *comm, const void *sendbuf, size_t sendcount, int de
 int coll_send(coll_comm *comm, const void *buf, size_t count, coll_dtype dt, int peer)
 {
     if (!comm) return COLL_EINVAL;
-    if (peer < 0) return set_error(comm, COLL_EINVAL, -1, "destination rank %d is out of range", peer);
+    if (peer < 0)
+        return set_error(comm, COLL_EINVAL, -1, "destination rank %d is out of range", peer);
     return coll_sendrecv(comm, buf, count, peer, NULL, 0, -1, dt);
 }
 

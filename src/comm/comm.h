@@ -29,19 +29,19 @@ struct coll_comm {
     uint32_t seq; /* collectives called so far */
 
     pthread_mutex_t lock;
-    pthread_cond_t changed;            /* queue, busy or a request's done changed */
+    pthread_cond_t changed; /* queue, busy or a request's done changed */
     coll_request *queue_head, *queue_tail;
-    int busy;                          /* a call is running */
+    int busy; /* a call is running */
     int stopping;
     int progress_started;
     pthread_t progress_thread;
 
-    struct coll__store *store;          /* rendezvous store (outlives the comm) */
-    char store_prefix[64];             /* this comm's key namespace in it */
-    uint32_t monitored_seq;            /* monitored barriers called so far */
+    struct coll__store *store; /* rendezvous store (outlives the comm) */
+    char store_prefix[64];     /* this comm's key namespace in it */
+    uint32_t monitored_seq;    /* monitored barriers called so far */
 
-    int failed;                        /* sticky status after a fatal error */
-    coll__err err;                     /* the last failure: status, world rank blamed, why */
+    int failed;    /* sticky status after a fatal error */
+    coll__err err; /* the last failure: status, world rank blamed, why */
 };
 
 /* Run one call now (the caller has made it this comm's turn). Records errors. */

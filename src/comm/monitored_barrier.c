@@ -150,7 +150,8 @@ static int run_monitored(coll_comm *comm, double timeout_s, int *list, int *nlis
                        "did not answer the monitored barrier");
         return COLL_ETIMEDOUT;
     }
-    if (*nlist) format_missing(comm, list, *nlist, timeout_s, "did not reach the monitored barrier");
+    if (*nlist)
+        format_missing(comm, list, *nlist, timeout_s, "did not reach the monitored barrier");
     return *nlist ? COLL_ETIMEDOUT : COLL_OK;
 }
 
@@ -162,11 +163,13 @@ int coll_monitored_barrier(coll_comm *comm, double timeout_s, int *missing, int 
     if (!(timeout_s > 0) || isinf(timeout_s) || max_missing < 0 || (max_missing && !missing)) {
         return coll__err_blame(&comm->err, COLL_EINVAL, -1,
                                "monitored barrier: timeout %g s must be positive and finite, "
-                               "missing[] non-NULL when max_missing (%d) > 0", timeout_s, max_missing);
+                               "missing[] non-NULL when max_missing (%d) > 0",
+                               timeout_s, max_missing);
     }
     if (comm->failed) return comm->failed;
     if (!comm->store) {
-        return coll__err_blame(&comm->err, COLL_ENOTSUP, -1, "monitored barrier: no rendezvous store");
+        return coll__err_blame(&comm->err, COLL_ENOTSUP, -1,
+                               "monitored barrier: no rendezvous store");
     }
     int *list = calloc((size_t)comm->size, sizeof *list);
     if (!list) return COLL_ENOMEM;

@@ -83,10 +83,11 @@ static int open_temp(const char *tmp, mode_t mode)
 }
 
 int coll__file_write_atomic(const char *path, const void *data, size_t len, char *err,
-                           size_t errlen)
+                            size_t errlen)
 {
     if (!path || !*path || (!data && len > 0)) {
-        coll__set_err(err, errlen, "coll__file_write_atomic: %s", path && *path ? "no data" : "empty path");
+        coll__set_err(err, errlen, "coll__file_write_atomic: %s",
+                      path && *path ? "no data" : "empty path");
         return COLL_EINVAL;
     }
     char tmp[PATH_MAX];
@@ -107,7 +108,8 @@ int coll__file_write_atomic(const char *path, const void *data, size_t len, char
 
     int fd = open_temp(tmp, mode);
     if (fd < 0) {
-        coll__set_err(err, errlen, "%s: cannot create temporary %s: %s", path, tmp, strerror(errno));
+        coll__set_err(err, errlen, "%s: cannot create temporary %s: %s", path, tmp,
+                      strerror(errno));
         return COLL_ESYS;
     }
     if (exists && fchmod(fd, mode) != 0) {
@@ -134,7 +136,7 @@ int coll__file_write_atomic(const char *path, const void *data, size_t len, char
     if (step) {
         unlink(tmp);
         coll__set_err(err, errlen, "%s: %s (%s of temporary %s; file left unchanged)", path,
-                strerror(e), step, tmp);
+                      strerror(e), step, tmp);
         return COLL_ESYS;
     }
     return fsync_parent_dir(path, err, errlen);
@@ -143,7 +145,8 @@ int coll__file_write_atomic(const char *path, const void *data, size_t len, char
 int coll__file_append(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
     if (!path || !*path || (!data && len > 0)) {
-        coll__set_err(err, errlen, "coll__file_append: %s", path && *path ? "no data" : "empty path");
+        coll__set_err(err, errlen, "coll__file_append: %s",
+                      path && *path ? "no data" : "empty path");
         return COLL_EINVAL;
     }
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -166,7 +169,8 @@ int coll__file_append(const char *path, const void *data, size_t len, char *err,
         close(fd);
         /* "results.csv: No space left on device; earlier rows kept" */
         coll__set_err(err, errlen, "%s: %s; %s", path, strerror(e),
-                     kept ? "earlier rows kept" : "earlier rows kept, but a partial row may follow them");
+                      kept ? "earlier rows kept"
+                           : "earlier rows kept, but a partial row may follow them");
         return COLL_ESYS;
     }
     /* Character devices (/dev/null, a terminal) cannot be fsynced: not an error. */
@@ -174,7 +178,7 @@ int coll__file_append(const char *path, const void *data, size_t len, char *err,
         int e = errno;
         close(fd);
         coll__set_err(err, errlen, "%s: %s (fsync); earlier rows kept, the new ones may be lost",
-                     path, strerror(e));
+                      path, strerror(e));
         return COLL_ESYS;
     }
     if (close(fd) != 0) {

@@ -11,7 +11,7 @@
  * a mix. An existing file keeps its permission bits. On failure the temporary
  * is removed and path is untouched. Returns 0 or COLL_ESYS / COLL_EINVAL. */
 int coll__file_write_atomic(const char *path, const void *data, size_t len, char *err,
-                           size_t errlen);
+                            size_t errlen);
 
 /* Append data to path (created 0644 minus umask if missing) with O_APPEND in one
  * write loop, then fsync. If the write fails part-way (ENOSPC...), the bytes this

@@ -39,7 +39,8 @@ static inline void coll__sleep_s(double s)
 {
     if (!(s > 0)) return;
     struct timespec ts = coll__timespec_s(s);
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
 }
 
 /* One nanosleep of s seconds that a signal cuts short: for poll loops, which

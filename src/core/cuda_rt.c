@@ -10,23 +10,24 @@
 #include "core/dlopen_lib.h"
 #include "core/errbuf.h"
 
-static const char *const default_sonames[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12",
-                                              "libcudart.so.11.0", "libcudart.so.10.2", NULL};
+static const char *const default_sonames[] = {"libcudart.so",      "libcudart.so.13",
+                                              "libcudart.so.12",   "libcudart.so.11.0",
+                                              "libcudart.so.10.2", NULL};
 
 static coll__cudart rt;
 
 /* Every symbol or the first missing one, named. */
 static int bind_symbols(void *handle, char *err, size_t errlen)
 {
-#define SYM(field, name)                                                                          \
-    do {                                                                                          \
-        *(void **)(&rt.field) = dlsym(handle, name);                                              \
-        if (!rt.field) {                                                                          \
-            snprintf(err, errlen,                                                                 \
-                     "%s has no %s: a CUDA runtime older than 10.2? install a newer one",         \
-                     rt.soname, name);                                                            \
-            return -1;                                                                            \
-        }                                                                                         \
+#define SYM(field, name)                                                                  \
+    do {                                                                                  \
+        *(void **)(&rt.field) = dlsym(handle, name);                                      \
+        if (!rt.field) {                                                                  \
+            snprintf(err, errlen,                                                         \
+                     "%s has no %s: a CUDA runtime older than 10.2? install a newer one", \
+                     rt.soname, name);                                                    \
+            return -1;                                                                    \
+        }                                                                                 \
     } while (0)
     SYM(GetDeviceCount, "cudaGetDeviceCount");
     SYM(SetDevice, "cudaSetDevice");
@@ -99,17 +100,21 @@ static void explain_count_error(const coll__cudart *r, int e, char *err, size_t 
     coll__cuda_version_string(r->runtime_version, run, sizeof run);
     if (e == COLL_CUDA_ERR_INSUFFICIENT_DRIVER && driver == 0)
         coll__set_err(err, errlen,
-                     "no CUDA driver: cudaGetDeviceCount: %s (no libcuda.so.1: install the NVIDIA "
-                     "driver or run on a GPU machine)", what);
+                      "no CUDA driver: cudaGetDeviceCount: %s (no libcuda.so.1: install the NVIDIA "
+                      "driver or run on a GPU machine)",
+                      what);
     else if (e == COLL_CUDA_ERR_INSUFFICIENT_DRIVER)
-        coll__set_err(err, errlen,
-                     "CUDA driver too old: it supports CUDA %s but %s is CUDA %s: update the NVIDIA "
-                     "driver, or point %s at an older libcudart", drv, r->soname, run, COLL_CUDART_ENV);
+        coll__set_err(
+            err, errlen,
+            "CUDA driver too old: it supports CUDA %s but %s is CUDA %s: update the NVIDIA "
+            "driver, or point %s at an older libcudart",
+            drv, r->soname, run, COLL_CUDART_ENV);
     else if (e == COLL_CUDA_ERR_NO_DEVICE)
         coll__set_err(err, errlen, "no CUDA device: cudaGetDeviceCount: %s (driver %s)", what, drv);
     else
-        coll__set_err(err, errlen, "no usable CUDA device: cudaGetDeviceCount: %s (driver %s, runtime %s)",
-                     what, drv, run);
+        coll__set_err(err, errlen,
+                      "no usable CUDA device: cudaGetDeviceCount: %s (driver %s, runtime %s)", what,
+                      drv, run);
 }
 
 int coll__cuda_device_count(int *count, char *err, size_t errlen)
@@ -140,7 +145,7 @@ int coll__cuda_select_device(int local_rank, int *dev, char *err, size_t errlen)
     if (e != COLL_CUDA_SUCCESS) {
         char what[200];
         coll__set_err(err, errlen, "cudaSetDevice(%d) for local rank %d: %s", d, local_rank,
-                     coll__cuda_strerror(e, what, sizeof what));
+                      coll__cuda_strerror(e, what, sizeof what));
         return COLL_EUNAVAIL;
     }
     if (dev) *dev = d;
@@ -181,7 +186,8 @@ int coll__cuda_copy(void *dst, const void *src, size_t bytes, int kind, char *er
     int e = r->Memcpy(dst, src, bytes, kind);
     if (e == COLL_CUDA_SUCCESS) return COLL_OK;
     char what[200];
-    coll__set_err(err, errlen, "cudaMemcpy of %zu bytes: %s", bytes, coll__cuda_strerror(e, what, sizeof what));
+    coll__set_err(err, errlen, "cudaMemcpy of %zu bytes: %s", bytes,
+                  coll__cuda_strerror(e, what, sizeof what));
     return COLL_ESYS;
 }
 

@@ -31,7 +31,7 @@ typedef void *coll__cuda_stream;
 typedef void *coll__cuda_event;
 
 typedef struct coll__cudart {
-    char soname[256]; /* the name that loaded */
+    char soname[256];    /* the name that loaded */
     int runtime_version; /* 12040 is 12.4 */
     int (*GetDeviceCount)(int *count);
     int (*SetDevice)(int dev);

@@ -9,7 +9,7 @@
 #include "core/errbuf.h"
 
 void *coll__dlopen_lib(const coll__lib_spec *spec, char *soname, size_t sonamelen, char *err,
-                      size_t errlen)
+                       size_t errlen)
 {
     const char *env = getenv(spec->env);
     if (env && *env) {
@@ -19,7 +19,8 @@ void *coll__dlopen_lib(const coll__lib_spec *spec, char *soname, size_t sonamele
             return h;
         }
         const char *why = dlerror();
-        snprintf(err, errlen, "%s not found: %s=%s cannot be loaded (%s): point it at %s or unset it",
+        snprintf(err, errlen,
+                 "%s not found: %s=%s cannot be loaded (%s): point it at %s or unset it",
                  spec->what, spec->env, env, why ? why : "dlopen failed", spec->sonames[0]);
         return NULL;
     }

@@ -18,8 +18,8 @@ static int parse(const char *name, int suffixes, uint64_t dflt, uint64_t lo, uin
         *out = dflt;
         return COLL_OK;
     }
-    const char *what =
-        suffixes ? "a byte count (digits, then optionally K, M or G)" : "a count (digits)";
+    const char *what = suffixes ? "a byte count (digits, then optionally K, M or G)"
+                                : "a count (digits)";
     if (!isdigit((unsigned char)v[0])) /* strtoull would take a sign or spaces */
         return coll__err_set(err, COLL_EINVAL, "%s=%s: not %s", name, v, what);
     char *end;
@@ -79,9 +79,9 @@ typedef struct tuning_var {
 
 #define KIB 1024ull
 static const tuning_var tuning[] = {
-    {"COLL_SHM_SLOT_BYTES", BYTES, 4 * KIB, KIB * KIB * KIB},
-    {"COLL_SHM_MBOX_BYTES", BYTES, 64, 64 * KIB * KIB},
-    {"COLL_SHM_CHUNK_BYTES", BYTES, 64, 64 * KIB * KIB},
+    {"COLL_SHM_SLOT_BYTES", BYTES, 4 * KIB, KIB *KIB *KIB},
+    {"COLL_SHM_MBOX_BYTES", BYTES, 64, 64 * KIB *KIB},
+    {"COLL_SHM_CHUNK_BYTES", BYTES, 64, 64 * KIB *KIB},
     {"COLL_SHM_CMA_MIN", BYTES, 0, SIZE_MAX},
     {"COLL_SHM_CMA_ALLREDUCE_MIN", BYTES, 0, SIZE_MAX},
     {"COLL_SHM_CMA_WHOLE_MIN", BYTES, 0, SIZE_MAX},

@@ -24,10 +24,10 @@ extern "C" {
 #define COLL__ERR_MSG 512
 
 typedef struct coll__err {
-    int status;           /* COLL_OK, or the failure's status */
-    int rank;             /* world rank to blame, -1: nobody */
-    const int *world_of;  /* group rank -> world rank; NULL: the group is the world */
-    int nworld;           /* entries in world_of */
+    int status;          /* COLL_OK, or the failure's status */
+    int rank;            /* world rank to blame, -1: nobody */
+    const int *world_of; /* group rank -> world rank; NULL: the group is the world */
+    int nworld;          /* entries in world_of */
     char msg[COLL__ERR_MSG];
 } coll__err;
 
@@ -45,18 +45,16 @@ int coll__err_pass(coll__err *dst, const coll__err *src);
 
 /* Message from fmt, replacing any; status recorded when nonzero. Returns status.
  * e may be NULL (only the status then). */
-__attribute__((format(printf, 3, 4)))
-int coll__err_set(coll__err *e, int status, const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) int coll__err_set(coll__err *e, int status, const char *fmt,
+                                                        ...);
 /* The same, blaming rank r of e's group (the world rank it maps to). */
-__attribute__((format(printf, 4, 5)))
-int coll__err_blame(coll__err *e, int status, int r, const char *fmt, ...);
+__attribute__((format(printf, 4, 5))) int coll__err_blame(coll__err *e, int status, int r,
+                                                          const char *fmt, ...);
 /* "fmt's text: old message" (the old message alone kept when empty so far,
  * fmt's text alone when there was none). */
-__attribute__((format(printf, 2, 3)))
-void coll__err_prefix(coll__err *e, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void coll__err_prefix(coll__err *e, const char *fmt, ...);
 /* Old message followed by fmt's text. */
-__attribute__((format(printf, 2, 3)))
-void coll__err_append(coll__err *e, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void coll__err_append(coll__err *e, const char *fmt, ...);
 /* The message, or the status's text when there is none. */
 const char *coll__err_text(const coll__err *e);
 /* coll__err_text(e) into a text buffer (NULL or len 0: nothing), cut to fit. */

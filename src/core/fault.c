@@ -33,8 +33,8 @@ static const char *const point_names[COLL_FAULT_POINT_COUNT] = {
     "rendezvous", "connect", "collective", "progress", "store",
 };
 
-static const char *const action_names[] = {"none", "kill", "hang", "close-socket", "corrupt",
-                                           "delay"};
+static const char *const action_names[] = {"none",         "kill",    "hang",
+                                           "close-socket", "corrupt", "delay"};
 
 const char *coll__fault_point_name(coll__fault_point p)
 {
@@ -111,7 +111,8 @@ static int parse_one(const char *s, size_t len, int *rank, fault *f, char *why, 
     }
     int point = lookup(field[1], flen[1], point_names, COLL_FAULT_POINT_COUNT);
     if (point < 0) {
-        snprintf(why, whylen, "unknown point '%.*s' (rendezvous, connect, collective, progress, store)",
+        snprintf(why, whylen,
+                 "unknown point '%.*s' (rendezvous, connect, collective, progress, store)",
                  (int)flen[1], field[1]);
         return -1;
     }
@@ -152,7 +153,8 @@ int coll__fault_parse(const char *spec, int rank, char *err, size_t errlen)
         }
         if (r == rank) {
             if (n == MAX_FAULTS) {
-                snprintf(err, errlen, "COLL_FAULT: more than %d faults for rank %d", MAX_FAULTS, rank);
+                snprintf(err, errlen, "COLL_FAULT: more than %d faults for rank %d", MAX_FAULTS,
+                         rank);
                 return COLL_EINVAL;
             }
             faults[n].point = f.point;
@@ -188,7 +190,8 @@ static void announce(const fault *f, size_t total)
     int n = snprintf(line, sizeof line, "collbench: COLL_FAULT: pid %ld: %s at %s (after %zu)\n",
                      (long)getpid(), coll__fault_action_name(f->action),
                      coll__fault_point_name(f->point), total);
-    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0) {}
+    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0) {
+    }
 }
 
 static void hang_forever(void)

@@ -45,7 +45,7 @@ static inline float coll__half_to_float(uint16_t h)
      * 2^-14, which normalises exactly (no count-leading-zeros needed). */
     float sub = coll__bits_float(em + 0x38800000u) - coll__bits_float(0x38800000u);
     uint32_t bits = coll__select_u32(exp == 0x0f800000u, infnan,
-                                    coll__select_u32(exp == 0, coll__float_bits(sub), normal));
+                                     coll__select_u32(exp == 0, coll__float_bits(sub), normal));
     return coll__bits_float(bits | sign);
 }
 
@@ -64,14 +64,11 @@ static inline uint16_t coll__float_to_half(float f)
     uint32_t finite = coll__select_u32(ax >= 0x38800000u, normal, sub);
     /* >= 65520 rounds past 65504, the largest half: inf */
     uint32_t bits = coll__select_u32(ax > 0x7f800000u, nan,
-                                    coll__select_u32(ax >= 0x477ff000u, 0x7c00u, finite));
+                                     coll__select_u32(ax >= 0x477ff000u, 0x7c00u, finite));
     return (uint16_t)(bits | sign);
 }
 
-static inline float coll__bf16_to_float(uint16_t h)
-{
-    return coll__bits_float((uint32_t)h << 16);
-}
+static inline float coll__bf16_to_float(uint16_t h) { return coll__bits_float((uint32_t)h << 16); }
 
 static inline uint16_t coll__float_to_bf16(float f)
 {

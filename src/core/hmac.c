@@ -25,8 +25,7 @@ static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 static void block(coll__sha256 *s, const unsigned char *p)
 {
     uint32_t w[64], v[8];
-    for (int i = 0; i < 16; i++)
-        w[i] = coll__be_get_u32(p + 4 * i);
+    for (int i = 0; i < 16; i++) w[i] = coll__be_get_u32(p + 4 * i);
     for (int i = 16; i < 64; i++) {
         uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
         uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
@@ -83,7 +82,7 @@ void coll__sha256_final(coll__sha256 *s, unsigned char out[COLL_SHA256_LEN])
 }
 
 void coll__hmac_sha256(const void *key, size_t keylen, const void *const parts[4],
-                      const size_t lens[4], unsigned char out[COLL_SHA256_LEN])
+                       const size_t lens[4], unsigned char out[COLL_SHA256_LEN])
 {
     unsigned char k[64] = {0}, pad[64], inner[COLL_SHA256_LEN];
     coll__sha256 s;

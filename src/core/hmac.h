@@ -24,7 +24,7 @@ void coll__sha256_final(coll__sha256 *s, unsigned char out[COLL_SHA256_LEN]);
 
 /* HMAC-SHA-256 of the concatenation of up to 4 parts (NULL parts are skipped). */
 void coll__hmac_sha256(const void *key, size_t keylen, const void *const parts[4],
-                      const size_t lens[4], unsigned char out[COLL_SHA256_LEN]);
+                       const size_t lens[4], unsigned char out[COLL_SHA256_LEN]);
 
 /* A fresh nonce from the kernel; COLL_OK or COLL_ESYS. */
 int coll__nonce(unsigned char out[COLL_NONCE_LEN]);

@@ -61,7 +61,7 @@ int coll__hostport_parse(const char *s, char *host, size_t hostlen, int *port, c
 int coll__hostport_format(char *buf, size_t len, const char *host, int port)
 {
     return strchr(host, ':') && host[0] != '[' ? snprintf(buf, len, "[%s]:%d", host, port)
-                             : snprintf(buf, len, "%s:%d", host, port);
+                                               : snprintf(buf, len, "%s:%d", host, port);
 }
 
 void coll__host_unbracket(const char *host, char *out, size_t outlen)
@@ -69,6 +69,5 @@ void coll__host_unbracket(const char *host, char *out, size_t outlen)
     size_t n = strlen(host);
     if (n >= 2 && host[0] == '[' && host[n - 1] == ']')
         snprintf(out, outlen, "%.*s", (int)(n - 2), host + 1);
-    else
-        snprintf(out, outlen, "%s", host);
+    else snprintf(out, outlen, "%s", host);
 }

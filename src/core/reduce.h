@@ -22,7 +22,8 @@ const char *coll__reduce_isa(void);
 
 /* out = a op b on local buffers (coll_reduce in coll.h is the collective);
  * COLL_EINVAL for an invalid pair or a NULL buffer with n > 0. */
-int coll__reduce_local(void *out, const void *a, const void *b, size_t n, coll_dtype dt, coll_op op);
+int coll__reduce_local(void *out, const void *a, const void *b, size_t n, coll_dtype dt,
+                       coll_op op);
 
 /* buf[i] /= divisor (floating-point dtypes; finishes COLL_AVG). */
 void coll__scale_div(void *buf, size_t n, coll_dtype dt, int divisor);

@@ -9,8 +9,8 @@
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t call_lock = PTHREAD_MUTEX_INITIALIZER;
-static int initialised;  /* coll__mpi_runtime_init succeeded once */
-static int we_own_it;    /* we called MPI_Init_thread, so we finalise */
+static int initialised; /* coll__mpi_runtime_init succeeded once */
+static int we_own_it;   /* we called MPI_Init_thread, so we finalise */
 static int thread_level;
 static volatile int failed;
 
@@ -33,7 +33,8 @@ int coll__mpi_runtime_init(int *level, char *err, size_t errlen)
         if (already) {
             MPI_Query_thread(&thread_level);
         } else if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &thread_level) != MPI_SUCCESS) {
-            coll__set_err(err, errlen, "MPI_Init_thread failed (is this process started by mpirun?)");
+            coll__set_err(err, errlen,
+                          "MPI_Init_thread failed (is this process started by mpirun?)");
             rc = COLL_EUNAVAIL;
         } else {
             we_own_it = 1;
@@ -69,6 +70,6 @@ void coll__mpi_describe(int code, const char *call, char *buf, size_t len)
     int n = 0, cls = 0;
     MPI_Error_string(code, text, &n);
     MPI_Error_class(code, &cls);
-    coll__set_err(buf, len, "%s failed: %s (MPI error class %d)", call, n > 0 ? text : "unknown error",
-                 cls);
+    coll__set_err(buf, len, "%s failed: %s (MPI error class %d)", call,
+                  n > 0 ? text : "unknown error", cls);
 }

@@ -21,10 +21,10 @@ typedef enum coll__kind {
 
 /* 24 bytes, fixed layout: it travels in wire headers. */
 typedef struct coll__sig {
-    uint32_t seq;   /* collective number on the communicator (0 for p2p) */
-    uint8_t kind;   /* coll__kind */
-    uint8_t dtype;  /* coll_dtype */
-    uint8_t op;     /* coll_op */
+    uint32_t seq;  /* collective number on the communicator (0 for p2p) */
+    uint8_t kind;  /* coll__kind */
+    uint8_t dtype; /* coll_dtype */
+    uint8_t op;    /* coll_op */
     uint8_t pad;
     int32_t root;
     uint32_t pad2;

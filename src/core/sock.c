@@ -93,7 +93,8 @@ int coll__sock_listen(const char *host, int port, int backlog, char *err, size_t
         int one = 1, zero = 0;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
         /* "::" serves IPv4 clients too, whatever net.ipv6.bindv6only says. */
-        if (ai->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+        if (ai->ai_family == AF_INET6)
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
         if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0) {
             freeaddrinfo(res);
             return fd;
@@ -135,8 +136,7 @@ static int wait_fd(int fd, short events, double deadline)
  * (-ETIMEDOUT when the deadline passed while the handshake was in progress). */
 static int connect_once(const struct addrinfo *ai, double deadline)
 {
-    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                    ai->ai_protocol);
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0) return -errno;
     int e = 0;
     if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
@@ -203,8 +203,7 @@ void coll__sock_peer_name(int fd, char *buf, size_t len)
         getnameinfo((struct sockaddr *)&sa, sl, host, sizeof host, serv, sizeof serv,
                     NI_NUMERICHOST | NI_NUMERICSERV))
         snprintf(buf, len, "?");
-    else
-        coll__hostport_format(buf, len, host, atoi(serv));
+    else coll__hostport_format(buf, len, host, atoi(serv));
 }
 
 int coll__sock_accept(int listen_fd, double deadline, char *err, size_t errlen)
@@ -229,7 +228,8 @@ int coll__sock_accept(int listen_fd, double deadline, char *err, size_t errlen)
             return COLL_ETIMEDOUT;
         }
         if (w < 0) {
-            snprintf(err, errlen, "poll on port %d: %s", coll__sock_port(listen_fd), strerror(errno));
+            snprintf(err, errlen, "poll on port %d: %s", coll__sock_port(listen_fd),
+                     strerror(errno));
             return COLL_ESYS;
         }
     }
@@ -238,7 +238,7 @@ int coll__sock_accept(int listen_fd, double deadline, char *err, size_t errlen)
 static int io_errno_status(int e)
 {
     return (e == ECONNRESET || e == EPIPE || e == ENOTCONN || e == ETIMEDOUT) ? COLL_EPEER
-                                                                             : COLL_ESYS;
+                                                                              : COLL_ESYS;
 }
 
 int coll__sock_write_all(int fd, const void *buf, size_t len, double deadline)

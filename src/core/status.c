@@ -5,7 +5,8 @@
 const char *coll_strerror(int status)
 {
     switch (status) {
-#define COLL_STATUS_MSG(name, val, msg) case (val): return (msg);
+#define COLL_STATUS_MSG(name, val, msg) \
+    case (val): return (msg);
         COLL_STATUS_MAP(COLL_STATUS_MSG)
 #undef COLL_STATUS_MSG
     }
@@ -15,7 +16,8 @@ const char *coll_strerror(int status)
 const char *coll_status_name(int status)
 {
     switch (status) {
-#define COLL_STATUS_SYM(name, val, msg) case (val): return "COLL_" #name;
+#define COLL_STATUS_SYM(name, val, msg) \
+    case (val): return "COLL_" #name;
         COLL_STATUS_MAP(COLL_STATUS_SYM)
 #undef COLL_STATUS_SYM
     }

@@ -23,7 +23,7 @@ int coll__token_is_valid(const char *s);
  * The file must be a regular file no one but its owner can read. COLL_OK, or
  * COLL_EINVAL with err naming the file and the problem. */
 int coll__token_read_file(const char *path, char out[COLL_TOKEN_HEX_LEN + 1], char *err,
-                         size_t errlen);
+                          size_t errlen);
 
 /* The job's token: $COLL_JOB_TOKEN (what launchers hand their ranks), else the
  * file $COLL_JOB_TOKEN_FILE names; out "" when neither is set. */

@@ -35,7 +35,7 @@ static int check_text(const char *t, const char *what, char *err, size_t errlen)
 }
 
 int coll__token_read_file(const char *path, char out[COLL_TOKEN_HEX_LEN + 1], char *err,
-                         size_t errlen)
+                          size_t errlen)
 {
     char buf[COLL_TOKEN_HEX_LEN + 3]; /* room to notice a token too long */
     out[0] = '\0';

@@ -21,7 +21,7 @@ typedef struct coll__watchdog {
     pthread_cond_t cv;
     coll__watchdog_fire fire;
     void *arg;
-    double deadline;  /* coll__now_s() time; 0 when disarmed */
+    double deadline; /* coll__now_s() time; 0 when disarmed */
     double armed_at;
     double sleep_until; /* the thread's wake-up; 0 while it waits for an arming */
     int stop;

@@ -27,10 +27,10 @@ typedef struct bench_call {
     coll_comm *comm;
     int rank, nranks;
     void *send, *recv;
-    size_t count;   /* the count argument of the coll.h call */
+    size_t count; /* the count argument of the coll.h call */
     coll_dtype dtype;
-    coll_op op;     /* ignored by collectives without a reduction */
-    int root;       /* ignored by collectives without a root */
+    coll_op op; /* ignored by collectives without a reduction */
+    int root;   /* ignored by collectives without a root */
 } bench_call;
 
 struct bench_data_key;
@@ -38,10 +38,10 @@ struct bench_data_key;
 typedef struct bench_coll {
     const char *name;
     bench_coll_id id;
-    const char *help;      /* one line for `collbench help` */
+    const char *help; /* one line for `collbench help` */
     int has_op, has_root;
-    int has_inplace;       /* 0: only out-of-place makes sense */
-    int moves_data;        /* 0 for barrier: no sizes, no buffers */
+    int has_inplace; /* 0: only out-of-place makes sense */
+    int moves_data;  /* 0 for barrier: no sizes, no buffers */
     /* Buffers hold count * nranks elements on this side (else count). */
     int send_per_rank, recv_per_rank;
     /* The count argument is bytes / (nranks * dtype size), rounded down. */

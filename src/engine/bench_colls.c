@@ -7,8 +7,16 @@
 
 #include "engine/bench_data.h"
 
-static double factor_one(int n) { (void)n; return 1.0; }
-static double factor_zero(int n) { (void)n; return 0.0; }
+static double factor_one(int n)
+{
+    (void)n;
+    return 1.0;
+}
+static double factor_zero(int n)
+{
+    (void)n;
+    return 0.0;
+}
 static double factor_allreduce(int n) { return n > 0 ? 2.0 * (n - 1) / n : 0; }
 static double factor_gather(int n) { return n > 0 ? (double)(n - 1) / n : 0; }
 
@@ -96,22 +104,22 @@ static uint64_t check_sendrecv(const bench_call *c, const bench_data_key *k)
 
 /* name id help op root inplace data send*n recv*n count/n factor run check */
 static const bench_coll colls[BENCH_COLL_COUNT] = {
-    {"allreduce", BENCH_ALLREDUCE, "every rank gets the reduction of all ranks' buffers",
-     1, 0, 1, 1, 0, 0, 0, factor_allreduce, run_allreduce, check_allreduce},
-    {"allgather", BENCH_ALLGATHER, "every rank gets every rank's block",
-     0, 0, 1, 1, 0, 1, 1, factor_gather, run_allgather, check_allgather},
-    {"reducescatter", BENCH_REDUCESCATTER, "rank r gets block r of the reduction",
-     1, 0, 1, 1, 1, 0, 1, factor_gather, run_reducescatter, check_reducescatter},
-    {"broadcast", BENCH_BROADCAST, "the root's buffer goes to every rank",
-     0, 1, 1, 1, 0, 0, 0, factor_one, run_broadcast, check_broadcast},
-    {"reduce", BENCH_REDUCE, "the root gets the reduction of all ranks' buffers",
-     1, 1, 1, 1, 0, 0, 0, factor_one, run_reduce, check_reduce},
-    {"alltoall", BENCH_ALLTOALL, "block j of rank i goes to block i of rank j",
-     0, 0, 0, 1, 1, 1, 1, factor_gather, run_alltoall, check_alltoall},
-    {"sendrecv", BENCH_SENDRECV, "each rank sends to the next and receives from the previous",
-     0, 0, 0, 1, 0, 0, 0, factor_one, run_sendrecv, check_sendrecv},
-    {"barrier", BENCH_BARRIER, "every rank waits for all others",
-     0, 0, 0, 0, 0, 0, 0, factor_zero, run_barrier, NULL /* nothing to check: #wrong N/A */},
+    {"allreduce", BENCH_ALLREDUCE, "every rank gets the reduction of all ranks' buffers", 1, 0, 1,
+     1, 0, 0, 0, factor_allreduce, run_allreduce, check_allreduce},
+    {"allgather", BENCH_ALLGATHER, "every rank gets every rank's block", 0, 0, 1, 1, 0, 1, 1,
+     factor_gather, run_allgather, check_allgather},
+    {"reducescatter", BENCH_REDUCESCATTER, "rank r gets block r of the reduction", 1, 0, 1, 1, 1, 0,
+     1, factor_gather, run_reducescatter, check_reducescatter},
+    {"broadcast", BENCH_BROADCAST, "the root's buffer goes to every rank", 0, 1, 1, 1, 0, 0, 0,
+     factor_one, run_broadcast, check_broadcast},
+    {"reduce", BENCH_REDUCE, "the root gets the reduction of all ranks' buffers", 1, 1, 1, 1, 0, 0,
+     0, factor_one, run_reduce, check_reduce},
+    {"alltoall", BENCH_ALLTOALL, "block j of rank i goes to block i of rank j", 0, 0, 0, 1, 1, 1, 1,
+     factor_gather, run_alltoall, check_alltoall},
+    {"sendrecv", BENCH_SENDRECV, "each rank sends to the next and receives from the previous", 0, 0,
+     0, 1, 0, 0, 0, factor_one, run_sendrecv, check_sendrecv},
+    {"barrier", BENCH_BARRIER, "every rank waits for all others", 0, 0, 0, 0, 0, 0, 0, factor_zero,
+     run_barrier, NULL /* nothing to check: #wrong N/A */},
 };
 
 const bench_coll *bench_coll_get(bench_coll_id id)

@@ -54,9 +54,9 @@ static gen_kind kind_of(int op)
  * (a + q*s) mod M shifted to be centred on 0. Reductions over all ranks then
  * depend on (a, s) only, so the checker looks them up in a small table. */
 
-#define SMALL_MOD 9u   /* values -4..4 */
+#define SMALL_MOD 9u /* values -4..4 */
 #define SMALL_STEPS 8u
-#define WIDE_MOD 201u  /* values -100..100 */
+#define WIDE_MOD 201u /* values -100..100 */
 #define WIDE_STEPS 200u
 
 static uint32_t small_a(uint32_t h) { return h % SMALL_MOD; }
@@ -105,8 +105,12 @@ static void encode_block(coll_dtype dt, const int32_t *v, void *buf, size_t n)
 {
     size_t j;
     switch (dt) {
-    case COLL_FLOAT32: for (j = 0; j < n; j++) ((float *)buf)[j] = (float)v[j]; break;
-    case COLL_FLOAT64: for (j = 0; j < n; j++) ((double *)buf)[j] = (double)v[j]; break;
+    case COLL_FLOAT32:
+        for (j = 0; j < n; j++) ((float *)buf)[j] = (float)v[j];
+        break;
+    case COLL_FLOAT64:
+        for (j = 0; j < n; j++) ((double *)buf)[j] = (double)v[j];
+        break;
     case COLL_FLOAT16:
         for (j = 0; j < n; j++) ((uint16_t *)buf)[j] = coll__float_to_half((float)v[j]);
         break;
@@ -114,9 +118,15 @@ static void encode_block(coll_dtype dt, const int32_t *v, void *buf, size_t n)
         for (j = 0; j < n; j++) ((uint16_t *)buf)[j] = coll__float_to_bf16((float)v[j]);
         break;
     case COLL_INT8:
-    case COLL_UINT8: for (j = 0; j < n; j++) ((uint8_t *)buf)[j] = (uint8_t)v[j]; break;
-    case COLL_INT32: for (j = 0; j < n; j++) ((uint32_t *)buf)[j] = (uint32_t)v[j]; break;
-    case COLL_INT64: for (j = 0; j < n; j++) ((int64_t *)buf)[j] = (int64_t)v[j]; break;
+    case COLL_UINT8:
+        for (j = 0; j < n; j++) ((uint8_t *)buf)[j] = (uint8_t)v[j];
+        break;
+    case COLL_INT32:
+        for (j = 0; j < n; j++) ((uint32_t *)buf)[j] = (uint32_t)v[j];
+        break;
+    case COLL_INT64:
+        for (j = 0; j < n; j++) ((int64_t *)buf)[j] = (int64_t)v[j];
+        break;
     default: break;
     }
 }
@@ -125,33 +135,47 @@ static void decode_block(coll_dtype dt, const void *buf, double *out, size_t n)
 {
     size_t j;
     switch (dt) {
-    case COLL_FLOAT32: for (j = 0; j < n; j++) out[j] = ((const float *)buf)[j]; break;
-    case COLL_FLOAT64: for (j = 0; j < n; j++) out[j] = ((const double *)buf)[j]; break;
+    case COLL_FLOAT32:
+        for (j = 0; j < n; j++) out[j] = ((const float *)buf)[j];
+        break;
+    case COLL_FLOAT64:
+        for (j = 0; j < n; j++) out[j] = ((const double *)buf)[j];
+        break;
     case COLL_FLOAT16:
         for (j = 0; j < n; j++) out[j] = coll__half_to_float(((const uint16_t *)buf)[j]);
         break;
     case COLL_BFLOAT16:
         for (j = 0; j < n; j++) out[j] = coll__bf16_to_float(((const uint16_t *)buf)[j]);
         break;
-    case COLL_INT8: for (j = 0; j < n; j++) out[j] = ((const int8_t *)buf)[j]; break;
-    case COLL_UINT8: for (j = 0; j < n; j++) out[j] = ((const uint8_t *)buf)[j]; break;
-    case COLL_INT32: for (j = 0; j < n; j++) out[j] = ((const int32_t *)buf)[j]; break;
-    case COLL_INT64: for (j = 0; j < n; j++) out[j] = (double)((const int64_t *)buf)[j]; break;
-    default: for (j = 0; j < n; j++) out[j] = NAN; break;
+    case COLL_INT8:
+        for (j = 0; j < n; j++) out[j] = ((const int8_t *)buf)[j];
+        break;
+    case COLL_UINT8:
+        for (j = 0; j < n; j++) out[j] = ((const uint8_t *)buf)[j];
+        break;
+    case COLL_INT32:
+        for (j = 0; j < n; j++) out[j] = ((const int32_t *)buf)[j];
+        break;
+    case COLL_INT64:
+        for (j = 0; j < n; j++) out[j] = (double)((const int64_t *)buf)[j];
+        break;
+    default:
+        for (j = 0; j < n; j++) out[j] = NAN;
+        break;
     }
 }
 
 /* elem_hash of elements first .. first+m-1 (m <= BLOCK). The index's high half
  * is constant within a run that does not cross 2^32, so the loop is all 32-bit
  * lanes and vectorises: at 1G per rank, making inputs dominated the run. */
-#define HASH_RUN(lo, hi_term, h, m)                                                              \
-    for (uint32_t j_ = 0; j_ < (uint32_t)(m); j_++) {                                          \
-        uint32_t x_ = ((lo) + j_) * 0x9e3779b9u + (hi_term);                                    \
-        x_ ^= x_ >> 16;                                                                          \
-        x_ *= 0x7feb352du;                                                                       \
-        x_ ^= x_ >> 15;                                                                          \
-        x_ *= 0x846ca68bu;                                                                       \
-        (h)[j_] = x_ ^ (x_ >> 16);                                                               \
+#define HASH_RUN(lo, hi_term, h, m)                          \
+    for (uint32_t j_ = 0; j_ < (uint32_t)(m); j_++) {        \
+        uint32_t x_ = ((lo) + j_) * 0x9e3779b9u + (hi_term); \
+        x_ ^= x_ >> 16;                                      \
+        x_ *= 0x7feb352du;                                   \
+        x_ ^= x_ >> 15;                                      \
+        x_ *= 0x846ca68bu;                                   \
+        (h)[j_] = x_ ^ (x_ >> 16);                           \
     }
 
 static void hash_block(uint64_t base, uint64_t first, uint32_t *h, size_t m)
@@ -233,15 +257,16 @@ static void table_init(expect_table *t, const bench_data_key *k)
             for (uint32_t s = 1; s <= SMALL_STEPS; s++) {
                 int64_t sum = 0;
                 for (int q = 0; q < n; q++) sum += small_value_as(a, s, q);
-                t->small[a * SMALL_STEPS + s - 1] =
-                    k->op == COLL_AVG ? (double)sum / n : wrap_to_dtype(k->dtype, sum);
+                t->small[a * SMALL_STEPS + s - 1] = k->op == COLL_AVG
+                                                        ? (double)sum / n
+                                                        : wrap_to_dtype(k->dtype, sum);
             }
     } else if (k->op == COLL_MIN || k->op == COLL_MAX) {
         t->wide = malloc(WIDE_MOD * WIDE_STEPS * sizeof *t->wide);
         for (uint32_t a = 0; t->wide && a < WIDE_MOD; a++)
             for (uint32_t s = 1; s <= WIDE_STEPS; s++)
-                t->wide[a * WIDE_STEPS + s - 1] =
-                    (int16_t)extreme_over_ranks(k->dtype, a, s, n, k->op == COLL_MAX);
+                t->wide[a * WIDE_STEPS + s - 1] = (int16_t)extreme_over_ranks(k->dtype, a, s, n,
+                                                                              k->op == COLL_MAX);
     }
 }
 
@@ -255,18 +280,21 @@ static void expected_block(const expect_table *t, const bench_data_key *k, uint6
     case COLL_SUM:
     case COLL_AVG:
         hash_block(base, first, hs, m);
-        for (j = 0; j < m; j++) out[j] = t->small[small_a(hs[j]) * SMALL_STEPS + small_s(hs[j]) - 1];
+        for (j = 0; j < m; j++)
+            out[j] = t->small[small_a(hs[j]) * SMALL_STEPS + small_s(hs[j]) - 1];
         break;
     case COLL_PROD:
         for (j = 0; j < m; j++)
-            out[j] = wrap_to_dtype(k->dtype, prod_over_ranks(elem_hash64(base, first + j), k->nranks));
+            out[j] = wrap_to_dtype(k->dtype,
+                                   prod_over_ranks(elem_hash64(base, first + j), k->nranks));
         break;
     case COLL_MIN:
     case COLL_MAX:
         for (j = 0; j < m; j++) {
             h = elem_hash(base, first + j);
-            out[j] = t->wide ? t->wide[wide_a(h) * WIDE_STEPS + wide_s(h) - 1]
-                             : extreme_over_ranks(k->dtype, wide_a(h), wide_s(h), k->nranks, want_max);
+            out[j] = t->wide
+                         ? t->wide[wide_a(h) * WIDE_STEPS + wide_s(h) - 1]
+                         : extreme_over_ranks(k->dtype, wide_a(h), wide_s(h), k->nranks, want_max);
         }
         break;
     default:
@@ -344,7 +372,8 @@ uint64_t bench_data_check_reduced(const bench_data_key *k, uint64_t first, const
     double tol = k->op == COLL_AVG ? bench_data_avg_tolerance(k->dtype) : 0;
     expect_table table;
     table_init(&table, k);
-    if (k->dtype == COLL_FLOAT32 && k->op == COLL_SUM) return check_f32_sum(&table, base, first, buf, n);
+    if (k->dtype == COLL_FLOAT32 && k->op == COLL_SUM)
+        return check_f32_sum(&table, base, first, buf, n);
     for (size_t off = 0; off < n; off += BLOCK) {
         size_t m = n - off < BLOCK ? n - off : BLOCK;
         expected_block(&table, k, base, first + off, expected, m);
@@ -355,8 +384,8 @@ uint64_t bench_data_check_reduced(const bench_data_key *k, uint64_t first, const
     return wrong;
 }
 
-uint64_t bench_data_check_copy(const bench_data_key *k, int rank, uint64_t first,
-                               const void *buf, size_t n)
+uint64_t bench_data_check_copy(const bench_data_key *k, int rank, uint64_t first, const void *buf,
+                               size_t n)
 {
     double expected[BLOCK], got[BLOCK];
     int32_t v[BLOCK];

@@ -26,10 +26,10 @@
 
 typedef struct bench_data_key {
     uint64_t seed;
-    uint64_t iter;   /* each checked iteration gets fresh inputs */
+    uint64_t iter; /* each checked iteration gets fresh inputs */
     int nranks;
     coll_dtype dtype;
-    int op;          /* coll_op, or BENCH_OP_NONE */
+    int op; /* coll_op, or BENCH_OP_NONE */
 } bench_data_key;
 
 /* Rank `rank`'s inputs for element indices first .. first+n-1 into buf. */
@@ -41,8 +41,8 @@ uint64_t bench_data_check_reduced(const bench_data_key *k, uint64_t first, const
                                   size_t n);
 
 /* Wrong elements in buf[0..n): each should be rank `rank`'s input at first + j. */
-uint64_t bench_data_check_copy(const bench_data_key *k, int rank, uint64_t first,
-                               const void *buf, size_t n);
+uint64_t bench_data_check_copy(const bench_data_key *k, int rank, uint64_t first, const void *buf,
+                               size_t n);
 
 /* The relative tolerance used for avg on dt (0 for integer dtypes). */
 double bench_data_avg_tolerance(coll_dtype dt);

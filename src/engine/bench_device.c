@@ -18,7 +18,8 @@ int bench_device_open(const char *device, int local_rank, int *ngpus, char *err,
     if (ngpus) *ngpus = 0;
     if (!bench_device_is_cuda(device)) return COLL_OK;
     int rc = coll__cuda_device_count(&n, err, errlen);
-    if (rc == COLL_OK && local_rank >= 0) rc = coll__cuda_select_device(local_rank, NULL, err, errlen);
+    if (rc == COLL_OK && local_rank >= 0)
+        rc = coll__cuda_select_device(local_rank, NULL, err, errlen);
     if (ngpus) *ngpus = n;
     return rc;
 }
@@ -30,7 +31,8 @@ static void *device_alloc(size_t bytes, char *err, size_t errlen)
     int e = rt->Malloc(&p, bytes);
     if (e == COLL_CUDA_SUCCESS) return p;
     char why[200];
-    coll__set_err(err, errlen, "cudaMalloc of %zu bytes: %s", bytes, coll__cuda_strerror(e, why, sizeof why));
+    coll__set_err(err, errlen, "cudaMalloc of %zu bytes: %s", bytes,
+                  coll__cuda_strerror(e, why, sizeof why));
     rt->GetLastError();
     return NULL;
 }
@@ -73,7 +75,8 @@ static void *take_kept(size_t len, int huge)
  * on huge pages: it is a kind of its own, not what malloc rows measure. */
 static void *huge_alloc(size_t len)
 {
-    char *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                   0);
     if (p == MAP_FAILED) return NULL;
     size_t head = (HUGE_PAGE - (uintptr_t)p % HUGE_PAGE) % HUGE_PAGE;
     if (head) munmap(p, head);
@@ -99,10 +102,8 @@ static void *private_alloc(size_t bytes, int huge)
 static void release(const struct kept_buf *k)
 {
     if (!k->p) return;
-    if (k->huge)
-        munmap(k->p, k->len);
-    else
-        free(k->p);
+    if (k->huge) munmap(k->p, k->len);
+    else free(k->p);
 }
 
 /* Kept in place of the oldest kept buffer, which is released. */
@@ -143,7 +144,7 @@ int bench_buffers_alloc(bench_buffers *b, coll_comm *comm, bench_mem mem, size_t
     }
     if (!b->send || !b->recv || !b->send_host || !b->recv_host) {
         coll__set_err(err, errlen, "cannot allocate %zu + %zu bytes of host buffers", b->send_bytes,
-                     b->recv_bytes);
+                      b->recv_bytes);
         return COLL_ENOMEM;
     }
     if (!b->cuda) { /* one system call instead of a page fault a page (shm's heap has no THP) */
@@ -190,14 +191,16 @@ int bench_buffers_upload(const bench_buffers *b, char *err, size_t errlen)
 {
     if (!b->cuda) return COLL_OK;
     int rc = coll__cuda_copy(b->send, b->send_host, b->send_bytes, COLL_CUDA_H2D, err, errlen);
-    return rc ? rc : coll__cuda_copy(b->recv, b->recv_host, b->recv_bytes, COLL_CUDA_H2D, err, errlen);
+    return rc ? rc
+              : coll__cuda_copy(b->recv, b->recv_host, b->recv_bytes, COLL_CUDA_H2D, err, errlen);
 }
 
 int bench_buffers_download(const bench_buffers *b, char *err, size_t errlen)
 {
     if (!b->cuda) return COLL_OK;
     int rc = coll__cuda_copy(b->send_host, b->send, b->send_bytes, COLL_CUDA_D2H, err, errlen);
-    return rc ? rc : coll__cuda_copy(b->recv_host, b->recv, b->recv_bytes, COLL_CUDA_D2H, err, errlen);
+    return rc ? rc
+              : coll__cuda_copy(b->recv_host, b->recv, b->recv_bytes, COLL_CUDA_D2H, err, errlen);
 }
 
 int bench_device_sync(void)
@@ -221,8 +224,8 @@ int bench_device_d2d_bandwidth(size_t bytes, int iters, double *gbps, double *us
         rc = BENCH_DEVICE_OOM;
         goto out;
     }
-    if ((e = rt->EventCreate(&start)) || (e = rt->EventCreate(&stop)) || (e = rt->Memset(a, 1, bytes)) ||
-        (e = rt->Memcpy(b, a, bytes, COLL_CUDA_D2D)) /* warm-up */)
+    if ((e = rt->EventCreate(&start)) || (e = rt->EventCreate(&stop)) ||
+        (e = rt->Memset(a, 1, bytes)) || (e = rt->Memcpy(b, a, bytes, COLL_CUDA_D2D)) /* warm-up */)
         goto cuda_fail;
     for (int i = 0; i < iters; i++) {
         float ms = 0;
@@ -237,7 +240,7 @@ int bench_device_d2d_bandwidth(size_t bytes, int iters, double *gbps, double *us
     goto out;
 cuda_fail:
     coll__set_err(err, errlen, "device-to-device copy of %zu bytes: %s", bytes,
-                 coll__cuda_strerror(e, why, sizeof why));
+                  coll__cuda_strerror(e, why, sizeof why));
     rt->GetLastError();
     rc = COLL_ESYS;
 out:

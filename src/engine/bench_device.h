@@ -22,7 +22,12 @@
  * allocator, NumPy and the OSU/IMB benchmarks allocate; thp: 2 MiB-aligned
  * anonymous memory with MADV_HUGEPAGE (huge pages where THP is "madvise");
  * cuda: cudaMalloc. */
-typedef enum bench_mem { BENCH_MEM_COLL, BENCH_MEM_MALLOC, BENCH_MEM_THP, BENCH_MEM_CUDA } bench_mem;
+typedef enum bench_mem {
+    BENCH_MEM_COLL,
+    BENCH_MEM_MALLOC,
+    BENCH_MEM_THP,
+    BENCH_MEM_CUDA
+} bench_mem;
 
 typedef struct bench_buffers {
     int cuda;

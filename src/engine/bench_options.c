@@ -74,23 +74,57 @@ static int on_sizes(bench_opt_ctx *c, const char *v)
     if (ST(c)->raw.nsizes > BENCH_MAX_SIZES) return fail(c, "more than %d sizes", BENCH_MAX_SIZES);
     return 0;
 }
-static int on_iters(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, 1 << 24, &ST(c)->o->iters); }
-static int on_warmup(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 0, 1 << 24, &ST(c)->o->warmup); }
-static int on_check(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 0, 1 << 24, &ST(c)->o->check); }
-static int on_root(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 0, MAX_PROCS - 1, &ST(c)->o->root); }
-static int on_dtype(bench_opt_ctx *c, const char *v) { return bench_opt_text(c, v, ST(c)->raw.dtypes, sizeof ST(c)->raw.dtypes); }
-static int on_op(bench_opt_ctx *c, const char *v) { return bench_opt_text(c, v, ST(c)->raw.ops, sizeof ST(c)->raw.ops); }
-static int on_timeout(bench_opt_ctx *c, const char *v) { return bench_opt_double(c, v, 0, 1, INFINITY, 0, &ST(c)->o->timeout_s); }
-static int on_budget(bench_opt_ctx *c, const char *v) { return bench_opt_double(c, v, 0, 0, INFINITY, 0, &ST(c)->o->time_budget_s); }
+static int on_iters(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 1, 1 << 24, &ST(c)->o->iters);
+}
+static int on_warmup(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 0, 1 << 24, &ST(c)->o->warmup);
+}
+static int on_check(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 0, 1 << 24, &ST(c)->o->check);
+}
+static int on_root(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 0, MAX_PROCS - 1, &ST(c)->o->root);
+}
+static int on_dtype(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_text(c, v, ST(c)->raw.dtypes, sizeof ST(c)->raw.dtypes);
+}
+static int on_op(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_text(c, v, ST(c)->raw.ops, sizeof ST(c)->raw.ops);
+}
+static int on_timeout(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 1, INFINITY, 0, &ST(c)->o->timeout_s);
+}
+static int on_budget(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 0, INFINITY, 0, &ST(c)->o->time_budget_s);
+}
 static int on_duration(bench_opt_ctx *c, const char *v)
 {
     if (bench_parse_duration(v, &ST(c)->o->duration_s) != 0)
-        return fail(c, "'%s' is not a duration (seconds, or a number with s, m or h: 60s, 10m, 1h)", v);
+        return fail(c, "'%s' is not a duration (seconds, or a number with s, m or h: 60s, 10m, 1h)",
+                    v);
     return 0;
 }
-static int on_json(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &ST(c)->o->json_path); }
-static int on_csv(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &ST(c)->o->csv_path); }
-static int on_per_iter(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &ST(c)->o->per_iter_path); }
+static int on_json(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_file(c, v, &ST(c)->o->json_path);
+}
+static int on_csv(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_file(c, v, &ST(c)->o->csv_path);
+}
+static int on_per_iter(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_file(c, v, &ST(c)->o->per_iter_path);
+}
 /* env://, tcp://host:port or tcp://[ipv6]:port (port 1-65535) or file:///path, as in
  * torch.distributed. */
 static int on_init_method(bench_opt_ctx *c, const char *v)
@@ -122,17 +156,38 @@ static int on_bind(bench_opt_ctx *c, const char *v)
     setenv(COLL_ENV_BIND, coll_bind_name(m), 1);
     return 0;
 }
-static int on_quiet(bench_opt_ctx *c, const char *v) { (void)v; ST(c)->o->quiet = 1; return 0; }
-static int on_same_ranks(bench_opt_ctx *c, const char *v) { (void)v; ST(c)->o->same_ranks = 1; return 0; }
-static int on_passes(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, 16, &ST(c)->o->passes); }
-static int on_stop_spread(bench_opt_ctx *c, const char *v) { return bench_opt_double(c, v, 0, 0, 1, 1, &ST(c)->o->stop_spread); }
+static int on_quiet(bench_opt_ctx *c, const char *v)
+{
+    (void)v;
+    ST(c)->o->quiet = 1;
+    return 0;
+}
+static int on_same_ranks(bench_opt_ctx *c, const char *v)
+{
+    (void)v;
+    ST(c)->o->same_ranks = 1;
+    return 0;
+}
+static int on_passes(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 1, 16, &ST(c)->o->passes);
+}
+static int on_stop_spread(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 0, 1, 1, &ST(c)->o->stop_spread);
+}
 /* An environment variable, so that the ranks this process launches see it too. */
 static int on_insecure(bench_opt_ctx *c, const char *v)
 {
     (void)c, (void)v;
     return setenv("COLL_INSECURE", "1", 1) == 0 ? 0 : COLL_ESYS;
 }
-static int on_verbose(bench_opt_ctx *c, const char *v) { (void)v; ST(c)->o->verbose = 1; return 0; }
+static int on_verbose(bench_opt_ctx *c, const char *v)
+{
+    (void)v;
+    ST(c)->o->verbose = 1;
+    return 0;
+}
 
 static int on_procs(bench_opt_ctx *c, const char *v)
 {
@@ -219,7 +274,8 @@ static const bench_opt opt_table[] = {
     {'n', "iters", "N", on_iters, "timed iterations per size (default 20)"},
     {'w', "warmup", "N", on_warmup, "warm-up iterations per size (default 5)"},
     {'c', "check", "N", on_check, "checked iterations per size, 0 for none (default 1)"},
-    {'d', "dtype", "LIST", on_dtype, "float32 float64 float16 bfloat16 int8 uint8 int32 int64, or all"},
+    {'d', "dtype", "LIST", on_dtype,
+     "float32 float64 float16 bfloat16 int8 uint8 int32 int64, or all"},
     {'o', "op", "LIST", on_op, "sum prod min max avg, or all (default sum)"},
     {'r', "root", "RANK", on_root, "root of broadcast and reduce (default 0)"},
     {'T', "timeout", "SECONDS", on_timeout, "give up on a blocked collective (default 300)"},
@@ -227,8 +283,10 @@ static const bench_opt opt_table[] = {
     {0, "csv", "FILE", on_csv, "append results as CSV"},
     {0, "per-iter", "FILE", on_per_iter, "append every iteration's time on every rank as CSV"},
     {'P', "procs", "LIST", on_procs, "process counts to sweep (default 2,4,6)"},
-    {0, "init-method", "URL", on_init_method, "env:// (default), tcp://host:port, file:///path (ranks of another launcher)"},
-    {0, "backend", "LIST", on_backend, "backends to sweep (default: tcp shm auto gloo, those built; tcp with --algo)"},
+    {0, "init-method", "URL", on_init_method,
+     "env:// (default), tcp://host:port, file:///path (ranks of another launcher)"},
+    {0, "backend", "LIST", on_backend,
+     "backends to sweep (default: tcp shm auto gloo, those built; tcp with --algo)"},
     {0, "algo", "NAME", on_algo, "algorithm (default auto)"},
     {0, "device", "cpu|cuda", on_device, "where the buffers live (default cpu)"},
     {0, "inplace", "0|1|2", on_inplace, "out-of-place, in-place or both (default 2)"},
@@ -238,21 +296,28 @@ static const bench_opt opt_table[] = {
      "coll (coll_alloc, the backend's own memory: shm reads it without copies, like "
      "nccl-tests -R)"},
     {0, "seed", "N", on_seed, "seed of the checked inputs (default 1)"},
-    {0, "time-budget", "SECONDS", on_budget, "fewer iterations past this per size, 0 = none (default 4)"},
-    {0, "duration", "TIME", on_duration, "soak: repeat the sizes until TIME (60s, 10m, 1h) has passed; RSS and fds shown"},
-    {0, "bind", "core|none", on_bind, "pin each rank to a core (default core for shm and auto, none for the others: "
+    {0, "time-budget", "SECONDS", on_budget,
+     "fewer iterations past this per size, 0 = none (default 4)"},
+    {0, "duration", "TIME", on_duration,
+     "soak: repeat the sizes until TIME (60s, 10m, 1h) has passed; RSS and fds shown"},
+    {0, "bind", "core|none", on_bind,
+     "pin each rank to a core (default core for shm and auto, none for the others: "
      "see docs/PERFORMANCE.md)"},
-    {0, "insecure", NULL, on_insecure, "let a job without a token listen on a non-loopback "
+    {0, "insecure", NULL, on_insecure,
+     "let a job without a token listen on a non-loopback "
      "address, open to any host that reaches it ($COLL_INSECURE=1)"},
-    {0, "same-ranks", NULL, on_same_ranks, "launch once per process count: its ranks make every "
+    {0, "same-ranks", NULL, on_same_ranks,
+     "launch once per process count: its ranks make every "
      "backend's communicator and measure them size by size, each size on every backend in turn, "
      "in the same malloc buffers (one first touch instead of one per backend); mpi still runs "
      "under its own mpirun"},
-    {0, "passes", "N", on_passes, "measure every backend of a launch N times (default 1), the "
+    {0, "passes", "N", on_passes,
+     "measure every backend of a launch N times (default 1), the "
      "order reversed every other pass (A B, B A, ...), so that a transient (a background job, a "
      "frequency change) lands on every backend or shows as a pass that disagrees; each pass "
      "writes its own rows, and the report claims a difference only when it holds in every pass"},
-    {0, "stop-spread", "FRACTION", on_stop_spread, "end a size's timed iterations early (checked "
+    {0, "stop-spread", "FRACTION", on_stop_spread,
+     "end a size's timed iterations early (checked "
      "every 8) once their p25-p75 spread is at most FRACTION of the median, e.g. 0.05; "
      "0 = never (default)"},
     {'q', "quiet", NULL, on_quiet, "print nothing but errors"},
@@ -278,13 +343,15 @@ static int build_sweep(bench_opt_ctx *c)
     raw_opts *r = &ST(c)->raw;
     uint64_t b = r->have_b ? r->minbytes : r->maxbytes, e = r->have_e ? r->maxbytes : r->minbytes;
     c->flag = r->have_b ? "-b" : "-e";
-    if (b > e) return fail(c, "the smallest size (%llu) is larger than -e (%llu)",
-                           (unsigned long long)b, (unsigned long long)e);
+    if (b > e)
+        return fail(c, "the smallest size (%llu) is larger than -e (%llu)", (unsigned long long)b,
+                    (unsigned long long)e);
     c->flag = r->have_i ? "-i" : "-f";
     for (uint64_t s = b; s <= e;) {
         int rc = push_size(c, &ST(c)->o->sizes, &ST(c)->o->nsizes, s);
         if (rc) return rc;
-        uint64_t next = r->have_i ? s + r->stepbytes : s * (uint64_t)(r->have_f ? r->stepfactor : 2);
+        uint64_t next = r->have_i ? s + r->stepbytes
+                                  : s * (uint64_t)(r->have_f ? r->stepfactor : 2);
         if (next <= s) break; /* overflow */
         s = next;
     }
@@ -352,10 +419,12 @@ static int finish_pairs(bench_opt_ctx *c)
 {
     int dts[COLL_DTYPE_COUNT], ops[COLL_OP_COUNT], ndt, nop, dt_all, op_all, rc;
     c->flag = "-d";
-    if ((rc = parse_name_list(c, "dtype", ST(c)->raw.dtypes, COLL_DTYPE_COUNT, dtype_parse_int, dts, &ndt, &dt_all)))
+    if ((rc = parse_name_list(c, "dtype", ST(c)->raw.dtypes, COLL_DTYPE_COUNT, dtype_parse_int, dts,
+                              &ndt, &dt_all)))
         return rc;
     c->flag = "-o";
-    if ((rc = parse_name_list(c, "op", ST(c)->raw.ops, COLL_OP_COUNT, op_parse_int, ops, &nop, &op_all)))
+    if ((rc = parse_name_list(c, "op", ST(c)->raw.ops, COLL_OP_COUNT, op_parse_int, ops, &nop,
+                              &op_all)))
         return rc;
     ST(c)->o->npairs = 0;
     for (int i = 0; i < ndt; i++) {
@@ -371,7 +440,8 @@ static int finish_pairs(bench_opt_ctx *c)
                             coll_op_name((coll_op)ops[j]), coll_dtype_name((coll_dtype)dts[i]));
         }
     }
-    if (ST(c)->o->npairs == 0) return fail(c, "no valid dtype/op pair in -d %s -o %s", ST(c)->raw.dtypes, ST(c)->raw.ops);
+    if (ST(c)->o->npairs == 0)
+        return fail(c, "no valid dtype/op pair in -d %s -o %s", ST(c)->raw.dtypes, ST(c)->raw.ops);
     return 0;
 }
 
@@ -409,8 +479,10 @@ static int finish_buffers(bench_opt_ctx *c)
     if (strcmp(o->device, "cuda") != 0) return 0;
     if (o->buffers_given) {
         c->flag = "--buffers";
-        return fail(c, "'%s' is a host buffer kind; with --device cuda the buffers are device "
-                    "memory (cudaMalloc)", o->buffers);
+        return fail(c,
+                    "'%s' is a host buffer kind; with --device cuda the buffers are device "
+                    "memory (cudaMalloc)",
+                    o->buffers);
     }
     snprintf(o->buffers, sizeof o->buffers, "cuda");
     return 0;
@@ -455,12 +527,12 @@ int bench_options_defaults(bench_options *o, const bench_coll *coll)
     return 0;
 }
 
-int bench_options_parse(bench_options *o, const bench_coll *coll, int argc, char **argv,
-                        char *err, size_t errlen)
+int bench_options_parse(bench_options *o, const bench_coll *coll, int argc, char **argv, char *err,
+                        size_t errlen)
 {
     parse_state st = {.o = o};
-    bench_opt_ctx c = {.table = opt_table, .n = N_OPTS, .user = &st, .err = err, .errlen = errlen,
-                       .mn = &o->mn};
+    bench_opt_ctx c = {
+        .table = opt_table, .n = N_OPTS, .user = &st, .err = err, .errlen = errlen, .mn = &o->mn};
     int rc = bench_options_defaults(o, coll);
     if (rc) return snprintf(err, errlen, "out of memory"), rc;
     snprintf(st.raw.dtypes, sizeof st.raw.dtypes, "float32");

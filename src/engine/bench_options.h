@@ -27,9 +27,9 @@ typedef struct bench_pair {
 
 typedef struct bench_options {
     const bench_coll *coll;
-    uint64_t *sizes;        /* bytes asked for, ascending as given */
+    uint64_t *sizes; /* bytes asked for, ascending as given */
     size_t nsizes;
-    int *procs;             /* -P: process counts to sweep */
+    int *procs; /* -P: process counts to sweep */
     size_t nprocs;
     char *backends[BENCH_MAX_BACKENDS]; /* --backend; nbackends 0: every available one */
     size_t nbackends;
@@ -37,24 +37,24 @@ typedef struct bench_options {
     size_t npairs;
     int warmup, iters, check;
     int root;
-    double timeout_s;       /* -T: every blocking wait of the communicator */
-    double time_budget_s;   /* per size and placement; 0: no limit */
-    double duration_s;      /* --duration: soak, repeat the sizes this long; 0: once */
-    double stop_spread;     /* --stop-spread: timed iterations end once their p25-p75 spread
+    double timeout_s;     /* -T: every blocking wait of the communicator */
+    double time_budget_s; /* per size and placement; 0: no limit */
+    double duration_s;    /* --duration: soak, repeat the sizes this long; 0: once */
+    double stop_spread;   /* --stop-spread: timed iterations end once their p25-p75 spread
                              * is this fraction of the median (budget.h); 0: off */
-    char algo[24]; /* "halving_doubling" (gloo) is the longest */
-    char device[8];         /* cpu | cuda */
-    int inplace;            /* 0 out-of-place, 1 in-place, 2 both */
-    char buffers[8];        /* --buffers: malloc (default, private), coll (coll_alloc), or
+    char algo[24];        /* "halving_doubling" (gloo) is the longest */
+    char device[8];       /* cpu | cuda */
+    int inplace;          /* 0 out-of-place, 1 in-place, 2 both */
+    char buffers[8];      /* --buffers: malloc (default, private), coll (coll_alloc), or
                              * cuda (set by --device cuda) */
     int buffers_given;
     const char *csv_path, *json_path;
     const char *per_iter_path; /* --per-iter: every iteration on every rank (bench/per_iter.h) */
-    const char *init_method; /* --init-method (points into argv); NULL: env:// */
+    const char *init_method;   /* --init-method (points into argv); NULL: env:// */
     int quiet, verbose;
-    int same_ranks;         /* --same-ranks: one launch per -P runs every backend, size by
+    int same_ranks; /* --same-ranks: one launch per -P runs every backend, size by
                              * size (bench_runner_run_passes) */
-    int passes;             /* --passes: the ranks measure their backends this many times,
+    int passes;     /* --passes: the ranks measure their backends this many times,
                              * every other pass in reverse order (A B, B A, ...) */
     /* Multi-host without MPI, torchrun's meaning (0 / NULL: not asked for). With
      * --nnodes, -P is --nproc-per-node (default 1). */
@@ -68,8 +68,8 @@ int bench_options_defaults(bench_options *o, const bench_coll *coll);
 /* Parse argv[1..argc) (argv[0] is the command name) on top of the defaults.
  * 0, BENCH_OPTIONS_HELP, or COLL_EINVAL with err naming the flag
  * ("-n: '0' is not a positive integer"). o must be freed either way. */
-int bench_options_parse(bench_options *o, const bench_coll *coll, int argc, char **argv,
-                        char *err, size_t errlen);
+int bench_options_parse(bench_options *o, const bench_coll *coll, int argc, char **argv, char *err,
+                        size_t errlen);
 
 void bench_options_free(bench_options *o);
 

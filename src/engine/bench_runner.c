@@ -23,14 +23,14 @@
 /* Everything one size needs, shared by its two placements. */
 typedef struct size_ctx {
     bench_pair pair;
-    uint64_t asked;      /* bytes asked for */
-    size_t count;        /* count argument of each call */
+    uint64_t asked; /* bytes asked for */
+    size_t count;   /* count argument of each call */
     void *send, *recv;
-    bench_buffers buf;   /* send/recv and their host views (--device cuda: mirrors) */
-    int skipped;         /* --device cuda: out of device memory on some rank */
-    double *times;       /* per timed iteration, us */
-    double *spread;      /* the times so far, max over ranks (--stop-spread) */
-    char label[48];      /* "1G" or "1G in-place", for notes and progress */
+    bench_buffers buf; /* send/recv and their host views (--device cuda: mirrors) */
+    int skipped;       /* --device cuda: out of device memory on some rank */
+    double *times;     /* per timed iteration, us */
+    double *spread;    /* the times so far, max over ranks (--stop-spread) */
+    char label[48];    /* "1G" or "1G in-place", for notes and progress */
 } size_ctx;
 
 /* ---- state shared by the functions below ---- */
@@ -41,17 +41,17 @@ typedef struct run_state {
     char host[64];
     double last_progress;
     int progress_shown;
-    char what[64];       /* "allreduce tcp 4 ranks", for the progress line */
+    char what[64]; /* "allreduce tcp 4 ranks", for the progress line */
     char *err;
     size_t errlen;
-    int per_iter;            /* rank 0 was given --per-iter: every rank hands it its times */
-    int per_iter_failed;     /* rank 0: --per-iter could not be written; the run goes on */
+    int per_iter;        /* rank 0 was given --per-iter: every rank hands it its times */
+    int per_iter_failed; /* rank 0: --per-iter could not be written; the run goes on */
     char per_iter_err[320];
-    bench_buffers pool;      /* host buffers: one pair for every size, see alloc_pool */
+    bench_buffers pool; /* host buffers: one pair for every size, see alloc_pool */
     int pooled;
-    int shares_pool;         /* interleaved: the pool is another runner's, not freed here */
-    unsigned char *refused;  /* interleaved: [npairs] the backend refused the pair */
-    char *table_text;        /* interleaved: rank 0's table, held until the pass ends */
+    int shares_pool;        /* interleaved: the pool is another runner's, not freed here */
+    unsigned char *refused; /* interleaved: [npairs] the backend refused the pair */
+    char *table_text;       /* interleaved: rank 0's table, held until the pass ends */
     size_t table_len;
 } run_state;
 
@@ -153,7 +153,11 @@ static double test_delay_ms(int rank)
     long who = strtol(v, &end, 10);
     double ms = *end == ':' ? strtod(end + 1, &end) : -1;
     if (*end || !(ms >= 0 && ms <= 60000)) {
-        if (rank == 0) fprintf(stderr, "collbench: ignoring COLLBENCH_TEST_DELAY=%s (want RANK:MS, MS at most 60000)\n", v);
+        if (rank == 0)
+            fprintf(
+                stderr,
+                "collbench: ignoring COLLBENCH_TEST_DELAY=%s (want RANK:MS, MS at most 60000)\n",
+                v);
         return 0;
     }
     return who == rank ? ms : 0;
@@ -178,8 +182,10 @@ static void note_budget(run_state *s, const size_ctx *z, int warmup, int iters)
     char text[200];
     if (!s->r->print) return;
     if (warmup != o->warmup)
-        snprintf(text, sizeof text, "%s: %d warm-up and %d timed iterations instead of %d and %d "
-                 "(time budget %g s)", z->label, warmup, iters, o->warmup, o->iters, o->time_budget_s);
+        snprintf(text, sizeof text,
+                 "%s: %d warm-up and %d timed iterations instead of %d and %d "
+                 "(time budget %g s)",
+                 z->label, warmup, iters, o->warmup, o->iters, o->time_budget_s);
     else
         snprintf(text, sizeof text, "%s: %d timed iterations instead of %d (time budget %g s)",
                  z->label, iters, o->iters, o->time_budget_s);
@@ -191,8 +197,8 @@ static void note_budget(run_state *s, const size_ctx *z, int warmup, int iters)
 
 static bench_data_key data_key(const bench_runner *r, const bench_pair *p, uint64_t iter)
 {
-    bench_data_key k = {.seed = r->opts->seed, .iter = iter, .nranks = r->nranks,
-                        .dtype = p->dtype, .op = p->op};
+    bench_data_key k = {
+        .seed = r->opts->seed, .iter = iter, .nranks = r->nranks, .dtype = p->dtype, .op = p->op};
     return k;
 }
 
@@ -311,9 +317,14 @@ static int write_per_iter(run_state *s, const bench_row *row, const double *time
     const bench_runner *r = s->r;
     double *all = NULL;
     int rc = bench_per_iter_gather(r->comm, times, iters, &all);
-    if (rc) return rc == COLL_ENOMEM ? local_fail(s, rc, "rank %d: --per-iter: out of memory", r->rank) : rc;
-    bench_per_iter_key key = {.collective = row->collective, .backend = row->backend,
-                              .nprocs = r->nranks, .bytes = row->bytes, .in_place = row->in_place};
+    if (rc)
+        return rc == COLL_ENOMEM ? local_fail(s, rc, "rank %d: --per-iter: out of memory", r->rank)
+                                 : rc;
+    bench_per_iter_key key = {.collective = row->collective,
+                              .backend = row->backend,
+                              .nprocs = r->nranks,
+                              .bytes = row->bytes,
+                              .in_place = row->in_place};
     if (r->rank == 0 && !s->per_iter_failed &&
         bench_per_iter_append(r->opts->per_iter_path, &key, all, iters, s->per_iter_err,
                               sizeof s->per_iter_err) != 0)
@@ -368,8 +379,12 @@ static int run_placement(run_state *s, size_ctx *z, int in_place, bench_row *row
 {
     bench_runner *r = s->r;
     const bench_coll *coll = r->opts->coll;
-    bench_call c = {.comm = r->comm, .rank = r->rank, .nranks = r->nranks, .count = z->count,
-                    .dtype = z->pair.dtype, .root = r->opts->root,
+    bench_call c = {.comm = r->comm,
+                    .rank = r->rank,
+                    .nranks = r->nranks,
+                    .count = z->count,
+                    .dtype = z->pair.dtype,
+                    .root = r->opts->root,
                     .op = z->pair.op == BENCH_OP_NONE ? COLL_SUM : (coll_op)z->pair.op};
     bench_stats st;
     int64_t local_wrong = 0;
@@ -401,7 +416,8 @@ static int agree_device_memory(run_state *s, size_ctx *z, int rc)
     const bench_runner *r = s->r;
     int64_t mine = rc == BENCH_DEVICE_OOM ? 1 : rc || !z->times ? 2 : 0, worst = 0;
     char text[480], why[320];
-    if (mine == 1) fprintf(stderr, "collbench: rank %d: skipping %s: %s\n", r->rank, z->label, s->err);
+    if (mine == 1)
+        fprintf(stderr, "collbench: rank %d: skipping %s: %s\n", r->rank, z->label, s->err);
     int arc = coll_allreduce(r->comm, &mine, &worst, 1, COLL_INT64, COLL_MAX);
     if (arc) return arc;
     snprintf(why, sizeof why, "%s", *s->err ? s->err : "out of memory");
@@ -424,7 +440,7 @@ static int agree_device_memory(run_state *s, size_ctx *z, int rc)
 
 static bench_mem mem_kind(const bench_options *o)
 {
-    return bench_device_is_cuda(o->device) ? BENCH_MEM_CUDA
+    return bench_device_is_cuda(o->device)   ? BENCH_MEM_CUDA
            : strcmp(o->buffers, "coll") == 0 ? BENCH_MEM_COLL
            : strcmp(o->buffers, "thp") == 0  ? BENCH_MEM_THP
                                              : BENCH_MEM_MALLOC;
@@ -538,8 +554,8 @@ static int run_size(run_state *s, const bench_pair *pair, uint64_t bytes)
 
 /* ---- public ---- */
 
-void bench_runner_init(bench_runner *r, const bench_options *opts, coll_comm *comm,
-                       int nnodes, bench_sink *sink)
+void bench_runner_init(bench_runner *r, const bench_options *opts, coll_comm *comm, int nnodes,
+                       bench_sink *sink)
 {
     memset(r, 0, sizeof *r);
     r->opts = opts;
@@ -565,7 +581,8 @@ static int skip_refused(run_state *s, const bench_pair *p, uint64_t bytes, int f
     char text[480], what[64], human[24];
     if (rc != COLL_ENOTSUP || strcmp(r->opts->algo, "auto") != 0) return rc;
     if (r->print) {
-        snprintf(what, sizeof what, "%s%s%s", coll_dtype_name(p->dtype), p->op == BENCH_OP_NONE ? "" : " ",
+        snprintf(what, sizeof what, "%s%s%s", coll_dtype_name(p->dtype),
+                 p->op == BENCH_OP_NONE ? "" : " ",
                  p->op == BENCH_OP_NONE ? "" : coll_op_name((coll_op)p->op));
         bench_format_size(bytes, human, sizeof human);
         snprintf(text, sizeof text, "%s%s%s: skipped (%s)", what, first ? "" : " from ",
@@ -646,8 +663,8 @@ static int state_open(run_state *s, bench_runner *r, char *errmsg, size_t errlen
     if (errlen) errmsg[0] = '\0';
     if (gethostname(s->host, sizeof s->host) != 0) snprintf(s->host, sizeof s->host, "unknown");
     s->host[sizeof s->host - 1] = '\0';
-    snprintf(s->what, sizeof s->what, "%s %s %d ranks", r->opts->coll->name, coll_comm_backend(r->comm),
-             r->nranks);
+    snprintf(s->what, sizeof s->what, "%s %s %d ranks", r->opts->coll->name,
+             coll_comm_backend(r->comm), r->nranks);
     bench_table_init(&s->table, stdout, r->opts->verbose);
     int rc;
     if (strcmp(r->opts->algo, "auto") != 0 && (rc = coll_comm_set_algo(r->comm, r->opts->algo)))
@@ -780,7 +797,8 @@ int bench_runner_run_passes(bench_runner *rs, size_t n, int passes, size_t *fail
     if (rc == 0) rc = share_pool(ss, n);
     for (int pass = 0; rc == 0 && pass < passes; pass++) {
         if (rs[0].print && passes > 1) {
-            printf("\n# pass %d of %d%s\n", pass + 1, passes, pass % 2 ? ", backends in reverse order" : "");
+            printf("\n# pass %d of %d%s\n", pass + 1, passes,
+                   pass % 2 ? ", backends in reverse order" : "");
             fflush(stdout);
         }
         for (size_t k = 0; k < n; k++) order[k] = pass % 2 ? n - 1 - k : k;

@@ -28,18 +28,19 @@ typedef struct bench_runner {
     const bench_options *opts;
     coll_comm *comm;
     int rank, nranks, nnodes;
-    bench_sink *sink;    /* rank 0: where rows go; NULL elsewhere or for none */
-    int print;           /* rank 0 and not -q: the table on stdout */
-    int progress;        /* a progress line on stderr (a terminal) */
-    int64_t wrong;       /* wrong elements over the whole run, all ranks */
+    bench_sink *sink;     /* rank 0: where rows go; NULL elsewhere or for none */
+    int print;            /* rank 0 and not -q: the table on stdout */
+    int progress;         /* a progress line on stderr (a terminal) */
+    int64_t wrong;        /* wrong elements over the whole run, all ranks */
     double test_delay_ms; /* COLLBENCH_TEST_DELAY (tests): this rank's sleep per timed call */
-    void (*turn)(void *arg); /* bench_runner_run_passes: called before each of this runner's sizes */
+    void (*turn)(
+        void *arg); /* bench_runner_run_passes: called before each of this runner's sizes */
     void *turn_arg;
 } bench_runner;
 
 /* Fill in rank/size/nnodes from comm and the printing decisions from opts. */
-void bench_runner_init(bench_runner *r, const bench_options *opts, coll_comm *comm,
-                       int nnodes, bench_sink *sink);
+void bench_runner_init(bench_runner *r, const bench_options *opts, coll_comm *comm, int nnodes,
+                       bench_sink *sink);
 
 /* Run everything. 0 when every call worked (r->wrong says whether results were
  * right); else the failing call's negative status, with the message in

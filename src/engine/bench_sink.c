@@ -20,8 +20,8 @@ static int results_fd_from_env(void)
     return (*end == '\0' && fd >= 0 && fd < 65536) ? (int)fd : -1;
 }
 
-void bench_sink_init(bench_sink *s, int use_results_fd, const char *csv_path,
-                     const char *json_path, const bench_json_meta *meta)
+void bench_sink_init(bench_sink *s, int use_results_fd, const char *csv_path, const char *json_path,
+                     const bench_json_meta *meta)
 {
     memset(s, 0, sizeof *s);
     s->results_fd = use_results_fd ? results_fd_from_env() : -1;
@@ -60,8 +60,8 @@ static int send_to_launcher(bench_sink *s, const bench_row *r)
     if (len < 0) return remember(s, COLL_EINVAL, "a result row does not fit in a CSV line");
     line[len++] = '\n';
     if (write_all(s->results_fd, line, (size_t)len) != 0) {
-        snprintf(err, sizeof err, "cannot send a result to the launcher (fd %d): %s",
-                 s->results_fd, strerror(errno));
+        snprintf(err, sizeof err, "cannot send a result to the launcher (fd %d): %s", s->results_fd,
+                 strerror(errno));
         return remember(s, COLL_ESYS, err);
     }
     return 0;

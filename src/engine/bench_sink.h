@@ -11,19 +11,19 @@
 #include "engine/result.h"
 
 typedef struct bench_sink {
-    int results_fd;          /* -1: write the files here */
-    const char *csv_path;    /* NULL: no CSV */
-    const char *json_path;   /* NULL: no JSON */
+    int results_fd;        /* -1: write the files here */
+    const char *csv_path;  /* NULL: no CSV */
+    const char *json_path; /* NULL: no JSON */
     bench_json_meta meta;
-    bench_row *pending;      /* rows not yet written to json_path */
+    bench_row *pending; /* rows not yet written to json_path */
     size_t npending, cap;
-    int status;              /* first failure (0 if none); message in err */
+    int status; /* first failure (0 if none); message in err */
     char err[512];
 } bench_sink;
 
 /* use_results_fd: read COLL_RESULTS_FD from the environment (ranks only). */
-void bench_sink_init(bench_sink *s, int use_results_fd, const char *csv_path,
-                     const char *json_path, const bench_json_meta *meta);
+void bench_sink_init(bench_sink *s, int use_results_fd, const char *csv_path, const char *json_path,
+                     const bench_json_meta *meta);
 
 /* Before the run: can the files be written? 0, or the status with "--csv: why"
  * or "-J: why" in err (COLL_EUNAVAIL: -J without jansson). Nothing is created.

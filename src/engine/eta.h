@@ -12,7 +12,7 @@
 typedef struct eta_step {
     double weight;
     int group;
-    int done;       /* finished: seconds is what it took */
+    int done; /* finished: seconds is what it took */
     double seconds;
 } eta_step;
 

@@ -140,7 +140,8 @@ static void gather_ifaces(machine_info *mi)
         const void *in = NULL;
         if (fam == AF_INET) in = &((const struct sockaddr_in *)(const void *)a->ifa_addr)->sin_addr;
         if (fam == AF_INET6) {
-            const struct in6_addr *a6 = &((const struct sockaddr_in6 *)(const void *)a->ifa_addr)->sin6_addr;
+            const struct in6_addr *a6 =
+                &((const struct sockaddr_in6 *)(const void *)a->ifa_addr)->sin6_addr;
             if (!IN6_IS_ADDR_LINKLOCAL(a6)) in = a6; /* fe80:: is on every link, reaches no host */
         }
         if (!in) continue;
@@ -161,8 +162,7 @@ static void gather_system(machine_info *mi)
     if (uname(&u) == 0)
         snprintf(mi->kernel, sizeof mi->kernel, "%s %s %s %s", u.sysname, u.release, u.version,
                  u.machine);
-    else
-        snprintf(mi->kernel, sizeof mi->kernel, "unknown");
+    else snprintf(mi->kernel, sizeof mi->kernel, "unknown");
 }
 
 /* Compiler and build type of this binary, from the compiler's own macros (the
@@ -238,7 +238,8 @@ static void gather_cuda(machine_info *mi)
     }
     lib->devices = n;
     for (int i = 0; i < n && mi->ngpus < MACHINE_MAX_GPUS; i++, mi->ngpus++)
-        coll__cuda_device_name(i, mi->gpus[i].name, sizeof mi->gpus[i].name, &mi->gpus[i].mem_bytes);
+        coll__cuda_device_name(i, mi->gpus[i].name, sizeof mi->gpus[i].name,
+                               &mi->gpus[i].mem_bytes);
 }
 
 static void gather_nccl(machine_dylib *lib)
@@ -247,7 +248,8 @@ static void gather_nccl(machine_dylib *lib)
     memset(lib, 0, sizeof *lib);
     lib->devices = -1;
     char soname[256];
-    if (!coll_nccl_version(lib->version, sizeof lib->version, soname, sizeof soname, err, sizeof err)) {
+    if (!coll_nccl_version(lib->version, sizeof lib->version, soname, sizeof soname, err,
+                           sizeof err)) {
         snprintf(lib->soname, sizeof lib->soname, "libnccl.so.2");
         snprintf(lib->detail, sizeof lib->detail, "%.255s", err);
         return;
@@ -259,7 +261,8 @@ static void gather_nccl(machine_dylib *lib)
 static void gather_backends(machine_info *mi)
 {
     mi->nbackends = 0;
-    for (const char *const *b = coll_backend_names(); *b && mi->nbackends < MACHINE_MAX_BACKENDS; b++) {
+    for (const char *const *b = coll_backend_names(); *b && mi->nbackends < MACHINE_MAX_BACKENDS;
+         b++) {
         machine_backend *m = &mi->backends[mi->nbackends++];
         m->name = *b;
         m->reason[0] = '\0';

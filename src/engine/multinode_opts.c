@@ -16,9 +16,13 @@ static const struct {
     {"--nproc-per-node", "M", "ranks on this host (default 1); ranks K*M..K*M+M-1"},
     {"--master-addr", "ADDR", "node 0's address, reachable from every host (default 127.0.0.1)"},
     {"--master-port", "PORT", "the store's port on node 0 (default 29500)"},
-    {"--listen-addr", "ADDR", "address this host's ranks listen on (default: the one routing to --master-addr)"},
-    {"--job-token-file", "PATH", "shared secret of a multi-host job, first line of a file only you can read (as $COLL_JOB_TOKEN_FILE)"},
-    {"--job-token", "SECRET", "the secret itself (visible to every user in ps: prefer --job-token-file)"},
+    {"--listen-addr", "ADDR",
+     "address this host's ranks listen on (default: the one routing to --master-addr)"},
+    {"--job-token-file", "PATH",
+     "shared secret of a multi-host job, first line of a file only you can read (as "
+     "$COLL_JOB_TOKEN_FILE)"},
+    {"--job-token", "SECRET",
+     "the secret itself (visible to every user in ps: prefer --job-token-file)"},
 };
 
 int bench_multinode_is_flag(const char *arg)
@@ -74,17 +78,21 @@ int bench_multinode_flag(bench_multinode *m, const char *flag, const char *v, ch
 int bench_multinode_finish(bench_multinode *m, int max_procs, char *err, size_t errlen)
 {
     if (!m->nnodes) {
-        const char *f = m->node_rank ? "--node-rank" : m->nproc_per_node ? "--nproc-per-node"
-                        : m->master_addr ? "--master-addr" : m->master_port ? "--master-port"
-                        : m->listen_addr ? "--listen-addr" : m->job_token ? "--job-token"
-                        : m->job_token_file ? "--job-token-file" : NULL;
+        const char *f = m->node_rank        ? "--node-rank"
+                        : m->nproc_per_node ? "--nproc-per-node"
+                        : m->master_addr    ? "--master-addr"
+                        : m->master_port    ? "--master-port"
+                        : m->listen_addr    ? "--listen-addr"
+                        : m->job_token      ? "--job-token"
+                        : m->job_token_file ? "--job-token-file"
+                                            : NULL;
         if (!f) return 0;
         coll__set_err(err, errlen, "%s: needs --nnodes (the multi-host launcher)", f);
         return -1;
     }
     if (m->node_rank >= m->nnodes) {
         coll__set_err(err, errlen, "--node-rank: %d is not below --nnodes %d", m->node_rank,
-                     m->nnodes);
+                      m->nnodes);
         return -1;
     }
     if (m->job_token && m->job_token_file) {
@@ -112,7 +120,7 @@ int bench_multinode_finish(bench_multinode *m, int max_procs, char *err, size_t 
     if (!m->master_port) m->master_port = 29500;
     if ((long)m->nnodes * m->nproc_per_node > max_procs) {
         coll__set_err(err, errlen, "--nproc-per-node: %d hosts x %d ranks is more than %d ranks",
-                     m->nnodes, m->nproc_per_node, max_procs);
+                      m->nnodes, m->nproc_per_node, max_procs);
         return -1;
     }
     return 0;

@@ -17,7 +17,8 @@ int bench_opt_fail(bench_opt_ctx *c, const char *fmt, ...)
     if (n >= 0 && (size_t)n < c->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        coll__vset_err_keep_end(c->err + n, c->errlen - (size_t)n, fmt, ap); /* cuts the value, not the reason */
+        coll__vset_err_keep_end(c->err + n, c->errlen - (size_t)n, fmt,
+                                ap); /* cuts the value, not the reason */
         va_end(ap);
     }
     return COLL_EINVAL;
@@ -71,7 +72,8 @@ int bench_opt_double(bench_opt_ctx *c, const char *v, double lo, int lo_open, do
 {
     char *end;
     double x = strtod(v, &end);
-    if (*v == '\0' || *end != '\0' || !isfinite(x)) return bench_opt_fail(c, "'%s' is not a number", v);
+    if (*v == '\0' || *end != '\0' || !isfinite(x))
+        return bench_opt_fail(c, "'%s' is not a number", v);
     int below = lo_open ? !(x > lo) : !(x >= lo), above = hi_open ? !(x < hi) : !(x <= hi);
     if (below && isinf(hi))
         return lo_open ? bench_opt_fail(c, "'%s' must be more than %g", v, lo)
@@ -99,7 +101,8 @@ int bench_opt_procs(bench_opt_ctx *c, const char *v, int max, int **out, size_t 
     *n = 0;
     if (bench_parse_int_list(v, out, n, why, sizeof why) != 0) return bench_opt_fail(c, "%s", why);
     for (size_t i = 0; i < *n; i++)
-        if ((*out)[i] > max) return bench_opt_fail(c, "%d processes is more than %d", (*out)[i], max);
+        if ((*out)[i] > max)
+            return bench_opt_fail(c, "%d processes is more than %d", (*out)[i], max);
     return 0;
 }
 
@@ -197,7 +200,8 @@ static int parse_one(bench_opt_ctx *c, int argc, char **argv, int *i)
     c->flag = flag;
     int rc;
     if (!d->metavar) {
-        rc = arg[1] == '-' && strchr(arg, '=') ? bench_opt_fail(c, "takes no value") : d->fn(c, NULL);
+        rc = arg[1] == '-' && strchr(arg, '=') ? bench_opt_fail(c, "takes no value")
+                                               : d->fn(c, NULL);
     } else {
         int optional = d->metavar[0] == '[';
         const char *v = value_of(argc, argv, i, optional);
@@ -226,7 +230,8 @@ void bench_opt_usage(FILE *f, const bench_opt *table, size_t n, int width)
         char left[64], name[40];
         const char *meta = d->metavar ? d->metavar : "";
         const char *sep = !d->metavar ? "" : d->metavar[0] == '[' ? "" : " ";
-        if (d->shortname && d->longname) snprintf(name, sizeof name, "-%c, --%s", d->shortname, d->longname);
+        if (d->shortname && d->longname)
+            snprintf(name, sizeof name, "-%c, --%s", d->shortname, d->longname);
         else if (d->shortname) snprintf(name, sizeof name, "-%c", d->shortname);
         else snprintf(name, sizeof name, "    --%s", d->longname);
         snprintf(left, sizeof left, "%s%s%s", name, sep, meta);

@@ -23,23 +23,23 @@
 typedef struct bench_opt_ctx bench_opt_ctx;
 
 typedef struct bench_opt {
-    char shortname;          /* 0: long only */
-    const char *longname;    /* without "--"; NULL: short only. Both unset: a heading,
+    char shortname;       /* 0: long only */
+    const char *longname; /* without "--"; NULL: short only. Both unset: a heading,
                               * help printed as it is in the usage text */
-    const char *metavar;     /* NULL: takes no value; "[=SIZE]": an optional value,
+    const char *metavar;  /* NULL: takes no value; "[=SIZE]": an optional value,
                               * given as --flag=SIZE only (the handler gets NULL without) */
     int (*fn)(bench_opt_ctx *c, const char *value); /* 0, BENCH_OPT_HELP or COLL_EINVAL */
-    const char *help;        /* NULL: accepted but not listed (an alias); '\n' continues it */
+    const char *help; /* NULL: accepted but not listed (an alias); '\n' continues it */
 } bench_opt;
 
 struct bench_opt_ctx {
     const bench_opt *table;
     size_t n;
-    void *user;              /* the command's options, for the handlers */
-    const char *flag;        /* the flag being handled as messages name it: "-n" or "--iters" */
+    void *user;       /* the command's options, for the handlers */
+    const char *flag; /* the flag being handled as messages name it: "-n" or "--iters" */
     char *err;
     size_t errlen;
-    bench_multinode *mn;     /* not NULL: the multi-host flags (multinode_opts.h) too */
+    bench_multinode *mn; /* not NULL: the multi-host flags (multinode_opts.h) too */
     /* an argument that is not a flag; NULL: "unexpected argument" */
     int (*positional)(bench_opt_ctx *c, const char *arg);
 };
@@ -59,8 +59,7 @@ const bench_opt *bench_opt_find(const bench_opt *table, size_t n, const char *ar
 
 /* ---- for the handlers: each returns 0, or COLL_EINVAL with c->err "FLAG: why" ---- */
 
-__attribute__((format(printf, 2, 3)))
-int bench_opt_fail(bench_opt_ctx *c, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) int bench_opt_fail(bench_opt_ctx *c, const char *fmt, ...);
 /* The help flag's handler. */
 int bench_opt_help(bench_opt_ctx *c, const char *value);
 /* A decimal integer in [lo, hi]. */

@@ -19,8 +19,8 @@ static int file_is_empty(const char *path)
 }
 
 /* Rows of all ranks into one malloc'd buffer, header first when wanted. */
-static char *format_rows(const bench_per_iter_key *key, const double *all_us, int nranks,
-                         int iters, int header, size_t *len)
+static char *format_rows(const bench_per_iter_key *key, const double *all_us, int nranks, int iters,
+                         int header, size_t *len)
 {
     size_t cap = (size_t)nranks * (size_t)iters * ROW_MAX + sizeof BENCH_PER_ITER_HEADER;
     char *buf = malloc(cap);

@@ -6,22 +6,23 @@
 #include <stdint.h>
 
 typedef struct bench_row {
-    char timestamp[32];   /* ISO 8601 UTC, "2026-11-22T03:04:05Z" */
+    char timestamp[32]; /* ISO 8601 UTC, "2026-11-22T03:04:05Z" */
     char host[64];
-    char collective[16];  /* allreduce, allgather, ... */
+    char collective[16]; /* allreduce, allgather, ... */
     char backend[16];
-    char algo[24];        /* algorithm asked for ("auto" or a name) */
-    char device[8];       /* cpu | cuda */
-    char buffers[8];      /* malloc (private) | coll (coll_alloc: shm's shared heap) | cuda */
+    char algo[24];   /* algorithm asked for ("auto" or a name) */
+    char device[8];  /* cpu | cuda */
+    char buffers[8]; /* malloc (private) | coll (coll_alloc: shm's shared heap) | cuda */
     int nprocs, nnodes;
     char dtype[12];
-    char op[8];           /* "none" for collectives without a reduction */
-    int in_place;         /* 0 | 1 */
+    char op[8];   /* "none" for collectives without a reduction */
+    int in_place; /* 0 | 1 */
     uint64_t bytes, count;
     int warmup, iters;
     /* the slowest rank's time per iteration; p25/p75 give the spread the report
      * judges differences by (NaN in rows read from files that lack them) */
-    double time_us_avg, time_us_min, time_us_p25, time_us_p50, time_us_p75, time_us_p99, time_us_max;
+    double time_us_avg, time_us_min, time_us_p25, time_us_p50, time_us_p75, time_us_p99,
+        time_us_max;
     double algbw_GBps, busbw_GBps;
     int64_t wrong;
 } bench_row;
@@ -61,8 +62,8 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
 int bench_csv_check(const char *path, char *err, size_t errlen);
 
 typedef struct bench_json_meta {
-    const char *name;       /* "collbench" */
-    int world_size;         /* largest process count in the run */
+    const char *name; /* "collbench" */
+    int world_size;   /* largest process count in the run */
     int warmup_iters, benchmark_iters;
     const char *device;
     const char *extra_config_json; /* optional JSON object text merged into "config", or NULL */
@@ -76,8 +77,8 @@ typedef struct bench_json_meta {
  * other types) is refused with COLL_EINVAL naming it, and left untouched; an empty
  * file counts as new. Non-finite numbers are written as null. COLL_EUNAVAIL when
  * built without jansson. */
-int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows,
-                     size_t n, char *err, size_t errlen);
+int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows, size_t n,
+                     char *err, size_t errlen);
 /* Before the run: could bench_json_write (or bench_json_merge_rows) merge into
  * path? Nothing is created. 0, or what the write would refuse: not a JSON
  * object, results sections of other types, a directory, a missing directory,

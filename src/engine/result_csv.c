@@ -32,12 +32,12 @@ const char BENCH_CSV_HEADER_V1[] =
     "time_us_max,algbw_GBps,busbw_GBps,wrong";
 
 enum field_kind {
-    F_STR,   /* char array of `size` bytes */
-    F_INT,   /* int >= min */
-    F_U64,   /* uint64_t */
-    F_I64,   /* int64_t */
-    F_TIME,  /* double, microseconds: 3 decimals (nanosecond resolution) */
-    F_BW,    /* double, GB/s: 6 significant digits, so tiny sizes do not print 0 */
+    F_STR,  /* char array of `size` bytes */
+    F_INT,  /* int >= min */
+    F_U64,  /* uint64_t */
+    F_I64,  /* int64_t */
+    F_TIME, /* double, microseconds: 3 decimals (nanosecond resolution) */
+    F_BW,   /* double, GB/s: 6 significant digits, so tiny sizes do not print 0 */
 };
 
 struct field {
@@ -47,29 +47,74 @@ struct field {
     long min, max; /* F_INT range */
 };
 
-#define STR(f) {#f, F_STR, offsetof(bench_row, f), sizeof(((bench_row *)0)->f), 0, 0}
-#define INT(f, lo, hi) {#f, F_INT, offsetof(bench_row, f), sizeof(int), lo, hi}
-#define NUM(f, k) {#f, k, offsetof(bench_row, f), 0, 0, 0}
+#define STR(f)                                                               \
+    {                                                                        \
+#f, F_STR, offsetof(bench_row, f), sizeof(((bench_row *)0)->f), 0, 0 \
+    }
+#define INT(f, lo, hi)                                         \
+    {                                                          \
+#f, F_INT, offsetof(bench_row, f), sizeof(int), lo, hi \
+    }
+#define NUM(f, k)                              \
+    {                                          \
+#f, k, offsetof(bench_row, f), 0, 0, 0 \
+    }
 
 static const struct field FIELDS[] = {
-    STR(timestamp), STR(host), STR(collective), STR(backend), STR(algo), STR(device),
-    STR(buffers), INT(nprocs, 1, INT_MAX), INT(nnodes, 1, INT_MAX), STR(dtype), STR(op),
-    INT(in_place, 0, 1), NUM(bytes, F_U64), NUM(count, F_U64), INT(warmup, 0, INT_MAX),
-    INT(iters, 0, INT_MAX), NUM(time_us_avg, F_TIME), NUM(time_us_min, F_TIME),
-    NUM(time_us_p25, F_TIME), NUM(time_us_p50, F_TIME), NUM(time_us_p75, F_TIME),
-    NUM(time_us_p99, F_TIME), NUM(time_us_max, F_TIME),
-    NUM(algbw_GBps, F_BW), NUM(busbw_GBps, F_BW), NUM(wrong, F_I64),
+    STR(timestamp),
+    STR(host),
+    STR(collective),
+    STR(backend),
+    STR(algo),
+    STR(device),
+    STR(buffers),
+    INT(nprocs, 1, INT_MAX),
+    INT(nnodes, 1, INT_MAX),
+    STR(dtype),
+    STR(op),
+    INT(in_place, 0, 1),
+    NUM(bytes, F_U64),
+    NUM(count, F_U64),
+    INT(warmup, 0, INT_MAX),
+    INT(iters, 0, INT_MAX),
+    NUM(time_us_avg, F_TIME),
+    NUM(time_us_min, F_TIME),
+    NUM(time_us_p25, F_TIME),
+    NUM(time_us_p50, F_TIME),
+    NUM(time_us_p75, F_TIME),
+    NUM(time_us_p99, F_TIME),
+    NUM(time_us_max, F_TIME),
+    NUM(algbw_GBps, F_BW),
+    NUM(busbw_GBps, F_BW),
+    NUM(wrong, F_I64),
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
 /* BENCH_CSV_HEADER_V1's columns: read only. */
 static const struct field FIELDS_V1[] = {
-    STR(timestamp), STR(host), STR(collective), STR(backend), STR(algo), STR(device),
-    INT(nprocs, 1, INT_MAX), INT(nnodes, 1, INT_MAX), STR(dtype), STR(op),
-    INT(in_place, 0, 1), NUM(bytes, F_U64), NUM(count, F_U64), INT(warmup, 0, INT_MAX),
-    INT(iters, 0, INT_MAX), NUM(time_us_avg, F_TIME), NUM(time_us_min, F_TIME),
-    NUM(time_us_p50, F_TIME), NUM(time_us_p99, F_TIME), NUM(time_us_max, F_TIME),
-    NUM(algbw_GBps, F_BW), NUM(busbw_GBps, F_BW), NUM(wrong, F_I64),
+    STR(timestamp),
+    STR(host),
+    STR(collective),
+    STR(backend),
+    STR(algo),
+    STR(device),
+    INT(nprocs, 1, INT_MAX),
+    INT(nnodes, 1, INT_MAX),
+    STR(dtype),
+    STR(op),
+    INT(in_place, 0, 1),
+    NUM(bytes, F_U64),
+    NUM(count, F_U64),
+    INT(warmup, 0, INT_MAX),
+    INT(iters, 0, INT_MAX),
+    NUM(time_us_avg, F_TIME),
+    NUM(time_us_min, F_TIME),
+    NUM(time_us_p50, F_TIME),
+    NUM(time_us_p99, F_TIME),
+    NUM(time_us_max, F_TIME),
+    NUM(algbw_GBps, F_BW),
+    NUM(busbw_GBps, F_BW),
+    NUM(wrong, F_I64),
 };
 #define NFIELDS_V1 (sizeof FIELDS_V1 / sizeof FIELDS_V1[0])
 
@@ -246,7 +291,7 @@ static int parse_line(const char *line, const struct field *fields, size_t nfiel
         const struct field *f = &fields[i];
         if (f->kind == F_STR && (too_long || strlen(text) >= f->size)) {
             coll__set_err(err, errlen, "CSV field %zu (%s): '%.40s' is longer than %zu characters",
-                    i + 1, f->name, text, f->size - 1);
+                          i + 1, f->name, text, f->size - 1);
             return COLL_EINVAL;
         }
         if (too_long || parse_field(f, text, tmp, why, sizeof why) != 0) {
@@ -258,11 +303,12 @@ static int parse_line(const char *line, const struct field *fields, size_t nfiel
     }
     if (got < 0) {
         coll__set_err(err, errlen, "CSV field %zu (%s): unterminated or misplaced quote", i + 1,
-                i < nfields ? fields[i].name : "extra");
+                      i < nfields ? fields[i].name : "extra");
         return COLL_EINVAL;
     }
     if (i != nfields) {
-        coll__set_err(err, errlen, "CSV line has %zu fields, expected %zu (%s)", i, nfields, header);
+        coll__set_err(err, errlen, "CSV line has %zu fields, expected %zu (%s)", i, nfields,
+                      header);
         return COLL_EINVAL;
     }
     return COLL_OK;
@@ -305,8 +351,8 @@ static int first_line_is(const char *head, size_t n, const char *header)
             (head[hlen] == '\r' && (n == hlen + 1 || head[hlen + 1] == '\n')));
 }
 
-static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_newline,
-                       char *err, size_t errlen)
+static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_newline, char *err,
+                       size_t errlen)
 {
     *state = CSV_NEW;
     *ends_with_newline = 1;
@@ -353,9 +399,12 @@ static int inspect_appendable(const char *path, enum csv_state *state, int *newl
     int rc = inspect_csv(path, state, newline_ok, err, errlen);
     if (rc != COLL_OK) return rc;
     if (*state == CSV_V1) {
-        coll__set_err(err, errlen, "%s has the older collbench header (no buffers, time_us_p25 and "
-                     "time_us_p75 columns); refusing to mix schemas: write to a new file (collbench "
-                     "report reads both)", path);
+        coll__set_err(
+            err, errlen,
+            "%s has the older collbench header (no buffers, time_us_p25 and "
+            "time_us_p75 columns); refusing to mix schemas: write to a new file (collbench "
+            "report reads both)",
+            path);
         return COLL_EINVAL;
     }
     if (*state == CSV_OTHER) {
@@ -376,7 +425,8 @@ int bench_csv_check(const char *path, char *err, size_t errlen)
 int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *err, size_t errlen)
 {
     if (!path || !*path || (!rows && n > 0)) {
-        coll__set_err(err, errlen, "bench_csv_append: %s", path && *path ? "no rows" : "empty path");
+        coll__set_err(err, errlen, "bench_csv_append: %s",
+                      path && *path ? "no rows" : "empty path");
         return COLL_EINVAL;
     }
     enum csv_state state;
@@ -394,13 +444,14 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
     }
     size_t pos = 0;
     if (!newline_ok) buf[pos++] = '\n'; /* a previous writer died mid-line */
-    if (state == CSV_NEW)
-        pos += (size_t)snprintf(buf + pos, cap - pos, "%s\n", BENCH_CSV_HEADER);
+    if (state == CSV_NEW) pos += (size_t)snprintf(buf + pos, cap - pos, "%s\n", BENCH_CSV_HEADER);
     for (size_t i = 0; i < n; i++) {
         int len = bench_row_to_csv(&rows[i], buf + pos, line_max - 1);
         if (len < 0) {
-            coll__set_err(err, errlen, "%s: row %zu cannot be written as CSV (a text field has a "
-                    "line break or is too long)", path, i + 1);
+            coll__set_err(err, errlen,
+                          "%s: row %zu cannot be written as CSV (a text field has a "
+                          "line break or is too long)",
+                          path, i + 1);
             free(buf);
             return COLL_EINVAL;
         }

@@ -13,12 +13,13 @@
 
 #ifndef COLL_HAVE_JANSSON
 
-int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows,
-                     size_t n, char *err, size_t errlen)
+int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows, size_t n,
+                     char *err, size_t errlen)
 {
     (void)meta, (void)rows, (void)n;
-    coll__set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
-            path ? path : "JSON output");
+    coll__set_err(err, errlen,
+                  "cannot write %s: built without jansson (apt-get install libjansson-dev)",
+                  path ? path : "JSON output");
     return COLL_EUNAVAIL;
 }
 
@@ -26,8 +27,9 @@ int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const c
                           const char *group, const char *rows_json, char *err, size_t errlen)
 {
     (void)meta, (void)section, (void)group, (void)rows_json;
-    coll__set_err(err, errlen, "cannot write %s: built without jansson (apt-get install libjansson-dev)",
-            path ? path : "JSON output");
+    coll__set_err(err, errlen,
+                  "cannot write %s: built without jansson (apt-get install libjansson-dev)",
+                  path ? path : "JSON output");
     return COLL_EUNAVAIL;
 }
 
@@ -56,10 +58,7 @@ int bench_json_check(const char *path, char *err, size_t errlen)
 #define DUMP_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(15))
 
 /* JSON has no NaN/Inf: such a value is written as null. */
-static json_t *number(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
+static json_t *number(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
 /* One row: keys and order of the CSV header. */
 static json_t *row_to_json(const bench_row *r)
@@ -127,12 +126,15 @@ static int load_existing(const char *path, json_t **root, char *err, size_t errl
     json_t *doc = json_loadfd(fd, 0, &jerr);
     close(fd);
     if (!doc) {
-        coll__set_err(err, errlen, "%s exists but is not valid JSON (line %d, column %d: %s); "
-                "refusing to overwrite it", path, jerr.line, jerr.column, jerr.text);
+        coll__set_err(err, errlen,
+                      "%s exists but is not valid JSON (line %d, column %d: %s); "
+                      "refusing to overwrite it",
+                      path, jerr.line, jerr.column, jerr.text);
         return COLL_EINVAL;
     }
     if (!json_is_object(doc)) {
-        coll__set_err(err, errlen, "%s exists but is not a JSON object; refusing to overwrite it", path);
+        coll__set_err(err, errlen, "%s exists but is not a JSON object; refusing to overwrite it",
+                      path);
         json_decref(doc);
         return COLL_EINVAL;
     }
@@ -154,7 +156,7 @@ static json_t *child_object(json_t *obj, const char *key, const char *path, cons
         }
     } else if (!json_is_object(c)) {
         coll__set_err(err, errlen, "%s: existing \"%s\" is not an object; refusing to overwrite it",
-                path, where);
+                      path, where);
         return NULL;
     }
     return c;
@@ -175,7 +177,8 @@ static int merge_meta(json_t *root, const bench_json_meta *meta, const char *pat
 {
     int bad = 0; /* json_object_set_new fails only without memory */
     if (!json_is_string(json_object_get(root, "name")))
-        bad |= json_object_set_new(root, "name", json_string(meta->name ? meta->name : "collbench"));
+        bad |= json_object_set_new(root, "name",
+                                   json_string(meta->name ? meta->name : "collbench"));
     json_t *ws = json_object_get(root, "world_size");
     json_int_t old_ws = json_is_integer(ws) ? json_integer_value(ws) : 0;
     bad |= json_object_set_new(root, "world_size",
@@ -196,7 +199,7 @@ static int merge_meta(json_t *root, const bench_json_meta *meta, const char *pat
         json_t *extra = json_loads(meta->extra_config_json, 0, &jerr);
         if (!json_is_object(extra)) {
             coll__set_err(err, errlen, "%s: extra config is not a JSON object (%s)", path,
-                    extra ? "another JSON type" : jerr.text);
+                          extra ? "another JSON type" : jerr.text);
             json_decref(extra);
             return COLL_EINVAL;
         }
@@ -204,7 +207,8 @@ static int merge_meta(json_t *root, const bench_json_meta *meta, const char *pat
         json_decref(extra);
     }
     if (bad) {
-        coll__set_err(err, errlen, "%s: out of memory building JSON (or a text field is not UTF-8)", path);
+        coll__set_err(err, errlen, "%s: out of memory building JSON (or a text field is not UTF-8)",
+                      path);
         return COLL_ENOMEM;
     }
     return COLL_OK;
@@ -215,7 +219,8 @@ static int append_rows(json_t *root, const bench_row *rows, size_t n, const char
 {
     json_t *results = child_object(root, "results", path, "results", err, errlen);
     if (!results) return COLL_EINVAL;
-    json_t *comm = child_object(results, "communication", path, "results.communication", err, errlen);
+    json_t *comm = child_object(results, "communication", path, "results.communication", err,
+                                errlen);
     if (!comm) return COLL_EINVAL;
     /* The other sections exist from the first write on, so readers need not check. */
     if (!child_object(results, "training", path, "results.training", err, errlen) ||
@@ -232,14 +237,16 @@ static int append_rows(json_t *root, const bench_row *rows, size_t n, const char
                 return COLL_ENOMEM;
             }
         } else if (!json_is_array(list)) {
-            coll__set_err(err, errlen, "%s: existing \"results.communication.%s\" is not an array; "
-                    "refusing to overwrite it", path, coll);
+            coll__set_err(err, errlen,
+                          "%s: existing \"results.communication.%s\" is not an array; "
+                          "refusing to overwrite it",
+                          path, coll);
             return COLL_EINVAL;
         }
         json_t *row = row_to_json(&rows[i]);
         if (!row || json_array_append_new(list, row) != 0) {
-            coll__set_err(err, errlen, "%s: row %zu cannot be stored as JSON (text not UTF-8?)", path,
-                    i + 1);
+            coll__set_err(err, errlen, "%s: row %zu cannot be stored as JSON (text not UTF-8?)",
+                          path, i + 1);
             return COLL_EINVAL;
         }
     }
@@ -262,12 +269,14 @@ static int dump_atomic(json_t *root, const char *path, char *err, size_t errlen)
     return rc;
 }
 
-int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows,
-                     size_t n, char *err, size_t errlen)
+int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows, size_t n,
+                     char *err, size_t errlen)
 {
     if (!path || !*path || !meta || (!rows && n > 0)) {
-        coll__set_err(err, errlen, "bench_json_write: %s", !path || !*path ? "empty path"
-                                                     : !meta ? "no metadata" : "no rows");
+        coll__set_err(err, errlen, "bench_json_write: %s",
+                      !path || !*path ? "empty path"
+                      : !meta         ? "no metadata"
+                                      : "no rows");
         return COLL_EINVAL;
     }
     json_t *root;
@@ -310,7 +319,7 @@ int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const c
     json_t *rows = json_loads(rows_json, 0, &jerr);
     if (!json_is_array(rows)) {
         coll__set_err(err, errlen, "%s: rows for results.%s.%s are not a JSON array (%s)", path,
-                section, group, rows ? "another JSON type" : jerr.text);
+                      section, group, rows ? "another JSON type" : jerr.text);
         json_decref(rows);
         return COLL_EINVAL;
     }
@@ -328,10 +337,13 @@ int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const c
     if (rc == COLL_OK) {
         list = json_object_get(sec, group);
         if (!list) {
-            if (!(list = json_array()) || json_object_set_new(sec, group, list) != 0) rc = COLL_ENOMEM;
+            if (!(list = json_array()) || json_object_set_new(sec, group, list) != 0)
+                rc = COLL_ENOMEM;
         } else if (!json_is_array(list)) {
-            coll__set_err(err, errlen, "%s: existing \"results.%s.%s\" is not an array; "
-                    "refusing to overwrite it", path, section, group);
+            coll__set_err(err, errlen,
+                          "%s: existing \"results.%s.%s\" is not an array; "
+                          "refusing to overwrite it",
+                          path, section, group);
             rc = COLL_EINVAL;
         }
     }

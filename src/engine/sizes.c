@@ -63,7 +63,7 @@ int bench_parse_size(const char *input, uint64_t *out, char *err, size_t errlen)
     char s[64];
     if (!input || !trimmed_copy(input, strlen(input), s, sizeof s)) {
         coll__set_err_keep_end(err, errlen, "size '%s': %s", input ? input : "(null)",
-                input ? "too long" : "missing");
+                               input ? "too long" : "missing");
         return COLL_EINVAL;
     }
     if (s[0] == '\0') {
@@ -76,7 +76,8 @@ int bench_parse_size(const char *input, uint64_t *out, char *err, size_t errlen)
     }
     const char *p = s;
     if (!isdigit((unsigned char)*p)) {
-        coll__set_err_keep_end(err, errlen, "size '%s': expected a number like 64, 1.5K, 1M or 1G", s);
+        coll__set_err_keep_end(err, errlen, "size '%s': expected a number like 64, 1.5K, 1M or 1G",
+                               s);
         return COLL_EINVAL;
     }
     uint64_t whole = 0;
@@ -90,7 +91,8 @@ int bench_parse_size(const char *input, uint64_t *out, char *err, size_t errlen)
     if (*p == '.') {
         p++;
         if (!isdigit((unsigned char)*p)) {
-            coll__set_err_keep_end(err, errlen, "size '%s': expected digits after the decimal point", s);
+            coll__set_err_keep_end(err, errlen,
+                                   "size '%s': expected digits after the decimal point", s);
             return COLL_EINVAL;
         }
         const char *digits = p;
@@ -108,7 +110,9 @@ int bench_parse_size(const char *input, uint64_t *out, char *err, size_t errlen)
     }
     uint64_t mult = suffix_multiplier(p);
     if (mult == 0) {
-        coll__set_err_keep_end(err, errlen, "size '%s': unknown suffix '%s' (use K, M, G or T: powers of 1024)", s, p);
+        coll__set_err_keep_end(err, errlen,
+                               "size '%s': unknown suffix '%s' (use K, M, G or T: powers of 1024)",
+                               s, p);
         return COLL_EINVAL;
     }
     /* frac/frac_den * mult must be whole: reduce the fraction first so nothing overflows. */
@@ -243,12 +247,10 @@ void bench_format_size(uint64_t bytes, char *buf, size_t len)
         if (bytes < unit || bytes % (unit / 4) != 0) continue;
         uint64_t whole = bytes / unit;
         unsigned hundredths = (unsigned)((bytes % unit) * 100 / unit);
-        if (hundredths == 0)
-            snprintf(buf, len, "%llu%c", (unsigned long long)whole, units[i]);
+        if (hundredths == 0) snprintf(buf, len, "%llu%c", (unsigned long long)whole, units[i]);
         else if (hundredths % 10 == 0)
             snprintf(buf, len, "%llu.%u%c", (unsigned long long)whole, hundredths / 10, units[i]);
-        else
-            snprintf(buf, len, "%llu.%02u%c", (unsigned long long)whole, hundredths, units[i]);
+        else snprintf(buf, len, "%llu.%02u%c", (unsigned long long)whole, hundredths, units[i]);
         return;
     }
     snprintf(buf, len, "%llu", (unsigned long long)bytes);

@@ -74,8 +74,9 @@ int bench_parse_duration(const char *s, double *seconds)
 static void print_usage(FILE *out, const char *when, int pass, double elapsed,
                         const bench_usage *r0, const bench_usage *max)
 {
-    fprintf(out, "# soak %s (pass %d, %.1f s): rank 0 rss %lld KiB fds %lld; "
-                 "max over ranks rss %lld KiB fds %lld\n",
+    fprintf(out,
+            "# soak %s (pass %d, %.1f s): rank 0 rss %lld KiB fds %lld; "
+            "max over ranks rss %lld KiB fds %lld\n",
             when, pass, elapsed, (long long)r0->rss_kib, (long long)r0->fds,
             (long long)max->rss_kib, (long long)max->fds);
     fflush(out);
@@ -90,8 +91,8 @@ static int all_done(coll_comm *comm, int mine, int *done)
     return rc;
 }
 
-int bench_soak_run(coll_comm *comm, double duration_s, int (*pass)(void *arg), void *arg,
-                   FILE *out, bench_usage *growth)
+int bench_soak_run(coll_comm *comm, double duration_s, int (*pass)(void *arg), void *arg, FILE *out,
+                   bench_usage *growth)
 {
     double t0 = coll__now_s();
     bench_usage base = {0, 0}, base_max = {0, 0}, now, now_max;

@@ -31,7 +31,7 @@ int bench_parse_duration(const char *s, double *seconds);
  * usage at the baseline and at the end, and the growth. *growth gets the
  * largest growth over ranks (every rank). Returns pass's first error or a
  * collective's. */
-int bench_soak_run(coll_comm *comm, double duration_s, int (*pass)(void *arg), void *arg,
-                   FILE *out, bench_usage *growth);
+int bench_soak_run(coll_comm *comm, double duration_s, int (*pass)(void *arg), void *arg, FILE *out,
+                   bench_usage *growth);
 
 #endif

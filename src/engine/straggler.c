@@ -114,14 +114,15 @@ int straggler_parse_inject(const char *s, int world, double *delay_ms, char *err
             return snprintf(err, errlen, "--inject: '%s' is not RANK:MS[,RANK:MS]", s), -1;
         if (rank < 0 || rank >= world)
             return snprintf(err, errlen, "--inject: rank %ld is outside the world of %d ranks",
-                            rank, world), -1;
+                            rank, world),
+                   -1;
         p = end + 1;
         double ms = strtod(p, &end);
         if (end == p || (*end && *end != ',') || errno || !isfinite(ms))
             return snprintf(err, errlen, "--inject: '%s': bad delay for rank %ld", s, rank), -1;
         if (ms < 0)
-            return snprintf(err, errlen, "--inject: negative delay %g ms for rank %ld", ms,
-                            rank), -1;
+            return snprintf(err, errlen, "--inject: negative delay %g ms for rank %ld", ms, rank),
+                   -1;
         if (delay_ms[rank] > 0)
             return snprintf(err, errlen, "--inject: rank %ld given twice", rank), -1;
         delay_ms[rank] = ms;
@@ -132,8 +133,9 @@ int straggler_parse_inject(const char *s, int world, double *delay_ms, char *err
 
 void straggler_print(FILE *f, const straggler_rank *r, const straggler_summary *sum)
 {
-    fprintf(f, "# %d ranks, %d iterations; lateness = arrival minus the earliest rank's,\n"
-               "# excess = arrival minus the median arrival (2 ranks: the other's)\n",
+    fprintf(f,
+            "# %d ranks, %d iterations; lateness = arrival minus the earliest rank's,\n"
+            "# excess = arrival minus the median arrival (2 ranks: the other's)\n",
             sum->nranks, sum->iters);
     fprintf(f, "# threshold %.3f ms on mean excess (%s); jitter %.3f ms\n", sum->threshold_ms,
             sum->threshold_is_default ? "default: max(1 ms, 3 x jitter)" : "--threshold",
@@ -142,14 +144,15 @@ void straggler_print(FILE *f, const straggler_rank *r, const straggler_summary *
             "excess_ms", "last%", "verdict");
     for (int i = 0; i < sum->nranks; i++)
         fprintf(f, "%6d %12.3f %12.3f %12.3f %12.3f %7.1f%%  %s\n", i, r[i].mean_late_ms,
-                r[i].p99_late_ms, r[i].max_late_ms, r[i].mean_excess_ms,
-                100 * r[i].last_fraction, r[i].flagged ? "STRAGGLER" : "ok");
+                r[i].p99_late_ms, r[i].max_late_ms, r[i].mean_excess_ms, 100 * r[i].last_fraction,
+                r[i].flagged ? "STRAGGLER" : "ok");
     for (int i = 0; i < sum->nranks; i++)
         if (r[i].flagged)
-            fprintf(f, "STRAGGLER rank %d: %.3f ms later than the median rank on average "
-                       "> threshold %.3f ms; lateness mean %.3f ms, p99 %.3f ms; "
-                       "last in %d of %d iterations\n",
-                    i, r[i].mean_excess_ms, sum->threshold_ms, r[i].mean_late_ms,
-                    r[i].p99_late_ms, r[i].last_count, sum->iters);
+            fprintf(f,
+                    "STRAGGLER rank %d: %.3f ms later than the median rank on average "
+                    "> threshold %.3f ms; lateness mean %.3f ms, p99 %.3f ms; "
+                    "last in %d of %d iterations\n",
+                    i, r[i].mean_excess_ms, sum->threshold_ms, r[i].mean_late_ms, r[i].p99_late_ms,
+                    r[i].last_count, sum->iters);
     if (sum->nflagged == 0) fprintf(f, "no stragglers\n");
 }

@@ -21,16 +21,16 @@
 
 typedef struct straggler_rank {
     double mean_late_ms, p99_late_ms, max_late_ms; /* vs the earliest rank */
-    double mean_excess_ms; /* vs the median arrival; negative: early */
-    int last_count;        /* iterations in which this rank arrived last */
-    double last_fraction;  /* last_count / iters */
-    int flagged;           /* mean_excess_ms > threshold */
+    double mean_excess_ms;                         /* vs the median arrival; negative: early */
+    int last_count;                                /* iterations in which this rank arrived last */
+    double last_fraction;                          /* last_count / iters */
+    int flagged;                                   /* mean_excess_ms > threshold */
 } straggler_rank;
 
 typedef struct straggler_summary {
     int nranks, iters;
     double jitter_ms;    /* median over ranks of the std deviation of excess */
-    double threshold_ms;        /* the one used (given or default) */
+    double threshold_ms; /* the one used (given or default) */
     int threshold_is_default;
     int nflagged;
 } straggler_summary;

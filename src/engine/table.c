@@ -51,8 +51,10 @@ void bench_table_print_header(bench_table *t, const bench_row *cfg)
     fprintf(f, "#\n");
 
     if (!t->verbose) {
-        fprintf(f, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place\n",
-                "", "", "", "", "");
+        fprintf(
+            f,
+            "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place\n",
+            "", "", "", "", "");
     } else {
         char line[LEAD_WIDTH + 2 * (CELL_WIDTH + VERBOSE_EXTRA) + 2];
         size_t w = CELL_WIDTH + VERBOSE_EXTRA;

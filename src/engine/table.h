@@ -12,10 +12,10 @@
 
 typedef struct bench_table {
     FILE *out;
-    int verbose;          /* 1: min/p50/p99/max columns after each placement's #wrong */
-    double busbw_sum;     /* over cells printed since the last header */
+    int verbose;      /* 1: min/p50/p99/max columns after each placement's #wrong */
+    double busbw_sum; /* over cells printed since the last header */
     size_t busbw_cells;
-    int64_t wrong_total;  /* negative "wrong" (not checked) counts as 0 */
+    int64_t wrong_total; /* negative "wrong" (not checked) counts as 0 */
     size_t rows;
 } bench_table;
 

@@ -24,22 +24,41 @@
 #include <unistd.h>
 
 #define DEFAULT_GRACE_S 3.0
-#define TERM_TO_KILL_S 1.0    /* SIGTERM, then SIGKILL this much later */
-#define DRAIN_S 1.0           /* results pipe still open after every rank exited */
-#define POLL_CAP_MS 100       /* backstop only: the self-pipe wakes the loop at once */
-#define PEER_FAILURE_CODE 3   /* what a rank exits with when it saw a peer die */
+#define TERM_TO_KILL_S 1.0  /* SIGTERM, then SIGKILL this much later */
+#define DRAIN_S 1.0         /* results pipe still open after every rank exited */
+#define POLL_CAP_MS 100     /* backstop only: the self-pipe wakes the loop at once */
+#define PEER_FAILURE_CODE 3 /* what a rank exits with when it saw a peer die */
 #define STORE_BACKLOG 128
-#define OWN_VAR_LEN 128       /* "COLL_JOB_TOKEN=" + 64 hex digits fits */
+#define OWN_VAR_LEN 128 /* "COLL_JOB_TOKEN=" + 64 hex digits fits */
 #define READ_CHUNK 32768
 
 /* Variables the launcher defines; inherited values and extra_env never override them. */
 enum {
-    V_RANK, V_WORLD, V_LOCAL_RANK, V_LOCAL_WORLD, V_GROUP_RANK, V_ADDR, V_PORT, V_TOKEN,
-    V_LAUNCHED, V_STORE_FD, V_RESULTS_FD, N_OWN_VARS
+    V_RANK,
+    V_WORLD,
+    V_LOCAL_RANK,
+    V_LOCAL_WORLD,
+    V_GROUP_RANK,
+    V_ADDR,
+    V_PORT,
+    V_TOKEN,
+    V_LAUNCHED,
+    V_STORE_FD,
+    V_RESULTS_FD,
+    N_OWN_VARS
 };
 static const char *const own_var_names[N_OWN_VARS] = {
-    "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR",
-    "MASTER_PORT", COLL_ENV_JOB_TOKEN, COLL_ENV_LAUNCHED, COLL_ENV_STORE_FD, COLL_ENV_RESULTS_FD,
+    "RANK",
+    "WORLD_SIZE",
+    "LOCAL_RANK",
+    "LOCAL_WORLD_SIZE",
+    "GROUP_RANK",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+    COLL_ENV_JOB_TOKEN,
+    COLL_ENV_LAUNCHED,
+    COLL_ENV_STORE_FD,
+    COLL_ENV_RESULTS_FD,
 };
 /* Variables an outside launcher sets for its own ranks (torchrun users export
  * COLL_STORE_PORT): inherited, they would send our ranks to another port than
@@ -67,24 +86,24 @@ typedef struct launcher {
     int listen_fd, results_rd, results_wr, wake_rd, wake_wr;
     int port;
     char token[COLL_TOKEN_HEX_LEN + 1];
-    const char *path;     /* program each rank execs */
-    char **argv;          /* argv the ranks see */
-    char **self_argv;     /* owned copy when argv[0] was NULL */
+    const char *path;      /* program each rank execs */
+    char **argv;           /* argv the ranks see */
+    char **self_argv;      /* owned copy when argv[0] was NULL */
     const char **base_env; /* inherited + extra_env, shared by every rank */
-    char *own_vars;       /* n * N_OWN_VARS strings of OWN_VAR_LEN bytes */
-    char ***envp;         /* per rank */
-    int failure_recorded; /* a rank failed or an interrupt came: stopping */
+    char *own_vars;        /* n * N_OWN_VARS strings of OWN_VAR_LEN bytes */
+    char ***envp;          /* per rank */
+    int failure_recorded;  /* a rank failed or an interrupt came: stopping */
     int interrupted_first; /* the interrupt, not a rank, is the verdict */
     unsigned nreaped;
     stop_phase phase;
     double phase_deadline, drain_deadline;
     int drain_killed;
-    char *line;           /* partial results line */
+    char *line; /* partial results line */
     size_t line_len, line_cap;
-    int line_dropped;     /* out of memory: skip to the next '\n' */
-    int status;           /* COLL_ENOMEM when a results line was lost */
+    int line_dropped; /* out of memory: skip to the next '\n' */
+    int status;       /* COLL_ENOMEM when a results line was lost */
     int handlers_installed;
-    int *bind_cpus;       /* CPU of each rank ($COLL_BIND), -1: not pinned */
+    int *bind_cpus; /* CPU of each rank ($COLL_BIND), -1: not pinned */
     struct sigaction old_chld, old_int, old_term;
 } launcher;
 
@@ -103,8 +122,7 @@ static void on_signal(int sig)
     errno = saved;
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(launcher *l, int status, const char *fmt,
-                                                      ...)
+__attribute__((format(printf, 3, 4))) static int fail(launcher *l, int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -410,7 +428,8 @@ static void describe_failure(launcher *l, int rank)
     } else if (p->stopped == 2) {
         snprintf(res->message, sizeof res->message,
                  "rank %d hung (or was stopped): it did not end when the other ranks failed, "
-                 "nor on SIGTERM, and was killed", rank);
+                 "nor on SIGTERM, and was killed",
+                 rank);
     } else if (WIFSIGNALED(p->status)) {
         int sig = WTERMSIG(p->status);
         snprintf(res->message, sizeof res->message, "rank %d killed by signal %d (%s)", rank, sig,

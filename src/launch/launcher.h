@@ -16,10 +16,10 @@
 #include <stddef.h>
 
 /* Variables only the launcher sets, for the ranks to read. */
-#define COLL_ENV_LAUNCHED    "COLL_LAUNCHED"
-#define COLL_ENV_JOB_TOKEN   "COLL_JOB_TOKEN"
-#define COLL_ENV_STORE_FD    "COLL_STORE_FD"
-#define COLL_ENV_RESULTS_FD  "COLL_RESULTS_FD"
+#define COLL_ENV_LAUNCHED "COLL_LAUNCHED"
+#define COLL_ENV_JOB_TOKEN "COLL_JOB_TOKEN"
+#define COLL_ENV_STORE_FD "COLL_STORE_FD"
+#define COLL_ENV_RESULTS_FD "COLL_RESULTS_FD"
 
 typedef struct coll__launch_opts {
     int nprocs;
@@ -31,13 +31,13 @@ typedef struct coll__launch_opts {
     /* "NAME=VALUE" for every rank, NULL-terminated, or NULL. Overrides inherited
      * variables; cannot override the launcher's own (RANK, MASTER_PORT, ...). */
     const char *const *extra_env;
-    double grace_s;                /* after a failure, how long others get to exit:
+    double grace_s; /* after a failure, how long others get to exit:
                                       0 = default 3 s, negative = none */
     /* Called in the launcher for each line rank 0 writes to COLL_RESULTS_FD
      * (without its '\n'; a last line without '\n' is delivered too). May be NULL. */
     void (*on_result_line)(const char *line, void *arg);
     void *arg;
-    int use_self_exe;              /* run /proc/self/exe even though argv[0] is set
+    int use_self_exe; /* run /proc/self/exe even though argv[0] is set
                                       (argv[0] is then only the name the rank sees) */
 } coll__launch_opts;
 

@@ -20,8 +20,12 @@ static const model_param order[MODEL_NPARAM] = {MODEL_ALPHA_INTRA, MODEL_BETA_IN
 
 static model_shape shape_of(const model_series *s, const model_point *p)
 {
-    return (model_shape){.collective = s->collective, .algo = s->model, .backend = s->backend,
-                         .hosts = p->hosts, .per_host = p->per_host, .bytes = p->bytes,
+    return (model_shape){.collective = s->collective,
+                         .algo = s->model,
+                         .backend = s->backend,
+                         .hosts = p->hosts,
+                         .per_host = p->per_host,
+                         .bytes = p->bytes,
                          .share = p->share};
 }
 
@@ -37,15 +41,20 @@ static int invert(double *a, double *inv, int k)
             if (fabs(a[r * k + c]) > fabs(a[piv * k + c])) piv = r;
         if (!(fabs(a[piv * k + c]) > 1e-300)) return -1;
         for (int j = 0; j < k; j++) {
-            double t = a[c * k + j]; a[c * k + j] = a[piv * k + j]; a[piv * k + j] = t;
-            t = inv[c * k + j]; inv[c * k + j] = inv[piv * k + j]; inv[piv * k + j] = t;
+            double t = a[c * k + j];
+            a[c * k + j] = a[piv * k + j];
+            a[piv * k + j] = t;
+            t = inv[c * k + j];
+            inv[c * k + j] = inv[piv * k + j];
+            inv[piv * k + j] = t;
         }
         double d = a[c * k + c];
         for (int j = 0; j < k; j++) a[c * k + j] /= d, inv[c * k + j] /= d;
         for (int r = 0; r < k; r++) {
             if (r == c) continue;
             double f = a[r * k + c];
-            for (int j = 0; j < k; j++) a[r * k + j] -= f * a[c * k + j], inv[r * k + j] -= f * inv[c * k + j];
+            for (int j = 0; j < k; j++)
+                a[r * k + j] -= f * a[c * k + j], inv[r * k + j] -= f * inv[c * k + j];
         }
     }
     return 0;
@@ -85,7 +94,10 @@ static void find_dependent(const double *b, size_t m, const int *use, int *dep)
         dep[j] = 0;
         if (!use[j]) continue;
         double *v = q ? q + (size_t)nq * m : NULL;
-        if (!v) { dep[j] = 0; continue; }
+        if (!v) {
+            dep[j] = 0;
+            continue;
+        }
         for (size_t i = 0; i < m; i++) v[i] = b[i * MODEL_NPARAM + j];
         for (int k = 0; k < nq; k++) {
             double d = 0;
@@ -95,7 +107,10 @@ static void find_dependent(const double *b, size_t m, const int *use, int *dep)
         double r = 0;
         for (size_t i = 0; i < m; i++) r += v[i] * v[i];
         r = sqrt(r);
-        if (r < DEPENDENT_TOL) { dep[j] = 1; continue; }
+        if (r < DEPENDENT_TOL) {
+            dep[j] = 1;
+            continue;
+        }
         for (size_t i = 0; i < m; i++) v[i] /= r;
         nq++;
     }
@@ -117,7 +132,8 @@ static int solve(const double *b, const double *y, const double *norm, size_t m,
         for (size_t i = 0; i < m; i++) rhs[a] += b[i * MODEL_NPARAM + idx[a]] * y[i];
         for (int c = 0; c < k; c++) {
             double t = 0;
-            for (size_t i = 0; i < m; i++) t += b[i * MODEL_NPARAM + idx[a]] * b[i * MODEL_NPARAM + idx[c]];
+            for (size_t i = 0; i < m; i++)
+                t += b[i * MODEL_NPARAM + idx[a]] * b[i * MODEL_NPARAM + idx[c]];
             n[a * k + c] = t;
         }
     }
@@ -168,8 +184,7 @@ static void residuals(model_series *s)
     free(r);
 }
 
-__attribute__((format(printf, 2, 3)))
-static void refuse(model_series *s, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void refuse(model_series *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -223,9 +238,11 @@ static void fit_once(model_series *s)
         int per_byte = use[MODEL_BETA_INTRA] || use[MODEL_BETA_INTER] || use[MODEL_GAMMA];
         if (per_byte && distinct_sizes(s) < 2) {
             free(b);
-            return refuse(s, "only one message size (%.0f B) measured: per-message and per-byte "
-                          "costs cannot be told apart; measure at least 2 sizes (e.g. --sizes 64K,1M,16M)",
-                          s->pts[0].bytes);
+            return refuse(
+                s,
+                "only one message size (%.0f B) measured: per-message and per-byte "
+                "costs cannot be told apart; measure at least 2 sizes (e.g. --sizes 64K,1M,16M)",
+                s->pts[0].bytes);
         }
         find_dependent(b, m, use, dep);
         for (int j = 0; j < MODEL_NPARAM; j++) {
@@ -236,18 +253,22 @@ static void fit_once(model_series *s)
                 continue;
             }
             free(b);
-            return refuse(s, "%s cannot be told apart from the other terms with these rows: measure "
-                          "more process counts, and for intra- and inter-host terms rows on one host "
-                          "and on several hosts (or other ranks per host)", model_param_name((model_param)j));
+            return refuse(
+                s,
+                "%s cannot be told apart from the other terms with these rows: measure "
+                "more process counts, and for intra- and inter-host terms rows on one host "
+                "and on several hosts (or other ranks per host)",
+                model_param_name((model_param)j));
         }
         size_t k = 0, used = 0;
         for (int j = 0; j < MODEL_NPARAM; j++) k += (size_t)use[j];
         for (size_t i = 0; i < m; i++) used += s->pts[i].weight > 0;
         if (used < k + 1) {
             free(b);
-            return refuse(s, "%zu rows%s for %zu parameters: need at least %zu (more sizes or process "
-                          "counts) to fit them and say how certain they are", used,
-                          used < m ? " (the others too far off the rest)" : "", k, k + 1);
+            return refuse(s,
+                          "%zu rows%s for %zu parameters: need at least %zu (more sizes or process "
+                          "counts) to fit them and say how certain they are",
+                          used, used < m ? " (the others too far off the rest)" : "", k, k + 1);
         }
         /* Below zero means the term is lost in the noise: hold it at 0. */
         for (;;) {
@@ -257,7 +278,8 @@ static void fit_once(model_series *s)
             }
             int worst = -1;
             for (int j = 0; j < MODEL_NPARAM; j++)
-                if (use[j] && s->theta[j] < 0 && (worst < 0 || s->theta[j] / norm[j] < s->theta[worst] / norm[worst]))
+                if (use[j] && s->theta[j] < 0 &&
+                    (worst < 0 || s->theta[j] / norm[j] < s->theta[worst] / norm[worst]))
                     worst = j;
             if (worst < 0) break;
             use[worst] = 0;
@@ -296,7 +318,8 @@ static double sym_residual(model_point *p)
 
 void model_fit_series(model_series *s)
 {
-    for (size_t i = 0; i < s->npts; i++) s->pts[i].weight = 1, s->pts[i].scale_us = s->pts[i].measured_us;
+    for (size_t i = 0; i < s->npts; i++)
+        s->pts[i].weight = 1, s->pts[i].scale_us = s->pts[i].measured_us;
     fit_once(s);
     for (int round = 0; s->ok && round < LAD_ROUNDS; round++) {
         for (size_t i = 0; i < s->npts; i++)
@@ -304,7 +327,8 @@ void model_fit_series(model_series *s)
         fit_once(s);
     }
     if (!s->ok) { /* the weights made columns look dependent: the plain fit stands */
-        for (size_t i = 0; i < s->npts; i++) s->pts[i].weight = 1, s->pts[i].scale_us = s->pts[i].measured_us;
+        for (size_t i = 0; i < s->npts; i++)
+            s->pts[i].weight = 1, s->pts[i].scale_us = s->pts[i].measured_us;
         fit_once(s);
     }
     for (size_t i = 0; i < s->npts; i++) s->pts[i].weight = 1;
@@ -339,7 +363,9 @@ double model_series_time_us(const model_series *s, int hosts, int per_host, doub
                             const double *theta)
 {
     if (!s->ok) return NAN;
-    model_point p = {.hosts = hosts, .per_host = per_host, .bytes = bytes,
+    model_point p = {.hosts = hosts,
+                     .per_host = per_host,
+                     .bytes = bytes,
                      .share = model_share(hosts * per_host, s->cores)};
     model_shape sh = shape_of(s, &p);
     double c[MODEL_NPARAM];
@@ -409,9 +435,12 @@ int model_fit_rows(const bench_row *rows, size_t n, int cores, model_fits *out)
         model_point *np = realloc(s->pts, (s->npts + 1) * sizeof *np);
         if (!np) return model_fits_free(out), COLL_ENOMEM;
         s->pts = np;
-        s->pts[s->npts++] = (model_point){.hosts = r->nnodes, .per_host = r->nprocs / r->nnodes,
-                                          .bytes = (double)r->bytes, .measured_us = t,
-                                          .share = model_share(r->nprocs, cores), .weight = 1,
+        s->pts[s->npts++] = (model_point){.hosts = r->nnodes,
+                                          .per_host = r->nprocs / r->nnodes,
+                                          .bytes = (double)r->bytes,
+                                          .measured_us = t,
+                                          .share = model_share(r->nprocs, cores),
+                                          .weight = 1,
                                           .scale_us = t};
     }
     for (size_t k = 0; k < out->n; k++) model_fit_series(&out->s[k]);

@@ -16,37 +16,37 @@
 
 /* What became of a parameter in a fit. */
 typedef enum model_pstate {
-    MODEL_P_ABSENT,  /* no row depends on it (e.g. inter-host terms of one-host rows) */
+    MODEL_P_ABSENT, /* no row depends on it (e.g. inter-host terms of one-host rows) */
     MODEL_P_FITTED,
-    MODEL_P_MERGED,  /* gamma: proportional to beta in every row, so its share is in beta */
-    MODEL_P_ZERO,    /* fitted below zero: held at 0 */
+    MODEL_P_MERGED, /* gamma: proportional to beta in every row, so its share is in beta */
+    MODEL_P_ZERO,   /* fitted below zero: held at 0 */
 } model_pstate;
 
 typedef struct model_point {
     int hosts, per_host;
     double bytes, measured_us, model_us;
-    double share; /* ranks per core (model_shape's share) */
-    double weight; /* the robust fit's weight, 0..1 (below 0.5: an outlier) */
+    double share;    /* ranks per core (model_shape's share) */
+    double weight;   /* the robust fit's weight, 0..1 (below 0.5: an outlier) */
     double scale_us; /* what the residual is relative to: sqrt(measured x model) */
 } model_point;
 
 typedef struct model_series {
     char host[64], backend[16], buffers[8], collective[16], algo[24], dtype[12];
-    model_algo model;          /* the formula used */
-    int ok;                    /* 0: refused, why says why */
+    model_algo model; /* the formula used */
+    int ok;           /* 0: refused, why says why */
     char why[256];
     model_pstate state[MODEL_NPARAM];
     double theta[MODEL_NPARAM], se[MODEL_NPARAM]; /* us, us/B; se: standard error */
-    model_point *pts;          /* the rows used, in input order */
+    model_point *pts;                             /* the rows used, in input order */
     size_t npts;
     double med_abs_res, max_abs_res; /* |model - measured| / measured over pts */
-    int cores;                 /* the cores the rows' ranks shared (0: not given) */
+    int cores;                       /* the cores the rows' ranks shared (0: not given) */
 } model_series;
 
 typedef struct model_fits {
     model_series *s;
     size_t n;
-    size_t skipped;            /* rows left out: wrong results, no time, 1 rank */
+    size_t skipped; /* rows left out: wrong results, no time, 1 rank */
 } model_fits;
 
 /* Groups rows into series and fits each (a refused series has ok == 0 and a

@@ -8,25 +8,30 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const param_names[MODEL_NPARAM] = {
-    "alpha_intra", "beta_intra", "gamma", "alpha_inter", "beta_inter"};
+static const char *const param_names[MODEL_NPARAM] = {"alpha_intra", "beta_intra", "gamma",
+                                                      "alpha_inter", "beta_inter"};
 
 const char *model_param_name(model_param p)
 {
     return (unsigned)p < MODEL_NPARAM ? param_names[p] : "unknown";
 }
 
-static const char *const algo_names[MODEL_ALGO_COUNT] = {
-    "auto", "ring", "rhd", "rd", "direct", "tree", "pairwise", "dissemination"};
+static const char *const algo_names[MODEL_ALGO_COUNT] = {"auto",     "ring",         "rhd",
+                                                         "rd",       "direct",       "tree",
+                                                         "pairwise", "dissemination"};
 
 /* The aliases libcoll's --algo accepts (src/algo/select.c). */
 static const struct {
     const char *name;
     model_algo algo;
 } aliases[] = {
-    {"rabenseifner", MODEL_ALGO_RHD}, {"halving-doubling", MODEL_ALGO_RHD},
-    {"recursive-doubling", MODEL_ALGO_RD}, {"binomial", MODEL_ALGO_TREE},
-    {"chain", MODEL_ALGO_RING}, {"pipeline", MODEL_ALGO_RING}, {"one-shot", MODEL_ALGO_DIRECT},
+    {"rabenseifner", MODEL_ALGO_RHD},
+    {"halving-doubling", MODEL_ALGO_RHD},
+    {"recursive-doubling", MODEL_ALGO_RD},
+    {"binomial", MODEL_ALGO_TREE},
+    {"chain", MODEL_ALGO_RING},
+    {"pipeline", MODEL_ALGO_RING},
+    {"one-shot", MODEL_ALGO_DIRECT},
 };
 
 int model_algo_parse(const char *name)

@@ -21,8 +21,15 @@ const char *model_param_name(model_param p);
  * Chan et al. 2007, which the algorithms a good backend picks approach; on
  * several hosts the auto backend's all-reduce is hierarchical instead. */
 typedef enum model_algo {
-    MODEL_ALGO_BOUND, MODEL_ALGO_RING, MODEL_ALGO_RHD, MODEL_ALGO_RD, MODEL_ALGO_DIRECT,
-    MODEL_ALGO_TREE, MODEL_ALGO_PAIRWISE, MODEL_ALGO_DISSEMINATION, MODEL_ALGO_COUNT
+    MODEL_ALGO_BOUND,
+    MODEL_ALGO_RING,
+    MODEL_ALGO_RHD,
+    MODEL_ALGO_RD,
+    MODEL_ALGO_DIRECT,
+    MODEL_ALGO_TREE,
+    MODEL_ALGO_PAIRWISE,
+    MODEL_ALGO_DISSEMINATION,
+    MODEL_ALGO_COUNT
 } model_algo;
 
 /* "auto" -> BOUND, libcoll's names and aliases as `--algo` takes them

@@ -29,23 +29,26 @@ int model_parse_rate(const char *s, double *Bps, char *err, size_t errlen)
         const char *unit;
         double bytes_per_s;
     } units[] = {
-        {"Gbit/s", 1e9 / 8}, {"Gbit", 1e9 / 8}, {"Gbps", 1e9 / 8}, {"Mbit/s", 1e6 / 8},
-        {"Mbit", 1e6 / 8},   {"Mbps", 1e6 / 8}, {"Kbit/s", 1e3 / 8}, {"Kbit", 1e3 / 8},
-        {"Tbit/s", 1e12 / 8}, {"Tbit", 1e12 / 8}, {"bit/s", 1.0 / 8}, {"GB/s", 1e9},
-        {"MB/s", 1e6},       {"KB/s", 1e3},     {"B/s", 1},
+        {"Gbit/s", 1e9 / 8},  {"Gbit", 1e9 / 8},  {"Gbps", 1e9 / 8},   {"Mbit/s", 1e6 / 8},
+        {"Mbit", 1e6 / 8},    {"Mbps", 1e6 / 8},  {"Kbit/s", 1e3 / 8}, {"Kbit", 1e3 / 8},
+        {"Tbit/s", 1e12 / 8}, {"Tbit", 1e12 / 8}, {"bit/s", 1.0 / 8},  {"GB/s", 1e9},
+        {"MB/s", 1e6},        {"KB/s", 1e3},      {"B/s", 1},
     };
     const char *e;
     double v;
     if (s && !number(s, 0, &v, &e))
         for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
             /* bits in any case (tc writes "1gbit"); bytes exactly, "B" upper case */
-            if (strstr(units[i].unit, "bit") || strstr(units[i].unit, "bps") ? !strcasecmp(e, units[i].unit)
-                                                                          : !strcmp(e, units[i].unit)) {
+            if (strstr(units[i].unit, "bit") || strstr(units[i].unit, "bps")
+                    ? !strcasecmp(e, units[i].unit)
+                    : !strcmp(e, units[i].unit)) {
                 *Bps = v * units[i].bytes_per_s;
                 return 0;
             }
-    snprintf(err, errlen, "bad rate '%s' (want a positive number and a unit: 100Gbit/s, 800Mbit/s, "
-             "12.5GB/s)", s ? s : "");
+    snprintf(err, errlen,
+             "bad rate '%s' (want a positive number and a unit: 100Gbit/s, 800Mbit/s, "
+             "12.5GB/s)",
+             s ? s : "");
     return COLL_EINVAL;
 }
 
@@ -85,7 +88,8 @@ int model_cluster_parse(const char *spec, model_cluster *c, char *err, size_t er
     *c = (model_cluster){.per_host = 1};
     int have_latency = 0, have_mlatency = 0;
     if (!spec || !*spec) {
-        snprintf(err, errlen, "empty cluster (want hosts=N[,ranks-per-host=R,link=RATE,latency=TIME])");
+        snprintf(err, errlen,
+                 "empty cluster (want hosts=N[,ranks-per-host=R,link=RATE,latency=TIME])");
         return COLL_EINVAL;
     }
     char buf[512];
@@ -99,8 +103,10 @@ int model_cluster_parse(const char *spec, model_cluster *c, char *err, size_t er
     for (char *item = strtok_r(buf, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(item, '=');
         if (!eq || eq == item || !eq[1]) {
-            snprintf(err, errlen, "'%s' is not KEY=VALUE (keys: hosts, ranks-per-host, link, latency, "
-                     "measured-link, measured-latency, cores, shared-cores)", item);
+            snprintf(err, errlen,
+                     "'%s' is not KEY=VALUE (keys: hosts, ranks-per-host, link, latency, "
+                     "measured-link, measured-latency, cores, shared-cores)",
+                     item);
             return COLL_EINVAL;
         }
         *eq = 0;
@@ -111,16 +117,20 @@ int model_cluster_parse(const char *spec, model_cluster *c, char *err, size_t er
         else if (!strcmp(k, "shared-cores")) rc = positive_int(k, v, &c->shared_cores, err, errlen);
         else if (!strcmp(k, "ranks-per-host")) rc = positive_int(k, v, &c->per_host, err, errlen);
         else if (!strcmp(k, "link") || !strcmp(k, "measured-link")) {
-            rc = model_parse_rate(v, k[0] == 'l' ? &c->link_Bps : &c->measured_Bps, why, sizeof why);
+            rc = model_parse_rate(v, k[0] == 'l' ? &c->link_Bps : &c->measured_Bps, why,
+                                  sizeof why);
             if (rc) snprintf(err, errlen, "%s: %s", k, why);
         } else if (!strcmp(k, "latency") || !strcmp(k, "measured-latency")) {
             int own = k[0] == 'l';
-            rc = model_parse_time_us(v, own ? &c->latency_us : &c->measured_latency_us, why, sizeof why);
+            rc = model_parse_time_us(v, own ? &c->latency_us : &c->measured_latency_us, why,
+                                     sizeof why);
             if (rc) snprintf(err, errlen, "%s: %s", k, why);
             *(own ? &have_latency : &have_mlatency) = 1;
         } else {
-            snprintf(err, errlen, "unknown key '%s' (keys: hosts, ranks-per-host, link, latency, "
-                     "measured-link, measured-latency, cores, shared-cores)", k);
+            snprintf(err, errlen,
+                     "unknown key '%s' (keys: hosts, ranks-per-host, link, latency, "
+                     "measured-link, measured-latency, cores, shared-cores)",
+                     k);
             return COLL_EINVAL;
         }
     }
@@ -130,8 +140,8 @@ int model_cluster_parse(const char *spec, model_cluster *c, char *err, size_t er
         return COLL_EINVAL;
     }
     if ((long long)c->hosts * c->per_host > MODEL_MAX_RANKS) {
-        snprintf(err, errlen, "hosts x ranks-per-host is %lld; at most %d", (long long)c->hosts * c->per_host,
-                 MODEL_MAX_RANKS);
+        snprintf(err, errlen, "hosts x ranks-per-host is %lld; at most %d",
+                 (long long)c->hosts * c->per_host, MODEL_MAX_RANKS);
         return COLL_EINVAL;
     }
     if (have_latency && !c->link_Bps) {
@@ -165,13 +175,16 @@ int model_cluster_theta(const model_series *s, const model_cluster *c, double th
         return COLL_EINVAL;
     }
     memcpy(theta, s->theta, MODEL_NPARAM * sizeof *theta);
-    int fitted_e = s->state[MODEL_ALPHA_INTER] != MODEL_P_ABSENT && s->state[MODEL_BETA_INTER] != MODEL_P_ABSENT;
-    int fitted_i = s->state[MODEL_ALPHA_INTRA] != MODEL_P_ABSENT && s->state[MODEL_BETA_INTRA] != MODEL_P_ABSENT;
+    int fitted_e = s->state[MODEL_ALPHA_INTER] != MODEL_P_ABSENT &&
+                   s->state[MODEL_BETA_INTER] != MODEL_P_ABSENT;
+    int fitted_i = s->state[MODEL_ALPHA_INTRA] != MODEL_P_ABSENT &&
+                   s->state[MODEL_BETA_INTRA] != MODEL_P_ABSENT;
     if (c->link_Bps > 0) {
         double sw_a = 0, sw_b = 0;
         if (c->measured_Bps > 0) {
             if (!fitted_e) {
-                snprintf(err, errlen, "measured-link= given but the rows have no inter-host terms "
+                snprintf(err, errlen,
+                         "measured-link= given but the rows have no inter-host terms "
                          "(no multi-host rows)");
                 return COLL_EINVAL;
             }
@@ -188,20 +201,27 @@ int model_cluster_theta(const model_series *s, const model_cluster *c, double th
         theta[MODEL_ALPHA_INTER] = c->latency_us + sw_a;
         theta[MODEL_BETA_INTER] = 1e6 / c->link_Bps + sw_b;
     } else if (c->hosts > 1 && !fitted_e) {
-        snprintf(err, errlen, "the rows are from one host only: give the link (link=RATE,latency=TIME) "
+        snprintf(err, errlen,
+                 "the rows are from one host only: give the link (link=RATE,latency=TIME) "
                  "or fit on multi-host rows");
         return COLL_EINVAL;
     }
-    model_shape sh = {.collective = s->collective, .algo = s->model, .backend = s->backend,
-                      .hosts = c->hosts, .per_host = c->per_host, .bytes = 1 << 20};
+    model_shape sh = {.collective = s->collective,
+                      .algo = s->model,
+                      .backend = s->backend,
+                      .hosts = c->hosts,
+                      .per_host = c->per_host,
+                      .bytes = 1 << 20};
     double coef[MODEL_NPARAM];
     if (model_coeffs(&sh, theta, coef)) {
         snprintf(err, errlen, "no cost formula for %s with algorithm '%s'", s->collective, s->algo);
         return COLL_EINVAL;
     }
     if ((coef[MODEL_ALPHA_INTRA] != 0 || coef[MODEL_BETA_INTRA] != 0) && !fitted_i) {
-        snprintf(err, errlen, "%d ranks per host need intra-host terms, which rows on several "
-                 "ranks of one host give; these rows have none", c->per_host);
+        snprintf(err, errlen,
+                 "%d ranks per host need intra-host terms, which rows on several "
+                 "ranks of one host give; these rows have none",
+                 c->per_host);
         return COLL_EINVAL;
     }
     return 0;
@@ -214,10 +234,15 @@ int model_predict(const model_series *s, const model_cluster *c, double bytes,
     *out = (model_prediction){NAN, NAN, NAN};
     int rc = model_cluster_theta(s, c, theta, err, errlen);
     if (rc) return rc;
-    model_shape sh = {.collective = s->collective, .algo = s->model, .backend = s->backend,
-                      .hosts = c->hosts, .per_host = c->per_host, .bytes = bytes,
-                      .share = c->shared_cores ? model_share(c->hosts * c->per_host, c->shared_cores)
-                                               : model_share(c->per_host, c->cores)};
+    model_shape sh = {.collective = s->collective,
+                      .algo = s->model,
+                      .backend = s->backend,
+                      .hosts = c->hosts,
+                      .per_host = c->per_host,
+                      .bytes = bytes,
+                      .share = c->shared_cores
+                                   ? model_share(c->hosts * c->per_host, c->shared_cores)
+                                   : model_share(c->per_host, c->cores)};
     out->time_us = model_time_us(&sh, theta);
     const bench_coll *bc = bench_coll_find(s->collective);
     if (out->time_us > 0 && bytes > 0) {
@@ -235,7 +260,8 @@ void model_whatif(const model_series *s, double bytes, double latency_us,
         for (int l = 0; l < MODEL_WHATIF_NLINKS; l++) {
             model_cluster c = {.hosts = MODEL_WHATIF_RANKS[r] / MODEL_WHATIF_PER_HOST,
                                .per_host = MODEL_WHATIF_PER_HOST,
-                               .link_Bps = MODEL_WHATIF_GBITS[l] * 1e9 / 8, .latency_us = latency_us};
+                               .link_Bps = MODEL_WHATIF_GBITS[l] * 1e9 / 8,
+                               .latency_us = latency_us};
             if (model_predict(s, &c, bytes, &out[r][l], err, sizeof err))
                 out[r][l] = (model_prediction){NAN, NAN, NAN};
         }

@@ -10,14 +10,14 @@
 
 typedef struct model_cluster {
     int hosts, per_host;
-    double link_Bps;            /* bytes/s of each host's link; 0: the fitted inter-host terms */
-    double latency_us;          /* one-way latency of the link (with link_Bps) */
+    double link_Bps;   /* bytes/s of each host's link; 0: the fitted inter-host terms */
+    double latency_us; /* one-way latency of the link (with link_Bps) */
     /* The link the fitted multi-host rows ran on (0: not given): the fitted
      * inter-host terms minus this link's are the software's share, carried
      * over to the new link. */
     double measured_Bps, measured_latency_us;
-    int cores;                  /* cores per host (0: as many as ranks) */
-    int shared_cores;           /* hosts emulated on one machine: all ranks share these (0: not) */
+    int cores;        /* cores per host (0: as many as ranks) */
+    int shared_cores; /* hosts emulated on one machine: all ranks share these (0: not) */
 } model_cluster;
 
 /* "100Gbit/s", "100gbit" (tc's spelling), "12.5GB/s", "800Mbit/s" -> bytes/s
@@ -56,8 +56,8 @@ int model_predict(const model_series *s, const model_cluster *c, double bytes,
  * MODEL_WHATIF_GBITS Gbit/s with latency_us; a cell s cannot predict is NAN. */
 #define MODEL_WHATIF_NRANKS 3
 #define MODEL_WHATIF_NLINKS 3
-extern const int MODEL_WHATIF_RANKS[MODEL_WHATIF_NRANKS];      /* 8, 64, 512 */
-extern const double MODEL_WHATIF_GBITS[MODEL_WHATIF_NLINKS];   /* 25, 100, 400 */
+extern const int MODEL_WHATIF_RANKS[MODEL_WHATIF_NRANKS];    /* 8, 64, 512 */
+extern const double MODEL_WHATIF_GBITS[MODEL_WHATIF_NLINKS]; /* 25, 100, 400 */
 #define MODEL_WHATIF_PER_HOST 8
 void model_whatif(const model_series *s, double bytes, double latency_us,
                   model_prediction out[MODEL_WHATIF_NRANKS][MODEL_WHATIF_NLINKS]);

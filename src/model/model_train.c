@@ -31,10 +31,12 @@ int model_train_predict(const model_train_job *j, model_allreduce_fn f, void *ar
 {
     memset(out, 0, sizeof *out);
     if (!(j->grad_bytes > 0)) return bad(err, errlen, "no gradient bytes (params not given)");
-    if (!(j->compute_ms > 0)) return bad(err, errlen, "no compute time (compute_ms 0: run with compute steps)");
+    if (!(j->compute_ms > 0))
+        return bad(err, errlen, "no compute time (compute_ms 0: run with compute steps)");
     if (!(j->backward_ms >= 0 && j->backward_ms <= j->compute_ms))
         return bad(err, errlen, "backward time outside 0..compute");
-    if (!(j->wire_ratio > 0 && j->wire_ratio <= 1)) return bad(err, errlen, "wire ratio outside (0, 1]");
+    if (!(j->wire_ratio > 0 && j->wire_ratio <= 1))
+        return bad(err, errlen, "wire ratio outside (0, 1]");
     if (!(j->overhead_ms >= 0)) return bad(err, errlen, "negative overhead");
     double exposed = 0, comm = 0;
     if (!j->ddp) {

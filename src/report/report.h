@@ -47,7 +47,7 @@ typedef struct report_options {
     const char *const *baseline; /* files, or directories holding results.csv/.json */
     size_t nbaseline;
     int cross_machine;
-    double fail_pct;   /* >= 0: *regressed = 1 when a cell slowed by more than this percentage */
+    double fail_pct; /* >= 0: *regressed = 1 when a cell slowed by more than this percentage */
     int *regressed;
 } report_options;
 int report_run_opts(const report_options *o);

@@ -25,11 +25,15 @@ static int group_seen(const report_view *v, size_t i)
 }
 
 /* "; spread unknown" where the rows carry no spread: the claim is unchecked. */
-static const char *unchecked(spread_verdict d) { return d == SPREAD_UNKNOWN_VERDICT ? "; spread unknown" : ""; }
+static const char *unchecked(spread_verdict d)
+{
+    return d == SPREAD_UNKNOWN_VERDICT ? "; spread unknown" : "";
+}
 
 /* " over 2 passes" where both backends were measured in several passes (their
  * spreads then cover every pass: report_passes.h); "" otherwise. */
-static const char *over_passes(const report_ranked *a, const report_ranked *b, char *buf, size_t len)
+static const char *over_passes(const report_ranked *a, const report_ranked *b, char *buf,
+                               size_t len)
 {
     int p = a->s->passes < b->s->passes ? a->s->passes : b->s->passes;
     if (p < 2) return "";
@@ -84,11 +88,12 @@ static const char *compare_at(const report_ranked *rk, size_t n, const char *col
     spread_verdict d = report_rows_differ(rk[0].r, rk[1].r, &used);
     double factor = rk[0].us > 0 ? rk[1].us / rk[0].us : INFINITY;
     if (d == WITHIN_NOISE) {
-        sb_printf(out, "%s: %s and %s are within noise at %s with %d %s%s (%s vs %s; their %s "
-                  "ranges%s overlap)", coll, rk[0].s->backend, rk[1].s->backend, sz, p,
-                  procs_word(p), where, fmt_time_us(rk[0].us, t0, sizeof t0),
-                  fmt_time_us(rk[1].us, t1, sizeof t1), report_spread_name(used),
-                  over_passes(&rk[0], &rk[1], ps, sizeof ps));
+        sb_printf(out,
+                  "%s: %s and %s are within noise at %s with %d %s%s (%s vs %s; their %s "
+                  "ranges%s overlap)",
+                  coll, rk[0].s->backend, rk[1].s->backend, sz, p, procs_word(p), where,
+                  fmt_time_us(rk[0].us, t0, sizeof t0), fmt_time_us(rk[1].us, t1, sizeof t1),
+                  report_spread_name(used), over_passes(&rk[0], &rk[1], ps, sizeof ps));
         others(rk, n, out);
         return NO_CLEAR_WINNER;
     }
@@ -143,15 +148,19 @@ static void fastest_section(const report_view *v, sbuf *out)
         size_t segs = 1;
         for (size_t k = 1; k < nw; k++) segs += strcmp(winner[k], winner[k - 1]) != 0;
         if (segs == 1 && winner[0] == NO_CLEAR_WINNER) {
-            sb_printf(out, "%s with %d %s%s: the backends are within noise of each other at every "
-                      "size compared (%s to %s).\n", coll, p, procs_word(p), where,
-                      fmt_size(sizes[0], a, sizeof a), fmt_size(sizes[nw - 1], b, sizeof b));
+            sb_printf(out,
+                      "%s with %d %s%s: the backends are within noise of each other at every "
+                      "size compared (%s to %s).\n",
+                      coll, p, procs_word(p), where, fmt_size(sizes[0], a, sizeof a),
+                      fmt_size(sizes[nw - 1], b, sizeof b));
             continue;
         }
         if (segs == 1) {
-            sb_printf(out, "%s with %d %s%s: %s is the fastest backend at every size compared (%s to %s).\n",
-                      coll, p, procs_word(p), where, winner[0], fmt_size(sizes[0], a, sizeof a),
-                      fmt_size(sizes[nw - 1], b, sizeof b));
+            sb_printf(
+                out,
+                "%s with %d %s%s: %s is the fastest backend at every size compared (%s to %s).\n",
+                coll, p, procs_word(p), where, winner[0], fmt_size(sizes[0], a, sizeof a),
+                fmt_size(sizes[nw - 1], b, sizeof b));
             continue;
         }
         sb_printf(out, "%s with %d %s%s: the fastest backend changes with size:", coll, p,
@@ -159,7 +168,8 @@ static void fastest_section(const report_view *v, sbuf *out)
         for (size_t k = 0, start = 0; k < nw; k++) {
             if (k + 1 < nw && strcmp(winner[k + 1], winner[k]) == 0) continue;
             if (start == k)
-                sb_printf(out, "%s %s at %s", start ? "," : "", winner[k], fmt_size(sizes[k], a, sizeof a));
+                sb_printf(out, "%s %s at %s", start ? "," : "", winner[k],
+                          fmt_size(sizes[k], a, sizeof a));
             else
                 sb_printf(out, "%s %s from %s to %s", start ? "," : "", winner[k],
                           fmt_size(sizes[start], a, sizeof a), fmt_size(sizes[k], b, sizeof b));
@@ -207,7 +217,9 @@ static void buffers_section(const report_view *v, sbuf *out)
             hi[0] = s->pts[k], hi[1] = r;
         }
         if (!lo[0]) continue;
-        if (!any) sb_puts(out, "Buffer kinds (the same backend with coll_alloc buffers and with private malloc buffers)\n");
+        if (!any)
+            sb_puts(out, "Buffer kinds (the same backend with coll_alloc buffers and with private "
+                         "malloc buffers)\n");
         any = 1;
         char host[96] = "";
         if (v->many_hosts) snprintf(host, sizeof host, " on %s", s->host);
@@ -219,8 +231,7 @@ static void buffers_section(const report_view *v, sbuf *out)
             spread_kind used;
             spread_verdict d = report_rows_differ(c, p, &used);
             sb_printf(out, "coll buffers vs malloc buffers on %s: ", s->backend);
-            if (d == WITHIN_NOISE)
-                sb_printf(out, "within noise");
+            if (d == WITHIN_NOISE) sb_printf(out, "within noise");
             else
                 sb_printf(out, "%sx %s", fmt_factor(tc <= tp ? tp / tc : tc / tp, f, sizeof f),
                           tc <= tp ? "faster" : "slower");
@@ -238,8 +249,9 @@ static void buffers_section(const report_view *v, sbuf *out)
  * buffers only (buffers_section), not a machine's typical speed. */
 static int same_task(const report_series *a, const report_series *b)
 {
-    return !strcmp(a->collective, b->collective) && a->nprocs == b->nprocs && a->nnodes == b->nnodes &&
-           strcmp(a->buffers, "coll") != 0 && strcmp(b->buffers, "coll") != 0;
+    return !strcmp(a->collective, b->collective) && a->nprocs == b->nprocs &&
+           a->nnodes == b->nnodes && strcmp(a->buffers, "coll") != 0 &&
+           strcmp(b->buffers, "coll") != 0;
 }
 
 /* The fastest series of host among those like t at bytes, or NULL. */
@@ -250,7 +262,8 @@ static const bench_row *best_on_host(const report_view *v, const report_series *
     for (size_t i = 0; i < v->n; i++) {
         const report_series *s = &v->s[i];
         const bench_row *r;
-        if (!same_task(s, t) || strcmp(s->host, host) || !(r = report_series_at(s, bytes))) continue;
+        if (!same_task(s, t) || strcmp(s->host, host) || !(r = report_series_at(s, bytes)))
+            continue;
         if (!best || report_row_time(r) < report_row_time(best)) best = r, *of = s;
     }
     return best;
@@ -286,16 +299,20 @@ static void machines_section(const report_view *v, sbuf *out)
         for (size_t a = 0; a < v->n; a++) {
             const report_series *of = NULL;
             const bench_row *r;
-            if (!same_task(&v->s[a], t) || !(r = best_on_host(v, t, v->s[a].host, at, &of))) continue;
+            if (!same_task(&v->s[a], t) || !(r = best_on_host(v, t, v->s[a].host, at, &of)))
+                continue;
             if (!fr || report_row_time(r) < report_row_time(fr)) fr = r, fs = of;
         }
-        if (!any) sb_puts(out, "Across machines (different hardware, not a like-for-like comparison: each "
-                               "machine's fastest backend at the largest size both measured)\n");
+        if (!any)
+            sb_puts(out,
+                    "Across machines (different hardware, not a like-for-like comparison: each "
+                    "machine's fastest backend at the largest size both measured)\n");
         any = 1;
         for (size_t a = 0; a < v->n; a++) {
             const report_series *os = &v->s[a], *of = NULL;
             int first = 1;
-            for (size_t j = 0; j < a && first; j++) first = !(same_task(&v->s[j], t) && !strcmp(v->s[j].host, os->host));
+            for (size_t j = 0; j < a && first; j++)
+                first = !(same_task(&v->s[j], t) && !strcmp(v->s[j].host, os->host));
             if (!first || !same_task(os, t) || !strcmp(os->host, fs->host)) continue;
             const bench_row *r = best_on_host(v, t, os->host, at, &of);
             if (!r) continue;
@@ -303,10 +320,12 @@ static void machines_section(const report_view *v, sbuf *out)
             spread_kind used;
             spread_verdict d = report_rows_differ(fr, r, &used);
             double a0 = report_row_time(fr), a1 = report_row_time(r);
-            sb_printf(out, "%s at %s with %d %s: %s on %s (%s, %s buffers) vs %s on %s (%s, %s buffers): ",
-                      t->collective, fmt_size(at, sz, sizeof sz), t->nprocs, procs_word(t->nprocs),
-                      fs->backend, fs->host, fs->device, fs->buffers, of->backend, of->host,
-                      of->device, of->buffers);
+            sb_printf(
+                out,
+                "%s at %s with %d %s: %s on %s (%s, %s buffers) vs %s on %s (%s, %s buffers): ",
+                t->collective, fmt_size(at, sz, sizeof sz), t->nprocs, procs_word(t->nprocs),
+                fs->backend, fs->host, fs->device, fs->buffers, of->backend, of->host, of->device,
+                of->buffers);
             if (d == WITHIN_NOISE) sb_puts(out, "within noise");
             else sb_printf(out, "%sx faster", fmt_factor(a0 > 0 ? a1 / a0 : INFINITY, f, sizeof f));
             sb_printf(out, " (%s vs %s%s).\n", fmt_time_us(a0, t0, sizeof t0),
@@ -341,14 +360,16 @@ static void saturation_section(const report_view *v, sbuf *out)
         series_name(v, s, name, sizeof name);
         any = 1;
         if (k90 == s->n - 1) {
-            sb_printf(out, "%s: bus bandwidth is still rising at the largest size (%.3g GB/s at %s): "
-                      "it does not saturate in the measured range.\n", name, peak,
-                      fmt_size(s->pts[kp]->bytes, a, sizeof a));
+            sb_printf(out,
+                      "%s: bus bandwidth is still rising at the largest size (%.3g GB/s at %s): "
+                      "it does not saturate in the measured range.\n",
+                      name, peak, fmt_size(s->pts[kp]->bytes, a, sizeof a));
             continue;
         }
-        sb_printf(out, "%s: bus bandwidth saturates at about %.3g GB/s from %s on (peak %.3g GB/s at %s)",
-                  name, s->pts[k90]->busbw_GBps, fmt_size(s->pts[k90]->bytes, a, sizeof a), peak,
-                  fmt_size(s->pts[kp]->bytes, b, sizeof b));
+        sb_printf(
+            out, "%s: bus bandwidth saturates at about %.3g GB/s from %s on (peak %.3g GB/s at %s)",
+            name, s->pts[k90]->busbw_GBps, fmt_size(s->pts[k90]->bytes, a, sizeof a), peak,
+            fmt_size(s->pts[kp]->bytes, b, sizeof b));
         const bench_row *last = s->pts[s->n - 1];
         if (kp != s->n - 1 && last->busbw_GBps < 0.8 * peak)
             sb_printf(out, " and falls to %.3g GB/s at %s", last->busbw_GBps,
@@ -378,37 +399,39 @@ static void crossover_section(const report_view *v, sbuf *out)
         series_name(v, s, name, sizeof name);
         any = 1;
         if (s->pts[0]->bytes > REPORT_LATENCY_MAX_BYTES) {
-            sb_printf(out, "%s: time at the smallest size measured (%s) is %s; no size of %s or less "
-                      "was measured, so the latency and the crossover are not known.\n", name,
-                      fmt_size(s->pts[0]->bytes, a, sizeof a), fmt_time_us(lat, t, sizeof t),
+            sb_printf(out,
+                      "%s: time at the smallest size measured (%s) is %s; no size of %s or less "
+                      "was measured, so the latency and the crossover are not known.\n",
+                      name, fmt_size(s->pts[0]->bytes, a, sizeof a), fmt_time_us(lat, t, sizeof t),
                       fmt_size(REPORT_LATENCY_MAX_BYTES, b, sizeof b));
             continue;
         }
         double nstar = lat * 1e-6 * bw * 1e9;
-        sb_printf(out, "%s: latency %s at the smallest size (%s); with a peak algorithm bandwidth of "
-                  "%.3g GB/s the latency/bandwidth crossover is near %s", name,
-                  fmt_time_us(lat, t, sizeof t), fmt_size(s->pts[0]->bytes, a, sizeof a), bw,
+        sb_printf(out,
+                  "%s: latency %s at the smallest size (%s); with a peak algorithm bandwidth of "
+                  "%.3g GB/s the latency/bandwidth crossover is near %s",
+                  name, fmt_time_us(lat, t, sizeof t), fmt_size(s->pts[0]->bytes, a, sizeof a), bw,
                   fmt_size((uint64_t)llround(nstar), b, sizeof b));
         if (nstar < (double)s->pts[0]->bytes)
             sb_puts(out, ", below the smallest size measured: every size is bandwidth-bound.\n");
         else if (nstar > (double)s->pts[s->n - 1]->bytes)
             sb_puts(out, ", above the largest size measured: every size is latency-bound.\n");
-        else
-            sb_puts(out, ": smaller messages are latency-bound, larger ones bandwidth-bound.\n");
+        else sb_puts(out, ": smaller messages are latency-bound, larger ones bandwidth-bound.\n");
     }
     if (!any) sb_puts(out, "Too few sizes per configuration (2 or more needed) to tell.\n");
     sb_puts(out, "\n");
 }
 
 /* Time at one size for every process count of series s's setting and backend. */
-static void scaling_line(const report_view *v, const report_series *s, const int *procs,
-                         size_t np, uint64_t bytes, sbuf *out)
+static void scaling_line(const report_view *v, const report_series *s, const int *procs, size_t np,
+                         uint64_t bytes, sbuf *out)
 {
     char sz[32], t[32], where[160];
     const bench_row *r[64];
     sb_printf(out, "%s %s%s at %s: ", s->collective, s->backend,
               report_series_where(v, s, where, sizeof where), fmt_size(bytes, sz, sizeof sz));
-    for (size_t k = 0; k < np; k++) sb_printf(out, "%s%d", k ? (k + 1 < np ? ", " : " and ") : "", procs[k]);
+    for (size_t k = 0; k < np; k++)
+        sb_printf(out, "%s%d", k ? (k + 1 < np ? ", " : " and ") : "", procs[k]);
     sb_puts(out, " processes take ");
     for (size_t k = 0; k < np; k++) {
         r[k] = report_series_at(report_view_find_procs(v, s, procs[k]), bytes);
@@ -440,7 +463,8 @@ static void scaling_section(const report_view *v, sbuf *out)
          * keeps their process counts together, ascending). */
         if (i > 0 && same_line(&v->s[i - 1], s)) continue;
         size_t np = 0;
-        for (size_t j = i; j < v->n && np < 64 && same_line(&v->s[j], s); j++) procs[np++] = v->s[j].nprocs;
+        for (size_t j = i; j < v->n && np < 64 && same_line(&v->s[j], s); j++)
+            procs[np++] = v->s[j].nprocs;
         if (np < 2) continue;
         /* Sizes measured at every process count: the smallest and the largest. */
         uint64_t lo = 0, hi = 0;
@@ -506,12 +530,16 @@ static void anomalies_section(const report_data *d, sbuf *out)
         char name[200], a[32], b[32], f[16];
         row_name(ns[i].r, name, sizeof name);
         sb_printf(out, "noisy: %s: p99 %s is %sx the p50 %s.\n", name,
-                  fmt_time_us(ns[i].r->time_us_p99, a, sizeof a), fmt_factor(ns[i].ratio, f, sizeof f),
+                  fmt_time_us(ns[i].r->time_us_p99, a, sizeof a),
+                  fmt_factor(ns[i].ratio, f, sizeof f),
                   fmt_time_us(ns[i].r->time_us_p50, b, sizeof b));
     }
-    if (nn > shown) sb_printf(out, "... and %zu more noisy rows (p99 >= %.0fx p50).\n", nn - shown, REPORT_NOISY_RATIO);
+    if (nn > shown)
+        sb_printf(out, "... and %zu more noisy rows (p99 >= %.0fx p50).\n", nn - shown,
+                  REPORT_NOISY_RATIO);
     if (nwrong == 0 && nn == 0)
-        sb_printf(out, "No anomalies: no wrong results, and p99 is within %.0fx of p50 in every row.\n",
+        sb_printf(out,
+                  "No anomalies: no wrong results, and p99 is within %.0fx of p50 in every row.\n",
                   REPORT_NOISY_RATIO);
     else
         sb_printf(out, "%zu %s with wrong results, %zu noisy %s (p99 >= %.0fx p50).\n", nwrong,
@@ -530,7 +558,8 @@ static void training_section(const report_data *d, sbuf *out)
     if (d->ntrain == 0 && d->nmem == 0) return;
     sb_puts(out, "Training\n");
     int many_hosts = 0;
-    for (size_t i = 1; i < d->ntrain; i++) many_hosts |= strcmp(d->train[i].host, d->train[0].host) != 0;
+    for (size_t i = 1; i < d->ntrain; i++)
+        many_hosts |= strcmp(d->train[i].host, d->train[0].host) != 0;
     for (size_t i = 0; i < d->ntrain; i++) {
         const report_train_row *r = &d->train[i];
         train_exposed e;
@@ -538,12 +567,15 @@ static void training_section(const report_data *d, sbuf *out)
         char eff[64], exposed[96];
         report_scaling_eff(r, eff, sizeof eff);
         if (e.in_noise)
-            snprintf(exposed, sizeof exposed, "exposed communication %.2f ms (step - compute is "
-                     "within the step's noise of %.2f ms)", e.ms, e.noise_ms);
+            snprintf(exposed, sizeof exposed,
+                     "exposed communication %.2f ms (step - compute is "
+                     "within the step's noise of %.2f ms)",
+                     e.ms, e.noise_ms);
         else
             snprintf(exposed, sizeof exposed, "exposed communication %.2f ms (%.0f%% of the step)",
                      e.ms, e.share);
-        sb_printf(out, "%s (%s, %s, %d %s, batch %d, bucket %g MB, compress %s%s%s): step %.2f ms = "
+        sb_printf(out,
+                  "%s (%s, %s, %d %s, batch %d, bucket %g MB, compress %s%s%s): step %.2f ms = "
                   "compute %.2f ms + %s; %.1f samples/s; scaling efficiency %s.\n",
                   r->model, r->mode, r->backend, r->nprocs, procs_word(r->nprocs), r->batch,
                   r->bucket_mb, r->compress, many_hosts ? ", host " : "", many_hosts ? r->host : "",
@@ -563,26 +595,28 @@ static void training_section(const report_data *d, sbuf *out)
         }
         for (size_t j = 0; j < d->ntrain; j++) {
             const report_train_row *r = &d->train[j];
-            if (!same_train_group(r, best) || !strcmp(r->backend, best->backend))
-                continue;
+            if (!same_train_group(r, best) || !strcmp(r->backend, best->backend)) continue;
             if (!other || r->samples_per_s > other->samples_per_s) other = r;
         }
         if (!other || !(other->samples_per_s > 0)) continue;
         char f[16];
         /* Training rows record no p25/p75 of the step: the claim says so. */
-        sb_printf(out, "%s with %d %s%s%s: %s trains %sx faster than %s (%.1f vs %.1f samples/s, best "
-                  "configuration of each; spread unknown).\n", best->model, best->nprocs,
-                  procs_word(best->nprocs), many_hosts ? " on " : "", many_hosts ? best->host : "",
-                  best->backend, fmt_factor(best->samples_per_s / other->samples_per_s, f, sizeof f),
+        sb_printf(out,
+                  "%s with %d %s%s%s: %s trains %sx faster than %s (%.1f vs %.1f samples/s, best "
+                  "configuration of each; spread unknown).\n",
+                  best->model, best->nprocs, procs_word(best->nprocs), many_hosts ? " on " : "",
+                  many_hosts ? best->host : "", best->backend,
+                  fmt_factor(best->samples_per_s / other->samples_per_s, f, sizeof f),
                   other->backend, best->samples_per_s, other->samples_per_s);
     }
     for (size_t i = 0; i < d->nmem; i++) {
         const report_mem_row *m = &d->mem[i];
         char a[6][32];
-        const int64_t v[6] = {m->peak_rss_bytes, m->params_bytes, m->grads_bytes, m->optim_bytes,
-                              m->activations_bytes, m->comm_buffers_bytes};
+        const int64_t v[6] = {m->peak_rss_bytes, m->params_bytes,      m->grads_bytes,
+                              m->optim_bytes,    m->activations_bytes, m->comm_buffers_bytes};
         for (int k = 0; k < 6; k++) fmt_size(v[k] > 0 ? (uint64_t)v[k] : 0, a[k], sizeof a[k]);
-        sb_printf(out, "memory of %s, batch %d: peak RSS %s; parameters %s, gradients %s, optimizer "
+        sb_printf(out,
+                  "memory of %s, batch %d: peak RSS %s; parameters %s, gradients %s, optimizer "
                   "state %s, activations %s, communication buffers %s.\n",
                   m->model, m->batch, a[0], a[1], a[2], a[3], a[4], a[5]);
     }
@@ -591,8 +625,10 @@ static void training_section(const report_data *d, sbuf *out)
 
 void report_analysis(const report_data *d, const report_view *v, sbuf *out)
 {
-    sb_printf(out, "collbench report: analysis of %zu communication results (%zu configurations) "
-              "and %zu training results.\n\n", d->ncomm, v->n, d->ntrain);
+    sb_printf(out,
+              "collbench report: analysis of %zu communication results (%zu configurations) "
+              "and %zu training results.\n\n",
+              d->ncomm, v->n, d->ntrain);
     if (v->n > 0) {
         fastest_section(v, out);
         buffers_section(v, out);

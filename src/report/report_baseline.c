@@ -28,7 +28,8 @@ static size_t hosts(const report_view *v, char *buf, size_t len)
     size_t at = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < n && at < len; i++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", h[i][0] ? h[i] : "(unknown host)");
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "",
+                               h[i][0] ? h[i] : "(unknown host)");
     return n;
 }
 
@@ -59,14 +60,17 @@ int report_baseline_compare(const report_view *now, const report_view *then, int
     size_t ht = hosts(then, b->hosts_then, sizeof b->hosts_then);
     b->cross = strcmp(b->hosts_now, b->hosts_then) != 0;
     if (b->cross && !cross_machine) {
-        snprintf(err, errlen, "the baseline was measured on %s, this run on %s: different machines "
+        snprintf(err, errlen,
+                 "the baseline was measured on %s, this run on %s: different machines "
                  "are not compared (--cross-machine compares them anyway, saying so)",
                  b->hosts_then, b->hosts_now);
         return COLL_EINVAL;
     }
     if (b->cross && (hn > 1 || ht > 1)) {
-        snprintf(err, errlen, "--cross-machine joins one machine with one other: the baseline has "
-                 "%s, this run %s", b->hosts_then, b->hosts_now);
+        snprintf(err, errlen,
+                 "--cross-machine joins one machine with one other: the baseline has "
+                 "%s, this run %s",
+                 b->hosts_then, b->hosts_now);
         return COLL_EINVAL;
     }
     size_t cap = 0;
@@ -104,19 +108,24 @@ double report_baseline_worst_pct(const report_baseline *b)
 static void cell_name(const baseline_cell *c, char *buf, size_t len)
 {
     char sz[32];
-    snprintf(buf, len, "%s %s, %s buffers, %d %s, %s", c->s->collective, c->s->backend, c->s->buffers,
-             c->s->nprocs, c->s->nprocs == 1 ? "process" : "processes", fmt_size(c->now->bytes, sz, sizeof sz));
+    snprintf(buf, len, "%s %s, %s buffers, %d %s, %s", c->s->collective, c->s->backend,
+             c->s->buffers, c->s->nprocs, c->s->nprocs == 1 ? "process" : "processes",
+             fmt_size(c->now->bytes, sz, sizeof sz));
 }
 
 void report_baseline_sentence(const report_baseline *b, sbuf *out)
 {
     char cross[400] = "";
     if (b->cross)
-        snprintf(cross, sizeof cross, " (cross-machine: this run on %s, the baseline on %s; not like "
-                 "for like)", b->hosts_now, b->hosts_then);
+        snprintf(cross, sizeof cross,
+                 " (cross-machine: this run on %s, the baseline on %s; not like "
+                 "for like)",
+                 b->hosts_now, b->hosts_then);
     size_t faster = b->nmoved - b->nslower;
-    sb_printf(out, "Against the baseline%s: %zu of %zu cells slower beyond noise, %zu faster, the rest "
-              "within noise", cross, b->nslower, b->compared, faster);
+    sb_printf(out,
+              "Against the baseline%s: %zu of %zu cells slower beyond noise, %zu faster, the rest "
+              "within noise",
+              cross, b->nslower, b->compared, faster);
     if (b->nslower) {
         char name[160];
         cell_name(&b->moved[0], name, sizeof name);
@@ -127,21 +136,25 @@ void report_baseline_sentence(const report_baseline *b, sbuf *out)
 
 void report_baseline_table(const report_baseline *b, rtable *t)
 {
-    static const char *const head[] = {"collective", "backend", "buffers", "procs", "size", "baseline",
-                                       "now", "ratio", "change"};
+    static const char *const head[] = {"collective", "backend", "buffers", "procs", "size",
+                                       "baseline",   "now",     "ratio",   "change"};
     char title[160] = "Changes against the baseline beyond noise";
     if (b->cross)
-        snprintf(title, sizeof title, "Changes against the baseline beyond noise (cross-machine: %.40s "
-                 "vs %.40s)", b->hosts_now, b->hosts_then);
+        snprintf(title, sizeof title,
+                 "Changes against the baseline beyond noise (cross-machine: %.40s "
+                 "vs %.40s)",
+                 b->hosts_now, b->hosts_then);
     rtable_init(t, title, head, sizeof head / sizeof head[0], "lllrlrrrl");
     for (size_t i = 0; i < b->nmoved; i++) {
         const baseline_cell *c = &b->moved[i];
         char sz[32], a[32], n[32];
         double r = c->ratio;
-        rtable_row(t, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.2fx\t%s %.0f%%%s", c->s->collective, c->s->backend,
-                   c->s->buffers, c->s->nprocs, fmt_size(c->now->bytes, sz, sizeof sz),
+        rtable_row(t, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.2fx\t%s %.0f%%%s", c->s->collective,
+                   c->s->backend, c->s->buffers, c->s->nprocs,
+                   fmt_size(c->now->bytes, sz, sizeof sz),
                    fmt_time_us(report_row_time(c->then), a, sizeof a),
-                   fmt_time_us(report_row_time(c->now), n, sizeof n), r, r > 1 ? "slower" : "faster",
-                   r > 1 ? 100.0 * (r - 1) : 100.0 * (1 - r), b->cross ? " (cross-machine)" : "");
+                   fmt_time_us(report_row_time(c->now), n, sizeof n), r,
+                   r > 1 ? "slower" : "faster", r > 1 ? 100.0 * (r - 1) : 100.0 * (1 - r),
+                   b->cross ? " (cross-machine)" : "");
     }
 }

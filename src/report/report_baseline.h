@@ -22,7 +22,7 @@ typedef struct baseline_cell {
 typedef struct report_baseline {
     baseline_cell *moved; /* beyond noise, slowest first */
     size_t nmoved, nslower, compared;
-    int cross;            /* machines differ (allowed by cross_machine) */
+    int cross; /* machines differ (allowed by cross_machine) */
     char hosts_now[128], hosts_then[128];
 } report_baseline;
 

@@ -16,7 +16,8 @@ char *report_chartjs_load(char *why, size_t whylen)
     if (!path) path = REPORT_CHARTJS_PATH;
     char *text = NULL, reason[256] = "no file named";
     size_t len = 0;
-    if (!*path || read_whole_file(path, REPORT_CHARTJS_MAX_BYTES, &text, &len, reason, sizeof reason) != 0) {
+    if (!*path ||
+        read_whole_file(path, REPORT_CHARTJS_MAX_BYTES, &text, &len, reason, sizeof reason) != 0) {
         snprintf(why, whylen, "%s: %s", *path ? path : "COLLBENCH_CHARTJS", reason);
         return NULL;
     }
@@ -44,8 +45,10 @@ static void json_str(sbuf *out, const char *s)
 
 static const char *point_style(const char *buffers)
 {
-    return !strcmp(buffers, "malloc") ? "circle" : !strcmp(buffers, "coll") ? "rect"
-         : !strcmp(buffers, "cuda")   ? "triangle" : "rectRot";
+    return !strcmp(buffers, "malloc") ? "circle"
+           : !strcmp(buffers, "coll") ? "rect"
+           : !strcmp(buffers, "cuda") ? "triangle"
+                                      : "rectRot";
 }
 
 /* One series as a dataset: points {x, y, lo, hi} (the spread of y). */
@@ -82,7 +85,8 @@ static const char GLUE[] =
     "(function () {\n"
     "  var figs = JSON.parse(document.getElementById('collbench-charts').textContent), n = 0;\n"
     "  function bytes(v) { var u = ['', 'K', 'M', 'G', 'T'], i = 0;\n"
-    "    while (v >= 1024 && i < 4) { v /= 1024; i++; } return (Math.round(v * 10) / 10) + u[i]; }\n"
+    "    while (v >= 1024 && i < 4) { v /= 1024; i++; } return (Math.round(v * 10) / 10) + u[i]; "
+    "}\n"
     "  function time(us) { return us >= 1e6 ? (us / 1e6).toPrecision(3) + ' s' :\n"
     "    us >= 1e3 ? (us / 1e3).toPrecision(3) + ' ms' : us.toPrecision(3) + ' us'; }\n"
     "  function powers(axis, base, most) {\n"
@@ -106,7 +110,8 @@ static const char GLUE[] =
     "                 title: { display: true, text: 'message size (bytes)' },\n"
     "                 afterBuildTicks: function (a) { powers(a, 2, 6); },\n"
     "                 ticks: { maxRotation: 0, callback: function (v) { return bytes(v); } } },\n"
-    "            y: { type: 'logarithmic', min: f.ymin, max: f.ymax, title: { display: true, text: f.ylabel },\n"
+    "            y: { type: 'logarithmic', min: f.ymin, max: f.ymax, title: { display: true, text: "
+    "f.ylabel },\n"
     "                 afterBuildTicks: function (a) { powers(a, 10, 8); },\n"
     "                 ticks: { callback: function (v) { return fmt(v); } } } },\n"
     "          plugins: { title: { display: true, text: p.title },\n"
@@ -142,13 +147,16 @@ static void figure(const report_view *v, const char *collective, int bandwidth, 
     if (xmax > 0) {
         char fid[32];
         snprintf(fid, sizeof fid, "chart%d", (*id)++);
-        sb_printf(json, "%s{\"id\":\"%s\",\"bandwidth\":%d,\"ylabel\":\"%s\",\"xmin\":%.6g,\"xmax\":%.6g,"
-                  "\"ymin\":%.6g,\"ymax\":%.6g,\"panels\":[", json->len > 1 ? "," : "", fid, bandwidth,
-                  bandwidth ? "bus bandwidth (GB/s)" : "time per call (median)", xmin / 1.5, xmax * 1.5,
-                  ymin / 2, ymax * 2);
+        sb_printf(json,
+                  "%s{\"id\":\"%s\",\"bandwidth\":%d,\"ylabel\":\"%s\",\"xmin\":%.6g,\"xmax\":%.6g,"
+                  "\"ymin\":%.6g,\"ymax\":%.6g,\"panels\":[",
+                  json->len > 1 ? "," : "", fid, bandwidth,
+                  bandwidth ? "bus bandwidth (GB/s)" : "time per call (median)", xmin / 1.5,
+                  xmax * 1.5, ymin / 2, ymax * 2);
         sb_puts(html, "<h3>");
         sb_html_escaped(html, collective);
-        sb_puts(html, bandwidth ? ": bus bandwidth vs message size</h3>\n" : ": time per call (median) vs message size</h3>\n");
+        sb_puts(html, bandwidth ? ": bus bandwidth vs message size</h3>\n"
+                                : ": time per call (median) vs message size</h3>\n");
         const char *row = NULL;
         for (size_t i = 0; i < g.n; i++) {
             const grid_panel *p = &g.p[i];
@@ -187,9 +195,10 @@ void report_charts_html(const report_view *v, const char *chartjs, sbuf *out)
         for (int bw = 0; bw < 2; bw++) figure(v, v->collectives[c], bw, &id, &json, &html);
     sb_puts(&json, "]");
     if (id > 0) {
-        sb_puts(out, "<h2>Interactive plots</h2>\n<p>Hover a point for its median and spread (p25-p75, "
-                     "min-p99 for older files); click a legend entry to hide its series. Colour: "
-                     "backend; marker: buffer kind; every panel of a figure has the same axes.</p>\n");
+        sb_puts(out,
+                "<h2>Interactive plots</h2>\n<p>Hover a point for its median and spread (p25-p75, "
+                "min-p99 for older files); click a legend entry to hide its series. Colour: "
+                "backend; marker: buffer kind; every panel of a figure has the same axes.</p>\n");
         sb_put(out, html.p, html.len);
         sb_puts(out, "<script type=\"application/json\" id=\"collbench-charts\">");
         sb_put(out, json.p, json.len);

@@ -21,20 +21,28 @@ static int plain_number(const char *name, double v, int nan_ok, int neg_ok, cons
                         char *why, size_t whylen)
 {
     if ((isnan(v) && nan_ok) || (isfinite(v) && (neg_ok || v >= 0))) return 0;
-    snprintf(why, whylen, "%s is %g; %s must be finite%s", name, v, what, neg_ok ? "" : " and >= 0");
+    snprintf(why, whylen, "%s is %g; %s must be finite%s", name, v, what,
+             neg_ok ? "" : " and >= 0");
     return -1;
 }
 
 int report_check_comm(const bench_row *r, char *why, size_t whylen)
 {
-    const struct { const char *name; const char *s; } text[] = {
-        {"timestamp", r->timestamp}, {"host", r->host}, {"collective", r->collective},
-        {"backend", r->backend}, {"algo", r->algo}, {"device", r->device},
-        {"buffers", r->buffers}, {"dtype", r->dtype}, {"op", r->op},
+    const struct {
+        const char *name;
+        const char *s;
+    } text[] = {
+        {"timestamp", r->timestamp}, {"host", r->host},   {"collective", r->collective},
+        {"backend", r->backend},     {"algo", r->algo},   {"device", r->device},
+        {"buffers", r->buffers},     {"dtype", r->dtype}, {"op", r->op},
     };
     for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
         if (plain_text(text[i].name, text[i].s, why, whylen)) return -1;
-    const struct { const char *name; double v; int nan_ok; } num[] = {
+    const struct {
+        const char *name;
+        double v;
+        int nan_ok;
+    } num[] = {
         {"time_us_avg", r->time_us_avg, 0}, {"time_us_min", r->time_us_min, 0},
         {"time_us_p25", r->time_us_p25, 1}, {"time_us_p50", r->time_us_p50, 1},
         {"time_us_p75", r->time_us_p75, 1}, {"time_us_p99", r->time_us_p99, 1},

@@ -11,27 +11,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TSTR(f, opt) {#f, RF_STR, offsetof(report_train_row, f), sizeof(((report_train_row *)0)->f), opt}
-#define TNUM(f, k) {#f, k, offsetof(report_train_row, f), sizeof(((report_train_row *)0)->f), 0}
+#define TSTR(f, opt)                                                                       \
+    {                                                                                      \
+#f, RF_STR, offsetof(report_train_row, f), sizeof(((report_train_row *)0)->f), opt \
+    }
+#define TNUM(f, k)                                                                  \
+    {                                                                               \
+#f, k, offsetof(report_train_row, f), sizeof(((report_train_row *)0)->f), 0 \
+    }
 static const rfield TRAIN_FIELDS[] = {
-    TSTR(timestamp, 1), TSTR(host, 1), TSTR(model, 0), TNUM(params, RF_I64), TSTR(mode, 0),
-    TSTR(backend, 0), TNUM(nprocs, RF_INT), TNUM(batch, RF_INT), TNUM(bucket_mb, RF_DBL),
-    TSTR(compress, 0), TNUM(steps, RF_INT), TNUM(step_ms_avg, RF_DBL), TNUM(step_ms_p50, RF_DBL),
-    TNUM(step_ms_p99, RF_DBL), TNUM(compute_ms, RF_DBL), TNUM(comm_exposed_ms, RF_DBL),
-    TNUM(comm_overhead_pct, RF_DBL), TNUM(samples_per_s, RF_DBL), TNUM(scaling_eff, RF_DBL),
+    TSTR(timestamp, 1),
+    TSTR(host, 1),
+    TSTR(model, 0),
+    TNUM(params, RF_I64),
+    TSTR(mode, 0),
+    TSTR(backend, 0),
+    TNUM(nprocs, RF_INT),
+    TNUM(batch, RF_INT),
+    TNUM(bucket_mb, RF_DBL),
+    TSTR(compress, 0),
+    TNUM(steps, RF_INT),
+    TNUM(step_ms_avg, RF_DBL),
+    TNUM(step_ms_p50, RF_DBL),
+    TNUM(step_ms_p99, RF_DBL),
+    TNUM(compute_ms, RF_DBL),
+    TNUM(comm_exposed_ms, RF_DBL),
+    TNUM(comm_overhead_pct, RF_DBL),
+    TNUM(samples_per_s, RF_DBL),
+    TNUM(scaling_eff, RF_DBL),
 };
-const rschema REPORT_TRAIN_SCHEMA = {"training", TRAIN_FIELDS, sizeof TRAIN_FIELDS / sizeof TRAIN_FIELDS[0]};
+const rschema REPORT_TRAIN_SCHEMA = {"training", TRAIN_FIELDS,
+                                     sizeof TRAIN_FIELDS / sizeof TRAIN_FIELDS[0]};
 
 const char REPORT_TRAIN_CSV_HEADER[] =
     "timestamp,host,model,params,mode,backend,nprocs,batch,bucket_mb,compress,steps,"
     "step_ms_avg,step_ms_p50,step_ms_p99,compute_ms,comm_exposed_ms,comm_overhead_pct,"
     "samples_per_s,scaling_eff";
 
-#define MNUM(f, k) {#f, k, offsetof(report_mem_row, f), sizeof(((report_mem_row *)0)->f), 0}
+#define MNUM(f, k)                                                              \
+    {                                                                           \
+#f, k, offsetof(report_mem_row, f), sizeof(((report_mem_row *)0)->f), 0 \
+    }
 static const rfield MEM_FIELDS[] = {
     {"model", RF_STR, offsetof(report_mem_row, model), sizeof(((report_mem_row *)0)->model), 0},
-    MNUM(batch, RF_INT), MNUM(params_bytes, RF_I64), MNUM(grads_bytes, RF_I64),
-    MNUM(optim_bytes, RF_I64), MNUM(activations_bytes, RF_I64), MNUM(comm_buffers_bytes, RF_I64),
+    MNUM(batch, RF_INT),
+    MNUM(params_bytes, RF_I64),
+    MNUM(grads_bytes, RF_I64),
+    MNUM(optim_bytes, RF_I64),
+    MNUM(activations_bytes, RF_I64),
+    MNUM(comm_buffers_bytes, RF_I64),
     MNUM(peak_rss_bytes, RF_I64),
 };
 const rschema REPORT_MEM_SCHEMA = {"memory", MEM_FIELDS, sizeof MEM_FIELDS / sizeof MEM_FIELDS[0]};
@@ -105,7 +133,11 @@ int csv_split(const char *line, size_t len, char **fields, int max, char *store,
     for (;;) {
         char *out = used < cap ? store + used : NULL;
         size_t k = 0;
-#define EMIT(c) do { if (used + k + 1 >= cap) return -2; out[k++] = (c); } while (0)
+#define EMIT(c)                             \
+    do {                                    \
+        if (used + k + 1 >= cap) return -2; \
+        out[k++] = (c);                     \
+    } while (0)
         if (!out) return -2;
         if (s < end && *s == '"') {
             s++;

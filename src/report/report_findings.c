@@ -121,7 +121,8 @@ static void machine_findings(work *w, const report_series *m, int sentence, rtab
         const cell *c = w->cells;
         int speak = said && !strcmp(g->buffers, said);
         if (n && speak)
-            sb_printf(out, "%swith %d %s, ", clauses++ ? "; " : "", g->nprocs, procs_word(g->nprocs));
+            sb_printf(out, "%swith %d %s, ", clauses++ ? "; " : "", g->nprocs,
+                      procs_word(g->nprocs));
         for (size_t from = 0, k = 0; k < n; k++) {
             w->comparisons++;
             w->in_noise += c[k].noise;
@@ -131,11 +132,12 @@ static void machine_findings(work *w, const report_series *m, int sentence, rtab
             size_range(c, from, k, sizes, sizeof sizes);
             snprintf(machine, sizeof machine, "%.60s (%s)", g->host[0] ? g->host : "?", g->device);
             if (c[from].noise)
-                rtable_row(t, "%s\t%s\t%d\t%s\t%s\t%s\twithin noise", machine, g->buffers, g->nprocs,
-                           sizes, "no clear winner", second ? second : "-");
+                rtable_row(t, "%s\t%s\t%d\t%s\t%s\t%s\twithin noise", machine, g->buffers,
+                           g->nprocs, sizes, "no clear winner", second ? second : "-");
             else
                 rtable_row(t, "%s\t%s\t%d\t%s\t%s\t%s\t%s", machine, g->buffers, g->nprocs, sizes,
-                           c[from].first, second ? second : "varies", margin(c, from, k, mg, sizeof mg));
+                           c[from].first, second ? second : "varies",
+                           margin(c, from, k, mg, sizeof mg));
             if (speak) {
                 const char *sep = from ? ", " : "";
                 if (c[from].noise)
@@ -169,7 +171,8 @@ static void buffers_sentence(work *w, sbuf *out)
         double lo = INFINITY, hi = 0;
         for (size_t j = 0; j < v->n; j++) {
             const report_series *c = &v->s[j], *m = NULL;
-            if (strcmp(c->collective, w->collective) || strcmp(c->buffers, "coll") || strcmp(c->backend, s->backend))
+            if (strcmp(c->collective, w->collective) || strcmp(c->buffers, "coll") ||
+                strcmp(c->backend, s->backend))
                 continue;
             for (size_t q = 0; q < v->n && !m; q++)
                 if (!strcmp(v->s[q].buffers, "malloc") && !strcmp(v->s[q].backend, c->backend) &&
@@ -193,25 +196,29 @@ static void buffers_sentence(work *w, sbuf *out)
             }
         }
         if (!cells) continue;
-        sb_puts(out, parts++ ? "; " : "The backends' own (coll) buffers against private malloc ones: ");
+        sb_puts(out,
+                parts++ ? "; " : "The backends' own (coll) buffers against private malloc ones: ");
         char a[16], b[16];
         if (faster)
-            sb_printf(out, "%s %sx%s%s faster in %d of %d cells", s->backend, fmt_factor(lo, a, sizeof a),
-                      hi > lo * 1.05 ? "-" : "", hi > lo * 1.05 ? fmt_factor(hi, b, sizeof b) : "", faster, cells);
-        else
-            sb_printf(out, "%s faster in none of %d cells", s->backend, cells);
+            sb_printf(out, "%s %sx%s%s faster in %d of %d cells", s->backend,
+                      fmt_factor(lo, a, sizeof a), hi > lo * 1.05 ? "-" : "",
+                      hi > lo * 1.05 ? fmt_factor(hi, b, sizeof b) : "", faster, cells);
+        else sb_printf(out, "%s faster in none of %d cells", s->backend, cells);
         if (slower) sb_printf(out, ", slower in %d", slower);
-        if (faster + slower < cells) sb_printf(out, ", within noise in %d", cells - faster - slower);
+        if (faster + slower < cells)
+            sb_printf(out, ", within noise in %d", cells - faster - slower);
     }
     if (parts) sb_puts(out, ".\n");
 }
 
-static const report_train_row *train_find(const report_data *d, const report_train_row *like, const char *mode)
+static const report_train_row *train_find(const report_data *d, const report_train_row *like,
+                                          const char *mode)
 {
     for (size_t i = 0; i < d->ntrain; i++) {
         const report_train_row *r = &d->train[i];
-        if (!strcmp(r->mode, mode) && !strcmp(r->model, like->model) && !strcmp(r->host, like->host) &&
-            !strcmp(r->backend, like->backend) && r->nprocs == like->nprocs && r->batch == like->batch &&
+        if (!strcmp(r->mode, mode) && !strcmp(r->model, like->model) &&
+            !strcmp(r->host, like->host) && !strcmp(r->backend, like->backend) &&
+            r->nprocs == like->nprocs && r->batch == like->batch &&
             !strcmp(r->compress, like->compress))
             return r; /* sorted newest first within a configuration */
     }
@@ -223,23 +230,27 @@ static void training_sentence(const report_data *d, sbuf *out)
 {
     const report_train_row *sync = NULL;
     for (size_t i = 0; i < d->ntrain && !sync; i++)
-        if (d->train[i].nprocs > 1 && !strcmp(d->train[i].mode, "allreduce-sync")) sync = &d->train[i];
+        if (d->train[i].nprocs > 1 && !strcmp(d->train[i].mode, "allreduce-sync"))
+            sync = &d->train[i];
     if (!sync) return;
     train_exposed es, eo;
     char a[48], b[48];
     train_exposed_of(sync, &es);
-    sb_printf(out, "Training %s with %d processes (%s): communication adds %s ms to a %.2f ms step "
-              "without overlap (allreduce-sync, %.0f%%)", sync->model, sync->nprocs, sync->backend,
-              train_exposed_text(&es, a, sizeof a), sync->step_ms_avg, es.share);
+    sb_printf(out,
+              "Training %s with %d processes (%s): communication adds %s ms to a %.2f ms step "
+              "without overlap (allreduce-sync, %.0f%%)",
+              sync->model, sync->nprocs, sync->backend, train_exposed_text(&es, a, sizeof a),
+              sync->step_ms_avg, es.share);
     const report_train_row *ddp = train_find(d, sync, "ddp");
     if (ddp) {
         train_exposed_of(ddp, &eo);
-        double saved = sync->step_ms_avg - ddp->step_ms_avg, noise = es.noise_ms > eo.noise_ms ? es.noise_ms : eo.noise_ms;
-        sb_printf(out, "; ddp overlaps it with backward and leaves %s ms exposed", train_exposed_text(&eo, b, sizeof b));
+        double saved = sync->step_ms_avg - ddp->step_ms_avg,
+               noise = es.noise_ms > eo.noise_ms ? es.noise_ms : eo.noise_ms;
+        sb_printf(out, "; ddp overlaps it with backward and leaves %s ms exposed",
+                  train_exposed_text(&eo, b, sizeof b));
         if (fabs(saved) > noise)
             sb_printf(out, ", the step %.2f ms %s", fabs(saved), saved > 0 ? "shorter" : "longer");
-        else
-            sb_printf(out, ", a step no shorter beyond the noise (%.2f ms)", noise);
+        else sb_printf(out, ", a step no shorter beyond the noise (%.2f ms)", noise);
     }
     sb_puts(out, ".\n");
 }
@@ -254,8 +265,8 @@ static size_t scaling_drops(const report_view *v, const char *collective)
         if (strcmp(s->collective, collective)) continue;
         for (size_t j = 0; j < v->n; j++) {
             const report_series *t = &v->s[j];
-            if (t->nprocs > s->nprocs && report_series_same_setting(t, s) && !strcmp(t->backend, s->backend) &&
-                (!next || t->nprocs < next->nprocs))
+            if (t->nprocs > s->nprocs && report_series_same_setting(t, s) &&
+                !strcmp(t->backend, s->backend) && (!next || t->nprocs < next->nprocs))
                 next = t;
         }
         for (size_t k = s->n; next && k-- > 0;) {
@@ -273,22 +284,26 @@ static void anomalies_sentence(const report_data *d, const report_view *v, const
     size_t wrong = 0, noisy = 0, drops = w->collective ? scaling_drops(v, w->collective) : 0;
     for (size_t i = 0; i < d->ncomm; i++) {
         wrong += d->comm[i].wrong > 0;
-        noisy += d->comm[i].time_us_p50 > 0 && d->comm[i].time_us_p99 >= REPORT_NOISY_RATIO * d->comm[i].time_us_p50;
+        noisy += d->comm[i].time_us_p50 > 0 &&
+                 d->comm[i].time_us_p99 >= REPORT_NOISY_RATIO * d->comm[i].time_us_p50;
     }
     if (d->ncomm == 0) return;
     sb_printf(out, "Anomalies: %zu wrong %s; %zu noisy %s (p99 >= %.0fx p50)", wrong,
-              wrong == 1 ? "result" : "results", noisy, noisy == 1 ? "row" : "rows", REPORT_NOISY_RATIO);
+              wrong == 1 ? "result" : "results", noisy, noisy == 1 ? "row" : "rows",
+              REPORT_NOISY_RATIO);
     if (w->comparisons)
         sb_printf(out, "; %zu of %zu comparisons within noise", w->in_noise, w->comparisons);
     if (drops)
-        sb_printf(out, "; %zu %s lose more than half the bus bandwidth at the next process count", drops,
-                  drops == 1 ? "series" : "series");
+        sb_printf(out, "; %zu %s lose more than half the bus bandwidth at the next process count",
+                  drops, drops == 1 ? "series" : "series");
     sb_puts(out, " (every case is listed below).\n");
 }
 
-void report_findings(const report_data *d, const report_view *v, const char *lead, sbuf *out, rtable *t)
+void report_findings(const report_data *d, const report_view *v, const char *lead, sbuf *out,
+                     rtable *t)
 {
-    static const char *const head[] = {"machine", "buffers", "procs", "sizes", "fastest", "runner-up", "margin"};
+    static const char *const head[] = {"machine", "buffers",   "procs", "sizes",
+                                       "fastest", "runner-up", "margin"};
     rtable_init(t, "Fastest backend by size range", head, sizeof head / sizeof head[0], "llrllll");
     work w = {v, v->ncollectives ? v->collectives[0] : NULL, NULL, NULL, NULL, 0, 0};
     size_t maxpts = 1;
@@ -306,7 +321,8 @@ void report_findings(const report_data *d, const report_view *v, const char *lea
     for (size_t i = 0; w.collective && i < v->n; i++) {
         const report_series *m = &v->s[i];
         int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++) seen = same_machine(&v->s[j], m) && !strcmp(v->s[j].collective, w.collective);
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = same_machine(&v->s[j], m) && !strcmp(v->s[j].collective, w.collective);
         if (seen || strcmp(m->collective, w.collective)) continue;
         machines++;
         int speak = said < REPORT_FINDINGS_MACHINES;
@@ -314,16 +330,20 @@ void report_findings(const report_data *d, const report_view *v, const char *lea
         machine_findings(&w, m, speak, t, &clause);
         if (clause.len) {
             const char *b = sentence_buffers(&w, m);
-            sb_printf(out, "On %s (%s, %s buffers), %s: %s\n", m->host[0] ? m->host : "(unknown host)",
-                      m->device, b ? b : "?", w.collective, clause.p);
+            sb_printf(out, "On %s (%s, %s buffers), %s: %s\n",
+                      m->host[0] ? m->host : "(unknown host)", m->device, b ? b : "?", w.collective,
+                      clause.p);
             said++;
         }
         sb_free(&clause);
     }
     if (machines > said && said > 0)
-        sb_printf(out, "%zu more %s in the table below.\n", machines - said, machines - said == 1 ? "machine" : "machines");
+        sb_printf(out, "%zu more %s in the table below.\n", machines - said,
+                  machines - said == 1 ? "machine" : "machines");
     if (w.comparisons == 0 && w.collective)
-        sb_printf(out, "One backend per machine, buffer kind and process count: no backend comparison for %s.\n",
+        sb_printf(out,
+                  "One backend per machine, buffer kind and process count: no backend comparison "
+                  "for %s.\n",
                   w.collective);
     if (w.collective) buffers_sentence(&w, out);
     training_sentence(d, out);

@@ -21,6 +21,7 @@
  * out, and fills t (rtable_init'ed here;
  * the caller frees it): one row per machine, buffer kind, process count and
  * range of sizes with the same fastest backend, of the first collective. */
-void report_findings(const report_data *d, const report_view *v, const char *lead, sbuf *out, rtable *t);
+void report_findings(const report_data *d, const report_view *v, const char *lead, sbuf *out,
+                     rtable *t);
 
 #endif

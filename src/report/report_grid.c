@@ -24,7 +24,10 @@ static int cmp_int(const void *a, const void *b)
     return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* The row's title names what varies among the machines (and the buffer kind
  * when the machine's panels are split by it); the panel's its process count. */
@@ -33,13 +36,14 @@ static void row_title(const report_view *v, const report_series *s, const char *
 {
     size_t at = 0;
     t[0] = '\0';
-#define ADD(...)                                                                    \
-    do {                                                                            \
-        if (at < len) at += (size_t)snprintf(t + at, len - at, __VA_ARGS__);      \
+#define ADD(...)                                                             \
+    do {                                                                     \
+        if (at < len) at += (size_t)snprintf(t + at, len - at, __VA_ARGS__); \
     } while (0)
     if (v->many_hosts) ADD("%.40s", s->host[0] ? s->host : "(unknown host)");
     if (v->many_devices) ADD("%s%.16s", at ? ", " : "", s->device);
-    if (v->many_nnodes) ADD("%s%d %s", at ? ", " : "", s->nnodes, s->nnodes == 1 ? "node" : "nodes");
+    if (v->many_nnodes)
+        ADD("%s%d %s", at ? ", " : "", s->nnodes, s->nnodes == 1 ? "node" : "nodes");
     if (buffers) ADD("%s%.16s buffers", at ? ", " : "", buffers);
 #undef ADD
 }
@@ -48,8 +52,8 @@ static void row_title(const report_view *v, const report_series *s, const char *
 static int in_panel(const report_series *s, const char *collective, const report_series *m,
                     const char *b, int p)
 {
-    return !strcmp(s->collective, collective) && same_machine(s, m) && (!b || !strcmp(s->buffers, b)) &&
-           s->nprocs == p;
+    return !strcmp(s->collective, collective) && same_machine(s, m) &&
+           (!b || !strcmp(s->buffers, b)) && s->nprocs == p;
 }
 
 int report_grid_build(const report_view *v, const char *collective, report_grid *g)
@@ -88,7 +92,8 @@ int report_grid_build(const report_view *v, const char *collective, report_grid 
         qsort(kinds, nkinds, sizeof *kinds, cmp_str);
         for (size_t k = 0; k < nprocs; k++) {
             size_t lines = 0;
-            for (size_t j = i; j < v->n; j++) lines += in_panel(&v->s[j], collective, m, NULL, procs[k]);
+            for (size_t j = i; j < v->n; j++)
+                lines += in_panel(&v->s[j], collective, m, NULL, procs[k]);
             if (lines > widest) widest = lines;
         }
         int split = widest > REPORT_GRID_MAX_LINES;
@@ -110,8 +115,8 @@ int report_grid_build(const report_view *v, const char *collective, report_grid 
                         snprintf(p->title, sizeof p->title, "%d %s", procs[k],
                                  procs[k] == 1 ? "process" : "processes");
                         if (part > 0)
-                            snprintf(p->title + strlen(p->title), sizeof p->title - strlen(p->title),
-                                     " (%d)", part + 1);
+                            snprintf(p->title + strlen(p->title),
+                                     sizeof p->title - strlen(p->title), " (%d)", part + 1);
                         row_title(v, m, kind, p->row_title, sizeof p->row_title);
                     }
                     p->s[p->n++] = &v->s[j];

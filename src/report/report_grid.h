@@ -16,8 +16,8 @@
 #define REPORT_GRID_MAX_COLS 3
 
 typedef struct grid_panel {
-    char title[32];      /* "4 processes", "4 processes (2)" */
-    char row_title[96];  /* what the row is: "cpubox, cpu, coll buffers"; "" when one machine */
+    char title[32];     /* "4 processes", "4 processes (2)" */
+    char row_title[96]; /* what the row is: "cpubox, cpu, coll buffers"; "" when one machine */
     const report_series *s[REPORT_GRID_MAX_LINES];
     size_t n;
     int row, col;

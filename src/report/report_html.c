@@ -86,14 +86,19 @@ static void analysis_html(const char *text, sbuf *out)
 
 int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
 {
-    sb_printf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    sb_printf(out,
+              "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-              "<title>collbench report</title>\n<style>\n%s</style>\n</head>\n<body>\n", STYLE);
-    sb_printf(out, "<h1>collbench report</h1>\n<p>Results: %zu communication, %zu training, %zu "
-              "memory. Hosts: ", in->d->ncomm, in->d->ntrain, in->d->nmem);
+              "<title>collbench report</title>\n<style>\n%s</style>\n</head>\n<body>\n",
+              STYLE);
+    sb_printf(out,
+              "<h1>collbench report</h1>\n<p>Results: %zu communication, %zu training, %zu "
+              "memory. Hosts: ",
+              in->d->ncomm, in->d->ntrain, in->d->nmem);
     hosts(in->d, out);
     sb_puts(out, ". Data: <a href=\"combined.csv\">combined.csv</a>");
-    if (in->d->ntrain) sb_puts(out, ", <a href=\"combined_training.csv\">combined_training.csv</a>");
+    if (in->d->ntrain)
+        sb_puts(out, ", <a href=\"combined_training.csv\">combined_training.csv</a>");
     sb_puts(out, "; tables: <a href=\"summary_by_config.md\">summary_by_config.md</a>, "
                  "<a href=\"full_results.md\">full_results.md</a>; "
                  "<a href=\"analysis.txt\">analysis.txt</a>.</p>\n");
@@ -127,8 +132,7 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
     if (in->plots_skipped)
         sb_puts(out, "<p>Plots skipped: this collbench was built without PLplot "
                      "(apt-get install libplplot-dev plplot-driver-cairo).</p>\n");
-    else if (in->plots->n == 0)
-        sb_puts(out, "<p>No data to plot.</p>\n");
+    else if (in->plots->n == 0) sb_puts(out, "<p>No data to plot.</p>\n");
     for (size_t i = 0; i < in->plots->n; i++) {
         const report_plot_file *f = &in->plots->f[i];
         char path[4096], *png, why[256];
@@ -140,7 +144,8 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
             return COLL_ESYS;
         }
         /* with interactive charts, their images are for papers and slides: collapsed */
-        int folded = in->chartjs && (!strncmp(f->name, "time_vs_size", 12) || !strncmp(f->name, "busbw_vs_size", 13));
+        int folded = in->chartjs && (!strncmp(f->name, "time_vs_size", 12) ||
+                                     !strncmp(f->name, "busbw_vs_size", 13));
         if (folded) sb_puts(out, "<details><summary>As an image (PNG; SVG beside it)</summary>\n");
         sb_puts(out, "<figure>\n<img alt=\"");
         sb_html_escaped(out, f->caption);

@@ -10,20 +10,20 @@
 #include "report/report_view.h"
 
 typedef struct report_html_in {
-    const char *outdir;          /* where the PNGs of plots are */
+    const char *outdir; /* where the PNGs of plots are */
     const report_data *d;
     const report_view *v;
-    const char *chartjs;         /* the Chart.js library's text, or NULL ... */
-    const char *chartjs_why;     /* ... and why not (report_charts.h) */
+    const char *chartjs;     /* the Chart.js library's text, or NULL ... */
+    const char *chartjs_why; /* ... and why not (report_charts.h) */
     const report_plots *plots;
-    int plots_skipped;           /* 1: say why there are none */
-    const char *findings;        /* report_findings' sentences, first line a heading */
+    int plots_skipped;    /* 1: say why there are none */
+    const char *findings; /* report_findings' sentences, first line a heading */
     const rtable *findings_table;
-    const rtable *changes;       /* against a baseline run, or NULL */
-    const char *analysis;        /* every comparison (report_analysis), under "details" */
-    const rtable *summary;       /* summary tables */
+    const rtable *changes; /* against a baseline run, or NULL */
+    const char *analysis;  /* every comparison (report_analysis), under "details" */
+    const rtable *summary; /* summary tables */
     size_t nsummary;
-    const rtable *full;          /* full tables */
+    const rtable *full; /* full tables */
     size_t nfull;
 } report_html_in;
 

@@ -41,7 +41,8 @@ void rlog_done(const report_log *l)
 {
     if (l->problems <= REPORT_LOG_SHOWN) return;
     char path[512];
-    fprintf(l->f, "collbench report: ... and %zu more bad lines in %s (only the first %d are shown)\n",
-            l->problems - REPORT_LOG_SHOWN, rlog_escape(l->path, strlen(l->path), path, sizeof path),
-            REPORT_LOG_SHOWN);
+    fprintf(l->f,
+            "collbench report: ... and %zu more bad lines in %s (only the first %d are shown)\n",
+            l->problems - REPORT_LOG_SHOWN,
+            rlog_escape(l->path, strlen(l->path), path, sizeof path), REPORT_LOG_SHOWN);
 }

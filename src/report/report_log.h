@@ -18,8 +18,7 @@ typedef struct report_log {
 
 /* One problem: "collbench report: <message>" on its own line while fewer than
  * REPORT_LOG_SHOWN were shown, else only counted. */
-__attribute__((format(printf, 2, 3)))
-void rlog_problem(report_log *l, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void rlog_problem(report_log *l, const char *fmt, ...);
 
 /* After the file: "... and N more bad lines in PATH" when some were not shown. */
 void rlog_done(const report_log *l);

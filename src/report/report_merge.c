@@ -13,7 +13,8 @@
 #include <string.h>
 
 static const char *const COLLECTIVE_ORDER[] = {
-    "allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "sendrecv", "barrier",
+    "allreduce", "allgather", "reducescatter", "broadcast",
+    "reduce",    "alltoall",  "sendrecv",      "barrier",
 };
 
 int report_collective_rank(const char *name)
@@ -29,8 +30,15 @@ static int not_pref(const char *a, const char *p1, const char *p2)
     return !(strcmp(a, p1) == 0 || (p2 && strcmp(a, p2) == 0));
 }
 
-#define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
-#define CMPS(a, b) do { int c_ = strcmp(a, b); if (c_) return c_; } while (0)
+#define CMP(a, b)                                  \
+    do {                                           \
+        if ((a) != (b)) return (a) < (b) ? -1 : 1; \
+    } while (0)
+#define CMPS(a, b)             \
+    do {                       \
+        int c_ = strcmp(a, b); \
+        if (c_) return c_;     \
+    } while (0)
 
 static int comm_line(const bench_row *r, char *buf, size_t len)
 {
@@ -128,12 +136,19 @@ static int same_schema_row(const rschema *s, const void *a, const void *b)
     return 1;
 }
 
-static int same_train(const void *a, const void *b) { return same_schema_row(&REPORT_TRAIN_SCHEMA, a, b); }
-static int same_mem(const void *a, const void *b) { return same_schema_row(&REPORT_MEM_SCHEMA, a, b); }
+static int same_train(const void *a, const void *b)
+{
+    return same_schema_row(&REPORT_TRAIN_SCHEMA, a, b);
+}
+static int same_mem(const void *a, const void *b)
+{
+    return same_schema_row(&REPORT_MEM_SCHEMA, a, b);
+}
 static int same_comm(const void *a, const void *b) { return cmp_comm(a, b) == 0; }
 
 /* Sorts and removes rows that are the same as their predecessor. */
-static size_t sort_unique(void *base, size_t *n, size_t size, int (*cmp)(const void *, const void *),
+static size_t sort_unique(void *base, size_t *n, size_t size,
+                          int (*cmp)(const void *, const void *),
                           int (*same)(const void *, const void *))
 {
     if (*n < 2) return 0;

@@ -16,8 +16,9 @@ const model_series *report_model_of(const model_fits *f, const report_series *s)
     const bench_row *r = s->pts[0];
     for (size_t i = 0; i < f->n; i++) {
         const model_series *m = &f->s[i];
-        if (!strcmp(m->host, r->host) && !strcmp(m->backend, r->backend) && !strcmp(m->buffers, r->buffers) &&
-            !strcmp(m->collective, r->collective) && !strcmp(m->algo, r->algo) && !strcmp(m->dtype, r->dtype))
+        if (!strcmp(m->host, r->host) && !strcmp(m->backend, r->backend) &&
+            !strcmp(m->buffers, r->buffers) && !strcmp(m->collective, r->collective) &&
+            !strcmp(m->algo, r->algo) && !strcmp(m->dtype, r->dtype))
             return m;
     }
     return NULL;
@@ -61,14 +62,16 @@ static void fit_line(const model_series *m, sbuf *out)
         sb_puts(out, "</li>\n");
         return;
     }
-    sb_printf(out, ": model fitted to %zu rows, |model - measured| / measured median %.1f%%, worst %.1f%%;",
-              m->npts, 100 * m->med_abs_res, 100 * m->max_abs_res);
+    sb_printf(
+        out,
+        ": model fitted to %zu rows, |model - measured| / measured median %.1f%%, worst %.1f%%;",
+        m->npts, 100 * m->med_abs_res, 100 * m->max_abs_res);
     const char *sep = "";
     for (int p = 0; p < MODEL_NPARAM; p++) {
         if (m->state[p] != MODEL_P_FITTED && m->state[p] != MODEL_P_ZERO) continue;
         int per_byte = p == MODEL_BETA_INTRA || p == MODEL_GAMMA || p == MODEL_BETA_INTER;
-        sb_printf(out, "%s %s = %.3g &plusmn; %.2g %s", sep, model_param_name((model_param)p), m->theta[p],
-                  m->se[p], per_byte ? "us/B" : "us");
+        sb_printf(out, "%s %s = %.3g &plusmn; %.2g %s", sep, model_param_name((model_param)p),
+                  m->theta[p], m->se[p], per_byte ? "us/B" : "us");
         sep = ",";
     }
     sb_puts(out, "</li>\n");
@@ -85,8 +88,10 @@ static double largest_bytes(const model_series *m)
 /* Why model_whatif left cell (r, l) empty, from model_predict for that cluster. */
 static void cannot_predict(const model_series *m, int r, int l, double bytes, sbuf *out)
 {
-    model_cluster c = {.hosts = MODEL_WHATIF_RANKS[r] / MODEL_WHATIF_PER_HOST, .per_host = MODEL_WHATIF_PER_HOST,
-                       .link_Bps = MODEL_WHATIF_GBITS[l] * 1e9 / 8, .latency_us = WHATIF_LATENCY_US};
+    model_cluster c = {.hosts = MODEL_WHATIF_RANKS[r] / MODEL_WHATIF_PER_HOST,
+                       .per_host = MODEL_WHATIF_PER_HOST,
+                       .link_Bps = MODEL_WHATIF_GBITS[l] * 1e9 / 8,
+                       .latency_us = WHATIF_LATENCY_US};
     model_prediction p;
     char why[256] = "";
     model_predict(m, &c, bytes, &p, why, sizeof why);
@@ -110,10 +115,9 @@ static void whatif_rows(const model_series *m, sbuf *out)
         for (int l = 0; l < MODEL_WHATIF_NLINKS; l++) {
             const model_prediction *c = &cells[r][l];
             if (isfinite(c->time_us))
-                sb_printf(out, "<td class=\"n\">%s (busbw %.3g GB/s)</td>", fmt_time_us(c->time_us, t, sizeof t),
-                          c->busbw_GBps);
-            else
-                cannot_predict(m, r, l, bytes, out);
+                sb_printf(out, "<td class=\"n\">%s (busbw %.3g GB/s)</td>",
+                          fmt_time_us(c->time_us, t, sizeof t), c->busbw_GBps);
+            else cannot_predict(m, r, l, bytes, out);
         }
         sb_puts(out, "</tr>\n");
     }
@@ -124,24 +128,28 @@ void report_model_html(const report_data *d, sbuf *out)
     model_fits f;
     if (d->ncomm == 0) return;
     if (model_fit_rows(d->comm, d->ncomm, 0, &f) != 0) {
-        sb_puts(out, "<h2>Cost model (predictions)</h2>\n<p>The model could not be fitted: out of memory.</p>\n");
+        sb_puts(out, "<h2>Cost model (predictions)</h2>\n<p>The model could not be fitted: out of "
+                     "memory.</p>\n");
         return;
     }
     size_t nok = 0;
     for (size_t i = 0; i < f.n; i++) nok += f.s[i].ok != 0;
-    sb_puts(out, "<section id=\"model\">\n<h2>Cost model (predictions)</h2>\n<p class=\"note\">The "
-                 "alpha-beta-gamma model of collbench model (docs/DESIGN.md \"Cost model\"), fitted to "
-                 "these rows; the dashed lines of the time plots are its predictions. Fit quality per "
-                 "series:</p>\n<ul>\n");
+    sb_puts(out,
+            "<section id=\"model\">\n<h2>Cost model (predictions)</h2>\n<p class=\"note\">The "
+            "alpha-beta-gamma model of collbench model (docs/DESIGN.md \"Cost model\"), fitted to "
+            "these rows; the dashed lines of the time plots are its predictions. Fit quality per "
+            "series:</p>\n<ul>\n");
     for (size_t i = 0; i < f.n; i++) fit_line(&f.s[i], out);
     sb_puts(out, "</ul>\n");
     if (nok) {
-        sb_printf(out, "<p>What if (a prediction, not a measurement): time per call at the largest "
+        sb_printf(out,
+                  "<p>What if (a prediction, not a measurement): time per call at the largest "
                   "size measured, on clusters of %d ranks per host over links of the given rate "
                   "and %.0f us latency; the machine's own terms are the fit's. Not modelled: "
                   "contention beyond the link's rate, incast, NIC offload, stragglers.</p>\n"
                   "<div class=\"scroll\"><table class=\"whatif\">\n<tr><th>series</th><th>size</th>"
-                  "<th>ranks</th>", MODEL_WHATIF_PER_HOST, WHATIF_LATENCY_US);
+                  "<th>ranks</th>",
+                  MODEL_WHATIF_PER_HOST, WHATIF_LATENCY_US);
         for (int l = 0; l < MODEL_WHATIF_NLINKS; l++)
             sb_printf(out, "<th>%g Gbit/s (prediction)</th>", MODEL_WHATIF_GBITS[l]);
         sb_puts(out, "</tr>\n");

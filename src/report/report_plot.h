@@ -17,7 +17,7 @@
 #define REPORT_MAX_PLOTS 48
 
 typedef struct report_plot_file {
-    char name[96];     /* "time_vs_size.png" (the .svg has the same stem) */
+    char name[96]; /* "time_vs_size.png" (the .svg has the same stem) */
     char caption[200];
 } report_plot_file;
 
@@ -68,14 +68,16 @@ typedef struct plot_line {
     int colour, style;
     const char *marker; /* NULL: a line without markers (a model curve, PLOT_DASHED) */
     size_t n;
-    double x[64], y[64]; /* data units (bytes, us, GB/s, processes) */
+    double x[64], y[64];   /* data units (bytes, us, GB/s, processes) */
     double lo[64], hi[64]; /* the spread of y (a whisker); 0 where unknown */
 } plot_line;
 
 /* World ranges (x: log2 bytes or linear; y: log10) of lines, for panels that
  * share axes: start with plot_range_empty, add each panel's lines, then pad to
  * whole ticks. */
-typedef struct plot_range { double xlo, xhi, ylo, yhi; } plot_range;
+typedef struct plot_range {
+    double xlo, xhi, ylo, yhi;
+} plot_range;
 void plot_range_empty(plot_range *r);
 void plot_range_add(plot_range *r, const plot_line *lines, size_t n, axis_unit xu);
 void plot_range_pad(plot_range *r, axis_unit xu);
@@ -117,7 +119,8 @@ typedef struct plot_hbar_row {
  * (plot_hbars_height), labels never share a line; the key (nseries colour
  * boxes) above the frame. Linear x from 0. */
 void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows, size_t n,
-                const char *const *series, const int *colours, size_t nseries, const char *value_fmt);
+                const char *const *series, const int *colours, size_t nseries,
+                const char *value_fmt);
 int plot_hbars_height(size_t n, size_t nseries);
 
 #endif

@@ -8,10 +8,10 @@
 
 /* cmap0: 0 background, 1 ink, 2 grid, 3.. series (Tableau 10: distinct, also in print). */
 static const unsigned char PALETTE[][3] = {
-    {255, 255, 255}, {30, 30, 30}, {215, 215, 215},
-    {31, 119, 180}, {255, 127, 14}, {44, 160, 44}, {214, 39, 40}, {148, 103, 189},
-    {140, 86, 75}, {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207},
-    {158, 202, 225}, {49, 54, 149}, /* PLOT_COMPUTE_COLOUR, PLOT_EXPOSED_COLOUR */
+    {255, 255, 255}, {30, 30, 30},    {215, 215, 215}, {31, 119, 180},
+    {255, 127, 14},  {44, 160, 44},   {214, 39, 40},   {148, 103, 189},
+    {140, 86, 75},   {227, 119, 194}, {127, 127, 127}, {188, 189, 34},
+    {23, 190, 207},  {158, 202, 225}, {49, 54, 149}, /* PLOT_COMPUTE_COLOUR, PLOT_EXPOSED_COLOUR */
 };
 #define NPAL (sizeof PALETTE / sizeof PALETTE[0])
 #define FIRST_SERIES 3
@@ -42,8 +42,10 @@ const char *plot_backend_css(const char *backend)
 
 const char *plot_buffers_marker(const char *buffers)
 {
-    return !strcmp(buffers, "malloc") ? "●" : !strcmp(buffers, "coll") ? "■"
-         : !strcmp(buffers, "cuda")   ? "▲" : "◆";
+    return !strcmp(buffers, "malloc") ? "●"
+           : !strcmp(buffers, "coll") ? "■"
+           : !strcmp(buffers, "cuda") ? "▲"
+                                      : "◆";
 }
 
 #ifdef COLL_HAVE_PLPLOT
@@ -72,8 +74,10 @@ int plot_available(FILE *log)
         svg |= strcmp(names[i], "svgcairo") == 0;
     }
     if (png && svg) return 1;
-    fprintf(log, "collbench report: PLplot has no %s driver: plots skipped "
-            "(apt-get install plplot-driver-cairo)\n", png ? "svgcairo" : "pngcairo");
+    fprintf(log,
+            "collbench report: PLplot has no %s driver: plots skipped "
+            "(apt-get install plplot-driver-cairo)\n",
+            png ? "svgcairo" : "pngcairo");
     return 0;
 }
 
@@ -107,22 +111,16 @@ static void label_fn(PLINT axis, PLFLT value, char *label, PLINT length, PLPoint
     axis_unit unit = axis == PL_X_AXIS ? u[0] : u[1];
     double v;
     switch (unit) {
-    case UNIT_BYTES:
-        fmt_size_short(pow(2.0, value), label, (size_t)length);
-        return;
+    case UNIT_BYTES: fmt_size_short(pow(2.0, value), label, (size_t)length); return;
     case UNIT_TIME_US:
         v = pow(10.0, value);
         if (v < 1000.0 - 1e-9) snprintf(label, (size_t)length, "%g us", v);
         else if (v < 1e6 - 1e-6) snprintf(label, (size_t)length, "%g ms", v / 1e3);
         else snprintf(label, (size_t)length, "%g s", v / 1e6);
         return;
-    case UNIT_GBPS:
-        snprintf(label, (size_t)length, "%g", pow(10.0, value));
-        return;
+    case UNIT_GBPS: snprintf(label, (size_t)length, "%g", pow(10.0, value)); return;
     case UNIT_COUNT:
-    case UNIT_MS:
-        snprintf(label, (size_t)length, "%g", value);
-        return;
+    case UNIT_MS: snprintf(label, (size_t)length, "%g", value); return;
     }
 }
 
@@ -165,7 +163,10 @@ static void pad(int yaxis, axis_unit u, double *lo, double *hi)
     }
 }
 
-void plot_range_empty(plot_range *r) { *r = (plot_range){INFINITY, -INFINITY, INFINITY, -INFINITY}; }
+void plot_range_empty(plot_range *r)
+{
+    *r = (plot_range){INFINITY, -INFINITY, INFINITY, -INFINITY};
+}
 
 void plot_range_add(plot_range *r, const plot_line *lines, size_t n, axis_unit xu)
 {
@@ -261,7 +262,8 @@ void plot_key(double x0, double x1, double y0, double y1, const char *const *bac
     for (size_t i = 0; i < nbuf && i < 16; i++, n++) {
         snprintf(bufname[i], sizeof bufname[i], "%.32s buffers", buffers[i]);
         opt[n] = PL_LEGEND_SYMBOL, tc[n] = 1, lc[n] = 1, ls[n] = 1, lw[n] = 1;
-        sc[n] = 1, ss[n] = text, sn[n] = 1, label[n] = bufname[i], sym[n] = plot_buffers_marker(buffers[i]);
+        sc[n] = 1, ss[n] = text, sn[n] = 1, label[n] = bufname[i],
+        sym[n] = plot_buffers_marker(buffers[i]);
     }
     if (dashed) {
         opt[n] = PL_LEGEND_LINE, tc[n] = 1, lc[n] = 1, ls[n] = PLOT_DASHED, lw[n] = 1.6;
@@ -273,26 +275,31 @@ void plot_key(double x0, double x1, double y0, double y1, const char *const *bac
     plschr(0, 0.95 * text);
     pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
              PL_POSITION_TOP | PL_POSITION_LEFT | PL_POSITION_INSIDE | PL_POSITION_VIEWPORT, 0.0,
-             0.0, 0.1, 0, 2, 1, (PLINT)n, 1, (PLINT)n, opt, 1.0, 0.95 * text, 2.0, 0.0, tc, label, NULL,
-             NULL, NULL, NULL, lc, ls, lw, sc, ss, sn, sym);
+             0.0, 0.1, 0, 2, 1, (PLINT)n, 1, (PLINT)n, opt, 1.0, 0.95 * text, 2.0, 0.0, tc, label,
+             NULL, NULL, NULL, NULL, lc, ls, lw, sc, ss, sn, sym);
 }
 
 #define HBAR_ROW_PX 22
-#define HBAR_TOP_PX 110     /* title and the key's first row */
-#define HBAR_KEY_ROW_PX 22  /* each further row of the key */
+#define HBAR_TOP_PX 110    /* title and the key's first row */
+#define HBAR_KEY_ROW_PX 22 /* each further row of the key */
 #define HBAR_BOTTOM_PX 70
 #define HBAR_KEY_COLS 6
 
-static int key_rows(size_t nseries) { return nseries ? (int)((nseries + HBAR_KEY_COLS - 1) / HBAR_KEY_COLS) : 1; }
+static int key_rows(size_t nseries)
+{
+    return nseries ? (int)((nseries + HBAR_KEY_COLS - 1) / HBAR_KEY_COLS) : 1;
+}
 
 int plot_hbars_height(size_t n, size_t nseries)
 {
-    int h = HBAR_TOP_PX + (key_rows(nseries) - 1) * HBAR_KEY_ROW_PX + HBAR_BOTTOM_PX + (int)n * HBAR_ROW_PX;
+    int h = HBAR_TOP_PX + (key_rows(nseries) - 1) * HBAR_KEY_ROW_PX + HBAR_BOTTOM_PX +
+            (int)n * HBAR_ROW_PX;
     return h > REPORT_PLOT_HEIGHT ? h : REPORT_PLOT_HEIGHT;
 }
 
 void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows, size_t n,
-                const char *const *series, const int *colours, size_t nseries, const char *value_fmt)
+                const char *const *series, const int *colours, size_t nseries,
+                const char *value_fmt)
 {
     double xmax = 0;
     for (size_t i = 0; i < n; i++) {
@@ -303,7 +310,8 @@ void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows
     if (!(xmax > 0)) xmax = 1;
     /* Rows keep their height in pixels whatever n is: the margins are fixed
      * pixels turned into fractions of this page's height, the text its size. */
-    double h = plot_hbars_height(n, nseries), top = HBAR_TOP_PX + (key_rows(nseries) - 1) * HBAR_KEY_ROW_PX;
+    double h = plot_hbars_height(n, nseries),
+           top = HBAR_TOP_PX + (key_rows(nseries) - 1) * HBAR_KEY_ROW_PX;
     double y0 = HBAR_BOTTOM_PX / h, y1 = 1.0 - top / h;
     double f = plot_text_scale(REPORT_PLOT_WIDTH, (int)h);
     plvpor(0.30, 0.90, y0, y1);
@@ -364,10 +372,9 @@ void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows
     PLINT ncol = nseries < HBAR_KEY_COLS ? (PLINT)nseries : HBAR_KEY_COLS;
     if (nseries)
         pllegend(&w, &lh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-                 PL_POSITION_TOP | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT,
-                 0.0, 0.01, 0.05, 0, 2, 1, key_rows(nseries), ncol, (PLINT)nseries, opt, 1.0,
-                 0.9 * f, 2.0, 0.0, tc, (const char **)series, bc, bp, bs, blw, NULL, NULL, NULL,
-                 NULL, NULL, NULL, NULL);
+                 PL_POSITION_TOP | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, 0.0, 0.01, 0.05, 0,
+                 2, 1, key_rows(nseries), ncol, (PLINT)nseries, opt, 1.0, 0.9 * f, 2.0, 0.0, tc,
+                 (const char **)series, bc, bp, bs, blw, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
 #else /* without PLplot: nothing draws, plot_available says so */
@@ -375,7 +382,7 @@ void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows
 int plot_available(FILE *log)
 {
     fprintf(log, "collbench report: built without PLplot: plots skipped "
-            "(apt-get install libplplot-dev plplot-driver-cairo, then rebuild)\n");
+                 "(apt-get install libplplot-dev plplot-driver-cairo, then rebuild)\n");
     return 0;
 }
 

@@ -51,11 +51,18 @@ typedef struct plot_ctx {
 static int same_ident(const report_series *a, const report_series *b)
 {
     return !strcmp(a->host, b->host) && !strcmp(a->device, b->device) &&
-           !strcmp(a->buffers, b->buffers) && a->nnodes == b->nnodes && !strcmp(a->backend, b->backend);
+           !strcmp(a->buffers, b->buffers) && a->nnodes == b->nnodes &&
+           !strcmp(a->backend, b->backend);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+static int cmp_int(const void *a, const void *b)
+{
+    return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
 
 static void collect_keys(plot_ctx *c)
 {
@@ -107,14 +114,24 @@ static int series_line(const report_series *s, int bandwidth, plot_line *l)
 /* Pixels of a small-multiples page (report_grid.h): panels in rows and
  * columns, the key right of them, the title above and the x label below; a
  * row's title (its machine) on a line of its own above the panels' titles. */
-enum { GRID_LEFT = 110, GRID_GAP = 24, GRID_PANEL_W = 330, GRID_PANEL_H = 230, GRID_ROW_TOP = 30,
-       GRID_ROW_TITLE = 24, GRID_ROW_BOTTOM = 36, GRID_TOP = 50, GRID_BOTTOM = 46, GRID_KEY = 200,
-       GRID_KEY_GAP = 24 };
+enum {
+    GRID_LEFT = 110,
+    GRID_GAP = 24,
+    GRID_PANEL_W = 330,
+    GRID_PANEL_H = 230,
+    GRID_ROW_TOP = 30,
+    GRID_ROW_TITLE = 24,
+    GRID_ROW_BOTTOM = 36,
+    GRID_TOP = 50,
+    GRID_BOTTOM = 46,
+    GRID_KEY = 200,
+    GRID_KEY_GAP = 24
+};
 
 typedef struct grid_geom {
-    int w, h;      /* the page */
-    int pw, ph;    /* a panel */
-    int row_top;   /* above a panel: its title, and the row's title when there is one */
+    int w, h;    /* the page */
+    int pw, ph;  /* a panel */
+    int row_top; /* above a panel: its title, and the row's title when there is one */
 } grid_geom;
 
 static void grid_page(const report_grid *g, grid_geom *q)
@@ -146,12 +163,14 @@ static void draw_vs_size(const plot_ctx *c)
     model_fits fits = {0};
     int dashed = 0;
     if (!lines || !nl) goto done;
-    if (!c->bandwidth && model_fit_rows(c->d->comm, c->d->ncomm, 0, &fits) != 0) memset(&fits, 0, sizeof fits);
+    if (!c->bandwidth && model_fit_rows(c->d->comm, c->d->ncomm, 0, &fits) != 0)
+        memset(&fits, 0, sizeof fits);
     plot_range r;
     plot_range_empty(&r);
     for (size_t i = 0; i < g.n; i++) {
         plot_line *pl = &lines[i * PANEL_LINES];
-        for (size_t k = 0; k < g.p[i].n; k++) nl[i] += series_line(g.p[i].s[k], c->bandwidth, &pl[nl[i]]);
+        for (size_t k = 0; k < g.p[i].n; k++)
+            nl[i] += series_line(g.p[i].s[k], c->bandwidth, &pl[nl[i]]);
         /* the spare slot: the first series of the panel the model can draw */
         for (size_t k = 0; k < g.p[i].n && fits.n; k++)
             if (report_model_curve(&fits, g.p[i].s[k], &pl[nl[i]])) {
@@ -163,15 +182,18 @@ static void draw_vs_size(const plot_ctx *c)
     plot_range_pad(&r, UNIT_BYTES);
     grid_geom q;
     grid_page(&g, &q);
-    double w = q.w, h = q.h, text = 0.82 * plot_text_scale(q.w, q.h); /* panels are smaller than a page */
+    double w = q.w, h = q.h,
+           text = 0.82 * plot_text_scale(q.w, q.h); /* panels are smaller than a page */
     for (size_t i = 0; i < g.n; i++) {
         const grid_panel *p = &g.p[i];
         double x0 = GRID_LEFT + p->col * (q.pw + GRID_GAP);
         double top = GRID_TOP + p->row * (q.row_top + q.ph + GRID_ROW_BOTTOM), y0 = top + q.row_top;
         if (p->col == 0 && p->row_title[0])
-            plot_page_text(GRID_LEFT / w, 1.0 - (top + GRID_ROW_TITLE * 0.6) / h, 1.0 * text, 0.0, p->row_title);
+            plot_page_text(GRID_LEFT / w, 1.0 - (top + GRID_ROW_TITLE * 0.6) / h, 1.0 * text, 0.0,
+                           p->row_title);
         plot_panel(x0 / w, (x0 + q.pw) / w, 1.0 - (y0 + q.ph) / h, 1.0 - y0 / h, &r, p->title, NULL,
-                   UNIT_BYTES, p->col == 0 ? (c->bandwidth ? "bus bandwidth (GB/s)" : "time per call") : NULL,
+                   UNIT_BYTES,
+                   p->col == 0 ? (c->bandwidth ? "bus bandwidth (GB/s)" : "time per call") : NULL,
                    c->bandwidth ? UNIT_GBPS : UNIT_TIME_US, p->col == 0, &lines[i * PANEL_LINES],
                    nl[i], text);
     }
@@ -196,7 +218,8 @@ static const report_series *find_series(const plot_ctx *c, const report_series *
 {
     for (size_t i = 0; i < c->v->n; i++) {
         const report_series *s = &c->v->s[i];
-        if (s->nprocs == nprocs && !strcmp(s->collective, c->collective) && same_ident(s, like)) return s;
+        if (s->nprocs == nprocs && !strcmp(s->collective, c->collective) && same_ident(s, like))
+            return s;
     }
     return NULL;
 }
@@ -219,8 +242,10 @@ static size_t scaling_rows(const report_grid *g, scaling_row *rows, size_t cap)
             scaling_row *r = NULL;
             int known = 0;
             for (size_t j = 0; j < n && !known; j++) {
-                if (strcmp(rows[j].title, p->row_title) || strcmp(rows[j].ident[0]->host, s->host) ||
-                    strcmp(rows[j].ident[0]->device, s->device) || rows[j].ident[0]->nnodes != s->nnodes)
+                if (strcmp(rows[j].title, p->row_title) ||
+                    strcmp(rows[j].ident[0]->host, s->host) ||
+                    strcmp(rows[j].ident[0]->device, s->device) ||
+                    rows[j].ident[0]->nnodes != s->nnodes)
                     continue;
                 for (size_t m = 0; m < rows[j].n; m++) known |= same_ident(rows[j].ident[m], s);
                 if (rows[j].n < REPORT_GRID_MAX_LINES) r = &rows[j];
@@ -273,7 +298,8 @@ static void draw_scaling(const plot_ctx *c)
     for (size_t i = 0; i < nr; i++)
         for (int col = 0; col < 2; col++) {
             plot_line *pl = &lines[(i * 2 + (size_t)col) * REPORT_GRID_MAX_LINES];
-            for (size_t k = 0; k < rows[i].n; k++) procs_line(c, rows[i].ident[k], sizes[col], &pl[k]);
+            for (size_t k = 0; k < rows[i].n; k++)
+                procs_line(c, rows[i].ident[k], sizes[col], &pl[k]);
             plot_range_add(&r, pl, rows[i].n, UNIT_COUNT);
         }
     plot_range_pad(&r, UNIT_COUNT);
@@ -286,10 +312,12 @@ static void draw_scaling(const plot_ctx *c)
     for (size_t i = 0; i < nr; i++)
         for (int col = 0; col < 2; col++) {
             double x0 = GRID_LEFT + col * (q.pw + GRID_GAP);
-            double top = GRID_TOP + (double)i * (q.row_top + q.ph + GRID_ROW_BOTTOM), y0 = top + q.row_top;
+            double top = GRID_TOP + (double)i * (q.row_top + q.ph + GRID_ROW_BOTTOM),
+                   y0 = top + q.row_top;
             char t[32];
             if (col == 0 && rows[i].title[0])
-                plot_page_text(GRID_LEFT / w, 1.0 - (top + GRID_ROW_TITLE * 0.6) / h, text, 0.0, rows[i].title);
+                plot_page_text(GRID_LEFT / w, 1.0 - (top + GRID_ROW_TITLE * 0.6) / h, text, 0.0,
+                               rows[i].title);
             plot_panel(x0 / w, (x0 + q.pw) / w, 1.0 - (y0 + q.ph) / h, 1.0 - y0 / h, &r,
                        fmt_size(sizes[col], t, sizeof t), NULL, UNIT_COUNT,
                        col == 0 ? "time per call" : NULL, UNIT_TIME_US, col == 0,
@@ -350,7 +378,8 @@ typedef struct job {
 } job;
 
 /* One page of j into memory, then to path atomically; 0 or out->rc set. */
-static int render_file(const char *path, plot_format fmt, int w, int h, const job *j, report_plots *out)
+static int render_file(const char *path, plot_format fmt, int w, int h, const job *j,
+                       report_plots *out)
 {
     char *data = NULL;
     size_t len = 0;
@@ -398,7 +427,8 @@ static int has_sized(plot_ctx *c, int bandwidth)
     plot_line l;
     c->bandwidth = bandwidth;
     for (size_t i = 0; i < c->v->n; i++)
-        if (!strcmp(c->v->s[i].collective, c->collective) && series_line(&c->v->s[i], bandwidth, &l))
+        if (!strcmp(c->v->s[i].collective, c->collective) &&
+            series_line(&c->v->s[i], bandwidth, &l))
             return 1;
     return 0;
 }
@@ -437,7 +467,7 @@ static void comparison_plot(plot_ctx *c, const char *outdir, report_plots *out)
     if (cmp == 0) return;
     const report_view *v = c->v;
     plot_hbar_row *rows = calloc(2 * v->n, sizeof *rows);
-    char (*heads)[224] = calloc(v->n, sizeof *heads);
+    char(*heads)[224] = calloc(v->n, sizeof *heads);
     size_t n = 0, nh = 0;
     if (!rows || !heads) goto done;
     for (size_t i = 0; i < v->n; i++) {
@@ -458,8 +488,9 @@ static void comparison_plot(plot_ctx *c, const char *outdir, report_plots *out)
             if (!report_series_same_group(s, g) || !r) continue;
             plot_line one = {0};
             add_point(&one, 0, r, 1);
-            rows[n++] = (plot_hbar_row){s->backend, r->busbw_GBps, 0, one.lo[0], one.hi[0],
-                                        plot_backend_colour(s->backend), 0};
+            rows[n++] = (plot_hbar_row){s->backend, r->busbw_GBps, 0,
+                                        one.lo[0],  one.hi[0],     plot_backend_colour(s->backend),
+                                        0};
         }
     }
     if (nh == 0) goto done;
@@ -468,13 +499,20 @@ static void comparison_plot(plot_ctx *c, const char *outdir, report_plots *out)
     char title[128], caption[300], sz[32], stem[96];
     fmt_size(cmp, sz, sizeof sz);
     snprintf(title, sizeof title, "Backend comparison at %s", sz);
-    bars_arg a = {title, "bus bandwidth (GB/s, higher is better; whiskers: the time's spread)", "%.3g",
-                  rows, n, c->backends, colours, c->nbackends};
+    bars_arg a = {title,   "bus bandwidth (GB/s, higher is better; whiskers: the time's spread)",
+                  "%.3g",  rows,
+                  n,       c->backends,
+                  colours, c->nbackends};
     job j = {K_BARS, c, &a};
     comparison_stem(cmp, stem, sizeof stem);
-    snprintf(caption, sizeof caption, "Bus bandwidth of every backend at %s, a group per collective "
-             "and process count%s (whiskers: the time's p25-p75, or min-p99): compare bars within a group",
-             sz, v->many_hosts || v->many_buffers || v->many_devices ? ", machine, device and buffer kind" : "");
+    snprintf(caption, sizeof caption,
+             "Bus bandwidth of every backend at %s, a group per collective "
+             "and process count%s (whiskers: the time's p25-p75, or min-p99): compare bars within "
+             "a group",
+             sz,
+             v->many_hosts || v->many_buffers || v->many_devices
+                 ? ", machine, device and buffer kind"
+                 : "");
     render(outdir, stem, REPORT_PLOT_WIDTH, plot_hbars_height(n, c->nbackends), &j, out, caption);
 done:
     free(rows);
@@ -494,7 +532,7 @@ static void training_plot(const plot_ctx *c, const char *outdir, report_plots *o
 {
     const report_data *d = c->d;
     if (d->ntrain == 0) return;
-    char (*text)[128] = calloc(d->ntrain, sizeof *text);
+    char(*text)[128] = calloc(d->ntrain, sizeof *text);
     plot_hbar_row *rows = calloc(d->ntrain, sizeof *rows);
     if (!text || !rows) goto done;
     int vary_bucket = 0, vary_model = 0, vary_host = 0;
@@ -508,16 +546,23 @@ static void training_plot(const plot_ctx *c, const char *outdir, report_plots *o
     for (size_t i = 0; i < d->ntrain; i++) {
         const report_train_row *r = &d->train[i];
         if (i > 0 && same_train_config(&d->train[i - 1], r)) continue;
-        int at = snprintf(text[n], sizeof text[n], "%s%s%s %s x%d, batch %d", vary_model ? r->model : "",
-                          vary_model ? " " : "", r->mode, r->backend, r->nprocs, r->batch);
+        int at = snprintf(text[n], sizeof text[n], "%s%s%s %s x%d, batch %d",
+                          vary_model ? r->model : "", vary_model ? " " : "", r->mode, r->backend,
+                          r->nprocs, r->batch);
         if (vary_bucket && r->bucket_mb > 0 && at > 0 && (size_t)at < sizeof text[n]) /* ddp only */
-            at += snprintf(text[n] + at, sizeof text[n] - (size_t)at, ", %gMB %s", r->bucket_mb, r->compress);
+            at += snprintf(text[n] + at, sizeof text[n] - (size_t)at, ", %gMB %s", r->bucket_mb,
+                           r->compress);
         if (vary_host && at > 0 && (size_t)at < sizeof text[n])
             snprintf(text[n] + at, sizeof text[n] - (size_t)at, ", %s", r->host);
         train_exposed e;
         train_exposed_of(r, &e); /* never below zero: train_exposed.h */
-        rows[n] = (plot_hbar_row){text[n], r->compute_ms > 0 ? r->compute_ms : 0, e.ms, 0, 0,
-                                  PLOT_COMPUTE_COLOUR, PLOT_EXPOSED_COLOUR};
+        rows[n] = (plot_hbar_row){text[n],
+                                  r->compute_ms > 0 ? r->compute_ms : 0,
+                                  e.ms,
+                                  0,
+                                  0,
+                                  PLOT_COMPUTE_COLOUR,
+                                  PLOT_EXPOSED_COLOUR};
         n++;
     }
     char title[160];
@@ -559,7 +604,8 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
             const char *base = bw ? "busbw_vs_size" : "time_vs_size";
             if (c.collective == first[bw]) snprintf(stem, sizeof stem, "%s", base);
             else snprintf(stem, sizeof stem, "%s_%s", base, c.collective);
-            snprintf(caption, sizeof caption, "%s: %s vs message size (log-log), a panel per %s"
+            snprintf(caption, sizeof caption,
+                     "%s: %s vs message size (log-log), a panel per %s"
                      "process count; colour: backend, marker: buffer kind; whiskers: p25-p75 "
                      "(min-p99 for files without p25/p75)",
                      c.collective, bw ? "bus bandwidth" : "median time per call",
@@ -590,12 +636,17 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
         }
         uint64_t cmp = report_comparison_bytes(v);
         for (size_t i = 0; i < v->n; i++)
-            if (!strcmp(v->s[i].collective, primary) && report_series_at(&v->s[i], cmp)) c.large = cmp;
+            if (!strcmp(v->s[i].collective, primary) && report_series_at(&v->s[i], cmp))
+                c.large = cmp;
         char caption[200];
-        snprintf(caption, sizeof caption, "%s: median time per call vs process count at the smallest "
+        snprintf(caption, sizeof caption,
+                 "%s: median time per call vs process count at the smallest "
                  "and a large message size, one line per backend%s; whiskers: p25-p75 (min-p99 for "
-                 "files without p25/p75)", primary,
-                 v->many_hosts || v->many_buffers || v->many_devices ? " x machine, device and buffer kind" : "");
+                 "files without p25/p75)",
+                 primary,
+                 v->many_hosts || v->many_buffers || v->many_devices
+                     ? " x machine, device and buffer kind"
+                     : "");
         job j = {K_SCALING, &c, NULL};
         int w, h;
         if (!scaling_page(&c, &w, &h)) {

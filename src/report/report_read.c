@@ -52,7 +52,8 @@ void report_data_free(report_data *d)
 int report_read_text(report_data *d, const char *text, size_t len, report_log *log)
 {
     size_t i = 0;
-    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) i++;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+        i++;
     if (i == len) {
         rlog_problem(log, "%s:1: empty file (no header, no rows); file skipped", log->path);
         return REPORT_INPUT_REJECTED;

@@ -56,10 +56,8 @@ static const char *line_problem(const char *line, size_t n, char *why, size_t wh
     if (n > REPORT_MAX_LINE_BYTES)
         snprintf(why, whylen, "line is %zu bytes, over the limit of %s (not a collbench CSV?)", n,
                  fmt_size(REPORT_MAX_LINE_BYTES, limit, sizeof limit));
-    else if (memchr(line, '\0', n))
-        snprintf(why, whylen, "line holds a NUL byte (binary data?)");
-    else
-        return NULL;
+    else if (memchr(line, '\0', n)) snprintf(why, whylen, "line holds a NUL byte (binary data?)");
+    else return NULL;
     return why;
 }
 
@@ -93,15 +91,18 @@ int report_read_csv(report_data *d, const char *text, size_t len, report_log *lo
     enum csv_kind kind;
     const char *header;
     if (is_header(line, hlen, BENCH_CSV_HEADER)) kind = CSV_COMM, header = BENCH_CSV_HEADER;
-    else if (is_header(line, hlen, BENCH_CSV_HEADER_V1)) kind = CSV_COMM_V1, header = BENCH_CSV_HEADER_V1;
-    else if (is_header(line, hlen, REPORT_TRAIN_CSV_HEADER)) kind = CSV_TRAIN, header = REPORT_TRAIN_CSV_HEADER;
+    else if (is_header(line, hlen, BENCH_CSV_HEADER_V1))
+        kind = CSV_COMM_V1, header = BENCH_CSV_HEADER_V1;
+    else if (is_header(line, hlen, REPORT_TRAIN_CSV_HEADER))
+        kind = CSV_TRAIN, header = REPORT_TRAIN_CSV_HEADER;
     else {
         size_t shown = hlen > 60 ? 60 : hlen;
         while (shown > 0 && line[shown - 1] == '\r') shown--;
         char text60[256];
-        rlog_problem(log, "%s:1: unknown CSV header '%s%s' (expected the communication header "
-                     "'%.40s...' or the training header '%.40s...'); file skipped", path,
-                     rlog_escape(line, shown, text60, sizeof text60), hlen > 60 ? "..." : "",
+        rlog_problem(log,
+                     "%s:1: unknown CSV header '%s%s' (expected the communication header "
+                     "'%.40s...' or the training header '%.40s...'); file skipped",
+                     path, rlog_escape(line, shown, text60, sizeof text60), hlen > 60 ? "..." : "",
                      BENCH_CSV_HEADER, REPORT_TRAIN_CSV_HEADER);
         return REPORT_INPUT_REJECTED;
     }
@@ -112,7 +113,8 @@ int report_read_csv(report_data *d, const char *text, size_t len, report_log *lo
         nl = memchr(line, '\n', (size_t)(end - line));
         size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
         size_t blank = 0;
-        while (blank < n && (line[blank] == ' ' || line[blank] == '\t' || line[blank] == '\r')) blank++;
+        while (blank < n && (line[blank] == ' ' || line[blank] == '\t' || line[blank] == '\r'))
+            blank++;
         if (blank == n) continue;
         /* Appends to a pipe repeat the header: not a row, not an error. */
         if (is_header(line, n, header)) continue;

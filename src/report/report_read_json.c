@@ -20,8 +20,10 @@
 int report_read_json(report_data *d, const char *text, size_t len, report_log *log)
 {
     (void)d, (void)text, (void)len;
-    rlog_problem(log, "%s: built without jansson, cannot read JSON "
-                 "(apt-get install libjansson-dev); file skipped", log->path);
+    rlog_problem(log,
+                 "%s: built without jansson, cannot read JSON "
+                 "(apt-get install libjansson-dev); file skipped",
+                 log->path);
     return REPORT_INPUT_REJECTED;
 }
 
@@ -140,7 +142,8 @@ static int read_rows(report_data *d, const char *section, const json_t *sec, con
     } else if (json_is_object(sec)) {
         const char *k;
         const json_t *v;
-        json_object_foreach((json_t *)sec, k, v) {
+        json_object_foreach((json_t *)sec, k, v)
+        {
             if (ng < 64 && json_is_array(v)) groups[ng] = v, names[ng++] = k;
         }
     } else {
@@ -152,7 +155,8 @@ static int read_rows(report_data *d, const char *section, const json_t *sec, con
     for (size_t g = 0; g < ng; g++) {
         size_t i;
         const json_t *o;
-        json_array_foreach(groups[g], i, o) {
+        json_array_foreach(groups[g], i, o)
+        {
             char why[320];
             report_train_row t;
             report_mem_row m;
@@ -194,20 +198,23 @@ static int read_results(report_data *d, const json_t *root, report_log *log)
     } else if (comm) {
         const char *coll;
         const json_t *rows;
-        json_object_foreach((json_t *)comm, coll, rows) {
+        json_object_foreach((json_t *)comm, coll, rows)
+        {
             if (!json_is_array(rows)) {
-                rlog_problem(log, "%s: results.communication.%s is not an array; skipped", path, coll);
+                rlog_problem(log, "%s: results.communication.%s is not an array; skipped", path,
+                             coll);
                 rejected = 1;
                 continue;
             }
             size_t i;
             const json_t *o;
-            json_array_foreach(rows, i, o) {
+            json_array_foreach(rows, i, o)
+            {
                 char why[512];
                 bench_row r;
                 if (comm_row(o, coll, &r, why, sizeof why) != 0) {
-                    rlog_problem(log, "%s: results.communication.%s[%zu]: %s; row skipped", path, coll,
-                                 i, why);
+                    rlog_problem(log, "%s: results.communication.%s[%zu]: %s; row skipped", path,
+                                 coll, i, why);
                     rejected = 1;
                     continue;
                 }
@@ -233,11 +240,13 @@ int report_read_json(report_data *d, const char *text, size_t len, report_log *l
     int over = report_json_budget_end();
     char limit[32];
     if (!root && over)
-        rlog_problem(log, "%s: parsed, this JSON would take more than %s of memory (the limit); "
-                     "file skipped", log->path, fmt_size(REPORT_JSON_BUDGET_BYTES, limit, sizeof limit));
+        rlog_problem(log,
+                     "%s: parsed, this JSON would take more than %s of memory (the limit); "
+                     "file skipped",
+                     log->path, fmt_size(REPORT_JSON_BUDGET_BYTES, limit, sizeof limit));
     else if (!root)
-        rlog_problem(log, "%s:%d: invalid JSON at column %d: %s; file skipped", log->path, jerr.line,
-                     jerr.column, jerr.text);
+        rlog_problem(log, "%s:%d: invalid JSON at column %d: %s; file skipped", log->path,
+                     jerr.line, jerr.column, jerr.text);
     return rc;
 }
 

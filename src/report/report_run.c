@@ -59,8 +59,10 @@ static int make_dirs(const char *dir, char *err, size_t errlen)
 static void remove_report_dir(const char *dir, FILE *log)
 {
     if (coll__remove_flat_dir(dir) == 0)
-        fprintf(log, "collbench report: %s removed (the report is incomplete); nothing left to "
-                "block a rerun\n", dir);
+        fprintf(log,
+                "collbench report: %s removed (the report is incomplete); nothing left to "
+                "block a rerun\n",
+                dir);
     else
         fprintf(log, "collbench report: could not remove the incomplete report %s: %s\n", dir,
                 strerror(errno));
@@ -110,7 +112,8 @@ static int write_report(const report_data *d, const report_view *vp, const repor
         }
     char path[4096];
     if ((rc = report_write_combined(d, outdir, err, errlen)) != 0) goto out;
-    if ((rc = write_md(outdir, "full_results.md", "collbench report: full results", full, nfull, err, errlen)) != 0)
+    if ((rc = write_md(outdir, "full_results.md", "collbench report: full results", full, nfull,
+                       err, errlen)) != 0)
         goto out;
     if ((rc = write_md(outdir, "summary_by_config.md", "collbench report: summary by configuration",
                        summary, nsummary, err, errlen)) != 0)
@@ -147,9 +150,21 @@ static int write_report(const report_data *d, const report_view *vp, const repor
     int skipped = prc == COLL_EUNAVAIL;
     char why[512];
     chartjs = report_chartjs_load(why, sizeof why);
-    report_html_in in = {outdir, d, &v, chartjs, why, plots, skipped, findings.p ? findings.p : "",
-                         &findings_table, base ? &changes : NULL, details.p ? details.p : "", summary,
-                         nsummary, full, nfull};
+    report_html_in in = {outdir,
+                         d,
+                         &v,
+                         chartjs,
+                         why,
+                         plots,
+                         skipped,
+                         findings.p ? findings.p : "",
+                         &findings_table,
+                         base ? &changes : NULL,
+                         details.p ? details.p : "",
+                         summary,
+                         nsummary,
+                         full,
+                         nfull};
     if ((rc = report_html(&in, &html, err, errlen)) != 0) goto out;
     snprintf(path, sizeof path, "%s/index.html", outdir);
     rc = write_sbuf(path, &html, err, errlen);
@@ -199,8 +214,10 @@ static int read_baseline(report_data *d, const char *const *paths, size_t n, FIL
                 if (stat(file, &st) == 0) path = file;
             }
             if (!path) {
-                fprintf(log, "collbench report: --baseline %s: a directory without results.csv, "
-                        "results.json or combined.csv\n", paths[i]);
+                fprintf(log,
+                        "collbench report: --baseline %s: a directory without results.csv, "
+                        "results.json or combined.csv\n",
+                        paths[i]);
                 return COLL_EINVAL;
             }
         }
@@ -236,7 +253,8 @@ int report_run_opts(const report_options *o)
             return COLL_EINVAL;
         }
         if (!o->force) {
-            fprintf(log, "collbench report: %s already exists; not overwriting it without --force\n",
+            fprintf(log,
+                    "collbench report: %s already exists; not overwriting it without --force\n",
                     outdir);
             return COLL_EINVAL;
         }
@@ -263,13 +281,15 @@ int report_run_opts(const report_options *o)
         goto out;
     }
     /* Refused before anything is written: machines that differ. */
-    if (o->nbaseline && (rc = report_baseline_compare(&v, &bv, o->cross_machine, &cmp, err, sizeof err)) != 0) {
+    if (o->nbaseline &&
+        (rc = report_baseline_compare(&v, &bv, o->cross_machine, &cmp, err, sizeof err)) != 0) {
         fprintf(log, "collbench report: %s\n", err);
         goto out;
     }
     int created = stat(outdir, &st) != 0;
     rc = make_dirs(outdir, err, sizeof err);
-    if (rc == 0) rc = write_report(&d, &v, o->nbaseline ? &cmp : NULL, outdir, log, err, sizeof err);
+    if (rc == 0)
+        rc = write_report(&d, &v, o->nbaseline ? &cmp : NULL, outdir, log, err, sizeof err);
     else created = 0; /* nothing of this run's to take back */
     if (rc != 0) {
         fprintf(log, "collbench report: %s\n", err);
@@ -288,8 +308,10 @@ int report_run_opts(const report_options *o)
         double worst = report_baseline_worst_pct(&cmp);
         if (o->regressed) *o->regressed = o->fail_pct >= 0 && worst > o->fail_pct;
         if (o->fail_pct >= 0 && worst > o->fail_pct)
-            fprintf(log, "collbench report: a cell slowed by %.0f%%, more than --fail-on-regression %g%%\n",
-                    worst, o->fail_pct);
+            fprintf(
+                log,
+                "collbench report: a cell slowed by %.0f%%, more than --fail-on-regression %g%%\n",
+                worst, o->fail_pct);
     }
     rc = rejected ? REPORT_INPUT_REJECTED : 0;
 out:

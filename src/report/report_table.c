@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rtable_init(rtable *t, const char *title, const char *const *head, size_t ncols, const char *align)
+void rtable_init(rtable *t, const char *title, const char *const *head, size_t ncols,
+                 const char *align)
 {
     memset(t, 0, sizeof *t);
     snprintf(t->title, sizeof t->title, "%s", title);

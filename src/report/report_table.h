@@ -19,19 +19,19 @@ typedef struct rtable {
     int oom;
 } rtable;
 
-void rtable_init(rtable *t, const char *title, const char *const *head, size_t ncols, const char *align);
+void rtable_init(rtable *t, const char *title, const char *const *head, size_t ncols,
+                 const char *align);
 /* Appends one row of ncols cells, each printf-formatted from fmt separated by '\t'. */
-__attribute__((format(printf, 2, 3)))
-void rtable_row(rtable *t, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void rtable_row(rtable *t, const char *fmt, ...);
 void rtable_free(rtable *t);
 void rtable_md(const rtable *t, sbuf *out);
 void rtable_html(const rtable *t, sbuf *out);       /* <h3> title + table */
 void rtable_html_table(const rtable *t, sbuf *out); /* the table alone */
 
 /* The report's tables (report_tables.c). d sorted; v built from d. */
-void report_table_comm(const report_data *d, rtable *t);        /* every row */
-void report_table_train(const report_data *d, rtable *t);       /* every training row */
-void report_table_mem(const report_data *d, rtable *t);         /* every memory row */
+void report_table_comm(const report_data *d, rtable *t);         /* every row */
+void report_table_train(const report_data *d, rtable *t);        /* every training row */
+void report_table_mem(const report_data *d, rtable *t);          /* every memory row */
 void report_table_comm_summary(const report_view *v, rtable *t); /* one row per config */
 void report_table_train_summary(const report_data *d, rtable *t);
 

@@ -28,31 +28,44 @@ static const char *wrong_text(int64_t wrong, char *buf, size_t len)
 
 void report_table_comm(const report_data *d, rtable *t)
 {
-    static const char *const head[] = {
-        "collective", "backend", "algo", "device", "buffers", "procs", "nodes", "dtype", "op",
-        "in place", "size", "bytes", "avg (us)", "min (us)", "p25 (us)", "p50 (us)", "p75 (us)",
-        "p99 (us)", "max (us)", "algbw (GB/s)", "busbw (GB/s)", "#wrong", "host", "timestamp"};
+    static const char *const head[] = {"collective",   "backend",  "algo",     "device",
+                                       "buffers",      "procs",    "nodes",    "dtype",
+                                       "op",           "in place", "size",     "bytes",
+                                       "avg (us)",     "min (us)", "p25 (us)", "p50 (us)",
+                                       "p75 (us)",     "p99 (us)", "max (us)", "algbw (GB/s)",
+                                       "busbw (GB/s)", "#wrong",   "host",     "timestamp"};
     rtable_init(t, "Communication: every result", head, sizeof head / sizeof head[0],
                 "lllllrrlllrrrrrrrrrrrrll");
     for (size_t i = 0; i < d->ncomm; i++) {
         const bench_row *r = &d->comm[i];
         char size[32], p25[32], p75[32], wrong[32];
-        rtable_row(t, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%" PRIu64 "\t%.3f\t%.3f\t%s\t%.3f"
+        rtable_row(t,
+                   "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%" PRIu64 "\t%.3f\t%.3f\t%s\t%.3f"
                    "\t%s\t%.3f\t%.3f\t%.6g\t%.6g\t%s\t%s\t%s",
                    r->collective, r->backend, r->algo, r->device, r->buffers, r->nprocs, r->nnodes,
                    r->dtype, r->op, r->in_place, fmt_size(r->bytes, size, sizeof size), r->bytes,
                    r->time_us_avg, r->time_us_min, opt_us(r->time_us_p25, p25, sizeof p25),
                    r->time_us_p50, opt_us(r->time_us_p75, p75, sizeof p75), r->time_us_p99,
-                   r->time_us_max, r->algbw_GBps, r->busbw_GBps, wrong_text(r->wrong, wrong, sizeof wrong),
-                   r->host, r->timestamp);
+                   r->time_us_max, r->algbw_GBps, r->busbw_GBps,
+                   wrong_text(r->wrong, wrong, sizeof wrong), r->host, r->timestamp);
     }
 }
 
 void report_table_comm_summary(const report_view *v, rtable *t)
 {
-    static const char *const head[] = {
-        "collective", "host", "device", "buffers", "backend", "procs", "nodes", "sizes",
-        "smallest-size time (p50)", "compare-size time (p50)", "peak busbw (GB/s)", "peak at", "#wrong"};
+    static const char *const head[] = {"collective",
+                                       "host",
+                                       "device",
+                                       "buffers",
+                                       "backend",
+                                       "procs",
+                                       "nodes",
+                                       "sizes",
+                                       "smallest-size time (p50)",
+                                       "compare-size time (p50)",
+                                       "peak busbw (GB/s)",
+                                       "peak at",
+                                       "#wrong"};
     uint64_t cmp = report_comparison_bytes(v);
     char title[160], cs[32];
     snprintf(title, sizeof title, "Communication: summary by configuration (compare size %s)",
@@ -77,10 +90,25 @@ void report_table_comm_summary(const report_view *v, rtable *t)
 
 void report_table_train(const report_data *d, rtable *t)
 {
-    static const char *const head[] = {
-        "model", "params", "mode", "backend", "procs", "batch", "bucket (MB)", "compress", "steps",
-        "step avg (ms)", "step p50 (ms)", "step p99 (ms)", "compute (ms)", "comm exposed (ms)",
-        "comm overhead (%)", "step - compute, raw (ms)", "samples/s", "scaling eff", "host"};
+    static const char *const head[] = {"model",
+                                       "params",
+                                       "mode",
+                                       "backend",
+                                       "procs",
+                                       "batch",
+                                       "bucket (MB)",
+                                       "compress",
+                                       "steps",
+                                       "step avg (ms)",
+                                       "step p50 (ms)",
+                                       "step p99 (ms)",
+                                       "compute (ms)",
+                                       "comm exposed (ms)",
+                                       "comm overhead (%)",
+                                       "step - compute, raw (ms)",
+                                       "samples/s",
+                                       "scaling eff",
+                                       "host"};
     rtable_init(t, "Training: every result", head, sizeof head / sizeof head[0],
                 "lrllrrrlrrrrrrrrrrl");
     for (size_t i = 0; i < d->ntrain; i++) {
@@ -88,7 +116,8 @@ void report_table_train(const report_data *d, rtable *t)
         char eff[32], exposed[48];
         train_exposed e;
         train_exposed_of(r, &e);
-        rtable_row(t, "%s\t%" PRId64 "\t%s\t%s\t%d\t%d\t%g\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%s"
+        rtable_row(t,
+                   "%s\t%" PRId64 "\t%s\t%s\t%d\t%d\t%g\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%s"
                    "\t%.1f\t%.3f\t%.1f\t%s\t%s",
                    r->model, r->params, r->mode, r->backend, r->nprocs, r->batch, r->bucket_mb,
                    r->compress, r->steps, r->step_ms_avg, r->step_ms_p50, r->step_ms_p99,
@@ -100,9 +129,19 @@ void report_table_train(const report_data *d, rtable *t)
 
 void report_table_train_summary(const report_data *d, rtable *t)
 {
-    static const char *const head[] = {"model", "mode", "host", "backend", "procs", "batch",
-                                       "bucket (MB)", "compress", "step (ms)", "compute (ms)",
-                                       "comm exposed (ms)", "comm share", "samples/s",
+    static const char *const head[] = {"model",
+                                       "mode",
+                                       "host",
+                                       "backend",
+                                       "procs",
+                                       "batch",
+                                       "bucket (MB)",
+                                       "compress",
+                                       "step (ms)",
+                                       "compute (ms)",
+                                       "comm exposed (ms)",
+                                       "comm share",
+                                       "samples/s",
                                        "scaling eff"};
     rtable_init(t, "Training: summary by configuration", head, sizeof head / sizeof head[0],
                 "llllrrrlrrrrrr");
@@ -111,31 +150,31 @@ void report_table_train_summary(const report_data *d, rtable *t)
         /* Rows of the same configuration sit together, newest first: keep that one. */
         if (i > 0) {
             const report_train_row *p = &d->train[i - 1];
-            if (!strcmp(p->model, r->model) && !strcmp(p->mode, r->mode) && !strcmp(p->host, r->host) &&
-                !strcmp(p->backend, r->backend) && p->nprocs == r->nprocs && p->batch == r->batch &&
-                p->bucket_mb == r->bucket_mb && !strcmp(p->compress, r->compress))
+            if (!strcmp(p->model, r->model) && !strcmp(p->mode, r->mode) &&
+                !strcmp(p->host, r->host) && !strcmp(p->backend, r->backend) &&
+                p->nprocs == r->nprocs && p->batch == r->batch && p->bucket_mb == r->bucket_mb &&
+                !strcmp(p->compress, r->compress))
                 continue;
         }
         train_exposed e;
         train_exposed_of(r, &e);
         char eff[32], exposed[48];
-        rtable_row(t, "%s\t%s\t%s\t%s\t%d\t%d\t%g\t%s\t%.2f\t%.2f\t%s\t%.0f%%\t%.1f\t%s",
-                   r->model, r->mode, r->host, r->backend, r->nprocs, r->batch, r->bucket_mb,
-                   r->compress, r->step_ms_avg, r->compute_ms,
-                   train_exposed_text(&e, exposed, sizeof exposed), e.share,
-                   r->samples_per_s, report_scaling_eff(r, eff, sizeof eff));
+        rtable_row(t, "%s\t%s\t%s\t%s\t%d\t%d\t%g\t%s\t%.2f\t%.2f\t%s\t%.0f%%\t%.1f\t%s", r->model,
+                   r->mode, r->host, r->backend, r->nprocs, r->batch, r->bucket_mb, r->compress,
+                   r->step_ms_avg, r->compute_ms, train_exposed_text(&e, exposed, sizeof exposed),
+                   e.share, r->samples_per_s, report_scaling_eff(r, eff, sizeof eff));
     }
 }
 
 void report_table_mem(const report_data *d, rtable *t)
 {
-    static const char *const head[] = {"model", "batch", "params", "grads", "optimizer",
-                                       "activations", "comm buffers", "peak RSS"};
+    static const char *const head[] = {"model",     "batch",       "params",       "grads",
+                                       "optimizer", "activations", "comm buffers", "peak RSS"};
     rtable_init(t, "Training: memory", head, sizeof head / sizeof head[0], "lrrrrrrr");
     for (size_t i = 0; i < d->nmem; i++) {
         const report_mem_row *m = &d->mem[i];
         char a[6][32];
-        const int64_t v[6] = {m->params_bytes, m->grads_bytes, m->optim_bytes,
+        const int64_t v[6] = {m->params_bytes,      m->grads_bytes,        m->optim_bytes,
                               m->activations_bytes, m->comm_buffers_bytes, m->peak_rss_bytes};
         for (int k = 0; k < 6; k++) fmt_size(v[k] > 0 ? (uint64_t)v[k] : 0, a[k], sizeof a[k]);
         rtable_row(t, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s", m->model, m->batch, a[0], a[1], a[2], a[3],

@@ -134,7 +134,8 @@ void sb_base64(sbuf *b, const unsigned char *d, size_t n)
     size_t i = 0;
     for (; i + 2 < n; i += 3) {
         unsigned v = (unsigned)d[i] << 16 | (unsigned)d[i + 1] << 8 | d[i + 2];
-        *o++ = tab[v >> 18], *o++ = tab[(v >> 12) & 63], *o++ = tab[(v >> 6) & 63], *o++ = tab[v & 63];
+        *o++ = tab[v >> 18], *o++ = tab[(v >> 12) & 63], *o++ = tab[(v >> 6) & 63],
+        *o++ = tab[v & 63];
     }
     if (i < n) {
         unsigned v = (unsigned)d[i] << 16 | (i + 1 < n ? (unsigned)d[i + 1] << 8 : 0);
@@ -149,11 +150,16 @@ void sb_base64(sbuf *b, const unsigned char *d, size_t n)
 /* What a path that is not a regular file is, for the message. */
 static const char *file_kind(mode_t m)
 {
-    return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO or pipe" : S_ISCHR(m) ? "a character device"
-           : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO or pipe"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a regular file";
 }
 
-int read_whole_file(const char *path, size_t max, char **text, size_t *len, char *why, size_t whylen)
+int read_whole_file(const char *path, size_t max, char **text, size_t *len, char *why,
+                    size_t whylen)
 {
     *text = NULL;
     *len = 0;
@@ -206,7 +212,9 @@ int read_whole_file(const char *path, size_t max, char **text, size_t *len, char
     close(fd);
     if (e || n > max) {
         if (e) coll__set_err(why, whylen, "cannot read: %s", strerror(e));
-        else coll__set_err(why, whylen, "grew past the limit of %s while read", fmt_size(max, limit, sizeof limit));
+        else
+            coll__set_err(why, whylen, "grew past the limit of %s while read",
+                          fmt_size(max, limit, sizeof limit));
         free(buf);
         return -1;
     }

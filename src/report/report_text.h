@@ -12,8 +12,7 @@ typedef struct sbuf {
     int oom; /* an append failed: the text is incomplete */
 } sbuf;
 
-__attribute__((format(printf, 2, 3)))
-void sb_printf(sbuf *b, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void sb_printf(sbuf *b, const char *fmt, ...);
 void sb_put(sbuf *b, const char *s, size_t n);
 void sb_puts(sbuf *b, const char *s);
 void sb_free(sbuf *b);
@@ -39,7 +38,8 @@ void sb_base64(sbuf *b, const unsigned char *data, size_t n);
  * Anything else is refused, never waited on or read without end: -1 with why
  * ("cannot read: No such file or directory", "is a FIFO or pipe, not a regular
  * file ...", "is 300000000 bytes, over the limit of 64 MiB"). */
-int read_whole_file(const char *path, size_t max, char **text, size_t *len, char *why, size_t whylen);
+int read_whole_file(const char *path, size_t max, char **text, size_t *len, char *why,
+                    size_t whylen);
 /* sbuf to path, atomically; 0 or a negative coll_status with err set. */
 int write_sbuf(const char *path, const sbuf *b, char *err, size_t errlen);
 

@@ -49,8 +49,9 @@ int report_view_build(const report_data *d, report_view *v)
         report_series *s = v->n ? &v->s[v->n - 1] : NULL;
         if (!s || !row_in_series(s, r)) {
             s = &v->s[v->n++];
-            *s = (report_series){r->collective, r->host, r->device, r->buffers, r->backend,
-                                 r->nprocs, r->nnodes, pts + np, 0, -1, 1};
+            *s = (report_series){
+                r->collective, r->host,  r->device, r->buffers, r->backend, r->nprocs,
+                r->nnodes,     pts + np, 0,         -1,         1};
             if (v->ncollectives == 0 ||
                 strcmp(v->collectives[v->ncollectives - 1], r->collective) != 0)
                 v->collectives[v->ncollectives++] = r->collective;
@@ -60,8 +61,10 @@ int report_view_build(const report_data *d, report_view *v)
         v->many_devices |= strcmp(s->device, s0->device) != 0;
         v->many_buffers |= strcmp(s->buffers, s0->buffers) != 0;
         v->many_nnodes |= s->nnodes != s0->nnodes;
-        if (r->wrong >= 0) s->wrong = (s->wrong < 0 ? 0 : s->wrong) + r->wrong; /* -1: not checked */
-        if (s->n > 0 && s->pts[s->n - 1]->bytes == r->bytes) continue; /* a less preferred variant */
+        if (r->wrong >= 0)
+            s->wrong = (s->wrong < 0 ? 0 : s->wrong) + r->wrong; /* -1: not checked */
+        if (s->n > 0 && s->pts[s->n - 1]->bytes == r->bytes)
+            continue; /* a less preferred variant */
         size_t passes = report_pass_count(r, d->ncomm - i);
         if (passes > 1) {
             report_fold_passes(r, passes, &v->folded[nfolded]);
@@ -83,7 +86,8 @@ void report_view_free(report_view *v)
     memset(v, 0, sizeof *v);
 }
 
-const report_series *report_view_find_procs(const report_view *v, const report_series *like, int nprocs)
+const report_series *report_view_find_procs(const report_view *v, const report_series *like,
+                                            int nprocs)
 {
     for (size_t i = 0; i < v->n; i++)
         if (v->s[i].nprocs == nprocs && report_series_same_setting(&v->s[i], like) &&
@@ -104,12 +108,13 @@ const char *report_series_where(const report_view *v, const report_series *s, ch
 {
     size_t at = 0;
     buf[0] = '\0';
-#define PART(...)                                                                             \
-    do {                                                                                      \
-        if (at < len) at += (size_t)snprintf(buf + at, len - at, ", ");                     \
-        if (at < len) at += (size_t)snprintf(buf + at, len - at, __VA_ARGS__);               \
+#define PART(...)                                                              \
+    do {                                                                       \
+        if (at < len) at += (size_t)snprintf(buf + at, len - at, ", ");        \
+        if (at < len) at += (size_t)snprintf(buf + at, len - at, __VA_ARGS__); \
     } while (0)
-    if (v->many_hosts) at = (size_t)snprintf(buf, len, " on %s", s->host[0] ? s->host : "(unknown host)");
+    if (v->many_hosts)
+        at = (size_t)snprintf(buf, len, " on %s", s->host[0] ? s->host : "(unknown host)");
     if (v->many_devices) PART("%s", s->device);
     if (v->many_buffers) PART("%s buffers", s->buffers);
     if (v->many_nnodes) PART("%d %s", s->nnodes, s->nnodes == 1 ? "node" : "nodes");

@@ -13,8 +13,8 @@ typedef struct report_series {
     int nprocs, nnodes;
     const bench_row **pts; /* ascending bytes, one per size */
     size_t n;
-    int64_t wrong;          /* #wrong over every row of the series, not only pts; -1: none checked */
-    int passes;             /* most passes behind one point (report_passes.h) */
+    int64_t wrong; /* #wrong over every row of the series, not only pts; -1: none checked */
+    int passes;    /* most passes behind one point (report_passes.h) */
 } report_series;
 
 typedef struct report_view {
@@ -37,7 +37,8 @@ int report_series_same_setting(const report_series *a, const report_series *b);
 /* Same setting and process count: a comparison of backends. */
 int report_series_same_group(const report_series *a, const report_series *b);
 /* The series like s (same setting and backend) with nprocs processes, or NULL. */
-const report_series *report_view_find_procs(const report_view *v, const report_series *s, int nprocs);
+const report_series *report_view_find_procs(const report_view *v, const report_series *s,
+                                            int nprocs);
 /* The point of s at exactly bytes, or NULL. */
 const bench_row *report_series_at(const report_series *s, uint64_t bytes);
 
@@ -60,7 +61,8 @@ size_t report_rank_backends(const report_view *v, const report_series *g, uint64
 /* What tells s apart from the other series beyond collective, backend and
  * process count, to follow a name: " on cpubox, coll buffers" where machines
  * vary, ", coll buffers" where only buffer kinds do, "" when nothing varies. */
-const char *report_series_where(const report_view *v, const report_series *s, char *buf, size_t len);
+const char *report_series_where(const report_view *v, const report_series *s, char *buf,
+                                size_t len);
 
 /* The size the backend comparison uses: 100 MiB when some comparison group has
  * it for two backends or more, else the largest size measured on two backends

@@ -19,7 +19,8 @@ int compress_parse(const char *s, compress_spec *out, char *err, size_t errlen)
         char *end;
         double r = strtod(s + 5, &end);
         if (s[5] == '\0' || *end != '\0' || !(r > 0 && r <= 1)) {
-            coll__set_err(err, errlen, "--compress: top-k ratio '%s' must be a number in (0,1]", s + 5);
+            coll__set_err(err, errlen, "--compress: top-k ratio '%s' must be a number in (0,1]",
+                          s + 5);
             return COLL_EINVAL;
         }
         out->kind = COMPRESS_TOPK;

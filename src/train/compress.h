@@ -8,7 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum compress_kind { COMPRESS_NONE, COMPRESS_FP16, COMPRESS_BF16, COMPRESS_TOPK } compress_kind;
+typedef enum compress_kind {
+    COMPRESS_NONE,
+    COMPRESS_FP16,
+    COMPRESS_BF16,
+    COMPRESS_TOPK
+} compress_kind;
 
 typedef struct compress_spec {
     compress_kind kind;

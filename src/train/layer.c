@@ -63,7 +63,11 @@ void layer_backward(train_layer *l, const float *params, float *grads, const flo
     switch (l->kind) {
     case LAYER_LINEAR: linear_backward(l, params, grads, x, dy, dx, batch, hook); break;
     case LAYER_CONV: conv_backward(l, params, grads, dy, dx, batch, hook); break;
-    case LAYER_RELU: if (dx) relu_backward(l, dy, dx, batch); break;
-    case LAYER_MAXPOOL: if (dx) maxpool_backward(l, dy, dx, batch); break;
+    case LAYER_RELU:
+        if (dx) relu_backward(l, dy, dx, batch);
+        break;
+    case LAYER_MAXPOOL:
+        if (dx) maxpool_backward(l, dy, dx, batch);
+        break;
     }
 }

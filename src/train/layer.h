@@ -30,12 +30,12 @@ typedef struct train_layer {
     layer_kind kind;
     /* shape of one sample: channels x height x width (linear: c = features, h = w = 1) */
     int c_in, h_in, w_in, c_out, h_out, w_out;
-    size_t in_size, out_size;     /* elements per sample */
-    size_t param_off;             /* weights at param_off, bias right after */
+    size_t in_size, out_size; /* elements per sample */
+    size_t param_off;         /* weights at param_off, bias right after */
     size_t nweight, nbias;
-    float *out;                   /* B x out_size: forward output */
-    float *cols;                  /* conv: im2col of every sample, B x (c_in*9) x (h*w) */
-    int *argmax;                  /* maxpool: input index of each output */
+    float *out;  /* B x out_size: forward output */
+    float *cols; /* conv: im2col of every sample, B x (c_in*9) x (h*w) */
+    int *argmax; /* maxpool: input index of each output */
 } train_layer;
 
 /* Conv kernels are 3x3, stride 1, padding 1 (shape-preserving); pools 2x2, stride 2. */

@@ -37,7 +37,8 @@ static void col2im(const float *cols, int c, int h, int w, float *dx)
                     if (sy < 0 || sy >= h) continue;
                     for (int xx = 0; xx < w; xx++) {
                         int sx = xx + kx - 1;
-                        if (sx >= 0 && sx < w) dx[((size_t)ci * h + sy) * w + sx] += row[y * w + xx];
+                        if (sx >= 0 && sx < w)
+                            dx[((size_t)ci * h + sy) * w + sx] += row[y * w + xx];
                     }
                 }
             }

@@ -4,7 +4,8 @@
 void relu_forward(train_layer *l, const float *x, size_t batch)
 {
     size_t n = batch * l->out_size;
-    for (size_t i = 0; i < n; i++) l->out[i] = !(x[i] <= 0) ? x[i] : 0.0f; /* NaN passes, as in torch */
+    for (size_t i = 0; i < n; i++)
+        l->out[i] = !(x[i] <= 0) ? x[i] : 0.0f; /* NaN passes, as in torch */
 }
 
 void relu_backward(const train_layer *l, const float *dy, float *dx, size_t batch)

@@ -52,13 +52,14 @@ int model_plan(const model_spec *s, train_layer *layers, size_t *nlayers, size_t
         if ((rc = check_sizes("--channels", s->channels, s->nchannels, err, errlen))) return rc;
         if (s->in_channels < 1 || s->image < 1) {
             coll__set_err(err, errlen, "--image: %dx%d images with %d channels are empty", s->image,
-                         s->image, s->in_channels);
+                          s->image, s->in_channels);
             return COLL_EINVAL;
         }
         if (s->nchannels > 20 || s->image % (1 << s->nchannels) != 0) {
-            coll__set_err(err, errlen, "--image %d cannot be halved by %zu pooling stages "
-                         "(--channels); use a multiple of %d", s->image, s->nchannels,
-                         s->nchannels > 20 ? 0 : 1 << s->nchannels);
+            coll__set_err(err, errlen,
+                          "--image %d cannot be halved by %zu pooling stages "
+                          "(--channels); use a multiple of %d",
+                          s->image, s->nchannels, s->nchannels > 20 ? 0 : 1 << s->nchannels);
             return COLL_EINVAL;
         }
         int c = s->in_channels, hw = s->image;

@@ -13,12 +13,12 @@ typedef enum model_kind { MODEL_MLP, MODEL_CNN } model_kind;
 
 typedef struct model_spec {
     model_kind kind;
-    int input;            /* mlp: input features */
-    int in_channels;      /* cnn: image channels */
-    int image;            /* cnn: image height = width */
-    const int *hidden;    /* mlp: hidden layer widths; cnn: the linear layers after the convs */
+    int input;         /* mlp: input features */
+    int in_channels;   /* cnn: image channels */
+    int image;         /* cnn: image height = width */
+    const int *hidden; /* mlp: hidden layer widths; cnn: the linear layers after the convs */
     size_t nhidden;
-    const int *channels;  /* cnn: output channels of each conv + ReLU + pool stage */
+    const int *channels; /* cnn: output channels of each conv + ReLU + pool stage */
     size_t nchannels;
     int classes;
 } model_spec;
@@ -30,7 +30,7 @@ typedef struct train_model {
     float *params, *grads;
     struct coll_comm *grads_comm; /* grads came from coll_alloc on it (NULL: aligned_alloc) */
     size_t batch, in_size, classes;
-    float *dbuf[2];       /* gradients of activations, ping-pong */
+    float *dbuf[2]; /* gradients of activations, ping-pong */
     float *dlogits;
 } train_model;
 

@@ -27,7 +27,10 @@ void sgd_step_range(sgd *o, float *params, const float *grads, size_t lo, size_t
     }
 }
 
-void sgd_step(sgd *o, float *params, const float *grads) { sgd_step_range(o, params, grads, 0, o->n); }
+void sgd_step(sgd *o, float *params, const float *grads)
+{
+    sgd_step_range(o, params, grads, 0, o->n);
+}
 
 size_t sgd_state_bytes(const sgd *o) { return o->velocity ? o->n * sizeof(float) : 0; }
 

@@ -21,14 +21,16 @@ int reducer_mode_parse(const char *s, reducer_opts *o, char *err, size_t errlen)
         char *end;
         long k = strtol(s + 10, &end, 10);
         if (s[10] == '\0' || *end != '\0' || k < 1 || k > 1000000) {
-            coll__set_err(err, errlen, "--mode: local-sgd:K needs K from 1 to 1000000, not '%s'", s + 10);
+            coll__set_err(err, errlen, "--mode: local-sgd:K needs K from 1 to 1000000, not '%s'",
+                          s + 10);
             return COLL_EINVAL;
         }
         o->mode = MODE_LOCAL_SGD;
         o->local_k = (int)k;
         return 0;
     }
-    coll__set_err(err, errlen, "--mode: '%s' is not single, allreduce-sync, ddp, ps or local-sgd[:K]", s);
+    coll__set_err(err, errlen,
+                  "--mode: '%s' is not single, allreduce-sync, ddp, ps or local-sgd[:K]", s);
     return COLL_EINVAL;
 }
 
@@ -74,8 +76,8 @@ int reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_mod
     if (o->mode == MODE_PS && r->rank == 0 && r->world > 1) {
         r->comm_bytes = m->nparams * sizeof(float);
         if (!(r->ps_recv = malloc(r->comm_bytes))) {
-            coll__set_err(r->err, sizeof r->err, "out of memory for the ps receive buffer (%zu bytes)",
-                         r->comm_bytes);
+            coll__set_err(r->err, sizeof r->err,
+                          "out of memory for the ps receive buffer (%zu bytes)", r->comm_bytes);
             return COLL_ENOMEM;
         }
     }
@@ -99,7 +101,7 @@ static void timed_step(reducer *r)
 static int failed(reducer *r, int rc, const char *what)
 {
     coll__set_err(r->err, sizeof r->err, "%s: %s", what,
-                 *coll_comm_errmsg(r->comm) ? coll_comm_errmsg(r->comm) : coll_strerror(rc));
+                  *coll_comm_errmsg(r->comm) ? coll_comm_errmsg(r->comm) : coll_strerror(rc));
     return rc;
 }
 
@@ -139,9 +141,7 @@ int reducer_end_step(reducer *r, int step)
         return 0;
     }
     switch (r->o.mode) {
-    case MODE_SINGLE:
-        timed_step(r);
-        return 0;
+    case MODE_SINGLE: timed_step(r); return 0;
     case MODE_ALLREDUCE_SYNC:
         if ((rc = coll_allreduce(r->comm, m->grads, m->grads, m->nparams, COLL_FLOAT32, COLL_AVG)))
             return failed(r, rc, "allreduce-sync: all-reduce of the gradients");
@@ -151,13 +151,12 @@ int reducer_end_step(reducer *r, int step)
         if ((rc = ddp_finish(r))) return rc;
         timed_step(r);
         return 0;
-    case MODE_PS:
-        return ps_step(r);
+    case MODE_PS: return ps_step(r);
     case MODE_LOCAL_SGD:
         timed_step(r);
         r->synced = (step + 1) % r->o.local_k == 0;
-        if (r->synced &&
-            (rc = coll_allreduce(r->comm, m->params, m->params, m->nparams, COLL_FLOAT32, COLL_AVG)))
+        if (r->synced && (rc = coll_allreduce(r->comm, m->params, m->params, m->nparams,
+                                              COLL_FLOAT32, COLL_AVG)))
             return failed(r, rc, "local-sgd: averaging the parameters");
         return 0;
     }

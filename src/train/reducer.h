@@ -29,10 +29,10 @@ typedef enum train_mode {
 
 typedef struct reducer_opts {
     train_mode mode;
-    int local_k;                 /* local-sgd: steps between averages */
-    size_t bucket_bytes;         /* ddp */
-    size_t first_bucket_bytes;   /* ddp: the first bucket (last layers), smaller */
-    compress_spec compress;      /* ddp */
+    int local_k;               /* local-sgd: steps between averages */
+    size_t bucket_bytes;       /* ddp */
+    size_t first_bucket_bytes; /* ddp: the first bucket (last layers), smaller */
+    compress_spec compress;    /* ddp */
 } reducer_opts;
 
 /* "single", "allreduce-sync", "ddp", "ps", "local-sgd" or "local-sgd:K". */
@@ -41,8 +41,8 @@ int reducer_mode_parse(const char *s, reducer_opts *o, char *err, size_t errlen)
 void reducer_mode_name(const reducer_opts *o, char *buf, size_t len);
 
 typedef struct ddp_bucket {
-    size_t lo, hi;               /* range of the flat gradient */
-    size_t k, pair_off;          /* topk: entries sent, offset in the send pairs */
+    size_t lo, hi;      /* range of the flat gradient */
+    size_t k, pair_off; /* topk: entries sent, offset in the send pairs */
     coll_request *req;
 } ddp_bucket;
 
@@ -53,16 +53,16 @@ typedef struct reducer {
     sgd *opt;
     int rank, world;
     grad_hook hook;
-    ddp_bucket *buckets;         /* from the top of the gradient down */
-    size_t nbuckets, next;       /* next bucket to start */
-    int status;                  /* first failure to start a bucket inside backward */
-    uint16_t *half;              /* fp16/bf16 copy of the gradient */
-    float *residual, *scratch;   /* topk error feedback; selection scratch */
+    ddp_bucket *buckets;       /* from the top of the gradient down */
+    size_t nbuckets, next;     /* next bucket to start */
+    int status;                /* first failure to start a bucket inside backward */
+    uint16_t *half;            /* fp16/bf16 copy of the gradient */
+    float *residual, *scratch; /* topk error feedback; selection scratch */
     topk_pair *pairs_send, *pairs_recv;
-    float *ps_recv;              /* ps at rank 0: one peer's gradient */
-    size_t comm_bytes;           /* bytes of all the buffers above */
-    double opt_ms;               /* optimizer time of the last step on this rank */
-    int synced;                  /* parameters equal on every rank after the last step */
+    float *ps_recv;    /* ps at rank 0: one peer's gradient */
+    size_t comm_bytes; /* bytes of all the buffers above */
+    double opt_ms;     /* optimizer time of the last step on this rank */
+    int synced;        /* parameters equal on every rank after the last step */
     char err[320];
 } reducer;
 

@@ -59,7 +59,8 @@ static void ready(void *arg, size_t lo)
         if (rc) {
             r->status = rc;
             coll__set_err(r->err, sizeof r->err, "ddp: starting bucket %zu: %s", r->next,
-                         *coll_comm_errmsg(r->comm) ? coll_comm_errmsg(r->comm) : coll_strerror(rc));
+                          *coll_comm_errmsg(r->comm) ? coll_comm_errmsg(r->comm)
+                                                     : coll_strerror(rc));
         }
         r->next++;
     }
@@ -124,7 +125,8 @@ int ddp_setup(reducer *r)
     }
     return 0;
 oom:
-    coll__set_err(r->err, sizeof r->err, "ddp: out of memory for %zu buckets' buffers", r->nbuckets);
+    coll__set_err(r->err, sizeof r->err, "ddp: out of memory for %zu buckets' buffers",
+                  r->nbuckets);
     return COLL_ENOMEM;
 }
 
@@ -146,7 +148,8 @@ int ddp_finish(reducer *r)
         if (rc && !first) {
             first = rc;
             coll__set_err(r->err, sizeof r->err, "ddp: all-reduce of bucket %zu: %s", i,
-                         *coll_comm_errmsg(r->comm) ? coll_comm_errmsg(r->comm) : coll_strerror(rc));
+                          *coll_comm_errmsg(r->comm) ? coll_comm_errmsg(r->comm)
+                                                     : coll_strerror(rc));
         }
         if (!first) finish_bucket(r, b);
     }

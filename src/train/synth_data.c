@@ -31,9 +31,12 @@ int synth_init_image(synth_data *d, int channels, int side, size_t classes, uint
         for (int ch = 0; ch < channels; ch++)
             for (int y = 0; y < side; y++)
                 for (int x = 0; x < side; x++) {
-                    uint64_t patch = ((c * (size_t)channels + (size_t)ch) * patches + (size_t)(y / 4)) *
-                                         patches + (size_t)(x / 4);
-                    d->teacher[c * in + ((size_t)ch * side + y) * side + x] = train_uniform(key, patch);
+                    uint64_t patch = ((c * (size_t)channels + (size_t)ch) * patches +
+                                      (size_t)(y / 4)) *
+                                         patches +
+                                     (size_t)(x / 4);
+                    d->teacher[c * in + ((size_t)ch * side + y) * side + x] = train_uniform(key,
+                                                                                            patch);
                 }
     return 0;
 }

@@ -18,7 +18,8 @@
 
 const char TRAIN_CSV_HEADER[] =
     "timestamp,host,model,params,mode,backend,nprocs,batch,bucket_mb,compress,steps,step_ms_avg,"
-    "step_ms_p50,step_ms_p99,compute_ms,comm_exposed_ms,comm_overhead_pct,samples_per_s,scaling_eff";
+    "step_ms_p50,step_ms_p99,compute_ms,comm_exposed_ms,comm_overhead_pct,samples_per_s,scaling_"
+    "eff";
 
 void train_row_from_result(train_row *row, const train_result *res, int nprocs, int batch)
 {
@@ -87,7 +88,8 @@ int train_row_from_csv(const char *line, train_row *r, char *err, size_t errlen)
 {
     char copy[1024], *f[20];
     double v[19];
-    if (strlen(line) >= sizeof copy) return coll__set_err(err, errlen, "line too long"), COLL_EINVAL;
+    if (strlen(line) >= sizeof copy)
+        return coll__set_err(err, errlen, "line too long"), COLL_EINVAL;
     strcpy(copy, line);
     if (split(copy, f, 20) != 19) return coll__set_err(err, errlen, "not 19 fields"), COLL_EINVAL;
     train_row t;
@@ -96,7 +98,7 @@ int train_row_from_csv(const char *line, train_row *r, char *err, size_t errlen)
     for (size_t i = 0; i < sizeof numeric / sizeof numeric[0]; i++)
         if (num(f[numeric[i]], &v[numeric[i]]))
             return coll__set_err(err, errlen, "field %d '%s' is not a number", numeric[i] + 1,
-                                f[numeric[i]]),
+                                 f[numeric[i]]),
                    COLL_EINVAL;
     if (text(t.timestamp, sizeof t.timestamp, f[0]) || text(t.host, sizeof t.host, f[1]) ||
         text(t.model, sizeof t.model, f[2]) || text(t.mode, sizeof t.mode, f[4]) ||
@@ -120,7 +122,8 @@ int train_mem_row_to_csv(const train_mem_row *r, char *buf, size_t len)
     int n = snprintf(buf, len, "%s,%d,%llu,%llu,%llu,%llu,%llu,%llu", r->model, r->batch,
                      (unsigned long long)m->params_bytes, (unsigned long long)m->grads_bytes,
                      (unsigned long long)m->optim_bytes, (unsigned long long)m->activations_bytes,
-                     (unsigned long long)m->comm_buffers_bytes, (unsigned long long)m->peak_rss_bytes);
+                     (unsigned long long)m->comm_buffers_bytes,
+                     (unsigned long long)m->peak_rss_bytes);
     return n < 0 || (size_t)n >= len ? -1 : n;
 }
 
@@ -128,12 +131,14 @@ int train_mem_row_from_csv(const char *line, train_mem_row *r, char *err, size_t
 {
     char copy[512], *f[8];
     double v[8];
-    if (strlen(line) >= sizeof copy) return coll__set_err(err, errlen, "line too long"), COLL_EINVAL;
+    if (strlen(line) >= sizeof copy)
+        return coll__set_err(err, errlen, "line too long"), COLL_EINVAL;
     strcpy(copy, line);
     if (split(copy, f, 8) != 8) return coll__set_err(err, errlen, "not 8 fields"), COLL_EINVAL;
     for (int i = 1; i < 8; i++)
         if (num(f[i], &v[i]))
-            return coll__set_err(err, errlen, "field %d '%s' is not a number", i + 1, f[i]), COLL_EINVAL;
+            return coll__set_err(err, errlen, "field %d '%s' is not a number", i + 1, f[i]),
+                   COLL_EINVAL;
     train_mem_row t;
     memset(&t, 0, sizeof t);
     if (text(t.model, sizeof t.model, f[0]))
@@ -205,9 +210,9 @@ int train_csv_append(const char *path, const train_row *rows, size_t n, char *er
 
 void train_table_header(FILE *f)
 {
-    fprintf(f, "%-22s %10s %-15s %-7s %3s %5s %6s %-9s %9s %9s %9s %9s %14s %6s %10s %6s\n", "model",
-            "params", "mode", "backend", "np", "batch", "bucket", "compress", "step_ms", "p50",
-            "p99", "compute", "exposed", "comm%", "samples/s", "eff");
+    fprintf(f, "%-22s %10s %-15s %-7s %3s %5s %6s %-9s %9s %9s %9s %9s %14s %6s %10s %6s\n",
+            "model", "params", "mode", "backend", "np", "batch", "bucket", "compress", "step_ms",
+            "p50", "p99", "compute", "exposed", "comm%", "samples/s", "eff");
     fflush(f);
 }
 
@@ -218,10 +223,13 @@ void train_table_line(FILE *f, const train_row *r)
     train_exposed e;
     char exposed[48];
     train_exposed_of(r, &e); /* never a negative time: inside the noise it is 0 ± noise */
-    fprintf(f, "%-22s %10lld %-15s %-7s %3d %5d %6s %-9s %9.2f %9.2f %9.2f %9.2f %15s %6.1f %10.1f %6.3f\n",
+    fprintf(f,
+            "%-22s %10lld %-15s %-7s %3d %5d %6s %-9s %9.2f %9.2f %9.2f %9.2f %15s %6.1f %10.1f "
+            "%6.3f\n",
             r->model, (long long)r->params, r->mode, r->backend, r->nprocs, r->batch, bucket,
             r->compress, r->step_ms_avg, r->step_ms_p50, r->step_ms_p99, r->compute_ms,
-            train_exposed_text(&e, exposed, sizeof exposed), e.share, r->samples_per_s, r->scaling_eff);
+            train_exposed_text(&e, exposed, sizeof exposed), e.share, r->samples_per_s,
+            r->scaling_eff);
     fflush(f);
 }
 

@@ -48,7 +48,8 @@ static int each_item(const char *flag, const char *v, size_t *n,
                      void *dst, char *err, size_t errlen)
 {
     char copy[512];
-    if (strlen(v) >= sizeof copy) return coll__set_err(err, errlen, "%s: list too long", flag), COLL_EINVAL;
+    if (strlen(v) >= sizeof copy)
+        return coll__set_err(err, errlen, "%s: list too long", flag), COLL_EINVAL;
     strcpy(copy, v);
     *n = 0;
     char *p = copy;
@@ -57,7 +58,8 @@ static int each_item(const char *flag, const char *v, size_t *n,
         if (c) *c = '\0';
         if (!*p) return coll__set_err(err, errlen, "%s: empty item in '%s'", flag, v), COLL_EINVAL;
         if (*n == TRAIN_MAX_LIST)
-            return coll__set_err(err, errlen, "%s: more than %d items", flag, TRAIN_MAX_LIST), COLL_EINVAL;
+            return coll__set_err(err, errlen, "%s: more than %d items", flag, TRAIN_MAX_LIST),
+                   COLL_EINVAL;
         int rc = one(flag, p, dst, *n, err, errlen);
         if (rc) return rc;
         (*n)++;
@@ -91,18 +93,21 @@ static int one_compress(const char *flag, const char *s, void *dst, size_t i, ch
     return compress_parse(s, &((compress_spec *)dst)[i], err, errlen);
 }
 
-static int one_bucket(const char *flag, const char *s, void *dst, size_t i, char *err, size_t errlen)
+static int one_bucket(const char *flag, const char *s, void *dst, size_t i, char *err,
+                      size_t errlen)
 {
     bench_opt_ctx c = {.flag = flag, .err = err, .errlen = errlen};
     return bench_opt_double(&c, s, 0, 1, 1e6, 1, &((double *)dst)[i]);
 }
 
-static int one_backend(const char *flag, const char *s, void *dst, size_t i, char *err, size_t errlen)
+static int one_backend(const char *flag, const char *s, void *dst, size_t i, char *err,
+                       size_t errlen)
 {
     int known = 0;
     for (const char *const *b = coll_backend_names(); *b; b++) known |= strcmp(*b, s) == 0;
     if (!known || i >= 8) {
-        coll__set_err(err, errlen, "%s: '%s' is not a backend (tcp, shm, auto, mpi, nccl)", flag, s);
+        coll__set_err(err, errlen, "%s: '%s' is not a backend (tcp, shm, auto, mpi, nccl)", flag,
+                      s);
         return COLL_EINVAL;
     }
     snprintf(((char(*)[16])dst)[i], 16, "%s", s);
@@ -126,9 +131,9 @@ static int on_model(bench_opt_ctx *c, const char *v)
     }
     return 0;
 }
-#define LIST(name, field, count, one)                                                   \
-    static int on_##name(bench_opt_ctx *c, const char *v)                              \
-    {                                                                                  \
+#define LIST(name, field, count, one)                                                      \
+    static int on_##name(bench_opt_ctx *c, const char *v)                                  \
+    {                                                                                      \
         return each_item(c->flag, v, &TO(c)->count, one, TO(c)->field, c->err, c->errlen); \
     }
 LIST(hidden, hidden, nhidden, one_size)
@@ -147,7 +152,10 @@ static int on_first_bucket_mb(bench_opt_ctx *c, const char *v)
 {
     return bench_opt_double(c, v, 0, 1, 1e6, 1, &TO(c)->first_bucket_mb);
 }
-static int on_lr(bench_opt_ctx *c, const char *v) { return bench_opt_double(c, v, 0, 1, 1e6, 1, &TO(c)->lr); }
+static int on_lr(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 1, 1e6, 1, &TO(c)->lr);
+}
 static int on_momentum(bench_opt_ctx *c, const char *v)
 {
     return bench_opt_double(c, v, 0, 0, 1, 1, &TO(c)->momentum);
@@ -156,10 +164,19 @@ static int on_timeout(bench_opt_ctx *c, const char *v)
 {
     return bench_opt_double(c, v, 0, 1, 1e6, 1, &TO(c)->timeout_s);
 }
-static int on_csv(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &TO(c)->csv_path); }
-static int on_json(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &TO(c)->json_path); }
-#define INT(name, field, lo, hi) \
-    static int on_##name(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, lo, hi, &TO(c)->field); }
+static int on_csv(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_file(c, v, &TO(c)->csv_path);
+}
+static int on_json(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_file(c, v, &TO(c)->json_path);
+}
+#define INT(name, field, lo, hi)                           \
+    static int on_##name(bench_opt_ctx *c, const char *v)  \
+    {                                                      \
+        return bench_opt_int(c, v, lo, hi, &TO(c)->field); \
+    }
 INT(input, input, 1, 1 << 24)
 INT(image, image, 1, 4096)
 INT(classes, classes, 2, 1 << 20)
@@ -172,7 +189,12 @@ INT(blas_threads, blas_threads, 1, 256)
 INT(inject_nan, inject_nan, 1, 1 << 30)
 #undef INT
 static int on_seed(bench_opt_ctx *c, const char *v) { return bench_opt_u64(c, v, &TO(c)->seed); }
-static int on_quick(bench_opt_ctx *c, const char *v) { (void)v; TO(c)->quick = 1; return 0; }
+static int on_quick(bench_opt_ctx *c, const char *v)
+{
+    (void)v;
+    TO(c)->quick = 1;
+    return 0;
+}
 
 /* The flags and the help text (train_options_usage): written once, here. */
 static const bench_opt opt_table[] = {
@@ -184,9 +206,10 @@ static const bench_opt opt_table[] = {
     {0, "image", "N", on_image, "cnn image side, 3 channels (32)"},
     {0, "classes", "N", on_classes, "(10)"},
     {0, NULL, NULL, NULL, "training:"},
-    {0, "mode", "LIST", on_mode, "single,allreduce-sync,ddp,ps,local-sgd[:K]\n"
-                                 "(single,allreduce-sync,ddp,ps); single runs at 1 process,\n"
-                                 "the others at every other count of -P"},
+    {0, "mode", "LIST", on_mode,
+     "single,allreduce-sync,ddp,ps,local-sgd[:K]\n"
+     "(single,allreduce-sync,ddp,ps); single runs at 1 process,\n"
+     "the others at every other count of -P"},
     {0, "batch-sizes", "LIST", on_batch_sizes, "samples per rank per step (32,64,128)"},
     {0, "batch", "LIST", on_batch_sizes, NULL},
     {0, "global-batch", "N", on_global_batch, "split N samples over the ranks instead"},
@@ -195,8 +218,9 @@ static const bench_opt opt_table[] = {
     {0, "compress", "LIST", on_compress, "ddp: none|fp16|bf16|topk:RATIO (none)"},
     {0, "steps", "N", on_steps, "timed steps (20)"},
     {0, "warmup", "N", on_warmup, "untimed steps before them (3)"},
-    {0, "compute-steps", "N", on_compute_steps, "forward+backward passes alone between the timed steps,\n"
-                                                "for the compute time (10)"},
+    {0, "compute-steps", "N", on_compute_steps,
+     "forward+backward passes alone between the timed steps,\n"
+     "for the compute time (10)"},
     {0, "lr", "X", on_lr, "SGD learning rate (0.01)"},
     {0, "momentum", "X", on_momentum, "SGD momentum, in [0,1) (0.9)"},
     {0, "seed", "N", on_seed, "data, teacher and weights (1)"},
@@ -211,7 +235,8 @@ static const bench_opt opt_table[] = {
     {'J', "json", "FILE", on_json, "merge into results.training / results.memory"},
     {0, "quick", NULL, on_quick, "1,2 processes, batch 32, 10 steps (a few seconds)"},
     {'h', "help", NULL, bench_opt_help, "this help"},
-    {0, NULL, NULL, NULL, "multi-host (the same command on each host; -P is then the ranks of this host):"},
+    {0, NULL, NULL, NULL,
+     "multi-host (the same command on each host; -P is then the ranks of this host):"},
 };
 #define N_OPTS BENCH_OPT_COUNT(opt_table)
 
@@ -223,17 +248,20 @@ void train_options_usage(FILE *f)
     bench_opt_usage(f, opt_table, N_OPTS, 25);
     bench_multinode_usage(f, 25);
     fprintf(f,
-        "exit codes: 0 ok, 1 parameters differ across ranks, 2 bad usage, 3 runtime failure\n"
-        "(a NaN/Inf loss names the step), 4 backend or OpenBLAS unavailable\n");
+            "exit codes: 0 ok, 1 parameters differ across ranks, 2 bad usage, 3 runtime failure\n"
+            "(a NaN/Inf loss names the step), 4 backend or OpenBLAS unavailable\n");
 }
 
-int train_options_has_flag(const char *flag) { return bench_opt_find(opt_table, N_OPTS, flag) != NULL; }
+int train_options_has_flag(const char *flag)
+{
+    return bench_opt_find(opt_table, N_OPTS, flag) != NULL;
+}
 
 static int parse_pass(train_options *o, int quick, int argc, char **argv, char *err, size_t errlen)
 {
     defaults(o, quick);
-    bench_opt_ctx c = {.table = opt_table, .n = N_OPTS, .user = o, .err = err, .errlen = errlen,
-                       .mn = &o->mn};
+    bench_opt_ctx c = {
+        .table = opt_table, .n = N_OPTS, .user = o, .err = err, .errlen = errlen, .mn = &o->mn};
     return bench_opt_parse(&c, argc, argv);
 }
 
@@ -305,15 +333,16 @@ int train_options_check(const train_options *o, char *err, size_t errlen)
     for (size_t i = 0; i < o->nprocs; i++) {
         maxp = o->procs[i] > maxp ? o->procs[i] : maxp;
         if (o->global_batch && (o->global_batch < o->procs[i] || o->global_batch % o->procs[i])) {
-            coll__set_err(err, errlen, "--global-batch %d cannot be split evenly over %d processes "
-                         "(-P): it needs a multiple of %d, at least one sample per rank",
-                         o->global_batch, o->procs[i], o->procs[i]);
+            coll__set_err(err, errlen,
+                          "--global-batch %d cannot be split evenly over %d processes "
+                          "(-P): it needs a multiple of %d, at least one sample per rank",
+                          o->global_batch, o->procs[i], o->procs[i]);
             return COLL_EINVAL;
         }
     }
     if (o->inject_nan > o->warmup + o->steps) {
         coll__set_err(err, errlen, "--inject-nan %d is after the last step (%d)", o->inject_nan,
-                     o->warmup + o->steps);
+                      o->warmup + o->steps);
         return COLL_EINVAL;
     }
     /* The largest configuration: biggest batch, every mode's buffers at rank 0. */
@@ -332,17 +361,21 @@ int train_options_check(const train_options *o, char *err, size_t errlen)
                 size_t e = reducer_comm_bytes_estimate(&r, np, maxp, 0);
                 comm = e > comm ? e : comm;
             }
-    train_mem est = {.params_bytes = np * 4, .grads_bytes = np * 4, .optim_bytes = np * 4,
+    train_mem est = {.params_bytes = np * 4,
+                     .grads_bytes = np * 4,
+                     .optim_bytes = np * 4,
                      .activations_bytes = model_activation_bytes(layers, nl, batch),
                      .comm_buffers_bytes = comm};
     double per_rank = (double)train_mem_total(&est), avail = (double)train_mem_available_bytes();
     if (avail > 0 && per_rank * maxp > 0.8 * avail) {
-        coll__set_err(err, errlen, "the model is too large for this machine's memory: about %.0f MiB "
-                     "per rank (%zu parameters: %.0f MiB each for weights, gradients, optimizer; "
-                     "%.0f MiB activations at batch %zu; %.0f MiB communication buffers) x %d ranks "
-                     "= %.0f MiB, but only %.0f MiB are available",
-                     per_rank / 1048576, np, np * 4.0 / 1048576, est.activations_bytes / 1048576.0,
-                     batch, comm / 1048576.0, maxp, per_rank * maxp / 1048576, avail / 1048576);
+        coll__set_err(
+            err, errlen,
+            "the model is too large for this machine's memory: about %.0f MiB "
+            "per rank (%zu parameters: %.0f MiB each for weights, gradients, optimizer; "
+            "%.0f MiB activations at batch %zu; %.0f MiB communication buffers) x %d ranks "
+            "= %.0f MiB, but only %.0f MiB are available",
+            per_rank / 1048576, np, np * 4.0 / 1048576, est.activations_bytes / 1048576.0, batch,
+            comm / 1048576.0, maxp, per_rank * maxp / 1048576, avail / 1048576);
         return COLL_EINVAL;
     }
     return 0;

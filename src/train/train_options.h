@@ -24,7 +24,7 @@ typedef struct train_options {
     size_t nmodes;
     int batches[TRAIN_MAX_LIST];
     size_t nbatches;
-    int global_batch;                /* 0: --batch-sizes are per rank */
+    int global_batch; /* 0: --batch-sizes are per rank */
     double bucket_mb[TRAIN_MAX_LIST];
     size_t nbucket;
     double first_bucket_mb;
@@ -40,7 +40,7 @@ typedef struct train_options {
     double timeout_s;
     const char *csv_path, *json_path;
     int quick;
-    bench_multinode mn;              /* --nnodes ...: several hosts */
+    bench_multinode mn; /* --nnodes ...: several hosts */
 } train_options;
 
 void train_options_usage(FILE *f);

@@ -52,13 +52,14 @@ static int check_params(run_state *s, int step, train_result *res, char *err, si
     int rc = param_hash_check(s->comm, s->m.params, s->m.nparams, &bad);
     if (rc < 0) {
         coll__set_err(err, errlen, "parameter hash check after step %d: %s", step,
-                     *coll_comm_errmsg(s->comm) ? coll_comm_errmsg(s->comm) : coll_strerror(rc));
+                      *coll_comm_errmsg(s->comm) ? coll_comm_errmsg(s->comm) : coll_strerror(rc));
         return rc;
     }
     if (rc == 0) return 0;
     res->bad_step = step;
     res->mismatch_rank = bad;
-    coll__set_err(err, errlen, "parameters of rank %d differ from rank 0's after step %d", bad, step);
+    coll__set_err(err, errlen, "parameters of rank %d differ from rank 0's after step %d", bad,
+                  step);
     return TRAIN_EMISMATCH;
 }
 
@@ -116,8 +117,8 @@ static int train_steps(run_state *s, train_result *res, double *compute_ms, char
         double loss = model_forward(&s->m, s->x, s->labels);
         if (!isfinite(loss)) {
             res->bad_step = step + 1;
-            coll__set_err(err, errlen, "loss is %s at step %d: stopping", isnan(loss) ? "NaN" : "Inf",
-                         step + 1);
+            coll__set_err(err, errlen, "loss is %s at step %d: stopping",
+                          isnan(loss) ? "NaN" : "Inf", step + 1);
             return TRAIN_ENAN;
         }
         model_backward(&s->m, s->x, reducer_begin_step(&s->red));
@@ -136,7 +137,8 @@ static int train_steps(run_state *s, train_result *res, double *compute_ms, char
         }
         if (step >= total - tail) loss_tail += loss / tail;
         int last = step == total - 1;
-        if (params_shared(s) && (last || (c->check_every > 0 && (step + 1) % c->check_every == 0)) &&
+        if (params_shared(s) &&
+            (last || (c->check_every > 0 && (step + 1) % c->check_every == 0)) &&
             (rc = check_params(s, step + 1, res, err, errlen)))
             return rc;
     }
@@ -145,10 +147,11 @@ static int train_steps(run_state *s, train_result *res, double *compute_ms, char
     return 0;
 }
 
-int train_run(coll_comm *comm, const train_config *cfg, train_result *res, char *err,
-              size_t errlen)
+int train_run(coll_comm *comm, const train_config *cfg, train_result *res, char *err, size_t errlen)
 {
-    run_state s = {.comm = comm, .cfg = cfg, .rank = comm ? coll_comm_rank(comm) : 0,
+    run_state s = {.comm = comm,
+                   .cfg = cfg,
+                   .rank = comm ? coll_comm_rank(comm) : 0,
                    .world = comm ? coll_comm_size(comm) : 1};
     memset(res, 0, sizeof *res);
     res->mismatch_rank = -1;

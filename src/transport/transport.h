@@ -27,11 +27,11 @@ typedef struct coll__xfer {
     struct coll__xfer *next; /* the transport's per-peer queue */
     coll__xfer_kind kind;
     int peer;
-    coll__sig sig;           /* sent in the header; compared on receive */
-    char *buf;              /* send: data (not modified); recv: destination */
-    size_t len;             /* bytes; a receive of a different length is COLL_EPROTO */
-    size_t done;            /* bytes moved so far: algorithms read it to pipeline */
-    int status;             /* COLL_EAGAIN while queued, then COLL_OK or an error */
+    coll__sig sig; /* sent in the header; compared on receive */
+    char *buf;     /* send: data (not modified); recv: destination */
+    size_t len;    /* bytes; a receive of a different length is COLL_EPROTO */
+    size_t done;   /* bytes moved so far: algorithms read it to pipeline */
+    int status;    /* COLL_EAGAIN while queued, then COLL_OK or an error */
 } coll__xfer;
 
 typedef struct coll__transport_ops {
@@ -53,7 +53,7 @@ typedef struct coll__transport_ops {
 struct coll__transport {
     const coll__transport_ops *ops;
     int rank, size;
-    coll__err err;    /* the last error: why (naming the peer) and whom to blame, in
+    coll__err err; /* the last error: why (naming the peer) and whom to blame, in
                        * world ranks through its map (the group's, see coll__err_init) */
 };
 
@@ -62,8 +62,8 @@ struct coll__transport {
  * world_of, nworld: the group's ranks in the world (NULL, 0: the group is the
  * world); messages and blame name world ranks. */
 int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank, int size,
-                              const char *host, const char *token, double timeout_s,
-                              const int *world_of, int nworld, coll__transport **out,
-                              coll__err *err);
+                               const char *host, const char *token, double timeout_s,
+                               const int *world_of, int nworld, coll__transport **out,
+                               coll__err *err);
 
 #endif

@@ -32,9 +32,8 @@ static void *rank_thread(void *p)
     rank_arg *a = p;
     if (a->host_exchange)
         a->rc = coll__host_plan_exchange(a->rv.store, "c0/a/", a->rv.rank, a->rv.world_size,
-                                        &a->plan, &a->err);
-    else
-        a->rc = coll__rendezvous_verify(&a->rv, &a->err);
+                                         &a->plan, &a->err);
+    else a->rc = coll__rendezvous_verify(&a->rv, &a->err);
     return NULL;
 }
 

@@ -140,7 +140,8 @@ static void test_server_out_of_descriptors(void **state)
         coll__store *srv = NULL;
         if (setrlimit(RLIMIT_NOFILE, &rl) || store_create(0, 1, TOKEN, &srv, &err)) _exit(10);
         /* leave about 8 free descriptors: the server's quarter (16) does not fit */
-        while (open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0) {}
+        while (open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0) {
+        }
         for (int i = 0; i < 8; i++) close(63 - i);
         int port = coll__tcp_store_port(srv);
         if (write(ready[1], &port, sizeof port) != sizeof port) _exit(11);

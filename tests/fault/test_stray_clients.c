@@ -119,7 +119,8 @@ static int store_strays(int port)
         put_be32(hello + 9 + 64, 16);
         memcpy(hello + 9 + 64 + 4, WRONG, 16);
         static const char garbage[] = "GET / HTTP/1.1\r\nHost: collbench\r\n\r\n";
-        if (k == GARBAGE) assert_int_equal(write(fd, garbage, sizeof garbage - 1), sizeof garbage - 1);
+        if (k == GARBAGE)
+            assert_int_equal(write(fd, garbage, sizeof garbage - 1), sizeof garbage - 1);
         if (k == WRONG_TOKEN) assert_int_equal(write(fd, hello, sizeof hello), sizeof hello);
         if (k == HALF_HELLO) assert_int_equal(write(fd, hello, 20), 20);
         if (k == CONNECT_CLOSE) {
@@ -147,7 +148,8 @@ static int transport_strays(int port)
         h.size = NRANKS;
         unsigned char guess[TCP_NONCE_LEN] = {0}; /* it never read our challenge */
         coll__tcp_hello_sign(&h, WRONG, 64, guess);
-        static const char garbage[sizeof h] = "\x7f" "ELF garbage garbage garbage";
+        static const char garbage[sizeof h] = "\x7f"
+                                              "ELF garbage garbage garbage";
         if (k == GARBAGE) assert_int_equal(write(fd, garbage, sizeof garbage), sizeof garbage);
         if (k == WRONG_TOKEN) assert_int_equal(write(fd, &h, sizeof h), sizeof h);
         if (k == HALF_HELLO) assert_int_equal(write(fd, &h, 10), 10);
@@ -253,7 +255,8 @@ static void *rank_main(void *p)
     if (coll__tcp_store_create("127.0.0.1", a->store_port, 0, -1, TOKEN, 20, &s, &a->err))
         return NULL;
     coll__transport *tp = NULL;
-    if (coll__tcp_transport_create(s, "t/", a->rank, NRANKS, NULL, TOKEN, 20, NULL, 0, &tp, &a->err)) {
+    if (coll__tcp_transport_create(s, "t/", a->rank, NRANKS, NULL, TOKEN, 20, NULL, 0, &tp,
+                                   &a->err)) {
         coll__store_destroy(s);
         return NULL;
     }
@@ -264,8 +267,10 @@ static void *rank_main(void *p)
         memset(in, 0, MSG_BYTES);
         coll__xfer x[2];
         memset(x, 0, sizeof x);
-        x[0] = (coll__xfer){.kind = COLL_XFER_SEND, .peer = (a->rank + 1) % NRANKS, .buf = out,
-                           .len = MSG_BYTES};
+        x[0] = (coll__xfer){.kind = COLL_XFER_SEND,
+                            .peer = (a->rank + 1) % NRANKS,
+                            .buf = out,
+                            .len = MSG_BYTES};
         x[1] = (coll__xfer){.kind = COLL_XFER_RECV, .peer = from, .buf = in, .len = MSG_BYTES};
         x[0].sig.seq = x[1].sig.seq = (uint32_t)round;
         ok = tp->ops->post(tp, &x[0]) == COLL_OK && tp->ops->post(tp, &x[1]) == COLL_OK;
@@ -309,8 +314,11 @@ static void test_transport_strays(void **state)
     rank_arg args[NRANKS];
     pthread_t th[NRANKS];
     for (int r = 0; r < NRANKS; r++) {
-        args[r] = (rank_arg){.rank = r, .store_port = coll__tcp_store_port(srv), .lock = &lock,
-                             .cond = &cond, .go = &go};
+        args[r] = (rank_arg){.rank = r,
+                             .store_port = coll__tcp_store_port(srv),
+                             .lock = &lock,
+                             .cond = &cond,
+                             .go = &go};
         assert_int_equal(pthread_create(&th[r], NULL, rank_main, &args[r]), 0);
     }
     /* Ranks 0 and 1 have published their ports and wait for rank 2: stray now. */

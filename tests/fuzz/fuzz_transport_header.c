@@ -22,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0) return 0;
     char *buf = malloc(want ? want : 1);
     tcp_peer p = {.fd = sv[0], .rank = 1, .me = 0, .wrank = 1, .wme = 0};
-    coll__xfer x = {.kind = COLL_XFER_RECV, .peer = 1, .buf = buf, .len = want,
-                   .status = COLL_EAGAIN};
+    coll__xfer x = {
+        .kind = COLL_XFER_RECV, .peer = 1, .buf = buf, .len = want, .status = COLL_EAGAIN};
     x.sig.seq = data[2];
     x.sig.kind = COLL_KIND_ALLREDUCE;
     coll__tcp_queue_push(&p.recvs, &x);

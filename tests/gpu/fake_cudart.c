@@ -14,20 +14,51 @@
 #include <time.h>
 
 #define MAX_ALLOCS 4096
-static struct { void *p; size_t n; char *backing; } allocs[MAX_ALLOCS];
+static struct {
+    void *p;
+    size_t n;
+    char *backing;
+} allocs[MAX_ALLOCS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int stream_token, last_error;
 
 static int fail(int e) { return last_error = e; }
 
-int cudaGetDeviceCount(int *n) { *n = 1; return 0; }
+int cudaGetDeviceCount(int *n)
+{
+    *n = 1;
+    return 0;
+}
 int cudaSetDevice(int d) { return d == 0 ? 0 : fail(101); }
-int cudaGetDevice(int *d) { *d = 0; return 0; }
-int cudaDriverGetVersion(int *v) { *v = 12040; return 0; }
-int cudaRuntimeGetVersion(int *v) { *v = 12040; return 0; }
-int cudaGetLastError(void) { int e = last_error; last_error = 0; return e; }
-const char *cudaGetErrorName(int e) { return e == 2 ? "cudaErrorMemoryAllocation" : e ? "cudaErrorFake" : "cudaSuccess"; }
-const char *cudaGetErrorString(int e) { return e == 2 ? "out of memory" : e ? "fake error" : "no error"; }
+int cudaGetDevice(int *d)
+{
+    *d = 0;
+    return 0;
+}
+int cudaDriverGetVersion(int *v)
+{
+    *v = 12040;
+    return 0;
+}
+int cudaRuntimeGetVersion(int *v)
+{
+    *v = 12040;
+    return 0;
+}
+int cudaGetLastError(void)
+{
+    int e = last_error;
+    last_error = 0;
+    return e;
+}
+const char *cudaGetErrorName(int e)
+{
+    return e == 2 ? "cudaErrorMemoryAllocation" : e ? "cudaErrorFake" : "cudaSuccess";
+}
+const char *cudaGetErrorString(int e)
+{
+    return e == 2 ? "out of memory" : e ? "fake error" : "no error";
+}
 
 static size_t mapped(size_t n)
 {
@@ -75,8 +106,16 @@ int cudaFree(void *p)
     return 0;
 }
 
-int cudaMallocHost(void **p, size_t n) { *p = malloc(n); return *p ? 0 : fail(2); }
-int cudaFreeHost(void *p) { free(p); return 0; }
+int cudaMallocHost(void **p, size_t n)
+{
+    *p = malloc(n);
+    return *p ? 0 : fail(2);
+}
+int cudaFreeHost(void *p)
+{
+    free(p);
+    return 0;
+}
 
 /* The writable address of device pointer q, or NULL when q is not device memory.
  * Exported for fake_nccl, which works on device pointers too. */
@@ -120,14 +159,38 @@ int cudaMemset(void *p, int v, size_t n)
     memset(b, v, n);
     return 0;
 }
-int cudaStreamCreate(void **s) { *s = &stream_token; return 0; }
-int cudaStreamDestroy(void *s) { (void)s; return 0; }
-int cudaStreamSynchronize(void *s) { (void)s; return 0; }
-int cudaStreamQuery(void *s) { (void)s; return 0; }
+int cudaStreamCreate(void **s)
+{
+    *s = &stream_token;
+    return 0;
+}
+int cudaStreamDestroy(void *s)
+{
+    (void)s;
+    return 0;
+}
+int cudaStreamSynchronize(void *s)
+{
+    (void)s;
+    return 0;
+}
+int cudaStreamQuery(void *s)
+{
+    (void)s;
+    return 0;
+}
 int cudaDeviceSynchronize(void) { return 0; }
 
-int cudaEventCreate(void **e) { *e = calloc(1, sizeof(double)); return 0; }
-int cudaEventDestroy(void *e) { free(e); return 0; }
+int cudaEventCreate(void **e)
+{
+    *e = calloc(1, sizeof(double));
+    return 0;
+}
+int cudaEventDestroy(void *e)
+{
+    free(e);
+    return 0;
+}
 int cudaEventRecord(void *e, void *s)
 {
     struct timespec ts;
@@ -136,8 +199,16 @@ int cudaEventRecord(void *e, void *s)
     *(double *)e = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
     return 0;
 }
-int cudaEventSynchronize(void *e) { (void)e; return 0; }
-int cudaEventElapsedTime(float *ms, void *a, void *b) { *ms = (float)(*(double *)b - *(double *)a); return 0; }
+int cudaEventSynchronize(void *e)
+{
+    (void)e;
+    return 0;
+}
+int cudaEventElapsedTime(float *ms, void *a, void *b)
+{
+    *ms = (float)(*(double *)b - *(double *)a);
+    return 0;
+}
 
 int cudaGetDeviceProperties(void *prop, int d)
 {

@@ -6,10 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { char internal[128]; } id_t_;
+typedef struct {
+    char internal[128];
+} id_t_;
 static int comm_token;
-static struct { const void *p; size_t n; } pending_send[64];
-static struct { void *p; size_t n; } pending_recv[64];
+static struct {
+    const void *p;
+    size_t n;
+} pending_send[64];
+static struct {
+    void *p;
+    size_t n;
+} pending_recv[64];
 static int nsend, nrecv, grouped;
 
 static size_t dsize(int dt)
@@ -18,8 +26,16 @@ static size_t dsize(int dt)
     return dt >= 0 && dt < 10 ? s[dt] : 0;
 }
 
-int ncclGetVersion(int *v) { *v = 22105; return 0; }
-int ncclGetUniqueId(id_t_ *id) { memset(id, 7, sizeof *id); return 0; }
+int ncclGetVersion(int *v)
+{
+    *v = 22105;
+    return 0;
+}
+int ncclGetUniqueId(id_t_ *id)
+{
+    memset(id, 7, sizeof *id);
+    return 0;
+}
 int ncclCommInitRank(void **comm, int n, id_t_ id, int rank)
 {
     (void)id;
@@ -27,9 +43,22 @@ int ncclCommInitRank(void **comm, int n, id_t_ id, int rank)
     *comm = &comm_token;
     return 0;
 }
-int ncclCommDestroy(void *c) { (void)c; return 0; }
-int ncclCommAbort(void *c) { (void)c; return 0; }
-int ncclCommGetAsyncError(void *c, int *e) { (void)c; *e = 0; return 0; }
+int ncclCommDestroy(void *c)
+{
+    (void)c;
+    return 0;
+}
+int ncclCommAbort(void *c)
+{
+    (void)c;
+    return 0;
+}
+int ncclCommGetAsyncError(void *c, int *e)
+{
+    (void)c;
+    *e = 0;
+    return 0;
+}
 const char *ncclGetErrorString(int r) { return r ? "fake nccl error" : "no error"; }
 
 /* NCCL works on device memory: the fake CUDA runtime the backend loaded
@@ -51,20 +80,51 @@ static int copy(void *dst, const void *src, size_t count, int dt)
     return 0;
 }
 int ncclAllReduce(const void *s, void *r, size_t n, int dt, int op, void *c, void *st)
-{ (void)op; (void)c; (void)st; return copy(r, s, n, dt); }
+{
+    (void)op;
+    (void)c;
+    (void)st;
+    return copy(r, s, n, dt);
+}
 int ncclBroadcast(const void *s, void *r, size_t n, int dt, int root, void *c, void *st)
-{ (void)root; (void)c; (void)st; return copy(r, s, n, dt); }
+{
+    (void)root;
+    (void)c;
+    (void)st;
+    return copy(r, s, n, dt);
+}
 int ncclReduce(const void *s, void *r, size_t n, int dt, int op, int root, void *c, void *st)
-{ (void)op; (void)root; (void)c; (void)st; return copy(r, s, n, dt); }
+{
+    (void)op;
+    (void)root;
+    (void)c;
+    (void)st;
+    return copy(r, s, n, dt);
+}
 int ncclAllGather(const void *s, void *r, size_t n, int dt, void *c, void *st)
-{ (void)c; (void)st; return copy(r, s, n, dt); }
+{
+    (void)c;
+    (void)st;
+    return copy(r, s, n, dt);
+}
 int ncclReduceScatter(const void *s, void *r, size_t n, int dt, int op, void *c, void *st)
-{ (void)op; (void)c; (void)st; return copy(r, s, n, dt); }
+{
+    (void)op;
+    (void)c;
+    (void)st;
+    return copy(r, s, n, dt);
+}
 
-int ncclGroupStart(void) { grouped = 1; nsend = nrecv = 0; return 0; }
+int ncclGroupStart(void)
+{
+    grouped = 1;
+    nsend = nrecv = 0;
+    return 0;
+}
 int ncclSend(const void *s, size_t n, int dt, int peer, void *c, void *st)
 {
-    (void)c; (void)st;
+    (void)c;
+    (void)st;
     if (!grouped || peer != 0 || nsend == 64) return 5;
     if (!(pending_send[nsend].p = backing(s)) && n) return 4;
     pending_send[nsend++].n = n * dsize(dt);
@@ -72,7 +132,8 @@ int ncclSend(const void *s, size_t n, int dt, int peer, void *c, void *st)
 }
 int ncclRecv(void *r, size_t n, int dt, int peer, void *c, void *st)
 {
-    (void)c; (void)st;
+    (void)c;
+    (void)st;
     if (!grouped || peer != 0 || nrecv == 64) return 5;
     if (!(pending_recv[nrecv].p = backing(r)) && n) return 4;
     pending_recv[nrecv++].n = n * dsize(dt);

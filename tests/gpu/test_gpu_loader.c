@@ -126,7 +126,8 @@ static void real_libraries(void **state)
     }
     assert_int_equal(rc, COLL_EUNAVAIL);
     assert_int_equal(n, 0);
-    if (!strstr(err, "CUDA driver") && !strstr(err, "no CUDA device") && !strstr(err, "no usable CUDA device"))
+    if (!strstr(err, "CUDA driver") && !strstr(err, "no CUDA device") &&
+        !strstr(err, "no usable CUDA device"))
         fail_msg("no-device reason names neither the driver nor the device: %s", err);
     assert_int_equal(coll_backend_available("nccl", why, sizeof why), 0);
     assert_contains(why, "backend nccl unavailable: ");

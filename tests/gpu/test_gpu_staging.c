@@ -36,13 +36,20 @@ static int fake_copy(void *dst, const void *src, size_t n, coll__err *err)
     return 0;
 }
 
-static const coll__stage_mem fake = {.what = "fake", .foreign = in_arena, .alloc = fake_alloc,
-                                    .release = free, .copy = fake_copy};
+static const coll__stage_mem fake = {
+    .what = "fake", .foreign = in_arena, .alloc = fake_alloc, .release = free, .copy = fake_copy};
 
 static coll__call call_of(coll__kind kind, const void *s, void *r, size_t count, int root)
 {
-    coll__call c = {.kind = kind, .sendbuf = s, .recvbuf = r, .count = count, .dt = COLL_INT32,
-                   .op = COLL_SUM, .root = root, .dest = -1, .source = -1};
+    coll__call c = {.kind = kind,
+                    .sendbuf = s,
+                    .recvbuf = r,
+                    .count = count,
+                    .dt = COLL_INT32,
+                    .op = COLL_SUM,
+                    .root = root,
+                    .dest = -1,
+                    .source = -1};
     return c;
 }
 
@@ -67,7 +74,8 @@ static int teardown(void **state)
 static void backend_writes(const coll__call *staged, size_t bytes, unsigned char tag)
 {
     assert_false(in_arena(staged->recvbuf));
-    for (size_t i = 0; i < bytes; i++) ((unsigned char *)staged->recvbuf)[i] = (unsigned char)(tag + i);
+    for (size_t i = 0; i < bytes; i++)
+        ((unsigned char *)staged->recvbuf)[i] = (unsigned char)(tag + i);
 }
 
 static void check_result(const void *recv, size_t bytes, unsigned char tag)

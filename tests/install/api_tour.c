@@ -36,20 +36,22 @@ static void names(void)
     coll_dtype dt;
     coll_op op;
     check(coll_dtype_parse("bf16", &dt) == COLL_OK && dt == COLL_BFLOAT16, -1, "coll_dtype_parse");
-    check(coll_dtype_size(COLL_FLOAT64) == 8 && strcmp(coll_dtype_name(COLL_INT32), "int32") == 0, -1,
-          "coll_dtype_size/name");
+    check(coll_dtype_size(COLL_FLOAT64) == 8 && strcmp(coll_dtype_name(COLL_INT32), "int32") == 0,
+          -1, "coll_dtype_size/name");
     check(coll_op_parse("max", &op) == COLL_OK && op == COLL_MAX, -1, "coll_op_parse");
     check(strcmp(coll_op_name(COLL_SUM), "sum") == 0, -1, "coll_op_name");
-    check(coll_op_valid(COLL_FLOAT32, COLL_AVG) == COLL_OK && coll_op_valid(COLL_INT32, COLL_AVG) != COLL_OK,
+    check(coll_op_valid(COLL_FLOAT32, COLL_AVG) == COLL_OK &&
+              coll_op_valid(COLL_INT32, COLL_AVG) != COLL_OK,
           -1, "coll_op_valid");
     int tcp = 0;
     for (const char *const *b = coll_backend_names(); *b; b++) tcp |= strcmp(*b, "tcp") == 0;
     char why[256];
-    check(tcp && coll_backend_available("tcp", why, sizeof why) == 1, -1, "coll_backend_names/available");
+    check(tcp && coll_backend_available("tcp", why, sizeof why) == 1, -1,
+          "coll_backend_names/available");
     check(coll_backend_available("no-such", why, sizeof why) == 0 && why[0], -1,
           "coll_backend_available(no-such) says why");
-    check(coll_algo_supported("allreduce", "ring") && !coll_algo_supported("allreduce", "no-such"), -1,
-          "coll_algo_supported");
+    check(coll_algo_supported("allreduce", "ring") && !coll_algo_supported("allreduce", "no-such"),
+          -1, "coll_algo_supported");
     check(strstr(coll_algo_names("allreduce"), "ring") != NULL, -1, "coll_algo_names");
 }
 
@@ -95,7 +97,8 @@ static void blocking(coll_comm *comm, int rank, int size, double *a, double *b)
 
     check_rc(coll_barrier(comm), comm, "coll_barrier");
     int missing[4], nmissing = -1;
-    check_rc(coll_monitored_barrier(comm, 30.0, missing, 4, &nmissing), comm, "coll_monitored_barrier");
+    check_rc(coll_monitored_barrier(comm, 30.0, missing, 4, &nmissing), comm,
+             "coll_monitored_barrier");
     check(nmissing == 0, rank, "monitored barrier: nobody missing");
 }
 
@@ -107,7 +110,8 @@ static void nonblocking(coll_comm *comm, int rank, int size, double *a, double *
     a[N] = rank;
     for (int r = 0; r < size; r++) a[N + 1 + r] = r + rank;
     bc[0] = rank == 0 ? 7 : 0;
-    check_rc(coll_iallreduce(comm, a, b, N, COLL_FLOAT64, COLL_SUM, &req[0]), comm, "coll_iallreduce");
+    check_rc(coll_iallreduce(comm, a, b, N, COLL_FLOAT64, COLL_SUM, &req[0]), comm,
+             "coll_iallreduce");
     check_rc(coll_iallgather(comm, a + N, ag, 1, COLL_FLOAT64, &req[1]), comm, "coll_iallgather");
     check_rc(coll_ireducescatter(comm, a + N + 1, rs, 1, COLL_FLOAT64, COLL_SUM, &req[2]), comm,
              "coll_ireducescatter");
@@ -134,13 +138,16 @@ int main(void)
     }
     int rank = coll_comm_rank(comm), size = coll_comm_size(comm);
     check(size >= 2 && size <= 16, rank, "2 to 16 ranks");
-    check(strcmp(coll_comm_backend(comm), "tcp") == 0, rank, "the library's default backend is tcp");
-    check(coll_comm_failed_rank(comm) == -1 && coll_comm_errmsg(comm)[0] == '\0', rank, "no error yet");
+    check(strcmp(coll_comm_backend(comm), "tcp") == 0, rank,
+          "the library's default backend is tcp");
+    check(coll_comm_failed_rank(comm) == -1 && coll_comm_errmsg(comm)[0] == '\0', rank,
+          "no error yet");
     check(coll_comm_host_count(comm) == 1, rank, "coll_comm_host_count: one host");
     char line[256];
     int drc = coll_comm_describe(comm, line, sizeof line);
     check(drc == COLL_OK || drc == COLL_ENOTSUP, rank, "coll_comm_describe");
-    check(coll_comm_set_algo(comm, "no-such") != COLL_OK, rank, "coll_comm_set_algo refuses no-such");
+    check(coll_comm_set_algo(comm, "no-such") != COLL_OK, rank,
+          "coll_comm_set_algo refuses no-such");
     check_rc(coll_comm_set_algo(comm, "auto"), comm, "coll_comm_set_algo(auto)");
 
     double *a = coll_alloc(comm, 64 * sizeof(double)), *b = coll_alloc(comm, 64 * sizeof(double));

@@ -43,7 +43,8 @@ static void add(rows *t, const char *backend, const char *algo, int hosts, int p
     r->nprocs = hosts * per_host;
     r->nnodes = hosts;
     r->bytes = (uint64_t)bytes;
-    model_shape s = {"allreduce", (model_algo)model_algo_parse(algo), backend, hosts, per_host, bytes, 1};
+    model_shape s = {
+        "allreduce", (model_algo)model_algo_parse(algo), backend, hosts, per_host, bytes, 1};
     r->time_us_p50 = model_time_us(&s, theta) * (1 + noise(t, amp));
     r->time_us_avg = r->time_us_p50;
 }
@@ -52,7 +53,8 @@ static void near(const model_series *s, model_param p, double want, double tol)
 {
     double got = s->theta[p];
     if (!(fabs(got - want) <= tol * want)) {
-        print_error("%s: got %g, want %g within %.0f%%\n", model_param_name(p), got, want, 100 * tol);
+        print_error("%s: got %g, want %g within %.0f%%\n", model_param_name(p), got, want,
+                    100 * tol);
         fail();
     }
 }
@@ -62,8 +64,8 @@ static void within_se(const model_series *s, model_param p, double want, double 
 {
     double got = s->theta[p], se = s->se[p];
     if (!(se > 0 && fabs(got - want) <= k * se)) {
-        print_error("%s: got %g ± %g, want %g within %g standard errors\n", model_param_name(p), got,
-                    se, want, k);
+        print_error("%s: got %g ± %g, want %g within %g standard errors\n", model_param_name(p),
+                    got, se, want, k);
         fail();
     }
 }
@@ -90,7 +92,8 @@ static void test_ring_one_host(void **state)
     near(s, MODEL_ALPHA_INTRA, 20, 0.25);
     near(s, MODEL_BETA_INTRA, 5e-4 + 2e-4 / 2, 0.05);
     assert_int_equal(s->state[MODEL_ALPHA_INTER], MODEL_P_ABSENT);
-    assert_true(s->se[MODEL_BETA_INTRA] > 0 && s->se[MODEL_BETA_INTRA] < 0.05 * s->theta[MODEL_BETA_INTRA]);
+    assert_true(s->se[MODEL_BETA_INTRA] > 0 &&
+                s->se[MODEL_BETA_INTRA] < 0.05 * s->theta[MODEL_BETA_INTRA]);
     assert_true(s->max_abs_res < 0.08);
     /* the series' own prediction at a measured point is the model's */
     double t4 = model_series_time_us(s, 1, 4, 1048576, NULL);
@@ -204,9 +207,9 @@ static void test_rows_left_out(void **state)
     t.n = 0;
     for (size_t i = 0; i < 4; i++) add(&t, "tcp", "ring", 1, 2, sizes[i], theta, 0.0);
     add(&t, "tcp", "ring", 1, 2, 65536, theta, 0);
-    t.r[t.n - 1].wrong = 3;                    /* wrong results */
+    t.r[t.n - 1].wrong = 3; /* wrong results */
     add(&t, "tcp", "ring", 1, 2, 65536, theta, 0);
-    t.r[t.n - 1].nprocs = 1;                   /* nothing communicated */
+    t.r[t.n - 1].nprocs = 1; /* nothing communicated */
     model_fits f;
     const model_series *s = fit_one(&t, &f);
     assert_int_equal(f.skipped, 2);
@@ -220,10 +223,8 @@ static void test_rows_left_out(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ring_one_host),
-        cmocka_unit_test(test_auto_all_terms),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_outliers),
+        cmocka_unit_test(test_ring_one_host), cmocka_unit_test(test_auto_all_terms),
+        cmocka_unit_test(test_refusals),      cmocka_unit_test(test_outliers),
         cmocka_unit_test(test_rows_left_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

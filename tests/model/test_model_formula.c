@@ -22,12 +22,14 @@ static void coeffs(const char *coll, const char *algo, const char *backend, int 
 }
 
 /* expected: alpha_intra, beta_intra, gamma, alpha_inter, beta_inter */
-static void expect(const double c[MODEL_NPARAM], double ai, double bi, double g, double ae, double be)
+static void expect(const double c[MODEL_NPARAM], double ai, double bi, double g, double ae,
+                   double be)
 {
     const double want[MODEL_NPARAM] = {ai, bi, g, ae, be};
     for (int i = 0; i < MODEL_NPARAM; i++) {
         if (fabs(c[i] - want[i]) > 1e-9 * (fabs(want[i]) + 1)) {
-            print_error("%s: got %.6f, want %.6f\n", model_param_name((model_param)i), c[i], want[i]);
+            print_error("%s: got %.6f, want %.6f\n", model_param_name((model_param)i), c[i],
+                        want[i]);
             fail();
         }
     }

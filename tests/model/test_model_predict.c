@@ -49,7 +49,8 @@ static void test_cluster_syntax(void **state)
     model_cluster c;
     char err[256];
     assert_int_equal(model_cluster_parse("hosts=64,ranks-per-host=8,link=100Gbit/s,latency=5us", &c,
-                                         err, sizeof err), 0);
+                                         err, sizeof err),
+                     0);
     assert_int_equal(c.hosts, 64);
     assert_int_equal(c.per_host, 8);
     assert_true(fabs(c.link_Bps - 12.5e9) < 1);
@@ -101,7 +102,8 @@ static void test_prediction_by_hand(void **state)
      * 6 steps costs 10 + 20 us, each byte 1e-3 + 5e-4 us (link + the stack) */
     model_cluster c;
     char err[256];
-    assert_int_equal(model_cluster_parse("hosts=4,link=8Gbit/s,latency=10us", &c, err, sizeof err), 0);
+    assert_int_equal(model_cluster_parse("hosts=4,link=8Gbit/s,latency=10us", &c, err, sizeof err),
+                     0);
     model_prediction p;
     assert_int_equal(model_predict(&s, &c, 1e6, &p, err, sizeof err), 0);
     double want = 6 * 30 + 1.5e6 * 1.5e-3;
@@ -115,7 +117,8 @@ static void test_prediction_by_hand(void **state)
     assert_true(isnan(p.time_us));
     /* shm does not leave its host */
     strcpy(s.backend, "shm");
-    assert_int_equal(model_cluster_parse("hosts=2,link=8Gbit/s,latency=10us", &c, err, sizeof err), 0);
+    assert_int_equal(model_cluster_parse("hosts=2,link=8Gbit/s,latency=10us", &c, err, sizeof err),
+                     0);
     assert_int_not_equal(model_predict(&s, &c, 1e6, &p, err, sizeof err), 0);
     assert_non_null(strstr(err, "inside one host"));
 }

@@ -12,15 +12,24 @@
 #include "model/model_train.h"
 
 static double linear_us(double bytes, void *arg) { return 10 + bytes * *(double *)arg; }
-static double unknown_us(double bytes, void *arg) { (void)bytes, (void)arg; return NAN; }
+static double unknown_us(double bytes, void *arg)
+{
+    (void)bytes, (void)arg;
+    return NAN;
+}
 
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 
 /* 4 MB of gradient, 10 ms compute of which 6 ms backward */
 static model_train_job job(int ddp)
 {
-    return (model_train_job){.grad_bytes = 4e6, .compute_ms = 10, .backward_ms = 6, .ddp = ddp,
-                             .bucket_bytes = 1e6, .first_bucket_bytes = 1e6, .wire_ratio = 1};
+    return (model_train_job){.grad_bytes = 4e6,
+                             .compute_ms = 10,
+                             .backward_ms = 6,
+                             .ddp = ddp,
+                             .bucket_bytes = 1e6,
+                             .first_bucket_bytes = 1e6,
+                             .wire_ratio = 1};
 }
 
 static void test_sync(void **state)

@@ -16,9 +16,13 @@
 
 static int rank, size, failures, cases;
 
-#define FAIL(...) \
-    do { fprintf(stderr, "rank %d: ", rank); fprintf(stderr, __VA_ARGS__); \
-         fprintf(stderr, "\n"); failures++; } while (0)
+#define FAIL(...)                           \
+    do {                                    \
+        fprintf(stderr, "rank %d: ", rank); \
+        fprintf(stderr, __VA_ARGS__);       \
+        fprintf(stderr, "\n");              \
+        failures++;                         \
+    } while (0)
 
 typedef struct tcase {
     const char *kind;
@@ -34,7 +38,10 @@ static void describe(const tcase *t, char *b, size_t n)
              coll_op_name(t->op), t->in_place ? " in-place" : "", t->root);
 }
 
-static double in_of(const tcase *t, int r, size_t i) { return rank_input(t->dt, t->op, r, size, i, 0); }
+static double in_of(const tcase *t, int r, size_t i)
+{
+    return rank_input(t->dt, t->op, r, size, i, 0);
+}
 
 static void fill(const tcase *t, void *buf, int r, size_t n, size_t base)
 {
@@ -48,7 +55,7 @@ static int check(const tcase *t, const void *buf, size_t n, size_t base, int red
     for (size_t i = 0; i < n; i++) {
         size_t k = base + i;
         double got = rank_get(t->dt, buf, i);
-        double want = reduced ? rank_expected(t->dt, t->op, size, k, 0)
+        double want = reduced     ? rank_expected(t->dt, t->op, size, k, 0)
                       : from >= 0 ? in_of(t, from, k)
                                   : in_of(t, (int)(k / t->count), k % t->count); /* gathered */
         if (!rank_close(t->dt, t->op, got, want) && wrong++ == 0) {
@@ -124,8 +131,8 @@ static void run_matrix(coll_comm *comm)
                 if (dt == COLL_UINT8 && op == COLL_PROD) continue;
                 for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
                     for (int ip = 0; ip < (k == 5 ? 1 : 2); ip++) {
-                        tcase t = {kinds[k], counts[c], (coll_dtype)dt, (coll_op)op, ip,
-                                   salt++ % size};
+                        tcase t = {kinds[k],    counts[c], (coll_dtype)dt,
+                                   (coll_op)op, ip,        salt++ % size};
                         run_case(comm, &t); /* every rank runs every case: no early exit */
                     }
             }
@@ -191,7 +198,13 @@ static void run_nonblocking(coll_comm *comm)
         check(&rs, rsr, rs.count, (size_t)rank * rs.count, 1, -1);
         check(&bc, bcb, bc.count, 0, 0, bc.root);
     }
-    free(ars); free(arr); free(ags); free(agr); free(rss); free(rsr); free(bcb);
+    free(ars);
+    free(arr);
+    free(ags);
+    free(agr);
+    free(rss);
+    free(rsr);
+    free(bcb);
 }
 
 /* A communicator whose largest MPI call is $COLL_MPI_MAX_COUNT=max_count as it

@@ -38,8 +38,9 @@ double rank_input(coll_dtype dt, coll_op op, int r, int nranks, size_t i, size_t
 {
     size_t h = (i * 2654435761u + (size_t)r * 40503u + salt * 977u) % 9; /* 0..8 */
     if (op == COLL_PROD) /* one rank contributes 2, the others +-1: |product| == 2 */
-        return (i + salt) % (size_t)nranks == (size_t)r ? 2.0
-               : (h % 2 && dt != COLL_UINT8 ? -1.0 : 1.0); /* uint8 has no -1 */
+        return (i + salt) % (size_t)nranks == (size_t)r
+                   ? 2.0
+                   : (h % 2 && dt != COLL_UINT8 ? -1.0 : 1.0); /* uint8 has no -1 */
     int centre = (op == COLL_SUM || op == COLL_AVG) && dt != COLL_UINT8;
     return (double)h - (centre ? 4.0 : 0.0); /* sums stay exact in every dtype */
 }
@@ -64,6 +65,9 @@ double rank_expected(coll_dtype dt, coll_op op, int nranks, size_t i, size_t sal
 int rank_close(coll_dtype dt, coll_op op, double got, double want)
 {
     if (op != COLL_AVG) return got == want;
-    double tol = dt == COLL_FLOAT16 ? 1e-3 : dt == COLL_BFLOAT16 ? 8e-3 : dt == COLL_FLOAT32 ? 1e-6 : 1e-12;
+    double tol = dt == COLL_FLOAT16    ? 1e-3
+                 : dt == COLL_BFLOAT16 ? 8e-3
+                 : dt == COLL_FLOAT32  ? 1e-6
+                                       : 1e-12;
     return fabs(got - want) <= tol * fmax(1.0, fabs(want));
 }

@@ -99,8 +99,9 @@ static int launch_ranks(int argc, char **argv)
     int status = rh_launch(n, argv, extra_env, NULL, msg, sizeof msg);
     remove_store_dir(dir);
     if (status) fprintf(stderr, "%s: %d ranks: %s\n", argv[0], n, msg);
-    else printf("%s: %d ranks passed%s%s\n", argv[0], n, env_var[0] ? " with " : "",
-                env_var[0] ? env_var + strlen(RH_ENV_INIT "=") : "");
+    else
+        printf("%s: %d ranks passed%s%s\n", argv[0], n, env_var[0] ? " with " : "",
+               env_var[0] ? env_var + strlen(RH_ENV_INIT "=") : "");
     return status;
 }
 

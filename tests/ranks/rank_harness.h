@@ -18,7 +18,7 @@ coll_comm *rh_start(int argc, char **argv);
 int rh_finish(coll_comm *comm, int failures);
 /* Launch argv's program on nprocs ranks with extra environment; returns the
  * launcher's exit code and copies its message. */
-int rh_launch(int nprocs, char **argv, const char *const *extra_env, int *failed_rank,
-              char *msg, size_t msglen);
+int rh_launch(int nprocs, char **argv, const char *const *extra_env, int *failed_rank, char *msg,
+              size_t msglen);
 
 #endif

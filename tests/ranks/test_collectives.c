@@ -15,10 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct { coll_dtype dt; coll_op op; } pairs[] = {
-    {COLL_FLOAT32, COLL_SUM}, {COLL_INT32, COLL_MAX},  {COLL_FLOAT64, COLL_PROD},
-    {COLL_BFLOAT16, COLL_SUM}, {COLL_INT8, COLL_MIN}, {COLL_FLOAT16, COLL_AVG},
-    {COLL_UINT8, COLL_SUM},   {COLL_INT64, COLL_PROD}, {COLL_FLOAT32, COLL_AVG},
+static const struct {
+    coll_dtype dt;
+    coll_op op;
+} pairs[] = {
+    {COLL_FLOAT32, COLL_SUM},  {COLL_INT32, COLL_MAX},  {COLL_FLOAT64, COLL_PROD},
+    {COLL_BFLOAT16, COLL_SUM}, {COLL_INT8, COLL_MIN},   {COLL_FLOAT16, COLL_AVG},
+    {COLL_UINT8, COLL_SUM},    {COLL_INT64, COLL_PROD}, {COLL_FLOAT32, COLL_AVG},
 };
 #define NPAIRS (sizeof pairs / sizeof pairs[0])
 static const size_t counts[] = {0, 1, 17, 65537, 1000003}; /* the last spans several 1 MiB chunks */
@@ -36,7 +39,7 @@ typedef struct test_case {
 
 static int failures;
 static int on_gloo; /* the gloo backend: Gloo's algorithms, no bfloat16 arithmetic */
-static int cases; /* run, so a matrix that silently shrank to nothing fails */
+static int cases;   /* run, so a matrix that silently shrank to nothing fails */
 
 static void describe(const test_case *t, char *buf, size_t len)
 {
@@ -54,22 +57,31 @@ static int check_elems(const test_case *t, const void *buf, size_t n, size_t bas
         if (!rank_close(t->dt, t->op, got, exp) && wrong++ < 3) {
             char d[160];
             describe(t, d, sizeof d);
-            fprintf(stderr, "rank %d: %s: element %zu got %g want %g\n", rh_rank, d, base + i, got, exp);
+            fprintf(stderr, "rank %d: %s: element %zu got %g want %g\n", rh_rank, d, base + i, got,
+                    exp);
         }
     }
     return wrong;
 }
 
 static double want_reduced(const test_case *t, size_t i)
-{ return rank_expected(t->dt, t->op, rh_size, i, 0); }
+{
+    return rank_expected(t->dt, t->op, rh_size, i, 0);
+}
 static double want_root_input(const test_case *t, size_t i)
-{ return rank_input(t->dt, t->op, t->root, rh_size, i, 0); }
+{
+    return rank_input(t->dt, t->op, t->root, rh_size, i, 0);
+}
 static double want_gathered(const test_case *t, size_t i) /* block j holds rank j's input */
-{ return rank_input(t->dt, t->op, (int)(i / (t->count ? t->count : 1)), rh_size, i % (t->count ? t->count : 1), 0); }
+{
+    return rank_input(t->dt, t->op, (int)(i / (t->count ? t->count : 1)), rh_size,
+                      i % (t->count ? t->count : 1), 0);
+}
 
 static void fill(const test_case *t, void *buf, int r, size_t n, size_t base)
 {
-    for (size_t i = 0; i < n; i++) rank_set(t->dt, buf, i, rank_input(t->dt, t->op, r, rh_size, base + i, 0));
+    for (size_t i = 0; i < n; i++)
+        rank_set(t->dt, buf, i, rank_input(t->dt, t->op, r, rh_size, base + i, 0));
 }
 
 static int run_case(coll_comm *comm, const test_case *t)
@@ -84,7 +96,8 @@ static int run_case(coll_comm *comm, const test_case *t)
         if (!rc) wrong = check_elems(t, r, n, 0, want_reduced);
     } else if (strcmp(k, "allgather") == 0) {
         char *mine = t->in_place ? r + (size_t)rh_rank * n * es : s;
-        for (size_t i = 0; i < n; i++) rank_set(t->dt, mine, i, rank_input(t->dt, t->op, rh_rank, rh_size, i, 0));
+        for (size_t i = 0; i < n; i++)
+            rank_set(t->dt, mine, i, rank_input(t->dt, t->op, rh_rank, rh_size, i, 0));
         rc = coll_allgather(comm, mine, r, n, t->dt);
         if (!rc) wrong = check_elems(t, r, N, 0, want_gathered);
     } else if (strcmp(k, "reducescatter") == 0) {
@@ -98,7 +111,8 @@ static int run_case(coll_comm *comm, const test_case *t)
         if (!rc) wrong = check_elems(t, r, n, 0, want_root_input);
     } else if (strcmp(k, "reduce") == 0) {
         fill(t, t->in_place && rh_rank == t->root ? r : s, rh_rank, n, 0);
-        rc = coll_reduce(comm, t->in_place && rh_rank == t->root ? r : s, r, n, t->dt, t->op, t->root);
+        rc = coll_reduce(comm, t->in_place && rh_rank == t->root ? r : s, r, n, t->dt, t->op,
+                         t->root);
         if (!rc && rh_rank == t->root) wrong = check_elems(t, r, n, 0, want_reduced);
     } else if (strcmp(k, "alltoall") == 0) {
         fill(t, s, rh_rank, N, 0); /* block j goes to rank j */
@@ -108,7 +122,8 @@ static int run_case(coll_comm *comm, const test_case *t)
                 double got = rank_get(t->dt, r, (size_t)j * n + i);
                 double exp = rank_input(t->dt, t->op, j, rh_size, (size_t)rh_rank * n + i, 0);
                 if (got != exp && wrong++ < 3)
-                    fprintf(stderr, "rank %d: alltoall count=%zu block %d element %zu got %g want %g\n",
+                    fprintf(stderr,
+                            "rank %d: alltoall count=%zu block %d element %zu got %g want %g\n",
                             rh_rank, n, j, i, got, exp);
             }
     } else if (strcmp(k, "barrier") == 0) {
@@ -119,7 +134,8 @@ static int run_case(coll_comm *comm, const test_case *t)
     if (rc) {
         char d[160];
         describe(t, d, sizeof d);
-        fprintf(stderr, "rank %d: %s failed: %s (%s)\n", rh_rank, d, coll_strerror(rc), coll_comm_errmsg(comm));
+        fprintf(stderr, "rank %d: %s failed: %s (%s)\n", rh_rank, d, coll_strerror(rc),
+                coll_comm_errmsg(comm));
         return -1;
     }
     return wrong;
@@ -142,7 +158,7 @@ static const char *algo_names(const char *kind)
 static void run_matrix(coll_comm *comm)
 {
     static const char *kinds[] = {"allreduce", "allgather", "reducescatter", "broadcast",
-                                  "reduce", "alltoall", "barrier"};
+                                  "reduce",    "alltoall",  "barrier"};
     int salt = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         char algos[128];
@@ -154,15 +170,21 @@ static void run_matrix(coll_comm *comm)
             int may_refuse = strcmp(a, "auto") != 0 && strcmp(coll_comm_backend(comm), "tcp") != 0;
             if (rc == COLL_ENOTSUP && may_refuse) continue;
             if (rc) {
-                fprintf(stderr, "rank %d: set_algo %s failed: %s\n", rh_rank, a, coll_comm_errmsg(comm));
+                fprintf(stderr, "rank %d: set_algo %s failed: %s\n", rh_rank, a,
+                        coll_comm_errmsg(comm));
                 failures++;
                 continue;
             }
             for (size_t c = 0; c < NCOUNTS; c++)
                 for (int ip = 0; ip < 2; ip++) {
                     if (ip && strcmp(kinds[k], "alltoall") == 0) continue;
-                    test_case t = {kinds[k], a, counts[c], pairs[salt % NPAIRS].dt,
-                                   pairs[salt % NPAIRS].op, ip, (int)(c % (size_t)rh_size)};
+                    test_case t = {kinds[k],
+                                   a,
+                                   counts[c],
+                                   pairs[salt % NPAIRS].dt,
+                                   pairs[salt % NPAIRS].op,
+                                   ip,
+                                   (int)(c % (size_t)rh_size)};
                     salt++;
                     if (on_gloo && t.dt == COLL_BFLOAT16 && reduces(t.kind))
                         t.dt = COLL_FLOAT16; /* refused on gloo: see check_gloo_refusal */
@@ -237,7 +259,14 @@ static void run_nonblocking(coll_comm *comm)
         fprintf(stderr, "rank %d: nonblocking: %s, %d wrong\n", rh_rank, coll_strerror(rc), wrong);
         failures++;
     }
-    free(ars); free(arr); free(ags); free(agr); free(rss); free(rsr); free(bcb); free(a2);
+    free(ars);
+    free(arr);
+    free(ags);
+    free(agr);
+    free(rss);
+    free(rsr);
+    free(bcb);
+    free(a2);
 }
 
 /* gloo: every dtype/op pair coll.h defines, on each reducing collective. */
@@ -250,8 +279,8 @@ static void run_all_pairs(coll_comm *comm)
                 if (d == COLL_BFLOAT16 || coll_op_valid((coll_dtype)d, (coll_op)o) != COLL_OK)
                     continue;
                 for (int ip = 0; ip < 2; ip++) {
-                    test_case t = {kinds[k], "auto", 4099, (coll_dtype)d, (coll_op)o, ip,
-                                   (d + o) % rh_size};
+                    test_case t = {kinds[k], "auto",           4099, (coll_dtype)d, (coll_op)o,
+                                   ip,       (d + o) % rh_size};
                     cases++;
                     if (run_case(comm, &t)) failures++;
                 }

@@ -53,8 +53,8 @@ static int rank_peer_death(coll_comm *comm)
     }
     double took = coll__now_s() - t0;
     int blamed = coll_comm_failed_rank(comm);
-    fprintf(stderr, "rank %d: %s after %.2f s: %s (blames rank %d)\n", rh_rank, coll_status_name(rc),
-            took, coll_comm_errmsg(comm), blamed);
+    fprintf(stderr, "rank %d: %s after %.2f s: %s (blames rank %d)\n", rh_rank,
+            coll_status_name(rc), took, coll_comm_errmsg(comm), blamed);
     if (rc == COLL_EPEER && blamed == DEAD_RANK && took < 10) mark_ok();
     free(buf);
     return 0;

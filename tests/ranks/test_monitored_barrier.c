@@ -15,14 +15,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            fprintf(stderr, "rank %d: FAIL %s: ", rh_rank, #cond);                \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fprintf(stderr, "\n");                                                \
-            failures++;                                                           \
-        }                                                                         \
+#define CHECK(cond, ...)                                           \
+    do {                                                           \
+        if (!(cond)) {                                             \
+            fprintf(stderr, "rank %d: FAIL %s: ", rh_rank, #cond); \
+            fprintf(stderr, __VA_ARGS__);                          \
+            fprintf(stderr, "\n");                                 \
+            failures++;                                            \
+        }                                                          \
     } while (0)
 
 static void sleep_s(double s)
@@ -59,8 +59,8 @@ static void still_usable(coll_comm *comm)
 {
     double v = rh_rank + 1;
     int rc = coll_allreduce(comm, &v, &v, 1, COLL_FLOAT64, COLL_SUM);
-    CHECK(rc == COLL_OK && v == rh_size * (rh_size + 1) / 2.0, "rc %s v %g",
-          coll_status_name(rc), v);
+    CHECK(rc == COLL_OK && v == rh_size * (rh_size + 1) / 2.0, "rc %s v %g", coll_status_name(rc),
+          v);
 }
 
 static void late_root(coll_comm *comm)
@@ -76,8 +76,7 @@ static void late_root(coll_comm *comm)
         CHECK(strstr(coll_comm_errmsg(comm), "rank 0 did not answer") != NULL, "errmsg '%s'",
               coll_comm_errmsg(comm));
     }
-    CHECK(coll_barrier(comm) == COLL_OK, "barrier after a late rank 0: %s",
-          coll_comm_errmsg(comm));
+    CHECK(coll_barrier(comm) == COLL_OK, "barrier after a late rank 0: %s", coll_comm_errmsg(comm));
 }
 
 static void bad_args(coll_comm *comm)

@@ -43,7 +43,8 @@ static int colours(const char *path)
 {
     cairo_surface_t *s = cairo_image_surface_create_from_png(path);
     if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
-        fprintf(stderr, "%s: cannot decode: %s\n", path, cairo_status_to_string(cairo_surface_status(s)));
+        fprintf(stderr, "%s: cannot decode: %s\n", path,
+                cairo_status_to_string(cairo_surface_status(s)));
         cairo_surface_destroy(s);
         return 1;
     }
@@ -52,7 +53,8 @@ static int colours(const char *path)
     const unsigned char *data = cairo_image_surface_get_data(s);
     uint32_t *px = malloc((size_t)w * (size_t)h * sizeof *px);
     if (!px) return 1;
-    for (int y = 0; y < h; y++) memcpy(px + (size_t)y * w, data + (size_t)y * stride, (size_t)w * 4);
+    for (int y = 0; y < h; y++)
+        memcpy(px + (size_t)y * w, data + (size_t)y * stride, (size_t)w * 4);
     size_t n = (size_t)w * h, distinct = n ? 1 : 0;
     qsort(px, n, sizeof *px, cmp_u32);
     for (size_t i = 1; i < n; i++) distinct += px[i] != px[i - 1];

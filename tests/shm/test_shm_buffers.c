@@ -83,7 +83,8 @@ int main(int argc, char **argv)
                 if (flt) ((float *)send[i])[j] = (float)v;
                 else ((int32_t *)send[i])[j] = v;
             }
-            rc = coll_allreduce(comm, send[i], recv[i], m, flt ? COLL_FLOAT32 : COLL_INT32, COLL_SUM);
+            rc = coll_allreduce(comm, send[i], recv[i], m, flt ? COLL_FLOAT32 : COLL_INT32,
+                                COLL_SUM);
             for (size_t j = 0; rc == COLL_OK && j < m; j++) {
                 int32_t w = want(rh_size, i, r, j);
                 int bad = flt ? ((float *)recv[i])[j] != (float)w : ((int32_t *)recv[i])[j] != w;
@@ -100,7 +101,8 @@ int main(int argc, char **argv)
             recv[i] = i & 1 ? send[i] : get(comm, count_of(i) * 4);
         }
     }
-    if (rc) fprintf(stderr, "rank %d: %s: %s\n", rh_rank, coll_status_name(rc), coll_comm_errmsg(comm));
+    if (rc)
+        fprintf(stderr, "rank %d: %s: %s\n", rh_rank, coll_status_name(rc), coll_comm_errmsg(comm));
     for (int i = 0; i < NBUF; i++) {
         if (recv[i] != send[i]) put(comm, recv[i]);
         put(comm, send[i]);

@@ -74,7 +74,8 @@ static int new_entries(const char *before, const char *after)
     int n = 0;
     char copy[8192];
     snprintf(copy, sizeof copy, "%s", after);
-    for (char *save, *name = strtok_r(copy, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
+    for (char *save, *name = strtok_r(copy, "\n", &save); name;
+         name = strtok_r(NULL, "\n", &save)) {
         char line[300];
         snprintf(line, sizeof line, "%s\n", name);
         if (!strstr(before, line)) {

@@ -142,7 +142,10 @@ static void test_softmax_gradient(void **state)
 
 /* The linear layer cuts its weight gradient at bucket boundaries: the hook
  * sees the offsets fall, and the gradient equals the uncut one. */
-typedef struct cut_log { size_t boundary, calls, last; int rising; } cut_log;
+typedef struct cut_log {
+    size_t boundary, calls, last;
+    int rising;
+} cut_log;
 
 static void log_ready(void *arg, size_t lo)
 {
@@ -151,7 +154,10 @@ static void log_ready(void *arg, size_t lo)
     c->last = lo;
 }
 
-static size_t log_boundary(void *arg, size_t hi) { return ((cut_log *)arg)->boundary < hi ? ((cut_log *)arg)->boundary : 0; }
+static size_t log_boundary(void *arg, size_t hi)
+{
+    return ((cut_log *)arg)->boundary < hi ? ((cut_log *)arg)->boundary : 0;
+}
 
 static void test_linear_cut_at_bucket(void **state)
 {
@@ -181,10 +187,10 @@ static const int small_hidden[] = {32};
 
 static train_config small_config(train_mode mode)
 {
-    train_config c = {.batch = 16, .steps = 60, .warmup = 0, .seed = 5, .lr = 0.05f,
-                      .momentum = 0.9f};
-    c.spec = (model_spec){.kind = MODEL_MLP, .input = 20, .hidden = small_hidden, .nhidden = 1,
-                          .classes = 4};
+    train_config c = {
+        .batch = 16, .steps = 60, .warmup = 0, .seed = 5, .lr = 0.05f, .momentum = 0.9f};
+    c.spec = (model_spec){
+        .kind = MODEL_MLP, .input = 20, .hidden = small_hidden, .nhidden = 1, .classes = 4};
     c.red.mode = mode;
     return c;
 }
@@ -206,8 +212,14 @@ static void test_cnn_loss_falls(void **state)
     (void)state;
     static const int ch[] = {8}, hid[] = {32};
     train_config c = small_config(MODE_SINGLE);
-    c.spec = (model_spec){.kind = MODEL_CNN, .in_channels = 3, .image = 4, .channels = ch,
-                          .nchannels = 1, .hidden = hid, .nhidden = 1, .classes = 3};
+    c.spec = (model_spec){.kind = MODEL_CNN,
+                          .in_channels = 3,
+                          .image = 4,
+                          .channels = ch,
+                          .nchannels = 1,
+                          .hidden = hid,
+                          .nhidden = 1,
+                          .classes = 3};
     train_result res;
     char err[256];
     assert_int_equal(train_run(NULL, &c, &res, err, sizeof err), 0);
@@ -280,7 +292,8 @@ static void test_topk_select(void **state)
     float acc[N], copy[N], scratch[N], mags[N];
     topk_pair out[N];
     for (size_t k = 1; k <= N; k = k * 7 + 3) {
-        for (int i = 0; i < N; i++) acc[i] = copy[i] = train_uniform(k, (uint64_t)i) * (i % 5 ? 1 : 3);
+        for (int i = 0; i < N; i++)
+            acc[i] = copy[i] = train_uniform(k, (uint64_t)i) * (i % 5 ? 1 : 3);
         for (int i = 0; i < N; i++) mags[i] = fabsf(copy[i]);
         qsort(mags, N, sizeof(float), cmp_desc);
         topk_select(acc, N, k, scratch, out);
@@ -303,7 +316,8 @@ static void test_half_round_trip(void **state)
     uint16_t h[4];
     compress_to_half(COMPRESS_FP16, src, h, 4);
     compress_from_half(COMPRESS_FP16, h, back, 4, 0.5f);
-    for (int i = 0; i < 4; i++) assert_true(fabsf(back[i] - src[i] * 0.5f) < 1e-3f * fabsf(src[i]) + 1e-6f);
+    for (int i = 0; i < 4; i++)
+        assert_true(fabsf(back[i] - src[i] * 0.5f) < 1e-3f * fabsf(src[i]) + 1e-6f);
     compress_to_half(COMPRESS_BF16, src, h, 4);
     compress_from_half(COMPRESS_BF16, h, back, 4, 1.0f);
     for (int i = 0; i < 4; i++) assert_true(fabsf(back[i] - src[i]) < 1e-2f * fabsf(src[i]));
@@ -359,26 +373,20 @@ static void test_options_bad_input(void **state)
     assert_non_null(strstr(err, "--image"));
     assert_int_equal(parse(&o, "--hidden 40000,40000 --input 1000", err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, "MiB"));
-    assert_int_equal(parse(&o, "--model cnn --channels 8 --image 8 --hidden 16", err, sizeof err), 0);
+    assert_int_equal(parse(&o, "--model cnn --channels 8 --image 8 --hidden 16", err, sizeof err),
+                     0);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_linear_gradient),
-        cmocka_unit_test(test_conv_gradient),
-        cmocka_unit_test(test_relu_gradient),
-        cmocka_unit_test(test_maxpool_gradient),
-        cmocka_unit_test(test_softmax_gradient),
-        cmocka_unit_test(test_linear_cut_at_bucket),
-        cmocka_unit_test(test_loss_falls),
-        cmocka_unit_test(test_cnn_loss_falls),
-        cmocka_unit_test(test_same_seed_same_run),
-        cmocka_unit_test(test_nan_stops_with_step),
-        cmocka_unit_test(test_synth_split_matches),
-        cmocka_unit_test(test_topk_select),
-        cmocka_unit_test(test_half_round_trip),
-        cmocka_unit_test(test_parse_compress_and_mode),
+        cmocka_unit_test(test_linear_gradient),     cmocka_unit_test(test_conv_gradient),
+        cmocka_unit_test(test_relu_gradient),       cmocka_unit_test(test_maxpool_gradient),
+        cmocka_unit_test(test_softmax_gradient),    cmocka_unit_test(test_linear_cut_at_bucket),
+        cmocka_unit_test(test_loss_falls),          cmocka_unit_test(test_cnn_loss_falls),
+        cmocka_unit_test(test_same_seed_same_run),  cmocka_unit_test(test_nan_stops_with_step),
+        cmocka_unit_test(test_synth_split_matches), cmocka_unit_test(test_topk_select),
+        cmocka_unit_test(test_half_round_trip),     cmocka_unit_test(test_parse_compress_and_mode),
         cmocka_unit_test(test_options_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,14 +16,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "rank %d: %s:%d: ", rh_rank, __FILE__, __LINE__);         \
-            fprintf(stderr, __VA_ARGS__);                                             \
-            fprintf(stderr, "\n");                                                    \
-            failures++;                                                               \
-        }                                                                             \
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "rank %d: %s:%d: ", rh_rank, __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fprintf(stderr, "\n");                                            \
+            failures++;                                                       \
+        }                                                                     \
     } while (0)
 
 #define B 4
@@ -31,10 +31,15 @@ static const int hidden[] = {48, 24};
 
 static train_config config(const char *mode, const char *compress, size_t batch)
 {
-    train_config c = {.batch = batch, .steps = 10, .seed = 9, .lr = 0.05f, .momentum = 0.9f,
-                      .check_every = 1, .keep_params = 1};
-    c.spec = (model_spec){.kind = MODEL_MLP, .input = 30, .hidden = hidden, .nhidden = 2,
-                          .classes = 5};
+    train_config c = {.batch = batch,
+                      .steps = 10,
+                      .seed = 9,
+                      .lr = 0.05f,
+                      .momentum = 0.9f,
+                      .check_every = 1,
+                      .keep_params = 1};
+    c.spec =
+        (model_spec){.kind = MODEL_MLP, .input = 30, .hidden = hidden, .nhidden = 2, .classes = 5};
     char err[256];
     if (reducer_mode_parse(mode, &c.red, err, sizeof err) ||
         compress_parse(compress, &c.red.compress, err, sizeof err))
@@ -81,8 +86,10 @@ static void compare_with_single(coll_comm *comm, const char *mode, float *params
         if (init) moved += fabs((double)ref[i] - init[i]);
     }
     CHECK(ref && params, "%s: no parameters to compare", mode);
-    CHECK(worst < 1e-3, "%s on %d ranks x batch %d differs from 1 process x batch %d: "
-          "relative difference %g", mode, rh_size, B, B * rh_size, worst);
+    CHECK(worst < 1e-3,
+          "%s on %d ranks x batch %d differs from 1 process x batch %d: "
+          "relative difference %g",
+          mode, rh_size, B, B * rh_size, worst);
     CHECK(!init || moved > 1e-3, "%s: training did not move the parameters", mode);
     free(ref);
     free(init);
@@ -106,7 +113,7 @@ int main(int argc, char **argv)
     coll_comm *comm = rh_start(argc, argv);
     if (!comm) return rh_launch_status;
     static const char *const modes[][2] = {
-        {"allreduce-sync", "none"}, {"ddp", "none"}, {"ddp", "fp16"}, {"ddp", "bf16"},
+        {"allreduce-sync", "none"}, {"ddp", "none"}, {"ddp", "fp16"},         {"ddp", "bf16"},
         {"ddp", "topk:0.1"},        {"ps", "none"},  {"local-sgd:3", "none"},
     };
     hash_check_catches_a_difference(comm);

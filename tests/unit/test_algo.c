@@ -30,7 +30,7 @@ typedef struct dcase {
 } dcase;
 
 static const dcase dcases[] = {
-    {COLL_FLOAT32, COLL_SUM}, {COLL_INT32, COLL_MAX}, {COLL_FLOAT64, COLL_PROD},
+    {COLL_FLOAT32, COLL_SUM},  {COLL_INT32, COLL_MAX}, {COLL_FLOAT64, COLL_PROD},
     {COLL_BFLOAT16, COLL_SUM}, {COLL_INT8, COLL_MIN},
 };
 #define NDCASES (int)(sizeof(dcases) / sizeof(dcases[0]))
@@ -202,9 +202,11 @@ static int one_call(coll__algo_ctx *c, world_arg *a, const dcase *d, size_t coun
         double v;
         if (!expected(k, d, n, r, root, count, j, &v)) continue;
         if (!same(d->dt, res, j, v)) {
-            note(a, r, "%s/%s n=%d rank=%d count=%zu %s/%s inplace=%d root=%d: element %zu wrong "
-                 "(want %g)", coll__kind_name(k), coll__algo_name(a->algo), n, r, count,
-                 coll_dtype_name(d->dt), coll_op_name(op), inplace, root, j, v);
+            note(a, r,
+                 "%s/%s n=%d rank=%d count=%zu %s/%s inplace=%d root=%d: element %zu wrong "
+                 "(want %g)",
+                 coll__kind_name(k), coll__algo_name(a->algo), n, r, count, coll_dtype_name(d->dt),
+                 coll_op_name(op), inplace, root, j, v);
             break;
         }
     }
@@ -268,24 +270,56 @@ static void run_matrix(coll__kind kind, coll__algo_id algo)
     }
 }
 
-static void test_allreduce_ring(void **s) { (void)s; run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_RING); }
-static void test_allreduce_rhd(void **s) { (void)s; run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_RHD); }
-static void test_allreduce_rd(void **s) { (void)s; run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_RD); }
+static void test_allreduce_ring(void **s)
+{
+    (void)s;
+    run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_RING);
+}
+static void test_allreduce_rhd(void **s)
+{
+    (void)s;
+    run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_RHD);
+}
+static void test_allreduce_rd(void **s)
+{
+    (void)s;
+    run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_RD);
+}
 static void test_allreduce_direct(void **s)
 {
     (void)s;
     run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_DIRECT);
 }
-static void test_allgather_ring(void **s) { (void)s; run_matrix(COLL_KIND_ALLGATHER, COLL_ALGO_RING); }
-static void test_allgather_rd(void **s) { (void)s; run_matrix(COLL_KIND_ALLGATHER, COLL_ALGO_RD); }
+static void test_allgather_ring(void **s)
+{
+    (void)s;
+    run_matrix(COLL_KIND_ALLGATHER, COLL_ALGO_RING);
+}
+static void test_allgather_rd(void **s)
+{
+    (void)s;
+    run_matrix(COLL_KIND_ALLGATHER, COLL_ALGO_RD);
+}
 static void test_reducescatter_ring(void **s)
 {
     (void)s;
     run_matrix(COLL_KIND_REDUCESCATTER, COLL_ALGO_RING);
 }
-static void test_broadcast_tree(void **s) { (void)s; run_matrix(COLL_KIND_BROADCAST, COLL_ALGO_TREE); }
-static void test_broadcast_ring(void **s) { (void)s; run_matrix(COLL_KIND_BROADCAST, COLL_ALGO_RING); }
-static void test_reduce_tree(void **s) { (void)s; run_matrix(COLL_KIND_REDUCE, COLL_ALGO_TREE); }
+static void test_broadcast_tree(void **s)
+{
+    (void)s;
+    run_matrix(COLL_KIND_BROADCAST, COLL_ALGO_TREE);
+}
+static void test_broadcast_ring(void **s)
+{
+    (void)s;
+    run_matrix(COLL_KIND_BROADCAST, COLL_ALGO_RING);
+}
+static void test_reduce_tree(void **s)
+{
+    (void)s;
+    run_matrix(COLL_KIND_REDUCE, COLL_ALGO_TREE);
+}
 static void test_alltoall_pairwise(void **s)
 {
     (void)s;
@@ -293,7 +327,11 @@ static void test_alltoall_pairwise(void **s)
     run_matrix(COLL_KIND_ALLTOALL, COLL_ALGO_DIRECT); /* another name for it */
 }
 /* AUTO goes through the tuning table and the dispatch. */
-static void test_allreduce_auto(void **s) { (void)s; run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO); }
+static void test_allreduce_auto(void **s)
+{
+    (void)s;
+    run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO);
+}
 
 /* ---- barrier: nobody leaves before everybody arrived ---- */
 
@@ -310,7 +348,7 @@ static int rank_barrier(coll__algo_ctx *c, void *p)
         __atomic_add_fetch(&a->arrived, 1, __ATOMIC_SEQ_CST);
         thread_ranks_stamp(c, COLL_KIND_BARRIER, 0, COLL_FLOAT32, COLL_SUM, 0);
         int rc = coll__algo_run(c, COLL_ALGO_DISSEMINATION, COLL_KIND_BARRIER, NULL, NULL, 0,
-                               COLL_FLOAT32, COLL_SUM, 0);
+                                COLL_FLOAT32, COLL_SUM, 0);
         if (rc < 0) return rc;
         if (__atomic_load_n(&a->arrived, __ATOMIC_SEQ_CST) < (k + 1) * a->n) a->early[c->rank]++;
         /* A second barrier so nobody starts round k+1 while others still check round k. */
@@ -355,7 +393,8 @@ static int rank_mismatch(coll__algo_ctx *c, void *p)
     float *sbuf = calloc(sn, sizeof(float)), *rbuf = calloc(rn, sizeof(float));
     if (!sbuf || !rbuf) return COLL_ENOMEM;
     thread_ranks_stamp(c, a->kind, count, COLL_FLOAT32, COLL_SUM, a->root);
-    int rc = coll__algo_run(c, a->algo, a->kind, sbuf, rbuf, count, COLL_FLOAT32, COLL_SUM, a->root);
+    int rc = coll__algo_run(c, a->algo, a->kind, sbuf, rbuf, count, COLL_FLOAT32, COLL_SUM,
+                            a->root);
     snprintf(a->msg[c->rank], sizeof(a->msg[c->rank]), "%s", c->tp->err.msg);
     /* Peers may still read these (nobody aborts here): keep them until the
      * world is gone. */
@@ -387,11 +426,11 @@ static void test_mismatch(void **s)
         coll__kind kind;
         coll__algo_id algo;
     } cases[] = {
-        {COLL_KIND_ALLREDUCE, COLL_ALGO_RING},     {COLL_KIND_ALLREDUCE, COLL_ALGO_RHD},
-        {COLL_KIND_ALLREDUCE, COLL_ALGO_RD},       {COLL_KIND_ALLGATHER, COLL_ALGO_RING},
-        {COLL_KIND_ALLGATHER, COLL_ALGO_RD},       {COLL_KIND_REDUCESCATTER, COLL_ALGO_RING},
-        {COLL_KIND_BROADCAST, COLL_ALGO_TREE},     {COLL_KIND_BROADCAST, COLL_ALGO_RING},
-        {COLL_KIND_REDUCE, COLL_ALGO_TREE},        {COLL_KIND_ALLTOALL, COLL_ALGO_PAIRWISE},
+        {COLL_KIND_ALLREDUCE, COLL_ALGO_RING}, {COLL_KIND_ALLREDUCE, COLL_ALGO_RHD},
+        {COLL_KIND_ALLREDUCE, COLL_ALGO_RD},   {COLL_KIND_ALLGATHER, COLL_ALGO_RING},
+        {COLL_KIND_ALLGATHER, COLL_ALGO_RD},   {COLL_KIND_REDUCESCATTER, COLL_ALGO_RING},
+        {COLL_KIND_BROADCAST, COLL_ALGO_TREE}, {COLL_KIND_BROADCAST, COLL_ALGO_RING},
+        {COLL_KIND_REDUCE, COLL_ALGO_TREE},    {COLL_KIND_ALLTOALL, COLL_ALGO_PAIRWISE},
     };
     enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
     const int n = 4;
@@ -505,20 +544,26 @@ static void test_select(void **s)
 
     /* Far from any crossover: tiny and huge messages. */
     assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 64, 4), COLL_ALGO_RD);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 1 << 30, 4), COLL_ALGO_RING);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 128 << 10, 6), COLL_ALGO_RHD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 1 << 30, 4),
+                     COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 128 << 10, 6),
+                     COLL_ALGO_RHD);
     assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 64, 4), COLL_ALGO_RD);
     assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 64, 6), COLL_ALGO_RING);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 1 << 30, 4), COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 1 << 30, 4),
+                     COLL_ALGO_RING);
     assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 64, 5), COLL_ALGO_TREE);
-    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 1 << 30, 5), COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 1 << 30, 5),
+                     COLL_ALGO_RING);
     assert_int_equal(coll__algo_select(COLL_KIND_REDUCE, COLL_ALGO_AUTO, 64, 5), COLL_ALGO_TREE);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLTOALL, COLL_ALGO_AUTO, 64, 5), COLL_ALGO_PAIRWISE);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLTOALL, COLL_ALGO_AUTO, 64, 5),
+                     COLL_ALGO_PAIRWISE);
     assert_int_equal(coll__algo_select(COLL_KIND_BARRIER, COLL_ALGO_AUTO, 0, 5),
                      COLL_ALGO_DISSEMINATION);
     /* Requests that exist win; others fall back to the table. */
     assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_RING, 64, 4), COLL_ALGO_RING);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_RD, 1 << 30, 4), COLL_ALGO_RD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_RD, 1 << 30, 4),
+                     COLL_ALGO_RD);
     assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_RING, 64, 4), COLL_ALGO_RING);
     assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_TREE, 64, 4), COLL_ALGO_RD);
     assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_RD, 64, 3), COLL_ALGO_RING);

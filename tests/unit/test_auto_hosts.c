@@ -22,13 +22,13 @@ static void test_plan_regular_hosts(void **state)
     coll__host_plan p;
     assert_int_equal(coll__host_plan_build(ids, 4, 3, &p), COLL_OK);
     assert_int_equal(p.nhosts, 2);
-    assert_int_equal(p.host, 1);          /* hosts numbered by lowest rank: a=0, b=1 */
+    assert_int_equal(p.host, 1); /* hosts numbered by lowest rank: a=0, b=1 */
     assert_int_equal(p.local_rank, 1);
     assert_int_equal(p.local_size, 2);
     assert_true(p.regular);
     assert_int_equal(p.members[0], 1);
     assert_int_equal(p.members[1], 3);
-    assert_non_null(p.peers);             /* local index 1 on each host */
+    assert_non_null(p.peers); /* local index 1 on each host */
     assert_int_equal(p.peers[0], 2);
     assert_int_equal(p.peers[1], 3);
     assert_int_equal(p.host_of[2], 0);
@@ -70,11 +70,11 @@ static void test_host_id_overrides(void **state)
     unsetenv("COLL_AUTO_RANKS_PER_HOST");
     assert_int_equal(coll__host_id(0, a, sizeof a, NULL), COLL_OK);
     assert_int_equal(coll__host_id(5, b, sizeof b, NULL), COLL_OK);
-    assert_string_equal(a, b);            /* one process, one host */
-    assert_non_null(strstr(a, "/net"));   /* the network namespace is part of it */
+    assert_string_equal(a, b);          /* one process, one host */
+    assert_non_null(strstr(a, "/net")); /* the network namespace is part of it */
     setenv("COLL_HOST_ID", "node\n7", 1);
     assert_int_equal(coll__host_id(0, a, sizeof a, NULL), COLL_OK);
-    assert_string_equal(a, "node_7");     /* one line: ids travel joined by newlines */
+    assert_string_equal(a, "node_7"); /* one line: ids travel joined by newlines */
     setenv("COLL_AUTO_RANKS_PER_HOST", "2", 1);
     coll__host_id(1, a, sizeof a, NULL);
     coll__host_id(2, b, sizeof b, NULL);

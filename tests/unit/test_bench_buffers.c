@@ -47,8 +47,7 @@ static long huge_kib(const void *p, size_t len)
         unsigned long a, b, v;
         if (sscanf(line, "%lx-%lx ", &a, &b) == 2) /* a mapping's header line */
             inside = a < hi && b > lo;
-        else if (inside && sscanf(line, "AnonHugePages: %lu kB", &v) == 1)
-            kib += (long)v;
+        else if (inside && sscanf(line, "AnonHugePages: %lu kB", &v) == 1) kib += (long)v;
     }
     fclose(f);
     return kib;

@@ -144,8 +144,13 @@ typedef struct sim {
 
 static bench_call sim_call(const sim *s, int rank)
 {
-    bench_call c = {.rank = rank, .nranks = s->n, .send = s->send[rank], .recv = s->recv[rank],
-                    .count = s->count, .dtype = s->dt, .op = s->op == BENCH_OP_NONE ? COLL_SUM : (coll_op)s->op,
+    bench_call c = {.rank = rank,
+                    .nranks = s->n,
+                    .send = s->send[rank],
+                    .recv = s->recv[rank],
+                    .count = s->count,
+                    .dtype = s->dt,
+                    .op = s->op == BENCH_OP_NONE ? COLL_SUM : (coll_op)s->op,
                     .root = s->n - 1};
     return c;
 }
@@ -162,7 +167,7 @@ static void sim_reduce_block(sim *s, size_t block, void *out)
     memcpy(out, elem(s->send[0], block * s->count, s->dt), bytes);
     for (int q = 1; q < s->n; q++)
         coll__reduce_local(out, out, elem(s->send[q], block * s->count, s->dt), s->count, s->dt,
-                          (coll_op)s->op);
+                           (coll_op)s->op);
 }
 
 /* What rank r's receive buffer holds after a correct call. */
@@ -179,7 +184,8 @@ static void sim_result(sim *s, int r)
     case BENCH_BROADCAST: memcpy(s->recv[r], s->send[root], bytes); break;
     case BENCH_SENDRECV: memcpy(s->recv[r], s->send[(r + s->n - 1) % s->n], bytes); break;
     case BENCH_ALLGATHER:
-        for (int q = 0; q < s->n; q++) memcpy(elem(s->recv[r], q * s->count, s->dt), s->send[q], bytes);
+        for (int q = 0; q < s->n; q++)
+            memcpy(elem(s->recv[r], q * s->count, s->dt), s->send[q], bytes);
         break;
     case BENCH_ALLTOALL:
         for (int q = 0; q < s->n; q++)
@@ -192,7 +198,8 @@ static void sim_result(sim *s, int r)
 
 static void sim_run(const bench_coll *coll, int n, coll_dtype dt)
 {
-    sim s = {.coll = coll, .n = n, .count = 50, .dt = dt, .op = coll->has_op ? COLL_MAX : BENCH_OP_NONE};
+    sim s = {
+        .coll = coll, .n = n, .count = 50, .dt = dt, .op = coll->has_op ? COLL_MAX : BENCH_OP_NONE};
     if (!coll->check) return; /* barrier: no data, nothing checked (#wrong N/A) */
     bench_data_key k = make_key(n, dt, s.op);
     size_t esz = coll_dtype_size(dt);

@@ -40,7 +40,8 @@ static void assert_refused(const char *coll, const char *flag, const char *const
     bench_options_free(&o);
 }
 
-#define REFUSED(coll, flag, ...) assert_refused(coll, flag, (const char *const[]){__VA_ARGS__, NULL})
+#define REFUSED(coll, flag, ...) \
+    assert_refused(coll, flag, (const char *const[]){__VA_ARGS__, NULL})
 
 static void test_defaults(void **state)
 {
@@ -158,7 +159,7 @@ static void test_bad_input_names_the_flag(void **state)
     REFUSED("allreduce", "--bogus", "--bogus");
     REFUSED("allreduce", "-z", "-z");
     REFUSED("allreduce", "stray", "stray");
-    REFUSED("allreduce", "-n", "-n");               /* missing value */
+    REFUSED("allreduce", "-n", "-n"); /* missing value */
     REFUSED("allreduce", "-n", "-n", "0");
     REFUSED("allreduce", "-n", "-n", "-3");
     REFUSED("allreduce", "--iters", "--iters=abc");
@@ -166,7 +167,7 @@ static void test_bad_input_names_the_flag(void **state)
     REFUSED("allreduce", "-c", "-c", "x");
     REFUSED("allreduce", "-P", "-P", "0");
     REFUSED("allreduce", "-P", "-P", "2,-4");
-    REFUSED("allreduce", "-b", "-b", "1X");         /* bad suffix */
+    REFUSED("allreduce", "-b", "-b", "1X"); /* bad suffix */
     REFUSED("allreduce", "-b", "-b", "0");
     REFUSED("allreduce", "-e", "-e", "12Q");
     REFUSED("allreduce", "--sizes", "--sizes", "1M,,2M");
@@ -209,7 +210,7 @@ static void test_init_method(void **state)
     assert_string_equal(o.init_method, "file:///s");
     bench_options_free(&o);
 
-    REFUSED("allreduce", "--init-method", "--init-method");             /* missing value */
+    REFUSED("allreduce", "--init-method", "--init-method");               /* missing value */
     REFUSED("allreduce", "--init-method", "--init-method", "http://h:1"); /* bad scheme */
     REFUSED("allreduce", "--init-method", "--init-method", "127.0.0.1:29500");
     REFUSED("allreduce", "--init-method", "--init-method", "env://x");
@@ -226,8 +227,8 @@ static void test_last_flag_wins(void **state)
 {
     (void)state;
     bench_options o;
-    assert_int_equal(PARSE("allreduce", &o, "-P", "2", "-P", "3,4", "--backend", "tcp",
-                           "--backend", "tcp,shm"),
+    assert_int_equal(PARSE("allreduce", &o, "-P", "2", "-P", "3,4", "--backend", "tcp", "--backend",
+                           "tcp,shm"),
                      0);
     assert_int_equal(o.nprocs, 2);
     assert_int_equal(o.procs[0], 3);
@@ -238,14 +239,10 @@ static void test_last_flag_wins(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_every_flag),
-        cmocka_unit_test(test_step_sweeps),
-        cmocka_unit_test(test_dtype_op_sweeps),
-        cmocka_unit_test(test_help),
-        cmocka_unit_test(test_bad_input_names_the_flag),
-        cmocka_unit_test(test_last_flag_wins),
-        cmocka_unit_test(test_init_method),
+        cmocka_unit_test(test_defaults),       cmocka_unit_test(test_every_flag),
+        cmocka_unit_test(test_step_sweeps),    cmocka_unit_test(test_dtype_op_sweeps),
+        cmocka_unit_test(test_help),           cmocka_unit_test(test_bad_input_names_the_flag),
+        cmocka_unit_test(test_last_flag_wins), cmocka_unit_test(test_init_method),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,11 +67,11 @@ static void test_stop_spread(void **state)
     assert_false(budget_spread_due(0.05, 7, 20));
     assert_true(budget_spread_due(0.05, 8, 20));
     assert_true(budget_spread_due(0.05, 16, 20));
-    assert_false(budget_spread_due(0.05, 8, 8)); /* nothing left to save */
-    assert_true(budget_spread_tight(0.05, 98, 100, 103));   /* 5% */
+    assert_false(budget_spread_due(0.05, 8, 8));             /* nothing left to save */
+    assert_true(budget_spread_tight(0.05, 98, 100, 103));    /* 5% */
     assert_false(budget_spread_tight(0.05, 98, 100, 103.5)); /* 5.5% */
-    assert_false(budget_spread_tight(0, 100, 100, 100));    /* off */
-    assert_false(budget_spread_tight(0.05, 0, 0, 0));       /* no time measured */
+    assert_false(budget_spread_tight(0, 100, 100, 100));     /* off */
+    assert_false(budget_spread_tight(0.05, 0, 0, 0));        /* no time measured */
 }
 
 int main(void)

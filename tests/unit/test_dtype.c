@@ -18,29 +18,28 @@ static void test_dtype_parse_aliases(void **state)
         const char *text;
         coll_dtype want;
     } cases[] = {
-        {"float32", COLL_FLOAT32},  {"float", COLL_FLOAT32},   {"f32", COLL_FLOAT32},
-        {"fp32", COLL_FLOAT32},     {"FLOAT32", COLL_FLOAT32}, {"Float", COLL_FLOAT32},
-        {"float64", COLL_FLOAT64},  {"double", COLL_FLOAT64},  {"f64", COLL_FLOAT64},
-        {"DOUBLE", COLL_FLOAT64},   {"float16", COLL_FLOAT16}, {"half", COLL_FLOAT16},
-        {"fp16", COLL_FLOAT16},     {"f16", COLL_FLOAT16},     {"HaLf", COLL_FLOAT16},
-        {"bfloat16", COLL_BFLOAT16}, {"bf16", COLL_BFLOAT16},  {"BF16", COLL_BFLOAT16},
-        {"int8", COLL_INT8},        {"uint8", COLL_UINT8},     {"UINT8", COLL_UINT8},
-        {"int32", COLL_INT32},      {"int", COLL_INT32},       {"INT", COLL_INT32},
+        {"float32", COLL_FLOAT32},   {"float", COLL_FLOAT32},   {"f32", COLL_FLOAT32},
+        {"fp32", COLL_FLOAT32},      {"FLOAT32", COLL_FLOAT32}, {"Float", COLL_FLOAT32},
+        {"float64", COLL_FLOAT64},   {"double", COLL_FLOAT64},  {"f64", COLL_FLOAT64},
+        {"DOUBLE", COLL_FLOAT64},    {"float16", COLL_FLOAT16}, {"half", COLL_FLOAT16},
+        {"fp16", COLL_FLOAT16},      {"f16", COLL_FLOAT16},     {"HaLf", COLL_FLOAT16},
+        {"bfloat16", COLL_BFLOAT16}, {"bf16", COLL_BFLOAT16},   {"BF16", COLL_BFLOAT16},
+        {"int8", COLL_INT8},         {"uint8", COLL_UINT8},     {"UINT8", COLL_UINT8},
+        {"int32", COLL_INT32},       {"int", COLL_INT32},       {"INT", COLL_INT32},
         {"int64", COLL_INT64},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         coll_dtype dt = COLL_DTYPE_COUNT;
         if (coll_dtype_parse(cases[i].text, &dt) != COLL_OK || dt != cases[i].want)
-            fail_msg("parse(\"%s\") gave %d, want %d", cases[i].text, (int)dt,
-                     (int)cases[i].want);
+            fail_msg("parse(\"%s\") gave %d, want %d", cases[i].text, (int)dt, (int)cases[i].want);
     }
 }
 
 static void test_dtype_parse_rejects(void **state)
 {
     (void)state;
-    static const char *const bad[] = {"", "float8", "int16", "uint32", "float32 ", " float",
-                                      "f", "bfloat", "fp8", "int64x"};
+    static const char *const bad[] = {"",       "float8", "int16",  "uint32", "float32 ",
+                                      " float", "f",      "bfloat", "fp8",    "int64x"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         coll_dtype dt = COLL_INT64;
         if (coll_dtype_parse(bad[i], &dt) != COLL_EINVAL || dt != COLL_INT64)
@@ -59,9 +58,9 @@ static void test_dtype_names_and_sizes(void **state)
         const char *name;
         size_t size;
     } want[] = {
-        {COLL_FLOAT32, "float32", 4}, {COLL_FLOAT64, "float64", 8}, {COLL_FLOAT16, "float16", 2},
-        {COLL_BFLOAT16, "bfloat16", 2}, {COLL_INT8, "int8", 1},     {COLL_UINT8, "uint8", 1},
-        {COLL_INT32, "int32", 4},     {COLL_INT64, "int64", 8},
+        {COLL_FLOAT32, "float32", 4},   {COLL_FLOAT64, "float64", 8}, {COLL_FLOAT16, "float16", 2},
+        {COLL_BFLOAT16, "bfloat16", 2}, {COLL_INT8, "int8", 1},       {COLL_UINT8, "uint8", 1},
+        {COLL_INT32, "int32", 4},       {COLL_INT64, "int64", 8},
     };
     assert_int_equal(sizeof want / sizeof want[0], COLL_DTYPE_COUNT);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -167,7 +166,7 @@ static void test_kind_names(void **state)
 }
 
 static coll__sig make_sig(coll__kind kind, uint64_t count, coll_dtype dt, coll_op op, int root,
-                         uint32_t seq)
+                          uint32_t seq)
 {
     coll__sig s;
     memset(&s, 0, sizeof s);
@@ -202,8 +201,8 @@ static void test_sig_format(void **state)
         coll__sig_format(&s, buf, sizeof buf);
         assert_string_equal(buf, cases[i].want);
     }
-    coll__sig big =
-        make_sig(COLL_KIND_ALLREDUCE, 1ull << 40, COLL_BFLOAT16, COLL_MAX, 0, 4000000000u);
+    coll__sig big = make_sig(COLL_KIND_ALLREDUCE, 1ull << 40, COLL_BFLOAT16, COLL_MAX, 0,
+                             4000000000u);
     coll__sig_format(&big, buf, sizeof buf);
     assert_string_equal(buf, "allreduce(count=1099511627776, bfloat16, max) #4000000000");
 
@@ -222,27 +221,60 @@ static void test_sig_equal(void **state)
     (void)state;
     coll__sig base = make_sig(COLL_KIND_REDUCE, 64, COLL_INT32, COLL_MIN, 2, 9), s;
     assert_true(coll__sig_equal(&base, &base));
-    s = base; s.count = 65;               assert_false(coll__sig_equal(&base, &s));
-    s = base; s.dtype = COLL_INT64;       assert_false(coll__sig_equal(&base, &s));
-    s = base; s.op = COLL_MAX;            assert_false(coll__sig_equal(&base, &s));
-    s = base; s.root = 1;                 assert_false(coll__sig_equal(&base, &s));
-    s = base; s.seq = 10;                 assert_false(coll__sig_equal(&base, &s));
-    s = base; s.kind = COLL_KIND_ALLREDUCE; assert_false(coll__sig_equal(&base, &s));
-    s = base; s.pad = 1; s.pad2 = 5;      assert_true(coll__sig_equal(&base, &s));
+    s = base;
+    s.count = 65;
+    assert_false(coll__sig_equal(&base, &s));
+    s = base;
+    s.dtype = COLL_INT64;
+    assert_false(coll__sig_equal(&base, &s));
+    s = base;
+    s.op = COLL_MAX;
+    assert_false(coll__sig_equal(&base, &s));
+    s = base;
+    s.root = 1;
+    assert_false(coll__sig_equal(&base, &s));
+    s = base;
+    s.seq = 10;
+    assert_false(coll__sig_equal(&base, &s));
+    s = base;
+    s.kind = COLL_KIND_ALLREDUCE;
+    assert_false(coll__sig_equal(&base, &s));
+    s = base;
+    s.pad = 1;
+    s.pad2 = 5;
+    assert_true(coll__sig_equal(&base, &s));
 
     /* Fields a kind does not use are ignored: ranks may leave anything there. */
     coll__sig ar = make_sig(COLL_KIND_ALLREDUCE, 64, COLL_FLOAT32, COLL_SUM, 0, 1);
-    s = ar; s.root = 5;                   assert_true(coll__sig_equal(&ar, &s));
-    s = ar; s.op = COLL_PROD;             assert_false(coll__sig_equal(&ar, &s));
+    s = ar;
+    s.root = 5;
+    assert_true(coll__sig_equal(&ar, &s));
+    s = ar;
+    s.op = COLL_PROD;
+    assert_false(coll__sig_equal(&ar, &s));
     coll__sig bc = make_sig(COLL_KIND_BROADCAST, 64, COLL_FLOAT32, COLL_SUM, 0, 1);
-    s = bc; s.op = COLL_MAX;              assert_true(coll__sig_equal(&bc, &s));
-    s = bc; s.root = 1;                   assert_false(coll__sig_equal(&bc, &s));
+    s = bc;
+    s.op = COLL_MAX;
+    assert_true(coll__sig_equal(&bc, &s));
+    s = bc;
+    s.root = 1;
+    assert_false(coll__sig_equal(&bc, &s));
     coll__sig ag = make_sig(COLL_KIND_ALLGATHER, 64, COLL_FLOAT32, COLL_SUM, 0, 1);
-    s = ag; s.op = COLL_MAX; s.root = 3;  assert_true(coll__sig_equal(&ag, &s));
-    s = ag; s.count = 1;                  assert_false(coll__sig_equal(&ag, &s));
+    s = ag;
+    s.op = COLL_MAX;
+    s.root = 3;
+    assert_true(coll__sig_equal(&ag, &s));
+    s = ag;
+    s.count = 1;
+    assert_false(coll__sig_equal(&ag, &s));
     coll__sig bar = make_sig(COLL_KIND_BARRIER, 0, COLL_FLOAT32, COLL_SUM, 0, 1);
-    s = bar; s.count = 8; s.dtype = COLL_INT8; assert_true(coll__sig_equal(&bar, &s));
-    s = bar; s.seq = 2;                   assert_false(coll__sig_equal(&bar, &s));
+    s = bar;
+    s.count = 8;
+    s.dtype = COLL_INT8;
+    assert_true(coll__sig_equal(&bar, &s));
+    s = bar;
+    s.seq = 2;
+    assert_false(coll__sig_equal(&bar, &s));
 }
 
 int main(void)

@@ -42,8 +42,13 @@ static void test_values_and_suffixes(void **state)
     const struct {
         const char *in;
         uint64_t want;
-    } ok[] = {{"0", 0}, {"64", 64}, {"4K", 4096}, {"4k", 4096}, {"3M", 3u << 20},
-              {"2G", 2ull << 30}, {"1099511627776", 1ull << 40}};
+    } ok[] = {{"0", 0},
+              {"64", 64},
+              {"4K", 4096},
+              {"4k", 4096},
+              {"3M", 3u << 20},
+              {"2G", 2ull << 30},
+              {"1099511627776", 1ull << 40}};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         uint64_t v;
         coll__err e;
@@ -55,8 +60,10 @@ static void test_values_and_suffixes(void **state)
 static void test_bad_values_refused_by_name(void **state)
 {
     (void)state;
-    const char *bad[] = {"12x", "-5", " 5", "+5", "K", "4KB", "4K ", "1.5M",
-                         "99999999999999999999", "17179869184G"};
+    const char *bad[] = {"12x",         "-5",   " 5",
+                         "+5",          "K",    "4KB",
+                         "4K ",         "1.5M", "99999999999999999999",
+                         "17179869184G"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         uint64_t v;
         coll__err e;

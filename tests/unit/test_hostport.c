@@ -127,12 +127,9 @@ static void test_listen_follows_ipv6_store(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_forms),
-        cmocka_unit_test(test_parse_refusals),
-        cmocka_unit_test(test_host_too_long),
-        cmocka_unit_test(test_format_round_trip),
-        cmocka_unit_test(test_unbracket),
-        cmocka_unit_test(test_listen_follows_ipv6_store),
+        cmocka_unit_test(test_parse_forms),   cmocka_unit_test(test_parse_refusals),
+        cmocka_unit_test(test_host_too_long), cmocka_unit_test(test_format_round_trip),
+        cmocka_unit_test(test_unbracket),     cmocka_unit_test(test_listen_follows_ipv6_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -133,8 +133,12 @@ static int run_script(fixture *f, int n, const char *script, double grace, lines
 {
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     const char *env[] = {f->dir_env, NULL};
-    coll__launch_opts o = {.nprocs = n, .argv = argv, .extra_env = env, .grace_s = grace,
-                          .on_result_line = out ? collect_line : NULL, .arg = out};
+    coll__launch_opts o = {.nprocs = n,
+                           .argv = argv,
+                           .extra_env = env,
+                           .grace_s = grace,
+                           .on_result_line = out ? collect_line : NULL,
+                           .arg = out};
     int rc = coll__launch(&o, res);
     assert_no_children();
     assert_int_equal(count_open_fds(), f->fds_before);
@@ -216,8 +220,12 @@ static void test_all_ranks_succeed_and_see_their_env(void **state)
         /* RANK=77 tries to override the launcher's own variable: ignored. */
         const char *env[] = {f->dir_env, "EXTRA=from-extra", "RANK=77", NULL};
         lines out = {0};
-        coll__launch_opts o = {.nprocs = n, .argv = argv, .extra_env = env, .grace_s = 0.5,
-                              .on_result_line = collect_line, .arg = &out};
+        coll__launch_opts o = {.nprocs = n,
+                               .argv = argv,
+                               .extra_env = env,
+                               .grace_s = 0.5,
+                               .on_result_line = collect_line,
+                               .arg = &out};
         coll__launch_result res;
         assert_int_equal(coll__launch(&o, &res), COLL_OK);
         assert_no_children();
@@ -307,8 +315,11 @@ static void test_rank0_holds_the_store_socket(void **state)
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     const char *env[] = {f->dir_env, NULL};
     connect_probe probe = {.dir = f->dir};
-    coll__launch_opts o = {.nprocs = 2, .argv = argv, .extra_env = env,
-                          .on_result_line = probe_store_port, .arg = &probe};
+    coll__launch_opts o = {.nprocs = 2,
+                           .argv = argv,
+                           .extra_env = env,
+                           .on_result_line = probe_store_port,
+                           .arg = &probe};
     coll__launch_result res;
     assert_int_equal(coll__launch(&o, &res), COLL_OK);
     assert_int_equal(res.exit_code, 0);
@@ -396,9 +407,9 @@ static void test_failing_rank_stops_the_others(void **state)
 static void test_leftover_child_of_rank0_is_stopped(void **state)
 {
     fixture *f = *state;
-    const char *script =
-        "[ \"$RANK\" = 0 ] || exit 0; "
-        "sleep 600 & echo $! > \"$DIR/sleep.0\"; echo started" TO_RESULTS "; exit 0";
+    const char *script = "[ \"$RANK\" = 0 ] || exit 0; "
+                         "sleep 600 & echo $! > \"$DIR/sleep.0\"; echo started" TO_RESULTS
+                         "; exit 0";
     lines out = {0};
     coll__launch_result res;
     assert_int_equal(run_script(f, 2, script, 0.5, &out, &res), COLL_OK);
@@ -530,7 +541,8 @@ static void test_interrupt_is_forwarded_and_handlers_restored(void **state)
     assert_int_equal(sigaction(SIGINT, &mine, &before), 0);
     /* Every rank traps SIGINT; rank 0 says "ready" once all traps are set. */
     const char *script =
-        "trap 'kill $! 2>/dev/null; touch \"$DIR/int.$RANK\"; exit 7' INT; touch \"$DIR/ready.$RANK\"; "
+        "trap 'kill $! 2>/dev/null; touch \"$DIR/int.$RANK\"; exit 7' INT; touch "
+        "\"$DIR/ready.$RANK\"; "
         "if [ \"$RANK\" = 0 ]; then "
         "while [ ! -e \"$DIR/ready.1\" ] || [ ! -e \"$DIR/ready.2\" ]; do sleep 0.05; done; "
         "echo ready" TO_RESULTS "; fi; "
@@ -541,8 +553,11 @@ static void test_interrupt_is_forwarded_and_handlers_restored(void **state)
         "sleep 100 & wait";
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     const char *env[] = {f->dir_env, NULL};
-    coll__launch_opts o = {.nprocs = 3, .argv = argv, .extra_env = env, .grace_s = 10,
-                          .on_result_line = interrupt_launcher};
+    coll__launch_opts o = {.nprocs = 3,
+                           .argv = argv,
+                           .extra_env = env,
+                           .grace_s = 10,
+                           .on_result_line = interrupt_launcher};
     coll__launch_result res;
     assert_int_equal(coll__launch(&o, &res), COLL_OK);
     assert_no_children();
@@ -582,8 +597,12 @@ static void test_ignored_interrupt_stays_ignored(void **state)
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     const char *env[] = {f->dir_env, NULL};
     lines out = {0};
-    coll__launch_opts o = {.nprocs = 2, .argv = argv, .extra_env = env, .grace_s = 0.5,
-                          .on_result_line = collect_and_interrupt, .arg = &out};
+    coll__launch_opts o = {.nprocs = 2,
+                           .argv = argv,
+                           .extra_env = env,
+                           .grace_s = 0.5,
+                           .on_result_line = collect_and_interrupt,
+                           .arg = &out};
     coll__launch_result res;
     int rc = coll__launch(&o, &res);
     kill(getpid(), SIGINT); /* still ignored after the launch */
@@ -607,8 +626,11 @@ static void test_self_exe(void **state)
     char *const *argvs[] = {argv_null, argv_named};
     for (int i = 0; i < 2; i++) {
         lines out = {0};
-        coll__launch_opts o = {.nprocs = 2, .argv = argvs[i], .use_self_exe = i == 1,
-                              .on_result_line = collect_line, .arg = &out};
+        coll__launch_opts o = {.nprocs = 2,
+                               .argv = argvs[i],
+                               .use_self_exe = i == 1,
+                               .on_result_line = collect_line,
+                               .arg = &out};
         coll__launch_result res;
         assert_int_equal(coll__launch(&o, &res), COLL_OK);
         assert_no_children();

@@ -13,11 +13,28 @@
 #include <string.h>
 
 static const char *const all_vars[] = {
-    "COLL_LISTEN_ADDR", "COLL_SOCKET_IFNAME", "RANK", "WORLD_SIZE", "LOCAL_RANK",
-    "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR", "COLL_LAUNCHED", "OMPI_COMM_WORLD_RANK",
-    "OMPI_COMM_WORLD_SIZE", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NODEID",
-    "SLURM_NNODES", "SLURM_STEP_NUM_NODES", "SLURM_NTASKS_PER_NODE", "SLURM_LAUNCH_NODE_IPADDR",
-    "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", NULL,
+    "COLL_LISTEN_ADDR",
+    "COLL_SOCKET_IFNAME",
+    "RANK",
+    "WORLD_SIZE",
+    "LOCAL_RANK",
+    "LOCAL_WORLD_SIZE",
+    "GROUP_RANK",
+    "MASTER_ADDR",
+    "COLL_LAUNCHED",
+    "OMPI_COMM_WORLD_RANK",
+    "OMPI_COMM_WORLD_SIZE",
+    "SLURM_PROCID",
+    "SLURM_NTASKS",
+    "SLURM_LOCALID",
+    "SLURM_NODEID",
+    "SLURM_NNODES",
+    "SLURM_STEP_NUM_NODES",
+    "SLURM_NTASKS_PER_NODE",
+    "SLURM_LAUNCH_NODE_IPADDR",
+    "SLURM_STEP_NODELIST",
+    "SLURM_JOB_NODELIST",
+    NULL,
 };
 
 static int clear_env(void **state)
@@ -27,7 +44,10 @@ static int clear_env(void **state)
     return 0;
 }
 
-static void set(const char *name, const char *value) { assert_int_equal(setenv(name, value, 1), 0); }
+static void set(const char *name, const char *value)
+{
+    assert_int_equal(setenv(name, value, 1), 0);
+}
 
 static void test_ifname_match(void **state)
 {

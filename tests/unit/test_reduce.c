@@ -37,20 +37,17 @@ static double rng_real(double lo, double hi)
 /* ---- reference float16 / bfloat16 ---- */
 
 typedef struct half_format {
-    int mant_bits;        /* 10 or 7 */
-    int bias;             /* 15 or 127 */
-    uint16_t max_finite;  /* 0x7bff or 0x7f7f */
-    uint16_t qnan;        /* a NaN of the format */
+    int mant_bits;       /* 10 or 7 */
+    int bias;            /* 15 or 127 */
+    uint16_t max_finite; /* 0x7bff or 0x7f7f */
+    uint16_t qnan;       /* a NaN of the format */
 } half_format;
 
 static const half_format FP16 = {10, 15, 0x7bff, 0x7e00};
 static const half_format BF16 = {7, 127, 0x7f7f, 0x7fc0};
 
 /* All-ones exponent and a nonzero mantissa: above inf (max_finite + 1). */
-static int fmt_is_nan(const half_format *f, uint16_t h)
-{
-    return (h & 0x7fff) > f->max_finite + 1;
-}
+static int fmt_is_nan(const half_format *f, uint16_t h) { return (h & 0x7fff) > f->max_finite + 1; }
 
 /* Value of a bit pattern; patterns past the largest finite value count as the
  * next binade's first value (for rounding), or inf/NaN when real is set. */
@@ -65,10 +62,8 @@ static double fmt_decode_raw(const half_format *f, uint16_t h)
 
 static double fmt_decode(const half_format *f, uint16_t h)
 {
-    if (fmt_is_nan(f, h))
-        return NAN;
-    if ((h & 0x7fff) == f->max_finite + 1)
-        return (h & 0x8000) ? -INFINITY : INFINITY;
+    if (fmt_is_nan(f, h)) return NAN;
+    if ((h & 0x7fff) == f->max_finite + 1) return (h & 0x8000) ? -INFINITY : INFINITY;
     return fmt_decode_raw(f, h);
 }
 
@@ -76,20 +71,16 @@ static double fmt_decode(const half_format *f, uint16_t h)
  * positive bit patterns: no bit tricks shared with the code under test. */
 static uint16_t fmt_round(const half_format *f, double v)
 {
-    if (isnan(v))
-        return f->qnan;
+    if (isnan(v)) return f->qnan;
     uint16_t sign = signbit(v) ? 0x8000 : 0;
     double a = fabs(v);
     uint16_t inf = (uint16_t)(f->max_finite + 1);
-    if (a >= fmt_decode_raw(f, inf))
-        return sign | inf;
+    if (a >= fmt_decode_raw(f, inf)) return sign | inf;
     uint16_t lo = 0, hi = inf; /* decode(lo) <= a < decode(hi) */
     while (hi - lo > 1) {
         uint16_t mid = (uint16_t)((lo + hi) / 2);
-        if (fmt_decode_raw(f, mid) <= a)
-            lo = mid;
-        else
-            hi = mid;
+        if (fmt_decode_raw(f, mid) <= a) lo = mid;
+        else hi = mid;
     }
     double below = a - fmt_decode_raw(f, lo), above = fmt_decode_raw(f, hi) - a;
     uint16_t r = below < above ? lo : above < below ? hi : (lo & 1) ? hi : lo;
@@ -98,8 +89,7 @@ static uint16_t fmt_round(const half_format *f, double v)
 
 static int fmt_bits_equal(const half_format *f, uint16_t got, uint16_t want)
 {
-    if (fmt_is_nan(f, want))
-        return fmt_is_nan(f, got);
+    if (fmt_is_nan(f, want)) return fmt_is_nan(f, got);
     return got == want;
 }
 
@@ -154,8 +144,7 @@ static void check_all_midpoints(const half_format *f, uint16_t (*from_f)(float))
             float sm = neg ? -m : m;
             float away = nextafterf(sm, neg ? -INFINITY : INFINITY);
             float toward = nextafterf(sm, 0.0f);
-            if (from_f(sm) != (s | even) || from_f(away) != (s | up) ||
-                from_f(toward) != (s | h))
+            if (from_f(sm) != (s | even) || from_f(away) != (s | up) || from_f(toward) != (s | h))
                 fail_msg("midpoint %.9g between 0x%04x and 0x%04x: got 0x%04x 0x%04x 0x%04x",
                          (double)sm, (unsigned)(s | h), (unsigned)(s | up), from_f(sm),
                          from_f(away), from_f(toward));
@@ -189,24 +178,29 @@ static void test_half_selected_values(void **state)
         float in;
         uint16_t want;
     } cases[] = {
-        {0.0f, 0x0000},          {-0.0f, 0x8000},
-        {1.0f, 0x3c00},          {-2.0f, 0xc000},
-        {1.0f + 0x1p-11f, 0x3c00},   /* tie, 1.0 is even */
-        {1.0f + 0x3p-11f, 0x3c02},   /* tie, up to even */
+        {0.0f, 0x0000},
+        {-0.0f, 0x8000},
+        {1.0f, 0x3c00},
+        {-2.0f, 0xc000},
+        {1.0f + 0x1p-11f, 0x3c00},            /* tie, 1.0 is even */
+        {1.0f + 0x3p-11f, 0x3c02},            /* tie, up to even */
         {1.0f + 0x1p-11f + 0x1p-23f, 0x3c01}, /* just past the tie */
-        {65504.0f, 0x7bff},      {65519.0f, 0x7bff},
-        {65520.0f, 0x7c00},      /* tie past the largest half: inf */
-        {1e10f, 0x7c00},         {-1e10f, 0xfc00},
-        {INFINITY, 0x7c00},      {-INFINITY, 0xfc00},
-        {0x1p-14f, 0x0400},      /* smallest normal */
-        {0x1p-24f, 0x0001},      /* smallest subnormal */
-        {0x1p-25f, 0x0000},      /* tie between 0 and 2^-24: 0 */
-        {0x3p-25f, 0x0002},      /* tie between 1 and 2 ulp: 2 */
+        {65504.0f, 0x7bff},
+        {65519.0f, 0x7bff},
+        {65520.0f, 0x7c00}, /* tie past the largest half: inf */
+        {1e10f, 0x7c00},
+        {-1e10f, 0xfc00},
+        {INFINITY, 0x7c00},
+        {-INFINITY, 0xfc00},
+        {0x1p-14f, 0x0400}, /* smallest normal */
+        {0x1p-24f, 0x0001}, /* smallest subnormal */
+        {0x1p-25f, 0x0000}, /* tie between 0 and 2^-24: 0 */
+        {0x3p-25f, 0x0002}, /* tie between 1 and 2 ulp: 2 */
         {0x1p-25f + 0x1p-40f, 0x0001},
         {0x1p-14f - 0x1p-25f, 0x0400}, /* tie below the smallest normal: rounds up */
-        {0x1.ff8p-15f, 0x03ff},  /* largest subnormal, exactly */
+        {0x1.ff8p-15f, 0x03ff},        /* largest subnormal, exactly */
         {-0x1p-24f, 0x8001},
-        {0x1p-149f, 0x0000},     /* float subnormal */
+        {0x1p-149f, 0x0000}, /* float subnormal */
         {-0x1p-140f, 0x8000},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -231,15 +225,15 @@ static void test_bf16_selected_values(void **state)
         uint16_t want;
     } cases[] = {
         {1.0f, 0x3f80},
-        {1.0f + 0x1p-8f, 0x3f80},   /* tie, even */
-        {1.0f + 0x3p-8f, 0x3f82},   /* tie, up to even */
+        {1.0f + 0x1p-8f, 0x3f80}, /* tie, even */
+        {1.0f + 0x3p-8f, 0x3f82}, /* tie, up to even */
         {1.0f + 0x1p-8f + 0x1p-23f, 0x3f81},
         {-3.0f, 0xc040},
-        {0x1.ffp127f, 0x7f80},      /* tie past the largest bf16: inf */
-        {0x1.fep127f, 0x7f7f},      /* largest bf16 */
+        {0x1.ffp127f, 0x7f80}, /* tie past the largest bf16: inf */
+        {0x1.fep127f, 0x7f7f}, /* largest bf16 */
         {INFINITY, 0x7f80},
-        {0x1p-133f, 0x0001},        /* smallest bf16 subnormal */
-        {0x1p-134f, 0x0000},        /* tie: even */
+        {0x1p-133f, 0x0001}, /* smallest bf16 subnormal */
+        {0x1p-134f, 0x0000}, /* tie: even */
         {0x3p-134f, 0x0002},
         {-0x1p-149f, 0x8000},
     };
@@ -262,8 +256,7 @@ static void check_random_floats(const half_format *f, uint16_t (*from_f)(float),
         uint32_t bits = (uint32_t)rng_next();
         if (i & 1) /* exponent in [lo_exp, hi_exp], any mantissa and sign */
             bits = (bits & 0x807fffffu) |
-                   ((uint32_t)(lo_exp + (int)(rng_next() % (uint64_t)(hi_exp - lo_exp + 1)))
-                    << 23);
+                   ((uint32_t)(lo_exp + (int)(rng_next() % (uint64_t)(hi_exp - lo_exp + 1))) << 23);
         float x = float_of_bits(bits);
         uint16_t got = from_f(x), want = fmt_round(f, (double)x);
         if (!fmt_bits_equal(f, got, want))
@@ -296,9 +289,12 @@ static int is_float(coll_dtype dt)
 static size_t dtype_bytes(coll_dtype dt)
 {
     switch (dt) {
-    case COLL_FLOAT64: case COLL_INT64: return 8;
-    case COLL_FLOAT32: case COLL_INT32: return 4;
-    case COLL_FLOAT16: case COLL_BFLOAT16: return 2;
+    case COLL_FLOAT64:
+    case COLL_INT64: return 8;
+    case COLL_FLOAT32:
+    case COLL_INT32: return 4;
+    case COLL_FLOAT16:
+    case COLL_BFLOAT16: return 2;
     default: return 1;
     }
 }
@@ -307,7 +303,8 @@ static size_t dtype_bytes(coll_dtype dt)
 static double ref_float_op(coll_op op, double x, double y)
 {
     switch (op) {
-    case COLL_SUM: case COLL_AVG: return x + y;
+    case COLL_SUM:
+    case COLL_AVG: return x + y;
     case COLL_PROD: return x * y;
     case COLL_MIN: return x < y ? x : y;
     default: return x > y ? x : y;
@@ -319,8 +316,7 @@ static long long wrap_signed(long long v, int bits)
 {
     long long m = 1ll << bits;
     v %= m;
-    if (v < 0)
-        v += m;
+    if (v < 0) v += m;
     return v >= m / 2 ? v - m : v;
 }
 
@@ -379,16 +375,21 @@ static void ref_elem(coll_dtype dt, coll_op op, const void *a, const void *b, si
         int64_t x = ((const int64_t *)a)[i], y = ((const int64_t *)b)[i], r;
         uint64_t ux = (uint64_t)x, uy = (uint64_t)y, ur;
         switch (op) {
-        case COLL_SUM: ur = ux + uy; memcpy(&r, &ur, 8); break;
-        case COLL_PROD: ur = ux * uy; memcpy(&r, &ur, 8); break;
+        case COLL_SUM:
+            ur = ux + uy;
+            memcpy(&r, &ur, 8);
+            break;
+        case COLL_PROD:
+            ur = ux * uy;
+            memcpy(&r, &ur, 8);
+            break;
         case COLL_MIN: r = x < y ? x : y; break;
         default: r = x > y ? x : y; break;
         }
         memcpy(want, &r, 8);
         break;
     }
-    default:
-        fail_msg("no reference for dtype %d", (int)dt);
+    default: fail_msg("no reference for dtype %d", (int)dt);
     }
 }
 
@@ -414,8 +415,7 @@ static int elem_equal(coll_dtype dt, const void *got, const void *want)
         memcpy(&w, want, 2);
         return fmt_bits_equal(dt == COLL_FLOAT16 ? &FP16 : &BF16, g, w);
     }
-    default:
-        return memcmp(got, want, dtype_bytes(dt)) == 0;
+    default: return memcmp(got, want, dtype_bytes(dt)) == 0;
     }
 }
 
@@ -432,21 +432,18 @@ static void fill_random(coll_dtype dt, void *buf, size_t n)
         }
         case COLL_FLOAT64: {
             double v = rng_real(-1e6, 1e6);
-            if (special)
-                memcpy(&v, &(uint64_t){rng_next()}, 8);
+            if (special) memcpy(&v, &(uint64_t){rng_next()}, 8);
             ((double *)buf)[i] = v;
             break;
         }
         case COLL_FLOAT16:
         case COLL_BFLOAT16: {
             const half_format *f = dt == COLL_FLOAT16 ? &FP16 : &BF16;
-            ((uint16_t *)buf)[i] =
-                special ? (uint16_t)(r >> 48) : fmt_round(f, rng_real(-300, 300));
+            ((uint16_t *)buf)[i] = special ? (uint16_t)(r >> 48)
+                                           : fmt_round(f, rng_real(-300, 300));
             break;
         }
-        default:
-            memcpy((char *)buf + i * dtype_bytes(dt), &r, dtype_bytes(dt));
-            break;
+        default: memcpy((char *)buf + i * dtype_bytes(dt), &r, dtype_bytes(dt)); break;
         }
     }
 }
@@ -479,8 +476,7 @@ static void check_kernel(int variant, coll_dtype dt, coll_op op, size_t n, enum 
     assert_non_null(bb);
     fill_random(dt, a0 + es, n);
     fill_random(dt, b0 + es, n);
-    if (mode == OUT_IS_A_IS_B || mode == A_IS_B)
-        memcpy(b0 + es, a0 + es, n * es);
+    if (mode == OUT_IS_A_IS_B || mode == A_IS_B) memcpy(b0 + es, a0 + es, n * es);
     memcpy(ab, a0, bytes);
     memcpy(bb, b0, bytes);
     memset(ob, GUARD, bytes);
@@ -488,9 +484,18 @@ static void check_kernel(int variant, coll_dtype dt, coll_op op, size_t n, enum 
     unsigned char *out = ob + es, *a = ab + es, *b = bb + es;
     switch (mode) {
     case DISTINCT: break;
-    case OUT_IS_A: memcpy(out, a, n * es); a = out; break;
-    case OUT_IS_B: memcpy(out, b, n * es); b = out; break;
-    case OUT_IS_A_IS_B: memcpy(out, a, n * es); a = b = out; break;
+    case OUT_IS_A:
+        memcpy(out, a, n * es);
+        a = out;
+        break;
+    case OUT_IS_B:
+        memcpy(out, b, n * es);
+        b = out;
+        break;
+    case OUT_IS_A_IS_B:
+        memcpy(out, a, n * es);
+        a = b = out;
+        break;
     case A_IS_B: b = a; break;
     default: break;
     }
@@ -506,9 +511,8 @@ static void check_kernel(int variant, coll_dtype dt, coll_op op, size_t n, enum 
                 sprintf(g + 2 * k, "%02x", out[i * es + es - 1 - k]);
                 sprintf(w + 2 * k, "%02x", want[es - 1 - k]);
             }
-            fail_msg("%s %s %s n=%zu %s: element %zu is 0x%s, want 0x%s",
-                     variants[variant].name, coll_dtype_name(dt), coll_op_name(op), n,
-                     alias_names[mode], i, g, w);
+            fail_msg("%s %s %s n=%zu %s: element %zu is 0x%s, want 0x%s", variants[variant].name,
+                     coll_dtype_name(dt), coll_op_name(op), n, alias_names[mode], i, g, w);
         }
     }
     for (size_t k = 0; k < es; k++) {
@@ -538,14 +542,46 @@ static void check_dtype_all_ops(coll_dtype dt)
     }
 }
 
-static void test_kernels_float32(void **state) { (void)state; check_dtype_all_ops(COLL_FLOAT32); }
-static void test_kernels_float64(void **state) { (void)state; check_dtype_all_ops(COLL_FLOAT64); }
-static void test_kernels_float16(void **state) { (void)state; check_dtype_all_ops(COLL_FLOAT16); }
-static void test_kernels_bfloat16(void **state) { (void)state; check_dtype_all_ops(COLL_BFLOAT16); }
-static void test_kernels_int8(void **state) { (void)state; check_dtype_all_ops(COLL_INT8); }
-static void test_kernels_uint8(void **state) { (void)state; check_dtype_all_ops(COLL_UINT8); }
-static void test_kernels_int32(void **state) { (void)state; check_dtype_all_ops(COLL_INT32); }
-static void test_kernels_int64(void **state) { (void)state; check_dtype_all_ops(COLL_INT64); }
+static void test_kernels_float32(void **state)
+{
+    (void)state;
+    check_dtype_all_ops(COLL_FLOAT32);
+}
+static void test_kernels_float64(void **state)
+{
+    (void)state;
+    check_dtype_all_ops(COLL_FLOAT64);
+}
+static void test_kernels_float16(void **state)
+{
+    (void)state;
+    check_dtype_all_ops(COLL_FLOAT16);
+}
+static void test_kernels_bfloat16(void **state)
+{
+    (void)state;
+    check_dtype_all_ops(COLL_BFLOAT16);
+}
+static void test_kernels_int8(void **state)
+{
+    (void)state;
+    check_dtype_all_ops(COLL_INT8);
+}
+static void test_kernels_uint8(void **state)
+{
+    (void)state;
+    check_dtype_all_ops(COLL_UINT8);
+}
+static void test_kernels_int32(void **state)
+{
+    (void)state;
+    check_dtype_all_ops(COLL_INT32);
+}
+static void test_kernels_int64(void **state)
+{
+    (void)state;
+    check_dtype_all_ops(COLL_INT64);
+}
 
 static void test_kernel_table_matches_op_valid(void **state)
 {

@@ -15,7 +15,8 @@
 #include "report/report_plot.h"
 #include "report/report_view.h"
 
-static void add(report_data *d, const char *host, const char *backend, const char *buffers, int nprocs)
+static void add(report_data *d, const char *host, const char *backend, const char *buffers,
+                int nprocs)
 {
     bench_row r;
     memset(&r, 0, sizeof r);
@@ -119,7 +120,8 @@ static void test_three_machines_six_backends(void **state)
     assert_int_equal(g.ncols, 3);
     int titled = 0;
     for (size_t i = 0; i < g.n; i++)
-        titled += !strcmp(g.p[i].row_title, "cpubox2, cpu, coll buffers") && !strcmp(g.p[i].title, "4 processes");
+        titled += !strcmp(g.p[i].row_title, "cpubox2, cpu, coll buffers") &&
+                  !strcmp(g.p[i].title, "4 processes");
     assert_int_equal(titled, 1);
     release(&d, &v, &g);
 }

@@ -90,9 +90,12 @@ static void test_time_is_median_else_average(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_iqr_apart_differs),         cmocka_unit_test(test_iqr_overlap_is_noise),
-        cmocka_unit_test(test_old_rows_use_min_p99),      cmocka_unit_test(test_mixed_rows_compare_min_p99),
-        cmocka_unit_test(test_no_spread_is_unknown),      cmocka_unit_test(test_time_is_median_else_average),
+        cmocka_unit_test(test_iqr_apart_differs),
+        cmocka_unit_test(test_iqr_overlap_is_noise),
+        cmocka_unit_test(test_old_rows_use_min_p99),
+        cmocka_unit_test(test_mixed_rows_compare_min_p99),
+        cmocka_unit_test(test_no_spread_is_unknown),
+        cmocka_unit_test(test_time_is_median_else_average),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

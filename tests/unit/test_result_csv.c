@@ -48,7 +48,8 @@ static bench_row sample_row(int i)
     r.count = r.bytes / 4;
     r.warmup = 5;
     r.iters = 20;
-    r.time_us_avg = (123456.0 + 1000.0 * i) / 1000.0; /* nearest double to 123.456+i, as strtod gives */
+    r.time_us_avg = (123456.0 + 1000.0 * i) /
+                    1000.0; /* nearest double to 123.456+i, as strtod gives */
     r.time_us_min = 100.001;
     r.time_us_p25 = 110.25;
     r.time_us_p50 = 120.5;
@@ -131,7 +132,9 @@ static void test_number_formats(void **state)
     assert_true(bench_row_to_csv(&r, line, sizeof line) > 0);
     assert_non_null(strstr(line, ",1048576,262144,5,20,12.346,100.001,"));
     assert_non_null(strstr(line, ",1.23457e-05,0"));
-    assert_non_null(strstr(line, "2026-11-22T03:04:00Z,node-0,allreduce,tcp,ring,cpu,malloc,2,1,float32,sum,0,"));
+    assert_non_null(
+        strstr(line,
+               "2026-11-22T03:04:00Z,node-0,allreduce,tcp,ring,cpu,malloc,2,1,float32,sum,0,"));
     assert_non_null(strstr(line, ",100.001,110.250,120.500,130.750,150.250,160.125,"));
 }
 
@@ -141,7 +144,7 @@ static void test_round_trip(void **state)
     for (int i = 0; i < 6; i++) {
         bench_row r = sample_row(i), back;
         if (i == 4) snprintf(r.host, sizeof r.host, "odd,\"host\""); /* needs quoting */
-        if (i == 5) r.wrong = -1;                                     /* not checked */
+        if (i == 5) r.wrong = -1;                                    /* not checked */
         char line[1024], err[256] = "";
         assert_true(bench_row_to_csv(&r, line, sizeof line) > 0);
         memset(&back, 0xab, sizeof back);
@@ -414,14 +417,20 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_to_csv_too_small),
         cmocka_unit_test(test_parse_validates_fields),
-        cmocka_unit_test_setup_teardown(test_append_new_then_again, test_dir_setup, test_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_append_to_empty_file_writes_header, test_dir_setup, test_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_append_after_torn_line, test_dir_setup, test_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_foreign_header_refused, test_dir_setup, test_dir_teardown),
-        cmocka_unit_test_setup_teardown(test_v1_rows_read_not_appended, test_dir_setup, test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_append_new_then_again, test_dir_setup,
+                                        test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_append_to_empty_file_writes_header, test_dir_setup,
+                                        test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_append_after_torn_line, test_dir_setup,
+                                        test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_foreign_header_refused, test_dir_setup,
+                                        test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_v1_rows_read_not_appended, test_dir_setup,
+                                        test_dir_teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_path, test_dir_setup, test_dir_teardown),
         cmocka_unit_test(test_full_disk),
-        cmocka_unit_test_setup_teardown(test_append_cut_short_rolls_back, test_dir_setup, test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_append_cut_short_rolls_back, test_dir_setup,
+                                        test_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

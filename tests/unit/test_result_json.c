@@ -81,8 +81,12 @@ static size_t count_entries(const char *dir, const char *must_not_contain)
 }
 
 static const bench_json_meta META = {
-    .name = "collbench", .world_size = 4, .warmup_iters = 5, .benchmark_iters = 20,
-    .device = "cpu", .extra_config_json = "{\"sizes\": \"1M,10M\", \"backends\": [\"shm\", \"tcp\"]}",
+    .name = "collbench",
+    .world_size = 4,
+    .warmup_iters = 5,
+    .benchmark_iters = 20,
+    .device = "cpu",
+    .extra_config_json = "{\"sizes\": \"1M,10M\", \"backends\": [\"shm\", \"tcp\"]}",
 };
 
 /* ---- the atomic writer (independent of jansson) ---- */
@@ -154,11 +158,13 @@ static json_t *load(const char *path)
     return doc;
 }
 
-static const char *const COLUMNS[] = {
-    "timestamp", "host", "collective", "backend", "algo", "device", "buffers", "nprocs",
-    "nnodes", "dtype", "op", "in_place", "bytes", "count", "warmup", "iters", "time_us_avg",
-    "time_us_min", "time_us_p25", "time_us_p50", "time_us_p75", "time_us_p99", "time_us_max",
-    "algbw_GBps", "busbw_GBps", "wrong"};
+static const char *const COLUMNS[] = {"timestamp",   "host",        "collective",  "backend",
+                                      "algo",        "device",      "buffers",     "nprocs",
+                                      "nnodes",      "dtype",       "op",          "in_place",
+                                      "bytes",       "count",       "warmup",      "iters",
+                                      "time_us_avg", "time_us_min", "time_us_p25", "time_us_p50",
+                                      "time_us_p75", "time_us_p99", "time_us_max", "algbw_GBps",
+                                      "busbw_GBps",  "wrong"};
 
 static void test_schema(void **state)
 {
@@ -237,13 +243,15 @@ static void test_merge_keeps_old_rows(void **state)
     assert_string_equal(json_string_value(json_object_get(doc, "notes")), "keep me");
     assert_string_equal(json_string_value(json_object_get(doc, "timestamp")), ts);
     json_t *results = json_object_get(doc, "results");
-    assert_true(json_real_value(json_object_get(json_object_get(results, "training"), "step_ms")) == 12.5);
+    assert_true(json_real_value(json_object_get(json_object_get(results, "training"), "step_ms")) ==
+                12.5);
     json_t *comm = json_object_get(results, "communication");
     json_t *ar = json_object_get(comm, "allreduce");
     assert_int_equal(json_array_size(ar), 3);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(ar, 0), "bytes")), 1024);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(ar, 1), "bytes")), 2048);
-    assert_int_equal(json_integer_value(json_object_get(json_array_get(ar, 2), "bytes")), 1024 << 5);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(ar, 2), "bytes")),
+                     1024 << 5);
     assert_int_equal(json_array_size(json_object_get(comm, "broadcast")), 1);
     /* Config keys of the first run that the second did not set stay. */
     assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "config"), "sizes")),
@@ -276,7 +284,8 @@ static void expect_refused(void **state, const char *name, const char *content, 
 
 static void test_corrupt_existing_refused(void **state)
 {
-    expect_refused(state, "corrupt.json", "{\"name\": \"collbench\", \"results\": {", "not valid JSON");
+    expect_refused(state, "corrupt.json", "{\"name\": \"collbench\", \"results\": {",
+                   "not valid JSON");
     expect_refused(state, "array.json", "[1, 2, 3]\n", "not a JSON object");
     expect_refused(state, "odd.json", "{\"results\": {\"communication\": {\"allreduce\": 5}}}",
                    "results.communication.allreduce");
@@ -293,7 +302,8 @@ static void test_empty_existing_file_is_new(void **state)
     assert_int_equal(bench_json_write(path, &META, &r, 1, err, sizeof err), COLL_OK);
     json_t *doc = load(path);
     assert_int_equal(json_array_size(json_object_get(
-                         json_object_get(json_object_get(doc, "results"), "communication"), "reduce")),
+                         json_object_get(json_object_get(doc, "results"), "communication"),
+                         "reduce")),
                      1);
     json_decref(doc);
 }
@@ -319,7 +329,9 @@ static void test_non_finite_is_null(void **state)
     assert_int_equal(bench_json_write(path, &META, &r, 1, err, sizeof err), COLL_OK);
     json_t *doc = load(path); /* still valid JSON */
     json_t *row = json_array_get(json_object_get(json_object_get(json_object_get(doc, "results"),
-                                                                 "communication"), "allreduce"), 0);
+                                                                 "communication"),
+                                                 "allreduce"),
+                                 0);
     assert_true(json_is_null(json_object_get(row, "busbw_GBps")));
     json_decref(doc);
 }

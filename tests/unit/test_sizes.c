@@ -48,8 +48,10 @@ static void test_every_suffix_spelling(void **state)
 {
     (void)state;
     static const char *const spellings[] = {"%s", "%sB", "%sb", "%siB", "%sib"};
-    static const struct { const char *up, *low; int shift; } units[] = {
-        {"K", "k", 10}, {"M", "m", 20}, {"G", "g", 30}, {"T", "t", 40}};
+    static const struct {
+        const char *up, *low;
+        int shift;
+    } units[] = {{"K", "k", 10}, {"M", "m", 20}, {"G", "g", 30}, {"T", "t", 40}};
     for (size_t u = 0; u < 4; u++) {
         for (size_t s = 0; s < 5; s++) {
             char buf[32], unit[8];
@@ -102,11 +104,11 @@ static void test_bad_sizes(void **state)
 static void test_overflow(void **state)
 {
     (void)state;
-    parse_bad("9223372036854775808", "too large");         /* 2^63 */
+    parse_bad("9223372036854775808", "too large"); /* 2^63 */
     parse_bad("99999999999999999999999", "too large");
-    parse_bad("8589934592G", "too large");                 /* 2^33 * 2^30 = 2^63 */
+    parse_bad("8589934592G", "too large"); /* 2^33 * 2^30 = 2^63 */
     assert_true(parse_ok("8589934591G") == ((1ull << 63) - (1ull << 30)));
-    parse_bad("8388608T", "too large");                    /* 2^23 * 2^40 = 2^63 */
+    parse_bad("8388608T", "too large"); /* 2^23 * 2^40 = 2^63 */
 }
 
 static void test_size_list(void **state)
@@ -128,9 +130,11 @@ static void test_size_list(void **state)
     assert_int_equal(v[1], 8192);
     free(v);
 
-    static const struct { const char *in, *why; } bad[] = {
-        {"", "empty"}, {"1M,,2M", "item 2"}, {"1M,", "item 2"}, {",1M", "item 1"},
-        {"1M,10X", "10X"}, {"1M, -2", "negative"},
+    static const struct {
+        const char *in, *why;
+    } bad[] = {
+        {"", "empty"},     {"1M,,2M", "item 2"}, {"1M,", "item 2"},
+        {",1M", "item 1"}, {"1M,10X", "10X"},    {"1M, -2", "negative"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         v = (uint64_t *)&n; /* must be reset to NULL */
@@ -138,7 +142,8 @@ static void test_size_list(void **state)
         assert_int_equal(bench_parse_size_list(bad[i].in, &v, &n, err, sizeof err), COLL_EINVAL);
         assert_null(v);
         assert_int_equal(n, 0);
-        if (!strstr(err, bad[i].why)) fail_msg("'%s': message '%s' lacks '%s'", bad[i].in, err, bad[i].why);
+        if (!strstr(err, bad[i].why))
+            fail_msg("'%s': message '%s' lacks '%s'", bad[i].in, err, bad[i].why);
     }
 }
 
@@ -158,26 +163,44 @@ static void test_int_list(void **state)
     assert_int_equal(v[0], 2147483647);
     free(v);
 
-    static const struct { const char *in, *why; } bad[] = {
-        {"0", "positive"}, {"-2", "positive"}, {"2,0", "positive"}, {"x", "not an integer"},
-        {"3.5", "not an integer"}, {"4K", "not an integer"}, {"", "empty"}, {"1,,2", "item 2"},
-        {"2147483648", "too large"}, {"2,", "item 2"},
+    static const struct {
+        const char *in, *why;
+    } bad[] = {
+        {"0", "positive"},       {"-2", "positive"},        {"2,0", "positive"},
+        {"x", "not an integer"}, {"3.5", "not an integer"}, {"4K", "not an integer"},
+        {"", "empty"},           {"1,,2", "item 2"},        {"2147483648", "too large"},
+        {"2,", "item 2"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         assert_int_equal(bench_parse_int_list(bad[i].in, &v, &n, err, sizeof err), COLL_EINVAL);
         assert_null(v);
-        if (!strstr(err, bad[i].why)) fail_msg("'%s': message '%s' lacks '%s'", bad[i].in, err, bad[i].why);
+        if (!strstr(err, bad[i].why))
+            fail_msg("'%s': message '%s' lacks '%s'", bad[i].in, err, bad[i].why);
     }
 }
 
 static void test_format_size(void **state)
 {
     (void)state;
-    static const struct { uint64_t bytes; const char *text; } cases[] = {
-        {0, "0"}, {8, "8"}, {1000, "1000"}, {1023, "1023"}, {1024, "1K"}, {1025, "1025"},
-        {1536, "1.5K"}, {1280, "1.25K"}, {1u << 20, "1M"}, {10u << 20, "10M"},
-        {100u << 20, "100M"}, {1u << 30, "1G"}, {3ull << 29, "1.5G"}, {1ull << 40, "1T"},
+    static const struct {
+        uint64_t bytes;
+        const char *text;
+    } cases[] = {
+        {0, "0"},
+        {8, "8"},
+        {1000, "1000"},
+        {1023, "1023"},
+        {1024, "1K"},
+        {1025, "1025"},
+        {1536, "1.5K"},
+        {1280, "1.25K"},
+        {1u << 20, "1M"},
+        {10u << 20, "10M"},
+        {100u << 20, "100M"},
+        {1u << 30, "1G"},
+        {3ull << 29, "1.5G"},
+        {1ull << 40, "1T"},
         {(1u << 20) + 1, "1048577"},
     };
     char buf[32];
@@ -200,10 +223,10 @@ static void test_format_size(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plain_bytes),   cmocka_unit_test(test_every_suffix_spelling),
-        cmocka_unit_test(test_fractions),     cmocka_unit_test(test_bad_sizes),
-        cmocka_unit_test(test_overflow),      cmocka_unit_test(test_size_list),
-        cmocka_unit_test(test_int_list),      cmocka_unit_test(test_format_size),
+        cmocka_unit_test(test_plain_bytes), cmocka_unit_test(test_every_suffix_spelling),
+        cmocka_unit_test(test_fractions),   cmocka_unit_test(test_bad_sizes),
+        cmocka_unit_test(test_overflow),    cmocka_unit_test(test_size_list),
+        cmocka_unit_test(test_int_list),    cmocka_unit_test(test_format_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

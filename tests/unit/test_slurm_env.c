@@ -13,9 +13,14 @@
 #include "bootstrap/launch_env.h"
 #include "bootstrap/slurm_env.h"
 
-static const char *const VARS[] = {"SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_STEP_NODELIST",
-                                   "SLURM_JOB_NODELIST", "SLURM_LAUNCH_NODE_IPADDR",
-                                   "SLURM_PROCID", "SLURM_NTASKS", "MASTER_ADDR"};
+static const char *const VARS[] = {"SLURM_JOB_ID",
+                                   "SLURM_STEP_ID",
+                                   "SLURM_STEP_NODELIST",
+                                   "SLURM_JOB_NODELIST",
+                                   "SLURM_LAUNCH_NODE_IPADDR",
+                                   "SLURM_PROCID",
+                                   "SLURM_NTASKS",
+                                   "MASTER_ADDR"};
 
 static int clear(void **state)
 {
@@ -51,7 +56,8 @@ static void test_port_from_job_and_step(void **state)
     assert_int_not_equal(port_of("1000", "0"), port_of("1001", "0"));
     /* The batch step's id (0xfffffffe) still lands in range. */
     int batch = port_of("77", "4294967294");
-    assert_true(batch >= COLL_SLURM_PORT_BASE && batch < COLL_SLURM_PORT_BASE + COLL_SLURM_PORT_SPAN);
+    assert_true(batch >= COLL_SLURM_PORT_BASE &&
+                batch < COLL_SLURM_PORT_BASE + COLL_SLURM_PORT_SPAN);
     assert_int_equal(port_of("abc", "0"), -1);
     assert_int_equal(port_of("", "0"), -1);
     assert_int_equal(port_of("-5", "0"), -1);

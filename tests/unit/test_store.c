@@ -318,7 +318,7 @@ static void connect_with_token(void *arg)
     bad_client *b = arg;
     coll__store *s = NULL;
     b->rc = coll__tcp_store_create("127.0.0.1", b->e->port, 0, -1, b->token, LONG_TIMEOUT, &s,
-                                  &b->err);
+                                   &b->err);
     coll__store_destroy(s);
 }
 
@@ -348,7 +348,8 @@ static void test_wrong_token_refused(void **state)
 static int raw_connect(env *e)
 {
     char err[256];
-    int fd = coll__sock_connect("127.0.0.1", e->port, coll__now_s() + LONG_TIMEOUT, err, sizeof err);
+    int fd = coll__sock_connect("127.0.0.1", e->port, coll__now_s() + LONG_TIMEOUT, err,
+                                sizeof err);
     assert_true(fd >= 0);
     return fd;
 }
@@ -414,7 +415,8 @@ static int raw_send_hello(int fd, const unsigned char mac[COLL_SHA256_LEN], unsi
 }
 
 /* The client's MAC (server 0) or the server's proof (1) for nonce and CNONCE. */
-static void store_mac_for(int server, const unsigned char *nonce, unsigned char mac[COLL_SHA256_LEN])
+static void store_mac_for(int server, const unsigned char *nonce,
+                          unsigned char mac[COLL_SHA256_LEN])
 {
     const char *domain = server ? "collbench-store-server" : "collbench-store";
     const void *parts[4] = {domain, nonce, CNONCE, NULL};
@@ -479,14 +481,15 @@ static void *impostor_serve(void *arg)
     double dl = coll__now_s() + LONG_TIMEOUT;
     int fd = coll__sock_accept(im->listen_fd, dl, err, sizeof err);
     if (fd < 0) return NULL;
-    unsigned char req[80], nonce[8 + COLL_NONCE_LEN] = {0, 0, 0, 4 + COLL_NONCE_LEN, 0, 0, 0,
-                                                        COLL_WIRE_VERSION};
+    unsigned char req[80],
+        nonce[8 + COLL_NONCE_LEN] = {0, 0, 0, 4 + COLL_NONCE_LEN, 0, 0, 0, COLL_WIRE_VERSION};
     unsigned char ack[4 + COLL_SHA256_LEN] = {0, 0, 0, COLL_SHA256_LEN}; /* a proof of zeros */
     uint32_t n;
     if (coll__sock_read_all(fd, req, 5, dl) == COLL_OK && /* CHALLENGE */
         coll__sock_write_all(fd, nonce, sizeof nonce, dl) == COLL_OK &&
         coll__sock_read_all(fd, req, 4, dl) == COLL_OK &&
-        (n = (uint32_t)req[0] << 24 | (uint32_t)req[1] << 16 | (uint32_t)req[2] << 8 | req[3]) <= sizeof req &&
+        (n = (uint32_t)req[0] << 24 | (uint32_t)req[1] << 16 | (uint32_t)req[2] << 8 | req[3]) <=
+            sizeof req &&
         coll__sock_read_all(fd, req, n, dl) == COLL_OK && req[0] == 1 /* HELLO */)
         im->answered = coll__sock_write_all(fd, ack, sizeof ack, dl) == COLL_OK;
     close(fd);
@@ -505,7 +508,7 @@ static void test_server_must_prove_token(void **state)
     assert_int_equal(pthread_create(&t, NULL, impostor_serve, &im), 0);
     coll__store *s = NULL;
     int rc = coll__tcp_store_create("127.0.0.1", coll__sock_port(im.listen_fd), 0, -1, TOKEN,
-                                   LONG_TIMEOUT, &s, &cerr);
+                                    LONG_TIMEOUT, &s, &cerr);
     pthread_join(t, NULL);
     close(im.listen_fd);
     assert_true(im.answered);
@@ -603,9 +606,11 @@ static void test_inherited_listen_fd_and_server_exit(void **state)
     assert_true(port > 0);
     coll__store *srv = NULL, *c = NULL;
     /* No token: anyone may connect. */
-    assert_int_equal(coll__tcp_store_create(NULL, 0, 1, lfd, NULL, LONG_TIMEOUT, &srv, &cerr), COLL_OK);
+    assert_int_equal(coll__tcp_store_create(NULL, 0, 1, lfd, NULL, LONG_TIMEOUT, &srv, &cerr),
+                     COLL_OK);
     assert_int_equal(coll__tcp_store_port(srv), port);
-    assert_int_equal(coll__tcp_store_create("localhost", port, 0, -1, "", LONG_TIMEOUT, &c, &cerr), COLL_OK);
+    assert_int_equal(coll__tcp_store_create("localhost", port, 0, -1, "", LONG_TIMEOUT, &c, &cerr),
+                     COLL_OK);
     assert_int_equal(coll__store_set(srv, "from-server", "s", 1), COLL_OK);
     char *v = get_str(c, "from-server");
     assert_string_equal(v, "s");
@@ -629,7 +634,8 @@ static void test_client_without_server_times_out(void **state)
     int port = coll__sock_port(lfd);
     close(lfd); /* nobody listens there now */
     coll__store *c = NULL;
-    assert_int_equal(coll__tcp_store_create("127.0.0.1", port, 0, -1, TOKEN, 0.3, &c, &cerr), COLL_ETIMEDOUT);
+    assert_int_equal(coll__tcp_store_create("127.0.0.1", port, 0, -1, TOKEN, 0.3, &c, &cerr),
+                     COLL_ETIMEDOUT);
     assert_null(c);
     char want[40];
     snprintf(want, sizeof want, "127.0.0.1:%d", port);
@@ -790,8 +796,14 @@ static void test_kv_table(void **state)
 }
 
 /* Named per store so a failure says which one. */
-#define TCP(fn) {"tcp_" #fn, fn, setup_tcp, teardown, NULL}
-#define FILE_ONLY(fn) {"file_" #fn, fn, setup_file, teardown, NULL}
+#define TCP(fn)                                   \
+    {                                             \
+        "tcp_" #fn, fn, setup_tcp, teardown, NULL \
+    }
+#define FILE_ONLY(fn)                               \
+    {                                               \
+        "file_" #fn, fn, setup_file, teardown, NULL \
+    }
 #define BOTH(fn) TCP(fn), FILE_ONLY(fn)
 
 int main(void)

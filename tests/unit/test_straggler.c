@@ -119,8 +119,8 @@ static void test_hand_computed(void **state)
     assert_true(fabs(out[0].mean_late_ms - 1.5) < 1e-9);
     assert_true(fabs(out[1].mean_late_ms - 0.5) < 1e-9);
     assert_true(fabs(out[0].max_late_ms - 3.0) < 1e-9);
-    assert_true(fabs(out[0].mean_excess_ms - 1.0) < 1e-9);  /* (-1 + 3) / 2 */
-    assert_true(fabs(out[1].mean_excess_ms + 1.0) < 1e-9);  /* (1 - 3) / 2 */
+    assert_true(fabs(out[0].mean_excess_ms - 1.0) < 1e-9); /* (-1 + 3) / 2 */
+    assert_true(fabs(out[1].mean_excess_ms + 1.0) < 1e-9); /* (1 - 3) / 2 */
     assert_int_equal(out[0].last_count, 1);
     assert_int_equal(out[1].last_count, 1);
     assert_true(fabs(sum.jitter_ms - 2.0) < 1e-9); /* both excesses: mean +-1, deviations 2 */

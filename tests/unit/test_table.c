@@ -101,12 +101,15 @@ static void test_header_block(void **state)
     bench_row cfg = cfg_row();
     bench_table_print_header(&t, &cfg);
     capture_close(&c);
-    assert_non_null(strstr(c.text, "#  collective allreduce, backend tcp, algo auto, 4 ranks, float32 sum\n"));
+    assert_non_null(
+        strstr(c.text, "#  collective allreduce, backend tcp, algo auto, 4 ranks, float32 sum\n"));
     assert_non_null(strstr(c.text, "warmup iters 5, iters 20"));
-    assert_non_null(strstr(c.text,
-        "#                                                              out-of-place                       in-place\n"
-        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)"));
+    assert_non_null(strstr(c.text, "#                                                              "
+                                   "out-of-place                       in-place\n"
+                                   "#       size         count      type   redop    root     time  "
+                                   " algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+                                   "#        (B)    (elements)                               (us)  "
+                                   "(GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)"));
     free(c.text);
 }
 
@@ -131,8 +134,8 @@ static void test_rows_average_and_wrong(void **state)
     char line[512], *tok[32];
     int n = split(data_line(c.text, 0, line, sizeof line), tok, 32);
     assert_int_equal(n, 13);
-    const char *want0[] = {"1048576", "262144", "float32", "sum", "-1", "1.50", "0.67", "1.00",
-                           "0", "150.0", "1.33", "2.00", "3"};
+    const char *want0[] = {"1048576", "262144", "float32", "sum",  "-1",   "1.50", "0.67",
+                           "1.00",    "0",      "150.0",   "1.33", "2.00", "3"};
     for (int i = 0; i < 13; i++) assert_string_equal(tok[i], want0[i]);
 
     n = split(data_line(c.text, 1, line, sizeof line), tok, 32);
@@ -204,7 +207,7 @@ static void test_verbose_columns(void **state)
     assert_non_null(strstr(c.text, "# fewer iterations at 1G\n"));
     char line[512], *tok[32];
     int n = split(data_line(c.text, 0, line, sizeof line), tok, 32);
-    assert_int_equal(n, 21); /* 5 + 2 x (4 + 4) */
+    assert_int_equal(n, 21);               /* 5 + 2 x (4 + 4) */
     assert_string_equal(tok[9], "5.00");   /* min */
     assert_string_equal(tok[10], "10.00"); /* p50 */
     assert_string_equal(tok[11], "20.00"); /* p99 */

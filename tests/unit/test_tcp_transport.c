@@ -44,13 +44,13 @@ struct rank_t {
     char msg[COLL__ERR_MSG + 256];
 };
 
-#define CHECK(r, cond)                                                                        \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            snprintf((r)->msg, sizeof (r)->msg, "rank %d, line %d: %s (tp errmsg: %s)",       \
-                     (r)->rank, __LINE__, #cond, (r)->tp ? (r)->tp->err.msg : "");             \
-            return -1;                                                                        \
-        }                                                                                     \
+#define CHECK(r, cond)                                                                            \
+    do {                                                                                          \
+        if (!(cond)) {                                                                            \
+            snprintf((r)->msg, sizeof(r)->msg, "rank %d, line %d: %s (tp errmsg: %s)", (r)->rank, \
+                     __LINE__, #cond, (r)->tp ? (r)->tp->err.msg : "");                           \
+            return -1;                                                                            \
+        }                                                                                         \
     } while (0)
 
 static void *rank_main(void *arg)
@@ -58,7 +58,7 @@ static void *rank_main(void *arg)
     rank_t *r = arg;
     double t0 = coll__now_s();
     r->create_rc = coll__tcp_transport_create(r->store, "job/", r->rank, r->size, NULL, r->token,
-                                             r->timeout_s, NULL, 0, &r->tp, &r->create_err);
+                                              r->timeout_s, NULL, 0, &r->tp, &r->create_err);
     r->create_s = coll__now_s() - t0;
     if (r->create_rc == COLL_OK && r->body) r->rc = r->body(r);
     return NULL;
@@ -78,7 +78,8 @@ static void run_job(rank_t *ranks, int size, body_fn body, const void *arg, doub
         ranks[i].timeout_s = timeout_s;
         ranks[i].body = body;
         ranks[i].arg = arg;
-        if (!ranks[i].absent) assert_int_equal(pthread_create(&th[i], NULL, rank_main, &ranks[i]), 0);
+        if (!ranks[i].absent)
+            assert_int_equal(pthread_create(&th[i], NULL, rank_main, &ranks[i]), 0);
     }
     for (int i = 0; i < size; i++)
         if (!ranks[i].absent) pthread_join(th[i], NULL);
@@ -107,7 +108,8 @@ static coll__sig sig_of(uint32_t seq, uint64_t count)
     return s;
 }
 
-static void xfer(coll__xfer *x, coll__xfer_kind kind, int peer, void *buf, size_t len, coll__sig sig)
+static void xfer(coll__xfer *x, coll__xfer_kind kind, int peer, void *buf, size_t len,
+                 coll__sig sig)
 {
     memset(x, 0, sizeof *x);
     x->kind = kind;
@@ -136,7 +138,10 @@ static int wait_xfers(coll__transport *tp, coll__xfer *x, int n, double timeout_
 
 /* Content that depends on the sender and the position; word-wise so that the
  * sanitizer builds check 64 MiB quickly. */
-static uint64_t pattern(int sender, size_t w) { return (w + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(sender + 1); }
+static uint64_t pattern(int sender, size_t w)
+{
+    return (w + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(sender + 1);
+}
 
 static void fill(unsigned char *b, size_t len, int sender)
 {
@@ -394,7 +399,8 @@ static int status_body(rank_t *r)
     char buf[1024] = {0};
     coll__xfer x;
     xfer(&x, r->rank ? COLL_XFER_RECV : COLL_XFER_SEND, 1 - r->rank, buf,
-         r->rank ? mc->recv_len : mc->send_len, sig_of(3, r->rank ? mc->recv_count : mc->send_count));
+         r->rank ? mc->recv_len : mc->send_len,
+         sig_of(3, r->rank ? mc->recv_count : mc->send_count));
     CHECK(r, r->tp->ops->post(r->tp, &x) == 0);
     int rc = wait_xfers(r->tp, &x, 1, WAIT_S);
     return r->rank ? rc : (rc ? -1 : 0);
@@ -668,7 +674,8 @@ static void test_single_rank(void **state)
     assert_int_equal(coll__mem_store_create(1, &store), COLL_OK);
     coll__transport *tp = NULL;
     coll__err err = {.rank = -1};
-    assert_int_equal(coll__tcp_transport_create(store, "", 0, 1, NULL, NULL, 1, NULL, 0, &tp, &err), 0);
+    assert_int_equal(coll__tcp_transport_create(store, "", 0, 1, NULL, NULL, 1, NULL, 0, &tp, &err),
+                     0);
     assert_int_equal(tp->ops->progress(tp, -1), COLL_OK); /* nothing to wait for */
     tp->ops->destroy(tp);
     coll__store_destroy(store);

@@ -73,8 +73,8 @@ static char *capture_stderr(void (*fn)(void *), void *arg, const char *wait_for)
 
 typedef struct store_stub {
     int listen_fd;
-    unsigned version;     /* 2: the bare nonce; else led by this version */
-    size_t after;         /* bytes the client sent after CHALLENGE */
+    unsigned version; /* 2: the bare nonce; else led by this version */
+    size_t after;     /* bytes the client sent after CHALLENGE */
     unsigned char hello[128];
 } store_stub;
 
@@ -109,8 +109,8 @@ static void store_client_meets(store_stub *st, coll__err *cerr, int *rc, double 
     assert_int_equal(pthread_create(&t, NULL, store_server_stub, st), 0);
     coll__store *s = NULL;
     double t0 = coll__now_s();
-    *rc = coll__tcp_store_create("127.0.0.1", coll__sock_port(st->listen_fd), 0, -1, TOKEN,
-                                 LONG_S, &s, cerr);
+    *rc = coll__tcp_store_create("127.0.0.1", coll__sock_port(st->listen_fd), 0, -1, TOKEN, LONG_S,
+                                 &s, cerr);
     *took = coll__now_s() - t0;
     pthread_join(t, NULL);
     close(st->listen_fd);
@@ -233,7 +233,7 @@ typedef struct tcp_stub {
     int listen_fd;
     unsigned version;
     int got_hello;
-    tcp_hello hello;      /* what this build's rank sent us */
+    tcp_hello hello;         /* what this build's rank sent us */
     tcp_challenge challenge; /* what this build's rank challenged us with */
 } tcp_stub;
 
@@ -268,7 +268,8 @@ static void test_tcp_rank_meets_version_2_acceptor(void **state)
     coll__err cerr;
     coll__err_init(&cerr, NULL, 0);
     double t0 = coll__now_s();
-    int rc = coll__tcp_mesh_connect(ts.store, "job/", 1, 2, "127.0.0.1", "tok", LONG_S, 0, fds, &cerr);
+    int rc = coll__tcp_mesh_connect(ts.store, "job/", 1, 2, "127.0.0.1", "tok", LONG_S, 0, fds,
+                                    &cerr);
     double took = coll__now_s() - t0;
     pthread_join(t, NULL);
     close(ts.listen_fd);
@@ -320,7 +321,7 @@ static void run_rank0(void *arg)
     int fds[2];
     coll__err_init(&ar->err, NULL, 0);
     ar->rc = coll__tcp_mesh_connect(ar->ts->store, "job/", 0, 2, "127.0.0.1", "tok", 1.5, 0, fds,
-                              &ar->err);
+                                    &ar->err);
     pthread_join(t, NULL);
 }
 

@@ -16,8 +16,10 @@ const char *cli_rank_backend(const char *prefix, const char *env_var, char *cons
     if (b && *b) return b;
     if (nasked == 1) return asked[0];
     if (nasked > 1 && rank == 0)
-        fprintf(stderr, "%s: --backend: a launched rank runs one backend, not %zu; "
-                        "using the default\n", prefix, nasked);
+        fprintf(stderr,
+                "%s: --backend: a launched rank runs one backend, not %zu; "
+                "using the default\n",
+                prefix, nasked);
     /* The CLI's default is auto (shm within a host, tcp across); $COLL_BACKEND,
      * the library's own default, still wins. */
     const char *lib = getenv("COLL_BACKEND");
@@ -40,7 +42,9 @@ void cli_rank_pin(const char *backend, int local_rank, int local_size)
     if (getenv(COLL_ENV_BIND)) return;
     if (!saved) saved = sched_getaffinity(0, sizeof all, &all) == 0;
     if (!saved || sched_setaffinity(0, sizeof all, &all) != 0) return;
-    if (strcmp(cli_default_bind(backend), "core") != 0 || local_rank < 0 || local_size <= local_rank) return;
+    if (strcmp(cli_default_bind(backend), "core") != 0 || local_rank < 0 ||
+        local_size <= local_rank)
+        return;
     int *cpus = calloc((size_t)local_size, sizeof *cpus);
     if (cpus && coll_bind_plan(COLL_BIND_CORE, local_size, cpus) == COLL_OK)
         coll_bind_apply_cpu(cpus[local_rank]);
@@ -71,8 +75,11 @@ int cli_exec_ranks(const cli_launch *l, const char *backend, int nprocs,
     for (int i = 0; i < l->argc; i++) rank_argv[i + 1] = l->argv[i]; /* [0] NULL: /proc/self/exe */
     snprintf(env_backend, sizeof env_backend, "%s=%s", CLI_ENV_BACKEND, backend);
     snprintf(env_nprocs, sizeof env_nprocs, "COLLBENCH_NPROCS=%d", nprocs);
-    coll__launch_opts lo = {.nprocs = nprocs, .argv = rank_argv, .extra_env = env,
-                           .on_result_line = l->on_result_line, .arg = l->arg};
+    coll__launch_opts lo = {.nprocs = nprocs,
+                            .argv = rank_argv,
+                            .extra_env = env,
+                            .on_result_line = l->on_result_line,
+                            .arg = l->arg};
     fflush(stdout);
     if (bind) setenv(COLL_ENV_BIND, bind, 1); /* coll__launch pins the ranks it starts by it */
     int rc = coll__launch(&lo, res);
@@ -108,8 +115,9 @@ int cli_sweep(const char *const *backends, size_t nbackends, const int *procs, s
     int most = cli_max_local_ranks(&nofile);
     for (size_t p = 0; p < nprocs; p++)
         if (procs[p] > most) { /* refused before any configuration runs */
-            fprintf(stderr, "collbench: -P %d: at most %d ranks on this host: open files are "
-                            "limited to %ld (ulimit -n), and each rank needs about 2 per rank\n",
+            fprintf(stderr,
+                    "collbench: -P %d: at most %d ranks on this host: open files are "
+                    "limited to %ld (ulimit -n), and each rank needs about 2 per rank\n",
                     procs[p], most, nofile);
             return EXIT_USAGE;
         }

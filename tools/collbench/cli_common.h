@@ -33,17 +33,17 @@ const char *cli_default_bind(const char *backend);
 /* The outcome of one launch, for a command that reports it in its own words
  * (check: FAIL lines on stdout) instead of the launcher's messages on stderr. */
 typedef struct cli_launch_report {
-    int started;        /* 0: the ranks could not be started at all */
-    char message[256];  /* why they failed ("rank 1 exited with 3"), or "" */
+    int started;       /* 0: the ranks could not be started at all */
+    char message[256]; /* why they failed ("rank 1 exited with 3"), or "" */
 } cli_launch_report;
 
 /* One launch of our own command line as ranks (cli_launch_one, cli_launch.h). */
 typedef struct cli_launch {
     const char *prefix;
-    const char *what;   /* named before the backend in messages ("allreduce"), or NULL */
-    int argc;           /* our own command line, run again by each rank */
+    const char *what; /* named before the backend in messages ("allreduce"), or NULL */
+    int argc;         /* our own command line, run again by each rank */
     char **argv;
-    int exit_wrong;     /* the ranks' exit code for wrong results, or 0 for none */
+    int exit_wrong; /* the ranks' exit code for wrong results, or 0 for none */
     void (*on_result_line)(const char *line, void *arg); /* rank 0's results pipe, or NULL */
     void *arg;
     cli_launch_report *report; /* NULL: failures are said on stderr; else filled in, and

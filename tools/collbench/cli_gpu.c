@@ -52,13 +52,14 @@ int cli_gpu_skip(const char *prefix, const char *what, const char *device, const
         /* as the seeds do (world size capped at the GPU count): not an error */
         if (!quiet)
             printf("\n# %s nccl %d ranks: skipped: %d CUDA device%s here, NCCL needs one GPU per "
-                   "rank\n", what, nprocs, ngpus, ngpus == 1 ? "" : "s");
+                   "rank\n",
+                   what, nprocs, ngpus, ngpus == 1 ? "" : "s");
         return 1;
     }
     if (!quiet)
         printf("\n# %s %s %d ranks: %d ranks share %d CUDA device%s; %s stages device buffers "
-               "through host memory\n", what, backend, nprocs, nprocs, ngpus, ngpus == 1 ? "" : "s",
-               backend);
+               "through host memory\n",
+               what, backend, nprocs, nprocs, ngpus, ngpus == 1 ? "" : "s", backend);
     return 0;
 }
 
@@ -94,8 +95,7 @@ void cli_gpu_check_report(void)
     char soname[256];
     if (!coll_nccl_version(run, sizeof run, soname, sizeof soname, why, sizeof why))
         printf("INFO  nccl: %s\n", why);
-    else
-        printf("INFO  nccl: %s (%s)\n", run, soname);
+    else printf("INFO  nccl: %s (%s)\n", run, soname);
     fflush(stdout);
 }
 
@@ -103,9 +103,10 @@ int cli_gpu_check_nprocs(const char *backend, int nprocs)
 {
     char why[512];
     int n = 0;
-    if (strcmp(backend, "nccl") != 0 || coll__cuda_device_count(&n, why, sizeof why) != 0 || nprocs <= n)
+    if (strcmp(backend, "nccl") != 0 || coll__cuda_device_count(&n, why, sizeof why) != 0 ||
+        nprocs <= n)
         return nprocs;
-    printf("NOTE  nccl: %d ranks instead of %d: NCCL needs one GPU per rank and this host has %d\n", n,
-           nprocs, n);
+    printf("NOTE  nccl: %d ranks instead of %d: NCCL needs one GPU per rank and this host has %d\n",
+           n, nprocs, n);
     return n;
 }

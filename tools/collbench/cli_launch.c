@@ -33,21 +33,23 @@ const char *cli_plan_refuses(const cli_launch_plan *p, const char *backend, char
     char mpirun[4096];
     if (!coll_backend_needs_mpirun(backend)) return NULL;
     if (p->kind == CLI_LAUNCH_MULTINODE) {
-        snprintf(why, len, "--nnodes starts its own ranks; for mpi, start them with mpirun "
-                           "across the hosts instead");
+        snprintf(why, len,
+                 "--nnodes starts its own ranks; for mpi, start them with mpirun "
+                 "across the hosts instead");
         return why;
     }
     return cli_mpirun_find(mpirun, sizeof mpirun, why, len) != 0 ? why : NULL;
 }
 
 /* A multi-host job runs one backend: each would need its own store. */
-static int pick_one(const cli_launch_plan *p, const char *prefix, char *const *asked,
-                    size_t nasked, const char **out, size_t *n)
+static int pick_one(const cli_launch_plan *p, const char *prefix, char *const *asked, size_t nasked,
+                    const char **out, size_t *n)
 {
     char why[256];
     if (nasked > 1) {
-        fprintf(stderr, "%s: --backend: a multi-host run (--nnodes) runs one backend, not %zu: "
-                        "run the command once per backend, each with its own --master-port\n",
+        fprintf(stderr,
+                "%s: --backend: a multi-host run (--nnodes) runs one backend, not %zu: "
+                "run the command once per backend, each with its own --master-port\n",
                 prefix, nasked);
         return EXIT_USAGE;
     }

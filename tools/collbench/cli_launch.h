@@ -18,12 +18,16 @@
 #include "cli_common.h"
 #include "coll_tool.h"
 
-typedef enum cli_launch_kind { CLI_LAUNCH_LOCAL, CLI_LAUNCH_MPIRUN, CLI_LAUNCH_MULTINODE } cli_launch_kind;
+typedef enum cli_launch_kind {
+    CLI_LAUNCH_LOCAL,
+    CLI_LAUNCH_MPIRUN,
+    CLI_LAUNCH_MULTINODE
+} cli_launch_kind;
 
 typedef struct cli_launch_plan {
-    cli_launch_kind kind;  /* LOCAL or MULTINODE (cli_plan_kind gives it per backend) */
-    bench_multinode mn;    /* MULTINODE: the job (--nnodes ...) */
-    int default_bind;      /* LOCAL: no --bind or $COLL_BIND, so pin per backend */
+    cli_launch_kind kind; /* LOCAL or MULTINODE (cli_plan_kind gives it per backend) */
+    bench_multinode mn;   /* MULTINODE: the job (--nnodes ...) */
+    int default_bind;     /* LOCAL: no --bind or $COLL_BIND, so pin per backend */
 } cli_launch_plan;
 
 /* The plan for these multi-host flags (NULL or nnodes 0: this host). Call it

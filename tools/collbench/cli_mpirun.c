@@ -108,9 +108,11 @@ __attribute__((format(printf, 2, 3))) static int pushf(strv *s, const char *fmt,
  * would beat the rendezvous through MPI. */
 static int dropped(const char *entry)
 {
-    static const char *const names[] = {
-        CLI_ENV_BACKEND, "COLLBENCH_NPROCS", CLI_ENV_RESULTS_FIFO, "MASTER_ADDR", "MASTER_PORT",
-        COLL_ENV_JOB_TOKEN, COLL_ENV_STORE_FD, COLL_ENV_RESULTS_FD, COLL_ENV_LAUNCHED, NULL};
+    static const char *const names[] = {CLI_ENV_BACKEND,      "COLLBENCH_NPROCS",
+                                        CLI_ENV_RESULTS_FIFO, "MASTER_ADDR",
+                                        "MASTER_PORT",        COLL_ENV_JOB_TOKEN,
+                                        COLL_ENV_STORE_FD,    COLL_ENV_RESULTS_FD,
+                                        COLL_ENV_LAUNCHED,    NULL};
     for (const char *const *n = names; *n; n++) {
         size_t len = strlen(*n);
         if (strncmp(entry, *n, len) == 0 && entry[len] == '=') return 1;
@@ -159,7 +161,8 @@ static int make_shm_dir(char *dir, size_t len)
 }
 
 
-static int build_env(strv *env, const char *backend, int nprocs, const char *fifo, const char *shm_dir)
+static int build_env(strv *env, const char *backend, int nprocs, const char *fifo,
+                     const char *shm_dir)
 {
     int rc = 0;
     for (char **e = environ; *e && !rc; e++)
@@ -195,7 +198,8 @@ static int build_argv(strv *av, const char *mpirun, const cli_launch *l, int npr
     }
     const char *extra = getenv(CLI_ENV_MPIRUN_ARGS);
     char *copy = extra ? strdup(extra) : NULL, *save = NULL;
-    for (char *t = copy ? strtok_r(copy, " \t\n", &save) : NULL; t; t = strtok_r(NULL, " \t\n", &save))
+    for (char *t = copy ? strtok_r(copy, " \t\n", &save) : NULL; t;
+         t = strtok_r(NULL, " \t\n", &save))
         rc = rc || push(av, t);
     free(copy);
     rc = rc || push(av, exe);
@@ -339,7 +343,8 @@ int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs)
     if (wfd < 0) {
         coll__set_err(why, sizeof why, "open %s: %s", fifo, strerror(errno));
         fprintf(stderr, "%s: %s%s %d ranks: %s\n", l->prefix, what, backend, nprocs, why);
-    } else if (build_argv(&av, mpirun, l, nprocs) || build_env(&env, backend, nprocs, fifo, have_shm_dir ? shm_dir : NULL)) {
+    } else if (build_argv(&av, mpirun, l, nprocs) ||
+               build_env(&env, backend, nprocs, fifo, have_shm_dir ? shm_dir : NULL)) {
         coll__set_err(why, sizeof why, "out of memory building the mpirun command");
         fprintf(stderr, "%s: %s\n", l->prefix, why);
         close(wfd);
@@ -366,23 +371,26 @@ int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs)
         coll__set_err(why, sizeof why, "%s killed by signal %d", mpirun, WTERMSIG(st));
         cli_launch_note(l, 1, why);
         if (!quiet)
-            fprintf(stderr, "%s: %s%s %d ranks failed: %s\n", l->prefix, what, backend, nprocs, why);
+            fprintf(stderr, "%s: %s%s %d ranks failed: %s\n", l->prefix, what, backend, nprocs,
+                    why);
     } else if ((code = WEXITSTATUS(st)) != 0) {
         coll__set_err(why, sizeof why, "mpirun exited with %d", code);
         cli_launch_note(l, 1, why);
         if (l->exit_wrong && code == l->exit_wrong && lines_seen == 0) {
             /* mpirun's own failures exit 1 too; wrong results come with rows */
             if (!quiet)
-                fprintf(stderr, "%s: %s%s %d ranks failed: mpirun exited with %d before any "
-                        "result came back\n", l->prefix, what, backend, nprocs, code);
+                fprintf(stderr,
+                        "%s: %s%s %d ranks failed: mpirun exited with %d before any "
+                        "result came back\n",
+                        l->prefix, what, backend, nprocs, code);
             code = EXIT_RUNTIME;
         } else if (quiet) {
         } else if (l->exit_wrong && code == l->exit_wrong) {
-            fprintf(stderr, "%s: %s%s %d ranks: wrong results (mpirun exited with %d)\n",
-                    l->prefix, what, backend, nprocs, code);
-        } else {
-            fprintf(stderr, "%s: %s%s %d ranks failed: mpirun exited with %d\n", l->prefix,
+            fprintf(stderr, "%s: %s%s %d ranks: wrong results (mpirun exited with %d)\n", l->prefix,
                     what, backend, nprocs, code);
+        } else {
+            fprintf(stderr, "%s: %s%s %d ranks failed: mpirun exited with %d\n", l->prefix, what,
+                    backend, nprocs, code);
         }
     } else {
         cli_launch_note(l, 1, "");
@@ -407,8 +415,10 @@ void cli_mpirun_rank_setup(const coll_launch_env *env)
     /* O_NONBLOCK: fail rather than wait forever when no launcher reads it */
     int fd = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        fprintf(stderr, "collbench: rank 0: cannot open the launcher's results FIFO %s (%s): "
-                        "writing --csv/--json here instead\n", fifo, strerror(errno));
+        fprintf(stderr,
+                "collbench: rank 0: cannot open the launcher's results FIFO %s (%s): "
+                "writing --csv/--json here instead\n",
+                fifo, strerror(errno));
         return;
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);

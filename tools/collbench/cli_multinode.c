@@ -18,10 +18,10 @@
 #include "core/errbuf.h"
 #include "core/token.h"
 
-#define ENV_NODE "COLLBENCH_MN_NODE"     /* "K N": node rank, number of nodes */
-#define ENV_ADDR "COLLBENCH_MN_ADDR"     /* master address */
-#define ENV_PORT "COLLBENCH_MN_PORT"     /* master port */
-#define ENV_TOKEN "COLLBENCH_MN_TOKEN"   /* shared secret, or unset */
+#define ENV_NODE "COLLBENCH_MN_NODE"   /* "K N": node rank, number of nodes */
+#define ENV_ADDR "COLLBENCH_MN_ADDR"   /* master address */
+#define ENV_PORT "COLLBENCH_MN_PORT"   /* master port */
+#define ENV_TOKEN "COLLBENCH_MN_TOKEN" /* shared secret, or unset */
 
 int cli_route_addr(const char *host, int port, char *buf, size_t len, char *why, size_t whylen)
 {
@@ -95,25 +95,27 @@ int cli_multinode_launch_one(const cli_multinode *config, const cli_launch *l, c
     const char *insecure = getenv("COLL_INSECURE");
     int open_ok = insecure && strcmp(insecure, "1") == 0;
     if (!token && !open_ok && !coll_host_is_loopback(addr)) {
-        fprintf(stderr, "%s: node %d: no job token, and the ranks would listen on %s, which other "
-                        "hosts reach: give every host the same secret with --job-token-file PATH "
-                        "(a file only you can read), or accept any peer with --insecure\n",
+        fprintf(stderr,
+                "%s: node %d: no job token, and the ranks would listen on %s, which other "
+                "hosts reach: give every host the same secret with --job-token-file PATH "
+                "(a file only you can read), or accept any peer with --insecure\n",
                 l->prefix, config->node_rank, addr);
         cli_launch_note(l, 0, "no job token");
         return EXIT_USAGE;
     }
     static int warned;
     if (!token && !warned++ && !coll_host_is_loopback(addr))
-        fprintf(stderr, "%s: warning: --insecure: the store on %s:%d and the ranks' connections "
-                        "are unauthenticated (any host that reaches them can join)\n", l->prefix,
-                config->master_addr, config->master_port);
+        fprintf(stderr,
+                "%s: warning: --insecure: the store on %s:%d and the ranks' connections "
+                "are unauthenticated (any host that reaches them can join)\n",
+                l->prefix, config->master_addr, config->master_port);
     snprintf(e_node, sizeof e_node, ENV_NODE "=%d %d", config->node_rank, config->nnodes);
     snprintf(e_addr, sizeof e_addr, ENV_ADDR "=%s", config->master_addr);
     snprintf(e_port, sizeof e_port, ENV_PORT "=%d", config->master_port);
     snprintf(e_listen, sizeof e_listen, "COLL_LISTEN_ADDR=%s", addr);
     snprintf(e_token, sizeof e_token, ENV_TOKEN "=%s", token ? token : "");
-    const char *extra_env[] = {e_node, e_addr, e_port, e_listen, "COLL_VERIFY_RANKS=1",
-                               token ? e_token : NULL, NULL};
+    const char *extra_env[] = {
+        e_node, e_addr, e_port, e_listen, "COLL_VERIFY_RANKS=1", token ? e_token : NULL, NULL};
     if (l->what) snprintf(what, sizeof what, "%s ", l->what);
     coll__launch_result res;
     int rc = cli_exec_ranks(l, backend, nprocs, extra_env, NULL, &res);
@@ -144,7 +146,8 @@ static void set_int(const char *name, long v)
 
 void cli_multinode_rank_env(void)
 {
-    const char *node = getenv(ENV_NODE), *lr = getenv("LOCAL_RANK"), *lws = getenv("LOCAL_WORLD_SIZE");
+    const char *node = getenv(ENV_NODE), *lr = getenv("LOCAL_RANK"),
+               *lws = getenv("LOCAL_WORLD_SIZE");
     int k, n;
     if (!node || sscanf(node, "%d %d", &k, &n) != 2 || !lr || !lws) return;
     long local = strtol(lr, NULL, 10), m = strtol(lws, NULL, 10);

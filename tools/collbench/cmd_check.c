@@ -44,14 +44,19 @@ static int on_backend(bench_opt_ctx *c, const char *v)
     o->backend_list = strdup(v);
     o->nbackends = 0;
     if (!o->backend_list) return bench_opt_fail(c, "out of memory");
-    for (char *save, *t = strtok_r(o->backend_list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (o->nbackends == MAX_BACKENDS) return bench_opt_fail(c, "more than %d backends", MAX_BACKENDS);
+    for (char *save, *t = strtok_r(o->backend_list, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        if (o->nbackends == MAX_BACKENDS)
+            return bench_opt_fail(c, "more than %d backends", MAX_BACKENDS);
         o->backends[o->nbackends++] = t;
     }
     if (o->nbackends == 0) return bench_opt_fail(c, "empty list");
     return 0;
 }
-static int on_nprocs(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, 1024, &CO(c)->nprocs); }
+static int on_nprocs(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 1, 1024, &CO(c)->nprocs);
+}
 static int on_timeout(bench_opt_ctx *c, const char *v)
 {
     return bench_opt_double(c, v, 0, 1, INFINITY, 0, &CO(c)->timeout_s);
@@ -81,14 +86,19 @@ static int parse_opts(check_opts *o, int argc, char **argv)
     memset(o, 0, sizeof *o);
     o->nprocs = 2;
     o->timeout_s = 30;
-    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = o, .err = err,
+    bench_opt_ctx c = {.table = opt_table,
+                       .n = BENCH_OPT_COUNT(opt_table),
+                       .user = o,
+                       .err = err,
                        .errlen = sizeof err};
     int rc = bench_opt_parse(&c, argc, argv);
     if (rc == BENCH_OPT_HELP) return 1;
     if (rc) return fprintf(stderr, "collbench check: %s\n", err), -1;
     for (size_t i = 0; i < o->nbackends; i++) {
         if (!coll_backend_known(o->backends[i]))
-            return fprintf(stderr, "collbench check: --backend: unknown backend '%s'\n", o->backends[i]), -1;
+            return fprintf(stderr, "collbench check: --backend: unknown backend '%s'\n",
+                           o->backends[i]),
+                   -1;
     }
     return 0;
 }
@@ -97,7 +107,7 @@ static int parse_opts(check_opts *o, int argc, char **argv)
 
 typedef struct reporter {
     int rank;
-    int fd;          /* results pipe, or -1: print to stdout */
+    int fd; /* results pipe, or -1: print to stdout */
     const char *backend;
     int failed;
 } reporter;
@@ -134,7 +144,8 @@ static int gather_verdicts(coll_comm *comm, int ok, char *why, size_t len)
         size_t used = 0;
         for (int r = 0; r < n; r++)
             if (!all[r] && used < len) {
-                used += (size_t)snprintf(why + used, len - used, "%swrong on rank %d", used ? ", " : "", r);
+                used += (size_t)snprintf(why + used, len - used, "%swrong on rank %d",
+                                         used ? ", " : "", r);
                 rc = 1;
             }
     }
@@ -155,12 +166,12 @@ static int step_allreduce(coll_comm *comm, char *why, size_t len)
     long long want = (long long)n * (n + 1) / 2;
     for (int i = 0; i < COUNT && ok; i++) {
         if (iv[i] != want + (long long)n * i) {
-            fprintf(stderr, "collbench check: rank %d: allreduce int32 [%d] = %d, want %lld\n", rank, i,
-                    iv[i], want + (long long)n * i);
+            fprintf(stderr, "collbench check: rank %d: allreduce int32 [%d] = %d, want %lld\n",
+                    rank, i, iv[i], want + (long long)n * i);
             ok = 0;
         } else if (fv[i] != (float)want * 0.5f) {
-            fprintf(stderr, "collbench check: rank %d: allreduce float32 [%d] = %g, want %g\n", rank, i,
-                    (double)fv[i], (double)want * 0.5);
+            fprintf(stderr, "collbench check: rank %d: allreduce float32 [%d] = %g, want %g\n",
+                    rank, i, (double)fv[i], (double)want * 0.5);
             ok = 0;
         }
     }
@@ -176,7 +187,8 @@ static int step_broadcast(coll_comm *comm, char *why, size_t len)
     if (rc) return snprintf(why, len, "%s", coll_comm_errmsg(comm)), rc;
     for (int i = 0; i < COUNT && ok; i++)
         if (v[i] != 1000 * root + i) {
-            fprintf(stderr, "collbench check: rank %d: broadcast from rank %d: [%d] = %d, want %d\n", rank,
+            fprintf(stderr,
+                    "collbench check: rank %d: broadcast from rank %d: [%d] = %d, want %d\n", rank,
                     root, i, v[i], 1000 * root + i);
             ok = 0;
         }
@@ -257,11 +269,16 @@ static int check_backend(const check_opts *o, const cli_launch_plan *plan, int a
     int nprocs = cli_gpu_check_nprocs(backend, o->nprocs); /* nccl: at most one rank per GPU */
     check_run c = {.backend = backend};
     cli_launch_report rep = {0};
-    cli_launch l = {.prefix = "collbench check", .argc = argc, .argv = argv,
-                    .on_result_line = on_line, .arg = &c, .report = &rep};
+    cli_launch l = {.prefix = "collbench check",
+                    .argc = argc,
+                    .argv = argv,
+                    .on_result_line = on_line,
+                    .arg = &c,
+                    .report = &rep};
     int code = cli_launch_one(plan, &l, backend, nprocs);
     if (!rep.started) {
-        printf("FAIL  %s init (0.000 ms): cannot launch %d ranks: %s\n", backend, nprocs, rep.message);
+        printf("FAIL  %s init (0.000 ms): cannot launch %d ranks: %s\n", backend, nprocs,
+               rep.message);
         return EXIT_WRONG;
     }
     if (code != 0) {
@@ -282,7 +299,8 @@ static int run_as_launcher(const check_opts *o, int argc, char **argv)
 {
     cli_launch_plan plan;
     cli_plan_choose(&plan, NULL);
-    const char *const *names = o->nbackends ? (const char *const *)o->backends : coll_backend_names();
+    const char *const *names = o->nbackends ? (const char *const *)o->backends
+                                            : coll_backend_names();
     size_t n = o->nbackends;
     if (!n)
         while (names[n]) n++;
@@ -292,7 +310,8 @@ static int run_as_launcher(const check_opts *o, int argc, char **argv)
         if (strcmp(names[i], "nccl") == 0) cli_gpu_check_report(); /* versions, devices */
     for (size_t i = 0; i < n; i++) {
         const char *b = names[i];
-        if (!coll_backend_available_bare(b, why, sizeof why)) { /* the name is on the line already */
+        if (!coll_backend_available_bare(b, why,
+                                         sizeof why)) { /* the name is on the line already */
             printf("UNAVAILABLE  %s: %s\n", b, why);
             unavailable |= o->nbackends > 0;
             continue;
@@ -322,9 +341,9 @@ int cmd_check(int argc, char **argv)
         code = EXIT_USAGE;
     } else {
         cli_role role = cli_detect_role("collbench check", &env);
-        code = role == CLI_RANK ? run_as_rank(&o, &env,
-                                              cli_rank_backend("collbench check", CLI_ENV_BACKEND,
-                                                               o.backends, o.nbackends, env.rank))
+        code = role == CLI_RANK       ? run_as_rank(&o, &env,
+                                                    cli_rank_backend("collbench check", CLI_ENV_BACKEND,
+                                                                     o.backends, o.nbackends, env.rank))
                : role == CLI_LAUNCHER ? run_as_launcher(&o, argc, argv)
                                       : EXIT_USAGE;
     }

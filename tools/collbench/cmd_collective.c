@@ -91,7 +91,8 @@ static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_
 
     if (o->coll->has_root && o->root >= world) {
         if (rank == 0)
-            fprintf(stderr, "collbench: -r: root %d is not a rank of %d processes\n", o->root, world);
+            fprintf(stderr, "collbench: -r: root %d is not a rank of %d processes\n", o->root,
+                    world);
         return EXIT_USAGE;
     }
     json_meta(o, extra, sizeof extra, &meta);
@@ -159,9 +160,11 @@ static int run_interleaved(const bench_options *o, const coll_launch_env *env, c
     char extra[512], err[512];
     bench_json_meta meta;
     bench_sink sink;
-    int code = 0, made = 0, local_size = env->local_world_size > 0 ? env->local_world_size : env->world_size;
+    int code = 0, made = 0,
+        local_size = env->local_world_size > 0 ? env->local_world_size : env->world_size;
     for (; made < nb && !code; made++) {
-        pins[made] = (turn_pin){names[made], env->local_rank >= 0 ? env->local_rank : env->rank, local_size};
+        pins[made] = (turn_pin){names[made], env->local_rank >= 0 ? env->local_rank : env->rank,
+                                local_size};
         pin_turn(&pins[made]);
         if ((code = create_comm(o, env, names[made], &comms[made]))) break;
         if (strcmp(coll_comm_backend(comms[made]), "mpi") == 0) keep_freed_memory();
@@ -171,7 +174,8 @@ static int run_interleaved(const bench_options *o, const coll_launch_env *env, c
         int world = coll_comm_size(comm0), rank = coll_comm_rank(comm0);
         if (o->coll->has_root && o->root >= world) {
             if (rank == 0)
-                fprintf(stderr, "collbench: -r: root %d is not a rank of %d processes\n", o->root, world);
+                fprintf(stderr, "collbench: -r: root %d is not a rank of %d processes\n", o->root,
+                        world);
             code = EXIT_USAGE;
         }
     }
@@ -190,7 +194,8 @@ static int run_interleaved(const bench_options *o, const coll_launch_env *env, c
         if (rc) report_runtime_error(comms[failed], rc, err);
         for (int i = 0; i < nb; i++) wrong += rs[i].wrong;
         if (coll_comm_rank(comms[0]) == 0) bench_sink_flush(&sink);
-        if (coll_comm_rank(comms[0]) == 0 && sink.status) fprintf(stderr, "collbench: %s\n", sink.err);
+        if (coll_comm_rank(comms[0]) == 0 && sink.status)
+            fprintf(stderr, "collbench: %s\n", sink.err);
         code = rc ? EXIT_RUNTIME : wrong > 0 ? EXIT_WRONG : sink.status ? EXIT_RUNTIME : 0;
         bench_sink_free(&sink);
     }
@@ -205,22 +210,26 @@ static int run_interleaved(const bench_options *o, const coll_launch_env *env, c
  * failed communicator ends the list; wrong results do not. */
 static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 {
-    const char *named = cli_rank_backend("collbench", CLI_ENV_BACKEND, o->backends, o->nbackends, env->rank);
+    const char *named = cli_rank_backend("collbench", CLI_ENV_BACKEND, o->backends, o->nbackends,
+                                         env->rank);
     int code = cli_gpu_rank_setup("collbench", o->device, env->rank, env->local_rank);
     int first = 0, broken = 0;
     if (code) return code;
-    if (o->passes == 1 && (!named || !strchr(named, ','))) return run_backend(o, env, named, &broken);
+    if (o->passes == 1 && (!named || !strchr(named, ',')))
+        return run_backend(o, env, named, &broken);
     char list[256], *save = NULL, *names[BENCH_MAX_BACKENDS];
     int nb = 0;
     snprintf(list, sizeof list, "%s", named ? named : "");
-    for (char *b = strtok_r(list, ",", &save); b && nb < BENCH_MAX_BACKENDS; b = strtok_r(NULL, ",", &save))
+    for (char *b = strtok_r(list, ",", &save); b && nb < BENCH_MAX_BACKENDS;
+         b = strtok_r(NULL, ",", &save))
         names[nb++] = b;
     if (nb == 0) names[nb++] = NULL; /* the default backend */
     if (o->duration_s <= 0) return run_interleaved(o, env, names, nb);
     int local_size = env->local_world_size > 0 ? env->local_world_size : env->world_size;
     for (int pass = 0; pass < o->passes && !broken; pass++) {
         if (o->passes > 1 && env->rank == 0 && !o->quiet)
-            printf("\n# pass %d of %d%s\n", pass + 1, o->passes, pass % 2 ? ", backends in reverse order" : "");
+            printf("\n# pass %d of %d%s\n", pass + 1, o->passes,
+                   pass % 2 ? ", backends in reverse order" : "");
         for (int i = 0; i < nb && !broken; i++) {
             const char *b = names[pass % 2 ? nb - 1 - i : i];
             if (b) cli_rank_pin(b, env->local_rank >= 0 ? env->local_rank : env->rank, local_size);
@@ -236,23 +245,25 @@ static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 /* libcoll's named algorithms run on tcp (shm picks its own engines, auto on
  * one host runs on shm, mpi is MPI's): a default sweep with --algo keeps tcp
  * rather than have the others refuse. */
-static void algo_backends(const bench_options *o, const cli_launch_plan *plan, const char **backends,
-                          size_t *nb)
+static void algo_backends(const bench_options *o, const cli_launch_plan *plan,
+                          const char **backends, size_t *nb)
 {
     size_t k = 0;
-    if (o->nbackends > 0 || strcmp(o->algo, "auto") == 0 || plan->kind == CLI_LAUNCH_MULTINODE) return;
+    if (o->nbackends > 0 || strcmp(o->algo, "auto") == 0 || plan->kind == CLI_LAUNCH_MULTINODE)
+        return;
     for (size_t i = 0; i < *nb; i++)
         if (strcmp(backends[i], "tcp") == 0) backends[k++] = backends[i];
     if (k == 0) return;
     *nb = k;
-    if (!o->quiet) printf("# --algo %s: backend tcp only (the others pick their own algorithms)\n", o->algo);
+    if (!o->quiet)
+        printf("# --algo %s: backend tcp only (the others pick their own algorithms)\n", o->algo);
 }
 
 typedef struct launch_ctx {
     const bench_options *o;
     bench_sink sink;
     int lines_lost;
-    int ngpus;          /* --device cuda: GPUs on this host */
+    int ngpus; /* --device cuda: GPUs on this host */
     cli_launch_plan plan;
     cli_launch launch;
 } launch_ctx;
@@ -287,7 +298,8 @@ static int check_root(const bench_options *o)
 static int launch_one(void *arg, const char *backend, int nprocs)
 {
     launch_ctx *l = arg;
-    if (cli_gpu_skip("collbench", l->o->coll->name, l->o->device, backend, nprocs, l->ngpus, l->o->quiet))
+    if (cli_gpu_skip("collbench", l->o->coll->name, l->o->device, backend, nprocs, l->ngpus,
+                     l->o->quiet))
         return 0;
     if (!l->o->quiet) printf("\n");
     int code = cli_launch_one(&l->plan, &l->launch, backend, nprocs);
@@ -353,16 +365,21 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
     char extra[512];
     bench_json_meta meta;
     launch_ctx l = {.o = o,
-                    .launch = {.prefix = "collbench", .what = o->coll->name, .argc = argc,
-                               .argv = argv, .exit_wrong = EXIT_WRONG,
-                               .on_result_line = on_result_line, .arg = &l}};
+                    .launch = {.prefix = "collbench",
+                               .what = o->coll->name,
+                               .argc = argc,
+                               .argv = argv,
+                               .exit_wrong = EXIT_WRONG,
+                               .on_result_line = on_result_line,
+                               .arg = &l}};
     cli_plan_choose(&l.plan, &o->mn);
     json_meta(o, extra, sizeof extra, &meta);
     int writes = bench_multinode_writes(&o->mn);
     bench_sink_init(&l.sink, 0, writes ? o->csv_path : NULL, writes ? o->json_path : NULL, &meta);
     int code = check_init_method(o);
     if (code || (code = check_root(o)) ||
-        (code = cli_gpu_check_launch("collbench", o->device, o->backends, o->nbackends, &l.ngpus)) ||
+        (code = cli_gpu_check_launch("collbench", o->device, o->backends, o->nbackends,
+                                     &l.ngpus)) ||
         (code = cli_plan_pick_backends(&l.plan, "collbench", o->backends, o->nbackends, backends,
                                        BENCH_MAX_BACKENDS, &nb)) ||
         (code = check_outputs(o, &l.sink)))

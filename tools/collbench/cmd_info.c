@@ -21,7 +21,12 @@ typedef struct info_opts {
 
 #define IO(c) ((info_opts *)(c)->user)
 
-static int on_json(bench_opt_ctx *c, const char *v) { (void)v; IO(c)->json = 1; return 0; }
+static int on_json(bench_opt_ctx *c, const char *v)
+{
+    (void)v;
+    IO(c)->json = 1;
+    return 0;
+}
 static int on_gpu_bandwidth(bench_opt_ctx *c, const char *v)
 {
     IO(c)->gpu_bw = 1;
@@ -32,8 +37,9 @@ static int on_gpu_bandwidth(bench_opt_ctx *c, const char *v)
 
 static const bench_opt opt_table[] = {
     {0, "json", NULL, on_json, "one JSON object on stdout"},
-    {0, "gpu-bandwidth", "[=SIZE]", on_gpu_bandwidth, "also time a device-to-device copy of SIZE (default 1G)\n"
-                                                      "on GPU 0: the physical reference for GPU collectives"},
+    {0, "gpu-bandwidth", "[=SIZE]", on_gpu_bandwidth,
+     "also time a device-to-device copy of SIZE (default 1G)\n"
+     "on GPU 0: the physical reference for GPU collectives"},
     {'h', "help", NULL, bench_opt_help, "this help"},
 };
 
@@ -74,7 +80,8 @@ static void print_text(const machine_info *mi)
     char a[32], b[32];
     printf("  %-22s %s\n", "host", mi->hostname);
     printf("  %-22s %s\n", "cpu", mi->cpu_model);
-    printf("  %-22s %ld logical (%ld configured)\n", "cores", mi->logical_cores, mi->configured_cores);
+    printf("  %-22s %ld logical (%ld configured)\n", "cores", mi->logical_cores,
+           mi->configured_cores);
     if (mi->numa_nodes >= 0) printf("  %-22s %d\n", "numa nodes", mi->numa_nodes);
     else printf("  %-22s unknown (no /sys/devices/system/node)\n", "numa nodes");
     for (int i = 0; i < mi->ncaches; i++) {
@@ -85,8 +92,9 @@ static void print_text(const machine_info *mi)
     printf("  %-22s %s total, %s available\n", "memory", human(mi->mem_total, a, sizeof a),
            human(mi->mem_available, b, sizeof b));
     if (*mi->shm_error) printf("  %-22s %s\n", "/dev/shm", mi->shm_error);
-    else printf("  %-22s %s size, %s free\n", "/dev/shm", human(mi->shm_size, a, sizeof a),
-                human(mi->shm_free, b, sizeof b));
+    else
+        printf("  %-22s %s size, %s free\n", "/dev/shm", human(mi->shm_size, a, sizeof a),
+               human(mi->shm_free, b, sizeof b));
     for (int i = 0; i < mi->nifaces; i++) {
         char name[48];
         snprintf(name, sizeof name, "net %s", mi->ifaces[i].name);
@@ -118,8 +126,8 @@ static json_t *num_or_null(long long v) { return v < 0 ? json_null() : json_inte
 static json_t *dylib_json(const machine_dylib *d)
 {
     return json_pack("{s:b, s:s, s:o, s:o, s:s}", "loadable", d->loadable, "library", d->soname,
-                     "version", *d->version ? json_string(d->version) : json_null(),
-                     "devices", num_or_null(d->devices), "detail", d->detail);
+                     "version", *d->version ? json_string(d->version) : json_null(), "devices",
+                     num_or_null(d->devices), "detail", d->detail);
 }
 
 static json_t *to_json(const machine_info *mi)
@@ -130,30 +138,26 @@ static json_t *to_json(const machine_info *mi)
                                                 "type", mi->caches[i].type, "size_bytes",
                                                 num_or_null(mi->caches[i].size_bytes)));
     for (int i = 0; i < mi->nifaces; i++)
-        json_array_append_new(ifaces, json_pack("{s:s, s:s}", "name", mi->ifaces[i].name,
-                                                mi->ifaces[i].ipv6 ? "ipv6" : "ipv4",
-                                                mi->ifaces[i].addr));
+        json_array_append_new(ifaces,
+                              json_pack("{s:s, s:s}", "name", mi->ifaces[i].name,
+                                        mi->ifaces[i].ipv6 ? "ipv6" : "ipv4", mi->ifaces[i].addr));
     for (int i = 0; i < mi->nbackends; i++)
-        json_array_append_new(backends,
-                              json_pack("{s:s, s:b, s:o}", "name", mi->backends[i].name,
-                                        "available", mi->backends[i].available, "reason",
-                                        mi->backends[i].available ? json_null()
-                                                                  : json_string(mi->backends[i].reason)));
+        json_array_append_new(backends, json_pack("{s:s, s:b, s:o}", "name", mi->backends[i].name,
+                                                  "available", mi->backends[i].available, "reason",
+                                                  mi->backends[i].available
+                                                      ? json_null()
+                                                      : json_string(mi->backends[i].reason)));
     json_t *root = json_pack(
         "{s:s, s:{s:s, s:o, s:o, s:o, s:o}, s:{s:o, s:o}, s:{s:o, s:o, s:o}, s:o, s:s,"
         " s:{s:s, s:s}, s:s, s:o, s:o, s:o}",
-        "host", mi->hostname,
-        "cpu", "model", mi->cpu_model, "logical_cores", num_or_null(mi->logical_cores),
-        "configured_cores", num_or_null(mi->configured_cores), "numa_nodes",
-        num_or_null(mi->numa_nodes), "caches", caches,
-        "memory", "total_bytes", num_or_null(mi->mem_total), "available_bytes",
-        num_or_null(mi->mem_available),
-        "shm", "size_bytes", num_or_null(mi->shm_size), "free_bytes", num_or_null(mi->shm_free),
-        "error", *mi->shm_error ? json_string(mi->shm_error) : json_null(),
-        "network", ifaces, "kernel", mi->kernel,
-        "build", "compiler", mi->compiler, "type", mi->build_type,
-        "mpi", mi->mpi, "cuda", dylib_json(&mi->cuda), "nccl", dylib_json(&mi->nccl),
-        "backends", backends);
+        "host", mi->hostname, "cpu", "model", mi->cpu_model, "logical_cores",
+        num_or_null(mi->logical_cores), "configured_cores", num_or_null(mi->configured_cores),
+        "numa_nodes", num_or_null(mi->numa_nodes), "caches", caches, "memory", "total_bytes",
+        num_or_null(mi->mem_total), "available_bytes", num_or_null(mi->mem_available), "shm",
+        "size_bytes", num_or_null(mi->shm_size), "free_bytes", num_or_null(mi->shm_free), "error",
+        *mi->shm_error ? json_string(mi->shm_error) : json_null(), "network", ifaces, "kernel",
+        mi->kernel, "build", "compiler", mi->compiler, "type", mi->build_type, "mpi", mi->mpi,
+        "cuda", dylib_json(&mi->cuda), "nccl", dylib_json(&mi->nccl), "backends", backends);
     info_gpu_add_json(root, mi);
     info_net_add_json(root);
     return root;
@@ -165,7 +169,8 @@ static int print_json(const machine_info *mi)
 #ifdef COLL_HAVE_JANSSON
     json_t *root = to_json(mi);
     if (!root) {
-        fprintf(stderr, "collbench: info: cannot build the JSON object (a string that is not UTF-8?)\n");
+        fprintf(stderr,
+                "collbench: info: cannot build the JSON object (a string that is not UTF-8?)\n");
         return EXIT_RUNTIME;
     }
     int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -188,7 +193,10 @@ int cmd_info(int argc, char **argv)
 {
     info_opts o = {0};
     char err[256];
-    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = &o, .err = err,
+    bench_opt_ctx c = {.table = opt_table,
+                       .n = BENCH_OPT_COUNT(opt_table),
+                       .user = &o,
+                       .err = err,
                        .errlen = sizeof err};
     int rc = bench_opt_parse(&c, argc, argv);
     if (rc == BENCH_OPT_HELP) {

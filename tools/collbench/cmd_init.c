@@ -24,8 +24,9 @@
 #define MAX_BACKENDS 8
 #define MAX_PROCS 1024
 #define WARM_CYCLES 3
-#define CSV_HEADER "backend,nprocs,count,steps,cold_init_ms,warm_init_ms,recreate_step_ms," \
-                   "reuse_step_ms,ratio\n"
+#define CSV_HEADER                                                           \
+    "backend,nprocs,count,steps,cold_init_ms,warm_init_ms,recreate_step_ms," \
+    "reuse_step_ms,ratio\n"
 
 typedef struct init_opts {
     int *procs;
@@ -63,9 +64,12 @@ static int parse_backends(init_opts *o, const char *v)
     o->nbackends = 0;
     int code = 0;
     for (char *t = strtok_r(copy, ",", &save); t && !code; t = strtok_r(NULL, ",", &save)) {
-        if (!coll_backend_known(t)) code = bad("--backend", "is not a backend (tcp, shm, auto, mpi, nccl, gloo)", t);
-        else if (o->nbackends == MAX_BACKENDS) code = bad("--backend", "names too many backends", v);
-        else if (!(o->backends[o->nbackends] = strdup(t))) code = bad("--backend", "cannot be copied: out of memory", t);
+        if (!coll_backend_known(t))
+            code = bad("--backend", "is not a backend (tcp, shm, auto, mpi, nccl, gloo)", t);
+        else if (o->nbackends == MAX_BACKENDS)
+            code = bad("--backend", "names too many backends", v);
+        else if (!(o->backends[o->nbackends] = strdup(t)))
+            code = bad("--backend", "cannot be copied: out of memory", t);
         else o->nbackends++;
     }
     if (!code && o->nbackends == 0) code = bad("--backend", "names no backend", v);
@@ -88,17 +92,27 @@ static int on_backend(bench_opt_ctx *c, const char *v)
     if (code) c->err[0] = '\0';
     return code ? COLL_EINVAL : 0;
 }
-static int on_steps(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, 1000000, &IO(c)->steps); }
-static int on_count(bench_opt_ctx *c, const char *v) { return bench_opt_long(c, v, 1, 1L << 28, &IO(c)->count); }
+static int on_steps(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 1, 1000000, &IO(c)->steps);
+}
+static int on_count(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_long(c, v, 1, 1L << 28, &IO(c)->count);
+}
 static int on_timeout(bench_opt_ctx *c, const char *v)
 {
     return bench_opt_double(c, v, 0, 1, 1e9, 1, &IO(c)->timeout_s);
 }
-static int on_csv(bench_opt_ctx *c, const char *v) { return bench_opt_file(c, v, &IO(c)->csv_path); }
+static int on_csv(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_file(c, v, &IO(c)->csv_path);
+}
 
 static const bench_opt opt_table[] = {
     {'P', "procs", "LIST", on_procs, "process counts to sweep (default 2,4,6)"},
-    {0, "backend", "LIST", on_backend, "backends to sweep (default: tcp shm auto gloo, those built)"},
+    {0, "backend", "LIST", on_backend,
+     "backends to sweep (default: tcp shm auto gloo, those built)"},
     {0, "steps", "K", on_steps, "steps of each loop (default 20)"},
     {0, "count", "N", on_count, "float32 elements of the all-reduce (default 1024)"},
     {'T', "timeout", "SECONDS", on_timeout, "give up on a blocked wait (default 300)"},
@@ -129,7 +143,10 @@ static int parse_opts(init_opts *o, int argc, char **argv)
     if (!o->procs) return fprintf(stderr, "collbench init: out of memory\n"), EXIT_RUNTIME;
     memcpy(o->procs, default_procs, sizeof default_procs);
     o->nprocs = 3;
-    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = o, .err = err,
+    bench_opt_ctx c = {.table = opt_table,
+                       .n = BENCH_OPT_COUNT(opt_table),
+                       .user = o,
+                       .err = err,
                        .errlen = sizeof err};
     int rc = bench_opt_parse(&c, argc, argv);
     if (rc == BENCH_OPT_HELP) return -1;
@@ -150,8 +167,8 @@ static int create(const init_opts *o, const char *backend, coll_comm **comm)
 }
 
 /* The phases after the cold init, local times in t[] (ms). */
-static int measure(const init_opts *o, const char *backend, coll_comm *base, float *buf,
-                   double *t, int *failed_create)
+static int measure(const init_opts *o, const char *backend, coll_comm *base, float *buf, double *t,
+                   int *failed_create)
 {
     coll_comm *c = NULL;
     int rc;
@@ -171,7 +188,8 @@ static int measure(const init_opts *o, const char *backend, coll_comm *base, flo
         if ((rc = create(o, backend, &c))) return *failed_create = 1, rc;
         rc = coll_allreduce(c, buf, buf, (size_t)o->count, COLL_FLOAT32, COLL_SUM);
         if (rc) {
-            fprintf(stderr, "collbench init: rank %d: %s\n", coll_comm_rank(base), coll_comm_errmsg(c));
+            fprintf(stderr, "collbench init: rank %d: %s\n", coll_comm_rank(base),
+                    coll_comm_errmsg(c));
             coll_comm_destroy(c);
             return rc;
         }
@@ -182,15 +200,16 @@ static int measure(const init_opts *o, const char *backend, coll_comm *base, flo
     if ((rc = coll_barrier(base))) return rc;
     t0 = coll__now_s();
     for (int i = 0; i < o->steps; i++)
-        if ((rc = coll_allreduce(base, buf, buf, (size_t)o->count, COLL_FLOAT32, COLL_SUM))) return rc;
+        if ((rc = coll_allreduce(base, buf, buf, (size_t)o->count, COLL_FLOAT32, COLL_SUM)))
+            return rc;
     t[T_REUSE] = (coll__now_s() - t0) * 1e3 / o->steps;
     return 0;
 }
 
 static void print_header(void)
 {
-    printf("%-8s %6s %14s %14s %18s %16s %8s\n", "backend", "ranks", "cold_init_ms",
-           "warm_init_ms", "recreate_step_ms", "reuse_step_ms", "ratio");
+    printf("%-8s %6s %14s %14s %18s %16s %8s\n", "backend", "ranks", "cold_init_ms", "warm_init_ms",
+           "recreate_step_ms", "reuse_step_ms", "ratio");
     fflush(stdout);
 }
 
@@ -221,8 +240,8 @@ static int emit_row(const init_opts *o, const char *backend, int world, const do
 
 static int run_as_rank(const init_opts *o, const coll_launch_env *env)
 {
-    const char *backend =
-        cli_rank_backend("collbench init", CLI_ENV_BACKEND, o->backends, o->nbackends, env->rank);
+    const char *backend = cli_rank_backend("collbench init", CLI_ENV_BACKEND, o->backends,
+                                           o->nbackends, env->rank);
     coll_comm *base = NULL;
     double t[T_COUNT] = {0}, slowest[T_COUNT];
     int failed_create = 0;
@@ -233,7 +252,9 @@ static int run_as_rank(const init_opts *o, const coll_launch_env *env)
     if (rc) {
         fprintf(stderr, "collbench init: rank %d: %s\n", env->rank,
                 *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));
-        return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : rc == COLL_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+        return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE
+               : rc == COLL_EINVAL ? EXIT_USAGE
+                                   : EXIT_RUNTIME;
     }
     float *buf = calloc((size_t)o->count, sizeof *buf);
     if (!buf) rc = COLL_ENOMEM;

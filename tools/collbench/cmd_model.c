@@ -22,7 +22,7 @@ typedef struct model_opts {
     size_t nfiles;
     const char *predict[8]; /* --predict, each a cluster */
     size_t npredict;
-    const char *train;      /* --train: training rows */
+    const char *train; /* --train: training rows */
     uint64_t *sizes;
     size_t nsizes;
     const char *collective, *backend;
@@ -31,23 +31,43 @@ typedef struct model_opts {
 
 #define MO(c) ((model_opts *)(c)->user)
 
-static int on_file(bench_opt_ctx *c, const char *arg) { MO(c)->files[MO(c)->nfiles++] = arg; return 0; }
+static int on_file(bench_opt_ctx *c, const char *arg)
+{
+    MO(c)->files[MO(c)->nfiles++] = arg;
+    return 0;
+}
 static int on_predict(bench_opt_ctx *c, const char *v)
 {
     if (MO(c)->npredict == 8) return bench_opt_fail(c, "--predict: at most 8 clusters");
     MO(c)->predict[MO(c)->npredict++] = v;
     return 0;
 }
-static int on_train(bench_opt_ctx *c, const char *v) { MO(c)->train = v; return 0; }
+static int on_train(bench_opt_ctx *c, const char *v)
+{
+    MO(c)->train = v;
+    return 0;
+}
 static int on_collective(bench_opt_ctx *c, const char *v)
 {
     if (!bench_coll_find(v)) return bench_opt_fail(c, "unknown collective '%s'", v);
     MO(c)->collective = v;
     return 0;
 }
-static int on_backend(bench_opt_ctx *c, const char *v) { MO(c)->backend = v; return 0; }
-static int on_cores(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, 1 << 20, &MO(c)->cores); }
-static int on_no_rows(bench_opt_ctx *c, const char *v) { (void)v; MO(c)->no_rows = 1; return 0; }
+static int on_backend(bench_opt_ctx *c, const char *v)
+{
+    MO(c)->backend = v;
+    return 0;
+}
+static int on_cores(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 1, 1 << 20, &MO(c)->cores);
+}
+static int on_no_rows(bench_opt_ctx *c, const char *v)
+{
+    (void)v;
+    MO(c)->no_rows = 1;
+    return 0;
+}
 static int on_sizes(bench_opt_ctx *c, const char *v)
 {
     char why[200];
@@ -59,14 +79,17 @@ static int on_sizes(bench_opt_ctx *c, const char *v)
 }
 
 static const bench_opt opt_table[] = {
-    {0, "predict", "CLUSTER", on_predict, "predict for hosts=N[,ranks-per-host=R][,link=RATE,latency=TIME]\n"
+    {0, "predict", "CLUSTER", on_predict,
+     "predict for hosts=N[,ranks-per-host=R][,link=RATE,latency=TIME]\n"
      "[,measured-link=RATE,measured-latency=TIME] (see below); may repeat"},
-    {0, "train", "FILE", on_train, "training rows (collbench train's CSV or JSON): predict\n"
+    {0, "train", "FILE", on_train,
+     "training rows (collbench train's CSV or JSON): predict\n"
      "their step time on each --predict cluster (see below)"},
     {0, "sizes", "LIST", on_sizes, "sizes to predict at (default 1M,1G), e.g. 64K,1M,1G"},
     {0, "collective", "NAME", on_collective, "only this collective's rows"},
     {0, "backend", "NAME", on_backend, "only this backend's rows"},
-    {0, "cores", "N", on_cores, "the rows' ranks shared N cores (one machine, emulated hosts too):\n"
+    {0, "cores", "N", on_cores,
+     "the rows' ranks shared N cores (one machine, emulated hosts too):\n"
      "where they outnumber them, per-byte CPU costs grow by ranks/N"},
     {0, "no-rows", NULL, on_no_rows, "leave out the per-row residuals"},
     {'h', "help", NULL, bench_opt_help, "this text"},
@@ -74,42 +97,40 @@ static const bench_opt opt_table[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: collbench model FILE... [--predict CLUSTER [--sizes LIST]]\n"
-            "       collbench model FILE... --train TRAINING_FILE --predict CLUSTER...\n\n"
-            "Fits the alpha-beta-gamma cost formula of each algorithm (docs/DESIGN.md \"Cost\n"
-            "model\") to result files (CSV or JSON, as collbench report reads them): per\n"
-            "machine, backend, buffers, collective, algorithm and dtype, the time per message\n"
-            "(alpha), per byte (beta; inside a host and between hosts when rows span hosts)\n"
-            "and per byte reduced (gamma), by least squares on relative error. Prints each\n"
-            "parameter with its standard error and, per row, the model's residual and its\n"
-            "weight in the fit (rows far off the rest count less: Tukey's bisquare). A series\n"
-            "with too few sizes or process counts is refused, saying what is missing.\n\n"
-            "options:\n");
+    fprintf(f, "usage: collbench model FILE... [--predict CLUSTER [--sizes LIST]]\n"
+               "       collbench model FILE... --train TRAINING_FILE --predict CLUSTER...\n\n"
+               "Fits the alpha-beta-gamma cost formula of each algorithm (docs/DESIGN.md \"Cost\n"
+               "model\") to result files (CSV or JSON, as collbench report reads them): per\n"
+               "machine, backend, buffers, collective, algorithm and dtype, the time per message\n"
+               "(alpha), per byte (beta; inside a host and between hosts when rows span hosts)\n"
+               "and per byte reduced (gamma), by least squares on relative error. Prints each\n"
+               "parameter with its standard error and, per row, the model's residual and its\n"
+               "weight in the fit (rows far off the rest count less: Tukey's bisquare). A series\n"
+               "with too few sizes or process counts is refused, saying what is missing.\n\n"
+               "options:\n");
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 22);
-    fprintf(f,
-            "\n"
-            "--predict: the time, algbw and busbw of each fitted algorithm on hosts x\n"
-            "ranks-per-host, and the one the model picks. The machine's own terms are\n"
-            "the fitted ones; the link's are link= (a rate: 100Gbit/s, 800Mbit/s, 12.5GB/s)\n"
-            "and latency= (5us, 0.1ms), plus the software's share per message (the fitted\n"
-            "alpha_intra, or, with measured-link= and measured-latency=, the fitted\n"
-            "inter-host terms beyond the link the multi-host rows ran on); a flat backend's\n"
-            "fitted beta_intra is added to the link's per-byte time as the stack's cost.\n"
-            "Without link= the fitted inter-host terms are used (multi-host rows needed).\n"
-            "cores=N: cores per host, where ranks-per-host outnumber them (see --cores);\n"
-            "shared-cores=N: hosts emulated on one machine, all ranks sharing its N cores.\n"
-            "Not modelled: contention beyond the link's rate (switch oversubscription,\n"
-            "incast), NIC offload, stragglers and noise, placement other than host by host.\n\n"
-            "--train: for each allreduce-sync and ddp row of the training file (at its\n"
-            "largest process count per model, backend and batch), the step on each cluster:\n"
-            "compute + exposed communication, each bucket's all-reduce from the fitted\n"
-            "all-reduce of the row's backend (fp16/bf16: half the bytes), ddp buckets\n"
-            "overlapping backward as a pipeline, and the exposed time the model misses at\n"
-            "the measured world kept as overhead; prints step, exposed comm and scaling\n"
-            "efficiency (compute / step). Needs all-reduce rows of that backend in FILE...\n"
-            "exit codes: 0 ok; 1 a file or row was rejected, or nothing could be fitted or\n"
-            "predicted; 2 bad usage.\n");
+    fprintf(f, "\n"
+               "--predict: the time, algbw and busbw of each fitted algorithm on hosts x\n"
+               "ranks-per-host, and the one the model picks. The machine's own terms are\n"
+               "the fitted ones; the link's are link= (a rate: 100Gbit/s, 800Mbit/s, 12.5GB/s)\n"
+               "and latency= (5us, 0.1ms), plus the software's share per message (the fitted\n"
+               "alpha_intra, or, with measured-link= and measured-latency=, the fitted\n"
+               "inter-host terms beyond the link the multi-host rows ran on); a flat backend's\n"
+               "fitted beta_intra is added to the link's per-byte time as the stack's cost.\n"
+               "Without link= the fitted inter-host terms are used (multi-host rows needed).\n"
+               "cores=N: cores per host, where ranks-per-host outnumber them (see --cores);\n"
+               "shared-cores=N: hosts emulated on one machine, all ranks sharing its N cores.\n"
+               "Not modelled: contention beyond the link's rate (switch oversubscription,\n"
+               "incast), NIC offload, stragglers and noise, placement other than host by host.\n\n"
+               "--train: for each allreduce-sync and ddp row of the training file (at its\n"
+               "largest process count per model, backend and batch), the step on each cluster:\n"
+               "compute + exposed communication, each bucket's all-reduce from the fitted\n"
+               "all-reduce of the row's backend (fp16/bf16: half the bytes), ddp buckets\n"
+               "overlapping backward as a pipeline, and the exposed time the model misses at\n"
+               "the measured world kept as overhead; prints step, exposed comm and scaling\n"
+               "efficiency (compute / step). Needs all-reduce rows of that backend in FILE...\n"
+               "exit codes: 0 ok; 1 a file or row was rejected, or nothing could be fitted or\n"
+               "predicted; 2 bad usage.\n");
 }
 
 static int run(model_opts *o);
@@ -119,8 +140,12 @@ int cmd_model(int argc, char **argv)
     model_opts o = {.files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(const char *))};
     if (!o.files) return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
     char err[256];
-    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = &o, .err = err,
-                       .errlen = sizeof err, .positional = on_file};
+    bench_opt_ctx c = {.table = opt_table,
+                       .n = BENCH_OPT_COUNT(opt_table),
+                       .user = &o,
+                       .err = err,
+                       .errlen = sizeof err,
+                       .positional = on_file};
     int code, rc = bench_opt_parse(&c, argc, argv);
     if (rc == BENCH_OPT_HELP) usage(stdout), code = 0;
     else if (rc) fprintf(stderr, "collbench model: %s\n", err), usage(stderr), code = EXIT_USAGE;
@@ -150,8 +175,8 @@ static void print_param(const model_series *s, model_param p)
     if (p == MODEL_ALPHA_INTRA || p == MODEL_ALPHA_INTER)
         printf("    %-12s %10.3f us   ± %.3f us (%.0f%%)\n", name, v, e, rel);
     else
-        printf("    %-12s %10.5f ns/B ± %.5f ns/B (%.0f%%)%s%.3g GB/s\n", name, v * 1e3, e * 1e3, rel,
-               v > 0 ? ", i.e. " : "", v > 0 ? 1e-3 / v : 0.0);
+        printf("    %-12s %10.5f ns/B ± %.5f ns/B (%.0f%%)%s%.3g GB/s\n", name, v * 1e3, e * 1e3,
+               rel, v > 0 ? ", i.e. " : "", v > 0 ? 1e-3 / v : 0.0);
 }
 
 static void print_series(const model_series *s, int rows)
@@ -164,23 +189,27 @@ static void print_series(const model_series *s, int rows)
     }
     int hier = 0;
     for (size_t i = 0; i < s->npts; i++) {
-        model_shape sh = {.collective = s->collective, .algo = s->model, .backend = s->backend,
-                          .hosts = s->pts[i].hosts, .per_host = s->pts[i].per_host};
+        model_shape sh = {.collective = s->collective,
+                          .algo = s->model,
+                          .backend = s->backend,
+                          .hosts = s->pts[i].hosts,
+                          .per_host = s->pts[i].per_host};
         hier |= model_is_hier(&sh);
     }
     printf("    formula: %s%s\n",
            s->model == MODEL_ALGO_BOUND ? "the backend's own choice, as Chan et al.'s lower bound"
                                         : model_algo_name(s->model),
            hier ? "; hierarchical (intra reduce-scatter, inter all-reduce, intra all-gather, "
-                  "pipelined) on several hosts" : "");
+                  "pipelined) on several hosts"
+                : "");
     for (int p = 0; p < MODEL_NPARAM; p++) print_param(s, (model_param)p);
     size_t out = 0;
     for (size_t i = 0; i < s->npts; i++) out += s->pts[i].weight < 0.5;
     printf("    residuals: median %.1f%%, max %.1f%%; %zu of %zu rows outliers (weight < 0.5)\n",
            100 * s->med_abs_res, 100 * s->max_abs_res, out, s->npts);
     if (!rows) return;
-    printf("    %5s %5s %6s %12s %12s %12s %9s %7s\n", "hosts", "x", "ranks", "bytes", "measured_us",
-           "model_us", "residual", "weight");
+    printf("    %5s %5s %6s %12s %12s %12s %9s %7s\n", "hosts", "x", "ranks", "bytes",
+           "measured_us", "model_us", "residual", "weight");
     for (size_t i = 0; i < s->npts; i++) {
         const model_point *p = &s->pts[i];
         printf("    %5d %5d %6d %12.0f %12.2f %12.2f %+8.1f%% %7.2f%s\n", p->hosts, p->per_host,
@@ -206,7 +235,8 @@ static int print_group_prediction(const model_fits *f, const size_t *g, size_t n
     const model_series *s0 = &f->s[g[0]];
     printf("%s / %s / %s buffers / %s / %s on %d hosts x %d ranks", s0->host, s0->backend,
            s0->buffers, s0->collective, s0->dtype, c->hosts, c->per_host);
-    if (c->link_Bps > 0) printf(", link %.4g Gbit/s, latency %.4g us", c->link_Bps * 8 / 1e9, c->latency_us);
+    if (c->link_Bps > 0)
+        printf(", link %.4g Gbit/s, latency %.4g us", c->link_Bps * 8 / 1e9, c->latency_us);
     else printf(", the fitted inter-host terms");
     printf(" (prediction)\n");
     int any = 0;
@@ -226,7 +256,8 @@ static int print_group_prediction(const model_fits *f, const size_t *g, size_t n
             model_prediction p;
             char err[256];
             const model_series *s = &f->s[g[k]];
-            if (model_predict(s, c, (double)o->sizes[z], &p, err, sizeof err) || !isfinite(p.time_us))
+            if (model_predict(s, c, (double)o->sizes[z], &p, err, sizeof err) ||
+                !isfinite(p.time_us))
                 continue;
             printf("    %10s %-8s %12.1f %10.3f %10.3f\n", sz, s->algo, p.time_us, p.algbw_GBps,
                    p.busbw_GBps);
@@ -238,7 +269,8 @@ static int print_group_prediction(const model_fits *f, const size_t *g, size_t n
     return any;
 }
 
-static int predict(const model_fits *f, const model_opts *o, const char *spec, const model_cluster *cp)
+static int predict(const model_fits *f, const model_opts *o, const char *spec,
+                   const model_cluster *cp)
 {
     model_cluster c = *cp;
     size_t *g = malloc((f->n ? f->n : 1) * sizeof *g);
@@ -249,8 +281,9 @@ static int predict(const model_fits *f, const model_opts *o, const char *spec, c
         return EXIT_RUNTIME;
     }
     int any = 0;
-    printf("\n== predictions (not measured; not modelled: contention beyond the link's rate, incast,\n"
-           "   NIC offload, stragglers, placement other than host by host)\n");
+    printf(
+        "\n== predictions (not measured; not modelled: contention beyond the link's rate, incast,\n"
+        "   NIC offload, stragglers, placement other than host by host)\n");
     for (size_t i = 0; i < f->n; i++) {
         if (done[i] || !f->s[i].ok) continue;
         size_t ng = 0;
@@ -279,7 +312,8 @@ static int predict_train(const model_fits *f, const model_opts *o, const model_c
     report_sort_dedup(&t);
     int code;
     if (t.ntrain == 0) {
-        fprintf(stderr, "collbench model: --train %s: no training rows (collbench train's CSV or JSON)\n",
+        fprintf(stderr,
+                "collbench model: --train %s: no training rows (collbench train's CSV or JSON)\n",
                 o->train);
         code = 1;
     } else {
@@ -311,11 +345,13 @@ static int predict_all(const model_fits *f, const model_opts *o)
 static int run(model_opts *o)
 {
     if (o->nfiles == 0) {
-        fprintf(stderr, "collbench model: no result files given (FILE... : CSV or JSON from collbench)\n");
+        fprintf(stderr,
+                "collbench model: no result files given (FILE... : CSV or JSON from collbench)\n");
         return EXIT_USAGE;
     }
     if (o->train && !o->npredict) {
-        fprintf(stderr, "collbench model: --train needs --predict (the cluster to predict the step on)\n");
+        fprintf(stderr,
+                "collbench model: --train needs --predict (the cluster to predict the step on)\n");
         return EXIT_USAGE;
     }
     if (o->sizes && !o->npredict) {
@@ -363,7 +399,8 @@ static int run(model_opts *o)
         fitted += (size_t)f.s[i].ok;
     }
     if (f.skipped)
-        printf("(%zu rows left out: wrong results, no time, one rank, or ranks not a multiple of hosts)\n",
+        printf("(%zu rows left out: wrong results, no time, one rank, or ranks not a multiple of "
+               "hosts)\n",
                f.skipped);
     int code = 0;
     if (fitted == 0) {

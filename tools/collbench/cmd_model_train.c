@@ -67,9 +67,11 @@ static int same_group(const report_train_row *a, const report_train_row *b)
 
 static model_train_job job_of(const report_train_row *r)
 {
-    return (model_train_job){.grad_bytes = 4.0 * (double)r->params, .compute_ms = r->compute_ms,
+    return (model_train_job){.grad_bytes = 4.0 * (double)r->params,
+                             .compute_ms = r->compute_ms,
                              .backward_ms = MODEL_TRAIN_BACKWARD_SHARE * r->compute_ms,
-                             .ddp = !strcmp(r->mode, "ddp"), .bucket_bytes = r->bucket_mb * 1048576.0,
+                             .ddp = !strcmp(r->mode, "ddp"),
+                             .bucket_bytes = r->bucket_mb * 1048576.0,
                              .first_bucket_bytes = fmin(MODEL_TRAIN_FIRST_BUCKET_BYTES,
                                                         r->bucket_mb * 1048576.0),
                              .wire_ratio = model_train_wire_ratio(r->compress)};
@@ -78,8 +80,9 @@ static model_train_job job_of(const report_train_row *r)
 static const char *mode_label(const report_train_row *r, char *buf, size_t len)
 {
     if (strcmp(r->mode, "ddp")) snprintf(buf, len, "sync");
-    else snprintf(buf, len, "ddp %gM%s%s", r->bucket_mb, strcmp(r->compress, "none") ? " " : "",
-                  strcmp(r->compress, "none") ? r->compress : "");
+    else
+        snprintf(buf, len, "ddp %gM%s%s", r->bucket_mb, strcmp(r->compress, "none") ? " " : "",
+                 strcmp(r->compress, "none") ? r->compress : "");
     return buf;
 }
 
@@ -105,13 +108,13 @@ static int calibrate(const model_fits *f, const report_train_row *r, model_train
 
 static void cluster_text(const model_cluster *c, char *buf, size_t len)
 {
-    if (c->hosts == 1)
-        snprintf(buf, len, "1 host x %d ranks", c->per_host);
+    if (c->hosts == 1) snprintf(buf, len, "1 host x %d ranks", c->per_host);
     else if (c->link_Bps > 0)
         snprintf(buf, len, "%d hosts x %d ranks, link %.4g Gbit/s, latency %.4g us", c->hosts,
                  c->per_host, c->link_Bps * 8 / 1e9, c->latency_us);
     else
-        snprintf(buf, len, "%d hosts x %d ranks, the fitted inter-host terms", c->hosts, c->per_host);
+        snprintf(buf, len, "%d hosts x %d ranks, the fitted inter-host terms", c->hosts,
+                 c->per_host);
 }
 
 /* One group (rows g[0..ng) at one world); 1 when a prediction was made. */
@@ -119,10 +122,13 @@ static int print_group(const model_fits *f, const model_cluster *cl, size_t ncl,
                        const report_train_row *const *g, size_t ng)
 {
     const report_train_row *r0 = g[0];
-    printf("\n%s (%lld params, %.1f MB float32 gradient), batch %d per rank, backend %s: rows at %d ranks\n",
-           r0->model, (long long)r0->params, 4e-6 * (double)r0->params, r0->batch, r0->backend, r0->nprocs);
+    printf("\n%s (%lld params, %.1f MB float32 gradient), batch %d per rank, backend %s: rows at "
+           "%d ranks\n",
+           r0->model, (long long)r0->params, 4e-6 * (double)r0->params, r0->batch, r0->backend,
+           r0->nprocs);
     if (!has_fit(f, r0->backend)) {
-        printf("    cannot predict: no fitted all-reduce of backend %s in the result files\n", r0->backend);
+        printf("    cannot predict: no fitted all-reduce of backend %s in the result files\n",
+               r0->backend);
         return 0;
     }
     model_train_job jobs[64];
@@ -139,23 +145,25 @@ static int print_group(const model_fits *f, const model_cluster *cl, size_t ncl,
         ok[k] = jobs[k].wire_ratio > 0;
         if (!ok[k]) {
             char label[48];
-            printf("    %-22s not modelled: compression %s (top-k's all-gather grows with the world)\n",
+            printf("    %-22s not modelled: compression %s (top-k's all-gather grows with the "
+                   "world)\n",
                    mode_label(g[k], label, sizeof label), g[k]->compress);
             continue;
         }
         unexplained |= calibrate(f, g[k], &jobs[k]) == 1;
     }
     if (unexplained)
-        printf("    note: the model explains under half of some rows' measured exposed time; their\n"
-               "    overhead, kept constant, dominates their predictions (a loaded machine, or\n"
-               "    all-reduce rows measured at other times: measure both on a quiet machine)\n");
+        printf(
+            "    note: the model explains under half of some rows' measured exposed time; their\n"
+            "    overhead, kept constant, dominates their predictions (a loaded machine, or\n"
+            "    all-reduce rows measured at other times: measure both on a quiet machine)\n");
     int any = 0;
     for (size_t c = 0; c < ncl; c++) {
         char ct[128];
         cluster_text(&cl[c], ct, sizeof ct);
         printf("    predicted on %s (prediction, not measured):\n", ct);
-        printf("    %-22s %10s %10s %10s %10s %10s %7s %6s\n", "mode", "compute", "overhead", "comm",
-               "exposed", "step", "buckets", "eff");
+        printf("    %-22s %10s %10s %10s %10s %10s %7s %6s\n", "mode", "compute", "overhead",
+               "comm", "exposed", "step", "buckets", "eff");
         ar_ctx ctx = {.f = f, .backend = r0->backend, .cluster = &cl[c]};
         for (size_t k = 0; k < ng; k++) {
             if (!ok[k]) continue;
@@ -178,15 +186,20 @@ static int print_group(const model_fits *f, const model_cluster *cl, size_t ncl,
 int model_train_print(const model_fits *f, const model_cluster *cl, size_t ncl,
                       const report_train_row *rows, size_t n)
 {
-    printf("\n== training step predictions (not measured). step = compute + overhead + exposed comm;\n"
-           "   comm: the fitted all-reduce (fastest algorithm) of each bucket at the cluster's world;\n"
-           "   ddp buckets become ready evenly over backward (%.0f%% of compute) and are all-reduced in\n"
-           "   order; overhead: the measured exposed time the model misses at the measured world\n"
-           "   (compression casts, framework costs), kept constant; eff = compute / step.\n"
-           "   Not modelled: compute changing with the cluster (same machine and per-rank batch assumed),\n"
-           "   comm contending with compute, stragglers, top-k compression, modes other than\n"
-           "   allreduce-sync and ddp, and what the collective model leaves out (contention, incast).\n",
-           100 * MODEL_TRAIN_BACKWARD_SHARE);
+    printf(
+        "\n== training step predictions (not measured). step = compute + overhead + exposed comm;\n"
+        "   comm: the fitted all-reduce (fastest algorithm) of each bucket at the cluster's "
+        "world;\n"
+        "   ddp buckets become ready evenly over backward (%.0f%% of compute) and are all-reduced "
+        "in\n"
+        "   order; overhead: the measured exposed time the model misses at the measured world\n"
+        "   (compression casts, framework costs), kept constant; eff = compute / step.\n"
+        "   Not modelled: compute changing with the cluster (same machine and per-rank batch "
+        "assumed),\n"
+        "   comm contending with compute, stragglers, top-k compression, modes other than\n"
+        "   allreduce-sync and ddp, and what the collective model leaves out (contention, "
+        "incast).\n",
+        100 * MODEL_TRAIN_BACKWARD_SHARE);
     const report_train_row **g = malloc((n ? n : 1) * sizeof *g);
     char *done = calloc(n ? n : 1, 1);
     if (!g || !done) {
@@ -199,7 +212,8 @@ int model_train_print(const model_fits *f, const model_cluster *cl, size_t ncl,
         if (done[i] || !is_modelled_mode(&rows[i])) continue;
         int world = 0;
         for (size_t j = i; j < n; j++)
-            if (is_modelled_mode(&rows[j]) && same_group(&rows[i], &rows[j]) && rows[j].nprocs > world)
+            if (is_modelled_mode(&rows[j]) && same_group(&rows[i], &rows[j]) &&
+                rows[j].nprocs > world)
                 world = rows[j].nprocs;
         size_t ng = 0;
         for (size_t j = i; j < n; j++) {
@@ -212,11 +226,13 @@ int model_train_print(const model_fits *f, const model_cluster *cl, size_t ncl,
     }
     free(g), free(done);
     if (!groups) {
-        fprintf(stderr, "collbench model: --train: no allreduce-sync or ddp rows in the training file\n");
+        fprintf(stderr,
+                "collbench model: --train: no allreduce-sync or ddp rows in the training file\n");
         return 1;
     }
     if (!any) {
-        fprintf(stderr, "collbench model: --train: no training step could be predicted (see above)\n");
+        fprintf(stderr,
+                "collbench model: --train: no training step could be predicted (see above)\n");
         return 1;
     }
     return 0;

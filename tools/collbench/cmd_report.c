@@ -22,18 +22,41 @@ typedef struct report_opts {
 
 #define RO(c) ((report_opts *)(c)->user)
 
-static int on_output(bench_opt_ctx *c, const char *v) { RO(c)->outdir = v; return 0; }
-static int on_force(bench_opt_ctx *c, const char *v) { (void)v; RO(c)->force = 1; return 0; }
-static int on_file(bench_opt_ctx *c, const char *arg) { RO(c)->files[RO(c)->nfiles++] = arg; return 0; }
-static int on_baseline(bench_opt_ctx *c, const char *v) { RO(c)->baseline[RO(c)->nbaseline++] = v; return 0; }
-static int on_cross(bench_opt_ctx *c, const char *v) { (void)v; RO(c)->cross_machine = 1; return 0; }
+static int on_output(bench_opt_ctx *c, const char *v)
+{
+    RO(c)->outdir = v;
+    return 0;
+}
+static int on_force(bench_opt_ctx *c, const char *v)
+{
+    (void)v;
+    RO(c)->force = 1;
+    return 0;
+}
+static int on_file(bench_opt_ctx *c, const char *arg)
+{
+    RO(c)->files[RO(c)->nfiles++] = arg;
+    return 0;
+}
+static int on_baseline(bench_opt_ctx *c, const char *v)
+{
+    RO(c)->baseline[RO(c)->nbaseline++] = v;
+    return 0;
+}
+static int on_cross(bench_opt_ctx *c, const char *v)
+{
+    (void)v;
+    RO(c)->cross_machine = 1;
+    return 0;
+}
 
 static int on_fail(bench_opt_ctx *c, const char *v)
 {
     char *end;
     double pct = strtod(v, &end);
     if (end == v || *end || !(pct >= 0) || pct > 1e6) {
-        snprintf(c->err, c->errlen, "--fail-on-regression '%s': want a percentage >= 0 (e.g. 10)", v);
+        snprintf(c->err, c->errlen, "--fail-on-regression '%s': want a percentage >= 0 (e.g. 10)",
+                 v);
         return COLL_EINVAL;
     }
     RO(c)->fail_pct = pct;
@@ -42,12 +65,16 @@ static int on_fail(bench_opt_ctx *c, const char *v)
 
 static const bench_opt opt_table[] = {
     {'o', "output", "DIR", on_output, "report directory (created; must not exist unless --force)"},
-    {'f', "force", NULL, on_force, "write into an existing DIR, replacing the report's files there"},
-    {0, "baseline", "PATH", on_baseline, "compare with an earlier run: result files, or a directory with\n"
+    {'f', "force", NULL, on_force,
+     "write into an existing DIR, replacing the report's files there"},
+    {0, "baseline", "PATH", on_baseline,
+     "compare with an earlier run: result files, or a directory with\n"
      "results.csv/results.json (repeatable); the same machine only"},
-    {0, "fail-on-regression", "PCT", on_fail, "with --baseline: exit 1 when a cell slowed by more than\n"
+    {0, "fail-on-regression", "PCT", on_fail,
+     "with --baseline: exit 1 when a cell slowed by more than\n"
      "PCT percent beyond noise"},
-    {0, "cross-machine", NULL, on_cross, "with --baseline: compare runs of two different machines\n"
+    {0, "cross-machine", NULL, on_cross,
+     "with --baseline: compare runs of two different machines\n"
      "(said in every line)"},
     {'h', "help", NULL, bench_opt_help, "this text"},
 };
@@ -105,8 +132,12 @@ int cmd_report(int argc, char **argv)
         return fprintf(stderr, "collbench report: out of memory\n"), EXIT_RUNTIME;
     }
     char err[256];
-    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = &o, .err = err,
-                       .errlen = sizeof err, .positional = on_file};
+    bench_opt_ctx c = {.table = opt_table,
+                       .n = BENCH_OPT_COUNT(opt_table),
+                       .user = &o,
+                       .err = err,
+                       .errlen = sizeof err,
+                       .positional = on_file};
     int code, rc = bench_opt_parse(&c, argc, argv);
     if (rc == BENCH_OPT_HELP) usage(stdout), code = 0;
     else if (rc) fprintf(stderr, "collbench report: %s\n", err), usage(stderr), code = EXIT_USAGE;
@@ -123,16 +154,19 @@ static int run(const report_opts *o)
         return EXIT_USAGE;
     }
     if (o->nfiles == 0) {
-        fprintf(stderr, "collbench report: no result files given (FILE... : CSV or JSON from collbench)\n");
+        fprintf(stderr,
+                "collbench report: no result files given (FILE... : CSV or JSON from collbench)\n");
         return EXIT_USAGE;
     }
     if (!o->nbaseline && (o->fail_pct >= 0 || o->cross_machine)) {
-        fprintf(stderr, "collbench report: --fail-on-regression and --cross-machine need --baseline PATH\n");
+        fprintf(
+            stderr,
+            "collbench report: --fail-on-regression and --cross-machine need --baseline PATH\n");
         return EXIT_USAGE;
     }
     int regressed = 0;
-    report_options ro = {o->files, o->nfiles, o->outdir, o->force, stderr, o->baseline, o->nbaseline,
-                         o->cross_machine, o->fail_pct, &regressed};
+    report_options ro = {o->files,    o->nfiles,    o->outdir,        o->force,    stderr,
+                         o->baseline, o->nbaseline, o->cross_machine, o->fail_pct, &regressed};
     int rc = report_run_opts(&ro);
     if (rc == REPORT_INPUT_REJECTED || (rc == 0 && regressed)) return EXIT_WRONG;
     if (rc == 0) return 0;

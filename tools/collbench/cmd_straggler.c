@@ -30,22 +30,32 @@
 
 typedef struct straggler_opts {
     int nprocs, iters;
-    const char *inject;     /* NULL: none */
-    double threshold_ms;    /* 0: the default */
+    const char *inject;  /* NULL: none */
+    double threshold_ms; /* 0: the default */
     double compute_ms;
-    double monitored_s;     /* 0: no monitored barrier */
+    double monitored_s; /* 0: no monitored barrier */
     double timeout_s;
-    const char *backend;    /* NULL: the library's default */
-    bench_multinode mn;     /* --nnodes ...: this host's -P ranks of a multi-host job */
+    const char *backend; /* NULL: the library's default */
+    bench_multinode mn;  /* --nnodes ...: this host's -P ranks of a multi-host job */
 } straggler_opts;
 
 /* ---- one handler per flag (c->user is the straggler_opts) ---- */
 
 #define SO(c) ((straggler_opts *)(c)->user)
 
-static int on_procs(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, MAX_PROCS, &SO(c)->nprocs); }
-static int on_iters(bench_opt_ctx *c, const char *v) { return bench_opt_int(c, v, 1, MAX_ITERS, &SO(c)->iters); }
-static int on_inject(bench_opt_ctx *c, const char *v) { SO(c)->inject = v; return 0; } /* checked later */
+static int on_procs(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 1, MAX_PROCS, &SO(c)->nprocs);
+}
+static int on_iters(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 1, MAX_ITERS, &SO(c)->iters);
+}
+static int on_inject(bench_opt_ctx *c, const char *v)
+{
+    SO(c)->inject = v;
+    return 0;
+} /* checked later */
 static int on_threshold(bench_opt_ctx *c, const char *v)
 {
     return bench_opt_double(c, v, 0, 1, INFINITY, 0, &SO(c)->threshold_ms);
@@ -62,17 +72,23 @@ static int on_timeout(bench_opt_ctx *c, const char *v)
 {
     return bench_opt_double(c, v, 0, 1, INFINITY, 0, &SO(c)->timeout_s);
 }
-static int on_backend(bench_opt_ctx *c, const char *v) { SO(c)->backend = v; return 0; }
+static int on_backend(bench_opt_ctx *c, const char *v)
+{
+    SO(c)->backend = v;
+    return 0;
+}
 
 static const bench_opt opt_table[] = {
     {'P', NULL, "N", on_procs, "ranks to launch (default 4; with --nnodes: --nproc-per-node)"},
     {0, "iters", "K", on_iters, "iterations (default 50)"},
     {0, "inject", "RANK:MS[,..]", on_inject, "delay these ranks by MS each iteration (a sleep)"},
-    {0, "threshold", "MS", on_threshold, "flag ranks whose mean excess is above MS (default\n"
-                                         "max(1 ms, 3 x the ranks' median jitter of excess))"},
+    {0, "threshold", "MS", on_threshold,
+     "flag ranks whose mean excess is above MS (default\n"
+     "max(1 ms, 3 x the ranks' median jitter of excess))"},
     {0, "compute-ms", "X", on_compute, "compute loop per iteration (default 2)"},
-    {0, "monitored-barrier", "T", on_monitored, "first a monitored barrier with timeout T s; exit 3\n"
-                                                "naming the ranks that did not arrive"},
+    {0, "monitored-barrier", "T", on_monitored,
+     "first a monitored barrier with timeout T s; exit 3\n"
+     "naming the ranks that did not arrive"},
     {'T', NULL, "SECONDS", on_timeout, "timeout of every blocking wait (default 60)"},
     {0, "backend", "B", on_backend, "backend (default: $COLL_BACKEND or tcp; mpi through mpirun)"},
     {'h', "help", NULL, bench_opt_help, "this help"},
@@ -80,11 +96,10 @@ static const bench_opt opt_table[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: collbench straggler [options]\n\n"
-            "Per-iteration arrival lateness of every rank at a small all-reduce after a\n"
-            "compute phase. Ranks later than the median rank by more than the threshold\n"
-            "on average are STRAGGLERs.\n\n");
+    fprintf(f, "usage: collbench straggler [options]\n\n"
+               "Per-iteration arrival lateness of every rank at a small all-reduce after a\n"
+               "compute phase. Ranks later than the median rank by more than the threshold\n"
+               "on average are STRAGGLERs.\n\n");
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 26);
     bench_multinode_usage(f, 26);
 }
@@ -94,8 +109,12 @@ static int parse_opts(int argc, char **argv, straggler_opts *o)
 {
     char err[256];
     *o = (straggler_opts){.nprocs = 4, .iters = 50, .compute_ms = 2, .timeout_s = 60};
-    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = o, .err = err,
-                       .errlen = sizeof err, .mn = &o->mn};
+    bench_opt_ctx c = {.table = opt_table,
+                       .n = BENCH_OPT_COUNT(opt_table),
+                       .user = o,
+                       .err = err,
+                       .errlen = sizeof err,
+                       .mn = &o->mn};
     int rc = bench_opt_parse(&c, argc, argv);
     if (rc == BENCH_OPT_HELP) return 1;
     if (rc || bench_multinode_finish(&o->mn, MAX_PROCS, err, sizeof err))

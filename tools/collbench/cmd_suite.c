@@ -68,7 +68,7 @@ typedef struct suite_opts {
     const char *collectives; /* "allreduce", "all" or a list */
     const char *backends;    /* NULL: every available one */
     const char *procs, *sizes, *budget;
-    const char *inplace;     /* "0", "1" (default) or "2", passed to the collectives */
+    const char *inplace; /* "0", "1" (default) or "2", passed to the collectives */
     int quick, no_report, no_train, force;
 } suite_opts;
 
@@ -99,10 +99,19 @@ static void on_signal(int sig) { interrupted = sig; }
  * checked by check_lists and pick_collectives ---- */
 
 #define SO(c) ((suite_opts *)(c)->user)
-#define STRING(name, field) \
-    static int on_##name(bench_opt_ctx *c, const char *v) { SO(c)->field = v; return 0; }
-#define SWITCH(name, field) \
-    static int on_##name(bench_opt_ctx *c, const char *v) { (void)v; SO(c)->field = 1; return 0; }
+#define STRING(name, field)                               \
+    static int on_##name(bench_opt_ctx *c, const char *v) \
+    {                                                     \
+        SO(c)->field = v;                                 \
+        return 0;                                         \
+    }
+#define SWITCH(name, field)                               \
+    static int on_##name(bench_opt_ctx *c, const char *v) \
+    {                                                     \
+        (void)v;                                          \
+        SO(c)->field = 1;                                 \
+        return 0;                                         \
+    }
 STRING(output, outdir)
 STRING(collectives, collectives)
 STRING(backend, backends)
@@ -118,23 +127,28 @@ SWITCH(force, force)
 #undef SWITCH
 
 static const bench_opt opt_table[] = {
-    {'o', "output", "DIR", on_output, "results directory (default results/<UTC time>, e.g.\n"
-                                      "results/20261122T051500Z)"},
+    {'o', "output", "DIR", on_output,
+     "results directory (default results/<UTC time>, e.g.\n"
+     "results/20261122T051500Z)"},
     {0, "collectives", "LIST", on_collectives, "allreduce (default), all, or a comma list"},
-    {0, "backend", "LIST", on_backend, "backends (default: every available one; mpi through\n"
-                                       "mpirun when it is installed, nccl only with a GPU)"},
+    {0, "backend", "LIST", on_backend,
+     "backends (default: every available one; mpi through\n"
+     "mpirun when it is installed, nccl only with a GPU)"},
     {'P', "procs", "LIST", on_procs, "process counts (default " DEFAULT_PROCS ")"},
     {0, "sizes", "LIST", on_sizes, "message sizes (default " DEFAULT_SIZES ")"},
-    {0, "time-budget", "SECONDS", on_budget, "timed iterations per size are cut past this (default "
-                                             DEFAULT_BUDGET ")"},
-    {0, "inplace", "0|1|2", on_inplace, "out-of-place, in-place (default: the call torch's\n"
-                                        "dist.all_reduce makes, one buffer, half the memory to\n"
-                                        "first-touch), or both as the collectives do"},
-    {0, "quick", NULL, on_quick, "a ~30 s version: sizes " QUICK_SIZES ", -P " QUICK_PROCS ", few iterations"},
+    {0, "time-budget", "SECONDS", on_budget,
+     "timed iterations per size are cut past this (default " DEFAULT_BUDGET ")"},
+    {0, "inplace", "0|1|2", on_inplace,
+     "out-of-place, in-place (default: the call torch's\n"
+     "dist.all_reduce makes, one buffer, half the memory to\n"
+     "first-touch), or both as the collectives do"},
+    {0, "quick", NULL, on_quick,
+     "a ~30 s version: sizes " QUICK_SIZES ", -P " QUICK_PROCS ", few iterations"},
     {0, "no-train", NULL, on_no_train, "skip the training benchmark"},
     {0, "no-report", NULL, on_no_report, "skip the report"},
-    {0, "force", NULL, on_force, "write into an existing, non-empty -o DIR (replacing\n"
-                                 "its results files)"},
+    {0, "force", NULL, on_force,
+     "write into an existing, non-empty -o DIR (replacing\n"
+     "its results files)"},
     {'h', "help", NULL, bench_opt_help, "this help"},
 };
 
@@ -151,18 +165,22 @@ static void usage(FILE *f)
             "(--buffers malloc) and with their own (coll).\n\n"
             "options:\n");
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 25);
-    fprintf(f,
-            "\nDIR gets results.csv and results.json (every configuration), training.csv, suite.log\n"
-            "(every step's command line and output) and the report (index.html, plots, tables).\n"
-            "exit codes: 0 ok, 1 a result was wrong (even if a step failed too), 2 bad usage,\n"
-            "3 a configuration failed, 4 a backend asked for is not available\n");
+    fprintf(
+        f,
+        "\nDIR gets results.csv and results.json (every configuration), training.csv, suite.log\n"
+        "(every step's command line and output) and the report (index.html, plots, tables).\n"
+        "exit codes: 0 ok, 1 a result was wrong (even if a step failed too), 2 bad usage,\n"
+        "3 a configuration failed, 4 a backend asked for is not available\n");
 }
 
 /* 0 ok, 1 help, -1 bad usage (said). */
 static int parse_options(suite_opts *o, int argc, char **argv)
 {
     char err[256];
-    bench_opt_ctx c = {.table = opt_table, .n = BENCH_OPT_COUNT(opt_table), .user = o, .err = err,
+    bench_opt_ctx c = {.table = opt_table,
+                       .n = BENCH_OPT_COUNT(opt_table),
+                       .user = o,
+                       .err = err,
                        .errlen = sizeof err};
     int rc = bench_opt_parse(&c, argc, argv);
     if (rc == BENCH_OPT_HELP) return 1;
@@ -174,16 +192,19 @@ static int pick_collectives(suite *s)
 {
     char copy[256], *save = NULL;
     if (strcmp(s->o.collectives, "all") == 0) {
-        for (int i = 0; i < BENCH_COLL_COUNT; i++) s->colls[s->ncolls++] = bench_coll_get((bench_coll_id)i);
+        for (int i = 0; i < BENCH_COLL_COUNT; i++)
+            s->colls[s->ncolls++] = bench_coll_get((bench_coll_id)i);
         return 0;
     }
     snprintf(copy, sizeof copy, "%s", s->o.collectives);
     for (char *c = strtok_r(copy, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
         const bench_coll *bc = bench_coll_find(c);
         if (!bc) {
-            fprintf(stderr, "collbench suite: --collectives: unknown collective '%s' "
-                            "(allreduce, allgather, reducescatter, broadcast, reduce, alltoall, "
-                            "sendrecv, barrier, or all)\n", c);
+            fprintf(stderr,
+                    "collbench suite: --collectives: unknown collective '%s' "
+                    "(allreduce, allgather, reducescatter, broadcast, reduce, alltoall, "
+                    "sendrecv, barrier, or all)\n",
+                    c);
             return EXIT_USAGE;
         }
         if (s->ncolls < BENCH_COLL_COUNT) s->colls[s->ncolls++] = bc;
@@ -209,8 +230,10 @@ static int check_lists(suite *s)
     }
     if (strcmp(s->o.inplace, "0") != 0 && strcmp(s->o.inplace, "1") != 0 &&
         strcmp(s->o.inplace, "2") != 0) {
-        fprintf(stderr, "collbench suite: --inplace: '%s' is not 0 (out-of-place), 1 (in-place) "
-                        "or 2 (both)\n", s->o.inplace);
+        fprintf(stderr,
+                "collbench suite: --inplace: '%s' is not 0 (out-of-place), 1 (in-place) "
+                "or 2 (both)\n",
+                s->o.inplace);
         return EXIT_USAGE;
     }
     double b = strtod(s->o.budget, &end);
@@ -264,7 +287,8 @@ static int prepare_dir(suite *s)
     struct stat st;
     if (s->o.outdir) snprintf(s->dir, sizeof s->dir, "%s", s->o.outdir);
     else default_dir(s->dir, sizeof s->dir);
-    if (!s->dir[0]) return fprintf(stderr, "collbench suite: -o: empty directory name\n"), EXIT_USAGE;
+    if (!s->dir[0])
+        return fprintf(stderr, "collbench suite: -o: empty directory name\n"), EXIT_USAGE;
     snprintf(s->csv, sizeof s->csv, "%s/results.csv", s->dir);
     snprintf(s->json, sizeof s->json, "%s/results.json", s->dir);
     snprintf(s->training, sizeof s->training, "%s/training.csv", s->dir);
@@ -275,8 +299,10 @@ static int prepare_dir(suite *s)
             return EXIT_USAGE;
         }
         if (has_entries(s->dir) && !s->o.force) {
-            fprintf(stderr, "collbench suite: -o %s is not empty; use --force to write into it "
-                            "(its results files are replaced), or another directory\n", s->dir);
+            fprintf(stderr,
+                    "collbench suite: -o %s is not empty; use --force to write into it "
+                    "(its results files are replaced), or another directory\n",
+                    s->dir);
             return EXIT_USAGE;
         }
         unlink(s->csv);
@@ -326,9 +352,11 @@ static int add_collective(suite *s, const bench_coll *c, const char *backends, i
 {
     /* room kept for the training and report steps */
     suite_step *st = s->nsteps < MAX_STEPS - 2
-                         ? new_step(s, SUITE_COLLECTIVE, nbackends * collective_weight(s, c, nprocs))
+                         ? new_step(s, SUITE_COLLECTIVE,
+                                    nbackends * collective_weight(s, c, nprocs))
                          : NULL;
-    if (!st) return fprintf(stderr, "collbench suite: more than %d steps\n", MAX_STEPS - 2), EXIT_USAGE;
+    if (!st)
+        return fprintf(stderr, "collbench suite: more than %d steps\n", MAX_STEPS - 2), EXIT_USAGE;
     snprintf(st->group, sizeof st->group, "%s %s%s%s", c->name, backends, both ? "/" : "",
              both ? buffers : "");
     snprintf(st->title, sizeof st->title, "%s %d ranks", st->group, nprocs);
@@ -338,9 +366,8 @@ static int add_collective(suite *s, const bench_coll *c, const char *backends, i
               suite_step_arg(st, "%s", s->o.sizes) | suite_step_arg(st, "--time-budget") |
               suite_step_arg(st, "%g", atof(s->o.budget) / (nbackends > 1 ? SUITE_PASSES : 1)) |
               suite_step_arg(st, "--stop-spread") | suite_step_arg(st, SUITE_STOP_SPREAD) |
-              suite_step_arg(st, "-T") |
-              suite_step_arg(st, COLL_TIMEOUT_S) | suite_step_arg(st, "--csv") |
-              suite_step_arg(st, "%s", s->csv);
+              suite_step_arg(st, "-T") | suite_step_arg(st, COLL_TIMEOUT_S) |
+              suite_step_arg(st, "--csv") | suite_step_arg(st, "%s", s->csv);
 #ifdef COLL_HAVE_JANSSON
     bad |= suite_step_arg(st, "-J") | suite_step_arg(st, "%s", s->json);
 #endif
@@ -350,8 +377,10 @@ static int add_collective(suite *s, const bench_coll *c, const char *backends, i
         bad |= suite_step_arg(st, "--same-ranks") | suite_step_arg(st, "--passes") |
                suite_step_arg(st, "%d", SUITE_PASSES);
     /* in-place is the same call with one buffer: only where the collective has it */
-    if (c->has_inplace) bad |= suite_step_arg(st, "--inplace") | suite_step_arg(st, "%s", s->o.inplace);
-    if (strcmp(backends, "nccl") == 0) bad |= suite_step_arg(st, "--device") | suite_step_arg(st, "cuda");
+    if (c->has_inplace)
+        bad |= suite_step_arg(st, "--inplace") | suite_step_arg(st, "%s", s->o.inplace);
+    if (strcmp(backends, "nccl") == 0)
+        bad |= suite_step_arg(st, "--device") | suite_step_arg(st, "cuda");
     if (buffers) bad |= suite_step_arg(st, "--buffers") | suite_step_arg(st, "%s", buffers);
     if (s->o.quick)
         bad |= suite_step_arg(st, "-w") | suite_step_arg(st, "1") | suite_step_arg(st, "-n") |
@@ -371,10 +400,7 @@ static int both_buffer_kinds(const char *backend)
  * (--same-ranks): per process count one launch, whose malloc buffers are
  * first-touched once rather than once per backend (seconds per GiB here). mpi
  * (mpirun) and nccl (--device cuda) have steps of their own. */
-static int shares_ranks(const char *backend)
-{
-    return coll_backend_sweeps_by_default(backend);
-}
+static int shares_ranks(const char *backend) { return coll_backend_sweeps_by_default(backend); }
 
 /* The backends of kind k (0 malloc, 1 coll) that share ranks, comma-separated. */
 static int shared_list(const suite *s, const bench_coll *c, int k, char *list, size_t len)
@@ -422,7 +448,8 @@ static int plan(suite *s)
     for (size_t c = 0; c < s->ncolls; c++)
         if ((rc = plan_collective(s, s->colls[c]))) return rc;
     suite_step *st;
-    if (!s->o.no_train && (st = new_step(s, SUITE_TRAIN, s->o.quick ? TRAIN_WEIGHT_QUICK : TRAIN_WEIGHT)))
+    if (!s->o.no_train &&
+        (st = new_step(s, SUITE_TRAIN, s->o.quick ? TRAIN_WEIGHT_QUICK : TRAIN_WEIGHT)))
         snprintf(st->title, sizeof st->title, "training benchmark");
     if (!s->o.no_report && (st = new_step(s, SUITE_REPORT, REPORT_WEIGHT)))
         snprintf(st->title, sizeof st->title, "report");
@@ -476,9 +503,11 @@ static void log_command(FILE *log, const suite_step *st, size_t i, size_t n)
 static const char *outcome(const suite_step *st, char *buf, size_t len)
 {
     if (st->unavailable) snprintf(buf, len, "skipped (%s)", st->note);
-    else if (st->timed_out > 0) snprintf(buf, len, "FAILED (still running after %g s: stopped)", st->timed_out);
+    else if (st->timed_out > 0)
+        snprintf(buf, len, "FAILED (still running after %g s: stopped)", st->timed_out);
     else if (st->code == 0) snprintf(buf, len, "ok");
-    else if (st->code == EXIT_WRONG && st->kind != SUITE_REPORT) snprintf(buf, len, "WRONG RESULTS");
+    else if (st->code == EXIT_WRONG && st->kind != SUITE_REPORT)
+        snprintf(buf, len, "WRONG RESULTS");
     else if (st->code > EXIT_SIGNALLED && interrupted)
         snprintf(buf, len, "INTERRUPTED (signal %d)", st->code - EXIT_SIGNALLED);
     else if (st->code > EXIT_SIGNALLED)
@@ -517,7 +546,8 @@ static void run_steps(suite *s)
         suite_progress_begin(&p, i + 1, st->title);
         if (st->kind == SUITE_TRAIN && fill_train(s, st) != 0) {
             eta[i].weight = 0; /* skipped in no time: no rate to learn */
-            fprintf(s->log, "\n==== [%zu/%zu] %s: skipped: %s\n", i + 1, s->nsteps, st->title, st->note);
+            fprintf(s->log, "\n==== [%zu/%zu] %s: skipped: %s\n", i + 1, s->nsteps, st->title,
+                    st->note);
             suite_progress_end(&p, outcome(st, text, sizeof text), 0);
             continue;
         }
@@ -526,7 +556,8 @@ static void run_steps(suite *s)
         suite_exec(st, s->log, &p, limit, &interrupted);
         /* train and report exit 4 while not built in: noted, not a failure */
         if (st->kind != SUITE_COLLECTIVE && st->code == EXIT_UNAVAILABLE) st->unavailable = 1;
-        fprintf(s->log, "==== %s: %s, %.1f s\n", st->title, outcome(st, text, sizeof text), st->seconds);
+        fprintf(s->log, "==== %s: %s, %.1f s\n", st->title, outcome(st, text, sizeof text),
+                st->seconds);
         suite_progress_end(&p, text, st->seconds);
     }
     suite_progress_clear(&p);
@@ -549,7 +580,8 @@ static int summarize(suite *s)
     }
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    double took = (double)(now.tv_sec - s->started.tv_sec) + (double)(now.tv_nsec - s->started.tv_nsec) * 1e-9;
+    double took = (double)(now.tv_sec - s->started.tv_sec) +
+                  (double)(now.tv_nsec - s->started.tv_nsec) * 1e-9;
     printf("collbench suite: %zu of %zu steps ok", ok, s->nsteps);
     if (wrong) printf(", %zu with WRONG RESULTS", wrong);
     if (failed) printf(", %zu FAILED", failed);
@@ -606,7 +638,8 @@ static int run_suite(suite *s)
     s->exe[n] = '\0';
     int rc = pick_collectives(s);
     if (rc || (rc = check_lists(s)) ||
-        (rc = suite_pick_backends(s->o.backends, s->backends, MAX_BACKENDS, &s->nbackends, stderr)) ||
+        (rc = suite_pick_backends(s->o.backends, s->backends, MAX_BACKENDS, &s->nbackends,
+                                  stderr)) ||
         (rc = prepare_dir(s)) || (rc = plan(s)))
         return rc;
     clock_gettime(CLOCK_MONOTONIC, &s->started);

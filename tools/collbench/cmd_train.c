@@ -35,7 +35,7 @@ typedef struct rank_ctx {
     coll_comm *comm;
     const char *backend;
     int rank, world;
-    FILE *results;       /* our launcher's pipe (rank 0), or NULL: write the outputs here */
+    FILE *results; /* our launcher's pipe (rank 0), or NULL: write the outputs here */
     char model[32], host[64], stamp[32];
     train_row rows[MAX_ROWS];
     size_t nrows;
@@ -98,8 +98,11 @@ static int run_one(rank_ctx *c, const train_config *cfg, const char *compress, d
         snprintf(row.compress, sizeof row.compress, "%s", compress);
         row.bucket_mb = bucket_mb;
         /* without the launcher's single-process row: one rank's compute-only throughput */
-        row.scaling_eff = c->world == 1 ? 1.0
-                          : train_scaling_eff(&row, res.compute_ms > 0 ? cfg->batch * 1e3 / res.compute_ms : 0);
+        row.scaling_eff = c->world == 1
+                              ? 1.0
+                              : train_scaling_eff(&row, res.compute_ms > 0
+                                                            ? cfg->batch * 1e3 / res.compute_ms
+                                                            : 0);
         emit_row(c, &row);
     }
     train_mem *m = &res.mem;
@@ -114,10 +117,15 @@ static int run_one(rank_ctx *c, const train_config *cfg, const char *compress, d
 static int run_batch(rank_ctx *c, size_t bi)
 {
     const train_options *o = c->o;
-    train_config cfg = {.batch = (size_t)train_options_batch(o, bi, c->world), .steps = o->steps,
-                        .warmup = o->warmup, .compute_steps = o->compute_steps, .seed = o->seed,
-                        .lr = (float)o->lr, .momentum = (float)o->momentum,
-                        .check_every = o->check_every, .inject_nan_step = o->inject_nan};
+    train_config cfg = {.batch = (size_t)train_options_batch(o, bi, c->world),
+                        .steps = o->steps,
+                        .warmup = o->warmup,
+                        .compute_steps = o->compute_steps,
+                        .seed = o->seed,
+                        .lr = (float)o->lr,
+                        .momentum = (float)o->momentum,
+                        .check_every = o->check_every,
+                        .inject_nan_step = o->inject_nan};
     train_options_spec(o, &cfg.spec);
     train_mem mem_max = {0};
     char cname[16];
@@ -200,7 +208,9 @@ static int run_as_rank(const train_options *o, const coll_launch_env *env)
     if (rc) {
         fprintf(stderr, PREFIX ": rank %d: %s\n", env->rank,
                 *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));
-        return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : rc == COLL_EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+        return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE
+               : rc == COLL_EINVAL ? EXIT_USAGE
+                                   : EXIT_RUNTIME;
     }
     c.backend = coll_comm_backend(c.comm);
     c.rank = coll_comm_rank(c.comm);
@@ -324,7 +334,8 @@ static void config_json(const train_options *o, char *buf, size_t len)
 {
     char model[32];
     train_options_model_name(o, model, sizeof model);
-    snprintf(buf, len, "{\"train_model\":\"%s\",\"train_steps\":%d,\"train_warmup\":%d,"
+    snprintf(buf, len,
+             "{\"train_model\":\"%s\",\"train_steps\":%d,\"train_warmup\":%d,"
              "\"train_seed\":%llu,\"train_lr\":%g,\"train_momentum\":%g}",
              model, o->steps, o->warmup, (unsigned long long)o->seed, o->lr, o->momentum);
 }
@@ -342,8 +353,13 @@ static int run_as_launcher(const train_options *asked, int argc, char **argv)
     memset(&l, 0, sizeof l);
     l.o = o;
     cli_plan_choose(&l.plan, &asked->mn);
-    l.launch = (cli_launch){.prefix = PREFIX, .what = "train", .argc = argc, .argv = argv,
-                            .exit_wrong = EXIT_WRONG, .on_result_line = on_result_line, .arg = &l};
+    l.launch = (cli_launch){.prefix = PREFIX,
+                            .what = "train",
+                            .argc = argc,
+                            .argv = argv,
+                            .exit_wrong = EXIT_WRONG,
+                            .on_result_line = on_result_line,
+                            .arg = &l};
     const char *backends[8];
     size_t nb;
     int code = pick_backends(o, &l.plan, backends, &nb);

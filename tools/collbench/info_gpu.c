@@ -16,17 +16,16 @@ void info_gpu_print_text(const machine_info *mi)
 {
     if (!mi->cuda.loadable) return;
     if (strcmp(mi->cuda_driver, "none") == 0)
-        printf("  %-22s none (no libcuda.so.1: the NVIDIA driver is not installed)\n", "cuda driver");
-    else
-        printf("  %-22s supports CUDA %s\n", "cuda driver", mi->cuda_driver);
+        printf("  %-22s none (no libcuda.so.1: the NVIDIA driver is not installed)\n",
+               "cuda driver");
+    else printf("  %-22s supports CUDA %s\n", "cuda driver", mi->cuda_driver);
     for (int i = 0; i < mi->ngpus; i++) {
         char name[32];
         snprintf(name, sizeof name, "gpu %d", i);
         if (mi->gpus[i].mem_bytes > 0)
             printf("  %-22s %s, %.1f GiB\n", name, mi->gpus[i].name,
                    (double)mi->gpus[i].mem_bytes / (1024.0 * 1024 * 1024));
-        else
-            printf("  %-22s %s\n", name, mi->gpus[i].name);
+        else printf("  %-22s %s\n", name, mi->gpus[i].name);
     }
 }
 
@@ -36,10 +35,11 @@ void info_gpu_add_json(json_t *root, const machine_info *mi)
     json_t *gpus = json_array();
     if (!root || !gpus) return;
     for (int i = 0; i < mi->ngpus; i++)
-        json_array_append_new(gpus, json_pack("{s:i, s:s, s:o}", "index", i, "name", mi->gpus[i].name,
-                                              "memory_bytes", mi->gpus[i].mem_bytes < 0
-                                                                  ? json_null()
-                                                                  : json_integer(mi->gpus[i].mem_bytes)));
+        json_array_append_new(gpus, json_pack("{s:i, s:s, s:o}", "index", i, "name",
+                                              mi->gpus[i].name, "memory_bytes",
+                                              mi->gpus[i].mem_bytes < 0
+                                                  ? json_null()
+                                                  : json_integer(mi->gpus[i].mem_bytes)));
     json_object_set_new(root, "cuda_driver",
                         mi->cuda.loadable ? json_string(mi->cuda_driver) : json_null());
     json_object_set_new(root, "gpus", gpus);
@@ -70,14 +70,17 @@ int info_gpu_bandwidth(size_t bytes)
     bench_format_size(bytes, human, sizeof human);
     int rc = bench_device_d2d_bandwidth(bytes, BANDWIDTH_ITERS, &gbps, &us, why, sizeof why);
     if (rc == BENCH_DEVICE_OOM) {
-        fprintf(stderr, "collbench info: --gpu-bandwidth: %s (try a smaller size: --gpu-bandwidth=256M)\n", why);
+        fprintf(stderr,
+                "collbench info: --gpu-bandwidth: %s (try a smaller size: --gpu-bandwidth=256M)\n",
+                why);
         return EXIT_RUNTIME;
     }
     if (rc) {
         fprintf(stderr, "collbench info: --gpu-bandwidth: %s\n", why);
         return EXIT_RUNTIME;
     }
-    printf("  %-22s gpu 0 (%s): device-to-device cudaMemcpy of %s: %.1f GB/s (%.1f us, best of %d)\n",
-           "gpu bandwidth", name, human, gbps, us, BANDWIDTH_ITERS);
+    printf(
+        "  %-22s gpu 0 (%s): device-to-device cudaMemcpy of %s: %.1f GB/s (%.1f us, best of %d)\n",
+        "gpu bandwidth", name, human, gbps, us, BANDWIDTH_ITERS);
     return 0;
 }

@@ -10,8 +10,8 @@
 /* cmd_collective.c: every collective benchmark; argv[0] names the collective. */
 int cmd_collective(int argc, char **argv);
 int cmd_straggler(int argc, char **argv); /* cmd_straggler.c */
-int cmd_check(int argc, char **argv); /* cmd_check.c */
-int cmd_info(int argc, char **argv);  /* cmd_info.c */
+int cmd_check(int argc, char **argv);     /* cmd_check.c */
+int cmd_info(int argc, char **argv);      /* cmd_info.c */
 /* cmd_init.c: communicator set-up cost. */
 int cmd_init(int argc, char **argv);
 int cmd_suite(int argc, char **argv);  /* cmd_suite.c */

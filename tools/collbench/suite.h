@@ -17,24 +17,23 @@ typedef enum suite_kind { SUITE_COLLECTIVE, SUITE_TRAIN, SUITE_REPORT } suite_ki
 
 typedef struct suite_step {
     suite_kind kind;
-    char title[128];              /* "allreduce tcp 4 ranks", "allreduce shm/coll 2 ranks" */
-    char group[96];               /* steps alike for the ETA: "allreduce shm/coll" */
+    char title[128]; /* "allreduce tcp 4 ranks", "allreduce shm/coll 2 ranks" */
+    char group[96];  /* steps alike for the ETA: "allreduce shm/coll" */
     char *argv[SUITE_MAX_ARGS + 1];
     int argc;
-    char strings[4096];           /* where argv points */
+    char strings[4096]; /* where argv points */
     size_t used;
-    double weight;                /* expected cost relative to the others, for the ETA */
+    double weight; /* expected cost relative to the others, for the ETA */
     /* outcome */
-    int code;                     /* exit code; 128+signal when killed; -1 not run */
+    int code; /* exit code; 128+signal when killed; -1 not run */
     double seconds;
-    int unavailable;              /* exit 4: skipped, not a failure */
-    double timed_out;             /* stopped after this many seconds (a hang), else 0 */
-    char note[256];               /* the step's last stderr line, for the summary */
+    int unavailable;  /* exit 4: skipped, not a failure */
+    double timed_out; /* stopped after this many seconds (a hang), else 0 */
+    char note[256];   /* the step's last stderr line, for the summary */
 } suite_step;
 
 /* Adds one printf-formatted argument to step->argv. 0, or -1 when full. */
-__attribute__((format(printf, 2, 3)))
-int suite_step_arg(suite_step *step, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) int suite_step_arg(suite_step *step, const char *fmt, ...);
 
 /* ---- backends (suite_plan.c) ---- */
 
@@ -47,12 +46,12 @@ int suite_pick_backends(const char *list, char out[][16], size_t cap, size_t *n,
 /* ---- the progress display (suite_progress.c) ---- */
 
 typedef struct suite_progress {
-    int tty;              /* redraw one line on stderr; else plain lines */
-    int shown;            /* the progress line is on screen */
-    size_t total, index;  /* steps; the current one, from 1 */
+    int tty;             /* redraw one line on stderr; else plain lines */
+    int shown;           /* the progress line is on screen */
+    size_t total, index; /* steps; the current one, from 1 */
     double t0, step_t0, last_draw;
     const char *title;
-    eta_step *eta;        /* total of them: weights, groups, seconds of those done */
+    eta_step *eta; /* total of them: weights, groups, seconds of those done */
 } suite_progress;
 
 void suite_progress_init(suite_progress *p, size_t total, eta_step *eta);

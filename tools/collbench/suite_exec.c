@@ -15,12 +15,12 @@
 #include "exit_codes.h"
 
 #define POLL_MS 250
-#define KILL_GRACE_S 10.0   /* after SIGTERM, before SIGKILL */
-#define DRAIN_GRACE_S 2.0   /* the step exited but something still holds its pipes */
+#define KILL_GRACE_S 10.0 /* after SIGTERM, before SIGKILL */
+#define DRAIN_GRACE_S 2.0 /* the step exited but something still holds its pipes */
 
 typedef struct child_io {
-    int fd[2];            /* stdout, stderr read ends; -1 once at EOF */
-    char line[1024];      /* stderr's partial line */
+    int fd[2];       /* stdout, stderr read ends; -1 once at EOF */
+    char line[1024]; /* stderr's partial line */
     size_t len;
 } child_io;
 
@@ -33,8 +33,8 @@ static void stderr_line(suite_step *st, FILE *log, suite_progress *p, char *line
     if (*line) snprintf(st->note, sizeof st->note, "%.*s", (int)sizeof st->note - 1, line);
 }
 
-static void take_stderr(child_io *io, suite_step *st, FILE *log, suite_progress *p,
-                        const char *buf, size_t n)
+static void take_stderr(child_io *io, suite_step *st, FILE *log, suite_progress *p, const char *buf,
+                        size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (buf[i] == '\n' || io->len == sizeof io->line - 1) {
@@ -79,7 +79,8 @@ static pid_t spawn(suite_step *st, FILE *log, int out[2], int err[2])
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);
         execvp(st->argv[0], st->argv);
-        dprintf(STDERR_FILENO, "collbench suite: cannot run %s: %s\n", st->argv[0], strerror(errno));
+        dprintf(STDERR_FILENO, "collbench suite: cannot run %s: %s\n", st->argv[0],
+                strerror(errno));
         _exit(127);
     }
     close(out[1]);
@@ -127,10 +128,12 @@ void suite_exec(suite_step *st, FILE *log, suite_progress *p, double limit_s,
     io.fd[0] = out[0];
     io.fd[1] = err[0];
     while (io.fd[0] >= 0 || io.fd[1] >= 0) {
-        struct pollfd pf[2] = {{.fd = io.fd[0], .events = POLLIN}, {.fd = io.fd[1], .events = POLLIN}};
+        struct pollfd pf[2] = {{.fd = io.fd[0], .events = POLLIN},
+                               {.fd = io.fd[1], .events = POLLIN}};
         int n = poll(pf, 2, POLL_MS);
         for (int k = 0; n > 0 && k < 2; k++)
-            if (io.fd[k] >= 0 && (pf[k].revents & (POLLIN | POLLHUP | POLLERR))) drain(&io, k, st, log, p);
+            if (io.fd[k] >= 0 && (pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                drain(&io, k, st, log, p);
         double now = coll__now_s();
         if (!reaped && waitpid(pid, &status, WNOHANG) == pid) reaped = 1, reaped_at = now;
         if (reaped && now - reaped_at > DRAIN_GRACE_S) break;

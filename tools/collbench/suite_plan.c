@@ -27,7 +27,8 @@ int suite_step_arg(suite_step *step, const char *fmt, ...)
 static const char *cannot_run(const char *name, char *why, size_t len, int bare)
 {
     cli_launch_plan here; /* the suite's steps run on this host */
-    if (!(bare ? coll_backend_available_bare(name, why, len) : coll_backend_available(name, why, len)))
+    if (!(bare ? coll_backend_available_bare(name, why, len)
+               : coll_backend_available(name, why, len)))
         return why;
     cli_plan_choose(&here, NULL);
     return cli_plan_refuses(&here, name, why, len);

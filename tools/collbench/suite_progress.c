@@ -26,7 +26,9 @@ static double eta(const suite_progress *p, double now)
 
 void suite_progress_init(suite_progress *p, size_t total, eta_step *eta_steps)
 {
-    *p = (suite_progress){.tty = isatty(STDERR_FILENO), .total = total, .t0 = coll__now_s(),
+    *p = (suite_progress){.tty = isatty(STDERR_FILENO),
+                          .total = total,
+                          .t0 = coll__now_s(),
                           .eta = eta_steps};
 }
 
@@ -82,7 +84,7 @@ void suite_progress_end(suite_progress *p, const char *outcome, double seconds)
     double e = eta_left(p->eta, p->total, p->index, 0);
     if (e >= 0) clock_text(e, left, sizeof left);
     suite_progress_clear(p);
-    fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s; elapsed %s, ETA %s)\n", p->index, p->total,
-            p->title, outcome, seconds, elapsed, p->index == p->total ? "0:00" : left);
+    fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s; elapsed %s, ETA %s)\n", p->index, p->total, p->title,
+            outcome, seconds, elapsed, p->index == p->total ? "0:00" : left);
     fflush(stderr);
 }

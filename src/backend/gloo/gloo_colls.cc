@@ -41,7 +41,7 @@ Fn reduce_fn(coll_op op) {
     case COLL_PROD: return static_cast<Fn>(&gloo::product<T>);
     case COLL_MIN: return static_cast<Fn>(&gloo::min<T>);
     case COLL_MAX: return static_cast<Fn>(&gloo::max<T>);
-    default: return static_cast<Fn>(&gloo::sum<T>);  // sum; avg is summed
+    default: return static_cast<Fn>(&gloo::sum<T>); // sum; avg is summed
   }
 }
 
@@ -204,7 +204,7 @@ template <typename T>
 void alltoall(coll__gloo* g, const coll__gloo_call* c) {
   const size_t total = c->count * (size_t)g->context->size;
   const T* in = static_cast<const T*>(c->sendbuf);
-  if (c->sendbuf == c->recvbuf) {  // Gloo would overwrite blocks it has yet to send
+  if (c->sendbuf == c->recvbuf) { // Gloo would overwrite blocks it has yet to send
     T* copy = reinterpret_cast<T*>(scratch(g, total * sizeof(T)));
     std::memcpy(static_cast<void*>(copy), in, total * sizeof(T));
     in = copy;
@@ -291,12 +291,12 @@ void check_same_call(coll__gloo* g, const coll__gloo_call* c) {
                      " where rank " + std::to_string(rank) + " called " + describe(mine));
 }
 
-}  // namespace
+} // namespace
 
 void run_collective(coll__gloo* g, const coll__gloo_call* c) {
   const bool p2p_call = c->kind == COLL_GLOO_SEND || c->kind == COLL_GLOO_RECV ||
                         c->kind == COLL_GLOO_SENDRECV;
-  if (!p2p_call) g->tag = (g->tag + 1) & ~kCheckBit;  // every rank makes the same calls
+  if (!p2p_call) g->tag = (g->tag + 1) & ~kCheckBit; // every rank makes the same calls
   if (!p2p_call && c->kind != COLL_GLOO_BARRIER && g->check) check_same_call(g, c);
   if (c->kind == COLL_GLOO_BARRIER) {
     gloo::BarrierOptions opts(g->context);
@@ -305,7 +305,7 @@ void run_collective(coll__gloo* g, const coll__gloo_call* c) {
     gloo::barrier(opts);
     return;
   }
-  if (!p2p_call && c->count == 0) return;  // Gloo refuses empty buffers; nothing moves
+  if (!p2p_call && c->count == 0) return; // Gloo refuses empty buffers; nothing moves
   switch (c->dt) {
     case COLL_FLOAT32: return dispatch<float>(g, c);
     case COLL_FLOAT64: return dispatch<double>(g, c);
@@ -318,4 +318,4 @@ void run_collective(coll__gloo* g, const coll__gloo_call* c) {
   }
 }
 
-}  // namespace collgloo
+} // namespace collgloo

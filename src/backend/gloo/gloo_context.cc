@@ -31,9 +31,9 @@ char* scratch(coll__gloo* g, size_t bytes) {
   return g->scratch.data();
 }
 
-}  // namespace collgloo
+} // namespace collgloo
 
-static void say(coll__err *err, const std::string& msg) {
+static void say(coll__err* err, const std::string& msg) {
   coll__err_set(err, 0, "%s", msg.c_str());
 }
 
@@ -48,11 +48,11 @@ static int status_of(const gloo::IoException& e) {
 }
 
 extern "C" int coll__gloo_create(coll__store* store, const char* prefix, const char* host, int rank,
-                                int size, double timeout_s, coll__gloo** out, coll__err *err) {
+                                 int size, double timeout_s, coll__gloo** out, coll__err* err) {
   *out = nullptr;
   try {
     std::unique_ptr<coll__gloo> g(new coll__gloo);
-    const char* check = std::getenv("COLL_GLOO_CHECK");  // 0: Gloo alone, as torch runs it
+    const char* check = std::getenv("COLL_GLOO_CHECK"); // 0: Gloo alone, as torch runs it
     g->check = !(check && std::strcmp(check, "0") == 0);
     gloo::transport::tcp::attr attr;
     attr.hostname = host && *host ? host : "127.0.0.1";
@@ -84,7 +84,7 @@ extern "C" int coll__gloo_create(coll__store* store, const char* prefix, const c
   }
 }
 
-extern "C" int coll__gloo_run(coll__gloo* g, const coll__gloo_call* c, coll__err *err) {
+extern "C" int coll__gloo_run(coll__gloo* g, const coll__gloo_call* c, coll__err* err) {
   try {
     collgloo::run_collective(g, c);
     return COLL_OK;

@@ -16,9 +16,9 @@
 struct coll__gloo {
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<gloo::rendezvous::Context> context;
-  uint32_t tag = 0;            // one per collective: every rank counts the same calls
-  bool check = true;           // compare every collective's arguments first (COLL_GLOO_CHECK)
-  std::vector<char> scratch;   // reduce's non-root output, alltoall/reducescatter copies
+  uint32_t tag = 0; // one per collective: every rank counts the same calls
+  bool check = true; // compare every collective's arguments first (COLL_GLOO_CHECK)
+  std::vector<char> scratch; // reduce's non-root output, alltoall/reducescatter copies
   // The pair-buffer allreduce algorithms are set up per buffer: keep the last
   // one so that repeated calls on the same buffer (a benchmark) reuse it.
   struct {
@@ -45,4 +45,4 @@ char* scratch(coll__gloo* g, size_t bytes);
 // Runs c; throws what Gloo throws. The world size is at least 2.
 void run_collective(coll__gloo* g, const coll__gloo_call* c);
 
-}  // namespace collgloo
+} // namespace collgloo

@@ -23,12 +23,12 @@ void StoreAdapter::fail(const char* what, const std::string& key, int rc) {
     msg = "rank " + std::to_string(r) + " did not publish its Gloo address within " +
           std::to_string(static_cast<int>(store_->timeout_s)) + " s (store key " + prefix_ + key +
           ")";
-  else if (r >= 0)  // the store failed (its host died?) while we waited for rank r
+  else if (r >= 0) // the store failed (its host died?) while we waited for rank r
     msg = "waiting for rank " + std::to_string(r) + "'s Gloo address (store key " + prefix_ + key +
           "): " + coll_strerror(rc);
   else
-    msg = std::string("rendezvous store ") + what + " '" + prefix_ + key + "' failed: " +
-          coll_strerror(rc);
+    msg = std::string("rendezvous store ") + what + " '" + prefix_ + key +
+          "' failed: " + coll_strerror(rc);
   if (store_->err.msg[0]) msg += std::string(" (") + store_->err.msg + ")";
   // IoException: the error Gloo's own stores raise, so Gloo reports it as such.
   throw gloo::IoException(msg);
@@ -73,4 +73,4 @@ void StoreAdapter::wait(const std::vector<std::string>& keys,
   wait(keys);
 }
 
-}  // namespace collgloo
+} // namespace collgloo

@@ -30,4 +30,4 @@ class StoreAdapter : public gloo::rendezvous::Store {
   std::string prefix_;
 };
 
-}  // namespace collgloo
+} // namespace collgloo

@@ -86,7 +86,8 @@ static int probe_cma(shm_state *st, int wanted, char *why, size_t len)
     if (e) {
         snprintf(why, len, "process_vm_readv from rank %d (pid %d) failed: %s%s", world(st, peer),
                  (int)pc->pid, strerror(-e),
-                 e == -EPERM ? " (ptrace restrictions: see /proc/sys/kernel/yama/ptrace_scope)" : "");
+                 e == -EPERM ? " (ptrace restrictions: see /proc/sys/kernel/yama/ptrace_scope)"
+                             : "");
         return 0;
     }
     if (got != pc->probe_value) {
@@ -218,7 +219,8 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     st->sub = coll__alloc_aligned_to(64, SHM_SUB_BYTES);
     pid_t *pids = calloc(n, sizeof *pids);
     if (!st->tmp || !st->acc || !st->peer_send || !st->peer_recv || !st->watch || !pids ||
-        !st->in_map || !st->home_done || !st->pop || !st->out_map || !st->at_in || !st->at_out || !st->sub) {
+        !st->in_map || !st->home_done || !st->pop || !st->out_map || !st->at_in || !st->at_out ||
+        !st->sub) {
         free(pids);
         return coll__err_set(err, COLL_ENOMEM, "shm: out of memory");
     }
@@ -228,11 +230,11 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     if (rc) {
         free(pids);
         return coll__err_set(err, rc, "shm: cannot publish rank %d's heap: %s", world(st, st->rank),
-                 rv->store->err.msg);
+                             rv->store->err.msg);
     }
     st->probe_word = ((uint64_t)getpid() << 20) ^ 0x5eedc0115eedull;
     rc = coll__shm_segment_create(&st->seg, rv->store, rv->prefix, st->rank, st->n, slot, mbox,
-                                (uint64_t)(uintptr_t)&st->probe_word, st->probe_word, err);
+                                  (uint64_t)(uintptr_t)&st->probe_word, st->probe_word, err);
     if (rc == COLL_OK) {
         for (int r = 0; r < st->n; r++) pids[r] = st->seg.ctrl[r].pid;
         rc = coll__shm_liveness_open(&st->live, pids, st->n, st->rank);
@@ -258,8 +260,10 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
         }
     if (!st->cma && cma_wanted) coll__shm_cma_allow_peers(0); /* no engine: no one may attach */
     if (!st->cma && st->rank == 0 && !(why[0] && strstr(why, "COLL_SHM_CMA=0")))
-        fprintf(stderr, "collbench shm: single-copy transfers unavailable (%s); copying "
-                        "through the shared segment instead\n", st->cma_reason);
+        fprintf(stderr,
+                "collbench shm: single-copy transfers unavailable (%s); copying "
+                "through the shared segment instead\n",
+                st->cma_reason);
     return COLL_OK;
 }
 
@@ -287,25 +291,27 @@ static int shm_init(coll_comm *comm, const coll__rendezvous *rv, void **state, c
 
 /* Per-rank bytes that decide between staging and CMA (the same on every rank
  * that made the same call). */
-static size_t call_bytes(const coll__call *c, size_t es)
-{
-    return c->count * es;
-}
+static size_t call_bytes(const coll__call *c, size_t es) { return c->count * es; }
 
 static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, double deadline,
                   coll__err *err)
 {
     shm_op o = {.st = st, .c = c, .sig = sig};
-    o.w = (shm_waiter){.seg = &st->seg, .live = &st->live, .watch = NULL, .deadline = deadline,
-                       .spin = st->spin, .yield = st->yield, .err = err};
+    o.w = (shm_waiter){.seg = &st->seg,
+                       .live = &st->live,
+                       .watch = NULL,
+                       .deadline = deadline,
+                       .spin = st->spin,
+                       .yield = st->yield,
+                       .err = err};
     o.es = c->kind == COLL_KIND_BARRIER ? 1 : coll_dtype_size(c->dt);
     if (o.es == 0) return COLL_EINVAL;
     if (c->kind == COLL_KIND_ALLREDUCE || c->kind == COLL_KIND_REDUCESCATTER ||
         c->kind == COLL_KIND_REDUCE) {
         o.fn = coll__reduce_kernel(c->dt, c->op == COLL_AVG ? COLL_SUM : c->op);
         if (!o.fn) {
-            return coll__err_set(err, COLL_EINVAL, "op %s is not defined for dtype %s", coll_op_name(c->op),
-                     coll_dtype_name(c->dt));
+            return coll__err_set(err, COLL_EINVAL, "op %s is not defined for dtype %s",
+                                 coll_op_name(c->op), coll_dtype_name(c->dt));
         }
     }
     if (c->kind == COLL_KIND_P2P) return coll__shm_p2p_run(&o);
@@ -348,9 +354,12 @@ static int shm_set_algo(void *state, const char *algo, coll__err *err)
         return coll__err_set(err, COLL_EINVAL, "unknown algorithm '%s'", algo);
     }
     if (id == COLL_ALGO_AUTO) return COLL_OK;
-    return coll__err_set(err, COLL_ENOTSUP, "backend shm has no algorithm '%s' (it has: auto; it picks staging, "
-             "cma or direct per call by message size and buffers; libcoll's algorithms run on "
-             "backend tcp)", algo);
+    return coll__err_set(
+        err, COLL_ENOTSUP,
+        "backend shm has no algorithm '%s' (it has: auto; it picks staging, "
+        "cma or direct per call by message size and buffers; libcoll's algorithms run on "
+        "backend tcp)",
+        algo);
 }
 
 /* coll_alloc: the shared heap (so that collectives can go direct), else
@@ -368,8 +377,7 @@ static void shm_free(void *state, void *ptr)
     if (!ptr) return;
     if (coll__shm_heap_free(&st->heap, ptr))
         atomic_fetch_add_explicit(&st->seg.ctrl[st->rank].heap_frees, 1, memory_order_release);
-    else
-        free(ptr);
+    else free(ptr);
 }
 
 static void shm_abort(void *state, int status, int failed_rank)

@@ -109,7 +109,8 @@ int coll__shm_cma_allreduce(shm_op *o)
     int whole = bytes >= st->cma_whole_min && bytes < st->cma_whole_max &&
                 (st->n == 2 || bytes * (size_t)st->n <= st->chunk_bytes); /* tmp holds the rest */
     if (whole && !any_in_place(st)) return allreduce_whole(o);
-    if (bytes < st->cma_allreduce_min) return coll__shm_stage_run(o); /* the window's in-place calls */
+    if (bytes < st->cma_allreduce_min)
+        return coll__shm_stage_run(o); /* the window's in-place calls */
     /* My slice, chunk by chunk: reduced into my output, then written from the
      * cache into every peer's output. No rank waits for another's progress
      * (only the closing step), and each rank reads S and writes S: an
@@ -142,7 +143,8 @@ static int reduce(shm_op *o)
     for (size_t a = lo; a < hi; a += ce) {
         size_t m = min_sz(ce, hi - a);
         rc = reduce_from_peers(o, st->acc, SEND(o, a), st->peer_send, a, m);
-        if (!rc) rc = coll__shm_op_write(o, root, st->peer_recv[root] + a * o->es, st->acc, m * o->es);
+        if (!rc)
+            rc = coll__shm_op_write(o, root, st->peer_recv[root] + a * o->es, st->acc, m * o->es);
         if (rc) return rc;
     }
     return coll__shm_op_sync(o, "the end of reduce");
@@ -184,8 +186,7 @@ static int broadcast(shm_op *o)
     int rc = coll__shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
     if (rc == COLL_OK && st->rank != root)
         rc = read_span(o, root, RECV(o, 0), st->peer_send[root], bytes);
-    else if (rc == COLL_OK && RECV(o, 0) != SEND(o, 0))
-        memcpy(RECV(o, 0), SEND(o, 0), bytes);
+    else if (rc == COLL_OK && RECV(o, 0) != SEND(o, 0)) memcpy(RECV(o, 0), SEND(o, 0), bytes);
     return rc ? rc : coll__shm_op_sync(o, "the end of broadcast");
 }
 

@@ -308,7 +308,8 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
  * arrival: CMA when it is large enough, else staging. */
 static int cma_or_staging(shm_op *o, size_t bytes)
 {
-    if (o->st->cma && bytes >= shm_cma_min(o->st, COLL_KIND_ALLREDUCE)) return coll__shm_cma_allreduce(o);
+    if (o->st->cma && bytes >= shm_cma_min(o->st, COLL_KIND_ALLREDUCE))
+        return coll__shm_cma_allreduce(o);
     return coll__shm_stage_run(o);
 }
 
@@ -341,7 +342,8 @@ static int private_allreduce(shm_op *o)
     for (int p = 0; p < st->n; p++) {
         const shm_rank_ctrl *pc = &st->seg.ctrl[p];
         in[p] = pc->scratch_bytes / 2 >= bytes
-                    ? coll__shm_heap_peer(&st->heap, p, pc->scratch, pc->scratch_bytes) : NULL;
+                    ? coll__shm_heap_peer(&st->heap, p, pc->scratch, pc->scratch_bytes)
+                    : NULL;
         ok &= in[p] != NULL;
     }
     /* A heap too full for some rank's scratch: every rank saw it, all fall back. */

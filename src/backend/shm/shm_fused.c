@@ -13,10 +13,7 @@
 
 #define AVX2 __attribute__((target("avx2")))
 
-int coll__shm_fused_available(void)
-{
-    return __builtin_cpu_supports("avx2");
-}
+int coll__shm_fused_available(void) { return __builtin_cpu_supports("avx2"); }
 
 AVX2 static inline __m256 sum8(const float *const *in, int n, size_t i)
 {
@@ -25,8 +22,8 @@ AVX2 static inline __m256 sum8(const float *const *in, int n, size_t i)
     return x;
 }
 
-AVX2 void coll__shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n, size_t m,
-                            int stream)
+AVX2 void coll__shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n,
+                                  size_t m, int stream)
 {
     for (int p = 0; p < nout && stream; p++) /* streaming stores need 32-byte alignment */
         stream = ((uintptr_t)out[p] & 31) == 0;
@@ -50,7 +47,7 @@ AVX2 void coll__shm_fused_f32_sum(float *const *out, int nout, const float *cons
 int coll__shm_fused_available(void) { return 0; }
 
 void coll__shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n, size_t m,
-                       int stream)
+                             int stream)
 {
     (void)out, (void)nout, (void)in, (void)n, (void)m, (void)stream;
 }

@@ -10,6 +10,6 @@ int coll__shm_fused_available(void);
  * i < m (n >= 2); streaming stores when stream and every out[q] is 32-byte
  * aligned (the caller fences before publishing). */
 void coll__shm_fused_f32_sum(float *const *out, int nout, const float *const *in, int n, size_t m,
-                       int stream);
+                             int stream);
 
 #endif

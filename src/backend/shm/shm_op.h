@@ -31,7 +31,7 @@
  * tables already map (while its heap_frees count has not moved). */
 typedef struct shm_populated {
     uint64_t send, recv, bytes, frees;
-    uint64_t used;          /* LRU stamp (0: empty); not part of the key */
+    uint64_t used; /* LRU stamp (0: empty); not part of the key */
 } shm_populated;
 
 /* The page-table cache of buffer sets per rank: a DDP step all-reduces one
@@ -46,41 +46,41 @@ typedef struct shm_state {
     shm_segment seg;
     shm_liveness live;
     int rank, n;
-    const int *world_of;    /* rank -> world rank (NULL: the group is the world) */
-    int nworld;             /* its entries: errors name world ranks (coll__err_init) */
-    int cma;                /* process_vm_readv works between the ranks */
-    char cma_reason[160];   /* why not, when it does not */
-    uint64_t step;          /* collective steps taken; the same on every rank */
-    size_t chunk_bytes;     /* CMA pipeline chunk */
-    size_t cma_min;         /* per-rank bytes from which collectives use CMA */
-    size_t cma_allreduce_min; /* the same for all-reduce (its own crossover) */
+    const int *world_of;                 /* rank -> world rank (NULL: the group is the world) */
+    int nworld;                          /* its entries: errors name world ranks (coll__err_init) */
+    int cma;                             /* process_vm_readv works between the ranks */
+    char cma_reason[160];                /* why not, when it does not */
+    uint64_t step;                       /* collective steps taken; the same on every rank */
+    size_t chunk_bytes;                  /* CMA pipeline chunk */
+    size_t cma_min;                      /* per-rank bytes from which collectives use CMA */
+    size_t cma_allreduce_min;            /* the same for all-reduce (its own crossover) */
     size_t cma_whole_min, cma_whole_max; /* per-rank bytes [min, max) in which an
                              * all-reduce out of place reduces the whole vector on every rank */
-    shm_heap heap;          /* coll_alloc memory every rank has mapped */
-    int direct;             /* every rank mapped every heap: direct all-reduce possible */
-    size_t direct_min;      /* per-rank bytes from which all-reduce tries it */
-    size_t stream_min;      /* all ranks' bytes from which it writes past the caches */
-    size_t touch_max;       /* all 2n buffers' bytes up to which direct pre-touches them */
-    uint64_t chunks_done;   /* direct all-reduce chunks of earlier calls (shm_header) */
-    uint64_t *home_done;    /* [n] of them in each rank's home ranges (shm_rank_ctrl) */
-    shm_populated *pop;     /* [n][SHM_POP_SETS][SHM_POP_WAYS] each rank's buffer sets this
+    shm_heap heap;                       /* coll_alloc memory every rank has mapped */
+    int direct;                /* every rank mapped every heap: direct all-reduce possible */
+    size_t direct_min;         /* per-rank bytes from which all-reduce tries it */
+    size_t stream_min;         /* all ranks' bytes from which it writes past the caches */
+    size_t touch_max;          /* all 2n buffers' bytes up to which direct pre-touches them */
+    uint64_t chunks_done;      /* direct all-reduce chunks of earlier calls (shm_header) */
+    uint64_t *home_done;       /* [n] of them in each rank's home ranges (shm_rank_ctrl) */
+    shm_populated *pop;        /* [n][SHM_POP_SETS][SHM_POP_WAYS] each rank's buffer sets this
                              * process's mappings hold, least recently used out */
-    uint64_t pop_clock;     /* LRU stamps */
+    uint64_t pop_clock;        /* LRU stamps */
     size_t priv_min, priv_max; /* per-rank bytes [min, max) in which all-reduce on
                              * private buffers copies in to the shared heap (shm_direct.c) */
-    char *scratch;          /* this rank's copy-in area in its own heap */
+    char *scratch;             /* this rank's copy-in area in its own heap */
     size_t scratch_bytes;
-    unsigned char *mine;    /* [mine_cap] chunks this rank reduced in a call */
+    unsigned char *mine; /* [mine_cap] chunks this rank reduced in a call */
     size_t mine_cap;
-    char **in_map, **out_map; /* [n] every rank's buffers as mapped here */
-    const float **at_in;    /* [n] the same at the chunk being reduced, for */
-    float **at_out;         /* coll__shm_fused_f32_sum */
-    int fused;              /* coll__shm_fused_f32_sum runs here */
-    char *sub;              /* SHM_SUB_BYTES: one reduced block on its way out */
-    int spin, yield;        /* shm_waiter's */
-    char *tmp, *acc;        /* chunk_bytes each: peer data, partial sums */
+    char **in_map, **out_map;        /* [n] every rank's buffers as mapped here */
+    const float **at_in;             /* [n] the same at the chunk being reduced, for */
+    float **at_out;                  /* coll__shm_fused_f32_sum */
+    int fused;                       /* coll__shm_fused_f32_sum runs here */
+    char *sub;                       /* SHM_SUB_BYTES: one reduced block on its way out */
+    int spin, yield;                 /* shm_waiter's */
+    char *tmp, *acc;                 /* chunk_bytes each: peer data, partial sums */
     uint64_t *peer_send, *peer_recv; /* [n] buffer addresses of the current call */
-    unsigned char *watch;   /* [n] peers whose death fails a p2p wait */
+    unsigned char *watch;            /* [n] peers whose death fails a p2p wait */
     volatile uint64_t probe_word;
 } shm_state;
 
@@ -89,12 +89,12 @@ typedef struct shm_op {
     const coll__call *c;
     const coll__sig *sig;
     shm_waiter w;
-    size_t es;              /* element size */
-    coll__reduce_fn fn;      /* NULL for collectives without an op */
-    size_t moved;           /* bytes moved so far (fault points) */
-    int arrived;            /* the arrival step is taken already */
-    int inline_data;        /* staging through the arrival posts (shm_stage.c) */
-    size_t staged;          /* input bytes copied to the scratch before arriving */
+    size_t es;          /* element size */
+    coll__reduce_fn fn; /* NULL for collectives without an op */
+    size_t moved;       /* bytes moved so far (fault points) */
+    int arrived;        /* the arrival step is taken already */
+    int inline_data;    /* staging through the arrival posts (shm_stage.c) */
+    size_t staged;      /* input bytes copied to the scratch before arriving */
 } shm_op;
 
 #define SHM_SUB_BYTES 16384 /* stays in L1 while it is reduced and written out */
@@ -121,9 +121,9 @@ static inline size_t shm_cma_min(const shm_state *st, coll__kind kind)
     return st->cma_allreduce_min;
 }
 
-int coll__shm_stage_run(shm_op *o);   /* any collective through staging rounds */
-int coll__shm_cma_run(shm_op *o);     /* any collective with CMA (large messages) */
-int coll__shm_p2p_run(shm_op *o);     /* send, recv, sendrecv */
+int coll__shm_stage_run(shm_op *o); /* any collective through staging rounds */
+int coll__shm_cma_run(shm_op *o);   /* any collective with CMA (large messages) */
+int coll__shm_p2p_run(shm_op *o);   /* send, recv, sendrecv */
 /* All-reduce on coll_alloc'd buffers (shm_direct.c); when some buffer is
  * private memory, after the arrival: the private engine (priv_min..priv_max),
  * else CMA or staging. */

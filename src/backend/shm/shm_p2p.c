@@ -13,8 +13,8 @@ typedef struct p2p_side {
     shm_mailbox *mb;
     char *data;
     size_t total, done;
-    int direct;   /* sender: the receiver reads our buffer */
-    int posted;   /* sender: every chunk posted */
+    int direct; /* sender: the receiver reads our buffer */
+    int posted; /* sender: every chunk posted */
 } p2p_side;
 
 typedef struct p2p_ctx {
@@ -70,10 +70,11 @@ static int take_chunk(shm_op *o, p2p_side *r)
         return COLL_EMISMATCH;
     }
     if (mb->off != r->done || mb->off + mb->len > r->total) {
-        coll__err_blame(o->w.err, 0, r->peer, "rank %d sent bytes [%llu, %llu) of a %zu-byte "
-                        "message out of order", coll__err_world(o->w.err, r->peer),
-                        (unsigned long long)mb->off, (unsigned long long)(mb->off + mb->len),
-                        r->total);
+        coll__err_blame(o->w.err, 0, r->peer,
+                        "rank %d sent bytes [%llu, %llu) of a %zu-byte "
+                        "message out of order",
+                        coll__err_world(o->w.err, r->peer), (unsigned long long)mb->off,
+                        (unsigned long long)(mb->off + mb->len), r->total);
         return COLL_EPROTO;
     }
     char *dst = (char *)o->c->recvbuf + r->done;
@@ -97,14 +98,18 @@ int coll__shm_p2p_run(shm_op *o)
     memset(&x, 0, sizeof x);
     memset(st->watch, 0, (size_t)st->n);
     if (c->dest >= 0) {
-        x.s = (p2p_side){.active = 1, .peer = c->dest, .mb = shm_mbox(&st->seg, st->rank, c->dest),
+        x.s = (p2p_side){.active = 1,
+                         .peer = c->dest,
+                         .mb = shm_mbox(&st->seg, st->rank, c->dest),
                          .data = shm_mbox_data(&st->seg, st->rank, c->dest),
                          .total = c->count * o->es};
         x.s.direct = st->cma && x.s.total > st->seg.mbox_bytes;
         st->watch[c->dest] = 1;
     }
     if (c->source >= 0) {
-        x.r = (p2p_side){.active = 1, .peer = c->source, .mb = shm_mbox(&st->seg, c->source, st->rank),
+        x.r = (p2p_side){.active = 1,
+                         .peer = c->source,
+                         .mb = shm_mbox(&st->seg, c->source, st->rank),
                          .data = shm_mbox_data(&st->seg, c->source, st->rank),
                          .total = c->recvcount * o->es};
         st->watch[c->source] = 1;
@@ -130,7 +135,8 @@ int coll__shm_p2p_run(shm_op *o)
         if (!progressed && (x.s.active || x.r.active)) {
             int who = x.r.active ? x.r.peer : x.s.peer;
             int rc = coll__shm_wait(&o->w, something_to_do, &x, who,
-                              x.r.active ? "a message to arrive" : "a message to be received");
+                                    x.r.active ? "a message to arrive"
+                                               : "a message to be received");
             if (rc) return rc;
         }
     }

@@ -100,7 +100,9 @@ static int kind_of(coll__kind k, int n, stage_kind *out)
         return 1;
     case COLL_KIND_ALLGATHER: *out = (stage_kind){1, pack_own, consume_allgather}; return 1;
     case COLL_KIND_BROADCAST: *out = (stage_kind){1, pack_root, consume_broadcast}; return 1;
-    case COLL_KIND_ALLTOALL: *out = (stage_kind){(size_t)n, pack_blocks, consume_alltoall}; return 1;
+    case COLL_KIND_ALLTOALL:
+        *out = (stage_kind){(size_t)n, pack_blocks, consume_alltoall};
+        return 1;
     case COLL_KIND_BARRIER: *out = (stage_kind){1, NULL, NULL}; return 1;
     default: return 0;
     }

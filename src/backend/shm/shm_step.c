@@ -70,7 +70,7 @@ static int cma_failed(shm_op *o, int p, int e, const char *dir)
     /* A peer that gave up first may have freed or unmapped its buffers, or
      * exited: blame the rank it named, not the one we were reading. */
     const shm_header *h = st->seg.hdr;
-    const coll__err *map = o->w.err; /* group rank -> world rank */
+    const coll__err *map = o->w.err;                  /* group rank -> world rank */
     int aborted = atomic_load(&h->abort_status) != 0; /* first: it orders the two below */
     int blamed = atomic_load_explicit(&h->abort_rank, memory_order_relaxed); /* a world rank */
     int by = atomic_load_explicit(&h->abort_by, memory_order_relaxed);
@@ -83,8 +83,8 @@ static int cma_failed(shm_op *o, int p, int e, const char *dir)
     }
     int wp = coll__err_world(map, p);
     if (e == -ESRCH) {
-        coll__err_blame(o->w.err, 0, p, "rank %d (pid %d) died during %s", wp,
-                        (int)st->live.pid[p], coll__kind_name(o->c->kind));
+        coll__err_blame(o->w.err, 0, p, "rank %d (pid %d) died during %s", wp, (int)st->live.pid[p],
+                        coll__kind_name(o->c->kind));
         return COLL_EPEER;
     }
     coll__err_blame(o->w.err, 0, p, "process_vm_%sv with rank %d (pid %d) failed: %s", dir, wp,

@@ -38,11 +38,13 @@ int coll__shm_heap_create(shm_heap *h, int n, int self, size_t bytes, coll__err 
     h->blk[0] = (shm_heap_block){0, h->bytes, 0};
     h->fd = memfd_create("collbench-heap", MFD_CLOEXEC);
     if (h->fd < 0 || ftruncate(h->fd, (off_t)h->bytes) != 0) {
-        return coll__err_set(err, COLL_ESYS, "shm heap: memfd of %zu bytes: %s", h->bytes, strerror(errno));
+        return coll__err_set(err, COLL_ESYS, "shm heap: memfd of %zu bytes: %s", h->bytes,
+                             strerror(errno));
     }
     h->map[self] = map_fd(h->fd, h->bytes);
     if (!h->map[self]) {
-        return coll__err_set(err, COLL_ESYS, "shm heap: mmap of %zu bytes: %s", h->bytes, strerror(errno));
+        return coll__err_set(err, COLL_ESYS, "shm heap: mmap of %zu bytes: %s", h->bytes,
+                             strerror(errno));
     }
     h->base[self] = (uint64_t)(uintptr_t)h->map[self];
     return COLL_OK;
@@ -64,12 +66,14 @@ int coll__shm_heap_attach(shm_heap *h, int r, const char *desc, coll__err *err)
     snprintf(path, sizeof path, "/proc/%ld/fd/%ld", pid, fd);
     int f = open(path, O_RDWR | O_CLOEXEC);
     if (f < 0) {
-        return coll__err_set(err, COLL_ESYS, "shm heap: cannot open rank %d's heap %s: %s", r, path, strerror(errno));
+        return coll__err_set(err, COLL_ESYS, "shm heap: cannot open rank %d's heap %s: %s", r, path,
+                             strerror(errno));
     }
     h->map[r] = map_fd(f, h->bytes);
     close(f);
     if (!h->map[r]) {
-        return coll__err_set(err, COLL_ESYS, "shm heap: cannot map rank %d's heap: %s", r, strerror(errno));
+        return coll__err_set(err, COLL_ESYS, "shm heap: cannot map rank %d's heap: %s", r,
+                             strerror(errno));
     }
     h->base[r] = base;
     return COLL_OK;

@@ -22,14 +22,14 @@ typedef struct shm_heap_block {
 
 typedef struct shm_heap {
     int n, self;
-    size_t bytes;            /* of every rank's heap */
-    int fd;                  /* own memfd until every peer has mapped it */
-    char **map;              /* [n] where rank r's heap is mapped here */
-    uint64_t *base;          /* [n] where rank r's heap is mapped in rank r */
-    pthread_mutex_t lock;    /* alloc/free may race a progress thread's call */
-    shm_heap_block *blk;     /* own heap, sorted by offset, covering it */
+    size_t bytes;         /* of every rank's heap */
+    int fd;               /* own memfd until every peer has mapped it */
+    char **map;           /* [n] where rank r's heap is mapped here */
+    uint64_t *base;       /* [n] where rank r's heap is mapped in rank r */
+    pthread_mutex_t lock; /* alloc/free may race a progress thread's call */
+    shm_heap_block *blk;  /* own heap, sorted by offset, covering it */
     size_t nblk, capblk;
-    size_t live;             /* allocations not freed yet */
+    size_t live; /* allocations not freed yet */
 } shm_heap;
 
 /* Own heap: a memfd of bytes, mapped. 0 or a negative coll_status with err. */

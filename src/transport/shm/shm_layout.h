@@ -53,7 +53,7 @@ typedef struct shm_rank_ctrl {
     /* Written once at set-up, then by the owner when it changes. */
     _Alignas(SHM_LINE) int32_t pid;
     int32_t cma_ok;
-    int32_t heap_ok;  /* this rank mapped every peer's heap (shm_heap.h) */
+    int32_t heap_ok;     /* this rank mapped every peer's heap (shm_heap.h) */
     _Atomic int32_t cpu; /* where it ran at its last arrival (written on change) */
     uint64_t probe_addr; /* a private word peers read to test process_vm_readv */
     uint64_t probe_value;
@@ -64,7 +64,7 @@ typedef struct shm_rank_ctrl {
 typedef struct shm_mailbox {
     /* Sender side: chunks posted so far, and what the latest one holds. */
     _Alignas(SHM_LINE) _Atomic uint64_t post;
-    coll__sig sig;      /* count/dtype of the whole message */
+    coll__sig sig;     /* count/dtype of the whole message */
     uint64_t total;    /* bytes of the whole message */
     uint64_t addr;     /* != 0: the receiver reads the sender's buffer here (CMA) */
     uint64_t off, len; /* this chunk, when it travels through the mailbox buffer */

@@ -7,8 +7,8 @@
 
 typedef struct shm_liveness {
     int n, self;
-    pid_t *pid;   /* [n] */
-    int *pidfd;   /* [n], -1 when not open (self, or no pidfd support) */
+    pid_t *pid; /* [n] */
+    int *pidfd; /* [n], -1 when not open (self, or no pidfd support) */
 } shm_liveness;
 
 int coll__shm_liveness_open(shm_liveness *l, const pid_t *pids, int n, int self);

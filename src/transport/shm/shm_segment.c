@@ -17,8 +17,7 @@
 static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* Offsets of each area; the same arithmetic on every rank. */
-static size_t layout(shm_segment *s, int n, size_t slot_bytes, size_t mbox_bytes,
-                     size_t off[4])
+static size_t layout(shm_segment *s, int n, size_t slot_bytes, size_t mbox_bytes, size_t off[4])
 {
     size_t o = round_up(sizeof(shm_header), SHM_LINE);
     off[0] = o; /* ctrl */
@@ -45,7 +44,7 @@ static void point_areas(shm_segment *s, const size_t off[4])
 }
 
 int coll__shm_segment_barrier(coll__store *store, const char *prefix, const char *name, int rank,
-                        int nranks, coll__err *err)
+                              int nranks, coll__err *err)
 {
     char key[160];
     int rc = coll__store_key(key, sizeof key, err, prefix, "shm/%s/%d", name, rank);
@@ -54,11 +53,13 @@ int coll__shm_segment_barrier(coll__store *store, const char *prefix, const char
         if ((rc = coll__store_key(key, sizeof key, err, prefix, "shm/%s/%d", name, r))) break;
         const char *keys[1] = {key};
         rc = coll__store_wait(store, keys, 1);
-        if (rc) coll__err_set(err, 0, "shm set-up (%s): rank %d never arrived: %s", name,
-                              coll__err_world(err, r),
-                         store->err.msg[0] ? store->err.msg : coll_strerror(rc));
+        if (rc)
+            coll__err_set(err, 0, "shm set-up (%s): rank %d never arrived: %s", name,
+                          coll__err_world(err, r),
+                          store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
-    if (rc && !err->msg[0]) coll__err_set(err, 0, "shm set-up (%s): store: %s", name, store->err.msg);
+    if (rc && !err->msg[0])
+        coll__err_set(err, 0, "shm set-up (%s): store: %s", name, store->err.msg);
     return rc;
 }
 
@@ -70,8 +71,8 @@ static int create_memfd(shm_segment *s, int *fd, coll__err *err)
         return coll__err_set(err, COLL_ESYS, "shm: memfd_create: %s", strerror(errno));
     }
     if (ftruncate(*fd, (off_t)s->bytes) != 0) {
-        return coll__err_set(err, COLL_ESYS, "shm: cannot size the segment to %zu bytes: %s", s->bytes,
-                 strerror(errno));
+        return coll__err_set(err, COLL_ESYS, "shm: cannot size the segment to %zu bytes: %s",
+                             s->bytes, strerror(errno));
     }
     return COLL_OK;
 }
@@ -83,26 +84,30 @@ static int open_peer_memfd(shm_segment *s, const char *desc, int *fd, coll__err 
     long pid = 0, pfd = -1;
     unsigned long long bytes = 0;
     if (sscanf(desc, "%ld %ld %llu", &pid, &pfd, &bytes) != 3 || bytes != s->bytes) {
-        return coll__err_set(err, COLL_EPROTO, "shm: rank 0 published segment '%s', expected %zu bytes", desc,
-                 s->bytes);
+        return coll__err_set(err, COLL_EPROTO,
+                             "shm: rank 0 published segment '%s', expected %zu bytes", desc,
+                             s->bytes);
     }
     char path[64];
     snprintf(path, sizeof path, "/proc/%ld/fd/%ld", pid, pfd);
     *fd = open(path, O_RDWR | O_CLOEXEC);
     if (*fd < 0) {
-        return coll__err_set(err, COLL_ESYS, "shm: cannot open rank 0's segment %s: %s (ranks must run as "
-                 "the same user on one host)", path, strerror(errno));
+        return coll__err_set(err, COLL_ESYS,
+                             "shm: cannot open rank 0's segment %s: %s (ranks must run as "
+                             "the same user on one host)",
+                             path, strerror(errno));
     }
     struct stat sb;
     if (fstat(*fd, &sb) != 0 || (size_t)sb.st_size != s->bytes) {
-        return coll__err_set(err, COLL_EPROTO, "shm: %s is not rank 0's segment (size mismatch)", path);
+        return coll__err_set(err, COLL_EPROTO, "shm: %s is not rank 0's segment (size mismatch)",
+                             path);
     }
     return COLL_OK;
 }
 
 int coll__shm_segment_create(shm_segment *s, coll__store *store, const char *prefix, int rank,
-                       int nranks, size_t slot_bytes, size_t mbox_bytes, uint64_t probe_addr,
-                       uint64_t probe_value, coll__err *err)
+                             int nranks, size_t slot_bytes, size_t mbox_bytes, uint64_t probe_addr,
+                             uint64_t probe_value, coll__err *err)
 {
     size_t off[4];
     memset(s, 0, sizeof *s);
@@ -118,8 +123,9 @@ int coll__shm_segment_create(shm_segment *s, coll__store *store, const char *pre
         void *val = NULL;
         size_t len = 0;
         rc = coll__store_get(store, key, &val, &len);
-        if (rc) coll__err_set(err, 0, "shm: rank 0 never published its segment: %s",
-                         store->err.msg[0] ? store->err.msg : coll_strerror(rc));
+        if (rc)
+            coll__err_set(err, 0, "shm: rank 0 never published its segment: %s",
+                          store->err.msg[0] ? store->err.msg : coll_strerror(rc));
         else rc = open_peer_memfd(s, (const char *)val, &fd, err);
         free(val);
     }
@@ -144,7 +150,7 @@ int coll__shm_segment_create(shm_segment *s, coll__store *store, const char *pre
             if (rc) coll__err_set(err, 0, "shm: cannot publish the segment: %s", store->err.msg);
         } else if (s->hdr->magic != SHM_MAGIC || s->hdr->nranks != nranks) {
             coll__err_set(err, 0, "shm: rank 0's segment is for %d ranks, not %d",
-                     (int)s->hdr->nranks, nranks);
+                          (int)s->hdr->nranks, nranks);
             rc = COLL_EPROTO;
         }
     }

@@ -15,10 +15,10 @@ typedef struct shm_segment {
     size_t bytes;
     int rank, nranks;
     shm_header *hdr;
-    shm_rank_ctrl *ctrl;   /* [nranks] */
-    shm_mailbox *mbox;     /* [sender * nranks + receiver] */
-    char *stage;           /* [rank][parity] slots of slot_bytes */
-    char *mdata;           /* [sender * nranks + receiver] buffers of mbox_bytes */
+    shm_rank_ctrl *ctrl; /* [nranks] */
+    shm_mailbox *mbox;   /* [sender * nranks + receiver] */
+    char *stage;         /* [rank][parity] slots of slot_bytes */
+    char *mdata;         /* [sender * nranks + receiver] buffers of mbox_bytes */
     size_t slot_bytes, mbox_bytes;
 } shm_segment;
 
@@ -26,11 +26,11 @@ typedef struct shm_segment {
  * its pid into its ctrl and every rank has mapped the segment when it returns.
  * probe_addr/probe_value go into this rank's ctrl before the others look. */
 int coll__shm_segment_create(shm_segment *seg, coll__store *store, const char *prefix, int rank,
-                       int nranks, size_t slot_bytes, size_t mbox_bytes, uint64_t probe_addr,
-                       uint64_t probe_value, coll__err *err);
+                             int nranks, size_t slot_bytes, size_t mbox_bytes, uint64_t probe_addr,
+                             uint64_t probe_value, coll__err *err);
 /* Every rank calls it once more after its own set-up step: a store barrier. */
 int coll__shm_segment_barrier(coll__store *store, const char *prefix, const char *name, int rank,
-                        int nranks, coll__err *err); /* err's map names world ranks */
+                              int nranks, coll__err *err); /* err's map names world ranks */
 void coll__shm_segment_unmap(shm_segment *seg);
 
 static inline char *shm_slot(const shm_segment *s, int rank, int parity)

@@ -18,10 +18,7 @@
 /* No PAUSE while spinning: under KVM, pause-loop exiting turns a spinning vCPU
  * into a VM exit and a yield of the host CPU, which cost 2-ranks latency 100x
  * on the development VM. A compiler barrier keeps the loop honest. */
-static inline void cpu_relax(void)
-{
-    __asm__ __volatile__("" ::: "memory");
-}
+static inline void cpu_relax(void) { __asm__ __volatile__("" ::: "memory"); }
 
 static void futex_wait(_Atomic uint32_t *addr, uint32_t val, long ns)
 {
@@ -76,7 +73,8 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
     int st = atomic_load(&seg->hdr->abort_status);
     const coll__err *map = w->err; /* group rank -> world rank */
     int by = atomic_load_explicit(&seg->hdr->abort_by, memory_order_relaxed);
-    int blamed = atomic_load_explicit(&seg->hdr->abort_rank, memory_order_relaxed); /* a world rank */
+    int blamed = atomic_load_explicit(&seg->hdr->abort_rank,
+                                      memory_order_relaxed); /* a world rank */
     int g = coll__err_group(map, blamed); /* blamed's rank here, -1: none or outside */
     int member = g >= 0 && g != seg->rank && g < seg->nranks;
     /* A peer that gave up first names the culprit: ranks that saw it fail may
@@ -113,7 +111,8 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
     return 0;
 }
 
-int coll__shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what)
+int coll__shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who,
+                   const char *what)
 {
     /* Spin for up to w->spin microseconds before sleeping on the futex: first
      * a plain spin (ranks <= cores and the peer last seen on another CPU: a
@@ -123,7 +122,8 @@ int coll__shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int w
      * the core over that way costs one context switch where a futex sleep and
      * wake-up cost several. */
     const shm_rank_ctrl *peer = who >= 0 && who < w->seg->nranks ? &w->seg->ctrl[who] : NULL;
-    int shared_cpu = peer && atomic_load_explicit(&peer->cpu, memory_order_relaxed) == sched_getcpu();
+    int shared_cpu = peer &&
+                     atomic_load_explicit(&peer->cpu, memory_order_relaxed) == sched_getcpu();
     double now = coll__now_us(), yield_from = now + (w->yield || shared_cpu ? 0 : PLAIN_SPIN_US);
     double spin_until = now + w->spin;
     for (unsigned i = 1; w->spin > 0; i++) {

@@ -16,9 +16,9 @@ typedef struct shm_waiter {
     const shm_liveness *live;
     const unsigned char *watch; /* ranks whose death fails the wait; NULL: all */
     double deadline;
-    int spin;                   /* microseconds of spinning before the first sleep */
-    int yield;                  /* more ranks than cores: yield the CPU while spinning */
-    coll__err *err;             /* why a wait failed, and whom to blame: world ranks
+    int spin;       /* microseconds of spinning before the first sleep */
+    int yield;      /* more ranks than cores: yield the CPU while spinning */
+    coll__err *err; /* why a wait failed, and whom to blame: world ranks
                                  * through its map (the group's) */
 } shm_waiter;
 
@@ -27,7 +27,8 @@ typedef int (*shm_cond_fn)(const void *arg);
 /* 0 once cond(arg) holds; else COLL_EPEER (a watched peer died or a peer aborted),
  * COLL_ETIMEDOUT (deadline; blames who) or the aborting rank's status, with err
  * with err filled (err->rank: whom to blame). what names the wait in messages. */
-int coll__shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who, const char *what);
+int coll__shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who,
+                   const char *what);
 /* Until peer's progress >= step / every peer's progress >= step. */
 int coll__shm_wait_progress(const shm_waiter *w, int peer, uint64_t step, const char *what);
 int coll__shm_wait_all(const shm_waiter *w, uint64_t step, const char *what);

@@ -35,7 +35,7 @@ typedef struct tcp_auth {
 } tcp_auth;
 
 void coll__tcp_hello_sign(tcp_hello *h, const char *token, size_t tokenlen,
-                    const unsigned char *their_nonce)
+                          const unsigned char *their_nonce)
 {
     static const char domain[] = "collbench-tcp"; /* a MAC for the store cannot pass here */
     const void *parts[4] = {domain, their_nonce, h, h->nonce};
@@ -118,12 +118,15 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
     if (rc) return rc;
     rc = get_by(store, key, deadline, &val);
     if (rc == COLL_ETIMEDOUT) {
-        return coll__err_set(err, rc, "tcp transport rank %d: rank %d did not publish its address within %.1f s "
-                 "(store key %s)", me, wq, timeout_s, key);
+        return coll__err_set(
+            err, rc,
+            "tcp transport rank %d: rank %d did not publish its address within %.1f s "
+            "(store key %s)",
+            me, wq, timeout_s, key);
     }
     if (rc) {
         return coll__err_set(err, rc, "tcp transport rank %d: reading store key %s: %s", me, key,
-                 store->err.msg[0] ? store->err.msg : coll_strerror(rc));
+                             store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
     char published[COLL_HOSTPORT_MAX + 8];
     snprintf(published, sizeof published, "%s", (char *)val);
@@ -131,8 +134,9 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
     /* "host:port", or "[ipv6]:port" (hostport.h). */
     int port;
     if (coll__hostport_parse(published, addr, sizeof addr, &port, why, sizeof why)) {
-        return coll__err_set(err, COLL_EPROTO, "tcp transport rank %d: rank %d published a malformed address: %s",
-                 me, wq, why);
+        return coll__err_set(err, COLL_EPROTO,
+                             "tcp transport rank %d: rank %d published a malformed address: %s", me,
+                             wq, why);
     }
     int fd = coll__sock_connect(addr, port, deadline, why, sizeof why);
     if (fd < 0) {
@@ -146,7 +150,9 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
     int other = rc ? 0 : check_version(ch.magic, TCP_CHALLENGE_MAGIC, ch.version, why, sizeof why);
     if (other > 0) {
         /* Our version in a hello it can read, so that it names both too. */
-        tcp_hello h = {.magic = TCP_HELLO_MAGIC, .version = TCP_WIRE_VERSION, .rank = rank,
+        tcp_hello h = {.magic = TCP_HELLO_MAGIC,
+                       .version = TCP_WIRE_VERSION,
+                       .rank = rank,
                        .size = auth->size};
         coll__sock_write_all(fd, &h, sizeof h, coll__now_s() + 1);
         coll__err_set(err, 0, "tcp transport rank %d: rank %d at %s: %s", me, wq, published, why);
@@ -154,8 +160,10 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
         return COLL_EPROTO;
     }
     if (other) {
-        coll__err_set(err, 0, "tcp transport rank %d: the process at %s (rank %d) failed "
-                 "authentication: %s", me, published, wq, why);
+        coll__err_set(err, 0,
+                      "tcp transport rank %d: the process at %s (rank %d) failed "
+                      "authentication: %s",
+                      me, published, wq, why);
         close(fd);
         return COLL_EAUTH;
     }
@@ -163,14 +171,16 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
     if (!rc) rc = coll__sock_write_all(fd, &mine, sizeof mine, deadline);
     if (!rc) rc = coll__sock_read_all(fd, &ack, sizeof ack, deadline);
     if (rc == COLL_EPEER) {
-        coll__err_set(err, 0, "tcp transport rank %d: rank %d at %s refused the connection "
-                 "(different job token or world size?)", me, wq, published);
+        coll__err_set(err, 0,
+                      "tcp transport rank %d: rank %d at %s refused the connection "
+                      "(different job token or world size?)",
+                      me, wq, published);
         close(fd);
         return COLL_EAUTH;
     }
     if (rc) {
-        coll__err_set(err, 0, "tcp transport rank %d: handshake with rank %d at %s: %s", me,
-                 wq, published, coll_strerror(rc));
+        coll__err_set(err, 0, "tcp transport rank %d: handshake with rank %d at %s: %s", me, wq,
+                      published, coll_strerror(rc));
         close(fd);
         return rc;
     }
@@ -180,8 +190,10 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
         bad = 1;
     }
     if (bad) {
-        coll__err_set(err, 0, "tcp transport rank %d: the process at %s (rank %d) failed "
-                 "authentication: %s", me, published, wq, why);
+        coll__err_set(err, 0,
+                      "tcp transport rank %d: the process at %s (rank %d) failed "
+                      "authentication: %s",
+                      me, published, wq, why);
         close(fd);
         return COLL_EAUTH;
     }
@@ -255,7 +267,7 @@ static void missing_ranks(const int *fds, int from, int size, const coll__err *m
     for (int r = from; r < size && off < len; r++)
         if (fds[r] < 0)
             off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "",
-                                  coll__err_world(map, r));
+                                    coll__err_world(map, r));
 }
 
 /* A fresh challenge to a connection just accepted; 0, or -1 when it cannot go. */
@@ -279,15 +291,16 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
         if (ms == 0) break;
         int n = 0;
         if (npend < MAX_PENDING) pfd[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
-        for (int i = 0; i < npend; i++) pfd[n++] = (struct pollfd){.fd = pend[i].fd, .events = POLLIN};
+        for (int i = 0; i < npend; i++)
+            pfd[n++] = (struct pollfd){.fd = pend[i].fd, .events = POLLIN};
         if (poll(pfd, (nfds_t)n, ms) < 0 && errno != EINTR) {
             coll__err_set(err, 0, "tcp transport rank %d: poll: %s", me, strerror(errno));
             for (int i = 0; i < npend; i++) close(pend[i].fd);
             return COLL_ESYS;
         }
         for (int i = 0; i < npend; i++)
-            if (pfd[n - npend + i].revents) arrived += serve_pending(&pend[i], auth, rank, me, size,
-                                                                     fds, deadline, &refused);
+            if (pfd[n - npend + i].revents)
+                arrived += serve_pending(&pend[i], auth, rank, me, size, fds, deadline, &refused);
         int kept = 0; /* drop finished entries */
         for (int i = 0; i < npend; i++)
             if (pend[i].fd >= 0) pend[kept++] = pend[i];
@@ -303,12 +316,12 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
                 refuse(me, &pend[npend], "closed before receiving our challenge");
                 continue;
             }
-            arrived += serve_pending(&pend[npend], auth, rank, me, size, fds, deadline,
-                                     &refused);
+            arrived += serve_pending(&pend[npend], auth, rank, me, size, fds, deadline, &refused);
             if (pend[npend].fd >= 0) npend++;
         }
     }
-    for (int i = 0; i < npend; i++) refuse(me, &pend[i], "no complete handshake by the end of set-up");
+    for (int i = 0; i < npend; i++)
+        refuse(me, &pend[i], "no complete handshake by the end of set-up");
     if (arrived == expect) return COLL_OK;
     char missing[200];
     missing_ranks(fds, rank + 1, size, err, missing, sizeof missing);
@@ -316,18 +329,21 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
     if (refused)
         snprintf(note, sizeof note, " (%d connection%s refused, see the log above)", refused,
                  refused == 1 ? "" : "s");
-    return coll__err_set(err, COLL_ETIMEDOUT, "tcp transport rank %d: timed out after %.1f s: rank%s %s never connected%s",
-             me, timeout_s, strchr(missing, ',') ? "s" : "", missing, note);
+    return coll__err_set(
+        err, COLL_ETIMEDOUT,
+        "tcp transport rank %d: timed out after %.1f s: rank%s %s never connected%s", me, timeout_s,
+        strchr(missing, ',') ? "s" : "", missing, note);
 }
 
 int coll__tcp_mesh_connect(coll__store *store, const char *prefix, int rank, int size,
-                     const char *host, const char *token, double timeout_s, int sockbuf,
-                     int *fds, coll__err *err)
+                           const char *host, const char *token, double timeout_s, int sockbuf,
+                           int *fds, coll__err *err)
 {
     for (int i = 0; i < size; i++) fds[i] = -1;
     if (size == 1) return COLL_OK;
     if (token && strlen(token) > TCP_TOKEN_MAX) {
-        return coll__err_set(err, COLL_EINVAL, "tcp transport: job token longer than %d bytes", TCP_TOKEN_MAX);
+        return coll__err_set(err, COLL_EINVAL, "tcp transport: job token longer than %d bytes",
+                             TCP_TOKEN_MAX);
     }
     if (!host || !*host) host = "127.0.0.1";
     double deadline = coll__now_s() + timeout_s;
@@ -352,7 +368,7 @@ int coll__tcp_mesh_connect(coll__store *store, const char *prefix, int rank, int
     if ((rc = coll__store_set(store, key, addr, (size_t)alen))) {
         coll__err_set(err, 0, "tcp transport rank %d: publishing store key %s: %s",
                       coll__err_world(err, rank), key,
-                 store->err.msg[0] ? store->err.msg : coll_strerror(rc));
+                      store->err.msg[0] ? store->err.msg : coll_strerror(rc));
         close(lfd);
         return rc;
     }
@@ -362,7 +378,8 @@ int coll__tcp_mesh_connect(coll__store *store, const char *prefix, int rank, int
         auth.token[0] ^= 0x20;
     }
     for (int q = 0; q < rank && rc == COLL_OK; q++)
-        rc = connect_lower(store, prefix, rank, q, &auth, deadline, timeout_s, sockbuf, &fds[q], err);
+        rc = connect_lower(store, prefix, rank, q, &auth, deadline, timeout_s, sockbuf, &fds[q],
+                           err);
     if (rc == COLL_OK) rc = accept_higher(lfd, rank, size, &auth, deadline, timeout_s, fds, err);
     close(lfd);
     if (rc) {

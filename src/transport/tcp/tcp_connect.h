@@ -17,14 +17,14 @@ typedef struct coll__store coll__store;
  * Returns 0, or a status with err naming the ranks that failed or never came,
  * as world ranks through err's map (coll__err_world). */
 int coll__tcp_mesh_connect(coll__store *store, const char *prefix, int rank, int size,
-                     const char *host, const char *token, double timeout_s, int sockbuf,
-                     int *fds, coll__err *err);
+                           const char *host, const char *token, double timeout_s, int sockbuf,
+                           int *fds, coll__err *err);
 
 typedef struct tcp_hello tcp_hello;
 
 /* h's mac: HMAC-SHA-256(token, "collbench-tcp" | their_nonce | h's first 16
  * bytes | h->nonce). Exposed for tests that play a rank by hand. */
 void coll__tcp_hello_sign(tcp_hello *h, const char *token, size_t tokenlen,
-                    const unsigned char *their_nonce);
+                          const unsigned char *their_nonce);
 
 #endif

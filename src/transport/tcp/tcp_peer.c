@@ -154,7 +154,8 @@ int coll__tcp_peer_send(tcp_peer *p, size_t budget, size_t *progressed, tcp_erro
         long n = send_once(p, budget, SEND_BATCH, &want, err);
         if (n < 0) return (int)n;
         if (n == 0) return COLL_OK;
-        if (atomic_load_explicit(&corrupt_next, memory_order_relaxed) && p->shdr.magic != TCP_WIRE_MAGIC)
+        if (atomic_load_explicit(&corrupt_next, memory_order_relaxed) &&
+            p->shdr.magic != TCP_WIRE_MAGIC)
             atomic_store(&corrupt_next, 0); /* the flipped header is leaving */
         *progressed += (size_t)n;
         budget -= min_sz((size_t)n, budget);
@@ -164,8 +165,9 @@ int coll__tcp_peer_send(tcp_peer *p, size_t budget, size_t *progressed, tcp_erro
         if (fa == COLL_FAULT_CLOSE_SOCKET) {
             shutdown(p->fd, SHUT_RDWR);
             p->broken = 1;
-            set_error(err, COLL_EPEER, p->wme, "rank %d: injected fault: dropped its connection to rank %d",
-                      p->wme, p->wrank);
+            set_error(err, COLL_EPEER, p->wme,
+                      "rank %d: injected fault: dropped its connection to rank %d", p->wme,
+                      p->wrank);
             return COLL_EPEER;
         }
         if ((size_t)n < want) return COLL_OK; /* socket full: the next try would fail */
@@ -190,7 +192,7 @@ static int abort_status(const tcp_wire_hdr *h)
 {
     /* Only statuses this library defines; anything else still aborts. */
     uint64_t c = h->sig.count; /* from the wire: any value (fuzzed) */
-    return c >= 1 && c <= (uint64_t)-(int64_t)COLL_EABORTED ? (int)-(int64_t)c : COLL_EABORTED;
+    return c >= 1 && c <= (uint64_t) - (int64_t)COLL_EABORTED ? (int)-(int64_t)c : COLL_EABORTED;
 }
 
 /* rhdr is complete: is it an ABORT, garbage, or the message x expects? */
@@ -210,8 +212,7 @@ static int check_hdr(tcp_peer *p, const coll__xfer *x, tcp_error *e)
         if (blamed >= 0)
             set_error(e, st, blamed, "rank %d aborted: %s (blames rank %d)", p->wrank,
                       coll_strerror(st), blamed);
-        else
-            set_error(e, st, p->wrank, "rank %d aborted: %s", p->wrank, coll_strerror(st));
+        else set_error(e, st, p->wrank, "rank %d aborted: %s", p->wrank, coll_strerror(st));
         return st;
     }
     if (!x) return COLL_OK; /* read early: checked once a receive is posted */

@@ -13,9 +13,9 @@ typedef struct tcp_queue {
 } tcp_queue;
 
 typedef struct tcp_peer {
-    int fd;   /* -1 for this rank itself */
-    int rank; /* the peer's rank (in the transport's group) */
-    int me;   /* this rank */
+    int fd;         /* -1 for this rank itself */
+    int rank;       /* the peer's rank (in the transport's group) */
+    int me;         /* this rank */
     int wrank, wme; /* world ranks of the peer and this rank: whom messages name and blame */
     tcp_queue sends, recvs;
     tcp_wire_hdr shdr; /* header of sends.head */

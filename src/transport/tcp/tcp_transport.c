@@ -40,10 +40,7 @@ typedef struct tcp_transport {
 } tcp_transport;
 
 /* This rank's world rank, for messages. */
-static int me_world(const coll__transport *tp)
-{
-    return coll__err_world(&tp->err, tp->rank);
-}
+static int me_world(const coll__transport *tp) { return coll__err_world(&tp->err, tp->rank); }
 
 static void set_msg(coll__transport *tp, int failed_rank, const char *msg)
 {
@@ -65,7 +62,8 @@ static int pass_blame(tcp_transport *t, const tcp_peer *p, const tcp_error *e, t
         out->rank = w->wrank;
         snprintf(out->msg, sizeof out->msg,
                  "rank %d timed out waiting for rank %d, which was itself waiting for rank %d "
-                 "(blames rank %d)", p->wrank, me, w->wrank, w->wrank);
+                 "(blames rank %d)",
+                 p->wrank, me, w->wrank, w->wrank);
         return 1;
     }
     return 0;
@@ -95,8 +93,8 @@ static void handle_error(tcp_transport *t, tcp_peer *p, const tcp_error *e, int 
         if (t->peers[r].fd >= 0) coll__tcp_peer_fail(&t->peers[r], e);
 }
 
-static void service(tcp_transport *t, tcp_peer *p, int readable, int writable,
-                    size_t *progressed, int *first)
+static void service(tcp_transport *t, tcp_peer *p, int readable, int writable, size_t *progressed,
+                    int *first)
 {
     tcp_error e;
     int rc = COLL_OK;
@@ -262,11 +260,10 @@ static void drain_after_abort(tcp_transport *t)
             tcp_peer *p = &t->peers[r];
             if (p->fd < 0 || p->eof) continue;
             ssize_t got;
-            while ((got = recv(p->fd, sink, sizeof sink, MSG_DONTWAIT)) > 0) {}
-            if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
-                p->eof = 1;
-            else
-                t->pfds[n++] = (struct pollfd){.fd = p->fd, .events = POLLIN};
+            while ((got = recv(p->fd, sink, sizeof sink, MSG_DONTWAIT)) > 0) {
+            }
+            if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) p->eof = 1;
+            else t->pfds[n++] = (struct pollfd){.fd = p->fd, .events = POLLIN};
         }
         int ms = coll__ms_until(deadline, 1000);
         if (n == 0 || ms == 0) return;
@@ -302,19 +299,19 @@ static const coll__transport_ops tcp_ops = {
 
 
 int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank, int size,
-                              const char *host, const char *token, double timeout_s,
-                              const int *world_of, int nworld, coll__transport **out,
-                              coll__err *err)
+                               const char *host, const char *token, double timeout_s,
+                               const int *world_of, int nworld, coll__transport **out,
+                               coll__err *err)
 {
     if (!store || !out || size < 1 || rank < 0 || rank >= size || timeout_s < 0) {
-        return coll__err_set(err, COLL_EINVAL, "tcp transport: invalid arguments (rank %d of %d, timeout %.1f s)",
-                 rank, size, timeout_s);
+        return coll__err_set(err, COLL_EINVAL,
+                             "tcp transport: invalid arguments (rank %d of %d, timeout %.1f s)",
+                             rank, size, timeout_s);
     }
     *out = NULL;
     /* $COLL_TCP_SOCKBUF bytes (0: the kernel's autotuning, the default). */
     uint64_t sockbuf = DEFAULT_SOCKBUF;
-    if (coll__env_tuned("COLL_TCP_SOCKBUF", DEFAULT_SOCKBUF, &sockbuf, err))
-        return COLL_EINVAL;
+    if (coll__env_tuned("COLL_TCP_SOCKBUF", DEFAULT_SOCKBUF, &sockbuf, err)) return COLL_EINVAL;
     coll__err why; /* set-up's error, naming world ranks */
     coll__err_init(&why, world_of, nworld);
     tcp_transport *t = calloc(1, sizeof *t);
@@ -337,7 +334,7 @@ int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank,
         return COLL_ENOMEM;
     }
     int rc = coll__tcp_mesh_connect(store, prefix ? prefix : "", rank, size, host, token, timeout_s,
-                              (int)sockbuf, fds, &why);
+                                    (int)sockbuf, fds, &why);
     if (rc) {
         coll__err_pass(err, &why);
         err->status = rc;
@@ -347,7 +344,9 @@ int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank,
     t->base.size = size;
     coll__err_init(&t->base.err, world_of, nworld);
     for (int r = 0; r < size; r++) {
-        t->peers[r] = (tcp_peer){.fd = fds[r], .rank = r, .me = rank,
+        t->peers[r] = (tcp_peer){.fd = fds[r],
+                                 .rank = r,
+                                 .me = rank,
                                  .wrank = coll__err_world(&why, r),
                                  .wme = coll__err_world(&why, rank)};
         if (fds[r] >= 0) coll__sock_set_nonblocking(fds[r], 1);

@@ -10,11 +10,11 @@
 #include "core/sig.h"
 #include "core/wire_version.h"
 
-#define TCP_HELLO_MAGIC 0x434c4853u /* "CLHS" */
-#define TCP_CHALLENGE_MAGIC 0x434c4348u /* "CLCH" */
-#define TCP_WIRE_MAGIC 0x434c4d47u  /* "CLMG" */
+#define TCP_HELLO_MAGIC 0x434c4853u        /* "CLHS" */
+#define TCP_CHALLENGE_MAGIC 0x434c4348u    /* "CLCH" */
+#define TCP_WIRE_MAGIC 0x434c4d47u         /* "CLMG" */
 #define TCP_WIRE_VERSION COLL_WIRE_VERSION /* shared with the store (core/wire_version.h) */
-#define TCP_TOKEN_MAX 128 /* longest job token accepted */
+#define TCP_TOKEN_MAX 128                  /* longest job token accepted */
 #define TCP_NONCE_LEN 16
 #define TCP_MAC_LEN 32
 

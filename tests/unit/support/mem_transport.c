@@ -28,7 +28,7 @@ typedef struct mem_ep {
     coll__transport base;
     mem_world *w;
     coll__xfer **rq_head, **rq_tail; /* per peer: posted receives (own thread only) */
-    mem_msg *sends;                 /* unfinished sends of this rank */
+    mem_msg *sends;                  /* unfinished sends of this rank */
 } mem_ep;
 
 struct mem_world {

@@ -10,7 +10,9 @@ char *test_slurp(const char *path, size_t *len);
 /* Replace path's content with text (asserts on failure). */
 void test_spit(const char *path, const char *text);
 
-struct test_dir { char path[256]; };
+struct test_dir {
+    char path[256];
+};
 
 /* cmocka setup/teardown: *state is a struct test_dir under $TMPDIR (or /tmp),
  * removed with its files afterwards. */
