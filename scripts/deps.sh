@@ -18,7 +18,7 @@ optional=(libjansson-dev libopenmpi-dev openmpi-bin libgloo-dev g++ libhwloc-dev
 # srun/sbatch tests, tests/netns/slurm.sh), debootstrap (scripts/torch_root.sh's
 # Debian 13 root with torch 2)
 if [ "${CI:-}" = "true" ] || [ "${COLL_DEPS_ALL:-0}" = 1 ]; then
-  optional+=(clang libclang-rt-dev valgrind chromium slurm-wlm munge debootstrap)
+  optional+=(clang clang-format libclang-rt-dev valgrind chromium slurm-wlm munge debootstrap)
 fi
 # --with-browser: headless Chromium for the report's rendering test
 for arg in "$@"; do
