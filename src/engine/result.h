@@ -85,6 +85,13 @@ int bench_json_write(const char *path, const bench_json_meta *meta, const bench_
  * no permission; COLL_EUNAVAIL when built without jansson. */
 int bench_json_check(const char *path, char *err, size_t errlen);
 
+/* Set "machines.<host>.<key>" = value in the file at path (created, with empty
+ * results sections, when absent): facts about a machine recorded once per run,
+ * e.g. "memcpy_GBps" (mem_copy_rate.h). Same merge and refusal rules as
+ * bench_json_write; COLL_EUNAVAIL when built without jansson. */
+int bench_json_set_machine(const char *path, const char *host, const char *key, double value,
+                           char *err, size_t errlen);
+
 /* Merge rows_json (the text of a JSON array of row objects) into
  * "results.<section>.<group>" (created as needed) of the file at path, under the
  * rules of bench_json_write: meta merged the same way, the file replaced

@@ -38,6 +38,13 @@ int bench_json_check(const char *path, char *err, size_t errlen)
     return bench_json_write(path, NULL, NULL, 0, err, errlen); /* the same refusal */
 }
 
+int bench_json_set_machine(const char *path, const char *host, const char *key, double value,
+                           char *err, size_t errlen)
+{
+    (void)host, (void)key, (void)value;
+    return bench_json_write(path, NULL, NULL, 0, err, errlen); /* the same refusal */
+}
+
 #else
 
 #include "core/atomic_file.h"
@@ -306,6 +313,31 @@ int bench_json_check(const char *path, char *err, size_t errlen)
     if (rc == COLL_OK) rc = append_rows(root, NULL, 0, path, err, errlen);
     json_decref(root);
     return rc;
+}
+
+int bench_json_set_machine(const char *path, const char *host, const char *key, double value,
+                           char *err, size_t errlen)
+{
+    if (!path || !*path || !host || !*host || !key || !isfinite(value)) {
+        coll__set_err(err, errlen, "bench_json_set_machine: missing argument or non-finite value");
+        return COLL_EINVAL;
+    }
+    json_t *root, *m;
+    int rc = load_existing(path, &root, err, errlen);
+    if (rc == COLL_OK && !root && !(root = json_object())) rc = COLL_ENOMEM;
+    if (rc == COLL_OK) rc = append_rows(root, NULL, 0, path, err, errlen); /* the sections */
+    if (rc == COLL_OK && (!(m = child_object(root, "machines", path, "machines", err, errlen)) ||
+                          !(m = child_object(m, host, path, "machines.<host>", err, errlen))))
+        rc = COLL_EINVAL;
+    if (rc == COLL_OK && json_object_set_new(m, key, json_real(value)) != 0) {
+        coll__set_err(err, errlen, "%s: out of memory (or the host name is not UTF-8)", path);
+        rc = COLL_ENOMEM;
+    }
+    if (rc != COLL_OK) {
+        json_decref(root);
+        return rc;
+    }
+    return dump_atomic(root, path, err, errlen);
 }
 
 int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const char *section,

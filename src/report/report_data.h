@@ -20,6 +20,13 @@ typedef struct report_mem_row {
         peak_rss_bytes;
 } report_mem_row;
 
+/* A fact recorded once per run for a machine (results.json "machines"). */
+typedef struct report_machine {
+    char host[64];      /* as in the rows' host field */
+    double memcpy_GBps; /* single-thread memory-copy rate (mem_copy_rate.h) */
+} report_machine;
+#define REPORT_MAX_MACHINES 64
+
 typedef struct report_data {
     bench_row *comm;
     size_t ncomm, comm_cap;
@@ -27,6 +34,8 @@ typedef struct report_data {
     size_t ntrain, train_cap;
     report_mem_row *mem;
     size_t nmem, mem_cap;
+    report_machine machines[REPORT_MAX_MACHINES]; /* the last file's value wins */
+    size_t nmachines;
 } report_data;
 
 /* Append one row (copied); COLL_ENOMEM. */

@@ -11,11 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One size of one comparison group: the fastest two backends. */
+#define TIED_MAX 8
+
+/* One size of one comparison group: the fastest backend, and either the next
+ * one (beyond noise of it) or the backends within noise of it and the first
+ * one that is not: "shm and auto tie, 4x over tcp" is a finding too. */
 typedef struct cell {
     uint64_t bytes;
-    const char *first, *second;
-    int noise;     /* the two are within noise (or their spread is unknown) */
+    const char *first;
+    const char *second; /* the runner-up beyond noise of first; NULL: none */
+    const char *tied[TIED_MAX];
+    size_t ntied;  /* first and the backends within noise of it */
+    int noise;     /* ntied > 1: the fastest are within noise (or their spread unknown) */
     double factor; /* second's time over first's */
 } cell;
 
@@ -32,17 +39,56 @@ static size_t group_cells(const report_view *v, const report_series *g, report_r
     for (size_t i = 0; i < ns; i++) {
         size_t nr = report_rank_backends(v, g, sizes[i], rk);
         if (nr < 2) continue;
-        spread_kind used;
-        spread_verdict d = report_rows_differ(rk[0].r, rk[1].r, &used);
-        out[n++] = (cell){sizes[i], rk[0].s->backend, rk[1].s->backend, d != DIFFERS,
-                          rk[0].us > 0 ? rk[1].us / rk[0].us : INFINITY};
+        cell x = {.bytes = sizes[i], .first = rk[0].s->backend, .factor = INFINITY};
+        x.tied[x.ntied++] = x.first;
+        for (size_t j = 1; j < nr; j++) {
+            spread_kind used;
+            if (report_rows_differ(rk[0].r, rk[j].r, &used) == DIFFERS) {
+                x.second = rk[j].s->backend;
+                if (rk[0].us > 0) x.factor = rk[j].us / rk[0].us;
+                break;
+            }
+            if (x.ntied < TIED_MAX) x.tied[x.ntied++] = rk[j].s->backend;
+        }
+        x.noise = x.ntied > 1;
+        out[n++] = x;
     }
     return n;
 }
 
+static int same_name(const char *a, const char *b) { return a && b ? !strcmp(a, b) : a == b; }
+
+static int in_tie(const cell *c, const char *backend)
+{
+    for (size_t i = 0; i < c->ntied; i++)
+        if (!strcmp(c->tied[i], backend)) return 1;
+    return 0;
+}
+
+/* Neighbouring sizes read as one range when the same backend wins them, or
+ * the same backends tie (in any order) ahead of the same runner-up. */
 static int same_segment(const cell *a, const cell *b)
 {
-    return a->noise == b->noise && (a->noise || !strcmp(a->first, b->first));
+    if (a->noise != b->noise) return 0;
+    if (!a->noise) return !strcmp(a->first, b->first);
+    if (a->ntied != b->ntied || !same_name(a->second, b->second)) return 0;
+    for (size_t i = 0; i < a->ntied; i++)
+        if (!in_tie(b, a->tied[i])) return 0;
+    return 1;
+}
+
+/* "shm, auto and mpi" (and = " and ") or "shm, auto, mpi" (and = ", "). */
+static const char *tie_names(const cell *c, const char *and, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < c->ntied && at < len; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == c->ntied ? and : ", ";
+        int w = snprintf(buf + at, len - at, "%s%s", sep, c->tied[i]);
+        if (w < 0) break;
+        at += (size_t)w;
+    }
+    return buf;
 }
 
 /* "4 KiB" or "4 KiB to 1 MiB". */
@@ -75,7 +121,7 @@ static const char *margin(const cell *c, size_t from, size_t to, char *buf, size
 static const char *runner_up(const cell *c, size_t from, size_t to)
 {
     for (size_t k = from + 1; k <= to; k++)
-        if (strcmp(c[k].second, c[from].second)) return NULL;
+        if (!same_name(c[k].second, c[from].second)) return NULL;
     return c[from].second;
 }
 
@@ -131,18 +177,28 @@ static void machine_findings(work *w, const report_series *m, int sentence, rtab
             const char *second = runner_up(c, from, k);
             size_range(c, from, k, sizes, sizeof sizes);
             snprintf(machine, sizeof machine, "%.60s (%s)", g->host[0] ? g->host : "?", g->device);
-            if (c[from].noise)
-                rtable_row(t, "%s\t%s\t%d\t%s\t%s\t%s\twithin noise", machine, g->buffers,
-                           g->nprocs, sizes, "no clear winner", second ? second : "-");
-            else
+            char tie[160], fastest[176];
+            if (c[from].noise) {
+                snprintf(fastest, sizeof fastest, "%s (within noise)",
+                         tie_names(&c[from], ", ", tie, sizeof tie));
+                rtable_row(t, "%s\t%s\t%d\t%s\t%s\t%s\t%s", machine, g->buffers, g->nprocs, sizes,
+                           fastest, second ? second : "-",
+                           second ? margin(c, from, k, mg, sizeof mg) : "within noise");
+            } else
                 rtable_row(t, "%s\t%s\t%d\t%s\t%s\t%s\t%s", machine, g->buffers, g->nprocs, sizes,
                            c[from].first, second ? second : "varies",
                            margin(c, from, k, mg, sizeof mg));
             if (speak) {
                 const char *sep = from ? ", " : "";
-                if (c[from].noise)
+                if (c[from].noise && !second)
                     sb_printf(out, "%sno backend is faster beyond noise %s %s", sep,
                               from == k ? "at" : "from", sizes);
+                else if (c[from].noise)
+                    sb_printf(out,
+                              "%s%s are within noise of each other and fastest %s %s (%s over %s)",
+                              sep, tie_names(&c[from], " and ", tie, sizeof tie),
+                              from == k ? "at" : "from", sizes, margin(c, from, k, mg, sizeof mg),
+                              second);
                 else
                     sb_printf(out, "%s%s is fastest %s %s (%s over %s)", sep, c[from].first,
                               from == k ? "at" : "from", sizes, margin(c, from, k, mg, sizeof mg),
@@ -200,15 +256,52 @@ static void buffers_sentence(work *w, sbuf *out)
                 parts++ ? "; " : "The backends' own (coll) buffers against private malloc ones: ");
         char a[16], b[16];
         if (faster)
-            sb_printf(out, "%s %sx%s%s faster in %d of %d cells", s->backend,
+            sb_printf(out, "%s %sx%s%s%s faster in %d of %d cells", s->backend,
                       fmt_factor(lo, a, sizeof a), hi > lo * 1.05 ? "-" : "",
-                      hi > lo * 1.05 ? fmt_factor(hi, b, sizeof b) : "", faster, cells);
+                      hi > lo * 1.05 ? fmt_factor(hi, b, sizeof b) : "", hi > lo * 1.05 ? "x" : "",
+                      faster, cells);
         else sb_printf(out, "%s faster in none of %d cells", s->backend, cells);
         if (slower) sb_printf(out, ", slower in %d", slower);
         if (faster + slower < cells)
             sb_printf(out, ", within noise in %d", cells - faster - slower);
     }
     if (parts) sb_puts(out, ".\n");
+}
+
+/* Per machine with a recorded memory-copy rate: each backend's best bus
+ * bandwidth (host buffers only, correct rows) against that rate. */
+static void copy_rate_sentences(const report_data *d, const char *collective, sbuf *out)
+{
+    for (size_t m = 0; collective && m < d->nmachines && m < REPORT_FINDINGS_MACHINES; m++) {
+        const report_machine *mc = &d->machines[m];
+        const bench_row *best[8];
+        size_t nb = 0;
+        for (size_t i = 0; i < d->ncomm; i++) {
+            const bench_row *r = &d->comm[i];
+            if (strcmp(r->host, mc->host) || strcmp(r->collective, collective) ||
+                strcmp(r->device, "cpu") || r->wrong > 0 || !(r->busbw_GBps > 0) ||
+                !isfinite(r->busbw_GBps))
+                continue;
+            size_t k = 0;
+            while (k < nb && strcmp(best[k]->backend, r->backend)) k++;
+            if (k == nb && nb == 8) continue;
+            if (k == nb) best[nb++] = r;
+            else if (r->busbw_GBps > best[k]->busbw_GBps) best[k] = r;
+        }
+        for (size_t k = 0; k < nb; k++) {
+            const bench_row *r = best[k];
+            char sz[32];
+            if (k == 0) sb_printf(out, "On %s, %s: ", mc->host, collective);
+            sb_printf(out, "%s%s reaches %.3g GB/s bus bandwidth at %s (%s buffers, %d %s), %.2fx",
+                      k ? "; " : "", r->backend, r->busbw_GBps, fmt_size(r->bytes, sz, sizeof sz),
+                      r->buffers, r->nprocs, procs_word(r->nprocs),
+                      r->busbw_GBps / mc->memcpy_GBps);
+            if (k == 0)
+                sb_printf(out, " this machine's single-thread memory-copy rate (%.3g GB/s)",
+                          mc->memcpy_GBps);
+            if (k + 1 == nb) sb_puts(out, ".\n");
+        }
+    }
 }
 
 static const report_train_row *train_find(const report_data *d, const report_train_row *like,
@@ -346,6 +439,7 @@ void report_findings(const report_data *d, const report_view *v, const char *lea
                   "for %s.\n",
                   w.collective);
     if (w.collective) buffers_sentence(&w, out);
+    copy_rate_sentences(d, w.collective, out);
     training_sentence(d, out);
     anomalies_sentence(d, v, &w, out);
 done:

@@ -180,6 +180,37 @@ static int read_rows(report_data *d, const char *section, const json_t *sec, con
     return 0;
 }
 
+/* "machines": {"<host>": {"memcpy_GBps": 7.4}}; optional (older files lack it). */
+static void read_machines(report_data *d, const json_t *root, report_log *log, int *rejected)
+{
+    const json_t *ms = json_object_get(root, "machines");
+    const char *host;
+    const json_t *m;
+    if (!ms) return;
+    if (!json_is_object(ms)) {
+        rlog_problem(log, "%s: \"machines\" is not an object; skipped", log->path);
+        *rejected = 1;
+        return;
+    }
+    json_object_foreach((json_t *)ms, host, m)
+    {
+        const json_t *v = json_object_get(m, "memcpy_GBps");
+        if (!v) continue;
+        double g = json_is_number(v) ? json_number_value(v) : -1;
+        if (!(g > 0 && g < 1e6) || strlen(host) >= sizeof d->machines[0].host) {
+            rlog_problem(log, "%s: machines.%.64s.memcpy_GBps is not a rate in GB/s; ignored",
+                         log->path, host);
+            *rejected = 1;
+            continue;
+        }
+        size_t k = 0;
+        while (k < d->nmachines && strcmp(d->machines[k].host, host)) k++;
+        if (k == REPORT_MAX_MACHINES) continue;
+        if (k == d->nmachines) snprintf(d->machines[d->nmachines++].host, 64, "%s", host);
+        d->machines[k].memcpy_GBps = g;
+    }
+}
+
 /* The sections of a parsed file into d. */
 static int read_results(report_data *d, const json_t *root, report_log *log)
 {
@@ -224,6 +255,7 @@ static int read_results(report_data *d, const json_t *root, report_log *log)
     }
     const json_t *train = json_object_get(results, "training");
     const json_t *mem = json_object_get(results, "memory");
+    read_machines(d, root, log, &rejected);
     if (train) rc = read_rows(d, "training", train, &REPORT_TRAIN_SCHEMA, log, &rejected);
     if (!rc && mem) rc = read_rows(d, "memory", mem, &REPORT_MEM_SCHEMA, log, &rejected);
     return rc ? rc : rejected ? REPORT_INPUT_REJECTED : 0;

@@ -60,6 +60,11 @@ grep -q '\] allreduce shm,auto/coll 2 ranks: ok (' "$WORK/err" || fail "no 'allr
 command -v jq >/dev/null || fail "jq is needed to check the JSON output (scripts/deps.sh installs it)"
 n=$(jq '.results.communication.allreduce | length' "$OUT/results.json") || fail "results.json does not parse"
 [ "$n" -eq "$rows" ] || fail "JSON: $n all-reduce rows, CSV $rows"
+# this machine's memory-copy rate, once, under the rows' host; the report compares with it
+jq -e '.results.communication.allreduce[0].host as $h | .machines[$h].memcpy_GBps > 0' \
+    "$OUT/results.json" >/dev/null || fail "results.json: no machines.<host>.memcpy_GBps"
+grep -q "single-thread memory-copy rate" "$OUT/analysis.txt" ||
+    fail "analysis.txt: no bus bandwidth against the memory-copy rate"
 
 # Plain progress: one line per step, the last one numbered N/N.
 steps=$(grep -c '^\[[0-9]*/[0-9]*\] ' "$WORK/err")

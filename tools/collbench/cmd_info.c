@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine/machine_info.h"
+#include "engine/mem_copy_rate.h"
 #include "engine/opt_table.h"
 #include "coll_tool.h"
 #include "exit_codes.h"
@@ -46,8 +47,9 @@ static const bench_opt opt_table[] = {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: collbench info [--json] [--gpu-bandwidth[=SIZE]]\n\n"
-               "CPU, caches, NUMA nodes, memory, /dev/shm, network interfaces, kernel, build,\n"
-               "MPI, CUDA and NCCL, and which backends are available (and why not).\n\n");
+               "CPU, caches, NUMA nodes, memory and its single-thread copy rate, /dev/shm,\n"
+               "network interfaces, kernel, build, MPI, CUDA and NCCL, and which backends\n"
+               "are available (and why not).\n\n");
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 26);
 }
 
@@ -75,7 +77,7 @@ static void print_dylib(const char *what, const machine_dylib *d)
     printf("\n");
 }
 
-static void print_text(const machine_info *mi)
+static void print_text(const machine_info *mi, double copy_gbps, const char *copy_err)
 {
     char a[32], b[32];
     printf("  %-22s %s\n", "host", mi->hostname);
@@ -100,6 +102,10 @@ static void print_text(const machine_info *mi)
         snprintf(name, sizeof name, "net %s", mi->ifaces[i].name);
         printf("  %-22s %s\n", name, mi->ifaces[i].addr);
     }
+    if (copy_gbps > 0)
+        printf("  %-22s %.1f GB/s (memcpy of 64 MiB, one thread, best of %d)\n", "memory copy rate",
+               copy_gbps, MEM_COPY_REPS);
+    else printf("  %-22s unknown (%s)\n", "memory copy rate", copy_err);
     printf("  %-22s %s\n", "kernel", mi->kernel);
     printf("  %-22s %s\n", "compiler", mi->compiler);
     printf("  %-22s %s\n", "build", mi->build_type);
@@ -130,7 +136,7 @@ static json_t *dylib_json(const machine_dylib *d)
                      num_or_null(d->devices), "detail", d->detail);
 }
 
-static json_t *to_json(const machine_info *mi)
+static json_t *to_json(const machine_info *mi, double copy_gbps)
 {
     json_t *caches = json_array(), *ifaces = json_array(), *backends = json_array();
     for (int i = 0; i < mi->ncaches; i++)
@@ -158,16 +164,19 @@ static json_t *to_json(const machine_info *mi)
         *mi->shm_error ? json_string(mi->shm_error) : json_null(), "network", ifaces, "kernel",
         mi->kernel, "build", "compiler", mi->compiler, "type", mi->build_type, "mpi", mi->mpi,
         "cuda", dylib_json(&mi->cuda), "nccl", dylib_json(&mi->nccl), "backends", backends);
+    if (root)
+        json_object_set_new(root, "memcpy_GBps",
+                            copy_gbps > 0 ? json_real(copy_gbps) : json_null());
     info_gpu_add_json(root, mi);
     info_net_add_json(root);
     return root;
 }
 #endif
 
-static int print_json(const machine_info *mi)
+static int print_json(const machine_info *mi, double copy_gbps)
 {
 #ifdef COLL_HAVE_JANSSON
-    json_t *root = to_json(mi);
+    json_t *root = to_json(mi, copy_gbps);
     if (!root) {
         fprintf(stderr,
                 "collbench: info: cannot build the JSON object (a string that is not UTF-8?)\n");
@@ -182,7 +191,7 @@ static int print_json(const machine_info *mi)
     }
     return 0;
 #else
-    (void)mi;
+    (void)mi, (void)copy_gbps;
     fprintf(stderr, "collbench: info: --json: this collbench was built without jansson "
                     "(apt-get install libjansson-dev, then rebuild)\n");
     return EXIT_UNAVAILABLE;
@@ -210,7 +219,11 @@ int cmd_info(int argc, char **argv)
     }
     machine_info mi;
     machine_info_gather(&mi);
-    if (o.json) return print_json(&mi);
-    print_text(&mi);
+    double copy_gbps = -1;
+    char copy_err[256] = "";
+    if (mem_copy_rate(MEM_COPY_BYTES, MEM_COPY_REPS, &copy_gbps, copy_err, sizeof copy_err) != 0)
+        copy_gbps = -1;
+    if (o.json) return print_json(&mi, copy_gbps);
+    print_text(&mi, copy_gbps, copy_err);
     return o.gpu_bw ? info_gpu_bandwidth(o.gpu_bytes) : 0;
 }

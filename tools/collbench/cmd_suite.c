@@ -26,6 +26,8 @@
 #include <unistd.h>
 
 #include "engine/bench_coll.h"
+#include "engine/mem_copy_rate.h"
+#include "engine/result.h"
 #include "coll_tool.h"
 #include "engine/opt_table.h"
 #include "engine/sizes.h"
@@ -627,6 +629,23 @@ static int install_signals(void)
     return sigaction(SIGINT, &sa, NULL) | sigaction(SIGTERM, &sa, NULL);
 }
 
+/* This machine's memory-copy rate, once per run, into results.json where the
+ * report compares bus bandwidth with it; a failure costs only that sentence. */
+static void record_copy_rate(suite *s)
+{
+#ifdef COLL_HAVE_JANSSON
+    char host[64] = "", err[512]; /* a row's host field holds 63 bytes */
+    double gbps;
+    if (gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "unknown");
+    int rc = mem_copy_rate(MEM_COPY_BYTES, MEM_COPY_REPS, &gbps, err, sizeof err);
+    if (rc == 0) rc = bench_json_set_machine(s->json, host, "memcpy_GBps", gbps, err, sizeof err);
+    if (rc == 0) fprintf(s->log, "collbench suite: memory-copy rate %.2f GB/s\n", gbps);
+    else fprintf(s->log, "collbench suite: memory-copy rate not recorded: %s\n", err);
+#else
+    (void)s;
+#endif
+}
+
 static int run_suite(suite *s)
 {
     ssize_t n = readlink("/proc/self/exe", s->exe, sizeof s->exe - 1);
@@ -645,6 +664,7 @@ static int run_suite(suite *s)
     clock_gettime(CLOCK_MONOTONIC, &s->started);
     say_plan(s);
     fprintf(s->log, "collbench suite: results in %s\n", s->dir);
+    record_copy_rate(s);
     install_signals();
     run_steps(s);
     return summarize(s);
