@@ -173,9 +173,16 @@ EOF
 in_host 0 sbatch --wait -o "$WORK/sbatch.out" "$WORK/job.sh" >/dev/null 2>&1
 rc=$?
 [ $rc -eq 0 ] || fail "sbatch --wait: exit $rc: $(tail -n 5 "$WORK/sbatch.out")"
-# slurmd's log: "launch task StepId=J.1 ..." must come before "[J.0] done with job".
-overlap=$(awk '/launch task StepId=[0-9]+\.1 / { if (!done0) ok = 1 } /\[[0-9]+\.0\] done with job/ { if (seen) done0 = 1 }
-               /launch task StepId=[0-9]+\.0 / { seen = 1; done0 = 0; ok = 0 } END { print ok + 0 }' "$WORK/slurmd.n0.log")
+# slurmd's log: both steps of the job (J.0 and J.1, in either order) are
+# launched before either one is done with the job.
+overlap=$(awk 'match($0, /launch task StepId=[0-9]+\.[01] /) {
+                   split(substr($0, RSTART + 19, RLENGTH - 20), id, ".")
+                   if (id[1] != job) { job = id[1]; launched = 0; done = 0 }
+                   if (++launched == 2 && done == 0) ok = 1 }
+               match($0, /\[[0-9]+\.[01]\] done with job/) {
+                   split(substr($0, RSTART + 1), id, ".")
+                   if (id[1] == job) done++ }
+               END { print ok + 0 }' "$WORK/slurmd.n0.log")
 [ "$overlap" = 1 ] || fail "sbatch: the two steps did not run at once: $(grep 'StepId\|done with' "$WORK/slurmd.n0.log" | tail -n 6)"
 if csv_ok "$WORK/step0.csv" 2 && csv_ok "$WORK/step1.csv" 2; then
     echo "checked: sbatch --wait, two srun steps at once, a CSV from each one's rank 0"
