@@ -9,6 +9,24 @@
 
 #include "coll_tool.h"
 
+int cli_parse_options(const char *prefix, const bench_opt *table, size_t n, void *user,
+                      bench_multinode *mn, int (*positional)(bench_opt_ctx *, const char *),
+                      int argc, char **argv)
+{
+    char err[256] = "";
+    bench_opt_ctx c = {.table = table,
+                       .n = n,
+                       .user = user,
+                       .err = err,
+                       .errlen = sizeof err,
+                       .mn = mn,
+                       .positional = positional};
+    int rc = bench_opt_parse(&c, argc, argv);
+    if (rc == 0 || rc == BENCH_OPT_HELP) return rc;
+    fprintf(stderr, "%s: %s\n", prefix, err[0] ? err : "bad usage");
+    return EXIT_USAGE;
+}
+
 const char *cli_rank_backend(const char *prefix, const char *env_var, char *const *asked,
                              size_t nasked, int rank)
 {

@@ -8,8 +8,17 @@
 
 #include <stddef.h>
 
+#include "engine/opt_table.h"
 #include "exit_codes.h"
 #include "launch/launcher.h"
+
+/* Parses argv through a command's option table (opt_table.h): 0 to run,
+ * BENCH_OPT_HELP (the caller prints its usage on stdout), or EXIT_USAGE once
+ * "<prefix>: FLAG: why" is said on stderr. mn (the multi-host flags) and
+ * positional are bench_opt_ctx's, or NULL. */
+int cli_parse_options(const char *prefix, const bench_opt *table, size_t n, void *user,
+                      bench_multinode *mn, int (*positional)(bench_opt_ctx *, const char *),
+                      int argc, char **argv);
 
 /* The launcher tells each rank its backend in this variable. */
 #define CLI_ENV_BACKEND "COLLBENCH_BACKEND"

@@ -79,28 +79,21 @@ static void usage(FILE *f)
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 21);
 }
 
-/* 0 ok, 1 help, -1 bad usage (said). */
+/* 0 to run, BENCH_OPT_HELP, or EXIT_USAGE (said). */
 static int parse_opts(check_opts *o, int argc, char **argv)
 {
-    char err[256];
     memset(o, 0, sizeof *o);
     o->nprocs = 2;
     o->timeout_s = 30;
-    bench_opt_ctx c = {.table = opt_table,
-                       .n = BENCH_OPT_COUNT(opt_table),
-                       .user = o,
-                       .err = err,
-                       .errlen = sizeof err};
-    int rc = bench_opt_parse(&c, argc, argv);
-    if (rc == BENCH_OPT_HELP) return 1;
-    if (rc) return fprintf(stderr, "collbench check: %s\n", err), -1;
-    for (size_t i = 0; i < o->nbackends; i++) {
+    int rc = cli_parse_options("collbench check", opt_table, BENCH_OPT_COUNT(opt_table), o, NULL,
+                               NULL, argc, argv);
+    for (size_t i = 0; rc == 0 && i < o->nbackends; i++) {
         if (!coll_backend_known(o->backends[i]))
             return fprintf(stderr, "collbench check: --backend: unknown backend '%s'\n",
                            o->backends[i]),
-                   -1;
+                   EXIT_USAGE;
     }
-    return 0;
+    return rc;
 }
 
 /* ================= inside a rank ================= */
@@ -334,11 +327,11 @@ int cmd_check(int argc, char **argv)
     check_opts o;
     coll_launch_env env;
     int code, rc = parse_opts(&o, argc, argv);
-    if (rc > 0) {
+    if (rc == BENCH_OPT_HELP) {
         usage(stdout);
         code = 0;
-    } else if (rc < 0) {
-        code = EXIT_USAGE;
+    } else if (rc) {
+        code = rc;
     } else {
         cli_role role = cli_detect_role("collbench check", &env);
         code = role == CLI_RANK       ? run_as_rank(&o, &env,

@@ -130,11 +130,10 @@ static void usage(FILE *f)
     fprintf(f, "exit codes: 0 ok, 2 bad usage, 3 runtime failure, 4 backend unavailable\n");
 }
 
-/* 0, EXIT_USAGE (said), or -1 for --help. */
+/* 0 to run, BENCH_OPT_HELP, EXIT_USAGE or EXIT_RUNTIME (said). */
 static int parse_opts(init_opts *o, int argc, char **argv)
 {
     static const int default_procs[] = {2, 4, 6};
-    char err[256];
     memset(o, 0, sizeof *o);
     o->steps = 20;
     o->count = 1024;
@@ -143,16 +142,8 @@ static int parse_opts(init_opts *o, int argc, char **argv)
     if (!o->procs) return fprintf(stderr, "collbench init: out of memory\n"), EXIT_RUNTIME;
     memcpy(o->procs, default_procs, sizeof default_procs);
     o->nprocs = 3;
-    bench_opt_ctx c = {.table = opt_table,
-                       .n = BENCH_OPT_COUNT(opt_table),
-                       .user = o,
-                       .err = err,
-                       .errlen = sizeof err};
-    int rc = bench_opt_parse(&c, argc, argv);
-    if (rc == BENCH_OPT_HELP) return -1;
-    if (rc == 0) return 0;
-    if (err[0]) fprintf(stderr, "collbench init: %s\n", err);
-    return EXIT_USAGE;
+    return cli_parse_options("collbench init", opt_table, BENCH_OPT_COUNT(opt_table), o, NULL, NULL,
+                             argc, argv);
 }
 
 /* ================= inside a rank ================= */
@@ -315,7 +306,7 @@ int cmd_init(int argc, char **argv)
     init_opts o;
     coll_launch_env env;
     int code = parse_opts(&o, argc, argv);
-    if (code < 0) {
+    if (code == BENCH_OPT_HELP) {
         usage(stdout);
         code = 0;
     } else if (code == 0) {

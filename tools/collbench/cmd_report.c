@@ -131,16 +131,10 @@ int cmd_report(int argc, char **argv)
         free(o.baseline);
         return fprintf(stderr, "collbench report: out of memory\n"), EXIT_RUNTIME;
     }
-    char err[256];
-    bench_opt_ctx c = {.table = opt_table,
-                       .n = BENCH_OPT_COUNT(opt_table),
-                       .user = &o,
-                       .err = err,
-                       .errlen = sizeof err,
-                       .positional = on_file};
-    int code, rc = bench_opt_parse(&c, argc, argv);
+    int code, rc = cli_parse_options("collbench report", opt_table, BENCH_OPT_COUNT(opt_table), &o,
+                                     NULL, on_file, argc, argv);
     if (rc == BENCH_OPT_HELP) usage(stdout), code = 0;
-    else if (rc) fprintf(stderr, "collbench report: %s\n", err), usage(stderr), code = EXIT_USAGE;
+    else if (rc) usage(stderr), code = rc;
     else code = run(&o);
     free(o.files);
     free(o.baseline);

@@ -104,21 +104,16 @@ static void usage(FILE *f)
     bench_multinode_usage(f, 26);
 }
 
-/* 0 ok, 1 help, -1 bad usage (already reported). */
+/* 0 to run, BENCH_OPT_HELP, or EXIT_USAGE (said). */
 static int parse_opts(int argc, char **argv, straggler_opts *o)
 {
     char err[256];
     *o = (straggler_opts){.nprocs = 4, .iters = 50, .compute_ms = 2, .timeout_s = 60};
-    bench_opt_ctx c = {.table = opt_table,
-                       .n = BENCH_OPT_COUNT(opt_table),
-                       .user = o,
-                       .err = err,
-                       .errlen = sizeof err,
-                       .mn = &o->mn};
-    int rc = bench_opt_parse(&c, argc, argv);
-    if (rc == BENCH_OPT_HELP) return 1;
-    if (rc || bench_multinode_finish(&o->mn, MAX_PROCS, err, sizeof err))
-        return fprintf(stderr, "collbench straggler: %s\n", err), -1;
+    int rc = cli_parse_options(PREFIX, opt_table, BENCH_OPT_COUNT(opt_table), o, &o->mn, NULL, argc,
+                               argv);
+    if (rc) return rc;
+    if (bench_multinode_finish(&o->mn, MAX_PROCS, err, sizeof err))
+        return fprintf(stderr, PREFIX ": %s\n", err), EXIT_USAGE;
     if (o->mn.nnodes) o->nprocs = o->mn.nproc_per_node; /* the ranks of this host */
     return 0;
 }
@@ -243,8 +238,8 @@ int cmd_straggler(int argc, char **argv)
     straggler_opts o;
     coll_launch_env env;
     int rc = parse_opts(argc, argv, &o);
-    if (rc == 1) return usage(stdout), 0;
-    if (rc) return EXIT_USAGE;
+    if (rc == BENCH_OPT_HELP) return usage(stdout), 0;
+    if (rc) return rc;
     cli_role role = cli_detect_role(PREFIX, &env);
     if (role == CLI_RANK) return run_rank(&o);
     if (role == CLI_BAD_ENV) return EXIT_USAGE;

@@ -175,21 +175,6 @@ static void usage(FILE *f)
         "3 a configuration failed, 4 a backend asked for is not available\n");
 }
 
-/* 0 ok, 1 help, -1 bad usage (said). */
-static int parse_options(suite_opts *o, int argc, char **argv)
-{
-    char err[256];
-    bench_opt_ctx c = {.table = opt_table,
-                       .n = BENCH_OPT_COUNT(opt_table),
-                       .user = o,
-                       .err = err,
-                       .errlen = sizeof err};
-    int rc = bench_opt_parse(&c, argc, argv);
-    if (rc == BENCH_OPT_HELP) return 1;
-    if (rc) return fprintf(stderr, "collbench suite: %s\n", err), -1;
-    return 0;
-}
-
 static int pick_collectives(suite *s)
 {
     char copy[256], *save = NULL;
@@ -674,9 +659,10 @@ int cmd_suite(int argc, char **argv)
 {
     suite s;
     memset(&s, 0, sizeof s);
-    int rc = parse_options(&s.o, argc, argv);
-    if (rc > 0) return usage(stdout), 0;
-    if (rc < 0) return EXIT_USAGE;
+    int rc = cli_parse_options("collbench suite", opt_table, BENCH_OPT_COUNT(opt_table), &s.o, NULL,
+                               NULL, argc, argv);
+    if (rc == BENCH_OPT_HELP) return usage(stdout), 0;
+    if (rc) return rc;
     if (!s.o.collectives) s.o.collectives = "allreduce";
     if (!s.o.procs) s.o.procs = s.o.quick ? QUICK_PROCS : DEFAULT_PROCS;
     if (!s.o.sizes) s.o.sizes = s.o.quick ? QUICK_SIZES : DEFAULT_SIZES;
