@@ -444,6 +444,18 @@ int model_fit_rows(const bench_row *rows, size_t n, int cores, model_fits *out)
                                           .scale_us = t};
     }
     for (size_t k = 0; k < out->n; k++) model_fit_series(&out->s[k]);
+    /* the auto backend's inter-host stack is tcp's (src/backend/auto.c) */
+    for (size_t k = 0; k < out->n; k++) {
+        model_series *a = &out->s[k];
+        if (strcmp(a->backend, "auto")) continue;
+        for (size_t j = 0; j < out->n && !a->stack; j++) {
+            const model_series *t = &out->s[j];
+            if (!strcmp(t->backend, "tcp") && !strcmp(t->host, a->host) &&
+                !strcmp(t->buffers, a->buffers) && !strcmp(t->collective, a->collective) &&
+                !strcmp(t->dtype, a->dtype) && t->ok)
+                a->stack = t;
+        }
+    }
     return 0;
 }
 

@@ -227,13 +227,56 @@ int model_cluster_theta(const model_series *s, const model_cluster *c, double th
     return 0;
 }
 
+double model_stack_beta(const model_series *s, const model_cluster *c, double bytes)
+{
+    if (!s->ok || !strcmp(s->backend, "shm") || !(bytes > 0)) return 0;
+    double per_link_byte = 1; /* the stack's bytes per byte crossing the host's link */
+    if (!strcmp(s->backend, "auto")) {
+        model_shape sh = {.collective = s->collective,
+                          .algo = s->model,
+                          .backend = s->backend,
+                          .hosts = c->hosts,
+                          .per_host = c->per_host};
+        /* hierarchical: the L ranks of a host each send 1/L of what crosses its link */
+        if (model_is_hier(&sh)) per_link_byte = 1.0 / c->per_host;
+        if (!(s = s->stack)) return 0;
+    }
+    double want = c->shared_cores ? (double)c->hosts * c->per_host : c->per_host;
+    const model_point *best = NULL;
+    double best_r = INFINITY, best_z = INFINITY;
+    for (size_t i = 0; i < s->npts; i++) {
+        const model_point *p = &s->pts[i];
+        if (p->hosts != 1 || !(p->bytes > 0)) continue;
+        double r = fabs(log2(p->per_host / want)), z = fabs(log2(p->bytes / bytes));
+        if (r < best_r - 1e-9 || (r < best_r + 1e-9 && z < best_z))
+            best = p, best_r = r, best_z = z;
+    }
+    if (!best) return 0;
+    model_shape sh = {.collective = s->collective,
+                      .algo = s->model,
+                      .backend = s->backend,
+                      .hosts = 1,
+                      .per_host = best->per_host,
+                      .bytes = best->bytes,
+                      .share = best->share};
+    double coef[MODEL_NPARAM];
+    if (model_coeffs(&sh, s->theta, coef) || !(coef[MODEL_BETA_INTRA] > 0)) return 0;
+    double other = coef[MODEL_ALPHA_INTRA] * s->theta[MODEL_ALPHA_INTRA] +
+                   coef[MODEL_GAMMA] * s->theta[MODEL_GAMMA];
+    return per_link_byte * fmax(0, best->measured_us - other) / coef[MODEL_BETA_INTRA];
+}
+
 int model_predict(const model_series *s, const model_cluster *c, double bytes,
                   model_prediction *out, char *err, size_t errlen)
 {
     double theta[MODEL_NPARAM];
-    *out = (model_prediction){NAN, NAN, NAN};
+    *out = (model_prediction){NAN, NAN, NAN, 0};
     int rc = model_cluster_theta(s, c, theta, err, errlen);
     if (rc) return rc;
+    if (c->hosts > 1) {
+        double cpu = model_stack_beta(s, c, bytes);
+        if (cpu > theta[MODEL_BETA_INTER]) theta[MODEL_BETA_INTER] = cpu, out->stack_bound = 1;
+    }
     model_shape sh = {.collective = s->collective,
                       .algo = s->model,
                       .backend = s->backend,
@@ -263,6 +306,6 @@ void model_whatif(const model_series *s, double bytes, double latency_us,
                                .link_Bps = MODEL_WHATIF_GBITS[l] * 1e9 / 8,
                                .latency_us = latency_us};
             if (model_predict(s, &c, bytes, &out[r][l], err, sizeof err))
-                out[r][l] = (model_prediction){NAN, NAN, NAN};
+                out[r][l] = (model_prediction){NAN, NAN, NAN, 0};
         }
 }

@@ -43,7 +43,21 @@ int model_cluster_theta(const model_series *s, const model_cluster *c, double th
 
 typedef struct model_prediction {
     double time_us, algbw_GBps, busbw_GBps; /* NAN when not predictable */
+    int stack_bound; /* the stack's ceiling, not the link, set the per-byte cost */
 } model_prediction;
+
+/* The ceiling a flat backend's own stack puts on a host's link, in us per byte:
+ * what a byte cost the same stack on one host, where no link slowed it
+ * (loopback), from the one-host row nearest in ranks sharing a CPU (hosts x
+ * ranks-per-host with shared-cores=, the hosts being emulated on one machine;
+ * else ranks-per-host) and then in size, less its fitted per-message and
+ * reduction parts. Between hosts a byte costs max(the link's beta, this):
+ * the link and the CPUs work at once, the slower sets the pace. The auto
+ * backend's one-host rows are shm's: its ceiling comes from s->stack (the tcp
+ * series beside it), per link byte 1/L of it where its all-reduce is
+ * hierarchical (each of a host's L ranks sends 1/L of the link's bytes). 0
+ * where there is none: no one-host rows, shm, auto without tcp rows. */
+double model_stack_beta(const model_series *s, const model_cluster *c, double bytes);
 
 /* s's time for c at bytes, with algbw = bytes/time and busbw = algbw x the
  * collective's bus factor (nccl-tests). COLL_EINVAL with err as

@@ -2,6 +2,7 @@
 #include "report/report_charts.h"
 
 #include "report/report_grid.h"
+#include "report/report_model.h"
 #include "report/report_plot.h"
 #include "report/report_spread.h"
 
@@ -80,6 +81,26 @@ static void dataset(const report_series *s, int bandwidth, sbuf *out)
     sb_puts(out, "]}");
 }
 
+/* The cost model's curve for the panel's first series it can draw: a dashed
+ * dataset without markers (as report_plots.c draws it); 0 when none. */
+static int model_dataset(const model_fits *f, const grid_panel *p, sbuf *out)
+{
+    for (size_t k = 0; k < p->n && f && f->n; k++) {
+        plot_line l;
+        if (!report_model_curve(f, p->s[k], &l)) continue;
+        sb_puts(out, ",{\"label\":");
+        json_str(out, l.label);
+        sb_printf(out, ",\"colour\":\"%s\",\"marker\":false,\"dashed\":1,\"pts\":[",
+                  plot_backend_css(p->s[k]->backend));
+        for (size_t i = 0; i < l.n; i++)
+            sb_printf(out, "%s{\"x\":%.6g,\"y\":%.6g,\"lo\":%.6g,\"hi\":%.6g}", i ? "," : "",
+                      l.x[i], l.y[i], l.y[i], l.y[i]);
+        sb_puts(out, "]}");
+        return 1;
+    }
+    return 0;
+}
+
 /* Draws every figure of the JSON block: one chart per panel. */
 static const char GLUE[] =
     "(function () {\n"
@@ -103,7 +124,8 @@ static const char GLUE[] =
     "        type: 'line',\n"
     "        data: { datasets: p.lines.map(function (l) { return { label: l.label, data: l.pts,\n"
     "          borderColor: l.colour, backgroundColor: l.colour, pointStyle: l.marker,\n"
-    "          pointRadius: 4, borderWidth: 2 }; }) },\n"
+    "          pointRadius: l.dashed ? 0 : 4, borderDash: l.dashed ? [6, 4] : [],\n"
+    "          borderWidth: 2 }; }) },\n"
     "        options: { animation: false, parsing: false, aspectRatio: 0.9,\n"
     "          scales: {\n"
     "            x: { type: 'logarithmic', min: f.xmin, max: f.xmax,\n"
@@ -126,8 +148,8 @@ static const char GLUE[] =
     "})();\n";
 
 /* The figure of collective and metric: its panels as JSON, its canvases. */
-static void figure(const report_view *v, const char *collective, int bandwidth, int *id, sbuf *json,
-                   sbuf *html)
+static void figure(const report_view *v, const model_fits *fits, const char *collective,
+                   int bandwidth, int *id, sbuf *json, sbuf *html)
 {
     report_grid g;
     if (report_grid_build(v, collective, &g) != 0 || g.n == 0) {
@@ -178,6 +200,7 @@ static void figure(const report_view *v, const char *collective, int bandwidth, 
                 if (k) sb_puts(json, ",");
                 dataset(p->s[k], bandwidth, json);
             }
+            if (!bandwidth) model_dataset(fits, p, json);
             sb_puts(json, "]}");
         }
         sb_puts(html, "</div>\n");
@@ -186,19 +209,25 @@ static void figure(const report_view *v, const char *collective, int bandwidth, 
     report_grid_free(&g);
 }
 
-void report_charts_html(const report_view *v, const char *chartjs, sbuf *out)
+void report_charts_html(const report_data *d, const report_view *v, const char *chartjs, sbuf *out)
 {
     sbuf json = {0}, html = {0};
     int id = 0;
+    model_fits fits = {0};
+    if (d && d->ncomm && model_fit_rows(d->comm, d->ncomm, 0, &fits) != 0)
+        memset(&fits, 0, sizeof fits);
     sb_puts(&json, "[");
     for (size_t c = 0; c < v->ncollectives; c++)
-        for (int bw = 0; bw < 2; bw++) figure(v, v->collectives[c], bw, &id, &json, &html);
+        for (int bw = 0; bw < 2; bw++) figure(v, &fits, v->collectives[c], bw, &id, &json, &html);
+    model_fits_free(&fits);
     sb_puts(&json, "]");
     if (id > 0) {
         sb_puts(out,
                 "<h2>Interactive plots</h2>\n<p>Hover a point for its median and spread (p25-p75, "
                 "min-p99 for older files); click a legend entry to hide its series. Colour: "
-                "backend; marker: buffer kind; every panel of a figure has the same axes.</p>\n");
+                "backend; marker: buffer kind; dashed, without markers: the cost model's "
+                "prediction (\"Cost model\" below); every panel of a figure has the same "
+                "axes.</p>\n");
         sb_put(out, html.p, html.len);
         sb_puts(out, "<script type=\"application/json\" id=\"collbench-charts\">");
         sb_put(out, json.p, json.len);

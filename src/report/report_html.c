@@ -122,7 +122,7 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
     sb_puts(out, "</section>\n");
 
     if (in->chartjs) {
-        report_charts_html(in->v, in->chartjs, out);
+        report_charts_html(in->d, in->v, in->chartjs, out);
     } else {
         sb_puts(out, "<p class=\"note\">Interactive plots are not in this page (");
         sb_html_escaped(out, in->chartjs_why ? in->chartjs_why : "no chart library");

@@ -115,8 +115,9 @@ static void whatif_rows(const model_series *m, sbuf *out)
         for (int l = 0; l < MODEL_WHATIF_NLINKS; l++) {
             const model_prediction *c = &cells[r][l];
             if (isfinite(c->time_us))
-                sb_printf(out, "<td class=\"n\">%s (busbw %.3g GB/s)</td>",
-                          fmt_time_us(c->time_us, t, sizeof t), c->busbw_GBps);
+                sb_printf(out, "<td class=\"n\">%s (busbw %.3g GB/s%s)</td>",
+                          fmt_time_us(c->time_us, t, sizeof t), c->busbw_GBps,
+                          c->stack_bound ? ", stack-bound" : "");
             else cannot_predict(m, r, l, bytes, out);
         }
         sb_puts(out, "</tr>\n");
@@ -145,7 +146,9 @@ void report_model_html(const report_data *d, sbuf *out)
         sb_printf(out,
                   "<p>What if (a prediction, not a measurement): time per call at the largest "
                   "size measured, on clusters of %d ranks per host over links of the given rate "
-                  "and %.0f us latency; the machine's own terms are the fit's. Not modelled: "
+                  "and %.0f us latency; the machine's own terms are the fit's (stack-bound: "
+                  "the backend's stack, as fast as its one-host rows, not the link, sets the "
+                  "time). Not modelled: "
                   "contention beyond the link's rate, incast, NIC offload, stragglers.</p>\n"
                   "<div class=\"scroll\"><table class=\"whatif\">\n<tr><th>series</th><th>size</th>"
                   "<th>ranks</th>",

@@ -35,6 +35,12 @@ expect_exit 0 "" model "$WORK/ring.csv" --predict hosts=8,link=10Gbit/s,latency=
 grep -q "on 8 hosts x 1 ranks, link 10 Gbit/s" "$out" || fail "no prediction heading: $(cat "$out")"
 grep -q "1G pick: ring" "$out" || fail "no pick: $(cat "$out")"
 grep -q "not modelled" "$out" || fail "limits not stated"
+# beyond the rows (one host, 2-4 ranks, 64K-64M): said, with the fit's residuals
+grep -q "extrapolated beyond the rows: 8 hosts (rows: up to 1); 8 ranks (rows: up to 4); sizes up to 1G (rows: up to 64M); a 10 Gbit/s link (rows: one host only)" "$out" ||
+    fail "extrapolation not named: $(cat "$out")"
+grep -q "the fit's residuals (median [0-9]*%" "$out" || fail "no error bar: $(cat "$out")"
+expect_exit 0 "" model "$WORK/ring.csv" --predict hosts=1,ranks-per-host=3 --sizes 1M
+grep -q "extrapolated" "$out" && fail "a measured cluster called an extrapolation: $(cat "$out")"
 
 expect_exit 2 "unknown key 'speed'" model "$WORK/ring.csv" --predict hosts=8,speed=1
 expect_exit 2 "needs latency" model "$WORK/ring.csv" --predict hosts=8,link=10Gbit/s

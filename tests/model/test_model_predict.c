@@ -141,13 +141,74 @@ static void test_whatif(void **state)
         }
 }
 
+/* One-host rows whose stack slows past 1 MiB (the 16M rows cost 5e-3 us/B on 2
+ * ranks, 1e-2 on 3: a CPU shared by more ranks) cap a fast link; a slow link
+ * stays the bound; the auto backend's cap is its tcp series'. */
+static void test_stack_ceiling(void **state)
+{
+    (void)state;
+    model_series s;
+    model_point pts[8];
+    ring_series(&s, pts);
+    const double big = 16777216;
+    for (size_t i = 0; i < s.npts; i++)
+        if (pts[i].bytes == big) {
+            model_shape sh = {"allreduce", MODEL_ALGO_RING, "tcp", 1, pts[i].per_host, big, 1};
+            double c[MODEL_NPARAM];
+            assert_int_equal(model_coeffs(&sh, s.theta, c), 0);
+            double beta = pts[i].per_host == 2 ? 5e-3 : 1e-2;
+            pts[i].measured_us = c[MODEL_ALPHA_INTRA] * s.theta[MODEL_ALPHA_INTRA] +
+                                 c[MODEL_BETA_INTRA] * beta;
+        }
+    model_cluster c;
+    char err[256];
+    model_prediction p;
+    assert_int_equal(model_cluster_parse("hosts=4,link=100Gbit/s,latency=0us", &c, err, sizeof err),
+                     0);
+    assert_true(fabs(model_stack_beta(&s, &c, big) - 5e-3) < 1e-9);
+    assert_true(fabs(model_stack_beta(&s, &c, 1048576) - s.theta[MODEL_BETA_INTRA]) < 1e-6);
+    assert_int_equal(model_predict(&s, &c, big, &p, err, sizeof err), 0);
+    assert_true(p.stack_bound);
+    /* the ring's 6 steps at alpha 20 (the stack's share over the link) + 1.5 n x 5e-3 */
+    double want = 6 * 20 + 1.5 * big * 5e-3;
+    assert_true(fabs(p.time_us - want) < 1e-6 * want);
+    /* at 1 MiB the stack is fast: the link (+ the stack's beta) is the cost */
+    assert_int_equal(model_predict(&s, &c, 1048576, &p, err, sizeof err), 0);
+    assert_false(p.stack_bound);
+    /* hosts emulated on one machine: the 4 ranks share its CPU, the 3-rank row is nearest */
+    assert_int_equal(model_cluster_parse("hosts=4,link=100Gbit/s,latency=0us,shared-cores=2", &c,
+                                         err, sizeof err),
+                     0);
+    assert_true(fabs(model_stack_beta(&s, &c, big) - 1e-2) < 1e-9);
+    /* a slow link stays the bound */
+    assert_int_equal(model_cluster_parse("hosts=4,link=100Mbit/s,latency=0us", &c, err, sizeof err),
+                     0);
+    assert_int_equal(model_predict(&s, &c, big, &p, err, sizeof err), 0);
+    assert_false(p.stack_bound);
+    assert_true(fabs(p.time_us - (6 * 20 + 1.5 * big * (8e-2 + 5e-4))) < 1e-3 * p.time_us);
+    /* the auto backend's one-host rows are shm's: no ceiling from them, but from
+     * the tcp series beside it; hierarchical (2 ranks a host) half of it per link byte */
+    model_series a = s;
+    strcpy(a.backend, "auto");
+    strcpy(a.algo, "auto");
+    a.model = MODEL_ALGO_BOUND;
+    assert_true(model_stack_beta(&a, &c, big) == 0);
+    a.stack = &s;
+    assert_true(fabs(model_stack_beta(&a, &c, big) - 5e-3) < 1e-9);
+    assert_int_equal(
+        model_cluster_parse("hosts=2,ranks-per-host=2,link=100Gbit/s,latency=0us,shared-cores=2",
+                            &c, err, sizeof err),
+        0);
+    assert_true(fabs(model_stack_beta(&s, &c, big) - 1e-2) < 1e-9);
+    assert_true(fabs(model_stack_beta(&a, &c, big) - 0.5e-2) < 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rates_and_times),
-        cmocka_unit_test(test_cluster_syntax),
-        cmocka_unit_test(test_prediction_by_hand),
-        cmocka_unit_test(test_whatif),
+        cmocka_unit_test(test_rates_and_times),    cmocka_unit_test(test_cluster_syntax),
+        cmocka_unit_test(test_prediction_by_hand), cmocka_unit_test(test_whatif),
+        cmocka_unit_test(test_stack_ceiling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

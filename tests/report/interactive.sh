@@ -1,5 +1,6 @@
 # Interactive plots: with Chart.js (libjs-chart.js) inlined, headless Chromium
-# draws one chart per small-multiples panel, logs nothing to the console and
+# draws one chart per small-multiples panel (the time panels with the cost
+# model's dashed curve), logs nothing to the console and
 # requests nothing from the network; without the library (COLLBENCH_CHARTJS
 # pointing nowhere) the page says how to get it, keeps the images, and is as
 # quiet. Skipped (77) without chromium or libjs-chart.js.
@@ -30,6 +31,9 @@ run_report 0 "$FIX/comm_cpu.csv" -o "$WORK/with"
 canvases=$(grep -o '<canvas id=' "$WORK/with/index.html" | wc -l)
 [ "$canvases" -gt 0 ] || fail "with the library: no chart in index.html"
 grep -qF "$(head -c 60 "$LIB" | tail -c 40)" "$WORK/with/index.html" || fail "with the library: Chart.js is not inlined"
+# the cost model's curve joins the time panels, dashed and labelled a prediction
+grep -q '{"label":"model prediction: [a-z]*","colour":"#[0-9a-f]*","marker":false,"dashed":1,"pts":\[{"x":' "$WORK/with/index.html" ||
+    fail "with the library: no model curve in the charts' data"
 load with
 drawn=$(grep -o 'data-charts="[0-9]*"' "$WORK/with.dom" | tr -dc 0-9)
 [ "${drawn:-0}" = "$canvases" ] || fail "with the library: ${drawn:-no} charts drawn, want $canvases"

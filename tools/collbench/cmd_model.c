@@ -8,6 +8,7 @@
 #include "engine/sizes.h"
 #include "model/model_fit.h"
 #include "model/model_predict.h"
+#include "model/model_range.h"
 #include "cmd_model_train.h"
 #include "report/report.h"
 #include "report/report_data.h"
@@ -116,7 +117,11 @@ static void usage(FILE *f)
                "and latency= (5us, 0.1ms), plus the software's share per message (the fitted\n"
                "alpha_intra, or, with measured-link= and measured-latency=, the fitted\n"
                "inter-host terms beyond the link the multi-host rows ran on); a flat backend's\n"
-               "fitted beta_intra is added to the link's per-byte time as the stack's cost.\n"
+               "fitted beta_intra is added to the link's per-byte time as the stack's cost,\n"
+               "and a byte never costs less than the one-host rows show (the stack's ceiling:\n"
+               "the nearest one-host row in ranks and size; for auto, the tcp rows' in FILE...;\n"
+               "\"stack-bound\" where it sets the time).\n"
+               "A cluster, size or link beyond the rows is named as an extrapolation.\n"
                "Without link= the fitted inter-host terms are used (multi-host rows needed).\n"
                "cores=N: cores per host, where ranks-per-host outnumber them (see --cores);\n"
                "shared-cores=N: hosts emulated on one machine, all ranks sharing its N cores.\n"
@@ -240,11 +245,19 @@ static int print_group_prediction(const model_fits *f, const size_t *g, size_t n
     else printf(", the fitted inter-host terms");
     printf(" (prediction)\n");
     int any = 0;
+    double lo = INFINITY, hi = 0;
+    for (size_t z = 0; z < o->nsizes; z++)
+        lo = fmin(lo, (double)o->sizes[z]), hi = fmax(hi, (double)o->sizes[z]);
     for (size_t k = 0; k < ng; k++) {
-        char err[256];
+        char err[256], beyond[512];
         double theta[MODEL_NPARAM];
-        if (model_cluster_theta(&f->s[g[k]], c, theta, err, sizeof err))
-            printf("    algo %-8s cannot predict: %s\n", f->s[g[k]].algo, err);
+        const model_series *s = &f->s[g[k]];
+        if (model_cluster_theta(s, c, theta, err, sizeof err))
+            printf("    algo %-8s cannot predict: %s\n", s->algo, err);
+        else if (model_beyond(s, c, lo, hi, beyond, sizeof beyond))
+            printf("    algo %-8s extrapolated beyond the rows: %s; expect errors larger than\n"
+                   "    %-13s the fit's residuals (median %.0f%%, max %.0f%%)\n",
+                   s->algo, beyond, "", 100 * s->med_abs_res, 100 * s->max_abs_res);
     }
     printf("    %10s %-8s %12s %10s %10s\n", "bytes", "algo", "time_us", "algbw", "busbw");
     for (size_t z = 0; z < o->nsizes; z++) {
@@ -259,8 +272,8 @@ static int print_group_prediction(const model_fits *f, const size_t *g, size_t n
             if (model_predict(s, c, (double)o->sizes[z], &p, err, sizeof err) ||
                 !isfinite(p.time_us))
                 continue;
-            printf("    %10s %-8s %12.1f %10.3f %10.3f\n", sz, s->algo, p.time_us, p.algbw_GBps,
-                   p.busbw_GBps);
+            printf("    %10s %-8s %12.1f %10.3f %10.3f%s\n", sz, s->algo, p.time_us, p.algbw_GBps,
+                   p.busbw_GBps, p.stack_bound ? "  stack-bound" : "");
             if (p.time_us < best) best = p.time_us, pick = s->algo;
             any = 1;
         }
@@ -283,7 +296,8 @@ static int predict(const model_fits *f, const model_opts *o, const char *spec,
     int any = 0;
     printf(
         "\n== predictions (not measured; not modelled: contention beyond the link's rate, incast,\n"
-        "   NIC offload, stragglers, placement other than host by host)\n");
+        "   NIC offload, stragglers, placement other than host by host; stack-bound: the\n"
+        "   backend's stack, as fast as on one host without a link, not the link sets the pace)\n");
     for (size_t i = 0; i < f->n; i++) {
         if (done[i] || !f->s[i].ok) continue;
         size_t ng = 0;
