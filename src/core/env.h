@@ -19,7 +19,7 @@ int coll__env_count(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, u
 int coll__env_flag(const char *name, int dflt, int *out, coll__err *err);
 
 /* libcoll's tuning variables are listed, with their ranges, in one table
- * (env.c). Reads one of them as coll__env_bytes/_count do, by the table's
+ * (tuning.c, tuning.h). Reads one of them as coll__env_bytes/_count do, by the table's
  * range; a name not in the table is a bug (COLL_EINVAL). */
 int coll__env_tuned(const char *name, uint64_t dflt, uint64_t *out, coll__err *err);
 /* Checks every set tuning variable of the table: COLL_OK, or COLL_EINVAL with

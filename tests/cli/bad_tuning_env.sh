@@ -41,4 +41,13 @@ expect_usage COLL_GLOO_CHECK COLL_GLOO_CHECK=yes -- $RUN -P 2 --backend tcp
 expect_usage COLL_AUTO_PIPE_BYTES RANK=0 WORLD_SIZE=1 COLL_AUTO_PIPE_BYTES=abc -- $RUN --backend auto
 "$BIN" $RUN -P 1 --backend gloo >/dev/null 2>&1 && \
     expect_usage COLL_GLOO_CHECK RANK=0 WORLD_SIZE=1 COLL_GLOO_CHECK=yes -- $RUN --backend gloo
+
+# info --tuning: the values in force and their source; a bad one named, exit 2.
+expect_usage COLL_SHM_CMA_MIN COLL_SHM_CMA_MIN=1T -- info --tuning
+expect_usage markdown -- info --markdown
+COLL_SHM_PRIV_MAX=2M "$BIN" info --tuning >"$WORK/tuning" 2>&1 || fail "info --tuning: exit $?"
+grep -Eq '^COLL_SHM_PRIV_MAX +2M +env ' "$WORK/tuning" ||
+    fail "info --tuning does not show COLL_SHM_PRIV_MAX=2M from env: $(cat "$WORK/tuning")"
+grep -Eq '^COLL_SHM_CHUNK_BYTES +256K +default ' "$WORK/tuning" ||
+    fail "info --tuning does not show COLL_SHM_CHUNK_BYTES's default: $(cat "$WORK/tuning")"
 finish

@@ -10,13 +10,14 @@
 #include "exit_codes.h"
 #include "info_gpu.h"
 #include "info_net.h"
+#include "info_tuning.h"
 
 #ifdef COLL_HAVE_JANSSON
 #include <jansson.h>
 #endif
 
 typedef struct info_opts {
-    int json, gpu_bw;
+    int json, gpu_bw, tuning, markdown;
     size_t gpu_bytes;
 } info_opts;
 
@@ -26,6 +27,18 @@ static int on_json(bench_opt_ctx *c, const char *v)
 {
     (void)v;
     IO(c)->json = 1;
+    return 0;
+}
+static int on_tuning(bench_opt_ctx *c, const char *v)
+{
+    (void)v;
+    IO(c)->tuning = 1;
+    return 0;
+}
+static int on_markdown(bench_opt_ctx *c, const char *v)
+{
+    (void)v;
+    IO(c)->markdown = 1;
     return 0;
 }
 static int on_gpu_bandwidth(bench_opt_ctx *c, const char *v)
@@ -41,12 +54,17 @@ static const bench_opt opt_table[] = {
     {0, "gpu-bandwidth", "[=SIZE]", on_gpu_bandwidth,
      "also time a device-to-device copy of SIZE (default 1G)\n"
      "on GPU 0: the physical reference for GPU collectives"},
+    {0, "tuning", NULL, on_tuning,
+     "only libcoll's tuning variables (COLL_SHM_*, ...): value in\n"
+     "force, source (env or default), default, meaning"},
+    {0, "markdown", NULL, on_markdown,
+     "with --tuning: the table of defaults and ranges as README.md\nlists it"},
     {'h', "help", NULL, bench_opt_help, "this help"},
 };
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: collbench info [--json] [--gpu-bandwidth[=SIZE]]\n\n"
+    fprintf(f, "usage: collbench info [--json] [--gpu-bandwidth[=SIZE]] | --tuning [--markdown]\n\n"
                "CPU, caches, NUMA nodes, memory and its single-thread copy rate, /dev/shm,\n"
                "network interfaces, kernel, build, MPI, CUDA and NCCL, and which backends\n"
                "are available (and why not).\n\n");
@@ -216,6 +234,20 @@ int cmd_info(int argc, char **argv)
         fprintf(stderr, "collbench info: %s\n", err);
         usage(stderr);
         return EXIT_USAGE;
+    }
+    if (o.markdown && !o.tuning) {
+        fprintf(stderr, "collbench info: --markdown goes with --tuning\n");
+        return EXIT_USAGE;
+    }
+    if (o.tuning && (o.json || o.gpu_bw)) {
+        fprintf(stderr, "collbench info: --tuning prints only the tuning variables: drop "
+                        "--json and --gpu-bandwidth\n");
+        return EXIT_USAGE;
+    }
+    if (o.tuning) {
+        if (!o.markdown) return info_tuning_print();
+        info_tuning_print_markdown();
+        return 0;
     }
     machine_info mi;
     machine_info_gather(&mi);

@@ -6,27 +6,10 @@
  * in the shared heap, other large ones single-copy with process_vm_readv
  * (shm_op.h).
  *
- * Tunables (environment, bytes): COLL_SHM_SLOT_BYTES (staging slot per rank and
- * parity, default 1 MiB), COLL_SHM_MBOX_BYTES (p2p buffer per pair, 64 KiB),
- * COLL_SHM_CHUNK_BYTES (CMA and largest direct reduction chunk, 256 KiB), COLL_SHM_CMA_MIN (per-rank
- * bytes from which collectives use CMA, 128 KiB; COLL_SHM_CMA_ALLREDUCE_MIN the same
- * for all-reduce, 64 KiB), COLL_SHM_CMA_WHOLE_MIN and _MAX (per-rank bytes [min, max)
- * in which an all-reduce out of place reads whole inputs: 32 and 256 KiB at 2 ranks,
- * else none), COLL_SHM_CMA=0 (never use CMA),
- * COLL_SHM_SPIN_US (spin before sleeping, 50 us; with more ranks than cores
- * the spin yields the CPU at every miss),
- * COLL_SHM_HEAP_BYTES (address space of each rank's coll_alloc heap, 16 GiB;
- * 0: coll_alloc gives private memory), COLL_SHM_DIRECT_MIN (per-rank bytes from
- * which all-reduce on coll_alloc'd buffers goes direct, 4 KiB), COLL_SHM_STREAM_MIN
- * (bytes of all ranks' outputs from which direct all-reduce writes them with
- * streaming stores, 16 MiB), COLL_SHM_TOUCH_MAX (all ranks' send and receive
- * bytes up to which direct all-reduce touches every page of them on its first
- * call on a buffer set, 256 MiB), COLL_SHM_PRIV_MIN and COLL_SHM_PRIV_MAX
- * (per-rank bytes [min, max) in which all-reduce on private buffers copies in
- * to the shared heap and reduces there: with more ranks than cores 4 KiB and
- * 1 MiB, else none; outside it staging slots (small) or CMA (large);
- * crossovers measured in docs/PERFORMANCE.md, "shm on private buffers"). Every rank
- * must see the same values; a value that is not a number in range fails the set-up. */
+ * Which engine runs a call: coll__shm_plan (shm_plan.c). Its knobs, the
+ * COLL_SHM_* variables, are rows of core/tuning.c's table (name, default,
+ * range, meaning; `collbench info --tuning`), read once here. Every rank must
+ * see the same values; a value that is not a number in range fails the set-up. */
 #include "backend/shm/shm_op.h"
 #include "backend/shm/shm_fused.h"
 #include "algo/algo.h"
@@ -43,15 +26,6 @@
 #include <unistd.h>
 
 #define KIB ((size_t)1024)
-
-/* $name in bytes within its range (core/env.c's table), dflt when unset;
- * after a bad one (*rc set, err naming it) the rest are not read. */
-static size_t knob(const char *name, uint64_t dflt, int *rc, coll__err *err)
-{
-    uint64_t v = dflt;
-    if (*rc == COLL_OK) *rc = coll__env_tuned(name, dflt, &v, err);
-    return (size_t)v;
-}
 
 /* CPUs the job's ranks can share: this process's affinity, unless that is
  * the one CPU a launcher's --bind gave it, then the host's online CPUs (a
@@ -157,55 +131,19 @@ static int heap_attach_all(shm_state *st, const coll__rendezvous *rv)
 
 static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
 {
-    int rc = COLL_OK;
-    size_t slot = knob("COLL_SHM_SLOT_BYTES", 1024 * KIB, &rc, err);
-    size_t mbox = knob("COLL_SHM_MBOX_BYTES", 64 * KIB, &rc, err);
-    slot = (slot + 4095) / 4096 * 4096;
-    mbox = (mbox + 63) / 64 * 64;
-    st->chunk_bytes = knob("COLL_SHM_CHUNK_BYTES", 256 * KIB, &rc, err);
-    st->cma_min = knob("COLL_SHM_CMA_MIN", 128 * KIB, &rc, err);
-    /* All-reduce's CMA slice version writes results out instead of gathering
-     * them back: with 2 ranks (a core each) it beats staging from 64 KiB a
-     * rank (64 KiB 4.5-4.8 vs 5.8-6.5 us, 96 KiB 5.6-5.9 vs 8.4-8.9, p50, 3
-     * interleaved runs), level at 48 KiB, slower at 32 KiB. Out of place at 2
-     * ranks the whole-input window below starts earlier; this bound stays for
-     * calls in place and for more ranks. */
-    st->cma_allreduce_min = knob("COLL_SHM_CMA_ALLREDUCE_MIN", 64 * KIB, &rc, err);
-    /* Out of place, 2 ranks (a core each) reading each other's whole input
-     * (shm_cma_coll.c) beat staging from 32 KiB (0.67-0.85x the time at 32
-     * KiB, level or faster at 24) and the slice version up to 192 KiB
-     * (0.72x at 64 KiB), level from 256 KiB to 1 MiB (p50, interleaved runs,
-     * bound ranks). Unmeasured with more ranks, which read (n-1) S a rank
-     * instead of the slice version's 2 (n-1)/n S: no window by default. */
-    size_t pair = st->n == 2;
-    st->cma_whole_min = knob("COLL_SHM_CMA_WHOLE_MIN", pair * 32 * KIB, &rc, err);
-    st->cma_whole_max = knob("COLL_SHM_CMA_WHOLE_MAX", pair * 256 * KIB, &rc, err);
-    st->direct_min = knob("COLL_SHM_DIRECT_MIN", 4 * KIB, &rc, err);
-
-    st->stream_min = knob("COLL_SHM_STREAM_MIN", 16 * KIB * KIB, &rc, err);
-    st->touch_max = knob("COLL_SHM_TOUCH_MAX", 256 * KIB * KIB, &rc, err);
-    size_t heap = knob("COLL_SHM_HEAP_BYTES", 16 * KIB * KIB * KIB, &rc, err);
-    /* Microseconds a waiter spins before it sleeps. More ranks than cores: the
-     * spin yields the CPU at every miss (shm_wait.c), so a peer that needs the
-     * core gets it at once; sleeping would cost a futex wake-up per step. */
+    /* More ranks than cores: a waiter's spin yields the CPU at every miss
+     * (shm_wait.c), so a peer that needs the core gets it at once; sleeping
+     * would cost a futex wake-up per step. */
     st->yield = st->n > online_cpus();
-    uint64_t spin = 50;
-    if (rc == COLL_OK) rc = coll__env_tuned("COLL_SHM_SPIN_US", 50, &spin, err);
-    st->spin = (int)spin;
-    /* The private engine's window, measured (docs/PERFORMANCE.md, "shm on
-     * private buffers"): with more ranks than cores it beats staging from
-     * 4 KiB to 128 KiB a rank (1.7-2.6x, p50, bound ranks) and CMA from
-     * 256 KiB to 512 KiB (1.3-1.8x); at 1 MiB the two are level. With a
-     * core per rank staging and CMA are as fast or faster (bound ranks), so
-     * the window is empty. */
-    st->priv_min = knob("COLL_SHM_PRIV_MIN", st->yield ? 4 * KIB : 0, &rc, err);
-    st->priv_max = knob("COLL_SHM_PRIV_MAX", st->yield ? 1024 * KIB : 0, &rc, err);
-    int cma_env = 1;
-    if (rc == COLL_OK) rc = coll__env_flag("COLL_SHM_CMA", 1, &cma_env, err);
+    int rc = coll__shm_knobs_read(&st->k, st->n, st->yield, err);
     if (rc) return rc;
+    size_t slot = (st->k.slot_bytes + 4095) / 4096 * 4096;
+    size_t mbox = (st->k.mbox_bytes + 63) / 64 * 64;
+    st->spin = st->k.spin_us;
+    int cma_env = st->k.cma;
     size_t n = (size_t)st->n;
-    st->tmp = malloc(st->chunk_bytes);
-    st->acc = malloc(st->chunk_bytes);
+    st->tmp = malloc(st->k.chunk_bytes);
+    st->acc = malloc(st->k.chunk_bytes);
     st->peer_send = calloc(n, sizeof *st->peer_send);
     st->peer_recv = calloc(n, sizeof *st->peer_recv);
     st->watch = calloc(n, 1);
@@ -226,7 +164,7 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     }
     int cma_wanted = st->n > 1 && cma_env;
     if (cma_wanted) coll__shm_cma_allow_peers(1); /* before the probe, which needs it */
-    rc = heap_publish(st, rv, heap);
+    rc = heap_publish(st, rv, st->k.heap_bytes);
     if (rc) {
         free(pids);
         return coll__err_set(err, rc, "shm: cannot publish rank %d's heap: %s", world(st, st->rank),
@@ -289,9 +227,49 @@ static int shm_init(coll_comm *comm, const coll__rendezvous *rv, void **state, c
     return COLL_OK;
 }
 
-/* Per-rank bytes that decide between staging and CMA (the same on every rank
- * that made the same call). */
-static size_t call_bytes(const coll__call *c, size_t es) { return c->count * es; }
+/* Is [p, p + bytes) in this rank's shared heap? */
+static int in_own_heap(shm_state *st, const void *p, size_t bytes)
+{
+    return coll__shm_heap_peer(&st->heap, st->rank, (uint64_t)(uintptr_t)p, bytes) != NULL;
+}
+
+/* After the arrival every rank sees every rank's buffers: all choose alike. */
+static int any_in_place(const shm_state *st)
+{
+    for (int p = 0; p < st->n; p++)
+        if (st->peer_send[p] == st->peer_recv[p]) return 1;
+    return 0;
+}
+
+static shm_plan_in plan_in(shm_op *o)
+{
+    shm_state *st = o->st;
+    const coll__call *c = o->c;
+    return (shm_plan_in){.kind = c->kind,
+                         .bytes = c->count * o->es,
+                         .n = st->n,
+                         .cma = st->cma,
+                         .heaps = st->direct};
+}
+
+int coll__shm_run_arrived(shm_op *o, int no_scratch)
+{
+    shm_plan_in in = plan_in(o);
+    in.arrived = 1;
+    in.all_in_heap = coll__shm_direct_map(o);
+    in.any_in_place = any_in_place(o->st);
+    in.no_scratch = no_scratch;
+    switch (coll__shm_plan(&in, &o->st->k)) {
+    case SHM_ENGINE_DIRECT: return coll__shm_direct_allreduce(o);
+    case SHM_ENGINE_PRIVATE: return coll__shm_private_allreduce(o);
+    case SHM_ENGINE_CMA_WHOLE: return coll__shm_cma_whole(o);
+    case SHM_ENGINE_CMA: return coll__shm_cma_allreduce(o);
+    case SHM_ENGINE_STAGE: return coll__shm_stage_run(o);
+    default: /* the plan knows every post now: it never says arrive again */
+        return coll__err_set(o->w.err, COLL_ENOTSUP, "shm: no engine for %s after the arrival",
+                             coll__kind_name(o->c->kind));
+    }
+}
 
 static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, double deadline,
                   coll__err *err)
@@ -314,16 +292,25 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
                                  coll_op_name(c->op), coll_dtype_name(c->dt));
         }
     }
-    if (c->kind == COLL_KIND_P2P) return coll__shm_p2p_run(&o);
-    if (st->direct && c->kind == COLL_KIND_ALLREDUCE && c->count > 0 &&
-        call_bytes(c, o.es) >= st->direct_min) {
-        if (call_bytes(c, o.es) >= st->priv_min && call_bytes(c, o.es) < st->priv_max)
-            coll__shm_private_stage(&o);
-        return coll__shm_direct_run(&o);
+    shm_plan_in in = plan_in(&o);
+    in.mine_in_heap = c->kind == COLL_KIND_ALLREDUCE && in_own_heap(st, c->sendbuf, in.bytes) &&
+                      in_own_heap(st, c->recvbuf, in.bytes);
+    shm_engine e = coll__shm_plan(&in, &st->k);
+    switch (e) {
+    case SHM_ENGINE_P2P: return coll__shm_p2p_run(&o);
+    case SHM_ENGINE_CMA: return coll__shm_cma_run(&o);
+    case SHM_ENGINE_ARRIVE_COPY:
+    case SHM_ENGINE_ARRIVE: {
+        if (e == SHM_ENGINE_ARRIVE_COPY) coll__shm_private_stage(&o);
+        int rc = coll__shm_op_arrive(&o, c->sendbuf, c->recvbuf);
+        o.arrived = 1;
+        return rc ? rc : coll__shm_run_arrived(&o, 0);
     }
-    if (st->cma && st->n > 1 && call_bytes(c, o.es) >= shm_cma_min(st, c->kind) && c->count > 0)
-        return coll__shm_cma_run(&o);
-    return coll__shm_stage_run(&o);
+    case SHM_ENGINE_STAGE: return coll__shm_stage_run(&o);
+    default: /* the others need every rank's buffers: the plan says arrive first */
+        return coll__err_set(err, COLL_ENOTSUP, "shm: no engine for %s before the arrival",
+                             coll__kind_name(c->kind));
+    }
 }
 
 /* Errors of the call name world ranks: a value with this group's map, passed on. */

@@ -49,11 +49,11 @@ static int reduce_from_peers(shm_op *o, char *out, const char *mine, const uint6
 
 static size_t chunk_elems(shm_op *o)
 {
-    size_t ce = o->st->chunk_bytes / o->es;
+    size_t ce = o->st->k.chunk_bytes / o->es;
     return ce ? ce : 1;
 }
 
-/* Where allreduce_whole holds rank p's input: this rank's in its send buffer,
+/* Where coll__shm_cma_whole holds rank p's input: this rank's in its send buffer,
  * peer q's in the output itself (reduced over in place), others' in tmp. */
 static const char *whole_input(shm_op *o, int p, int q, size_t bytes)
 {
@@ -70,7 +70,7 @@ static const char *whole_input(shm_op *o, int p, int q, size_t bytes)
  * is in L2. Not in place: a rank's writes would have to wait for its peers'
  * reads (a step between them), and those reads would then cross cores from
  * dirty lines (3-4.5x slower than the slice, measured). */
-static int allreduce_whole(shm_op *o)
+int coll__shm_cma_whole(shm_op *o)
 {
     shm_state *st = o->st;
     size_t count = o->c->count, bytes = count * o->es;
@@ -91,26 +91,11 @@ static int allreduce_whole(shm_op *o)
     return coll__shm_op_sync(o, "the end of allreduce");
 }
 
-/* After the arrival every rank sees every rank's buffers: all choose alike. */
-static int any_in_place(const shm_state *st)
-{
-    for (int p = 0; p < st->n; p++)
-        if (st->peer_send[p] == st->peer_recv[p]) return 1;
-    return 0;
-}
-
 int coll__shm_cma_allreduce(shm_op *o)
 {
     shm_state *st = o->st;
-    size_t ce = chunk_elems(o), lo, hi, bytes = o->c->count * o->es;
-    int rc = o->arrived ? COLL_OK : coll__shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
-    if (rc) return rc;
-    o->arrived = 1;
-    int whole = bytes >= st->cma_whole_min && bytes < st->cma_whole_max &&
-                (st->n == 2 || bytes * (size_t)st->n <= st->chunk_bytes); /* tmp holds the rest */
-    if (whole && !any_in_place(st)) return allreduce_whole(o);
-    if (bytes < st->cma_allreduce_min)
-        return coll__shm_stage_run(o); /* the window's in-place calls */
+    size_t ce = chunk_elems(o), lo, hi;
+    int rc = COLL_OK;
     /* My slice, chunk by chunk: reduced into my output, then written from the
      * cache into every peer's output. No rank waits for another's progress
      * (only the closing step), and each rank reads S and writes S: an
@@ -206,7 +191,11 @@ static int alltoall(shm_op *o)
 int coll__shm_cma_run(shm_op *o)
 {
     switch (o->c->kind) {
-    case COLL_KIND_ALLREDUCE: return coll__shm_cma_allreduce(o);
+    case COLL_KIND_ALLREDUCE: { /* the plan arrives first for it: shm.c */
+        int rc = o->arrived ? COLL_OK : coll__shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
+        o->arrived = 1;
+        return rc ? rc : coll__shm_cma_allreduce(o);
+    }
     case COLL_KIND_REDUCE: return reduce(o);
     case COLL_KIND_REDUCESCATTER: return reducescatter(o);
     case COLL_KIND_ALLGATHER: return allgather(o);

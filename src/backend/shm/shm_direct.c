@@ -62,10 +62,12 @@ static void store_fence(void)
 }
 
 /* Every rank's send and receive buffer as mapped here; 0 if one is private. */
-static int map_buffers(shm_op *o, char **in, char **out)
+int coll__shm_direct_map(shm_op *o)
 {
     shm_state *st = o->st;
+    char **in = st->in_map, **out = st->out_map;
     size_t bytes = o->c->count * o->es;
+    if (!st->direct) return 0;
     for (int p = 0; p < st->n; p++) {
         in[p] = coll__shm_heap_peer(&st->heap, p, st->peer_send[p], bytes);
         out[p] = coll__shm_heap_peer(&st->heap, p, st->peer_recv[p], bytes);
@@ -117,7 +119,7 @@ static int pop_hit(shm_state *st, int p, uint64_t send, uint64_t recv, uint64_t 
 static void populate_peers(shm_state *st, const uint64_t *send, const uint64_t *recv,
                            char *const *in, char *const *out, size_t bytes)
 {
-    int touch = bytes * 2 * (size_t)st->n <= st->touch_max;
+    int touch = bytes * 2 * (size_t)st->n <= st->k.touch_max;
     for (int p = 0; p < st->n; p++) {
         if (pop_hit(st, p, send[p], recv[p], bytes)) continue;
         if (out[p] != in[p]) map_in(in[p], bytes, 0, touch);
@@ -132,7 +134,7 @@ static size_t chunk_elems(const shm_op *o)
     size_t bytes = o->c->count * o->es;
     size_t c = bytes / (4 * (size_t)o->st->n);
     c = c < 4096 ? 4096 : c / 4096 * 4096;
-    c = min_sz(c, o->st->chunk_bytes);
+    c = min_sz(c, o->st->k.chunk_bytes);
     return c / o->es ? c / o->es : 1;
 }
 
@@ -182,13 +184,14 @@ static int direct_chunk(shm_op *o, uint64_t k, void *arg)
     return COLL_OK;
 }
 
-static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
+int coll__shm_direct_allreduce(shm_op *o)
 {
     shm_state *st = o->st;
+    char *const *in = st->in_map, *const *out = st->out_map;
     size_t count = o->c->count, ce = chunk_elems(o);
     /* Outputs this large (all ranks together) would evict the inputs from the
      * last-level cache: they are written with streaming stores instead. */
-    chunk_arg d = {in, out, NULL, ce, count * o->es * (size_t)st->n >= st->stream_min};
+    chunk_arg d = {in, out, NULL, ce, count * o->es * (size_t)st->n >= st->k.stream_min};
     coll__shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
     populate_peers(st, st->peer_send, st->peer_recv, in, out, count * o->es);
     return coll__shm_claim_all(o, (count + ce - 1) / ce, direct_chunk, &d);
@@ -211,15 +214,10 @@ static int direct_allreduce(shm_op *o, char *const *in, char *const *out)
  * after the next arrival, when every peer has copied the last results out.
  * The scratch grows (freed, allocated again) only after an arrival, then the
  * copy-in is followed by a step. */
-static int in_own_heap(shm_state *st, const void *p, size_t bytes)
-{
-    return coll__shm_heap_peer(&st->heap, st->rank, (uint64_t)(uintptr_t)p, bytes) != NULL;
-}
-
 static void copy_in(shm_op *o, size_t bytes)
 {
     shm_state *st = o->st;
-    copy_out(st->scratch, o->c->sendbuf, bytes, bytes * (size_t)st->n >= st->stream_min);
+    copy_out(st->scratch, o->c->sendbuf, bytes, bytes * (size_t)st->n >= st->k.stream_min);
     store_fence();
     coll__shm_op_moved(o, bytes);
     o->staged = bytes;
@@ -230,8 +228,6 @@ void coll__shm_private_stage(shm_op *o)
     shm_state *st = o->st;
     size_t bytes = o->c->count * o->es;
     o->staged = 0;
-    /* Both buffers in the heap: most likely the direct engine, no copy. */
-    if (in_own_heap(st, o->c->sendbuf, bytes) && in_own_heap(st, o->c->recvbuf, bytes)) return;
     if (st->scratch && st->scratch_bytes / 2 >= bytes) copy_in(o, bytes);
 }
 
@@ -304,15 +300,6 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
     }
 }
 
-/* An all-reduce on private buffers outside the private engine, after the
- * arrival: CMA when it is large enough, else staging. */
-static int cma_or_staging(shm_op *o, size_t bytes)
-{
-    if (o->st->cma && bytes >= shm_cma_min(o->st, COLL_KIND_ALLREDUCE))
-        return coll__shm_cma_allreduce(o);
-    return coll__shm_stage_run(o);
-}
-
 static int private_chunk(shm_op *o, uint64_t k, void *arg)
 {
     const chunk_arg *pa = arg;
@@ -324,7 +311,7 @@ static int private_chunk(shm_op *o, uint64_t k, void *arg)
     return COLL_OK;
 }
 
-static int private_allreduce(shm_op *o)
+int coll__shm_private_allreduce(shm_op *o)
 {
     shm_state *st = o->st;
     size_t count = o->c->count, bytes = count * o->es, ce = chunk_elems(o);
@@ -347,9 +334,7 @@ static int private_allreduce(shm_op *o)
         ok &= in[p] != NULL;
     }
     /* A heap too full for some rank's scratch: every rank saw it, all fall back. */
-    if (!ok) {
-        return cma_or_staging(o, bytes);
-    }
+    if (!ok) return coll__shm_run_arrived(o, 1);
     char *res = in[0] + st->seg.ctrl[0].scratch_bytes / 2;
     uint64_t nchunks = (count + ce - 1) / ce;
     if (st->mine_cap < nchunks) {
@@ -362,8 +347,8 @@ static int private_allreduce(shm_op *o)
         st->mine_cap = nchunks;
     }
     memset(st->mine, 0, nchunks);
-    int stream = bytes * (size_t)st->n >= st->stream_min;
-    int touch = st->seg.ctrl[0].scratch_bytes * (size_t)st->n <= st->touch_max;
+    int stream = bytes * (size_t)st->n >= st->k.stream_min;
+    int touch = st->seg.ctrl[0].scratch_bytes * (size_t)st->n <= st->k.touch_max;
     for (int p = 0; p < st->n; p++) { /* every scratch whole, once */
         uint64_t at = st->seg.ctrl[p].scratch, len = st->seg.ctrl[p].scratch_bytes;
         if (!pop_hit(st, p, at, at, len)) map_in(in[p], len, 1, touch);
@@ -373,18 +358,4 @@ static int private_allreduce(shm_op *o)
     if (rc) return rc;
     copy_back(o, res, nchunks, ce, stream);
     return COLL_OK;
-}
-
-int coll__shm_direct_run(shm_op *o)
-{
-    shm_state *st = o->st;
-    char **in = st->in_map, **out = st->out_map;
-    int rc = coll__shm_op_arrive(o, o->c->sendbuf, o->c->recvbuf);
-    if (rc) return rc;
-    o->arrived = 1;
-    /* Every rank sees the same addresses, heaps and sizes: all decide alike. */
-    if (map_buffers(o, in, out)) return direct_allreduce(o, in, out);
-    size_t bytes = o->c->count * o->es;
-    if (bytes >= st->priv_min && bytes < st->priv_max) return private_allreduce(o);
-    return cma_or_staging(o, bytes);
 }

@@ -10,6 +10,7 @@
  *   private: all-reduce on private buffers of mid sizes: each rank copies its
  *            input once into a scratch area of its heap, the direct engine
  *            runs on those copies, results go out to the private outputs.
+ * Which one runs a call is decided in one place: coll__shm_plan (shm_plan.c).
  * Every collective starts with an arrival step (signature + buffer addresses,
  * checked against every peer) and every rank takes the same steps, so a step
  * number is a sequence number that only grows, on every rank alike. */
@@ -21,6 +22,7 @@
 #include <sys/types.h>
 
 #include "backend/backend.h"
+#include "backend/shm/shm_plan.h"
 #include "core/reduce.h"
 #include "transport/shm/shm_heap.h"
 #include "transport/shm/shm_liveness.h"
@@ -46,29 +48,20 @@ typedef struct shm_state {
     shm_segment seg;
     shm_liveness live;
     int rank, n;
-    const int *world_of;                 /* rank -> world rank (NULL: the group is the world) */
-    int nworld;                          /* its entries: errors name world ranks (coll__err_init) */
-    int cma;                             /* process_vm_readv works between the ranks */
-    char cma_reason[160];                /* why not, when it does not */
-    uint64_t step;                       /* collective steps taken; the same on every rank */
-    size_t chunk_bytes;                  /* CMA pipeline chunk */
-    size_t cma_min;                      /* per-rank bytes from which collectives use CMA */
-    size_t cma_allreduce_min;            /* the same for all-reduce (its own crossover) */
-    size_t cma_whole_min, cma_whole_max; /* per-rank bytes [min, max) in which an
-                             * all-reduce out of place reduces the whole vector on every rank */
-    shm_heap heap;                       /* coll_alloc memory every rank has mapped */
-    int direct;                /* every rank mapped every heap: direct all-reduce possible */
-    size_t direct_min;         /* per-rank bytes from which all-reduce tries it */
-    size_t stream_min;         /* all ranks' bytes from which it writes past the caches */
-    size_t touch_max;          /* all 2n buffers' bytes up to which direct pre-touches them */
-    uint64_t chunks_done;      /* direct all-reduce chunks of earlier calls (shm_header) */
-    uint64_t *home_done;       /* [n] of them in each rank's home ranges (shm_rank_ctrl) */
-    shm_populated *pop;        /* [n][SHM_POP_SETS][SHM_POP_WAYS] each rank's buffer sets this
+    const int *world_of;  /* rank -> world rank (NULL: the group is the world) */
+    int nworld;           /* its entries: errors name world ranks (coll__err_init) */
+    int cma;              /* process_vm_readv works between the ranks */
+    char cma_reason[160]; /* why not, when it does not */
+    uint64_t step;        /* collective steps taken; the same on every rank */
+    shm_knobs k;          /* COLL_SHM_*: thresholds, chunk and slot sizes */
+    shm_heap heap;        /* coll_alloc memory every rank has mapped */
+    int direct;           /* every rank mapped every heap: direct all-reduce possible */
+    uint64_t chunks_done; /* direct all-reduce chunks of earlier calls (shm_header) */
+    uint64_t *home_done;  /* [n] of them in each rank's home ranges (shm_rank_ctrl) */
+    shm_populated *pop;   /* [n][SHM_POP_SETS][SHM_POP_WAYS] each rank's buffer sets this
                              * process's mappings hold, least recently used out */
-    uint64_t pop_clock;        /* LRU stamps */
-    size_t priv_min, priv_max; /* per-rank bytes [min, max) in which all-reduce on
-                             * private buffers copies in to the shared heap (shm_direct.c) */
-    char *scratch;             /* this rank's copy-in area in its own heap */
+    uint64_t pop_clock;   /* LRU stamps */
+    char *scratch;        /* this rank's copy-in area in its own heap */
     size_t scratch_bytes;
     unsigned char *mine; /* [mine_cap] chunks this rank reduced in a call */
     size_t mine_cap;
@@ -112,23 +105,21 @@ void coll__shm_split(size_t count, int n, int p, size_t *lo, size_t *hi);
 int coll__shm_op_read(shm_op *o, int p, void *dst, uint64_t remote, size_t bytes);
 int coll__shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t bytes);
 
-/* Per-rank bytes from which a collective of this kind uses CMA. */
-static inline size_t shm_cma_min(const shm_state *st, coll__kind kind)
-{
-    if (kind != COLL_KIND_ALLREDUCE) return st->cma_min;
-    if (st->cma_whole_min < st->cma_whole_max && st->cma_whole_min < st->cma_allreduce_min)
-        return st->cma_whole_min; /* coll__shm_cma_allreduce stages what it cannot take */
-    return st->cma_allreduce_min;
-}
-
+/* The engines (shm_plan.h says which runs). */
 int coll__shm_stage_run(shm_op *o); /* any collective through staging rounds */
-int coll__shm_cma_run(shm_op *o);   /* any collective with CMA (large messages) */
+int coll__shm_cma_run(shm_op *o);   /* collectives but all-reduce with CMA (large messages) */
 int coll__shm_p2p_run(shm_op *o);   /* send, recv, sendrecv */
-/* All-reduce on coll_alloc'd buffers (shm_direct.c); when some buffer is
- * private memory, after the arrival: the private engine (priv_min..priv_max),
- * else CMA or staging. */
-int coll__shm_direct_run(shm_op *o);
-int coll__shm_cma_allreduce(shm_op *o); /* arrival first unless o->arrived */
+/* After the arrival of an all-reduce, the engine the plan picks from every
+ * rank's post (shm.c); no_scratch: some rank's heap had no room for the
+ * private engine's. */
+int coll__shm_run_arrived(shm_op *o, int no_scratch);
+/* After the arrival: 1 when every rank's buffers are in the shared heaps,
+ * then mapped here in st->in_map and st->out_map (shm_direct.c). */
+int coll__shm_direct_map(shm_op *o);
+int coll__shm_direct_allreduce(shm_op *o);  /* on those maps */
+int coll__shm_private_allreduce(shm_op *o); /* copy-in to the heap, then direct */
+int coll__shm_cma_allreduce(shm_op *o);     /* CMA: each rank its slice */
+int coll__shm_cma_whole(shm_op *o);         /* CMA: every rank the whole vector */
 
 /* One chunk (0..nchunks of the call) of an engine that claims chunks (the
  * direct and private all-reduce); a nonzero status stops the call. */
@@ -137,8 +128,9 @@ typedef int (*shm_chunk_fn)(shm_op *o, uint64_t k, void *arg);
  * others': shm_claim.c), then waits until all nchunks are finished, naming a
  * rank that still holds one if they never are. Every rank calls it. */
 int coll__shm_claim_all(shm_op *o, uint64_t nchunks, shm_chunk_fn fn, void *arg);
-/* Before the arrival of an all-reduce that may take the private engine: copy
- * the input into this rank's scratch when it is large enough (shm_direct.c). */
+/* Before the arrival of an all-reduce that may take the private engine
+ * (SHM_ENGINE_ARRIVE_COPY): copy the input into this rank's scratch when it
+ * is large enough (shm_direct.c). */
 void coll__shm_private_stage(shm_op *o);
 
 #endif

@@ -1,0 +1,68 @@
+/* Which engine runs an shm call (shm_op.h lists them): one pure function of
+ * what every rank reported (sizes, where the buffers live, in place or not,
+ * ranks) and the knobs (core/tuning.c's table, read once per communicator by
+ * coll__shm_knobs_read). shm.c asks it before the arrival step and, where
+ * the answer depends on the peers' buffers, again after it. */
+#ifndef COLL_SHM_PLAN_H
+#define COLL_SHM_PLAN_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+#include "core/sig.h"
+
+/* The COLL_SHM_* tuning variables, in bytes unless named otherwise. */
+typedef struct shm_knobs {
+    size_t slot_bytes, mbox_bytes; /* staging slot per rank and parity; p2p buffer per pair */
+    size_t chunk_bytes;            /* CMA pipeline chunk, largest direct chunk */
+    size_t cma_min;                /* per-rank bytes from which collectives use CMA */
+    size_t cma_allreduce_min;      /* the same for all-reduce's CMA slices */
+    size_t cma_whole_min,
+        cma_whole_max;         /* [min, max): all-reduce out of place reads whole inputs */
+    size_t direct_min;         /* per-rank bytes from which direct all-reduce runs */
+    size_t stream_min;         /* all ranks' bytes from which direct writes past the caches */
+    size_t touch_max;          /* all 2n buffers' bytes up to which direct pre-touches them */
+    size_t heap_bytes;         /* each rank's coll_alloc heap (0: none) */
+    size_t priv_min, priv_max; /* [min, max): all-reduce on private buffers copies into the heap */
+    int spin_us;               /* a waiter's spin before it sleeps */
+    int cma;                   /* 0: never use CMA */
+} shm_knobs;
+
+typedef enum shm_engine {
+    SHM_ENGINE_STAGE,      /* rounds through the segment's staging slots */
+    SHM_ENGINE_P2P,        /* send, recv, sendrecv through the mailboxes */
+    SHM_ENGINE_CMA,        /* the collective's CMA engine; all-reduce: each rank its slice */
+    SHM_ENGINE_CMA_WHOLE,  /* all-reduce: every rank reads the peers' whole inputs */
+    SHM_ENGINE_DIRECT,     /* all-reduce: loads and stores in the shared heaps */
+    SHM_ENGINE_PRIVATE,    /* all-reduce: copy into the shared heap, then direct */
+    SHM_ENGINE_ARRIVE,     /* not known yet: arrive, then ask again with every post */
+    SHM_ENGINE_ARRIVE_COPY /* the same, this rank's input copied to its scratch first */
+} shm_engine;
+
+typedef struct shm_plan_in {
+    coll__kind kind;
+    size_t bytes;     /* per rank: count x element size */
+    int n;            /* ranks */
+    int cma;          /* process_vm_readv works between every pair of ranks */
+    int heaps;        /* every rank mapped every rank's shared heap */
+    int mine_in_heap; /* this rank's send and receive buffers are in its heap */
+    int arrived;      /* every rank's post was read: the fields below hold */
+    int all_in_heap;  /* every rank's send and receive buffers are in the heaps */
+    int any_in_place; /* some rank's send buffer is its receive buffer */
+    int no_scratch;   /* some rank's heap had no room for the private engine */
+} shm_plan_in;
+
+/* The engine for the call. Every rank that made the same call gets the same
+ * answer after the arrival (its inputs are then the same everywhere); before
+ * it, the answer depends only on the call and the communicator. */
+shm_engine coll__shm_plan(const shm_plan_in *in, const shm_knobs *k);
+/* "stage", "cma", ...: for messages and tests. */
+const char *coll__shm_engine_name(shm_engine e);
+
+/* The knobs for n ranks (oversub: more ranks than cores) from the table's
+ * defaults and the environment; COLL_EINVAL naming a bad variable. */
+int coll__shm_knobs_read(shm_knobs *k, int n, int oversub, coll__err *err);
+/* The same from the defaults alone. */
+void coll__shm_knobs_default(shm_knobs *k, int n, int oversub);
+
+#endif

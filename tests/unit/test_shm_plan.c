@@ -1,0 +1,293 @@
+/* The shm engine plan (src/backend/shm/shm_plan.c) with the knobs' defaults
+ * (core/tuning.c): which engine each all-reduce gets over buffers (coll heap,
+ * malloc, thp, mixed) x ranks against cores x per-rank size (around every
+ * threshold) x in place. The tables below are the spec: a moved threshold or
+ * a changed default fails the cell it moves. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/shm/shm_plan.h"
+#include "coll.h"
+
+#define K 1024u
+#define M (1024u * 1024u)
+
+/* Per-rank bytes: each threshold and the size just below it. */
+static const size_t sizes[] = {8,          4 * K - 4, 4 * K,   32 * K - 4,  32 * K,
+                               64 * K - 4, 64 * K,    128 * K, 256 * K - 4, 256 * K,
+                               M - 4,      M,         256 * M};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+/* One letter per engine, one per size above. */
+static char letter(shm_engine e)
+{
+    switch (e) {
+    case SHM_ENGINE_STAGE: return 'S';
+    case SHM_ENGINE_CMA: return 'C';
+    case SHM_ENGINE_CMA_WHOLE: return 'W';
+    case SHM_ENGINE_DIRECT: return 'D';
+    case SHM_ENGINE_PRIVATE: return 'P';
+    default: return '?';
+    }
+}
+
+/* How a rank sees its own buffers and, after the arrival, everyone's: malloc
+ * and thp are both private memory to the plan (the same rows must hold);
+ * mixed: some ranks' buffers in the heaps, others' private. */
+typedef enum { BUF_COLL, BUF_MALLOC, BUF_THP, BUF_MIXED } buf_kind;
+static const char *const buf_name[] = {"coll", "malloc", "thp", "mixed"};
+
+typedef struct cell_row {
+    buf_kind buf;
+    int n, oversub, in_place;
+    const char *want; /* S stage, C CMA slices, W CMA whole inputs, D direct, P private */
+} cell_row;
+
+/* CMA and the shared heaps work (the usual case). */
+static const cell_row rows[] = {
+    /*                                8 4K- 4K 32K- 32K 64K- 64K 128K 256K- 256K 1M- 1M 256M */
+    {BUF_COLL, 2, 0, 0, "SSDDDDDDDDDDD"},
+    {BUF_COLL, 2, 0, 1, "SSDDDDDDDDDDD"},
+    {BUF_COLL, 6, 1, 0, "SSDDDDDDDDDDD"},
+    {BUF_COLL, 6, 1, 1, "SSDDDDDDDDDDD"},
+    /* 2 ranks a core each: whole inputs from 32K out of place, slices from 64K */
+    {BUF_MALLOC, 2, 0, 0, "SSSSWWWWWCCCC"},
+    {BUF_MALLOC, 2, 0, 1, "SSSSSSCCCCCCC"},
+    {BUF_THP, 2, 0, 0, "SSSSWWWWWCCCC"},
+    {BUF_THP, 2, 0, 1, "SSSSSSCCCCCCC"},
+    {BUF_MIXED, 2, 0, 0, "SSSSWWWWWCCCC"},
+    {BUF_MIXED, 2, 0, 1, "SSSSSSCCCCCCC"},
+    /* more ranks than cores: the private engine from 4K to below 1M */
+    {BUF_MALLOC, 2, 1, 0, "SSPPPPPPPPPCC"},
+    {BUF_MALLOC, 2, 1, 1, "SSPPPPPPPPPCC"},
+    {BUF_MIXED, 2, 1, 0, "SSPPPPPPPPPCC"},
+    /* 4 and 6 ranks a core each: no whole-input window, slices from 64K */
+    {BUF_MALLOC, 4, 0, 0, "SSSSSSCCCCCCC"},
+    {BUF_MALLOC, 4, 0, 1, "SSSSSSCCCCCCC"},
+    {BUF_THP, 6, 0, 0, "SSSSSSCCCCCCC"},
+    {BUF_MIXED, 6, 0, 1, "SSSSSSCCCCCCC"},
+    {BUF_MALLOC, 4, 1, 0, "SSPPPPPPPPPCC"},
+    {BUF_MALLOC, 6, 1, 0, "SSPPPPPPPPPCC"},
+    {BUF_MALLOC, 6, 1, 1, "SSPPPPPPPPPCC"},
+    {BUF_THP, 6, 1, 1, "SSPPPPPPPPPCC"},
+    {BUF_MIXED, 6, 1, 0, "SSPPPPPPPPPCC"},
+};
+
+/* The engine a rank ends up with: the plan before the arrival and, where it
+ * says "arrive", again with every post. mine_in_heap: this rank's view. */
+static shm_engine run_plan(const shm_plan_in *base, const shm_knobs *k, int mine_in_heap,
+                           int all_in_heap, int in_place, shm_engine *before)
+{
+    shm_plan_in in = *base;
+    in.mine_in_heap = mine_in_heap;
+    *before = coll__shm_plan(&in, k);
+    if (*before != SHM_ENGINE_ARRIVE && *before != SHM_ENGINE_ARRIVE_COPY) return *before;
+    in.arrived = 1;
+    in.all_in_heap = all_in_heap;
+    in.any_in_place = in_place;
+    return coll__shm_plan(&in, k);
+}
+
+/* The row's engines, one letter per size; NULL when the ranks of a mixed
+ * row (one with its buffers in the heap, one without) would disagree. */
+static const char *engines(const cell_row *r, int cma, int heaps, char *out)
+{
+    shm_knobs k;
+    coll__shm_knobs_default(&k, r->n, r->oversub);
+    for (size_t i = 0; i < NSIZES; i++) {
+        shm_plan_in in = {
+            .kind = COLL_KIND_ALLREDUCE, .bytes = sizes[i], .n = r->n, .cma = cma, .heaps = heaps};
+        int all = r->buf == BUF_COLL && heaps, mine = r->buf == BUF_COLL && heaps;
+        shm_engine before, e = run_plan(&in, &k, mine, all, r->in_place, &before);
+        if (r->buf == BUF_MIXED) { /* the rank with heap buffers decides alike */
+            shm_engine b2;
+            if (run_plan(&in, &k, 1, 0, r->in_place, &b2) != e) return NULL;
+        }
+        out[i] = letter(e);
+    }
+    out[NSIZES] = '\0';
+    return out;
+}
+
+static void check_rows(const cell_row *t, size_t count, int cma, int heaps)
+{
+    int bad = 0;
+    for (size_t i = 0; i < count; i++) {
+        char got[NSIZES + 1];
+        const char *g = engines(&t[i], cma, heaps, got);
+        if (g && strcmp(g, t[i].want) == 0) continue;
+        fprintf(stderr, "%s buffers, %d ranks, %s, %s: got %s, want %s\n", buf_name[t[i].buf],
+                t[i].n, t[i].oversub ? "more ranks than cores" : "a core each",
+                t[i].in_place ? "in place" : "out of place", g ? g : "ranks disagree", t[i].want);
+        bad++;
+    }
+    assert_int_equal(bad, 0);
+}
+
+static void test_allreduce_grid(void **state)
+{
+    (void)state;
+    assert_int_equal(strlen(rows[0].want), NSIZES);
+    check_rows(rows, sizeof rows / sizeof rows[0], 1, 1);
+}
+
+/* Without CMA (ptrace rules, COLL_SHM_CMA=0) private buffers always stage. */
+static void test_without_cma(void **state)
+{
+    (void)state;
+    static const cell_row t[] = {
+        {BUF_MALLOC, 2, 0, 0, "SSSSSSSSSSSSS"},
+        {BUF_MALLOC, 6, 0, 1, "SSSSSSSSSSSSS"},
+        {BUF_MALLOC, 6, 1, 0, "SSPPPPPPPPPSS"},
+        {BUF_COLL, 6, 0, 0, "SSDDDDDDDDDDD"},
+    };
+    check_rows(t, sizeof t / sizeof t[0], 0, 1);
+}
+
+/* Without the shared heaps (COLL_SHM_HEAP_BYTES=0): coll_alloc gives private
+ * memory, so no direct and no private engine. */
+static void test_without_heaps(void **state)
+{
+    (void)state;
+    static const cell_row t[] = {
+        {BUF_COLL, 2, 0, 0, "SSSSWWWWWCCCC"},
+        {BUF_MALLOC, 2, 1, 0, "SSSSWWWWWCCCC"},
+        {BUF_MALLOC, 6, 1, 1, "SSSSSSCCCCCCC"},
+    };
+    check_rows(t, sizeof t / sizeof t[0], 1, 0);
+}
+
+/* Before the arrival: staging that can travel with the arrival, an arrival
+ * first, or an arrival with the input copied to the scratch already. */
+static void test_before_arrival(void **state)
+{
+    (void)state;
+    shm_knobs k, ko;
+    coll__shm_knobs_default(&k, 2, 0);
+    coll__shm_knobs_default(&ko, 2, 1);
+    shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE, .n = 2, .cma = 1, .heaps = 1};
+    in.bytes = 4 * K - 4;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_STAGE);
+    in.bytes = 4 * K; /* direct possible: the peers' buffers decide */
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_ARRIVE);
+    assert_int_equal(coll__shm_plan(&in, &ko), SHM_ENGINE_ARRIVE_COPY);
+    in.mine_in_heap = 1; /* no copy for buffers direct may take */
+    assert_int_equal(coll__shm_plan(&in, &ko), SHM_ENGINE_ARRIVE);
+    in.heaps = 0; /* no heaps: only CMA needs the posts */
+    in.mine_in_heap = 0;
+    assert_int_equal(coll__shm_plan(&in, &ko), SHM_ENGINE_STAGE);
+    in.bytes = 32 * K;
+    assert_int_equal(coll__shm_plan(&in, &ko), SHM_ENGINE_ARRIVE);
+    in.bytes = 0; /* nothing to move */
+    in.heaps = 1;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_STAGE);
+}
+
+/* A heap with no room for some rank's scratch: the private engine's calls go
+ * where they would with a core per rank. */
+static void test_no_scratch(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 2, 1);
+    shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE, .n = 2, .cma = 1, .heaps = 1, .arrived = 1};
+    in.bytes = 8 * K;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);
+    in.no_scratch = 1;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_STAGE);
+    in.bytes = 64 * K;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA_WHOLE);
+    in.bytes = 512 * K;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA);
+}
+
+/* Whole inputs beyond 2 ranks (a knob opens the window) only while the other
+ * inputs fit the chunk buffer. */
+static void test_whole_window_more_ranks(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 4, 0);
+    k.cma_whole_min = 16 * K;
+    k.cma_whole_max = 256 * K;
+    shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE, .n = 4, .cma = 1, .arrived = 1};
+    in.bytes = 64 * K; /* 4 x 64K = the 256K chunk */
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA_WHOLE);
+    in.bytes = 64 * K + 4;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA);
+    in.bytes = 32 * K; /* below the slices' bound: staging when whole is out */
+    in.any_in_place = 1;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_STAGE);
+}
+
+/* The other collectives: CMA from 128K a rank where they have a CMA engine. */
+static void test_other_collectives(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 4, 0);
+    const coll__kind with_cma[] = {COLL_KIND_ALLGATHER, COLL_KIND_REDUCESCATTER,
+                                   COLL_KIND_BROADCAST, COLL_KIND_REDUCE, COLL_KIND_ALLTOALL};
+    for (size_t i = 0; i < sizeof with_cma / sizeof with_cma[0]; i++) {
+        shm_plan_in in = {.kind = with_cma[i], .n = 4, .cma = 1, .heaps = 1, .bytes = 128 * K - 4};
+        assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_STAGE);
+        in.bytes = 128 * K;
+        assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA);
+        in.cma = 0;
+        assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_STAGE);
+    }
+    shm_plan_in b = {.kind = COLL_KIND_BARRIER, .n = 4, .cma = 1, .bytes = M};
+    assert_int_equal(coll__shm_plan(&b, &k), SHM_ENGINE_STAGE);
+    shm_plan_in p = {.kind = COLL_KIND_P2P, .n = 4, .cma = 1, .bytes = M};
+    assert_int_equal(coll__shm_plan(&p, &k), SHM_ENGINE_P2P);
+    shm_plan_in one = {.kind = COLL_KIND_ALLGATHER, .n = 1, .cma = 1, .bytes = M};
+    assert_int_equal(coll__shm_plan(&one, &k), SHM_ENGINE_STAGE);
+}
+
+/* The environment moves a threshold; a bad value is refused by name. */
+static void test_knobs_from_environment(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__err e;
+    coll__err_init(&e, NULL, 0);
+    setenv("COLL_SHM_PRIV_MAX", "2M", 1);
+    assert_int_equal(coll__shm_knobs_read(&k, 4, 1, &e), COLL_OK);
+    assert_int_equal(k.priv_max, 2 * M);
+    shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE, .n = 4, .cma = 1, .heaps = 1, .arrived = 1};
+    in.bytes = M;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);
+    unsetenv("COLL_SHM_PRIV_MAX");
+    assert_int_equal(coll__shm_knobs_read(&k, 4, 0, &e), COLL_OK);
+    assert_int_equal(k.priv_max, 0); /* a core per rank: no window */
+    const char *bad[][2] = {{"COLL_SHM_CMA_MIN", "-1"},
+                            {"COLL_SHM_CHUNK_BYTES", "1G"},
+                            {"COLL_SHM_SPIN_US", "5K"},
+                            {"COLL_SHM_CMA", "yes"},
+                            {"COLL_SHM_DIRECT_MIN", "99999999999999999999"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv(bad[i][0], bad[i][1], 1);
+        coll__err_init(&e, NULL, 0);
+        assert_int_equal(coll__shm_knobs_read(&k, 2, 0, &e), COLL_EINVAL);
+        assert_non_null(strstr(e.msg, bad[i][0]));
+        unsetenv(bad[i][0]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_allreduce_grid),    cmocka_unit_test(test_without_cma),
+        cmocka_unit_test(test_without_heaps),     cmocka_unit_test(test_before_arrival),
+        cmocka_unit_test(test_no_scratch),        cmocka_unit_test(test_whole_window_more_ranks),
+        cmocka_unit_test(test_other_collectives), cmocka_unit_test(test_knobs_from_environment),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
