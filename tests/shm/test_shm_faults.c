@@ -52,7 +52,8 @@ static int count_ok(const char *dir, double *slowest)
     return n;
 }
 
-/* Names in /dev/shm, one per line, into buf. MPI libraries of other jobs on the
+/* Names in /dev/shm, one per line, into buf. MPI libraries, collbench's mpirun
+ * launches (collbench-mpi.*) and Python multiprocessing of other jobs on the
  * host create and remove their own there; those names are not ours to judge. */
 static void list_dev_shm(char *buf, size_t len)
 {
@@ -60,7 +61,8 @@ static void list_dev_shm(char *buf, size_t len)
     DIR *d = opendir("/dev/shm");
     for (struct dirent *e; d && (e = readdir(d));) {
         if (e->d_name[0] == '.' || strncmp(e->d_name, "vader", 5) == 0 ||
-            strncmp(e->d_name, "ompi", 4) == 0 || strncmp(e->d_name, "sem.", 4) == 0)
+            strncmp(e->d_name, "ompi", 4) == 0 || strncmp(e->d_name, "sem.", 4) == 0 ||
+            strncmp(e->d_name, "collbench-mpi.", 14) == 0 || strncmp(e->d_name, "torch_", 6) == 0)
             continue;
         size_t used = strlen(buf);
         snprintf(buf + used, len - used, "%s\n", e->d_name);

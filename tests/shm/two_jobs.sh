@@ -6,9 +6,10 @@ set -u
 BIN=${1:?usage: $0 path/to/collbench}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-shm2.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-# Other tests' Open MPI jobs and Python multiprocessing (the torch tests) come
-# and go there: only names that could be ours count.
-others='^vader_segment\|^sem\.mp-\|^torch_'
+# Other tests' Open MPI jobs, collbench's mpirun launches and Python
+# multiprocessing (the torch tests) come and go there: only names that could be
+# ours count.
+others='^vader_segment\|^sem\.mp-\|^torch_\|^collbench-mpi\.'
 ls /dev/shm 2>/dev/null | grep -v "$others" > "$WORK/before"
 
 run() { # a job of 3 ranks, every size crossing the staging and chunk sizes
