@@ -149,8 +149,8 @@ static void fastest_section(const report_view *v, sbuf *out)
         for (size_t k = 1; k < nw; k++) segs += strcmp(winner[k], winner[k - 1]) != 0;
         if (segs == 1 && winner[0] == NO_CLEAR_WINNER) {
             sb_printf(out,
-                      "%s with %d %s%s: the backends are within noise of each other at every "
-                      "size compared (%s to %s).\n",
+                      "%s with %d %s%s: no backend is the clear fastest at any size compared "
+                      "(%s to %s): the fastest is within noise of the next.\n",
                       coll, p, procs_word(p), where, fmt_size(sizes[0], a, sizeof a),
                       fmt_size(sizes[nw - 1], b, sizeof b));
             continue;
