@@ -123,6 +123,8 @@ typedef struct coll_config {
     int world_size;          /* -1: from the environment */
     double timeout_s;        /* every blocking wait gives up after this; default 300 */
     const char *algo;        /* "auto", "ring", "rhd", "rd", "tree", "direct"...; NULL: "auto" */
+    const char *job_token;   /* the job token (as $COLL_JOB_TOKEN); NULL: $COLL_JOB_TOKEN, else
+                                $COLL_JOB_TOKEN_FILE's, else none */
 } coll_config;
 
 /* The defaults: backend, init_method and algo NULL, rank and world_size -1,

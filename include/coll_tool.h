@@ -79,6 +79,10 @@ typedef struct coll_listen_pick {
  * is up, not loopback; else 127.0.0.1. COLL_OK, or COLL_EINVAL with err naming
  * the variable to set (a job that spans hosts and finds only loopback). */
 int coll_listen_addr_from_env(coll_listen_pick *out, char *err, size_t errlen);
+/* The same pick with store_host as the store's host (NULL or "": the one the
+ * environment names), for a rank that knows where its store is (a torch group). */
+int coll_listen_addr_for_store(const char *store_host, coll_listen_pick *out, char *err,
+                               size_t errlen);
 /* 1 for "localhost", 127.x.y.z and ::1: a host that only this host reaches. */
 int coll_host_is_loopback(const char *host);
 

@@ -9,10 +9,11 @@ required=(cmake make gcc pkg-config libcmocka-dev jq)
 # JSON output; MPI backend; gloo backend (Gloo and the C++ compiler for its
 # thin layer); topology/pinning; training math; report plots and the report's
 # interactive plots (Chart.js, inlined into index.html); netns tests;
-# the torch.distributed backend (bindings/torch).
+# the torch.distributed backend (bindings/torch) and its pip package (pip pulls
+# setuptools and wheel).
 optional=(libjansson-dev libopenmpi-dev openmpi-bin libgloo-dev g++ libhwloc-dev
           libopenblas-dev libplplot-dev plplot-driver-cairo libcairo2-dev libjs-chart.js iproute2 procps
-          python3-torch libtorch-dev pybind11-dev)
+          python3-torch libtorch-dev pybind11-dev python3-pip)
 # CI: the second compiler, libFuzzer's runtime, valgrind, Chromium (the report
 # rendering test runs there rather than skipping), Slurm and munge (the real
 # srun/sbatch tests, tests/netns/slurm.sh), debootstrap (scripts/torch_root.sh's

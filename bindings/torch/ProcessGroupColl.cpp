@@ -5,8 +5,10 @@
 // version switch is the block below.
 #include <torch/extension.h>
 #include <torch/version.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/distributed/c10d/Types.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
 #include <pybind11/chrono.h>
@@ -30,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -39,6 +42,7 @@
 
 extern "C" {
 #include "coll.h"
+#include "coll_tool.h"
 }
 
 // torch 2 moved a backend's collectives from c10d::ProcessGroup (now a
@@ -136,6 +140,11 @@ static coll_dtype to_coll_dtype(const at::Tensor& t, const char* what) {
     return COLL_FLOAT32; // unreachable
 }
 
+// The dtype of a tensor that is only moved, not reduced: bool travels as uint8.
+static coll_dtype move_dtype(const at::Tensor& t, const char* what) {
+    return t.scalar_type() == at::kBool ? COLL_UINT8 : to_coll_dtype(t, what);
+}
+
 static coll_op to_coll_op(const c10d::ReduceOp& op, coll_dtype dt, const char* what) {
     coll_op out;
     switch (op.op_) {
@@ -185,15 +194,36 @@ static const char* profiling_title(const char* what) {
     return titles->insert(std::string("coll:") + what).first->c_str();
 }
 
+// libcoll's failure of a call, as the RuntimeError's text: its one-line
+// message, the failed rank, the status.
+static std::string coll_failure(coll_comm* comm, const std::string& what, int rc) {
+    const char* em = comm ? coll_comm_errmsg(comm) : "";
+    std::string why = (em && *em) ? em : coll_strerror(rc);
+    // " Timed out ", as torch's own backends say it (torch's tests look for it)
+    if (rc == COLL_ETIMEDOUT) why = "Timed out (" + why + ")";
+    std::string msg = "coll: " + what + " failed: " + why;
+    int failed = comm ? coll_comm_failed_rank(comm) : -1;
+    if (failed >= 0) msg += " (failed rank " + std::to_string(failed) + ")";
+    return msg + " [" + coll_status_name(rc) + "]";
+}
+
+class P2PEngine;
+
+class ProcessGroupColl;
+// The group whose completion thread this is (complete_loop), else null.
+static thread_local const ProcessGroupColl* t_completer_of = nullptr;
+
 // One operation. A blocking one is complete when made; a libcoll request, or
 // a Work standing for earlier ones (deps: allreduce_coalesced), is completed
 // by its group's completion thread, the only thread that waits on requests,
 // so that wait(timeout), exception() and is_success() never block behind it.
+// A send or recv (p2p) is completed by the group's P2PEngine when it runs.
 class WorkColl : public c10d::Work {
   public:
     WorkColl(c10d::OpType type, std::string what, coll_comm* comm, coll_request* req, int rc,
              std::function<void()> finish, std::vector<at::Tensor> outputs,
-             std::chrono::milliseconds timeout, std::vector<c10::intrusive_ptr<WorkColl>> deps = {})
+             std::chrono::milliseconds timeout, std::vector<c10::intrusive_ptr<WorkColl>> deps = {},
+             std::shared_ptr<P2PEngine> p2p = nullptr, int source = -1)
         : c10d::Work(-1, type, profiling_title(what.c_str()), outputs),
           what_(std::move(what)),
           comm_(comm),
@@ -202,9 +232,11 @@ class WorkColl : public c10d::Work {
           outputs_(std::move(outputs)),
           deps_(std::move(deps)),
           timeout_(timeout),
+          p2p_(std::move(p2p)),
+          source_(source),
           fut_(c10::make_intrusive<c10::ivalue::Future>(
               c10::ListType::create(c10::TensorType::get()))) {
-        if (!req_ && deps_.empty()) complete(rc);
+        if (!req_ && deps_.empty() && !p2p_) complete(rc);
     }
     ~WorkColl() override {
         if (req_) coll_wait(req_); // buffers must outlive the request
@@ -224,11 +256,17 @@ class WorkColl : public c10d::Work {
     }
     std::vector<at::Tensor> result() override { return outputs_; }
     void synchronize() override {}
+    int sourceRank() const override {
+        TORCH_CHECK(source_ >= 0, "coll: ", what_, ": sourceRank() is a receive's only");
+        return source_;
+    }
 
     // timeout: Work.wait's, else the operation's (opts.timeout), else none.
     // Running out raises; the operation stays in flight (as with gloo, the
     // group should not be used again).
     bool wait(std::chrono::milliseconds timeout) override {
+        run_p2p();
+        complete_here();
         std::exception_ptr e;
         {
             std::unique_lock<std::mutex> g(lk_);
@@ -254,6 +292,7 @@ class WorkColl : public c10d::Work {
     // COLL_TORCH_SYNC_FUTURE=1: wait first (no overlap; for comparisons, and for
     // hosts where the progress thread and the backward pass share too few cores).
     c10::intrusive_ptr<c10::ivalue::Future> getFuture() override {
+        complete_here();
         static const bool sync = [] {
             const char* v = std::getenv("COLL_TORCH_SYNC_FUTURE");
             return v && std::strcmp(v, "1") == 0;
@@ -289,6 +328,17 @@ class WorkColl : public c10d::Work {
         settle_future();
     }
 
+    // The P2PEngine ran this send or recv: done, with its error if any.
+    void complete_p2p(std::exception_ptr e) {
+        {
+            std::lock_guard<std::mutex> g(lk_);
+            complete_locked(COLL_OK);
+            err_ = e;
+        }
+        done_cv_.notify_all();
+        settle_future();
+    }
+
     // Marks the future once (outside lk_: its callbacks may run inline).
     void settle_future() {
         bool mark = false;
@@ -304,6 +354,8 @@ class WorkColl : public c10d::Work {
     }
 
   private:
+    void run_p2p();       // after P2PEngine
+    void complete_here(); // after ProcessGroupColl
     void complete(int rc) {
         std::lock_guard<std::mutex> g(lk_);
         complete_locked(rc);
@@ -311,13 +363,7 @@ class WorkColl : public c10d::Work {
     void complete_locked(int rc) {
         done_ = true;
         if (rc != COLL_OK) {
-            std::string msg = "coll: " + what_ + " failed: ";
-            const char* em = comm_ ? coll_comm_errmsg(comm_) : "";
-            msg += (em && *em) ? em : coll_strerror(rc);
-            int failed = comm_ ? coll_comm_failed_rank(comm_) : -1;
-            if (failed >= 0) msg += " (failed rank " + std::to_string(failed) + ")";
-            msg += std::string(" [") + coll_status_name(rc) + "]";
-            err_ = std::make_exception_ptr(std::runtime_error(msg));
+            err_ = std::make_exception_ptr(std::runtime_error(coll_failure(comm_, what_, rc)));
         } else if (finish_) {
             try {
                 finish_();
@@ -339,6 +385,13 @@ class WorkColl : public c10d::Work {
     std::vector<at::Tensor> outputs_;
     std::vector<c10::intrusive_ptr<WorkColl>> deps_;
     std::chrono::milliseconds timeout_;
+    std::shared_ptr<P2PEngine> p2p_;
+    int source_;
+
+  public:
+    const ProcessGroupColl* owner_ = nullptr; // the group whose queue holds it (enqueue)
+
+  private:
     c10::intrusive_ptr<c10::ivalue::Future> fut_;
     mutable std::mutex lk_;
     std::condition_variable done_cv_;
@@ -347,12 +400,182 @@ class WorkColl : public c10d::Work {
     std::exception_ptr err_;
 };
 
+// send/recv (isend/irecv, batch_isend_irecv): libcoll runs one call at a time
+// and its sends and receives block, so a send and a receive posted one after
+// the other cannot both be in flight. Instead they are queued here and return
+// at once; the group runs every queued one when it next waits for
+// point-to-point traffic (Work.wait() of any of them, gather, scatter, uneven
+// all_to_all, destruction): the k-th queued send together with the k-th
+// queued receive in one coll_sendrecv, so irecv(p) then send(p), a symmetric
+// isend + irecv or a ring of them never deadlocks, at any size.
+//
+// Each message is a header (magic, tag, bytes, dtype) and then its bytes.
+// Tags: a receive takes the first message from its peer with its tag; a
+// message that arrives for another tag is kept until a receive asks for it.
+class P2PEngine {
+  public:
+    explicit P2PEngine(int size) : unexpected_((size_t)size) {}
+
+    void attach(coll_comm* comm) { comm_ = comm; }
+
+    void post(bool send, int peer, int64_t tag, Staged st, c10::intrusive_ptr<WorkColl> w) {
+        std::lock_guard<std::mutex> g(q_mu_);
+        TORCH_CHECK(!closed_, "coll: ", send ? "send" : "recv", ": the group is destroyed");
+        pending_.push_back(Op{send, peer, tag, std::move(st), std::move(w), nullptr});
+    }
+
+    // Runs every queued send and receive; each Work completes (an error stays in it).
+    void run() {
+        std::vector<Op> ops;
+        {
+            std::lock_guard<std::mutex> r(run_mu_);
+            {
+                std::lock_guard<std::mutex> g(q_mu_);
+                for (auto& o : pending_) ops.push_back(std::move(o));
+                pending_.clear();
+            }
+            if (ops.empty()) return;
+            run_locked(ops);
+        }
+        for (auto& o : ops) { // outside run_mu_: a future's callback may post more
+            if (!o.err && !o.send && o.st.copy_back) {
+                try {
+                    o.st.user.copy_(o.st.buf);
+                } catch (...) {
+                    o.err = std::current_exception();
+                }
+            }
+            o.work->complete_p2p(o.err);
+        }
+    }
+
+    // Before the communicator goes: runs what is queued, then refuses more.
+    void close() {
+        {
+            std::lock_guard<std::mutex> g(q_mu_);
+            closed_ = true;
+        }
+        run();
+        std::lock_guard<std::mutex> r(run_mu_);
+        comm_ = nullptr;
+    }
+
+  private:
+    static constexpr int64_t kMagic = 0x636f6c6c70327031; // "collp2p1"
+    struct Op {
+        bool send;
+        int peer;
+        int64_t tag;
+        Staged st;
+        c10::intrusive_ptr<WorkColl> work;
+        std::exception_ptr err;
+        size_t bytes() const { return st.buf.nbytes(); }
+    };
+    struct Msg { // arrived for a tag no receive has asked for yet
+        int64_t tag, dtype;
+        std::vector<char> data;
+    };
+
+    void run_locked(std::vector<Op>& ops) {
+        std::vector<Op*> sends, recvs;
+        for (auto& o : ops) (o.send ? sends : recvs).push_back(&o);
+        size_t i = 0, j = 0;
+        std::exception_ptr fail;
+        while (!fail && (i < sends.size() || j < recvs.size())) {
+            while (j < recvs.size() && take_kept(*recvs[j])) j++;
+            Op* s = i < sends.size() ? sends[i] : nullptr;
+            Op* r = j < recvs.size() ? recvs[j] : nullptr;
+            if (!s && !r) break;
+            try {
+                bool got = exchange(s, r);
+                if (s) i++;
+                if (got) j++;
+            } catch (...) {
+                fail = std::current_exception();
+            }
+        }
+        for (; i < sends.size(); i++) sends[i]->err = fail;
+        for (; j < recvs.size(); j++) recvs[j]->err = fail;
+    }
+
+    void check(int rc, const char* what) {
+        if (rc != COLL_OK) throw std::runtime_error(coll_failure(comm_, what, rc));
+    }
+
+    static std::string mismatch(const Op& r, int64_t bytes, int64_t dtype) {
+        return c10::str("coll: recv: rank ", r.peer, " sent ", bytes, " bytes of ",
+                        static_cast<at::ScalarType>(dtype), " with tag ", r.tag,
+                        " where this rank receives ", r.bytes(), " bytes of ",
+                        r.st.buf.scalar_type());
+    }
+
+    // Sends s whole to its peer while taking the next message from r's peer;
+    // true when that message was r's (else it is kept for a later receive).
+    bool exchange(Op* s, Op* r) {
+        TORCH_CHECK(comm_, "coll: send/recv: the group is destroyed");
+        int64_t ho[4] = {0, 0, 0, 0}, hi[4] = {0, 0, 0, 0};
+        if (s)
+            ho[0] = kMagic, ho[1] = s->tag, ho[2] = (int64_t)s->bytes(),
+            ho[3] = (int64_t)s->st.buf.scalar_type();
+        check(coll_sendrecv(comm_, s ? ho : nullptr, s ? 4 : 0, s ? s->peer : -1, r ? hi : nullptr,
+                            r ? 4 : 0, r ? r->peer : -1, COLL_INT64),
+              "send/recv");
+        TORCH_CHECK(!r || hi[0] == kMagic, "coll: recv: rank ", r ? r->peer : -1,
+                    " sent something other than a coll send (a send/recv pair that does not "
+                    "match, or a gather/scatter on one side)");
+        size_t sn = s ? s->bytes() : 0, rn = r ? (size_t)hi[2] : 0;
+        bool mine = r && hi[1] == r->tag;
+        bool fits = mine && rn == r->bytes() && hi[3] == (int64_t)r->st.buf.scalar_type();
+        std::vector<char> keep(fits ? 0 : rn);
+        char* dst = fits ? static_cast<char*>(r->st.buf.data_ptr()) : keep.data();
+        if (sn || rn)
+            check(coll_sendrecv(comm_, sn ? s->st.buf.data_ptr() : nullptr, sn, sn ? s->peer : -1,
+                                rn ? dst : nullptr, rn, rn ? r->peer : -1, COLL_UINT8),
+                  "send/recv");
+        if (!r) return false;
+        if (!mine) {
+            unexpected_[(size_t)r->peer].push_back(Msg{hi[1], hi[3], std::move(keep)});
+            return false;
+        }
+        if (!fits) r->err = std::make_exception_ptr(std::runtime_error(mismatch(*r, hi[2], hi[3])));
+        return true;
+    }
+
+    // A kept message for r (the first from its peer with its tag) into r.
+    bool take_kept(Op& r) {
+        auto& q = unexpected_[(size_t)r.peer];
+        for (auto it = q.begin(); it != q.end(); ++it) {
+            if (it->tag != r.tag) continue;
+            if (it->data.size() == r.bytes() && it->dtype == (int64_t)r.st.buf.scalar_type())
+                std::memcpy(r.st.buf.data_ptr(), it->data.data(), it->data.size());
+            else
+                r.err = std::make_exception_ptr(
+                    std::runtime_error(mismatch(r, (int64_t)it->data.size(), it->dtype)));
+            q.erase(it);
+            return true;
+        }
+        return false;
+    }
+
+    std::mutex q_mu_; // pending_, closed_
+    std::deque<Op> pending_;
+    bool closed_ = false;
+    std::mutex run_mu_; // one run at a time: comm_, unexpected_
+    coll_comm* comm_ = nullptr;
+    std::vector<std::deque<Msg>> unexpected_;
+};
+
+void WorkColl::run_p2p() {
+    if (p2p_) p2p_->run();
+}
+
 class ProcessGroupColl : public CollBase {
   public:
     ProcessGroupColl(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                      std::chrono::milliseconds timeout)
-        : CollBase(rank, size) {
+        : CollBase(rank, size), p2p_(std::make_shared<P2PEngine>(size)) {
         rendezvous(store, timeout);
+        p2p_->attach(comm_);
         completer_ = std::thread([this]() { complete_loop(); });
     }
     ~ProcessGroupColl() override {
@@ -370,6 +593,7 @@ class ProcessGroupColl : public CollBase {
             completer_.detach();
             for (auto& w : pending_) w->complete_request();
             pending_.clear();
+            p2p_->close();
             coll_comm_destroy(comm_);
             return;
         }
@@ -473,6 +697,7 @@ class ProcessGroupColl : public CollBase {
     WorkPtr allreduce(std::vector<at::Tensor>& tensors,
                       const c10d::AllreduceOptions& opts) override {
         check_single(tensors, "all_reduce");
+        if (reduced_here(tensors[0], opts.reduceOp)) return allreduce_gathered(tensors, opts);
         coll_dtype dt = to_coll_dtype(tensors[0], "all_reduce");
         coll_op op = to_coll_op(opts.reduceOp, dt, "all_reduce");
         Staged s = stage(tensors[0]);
@@ -510,7 +735,7 @@ class ProcessGroupColl : public CollBase {
                       const c10d::BroadcastOptions& opts) override {
         check_single(tensors, "broadcast");
         check_root(opts.rootRank, "broadcast");
-        coll_dtype dt = to_coll_dtype(tensors[0], "broadcast");
+        coll_dtype dt = move_dtype(tensors[0], "broadcast");
         Staged s = stage(tensors[0]);
         coll_request* req = nullptr;
         int rc = coll_ibroadcast(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)s.buf.numel(),
@@ -543,19 +768,75 @@ class ProcessGroupColl : public CollBase {
                         "coll: all_gather: every output tensor must have the input's size and "
                         "dtype");
         }
-        coll_dtype dt = to_coll_dtype(in, "all_gather");
+        coll_dtype dt = move_dtype(in, "all_gather");
         at::Tensor src = in.contiguous();
-        at::Tensor flat = at::empty({(int64_t)size_ * in.numel()}, in.options());
         auto outs = outputs[0];
-        coll_request* req = nullptr;
-        int rc = coll_iallgather(comm_, src.data_ptr(), flat.data_ptr(), (size_t)in.numel(), dt,
-                                 &req);
         auto n = in.numel();
+        coll_request* req = nullptr;
+        if (back_to_back(outs)) { // e.g. out.chunk(world_size): straight into them
+            int rc = coll_iallgather(comm_, src.data_ptr(), outs[0].data_ptr(), (size_t)n, dt,
+                                     &req);
+            return make(
+                c10d::OpType::ALLGATHER, "all_gather", rc, req, [src]() {}, outs, opts.timeout);
+        }
+        at::Tensor flat = at::empty({(int64_t)size_ * n}, in.options());
+        int rc = coll_iallgather(comm_, src.data_ptr(), flat.data_ptr(), (size_t)n, dt, &req);
         auto finish = [outs, flat, src, n]() mutable {
             for (size_t r = 0; r < outs.size(); r++)
                 outs[r].copy_(flat.narrow(0, (int64_t)r * n, n).view(outs[r].sizes()));
         };
         return make(c10d::OpType::ALLGATHER, "all_gather", rc, req, finish, outs, opts.timeout);
+    }
+
+    // outputs[r][i] gets rank r's inputs[i]: every input as bytes in one
+    // buffer, one all_gather (any dtypes, bool included), copied out at the end.
+    WorkPtr allgather_coalesced(std::vector<std::vector<at::Tensor>>& outputs,
+                                std::vector<at::Tensor>& inputs,
+                                const c10d::AllgatherOptions& opts) override {
+        const char* what = "all_gather_coalesced";
+        TORCH_CHECK((int)outputs.size() == size_, "coll: ", what, ": expects ", size_,
+                    " output lists (one per rank), got ", outputs.size());
+        std::vector<at::Tensor> bytes;
+        for (auto& t : inputs) {
+            check_cpu(t, what);
+            bytes.push_back(t.contiguous().view({-1}).view(at::kByte));
+        }
+        for (auto& list : outputs) {
+            TORCH_CHECK(list.size() == inputs.size(), "coll: ", what,
+                        ": every output list must have one tensor per input (", inputs.size(),
+                        "), got ", list.size());
+            for (size_t i = 0; i < list.size(); i++) {
+                check_cpu(list[i], what);
+                TORCH_CHECK(list[i].numel() == inputs[i].numel() &&
+                                list[i].scalar_type() == inputs[i].scalar_type(),
+                            "coll: ", what, ": output ", i,
+                            " must have its input's element count and dtype");
+            }
+        }
+        at::Tensor src = bytes.empty() ? at::empty({0}, at::kByte) : at::cat(bytes);
+        int64_t n = src.numel();
+        at::Tensor all = at::empty({(int64_t)size_ * n}, src.options());
+        coll_request* req = nullptr;
+        int rc = coll_iallgather(comm_, src.data_ptr(), all.data_ptr(), (size_t)n, COLL_UINT8,
+                                 &req);
+        auto outs = outputs;
+        auto finish = [outs, all, src, n]() mutable {
+            for (size_t r = 0; r < outs.size(); r++) {
+                int64_t off = (int64_t)r * n;
+                for (auto& o : outs[r]) {
+                    int64_t b = o.numel() * (int64_t)o.element_size();
+                    // byte-wise: an offset need not suit the dtype's alignment
+                    at::Tensor c = o.is_contiguous() ? o : at::empty(o.sizes(), o.options());
+                    c.view({-1}).view(at::kByte).copy_(all.narrow(0, off, b));
+                    if (!o.is_contiguous()) o.copy_(c);
+                    off += b;
+                }
+            }
+        };
+        std::vector<at::Tensor> flat_outs;
+        for (auto& list : outputs) flat_outs.insert(flat_outs.end(), list.begin(), list.end());
+        return make(c10d::OpType::ALLGATHER_COALESCED, what, rc, req, finish, flat_outs,
+                    opts.timeout);
     }
 
     WorkPtr _allgather_base(at::Tensor& output, at::Tensor& input,
@@ -566,7 +847,7 @@ class ProcessGroupColl : public CollBase {
             output.numel() == input.numel() * size_ && output.scalar_type() == input.scalar_type(),
             "coll: all_gather_into_tensor: output must hold world_size x input elements "
             "of the input's dtype");
-        coll_dtype dt = to_coll_dtype(input, "all_gather_into_tensor");
+        coll_dtype dt = move_dtype(input, "all_gather_into_tensor");
         at::Tensor src = input.contiguous();
         Staged s = stage(output);
         coll_request* req = nullptr;
@@ -642,7 +923,7 @@ class ProcessGroupColl : public CollBase {
         check_cpu(output, what);
         TORCH_CHECK(input.scalar_type() == output.scalar_type(), "coll: ", what,
                     ": input and output dtypes differ");
-        coll_dtype dt = to_coll_dtype(input, what);
+        coll_dtype dt = move_dtype(input, what);
         at::Tensor src = input.contiguous();
         Staged s = stage(output);
         int64_t row_in = input.dim() ? input.numel() / std::max<int64_t>(input.size(0), 1) : 1;
@@ -658,6 +939,7 @@ class ProcessGroupColl : public CollBase {
                                (size_t)(input.numel() / size_), dt);
         } else {
             // Uneven splits: pairwise exchanges (sendrecv), rank+k / rank-k.
+            p2p_->run();
             std::vector<int64_t> is = splits_or_even(inSplits, input, what);
             std::vector<int64_t> os = splits_or_even(outSplits, output, what);
             TORCH_CHECK(row_in == row_out, "coll: ", what, ": rows of input and output differ");
@@ -684,22 +966,19 @@ class ProcessGroupColl : public CollBase {
         return make(c10d::OpType::ALLTOALL_BASE, what, rc, nullptr, copy_back_fn({s}), {output});
     }
 
-    WorkPtr send(std::vector<at::Tensor>& tensors, int dst, int /*tag*/) override {
+    // Queued, not run: see P2PEngine. Any dtype (the bytes travel as they are).
+    WorkPtr send(std::vector<at::Tensor>& tensors, int dst, int tag) override {
         check_single(tensors, "send");
         check_peer(dst, "send");
-        coll_dtype dt = to_coll_dtype(tensors[0], "send");
-        at::Tensor src = tensors[0].contiguous();
-        int rc = coll_send(comm_, src.data_ptr(), (size_t)src.numel(), dt, dst);
-        return make(c10d::OpType::SEND, "send", rc, nullptr, nullptr, tensors);
+        Staged s = stage(tensors[0]); // a copy now if not contiguous: the data as of the call
+        s.copy_back = false;
+        return post_p2p(true, dst, tag, s, c10d::OpType::SEND, tensors, -1);
     }
 
-    WorkPtr recv(std::vector<at::Tensor>& tensors, int src, int /*tag*/) override {
+    WorkPtr recv(std::vector<at::Tensor>& tensors, int src, int tag) override {
         check_single(tensors, "recv");
         check_peer(src, "recv");
-        coll_dtype dt = to_coll_dtype(tensors[0], "recv");
-        Staged s = stage(tensors[0]);
-        int rc = coll_recv(comm_, s.buf.data_ptr(), (size_t)s.buf.numel(), dt, src);
-        return make(c10d::OpType::RECV, "recv", rc, nullptr, copy_back_fn({s}), tensors);
+        return post_p2p(false, src, tag, stage(tensors[0]), c10d::OpType::RECV, tensors, src);
     }
 
     // gather and scatter: the root exchanges with each rank in turn (blocking
@@ -708,8 +987,9 @@ class ProcessGroupColl : public CollBase {
                    const c10d::GatherOptions& opts) override {
         check_single(inputs, "gather");
         check_root(opts.rootRank, "gather");
+        p2p_->run(); // queued sends and receives first: they share the pairs' streams
         const at::Tensor& in = inputs[0];
-        coll_dtype dt = to_coll_dtype(in, "gather");
+        coll_dtype dt = move_dtype(in, "gather");
         int root = (int)opts.rootRank;
         if (rank_ != root) {
             TORCH_CHECK(outputs.empty() || (outputs.size() == 1 && outputs[0].empty()),
@@ -739,8 +1019,9 @@ class ProcessGroupColl : public CollBase {
                     const c10d::ScatterOptions& opts) override {
         check_single(outputs, "scatter");
         check_root(opts.rootRank, "scatter");
+        p2p_->run();
         at::Tensor& out = outputs[0];
-        coll_dtype dt = to_coll_dtype(out, "scatter");
+        coll_dtype dt = move_dtype(out, "scatter");
         int root = (int)opts.rootRank;
         Staged st = stage(out);
         int rc = COLL_OK;
@@ -770,6 +1051,61 @@ class ProcessGroupColl : public CollBase {
     }
 
   private:
+    // True when the tensors are contiguous and follow each other in memory.
+    static bool back_to_back(const std::vector<at::Tensor>& ts) {
+        const char* next = nullptr;
+        for (auto& t : ts) {
+            if (!t.is_contiguous()) return false;
+            const char* p = static_cast<const char*>(t.data_ptr());
+            if (next && p != next) return false;
+            next = p + t.nbytes();
+        }
+        return true;
+    }
+
+    // bool, and the bitwise ops, which libcoll does not reduce: all-gathered,
+    // then reduced here (as gloo: sum and max of bools are or, product and min and).
+    static bool reduced_here(const at::Tensor& t, const c10d::ReduceOp& op) {
+        return t.scalar_type() == at::kBool || op.op_ == c10d::ReduceOp::BAND ||
+               op.op_ == c10d::ReduceOp::BOR || op.op_ == c10d::ReduceOp::BXOR;
+    }
+    WorkPtr allreduce_gathered(std::vector<at::Tensor>& tensors,
+                               const c10d::AllreduceOptions& opts) {
+        at::Tensor t = tensors[0];
+        auto op = opts.reduceOp.op_;
+        bool is_bool = t.scalar_type() == at::kBool;
+        TORCH_CHECK(is_bool || at::isIntegralType(t.scalar_type(), /*includeBool=*/false),
+                    "coll: all_reduce: the bitwise ops need an integer or bool dtype, got ",
+                    t.scalar_type());
+        TORCH_CHECK(op == c10d::ReduceOp::BAND || op == c10d::ReduceOp::BOR ||
+                        op == c10d::ReduceOp::BXOR || op == c10d::ReduceOp::SUM ||
+                        op == c10d::ReduceOp::PRODUCT || op == c10d::ReduceOp::MIN ||
+                        op == c10d::ReduceOp::MAX,
+                    "coll: all_reduce: reduce op ", static_cast<int>(op),
+                    " is not defined for dtype bool (sum, product, min, max, band, bor, bxor)");
+        coll_dtype dt = move_dtype(t, "all_reduce");
+        at::Tensor src = t.contiguous();
+        at::Tensor all = at::empty({(int64_t)size_, src.numel()}, src.options());
+        coll_request* req = nullptr;
+        int rc = coll_iallgather(comm_, src.data_ptr(), all.data_ptr(), (size_t)src.numel(), dt,
+                                 &req);
+        int n = size_;
+        auto finish = [t, src, all, op, n]() mutable {
+            at::Tensor r = all[0].clone();
+            for (int i = 1; i < n; i++) {
+                if (op == c10d::ReduceOp::BXOR)
+                    r.bitwise_xor_(all[i]);
+                else if (op == c10d::ReduceOp::BAND || op == c10d::ReduceOp::PRODUCT ||
+                         op == c10d::ReduceOp::MIN)
+                    r.bitwise_and_(all[i]); // bool only, for the last two
+                else
+                    r.bitwise_or_(all[i]);
+            }
+            t.copy_(r.view(t.sizes()));
+        };
+        return make(c10d::OpType::ALLREDUCE, "all_reduce", rc, req, finish, tensors, opts.timeout);
+    }
+
     // Every tensor of a gather/scatter list: CPU, ref's element count and dtype.
     static void check_same(const std::vector<at::Tensor>& list, const at::Tensor& ref,
                            const char* what, const char* kind) {
@@ -826,7 +1162,38 @@ class ProcessGroupColl : public CollBase {
             w->settle_future();
         return w;
     }
+    WorkPtr post_p2p(bool send, int peer, int tag, Staged st, c10d::OpType type,
+                     std::vector<at::Tensor> tensors, int source) {
+        const char* what = send ? "send" : "recv";
+        auto w = c10::make_intrusive<WorkColl>(
+            type, what, comm_, nullptr, COLL_OK, nullptr, std::move(tensors), ::kNoTimeout,
+            std::vector<c10::intrusive_ptr<WorkColl>>{}, p2p_, source);
+        p2p_->post(send, peer, tag, std::move(st), w);
+        return w;
+    }
+
+  public:
+    // Futures' callbacks (DDP comm hooks' then()) run on the completion thread,
+    // and one that runs another collective of the group and waits for it
+    // (PowerSGD's hook) would wait for itself: the completion thread, asked
+    // for a Work's future or to wait for it, completes the queue up to it here.
+    void complete_through(const WorkColl* target) {
+        for (;;) {
+            c10::intrusive_ptr<WorkColl> w;
+            {
+                std::lock_guard<std::mutex> g(qlk_);
+                if (pending_.empty()) return;
+                w = pending_.front();
+                pending_.pop_front();
+            }
+            w->complete_request();
+            if (w.get() == target) return;
+        }
+    }
+
+  private:
     void enqueue(const c10::intrusive_ptr<WorkColl>& w) {
+        w->owner_ = this;
         std::lock_guard<std::mutex> g(qlk_);
         pending_.push_back(w);
         qcv_.notify_one();
@@ -834,12 +1201,12 @@ class ProcessGroupColl : public CollBase {
 
     // Rank 0 picks a free port and (without a user token) a random job token and
     // publishes both on torch's store; every rank then joins libcoll's tcp://
-    // rendezvous on that port. MASTER_ADDR (if set) is where rank 0 listens.
+    // rendezvous on that port. Rank 0 publishes its own address (listen_address).
     void rendezvous(const c10::intrusive_ptr<c10d::Store>& store,
                     std::chrono::milliseconds timeout) {
-        const char* addr_env = std::getenv("MASTER_ADDR");
-        std::string host = addr_env && *addr_env ? addr_env : "127.0.0.1";
+        std::string host;
         if (rank_ == 0) {
+            host = listen_address(store);
             int port = free_port();
             TORCH_CHECK(port > 0, "coll: could not find a free TCP port for libcoll's store");
             std::string tok;
@@ -852,12 +1219,9 @@ class ProcessGroupColl : public CollBase {
         }
         std::string port = str(store->get("coll/port"));
         host = str(store->get("coll/host"));
+        // A published token goes in the config, not the environment: this runs
+        // without the GIL, beside Python threads that may read os.environ.
         std::string tok = str(store->get("coll/token"));
-        // A token of this rank's own (set on some ranks only) is put back afterwards.
-        const char* own = std::getenv("COLL_JOB_TOKEN");
-        std::string saved = own ? own : "";
-        bool had_own = own != nullptr;
-        if (!tok.empty()) setenv("COLL_JOB_TOKEN", tok.c_str(), 1);
 
         std::string method = "tcp://" + host + ":" + port;
         const char* be = std::getenv("COLL_BACKEND");
@@ -871,17 +1235,36 @@ class ProcessGroupColl : public CollBase {
         cfg.world_size = size_;
         cfg.timeout_s = timeout.count() > 0 ? timeout.count() / 1000.0 : 300.0;
         cfg.algo = algo && *algo ? algo : nullptr;
+        cfg.job_token = tok.empty() ? nullptr : tok.c_str();
         int rc = coll_comm_create(&cfg, &comm_);
-        if (!tok.empty()) {
-            if (had_own)
-                setenv("COLL_JOB_TOKEN", saved.c_str(), 1);
-            else
-                unsetenv("COLL_JOB_TOKEN");
-        }
         TORCH_CHECK(rc == COLL_OK, "coll: cannot create the libcoll communicator (backend ",
                     backend, ", ", method, ", rank ", rank_, "/", size_,
                     "): ", coll_last_create_error(), " [", coll_status_name(rc), "]");
         // Everyone is in: rank 0 may drop its keys (ignore stores without delete).
+    }
+
+    // The address this rank listens on, as libcoll picks it for its own
+    // transports (COLL_LISTEN_ADDR, COLL_SOCKET_IFNAME, else the interface that
+    // routes to the store's host): a subgroup's rank 0 may be on another host
+    // than MASTER_ADDR. The store's host is torch's TCPStore's, under its
+    // PrefixStores (tcp:// sets no MASTER_ADDR); else the environment's.
+    static std::string listen_address(c10::intrusive_ptr<c10d::Store> s) {
+        std::string store_host;
+        while (s) {
+            if (auto* p = dynamic_cast<c10d::PrefixStore*>(s.get())) {
+                s = p->getUnderlyingStore();
+                continue;
+            }
+            if (auto* t = dynamic_cast<c10d::TCPStore*>(s.get())) store_host = t->getHost();
+            break;
+        }
+        coll_listen_pick pick;
+        char err[512] = "";
+        TORCH_CHECK(
+            coll_listen_addr_for_store(store_host.c_str(), &pick, err, sizeof err) == COLL_OK,
+            "coll: no address for this group's peers to reach: ", err);
+        std::string a = pick.addr;
+        return a.find(':') != std::string::npos ? "[" + a + "]" : a; // IPv6 in tcp://
     }
 
     static int free_port() {
@@ -916,11 +1299,13 @@ class ProcessGroupColl : public CollBase {
     // Waits for the in-flight requests in call order and settles their futures.
     void shut_down() {
         if (completer_.joinable()) completer_.join();
+        p2p_->close();
         if (comm_) coll_comm_destroy(comm_);
         comm_ = nullptr;
     }
 
     void complete_loop() {
+        t_completer_of = this;
         for (;;) {
             c10::intrusive_ptr<WorkColl> w;
             {
@@ -941,6 +1326,7 @@ class ProcessGroupColl : public CollBase {
     static thread_local bool t_destroyed_own_group;
 
     coll_comm* comm_ = nullptr;
+    std::shared_ptr<P2PEngine> p2p_;
     std::thread completer_;
     std::mutex qlk_;
     std::condition_variable qcv_;
@@ -949,6 +1335,11 @@ class ProcessGroupColl : public CollBase {
 };
 
 thread_local bool ProcessGroupColl::t_destroyed_own_group = false;
+
+void WorkColl::complete_here() {
+    if (owner_ && t_completer_of == owner_ && !isCompleted())
+        const_cast<ProcessGroupColl*>(owner_)->complete_through(this);
+}
 
 static bool release_block(void* p) {
     BlockTable& t = blocks();

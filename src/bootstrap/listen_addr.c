@@ -240,11 +240,18 @@ int coll__listen_addr_pick(const char *store_host, int spans, coll_listen_pick *
     return COLL_OK;
 }
 
-int coll_listen_addr_from_env(coll_listen_pick *out, char *err, size_t errlen)
+int coll_listen_addr_for_store(const char *store_host, coll_listen_pick *out, char *err,
+                               size_t errlen)
 {
     coll_launch_env env;
     int found = coll_launch_env_detect(&env);
     int spans = found ? coll__launch_env_spans_hosts(&env) : -1;
-    return coll__listen_addr_pick(found ? coll__launch_env_store_host(&env) : getenv("MASTER_ADDR"),
-                                  spans, out, err, errlen);
+    if (!store_host || !*store_host)
+        store_host = found ? coll__launch_env_store_host(&env) : getenv("MASTER_ADDR");
+    return coll__listen_addr_pick(store_host, spans, out, err, errlen);
+}
+
+int coll_listen_addr_from_env(coll_listen_pick *out, char *err, size_t errlen)
+{
+    return coll_listen_addr_for_store(NULL, out, err, errlen);
 }

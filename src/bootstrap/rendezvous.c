@@ -215,7 +215,8 @@ int coll__rendezvous_init(const coll_config *cfg, coll__rendezvous *rv, coll__er
     rv->local_world_size = found && env.local_world_size > 0 ? env.local_world_size
                                                              : rv->world_size;
 
-    if ((rc = coll__token_from_env(rv->token, err->msg, sizeof err->msg))) return rc;
+    if ((rc = coll__token_from_config(cfg->job_token, rv->token, err->msg, sizeof err->msg)))
+        return rc;
     rv->spans_hosts = found ? coll__launch_env_spans_hosts(&env) : -1;
 
     const char *method = cfg->init_method && *cfg->init_method ? cfg->init_method : "env://";

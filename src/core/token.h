@@ -28,5 +28,8 @@ int coll__token_read_file(const char *path, char out[COLL_TOKEN_HEX_LEN + 1], ch
 /* The job's token: $COLL_JOB_TOKEN (what launchers hand their ranks), else the
  * file $COLL_JOB_TOKEN_FILE names; out "" when neither is set. */
 int coll__token_from_env(char out[COLL_TOKEN_HEX_LEN + 1], char *err, size_t errlen);
+/* given (coll_config.job_token) when it is set, else coll__token_from_env's. */
+int coll__token_from_config(const char *given, char out[COLL_TOKEN_HEX_LEN + 1], char *err,
+                            size_t errlen);
 
 #endif

@@ -81,3 +81,13 @@ int coll__token_from_env(char out[COLL_TOKEN_HEX_LEN + 1], char *err, size_t err
     if (file && *file) return coll__token_read_file(file, out, err, errlen);
     return COLL_OK;
 }
+
+int coll__token_from_config(const char *given, char out[COLL_TOKEN_HEX_LEN + 1], char *err,
+                            size_t errlen)
+{
+    if (!given || !*given) return coll__token_from_env(out, err, errlen);
+    int rc = check_text(given, "the job token (coll_config.job_token)", err, errlen);
+    out[0] = '\0';
+    if (rc == COLL_OK) memcpy(out, given, strlen(given) + 1);
+    return rc;
+}

@@ -194,8 +194,10 @@ def body(rank, world):
         dist.all_reduce(t, group=coll)
         check(f"all_reduce in coll memory {dt}", t.view(-1), want)
         n_checked += 1
+    n_checked += bitwise(rank, world, coll)
     # bad input: a clear RuntimeError, and the communicator still works after it
-    for bad, what in ((lambda: dist.all_reduce(torch.ones(3, dtype=torch.bool), group=coll), "not supported"),
+    for bad, what in ((lambda: dist.all_reduce(torch.ones(3, dtype=torch.bool), op=dist.ReduceOp.AVG, group=coll), "not defined for dtype bool"),
+                      (lambda: dist.all_reduce(torch.ones(3), op=dist.ReduceOp.BAND, group=coll), "integer or bool"),
                       (lambda: dist.all_reduce(torch.ones(3, dtype=torch.int32), op=dist.ReduceOp.AVG, group=coll), "avg"),
                       # straight to the backend: dist.broadcast refuses a src outside the group itself
                       (lambda: bad_root_broadcast(pg, world), "root rank")):
@@ -212,6 +214,38 @@ def body(rank, world):
     dist.barrier(group=coll)
     dist.destroy_process_group()
     return n_checked
+
+
+def bitwise(rank, world, coll):
+    """band/bor/bxor on integers, and bool under every op gloo gives it (sum and
+    max: or; product and min: and), against every rank's input reduced here."""
+    import functools
+    n = 0
+    ands = (dist.ReduceOp.BAND, dist.ReduceOp.PRODUCT, dist.ReduceOp.MIN)
+    cases = [(dt, op) for dt in (torch.int8, torch.uint8, torch.int32, torch.int64)
+             for op in (dist.ReduceOp.BAND, dist.ReduceOp.BOR, dist.ReduceOp.BXOR)]
+    cases += [(torch.bool, op) for op in (dist.ReduceOp.SUM, dist.ReduceOp.PRODUCT, dist.ReduceOp.MIN,
+                                          dist.ReduceOp.MAX, dist.ReduceOp.BAND, dist.ReduceOp.BOR,
+                                          dist.ReduceOp.BXOR)]
+    for dt, op in cases:
+        def mine(r):
+            g = torch.Generator().manual_seed(7 * r + 1)
+            return torch.randint(0, 2 if dt == torch.bool else 100, (2, 19), generator=g).to(dt)
+        fn = (torch.bitwise_xor if op == dist.ReduceOp.BXOR else
+              torch.bitwise_and if op in ands else torch.bitwise_or)
+        want = functools.reduce(fn, [mine(r) for r in range(world)])
+        got = mine(rank).t()  # non-contiguous
+        dist.all_reduce(got, op=op, group=coll)
+        check(f"all_reduce {dt} {op}", got.t(), want)
+        n += 1
+    # bool moved (broadcast, all_gather straight into chunks of one tensor)
+    b = torch.arange(6) % (rank + 2) == 0
+    out = torch.zeros(6 * world, dtype=torch.bool)
+    dist.all_gather(list(out.chunk(world)), b, group=coll)
+    check("all_gather bool", out, torch.cat([torch.arange(6) % (r + 2) == 0 for r in range(world)]))
+    dist.broadcast(b, src=0, group=coll)
+    check("broadcast bool", b, torch.arange(6) % 2 == 0)
+    return n + 2
 
 
 def bad_root_broadcast(pg, world):

@@ -3,7 +3,8 @@ is_success() and is_completed() answer while the operation is in flight,
 all_reduce_coalesced(async_op=True) returns before it completes, the profiler
 sees each operation, all_to_all_single splits dimension 0; and
 COLL_TORCH_ALLOCATOR_MIN=-1 is refused (a warning, the default), not taken as
-2^64-1; a rank's own COLL_JOB_TOKEN survives init_process_group. The peer is held back on torch's store, not by sleeping: nothing here
+2^64-1; a rank's own COLL_JOB_TOKEN survives init_process_group, and the
+token rank 0 publishes never appears in a rank's environment. The peer is held back on torch's store, not by sleeping: nothing here
 depends on timing but the 0.3 s wait timeout, which must run out."""
 import datetime
 import os
@@ -78,9 +79,25 @@ def allocator_min(rank, world):
         os.environ["COLL_JOB_TOKEN"] = "ab" * 16
     import collbench_torch as cb
     import ctypes
-    dist.init_process_group("coll")
+    import threading
     getenv = ctypes.CDLL(None).getenv
     getenv.restype = ctypes.c_char_p
+    # The published token must never pass through rank 0's environment: the
+    # backend is made without the GIL, beside threads like this one.
+    seen, stop = [], threading.Event()
+
+    def watch():
+        while not stop.wait(0.001):
+            if getenv(b"COLL_JOB_TOKEN"):
+                seen.append(1)
+    watcher = threading.Thread(target=watch, daemon=True)
+    if rank == 0:
+        watcher.start()
+    dist.init_process_group("coll")
+    stop.set()
+    if seen:
+        raise AssertionError("COLL_JOB_TOKEN was set in rank 0's environment during "
+                             "init_process_group")
     if rank == 1 and getenv(b"COLL_JOB_TOKEN") != b"ab" * 16:
         raise AssertionError(f"init_process_group left COLL_JOB_TOKEN={getenv(b'COLL_JOB_TOKEN')}, "
                              "not the rank's own token")
@@ -92,8 +109,32 @@ def allocator_min(rank, world):
     return True
 
 
+def barrier_timeout(rank, world):
+    """A barrier the peer never joins raises " Timed out " after the group's
+    timeout (5 s), as torch's backends do; the peer waits on torch's store."""
+    import time
+    dist.init_process_group("gloo")
+    store = dist.distributed_c10d._get_default_store()
+    g = dist.new_group(backend="coll", timeout=datetime.timedelta(seconds=5))
+    if rank == 0:
+        t0 = time.monotonic()
+        try:
+            dist.barrier(group=g)
+            raise AssertionError("a barrier the peer never joined returned")
+        except RuntimeError as e:
+            took = time.monotonic() - t0
+            if " Timed out " not in str(e) or took < 4.5:
+                raise AssertionError(f"barrier after {took:.1f} s: {e}")
+        store.set("barrier_raised", "1")
+    else:
+        store.wait(["barrier_raised"], datetime.timedelta(seconds=120))
+    return True
+
+
 if __name__ == "__main__":
+    torchtest.run(2, barrier_timeout, timeout=150)
     torchtest.run(2, body, timeout=150)
     torchtest.run(2, allocator_min, timeout=150)
     print("OK: wait(timeout), exception() in flight, async all_reduce_coalesced, profiler, "
-          "all_to_all rows, COLL_TORCH_ALLOCATOR_MIN=-1, own COLL_JOB_TOKEN kept")
+          "all_to_all rows, COLL_TORCH_ALLOCATOR_MIN=-1, own COLL_JOB_TOKEN kept, none set, "
+          "barrier Timed out")

@@ -100,14 +100,27 @@ static void test_env_order(void **state)
     assert_string_equal(tok, "from-launcher");
 }
 
+/* coll_config.job_token (the torch backend's per-group token) wins over the
+ * environment, and is checked like it. */
+static void test_config_token(void **state)
+{
+    (void)state;
+    char tok[COLL_TOKEN_HEX_LEN + 1], err[400] = "";
+    setenv(COLL_ENV_JOB_TOKEN_VAR, "from-env", 1);
+    assert_int_equal(coll__token_from_config("from-config", tok, err, sizeof err), COLL_OK);
+    assert_string_equal(tok, "from-config");
+    assert_int_equal(coll__token_from_config(NULL, tok, err, sizeof err), COLL_OK);
+    assert_string_equal(tok, "from-env");
+    assert_int_equal(coll__token_from_config("has space", tok, err, sizeof err), COLL_EINVAL);
+    assert_non_null(strstr(err, "coll_config.job_token"));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, make_dir, remove_file)
     const struct CMUnitTest tests[] = {
-        T(test_first_line),
-        T(test_others_can_read),
-        T(test_bad_contents),
-        T(test_env_order),
+        T(test_first_line), T(test_others_can_read), T(test_bad_contents),
+        T(test_env_order),  T(test_config_token),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
