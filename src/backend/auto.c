@@ -16,6 +16,7 @@
 #include "core/alloc.h"
 #include "core/clock.h"
 #include "core/env.h"
+#include "core/tuning.h"
 #include "core/reduce.h"
 
 #include <stdio.h>
@@ -151,13 +152,11 @@ static int plan_subs(auto_state *st, coll__err *err)
     const coll__host_plan *p = &st->plan;
     char why[320];
     int bad;
-    int hier_env = 1;
-    /* $COLL_AUTO_PIPE_BYTES: the pipeline's chunk (0 turns it off). 4 MiB keeps
-     * each step well above its fixed cost while a 64 MiB all-reduce still has
-     * 16 chunks to overlap. Read on one host too: junk fails wherever it is set. */
-    uint64_t pipe = 4u << 20;
-    int rc = coll__env_flag("COLL_AUTO_HIER", 1, &hier_env, err);
-    if (!rc) rc = coll__env_tuned("COLL_AUTO_PIPE_BYTES", pipe, &pipe, err);
+    /* $COLL_AUTO_PIPE_BYTES: the pipeline's chunk (0 turns it off; its default
+     * in core/tuning.c). Read on one host too: junk fails wherever it is set. */
+    uint64_t hier_env, pipe;
+    int rc = coll__tunable_read("COLL_AUTO_HIER", 0, 0, &hier_env, err);
+    if (!rc) rc = coll__tunable_read("COLL_AUTO_PIPE_BYTES", 0, 0, &pipe, err);
     if (rc) return rc;
     int multi = p->nhosts > 1;
     st->intra.what = "intra-host";

@@ -3,6 +3,7 @@
 
 #include "core/clock.h"
 #include "core/env.h"
+#include "core/tuning.h"
 
 #include <limits.h>
 
@@ -48,8 +49,8 @@ int coll__host_id(int rank, char *buf, size_t len, coll__err *err)
                                                                     : 0;
         snprintf(buf, len, "%s/net%llu", boot, ns);
     }
-    uint64_t k = 0;
-    int rc = coll__env_tuned("COLL_AUTO_RANKS_PER_HOST", 0, &k, err);
+    uint64_t k;
+    int rc = coll__tunable_read("COLL_AUTO_RANKS_PER_HOST", 0, 0, &k, err);
     if (rc) return rc;
     if (k > 0) {
         size_t n = strlen(buf);

@@ -12,6 +12,7 @@
 #include "bootstrap/rendezvous.h"
 #include "core/clock.h"
 #include "core/env.h"
+#include "core/tuning.h"
 #include "core/fault.h"
 #include "core/reduce.h"
 
@@ -50,8 +51,8 @@ static int gloo_init(coll_comm *comm, const coll__rendezvous *rv, void **state, 
 {
     (void)comm;
     /* gloo_context.cc turns the check off for "0": anything but 0 or 1 is refused here. */
-    int check;
-    if (coll__env_flag("COLL_GLOO_CHECK", 1, &check, err)) return COLL_EINVAL;
+    uint64_t check;
+    if (coll__tunable_read("COLL_GLOO_CHECK", 0, 0, &check, err)) return COLL_EINVAL;
     gloo_state *st = calloc(1, sizeof *st);
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;

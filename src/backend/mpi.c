@@ -15,6 +15,7 @@
 #include "backend/backend.h"
 #include "bootstrap/rendezvous.h"
 #include "core/env.h"
+#include "core/tuning.h"
 #include "core/fault.h"
 #include "core/reduce.h"
 #include "core/runtime_mpi.h"
@@ -145,8 +146,8 @@ static int mpi_init(coll_comm *comm, const coll__rendezvous *rv, void **state, c
             "-np N (or srun) and leave rank and world size unset",
             rank, size, rv->rank, rv->world_size);
     }
-    uint64_t max_count = INT_MAX;
-    rc = coll__env_tuned("COLL_MPI_MAX_COUNT", INT_MAX, &max_count, err);
+    uint64_t max_count;
+    rc = coll__tunable_read("COLL_MPI_MAX_COUNT", 0, 0, &max_count, err);
     if (rc) return rc;
     mpi_state *st = calloc(1, sizeof(*st));
     if (!st) return COLL_ENOMEM;

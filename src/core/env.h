@@ -18,10 +18,8 @@ int coll__env_count(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, u
 /* A switch: 0 or 1 (not "off", which would read as on where only 0 turns off). */
 int coll__env_flag(const char *name, int dflt, int *out, coll__err *err);
 
-/* libcoll's tuning variables are listed, with their ranges, in one table
- * (tuning.c, tuning.h). Reads one of them as coll__env_bytes/_count do, by the table's
- * range; a name not in the table is a bug (COLL_EINVAL). */
-int coll__env_tuned(const char *name, uint64_t dflt, uint64_t *out, coll__err *err);
+/* libcoll's tuning variables are read by the table of core/tuning.c
+ * (coll__tunable_read), which gives each its default and range. */
 /* Checks every set tuning variable of the table: COLL_OK, or COLL_EINVAL with
  * err naming the first bad one. A launcher calls it before any rank starts, so
  * a typo is a usage error at once, not a failure of some ranks after others

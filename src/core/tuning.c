@@ -107,14 +107,6 @@ int coll__tunable_read(const char *name, int ranks, int oversub, uint64_t *out, 
     return read_row(t, coll__tunable_default(t, ranks, oversub), out, err);
 }
 
-int coll__env_tuned(const char *name, uint64_t dflt, uint64_t *out, coll__err *err)
-{
-    const coll__tunable *t = coll__tunable_find(name);
-    if (!t || t->kind == COLL__TUNE_FLAG)
-        return coll__err_set(err, COLL_EINVAL, "%s: not a numeric tuning variable", name);
-    return read_row(t, dflt, out, err);
-}
-
 int coll__env_check_tuning(coll__err *err)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {

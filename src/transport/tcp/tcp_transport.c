@@ -5,6 +5,7 @@
 #include "bootstrap/store.h"
 #include "core/clock.h"
 #include "core/env.h"
+#include "core/tuning.h"
 #include "core/sock.h"
 #include "transport/tcp/tcp_connect.h"
 #include "transport/tcp/tcp_peer.h"
@@ -28,8 +29,8 @@
  * net.ipv4.tcp_rmem/wmem[2] (6 MiB/4 MiB by default). A fixed SO_RCVBUF turns
  * autotuning off and is clamped to net.core.rmem_max (208 KiB by default), and
  * on loopback 4 MiB fixed buffers measured 2-15% slower than autotuning
- * (bench/tcp_transport.sh), so fixed sizes are opt-in: $COLL_TCP_SOCKBUF. */
-#define DEFAULT_SOCKBUF 0
+ * (bench/tcp_transport.sh), so fixed sizes are opt-in: $COLL_TCP_SOCKBUF
+ * (default 0, core/tuning.c). */
 
 typedef struct tcp_transport {
     coll__transport base;
@@ -310,8 +311,8 @@ int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank,
     }
     *out = NULL;
     /* $COLL_TCP_SOCKBUF bytes (0: the kernel's autotuning, the default). */
-    uint64_t sockbuf = DEFAULT_SOCKBUF;
-    if (coll__env_tuned("COLL_TCP_SOCKBUF", DEFAULT_SOCKBUF, &sockbuf, err)) return COLL_EINVAL;
+    uint64_t sockbuf;
+    if (coll__tunable_read("COLL_TCP_SOCKBUF", 0, 0, &sockbuf, err)) return COLL_EINVAL;
     coll__err why; /* set-up's error, naming world ranks */
     coll__err_init(&why, world_of, nworld);
     tcp_transport *t = calloc(1, sizeof *t);
