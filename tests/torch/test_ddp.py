@@ -8,7 +8,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torchtest  # noqa: E402
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-from torch.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
 
 STEPS = 20
 
@@ -21,16 +20,7 @@ def make_model():
 
 
 def train(rank, group):
-    model = DDP(make_model(), process_group=group)
-    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    g = torch.Generator().manual_seed(99 + rank)  # each rank its own data
-    for _ in range(STEPS):
-        x = torch.randn(16, 32, generator=g)
-        y = torch.randint(0, 10, (16,), generator=g)
-        opt.zero_grad()
-        torch.nn.functional.cross_entropy(model(x), y).backward()
-        opt.step()
-    return [p.detach().clone() for p in model.parameters()]
+    return torchtest.ddp_train(make_model(), rank, group, STEPS, momentum=0.9)
 
 
 def body(rank, world):

@@ -10,7 +10,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torchtest  # noqa: E402
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-from torch.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
 
 STEPS = 10
 
@@ -21,17 +20,7 @@ def make_model():
 
 
 def train(rank, group, hook, make_state):
-    model = DDP(make_model(), process_group=group)
-    model.register_comm_hook(make_state(group), hook)
-    opt = torch.optim.SGD(model.parameters(), lr=0.05)
-    g = torch.Generator().manual_seed(99 + rank)
-    for _ in range(STEPS):
-        x = torch.randn(16, 32, generator=g)
-        y = torch.randint(0, 10, (16,), generator=g)
-        opt.zero_grad()
-        torch.nn.functional.cross_entropy(model(x), y).backward()
-        opt.step()
-    return [p.detach().clone() for p in model.parameters()]
+    return torchtest.ddp_train(make_model(), rank, group, STEPS, hook=hook, make_state=make_state)
 
 
 def gather_coalesced(rank, world, coll):

@@ -16,6 +16,25 @@ except ImportError as e:  # pragma: no cover
     sys.exit(SKIP)
 
 
+def ddp_train(model, rank, group, steps, momentum=0.0, hook=None, make_state=None):
+    """steps of SGD (lr 0.05) on DDP(model) over group, each rank its own seeded
+    data, with hook registered (its state made by make_state(group)) when given;
+    the parameters after."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    model = DDP(model, process_group=group)
+    if hook is not None:
+        model.register_comm_hook(make_state(group), hook)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=momentum)
+    g = torch.Generator().manual_seed(99 + rank)  # each rank its own data
+    for _ in range(steps):
+        x = torch.randn(16, 32, generator=g)
+        y = torch.randint(0, 10, (16,), generator=g)
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    return [p.detach().clone() for p in model.parameters()]
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
