@@ -209,17 +209,14 @@ static void figure(const report_view *v, const model_fits *fits, const char *col
     report_grid_free(&g);
 }
 
-void report_charts_html(const report_data *d, const report_view *v, const char *chartjs, sbuf *out)
+void report_charts_html(const report_view *v, const model_fits *fits, const char *chartjs,
+                        sbuf *out)
 {
     sbuf json = {0}, html = {0};
     int id = 0;
-    model_fits fits = {0};
-    if (d && d->ncomm && model_fit_rows(d->comm, d->ncomm, 0, &fits) != 0)
-        memset(&fits, 0, sizeof fits);
     sb_puts(&json, "[");
     for (size_t c = 0; c < v->ncollectives; c++)
-        for (int bw = 0; bw < 2; bw++) figure(v, &fits, v->collectives[c], bw, &id, &json, &html);
-    model_fits_free(&fits);
+        for (int bw = 0; bw < 2; bw++) figure(v, fits, v->collectives[c], bw, &id, &json, &html);
     sb_puts(&json, "]");
     if (id > 0) {
         sb_puts(out,

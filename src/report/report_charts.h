@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "model/model_fit.h"
 #include "report/report_text.h"
 #include "report/report_view.h"
 
@@ -22,8 +23,9 @@ char *report_chartjs_load(char *why, size_t whylen);
 
 /* The interactive section: a grid of charts per collective and metric (time,
  * bus bandwidth), the data as JSON, the library and the glue that draws them.
- * d (NULL: none): its rows fit the cost model, whose curve (dashed, labelled a
- * prediction) joins each time panel, as in the PNG/SVG plots. */
-void report_charts_html(const report_data *d, const report_view *v, const char *chartjs, sbuf *out);
+ * fits (NULL: none): the cost model fitted to the rows, whose curve (dashed,
+ * labelled a prediction) joins each time panel, as in the PNG/SVG plots. */
+void report_charts_html(const report_view *v, const model_fits *fits, const char *chartjs,
+                        sbuf *out);
 
 #endif

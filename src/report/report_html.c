@@ -122,7 +122,7 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
     sb_puts(out, "</section>\n");
 
     if (in->chartjs) {
-        report_charts_html(in->d, in->v, in->chartjs, out);
+        report_charts_html(in->v, in->fits, in->chartjs, out);
     } else {
         sb_puts(out, "<p class=\"note\">Interactive plots are not in this page (");
         sb_html_escaped(out, in->chartjs_why ? in->chartjs_why : "no chart library");
@@ -158,7 +158,7 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
         if (folded) sb_puts(out, "</details>\n");
     }
 
-    report_model_html(in->d, out);
+    report_model_html(in->d, in->fits, out);
     sb_puts(out, "<h2>Analysis</h2>\n<details><summary>Every comparison, buffer kind, machine, "
                  "saturation, crossover, scaling and anomaly behind the findings</summary>\n");
     analysis_html(in->analysis, out);

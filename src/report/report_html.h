@@ -3,6 +3,7 @@
 #ifndef REPORT_HTML_H
 #define REPORT_HTML_H
 
+#include "model/model_fit.h"
 #include "report/report_data.h"
 #include "report/report_plot.h"
 #include "report/report_table.h"
@@ -13,6 +14,7 @@ typedef struct report_html_in {
     const char *outdir; /* where the PNGs of plots are */
     const report_data *d;
     const report_view *v;
+    const model_fits *fits;  /* the cost model fitted to d's rows, or NULL */
     const char *chartjs;     /* the Chart.js library's text, or NULL ... */
     const char *chartjs_why; /* ... and why not (report_charts.h) */
     const report_plots *plots;

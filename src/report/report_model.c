@@ -124,23 +124,22 @@ static void whatif_rows(const model_series *m, sbuf *out)
     }
 }
 
-void report_model_html(const report_data *d, sbuf *out)
+void report_model_html(const report_data *d, const model_fits *f, sbuf *out)
 {
-    model_fits f;
     if (d->ncomm == 0) return;
-    if (model_fit_rows(d->comm, d->ncomm, 0, &f) != 0) {
+    if (!f) {
         sb_puts(out, "<h2>Cost model (predictions)</h2>\n<p>The model could not be fitted: out of "
                      "memory.</p>\n");
         return;
     }
     size_t nok = 0;
-    for (size_t i = 0; i < f.n; i++) nok += f.s[i].ok != 0;
+    for (size_t i = 0; i < f->n; i++) nok += f->s[i].ok != 0;
     sb_puts(out,
             "<section id=\"model\">\n<h2>Cost model (predictions)</h2>\n<p class=\"note\">The "
             "alpha-beta-gamma model of collbench model (docs/DESIGN.md \"Cost model\"), fitted to "
             "these rows; the dashed lines of the time plots are its predictions. Fit quality per "
             "series:</p>\n<ul>\n");
-    for (size_t i = 0; i < f.n; i++) fit_line(&f.s[i], out);
+    for (size_t i = 0; i < f->n; i++) fit_line(&f->s[i], out);
     sb_puts(out, "</ul>\n");
     if (nok) {
         sb_printf(out,
@@ -156,10 +155,9 @@ void report_model_html(const report_data *d, sbuf *out)
         for (int l = 0; l < MODEL_WHATIF_NLINKS; l++)
             sb_printf(out, "<th>%g Gbit/s (prediction)</th>", MODEL_WHATIF_GBITS[l]);
         sb_puts(out, "</tr>\n");
-        for (size_t i = 0; i < f.n; i++)
-            if (f.s[i].ok) whatif_rows(&f.s[i], out);
+        for (size_t i = 0; i < f->n; i++)
+            if (f->s[i].ok) whatif_rows(&f->s[i], out);
         sb_puts(out, "</table></div>\n");
     }
     sb_puts(out, "</section>\n");
-    model_fits_free(&f);
 }

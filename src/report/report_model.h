@@ -20,7 +20,8 @@ int report_model_curve(const model_fits *f, const report_series *s, plot_line *l
 
 /* The "Cost model (predictions)" section of index.html: a fit-quality line per
  * series (or why it cannot be fitted) and, per fitted series, the "what if"
- * table. Nothing when d has no communication row. */
-void report_model_html(const report_data *d, sbuf *out);
+ * table. f: the fit of the report's rows (NULL: it could not be made, out of
+ * memory). Nothing when the report has no communication row. */
+void report_model_html(const report_data *d, const model_fits *f, sbuf *out);
 
 #endif

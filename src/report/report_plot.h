@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "model/model_fit.h"
 #include "report/report_data.h"
 #include "report/report_view.h"
 
@@ -33,9 +34,10 @@ typedef struct report_plots {
  * coll__file_write_atomic, so a full disk leaves no cut or empty plot. 0;
  * COLL_ESYS (or COLL_ENOMEM) with out->err naming the file that failed; or
  * COLL_EUNAVAIL when built without PLplot or its cairo drivers are missing
- * (out->n == 0; the reason on log). */
-int report_plots_draw(const report_data *d, const report_view *v, const char *outdir,
-                      report_plots *out, FILE *log);
+ * (out->n == 0; the reason on log). fits: the cost model fitted to d's rows
+ * (report_run), whose curves join the time panels. */
+int report_plots_draw(const report_data *d, const report_view *v, const model_fits *fits,
+                      const char *outdir, report_plots *out, FILE *log);
 
 /* ---- primitives (report_plot_draw.c) ---- */
 

@@ -7,8 +7,8 @@
 
 #ifndef COLL_HAVE_PLPLOT
 
-int report_plots_draw(const report_data *d, const report_view *v, const char *outdir,
-                      report_plots *out, FILE *log)
+int report_plots_draw(const report_data *d, const report_view *v, const model_fits *fits,
+                      const char *outdir, report_plots *out, FILE *log)
 {
     (void)d, (void)v, (void)outdir;
     out->n = 0;
@@ -36,6 +36,7 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
 typedef struct plot_ctx {
     const report_data *d;
     const report_view *v;
+    const model_fits *fits; /* the cost model's, for the time panels' dashed curves */
     const char *backends[16];
     size_t nbackends;
     int procs[16];
@@ -160,11 +161,9 @@ static void draw_vs_size(const plot_ctx *c)
     if (report_grid_build(c->v, c->collective, &g) != 0 || g.n == 0) return;
     plot_line *lines = calloc(g.n * PANEL_LINES, sizeof *lines);
     size_t *nl = calloc(g.n, sizeof *nl);
-    model_fits fits = {0};
+    const model_fits *fits = c->bandwidth ? NULL : c->fits;
     int dashed = 0;
     if (!lines || !nl) goto done;
-    if (!c->bandwidth && model_fit_rows(c->d->comm, c->d->ncomm, 0, &fits) != 0)
-        memset(&fits, 0, sizeof fits);
     plot_range r;
     plot_range_empty(&r);
     for (size_t i = 0; i < g.n; i++) {
@@ -172,8 +171,8 @@ static void draw_vs_size(const plot_ctx *c)
         for (size_t k = 0; k < g.p[i].n; k++)
             nl[i] += series_line(g.p[i].s[k], c->bandwidth, &pl[nl[i]]);
         /* the spare slot: the first series of the panel the model can draw */
-        for (size_t k = 0; k < g.p[i].n && fits.n; k++)
-            if (report_model_curve(&fits, g.p[i].s[k], &pl[nl[i]])) {
+        for (size_t k = 0; k < g.p[i].n && fits && fits->n; k++)
+            if (report_model_curve(fits, g.p[i].s[k], &pl[nl[i]])) {
                 nl[i]++, dashed = 1;
                 break;
             }
@@ -207,7 +206,6 @@ static void draw_vs_size(const plot_ctx *c)
     plot_key((w - GRID_KEY) / w, 1.0 - 10.0 / w, 0.1, 1.0 - (GRID_TOP + q.row_top) / h, g.backends,
              g.nbackends, g.buffers, g.nbuffers, dashed, text);
 done:
-    model_fits_free(&fits);
     free(lines);
     free(nl);
     report_grid_free(&g);
@@ -580,8 +578,8 @@ done:
     free(rows);
 }
 
-int report_plots_draw(const report_data *d, const report_view *v, const char *outdir,
-                      report_plots *out, FILE *log)
+int report_plots_draw(const report_data *d, const report_view *v, const model_fits *fits,
+                      const char *outdir, report_plots *out, FILE *log)
 {
     out->n = 0;
     out->rc = 0;
@@ -590,6 +588,7 @@ int report_plots_draw(const report_data *d, const report_view *v, const char *ou
     memset(&c, 0, sizeof c);
     c.d = d;
     c.v = v;
+    c.fits = fits;
     collect_keys(&c);
 
     /* Per collective its two plots; the first collective's carry the plain names. */

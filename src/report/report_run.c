@@ -2,6 +2,7 @@
  * combined.csv, the markdown tables, analysis.txt, the plots and index.html. */
 #include "report/report.h"
 
+#include "model/model_fit.h"
 #include "report/report_analysis.h"
 #include "report/report_baseline.h"
 #include "report/report_charts.h"
@@ -98,6 +99,8 @@ static int write_report(const report_data *d, const report_view *vp, const repor
     sbuf analysis = {0}, findings = {0}, details = {0}, html = {0};
     rtable findings_table = {0};
     char *chartjs = NULL;
+    model_fits fits = {0};
+    const model_fits *fitted = NULL; /* &fits once made */
     report_plots *plots = calloc(1, sizeof *plots);
     if (!plots) {
         rc = COLL_ENOMEM;
@@ -141,7 +144,10 @@ static int write_report(const report_data *d, const report_view *vp, const repor
     snprintf(path, sizeof path, "%s/analysis.txt", outdir);
     if ((rc = write_sbuf(path, &analysis, err, errlen)) != 0) goto out;
 
-    int prc = report_plots_draw(d, &v, outdir, plots, log);
+    /* the cost model, fitted once: its curves join the plots and charts, and
+     * its fits and "what if" table are a section of the page */
+    if (d->ncomm && model_fit_rows(d->comm, d->ncomm, 0, &fits) == 0) fitted = &fits;
+    int prc = report_plots_draw(d, &v, fitted, outdir, plots, log);
     if (prc != 0 && prc != COLL_EUNAVAIL) {
         snprintf(err, errlen, "%s", plots->err);
         rc = prc;
@@ -153,6 +159,7 @@ static int write_report(const report_data *d, const report_view *vp, const repor
     report_html_in in = {outdir,
                          d,
                          &v,
+                         fitted,
                          chartjs,
                          why,
                          plots,
@@ -177,6 +184,7 @@ out:
     rtable_free(&findings_table);
     rtable_free(&changes);
     sb_free(&html);
+    model_fits_free(&fits);
     free(plots);
     free(chartjs);
     return rc;
