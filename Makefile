@@ -3,15 +3,17 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 JOBS ?= 2
 
-.PHONY: all deps build torch run test clean
+.PHONY: all deps configure build torch run test clean
 
 all: build
 
 deps:
 	@scripts/deps.sh
 
-build: deps
+configure: deps
 	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+
+build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # The torch.distributed backend (docs/TORCH.md), when CMake found torch.
@@ -24,9 +26,11 @@ torch: build
 
 # The main job: `collbench suite` (every backend x 2,4,6 ranks x 1M..256M, the
 # training benchmark, the report) into results/<UTC time>/, printed at the end.
-# SUITE_ARGS=--quick for the 30-second version.
+# SUITE_ARGS=--quick for the 30-second version. It builds only collbench (the
+# suite runs nothing else), not the tests and benchmarks `make build` adds.
 SUITE_ARGS ?=
-run: build
+run: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target collbench
 	$(BUILD)/collbench suite $(SUITE_ARGS)
 
 # CTEST_ARGS: e.g. "-LE soak" (CI's sanitizer builds skip the minute-long runs)
