@@ -7,6 +7,7 @@
 #include "engine/mem_copy_rate.h"
 #include "engine/opt_table.h"
 #include "coll_tool.h"
+#include "cli_common.h"
 #include "exit_codes.h"
 #include "info_gpu.h"
 #include "info_net.h"
@@ -219,22 +220,13 @@ static int print_json(const machine_info *mi, double copy_gbps)
 int cmd_info(int argc, char **argv)
 {
     info_opts o = {0};
-    char err[256];
-    bench_opt_ctx c = {.table = opt_table,
-                       .n = BENCH_OPT_COUNT(opt_table),
-                       .user = &o,
-                       .err = err,
-                       .errlen = sizeof err};
-    int rc = bench_opt_parse(&c, argc, argv);
+    int rc = cli_parse_options("collbench info", opt_table, BENCH_OPT_COUNT(opt_table), &o, NULL,
+                               NULL, argc, argv);
     if (rc == BENCH_OPT_HELP) {
         usage(stdout);
         return 0;
     }
-    if (rc) {
-        fprintf(stderr, "collbench info: %s\n", err);
-        usage(stderr);
-        return EXIT_USAGE;
-    }
+    if (rc) return rc;
     if (o.markdown && !o.tuning) {
         fprintf(stderr, "collbench info: --markdown goes with --tuning\n");
         return EXIT_USAGE;

@@ -144,16 +144,10 @@ int cmd_model(int argc, char **argv)
 {
     model_opts o = {.files = calloc(argc > 0 ? (size_t)argc : 1, sizeof(const char *))};
     if (!o.files) return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
-    char err[256];
-    bench_opt_ctx c = {.table = opt_table,
-                       .n = BENCH_OPT_COUNT(opt_table),
-                       .user = &o,
-                       .err = err,
-                       .errlen = sizeof err,
-                       .positional = on_file};
-    int code, rc = bench_opt_parse(&c, argc, argv);
+    int code, rc = cli_parse_options("collbench model", opt_table, BENCH_OPT_COUNT(opt_table), &o,
+                                     NULL, on_file, argc, argv);
     if (rc == BENCH_OPT_HELP) usage(stdout), code = 0;
-    else if (rc) fprintf(stderr, "collbench model: %s\n", err), usage(stderr), code = EXIT_USAGE;
+    else if (rc) code = rc;
     else code = run(&o);
     free(o.files);
     free(o.sizes);
