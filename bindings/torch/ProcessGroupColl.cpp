@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -696,6 +697,7 @@ class ProcessGroupColl : public CollBase {
 
     WorkPtr allreduce(std::vector<at::Tensor>& tensors,
                       const c10d::AllreduceOptions& opts) override {
+        if (tensors.size() == 1 && tensors[0].is_sparse()) return allreduce_sparse_coo(tensors, opts);
         check_single(tensors, "all_reduce");
         if (reduced_here(tensors[0], opts.reduceOp)) return allreduce_gathered(tensors, opts);
         coll_dtype dt = to_coll_dtype(tensors[0], "all_reduce");
@@ -1104,6 +1106,58 @@ class ProcessGroupColl : public CollBase {
             t.copy_(r.view(t.sizes()));
         };
         return make(c10d::OpType::ALLREDUCE, "all_reduce", rc, req, finish, tensors, opts.timeout);
+    }
+
+    // A sparse (COO) tensor, summed as torch's gloo sums it: every rank's
+    // indices and values all-gathered (the counts first, then each padded to
+    // the largest), added here and coalesced into the caller's tensor. Blocking
+    // (two all_gathers whose sizes depend on each other); the Work is complete.
+    WorkPtr allreduce_sparse_coo(std::vector<at::Tensor>& tensors,
+                                 const c10d::AllreduceOptions& opts) {
+        const char* what = "all_reduce (sparse)";
+        at::Tensor t = tensors[0];
+        TORCH_CHECK(t.device().is_cpu(), "coll: ", what, ": only CPU tensors are supported, got a ",
+                    t.device(), " tensor");
+        TORCH_CHECK(opts.reduceOp.op_ == c10d::ReduceOp::SUM, "coll: ", what,
+                    ": sparse tensors are summed only (as gloo), got reduce op ",
+                    static_cast<int>(opts.reduceOp.op_));
+        // An entry as a row of bytes: its index in each sparse dimension (int64),
+        // then its dense values. Made before any exchange: an error here must
+        // not leave the other ranks waiting in one.
+        at::Tensor in = t.coalesce();
+        int64_t nnz = in._nnz(), sdims = in.sparse_dim(),
+                ibytes = sdims * (int64_t)sizeof(int64_t), vbytes = (int64_t)in.element_size();
+        for (int64_t d = sdims; d < in.dim(); d++) vbytes *= in.size(d);
+        // Reinterpreting a tensor's bytes needs fresh row-major memory: a view's
+        // strides (a [n, 1] transpose) or offset (a row of mixed fields) may not allow it.
+        auto fresh = [](const at::Tensor& x) { return at::empty(x.sizes(), x.options()).copy_(x); };
+        at::Tensor mine = at::empty({nnz, ibytes + vbytes}, at::kByte);
+        at::Tensor idx = fresh(in._indices().t()), val = fresh(in._values());
+        mine.narrow(1, 0, ibytes).copy_(idx.view(at::kByte).view({nnz, ibytes}));
+        mine.narrow(1, ibytes, vbytes).copy_(val.view(at::kByte).view({nnz, vbytes}));
+        std::vector<int64_t> counts((size_t)size_);
+        int rc = coll_allgather(comm_, &nnz, counts.data(), 1, COLL_INT64);
+        int64_t most = rc == COLL_OK ? *std::max_element(counts.begin(), counts.end()) : 0;
+        at::Tensor rows = at::zeros({most, ibytes + vbytes}, at::kByte);
+        if (rc == COLL_OK) rows.narrow(0, 0, nnz).copy_(mine);
+        at::Tensor all = at::empty({(int64_t)size_ * most, ibytes + vbytes}, at::kByte);
+        if (rc == COLL_OK && most)
+            rc = coll_allgather(comm_, rows.data_ptr(), all.data_ptr(), (size_t)rows.numel(),
+                                COLL_UINT8);
+        if (rc == COLL_OK) {
+            std::vector<at::Tensor> is, vs;
+            for (int r = 0; r < size_; r++) {
+                at::Tensor theirs = all.narrow(0, (int64_t)r * most, counts[(size_t)r]);
+                is.push_back(fresh(theirs.narrow(1, 0, ibytes)).view(at::kLong));
+                vs.push_back(fresh(theirs.narrow(1, ibytes, vbytes)).view(val.scalar_type()));
+            }
+            std::vector<int64_t> vshape(val.sizes().begin(), val.sizes().end());
+            vshape[0] = -1;
+            at::Tensor sum = at::sparse_coo_tensor(at::cat(is).t(), at::cat(vs).view(vshape),
+                                                   t.sizes(), val.options().layout(at::kSparse));
+            t.copy_(sum.coalesce());
+        }
+        return make(c10d::OpType::ALLREDUCE, what, rc, nullptr, nullptr, tensors, opts.timeout);
     }
 
     // Every tensor of a gather/scatter list: CPU, ref's element count and dtype.
