@@ -38,14 +38,14 @@ GLOO_ONLY = {
     "test_monitored_barrier_wait_all_ranks": _MONITORED,
 }
 
-# --quick: one test of each CPU collective coll has, which coll passes today
-# (nonblocking isend/irecv, ANY_SOURCE, batch_isend_irecv,
-# all_gather_coalesced and the barrier timeout are not in it: coll fails them).
-# One test per kind of call (reduce, root, gather, point to point): each is
-# a 2-rank job per backend that imports torch, and CI runs them on two torches.
+# --quick: one test per kind of call (reduce, root, gather, point to point),
+# and one the suite restricts to gloo (sparse all_reduce: it runs on coll only
+# through conformance_suite.py's AS_GLOO, so this set fails if that breaks).
+# Each is a 2-rank job per backend that imports torch, and CI runs them on two
+# torches.
 QUICK = [
     "test_all_reduce_sum", "test_broadcast", "test_all_gather",
-    "test_send_recv", "test_scatter",
+    "test_send_recv", "test_scatter", "test_sparse_all_reduce_sum",
 ]
 
 
