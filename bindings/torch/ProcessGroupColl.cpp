@@ -726,12 +726,39 @@ class ProcessGroupColl : public CollBase {
             o.reduceOp = opts.reduceOp;
             works.push_back(c10::static_intrusive_pointer_cast<WorkColl>(allreduce(one, o)));
         }
-        auto w = c10::make_intrusive<WorkColl>(c10d::OpType::ALLREDUCE_COALESCED,
-                                               "all_reduce_coalesced", comm_, nullptr, COLL_OK,
-                                               nullptr, tensors, opts.timeout, std::move(works));
-        enqueue(w);
-        return w;
+        return standing_for(c10d::OpType::ALLREDUCE_COALESCED, "all_reduce_coalesced",
+                            std::move(works), tensors, opts.timeout);
     }
+
+#if COLL_TORCH2
+    // torch 2's coalescing manager (dist._coalescing_manager) on CPU: as
+    // all_reduce_coalesced, one operation per pair on the ordered queue and a
+    // Work standing for them. Every pair is checked before any is queued.
+    WorkPtr allgather_into_tensor_coalesced(std::vector<at::Tensor>& outputs,
+                                            std::vector<at::Tensor>& inputs,
+                                            const c10d::AllgatherOptions& opts) override {
+        const char* what = "all_gather_into_tensor_coalesced";
+        check_pairs(outputs, inputs, size_, 1, "world_size x", what);
+        std::vector<c10::intrusive_ptr<WorkColl>> works;
+        for (size_t i = 0; i < inputs.size(); i++)
+            works.push_back(c10::static_intrusive_pointer_cast<WorkColl>(
+                _allgather_base(outputs[i], inputs[i], opts)));
+        return standing_for(c10d::OpType::COALESCED, what, std::move(works), outputs, opts.timeout);
+    }
+
+    WorkPtr reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outputs,
+                                            std::vector<at::Tensor>& inputs,
+                                            const c10d::ReduceScatterOptions& opts) override {
+        const char* what = "reduce_scatter_tensor_coalesced";
+        check_pairs(outputs, inputs, 1, size_, "1/world_size of", what);
+        for (auto& o : outputs) to_coll_op(opts.reduceOp, to_coll_dtype(o, what), what);
+        std::vector<c10::intrusive_ptr<WorkColl>> works;
+        for (size_t i = 0; i < inputs.size(); i++)
+            works.push_back(c10::static_intrusive_pointer_cast<WorkColl>(
+                _reduce_scatter_base(outputs[i], inputs[i], opts)));
+        return standing_for(c10d::OpType::COALESCED, what, std::move(works), outputs, opts.timeout);
+    }
+#endif
 
     WorkPtr broadcast(std::vector<at::Tensor>& tensors,
                       const c10d::BroadcastOptions& opts) override {
@@ -1158,6 +1185,33 @@ class ProcessGroupColl : public CollBase {
             t.copy_(sum.coalesce());
         }
         return make(c10d::OpType::ALLREDUCE, what, rc, nullptr, nullptr, tensors, opts.timeout);
+    }
+
+    // A Work queued behind works, complete when they all are (the first error is its error).
+    WorkPtr standing_for(c10d::OpType type, const char* what,
+                         std::vector<c10::intrusive_ptr<WorkColl>> works,
+                         std::vector<at::Tensor> outputs, std::chrono::milliseconds timeout) {
+        auto w = c10::make_intrusive<WorkColl>(type, what, comm_, nullptr, COLL_OK, nullptr,
+                                               std::move(outputs), timeout, std::move(works));
+        enqueue(w);
+        return w;
+    }
+
+    // Coalesced pairs: as many outputs as inputs, each pair CPU tensors of one
+    // dtype with output elements x in_per = input elements x out_per.
+    static void check_pairs(const std::vector<at::Tensor>& outputs,
+                            const std::vector<at::Tensor>& inputs, int64_t out_per, int64_t in_per,
+                            const char* relation, const char* what) {
+        TORCH_CHECK(outputs.size() == inputs.size(), "coll: ", what, ": ", outputs.size(),
+                    " outputs for ", inputs.size(), " inputs");
+        for (size_t i = 0; i < inputs.size(); i++) {
+            check_cpu(inputs[i], what);
+            check_cpu(outputs[i], what);
+            TORCH_CHECK(outputs[i].numel() * in_per == inputs[i].numel() * out_per &&
+                            outputs[i].scalar_type() == inputs[i].scalar_type(),
+                        "coll: ", what, ": pair ", i, ": the output must hold ", relation,
+                        " the input's elements, of its dtype");
+        }
     }
 
     // Every tensor of a gather/scatter list: CPU, ref's element count and dtype.

@@ -196,6 +196,7 @@ def body(rank, world):
         n_checked += 1
     n_checked += bitwise(rank, world, coll)
     n_checked += sparse(rank, world, coll, gloo)
+    n_checked += coalescing(rank, world, coll)
     # bad input: a clear RuntimeError, and the communicator still works after it
     for bad, what in ((lambda: dist.all_reduce(torch.ones(3, dtype=torch.bool), op=dist.ReduceOp.AVG, group=coll), "not defined for dtype bool"),
                       (lambda: dist.all_reduce(torch.ones(3), op=dist.ReduceOp.BAND, group=coll), "integer or bool"),
@@ -295,6 +296,43 @@ def sparse(rank, world, coll, gloo):
     else:
         raise AssertionError("a sparse all_reduce with max was accepted")
     return n + 1
+
+
+def coalescing(rank, world, coll):
+    """torch 2's coalescing manager (sync and async) around all_reduce,
+    all_gather_into_tensor and reduce_scatter_tensor: each group of calls goes
+    to coll as one coalesced call; results against values computed here."""
+    if not hasattr(dist, "_coalescing_manager"):
+        if rank == 0:
+            print(f"torch {torch.__version__} has no coalescing manager: not checked", flush=True)
+        return 0
+    mine = [torch.arange(4 * world, dtype=torch.float32) * (rank + 1) + k for k in range(3)]
+    total = sum(range(1, world + 1))
+    sums = [torch.arange(4 * world, dtype=torch.float32) * total + k * world for k in range(3)]
+    for async_ops in (False, True):
+        got = [t.clone() for t in mine]
+        with dist._coalescing_manager(group=coll, async_ops=async_ops) as cm:
+            for t in got:
+                dist.all_reduce(t, group=coll)
+        if async_ops:
+            cm.wait()
+        for k in range(3):
+            check(f"coalesced all_reduce {k} (async {async_ops})", got[k], sums[k])
+    outs = [torch.empty(4 * world * world) for _ in range(3)]
+    with dist._coalescing_manager(group=coll):
+        for o, t in zip(outs, mine):
+            dist.all_gather_into_tensor(o, t, group=coll)
+    for k in range(3):
+        want = torch.cat([torch.arange(4 * world, dtype=torch.float32) * (r + 1) + k
+                          for r in range(world)])
+        check(f"coalesced all_gather_into_tensor {k}", outs[k], want)
+    outs = [torch.empty(4) for _ in range(3)]
+    with dist._coalescing_manager(group=coll):
+        for o, t in zip(outs, mine):
+            dist.reduce_scatter_tensor(o, t, group=coll)
+    for k in range(3):
+        check(f"coalesced reduce_scatter_tensor {k}", outs[k], sums[k][4 * rank:4 * rank + 4])
+    return 4
 
 
 def check_sparse(name, got, want):
