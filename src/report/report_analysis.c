@@ -42,27 +42,36 @@ static const char *over_passes(const report_ranked *a, const report_ranked *b, c
 }
 
 /* What a claimed difference rests on: "; apart in every pass" where both
- * sides were measured in several passes, "; mpi in one pass only" where one
- * side was (a backend in a step of its own: no rerun backs its cell), ""
- * where neither was. */
-static const char *pass_basis(const report_ranked *a, const report_ranked *b, char *buf, size_t len)
+ * sides were measured in several passes (report_rank_interleaved ranks no
+ * other against them), "" where neither was. */
+static const char *pass_basis(const report_ranked *a, const report_ranked *b)
 {
-    const report_ranked *one = a->s->passes < 2 ? a : b->s->passes < 2 ? b : NULL;
-    const report_ranked *many = one == a ? b : a;
-    if (!one) return "; apart in every pass";
-    if (many->s->passes < 2) return "";
-    snprintf(buf, len, "; %s in one pass only", one->s->backend);
-    return buf;
+    return a->s->passes >= 2 && b->s->passes >= 2 ? "; apart in every pass" : "";
 }
 
 static const char NO_CLEAR_WINNER[] = "no clear winner (within noise)";
 
-/* "; shm is 2.0x faster than tcp (1.00 ms)" for the third and later backends. */
-static void others(const report_ranked *rk, size_t n, sbuf *out)
+/* "; mpi (1.20 ms) is not ranked: ..." for rk[m..n): results measured in a
+ * step of their own, beside ones measured in interleaved passes. */
+static void not_ranked(const report_ranked *rk, size_t m, size_t n, sbuf *out)
 {
-    char t[32], f[16], ps[48];
+    char t[32];
+    for (size_t k = m; k < n; k++)
+        sb_printf(out,
+                  "%s %s (%s) is not ranked against %s: measured in a step of its own, in one "
+                  "pass, where the others were interleaved (a rerun of the steps can reverse "
+                  "the order)",
+                  m > 0 || k > m ? ";" : "", rk[k].s->backend,
+                  fmt_time_us(rk[k].us, t, sizeof t), m > 1 ? "them" : "it");
+}
+
+/* "; shm is 2.0x faster than tcp (1.00 ms)" for the third and later of the m
+ * backends ranked, then the n - m not ranked. */
+static void others(const report_ranked *rk, size_t m, size_t n, sbuf *out)
+{
+    char t[32], f[16];
     spread_kind used;
-    for (size_t k = 2; k < n; k++) {
+    for (size_t k = 2; k < m; k++) {
         spread_verdict d = report_rows_differ(rk[0].r, rk[k].r, &used);
         if (d == WITHIN_NOISE)
             sb_printf(out, "; %s is within noise of %s (%s)", rk[0].s->backend, rk[k].s->backend,
@@ -71,15 +80,17 @@ static void others(const report_ranked *rk, size_t n, sbuf *out)
             sb_printf(out, "; %s is %sx faster than %s (%s%s%s)", rk[0].s->backend,
                       fmt_factor(rk[0].us > 0 ? rk[k].us / rk[0].us : INFINITY, f, sizeof f),
                       rk[k].s->backend, fmt_time_us(rk[k].us, t, sizeof t), unchecked(d),
-                      pass_basis(&rk[0], &rk[k], ps, sizeof ps));
+                      pass_basis(&rk[0], &rk[k]));
     }
+    not_ranked(rk, m, n, out);
     sb_puts(out, ".\n");
 }
 
-/* One sentence for one size of one group; returns the winner's name or
+/* One sentence for one size of one group, ranking the first m of n results
+ * (report_rank_interleaved, m >= 2); returns the winner's name or
  * NO_CLEAR_WINNER when the fastest two are within noise. */
-static const char *compare_at(const report_ranked *rk, size_t n, const char *coll, uint64_t bytes,
-                              const char *where, sbuf *out)
+static const char *compare_at(const report_ranked *rk, size_t m, size_t n, const char *coll,
+                              uint64_t bytes, const char *where, sbuf *out)
 {
     char sz[32], t0[32], t1[32], f[16], ps[48];
     int p = rk[0].s->nprocs;
@@ -94,7 +105,7 @@ static const char *compare_at(const report_ranked *rk, size_t n, const char *col
                   coll, rk[0].s->backend, rk[1].s->backend, sz, p, procs_word(p), where,
                   fmt_time_us(rk[0].us, t0, sizeof t0), fmt_time_us(rk[1].us, t1, sizeof t1),
                   report_spread_name(used), over_passes(&rk[0], &rk[1], ps, sizeof ps));
-        others(rk, n, out);
+        others(rk, m, n, out);
         return NO_CLEAR_WINNER;
     }
     if (factor < 1.05) {
@@ -102,15 +113,14 @@ static const char *compare_at(const report_ranked *rk, size_t n, const char *col
                   coll, rk[0].s->backend, rk[1].s->backend, sz, p, procs_word(p), where,
                   fmt_time_us(rk[0].us, t0, sizeof t0), fmt_time_us(rk[1].us, t1, sizeof t1),
                   unchecked(d));
-        others(rk, n, out);
+        others(rk, m, n, out);
         return rk[0].s->backend;
     }
     sb_printf(out, "%s: %s is %sx faster than %s at %s with %d %s%s (%s vs %s%s%s)", coll,
               rk[0].s->backend, fmt_factor(factor, f, sizeof f), rk[1].s->backend, sz, p,
               procs_word(p), where, fmt_time_us(rk[0].us, t0, sizeof t0),
-              fmt_time_us(rk[1].us, t1, sizeof t1), unchecked(d),
-              pass_basis(&rk[0], &rk[1], ps, sizeof ps));
-    others(rk, n, out);
+              fmt_time_us(rk[1].us, t1, sizeof t1), unchecked(d), pass_basis(&rk[0], &rk[1]));
+    others(rk, m, n, out);
     return rk[0].s->backend;
 }
 
@@ -137,8 +147,9 @@ static void fastest_section(const report_view *v, sbuf *out)
         size_t ns = report_group_sizes(v, g, sizes), nw = 0;
         for (size_t si = 0; si < ns; si++) {
             size_t n = report_rank_backends(v, g, sizes[si], rk);
-            if (n < 2) continue;
-            winner[nw] = compare_at(rk, n, coll, sizes[si], where, out);
+            size_t m = report_rank_interleaved(rk, n);
+            if (m < 2) continue; /* nothing ranked: the tables still list them */
+            winner[nw] = compare_at(rk, m, n, coll, sizes[si], where, out);
             sizes[nw++] = sizes[si]; /* compacted: only sizes with a comparison */
             any = 1;
         }

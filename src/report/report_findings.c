@@ -37,7 +37,8 @@ static size_t group_cells(const report_view *v, const report_series *g, report_r
 {
     size_t ns = report_group_sizes(v, g, sizes), n = 0;
     for (size_t i = 0; i < ns; i++) {
-        size_t nr = report_rank_backends(v, g, sizes[i], rk);
+        /* only what may be ranked: not a step of its own beside interleaved ones */
+        size_t nr = report_rank_interleaved(rk, report_rank_backends(v, g, sizes[i], rk));
         if (nr < 2) continue;
         cell x = {.bytes = sizes[i], .first = rk[0].s->backend, .factor = INFINITY};
         x.tied[x.ntied++] = x.first;

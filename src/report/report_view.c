@@ -180,6 +180,21 @@ static int cmp_ranked(const void *a, const void *b)
     return strcmp(x->s->backend, y->s->backend);
 }
 
+size_t report_rank_interleaved(report_ranked *rk, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) m += rk[i].s->passes >= 2;
+    if (m == 0) return n;
+    /* stable: the interleaved ones keep their order, then the others theirs */
+    for (size_t i = 0, k = 0; i < n; i++) {
+        if (rk[i].s->passes < 2) continue;
+        report_ranked x = rk[i];
+        memmove(&rk[k + 1], &rk[k], (i - k) * sizeof *rk);
+        rk[k++] = x;
+    }
+    return m;
+}
+
 size_t report_rank_backends(const report_view *v, const report_series *g, uint64_t bytes,
                             report_ranked *out)
 {

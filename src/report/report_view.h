@@ -58,6 +58,15 @@ typedef struct report_ranked {
 size_t report_rank_backends(const report_view *v, const report_series *g, uint64_t bytes,
                             report_ranked *out);
 
+/* Of n ranked results, those that may be ranked against each other first (in
+ * their order), the others after them; how many may. Results measured in
+ * several interleaved passes are not ranked against one measured in a single
+ * pass (a step of its own, as the suite's mpi and nccl): a transient that
+ * lasts a whole step moves that step's cells only, and a rerun of both steps
+ * has reversed such a claim (docs/PERFORMANCE.md). With none in several
+ * passes, all may (a plain run, or older files). */
+size_t report_rank_interleaved(report_ranked *rk, size_t n);
+
 /* What tells s apart from the other series beyond collective, backend and
  * process count, to follow a name: " on cpubox, coll buffers" where machines
  * vary, ", coll buffers" where only buffer kinds do, "" when nothing varies. */

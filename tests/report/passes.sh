@@ -2,7 +2,8 @@
 # --passes 2): one pass of shm at 10 MiB is inflated 2x by a transient. The
 # report judges each cell over both passes, so that transient gives "within
 # noise", never a finding; at 1 MiB both passes agree and the finding stays,
-# and a backend measured once (mpi) is named as such in the claim.
+# and a backend measured once (mpi, a step of its own) is not ranked against
+# the interleaved ones: a rerun of the steps can reverse such an order.
 # full_results.md keeps every pass's row.
 . "$(dirname "$0")/lib.sh"
 
@@ -10,8 +11,11 @@ OUT=$WORK/report
 run_report 0 "$FIX/passes.csv" -o "$OUT"
 A=$OUT/analysis.txt
 
-# mpi, a step of its own, has one pass: its claim says so.
-expect_in "$A" "allreduce: auto is 2.0x faster than shm at 1 MiB with 2 processes (105.0 us vs 205.0 us; apart in every pass); auto is 3.8x faster than mpi (400.0 us; mpi in one pass only)."
+# mpi, a step of its own, has one pass: listed, not ranked, here and in the findings.
+expect_in "$A" "allreduce: auto is 2.0x faster than shm at 1 MiB with 2 processes (105.0 us vs 205.0 us; apart in every pass); mpi (400.0 us) is not ranked against them: measured in a step of its own, in one pass, where the others were interleaved (a rerun of the steps can reverse the order)."
+if grep -q "than mpi\|mpi is [0-9.]*x faster\|over mpi" "$A"; then
+    fail "mpi, measured in one pass of its own, was ranked: $(grep -n 'mpi' "$A" | head -3)"
+fi
 expect_in "$A" "allreduce: auto and shm are within noise at 10 MiB with 2 processes (350.0 us vs 517.5 us; their p25-p75 ranges over 2 passes overlap)."
 if grep -q "faster than shm at 10 MiB" "$A"; then
     fail "one inflated pass became a finding: $(grep 'at 10 MiB' "$A")"
