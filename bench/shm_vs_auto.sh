@@ -1,8 +1,10 @@
 #!/bin/bash
 # shm against auto on one host over the main job's all-reduce grid (2, 4, 6
 # ranks x 1M, 10M, 100M, 256M, in place), with malloc and coll buffers. The
-# two backends run alternately (shm auto shm auto ...: ROUNDS pairs), each run
-# a separate collbench allreduce, so that both see the same machine. Per cell
+# two backends run alternately, the order reversed every other round (shm auto,
+# auto shm, ...: ROUNDS pairs; a backend that always ran first would carry
+# whatever the run before leaves behind), each run a separate collbench
+# allreduce, so that both see the same machine. Per cell
 # the table gives each pair's shm/auto ratio of p50 times and its verdict by
 # the report's rule (a difference only where the two p25-p75 ranges do not
 # overlap), then the cell's: "ok" when shm is within noise of auto or faster
@@ -25,8 +27,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/shm_vs_auto.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 for r in $(seq "$ROUNDS"); do
+    order="shm auto"
+    [ $((r % 2)) = 0 ] && order="auto shm"
     for buf in $BUFFERS; do
-        for side in shm auto; do
+        for side in $order; do
             if ! "$BIN" allreduce --backend "$side" -P "$PROCS" --sizes "$SIZES" --inplace 1 \
                 --buffers "$buf" -n "$ITERS" -w "$WARMUP" --time-budget 0 -c 1 -q \
                 --csv "$work/$side.$buf.$r.csv" "$@" >"$work/$side.$buf.$r.log" 2>&1; then
