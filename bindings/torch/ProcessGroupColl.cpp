@@ -697,7 +697,8 @@ class ProcessGroupColl : public CollBase {
 
     WorkPtr allreduce(std::vector<at::Tensor>& tensors,
                       const c10d::AllreduceOptions& opts) override {
-        if (tensors.size() == 1 && tensors[0].is_sparse()) return allreduce_sparse_coo(tensors, opts);
+        if (tensors.size() == 1 && tensors[0].is_sparse())
+            return allreduce_sparse_coo(tensors, opts);
         check_single(tensors, "all_reduce");
         if (reduced_here(tensors[0], opts.reduceOp)) return allreduce_gathered(tensors, opts);
         coll_dtype dt = to_coll_dtype(tensors[0], "all_reduce");
@@ -1152,8 +1153,8 @@ class ProcessGroupColl : public CollBase {
         // then its dense values. Made before any exchange: an error here must
         // not leave the other ranks waiting in one.
         at::Tensor in = t.coalesce();
-        int64_t nnz = in._nnz(), sdims = in.sparse_dim(),
-                ibytes = sdims * (int64_t)sizeof(int64_t), vbytes = (int64_t)in.element_size();
+        int64_t nnz = in._nnz(), sdims = in.sparse_dim(), ibytes = sdims * (int64_t)sizeof(int64_t),
+                vbytes = (int64_t)in.element_size();
         for (int64_t d = sdims; d < in.dim(); d++) vbytes *= in.size(d);
         // Reinterpreting a tensor's bytes needs fresh row-major memory: a view's
         // strides (a [n, 1] transpose) or offset (a row of mixed fields) may not allow it.

@@ -58,11 +58,10 @@ static void not_ranked(const report_ranked *rk, size_t m, size_t n, sbuf *out)
     char t[32];
     for (size_t k = m; k < n; k++)
         sb_printf(out,
-                  "%s %s (%s) is not ranked against %s: measured in a step of its own, in one "
+                  "; %s (%s) is not ranked against %s: measured in a step of its own, in one "
                   "pass, where the others were interleaved (a rerun of the steps can reverse "
                   "the order)",
-                  m > 0 || k > m ? ";" : "", rk[k].s->backend,
-                  fmt_time_us(rk[k].us, t, sizeof t), m > 1 ? "them" : "it");
+                  rk[k].s->backend, fmt_time_us(rk[k].us, t, sizeof t), m > 1 ? "them" : "it");
 }
 
 /* "; shm is 2.0x faster than tcp (1.00 ms)" for the third and later of the m
