@@ -10,7 +10,7 @@
 int report_plots_draw(const report_data *d, const report_view *v, const model_fits *fits,
                       const char *outdir, report_plots *out, FILE *log)
 {
-    (void)d, (void)v, (void)outdir;
+    (void)d, (void)v, (void)fits, (void)outdir;
     out->n = 0;
     plot_available(log);
     return COLL_EUNAVAIL;
