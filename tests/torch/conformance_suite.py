@@ -50,11 +50,17 @@ from torch.testing._internal.common_distributed import DistTestCases  # noqa: E4
 logging.getLogger("torch.testing._internal.common_distributed").setLevel(logging.WARNING)
 logging.getLogger("torch.distributed.distributed_c10d").setLevel(logging.WARNING)
 
-# The suite's own switches for a backend that does DDP and subgroups and is
-# registered from outside torch ("plugin"); its decorators read them when
-# distributed_test is imported.
-for _feature in ("ddp", "subgroup", "plugin"):
-    DistTestCases.backend_feature[_feature].add("coll")
+# The suite's own switches, which its decorators read when distributed_test
+# is imported: coll is a backend registered from outside torch ("plugin"),
+# and it is in every feature set that holds gloo (ddp, subgroup, and "gpu"
+# and "cuda", the suite's names for tests that gloo runs on CPU tensors; those
+# that need a GPU skip on both for want of one). gloo's pass is left as torch
+# has it (where coll is not registered, naming it would fail).
+if os.environ.get("BACKEND") == "coll":
+    DistTestCases.backend_feature["plugin"].add("coll")
+    for _backends in DistTestCases.backend_feature.values():
+        if "gloo" in _backends:
+            _backends.add("coll")
 
 SUITE = "torch.testing._internal.distributed.distributed_test"
 # Where the suite names gloo alone, coll stands beside it: a test restricted to
