@@ -52,16 +52,16 @@ static const char *pass_basis(const report_ranked *a, const report_ranked *b)
 static const char NO_CLEAR_WINNER[] = "no clear winner (within noise)";
 
 /* "; mpi (1.20 ms) is not ranked: ..." for rk[m..n): results measured in a
- * step of their own, beside ones measured in interleaved passes. */
+ * step of their own, beside the m >= 2 measured in interleaved passes. */
 static void not_ranked(const report_ranked *rk, size_t m, size_t n, sbuf *out)
 {
     char t[32];
     for (size_t k = m; k < n; k++)
         sb_printf(out,
-                  "; %s (%s) is not ranked against %s: measured in a step of its own, in one "
+                  "; %s (%s) is not ranked against them: measured in a step of its own, in one "
                   "pass, where the others were interleaved (a rerun of the steps can reverse "
                   "the order)",
-                  rk[k].s->backend, fmt_time_us(rk[k].us, t, sizeof t), m > 1 ? "them" : "it");
+                  rk[k].s->backend, fmt_time_us(rk[k].us, t, sizeof t));
 }
 
 /* "; shm is 2.0x faster than tcp (1.00 ms)" for the third and later of the m
