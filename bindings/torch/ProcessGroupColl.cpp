@@ -163,9 +163,13 @@ static coll_op to_coll_op(const c10d::ReduceOp& op, coll_dtype dt, const char* w
     return out;
 }
 
-static void check_cpu(const at::Tensor& t, const char* what) {
+static void check_on_cpu(const at::Tensor& t, const char* what) {
     TORCH_CHECK(t.device().is_cpu(), "coll: ", what, ": only CPU tensors are supported, got a ",
                 t.device(), " tensor (move it to CPU, or use the nccl backend)");
+}
+
+static void check_cpu(const at::Tensor& t, const char* what) {
+    check_on_cpu(t, what);
     TORCH_CHECK(!t.is_sparse(), "coll: ", what, ": sparse tensors are not supported");
 }
 
@@ -1144,8 +1148,7 @@ class ProcessGroupColl : public CollBase {
                                  const c10d::AllreduceOptions& opts) {
         const char* what = "all_reduce (sparse)";
         at::Tensor t = tensors[0];
-        TORCH_CHECK(t.device().is_cpu(), "coll: ", what, ": only CPU tensors are supported, got a ",
-                    t.device(), " tensor");
+        check_on_cpu(t, what);
         TORCH_CHECK(opts.reduceOp.op_ == c10d::ReduceOp::SUM, "coll: ", what,
                     ": sparse tensors are summed only (as gloo), got reduce op ",
                     static_cast<int>(opts.reduceOp.op_));
