@@ -5,6 +5,7 @@
 # a buffer that skipped its upload, download or staging shows up as wrong.
 # $1 collbench, $2 libfake_cudart.so, $3 libfake_nccl.so
 . "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/refusal.sh"
 COLL_CUDART_PATH=${2:?libfake_cudart.so}
 COLL_NCCL_PATH=${3:?libfake_nccl.so}
 export COLL_CUDART_PATH COLL_NCCL_PATH
@@ -35,23 +36,9 @@ run check --backend nccl -P 2
 grep -q "^NOTE  nccl: 1 ranks instead of 2" "$WORK/out" || fail "check: no NOTE: $(cat "$WORK/out")"
 [ "$(grep -c '^PASS  nccl' "$WORK/out")" -eq 5 ] || fail "check --backend nccl: $(cat "$WORK/out")"
 grep -q "^INFO  cuda: runtime 12.4 .* 1 device (gpu 0: Fake CUDA device)" "$WORK/out" || fail "check: INFO: $(cat "$WORK/out")"
-# the ranks of a torchrun-style launch that cannot get a GPU each are refused at init, all of them
-# Two ranks started by hand (torchrun style) on a host with one GPU: both are
-# refused at init with the reason, none waits for the other in NCCL.
-port=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 12000))
-for r in 0 1; do
-    RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
-        "$BIN" allreduce --backend nccl --device cuda --sizes 1K -T 30 >"$WORK/m$r.out" 2>&1 &
-    eval "pid$r=\$!"
-done
-wait "$pid0"; rc0=$?
-wait "$pid1"; rc1=$?
-for r in 0 1; do
-    eval "rc=\$rc$r"
-    [ "$rc" -eq 4 ] || fail "hand-started rank $r of 2 on 1 GPU: exit $rc, want 4: $(cat "$WORK/m$r.out")"
-    grep -q "2 ranks on host .* but 1 CUDA device: NCCL needs one GPU per rank" "$WORK/m$r.out" ||
-        fail "rank $r: no reason: $(cat "$WORK/m$r.out")"
-done
+# the ranks of a torchrun-style launch that cannot get a GPU each are refused
+# at init, all of them (tests/gpu/refusal.sh)
+expect_nccl_refused 1
 
 # tcp on CUDA buffers: staged through host memory, 2 ranks sharing the GPU
 for coll in allreduce allgather reducescatter broadcast reduce alltoall sendrecv; do

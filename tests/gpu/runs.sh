@@ -3,6 +3,7 @@
 # and tcp/shm on CUDA buffers through host staging with 2 and 4 ranks sharing
 # the GPU. Exit 77 (skipped) on a machine without a usable GPU.
 . "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/refusal.sh"
 
 if ! "$BIN" info | grep -q "^  cuda .*loaded.* [1-9][0-9]* device(s)"; then
     echo "SKIP: no usable CUDA device here"
@@ -38,6 +39,9 @@ more=$((ngpus + 1))
 "$BIN" allreduce --backend nccl --device cuda -P "$more" --sizes 1K >"$WORK/out" 2>&1 ||
     fail "nccl -P $more on $ngpus GPUs: exit $?: $(cat "$WORK/out")"
 grep -q "skipped: $ngpus CUDA device" "$WORK/out" || fail "nccl -P $more: no skip note: $(cat "$WORK/out")"
+
+# more ranks than GPUs started by hand: every one refused with exit 4, none hangs
+expect_nccl_refused "$ngpus"
 
 # nccl measures GPU buffers: asked for without --device cuda is a usage error
 expect_exit 2 "add \-\-device cuda" allreduce --backend nccl -P 1 --sizes 1K
