@@ -10,6 +10,7 @@
 
 #include "engine/bench_data.h"
 #include "engine/budget.h"
+#include "engine/host_label.h"
 #include "engine/bench_device.h"
 #include "engine/per_iter.h"
 #include "engine/sizes.h"
@@ -661,8 +662,7 @@ static int state_open(run_state *s, bench_runner *r, char *errmsg, size_t errlen
     s->err = errmsg;
     s->errlen = errlen;
     if (errlen) errmsg[0] = '\0';
-    if (gethostname(s->host, sizeof s->host) != 0) snprintf(s->host, sizeof s->host, "unknown");
-    s->host[sizeof s->host - 1] = '\0';
+    if (host_label(s->host, sizeof s->host, errmsg, errlen) != 0) return COLL_EINVAL;
     snprintf(s->what, sizeof s->what, "%s %s %d ranks", r->opts->coll->name,
              coll_comm_backend(r->comm), r->nranks);
     bench_table_init(&s->table, stdout, r->opts->verbose);

@@ -17,6 +17,7 @@
 
 #include "coll_tool.h"
 #include "core/cuda_rt.h"
+#include "engine/host_label.h"
 
 static void trim(char *s)
 {
@@ -156,9 +157,8 @@ static void gather_ifaces(machine_info *mi)
 static void gather_system(machine_info *mi)
 {
     struct utsname u;
-    if (gethostname(mi->hostname, sizeof mi->hostname) != 0)
-        snprintf(mi->hostname, sizeof mi->hostname, "unknown");
-    mi->hostname[sizeof mi->hostname - 1] = '\0';
+    char why[160];
+    (void)host_label(mi->hostname, sizeof mi->hostname, why, sizeof why); /* checked at launch */
     if (uname(&u) == 0)
         snprintf(mi->kernel, sizeof mi->kernel, "%s %s %s %s", u.sysname, u.release, u.version,
                  u.machine);

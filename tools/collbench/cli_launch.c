@@ -9,6 +9,7 @@
 #include "cli_multinode.h"
 #include "coll_tool.h"
 #include "core/env.h"
+#include "engine/host_label.h"
 
 void cli_plan_choose(cli_launch_plan *p, const bench_multinode *mn)
 {
@@ -128,10 +129,19 @@ int cli_launch_one(const cli_launch_plan *p, const cli_launch *l, const char *ba
 
 /* A bad tuning variable fails every rank, some only after others already wait
  * for them (exit 3, seconds later): the launcher refuses it before any starts. */
+static int host_label_ok(const char *prefix)
+{
+    char host[64], why[160];
+    if (host_label(host, sizeof host, why, sizeof why) == 0) return 1;
+    fprintf(stderr, "%s: %s\n", prefix, why);
+    return 0;
+}
+
 static int tuning_ok(const char *prefix)
 {
     coll__err err;
     coll__err_init(&err, NULL, 0);
+    if (!host_label_ok(prefix)) return 0;
     if (coll__env_check_tuning(&err) == COLL_OK) return 1;
     fprintf(stderr, "%s: %s\n", prefix, err.msg);
     return 0;
@@ -141,6 +151,7 @@ cli_role cli_detect_role(const char *prefix, coll_launch_env *env)
 {
     cli_multinode_rank_env(); /* a rank of a multi-host launch: the job's RANK, WORLD_SIZE */
     if (coll_launch_env_detect(env)) {
+        if (!host_label_ok(prefix)) return CLI_BAD_ENV; /* a rank started by hand: unchecked */
         cli_mpirun_rank_setup(env); /* rank 0's results FIFO when launched through mpirun */
         return CLI_RANK;
     }

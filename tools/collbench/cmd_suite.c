@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "engine/bench_coll.h"
+#include "engine/host_label.h"
 #include "engine/mem_copy_rate.h"
 #include "engine/result.h"
 #include "coll_tool.h"
@@ -621,7 +622,7 @@ static void record_copy_rate(suite *s)
 #ifdef COLL_HAVE_JANSSON
     char host[64] = "", err[512]; /* a row's host field holds 63 bytes */
     double gbps;
-    if (gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "unknown");
+    (void)host_label(host, sizeof host, err, sizeof err); /* checked at launch */
     int rc = mem_copy_rate(MEM_COPY_BYTES, MEM_COPY_REPS, &gbps, err, sizeof err);
     if (rc == 0) rc = bench_json_set_machine(s->json, host, "memcpy_GBps", gbps, err, sizeof err);
     if (rc == 0) fprintf(s->log, "collbench suite: memory-copy rate %.2f GB/s\n", gbps);

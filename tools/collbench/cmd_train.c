@@ -19,6 +19,7 @@
 #include "launch/launcher.h"
 #include "cli_launch.h"
 #include "coll_tool.h"
+#include "engine/host_label.h"
 #include "engine/result.h"
 #include "train/train_blas.h"
 #include "train/train_metrics.h"
@@ -216,7 +217,7 @@ static int run_as_rank(const train_options *o, const coll_launch_env *env)
     c.rank = coll_comm_rank(c.comm);
     c.world = coll_comm_size(c.comm);
     train_options_model_name(o, c.model, sizeof c.model);
-    gethostname(c.host, sizeof c.host - 1);
+    (void)host_label(c.host, sizeof c.host, NULL, 0); /* checked at launch */
     utc_now(c.stamp, sizeof c.stamp);
     const char *fd = getenv(COLL_ENV_RESULTS_FD);
     if (c.rank == 0 && fd && *fd && env->source && strcmp(env->source, "collbench") == 0)
