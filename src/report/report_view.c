@@ -205,6 +205,14 @@ size_t report_rank_backends(const report_view *v, const report_series *g, uint64
         const bench_row *r = report_series_at(s, bytes);
         if (r && isfinite(report_row_time(r))) out[n++] = (report_ranked){s, r, report_row_time(r)};
     }
-    qsort(out, n, sizeof *out, cmp_ranked);
-    return n;
+    /* Like for like: in place and out of place are different work (NCCL's
+     * one-rank in-place all-reduce moves nothing), so only the placement most
+     * backends have here is ranked; a tie keeps in place, as torch measures. */
+    size_t inplace = 0, m = 0;
+    for (size_t i = 0; i < n; i++) inplace += out[i].r->in_place != 0;
+    int keep = 2 * inplace >= n;
+    for (size_t i = 0; i < n; i++)
+        if ((out[i].r->in_place != 0) == keep) out[m++] = out[i];
+    qsort(out, m, sizeof *out, cmp_ranked);
+    return m;
 }

@@ -54,7 +54,8 @@ typedef struct report_ranked {
 } report_ranked;
 
 /* The backends of g's group measured at bytes, fastest (median) first, into
- * out (room for v->n); how many. */
+ * out (room for v->n); how many. Only rows of one placement are ranked: the
+ * one most of them have (in place on a tie). */
 size_t report_rank_backends(const report_view *v, const report_series *g, uint64_t bytes,
                             report_ranked *out);
 
