@@ -408,6 +408,13 @@ static void crossover_section(const report_view *v, sbuf *out)
         char name[256], a[32], b[32], t[32];
         series_name(v, s, name, sizeof name);
         any = 1;
+        if (s->nprocs == 1 && s->pts[0]->in_place) { /* nothing to send, nothing to copy */
+            sb_printf(out,
+                      "%s: one process in place moves no data: %s at %s is the call's own cost, "
+                      "not a latency, and no bandwidth is measured.\n",
+                      name, fmt_time_us(lat, t, sizeof t), fmt_size(s->pts[0]->bytes, a, sizeof a));
+            continue;
+        }
         if (s->pts[0]->bytes > REPORT_LATENCY_MAX_BYTES) {
             sb_printf(out,
                       "%s: time at the smallest size measured (%s) is %s; no size of %s or less "
