@@ -230,6 +230,23 @@ COLL_API int coll_alltoall(coll_comm *comm, const void *sendbuf, void *recvbuf, 
  * or from peer; the other side calls the matching one with the same count. */
 COLL_API int coll_send(coll_comm *comm, const void *buf, size_t count, coll_dtype dt, int peer);
 COLL_API int coll_recv(coll_comm *comm, void *buf, size_t count, coll_dtype dt, int peer);
+/* Receive count elements from whichever peer's next point-to-point message
+ * (coll_send, coll_sendrecv) arrives first, and set *source to that peer
+ * (-1 on failure). Messages from one peer still arrive in the order sent.
+ * Every backend but nccl runs it (nccl has no receive from any source:
+ * COLL_ENOTSUP, the communicator stays usable); gloo refuses count 0 (Gloo
+ * moves no message for it). Errors: COLL_EINVAL (NULL source, NULL buffer
+ * with a count, world size 1), COLL_EMISMATCH or COLL_EPROTO (the message
+ * taken has another count or dtype: the sender is blamed), COLL_ETIMEDOUT
+ * (no message within the timeout), COLL_EPEER (a peer died while this rank
+ * waited: any of them might have been the sender). */
+COLL_API int coll_recv_any(coll_comm *comm, void *buf, size_t count, coll_dtype dt, int *source);
+/* coll_recv_any while sending sendcount elements to dest, both at once (as
+ * coll_sendrecv, MPI_Sendrecv with MPI_ANY_SOURCE): two ranks that each send
+ * to the other and receive from any never deadlock, even where a send waits
+ * for its receiver (gloo). */
+COLL_API int coll_sendrecv_any(coll_comm *comm, const void *sendbuf, size_t sendcount, int dest,
+                               void *recvbuf, size_t recvcount, coll_dtype dt, int *source);
 /* Send to one peer and receive from another at once (no deadlock in a ring). */
 COLL_API int coll_sendrecv(coll_comm *comm, const void *sendbuf, size_t sendcount, int dest,
                            void *recvbuf, size_t recvcount, int source, coll_dtype dt);

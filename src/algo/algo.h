@@ -52,6 +52,10 @@ int coll__p2p_post(coll__algo_ctx *c, coll__xfer *xs, int n);
 int coll__p2p_wait(coll__algo_ctx *c, coll__xfer *xs, int n);
 int coll__p2p_send(coll__algo_ctx *c, int peer, const void *buf, size_t len);
 int coll__p2p_recv(coll__algo_ctx *c, int peer, void *buf, size_t len);
+/* Receive x (kind, buffer, length and signature set; its peer not) from
+ * whichever peer's point-to-point message announces itself first (the
+ * transport's probe_any); *from = that peer. COLL_ENOTSUP: the transport has none. */
+int coll__p2p_recv_any(coll__algo_ctx *c, coll__xfer *x, int *from);
 int coll__p2p_sendrecv(coll__algo_ctx *c, int to, const void *sbuf, size_t slen, int from,
                        void *rbuf, size_t rlen);
 /* Send slen bytes to `to` while receiving rlen bytes from `from` into tmp; as the

@@ -98,8 +98,13 @@ static int timed_out(coll__algo_ctx *c, const coll__xfer *xs, int n)
         if (xs[i].status == COLL_EAGAIN) peer = xs[i].peer;
     char what[128];
     coll__sig_format(&c->sig, what, sizeof(what));
-    peer = coll__err_world(&c->tp->err, peer); /* the group's map: a world rank */
-    if (!c->tp->err.msg[0]) {
+    if (peer >= 0) peer = coll__err_world(&c->tp->err, peer); /* the group's map: a world rank */
+    if (!c->tp->err.msg[0] && peer < 0) {                     /* a receive from any source */
+        snprintf(c->tp->err.msg, sizeof(c->tp->err.msg),
+                 "timed out after %.0f s waiting for a message from any rank in %s", c->timeout_s,
+                 what);
+        c->tp->err.rank = -1;
+    } else if (!c->tp->err.msg[0]) {
         if (c->timeout_s > 0)
             snprintf(c->tp->err.msg, sizeof(c->tp->err.msg),
                      "timed out after %.0f s waiting for rank %d in %s", c->timeout_s, peer, what);
@@ -157,6 +162,26 @@ int coll__p2p_recv(coll__algo_ctx *c, int peer, void *buf, size_t len)
     coll__xfer x;
     coll__xfer_init(c, &x, COLL_XFER_RECV, peer, buf, len);
     return post_wait(c, &x, 1);
+}
+
+int coll__p2p_recv_any(coll__algo_ctx *c, coll__xfer *x, int *from)
+{
+    const coll__transport_ops *ops = c->tp->ops;
+    if (!ops->probe_any) {
+        snprintf(c->tp->err.msg, sizeof(c->tp->err.msg),
+                 "the %s transport has no receive from any source", ops->name);
+        return COLL_ENOTSUP;
+    }
+    for (;;) {
+        int peer, rc = ops->probe_any(c->tp, &peer);
+        if (rc < 0) return fail(c, rc);
+        if (peer >= 0) {
+            x->peer = *from = peer;
+            return post_wait(c, x, 1);
+        }
+        rc = step(c, NULL, 0); /* progress reads the peers' next headers */
+        if (rc < 0) return fail(c, rc);
+    }
 }
 
 int coll__p2p_sendrecv(coll__algo_ctx *c, int to, const void *sbuf, size_t slen, int from,

@@ -442,6 +442,10 @@ static int hier_allreduce(auto_state *st, const coll__call *c, const coll__sig *
     return rc;
 }
 
+/* Point-to-point calls run on a group of every rank, numbered as the world
+ * (intra on one host, flat on several), so a receive from any source is that
+ * group's: one wait over every peer (shm's doorbell, tcp's poll), no polling
+ * of two backends in turn. */
 static int auto_run(void *state, const coll__call *c, const coll__sig *sig, double deadline,
                     coll__err *err)
 {

@@ -11,6 +11,11 @@
 
 typedef struct coll__rendezvous coll__rendezvous;
 
+/* coll__call.source of coll_recv_any and coll_sendrecv_any: whichever peer's
+ * next point-to-point message arrives first (dest may send meanwhile); the
+ * backend writes the peer it took to *call->from (a rank of its own group). */
+#define COLL__ANY_SOURCE (-2)
+
 /* One call, as the user made it (coll.h meaning of each field). */
 typedef struct coll__call {
     coll__kind kind;
@@ -20,9 +25,16 @@ typedef struct coll__call {
     coll_dtype dt;
     coll_op op;
     int root;         /* broadcast/reduce */
-    int dest, source; /* p2p: -1 when that direction is unused */
+    int dest, source; /* p2p: -1 when that direction is unused; source may be COLL__ANY_SOURCE */
     size_t recvcount; /* p2p receive count */
+    int *from;        /* source COLL__ANY_SOURCE: where the peer received from goes */
 } coll__call;
+
+/* The call receives (from a named peer or from any). */
+static inline int coll__call_receives(const coll__call *c)
+{
+    return c->source >= 0 || c->source == COLL__ANY_SOURCE;
+}
 
 typedef struct coll__backend_ops {
     size_t size; /* sizeof this struct */

@@ -46,21 +46,30 @@ static int tcp_init(coll_comm *comm, const coll__rendezvous *rv, void **state, c
     return COLL_OK;
 }
 
+/* c's receive from peer (-1: recv_any picks it). */
+static void init_recv(coll__algo_ctx *ctx, coll__xfer *x, const coll__call *c, int peer)
+{
+    coll__xfer_init(ctx, x, COLL_XFER_RECV, peer, c->recvbuf,
+                    c->recvcount * coll_dtype_size(c->dt));
+    x->sig.count = c->recvcount; /* what this side expects the sender to say */
+}
+
 static int run_p2p(coll__algo_ctx *ctx, const coll__call *c)
 {
-    size_t es = coll_dtype_size(c->dt);
     coll__xfer x[2];
     int n = 0;
     if (c->dest >= 0) {
-        coll__xfer_init(ctx, &x[n], COLL_XFER_SEND, c->dest, c->sendbuf, c->count * es);
+        coll__xfer_init(ctx, &x[n], COLL_XFER_SEND, c->dest, c->sendbuf,
+                        c->count * coll_dtype_size(c->dt));
         n++;
     }
-    if (c->source >= 0) {
-        coll__xfer_init(ctx, &x[n], COLL_XFER_RECV, c->source, c->recvbuf, c->recvcount * es);
-        x[n].sig.count = c->recvcount; /* what this side expects the sender to say */
-        n++;
-    }
+    if (c->source >= 0) init_recv(ctx, &x[n++], c, c->source);
     int rc = coll__p2p_post(ctx, x, n);
+    if (rc == COLL_OK && c->source == COLL__ANY_SOURCE) { /* the send moves meanwhile */
+        coll__xfer any;
+        init_recv(ctx, &any, c, -1);
+        rc = coll__p2p_recv_any(ctx, &any, c->from);
+    }
     return rc ? rc : coll__p2p_wait(ctx, x, n);
 }
 

@@ -23,7 +23,7 @@ void coll__call_extents(const coll__call *c, int rank, int size, size_t *send_by
     case COLL_KIND_ALLTOALL: s = all, r = all; break;
     case COLL_KIND_P2P:
         s = c->dest >= 0 ? n : 0;
-        r = c->source >= 0 ? c->recvcount * es : 0;
+        r = coll__call_receives(c) ? c->recvcount * es : 0;
         break;
     default: break; /* barrier: no data */
     }

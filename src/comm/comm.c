@@ -237,7 +237,7 @@ static int validate(coll_comm *comm, coll__call *c)
             return set_error(comm, COLL_EINVAL, -1, "rank %d cannot send to or receive from itself",
                              comm->rank);
         if (c->dest >= 0 && (rc = check_bufs(comm, c->sendbuf, c->sendbuf, c->count))) return rc;
-        if (c->source >= 0) return check_bufs(comm, c->recvbuf, c->recvbuf, c->recvcount);
+        if (coll__call_receives(c)) return check_bufs(comm, c->recvbuf, c->recvbuf, c->recvcount);
         return COLL_OK;
     case COLL_KIND_BARRIER: return COLL_OK;
     default: return check_bufs(comm, c->sendbuf, c->recvbuf, c->count);
@@ -375,6 +375,30 @@ int coll_recv(coll_comm *comm, void *buf, size_t count, coll_dtype dt, int peer)
     if (!comm) return COLL_EINVAL;
     if (peer < 0) return set_error(comm, COLL_EINVAL, -1, "source rank %d is out of range", peer);
     return coll_sendrecv(comm, NULL, 0, -1, buf, count, peer, dt);
+}
+
+int coll_sendrecv_any(coll_comm *comm, const void *sendbuf, size_t sendcount, int dest,
+                      void *recvbuf, size_t recvcount, coll_dtype dt, int *source)
+{
+    if (!comm) return COLL_EINVAL;
+    if (!source) return set_error(comm, COLL_EINVAL, -1, "recv_any: source is NULL");
+    *source = -1;
+    if (comm->size < 2)
+        return set_error(comm, COLL_EINVAL, -1,
+                         "recv_any: no other rank to receive from (world size %d)", comm->size);
+    coll__call c = CALL(COLL_KIND_P2P, sendbuf, recvbuf, sendcount, dt, COLL_SUM, 0);
+    c.dest = dest;
+    c.source = COLL__ANY_SOURCE;
+    c.recvcount = recvcount;
+    c.from = source;
+    int rc = call_blocking(comm, &c);
+    if (rc) *source = -1;
+    return rc;
+}
+
+int coll_recv_any(coll_comm *comm, void *buf, size_t count, coll_dtype dt, int *source)
+{
+    return coll_sendrecv_any(comm, NULL, 0, -1, buf, count, dt, source);
 }
 
 int coll_iallreduce(coll_comm *comm, const void *s, void *r, size_t n, coll_dtype dt, coll_op op,

@@ -43,6 +43,14 @@ typedef struct coll__transport_ops {
      * never) when nothing can move. Returns COLL_OK or the first fatal error, which
      * also fails the affected transfers (x->status) and fills tp->err. */
     int (*progress)(coll__transport *tp, int timeout_ms);
+    /* Optional (NULL: no receive from any source). Never blocks: *peer = the
+     * peer whose next incoming message, a point-to-point one, has announced
+     * itself (its header is here; fairly: the peer after the last one named
+     * first), or -1 when none has yet. progress() is what waits: it reads the
+     * next header of every peer without a posted receive. Returns COLL_OK, or
+     * what ends a wait for any peer (filling tp->err): a peer closed or failed
+     * (any of them might have been the sender), or no peer can send one. */
+    int (*probe_any)(coll__transport *tp, int *peer);
     /* Best effort: tell every peer this rank fails with status, blaming world
      * rank failed_rank (-1: none; it may be outside the group), then refuse
      * further work. */

@@ -133,7 +133,7 @@ coll_comm *rh_start(int argc, char **argv)
     coll_config cfg;
     coll_config_init(&cfg);
     cfg.backend = argc > 2 ? argv[2] : "tcp";
-    cfg.timeout_s = 60;
+    cfg.timeout_s = getenv("RH_TIMEOUT_S") ? atof(getenv("RH_TIMEOUT_S")) : 60;
     if (rank_init_method(argc > 3 ? argv[3] : NULL, &cfg.init_method)) {
         rh_launch_status = 2;
         return NULL;

@@ -11,6 +11,7 @@
 extern int rh_rank, rh_size;
 extern int rh_launch_status; /* exit status for main when rh_start returns NULL */
 
+/* The communicator's timeout is 60 s, or $RH_TIMEOUT_S. */
 /* In the launcher: launches the ranks, waits, returns NULL (exit with
  * rh_launch_status). In a rank: returns its communicator (NULL on failure). */
 coll_comm *rh_start(int argc, char **argv);

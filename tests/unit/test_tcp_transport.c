@@ -681,6 +681,86 @@ static void test_single_rank(void **state)
     coll__store_destroy(store);
 }
 
+/* probe_any until it names a peer or fails; the peer, or the status. */
+static int probe_until(coll__transport *tp, double timeout_s, int *peer)
+{
+    double deadline = coll__now_s() + timeout_s;
+    for (;;) {
+        int rc = tp->ops->probe_any(tp, peer);
+        if (rc || *peer >= 0) return rc;
+        if (coll__now_s() > deadline) return COLL_ETIMEDOUT;
+        if ((rc = tp->ops->progress(tp, 100))) return rc;
+    }
+}
+
+static int post_wait(coll__transport *tp, coll__xfer_kind kind, int peer, void *buf, size_t len,
+                     coll__sig sig)
+{
+    coll__xfer x;
+    xfer(&x, kind, peer, buf, len, sig);
+    int rc = tp->ops->post(tp, &x);
+    return rc ? rc : wait_xfers(tp, &x, 1, WAIT_S);
+}
+
+/* Rank 1 is in a collective (its message to rank 0 a collective's), rank 2
+ * sends a point-to-point message later: rank 0's probe_any names rank 2, and
+ * rank 1's header, read ahead, still goes to the collective's receive. */
+static int any_parked_body(rank_t *r)
+{
+    coll__sig p2p = sig_of(0, 2);
+    p2p.kind = COLL_KIND_P2P;
+    uint32_t v[2] = {(uint32_t)r->rank, 7}, got[2] = {0};
+    if (r->rank > 0) {
+        if (r->rank == 2) usleep(100000); /* rank 1's header is read first */
+        CHECK(r, post_wait(r->tp, COLL_XFER_SEND, 0, v, sizeof v,
+                           r->rank == 2 ? p2p : sig_of(5, 2)) == 0);
+        return post_wait(r->tp, COLL_XFER_RECV, 0, got, 1, sig_of(6, 1)) ? -1 : 0; /* until done */
+    }
+    int peer = -1;
+    CHECK(r, probe_until(r->tp, WAIT_S, &peer) == 0 && peer == 2);
+    CHECK(r, post_wait(r->tp, COLL_XFER_RECV, 2, got, sizeof got, p2p) == 0 && got[0] == 2);
+    CHECK(r,
+          post_wait(r->tp, COLL_XFER_RECV, 1, got, sizeof got, sig_of(5, 2)) == 0 && got[0] == 1);
+    for (int q = 1; q < 3; q++)
+        CHECK(r, post_wait(r->tp, COLL_XFER_SEND, q, v, 1, sig_of(6, 1)) == 0);
+    return 0;
+}
+
+static void test_probe_any_skips_collectives(void **state)
+{
+    (void)state;
+    rank_t ranks[3] = {0};
+    run_job(ranks, 3, any_parked_body, NULL, 20);
+    expect_all_ok(ranks, 3);
+}
+
+/* Every other rank's next message is a collective's: none can send rank 0 a
+ * point-to-point one before rank 0 joins, so probe_any says so at once. */
+static int any_deadlock_body(rank_t *r)
+{
+    uint32_t v = 1;
+    if (r->rank > 0) {
+        CHECK(r, post_wait(r->tp, COLL_XFER_SEND, 0, &v, sizeof v, sig_of(5, 1)) == 0);
+        return post_wait(r->tp, COLL_XFER_RECV, 0, &v, sizeof v, sig_of(6, 1)) ? -1 : 0;
+    }
+    int peer = -1, rc = probe_until(r->tp, WAIT_S, &peer);
+    CHECK(r, rc == COLL_EMISMATCH && peer == -1);
+    CHECK(r, strstr(r->tp->err.msg, "every other rank called a collective") != NULL);
+    for (int q = 1; q < 3; q++) {
+        CHECK(r, post_wait(r->tp, COLL_XFER_RECV, q, &v, sizeof v, sig_of(5, 1)) == 0);
+        CHECK(r, post_wait(r->tp, COLL_XFER_SEND, q, &v, sizeof v, sig_of(6, 1)) == 0);
+    }
+    return 0;
+}
+
+static void test_probe_any_all_in_collectives(void **state)
+{
+    (void)state;
+    rank_t ranks[3] = {0};
+    run_job(ranks, 3, any_deadlock_body, NULL, 20);
+    expect_all_ok(ranks, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -699,6 +779,8 @@ int main(void)
         cmocka_unit_test(test_corrupt_header_and_stray_connection),
         cmocka_unit_test(test_replayed_hello_is_refused),
         cmocka_unit_test(test_single_rank),
+        cmocka_unit_test(test_probe_any_skips_collectives),
+        cmocka_unit_test(test_probe_any_all_in_collectives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,6 +74,7 @@ typedef struct shm_state {
     char *tmp, *acc;                 /* chunk_bytes each: peer data, partial sums */
     uint64_t *peer_send, *peer_recv; /* [n] buffer addresses of the current call */
     unsigned char *watch;            /* [n] peers whose death fails a p2p wait */
+    int any_last;                    /* the peer recv_any took last: looked at last next time */
     volatile uint64_t probe_word;
 } shm_state;
 

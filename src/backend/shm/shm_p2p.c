@@ -9,7 +9,7 @@
 #include <string.h>
 
 typedef struct p2p_side {
-    int active, peer;
+    int active, peer; /* receive from any source: peer -1 until a message shows who */
     shm_mailbox *mb;
     char *data;
     size_t total, done;
@@ -19,6 +19,7 @@ typedef struct p2p_side {
 
 typedef struct p2p_ctx {
     p2p_side s, r;
+    const shm_state *st;
 } p2p_ctx;
 
 static int can_post(const p2p_side *s)
@@ -31,10 +32,25 @@ static int can_take(const p2p_side *r)
     return atomic_load(&r->mb->post) > atomic_load(&r->mb->ack);
 }
 
+/* A receive from any source: the first peer (after the one taken last, for
+ * fairness) whose mailbox to this rank holds a message, or -1. post > ack
+ * there is always a message's first chunk: receives take whole messages. */
+static int any_posted(const shm_state *st)
+{
+    for (int i = 1; i <= st->n; i++) {
+        int r = (st->any_last + i) % st->n;
+        if (r == st->rank) continue;
+        shm_mailbox *mb = shm_mbox(&st->seg, r, st->rank);
+        if (atomic_load(&mb->post) > atomic_load(&mb->ack)) return r;
+    }
+    return -1;
+}
+
 static int something_to_do(const void *arg)
 {
     const p2p_ctx *x = arg;
-    return (x->s.active && can_post(&x->s)) || (x->r.active && can_take(&x->r));
+    return (x->s.active && can_post(&x->s)) ||
+           (x->r.active && (x->r.mb ? can_take(&x->r) : any_posted(x->st) >= 0));
 }
 
 static void post_chunk(shm_op *o, p2p_side *s)
@@ -90,12 +106,27 @@ static int take_chunk(shm_op *o, p2p_side *r)
     return COLL_OK;
 }
 
+/* The receive side from peer, watched from now on. */
+static void open_recv(shm_op *o, p2p_side *r, int peer)
+{
+    shm_state *st = o->st;
+    r->peer = peer;
+    r->mb = shm_mbox(&st->seg, peer, st->rank);
+    r->data = shm_mbox_data(&st->seg, peer, st->rank);
+    st->watch[peer] = 1;
+}
+
+/* A receive from any source needs no doorbell of its own: every sender rings
+ * the receiver's one after posting to any of its mailboxes (post_chunk), so it
+ * sleeps on it like every other wait, with every peer watched until a message
+ * shows who sent (any of them might have been the sender: its death ends it). */
 int coll__shm_p2p_run(shm_op *o)
 {
     shm_state *st = o->st;
     const coll__call *c = o->c;
     p2p_ctx x;
     memset(&x, 0, sizeof x);
+    x.st = st;
     memset(st->watch, 0, (size_t)st->n);
     if (c->dest >= 0) {
         x.s = (p2p_side){.active = 1,
@@ -106,15 +137,11 @@ int coll__shm_p2p_run(shm_op *o)
         x.s.direct = st->cma && x.s.total > st->seg.mbox_bytes;
         st->watch[c->dest] = 1;
     }
-    if (c->source >= 0) {
-        x.r = (p2p_side){.active = 1,
-                         .peer = c->source,
-                         .mb = shm_mbox(&st->seg, c->source, st->rank),
-                         .data = shm_mbox_data(&st->seg, c->source, st->rank),
-                         .total = c->recvcount * o->es};
-        st->watch[c->source] = 1;
+    if (coll__call_receives(c)) {
+        x.r = (p2p_side){.active = 1, .peer = -1, .total = c->recvcount * o->es};
+        if (c->source >= 0) open_recv(o, &x.r, c->source);
     }
-    o->w.watch = st->watch;
+    o->w.watch = x.r.active && x.r.peer < 0 ? NULL : st->watch;
     while (x.s.active || x.r.active) {
         int progressed = 0;
         if (x.s.active && can_post(&x.s)) {
@@ -127,7 +154,13 @@ int coll__shm_p2p_run(shm_op *o)
             }
             progressed = 1;
         }
-        if (x.r.active && can_take(&x.r)) {
+        int from;
+        if (x.r.active && !x.r.mb && (from = any_posted(st)) >= 0) {
+            open_recv(o, &x.r, from);
+            st->any_last = *c->from = from;
+            o->w.watch = st->watch;
+        }
+        if (x.r.active && x.r.mb && can_take(&x.r)) {
             int rc = take_chunk(o, &x.r);
             if (rc) return rc;
             progressed = 1;
@@ -135,8 +168,9 @@ int coll__shm_p2p_run(shm_op *o)
         if (!progressed && (x.s.active || x.r.active)) {
             int who = x.r.active ? x.r.peer : x.s.peer;
             int rc = coll__shm_wait(&o->w, something_to_do, &x, who,
-                                    x.r.active ? "a message to arrive"
-                                               : "a message to be received");
+                                    !x.r.active ? "a message to be received"
+                                    : x.r.mb    ? "a message to arrive"
+                                                : "a message from any rank");
             if (rc) return rc;
         }
     }

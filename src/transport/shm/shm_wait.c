@@ -104,8 +104,10 @@ static int check_failures(const shm_waiter *w, int who, const char *what)
         return st == COLL_EMISMATCH ? COLL_EMISMATCH : COLL_EPEER;
     }
     if (coll__now_s() > w->deadline) {
-        coll__err_blame(w->err, 0, who, "timed out waiting for rank %d (%s)",
-                        coll__err_world(map, who), what);
+        if (who < 0) coll__err_blame(w->err, 0, -1, "timed out waiting for %s", what);
+        else
+            coll__err_blame(w->err, 0, who, "timed out waiting for rank %d (%s)",
+                            coll__err_world(map, who), what);
         return COLL_ETIMEDOUT;
     }
     return 0;

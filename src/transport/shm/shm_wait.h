@@ -25,8 +25,9 @@ typedef struct shm_waiter {
 typedef int (*shm_cond_fn)(const void *arg);
 
 /* 0 once cond(arg) holds; else COLL_EPEER (a watched peer died or a peer aborted),
- * COLL_ETIMEDOUT (deadline; blames who) or the aborting rank's status, with err
- * with err filled (err->rank: whom to blame). what names the wait in messages. */
+ * COLL_ETIMEDOUT (deadline; blames who, -1: a wait for any peer, nobody) or the
+ * aborting rank's status, with err filled (err->rank: whom to blame). what names
+ * the wait in messages. */
 int coll__shm_wait(const shm_waiter *w, shm_cond_fn cond, const void *arg, int who,
                    const char *what);
 /* Until peer's progress >= step / every peer's progress >= step. */

@@ -38,6 +38,7 @@ typedef struct tcp_transport {
     struct pollfd *pfds;
     int *pfd_peer;
     int aborted;
+    int any_last; /* the peer probe_any named last: the next probe starts after it */
 } tcp_transport;
 
 /* This rank's world rank, for messages. */
@@ -189,6 +190,54 @@ static int tcp_post(coll__transport *tp, coll__xfer *x)
     return COLL_OK;
 }
 
+/* A receive from any source: the headers progress() read ahead (every peer
+ * without a posted receive has its next header read into rhdr) say who sent
+ * first. A header of a collective is no candidate: it waits for its call. */
+static int tcp_probe_any(coll__transport *tp, int *peer)
+{
+    tcp_transport *t = (tcp_transport *)tp;
+    char msg[256];
+    int parked = -1, nparked = 0;
+    *peer = -1;
+    if (t->aborted) return COLL_EABORTED;
+    for (int i = 1; i <= tp->size; i++) {
+        int r = (t->any_last + i) % tp->size;
+        tcp_peer *p = &t->peers[r];
+        if (r == tp->rank) continue;
+        if (p->fail.status) {
+            set_msg(tp, p->fail.rank, p->fail.msg);
+            return p->fail.status;
+        }
+        if (p->rhdr_got == sizeof(tcp_wire_hdr)) {
+            if (p->rhdr.type == TCP_MSG_DATA && p->rhdr.sig.kind == COLL_KIND_P2P) {
+                *peer = t->any_last = r;
+                return COLL_OK;
+            }
+            parked = r;
+            nparked++;
+        } else if (p->eof) {
+            snprintf(msg, sizeof msg,
+                     "rank %d closed its connection (process died?) while rank %d waited for a "
+                     "message from any rank",
+                     p->wrank, me_world(tp));
+            set_msg(tp, p->wrank, msg);
+            return COLL_EPEER;
+        }
+    }
+    if (nparked > 0 &&
+        nparked == tp->size - 1) { /* each waits in a collective for this rank: none can send */
+        char what[96];
+        coll__sig_format(&t->peers[parked].rhdr.sig, what, sizeof what);
+        snprintf(msg, sizeof msg,
+                 "rank %d waits for a message from any rank, but every other rank called a "
+                 "collective (rank %d: %s)",
+                 me_world(tp), t->peers[parked].wrank, what);
+        set_msg(tp, t->peers[parked].wrank, msg);
+        return COLL_EMISMATCH;
+    }
+    return COLL_OK;
+}
+
 /* Delivers ABORT headers to every peer we can still write to, finishing any
  * message already half on the wire first so the header lands on a boundary.
  * Bounded by ABORT_FLUSH_S; peers not reached by then just see the close. */
@@ -294,6 +343,7 @@ static const coll__transport_ops tcp_ops = {
     .name = "tcp",
     .post = tcp_post,
     .progress = tcp_progress,
+    .probe_any = tcp_probe_any,
     .abort = tcp_abort,
     .destroy = tcp_destroy,
 };
