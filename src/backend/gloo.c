@@ -144,7 +144,7 @@ static coll__gloo_kind gloo_kind(const coll__call *c)
     case COLL_KIND_ALLTOALL: return COLL_GLOO_ALLTOALL;
     case COLL_KIND_BARRIER: return COLL_GLOO_BARRIER;
     default:
-        if (c->dest >= 0 && c->source >= 0) return COLL_GLOO_SENDRECV;
+        if (c->dest >= 0 && coll__call_receives(c)) return COLL_GLOO_SENDRECV;
         return c->dest >= 0 ? COLL_GLOO_SEND : COLL_GLOO_RECV;
     }
 }
@@ -160,6 +160,10 @@ static int refuse(const gloo_state *st, const coll__call *c, coll__err *err)
             coll__kind_name(c->kind), coll_dtype_name(c->dt), coll_op_name(c->op),
             coll_dtype_name(c->dt));
     }
+    if (c->source == COLL__ANY_SOURCE && c->recvcount == 0)
+        return coll__err_set(err, COLL_ENOTSUP,
+                             "the gloo backend cannot receive 0 elements from any source: Gloo "
+                             "moves no message for 0 elements, so none would say who sent");
     /* barrier and p2p have no algorithm to choose (the harness's barriers run under any --algo) */
     if (st->algo != COLL_GLOO_DEFAULT && c->kind != COLL_KIND_ALLREDUCE &&
         c->kind != COLL_KIND_P2P && c->kind != COLL_KIND_BARRIER) {
@@ -236,6 +240,17 @@ static void blame(const gloo_state *st, int rc, coll__err *err)
     free(dead);
 }
 
+/* recv_any's watch (gloo_colls.cc): 1 once every socket to some peer closed. */
+static int any_peer_gone(void *arg)
+{
+    const gloo_state *st = arg;
+    int *dead = malloc((size_t)st->size * sizeof *dead);
+    char list[16];
+    int n = dead ? coll__gloo_peers_gone(&st->peers, dead, list, sizeof list) : 0;
+    free(dead);
+    return n > 0;
+}
+
 static int gloo_run(void *state, const coll__call *c, const coll__sig *sig, double deadline,
                     coll__err *err)
 {
@@ -259,6 +274,10 @@ static int gloo_run(void *state, const coll__call *c, const coll__sig *sig, doub
         .root = c->root,
         .peer_send = c->dest,
         .peer_recv = c->source,
+        .recv_any = c->source == COLL__ANY_SOURCE,
+        .recv_from = c->from,
+        .any_gone = any_peer_gone,
+        .any_arg = st,
         .recvcount = c->recvcount,
         .algo = st->algo,
         .timeout_s = deadline - coll__now_s(),

@@ -300,23 +300,25 @@ static int run_p2p(mpi_state *st, const coll__call *c, const char **what, coll__
 {
     MPI_Datatype t = mpi_type(c->dt);
     MPI_Status ms;
-    int rc, got = 0;
-    if (c->dest >= 0 && c->source >= 0) {
-        *what = "MPI_Sendrecv";
+    int rc, got = 0, any = c->source == COLL__ANY_SOURCE;
+    int source = any ? MPI_ANY_SOURCE : c->source;
+    if (c->dest >= 0 && coll__call_receives(c)) {
+        *what = any ? "MPI_Sendrecv from MPI_ANY_SOURCE" : "MPI_Sendrecv";
         rc = MPI_Sendrecv(c->sendbuf, (int)c->count, t, c->dest, P2P_TAG, c->recvbuf,
-                          (int)c->recvcount, t, c->source, P2P_TAG, st->comm, &ms);
+                          (int)c->recvcount, t, source, P2P_TAG, st->comm, &ms);
     } else if (c->dest >= 0) {
         *what = "MPI_Send";
         return MPI_Send(c->sendbuf, (int)c->count, t, c->dest, P2P_TAG, st->comm);
     } else {
-        *what = "MPI_Recv";
-        rc = MPI_Recv(c->recvbuf, (int)c->recvcount, t, c->source, P2P_TAG, st->comm, &ms);
+        *what = any ? "MPI_Recv from MPI_ANY_SOURCE" : "MPI_Recv";
+        rc = MPI_Recv(c->recvbuf, (int)c->recvcount, t, source, P2P_TAG, st->comm, &ms);
     }
-    if (rc == MPI_SUCCESS && c->source >= 0 && MPI_Get_count(&ms, t, &got) == MPI_SUCCESS &&
+    int from = any && rc == MPI_SUCCESS ? (*c->from = ms.MPI_SOURCE) : c->source;
+    if (rc == MPI_SUCCESS && from >= 0 && MPI_Get_count(&ms, t, &got) == MPI_SUCCESS &&
         (size_t)got != c->recvcount) {
-        coll__err_set(err, 0, "rank %d sent %d elements where rank %d expected %zu", c->source, got,
+        coll__err_set(err, 0, "rank %d sent %d elements where rank %d expected %zu", from, got,
                       st->rank, c->recvcount);
-        err->rank = coll__err_world(err, c->source);
+        err->rank = coll__err_world(err, from);
         *status = COLL_EMISMATCH;
     }
     return rc;

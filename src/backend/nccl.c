@@ -363,6 +363,10 @@ static int nccl_run(void *state, const coll__call *call, const coll__sig *sig, d
     nccl_state *st = state;
     char what[96];
     (void)sig;
+    if (call->source == COLL__ANY_SOURCE) /* first: refused alike, before anything is touched */
+        return coll__err_set(err, COLL_ENOTSUP,
+                             "NCCL has no receive from any source (ncclRecv takes one peer, and "
+                             "no call says which peer sent first)");
     if (st->aborted) {
         return coll__err_set(err, COLL_EABORTED, "rank %d: the NCCL communicator was aborted",
                              st->wrank);

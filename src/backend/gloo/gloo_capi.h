@@ -47,6 +47,10 @@ typedef struct coll__gloo_call {
   coll_op op; /* sum, prod, min, max (avg is summed and divided by the C side) */
   int root;
   int peer_send, peer_recv;
+  int recv_any; /* receive from whichever rank sends first (peer_recv unused) */
+  int *recv_from; /* recv_any: the rank received from */
+  int (*any_gone)(void *arg); /* recv_any: 1 once a peer's connection closed */
+  void *any_arg;
   size_t recvcount;
   coll__gloo_algo algo;
   double timeout_s; /* what is left of the call's deadline */

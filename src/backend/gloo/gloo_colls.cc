@@ -16,9 +16,11 @@
 #include <gloo/reduce_scatter.h>
 #include <gloo/types.h>
 
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "backend/gloo/gloo_impl.h"
 
@@ -217,6 +219,45 @@ void alltoall(coll__gloo* g, const coll__gloo_call* c) {
   gloo::alltoall(opts);
 }
 
+// Every rank but this one.
+std::vector<int> peers_of(const coll__gloo* g) {
+  std::vector<int> peers;
+  for (int r = 0; r < g->context->size; r++)
+    if (r != g->context->rank) peers.push_back(r);
+  return peers;
+}
+
+// A receive from any rank: Gloo ties it to no pair, so a peer's death would
+// not end it before the timeout (a receive from one peer fails when its pair
+// closes). A watcher looks at the peers' sockets every 50 ms and aborts the
+// wait once one has closed: any of them might have been the sender.
+void wait_any(gloo::transport::UnboundBuffer* rb, const coll__gloo_call* c,
+              std::chrono::milliseconds timeout) {
+  std::atomic<bool> done{false}, gone{false};
+  std::thread watcher([&] {
+    for (; !done; std::this_thread::sleep_for(std::chrono::milliseconds(50)))
+      if (c->any_gone(c->any_arg)) {
+        gone = true;
+        rb->abortWaitRecv();
+        return;
+      }
+  });
+  bool received = false;
+  try {
+    received = rb->waitRecv(c->recv_from, timeout);
+  } catch (...) {
+    done = true;
+    watcher.join();
+    throw;
+  }
+  done = true;
+  watcher.join();
+  if (!received && gone)
+    throw gloo::IoException(
+        "a peer's connection closed while this rank waited for a message "
+        "from any rank");
+}
+
 template <typename T>
 void p2p(coll__gloo* g, const coll__gloo_call* c) {
   auto timeout = to_ms(c->timeout_s);
@@ -225,11 +266,17 @@ void p2p(coll__gloo* g, const coll__gloo_call* c) {
     sb = g->context->createUnboundBuffer(const_cast<void*>(c->sendbuf), c->count * sizeof(T));
     sb->send(c->peer_send, kP2PTag);
   }
-  if (c->peer_recv >= 0 && c->recvcount) {
+  if ((c->recv_any || c->peer_recv >= 0) && c->recvcount) {
     rb = g->context->createUnboundBuffer(c->recvbuf, c->recvcount * sizeof(T));
-    rb->recv(c->peer_recv, kP2PTag);
+    if (c->recv_any)
+      rb->recv(peers_of(g), kP2PTag); // Gloo's own receive from any of them
+    else
+      rb->recv(c->peer_recv, kP2PTag);
   }
-  if (rb) rb->waitRecv(timeout);
+  if (rb && c->recv_any)
+    wait_any(rb.get(), c, timeout);
+  else if (rb)
+    rb->waitRecv(timeout);
   if (sb) sb->waitSend(timeout);
 }
 
