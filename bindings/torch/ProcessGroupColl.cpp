@@ -262,7 +262,9 @@ class WorkColl : public c10d::Work {
     std::vector<at::Tensor> result() override { return outputs_; }
     void synchronize() override {}
     int sourceRank() const override {
-        TORCH_CHECK(source_ >= 0, "coll: ", what_, ": sourceRank() is a receive's only");
+        std::lock_guard<std::mutex> g(lk_);
+        TORCH_CHECK(source_ >= 0, "coll: ", what_,
+                    ": sourceRank() is a receive's only (from any source: once it completed)");
         return source_;
     }
 
@@ -333,12 +335,14 @@ class WorkColl : public c10d::Work {
         settle_future();
     }
 
-    // The P2PEngine ran this send or recv: done, with its error if any.
-    void complete_p2p(std::exception_ptr e) {
+    // The P2PEngine ran this send or recv: done, with its error if any, and
+    // the rank a receive took its message from (from any source: known now).
+    void complete_p2p(std::exception_ptr e, int source) {
         {
             std::lock_guard<std::mutex> g(lk_);
             complete_locked(COLL_OK);
             err_ = e;
+            if (source >= 0) source_ = source;
         }
         done_cv_.notify_all();
         settle_future();
@@ -417,6 +421,10 @@ class WorkColl : public c10d::Work {
 // Each message is a header (magic, tag, bytes, dtype) and then its bytes.
 // Tags: a receive takes the first message from its peer with its tag; a
 // message that arrives for another tag is kept until a receive asks for it.
+// A receive from any source (peer -1, recvAnysource) takes the first kept
+// message with its tag from any peer, else the next header from whichever
+// peer sends first (coll_sendrecv_any, its paired send going out meanwhile),
+// then the bytes from that peer; from then on it is a receive from that peer.
 class P2PEngine {
   public:
     explicit P2PEngine(int size) : unexpected_((size_t)size) {}
@@ -450,7 +458,7 @@ class P2PEngine {
                     o.err = std::current_exception();
                 }
             }
-            o.work->complete_p2p(o.err);
+            o.work->complete_p2p(o.err, o.send ? -1 : o.peer);
         }
     }
 
@@ -479,6 +487,7 @@ class P2PEngine {
     struct Msg { // arrived for a tag no receive has asked for yet
         int64_t tag, dtype;
         std::vector<char> data;
+        uint64_t seq; // order of arrival, across peers
     };
 
     void run_locked(std::vector<Op>& ops) {
@@ -522,9 +531,15 @@ class P2PEngine {
         if (s)
             ho[0] = kMagic, ho[1] = s->tag, ho[2] = (int64_t)s->bytes(),
             ho[3] = (int64_t)s->st.buf.scalar_type();
-        check(coll_sendrecv(comm_, s ? ho : nullptr, s ? 4 : 0, s ? s->peer : -1, r ? hi : nullptr,
-                            r ? 4 : 0, r ? r->peer : -1, COLL_INT64),
-              "send/recv");
+        bool any = r && r->peer < 0;
+        if (any) // the header says who: r is a receive from that peer from here on
+            check(coll_sendrecv_any(comm_, s ? ho : nullptr, s ? 4 : 0, s ? s->peer : -1, hi, 4,
+                                    COLL_INT64, &r->peer),
+                  "recvAnySource");
+        else
+            check(coll_sendrecv(comm_, s ? ho : nullptr, s ? 4 : 0, s ? s->peer : -1,
+                                r ? hi : nullptr, r ? 4 : 0, r ? r->peer : -1, COLL_INT64),
+                  "send/recv");
         TORCH_CHECK(!r || hi[0] == kMagic, "coll: recv: rank ", r ? r->peer : -1,
                     " sent something other than a coll send (a send/recv pair that does not "
                     "match, or a gather/scatter on one side)");
@@ -539,27 +554,36 @@ class P2PEngine {
                   "send/recv");
         if (!r) return false;
         if (!mine) {
-            unexpected_[(size_t)r->peer].push_back(Msg{hi[1], hi[3], std::move(keep)});
+            unexpected_[(size_t)r->peer].push_back(Msg{hi[1], hi[3], std::move(keep), kept_++});
+            if (any) r->peer = -1; // still from any source
             return false;
         }
         if (!fits) r->err = std::make_exception_ptr(std::runtime_error(mismatch(*r, hi[2], hi[3])));
         return true;
     }
 
-    // A kept message for r (the first from its peer with its tag) into r.
+    // A kept message for r (the first from its peer with its tag; from any
+    // source, the first kept with its tag) into r.
     bool take_kept(Op& r) {
-        auto& q = unexpected_[(size_t)r.peer];
-        for (auto it = q.begin(); it != q.end(); ++it) {
-            if (it->tag != r.tag) continue;
-            if (it->data.size() == r.bytes() && it->dtype == (int64_t)r.st.buf.scalar_type())
-                std::memcpy(r.st.buf.data_ptr(), it->data.data(), it->data.size());
-            else
-                r.err = std::make_exception_ptr(
-                    std::runtime_error(mismatch(r, (int64_t)it->data.size(), it->dtype)));
-            q.erase(it);
-            return true;
+        std::deque<Msg>* q = nullptr;
+        std::deque<Msg>::iterator it{};
+        int from = -1, lo = r.peer < 0 ? 0 : r.peer;
+        int hi = r.peer < 0 ? (int)unexpected_.size() : r.peer + 1;
+        for (int p = lo; p < hi; p++) {
+            auto& pq = unexpected_[(size_t)p];
+            auto m = std::find_if(pq.begin(), pq.end(),
+                                  [&](const Msg& k) { return k.tag == r.tag; });
+            if (m != pq.end() && (!q || m->seq < it->seq)) q = &pq, it = m, from = p;
         }
-        return false;
+        if (!q) return false;
+        r.peer = from;
+        if (it->data.size() == r.bytes() && it->dtype == (int64_t)r.st.buf.scalar_type())
+            std::memcpy(r.st.buf.data_ptr(), it->data.data(), it->data.size());
+        else
+            r.err = std::make_exception_ptr(
+                std::runtime_error(mismatch(r, (int64_t)it->data.size(), it->dtype)));
+        q->erase(it);
+        return true;
     }
 
     std::mutex q_mu_; // pending_, closed_
@@ -568,6 +592,7 @@ class P2PEngine {
     std::mutex run_mu_; // one run at a time: comm_, unexpected_
     coll_comm* comm_ = nullptr;
     std::vector<std::deque<Msg>> unexpected_;
+    uint64_t kept_ = 0; // messages kept so far: Msg::seq
 };
 
 void WorkColl::run_p2p() {
@@ -1015,6 +1040,14 @@ class ProcessGroupColl : public CollBase {
         return post_p2p(false, src, tag, stage(tensors[0]), c10d::OpType::RECV, tensors, src);
     }
 
+    // recv(src=None): queued as a receive from peer -1; the Work's
+    // sourceRank() says who sent once it ran (P2PEngine).
+    WorkPtr recvAnysource(std::vector<at::Tensor>& tensors, int tag) override {
+        check_single(tensors, "recvAnySource");
+        return post_p2p(false, -1, tag, stage(tensors[0]), c10d::OpType::RECVANYSOURCE, tensors,
+                        -1);
+    }
+
     // gather and scatter: the root exchanges with each rank in turn (blocking
     // coll_send / coll_recv; libcoll has no rooted gather or scatter).
     WorkPtr gather(std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
@@ -1276,7 +1309,7 @@ class ProcessGroupColl : public CollBase {
     }
     WorkPtr post_p2p(bool send, int peer, int tag, Staged st, c10d::OpType type,
                      std::vector<at::Tensor> tensors, int source) {
-        const char* what = send ? "send" : "recv";
+        const char* what = send ? "send" : peer < 0 ? "recvAnySource" : "recv";
         auto w = c10::make_intrusive<WorkColl>(
             type, what, comm_, nullptr, COLL_OK, nullptr, std::move(tensors), ::kNoTimeout,
             std::vector<c10::intrusive_ptr<WorkColl>>{}, p2p_, source);

@@ -46,6 +46,7 @@ GLOO_ONLY = {
 QUICK = [
     "test_all_reduce_sum", "test_broadcast", "test_all_gather",
     "test_send_recv", "test_scatter", "test_sparse_all_reduce_sum",
+    "test_send_recv_any_source",
 ]
 
 
