@@ -4,12 +4,15 @@ against coll with the python running this, and fails when a test that passes
 on gloo does not pass on coll, except the tests in GLOO_ONLY (gloo-only by
 design; docs/TORCH.md says why for each).
 
-    conformance.py [--quick] [-n NAME]... [-k PATTERN]... [-x PATTERN]... [--jobs N] [--keep DIR]
+    conformance.py [--quick] [-n NAME]... [-k PATTERN]... [-x PATTERN]... [--jobs N]
+                   [--shards A-B] [--keep DIR]
 
 --quick: the tests in QUICK (ctest torch/conformance_quick); -n/-k/-x select
 tests by name (conformance_suite.py); none: the whole suite (10 minutes or
 more, scripts/torch_conformance.sh --full). --jobs N: N suite processes at
-a time (default 1: gloo's pass, then coll's).
+a time (default 1: gloo's pass, then coll's). --shards A-B: only shards A to
+B (1-based) of the 4 x N that --jobs N splits the suite into, to run a whole
+suite in parts (e.g. 1-4 then 5-8 with --jobs 2).
 --keep: the JSON results and logs there. collbench_torch must be importable
 (PYTHONPATH). Prints both backends' counts and every test that passes on
 gloo and not on coll.
@@ -50,13 +53,17 @@ QUICK = [
 ]
 
 
-def run_suites(selection, jobs, workdir):
+def run_suites(selection, jobs, workdir, first=1, last=None):
     """{test: outcome} of gloo and of coll, and coll's skip reasons; with jobs > 1
     each split into 4 x jobs shards, run jobs at a time, a shard on gloo next
     to the same shard on coll (same load, and results that compare early).
     Each shard's output is printed when it ends."""
     shards = 1 if jobs == 1 else 4 * jobs
-    tasks = [(b, i) for i in range(shards) for b in ("gloo", "coll")]
+    last = shards if last is None else last
+    if not 1 <= first <= last <= shards:
+        sys.exit(f"conformance.py: --shards {first}-{last}: there are {shards} shards "
+                 f"(4 x --jobs {jobs})")
+    tasks = [(b, i) for i in range(first - 1, last) for b in ("gloo", "coll")]
     running, results, reasons = [], {"gloo": {}, "coll": {}}, {}
     env = dict(os.environ, WORLD_SIZE="2")
     # torch's own per-test limit (300 s; a hung test fails then), or yours
@@ -104,7 +111,7 @@ def counts(outcomes):
 
 
 def main(argv):
-    selection, keep, jobs = [], None, 1
+    selection, keep, jobs, shards = [], None, 1, (1, None)
     it = iter(argv)
     for a in it:
         if a in ("-n", "-k", "-x"):
@@ -119,13 +126,20 @@ def main(argv):
             if not jobs.isdigit() or int(jobs) < 1:
                 sys.exit("conformance.py: --jobs needs a number from 1")
             jobs = int(jobs)
+        elif a == "--shards":
+            spec = next(it, "")
+            parts = spec.split("-")
+            if len(parts) != 2 or not all(p.isdigit() for p in parts):
+                sys.exit(f"conformance.py: --shards needs A-B, e.g. 1-4 (got '{spec}')")
+            shards = (int(parts[0]), int(parts[1]))
         elif a == "--keep":
             keep = next(it, None)
             if keep is None:
                 sys.exit("conformance.py: --keep needs a directory")
         else:
             sys.exit(f"conformance.py: unknown argument '{a}' (usage: conformance.py "
-                     "[--quick] [-n NAME]... [-k PATTERN]... [-x PATTERN]... [--jobs N] [--keep DIR])")
+                     "[--quick] [-n NAME]... [-k PATTERN]... [-x PATTERN]... [--jobs N] "
+                     "[--shards A-B] [--keep DIR])")
     probe = subprocess.run([sys.executable, "-c", "import torch, collbench_torch"],
                            capture_output=True, text=True)
     if probe.returncode != 0:
@@ -135,7 +149,7 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="collconf-") as tmp:
         workdir = keep or tmp
         os.makedirs(workdir, exist_ok=True)
-        gloo, coll, why = run_suites(selection, jobs, workdir)
+        gloo, coll, why = run_suites(selection, jobs, workdir, *shards)
     print(f"\ngloo: {len(gloo)} tests: {counts(gloo)}")
     print(f"coll: {len(coll)} tests: {counts(coll)}")
     missing = sorted(t for t, o in gloo.items() if o == "pass" and coll.get(t) != "pass")
