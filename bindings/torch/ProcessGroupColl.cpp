@@ -603,7 +603,7 @@ class ProcessGroupColl : public CollBase {
   public:
     ProcessGroupColl(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                      std::chrono::milliseconds timeout)
-        : CollBase(rank, size), p2p_(std::make_shared<P2PEngine>(size)) {
+        : CollBase(rank, size), store_(store), p2p_(std::make_shared<P2PEngine>(size)) {
         rendezvous(store, timeout);
         p2p_->attach(comm_);
         completer_ = std::thread([this]() { complete_loop(); });
@@ -645,6 +645,22 @@ class ProcessGroupColl : public CollBase {
     }
 
     const std::string getBackendName() const override { return "coll"; }
+
+    // One number the whole group agrees on, as gloo's: rank 0 draws it and
+    // publishes it on torch's store. torch's ProcessGroupWrapper
+    // (TORCH_DISTRIBUTED_DEBUG=DETAIL wraps plugins too) sets it when it wraps
+    // the group and puts it in every collective's fingerprint.
+    void setSequenceNumberForGroup() override {
+        std::string key = "coll/seq/" + std::to_string(seq_sets_++);
+        if (rank_ == 0) {
+            std::random_device rd;
+            seq_ = 1 + ((uint64_t)rd() << 16 ^ rd());
+            store_->set(key, bytes(std::to_string(seq_)));
+        } else {
+            seq_ = std::stoull(str(store_->get(key)));
+        }
+    }
+    uint64_t getSequenceNumberForGroup() override { return seq_; } // 0: never set
 
     // A tensor in this communicator's coll_alloc memory (shm: the shared heap,
     // which peers read directly: no copy through the segment). The tensor
@@ -1471,6 +1487,9 @@ class ProcessGroupColl : public CollBase {
     static thread_local bool t_destroyed_own_group;
 
     coll_comm* comm_ = nullptr;
+    c10::intrusive_ptr<c10d::Store> store_; // the sequence number's
+    uint64_t seq_ = 0;
+    int seq_sets_ = 0;
     std::shared_ptr<P2PEngine> p2p_;
     std::thread completer_;
     std::mutex qlk_;

@@ -197,6 +197,7 @@ def body(rank, world):
     n_checked += bitwise(rank, world, coll)
     n_checked += sparse(rank, world, coll, gloo)
     n_checked += coalescing(rank, world, coll)
+    n_checked += sequence_number(rank, world, collbench_torch.backend(coll), coll)
     # bad input: a clear RuntimeError, and the communicator still works after it
     for bad, what in ((lambda: dist.all_reduce(torch.ones(3, dtype=torch.bool), op=dist.ReduceOp.AVG, group=coll), "not defined for dtype bool"),
                       (lambda: dist.all_reduce(torch.ones(3), op=dist.ReduceOp.BAND, group=coll), "integer or bool"),
@@ -333,6 +334,23 @@ def coalescing(rank, world, coll):
     for k in range(3):
         check(f"coalesced reduce_scatter_tensor {k}", outs[k], sums[k][4 * rank:4 * rank + 4])
     return 4
+
+
+def sequence_number(rank, world, pg, coll):
+    """The group's sequence number, which torch's ProcessGroupWrapper
+    (TORCH_DISTRIBUTED_DEBUG=DETAIL) sets when it wraps the group and puts in
+    every collective's fingerprint: 0 until set, then one nonzero number on
+    every rank, and after a second set again one number on every rank."""
+    if pg._get_sequence_number_for_group() != 0:
+        raise AssertionError("sequence number before it was set: not 0")
+    for _ in range(2):
+        pg._set_sequence_number_for_group()
+        mine = torch.tensor([pg._get_sequence_number_for_group()], dtype=torch.int64)
+        every = [torch.zeros(1, dtype=torch.int64) for _ in range(world)]
+        dist.all_gather(every, mine, group=coll)
+        if mine.item() == 0 or any(e.item() != mine.item() for e in every):
+            raise AssertionError(f"sequence numbers differ or are 0: {[e.item() for e in every]}")
+    return 1
 
 
 def check_sparse(name, got, want):
