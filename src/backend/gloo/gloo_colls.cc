@@ -242,16 +242,18 @@ void wait_any(gloo::transport::UnboundBuffer* rb, const coll__gloo_call* c,
         return;
       }
   });
-  bool received = false;
-  try {
+  bool received;
+  {
+    struct Stop { // the watcher ends with the wait, returned or thrown
+      std::atomic<bool>& done;
+      std::thread& watcher;
+      ~Stop() {
+        done = true;
+        watcher.join();
+      }
+    } stop{done, watcher};
     received = rb->waitRecv(c->recv_from, timeout);
-  } catch (...) {
-    done = true;
-    watcher.join();
-    throw;
   }
-  done = true;
-  watcher.join();
   if (!received && gone)
     throw gloo::IoException(
         "a peer's connection closed while this rank waited for a message "

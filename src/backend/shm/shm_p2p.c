@@ -27,10 +27,10 @@ static int can_post(const p2p_side *s)
     return atomic_load(&s->mb->ack) == atomic_load(&s->mb->post);
 }
 
-static int can_take(const p2p_side *r)
-{
-    return atomic_load(&r->mb->post) > atomic_load(&r->mb->ack);
-}
+/* A chunk posted and not yet taken. */
+static int holds_chunk(shm_mailbox *mb) { return atomic_load(&mb->post) > atomic_load(&mb->ack); }
+
+static int can_take(const p2p_side *r) { return holds_chunk(r->mb); }
 
 /* A receive from any source: the first peer (after the one taken last, for
  * fairness) whose mailbox to this rank holds a message, or -1. post > ack
@@ -40,8 +40,7 @@ static int any_posted(const shm_state *st)
     for (int i = 1; i <= st->n; i++) {
         int r = (st->any_last + i) % st->n;
         if (r == st->rank) continue;
-        shm_mailbox *mb = shm_mbox(&st->seg, r, st->rank);
-        if (atomic_load(&mb->post) > atomic_load(&mb->ack)) return r;
+        if (holds_chunk(shm_mbox(&st->seg, r, st->rank))) return r;
     }
     return -1;
 }
