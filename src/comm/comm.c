@@ -35,6 +35,43 @@ static int set_error(coll_comm *comm, int status, int failed_rank, const char *f
     return status;
 }
 
+/* Rank 0 usually hosts the store, which lives as long as its process: a
+ * slower peer may still be reading its last set-up keys when rank 0 has
+ * finished. Every rank says when it is done with them (also after a failed
+ * set-up), and rank 0 returns only once all have, so a rank 0 that fails or
+ * exits right after create cannot leave a peer mid-set-up facing a closed
+ * store. */
+static int wait_for_set_up(coll__store *store, const char *prefix, int rank, int size, int ok,
+                           coll__err *err)
+{
+    enum { BATCH = 64 };
+    char key[128], names[BATCH][128];
+    if (!store || size < 2) return COLL_OK;
+    if (!coll__store_key(key, sizeof key, NULL, prefix, "up/%d", rank))
+        (void)coll__store_set(store, key, "1", 1); /* best effort: rank 0 may be gone */
+    if (rank != 0 || !ok) return COLL_OK;          /* a failed rank 0: the others fail fast */
+    for (int r = 1; r < size; r += BATCH) {
+        const char *keys[BATCH];
+        int n = 0;
+        for (; n < BATCH && r + n < size; n++) {
+            int rc = coll__store_key(names[n], sizeof names[n], err, prefix, "up/%d", r + n);
+            if (rc) return rc;
+            keys[n] = names[n];
+        }
+        int rc = coll__store_wait(store, keys, n);
+        if (rc) {
+            char missing[128] = "?";
+            int many = 0;
+            if (!coll__store_key(key, sizeof key, NULL, prefix, "up/"))
+                many = coll__store_missing_ranks(store, key, size, missing, sizeof missing) > 1;
+            return coll__err_set(err, rc, "set-up: %s %s never finished it: %s",
+                                 many ? "ranks" : "rank", missing,
+                                 store->err.msg[0] ? store->err.msg : coll_strerror(rc));
+        }
+    }
+    return COLL_OK;
+}
+
 int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
 {
     coll_config cfg;
@@ -72,6 +109,9 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     pthread_cond_init(&comm->changed, NULL);
 
     rc = backend->init(comm, &rv, &comm->state, &cerr);
+    int settled = wait_for_set_up(rv.store, rv.prefix, rv.rank, rv.world_size, rc == COLL_OK,
+                                  &cerr);
+    if (rc == COLL_OK) rc = settled;
     if (rc == COLL_OK && cfg.algo && (rc = backend->set_algo(comm->state, cfg.algo, &cerr))) {
         coll__err_copy(&cerr, create_error, sizeof create_error);
         /* Every rank refuses alike: a closing barrier keeps rank 0 (often the

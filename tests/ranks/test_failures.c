@@ -11,6 +11,8 @@
  *                  rank 0 fails with COLL_EMISMATCH naming rank 1
  *   any_timeout    nobody sends to rank 0's coll_recv_any: COLL_ETIMEDOUT
  *                  after the communicator's timeout (2 s here), not later
+ *   early_exit     rank 0 (the store's host) exits as soon as create returns:
+ *                  ranks 1 and 2 must still finish create
  * Each rank that saw the right error leaves a file "ok.<rank>" in
  * $COLLTEST_DIR; the launcher side checks the files and the launch outcome. */
 #include "coll.h"
@@ -116,6 +118,17 @@ static int rank_any_mismatch(coll_comm *comm)
     return 0;
 }
 
+/* Rank 0 ends its process right after create (no destroy, as a program that
+ * fails at once may), while rank 2 is slowed inside its set-up: rank 2 must
+ * still finish create, so rank 0 may not leave while a peer reads set-up keys
+ * from the store its process hosts. */
+static int rank_early_exit(coll_comm *comm)
+{
+    (void)comm;
+    if (rh_rank != 0) mark_ok();
+    _exit(0);
+}
+
 /* Only rank 0 waits (the others sleep past its timeout), so the timeout it
  * reports is its own. */
 static int rank_any_timeout(coll_comm *comm)
@@ -148,6 +161,7 @@ static const struct mode {
     {"any_death", 3, rank_any_death, 1, 1, NULL},
     {"any_mismatch", 3, rank_any_mismatch, 0, 1, NULL},
     {"any_timeout", 3, rank_any_timeout, 0, 1, "RH_TIMEOUT_S=2"},
+    {"early_exit", 3, rank_early_exit, 0, 2, NULL},
 };
 
 static const struct mode *find_mode(const char *name)
@@ -187,7 +201,8 @@ int main(int argc, char **argv)
     const struct mode *m = find_mode(name ? name : argc > 1 ? argv[1] : "");
     if (!m) {
         fprintf(stderr,
-                "usage: %s peer_death|mismatch|any_death|any_mismatch|any_timeout [BACKEND]\n",
+                "usage: %s peer_death|mismatch|any_death|any_mismatch|any_timeout|early_exit "
+                "[BACKEND]\n",
                 argv[0]);
         return 2;
     }
