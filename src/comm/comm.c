@@ -114,8 +114,9 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     if (rc == COLL_OK) rc = settled;
     if (rc == COLL_OK && cfg.algo && (rc = backend->set_algo(comm->state, cfg.algo, &cerr))) {
         coll__err_copy(&cerr, create_error, sizeof create_error);
-        /* Every rank refuses alike: a closing barrier keeps rank 0 (often the
-         * store's host) from leaving while a peer still finishes its set-up. */
+        /* Every rank refuses alike, after every rank's set-up (wait_for_set_up):
+         * destroy's closing barrier then keeps connections from closing under
+         * a peer's last set-up bytes, as at any destroy. */
         coll_comm_destroy(comm);
         return rc;
     }
