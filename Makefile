@@ -1,9 +1,11 @@
 # Thin wrapper over CMake for the README's two commands.
 BUILD ?= build
+# bash: the test targets read ctest's status through tee (PIPESTATUS)
+SHELL := /bin/bash
 CMAKE_FLAGS ?=
 JOBS ?= 2
 
-.PHONY: all deps configure build torch run test clean
+.PHONY: all deps configure build torch run test test-all test-long clean
 
 all: build
 
@@ -33,10 +35,22 @@ run: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target collbench
 	$(BUILD)/collbench suite $(SUITE_ARGS)
 
-# CTEST_ARGS: e.g. "-LE soak" (CI's sanitizer builds skip the minute-long runs)
+# Two tiers (docs/TESTING.md). `make test`: the fast tier, every test not
+# labelled long (budget: 8 minutes of ctest on 2 cores); `make test-all`: every
+# test; `make test-long`: the long tier alone (CI runs it after make test).
+# Each prints its slowest tests and the budget's verdict (scripts/test_budget.sh).
+# CTEST_ARGS: more ctest options, e.g. "-R shm/" or "-L unit".
 CTEST_ARGS ?=
+CTEST = cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 test: torch
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+	@$(CTEST) -LE long $(CTEST_ARGS) | tee ctest-fast.log; rc=$${PIPESTATUS[0]}; \
+	    $(CURDIR)/scripts/test_budget.sh ctest-fast.log 480; exit $$rc
+test-all: torch
+	@$(CTEST) $(CTEST_ARGS) | tee ctest-all.log; rc=$${PIPESTATUS[0]}; \
+	    $(CURDIR)/scripts/test_budget.sh ctest-all.log; exit $$rc
+test-long: torch
+	@$(CTEST) -L long $(CTEST_ARGS) | tee ctest-long.log; rc=$${PIPESTATUS[0]}; \
+	    $(CURDIR)/scripts/test_budget.sh ctest-long.log; exit $$rc
 
 clean:
 	rm -rf $(BUILD)

@@ -1,7 +1,11 @@
 /* Rendezvous: rank and world from the config or the launcher's environment, and
- * the store for the init method. Stores live as long as the process: rank 0's
- * store server must outlive its communicators while slower ranks still use it,
- * and a communicator created again reuses it (keys are namespaced per creation). */
+ * the store for the init method, shared by the communicators made on it (keys
+ * are namespaced per creation) and counted: a tcp:// or file:// store closes
+ * with the last communicator that holds it, so a program may make and destroy
+ * any number of groups (torch's new_group: a tcp:// store on a fresh port
+ * each). env:// is the launcher's one method per process and lives as long as
+ * the process: its listening socket is handed to rank 0 once, and a rank that
+ * re-creates a communicator at once must find the same server. */
 #include "bootstrap/rendezvous.h"
 #include "coll_tool.h"
 #include "bootstrap/launch_env.h"
@@ -20,13 +24,15 @@
 #include <string.h>
 
 typedef struct cached_store {
+    struct cached_store *next;
     char key[320];
     coll__store *store;
     unsigned created; /* communicators made on it so far: their key prefix */
+    unsigned refs;    /* communicators holding it now */
 } cached_store;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static cached_store cache[8];
+static cached_store *cache;
 
 static int env_int(const char *name, int dflt)
 {
@@ -172,27 +178,43 @@ static int cached_open(const char *method, coll__rendezvous *rv, coll__err *err)
 {
     int rc = COLL_OK;
     pthread_mutex_lock(&cache_lock);
-    cached_store *slot = NULL;
-    for (size_t i = 0; i < sizeof cache / sizeof cache[0] && !slot; i++)
-        if (cache[i].store && strcmp(cache[i].key, method) == 0) slot = &cache[i];
-    for (size_t i = 0; i < sizeof cache / sizeof cache[0] && !slot; i++)
-        if (!cache[i].store) {
-            rc = open_store(method, rv, &cache[i].store, err);
-            if (rc == COLL_OK) {
-                slot = &cache[i];
-                snprintf(slot->key, sizeof slot->key, "%s", method);
-            }
-            break;
+    cached_store *slot = cache;
+    while (slot && strcmp(slot->key, method) != 0) slot = slot->next;
+    if (!slot && (slot = calloc(1, sizeof *slot)) == NULL) rc = COLL_ENOMEM;
+    if (slot && !slot->store) {
+        rc = open_store(method, rv, &slot->store, err);
+        if (rc == COLL_OK) {
+            snprintf(slot->key, sizeof slot->key, "%s", method);
+            slot->next = cache;
+            cache = slot;
+        } else {
+            free(slot);
+            slot = NULL;
         }
+    }
     if (slot) {
         rv->store = slot->store;
+        slot->refs++;
         snprintf(rv->prefix, sizeof rv->prefix, "c%u/", slot->created++);
-    } else if (rc == COLL_OK) {
-        coll__err_set(err, 0, "too many distinct init methods in one process");
-        rc = COLL_EINVAL;
     }
     pthread_mutex_unlock(&cache_lock);
     return rc;
+}
+
+void coll__rendezvous_release(coll__store *store)
+{
+    if (!store) return;
+    pthread_mutex_lock(&cache_lock);
+    cached_store **at = &cache;
+    while (*at && (*at)->store != store) at = &(*at)->next;
+    cached_store *slot = *at;
+    /* not cached (the MPI rendezvous' own), or env://: the process keeps it */
+    if (slot && --slot->refs == 0 && strcmp(slot->key, "env://") != 0) *at = slot->next;
+    else slot = NULL;
+    pthread_mutex_unlock(&cache_lock);
+    if (!slot) return;
+    coll__store_destroy(slot->store); /* rank 0: serves the last clients, then stops */
+    free(slot);
 }
 
 int coll__rendezvous_init(const coll_config *cfg, coll__rendezvous *rv, coll__err *err)
@@ -227,7 +249,8 @@ int coll__rendezvous_init(const coll_config *cfg, coll__rendezvous *rv, coll__er
     rc = pick_listen_addr(method, found ? &env : NULL, rv, err);
     if (rc || (rc = refuse_exposed(method, rv, err))) return rc;
     int opened = cached_open(method, rv, err);
-    if (opened == COLL_OK && coll__rendezvous_wants_verify(rv))
-        opened = coll__rendezvous_verify(rv, err);
+    if (opened == COLL_OK && coll__rendezvous_wants_verify(rv) &&
+        (opened = coll__rendezvous_verify(rv, err)) != COLL_OK)
+        coll__rendezvous_release(rv->store);
     return opened;
 }

@@ -9,7 +9,7 @@
 struct coll__rendezvous {
     int rank, world_size;
     int local_rank, local_world_size;
-    coll__store *store;   /* shared; not owned (stores outlive communicators) */
+    coll__store *store;   /* shared and counted: coll__rendezvous_release gives it back */
     char prefix[64];      /* key namespace of this communicator ("c3/") */
     char token[65];       /* job token (hex), "" when none */
     char host[256];       /* address this rank's transports listen on (listen_addr.h) */
@@ -31,7 +31,13 @@ static inline int coll__rendezvous_world(const coll__rendezvous *rv, int r)
     return r >= 0 && r < rv->nworld ? rv->world_of[r] : -1;
 }
 
+/* rv's rank, world and store for cfg's init method; on success rv->store is
+ * held (one count per call) until coll__rendezvous_release. */
 int coll__rendezvous_init(const coll_config *cfg, coll__rendezvous *rv, coll__err *err);
+/* Gives back one count of a store rendezvous_init returned: the last one of a
+ * tcp:// or file:// store closes it (rank 0's server first serves the clients
+ * still connected, for up to a second); env:// stores stay for the process. */
+void coll__rendezvous_release(coll__store *store);
 
 /* For ranks another launcher started (or $COLL_VERIFY_RANKS=1, as the multi-host
  * launcher sets): 1 when rendezvous_verify should run. */

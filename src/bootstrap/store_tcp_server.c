@@ -65,7 +65,8 @@ typedef struct conn {
 } conn;
 
 typedef struct coll__store_tcp_server {
-    int listen_fd;
+    int listen_fd; /* -1 once stopping */
+    int port;      /* listen_fd's, kept: the server thread closes listen_fd */
     int wake[2];
     pthread_t thread;
     char *token;
@@ -524,7 +525,8 @@ static void *serve(void *arg)
         fds[0] = (struct pollfd){.fd = stop_by > 0 ? -1 : s->wake[0], .events = POLLIN};
         double now = coll__now_s();
         int paused = now < s->listen_paused_until;
-        fds[1] = (struct pollfd){.fd = paused ? -1 : s->listen_fd, .events = POLLIN};
+        fds[1] = (struct pollfd){.fd = paused || s->listen_fd < 0 ? -1 : s->listen_fd,
+                                 .events = POLLIN};
         size_t i = 2;
         for (conn *c = s->conns; c; c = c->next, i++)
             fds[i] = (struct pollfd){.fd = c->fd, .events = POLLIN | (c->out_len ? POLLOUT : 0)};
@@ -538,7 +540,13 @@ static void *serve(void *arg)
             fprintf(stderr, "collbench store: poll: %s, server stops\n", strerror(errno));
             break;
         }
-        if (fds[0].revents && stop_by == 0) stop_by = coll__now_s() + s->linger_s;
+        if (fds[0].revents && stop_by == 0) {
+            /* Stopping: serve the clients connected now, take no new ones (a
+             * rank re-creating a group on this port must reach the next server). */
+            stop_by = coll__now_s() + s->linger_s;
+            close(s->listen_fd);
+            s->listen_fd = -1;
+        }
         i = 2;
         for (conn *c = s->conns; c; c = c->next, i++) {
             if (fds[i].revents & POLLOUT) flush(c);
@@ -560,7 +568,7 @@ static void *serve(void *arg)
         }
         log_unlogged(s, now, !waiting, 0);
         /* Accept last: the pollfd array above matched the list before it. */
-        if (fds[1].revents) accept_all(s, waiting);
+        if (fds[1].revents && s->listen_fd >= 0) accept_all(s, waiting);
     }
     log_unlogged(s, coll__now_s(), 1, 1);
     free(fds);
@@ -603,6 +611,7 @@ int coll__store_tcp_server_start(int listen_fd, const char *token, double timeou
         return COLL_ENOMEM;
     }
     s->listen_fd = listen_fd;
+    s->port = coll__sock_port(listen_fd);
     s->max_unauthed = max_unauthed();
     s->linger_s = timeout_s / 2 < LINGER_MAX_S ? timeout_s / 2 : LINGER_MAX_S;
     s->wake[0] = s->wake[1] = -1;
@@ -638,10 +647,7 @@ void coll__store_tcp_server_stop(coll__store_tcp_server *s)
     server_free(s);
 }
 
-int coll__store_tcp_server_port(const coll__store_tcp_server *s)
-{
-    return coll__sock_port(s->listen_fd);
-}
+int coll__store_tcp_server_port(const coll__store_tcp_server *s) { return s->port; }
 
 /* Fuzzing entry (store.h): one connection over a socketpair, no thread. */
 int coll__tcp_store_feed(const unsigned char *data, size_t len)

@@ -35,8 +35,8 @@ static int set_error(coll_comm *comm, int status, int failed_rank, const char *f
     return status;
 }
 
-/* Rank 0 usually hosts the store, which lives as long as its process: a
- * slower peer may still be reading its last set-up keys when rank 0 has
+/* Rank 0 usually hosts the store, which closes with its last communicator or
+ * its process: a slower peer may still be reading its last set-up keys when rank 0 has
  * finished. Every rank says when it is done with them (also after a failed
  * set-up), and rank 0 returns only once all have, so a rank 0 that fails or
  * exits right after create cannot leave a peer mid-set-up facing a closed
@@ -97,7 +97,10 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     }
 
     coll_comm *comm = calloc(1, sizeof(*comm));
-    if (!comm) return COLL_ENOMEM;
+    if (!comm) {
+        coll__rendezvous_release(rv.store);
+        return COLL_ENOMEM;
+    }
     comm->rank = rv.rank;
     comm->size = rv.world_size;
     comm->backend = backend;
@@ -123,6 +126,7 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     if (rc) {
         coll__err_copy(&cerr, create_error, sizeof create_error);
         if (comm->state) backend->fini(comm->state);
+        coll__rendezvous_release(comm->store);
         pthread_mutex_destroy(&comm->lock);
         pthread_cond_destroy(&comm->changed);
         free(comm);
@@ -140,6 +144,7 @@ int coll_comm_destroy(coll_comm *comm)
      * bytes are still in flight (closing with unread data resets the stream). */
     int rc = comm->failed ? COLL_OK : coll_barrier(comm);
     comm->backend->fini(comm->state);
+    coll__rendezvous_release(comm->store);
     pthread_mutex_destroy(&comm->lock);
     pthread_cond_destroy(&comm->changed);
     free(comm);

@@ -36,7 +36,7 @@ struct coll_comm {
     int progress_started;
     pthread_t progress_thread;
 
-    struct coll__store *store; /* rendezvous store (outlives the comm) */
+    struct coll__store *store; /* rendezvous store (held: coll__rendezvous_release) */
     char store_prefix[64];     /* this comm's key namespace in it */
     uint32_t monitored_seq;    /* monitored barriers called so far */
 

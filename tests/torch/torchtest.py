@@ -35,6 +35,21 @@ def ddp_train(model, rank, group, steps, momentum=0.0, hook=None, make_state=Non
     return [p.detach().clone() for p in model.parameters()]
 
 
+def tcp_store(port, world, rank, timeout):
+    """A TCPStore on 127.0.0.1:port, rank 0 its server. Without libuv where
+    torch takes the choice (2.x; Debian 13's torch has none: USE_LIBUV=0 is
+    read by env:// only, the constructor defaults to libuv)."""
+    import inspect
+    kw = {}
+    try:
+        if "use_libuv" in inspect.signature(dist.TCPStore.__init__).parameters:
+            kw["use_libuv"] = os.environ.get("USE_LIBUV", "1") != "0"
+    except (TypeError, ValueError):  # a pybind11 signature inspect cannot read
+        if os.environ.get("USE_LIBUV") == "0" and torch.__version__ >= "2":
+            kw["use_libuv"] = False
+    return dist.TCPStore("127.0.0.1", port, world, rank == 0, timeout=timeout, **kw)
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
