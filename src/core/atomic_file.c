@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -149,7 +150,14 @@ int coll__file_append(const char *path, const void *data, size_t len, char *err,
                       path && *path ? "no data" : "empty path");
         return COLL_EINVAL;
     }
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    /* created: this call made the file, and removes it again when nothing whole
+     * could be written (no empty result file left behind by a full disk) */
+    int created = 1;
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST) {
+        created = 0;
+        fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    }
     if (fd < 0) {
         coll__set_err(err, errlen, "%s: %s", path, strerror(errno));
         return COLL_ESYS;
@@ -167,6 +175,7 @@ int coll__file_append(const char *path, const void *data, size_t len, char *err,
         if (have_size && done > 0 && fstat(fd, &st) == 0 && st.st_size == before + (off_t)done)
             kept = ftruncate(fd, before) == 0;
         close(fd);
+        if (created && kept && have_size && before == 0) unlink(path);
         /* "results.csv: No space left on device; earlier rows kept" */
         coll__set_err(err, errlen, "%s: %s; %s", path, strerror(e),
                       kept ? "earlier rows kept"
@@ -186,4 +195,109 @@ int coll__file_append(const char *path, const void *data, size_t len, char *err,
         return COLL_ESYS;
     }
     return COLL_OK;
+}
+
+int coll__file_lock(const char *path, int *lock_fd, char *err, size_t errlen)
+{
+    *lock_fd = -1;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return COLL_OK;
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    int dirlen = slash ? (int)(slash - path + 1) : 0;
+    char lock[PATH_MAX];
+    if ((size_t)snprintf(lock, sizeof lock, "%.*s.%s.lock", dirlen, path, name) >= sizeof lock) {
+        coll__set_err(err, errlen, "%s: path too long", path);
+        return COLL_EINVAL;
+    }
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) fd = open(path, O_RDONLY | O_CLOEXEC); /* a directory we cannot write */
+    if (fd < 0) return COLL_OK; /* no file and no directory to write: the write says why */
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno == EINTR) continue;
+        coll__set_err(err, errlen, "%s: cannot lock %s: %s", path, lock, strerror(errno));
+        close(fd);
+        return COLL_ESYS;
+    }
+    *lock_fd = fd;
+    return COLL_OK;
+}
+
+void coll__file_unlock(int lock_fd)
+{
+    if (lock_fd >= 0) close(lock_fd); /* closing the last descriptor drops the flock */
+}
+
+/* 1: path is absent or empty; 0: its first line is header; -1: another first
+ * line, put (cut, printable) into seen; COLL_ESYS when it cannot be read. */
+static int header_state(const char *path, const char *header, char *seen, size_t seenlen, char *err,
+                        size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ENOENT) return 1;
+        coll__set_err(err, errlen, "%s: %s", path, strerror(errno));
+        return COLL_ESYS;
+    }
+    char head[512];
+    ssize_t n = pread(fd, head, sizeof head - 1, 0);
+    close(fd);
+    if (n < 0) {
+        coll__set_err(err, errlen, "%s: %s", path, strerror(errno));
+        return COLL_ESYS;
+    }
+    if (n == 0) return 1;
+    head[n] = '\0';
+    size_t line = strcspn(head, "\r\n");
+    if (line == strlen(header) && memcmp(head, header, line) == 0) return 0;
+    size_t k = 0;
+    for (size_t i = 0; i < line && k + 4 < seenlen && i < 60; i++)
+        seen[k++] = head[i] >= 0x20 && head[i] < 0x7f ? head[i] : '?';
+    if (line > 60 && k + 4 < seenlen) seen[k++] = '.', seen[k++] = '.', seen[k++] = '.';
+    seen[k] = '\0';
+    return -1;
+}
+
+int coll__csv_check_header(const char *path, const char *header, char *err, size_t errlen)
+{
+    char seen[80];
+    int st = header_state(path, header, seen, sizeof seen, err, errlen);
+    if (st == -1) {
+        coll__set_err(err, errlen, "%s has a different header (\"%s\"); refusing to mix schemas",
+                      path, seen);
+        return COLL_EINVAL;
+    }
+    return st < 0 ? st : COLL_OK;
+}
+
+int coll__csv_append(const char *path, const char *header, const char *rows, size_t len, char *err,
+                     size_t errlen)
+{
+    int lock, rc = coll__file_lock(path, &lock, err, errlen);
+    char seen[80];
+    int st = rc ? rc : header_state(path, header, seen, sizeof seen, err, errlen);
+    if (st == -1) {
+        coll__set_err(err, errlen, "%s has a different header (\"%s\"); refusing to mix schemas",
+                      path, seen);
+        rc = COLL_EINVAL;
+    } else if (st < 0) {
+        rc = st;
+    } else if (st == 1) { /* new: header and rows in one write */
+        size_t hlen = strlen(header);
+        char *buf = malloc(hlen + 1 + len);
+        if (!buf) {
+            coll__set_err(err, errlen, "%s: out of memory", path);
+            rc = COLL_ENOMEM;
+        } else {
+            memcpy(buf, header, hlen);
+            buf[hlen] = '\n';
+            if (len) memcpy(buf + hlen + 1, rows, len);
+            rc = coll__file_append(path, buf, hlen + 1 + len, err, errlen);
+            free(buf);
+        }
+    } else {
+        rc = coll__file_append(path, rows, len, err, errlen);
+    }
+    coll__file_unlock(lock);
+    return rc;
 }

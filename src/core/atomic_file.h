@@ -19,4 +19,24 @@ int coll__file_write_atomic(const char *path, const void *data, size_t len, char
  * existing data is never damaged and no half line is left. Returns 0 or COLL_ESYS. */
 int coll__file_append(const char *path, const void *data, size_t len, char *err, size_t errlen);
 
+/* Several runs may write one result file at once (two `-J same.json`): each
+ * takes this exclusive lock around its read-modify-write (read the JSON, merge,
+ * replace; look at the CSV header, append), so no run's rows are lost. It is a
+ * flock on ".NAME.lock" beside path (created once and kept: removing it would
+ * race another writer's open), or on path itself where that cannot be created.
+ * *lock_fd is -1 when there is nothing to lock (path is not a regular file).
+ * Returns 0 or COLL_ESYS with err set. */
+int coll__file_lock(const char *path, int *lock_fd, char *err, size_t errlen);
+void coll__file_unlock(int lock_fd);
+
+/* A result file of one CSV schema: under the file's lock, refuses a file whose
+ * first line is not header (COLL_EINVAL, "PATH has a different header (...);
+ * refusing to mix schemas"), else appends rows, header first when the file
+ * is new or empty. header has no newline; rows end with one. 0 or a status. */
+int coll__csv_append(const char *path, const char *header, const char *rows, size_t len,
+                     char *err, size_t errlen);
+/* The same refusal before a run, nothing written: 0 when path is absent,
+ * empty or starts with header. */
+int coll__csv_check_header(const char *path, const char *header, char *err, size_t errlen);
+
 #endif

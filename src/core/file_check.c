@@ -53,6 +53,15 @@ int coll__file_check_writable(const char *path, coll__file_use use, char *err, s
         coll__set_err(err, errlen, "empty file name");
         return COLL_EINVAL;
     }
+    /* A link could point anywhere (as root, at /etc/passwd): results are
+     * written only to the file named. */
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        coll__set_err(err, errlen,
+                      "%s: is a symbolic link; refusing to write through it (name the file "
+                      "itself)",
+                      path);
+        return COLL_EINVAL;
+    }
     if (stat(path, &st) != 0) {
         if (errno != ENOENT) {
             coll__set_err(err, errlen, "%s: %s", path, strerror(errno));
@@ -64,9 +73,16 @@ int coll__file_check_writable(const char *path, coll__file_use use, char *err, s
         coll__set_err(err, errlen, "%s: is a directory, not a file", path);
         return COLL_ESYS;
     }
-    if (use == COLL_FILE_REPLACE && !S_ISREG(st.st_mode)) {
-        coll__set_err(err, errlen, "%s: not a regular file", path);
-        return COLL_ESYS;
+    /* A FIFO would block the header check's read before any rank starts, a
+     * device takes rows without a header to check against. */
+    if (!S_ISREG(st.st_mode)) {
+        coll__set_err(err, errlen, "%s: not a regular file (%s); result files are regular files",
+                      path,
+                      S_ISFIFO(st.st_mode)                         ? "a FIFO"
+                      : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                      : S_ISSOCK(st.st_mode)                       ? "a socket"
+                                                                   : "not a file");
+        return COLL_EINVAL;
     }
     if (access(path, W_OK) != 0) {
         coll__set_err(err, errlen, "%s: %s", path, strerror(errno));

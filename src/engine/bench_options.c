@@ -162,6 +162,12 @@ static int on_quiet(bench_opt_ctx *c, const char *v)
     ST(c)->o->quiet = 1;
     return 0;
 }
+static int on_force_memory(bench_opt_ctx *c, const char *v)
+{
+    (void)v;
+    ST(c)->o->force_memory = 1;
+    return 0;
+}
 static int on_same_ranks(bench_opt_ctx *c, const char *v)
 {
     (void)v;
@@ -306,6 +312,10 @@ static const bench_opt opt_table[] = {
     {0, "insecure", NULL, on_insecure,
      "let a job without a token listen on a non-loopback "
      "address, open to any host that reaches it ($COLL_INSECURE=1)"},
+    {0, "force-memory", NULL, on_force_memory,
+     "run even when the buffers of -P x --sizes exceed the memory this host has available "
+     "(MemAvailable, the cgroup's memory.max): by default such a run is refused before any "
+     "rank allocates"},
     {0, "same-ranks", NULL, on_same_ranks,
      "launch once per process count: its ranks make every "
      "backend's communicator and measure them size by size, each size on every backend in turn, "

@@ -52,9 +52,10 @@ typedef struct bench_options {
     const char *per_iter_path; /* --per-iter: every iteration on every rank (bench/per_iter.h) */
     const char *init_method;   /* --init-method (points into argv); NULL: env:// */
     int quiet, verbose;
-    int same_ranks; /* --same-ranks: one launch per -P runs every backend, size by
+    int force_memory; /* --force-memory: skip the launcher's memory check (memory_need.h) */
+    int same_ranks;   /* --same-ranks: one launch per -P runs every backend, size by
                              * size (bench_runner_run_passes) */
-    int passes;     /* --passes: the ranks measure their backends this many times,
+    int passes;       /* --passes: the ranks measure their backends this many times,
                              * every other pass in reverse order (A B, B A, ...) */
     /* Multi-host without MPI, torchrun's meaning (0 / NULL: not asked for). With
      * --nnodes, -P is --nproc-per-node (default 1). */

@@ -1,5 +1,6 @@
 /* The runner: sizes x placements of one configuration; see bench_runner.h. */
 #include "engine/bench_runner.h"
+#include "engine/memory_need.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -448,14 +449,6 @@ static bench_mem mem_kind(const bench_options *o)
 }
 
 /* Which buffers the placements asked for use: in-place alone uses one. */
-static void used_buffers(const bench_options *o, int *send, int *recv)
-{
-    const bench_coll *c = o->coll;
-    int rs_like = c->send_per_rank && !c->recv_per_rank; /* in-place lives in send */
-    *send = o->inplace != 1 || rs_like;
-    *recv = o->inplace != 1 || !rs_like;
-}
-
 /* Host buffers are allocated once, at the largest size, and reused by every
  * size and placement: a fresh GiB costs seconds of first-touch page faults per
  * rank, reused pages none, and a size's inputs are written before it runs.
@@ -464,19 +457,9 @@ static int alloc_pool(run_state *s, const uint64_t *sizes, size_t nsizes)
 {
     const bench_options *o = s->r->opts;
     const bench_runner *r = s->r;
-    size_t sbytes = 1, rbytes = 1;
-    int use_send, use_recv;
+    size_t sbytes, rbytes;
     if (mem_kind(o) == BENCH_MEM_CUDA) return 0; /* per size: a size may not fit the GPU */
-    used_buffers(o, &use_send, &use_recv);
-    for (size_t p = 0; p < o->npairs; p++)
-        for (size_t i = 0; i < nsizes; i++) {
-            size_t esz = coll_dtype_size(o->pairs[p].dtype);
-            size_t count = bench_coll_call_count(o->coll, sizes[i], esz, r->nranks);
-            size_t sb = bench_coll_send_elems(o->coll, count, r->nranks) * esz;
-            size_t rb = bench_coll_recv_elems(o->coll, count, r->nranks) * esz;
-            if (use_send && sb > sbytes) sbytes = sb;
-            if (use_recv && rb > rbytes) rbytes = rb;
-        }
+    bench_pool_bytes(o, sizes, nsizes, r->nranks, &sbytes, &rbytes);
     if (bench_buffers_alloc(&s->pool, r->comm, mem_kind(o), sbytes, rbytes, s->err, s->errlen)) {
         bench_buffers_free(&s->pool);
         return local_fail(s, COLL_ENOMEM, "rank %d: cannot allocate %zu + %zu bytes of buffers",

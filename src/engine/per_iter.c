@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/atomic_file.h"
 #include "core/file_check.h"
@@ -12,21 +11,14 @@
 /* One row is at most ~200 bytes: two short names and six numbers. */
 #define ROW_MAX 256
 
-static int file_is_empty(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) != 0 || st.st_size == 0;
-}
-
-/* Rows of all ranks into one malloc'd buffer, header first when wanted. */
+/* Rows of all ranks into one malloc'd buffer. */
 static char *format_rows(const bench_per_iter_key *key, const double *all_us, int nranks, int iters,
-                         int header, size_t *len)
+                         size_t *len)
 {
-    size_t cap = (size_t)nranks * (size_t)iters * ROW_MAX + sizeof BENCH_PER_ITER_HEADER;
+    size_t cap = (size_t)nranks * (size_t)iters * ROW_MAX + 1;
     char *buf = malloc(cap);
     size_t used = 0;
     if (!buf) return NULL;
-    if (header) used += (size_t)snprintf(buf, cap, "%s", BENCH_PER_ITER_HEADER);
     for (int i = 0; i < iters; i++)
         for (int r = 0; r < nranks; r++) {
             int n = snprintf(buf + used, cap - used, "%s,%s,%d,%llu,%d,%d,%d,%.3f\n",
@@ -45,7 +37,8 @@ static char *format_rows(const bench_per_iter_key *key, const double *all_us, in
 
 int bench_per_iter_check(const char *path, char *err, size_t errlen)
 {
-    return coll__file_check_writable(path, COLL_FILE_APPEND, err, errlen);
+    int rc = coll__file_check_writable(path, COLL_FILE_APPEND, err, errlen);
+    return rc ? rc : coll__csv_check_header(path, BENCH_PER_ITER_HEADER, err, errlen);
 }
 
 int bench_per_iter_gather(coll_comm *comm, const double *local_us, int iters, double **all)
@@ -65,15 +58,15 @@ int bench_per_iter_append(const char *path, const bench_per_iter_key *key, const
                           int iters, char *err, size_t errlen)
 {
     size_t len = 0;
-    char *rows = format_rows(key, all, key->nprocs, iters, file_is_empty(path), &len);
+    char *rows = format_rows(key, all, key->nprocs, iters, &len);
     if (!rows) {
         snprintf(err, errlen, "--per-iter %s: out of memory formatting %d rows", path,
                  key->nprocs * iters);
         return COLL_ENOMEM;
     }
     char why[256];
-    int rc = coll__file_append(path, rows, len, why, sizeof why);
+    int rc = coll__csv_append(path, BENCH_PER_ITER_HEADER, rows, len, why, sizeof why);
     if (rc) snprintf(err, errlen, "--per-iter: %s", why);
     free(rows);
-    return rc ? COLL_ESYS : 0;
+    return rc;
 }

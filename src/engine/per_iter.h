@@ -10,7 +10,7 @@
 
 #include "coll.h"
 
-#define BENCH_PER_ITER_HEADER "collective,backend,nprocs,bytes,in_place,iter,rank,time_us\n"
+#define BENCH_PER_ITER_HEADER "collective,backend,nprocs,bytes,in_place,iter,rank,time_us"
 
 /* What the rows of one size and placement share. */
 typedef struct bench_per_iter_key {

@@ -424,11 +424,6 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
                       path && *path ? "no rows" : "empty path");
         return COLL_EINVAL;
     }
-    enum csv_state state;
-    int newline_ok;
-    int rc = inspect_appendable(path, &state, &newline_ok, err, errlen);
-    if (rc != COLL_OK) return rc;
-
     /* Header (if new) and every row in one buffer: one write, one fsync. */
     const size_t line_max = 2048;
     size_t cap = sizeof BENCH_CSV_HEADER + 2 + n * line_max;
@@ -436,6 +431,17 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
     if (!buf) {
         coll__set_err(err, errlen, "%s: out of memory for %zu rows", path, n);
         return COLL_ENOMEM;
+    }
+    /* The header's look and the append under one lock: two runs starting one
+     * file must not both write a header (core/atomic_file.h). */
+    enum csv_state state;
+    int newline_ok, lock;
+    int rc = coll__file_lock(path, &lock, err, errlen);
+    if (rc == COLL_OK) rc = inspect_appendable(path, &state, &newline_ok, err, errlen);
+    if (rc != COLL_OK) {
+        coll__file_unlock(lock);
+        free(buf);
+        return rc;
     }
     size_t pos = 0;
     if (!newline_ok) buf[pos++] = '\n'; /* a previous writer died mid-line */
@@ -447,6 +453,7 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
                           "%s: row %zu cannot be written as CSV (a text field has a "
                           "line break or is too long)",
                           path, i + 1);
+            coll__file_unlock(lock);
             free(buf);
             return COLL_EINVAL;
         }
@@ -454,6 +461,7 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
         buf[pos++] = '\n';
     }
     rc = coll__file_append(path, buf, pos, err, errlen);
+    coll__file_unlock(lock);
     free(buf);
     return rc;
 }

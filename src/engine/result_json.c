@@ -276,8 +276,8 @@ static int dump_atomic(json_t *root, const char *path, char *err, size_t errlen)
     return rc;
 }
 
-int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows, size_t n,
-                     char *err, size_t errlen)
+static int bench_json_write_held(const char *path, const bench_json_meta *meta,
+                                 const bench_row *rows, size_t n, char *err, size_t errlen)
 {
     if (!path || !*path || !meta || (!rows && n > 0)) {
         coll__set_err(err, errlen, "bench_json_write: %s",
@@ -315,8 +315,8 @@ int bench_json_check(const char *path, char *err, size_t errlen)
     return rc;
 }
 
-int bench_json_set_machine(const char *path, const char *host, const char *key, double value,
-                           char *err, size_t errlen)
+static int bench_json_set_machine_held(const char *path, const char *host, const char *key,
+                                       double value, char *err, size_t errlen)
 {
     if (!path || !*path || !host || !*host || !key || !isfinite(value)) {
         coll__set_err(err, errlen, "bench_json_set_machine: missing argument or non-finite value");
@@ -340,8 +340,9 @@ int bench_json_set_machine(const char *path, const char *host, const char *key, 
     return dump_atomic(root, path, err, errlen);
 }
 
-int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const char *section,
-                          const char *group, const char *rows_json, char *err, size_t errlen)
+static int bench_json_merge_rows_held(const char *path, const bench_json_meta *meta,
+                                      const char *section, const char *group, const char *rows_json,
+                                      char *err, size_t errlen)
 {
     if (!path || !*path || !meta || !section || !group || !rows_json) {
         coll__set_err(err, errlen, "bench_json_merge_rows: missing argument");
@@ -387,6 +388,38 @@ int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const c
         return rc;
     }
     return dump_atomic(root, path, err, errlen);
+}
+
+/* The public writers: each read-merge-replace under the file's lock, so runs
+ * that share one -J file keep every row (core/atomic_file.h). */
+#define UNDER_LOCK(call)                                             \
+    do {                                                             \
+        int lock_, rc_ = coll__file_lock(path, &lock_, err, errlen); \
+        if (rc_ == COLL_OK) rc_ = (call);                            \
+        coll__file_unlock(lock_);                                    \
+        return rc_;                                                  \
+    } while (0)
+
+int bench_json_write(const char *path, const bench_json_meta *meta, const bench_row *rows, size_t n,
+                     char *err, size_t errlen)
+{
+    if (!path || !*path) return bench_json_write_held(path, meta, rows, n, err, errlen);
+    UNDER_LOCK(bench_json_write_held(path, meta, rows, n, err, errlen));
+}
+
+int bench_json_set_machine(const char *path, const char *host, const char *key, double value,
+                           char *err, size_t errlen)
+{
+    if (!path || !*path) return bench_json_set_machine_held(path, host, key, value, err, errlen);
+    UNDER_LOCK(bench_json_set_machine_held(path, host, key, value, err, errlen));
+}
+
+int bench_json_merge_rows(const char *path, const bench_json_meta *meta, const char *section,
+                          const char *group, const char *rows_json, char *err, size_t errlen)
+{
+    if (!path || !*path)
+        return bench_json_merge_rows_held(path, meta, section, group, rows_json, err, errlen);
+    UNDER_LOCK(bench_json_merge_rows_held(path, meta, section, group, rows_json, err, errlen));
 }
 
 #endif /* COLL_HAVE_JANSSON */

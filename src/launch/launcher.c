@@ -9,6 +9,7 @@
 #include "core/token.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -441,7 +442,24 @@ static void describe_failure(launcher *l, int rank)
     }
 }
 
-/* Once every rank has ended: name the failed rank of the greatest weight. */
+/* A rank that ended with 0 in a job whose failures are only ranks that saw a
+ * peer go (exit 3) or were stopped by us: it left the others mid-collective
+ * (a script returning early on one rank), and it is the cause. Not the reap
+ * order: the ranks it left can end before its own exit is complete (freeing a
+ * large buffer takes a while). The first such rank reaped, or -1. */
+static int early_clean_exit(const launcher *l, int best)
+{
+    if (best < 0 || weight(&l->ranks[best]) > 0) return -1;
+    int early = -1;
+    for (int r = 0; r < l->n; r++) {
+        const rank_proc *p = &l->ranks[r];
+        if (!p->failed && p->reaped && (early < 0 || p->reaped < l->ranks[early].reaped)) early = r;
+    }
+    return early;
+}
+
+/* Once every rank has ended: name the failed rank of the greatest weight, or
+ * the rank that left early with 0 when that is what the others failed on. */
 static void record_verdict(launcher *l)
 {
     int best = -1;
@@ -452,7 +470,17 @@ static void record_verdict(launcher *l)
             (weight(p) == weight(&l->ranks[best]) && p->reaped < l->ranks[best].reaped))
             best = r;
     }
-    if (best >= 0 && !l->interrupted_first) describe_failure(l, best);
+    if (best < 0 || l->interrupted_first) return;
+    int early = early_clean_exit(l, best);
+    if (early < 0) {
+        describe_failure(l, best);
+        return;
+    }
+    l->res->failed_rank = early;
+    l->res->exit_code = PEER_FAILURE_CODE;
+    snprintf(l->res->message, sizeof l->res->message,
+             "rank %d exited with code 0 before the others finished (they failed waiting for it)",
+             early);
 }
 
 static void reap_ranks(launcher *l)

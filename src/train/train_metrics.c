@@ -150,49 +150,17 @@ int train_mem_row_from_csv(const char *line, train_mem_row *r, char *err, size_t
     return 0;
 }
 
-/* The first line of path, or "" for a missing/empty file; -1 if unreadable. */
-static int first_line(const char *path, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f) return errno == ENOENT ? 0 : -1;
-    if (fgets(buf, (int)len, f)) buf[strcspn(buf, "\r\n")] = '\0';
-    fclose(f);
-    return 0;
-}
-
-/* *needs_header: path is missing, empty or a device; another header is refused. */
-static int check_header(const char *path, int *needs_header, char *err, size_t errlen)
-{
-    char head[512];
-    struct stat st;
-    int regular = stat(path, &st) != 0 || S_ISREG(st.st_mode);
-    if (regular && first_line(path, head, sizeof head) != 0)
-        return coll__set_err(err, errlen, "%s: %s", path, strerror(errno)), COLL_ESYS;
-    if (regular && head[0] && strcmp(head, TRAIN_CSV_HEADER) != 0) {
-        coll__set_err(err, errlen, "%s has a different header; refusing to mix schemas", path);
-        return COLL_EINVAL;
-    }
-    *needs_header = !regular || !head[0];
-    return COLL_OK;
-}
-
 int train_csv_check(const char *path, char *err, size_t errlen)
 {
-    int needs_header;
     int rc = coll__file_check_writable(path, COLL_FILE_APPEND, err, errlen);
-    return rc ? rc : check_header(path, &needs_header, err, errlen);
+    return rc ? rc : coll__csv_check_header(path, TRAIN_CSV_HEADER, err, errlen);
 }
 
 int train_csv_append(const char *path, const train_row *rows, size_t n, char *err, size_t errlen)
 {
-    int needs_header;
-    int rc = check_header(path, &needs_header, err, errlen);
-    if (rc) return rc;
-    size_t cap = sizeof TRAIN_CSV_HEADER + 1 + n * 1024, used = 0;
+    size_t cap = n * 1024 + 1, used = 0;
     char *buf = malloc(cap);
     if (!buf) return coll__set_err(err, errlen, "%s: out of memory", path), COLL_ENOMEM;
-    if (needs_header) used += (size_t)snprintf(buf, cap, "%s\n", TRAIN_CSV_HEADER);
     for (size_t i = 0; i < n; i++) {
         int len = train_row_to_csv(&rows[i], buf + used, cap - used - 1);
         if (len < 0) {
@@ -203,7 +171,7 @@ int train_csv_append(const char *path, const train_row *rows, size_t n, char *er
         used += (size_t)len;
         buf[used++] = '\n';
     }
-    rc = coll__file_append(path, buf, used, err, errlen);
+    int rc = coll__csv_append(path, TRAIN_CSV_HEADER, buf, used, err, errlen);
     free(buf);
     return rc;
 }

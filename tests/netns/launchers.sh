@@ -24,7 +24,9 @@ BIN=${1:?usage: $0 path/to/collbench torchrun|srun}
 STYLE=${2:?usage: $0 path/to/collbench torchrun|torchrun6|srun}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/netns_lib.sh"
-PORT=$((20000 + $$ % 20000))
+# below the ephemeral range (no outgoing connection holds it), free now
+. "$(dirname "$0")/../pick_port.sh"
+PORT=$(pick_port)
 FAILED=0
 case "$STYLE" in torchrun | torchrun6 | srun) ;; *) echo "unknown style '$STYLE' (torchrun, torchrun6, srun)" >&2; exit 2 ;; esac
 netns_require

@@ -18,7 +18,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 RATE=${RATE:-10gbit}
 DELAY=${DELAY:-1ms}
 PER_NODE=2
-PORT=$((20000 + $$ % 20000))
+# below the ephemeral range (no outgoing connection holds it), free now
+. "$(dirname "$0")/../pick_port.sh"
+PORT=$(pick_port)
 FAILED=0
 netns_require
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-netns.XXXXXX")

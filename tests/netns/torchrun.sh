@@ -19,7 +19,9 @@ if [ -z "$TORCHRUN" ] || ! "$TORCHRUN" --help >/dev/null 2>&1; then
     exit 77
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-torchrun.XXXXXX")
-PORT=$((20000 + $$ % 20000))
+# below the ephemeral range (no outgoing connection holds it), free now
+. "$(dirname "$0")/../pick_port.sh"
+PORT=$(pick_port)
 fail() {
     echo "FAIL: $*" >&2
     FAILED=1

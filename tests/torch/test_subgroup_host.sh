@@ -13,7 +13,9 @@ netns_require
 netns_setup 2 || { echo "FAIL: cannot set up 2 namespaces"; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/coll-subgroup.XXXXXX")
 trap 'netns_cleanup; rm -rf "$WORK"' EXIT
-PORT=$((20000 + $$ % 20000))
+# below the ephemeral range (no outgoing connection holds it), free now
+. "$(dirname "$0")/../pick_port.sh"
+PORT=$(pick_port)
 pids=()
 for r in 0 1 2; do
     h=$((r > 0 ? 1 : 0))

@@ -12,6 +12,7 @@
 #include <malloc.h> /* mallopt */
 #endif
 
+#include "engine/memory_need.h"
 #include "engine/bench_coll.h"
 #include "engine/bench_options.h"
 #include "engine/bench_runner.h"
@@ -358,6 +359,16 @@ static int check_init_method(const bench_options *o)
     return EXIT_USAGE;
 }
 
+/* Refuse a run whose buffers cannot fit this host before any rank allocates
+ * (memory_need.h): the OOM killer might otherwise pick any process here. */
+static int check_memory(const bench_options *o)
+{
+    char err[400];
+    if (o->force_memory || bench_memory_check(o, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "collbench: %s\n", err);
+    return EXIT_USAGE;
+}
+
 static int run_as_launcher(const bench_options *o, int argc, char **argv)
 {
     const char *backends[BENCH_MAX_BACKENDS];
@@ -382,7 +393,7 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
                                      &l.ngpus)) ||
         (code = cli_plan_pick_backends(&l.plan, "collbench", o->backends, o->nbackends, backends,
                                        BENCH_MAX_BACKENDS, &nb)) ||
-        (code = check_outputs(o, &l.sink)))
+        (code = check_outputs(o, &l.sink)) || (code = check_memory(o)))
         return code;
     cli_gpu_default_backends(o->device, o->nbackends, backends, BENCH_MAX_BACKENDS, &nb);
     algo_backends(o, &l.plan, backends, &nb);

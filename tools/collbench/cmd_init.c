@@ -26,7 +26,7 @@
 #define WARM_CYCLES 3
 #define CSV_HEADER                                                           \
     "backend,nprocs,count,steps,cold_init_ms,warm_init_ms,recreate_step_ms," \
-    "reuse_step_ms,ratio\n"
+    "reuse_step_ms,ratio"
 
 typedef struct init_opts {
     int *procs;
@@ -204,12 +204,6 @@ static void print_header(void)
     fflush(stdout);
 }
 
-static int file_is_empty(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) != 0 || st.st_size == 0;
-}
-
 /* Rank 0: the row on stdout and, with --csv, appended to the file. */
 static int emit_row(const init_opts *o, const char *backend, int world, const double *t)
 {
@@ -219,10 +213,9 @@ static int emit_row(const init_opts *o, const char *backend, int world, const do
            t[T_RECREATE], t[T_REUSE], ratio);
     fflush(stdout);
     if (!o->csv_path) return 0;
-    int n = snprintf(row, sizeof row, "%s%s,%d,%ld,%d,%.4f,%.4f,%.4f,%.4f,%.3f\n",
-                     file_is_empty(o->csv_path) ? CSV_HEADER : "", backend, world, o->count,
-                     o->steps, t[T_COLD], t[T_WARM], t[T_RECREATE], t[T_REUSE], ratio);
-    if (coll__file_append(o->csv_path, row, (size_t)n, err, sizeof err) != 0) {
+    int n = snprintf(row, sizeof row, "%s,%d,%ld,%d,%.4f,%.4f,%.4f,%.4f,%.3f\n", backend, world,
+                     o->count, o->steps, t[T_COLD], t[T_WARM], t[T_RECREATE], t[T_REUSE], ratio);
+    if (coll__csv_append(o->csv_path, CSV_HEADER, row, (size_t)n, err, sizeof err) != 0) {
         fprintf(stderr, "collbench init: --csv: %s\n", err);
         return EXIT_RUNTIME;
     }
@@ -291,7 +284,8 @@ static int run_as_launcher(const init_opts *o, int argc, char **argv)
     if (code) return code;
     /* Refuse an unwritable --csv before the sweep, not after; creating nothing,
      * so a failed sweep leaves no empty file (the header goes with the first row). */
-    if (o->csv_path && coll__file_check_writable(o->csv_path, COLL_FILE_APPEND, err, sizeof err)) {
+    if (o->csv_path && (coll__file_check_writable(o->csv_path, COLL_FILE_APPEND, err, sizeof err) ||
+                        coll__csv_check_header(o->csv_path, CSV_HEADER, err, sizeof err))) {
         fprintf(stderr, "collbench init: --csv: %s\n", err);
         return EXIT_USAGE;
     }

@@ -1,0 +1,32 @@
+/* What a run's buffers will take on this host, against what the host can give,
+ * checked by the launcher before any rank allocates: a run that cannot fit is
+ * refused with the arithmetic instead of touching memory until the OOM killer
+ * picks a process (on a shared host, perhaps another user's). */
+#ifndef BENCH_MEMORY_NEED_H
+#define BENCH_MEMORY_NEED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/bench_options.h"
+
+/* Which of the send and receive buffers o's placements use (in place: one). */
+void bench_used_buffers(const bench_options *o, int *send, int *recv);
+/* The send and receive buffers one of nranks ranks allocates for sizes: one
+ * pair at the largest size, reused by every size (bench_runner.c's pool); an
+ * unused one counts 1 byte. */
+void bench_pool_bytes(const bench_options *o, const uint64_t *sizes, size_t nsizes, int nranks,
+                      size_t *send_bytes, size_t *recv_bytes);
+
+/* Bytes this host can give now: /proc/meminfo's MemAvailable, capped by the
+ * cgroup's memory.max less memory.current where one applies (cgroup v2).
+ * 0 and *bytes, or -1 when neither can be read. */
+int bench_memory_available(uint64_t *bytes);
+
+/* 0 when the largest -P of o (ranks on this host: --nproc-per-node with
+ * --nnodes) fits what bench_memory_available says, else -1 with err:
+ * "needs 80.0 GiB on this host (4 ranks x 2 buffers x 20.0 GiB), 21.3 GiB
+ * available". Host buffers only: device (cuda) buffers are not counted. */
+int bench_memory_check(const bench_options *o, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Buffers that cannot fit this host are refused before any rank allocates
+# (exit 2, with the arithmetic and what is available), in well under a second;
+# --force-memory skips the check, and then the allocation itself fails (a
+# 64 GiB malloc on this size of machine), named by the rank.
+. "$(dirname "$0")/lib.sh"
+
+t0=$(date +%s%N)
+expect_exit 2 "needs 256.0 GiB on this host (2 ranks x 2 buffers x 64.0 GiB), [0-9.]* [GM]iB available" \
+    allreduce -P 2 --backend shm --sizes 64G
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$ms" -lt 2000 ] || fail "the refusal took $ms ms"
+# in place: one buffer a rank
+expect_exit 2 "(4 ranks x 1 buffer x 64.0 GiB)" allreduce -P 4 --backend tcp --sizes 64G --inplace 1
+# the message names the process count that does not fit
+expect_exit 2 "(6 ranks x 2 buffers" allreduce -P 6 --backend tcp --sizes 8G,64G
+
+"$BIN" allreduce -P 2 --backend tcp --sizes 64G -n 1 -w 0 --force-memory >"$WORK/out" 2>"$WORK/err"
+rc=$?
+[ "$rc" -ne 0 ] || fail "--force-memory --sizes 64G: exit 0 on a machine this small?"
+grep -q "needs .* on this host" "$WORK/err" && fail "--force-memory still ran the check: $(cat "$WORK/err")"
+grep -q "cannot allocate" "$WORK/err" || fail "--force-memory: no allocation failure named: $(cat "$WORK/err")"
+finish
