@@ -33,8 +33,8 @@ void coll__file_unlock(int lock_fd);
  * first line is not header (COLL_EINVAL, "PATH has a different header (...);
  * refusing to mix schemas"), else appends rows, header first when the file
  * is new or empty. header has no newline; rows end with one. 0 or a status. */
-int coll__csv_append(const char *path, const char *header, const char *rows, size_t len,
-                     char *err, size_t errlen);
+int coll__csv_append(const char *path, const char *header, const char *rows, size_t len, char *err,
+                     size_t errlen);
 /* The same refusal before a run, nothing written: 0 when path is absent,
  * empty or starts with header. */
 int coll__csv_check_header(const char *path, const char *header, char *err, size_t errlen);
