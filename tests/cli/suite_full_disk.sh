@@ -10,12 +10,12 @@
 MNT="$WORK/mnt"
 mkdir -p "$MNT"
 if ! mount -t tmpfs -o size=1m tmpfs "$MNT" 2>/dev/null; then
-    # Without a tmpfs, at least the message: /dev/full fails every write with ENOSPC.
-    # (the collective checks --csv before it starts: exit 2)
-    expect_exit 2 "/dev/full: No space left on device; earlier rows kept" \
+    # Without a tmpfs, at least the refusal of a device (results go to regular
+    # files only), before any rank starts: exit 2
+    expect_exit 2 "/dev/full: not a regular file (a device)" \
         allreduce --sizes 1K -P 2 -w 1 -n 2 --backend tcp -q --csv /dev/full
     [ "$FAILED" -eq 0 ] || exit 1
-    echo "SKIP: cannot mount a tmpfs here (needs root and CAP_SYS_ADMIN); /dev/full checked only"
+    echo "SKIP: cannot mount a tmpfs here (needs root and CAP_SYS_ADMIN); /dev/full's refusal checked only"
     exit 77
 fi
 trap 'umount "$MNT" 2>/dev/null; rm -rf "$WORK"' EXIT
