@@ -109,7 +109,8 @@ torch_tests() {
     # torch/pip_install builds libcoll and the module once more (minutes): the
     # host'"'"'s torch runs it; here it runs with TORCH2_PIP=1.
     skip="^torch2/"; [ "${TORCH2_PIP:-0}" = 1 ] || skip="$skip|^torch/pip_install\$"
-    cd "$d" && ctest -L torch -E "$skip" --output-on-failure "$@"
+    # two at a time, as on the host (torch2/tests itself runs alone: RUN_SERIAL)
+    cd "$d" && ctest -j "${JOBS:-2}" -L torch -E "$skip" --output-on-failure "$@"
   ' torch_tests "$dir" "$@"
 }
 
