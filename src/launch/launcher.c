@@ -105,7 +105,7 @@ typedef struct launcher {
     int status;       /* COLL_ENOMEM when a results line was lost */
     int handlers_installed;
     int *bind_cpus; /* CPU of each rank ($COLL_BIND), -1: not pinned */
-    struct sigaction old_chld, old_int, old_term;
+    struct sigaction old_chld, old_int, old_term, old_hup;
 } launcher;
 
 /* One launch at a time per process: the signal handlers are process-wide. */
@@ -292,13 +292,16 @@ static void install_handlers(launcher *l)
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     wake_fd = l->wake_wr;
-    /* An ignored SIGINT/SIGTERM (background job, nohup) stays ignored, and the
-     * ranks inherit that. SIGCHLD is always ours: SIG_IGN would reap the ranks
-     * before we could read their status. */
+    /* An ignored SIGINT/SIGTERM/SIGHUP (background job, nohup) stays ignored,
+     * and the ranks inherit that. SIGHUP (the terminal closed) is handled as
+     * SIGTERM is: forwarded, and the verdict says so. SIGCHLD is always ours:
+     * SIG_IGN would reap the ranks before we could read their status. */
     sigaction(SIGINT, NULL, &l->old_int);
     sigaction(SIGTERM, NULL, &l->old_term);
+    sigaction(SIGHUP, NULL, &l->old_hup);
     if (l->old_int.sa_handler != SIG_IGN) sigaction(SIGINT, &sa, NULL);
     if (l->old_term.sa_handler != SIG_IGN) sigaction(SIGTERM, &sa, NULL);
+    if (l->old_hup.sa_handler != SIG_IGN) sigaction(SIGHUP, &sa, NULL);
     sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
     sigaction(SIGCHLD, &sa, &l->old_chld);
     l->handlers_installed = 1;
@@ -310,6 +313,7 @@ static void restore_handlers(launcher *l)
     sigaction(SIGCHLD, &l->old_chld, NULL);
     sigaction(SIGINT, &l->old_int, NULL);
     sigaction(SIGTERM, &l->old_term, NULL);
+    sigaction(SIGHUP, &l->old_hup, NULL);
     l->handlers_installed = 0;
     wake_fd = -1;
 }
@@ -323,6 +327,7 @@ __attribute__((noreturn)) static void run_rank(launcher *l, int rank, int err_wr
     sigaction(SIGCHLD, &l->old_chld, NULL);
     sigaction(SIGINT, &l->old_int, NULL);
     sigaction(SIGTERM, &l->old_term, NULL);
+    sigaction(SIGHUP, &l->old_hup, NULL);
     setpgid(0, 0); /* own group: stopping a rank stops its children too */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != l->self) _exit(126);
     int e = 0;
@@ -531,7 +536,7 @@ static void handle_wakeups(launcher *l)
     ssize_t n;
     while ((n = read(l->wake_rd, buf, sizeof buf)) > 0)
         for (ssize_t i = 0; i < n; i++)
-            if (buf[i] == SIGINT || buf[i] == SIGTERM) interrupt(l, buf[i]);
+            if (buf[i] == SIGINT || buf[i] == SIGTERM || buf[i] == SIGHUP) interrupt(l, buf[i]);
     /* SIGCHLD bytes only wake the loop: it reaps after every wakeup. */
 }
 

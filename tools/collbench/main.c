@@ -65,6 +65,26 @@ static void print_commands(FILE *f)
     fprintf(f, "\n`collbench COMMAND --help` shows a command's options.\n");
 }
 
+/* arg as an error message may echo it: control bytes (an ESC would reach the
+ * terminal) as \xNN, and a long one cut in the middle, so the line stays a line. */
+static const char *shown(const char *arg, char *buf, size_t len)
+{
+    enum { HEAD = 40, TAIL = 20 };
+    size_t n = strlen(arg), k = 0;
+    for (size_t i = 0; i < n && k + 8 < len; i++) {
+        if (n > HEAD + TAIL + 3 && i == HEAD) {
+            k += (size_t)snprintf(buf + k, len - k, "...");
+            i = n - TAIL - 1;
+            continue;
+        }
+        unsigned char c = (unsigned char)arg[i];
+        if (c < 0x20 || c == 0x7f) k += (size_t)snprintf(buf + k, len - k, "\\x%02x", c);
+        else buf[k++] = (char)c;
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
 /* `collbench help COMMAND` is `collbench COMMAND --help`. */
 static int cmd_help(int argc, char **argv)
 {
@@ -74,7 +94,8 @@ static int cmd_help(int argc, char **argv)
     }
     const command *c = find_command(argv[1]);
     if (!c || c->fn == cmd_help) {
-        fprintf(stderr, "collbench: help: unknown command '%s'\n", argv[1]);
+        char b[256];
+        fprintf(stderr, "collbench: help: unknown command '%s'\n", shown(argv[1], b, sizeof b));
         return EXIT_USAGE;
     }
     char *help_argv[] = {argv[1], "--help", NULL};
@@ -93,7 +114,9 @@ int main(int argc, char **argv)
     }
     const command *c = find_command(argv[1]);
     if (!c) {
-        fprintf(stderr, "collbench: unknown command '%s' (see collbench help)\n", argv[1]);
+        char b[256];
+        fprintf(stderr, "collbench: unknown command '%s' (see collbench help)\n",
+                shown(argv[1], b, sizeof b));
         return EXIT_USAGE;
     }
     return c->fn(argc - 1, argv + 1);
