@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-void bench_used_buffers(const bench_options *o, int *send, int *recv)
+/* Which of the send and receive buffers o's placements use (in place: one). */
+static void used_buffers(const bench_options *o, int *send, int *recv)
 {
     const bench_coll *c = o->coll;
     int rs_like = c->send_per_rank && !c->recv_per_rank; /* in-place lives in send */
@@ -18,7 +19,7 @@ void bench_pool_bytes(const bench_options *o, const uint64_t *sizes, size_t nsiz
 {
     const bench_coll *c = o->coll;
     int use_send, use_recv;
-    bench_used_buffers(o, &use_send, &use_recv);
+    used_buffers(o, &use_send, &use_recv);
     size_t sbytes = 1, rbytes = 1;
     for (size_t p = 0; p < o->npairs; p++)
         for (size_t i = 0; i < nsizes; i++) {

@@ -10,8 +10,6 @@
 
 #include "engine/bench_options.h"
 
-/* Which of the send and receive buffers o's placements use (in place: one). */
-void bench_used_buffers(const bench_options *o, int *send, int *recv);
 /* The send and receive buffers one of nranks ranks allocates for sizes: one
  * pair at the largest size, reused by every size (bench_runner.c's pool); an
  * unused one counts 1 byte. */
