@@ -21,9 +21,9 @@ comm: core bootstrap transport algo backend
 launch: core
 engine: core launch
 train: core engine
-report: core engine model
-model: core engine
-tools: core launch engine train report model
+report: core engine costmodel
+costmodel: core engine
+tools: core launch engine train report costmodel
 '
 # Above libcoll (launch, engine, train, report, tools) only core, the base
 # library coll_base, besides coll.h and coll_tool.h: what they need of libcoll

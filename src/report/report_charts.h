@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "model/model_fit.h"
+#include "costmodel/model_fit.h"
 #include "report/report_text.h"
 #include "report/report_view.h"
 

@@ -3,7 +3,7 @@
 #ifndef REPORT_HTML_H
 #define REPORT_HTML_H
 
-#include "model/model_fit.h"
+#include "costmodel/model_fit.h"
 #include "report/report_data.h"
 #include "report/report_plot.h"
 #include "report/report_table.h"

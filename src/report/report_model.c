@@ -1,7 +1,7 @@
 /* The cost model's fits and predictions in the report (report_model.h). */
 #include "report/report_model.h"
 
-#include "model/model_predict.h"
+#include "costmodel/model_predict.h"
 
 #include <math.h>
 #include <stdio.h>

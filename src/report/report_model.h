@@ -4,7 +4,7 @@
 #ifndef REPORT_MODEL_H
 #define REPORT_MODEL_H
 
-#include "model/model_fit.h"
+#include "costmodel/model_fit.h"
 #include "report/report_data.h"
 #include "report/report_plot.h"
 #include "report/report_text.h"

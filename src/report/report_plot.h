@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "model/model_fit.h"
+#include "costmodel/model_fit.h"
 #include "report/report_data.h"
 #include "report/report_view.h"
 

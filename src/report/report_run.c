@@ -2,7 +2,7 @@
  * combined.csv, the markdown tables, analysis.txt, the plots and index.html. */
 #include "report/report.h"
 
-#include "model/model_fit.h"
+#include "costmodel/model_fit.h"
 #include "report/report_analysis.h"
 #include "report/report_baseline.h"
 #include "report/report_charts.h"

@@ -58,7 +58,7 @@ size_t reducer_comm_bytes_estimate(const reducer_opts *o, size_t nparams, int wo
     }
 }
 
-int reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_model *m, sgd *opt)
+int reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_net *m, sgd *opt)
 {
     memset(r, 0, sizeof *r);
     r->o = *o;
@@ -110,7 +110,7 @@ static int failed(reducer *r, int rc, const char *what)
  * there, broadcast the parameters back. */
 static int ps_step(reducer *r)
 {
-    train_model *m = r->m;
+    train_net *m = r->m;
     size_t n = m->nparams;
     int rc;
     if (r->rank == 0) {
@@ -134,7 +134,7 @@ static int ps_step(reducer *r)
 
 int reducer_end_step(reducer *r, int step)
 {
-    train_model *m = r->m;
+    train_net *m = r->m;
     int rc;
     if (r->world == 1 && r->o.mode != MODE_DDP) { /* nothing to meet: the single-process step */
         timed_step(r);

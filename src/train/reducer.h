@@ -16,7 +16,7 @@
 
 #include "coll.h"
 #include "train/compress.h"
-#include "train/model.h"
+#include "train/net.h"
 #include "train/optim_sgd.h"
 
 typedef enum train_mode {
@@ -49,7 +49,7 @@ typedef struct ddp_bucket {
 typedef struct reducer {
     reducer_opts o;
     coll_comm *comm;
-    train_model *m;
+    train_net *m;
     sgd *opt;
     int rank, world;
     grad_hook hook;
@@ -69,7 +69,7 @@ typedef struct reducer {
 /* Bytes of communication buffers reducer_create will allocate (for estimates). */
 size_t reducer_comm_bytes_estimate(const reducer_opts *o, size_t nparams, int world, int rank);
 
-int reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_model *m, sgd *opt);
+int reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_net *m, sgd *opt);
 /* The hook to give backward (NULL unless ddp). Call before each backward. */
 const grad_hook *reducer_begin_step(reducer *r);
 /* After backward: synchronise (as the mode says) and step the optimizer.

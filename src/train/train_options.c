@@ -11,7 +11,7 @@
 static void defaults(train_options *o, int quick)
 {
     memset(o, 0, sizeof *o);
-    o->kind = MODEL_MLP;
+    o->kind = NET_MLP;
     o->input = 1024;
     o->image = 32;
     o->in_channels = 3;
@@ -122,9 +122,9 @@ static int on_model(bench_opt_ctx *c, const char *v)
 {
     train_options *o = TO(c);
     if (strcmp(v, "mlp") == 0) {
-        o->kind = MODEL_MLP;
+        o->kind = NET_MLP;
     } else if (strcmp(v, "cnn") == 0) {
-        o->kind = MODEL_CNN;
+        o->kind = NET_CNN;
         if (!o->nhidden || o->hidden[0] == 2048) o->hidden[0] = 512, o->nhidden = 1;
     } else {
         return bench_opt_fail(c, "'%s' is not mlp or cnn", v);
@@ -279,7 +279,7 @@ int train_options_parse(train_options *o, int argc, char **argv, char *err, size
     return 0;
 }
 
-void train_options_spec(const train_options *o, model_spec *s)
+void train_options_spec(const train_options *o, net_spec *s)
 {
     memset(s, 0, sizeof *s);
     s->kind = o->kind;
@@ -289,7 +289,7 @@ void train_options_spec(const train_options *o, model_spec *s)
     s->hidden = o->hidden;
     s->nhidden = o->nhidden;
     s->channels = o->channels;
-    s->nchannels = o->kind == MODEL_CNN ? o->nchannels : 0;
+    s->nchannels = o->kind == NET_CNN ? o->nchannels : 0;
     s->classes = o->classes;
 }
 
@@ -303,9 +303,9 @@ static size_t join(char *buf, size_t len, const int *v, size_t n)
 
 void train_options_model_name(const train_options *o, char *buf, size_t len)
 {
-    size_t used = (size_t)snprintf(buf, len, "%s-", o->kind == MODEL_MLP ? "mlp" : "cnn");
+    size_t used = (size_t)snprintf(buf, len, "%s-", o->kind == NET_MLP ? "mlp" : "cnn");
     if (used >= len) return;
-    if (o->kind == MODEL_CNN) {
+    if (o->kind == NET_CNN) {
         used += join(buf + used, len - used, o->channels, o->nchannels);
         if (used + 1 < len) buf[used++] = '-', buf[used] = '\0';
     }
@@ -319,11 +319,11 @@ int train_options_batch(const train_options *o, size_t i, int nprocs)
 
 int train_options_check(const train_options *o, char *err, size_t errlen)
 {
-    model_spec spec;
-    train_layer layers[MODEL_MAX_LAYERS];
+    net_spec spec;
+    train_layer layers[NET_MAX_LAYERS];
     size_t nl, np;
     train_options_spec(o, &spec);
-    int rc = model_plan(&spec, layers, &nl, &np, err, errlen);
+    int rc = net_plan(&spec, layers, &nl, &np, err, errlen);
     if (rc) return rc;
     if (np > (size_t)1 << 31) {
         coll__set_err(err, errlen, "the model has %zu parameters; at most 2^31 are supported", np);
@@ -364,7 +364,7 @@ int train_options_check(const train_options *o, char *err, size_t errlen)
     train_mem est = {.params_bytes = np * 4,
                      .grads_bytes = np * 4,
                      .optim_bytes = np * 4,
-                     .activations_bytes = model_activation_bytes(layers, nl, batch),
+                     .activations_bytes = net_activation_bytes(layers, nl, batch),
                      .comm_buffers_bytes = comm};
     double per_rank = (double)train_mem_total(&est), avail = (double)train_mem_available_bytes();
     if (avail > 0 && per_rank * maxp > 0.8 * avail) {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "engine/multinode_opts.h"
-#include "train/model.h"
+#include "train/net.h"
 #include "train/reducer.h"
 
 #define TRAIN_MAX_LIST 16
@@ -16,7 +16,7 @@
 #define TRAIN_OPTIONS_HELP 1
 
 typedef struct train_options {
-    model_kind kind;
+    net_kind kind;
     int hidden[TRAIN_MAX_LIST], channels[TRAIN_MAX_LIST];
     size_t nhidden, nchannels;
     int input, image, in_channels, classes;
@@ -49,7 +49,7 @@ int train_options_has_flag(const char *flag);
 /* 0, TRAIN_OPTIONS_HELP, or COLL_EINVAL with err naming the flag. */
 int train_options_parse(train_options *o, int argc, char **argv, char *err, size_t errlen);
 /* The model of the options (points into o). */
-void train_options_spec(const train_options *o, model_spec *spec);
+void train_options_spec(const train_options *o, net_spec *spec);
 /* "mlp-2048x2048", "cnn-32x64x128-512" */
 void train_options_model_name(const train_options *o, char *buf, size_t len);
 /* Per-rank batch of batch index i at nprocs ranks. */

@@ -14,7 +14,7 @@ typedef struct run_state {
     coll_comm *comm;
     const train_config *cfg;
     int rank, world;
-    train_model m;
+    train_net m;
     synth_data data;
     sgd opt;
     reducer red;
@@ -36,8 +36,8 @@ static void load_batch(run_state *s, int step)
 static double compute_pass_ms(run_state *s)
 {
     double t0 = coll__now_s();
-    model_forward(&s->m, s->x, s->labels);
-    model_backward(&s->m, s->x, NULL);
+    net_forward(&s->m, s->x, s->labels);
+    net_backward(&s->m, s->x, NULL);
     return (coll__now_s() - t0) * 1e3;
 }
 
@@ -66,10 +66,10 @@ static int check_params(run_state *s, int step, train_result *res, char *err, si
 static int setup(run_state *s, train_result *res, char *err, size_t errlen)
 {
     const train_config *c = s->cfg;
-    int rc = model_build(&c->spec, c->batch, c->seed, &s->m, err, errlen);
+    int rc = net_build(&c->spec, c->batch, c->seed, &s->m, err, errlen);
     if (rc) return rc;
-    if (s->comm && s->world > 1) model_grads_to_comm(&s->m, s->comm);
-    rc = c->spec.kind == MODEL_CNN
+    if (s->comm && s->world > 1) net_grads_to_comm(&s->m, s->comm);
+    rc = c->spec.kind == NET_CNN
              ? synth_init_image(&s->data, c->spec.in_channels, c->spec.image, s->m.classes, c->seed)
              : synth_init(&s->data, s->m.in_size, s->m.classes, c->seed);
     if (rc) goto oom;
@@ -97,7 +97,7 @@ static void teardown(run_state *s)
     reducer_free(&s->red);
     sgd_free(&s->opt);
     synth_free(&s->data);
-    model_free(&s->m);
+    net_free(&s->m);
     free(s->x);
     free(s->labels);
 }
@@ -114,14 +114,14 @@ static int train_steps(run_state *s, train_result *res, double *compute_ms, char
     for (int step = 0; step < total; step++) {
         load_batch(s, step);
         double t0 = coll__now_s();
-        double loss = model_forward(&s->m, s->x, s->labels);
+        double loss = net_forward(&s->m, s->x, s->labels);
         if (!isfinite(loss)) {
             res->bad_step = step + 1;
             coll__set_err(err, errlen, "loss is %s at step %d: stopping",
                           isnan(loss) ? "NaN" : "Inf", step + 1);
             return TRAIN_ENAN;
         }
-        model_backward(&s->m, s->x, reducer_begin_step(&s->red));
+        net_backward(&s->m, s->x, reducer_begin_step(&s->red));
         int rc = reducer_end_step(&s->red, step);
         double t1 = coll__now_s();
         if (rc) {
@@ -178,7 +178,7 @@ int train_run(coll_comm *comm, const train_config *cfg, train_result *res, char 
             .params_bytes = s.m.nparams * sizeof(float),
             .grads_bytes = s.m.nparams * sizeof(float),
             .optim_bytes = sgd_state_bytes(&s.opt),
-            .activations_bytes = model_activation_bytes(s.m.layers, s.m.nlayers, cfg->batch),
+            .activations_bytes = net_activation_bytes(s.m.layers, s.m.nlayers, cfg->batch),
             .comm_buffers_bytes = s.red.comm_bytes,
             .peak_rss_bytes = train_peak_rss_bytes(),
         };

@@ -7,12 +7,12 @@
 #include <stdint.h>
 
 #include "coll.h"
-#include "train/model.h"
+#include "train/net.h"
 #include "train/reducer.h"
 #include "train/train_memory.h"
 
 typedef struct train_config {
-    model_spec spec;
+    net_spec spec;
     reducer_opts red;
     size_t batch;      /* per rank */
     int steps;         /* timed steps */

@@ -12,7 +12,7 @@
 
 #include "coll.h"
 #include "train/compress.h"
-#include "train/model.h"
+#include "train/net.h"
 #include "train/reducer.h"
 #include "train/synth_data.h"
 #include "train/train_options.h"
@@ -189,8 +189,8 @@ static train_config small_config(train_mode mode)
 {
     train_config c = {
         .batch = 16, .steps = 60, .warmup = 0, .seed = 5, .lr = 0.05f, .momentum = 0.9f};
-    c.spec = (model_spec){
-        .kind = MODEL_MLP, .input = 20, .hidden = small_hidden, .nhidden = 1, .classes = 4};
+    c.spec = (net_spec){
+        .kind = NET_MLP, .input = 20, .hidden = small_hidden, .nhidden = 1, .classes = 4};
     c.red.mode = mode;
     return c;
 }
@@ -212,7 +212,7 @@ static void test_cnn_loss_falls(void **state)
     (void)state;
     static const int ch[] = {8}, hid[] = {32};
     train_config c = small_config(MODE_SINGLE);
-    c.spec = (model_spec){.kind = MODEL_CNN,
+    c.spec = (net_spec){.kind = NET_CNN,
                           .in_channels = 3,
                           .image = 4,
                           .channels = ch,

@@ -39,7 +39,7 @@ static train_config config(const char *mode, const char *compress, size_t batch)
                       .check_every = 1,
                       .keep_params = 1};
     c.spec =
-        (model_spec){.kind = MODEL_MLP, .input = 30, .hidden = hidden, .nhidden = 2, .classes = 5};
+        (net_spec){.kind = NET_MLP, .input = 30, .hidden = hidden, .nhidden = 2, .classes = 5};
     char err[256];
     if (reducer_mode_parse(mode, &c.red, err, sizeof err) ||
         compress_parse(compress, &c.red.compress, err, sizeof err))
@@ -69,10 +69,10 @@ static void compare_with_single(coll_comm *comm, const char *mode, float *params
 {
     float *ref = run(NULL, "single", "none", (size_t)B * rh_size);
     train_config c = config("single", "none", 1);
-    train_layer layers[MODEL_MAX_LAYERS];
+    train_layer layers[NET_MAX_LAYERS];
     size_t nl, np;
     char err[256];
-    model_plan(&c.spec, layers, &nl, &np, err, sizeof err);
+    net_plan(&c.spec, layers, &nl, &np, err, sizeof err);
     double worst = 0, moved = 0;
     float *init = NULL;
     train_config c0 = c;

@@ -1,14 +1,14 @@
 /* collbench model FILE... [--predict CLUSTER --sizes LIST]: the cost model
- * (src/model, docs/DESIGN.md "Cost model") fitted to result files, and its
+ * (src/costmodel, docs/DESIGN.md "Cost model") fitted to result files, and its
  * predictions for a cluster the user does not have. */
 #include "cli_common.h"
 #include "coll.h"
 #include "engine/bench_coll.h"
 #include "engine/opt_table.h"
 #include "engine/sizes.h"
-#include "model/model_fit.h"
-#include "model/model_predict.h"
-#include "model/model_range.h"
+#include "costmodel/model_fit.h"
+#include "costmodel/model_predict.h"
+#include "costmodel/model_range.h"
 #include "cmd_model_train.h"
 #include "report/report.h"
 #include "report/report_data.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model_train.h"
+#include "costmodel/model_train.h"
 
 /* The all-reduce series a training row's backend ran: float32 ones, else any dtype. */
 typedef struct ar_ctx {

@@ -1,12 +1,12 @@
-/* collbench model --train: training step predictions (src/model/model_train.h)
+/* collbench model --train: training step predictions (src/costmodel/model_train.h)
  * for clusters, from training rows and the all-reduce fits. */
 #ifndef CMD_MODEL_TRAIN_H
 #define CMD_MODEL_TRAIN_H
 
 #include <stddef.h>
 
-#include "model/model_fit.h"
-#include "model/model_predict.h"
+#include "costmodel/model_fit.h"
+#include "costmodel/model_predict.h"
 #include "report/report_data.h"
 
 /* Prints, per (model, backend, batch) of the training rows, the measured step

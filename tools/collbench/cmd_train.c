@@ -336,7 +336,7 @@ static void config_json(const train_options *o, char *buf, size_t len)
     char model[32];
     train_options_model_name(o, model, sizeof model);
     snprintf(buf, len,
-             "{\"train_model\":\"%s\",\"train_steps\":%d,\"train_warmup\":%d,"
+             "{\"train_net\":\"%s\",\"train_steps\":%d,\"train_warmup\":%d,"
              "\"train_seed\":%llu,\"train_lr\":%g,\"train_momentum\":%g}",
              model, o->steps, o->warmup, (unsigned long long)o->seed, o->lr, o->momentum);
 }
@@ -366,12 +366,12 @@ static int run_as_launcher(const train_options *asked, int argc, char **argv)
     int code = pick_backends(o, &l.plan, backends, &nb);
     if (code || (code = check_outputs(o))) return code;
 
-    model_spec spec;
-    train_layer layers[MODEL_MAX_LAYERS];
+    net_spec spec;
+    train_layer layers[NET_MAX_LAYERS];
     size_t nl, np;
     char err[512];
     train_options_spec(o, &spec);
-    model_plan(&spec, layers, &nl, &np, err, sizeof err);
+    net_plan(&spec, layers, &nl, &np, err, sizeof err);
     char model[32];
     train_options_model_name(o, model, sizeof model);
     printf("# %s: %zu parameters (%.1f MiB), steps %d (+%d warm-up), seed %llu\n", model, np,

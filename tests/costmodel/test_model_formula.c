@@ -1,4 +1,4 @@
-/* The cost formulas (src/model/model_formula.c) against hand-computed cases
+/* The cost formulas (src/costmodel/model_formula.c) against hand-computed cases
  * (docs/DESIGN.md "Cost model"): n = 1e6 bytes unless said otherwise. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#include "model/model_formula.h"
+#include "costmodel/model_formula.h"
 
 #define N 1e6
 

@@ -1,4 +1,4 @@
-/* What of a prediction lies beyond the rows (src/model/model_range.c): hosts,
+/* What of a prediction lies beyond the rows (src/costmodel/model_range.c): hosts,
  * ranks, sizes and the link outside the measured range are named, a cluster
  * inside it gives nothing, and a short buffer is cut, not overrun. */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "model/model_range.h"
+#include "costmodel/model_range.h"
 
 /* Rows at 1 host x 2 and 2 hosts x 1, 2, sizes 64K and 64M. */
 static void rows(model_series *s, model_point *pts)

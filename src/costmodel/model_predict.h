@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "model/model_fit.h"
+#include "costmodel/model_fit.h"
 
 typedef struct model_cluster {
     int hosts, per_host;

@@ -1,7 +1,7 @@
 /* The cost formulas (docs/DESIGN.md "Cost model"): Thakur, Rabenseifner and
  * Gropp 2005 for the named algorithms, Chan et al. 2007's lower bounds for a
  * backend's own choice, and the auto backend's hierarchical all-reduce. */
-#include "model/model_formula.h"
+#include "costmodel/model_formula.h"
 
 #include <limits.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* A prediction's distance from the rows it was fitted on. */
-#include "model/model_range.h"
+#include "costmodel/model_range.h"
 #include "engine/sizes.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* Weighted linear least squares of the cost formulas: relative error is what is
  * minimised (weights 1/measured), since times span five orders of magnitude
  * from 64 KiB to 1 GiB; columns are scaled to unit norm before solving. */
-#include "model/model_fit.h"
+#include "costmodel/model_fit.h"
 #include "coll.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Fitting (src/model/model_fit.c): rows made from known parameters with
+/* Fitting (src/costmodel/model_fit.c): rows made from known parameters with
  * noise are fitted back within tolerance; rows that cannot determine the
  * parameters are refused with a reason. */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/model_fit.h"
+#include "costmodel/model_fit.h"
 
 #define MAXROWS 256
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "engine/result.h"
-#include "model/model_formula.h"
+#include "costmodel/model_formula.h"
 
 /* What became of a parameter in a fit. */
 typedef enum model_pstate {

@@ -1,6 +1,6 @@
 /* A fitted series carried to another cluster: the machine's own terms stay,
  * the link's are swapped for the one asked about. */
-#include "model/model_predict.h"
+#include "costmodel/model_predict.h"
 #include "engine/bench_coll.h"
 #include "coll.h"
 

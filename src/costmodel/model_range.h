@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "model/model_predict.h"
+#include "costmodel/model_predict.h"
 
 /* The range of s's rows (all of them, outliers too; zeros for no rows). */
 typedef struct model_span {

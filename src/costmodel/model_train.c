@@ -1,4 +1,4 @@
-#include "model/model_train.h"
+#include "costmodel/model_train.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Predictions (src/model/model_predict.c): the cluster syntax and its errors,
+/* Predictions (src/costmodel/model_predict.c): the cluster syntax and its errors,
  * link units, a prediction worked by hand, the "what if" table. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "model/model_predict.h"
+#include "costmodel/model_predict.h"
 
 static void test_rates_and_times(void **state)
 {

@@ -1,4 +1,4 @@
-#include "train/model.h"
+#include "train/net.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -10,8 +10,8 @@
 
 static int add(train_layer *layers, size_t *n, size_t *nparams, char *err, size_t errlen)
 {
-    if (*n >= MODEL_MAX_LAYERS) {
-        coll__set_err(err, errlen, "more than %d layers", MODEL_MAX_LAYERS / 3);
+    if (*n >= NET_MAX_LAYERS) {
+        coll__set_err(err, errlen, "more than %d layers", NET_MAX_LAYERS / 3);
         return COLL_EINVAL;
     }
     layers[*n].param_off = *nparams;
@@ -30,7 +30,7 @@ static int check_sizes(const char *flag, const int *v, size_t n, char *err, size
     return 0;
 }
 
-int model_plan(const model_spec *s, train_layer *layers, size_t *nlayers, size_t *nparams,
+int net_plan(const net_spec *s, train_layer *layers, size_t *nlayers, size_t *nparams,
                char *err, size_t errlen)
 {
     size_t n = 0, np = 0;
@@ -42,7 +42,7 @@ int model_plan(const model_spec *s, train_layer *layers, size_t *nlayers, size_t
     }
     if ((rc = check_sizes("--hidden", s->hidden, s->nhidden, err, errlen))) return rc;
     int features;
-    if (s->kind == MODEL_MLP) {
+    if (s->kind == NET_MLP) {
         if (s->input < 1) {
             coll__set_err(err, errlen, "--input: %d features must be at least 1", s->input);
             return COLL_EINVAL;
@@ -96,7 +96,7 @@ static size_t max_width(const train_layer *layers, size_t n)
     return w;
 }
 
-size_t model_activation_bytes(const train_layer *layers, size_t nlayers, size_t batch)
+size_t net_activation_bytes(const train_layer *layers, size_t nlayers, size_t batch)
 {
     size_t bytes = 0;
     for (size_t i = 0; i < nlayers; i++) bytes += layer_activation_bytes(&layers[i], batch);
@@ -107,7 +107,7 @@ size_t model_activation_bytes(const train_layer *layers, size_t nlayers, size_t 
 }
 
 /* He-uniform weights (variance 2/fan_in, for ReLU), zero biases. */
-static void init_params(train_model *m, uint64_t seed)
+static void init_params(train_net *m, uint64_t seed)
 {
     for (size_t i = 0; i < m->nlayers; i++) {
         train_layer *l = &m->layers[i];
@@ -122,12 +122,12 @@ static void init_params(train_model *m, uint64_t seed)
     }
 }
 
-int model_build(const model_spec *spec, size_t batch, uint64_t seed, train_model *m, char *err,
+int net_build(const net_spec *spec, size_t batch, uint64_t seed, train_net *m, char *err,
                 size_t errlen)
 {
-    train_layer plan[MODEL_MAX_LAYERS];
+    train_layer plan[NET_MAX_LAYERS];
     memset(m, 0, sizeof *m);
-    int rc = model_plan(spec, plan, &m->nlayers, &m->nparams, err, errlen);
+    int rc = net_plan(spec, plan, &m->nlayers, &m->nparams, err, errlen);
     if (rc) return rc;
     m->batch = batch;
     m->in_size = plan[0].in_size;
@@ -151,7 +151,7 @@ int model_build(const model_spec *spec, size_t batch, uint64_t seed, train_model
             ok = (l->argmax = malloc(batch * l->out_size * sizeof(int))) != NULL;
     }
     if (!ok) {
-        model_free(m);
+        net_free(m);
         coll__set_err(err, errlen, "out of memory allocating the model for batch %zu", batch);
         return COLL_ENOMEM;
     }
@@ -160,7 +160,7 @@ int model_build(const model_spec *spec, size_t batch, uint64_t seed, train_model
     return 0;
 }
 
-void model_grads_to_comm(train_model *m, struct coll_comm *comm)
+void net_grads_to_comm(train_net *m, struct coll_comm *comm)
 {
     float *g = coll_alloc(comm, m->nparams * sizeof(float));
     if (!g) return;
@@ -170,7 +170,7 @@ void model_grads_to_comm(train_model *m, struct coll_comm *comm)
     m->grads_comm = comm;
 }
 
-void model_free(train_model *m)
+void net_free(train_net *m)
 {
     for (size_t i = 0; m->layers && i < m->nlayers; i++) {
         free(m->layers[i].out);
@@ -187,7 +187,7 @@ void model_free(train_model *m)
     memset(m, 0, sizeof *m);
 }
 
-double model_forward(train_model *m, const float *x, const int *labels)
+double net_forward(train_net *m, const float *x, const int *labels)
 {
     const float *in = x;
     for (size_t i = 0; i < m->nlayers; i++) {
@@ -197,7 +197,7 @@ double model_forward(train_model *m, const float *x, const int *labels)
     return softmax_xent(in, labels, m->batch, m->classes, m->dlogits);
 }
 
-void model_backward(train_model *m, const float *x, const grad_hook *hook)
+void net_backward(train_net *m, const float *x, const grad_hook *hook)
 {
     const float *dy = m->dlogits;
     int which = 0;

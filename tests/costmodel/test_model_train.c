@@ -1,4 +1,4 @@
-/* Training step predictions (src/model/model_train.c) against steps worked by
+/* Training step predictions (src/costmodel/model_train.c) against steps worked by
  * hand, with an all-reduce of alpha 10 us plus beta per byte (1 or 4 ns/B). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "model/model_train.h"
+#include "costmodel/model_train.h"
 
 static double linear_us(double bytes, void *arg) { return 10 + bytes * *(double *)arg; }
 static double unknown_us(double bytes, void *arg)
