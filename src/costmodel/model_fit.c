@@ -398,7 +398,15 @@ double model_share(int ranks, int cores)
     return cores > 0 && ranks > cores ? (double)ranks / cores : 1;
 }
 
-int model_fit_rows(const bench_row *rows, size_t n, int cores, model_fits *out)
+static int host_cores(const char *host, int cores, const model_host_cores *hosts, size_t nhosts)
+{
+    for (size_t i = 0; !cores && i < nhosts; i++)
+        if (!strcmp(hosts[i].host, host)) cores = hosts[i].cores;
+    return cores;
+}
+
+int model_fit_rows(const bench_row *rows, size_t n, int cores, const model_host_cores *hosts,
+                   size_t nhosts, model_fits *out)
 {
     *out = (model_fits){0};
     size_t cap = 0;
@@ -427,7 +435,7 @@ int model_fit_rows(const bench_row *rows, size_t n, int cores, model_fits *out)
             COPY(s->collective, r->collective);
             COPY(s->algo, r->algo);
             COPY(s->dtype, r->dtype);
-            s->cores = cores;
+            s->cores = host_cores(r->host, cores, hosts, nhosts);
             int a = model_algo_parse(r->algo);
             s->model = a < 0 ? MODEL_ALGO_COUNT : (model_algo)a;
         }
@@ -439,7 +447,7 @@ int model_fit_rows(const bench_row *rows, size_t n, int cores, model_fits *out)
                                           .per_host = r->nprocs / r->nnodes,
                                           .bytes = (double)r->bytes,
                                           .measured_us = t,
-                                          .share = model_share(r->nprocs, cores),
+                                          .share = model_share(r->nprocs, s->cores),
                                           .weight = 1,
                                           .scale_us = t};
     }

@@ -30,6 +30,26 @@ typedef struct model_point {
     double scale_us; /* what the residual is relative to: sqrt(measured x model) */
 } model_point;
 
+/* One fold of the held-out validation (model_xval.h): the rows of one process
+ * count (or host count) predicted by a fit of the other rows. */
+typedef struct model_fold {
+    char kind; /* 'p': a process count left out, 'h': a host count */
+    int value; /* the count left out */
+    int ok;    /* 0: the other rows could not be fitted, or cannot predict these */
+    size_t n;  /* rows predicted */
+    double med_err;
+    char fit[48]; /* "2,3 -> 4 ranks": the counts fitted -> the count predicted */
+} model_fold;
+#define MODEL_MAX_FOLDS 16
+
+typedef struct model_xval {
+    size_t nfolds; /* 0: one process count and one host count, nothing to hold out */
+    model_fold folds[MODEL_MAX_FOLDS];
+    size_t n;                /* rows predicted while held out, over every fold */
+    double med_err, max_err; /* |predicted - measured| / measured over those rows */
+    int worst;               /* the fold with the largest median error (-1: none) */
+} model_xval;
+
 typedef struct model_series {
     char host[64], backend[16], buffers[8], collective[16], algo[24], dtype[12];
     model_algo model; /* the formula used */
@@ -45,6 +65,7 @@ typedef struct model_series {
      * collective and dtype (its inter-host stack; NULL: none in the rows),
      * whose one-host rows give the stack's ceiling (model_stack_beta). */
     const struct model_series *stack;
+    model_xval xval; /* filled by model_xval_fits; zero until then */
 } model_series;
 
 typedef struct model_fits {
@@ -53,11 +74,20 @@ typedef struct model_fits {
     size_t skipped; /* rows left out: wrong results, no time, 1 rank */
 } model_fits;
 
+/* The cores of the machine a host label's rows ran on (results.json's
+ * machines.<host>.cores, recorded by the run). */
+typedef struct model_host_cores {
+    const char *host;
+    int cores;
+} model_host_cores;
+
 /* Groups rows into series and fits each (a refused series has ok == 0 and a
  * reason). A row's time is its median (time_us_p50), else its average.
  * cores: the cores all ranks of a row shared (one machine: one host, or hosts
- * emulated on it), or 0 when they did not outnumber them. 0 or COLL_ENOMEM. */
-int model_fit_rows(const bench_row *rows, size_t n, int cores, model_fits *out);
+ * emulated on it); 0: each series' host's from hosts (nhosts of them), and
+ * where a host is not there, taken as not outnumbered. 0 or COLL_ENOMEM. */
+int model_fit_rows(const bench_row *rows, size_t n, int cores, const model_host_cores *hosts,
+                   size_t nhosts, model_fits *out);
 
 /* Ranks per core for ranks sharing cores (>= 1; 1 when cores is 0). */
 double model_share(int ranks, int cores);

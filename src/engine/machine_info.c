@@ -2,6 +2,8 @@
  * build without CUDA still says whether CUDA is on this machine. */
 #include "engine/machine_info.h"
 
+#include <sched.h>
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -285,4 +287,12 @@ void machine_info_gather(machine_info *mi)
     gather_cuda(mi);
     gather_nccl(&mi->nccl);
     gather_backends(mi);
+}
+
+int machine_usable_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 && n < 1 << 20 ? (int)n : 1;
 }

@@ -23,7 +23,8 @@ typedef struct report_mem_row {
 /* A fact recorded once per run for a machine (results.json "machines"). */
 typedef struct report_machine {
     char host[64];      /* as in the rows' host field */
-    double memcpy_GBps; /* single-thread memory-copy rate (mem_copy_rate.h) */
+    double memcpy_GBps; /* single-thread memory-copy rate (mem_copy_rate.h); 0: not recorded */
+    int cores;          /* the cores its ranks could run on; 0: not recorded */
 } report_machine;
 #define REPORT_MAX_MACHINES 64
 

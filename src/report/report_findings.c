@@ -275,6 +275,7 @@ static void copy_rate_sentences(const report_data *d, const char *collective, sb
 {
     for (size_t m = 0; collective && m < d->nmachines && m < REPORT_FINDINGS_MACHINES; m++) {
         const report_machine *mc = &d->machines[m];
+        if (!(mc->memcpy_GBps > 0)) continue;
         const bench_row *best[8];
         size_t nb = 0;
         for (size_t i = 0; i < d->ncomm; i++) {

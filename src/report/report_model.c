@@ -2,6 +2,7 @@
 #include "report/report_model.h"
 
 #include "costmodel/model_predict.h"
+#include "costmodel/model_xval.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,15 @@
 
 /* The link latency the "what if" table assumes (a switched data-centre link). */
 #define WHATIF_LATENCY_US 5.0
+
+size_t report_model_cores(const report_data *d, model_host_cores *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->nmachines; i++)
+        if (d->machines[i].cores > 0)
+            out[n++] = (model_host_cores){d->machines[i].host, d->machines[i].cores};
+    return n;
+}
 
 const model_series *report_model_of(const model_fits *f, const report_series *s)
 {
@@ -28,7 +38,7 @@ int report_model_curve(const model_fits *f, const report_series *s, plot_line *l
 {
     const model_series *m = report_model_of(f, s);
     memset(l, 0, sizeof *l);
-    if (!m || !m->ok || s->nnodes < 1) return 0;
+    if (!m || !model_xval_trusted(m) || s->nnodes < 1) return 0;
     snprintf(l->label, sizeof l->label, "model prediction: %.30s", s->backend);
     l->colour = plot_backend_colour(s->backend);
     l->style = PLOT_DASHED;
@@ -62,10 +72,21 @@ static void fit_line(const model_series *m, sbuf *out)
         sb_puts(out, "</li>\n");
         return;
     }
-    sb_printf(
-        out,
-        ": model fitted to %zu rows, |model - measured| / measured median %.1f%%, worst %.1f%%;",
-        m->npts, 100 * m->med_abs_res, 100 * m->max_abs_res);
+    const model_xval *x = &m->xval;
+    char why[160];
+    model_xval_why_not(m, why, sizeof why);
+    if (why[0]) sb_puts(out, ": <b>model not shown</b>: "), sb_html_escaped(out, why);
+    else
+        sb_printf(out,
+                  ": model shown: held-out error median %.1f%% over %zu rows (worst count: fit "
+                  "%s, %.1f%%)",
+                  100 * x->med_err, x->n, x->folds[x->worst].fit, 100 * x->folds[x->worst].med_err);
+    sb_printf(out,
+              ". Fitted to %zu rows: in-sample |model - measured| / measured median %.1f%%, "
+              "worst %.1f%%",
+              m->npts, 100 * m->med_abs_res, 100 * m->max_abs_res);
+    if (m->cores) sb_printf(out, " (%d cores recorded: ranks beyond them share them)", m->cores);
+    sb_puts(out, ";");
     const char *sep = "";
     for (int p = 0; p < MODEL_NPARAM; p++) {
         if (m->state[p] != MODEL_P_FITTED && m->state[p] != MODEL_P_ZERO) continue;
@@ -115,9 +136,9 @@ static void whatif_rows(const model_series *m, sbuf *out)
         for (int l = 0; l < MODEL_WHATIF_NLINKS; l++) {
             const model_prediction *c = &cells[r][l];
             if (isfinite(c->time_us))
-                sb_printf(out, "<td class=\"n\">%s (busbw %.3g GB/s%s)</td>",
-                          fmt_time_us(c->time_us, t, sizeof t), c->busbw_GBps,
-                          c->stack_bound ? ", stack-bound" : "");
+                sb_printf(out, "<td class=\"n\">%s &plusmn; %.0f%% (busbw %.3g GB/s%s)</td>",
+                          fmt_time_us(c->time_us, t, sizeof t), 100 * m->xval.med_err,
+                          c->busbw_GBps, c->stack_bound ? ", stack-bound" : "");
             else cannot_predict(m, r, l, bytes, out);
         }
         sb_puts(out, "</tr>\n");
@@ -133,18 +154,24 @@ void report_model_html(const report_data *d, const model_fits *f, sbuf *out)
         return;
     }
     size_t nok = 0;
-    for (size_t i = 0; i < f->n; i++) nok += f->s[i].ok != 0;
-    sb_puts(out,
-            "<section id=\"model\">\n<h2>Cost model (predictions)</h2>\n<p class=\"note\">The "
-            "alpha-beta-gamma model of collbench model (docs/DESIGN.md \"Cost model\"), fitted to "
-            "these rows; the dashed lines of the time plots are its predictions. Fit quality per "
-            "series:</p>\n<ul>\n");
+    for (size_t i = 0; i < f->n; i++) nok += model_xval_trusted(&f->s[i]) != 0;
+    sb_printf(
+        out,
+        "<section id=\"model\">\n<h2>Cost model (predictions)</h2>\n<p class=\"note\">The "
+        "alpha-beta-gamma model of collbench model (docs/DESIGN.md \"Cost model\"), fitted to "
+        "these rows. A fit explains its own rows by construction, so each series is also "
+        "validated: each process count (and host count) is left out in turn, the rest "
+        "fitted, and the rows left out predicted. Only a series whose held-out median error "
+        "is at most %.0f%% gets a dashed \"model prediction\" line in the time plots and a "
+        "row in the \"what if\" table. Per series:</p>\n<ul>\n",
+        100 * MODEL_XVAL_TRUSTED);
     for (size_t i = 0; i < f->n; i++) fit_line(&f->s[i], out);
     sb_puts(out, "</ul>\n");
     if (nok) {
         sb_printf(out,
                   "<p>What if (a prediction, not a measurement): time per call at the largest "
-                  "size measured, on clusters of %d ranks per host over links of the given rate "
+                  "size measured, &plusmn; the series' held-out median error, on clusters of %d "
+                  "ranks per host over links of the given rate "
                   "and %.0f us latency; the machine's own terms are the fit's (stack-bound: "
                   "the backend's stack, as fast as its one-host rows, not the link, sets the "
                   "time). Not modelled: "
@@ -156,7 +183,7 @@ void report_model_html(const report_data *d, const model_fits *f, sbuf *out)
             sb_printf(out, "<th>%g Gbit/s (prediction)</th>", MODEL_WHATIF_GBITS[l]);
         sb_puts(out, "</tr>\n");
         for (size_t i = 0; i < f->n; i++)
-            if (f->s[i].ok) whatif_rows(&f->s[i], out);
+            if (model_xval_trusted(&f->s[i])) whatif_rows(&f->s[i], out);
         sb_puts(out, "</table></div>\n");
     }
     sb_puts(out, "</section>\n");

@@ -10,6 +10,10 @@
 #include "report/report_text.h"
 #include "report/report_view.h"
 
+/* The cores each machine of d recorded (machines.<host>.cores), for
+ * model_fit_rows: out holds REPORT_MAX_MACHINES and points into d. */
+size_t report_model_cores(const report_data *d, model_host_cores *out);
+
 /* The fitted series whose rows s's points are (same machine, backend, buffer
  * kind, collective, algorithm and dtype), or NULL. */
 const model_series *report_model_of(const model_fits *f, const report_series *s);

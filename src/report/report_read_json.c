@@ -13,6 +13,7 @@
 #include "coll.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 #ifndef COLL_HAVE_JANSSON
@@ -180,7 +181,8 @@ static int read_rows(report_data *d, const char *section, const json_t *sec, con
     return 0;
 }
 
-/* "machines": {"<host>": {"memcpy_GBps": 7.4}}; optional (older files lack it). */
+/* "machines": {"<host>": {"memcpy_GBps": 7.4, "cores": 2}}; optional (older
+ * files lack it, or cores). */
 static void read_machines(report_data *d, const json_t *root, report_log *log, int *rejected)
 {
     const json_t *ms = json_object_get(root, "machines");
@@ -194,20 +196,35 @@ static void read_machines(report_data *d, const json_t *root, report_log *log, i
     }
     json_object_foreach((json_t *)ms, host, m)
     {
-        const json_t *v = json_object_get(m, "memcpy_GBps");
-        if (!v) continue;
-        double g = json_is_number(v) ? json_number_value(v) : -1;
-        if (!(g > 0 && g < 1e6) || strlen(host) >= sizeof d->machines[0].host) {
-            rlog_problem(log, "%s: machines.%.64s.memcpy_GBps is not a rate in GB/s; ignored",
-                         log->path, host);
+        const json_t *v = json_object_get(m, "memcpy_GBps"), *c = json_object_get(m, "cores");
+        if (!v && !c) continue;
+        double g = !v ? 0 : json_is_number(v) ? json_number_value(v) : -1;
+        double n = !c ? 0 : json_is_number(c) ? json_number_value(c) : -1;
+        if (strlen(host) >= sizeof d->machines[0].host) {
+            rlog_problem(log, "%s: machines: a host name of %zu bytes; ignored", log->path,
+                         strlen(host));
             *rejected = 1;
             continue;
         }
+        if (v && !(g > 0 && g < 1e6)) {
+            rlog_problem(log, "%s: machines.%.64s.memcpy_GBps is not a rate in GB/s; ignored",
+                         log->path, host);
+            *rejected = 1;
+            g = 0;
+        }
+        if (c && !(n >= 1 && n <= 1 << 20 && n == floor(n))) {
+            rlog_problem(log, "%s: machines.%.64s.cores is not a count of cores; ignored",
+                         log->path, host);
+            *rejected = 1;
+            n = 0;
+        }
+        if (g == 0 && n == 0) continue;
         size_t k = 0;
         while (k < d->nmachines && strcmp(d->machines[k].host, host)) k++;
         if (k == REPORT_MAX_MACHINES) continue;
         if (k == d->nmachines) snprintf(d->machines[d->nmachines++].host, 64, "%s", host);
-        d->machines[k].memcpy_GBps = g;
+        if (g > 0) d->machines[k].memcpy_GBps = g;
+        if (n > 0) d->machines[k].cores = (int)n;
     }
 }
 

@@ -3,6 +3,7 @@
 #include "report/report.h"
 
 #include "costmodel/model_fit.h"
+#include "costmodel/model_xval.h"
 #include "report/report_analysis.h"
 #include "report/report_baseline.h"
 #include "report/report_charts.h"
@@ -10,6 +11,7 @@
 #include "report/report_findings.h"
 #include "report/report_html.h"
 #include "report/report_merge.h"
+#include "report/report_model.h"
 #include "report/report_plot.h"
 #include "report/report_table.h"
 #include "report/report_text.h"
@@ -146,7 +148,11 @@ static int write_report(const report_data *d, const report_view *vp, const repor
 
     /* the cost model, fitted once: its curves join the plots and charts, and
      * its fits and "what if" table are a section of the page */
-    if (d->ncomm && model_fit_rows(d->comm, d->ncomm, 0, &fits) == 0) fitted = &fits;
+    model_host_cores hosts[REPORT_MAX_MACHINES];
+    size_t nhosts = report_model_cores(d, hosts);
+    if (d->ncomm && model_fit_rows(d->comm, d->ncomm, 0, hosts, nhosts, &fits) == 0 &&
+        model_xval_fits(&fits) == 0)
+        fitted = &fits;
     int prc = report_plots_draw(d, &v, fitted, outdir, plots, log);
     if (prc != 0 && prc != COLL_EUNAVAIL) {
         snprintf(err, errlen, "%s", plots->err);

@@ -63,6 +63,10 @@ n=$(jq '.results.communication.allreduce | length' "$OUT/results.json") || fail 
 # this machine's memory-copy rate, once, under the rows' host; the report compares with it
 jq -e '.results.communication.allreduce[0].host as $h | .machines[$h].memcpy_GBps > 0' \
     "$OUT/results.json" >/dev/null || fail "results.json: no machines.<host>.memcpy_GBps"
+# and the cores the ranks could run on (the cost model's fit needs them)
+want=$(nproc)
+jq -e --argjson n "$want" '.results.communication.allreduce[0].host as $h | .machines[$h].cores == $n' \
+    "$OUT/results.json" >/dev/null || fail "results.json: machines.<host>.cores is not $want"
 grep -q "single-thread memory-copy rate" "$OUT/analysis.txt" ||
     fail "analysis.txt: no bus bandwidth against the memory-copy rate"
 

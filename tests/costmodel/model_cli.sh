@@ -30,6 +30,11 @@ awk '$1 == "alpha_intra" { a = $2 } $1 == "beta_intra" { b = $2 }
      END { exit !(a > 15 && a < 25 && b > 0.475 && b < 0.525) }' "$out" ||
     fail "parameters not found back: $(grep -E 'alpha|beta' "$out")"
 [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ .*% +[0-9.]+' "$out")" -eq 12 ] || fail "want 12 residual rows: $(cat "$out")"
+# held out: each process count predicted from the other two, within the noise
+grep -qE "held out \(each count left out, the rest fitted, its rows predicted\): fit 3,4 -> 2 ranks [0-9.]+%; fit 2,4 -> 3 ranks [0-9.]+%; fit 2,3 -> 4 ranks [0-9.]+%" "$out" ||
+    fail "no held-out folds: $(cat "$out")"
+grep -qE "held-out error: median [0-5]\.[0-9]%, max [0-9.]+% over 12 rows \(in-sample median [0-9.]+%\): the report draws it" "$out" ||
+    fail "held-out error not within the 3% noise: $(grep held "$out")"
 
 expect_exit 0 "" model "$WORK/ring.csv" --predict hosts=8,link=10Gbit/s,latency=5us --sizes 1M,1G
 grep -q "on 8 hosts x 1 ranks, link 10 Gbit/s" "$out" || fail "no prediction heading: $(cat "$out")"
@@ -51,6 +56,15 @@ expect_exit 1 "nothing could be predicted" model "$WORK/ring.csv" --predict host
 grep -q "one host only" "$WORK/out" || fail "no reason for the missing prediction: $(cat "$WORK/out")"
 expect_exit 1 "no series could be fitted" model "$WORK/one_size.csv"
 grep -q "only one message size" "$WORK/out" || fail "refusal does not say why: $(cat "$WORK/out")"
+# the cores a run recorded (results.json machines.<host>.cores) reach the fit;
+# a value that is no count of cores is refused by name
+FIX=$(dirname "$0")/../report/fixtures
+sed 's/"memcpy_GBps": 5.0/&, "cores": 2/' "$FIX/findings_copy_rate.json" >"$WORK/cores.json"
+expect_exit 0 "" model "$WORK/cores.json"
+grep -q "cores: 2 (where ranks outnumber them, per-byte CPU costs x ranks/2)" "$out" ||
+    fail "recorded cores not used: $(cat "$out")"
+sed 's/"memcpy_GBps": 5.0/&, "cores": 2.5/' "$FIX/findings_copy_rate.json" >"$WORK/cores.json"
+expect_exit 1 "machines.box.cores is not a count of cores" model "$WORK/cores.json"
 expect_exit 1 "no-such.csv" model "$WORK/no-such.csv"
 expect_exit 2 "no result files" model
 finish

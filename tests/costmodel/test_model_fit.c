@@ -82,7 +82,7 @@ static void test_ring_one_host(void **state)
     for (int p = 2; p <= 4; p++)
         for (size_t i = 0; i < NSIZES; i++) add(&t, "tcp", "ring", 1, p, sizes[i], theta, 0.03);
     model_fits f;
-    assert_int_equal(model_fit_rows(t.r, t.n, 0, &f), 0);
+    assert_int_equal(model_fit_rows(t.r, t.n, 0, NULL, 0, &f), 0);
     assert_int_equal(f.n, 1);
     const model_series *s = &f.s[0];
     if (!s->ok) print_error("refused: %s\n", s->why);
@@ -116,7 +116,7 @@ static void test_auto_all_terms(void **state)
         for (size_t i = 0; i < NSIZES; i++)
             add(&t, "auto", "auto", shapes[k][0], shapes[k][1], sizes[i], theta, 0.02);
     model_fits f;
-    assert_int_equal(model_fit_rows(t.r, t.n, 0, &f), 0);
+    assert_int_equal(model_fit_rows(t.r, t.n, 0, NULL, 0, &f), 0);
     assert_int_equal(f.n, 1);
     const model_series *s = &f.s[0];
     if (!s->ok) print_error("refused: %s\n", s->why);
@@ -134,7 +134,7 @@ static void test_auto_all_terms(void **state)
 
 static const model_series *fit_one(rows *t, model_fits *f)
 {
-    assert_int_equal(model_fit_rows(t->r, t->n, 0, f), 0);
+    assert_int_equal(model_fit_rows(t->r, t->n, 0, NULL, 0, f), 0);
     assert_int_equal(f->n, 1);
     return &f->s[0];
 }

@@ -9,9 +9,11 @@
 #include "costmodel/model_fit.h"
 #include "costmodel/model_predict.h"
 #include "costmodel/model_range.h"
+#include "costmodel/model_xval.h"
 #include "cmd_model_train.h"
 #include "report/report.h"
 #include "report/report_data.h"
+#include "report/report_model.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -91,7 +93,8 @@ static const bench_opt opt_table[] = {
     {0, "backend", "NAME", on_backend, "only this backend's rows"},
     {0, "cores", "N", on_cores,
      "the rows' ranks shared N cores (one machine, emulated hosts too):\n"
-     "where they outnumber them, per-byte CPU costs grow by ranks/N"},
+     "where they outnumber them, per-byte CPU costs grow by ranks/N\n"
+     "(default: the cores the run recorded, machines.<host>.cores)"},
     {0, "no-rows", NULL, on_no_rows, "leave out the per-row residuals"},
     {'h', "help", NULL, bench_opt_help, "this text"},
 };
@@ -178,6 +181,30 @@ static void print_param(const model_series *s, model_param p)
                rel, v > 0 ? ", i.e. " : "", v > 0 ? 1e-3 / v : 0.0);
 }
 
+/* The held-out validation: per fold, then the verdict the report follows. */
+static void print_xval(const model_series *s)
+{
+    const model_xval *x = &s->xval;
+    char why[160];
+    model_xval_why_not(s, why, sizeof why);
+    if (x->nfolds == 0) {
+        printf("    held out: nothing (%s)\n", why);
+        return;
+    }
+    printf("    held out (each count left out, the rest fitted, its rows predicted):");
+    for (size_t k = 0; k < x->nfolds; k++) {
+        const model_fold *f = &x->folds[k];
+        if (f->ok) printf("%s fit %s %.1f%%", k ? ";" : "", f->fit, 100 * f->med_err);
+        else printf("%s fit %s cannot predict", k ? ";" : "", f->fit);
+    }
+    printf("\n");
+    if (x->n)
+        printf("    held-out error: median %.1f%%, max %.1f%% over %zu rows (in-sample median "
+               "%.1f%%): %s\n",
+               100 * x->med_err, 100 * x->max_err, x->n, 100 * s->med_abs_res,
+               why[0] ? "the report does not draw it" : "the report draws it");
+}
+
 static void print_series(const model_series *s, int rows)
 {
     printf("%s / %s / %s buffers / %s / algo %s / %s: %zu rows\n", s->host, s->backend, s->buffers,
@@ -201,11 +228,15 @@ static void print_series(const model_series *s, int rows)
            hier ? "; hierarchical (intra reduce-scatter, inter all-reduce, intra all-gather, "
                   "pipelined) on several hosts"
                 : "");
+    if (s->cores)
+        printf("    cores: %d (where ranks outnumber them, per-byte CPU costs x ranks/%d)\n",
+               s->cores, s->cores);
     for (int p = 0; p < MODEL_NPARAM; p++) print_param(s, (model_param)p);
     size_t out = 0;
     for (size_t i = 0; i < s->npts; i++) out += s->pts[i].weight < 0.5;
     printf("    residuals: median %.1f%%, max %.1f%%; %zu of %zu rows outliers (weight < 0.5)\n",
            100 * s->med_abs_res, 100 * s->max_abs_res, out, s->npts);
+    print_xval(s);
     if (!rows) return;
     printf("    %5s %5s %6s %12s %12s %12s %9s %7s\n", "hosts", "x", "ranks", "bytes",
            "measured_us", "model_us", "residual", "weight");
@@ -394,7 +425,9 @@ static int run(model_opts *o)
         d.comm[kept++] = *r;
     }
     model_fits f;
-    if (model_fit_rows(d.comm, kept, o->cores, &f)) {
+    model_host_cores hosts[REPORT_MAX_MACHINES];
+    size_t nhosts = report_model_cores(&d, hosts);
+    if (model_fit_rows(d.comm, kept, o->cores, hosts, nhosts, &f) || model_xval_fits(&f)) {
         report_data_free(&d);
         return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
     }
