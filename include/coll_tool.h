@@ -14,6 +14,13 @@ extern "C" {
 
 /* --- The backends' questions of a program that picks and launches them --- */
 
+/* The algorithm libcoll's tuning table runs when "auto" is asked, for
+ * collective ("allreduce", ...) at bytes (the whole vector) on world ranks:
+ * "rd", "rhd", "ring", ... (the built-in table, not $COLL_ALGO_* overrides);
+ * NULL for an unknown collective or one with nothing to choose. The cost
+ * model's formula for the tcp backend's "auto". */
+const char *coll_algo_auto_pick(const char *collective, size_t bytes, int world);
+
 /* 1 if name is one of coll_backend_names(), built in here or not. */
 int coll_backend_known(const char *name);
 /* coll_backend_available, with why's "backend NAME unavailable: " lead dropped

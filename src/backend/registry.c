@@ -125,6 +125,14 @@ int coll_algo_supported(const char *collective, const char *algo)
     return coll__algo_exists(kind, id);
 }
 
+const char *coll_algo_auto_pick(const char *collective, size_t bytes, int world)
+{
+    coll__kind kind;
+    if (!collective || world < 1 || !kind_of(collective, &kind)) return NULL;
+    coll__algo_id id = coll__algo_select(kind, COLL_ALGO_AUTO, bytes, world);
+    return id == COLL_ALGO_AUTO ? NULL : coll__algo_name(id);
+}
+
 const char *coll_algo_names(const char *collective)
 {
     coll__kind kind;

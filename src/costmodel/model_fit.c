@@ -13,7 +13,8 @@
 /* The order in which columns are tested for dependence: a later column that
  * the earlier ones explain is the one dropped, so gamma goes first. */
 static const model_param order[MODEL_NPARAM] = {MODEL_ALPHA_INTRA, MODEL_BETA_INTRA,
-                                                MODEL_ALPHA_INTER, MODEL_BETA_INTER, MODEL_GAMMA};
+                                                MODEL_ALPHA_INTER, MODEL_BETA_INTER,
+                                                MODEL_GAMMA,       MODEL_BETA_MEM};
 /* A column whose part not explained by the earlier ones is below this
  * (relative to its norm) is taken as dependent on them. */
 #define DEPENDENT_TOL 1e-6
@@ -26,7 +27,8 @@ static model_shape shape_of(const model_series *s, const model_point *p)
                          .hosts = p->hosts,
                          .per_host = p->per_host,
                          .bytes = p->bytes,
-                         .share = p->share};
+                         .share = p->share,
+                         .cache_bytes = s->cache_bytes};
 }
 
 /* Inverts the k x k matrix a (row-major) into inv by Gauss-Jordan with
@@ -252,6 +254,11 @@ static void fit_once(model_series *s)
                 s->state[j] = MODEL_P_MERGED;
                 continue;
             }
+            if (j == MODEL_BETA_MEM) { /* the knot's sizes tell it apart from beta_intra or not */
+                use[j] = 0;
+                s->state[j] = MODEL_P_ZERO;
+                continue;
+            }
             free(b);
             return refuse(
                 s,
@@ -316,7 +323,7 @@ static double sym_residual(model_point *p)
     return fabs(m - p->measured_us) / p->scale_us;
 }
 
-void model_fit_series(model_series *s)
+static void fit_robust(model_series *s)
 {
     for (size_t i = 0; i < s->npts; i++)
         s->pts[i].weight = 1, s->pts[i].scale_us = s->pts[i].measured_us;
@@ -357,6 +364,33 @@ void model_fit_series(model_series *s)
         }
     }
     free(r);
+}
+
+/* A cache knot must lower the in-sample median residual by this fraction to
+ * be kept: one more parameter always fits a little better. */
+#define KNOT_GAIN 0.9
+
+void model_fit_series(model_series *s)
+{
+    s->cache_bytes = 0;
+    fit_robust(s);
+    int one_host = 0;
+    for (size_t i = 0; i < s->npts; i++) one_host |= s->pts[i].hosts == 1;
+    if (!s->ok || !one_host) return;
+    /* The knot: the measured size that explains the rows best, if any does. */
+    double best = 0, best_res = KNOT_GAIN * s->med_abs_res;
+    for (size_t i = 0; i < s->npts; i++) {
+        double k = s->pts[i].bytes;
+        size_t j = 0;
+        while (j < i && s->pts[j].bytes != k) j++;
+        if (j < i || !(k > 0)) continue; /* tried already */
+        s->cache_bytes = k;
+        fit_robust(s);
+        if (s->ok && s->state[MODEL_BETA_MEM] == MODEL_P_FITTED && s->med_abs_res < best_res)
+            best = k, best_res = s->med_abs_res;
+    }
+    s->cache_bytes = best;
+    fit_robust(s);
 }
 
 double model_series_time_us(const model_series *s, int hosts, int per_host, double bytes,

@@ -61,6 +61,7 @@ typedef struct model_series {
     size_t npts;
     double med_abs_res, max_abs_res; /* |model - measured| / measured over pts */
     int cores;                       /* the cores the rows' ranks shared (0: not given) */
+    double cache_bytes;              /* the cache knot (model_shape), chosen by the fit; 0: none */
     /* The auto backend's: the tcp series of the same machine, buffers,
      * collective and dtype (its inter-host stack; NULL: none in the rows),
      * whose one-host rows give the stack's ceiling (model_stack_beta). */

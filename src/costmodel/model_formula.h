@@ -11,6 +11,7 @@ typedef enum model_param {
     MODEL_GAMMA,       /* per byte reduced */
     MODEL_ALPHA_INTER, /* per message between hosts */
     MODEL_BETA_INTER,  /* per byte over a host's link */
+    MODEL_BETA_MEM,    /* per byte more, once a core's buffers outgrow its cache (one host) */
     MODEL_NPARAM
 } model_param;
 
@@ -51,6 +52,10 @@ typedef struct model_shape {
      * they do not): each rank gets 1/share of a core, so the per-byte costs
      * the CPU pays (beta_intra, gamma) take share times as long. */
     double share;
+    /* The cache knot: bytes of buffers a core holds before its bytes cost
+     * beta_mem more (0: none). Fitted per series (model_fit.h), not read off
+     * the machine, since what spills is the stack's buffers too. */
+    double cache_bytes;
 } model_shape;
 
 /* The auto backend's pipeline chunk (src/backend/auto.c, $COLL_AUTO_PIPE_BYTES)
@@ -67,6 +72,11 @@ int model_coeffs(const model_shape *s, const double *theta, double coef[MODEL_NP
 
 /* The predicted time in microseconds (NAN where model_coeffs fails). */
 double model_time_us(const model_shape *s, const double theta[MODEL_NPARAM]);
+
+/* The algorithm whose formula applies: s->algo, except the tcp backend's
+ * "auto", which is what libcoll's tuning table picks at s's size and ranks
+ * (rd, rhd, ring for all-reduce), not a lower bound. */
+model_algo model_algo_run(const model_shape *s);
 
 /* Whether the shape runs hierarchically (intra-host and inter-host steps). */
 int model_is_hier(const model_shape *s);

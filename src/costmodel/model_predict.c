@@ -258,7 +258,8 @@ double model_stack_beta(const model_series *s, const model_cluster *c, double by
                       .hosts = 1,
                       .per_host = best->per_host,
                       .bytes = best->bytes,
-                      .share = best->share};
+                      .share = best->share,
+                      .cache_bytes = s->cache_bytes};
     double coef[MODEL_NPARAM];
     if (model_coeffs(&sh, s->theta, coef) || !(coef[MODEL_BETA_INTRA] > 0)) return 0;
     double other = coef[MODEL_ALPHA_INTRA] * s->theta[MODEL_ALPHA_INTRA] +
@@ -285,7 +286,8 @@ int model_predict(const model_series *s, const model_cluster *c, double bytes,
                       .bytes = bytes,
                       .share = c->shared_cores
                                    ? model_share(c->hosts * c->per_host, c->shared_cores)
-                                   : model_share(c->per_host, c->cores)};
+                                   : model_share(c->per_host, c->cores),
+                      .cache_bytes = s->cache_bytes};
     out->time_us = model_time_us(&sh, theta);
     const bench_coll *bc = bench_coll_find(s->collective);
     if (out->time_us > 0 && bytes > 0) {

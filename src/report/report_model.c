@@ -90,7 +90,8 @@ static void fit_line(const model_series *m, sbuf *out)
     const char *sep = "";
     for (int p = 0; p < MODEL_NPARAM; p++) {
         if (m->state[p] != MODEL_P_FITTED && m->state[p] != MODEL_P_ZERO) continue;
-        int per_byte = p == MODEL_BETA_INTRA || p == MODEL_GAMMA || p == MODEL_BETA_INTER;
+        int per_byte = p == MODEL_BETA_INTRA || p == MODEL_GAMMA || p == MODEL_BETA_INTER ||
+                       p == MODEL_BETA_MEM;
         sb_printf(out, "%s %s = %.3g &plusmn; %.2g %s", sep, model_param_name((model_param)p),
                   m->theta[p], m->se[p], per_byte ? "us/B" : "us");
         sep = ",";

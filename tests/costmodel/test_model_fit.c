@@ -43,8 +43,10 @@ static void add(rows *t, const char *backend, const char *algo, int hosts, int p
     r->nprocs = hosts * per_host;
     r->nnodes = hosts;
     r->bytes = (uint64_t)bytes;
-    model_shape s = {
-        "allreduce", (model_algo)model_algo_parse(algo), backend, hosts, per_host, bytes, 1};
+    model_shape s = {"allreduce", (model_algo)model_algo_parse(algo),
+                     backend,     hosts,
+                     per_host,    bytes,
+                     1,           0};
     r->time_us_p50 = model_time_us(&s, theta) * (1 + noise(t, amp));
     r->time_us_avg = r->time_us_p50;
 }
@@ -121,7 +123,10 @@ static void test_auto_all_terms(void **state)
     const model_series *s = &f.s[0];
     if (!s->ok) print_error("refused: %s\n", s->why);
     assert_true(s->ok);
-    for (int p = 0; p < MODEL_NPARAM; p++) assert_int_equal(s->state[p], MODEL_P_FITTED);
+    for (int p = 0; p < MODEL_BETA_MEM; p++) assert_int_equal(s->state[p], MODEL_P_FITTED);
+    /* rows without a cache effect: no knot invented */
+    assert_true(s->cache_bytes == 0);
+    assert_int_equal(s->state[MODEL_BETA_MEM], MODEL_P_ABSENT);
     near(s, MODEL_ALPHA_INTER, 100, 0.25);
     near(s, MODEL_BETA_INTER, 8e-3, 0.10);
     /* beta_intra and gamma share the host's part of each row, small beside
@@ -129,6 +134,34 @@ static void test_auto_all_terms(void **state)
     within_se(s, MODEL_BETA_INTRA, 1e-4, 3);
     within_se(s, MODEL_GAMMA, 3e-4, 3);
     near(s, MODEL_GAMMA, 3e-4, 0.5);
+    model_fits_free(&f);
+}
+
+/* Rows whose bytes cost more once 1 MiB of buffers per core is passed, at 2,
+ * 3, 4 and 6 ranks on 2 cores: the fit finds the knot and beta_mem. */
+static void test_cache_knot(void **state)
+{
+    (void)state;
+    static rows t = {.seed = 11};
+    t.n = 0;
+    const double theta[MODEL_NPARAM] = {
+        [MODEL_ALPHA_INTRA] = 10, [MODEL_BETA_INTRA] = 2e-4, [MODEL_BETA_MEM] = 5e-4};
+    static const int ranks[] = {2, 3, 4, 6};
+    for (size_t k = 0; k < 4; k++)
+        for (size_t i = 0; i < NSIZES; i++) {
+            add(&t, "tcp", "ring", 1, ranks[k], sizes[i], theta, 0);
+            bench_row *r = &t.r[t.n - 1];
+            model_shape sh = {"allreduce", MODEL_ALGO_RING,          "tcp",  1, ranks[k],
+                              sizes[i],    model_share(ranks[k], 2), 1048576};
+            r->time_us_p50 = r->time_us_avg = model_time_us(&sh, theta) * (1 + noise(&t, 0.02));
+        }
+    model_fits f;
+    assert_int_equal(model_fit_rows(t.r, t.n, 2, NULL, 0, &f), 0);
+    const model_series *s = &f.s[0];
+    assert_true(s->ok);
+    assert_true(s->cache_bytes == 1048576);
+    near(s, MODEL_BETA_INTRA, 2e-4, 0.1);
+    near(s, MODEL_BETA_MEM, 5e-4, 0.1);
     model_fits_free(&f);
 }
 
@@ -225,7 +258,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ring_one_host), cmocka_unit_test(test_auto_all_terms),
         cmocka_unit_test(test_refusals),      cmocka_unit_test(test_outliers),
-        cmocka_unit_test(test_rows_left_out),
+        cmocka_unit_test(test_rows_left_out), cmocka_unit_test(test_cache_knot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,7 @@ static void coeffs(const char *coll, const char *algo, const char *backend, int 
 {
     int a = model_algo_parse(algo);
     assert_true(a >= 0);
-    model_shape s = {coll, (model_algo)a, backend, hosts, per_host, bytes, share};
+    model_shape s = {coll, (model_algo)a, backend, hosts, per_host, bytes, share, 0};
     assert_int_equal(model_coeffs(&s, NULL, c), 0);
 }
 
@@ -59,9 +59,40 @@ static void test_allreduce_one_host(void **state)
     /* the lower bound (a backend's own choice) */
     coeffs("allreduce", "auto", "shm", 1, 4, N, 1, c);
     expect(c, 4, 1.5 * N, 0.75 * N, 0, 0);
-    /* ranks outnumbering cores 2:1 double the CPU's per-byte terms only */
+    /* ranks outnumbering cores 2:1 double the CPU's terms, per message and per byte */
     coeffs("allreduce", "ring", "tcp", 1, 4, N, 2, c);
-    expect(c, 6, 3 * N, 1.5 * N, 0, 0);
+    expect(c, 12, 3 * N, 1.5 * N, 0, 0);
+}
+
+/* Ranks beyond the cores share them only while they work: 3 ranks on 2
+ * cores (share 1.5) run Rabenseifner's rounds on 2 and its fold steps on 2,
+ * so nothing waits for a core; 6 on 2 (share 3) run both on 4 (share 2). */
+static void test_phases_and_cache(void **state)
+{
+    (void)state;
+    double c[MODEL_NPARAM];
+    coeffs("allreduce", "rhd", "tcp", 1, 3, N, 1.5, c);
+    expect(c, 4, 3 * N, 1.5 * N, 0, 0);
+    coeffs("allreduce", "rhd", "tcp", 1, 6, N, 3, c);
+    expect(c, 12, 7 * N, 3.5 * N, 0, 0);
+    /* the ring keeps every rank at work: the whole share */
+    coeffs("allreduce", "ring", "tcp", 1, 6, N, 3, c);
+    expect(c, 30, 5 * N, 2.5 * N, 0, 0);
+    /* the cache knot: 4 ranks on 2 cores hold 2 n per core; past a knot of n,
+     * half of each byte's copies miss: beta_mem gets half of beta_intra's coefficient */
+    model_shape s = {"allreduce", MODEL_ALGO_RING, "tcp", 1, 4, N, 2, N};
+    assert_int_equal(model_coeffs(&s, NULL, c), 0);
+    assert_true(fabs(c[MODEL_BETA_MEM] - 1.5 * N) < 1e-9 * N);
+    s.cache_bytes = 2 * N; /* all of it fits: nothing spills */
+    assert_int_equal(model_coeffs(&s, NULL, c), 0);
+    assert_true(c[MODEL_BETA_MEM] == 0);
+    /* tcp's auto is the tuning table's algorithm: rhd at 64 KiB on 4 ranks, ring at 16 MiB */
+    model_shape a = {"allreduce", MODEL_ALGO_BOUND, "tcp", 1, 4, 65536, 1, 0};
+    assert_int_equal(model_algo_run(&a), MODEL_ALGO_RHD);
+    a.bytes = 16777216;
+    assert_int_equal(model_algo_run(&a), MODEL_ALGO_RING);
+    a.backend = "gloo"; /* gloo's own choice: the lower bound */
+    assert_int_equal(model_algo_run(&a), MODEL_ALGO_BOUND);
 }
 
 static void test_other_collectives(void **state)
@@ -109,7 +140,7 @@ static void test_several_hosts(void **state)
     coeffs("allreduce", "auto", "auto", 2, 2, 4 * m, 1, c);
     expect(c, 2, m, 0.75 * m + 3 * 0.25 * m, 2 + 3 * 2, m + 3 * m);
     /* ... and with a theta where the host's stages are slower, they set the pace */
-    model_shape s = {"allreduce", MODEL_ALGO_BOUND, "auto", 2, 2, 4 * m, 1};
+    model_shape s = {"allreduce", MODEL_ALGO_BOUND, "auto", 2, 2, 4 * m, 1, 0};
     const double slow_host[MODEL_NPARAM] = {1, 1e-3, 0, 1, 1e-6};
     assert_int_equal(model_coeffs(&s, slow_host, c), 0);
     expect(c, 2 + 3 * 2, m + 3 * m, 0.75 * m + 3 * 0.5 * m, 2, m);
@@ -122,7 +153,7 @@ static void test_unknown(void **state)
 {
     (void)state;
     double c[MODEL_NPARAM];
-    model_shape s = {"allreduce", MODEL_ALGO_TREE, "tcp", 1, 4, N, 1};
+    model_shape s = {"allreduce", MODEL_ALGO_TREE, "tcp", 1, 4, N, 1, 0};
     assert_int_equal(model_coeffs(&s, NULL, c), -1);
     s.collective = "frobnicate";
     s.algo = MODEL_ALGO_RING;
@@ -136,6 +167,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_allreduce_one_host),
+        cmocka_unit_test(test_phases_and_cache),
         cmocka_unit_test(test_other_collectives),
         cmocka_unit_test(test_several_hosts),
         cmocka_unit_test(test_unknown),

@@ -85,7 +85,7 @@ static void ring_series(model_series *s, model_point *pts)
     const double sizes[] = {65536, 1048576, 16777216};
     for (int p = 2; p <= 3; p++)
         for (int i = 0; i < 3; i++) {
-            model_shape sh = {"allreduce", MODEL_ALGO_RING, "tcp", 1, p, sizes[i], 1};
+            model_shape sh = {"allreduce", MODEL_ALGO_RING, "tcp", 1, p, sizes[i], 1, 0};
             pts[s->npts++] = (model_point){1, p, sizes[i], model_time_us(&sh, theta), 0, 1, 1, 0};
         }
     model_fit_series(s);
@@ -153,7 +153,7 @@ static void test_stack_ceiling(void **state)
     const double big = 16777216;
     for (size_t i = 0; i < s.npts; i++)
         if (pts[i].bytes == big) {
-            model_shape sh = {"allreduce", MODEL_ALGO_RING, "tcp", 1, pts[i].per_host, big, 1};
+            model_shape sh = {"allreduce", MODEL_ALGO_RING, "tcp", 1, pts[i].per_host, big, 1, 0};
             double c[MODEL_NPARAM];
             assert_int_equal(model_coeffs(&sh, s.theta, c), 0);
             double beta = pts[i].per_host == 2 ? 5e-3 : 1e-2;

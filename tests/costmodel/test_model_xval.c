@@ -36,7 +36,7 @@ static void add(int ranks, double bytes, double slow)
     r->nprocs = ranks;
     r->nnodes = 1;
     r->bytes = (uint64_t)bytes;
-    model_shape s = {"allreduce", MODEL_ALGO_RING, "tcp", 1, ranks, bytes, 1};
+    model_shape s = {"allreduce", MODEL_ALGO_RING, "tcp", 1, ranks, bytes, 1, 0};
     r->time_us_p50 = r->time_us_avg = model_time_us(&s, theta) * slow;
 }
 

@@ -3,6 +3,7 @@
  * predictions for a cluster the user does not have. */
 #include "cli_common.h"
 #include "coll.h"
+#include "coll_tool.h"
 #include "engine/bench_coll.h"
 #include "engine/opt_table.h"
 #include "engine/sizes.h"
@@ -169,12 +170,18 @@ static void print_param(const model_series *s, model_param p)
         printf("    %-12s not separable from beta with these rows (its share is in beta)\n", name);
         return;
     case MODEL_P_ZERO:
+        if (p == MODEL_BETA_MEM) return; /* a knot that did not hold is no knot */
         printf("    %-12s 0 (fitted below zero: lost in the noise, held at 0)\n", name);
         return;
     case MODEL_P_FITTED: break;
     }
     double rel = v > 0 ? 100 * e / v : INFINITY;
-    if (p == MODEL_ALPHA_INTRA || p == MODEL_ALPHA_INTER)
+    if (p == MODEL_BETA_MEM) {
+        char knot[32];
+        printf("    %-12s %10.5f ns/B ± %.5f ns/B (%.0f%%) more per byte beyond %s of buffers per "
+               "core\n",
+               name, v * 1e3, e * 1e3, rel, fmt_size((uint64_t)s->cache_bytes, knot, sizeof knot));
+    } else if (p == MODEL_ALPHA_INTRA || p == MODEL_ALPHA_INTER)
         printf("    %-12s %10.3f us   ± %.3f us (%.0f%%)\n", name, v, e, rel);
     else
         printf("    %-12s %10.5f ns/B ± %.5f ns/B (%.0f%%)%s%.3g GB/s\n", name, v * 1e3, e * 1e3,
@@ -222,9 +229,12 @@ static void print_series(const model_series *s, int rows)
                           .per_host = s->pts[i].per_host};
         hier |= model_is_hier(&sh);
     }
+    int table = s->model == MODEL_ALGO_BOUND && !strcmp(s->backend, "tcp") &&
+                coll_algo_auto_pick(s->collective, 1, 2);
     printf("    formula: %s%s\n",
-           s->model == MODEL_ALGO_BOUND ? "the backend's own choice, as Chan et al.'s lower bound"
-                                        : model_algo_name(s->model),
+           table ? "the algorithm libcoll's tuning table picks per size and ranks"
+           : s->model == MODEL_ALGO_BOUND ? "the backend's own choice, as Chan et al.'s lower bound"
+                                          : model_algo_name(s->model),
            hier ? "; hierarchical (intra reduce-scatter, inter all-reduce, intra all-gather, "
                   "pipelined) on several hosts"
                 : "");
