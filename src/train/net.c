@@ -30,8 +30,8 @@ static int check_sizes(const char *flag, const int *v, size_t n, char *err, size
     return 0;
 }
 
-int net_plan(const net_spec *s, train_layer *layers, size_t *nlayers, size_t *nparams,
-               char *err, size_t errlen)
+int net_plan(const net_spec *s, train_layer *layers, size_t *nlayers, size_t *nparams, char *err,
+             size_t errlen)
 {
     size_t n = 0, np = 0;
     int rc;
@@ -123,7 +123,7 @@ static void init_params(train_net *m, uint64_t seed)
 }
 
 int net_build(const net_spec *spec, size_t batch, uint64_t seed, train_net *m, char *err,
-                size_t errlen)
+              size_t errlen)
 {
     train_layer plan[NET_MAX_LAYERS];
     memset(m, 0, sizeof *m);
