@@ -40,7 +40,7 @@ typedef struct coll__backend_ops {
     size_t size; /* sizeof this struct */
     const char *name;
     /* Set up on an existing rendezvous; *state is the backend's own. err: why not. */
-    int (*init)(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err);
+    int (*init)(const coll__rendezvous *rv, void **state, coll__err *err);
     /* Run one call with signature sig. On error, fill err: status, message and
      * the rank to blame (err->rank, -1 for nobody). */
     int (*run)(void *state, const coll__call *call, const coll__sig *sig, double deadline,

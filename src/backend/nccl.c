@@ -215,9 +215,8 @@ static void nccl_fini(void *state)
     free(st);
 }
 
-static int nccl_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
+static int nccl_init(const coll__rendezvous *rv, void **state, coll__err *err)
 {
-    (void)comm;
     nccl_state *st = calloc(1, sizeof *st);
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;
