@@ -425,6 +425,7 @@ static void nccl_abort(void *state, int status, int failed_rank)
 const coll__backend_ops coll__backend_nccl = {
     .size = sizeof(coll__backend_ops),
     .name = "nccl",
+    .caps = COLL__CAP_DEVICE_BUFFERS,
     .init = nccl_init,
     .run = nccl_run,
     .set_algo = nccl_set_algo,
