@@ -38,6 +38,7 @@ void bench_run_row_config(bench_run_state *s, const bench_pair *p, bench_row *ro
                p->op == BENCH_OP_NONE ? "none" : coll_op_name((coll_op)p->op));
     row->warmup = r->opts->warmup;
     row->iters = r->opts->iters;
+    row->pass = r->pass;
 }
 
 void bench_run_row_times(const bench_coll *coll, const bench_stats *st, int nranks, bench_row *row)

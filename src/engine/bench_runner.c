@@ -20,6 +20,7 @@ void bench_runner_init(bench_runner *r, const bench_options *opts, coll_comm *co
     r->print = r->rank == 0 && !opts->quiet;
     r->progress = r->print && isatty(STDERR_FILENO);
     r->test_delay_ms = bench_run_test_delay_ms(r->rank);
+    r->pass = 1;
 }
 
 int bench_runner_run(bench_runner *r, char *errmsg, size_t errlen)
@@ -110,6 +111,7 @@ int bench_runner_run_passes(bench_runner *rs, size_t n, int passes, size_t *fail
             fflush(stdout);
         }
         for (size_t k = 0; k < n; k++) order[k] = pass % 2 ? n - 1 - k : k;
+        for (size_t k = 0; k < n; k++) rs[k].pass = pass + 1;
         for (size_t k = 0; k < n; k++) table_begin(&ss[order[k]]);
         rc = run_pass_interleaved(ss, order, n, failed);
         for (size_t k = 0; k < n; k++) table_end(&ss[order[k]], rc == 0);
