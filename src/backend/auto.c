@@ -108,8 +108,8 @@ static void note_group(const sub *s, char *msg, size_t len)
                  list);
 }
 
-static int sub_init(coll_comm *comm, const coll__rendezvous *rv, sub *s, const char *tag,
-                    int subrank, int subsize, coll__err *err)
+static int sub_init(const coll__rendezvous *rv, sub *s, const char *tag, int subrank, int subsize,
+                    coll__err *err)
 {
     coll__rendezvous srv = *rv;
     coll__err why;
@@ -125,7 +125,7 @@ static int sub_init(coll_comm *comm, const coll__rendezvous *rv, sub *s, const c
                              rv->prefix, tag, s->what);
     }
     s->n = subsize;
-    int rc = s->ops->init(comm, &srv, &s->state, &why);
+    int rc = s->ops->init(&srv, &s->state, &why);
     if (rc) {
         if (!why.msg[0]) snprintf(why.msg, sizeof why.msg, "%s", coll_strerror(rc));
         coll__err_set(err, rc, "auto: cannot set up the %s %s group: %s", s->what, s->ops->name,
@@ -196,7 +196,7 @@ static void auto_fini(void *state)
     free(st);
 }
 
-static int auto_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
+static int auto_init(const coll__rendezvous *rv, void **state, coll__err *err)
 {
     auto_state *st = calloc(1, sizeof *st);
     char prefix[96];
@@ -214,14 +214,14 @@ static int auto_init(coll_comm *comm, const coll__rendezvous *rv, void **state, 
     /* Every rank first, then the groups: a rank that hangs or dies setting up
      * its first group is then waited for by every rank, which all name it,
      * instead of by its group only while the others wait for its partners. */
-    if (!rc && st->flat.ops) rc = sub_init(comm, rv, &st->flat, "f", rv->rank, rv->world_size, err);
+    if (!rc && st->flat.ops) rc = sub_init(rv, &st->flat, "f", rv->rank, rv->world_size, err);
     if (!rc && st->intra.ops) {
         snprintf(tag, sizeof tag, "h%d", p->host);
-        rc = sub_init(comm, rv, &st->intra, tag, p->local_rank, p->local_size, err);
+        rc = sub_init(rv, &st->intra, tag, p->local_rank, p->local_size, err);
     }
     if (!rc && st->inter.ops) {
         snprintf(tag, sizeof tag, "x%d", p->local_rank);
-        rc = sub_init(comm, rv, &st->inter, tag, p->host, p->nhosts, err);
+        rc = sub_init(rv, &st->inter, tag, p->host, p->nhosts, err);
     }
     if (rc) {
         auto_fini(st);

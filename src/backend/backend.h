@@ -36,11 +36,15 @@ static inline int coll__call_receives(const coll__call *c)
     return c->source >= 0 || c->source == COLL__ANY_SOURCE;
 }
 
+/* coll__backend_ops.caps: what callers would otherwise guess from the name. */
+#define COLL__CAP_DEVICE_BUFFERS 0x1u /* takes CUDA device buffers itself: no host staging */
+
 typedef struct coll__backend_ops {
     size_t size; /* sizeof this struct */
     const char *name;
+    unsigned caps; /* COLL__CAP_* bits */
     /* Set up on an existing rendezvous; *state is the backend's own. err: why not. */
-    int (*init)(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err);
+    int (*init)(const coll__rendezvous *rv, void **state, coll__err *err);
     /* Run one call with signature sig. On error, fill err: status, message and
      * the rank to blame (err->rank, -1 for nobody). */
     int (*run)(void *state, const coll__call *call, const coll__sig *sig, double deadline,

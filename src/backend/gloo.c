@@ -47,9 +47,8 @@ static const struct {
 };
 #define GLOO_ALGO_LIST "auto (Gloo's default), ring, ring_chunked, halving_doubling, bcube"
 
-static int gloo_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
+static int gloo_init(const coll__rendezvous *rv, void **state, coll__err *err)
 {
-    (void)comm;
     /* gloo_context.cc turns the check off for "0": anything but 0 or 1 is refused here. */
     uint64_t check;
     if (coll__tunable_read("COLL_GLOO_CHECK", 0, 0, &check, err)) return COLL_EINVAL;

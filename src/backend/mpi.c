@@ -123,9 +123,8 @@ static void timed_out(void *arg, const void *what, double waited_s)
     MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
-static int mpi_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
+static int mpi_init(const coll__rendezvous *rv, void **state, coll__err *err)
 {
-    (void)comm;
     int level, rank, size, rc = coll__mpi_runtime_init(&level, err->msg, sizeof err->msg);
     if (rc) return rc;
     pthread_once(&half_once, make_half_types);

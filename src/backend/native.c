@@ -28,9 +28,8 @@ static int native_set_algo(void *state, const char *algo, coll__err *err)
     return COLL_OK;
 }
 
-static int tcp_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
+static int tcp_init(const coll__rendezvous *rv, void **state, coll__err *err)
 {
-    (void)comm;
     native_state *st = calloc(1, sizeof(*st));
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;

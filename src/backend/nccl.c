@@ -215,9 +215,8 @@ static void nccl_fini(void *state)
     free(st);
 }
 
-static int nccl_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
+static int nccl_init(const coll__rendezvous *rv, void **state, coll__err *err)
 {
-    (void)comm;
     nccl_state *st = calloc(1, sizeof *st);
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;
@@ -426,6 +425,7 @@ static void nccl_abort(void *state, int status, int failed_rank)
 const coll__backend_ops coll__backend_nccl = {
     .size = sizeof(coll__backend_ops),
     .name = "nccl",
+    .caps = COLL__CAP_DEVICE_BUFFERS,
     .init = nccl_init,
     .run = nccl_run,
     .set_algo = nccl_set_algo,

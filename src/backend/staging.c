@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/alloc.h"
 #include "core/cuda_rt.h"
@@ -203,10 +202,15 @@ static coll__stager *thread_stager(void)
     return s;
 }
 
+int coll__call_needs_staging(const coll__backend_ops *b, const coll__call *call)
+{
+    return !(b->caps & COLL__CAP_DEVICE_BUFFERS) && call->kind != COLL_KIND_BARRIER;
+}
+
 int coll__staged_run(const coll__backend_ops *b, void *state, int rank, int size,
                      const coll__call *call, const coll__sig *sig, double deadline, coll__err *err)
 {
-    if (!coll__cudart_loaded() || strcmp(b->name, "nccl") == 0 || call->kind == COLL_KIND_BARRIER)
+    if (!coll__cudart_loaded() || !coll__call_needs_staging(b, call))
         return b->run(state, call, sig, deadline, err);
     coll__stager *s = thread_stager();
     if (!s) {

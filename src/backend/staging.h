@@ -50,10 +50,15 @@ int coll__stager_end(coll__stager *s, const coll__call *call, const coll__call *
                      int size, coll__err *err);
 void coll__stager_free(coll__stager *s);
 
+/* Whether call on backend b goes through host staging once the CUDA runtime is
+ * loaded: not for a backend with COLL__CAP_DEVICE_BUFFERS (nccl), nor for a
+ * barrier, which has no data. */
+int coll__call_needs_staging(const coll__backend_ops *b, const coll__call *call);
+
 /* The communicator's hook: run call on backend b (its state; this rank of
- * size). When the CUDA runtime has been loaded (--device cuda) and the backend
- * is not nccl, CUDA device buffers are staged through host memory of a
- * per-thread stager. */
+ * size). When the CUDA runtime has been loaded (--device cuda) and the call
+ * needs staging (coll__call_needs_staging), CUDA device buffers are staged
+ * through host memory of a per-thread stager. */
 int coll__staged_run(const coll__backend_ops *b, void *state, int rank, int size,
                      const coll__call *call, const coll__sig *sig, double deadline, coll__err *err);
 

@@ -111,7 +111,7 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     pthread_mutex_init(&comm->lock, NULL);
     pthread_cond_init(&comm->changed, NULL);
 
-    rc = backend->init(comm, &rv, &comm->state, &cerr);
+    rc = backend->init(&rv, &comm->state, &cerr);
     int settled = wait_for_set_up(rv.store, rv.prefix, rv.rank, rv.world_size, rc == COLL_OK,
                                   &cerr);
     if (rc == COLL_OK) rc = settled;

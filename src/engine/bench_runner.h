@@ -32,6 +32,7 @@ typedef struct bench_runner {
     int print;            /* rank 0 and not -q: the table on stdout */
     int progress;         /* a progress line on stderr (a terminal) */
     int64_t wrong;        /* wrong elements over the whole run, all ranks */
+    int pass;             /* the pass its rows are of, from 1 (bench_runner_run_passes numbers) */
     double test_delay_ms; /* COLLBENCH_TEST_DELAY (tests): this rank's sleep per timed call */
     void (*turn)(
         void *arg); /* bench_runner_run_passes: called before each of this runner's sizes */

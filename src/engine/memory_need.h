@@ -11,8 +11,8 @@
 #include "engine/bench_options.h"
 
 /* The send and receive buffers one of nranks ranks allocates for sizes: one
- * pair at the largest size, reused by every size (bench_runner.c's pool); an
- * unused one counts 1 byte. */
+ * pair at the largest size, reused by every size (bench_size_buffers.c's
+ * pool); an unused one counts 1 byte. */
 void bench_pool_bytes(const bench_options *o, const uint64_t *sizes, size_t nsizes, int nranks,
                       size_t *send_bytes, size_t *recv_bytes);
 

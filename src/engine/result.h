@@ -25,10 +25,15 @@ typedef struct bench_row {
         time_us_max;
     double algbw_GBps, busbw_GBps;
     int64_t wrong;
+    int pass; /* which pass of --passes, from 1; 0 in rows of files without the column */
 } bench_row;
 
 /* The CSV header line (no newline). */
 extern const char BENCH_CSV_HEADER[];
+/* The header of files written before the pass column (BENCH_CSV_HEADER less
+ * its last column): read (bench_row_from_csv_v2), and appended to in that
+ * schema, so a file never mixes the two. */
+extern const char BENCH_CSV_HEADER_V2[];
 /* The header of files written before the buffers, p25 and p75 columns: read
  * (bench_row_from_csv_v1), never appended to. */
 extern const char BENCH_CSV_HEADER_V1[];
@@ -44,13 +49,16 @@ int bench_row_to_csv(const bench_row *r, char *buf, size_t len);
  * reason naming the field otherwise (field count, non-numbers, in_place not 0/1,
  * nprocs/nnodes < 1, text longer than its bench_row array). r is untouched on error. */
 int bench_row_from_csv(const char *line, bench_row *r, char *err, size_t errlen);
+/* The same for a line under BENCH_CSV_HEADER_V2: pass becomes 0 (unknown). */
+int bench_row_from_csv_v2(const char *line, bench_row *r, char *err, size_t errlen);
 /* The same for a line under BENCH_CSV_HEADER_V1: buffers becomes "unknown" and
  * p25/p75 NaN, since nothing recorded them. */
 int bench_row_from_csv_v1(const char *line, bench_row *r, char *err, size_t errlen);
 
-/* Append rows to a CSV file: header first if the file is new or empty, refusing a
- * file whose header differs ("FILE has a different header; refusing to mix
- * schemas", COLL_EINVAL, file untouched); header and rows go in one O_APPEND write
+/* Append rows to a CSV file: header first if the file is new or empty; to a file
+ * of BENCH_CSV_HEADER_V2, rows in that schema (no pass); refusing a file whose
+ * header differs ("FILE has a different header; refusing to mix schemas",
+ * COLL_EINVAL, file untouched); header and rows go in one O_APPEND write
  * + fsync (coll__file_append), so rows already there are never lost and a failed
  * write is rolled back. A device or pipe (/dev/stdout) gets a header on every call.
  * Full disk etc.: COLL_ESYS with "path: strerror" in err. */

@@ -24,6 +24,12 @@
 const char BENCH_CSV_HEADER[] =
     "timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,"
     "bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,"
+    "time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong,pass";
+
+/* BENCH_CSV_HEADER without its last column: FIELDS less the last entry. */
+const char BENCH_CSV_HEADER_V2[] =
+    "timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,"
+    "bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,"
     "time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong";
 
 const char BENCH_CSV_HEADER_V1[] =
@@ -82,8 +88,10 @@ static const struct field FIELDS[] = {
     NUM(algbw_GBps, F_BW),
     NUM(busbw_GBps, F_BW),
     NUM(wrong, F_I64),
+    INT(pass, 0, INT_MAX), /* last: V2 files are FIELDS without it */
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
+#define NFIELDS_V2 (NFIELDS - 1)
 
 /* BENCH_CSV_HEADER_V1's columns: read only. */
 static const struct field FIELDS_V1[] = {
@@ -137,12 +145,13 @@ static int put_text(char *buf, size_t len, size_t *pos, const char *s, size_t ca
     return put(buf, len, pos, "\"", 1);
 }
 
-int bench_row_to_csv(const bench_row *r, char *buf, size_t len)
+/* r's first nfields columns of FIELDS. */
+static int row_to_csv(const bench_row *r, size_t nfields, char *buf, size_t len)
 {
     if (!r || !buf || len == 0) return -1;
     size_t pos = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < NFIELDS; i++) {
+    for (size_t i = 0; i < nfields; i++) {
         const struct field *f = &FIELDS[i];
         const char *p = (const char *)r + f->offset;
         char num[64];
@@ -161,6 +170,11 @@ int bench_row_to_csv(const bench_row *r, char *buf, size_t len)
         if (n < 0 || (size_t)n >= sizeof num || !put(buf, len, &pos, num, (size_t)n)) return -1;
     }
     return (int)pos;
+}
+
+int bench_row_to_csv(const bench_row *r, char *buf, size_t len)
+{
+    return row_to_csv(r, NFIELDS, buf, len);
 }
 
 /* Next field of a CSV line into out (unquoted). Returns 1 with *p after the
@@ -327,6 +341,12 @@ int bench_row_from_csv(const char *line, bench_row *r, char *err, size_t errlen)
     return parse_row(line, FIELDS, NFIELDS, BENCH_CSV_HEADER, &zero, r, err, errlen);
 }
 
+int bench_row_from_csv_v2(const char *line, bench_row *r, char *err, size_t errlen)
+{
+    static const bench_row unknown_pass; /* pass 0: not recorded */
+    return parse_row(line, FIELDS, NFIELDS_V2, BENCH_CSV_HEADER_V2, &unknown_pass, r, err, errlen);
+}
+
 int bench_row_from_csv_v1(const char *line, bench_row *r, char *err, size_t errlen)
 {
     bench_row start = {.buffers = BENCH_BUFFERS_UNKNOWN, .time_us_p25 = NAN, .time_us_p75 = NAN};
@@ -335,7 +355,7 @@ int bench_row_from_csv_v1(const char *line, bench_row *r, char *err, size_t errl
 
 /* What the file at path holds: absent/empty, our header, or something else.
  * *ends_with_newline tells whether a row can be appended directly. */
-enum csv_state { CSV_NEW, CSV_OURS, CSV_V1, CSV_OTHER };
+enum csv_state { CSV_NEW, CSV_OURS, CSV_V2, CSV_V1, CSV_OTHER };
 
 /* Does the file's first line (head, n bytes) equal header? */
 static int first_line_is(const char *head, size_t n, const char *header)
@@ -377,6 +397,7 @@ static int inspect_csv(const char *path, enum csv_state *state, int *ends_with_n
     }
     head[n] = '\0';
     *state = first_line_is(head, (size_t)n, BENCH_CSV_HEADER)      ? CSV_OURS
+             : first_line_is(head, (size_t)n, BENCH_CSV_HEADER_V2) ? CSV_V2
              : first_line_is(head, (size_t)n, BENCH_CSV_HEADER_V1) ? CSV_V1
                                                                    : CSV_OTHER;
 
@@ -443,11 +464,13 @@ int bench_csv_append(const char *path, const bench_row *rows, size_t n, char *er
         free(buf);
         return rc;
     }
-    size_t pos = 0;
+    /* A file of the previous schema keeps it (rows without pass): one file
+     * never mixes schemas, and its readers keep working. */
+    size_t pos = 0, nfields = state == CSV_V2 ? NFIELDS_V2 : NFIELDS;
     if (!newline_ok) buf[pos++] = '\n'; /* a previous writer died mid-line */
     if (state == CSV_NEW) pos += (size_t)snprintf(buf + pos, cap - pos, "%s\n", BENCH_CSV_HEADER);
     for (size_t i = 0; i < n; i++) {
-        int len = bench_row_to_csv(&rows[i], buf + pos, line_max - 1);
+        int len = row_to_csv(&rows[i], nfields, buf + pos, line_max - 1);
         if (len < 0) {
             coll__set_err(err, errlen,
                           "%s: row %zu cannot be written as CSV (a text field has a "

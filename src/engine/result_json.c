@@ -100,6 +100,7 @@ static json_t *row_to_json(const bench_row *r)
     SET("algbw_GBps", number(r->algbw_GBps));
     SET("busbw_GBps", number(r->busbw_GBps));
     SET("wrong", json_integer((json_int_t)r->wrong));
+    SET("pass", json_integer(r->pass));
 #undef SET
     if (bad) { /* a string that is not UTF-8, or out of memory */
         json_decref(o);

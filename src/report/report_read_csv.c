@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum csv_kind { CSV_COMM, CSV_COMM_V1, CSV_TRAIN };
+enum csv_kind { CSV_COMM, CSV_COMM_V2, CSV_COMM_V1, CSV_TRAIN };
 
 /* 1 when line (without its end of line) equals header. */
 static int is_header(const char *line, size_t len, const char *header)
@@ -76,7 +76,9 @@ static int read_row(report_data *d, enum csv_kind kind, const char *line, size_t
     char *copy = strndup(line, n);
     if (!copy) return COLL_ENOMEM;
     bench_row r;
-    int rc = (kind == CSV_COMM ? bench_row_from_csv : bench_row_from_csv_v1)(copy, &r, why, whylen);
+    int rc = (kind == CSV_COMM      ? bench_row_from_csv
+              : kind == CSV_COMM_V2 ? bench_row_from_csv_v2
+                                    : bench_row_from_csv_v1)(copy, &r, why, whylen);
     free(copy);
     if (rc != COLL_OK || report_check_comm(&r, why, whylen) != 0) return 1;
     return report_add_comm(d, &r) ? COLL_ENOMEM : 0;
@@ -91,6 +93,8 @@ int report_read_csv(report_data *d, const char *text, size_t len, report_log *lo
     enum csv_kind kind;
     const char *header;
     if (is_header(line, hlen, BENCH_CSV_HEADER)) kind = CSV_COMM, header = BENCH_CSV_HEADER;
+    else if (is_header(line, hlen, BENCH_CSV_HEADER_V2))
+        kind = CSV_COMM_V2, header = BENCH_CSV_HEADER_V2;
     else if (is_header(line, hlen, BENCH_CSV_HEADER_V1))
         kind = CSV_COMM_V1, header = BENCH_CSV_HEADER_V1;
     else if (is_header(line, hlen, REPORT_TRAIN_CSV_HEADER))

@@ -7,7 +7,7 @@
 
 SIZES=1M,4K,256K,64K # big first: later sizes run on its leftovers
 csv_wrong_zero() { # FILE ROWS: ROWS rows, each #wrong 0
-    n=$(awk -F, 'NR > 1 && $NF == "0"' "$1" | wc -l)
+    n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["wrong"] == "0"' "$1" | wc -l)
     [ "$n" -eq "$2" ] || fail "$1: $n rows with #wrong 0, want $2: $(cat "$1")"
 }
 
@@ -25,6 +25,6 @@ done
 # The checks still bite: one spoiled element per checked iteration, each size.
 COLLBENCH_TEST_CORRUPT=1 expect_exit 1 "" allreduce --backend shm -P 2 --sizes $SIZES -w 1 -n 2 \
     -c 1 --inplace 1 --csv "$WORK/bad.csv"
-n=$(awk -F, 'NR > 1 && $NF == "1"' "$WORK/bad.csv" | wc -l)
+n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["wrong"] == "1"' "$WORK/bad.csv" | wc -l)
 [ "$n" -eq 4 ] || fail "corrupted run: $n rows with #wrong 1, want 4: $(cat "$WORK/bad.csv")"
 finish

@@ -15,11 +15,19 @@ grep -q "^# pass 2 of 2, backends in reverse order" "$WORK/out" ||
 tables=$(awk '/^#  collective/ { b = $5 } /^ +[0-9]/ { printf "%s:%s ", b, $1 }' "$WORK/out")
 want="tcp,:4096 tcp,:8192 shm,:4096 shm,:8192 shm,:4096 shm,:8192 tcp,:4096 tcp,:8192 "
 [ "$tables" = "$want" ] || fail "tables '$tables', want '$want': $(cat "$WORK/out")"
-awk -F, 'NR > 1 && $NF != 0 { bad = 1 } END { exit bad }' "$WORK/p.csv" || fail "wrong results: $(cat "$WORK/p.csv")"
-# the JSON's config says how many passes (a build without jansson refuses -J: exit 4)
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["wrong"] != 0 { bad = 1 } END { exit bad }' "$WORK/p.csv" || fail "wrong results: $(cat "$WORK/p.csv")"
+# each row says its pass (the last column, read by name)
+passes=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } { printf "%s ", $col["pass"] }' "$WORK/p.csv")
+[ "$passes" = "1 1 1 1 2 2 2 2 " ] || fail "pass column '$passes', want 1 1 1 1 2 2 2 2: $(cat "$WORK/p.csv")"
+# the JSON's config says how many passes and each row its pass (a build
+# without jansson refuses -J: exit 4)
 "$BIN" allreduce --backend tcp -P 2 --passes 2 --sizes 4K --inplace 1 -n 2 -w 1 -J "$WORK/p.json" -q 2>"$WORK/err"
 case $? in
-0) grep -q '"passes": 2' "$WORK/p.json" || fail "the JSON's config does not say passes 2: $(head -c 600 "$WORK/p.json")" ;;
+0) grep -q '"passes": 2' "$WORK/p.json" || fail "the JSON's config does not say passes 2: $(head -c 600 "$WORK/p.json")"
+   if command -v jq >/dev/null; then
+       rows=$(jq -c '[.results.communication.allreduce[].pass]' "$WORK/p.json")
+       [ "$rows" = "[1,2]" ] || fail "JSON rows' pass $rows, want [1,2]"
+   fi ;;
 4) ;;
 *) fail "-J: $(cat "$WORK/err")" ;;
 esac

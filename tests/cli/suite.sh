@@ -6,7 +6,7 @@
 # progress lines (stderr is not a terminal here) and the directory it prints.
 . "$(dirname "$0")/lib.sh"
 
-HEADER="timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong"
+HEADER="timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong,pass"
 OUT="$WORK/run"
 
 expect_exit 0 "" suite --quick -o "$OUT"
@@ -54,7 +54,7 @@ for b in $backends; do
 done
 rows=$(($(wc -l <"$OUT/results.csv") - 1))
 [ "$rows" -eq "$want_rows" ] || fail "CSV: $rows rows for $kinds backend x buffer kinds, want $want_rows"
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $NF != "0" || $col["in_place"] != "1" { bad = 1 } END { exit bad }' "$OUT/results.csv" \
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["wrong"] != "0" || $col["in_place"] != "1" { bad = 1 } END { exit bad }' "$OUT/results.csv" \
     || fail "CSV has wrong != 0 or out-of-place rows"
 grep -q '\] allreduce shm,auto/coll 2 ranks: ok (' "$WORK/err" || fail "no 'allreduce shm,auto/coll 2 ranks: ok' line"
 command -v jq >/dev/null || fail "jq is needed to check the JSON output (scripts/deps.sh installs it)"

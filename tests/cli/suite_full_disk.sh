@@ -34,7 +34,7 @@ dd if=/dev/zero of="$MNT/filler" bs=4096 2>/dev/null
 
 expect_exit 3 "r.csv: No space left on device; earlier rows kept" $RUN
 head -n 129 "$MNT/r.csv" | cmp -s - "$WORK/r.csv.before" || fail "the earlier CSV rows changed on a full disk"
-awk -F, 'NR > 1 && (NF != 26 || !/,[0-9]+$/) { bad = 1 } END { exit bad }' "$MNT/r.csv" \
+awk -F, 'NR > 1 && (NF != 27 || !/,[0-9]+$/) { bad = 1 } END { exit bad }' "$MNT/r.csv" \
     || fail "a cut row in the CSV after the full disk: $(tail -n 2 "$MNT/r.csv")"
 cmp -s "$MNT/r.json" "$WORK/r.json.before" || fail "the JSON changed on a full disk"
 leftovers=$(ls "$MNT" | grep -v -e '^r\.csv$' -e '^r\.json$' -e '^filler$')

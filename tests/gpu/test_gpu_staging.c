@@ -263,6 +263,24 @@ static void out_of_staging_memory(void **state)
     coll__stager_free(&s);
 }
 
+/* Whether a backend is staged is its caps bit, not its name: nccl has the bit
+ * and the host backends do not; a barrier, which has no data, never is. */
+static void staging_follows_caps(void **state)
+{
+    (void)state;
+    coll__call ar = call_of(COLL_KIND_ALLREDUCE, arena, arena + 64, 8, 0);
+    coll__call bar = call_of(COLL_KIND_BARRIER, NULL, NULL, 0, 0);
+    coll__backend_ops named_nccl = {.name = "nccl"}, native = {.name = "tcp"};
+    native.caps = COLL__CAP_DEVICE_BUFFERS;
+    assert_true(coll__backend_nccl.caps & COLL__CAP_DEVICE_BUFFERS);
+    assert_false(coll__call_needs_staging(&coll__backend_nccl, &ar));
+    assert_true(coll__call_needs_staging(&coll__backend_tcp, &ar));
+    assert_true(coll__call_needs_staging(&coll__backend_shm, &ar));
+    assert_true(coll__call_needs_staging(&named_nccl, &ar));
+    assert_false(coll__call_needs_staging(&native, &ar));
+    assert_false(coll__call_needs_staging(&coll__backend_tcp, &bar));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +293,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(reduce_off_root, setup, teardown),
         cmocka_unit_test_setup_teardown(mixed_p2p, setup, teardown),
         cmocka_unit_test(out_of_staging_memory),
+        cmocka_unit_test(staging_follows_caps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,7 @@ unset MASTER_ADDR MASTER_PORT
 
 # csv_rows FILE BACKEND NPROCS: rows of that backend and process count, all with wrong == 0
 csv_rows() {
-    awk -F, -v b="$2" -v n="$3" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["backend"] == b && $col["nprocs"] == n { rows++; if ($NF != "0") bad++ }
+    awk -F, -v b="$2" -v n="$3" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["backend"] == b && $col["nprocs"] == n { rows++; if ($col["wrong"] != "0") bad++ }
         END { if (bad) print -1; else print rows + 0 }' "$1"
 }
 

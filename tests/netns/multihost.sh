@@ -90,7 +90,7 @@ check_all() {
             # barrier checks nothing: its rows say -1 (N/A), the others 0 wrong
             local rows want=0
             [ "$coll" = barrier ] && want=-1
-            rows=$(awk -F, -v w=$want 'NR > 1 && $NF == w' "$csv" | wc -l)
+            rows=$(awk -F, -v w=$want 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["wrong"] == w' "$csv" | wc -l)
             [ "$rows" -ge 1 ] || fail "$coll --backend $backend: no rows with $want wrong in $csv"
         done
     done

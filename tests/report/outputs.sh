@@ -15,7 +15,7 @@ for f in combined.csv combined_training.csv full_results.md summary_by_config.md
 done
 
 # combined.csv: the docs/DESIGN.md header, 20 CSV + 7 JSON rows minus 1 duplicate, no repeats.
-head -1 "$OUT/combined.csv" | grep -qx 'timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong' ||
+head -1 "$OUT/combined.csv" | grep -qx 'timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,bytes,count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,time_us_p99,time_us_max,algbw_GBps,busbw_GBps,wrong,pass' ||
     fail "combined.csv header: $(head -1 "$OUT/combined.csv")"
 rows=$(($(wc -l <"$OUT/combined.csv") - 1))
 [ "$rows" -eq 26 ] || fail "combined.csv has $rows rows, want 26"

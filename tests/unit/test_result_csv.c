@@ -26,7 +26,7 @@
 static const char *const EXPECTED_HEADER =
     "timestamp,host,collective,backend,algo,device,buffers,nprocs,nnodes,dtype,op,in_place,bytes,"
     "count,warmup,iters,time_us_avg,time_us_min,time_us_p25,time_us_p50,time_us_p75,time_us_p99,"
-    "time_us_max,algbw_GBps,busbw_GBps,wrong";
+    "time_us_max,algbw_GBps,busbw_GBps,wrong,pass";
 
 static bench_row sample_row(int i)
 {
@@ -59,6 +59,7 @@ static bench_row sample_row(int i)
     r.algbw_GBps = 8.49347;
     r.busbw_GBps = (127402.0 + 10000.0 * i) / 10000.0;
     r.wrong = i == 3 ? 17 : 0;
+    r.pass = 1 + i % 3;
     return r;
 }
 
@@ -90,6 +91,7 @@ static void assert_rows_equal(const bench_row *a, const bench_row *b)
     assert_true(a->algbw_GBps == b->algbw_GBps);
     assert_true(a->busbw_GBps == b->busbw_GBps);
     assert_true(a->wrong == b->wrong);
+    assert_int_equal(a->pass, b->pass);
 }
 
 static void file_in(void **state, const char *name, char *out, size_t len)
@@ -119,7 +121,7 @@ static void test_header_is_the_schema(void **state)
     assert_int_equal((size_t)len, strlen(line));
     size_t commas = 0;
     for (const char *p = line; *p; p++) commas += *p == ',';
-    assert_int_equal(commas, 25); /* 26 columns */
+    assert_int_equal(commas, 26); /* 27 columns */
 }
 
 static void test_number_formats(void **state)
@@ -203,13 +205,14 @@ static void test_parse_validates_fields(void **state)
     expect_field_error(18, "slow", "time_us_p25");
     expect_field_error(24, "fast", "busbw_GBps");
     expect_field_error(25, "1.5", "wrong");
+    expect_field_error(26, "-1", "pass");
     expect_field_error(2, "a-collective-name-too-long", "collective");
     expect_field_error(6, "hugepages", "buffers");
 
     bench_row back;
     char err[512] = "";
     assert_int_equal(bench_row_from_csv("a,b,c", &back, err, sizeof err), COLL_EINVAL);
-    assert_non_null(strstr(err, "3 fields, expected 26"));
+    assert_non_null(strstr(err, "3 fields, expected 27"));
     assert_int_equal(bench_row_from_csv(EXPECTED_HEADER, &back, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, "nprocs"));
     bench_row r = sample_row(0);
@@ -217,7 +220,7 @@ static void test_parse_validates_fields(void **state)
     bench_row_to_csv(&r, line, sizeof line);
     strcat(line, ",extra");
     assert_int_equal(bench_row_from_csv(line, &back, err, sizeof err), COLL_EINVAL);
-    assert_non_null(strstr(err, "27 fields"));
+    assert_non_null(strstr(err, "28 fields"));
     assert_int_equal(bench_row_from_csv("\"unterminated,b", &back, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, "timestamp"));
 }
@@ -346,6 +349,32 @@ static void test_v1_rows_read_not_appended(void **state)
     free(after);
 }
 
+/* Files from before the pass column: read with pass 0 (unknown), and appended
+ * to in their own schema, so the file stays one schema and its readers work. */
+static void test_v2_rows_read_and_appended_as_v2(void **state)
+{
+    bench_row r = sample_row(2), back;
+    char line[1024], err[512] = "";
+    assert_true(bench_row_to_csv(&r, line, sizeof line) > 0);
+    *strrchr(line, ',') = '\0'; /* the row as the previous schema wrote it */
+    assert_int_equal(bench_row_from_csv(line, &back, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(bench_row_from_csv_v2(line, &back, err, sizeof err), COLL_OK);
+    assert_int_equal(back.pass, 0);
+    back.pass = r.pass;
+    assert_rows_equal(&r, &back);
+
+    char path[512], content[2048];
+    file_in(state, "v2.csv", path, sizeof path);
+    snprintf(content, sizeof content, "%s\n%s\n", BENCH_CSV_HEADER_V2, line);
+    test_spit(path, content);
+    assert_int_equal(bench_csv_check(path, err, sizeof err), COLL_OK);
+    assert_int_equal(bench_csv_append(path, &r, 1, err, sizeof err), COLL_OK);
+    char *after = test_slurp(path, NULL), want[4096];
+    snprintf(want, sizeof want, "%s%s\n", content, line); /* same row, no pass column */
+    assert_string_equal(after, want);
+    free(after);
+}
+
 static void test_unwritable_path(void **state)
 {
     char path[512], err[256] = "";
@@ -426,6 +455,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_foreign_header_refused, test_dir_setup,
                                         test_dir_teardown),
         cmocka_unit_test_setup_teardown(test_v1_rows_read_not_appended, test_dir_setup,
+                                        test_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_rows_read_and_appended_as_v2, test_dir_setup,
                                         test_dir_teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_path, test_dir_setup, test_dir_teardown),
         cmocka_unit_test(test_full_disk),

@@ -54,6 +54,7 @@ static bench_row sample_row(const char *collective, int i)
     r.algbw_GBps = 1.5 + i;
     r.busbw_GBps = 2.25 + i;
     r.wrong = i;
+    r.pass = i + 1;
     return r;
 }
 
@@ -164,7 +165,7 @@ static const char *const COLUMNS[] = {"timestamp",   "host",        "collective"
                                       "bytes",       "count",       "warmup",      "iters",
                                       "time_us_avg", "time_us_min", "time_us_p25", "time_us_p50",
                                       "time_us_p75", "time_us_p99", "time_us_max", "algbw_GBps",
-                                      "busbw_GBps",  "wrong"};
+                                      "busbw_GBps",  "wrong",       "pass"};
 
 static void test_schema(void **state)
 {
@@ -197,14 +198,15 @@ static void test_schema(void **state)
 
     /* Rows: the CSV columns, in order, numbers as numbers. */
     json_t *row = json_array_get(ar, 1);
-    assert_int_equal(json_object_size(row), 26);
+    assert_int_equal(json_object_size(row), 27);
     void *it = json_object_iter(row);
-    for (size_t i = 0; i < 26; i++, it = json_object_iter_next(row, it))
+    for (size_t i = 0; i < 27; i++, it = json_object_iter_next(row, it))
         assert_string_equal(json_object_iter_key(it), COLUMNS[i]);
     assert_true(json_is_integer(json_object_get(row, "bytes")));
     assert_int_equal(json_integer_value(json_object_get(row, "bytes")), 2048);
     assert_int_equal(json_integer_value(json_object_get(row, "in_place")), 1);
     assert_int_equal(json_integer_value(json_object_get(row, "wrong")), 1);
+    assert_int_equal(json_integer_value(json_object_get(row, "pass")), 2);
     assert_true(json_is_real(json_object_get(row, "time_us_avg")));
     assert_true(json_real_value(json_object_get(row, "time_us_avg")) == 21.0);
     assert_true(json_real_value(json_object_get(row, "busbw_GBps")) == 3.25);

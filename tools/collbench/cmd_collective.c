@@ -80,9 +80,10 @@ static int nodes_of(const coll_launch_env *env, int world)
     return (world + env->local_world_size - 1) / env->local_world_size;
 }
 
-/* *broken: the communicator failed (every rank sees it), not only rank 0's files. */
+/* *broken: the communicator failed (every rank sees it), not only rank 0's files.
+ * pass: which pass of --passes the rows are of, from 1. */
 static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_comm *comm,
-                       int *broken)
+                       int pass, int *broken)
 {
     char extra[512], err[512];
     bench_json_meta meta;
@@ -100,6 +101,7 @@ static int run_in_comm(const bench_options *o, const coll_launch_env *env, coll_
     meta.world_size = world; /* -P means nothing to ranks started by someone else */
     bench_sink_init(&sink, 1, o->csv_path, o->json_path, &meta);
     bench_runner_init(&runner, o, comm, nodes_of(env, world), &sink);
+    runner.pass = pass;
     int rc = bench_runner_run(&runner, err, sizeof err);
     if (rc) report_runtime_error(comm, rc, err);
     *broken = rc != 0;
@@ -123,7 +125,7 @@ static void keep_freed_memory(void)
 }
 
 static int run_backend(const bench_options *o, const coll_launch_env *env, const char *backend,
-                       int *broken)
+                       int pass, int *broken)
 {
     coll_comm *comm = NULL;
     int code = create_comm(o, env, backend, &comm);
@@ -132,7 +134,7 @@ static int run_backend(const bench_options *o, const coll_launch_env *env, const
     /* mpi only: on tcp it cost our buffers their huge pages (1G calls 1.7 s
      * instead of 0.7-1.0 s, two runs), and libcoll reuses its own scratch */
     if (strcmp(coll_comm_backend(comm), "mpi") == 0) keep_freed_memory();
-    code = run_in_comm(o, env, comm, broken);
+    code = run_in_comm(o, env, comm, pass, broken);
     coll_comm_destroy(comm);
     return code;
 }
@@ -217,7 +219,7 @@ static int run_as_rank(const bench_options *o, const coll_launch_env *env)
     int first = 0, broken = 0;
     if (code) return code;
     if (o->passes == 1 && (!named || !strchr(named, ',')))
-        return run_backend(o, env, named, &broken);
+        return run_backend(o, env, named, 1, &broken);
     char list[256], *save = NULL, *names[BENCH_MAX_BACKENDS];
     int nb = 0;
     snprintf(list, sizeof list, "%s", named ? named : "");
@@ -234,7 +236,7 @@ static int run_as_rank(const bench_options *o, const coll_launch_env *env)
         for (int i = 0; i < nb && !broken; i++) {
             const char *b = names[pass % 2 ? nb - 1 - i : i];
             if (b) cli_rank_pin(b, env->local_rank >= 0 ? env->local_rank : env->rank, local_size);
-            code = run_backend(o, env, b, &broken);
+            code = run_backend(o, env, b, pass + 1, &broken);
             if (code && !first) first = code;
         }
     }

@@ -205,9 +205,8 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     return COLL_OK;
 }
 
-static int shm_init(coll_comm *comm, const coll__rendezvous *rv, void **state, coll__err *err)
+static int shm_init(const coll__rendezvous *rv, void **state, coll__err *err)
 {
-    (void)comm;
     shm_state *st = calloc(1, sizeof *st);
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;
