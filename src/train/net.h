@@ -38,8 +38,8 @@ typedef struct train_net {
 
 /* Checks the spec (sizes >= 1, the image divisible by 2 per conv stage) and
  * lays the layers out without allocating: layers must hold NET_MAX_LAYERS. */
-int net_plan(const net_spec *spec, train_layer *layers, size_t *nlayers, size_t *nparams,
-               char *err, size_t errlen);
+int net_plan(const net_spec *spec, train_layer *layers, size_t *nlayers, size_t *nparams, char *err,
+             size_t errlen);
 /* Bytes of activations and their gradients for a batch (what the model allocates
  * besides parameters and gradients). */
 size_t net_activation_bytes(const train_layer *layers, size_t nlayers, size_t batch);
@@ -51,7 +51,7 @@ size_t net_activation_bytes(const train_layer *layers, size_t nlayers, size_t ba
 void net_grads_to_comm(train_net *m, struct coll_comm *comm);
 
 int net_build(const net_spec *spec, size_t batch, uint64_t seed, train_net *m, char *err,
-                size_t errlen);
+              size_t errlen);
 void net_free(train_net *m);
 
 /* Forward pass and loss; the gradient of the logits is kept for backward. */

@@ -213,13 +213,13 @@ static void test_cnn_loss_falls(void **state)
     static const int ch[] = {8}, hid[] = {32};
     train_config c = small_config(MODE_SINGLE);
     c.spec = (net_spec){.kind = NET_CNN,
-                          .in_channels = 3,
-                          .image = 4,
-                          .channels = ch,
-                          .nchannels = 1,
-                          .hidden = hid,
-                          .nhidden = 1,
-                          .classes = 3};
+                        .in_channels = 3,
+                        .image = 4,
+                        .channels = ch,
+                        .nchannels = 1,
+                        .hidden = hid,
+                        .nhidden = 1,
+                        .classes = 3};
     train_result res;
     char err[256];
     assert_int_equal(train_run(NULL, &c, &res, err, sizeof err), 0);

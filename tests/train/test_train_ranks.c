@@ -38,8 +38,7 @@ static train_config config(const char *mode, const char *compress, size_t batch)
                       .momentum = 0.9f,
                       .check_every = 1,
                       .keep_params = 1};
-    c.spec =
-        (net_spec){.kind = NET_MLP, .input = 30, .hidden = hidden, .nhidden = 2, .classes = 5};
+    c.spec = (net_spec){.kind = NET_MLP, .input = 30, .hidden = hidden, .nhidden = 2, .classes = 5};
     char err[256];
     if (reducer_mode_parse(mode, &c.red, err, sizeof err) ||
         compress_parse(compress, &c.red.compress, err, sizeof err))
