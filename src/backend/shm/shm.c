@@ -1,5 +1,5 @@
 /* The shm backend: processes of one host through one shared segment per
- * communicator (src/transport/shm), with shared-memory collectives (not
+ * communicator (shm_segment.h), with shared-memory collectives (not
  * point-to-point algorithms over shared memory): small messages through
  * staging slots, all-reduce on coll_alloc'd buffers direct from the shared
  * heaps, all-reduce on private buffers of mid sizes through a copy-in scratch
@@ -14,7 +14,7 @@
 #include "backend/shm/shm_fused.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
-#include "transport/shm/shm_cma.h"
+#include "backend/shm/shm_cma.h"
 #include "core/alloc.h"
 #include "core/env.h"
 

@@ -24,10 +24,10 @@
 #include "backend/backend.h"
 #include "backend/shm/shm_plan.h"
 #include "core/reduce.h"
-#include "transport/shm/shm_heap.h"
-#include "transport/shm/shm_liveness.h"
-#include "transport/shm/shm_segment.h"
-#include "transport/shm/shm_wait.h"
+#include "backend/shm/shm_heap.h"
+#include "backend/shm/shm_liveness.h"
+#include "backend/shm/shm_segment.h"
+#include "backend/shm/shm_wait.h"
 
 /* A rank's buffers of a direct all-reduce whose pages this process's page
  * tables already map (while its heap_frees count has not moved). */
