@@ -252,7 +252,10 @@ static shm_plan_in plan_in(shm_op *o)
                          .heaps = st->direct};
 }
 
-int coll__shm_run_arrived(shm_op *o, int no_scratch)
+/* After the arrival of an all-reduce, the engine the plan picks from every
+ * rank's post; no_scratch: some rank's heap had no room for the private
+ * engine's. */
+static int run_arrived(shm_op *o, int no_scratch)
 {
     shm_plan_in in = plan_in(o);
     in.arrived = 1;
@@ -304,7 +307,9 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
         if (e == SHM_ENGINE_ARRIVE_COPY) coll__shm_private_stage(&o);
         int rc = coll__shm_op_arrive(&o, c->sendbuf, c->recvbuf);
         o.arrived = 1;
-        return rc ? rc : coll__shm_run_arrived(&o, 0);
+        if (rc == COLL_OK) rc = run_arrived(&o, 0);
+        /* The plan never picks the private engine again with no_scratch. */
+        return rc == SHM_NO_ROOM ? run_arrived(&o, 1) : rc;
     }
     case SHM_ENGINE_STAGE: return coll__shm_stage_run(&o);
     default: /* the others need every rank's buffers: the plan says arrive first */

@@ -334,7 +334,7 @@ int coll__shm_private_allreduce(shm_op *o)
         ok &= in[p] != NULL;
     }
     /* A heap too full for some rank's scratch: every rank saw it, all fall back. */
-    if (!ok) return coll__shm_run_arrived(o, 1);
+    if (!ok) return SHM_NO_ROOM;
     char *res = in[0] + st->seg.ctrl[0].scratch_bytes / 2;
     uint64_t nchunks = (count + ce - 1) / ce;
     if (st->mine_cap < nchunks) {

@@ -91,6 +91,11 @@ typedef struct shm_op {
     size_t staged;      /* input bytes copied to the scratch before arriving */
 } shm_op;
 
+/* An engine's answer that it cannot run this call, so the dispatcher (shm.c)
+ * picks another: engines never call up into it. Not a coll_status (those are
+ * 0 or negative). */
+#define SHM_NO_ROOM 1
+
 #define SHM_SUB_BYTES 16384 /* stays in L1 while it is reduced and written out */
 
 /* Arrival: publish sig and buffer addresses as a new step, wait for every peer's,
@@ -110,17 +115,15 @@ int coll__shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_
 int coll__shm_stage_run(shm_op *o); /* any collective through staging rounds */
 int coll__shm_cma_run(shm_op *o);   /* collectives but all-reduce with CMA (large messages) */
 int coll__shm_p2p_run(shm_op *o);   /* send, recv, sendrecv */
-/* After the arrival of an all-reduce, the engine the plan picks from every
- * rank's post (shm.c); no_scratch: some rank's heap had no room for the
- * private engine's. */
-int coll__shm_run_arrived(shm_op *o, int no_scratch);
 /* After the arrival: 1 when every rank's buffers are in the shared heaps,
  * then mapped here in st->in_map and st->out_map (shm_direct.c). */
 int coll__shm_direct_map(shm_op *o);
-int coll__shm_direct_allreduce(shm_op *o);  /* on those maps */
-int coll__shm_private_allreduce(shm_op *o); /* copy-in to the heap, then direct */
-int coll__shm_cma_allreduce(shm_op *o);     /* CMA: each rank its slice */
-int coll__shm_cma_whole(shm_op *o);         /* CMA: every rank the whole vector */
+int coll__shm_direct_allreduce(shm_op *o); /* on those maps */
+/* Copy-in to the heap, then direct; SHM_NO_ROOM when some rank's heap had no
+ * room for its scratch (every rank sees it after the same step). */
+int coll__shm_private_allreduce(shm_op *o);
+int coll__shm_cma_allreduce(shm_op *o); /* CMA: each rank its slice */
+int coll__shm_cma_whole(shm_op *o);     /* CMA: every rank the whole vector */
 
 /* One chunk (0..nchunks of the call) of an engine that claims chunks (the
  * direct and private all-reduce); a nonzero status stops the call. */
