@@ -30,6 +30,14 @@ tools: core launch engine train report costmodel
 # proper is declared there. The build enforces the same (src/ is private to libcoll; each module sees
 # only the headers of the targets it links).
 
+# Bottom files of a folder: "FOLDER: FILE..." (name without .c/.h). They include
+# no other file of their folder, so the rest of it sits on them. src/backend/shm:
+# the segment, mailbox layout, heap, CMA, liveness and waiting under the
+# dispatcher (shm.c) and the engines.
+BOTTOM='
+src/backend/shm: shm_layout shm_segment shm_heap shm_cma shm_liveness shm_wait
+'
+
 # Known exceptions: "FILE INCLUDE  # why" per line (none now). One that no
 # longer occurs is reported, so the list cannot go stale.
 EXCEPTIONS='
@@ -42,7 +50,12 @@ files=$(find src tools -type f \( -name '*.c' -o -name '*.h' -o -name '*.cc' \) 
 # shellcheck disable=SC2086 # the file list is word-split on purpose
 grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $files |
     sed 's/^\([^:]*\):[^"]*"\([^"]*\)".*/\1 \2/' |
-awk -v allowed="$ALLOWED" -v exceptions="$EXCEPTIONS" '
+awk -v allowed="$ALLOWED" -v bottom="$BOTTOM" -v exceptions="$EXCEPTIONS" '
+function dirname(path,   d) {
+    d = path
+    sub(/\/[^\/]*$/, "", d)
+    return d
+}
 function module(path,   p) {
     p = path
     if (p ~ /^tools\//) return "tools"
@@ -79,6 +92,14 @@ BEGIN {
         k = split(rest, dst, " ")
         for (j = 1; j <= k; j++) ok[mod, dst[j]] = 1
     }
+    n = split(bottom, lines, "\n")
+    for (i = 1; i <= n; i++) {
+        if (lines[i] !~ /:/) continue
+        dir = lines[i]; sub(/:.*/, "", dir)
+        rest = lines[i]; sub(/^[^:]*:/, "", rest)
+        k = split(rest, w, " ")
+        for (j = 1; j <= k; j++) low[dir "/" w[j]] = 1
+    }
     n = split(exceptions, lines, "\n")
     for (i = 1; i <= n; i++)
         if (split(lines[i], w, " ") >= 2 && w[1] !~ /^#/) except[w[1] " " w[2]] = 1
@@ -92,6 +113,12 @@ BEGIN {
     if (!(from in known)) { print "check_layers: " file ": module " from " is not in the layer list"; bad = 1; next }
     # the file graph (for circles): only files that exist
     if ((getline tmp < target) >= 0) { close(target); fadj[file] = fadj[file] " " target }
+    # a bottom file includes no file of its folder above the bottom
+    f = file; sub(/\.[ch]$/, "", f); t = target; sub(/\.[ch]$/, "", t)
+    if ((f in low) && !(t in low) && dirname(f) == dirname(t)) {
+        printf "check_layers: %s includes \"%s\": a bottom file of %s includes one above it\n", file, inc, dirname(f)
+        bad = 1
+    }
     if (from == to) next
     if (!((from, to) in medge)) { medge[from, to] = 1; madj[from] = madj[from] " " to }
     if ((from, to) in ok) next

@@ -1,8 +1,8 @@
 /* Point-to-point transports: a small ops table, UCX style, which tcp (and the
  * tests' in-memory transport) implement and src/algo runs over. shm is not one:
- * src/transport/shm/ holds the shared segment, heap, CMA and wait primitives,
- * and the shm backend (src/backend/shm/) builds its collectives on them
- * directly, with no point-to-point layer in between.
+ * its shared segment, heap, CMA and wait primitives are the bottom of the shm
+ * backend (src/backend/shm/), whose collectives use them directly, with no
+ * point-to-point layer in between.
  *
  * A transfer (coll__xfer) is posted, then progress() moves bytes for all posted
  * transfers. Transfers to one peer complete in the order posted, and likewise

@@ -1,5 +1,5 @@
 /* The shm backend: processes of one host through one shared segment per
- * communicator (src/transport/shm), with shared-memory collectives (not
+ * communicator (shm_segment.h), with shared-memory collectives (not
  * point-to-point algorithms over shared memory): small messages through
  * staging slots, all-reduce on coll_alloc'd buffers direct from the shared
  * heaps, all-reduce on private buffers of mid sizes through a copy-in scratch
@@ -14,7 +14,7 @@
 #include "backend/shm/shm_fused.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
-#include "transport/shm/shm_cma.h"
+#include "backend/shm/shm_cma.h"
 #include "core/alloc.h"
 #include "core/env.h"
 
@@ -71,6 +71,30 @@ static int probe_cma(shm_state *st, int wanted, char *why, size_t len)
     return 1;
 }
 
+/* The buffers of every rank's call and of each engine's state (shm_op.h),
+ * sized for n ranks; 0 or COLL_ENOMEM (shm_fini frees what was allocated). */
+static int alloc_state(shm_state *st)
+{
+    size_t n = (size_t)st->n;
+    st->peer_send = calloc(n, sizeof *st->peer_send);
+    st->peer_recv = calloc(n, sizeof *st->peer_recv);
+    st->cma.tmp = malloc(st->k.chunk_bytes);
+    st->cma.acc = malloc(st->k.chunk_bytes);
+    st->direct.in_map = calloc(n, sizeof *st->direct.in_map);
+    st->direct.out_map = calloc(n, sizeof *st->direct.out_map);
+    st->direct.sub = coll__alloc_aligned_to(64, SHM_SUB_BYTES);
+    st->pages.set = calloc(n * SHM_POP_SETS * SHM_POP_WAYS, sizeof *st->pages.set);
+    st->fused.on = coll__shm_fused_available();
+    st->fused.in = calloc(n, sizeof *st->fused.in);
+    st->fused.out = calloc(n, sizeof *st->fused.out);
+    st->claim.home_done = calloc(n, sizeof *st->claim.home_done);
+    st->p2p.watch = calloc(n, 1);
+    int ok = st->peer_send && st->peer_recv && st->cma.tmp && st->cma.acc && st->direct.in_map &&
+             st->direct.out_map && st->direct.sub && st->pages.set && st->fused.in &&
+             st->fused.out && st->claim.home_done && st->p2p.watch;
+    return ok ? COLL_OK : COLL_ENOMEM;
+}
+
 static void shm_fini(void *state)
 {
     shm_state *st = state;
@@ -78,19 +102,19 @@ static void shm_fini(void *state)
     coll__shm_liveness_close(&st->live);
     coll__shm_segment_unmap(&st->seg);
     coll__shm_heap_destroy(&st->heap);
-    free(st->in_map);
-    free(st->home_done);
-    free(st->pop);
-    free(st->mine);
-    free(st->out_map);
-    free(st->at_in);
-    free(st->at_out);
-    free(st->sub);
-    free(st->tmp);
-    free(st->acc);
     free(st->peer_send);
     free(st->peer_recv);
-    free(st->watch);
+    free(st->cma.tmp);
+    free(st->cma.acc);
+    free(st->direct.in_map);
+    free(st->direct.out_map);
+    free(st->direct.sub);
+    free(st->priv.mine);
+    free(st->pages.set);
+    free(st->fused.in);
+    free(st->fused.out);
+    free(st->claim.home_done);
+    free(st->p2p.watch);
     free(st);
 }
 
@@ -141,24 +165,8 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     size_t mbox = (st->k.mbox_bytes + 63) / 64 * 64;
     st->spin = st->k.spin_us;
     int cma_env = st->k.cma;
-    size_t n = (size_t)st->n;
-    st->tmp = malloc(st->k.chunk_bytes);
-    st->acc = malloc(st->k.chunk_bytes);
-    st->peer_send = calloc(n, sizeof *st->peer_send);
-    st->peer_recv = calloc(n, sizeof *st->peer_recv);
-    st->watch = calloc(n, 1);
-    st->in_map = calloc(n, sizeof *st->in_map);
-    st->home_done = calloc(n, sizeof *st->home_done);
-    st->pop = calloc(n * SHM_POP_SETS * SHM_POP_WAYS, sizeof *st->pop);
-    st->out_map = calloc(n, sizeof *st->out_map);
-    st->at_in = calloc(n, sizeof *st->at_in);
-    st->at_out = calloc(n, sizeof *st->at_out);
-    st->fused = coll__shm_fused_available();
-    st->sub = coll__alloc_aligned_to(64, SHM_SUB_BYTES);
-    pid_t *pids = calloc(n, sizeof *pids);
-    if (!st->tmp || !st->acc || !st->peer_send || !st->peer_recv || !st->watch || !pids ||
-        !st->in_map || !st->home_done || !st->pop || !st->out_map || !st->at_in || !st->at_out ||
-        !st->sub) {
+    pid_t *pids = calloc((size_t)st->n, sizeof *pids);
+    if (!pids || alloc_state(st)) {
         free(pids);
         return coll__err_set(err, COLL_ENOMEM, "shm: out of memory");
     }
@@ -170,9 +178,10 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
         return coll__err_set(err, rc, "shm: cannot publish rank %d's heap: %s", world(st, st->rank),
                              rv->store->err.msg);
     }
-    st->probe_word = ((uint64_t)getpid() << 20) ^ 0x5eedc0115eedull;
+    st->cma.probe_word = ((uint64_t)getpid() << 20) ^ 0x5eedc0115eedull;
     rc = coll__shm_segment_create(&st->seg, rv->store, rv->prefix, st->rank, st->n, slot, mbox,
-                                  (uint64_t)(uintptr_t)&st->probe_word, st->probe_word, err);
+                                  (uint64_t)(uintptr_t)&st->cma.probe_word, st->cma.probe_word,
+                                  err);
     if (rc == COLL_OK) {
         for (int r = 0; r < st->n; r++) pids[r] = st->seg.ctrl[r].pid;
         rc = coll__shm_liveness_open(&st->live, pids, st->n, st->rank);
@@ -186,22 +195,22 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     if (rc) return rc;
     /* Every peer has mapped our heap (or given up on it). */
     coll__shm_heap_seal(&st->heap);
-    st->direct = st->n > 1;
-    for (int r = 0; r < st->n; r++) st->direct &= st->seg.ctrl[r].heap_ok == 1;
-    st->cma = 1;
+    st->direct.ok = st->n > 1;
+    for (int r = 0; r < st->n; r++) st->direct.ok &= st->seg.ctrl[r].heap_ok == 1;
+    st->cma.ok = 1;
     for (int r = 0; r < st->n; r++)
         if (st->seg.ctrl[r].cma_ok != 1) {
-            st->cma = 0;
-            snprintf(st->cma_reason, sizeof st->cma_reason, "rank %d: %s", world(st, r),
+            st->cma.ok = 0;
+            snprintf(st->cma.reason, sizeof st->cma.reason, "rank %d: %s", world(st, r),
                      r == st->rank ? why : "process_vm_readv does not work there");
             break;
         }
-    if (!st->cma && cma_wanted) coll__shm_cma_allow_peers(0); /* no engine: no one may attach */
-    if (!st->cma && st->rank == 0 && !(why[0] && strstr(why, "COLL_SHM_CMA=0")))
+    if (!st->cma.ok && cma_wanted) coll__shm_cma_allow_peers(0); /* no engine: no one may attach */
+    if (!st->cma.ok && st->rank == 0 && !(why[0] && strstr(why, "COLL_SHM_CMA=0")))
         fprintf(stderr,
                 "collbench shm: single-copy transfers unavailable (%s); copying "
                 "through the shared segment instead\n",
-                st->cma_reason);
+                st->cma.reason);
     return COLL_OK;
 }
 
@@ -247,11 +256,14 @@ static shm_plan_in plan_in(shm_op *o)
     return (shm_plan_in){.kind = c->kind,
                          .bytes = c->count * o->es,
                          .n = st->n,
-                         .cma = st->cma,
-                         .heaps = st->direct};
+                         .cma = st->cma.ok,
+                         .heaps = st->direct.ok};
 }
 
-int coll__shm_run_arrived(shm_op *o, int no_scratch)
+/* After the arrival of an all-reduce, the engine the plan picks from every
+ * rank's post; no_scratch: some rank's heap had no room for the private
+ * engine's. */
+static int run_arrived(shm_op *o, int no_scratch)
 {
     shm_plan_in in = plan_in(o);
     in.arrived = 1;
@@ -303,7 +315,9 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
         if (e == SHM_ENGINE_ARRIVE_COPY) coll__shm_private_stage(&o);
         int rc = coll__shm_op_arrive(&o, c->sendbuf, c->recvbuf);
         o.arrived = 1;
-        return rc ? rc : coll__shm_run_arrived(&o, 0);
+        if (rc == COLL_OK) rc = run_arrived(&o, 0);
+        /* The plan never picks the private engine again with no_scratch. */
+        return rc == SHM_NO_ROOM ? run_arrived(&o, 1) : rc;
     }
     case SHM_ENGINE_STAGE: return coll__shm_stage_run(&o);
     default: /* the others need every rank's buffers: the plan says arrive first */

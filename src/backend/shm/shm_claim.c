@@ -3,8 +3,8 @@
  * claims first, then it takes unclaimed chunks from the others' ranges. With
  * more ranks than cores the ranks that have a core do the work; a rank that is
  * not scheduled costs nothing but its arrival. Every rank counts every call's
- * chunks alike (st->chunks_done, st->home_done), so the shared counters need
- * no reset between calls. */
+ * chunks alike (shm_claim_state), so the shared counters need no reset
+ * between calls. */
 #include "backend/shm/shm_op.h"
 #include "core/clock.h"
 
@@ -30,8 +30,8 @@ static int claim_chunk(shm_state *st, uint64_t nchunks, uint64_t *k)
     for (int j = 0; j < st->n; j++) {
         int q = (st->rank + j) % st->n;
         uint64_t lo = home_lo(q, st->n, nchunks), hi = home_lo(q + 1, st->n, nchunks), c;
-        if (claim(&st->seg.ctrl[q].claimed, st->home_done[q] + (hi - lo), &c)) {
-            *k = lo + (c - st->home_done[q]);
+        if (claim(&st->seg.ctrl[q].claimed, st->claim.home_done[q] + (hi - lo), &c)) {
+            *k = lo + (c - st->claim.home_done[q]);
             return 1;
         }
     }
@@ -42,7 +42,7 @@ static int claim_chunk(shm_state *st, uint64_t nchunks, uint64_t *k)
 static void homes_done(shm_state *st, uint64_t nchunks)
 {
     for (int q = 0; q < st->n; q++)
-        st->home_done[q] += home_lo(q + 1, st->n, nchunks) - home_lo(q, st->n, nchunks);
+        st->claim.home_done[q] += home_lo(q + 1, st->n, nchunks) - home_lo(q, st->n, nchunks);
 }
 
 typedef struct finished_arg {
@@ -83,8 +83,8 @@ int coll__shm_claim_all(shm_op *o, uint64_t nchunks, shm_chunk_fn fn, void *arg)
 {
     shm_state *st = o->st;
     shm_header *h = st->seg.hdr;
-    uint64_t begin = st->chunks_done, end = begin + nchunks, k;
-    st->chunks_done = end;
+    uint64_t begin = st->claim.chunks_done, end = begin + nchunks, k;
+    st->claim.chunks_done = end;
     _Atomic uint64_t *busy = &st->seg.ctrl[st->rank].busy;
     while (claim_chunk(st, nchunks, &k)) {
         atomic_store_explicit(busy, begin + k + 1, memory_order_relaxed);

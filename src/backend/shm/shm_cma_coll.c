@@ -37,9 +37,9 @@ static int reduce_from_peers(shm_op *o, char *out, const char *mine, const uint6
     const char *a = mine;
     for (int j = 1; j < st->n; j++) {
         int p = (st->rank + j) % st->n;
-        int rc = coll__shm_op_read(o, p, st->tmp, peer_base[p] + skip * o->es, m * o->es);
+        int rc = coll__shm_op_read(o, p, st->cma.tmp, peer_base[p] + skip * o->es, m * o->es);
         if (rc) return rc;
-        o->fn(out, a, st->tmp, m);
+        o->fn(out, a, st->cma.tmp, m);
         a = out;
     }
     if (o->c->op == COLL_AVG) coll__scale_div(out, m, o->c->dt, st->n);
@@ -58,7 +58,7 @@ static size_t chunk_elems(shm_op *o)
 static const char *whole_input(shm_op *o, int p, int q, size_t bytes)
 {
     if (p == o->st->rank) return SEND(o, 0);
-    return p == q ? RECV(o, 0) : o->st->tmp + (size_t)p * bytes;
+    return p == q ? RECV(o, 0) : o->st->cma.tmp + (size_t)p * bytes;
 }
 
 /* Small all-reduce out of place: every rank reads the peers' whole inputs (a
@@ -127,9 +127,10 @@ static int reduce(shm_op *o)
     coll__shm_split(o->c->count, st->n, st->rank, &lo, &hi);
     for (size_t a = lo; a < hi; a += ce) {
         size_t m = min_sz(ce, hi - a);
-        rc = reduce_from_peers(o, st->acc, SEND(o, a), st->peer_send, a, m);
+        rc = reduce_from_peers(o, st->cma.acc, SEND(o, a), st->peer_send, a, m);
         if (!rc)
-            rc = coll__shm_op_write(o, root, st->peer_recv[root] + a * o->es, st->acc, m * o->es);
+            rc = coll__shm_op_write(o, root, st->peer_recv[root] + a * o->es, st->cma.acc,
+                                    m * o->es);
         if (rc) return rc;
     }
     return coll__shm_op_sync(o, "the end of reduce");

@@ -65,9 +65,9 @@ static void store_fence(void)
 int coll__shm_direct_map(shm_op *o)
 {
     shm_state *st = o->st;
-    char **in = st->in_map, **out = st->out_map;
+    char **in = st->direct.in_map, **out = st->direct.out_map;
     size_t bytes = o->c->count * o->es;
-    if (!st->direct) return 0;
+    if (!st->direct.ok) return 0;
     for (int p = 0; p < st->n; p++) {
         in[p] = coll__shm_heap_peer(&st->heap, p, st->peer_send[p], bytes);
         out[p] = coll__shm_heap_peer(&st->heap, p, st->peer_recv[p], bytes);
@@ -93,16 +93,17 @@ static void map_in(char *p, size_t bytes, int for_write, int touch)
 
 /* 1 when rank p's buffer set {send, recv, bytes} is in this process's cache of
  * populated sets; else it goes in, the least recently used way of its hash
- * line out (shm_op.h). Rank
- * p's heap frees (a free unmaps pages from every process) void p's sets. */
+ * line out (shm_pages, shm_direct.h). Rank p's heap frees (a free unmaps
+ * pages from every process) void p's sets. */
 static int pop_hit(shm_state *st, int p, uint64_t send, uint64_t recv, uint64_t bytes)
 {
     uint64_t frees = atomic_load_explicit(&st->seg.ctrl[p].heap_frees, memory_order_acquire);
     uint64_t hash = (send * 0x9e3779b97f4a7c15ull) ^ (recv * 0xc2b2ae3d27d4eb4full) ^
                     (bytes * 0x165667b19e3779f9ull);
     size_t line = (size_t)(hash >> 40) % SHM_POP_SETS;
-    shm_populated *set = &st->pop[((size_t)p * SHM_POP_SETS + line) * SHM_POP_WAYS], *lru = set;
-    uint64_t now = ++st->pop_clock;
+    shm_populated *set = &st->pages.set[((size_t)p * SHM_POP_SETS + line) * SHM_POP_WAYS],
+                  *lru = set;
+    uint64_t now = ++st->pages.clock;
     for (int i = 0; i < SHM_POP_WAYS; i++) {
         shm_populated *e = &set[i];
         if (e->used && e->frees != frees) e->used = 0; /* stale: that heap changed */
@@ -143,16 +144,16 @@ static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a,
                          int stream)
 {
     int n = o->st->n;
-    if (o->st->fused && o->c->dt == COLL_FLOAT32 && o->c->op == COLL_SUM) {
+    if (o->st->fused.on && o->c->dt == COLL_FLOAT32 && o->c->op == COLL_SUM) {
         for (int p = 0; p < n; p++) {
-            o->st->at_in[p] = (const float *)(in[p] + a * o->es);
-            o->st->at_out[p] = (float *)(out[p] + a * o->es);
+            o->st->fused.in[p] = (const float *)(in[p] + a * o->es);
+            o->st->fused.out[p] = (float *)(out[p] + a * o->es);
         }
-        coll__shm_fused_f32_sum(o->st->at_out, n, o->st->at_in, n, b - a, stream);
+        coll__shm_fused_f32_sum(o->st->fused.out, n, o->st->fused.in, n, b - a, stream);
         return;
     }
     size_t sub = SHM_SUB_BYTES / o->es;
-    char *t = o->st->sub;
+    char *t = o->st->direct.sub;
     for (size_t s = a; s < b; s += sub) {
         size_t m = min_sz(sub, b - s), off = s * o->es;
         o->fn(t, in[0] + off, in[1] + off, m);
@@ -187,7 +188,7 @@ static int direct_chunk(shm_op *o, uint64_t k, void *arg)
 int coll__shm_direct_allreduce(shm_op *o)
 {
     shm_state *st = o->st;
-    char *const *in = st->in_map, *const *out = st->out_map;
+    char *const *in = st->direct.in_map, *const *out = st->direct.out_map;
     size_t count = o->c->count, ce = chunk_elems(o);
     /* Outputs this large (all ranks together) would evict the inputs from the
      * last-level cache: they are written with streaming stores instead. */
@@ -217,7 +218,7 @@ int coll__shm_direct_allreduce(shm_op *o)
 static void copy_in(shm_op *o, size_t bytes)
 {
     shm_state *st = o->st;
-    copy_out(st->scratch, o->c->sendbuf, bytes, bytes * (size_t)st->n >= st->k.stream_min);
+    copy_out(st->priv.scratch, o->c->sendbuf, bytes, bytes * (size_t)st->n >= st->k.stream_min);
     store_fence();
     coll__shm_op_moved(o, bytes);
     o->staged = bytes;
@@ -228,7 +229,7 @@ void coll__shm_private_stage(shm_op *o)
     shm_state *st = o->st;
     size_t bytes = o->c->count * o->es;
     o->staged = 0;
-    if (st->scratch && st->scratch_bytes / 2 >= bytes) copy_in(o, bytes);
+    if (st->priv.scratch && st->priv.scratch_bytes / 2 >= bytes) copy_in(o, bytes);
 }
 
 /* After the arrival: a scratch of at least 2 x bytes and the input in it, or 0
@@ -237,17 +238,17 @@ static int scratch_ready(shm_op *o, size_t bytes)
 {
     shm_state *st = o->st;
     shm_rank_ctrl *me = &st->seg.ctrl[st->rank];
-    if (st->scratch_bytes / 2 < bytes) {
+    if (st->priv.scratch_bytes / 2 < bytes) {
         /* Every peer returned from the last call that read it (the arrival). */
-        if (st->scratch && coll__shm_heap_free(&st->heap, st->scratch))
+        if (st->priv.scratch && coll__shm_heap_free(&st->heap, st->priv.scratch))
             atomic_fetch_add_explicit(&me->heap_frees, 1, memory_order_release);
         size_t half = (bytes + (1u << 20) - 1) / (1u << 20) * (1u << 20);
-        st->scratch = coll__shm_heap_alloc(&st->heap, 2 * half);
-        st->scratch_bytes = st->scratch ? 2 * half : 0;
-        me->scratch = (uint64_t)(uintptr_t)st->scratch;
-        me->scratch_bytes = st->scratch_bytes;
+        st->priv.scratch = coll__shm_heap_alloc(&st->heap, 2 * half);
+        st->priv.scratch_bytes = st->priv.scratch ? 2 * half : 0;
+        me->scratch = (uint64_t)(uintptr_t)st->priv.scratch;
+        me->scratch_bytes = st->priv.scratch_bytes;
     }
-    if (!st->scratch) return 0;
+    if (!st->priv.scratch) return 0;
     if (o->staged < bytes) copy_in(o, bytes);
     return 1;
 }
@@ -260,12 +261,12 @@ static void copy_back(shm_op *o, const char *res, uint64_t nchunks, size_t ce, i
     size_t count = o->c->count;
     char *recv = o->c->recvbuf;
     for (uint64_t k = 0; k < nchunks;) {
-        if (st->mine[k]) {
+        if (st->priv.mine[k]) {
             k++;
             continue;
         }
         uint64_t j = k;
-        while (j < nchunks && !st->mine[j]) j++;
+        while (j < nchunks && !st->priv.mine[j]) j++;
         size_t a = (size_t)k * ce, b = min_sz(count, (size_t)j * ce);
         copy_out(recv + a * o->es, res + a * o->es, (b - a) * o->es, stream);
         coll__shm_op_moved(o, (b - a) * o->es);
@@ -281,15 +282,15 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
     shm_state *st = o->st;
     int n = st->n;
     char *outs[2] = {res + a * o->es, (char *)o->c->recvbuf + a * o->es};
-    if (st->fused && o->c->dt == COLL_FLOAT32 && o->c->op == COLL_SUM) {
-        for (int p = 0; p < n; p++) st->at_in[p] = (const float *)(in[p] + a * o->es);
-        st->at_out[0] = (float *)outs[0];
-        st->at_out[1] = (float *)outs[1];
-        coll__shm_fused_f32_sum(st->at_out, 2, st->at_in, n, b - a, stream);
+    if (st->fused.on && o->c->dt == COLL_FLOAT32 && o->c->op == COLL_SUM) {
+        for (int p = 0; p < n; p++) st->fused.in[p] = (const float *)(in[p] + a * o->es);
+        st->fused.out[0] = (float *)outs[0];
+        st->fused.out[1] = (float *)outs[1];
+        coll__shm_fused_f32_sum(st->fused.out, 2, st->fused.in, n, b - a, stream);
         return;
     }
     size_t sub = SHM_SUB_BYTES / o->es;
-    char *t = st->sub;
+    char *t = st->direct.sub;
     for (size_t s = a; s < b; s += sub) {
         size_t m = min_sz(sub, b - s), off = (s - a) * o->es, at = s * o->es;
         o->fn(t, in[0] + at, in[1] + at, m);
@@ -305,7 +306,7 @@ static int private_chunk(shm_op *o, uint64_t k, void *arg)
     const chunk_arg *pa = arg;
     size_t a = (size_t)k * pa->ce, b = min_sz(o->c->count, a + pa->ce);
     reduce_chunk2(o, pa->in, pa->res, a, b, pa->stream);
-    o->st->mine[k] = 1;
+    o->st->priv.mine[k] = 1;
     store_fence();
     coll__shm_op_moved(o, (b - a) * o->es);
     return COLL_OK;
@@ -324,7 +325,7 @@ int coll__shm_private_allreduce(shm_op *o)
         rc = coll__shm_op_sync(o, "allreduce copy-in");
         if (rc) return rc;
     }
-    char **in = st->in_map;
+    char **in = st->direct.in_map;
     int ok = 1;
     for (int p = 0; p < st->n; p++) {
         const shm_rank_ctrl *pc = &st->seg.ctrl[p];
@@ -334,19 +335,19 @@ int coll__shm_private_allreduce(shm_op *o)
         ok &= in[p] != NULL;
     }
     /* A heap too full for some rank's scratch: every rank saw it, all fall back. */
-    if (!ok) return coll__shm_run_arrived(o, 1);
+    if (!ok) return SHM_NO_ROOM;
     char *res = in[0] + st->seg.ctrl[0].scratch_bytes / 2;
     uint64_t nchunks = (count + ce - 1) / ce;
-    if (st->mine_cap < nchunks) {
-        unsigned char *m = realloc(st->mine, nchunks);
+    if (st->priv.mine_cap < nchunks) {
+        unsigned char *m = realloc(st->priv.mine, nchunks);
         if (!m) {
             coll__err_set(o->w.err, 0, "shm: out of memory");
             return COLL_ENOMEM;
         }
-        st->mine = m;
-        st->mine_cap = nchunks;
+        st->priv.mine = m;
+        st->priv.mine_cap = nchunks;
     }
-    memset(st->mine, 0, nchunks);
+    memset(st->priv.mine, 0, nchunks);
     int stream = bytes * (size_t)st->n >= st->k.stream_min;
     int touch = st->seg.ctrl[0].scratch_bytes * (size_t)st->n <= st->k.touch_max;
     for (int p = 0; p < st->n; p++) { /* every scratch whole, once */

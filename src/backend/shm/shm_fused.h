@@ -4,6 +4,12 @@
 
 #include <stddef.h>
 
+typedef struct shm_fused_state {
+    int on;           /* coll__shm_fused_f32_sum runs here */
+    const float **in; /* [n] every input at the chunk being reduced */
+    float **out;      /* [n] the outputs there */
+} shm_fused_state;
+
 /* 1 when this CPU runs coll__shm_fused_f32_sum (x86-64 with AVX2). */
 int coll__shm_fused_available(void);
 /* out[q][i] = in[0][i] + in[1][i] + ... + in[n-1][i] for every q < nout and

@@ -22,60 +22,40 @@
 #include <sys/types.h>
 
 #include "backend/backend.h"
-#include "backend/shm/shm_plan.h"
 #include "core/reduce.h"
-#include "transport/shm/shm_heap.h"
-#include "transport/shm/shm_liveness.h"
-#include "transport/shm/shm_segment.h"
-#include "transport/shm/shm_wait.h"
+/* the bottom: segment, heap, liveness, waiting */
+#include "backend/shm/shm_heap.h"
+#include "backend/shm/shm_liveness.h"
+#include "backend/shm/shm_segment.h"
+#include "backend/shm/shm_wait.h"
+/* the plan and the engines, each with its state */
+#include "backend/shm/shm_plan.h"
+#include "backend/shm/shm_claim.h"
+#include "backend/shm/shm_cma_coll.h"
+#include "backend/shm/shm_direct.h"
+#include "backend/shm/shm_fused.h"
+#include "backend/shm/shm_p2p.h"
 
-/* A rank's buffers of a direct all-reduce whose pages this process's page
- * tables already map (while its heap_frees count has not moved). */
-typedef struct shm_populated {
-    uint64_t send, recv, bytes, frees;
-    uint64_t used; /* LRU stamp (0: empty); not part of the key */
-} shm_populated;
-
-/* The page-table cache of buffer sets per rank: a DDP step all-reduces one
- * bucket after another, each at its own address (issue 18), so it holds many:
- * SHM_POP_SETS x SHM_POP_WAYS, set-associative by a hash of the buffer set,
- * the least recently used of a set's ways replaced (a rotation through fewer
- * than about SHM_POP_SETS buffer sets stays in it). */
-#define SHM_POP_SETS 256
-#define SHM_POP_WAYS 4
-
+/* The communicator: the segment and what every engine reads, then each
+ * engine's own state, declared in its header. */
 typedef struct shm_state {
     shm_segment seg;
     shm_liveness live;
     int rank, n;
-    const int *world_of;  /* rank -> world rank (NULL: the group is the world) */
-    int nworld;           /* its entries: errors name world ranks (coll__err_init) */
-    int cma;              /* process_vm_readv works between the ranks */
-    char cma_reason[160]; /* why not, when it does not */
-    uint64_t step;        /* collective steps taken; the same on every rank */
-    shm_knobs k;          /* COLL_SHM_*: thresholds, chunk and slot sizes */
-    shm_heap heap;        /* coll_alloc memory every rank has mapped */
-    int direct;           /* every rank mapped every heap: direct all-reduce possible */
-    uint64_t chunks_done; /* direct all-reduce chunks of earlier calls (shm_header) */
-    uint64_t *home_done;  /* [n] of them in each rank's home ranges (shm_rank_ctrl) */
-    shm_populated *pop;   /* [n][SHM_POP_SETS][SHM_POP_WAYS] each rank's buffer sets this
-                             * process's mappings hold, least recently used out */
-    uint64_t pop_clock;   /* LRU stamps */
-    char *scratch;        /* this rank's copy-in area in its own heap */
-    size_t scratch_bytes;
-    unsigned char *mine; /* [mine_cap] chunks this rank reduced in a call */
-    size_t mine_cap;
-    char **in_map, **out_map;        /* [n] every rank's buffers as mapped here */
-    const float **at_in;             /* [n] the same at the chunk being reduced, for */
-    float **at_out;                  /* coll__shm_fused_f32_sum */
-    int fused;                       /* coll__shm_fused_f32_sum runs here */
-    char *sub;                       /* SHM_SUB_BYTES: one reduced block on its way out */
+    const int *world_of;             /* rank -> world rank (NULL: the group is the world) */
+    int nworld;                      /* its entries: errors name world ranks (coll__err_init) */
+    uint64_t step;                   /* collective steps taken; the same on every rank */
+    shm_knobs k;                     /* COLL_SHM_*: thresholds, chunk and slot sizes */
+    shm_heap heap;                   /* coll_alloc memory every rank has mapped */
     int spin, yield;                 /* shm_waiter's */
-    char *tmp, *acc;                 /* chunk_bytes each: peer data, partial sums */
     uint64_t *peer_send, *peer_recv; /* [n] buffer addresses of the current call */
-    unsigned char *watch;            /* [n] peers whose death fails a p2p wait */
-    int any_last;                    /* the peer recv_any took last: looked at last next time */
-    volatile uint64_t probe_word;
+    shm_cma_state cma;
+    shm_direct_state direct;
+    shm_private_state priv;
+    shm_pages pages; /* the direct and private engines' */
+    shm_fused_state fused;
+    shm_claim_state claim;
+    shm_p2p_state p2p;
 } shm_state;
 
 typedef struct shm_op {
@@ -91,7 +71,10 @@ typedef struct shm_op {
     size_t staged;      /* input bytes copied to the scratch before arriving */
 } shm_op;
 
-#define SHM_SUB_BYTES 16384 /* stays in L1 while it is reduced and written out */
+/* An engine's answer that it cannot run this call, so the dispatcher (shm.c)
+ * picks another: engines never call up into it. Not a coll_status (those are
+ * 0 or negative). */
+#define SHM_NO_ROOM 1
 
 /* Arrival: publish sig and buffer addresses as a new step, wait for every peer's,
  * compare signatures (COLL_EMISMATCH naming both calls), note peers' buffers. */
@@ -106,32 +89,8 @@ void coll__shm_split(size_t count, int n, int p, size_t *lo, size_t *hi);
 int coll__shm_op_read(shm_op *o, int p, void *dst, uint64_t remote, size_t bytes);
 int coll__shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t bytes);
 
-/* The engines (shm_plan.h says which runs). */
-int coll__shm_stage_run(shm_op *o); /* any collective through staging rounds */
-int coll__shm_cma_run(shm_op *o);   /* collectives but all-reduce with CMA (large messages) */
-int coll__shm_p2p_run(shm_op *o);   /* send, recv, sendrecv */
-/* After the arrival of an all-reduce, the engine the plan picks from every
- * rank's post (shm.c); no_scratch: some rank's heap had no room for the
- * private engine's. */
-int coll__shm_run_arrived(shm_op *o, int no_scratch);
-/* After the arrival: 1 when every rank's buffers are in the shared heaps,
- * then mapped here in st->in_map and st->out_map (shm_direct.c). */
-int coll__shm_direct_map(shm_op *o);
-int coll__shm_direct_allreduce(shm_op *o);  /* on those maps */
-int coll__shm_private_allreduce(shm_op *o); /* copy-in to the heap, then direct */
-int coll__shm_cma_allreduce(shm_op *o);     /* CMA: each rank its slice */
-int coll__shm_cma_whole(shm_op *o);         /* CMA: every rank the whole vector */
-
-/* One chunk (0..nchunks of the call) of an engine that claims chunks (the
- * direct and private all-reduce); a nonzero status stops the call. */
-typedef int (*shm_chunk_fn)(shm_op *o, uint64_t k, void *arg);
-/* Runs fn on every chunk this rank claims (home range first, then the
- * others': shm_claim.c), then waits until all nchunks are finished, naming a
- * rank that still holds one if they never are. Every rank calls it. */
-int coll__shm_claim_all(shm_op *o, uint64_t nchunks, shm_chunk_fn fn, void *arg);
-/* Before the arrival of an all-reduce that may take the private engine
- * (SHM_ENGINE_ARRIVE_COPY): copy the input into this rank's scratch when it
- * is large enough (shm_direct.c). */
-void coll__shm_private_stage(shm_op *o);
+/* The staging engine (shm_stage.c): any collective through staging rounds.
+ * The others, with their state, are declared in their headers above. */
+int coll__shm_stage_run(shm_op *o);
 
 #endif

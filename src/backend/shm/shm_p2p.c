@@ -38,7 +38,7 @@ static int can_take(const p2p_side *r) { return holds_chunk(r->mb); }
 static int any_posted(const shm_state *st)
 {
     for (int i = 1; i <= st->n; i++) {
-        int r = (st->any_last + i) % st->n;
+        int r = (st->p2p.any_last + i) % st->n;
         if (r == st->rank) continue;
         if (holds_chunk(shm_mbox(&st->seg, r, st->rank))) return r;
     }
@@ -112,7 +112,7 @@ static void open_recv(shm_op *o, p2p_side *r, int peer)
     r->peer = peer;
     r->mb = shm_mbox(&st->seg, peer, st->rank);
     r->data = shm_mbox_data(&st->seg, peer, st->rank);
-    st->watch[peer] = 1;
+    st->p2p.watch[peer] = 1;
 }
 
 /* A receive from any source needs no doorbell of its own: every sender rings
@@ -126,21 +126,21 @@ int coll__shm_p2p_run(shm_op *o)
     p2p_ctx x;
     memset(&x, 0, sizeof x);
     x.st = st;
-    memset(st->watch, 0, (size_t)st->n);
+    memset(st->p2p.watch, 0, (size_t)st->n);
     if (c->dest >= 0) {
         x.s = (p2p_side){.active = 1,
                          .peer = c->dest,
                          .mb = shm_mbox(&st->seg, st->rank, c->dest),
                          .data = shm_mbox_data(&st->seg, st->rank, c->dest),
                          .total = c->count * o->es};
-        x.s.direct = st->cma && x.s.total > st->seg.mbox_bytes;
-        st->watch[c->dest] = 1;
+        x.s.direct = st->cma.ok && x.s.total > st->seg.mbox_bytes;
+        st->p2p.watch[c->dest] = 1;
     }
     if (coll__call_receives(c)) {
         x.r = (p2p_side){.active = 1, .peer = -1, .total = c->recvcount * o->es};
         if (c->source >= 0) open_recv(o, &x.r, c->source);
     }
-    o->w.watch = x.r.active && x.r.peer < 0 ? NULL : st->watch;
+    o->w.watch = x.r.active && x.r.peer < 0 ? NULL : st->p2p.watch;
     while (x.s.active || x.r.active) {
         int progressed = 0;
         if (x.s.active && can_post(&x.s)) {
@@ -156,8 +156,8 @@ int coll__shm_p2p_run(shm_op *o)
         int from;
         if (x.r.active && !x.r.mb && (from = any_posted(st)) >= 0) {
             open_recv(o, &x.r, from);
-            st->any_last = *c->from = from;
-            o->w.watch = st->watch;
+            st->p2p.any_last = *c->from = from;
+            o->w.watch = st->p2p.watch;
         }
         if (x.r.active && x.r.mb && can_take(&x.r)) {
             int rc = take_chunk(o, &x.r);

@@ -2,7 +2,7 @@
  * synchronising steps, split of a count into parts, peer copies, fault points. */
 #include "backend/shm/shm_op.h"
 #include "core/fault.h"
-#include "transport/shm/shm_cma.h"
+#include "backend/shm/shm_cma.h"
 
 #include <errno.h>
 #include <sched.h>

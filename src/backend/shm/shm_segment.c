@@ -1,5 +1,5 @@
 /* The communicator's shared segment (see shm_segment.h). */
-#include "transport/shm/shm_segment.h"
+#include "backend/shm/shm_segment.h"
 #include "coll.h"
 #include "core/fault.h"
 

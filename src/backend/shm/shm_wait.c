@@ -1,5 +1,5 @@
 /* Doorbells, futex sleeps and the checks made while waiting (see shm_wait.h). */
-#include "transport/shm/shm_wait.h"
+#include "backend/shm/shm_wait.h"
 #include "coll.h"
 #include "core/clock.h"
 

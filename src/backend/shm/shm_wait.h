@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "transport/shm/shm_liveness.h"
-#include "transport/shm/shm_segment.h"
+#include "backend/shm/shm_liveness.h"
+#include "backend/shm/shm_segment.h"
 
 typedef struct shm_waiter {
     shm_segment *seg;

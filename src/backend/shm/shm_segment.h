@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "bootstrap/store.h"
-#include "transport/shm/shm_layout.h"
+#include "backend/shm/shm_layout.h"
 
 typedef struct shm_segment {
     void *base;

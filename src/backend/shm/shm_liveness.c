@@ -1,5 +1,5 @@
 /* Peer liveness (see shm_liveness.h). */
-#include "transport/shm/shm_liveness.h"
+#include "backend/shm/shm_liveness.h"
 #include "coll.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* Cross-memory attach helpers (see shm_cma.h). */
-#include "transport/shm/shm_cma.h"
+#include "backend/shm/shm_cma.h"
 
 #include <errno.h>
 #include <sys/prctl.h>

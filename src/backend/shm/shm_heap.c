@@ -1,5 +1,5 @@
 /* Per-rank shared heaps (see shm_heap.h). */
-#include "transport/shm/shm_heap.h"
+#include "backend/shm/shm_heap.h"
 #include "coll.h"
 
 #include <errno.h>
