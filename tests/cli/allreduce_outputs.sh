@@ -27,6 +27,9 @@ jq -e '[.results.communication.allreduce[] | select(.wrong != 0)] | length == 0'
     >/dev/null || fail "JSON has rows with wrong != 0"
 jq -e '.name and .world_size == 3 and .timestamp and .config.warmup_iters == 1 and .config.benchmark_iters == 3' \
     "$WORK/r.json" >/dev/null || fail "JSON lacks the docs/DESIGN.md top-level keys: $(head -c 400 "$WORK/r.json")"
+# the cores the ranks could run on, under the rows' host (the cost model's fit needs them)
+jq -e --argjson n "$(nproc)" '.results.communication.allreduce[0].host as $h | .machines[$h].cores == $n' \
+    "$WORK/r.json" >/dev/null || fail "JSON: machines.<host>.cores is not $(nproc): $(jq -c .machines "$WORK/r.json")"
 
 # A second run appends: more rows, still one header.
 expect_exit 0 "" $RUN

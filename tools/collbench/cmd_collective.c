@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h> /* mallopt */
 #endif
@@ -17,6 +18,9 @@
 #include "engine/bench_options.h"
 #include "engine/bench_runner.h"
 #include "engine/bench_sink.h"
+#include "engine/host_label.h"
+#include "engine/machine_info.h"
+#include "engine/result.h"
 #include "cli_gpu.h"
 #include "cli_launch.h"
 #include "coll_tool.h"
@@ -371,6 +375,25 @@ static int check_memory(const bench_options *o)
     return EXIT_USAGE;
 }
 
+/* The cores the ranks of this host shared, once per run beside the rows in
+ * results.json (machines.<host>.cores): the cost model's fit needs them where
+ * ranks outnumber them. The launcher's own mask, before any rank is pinned. */
+static void record_cores(const char *json_path, bench_sink *sink)
+{
+#ifdef COLL_HAVE_JANSSON
+    char host[64] = "", err[512];
+    if (!json_path || access(json_path, F_OK) != 0) return; /* no rows written */
+    if (host_label(host, sizeof host, err, sizeof err) == 0 &&
+        bench_json_set_machine(json_path, host, "cores", machine_usable_cores(), err, sizeof err) ==
+            0)
+        return;
+    sink->status = COLL_ESYS;
+    snprintf(sink->err, sizeof sink->err, "-J: the machine's cores not recorded: %.400s", err);
+#else
+    (void)json_path, (void)sink;
+#endif
+}
+
 static int run_as_launcher(const bench_options *o, int argc, char **argv)
 {
     const char *backends[BENCH_MAX_BACKENDS];
@@ -402,6 +425,7 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
 
     int first = o->same_ranks ? sweep_same_ranks(&l, backends, nb)
                               : cli_sweep(backends, nb, o->procs, o->nprocs, launch_one, &l);
+    if (writes && !l.sink.status) record_cores(o->json_path, &l.sink);
     if (l.sink.status) fprintf(stderr, "collbench: %s\n", l.sink.err);
     if (!first && (l.sink.status || l.lines_lost)) first = EXIT_RUNTIME;
     bench_sink_free(&l.sink);
