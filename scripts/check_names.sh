@@ -4,7 +4,10 @@
 # and include/coll_tool.h (the tool's) declare; every other symbol their
 # objects define with external linkage is `coll__`, and so is every
 # `static inline` function and typedef of their headers (src/*/ below the
-# modules above libcoll); the gloo layer's C++ is namespace collgloo. Reads the
+# modules above libcoll), except in an engine's own folder or file family
+# (src/backend/shm/: shm_, src/transport/tcp/: tcp_, src/backend/auto_*.h:
+# auto_), whose headers only its own files include; the gloo layer's C++ is
+# namespace collgloo. Reads the
 # built objects (nm) and the headers; names each offender. Exit 0 or 1.
 # usage: check_names.sh BUILD_DIR [SOURCE_ROOT] [NM]   (ctest: design/names)
 set -eu
@@ -54,6 +57,30 @@ grep -HnoE 'static inline [^(;]*\bcoll_[a-z][a-z0-9_]*\(|\}[[:space:]]*coll_[a-z
 while read -r where name; do
     grep -qx "$name" "$tmp/public" || echo "$where: $name" >> "$tmp/bad"
 done
+
+# Every typedef name (a typedef line, the closing line of a typedef'd struct or
+# enum at column 0, a function-pointer typedef) and static inline function of
+# those headers: coll__, or, in an engine's own folder (src/backend/shm/,
+# src/transport/tcp/: the folder's name) or file family (src/backend/auto_*.h:
+# auto_), that prefix; those headers are included by their engine's files
+# only. One awk per header: "FILE:LINE NAME" for each name breaking it.
+while read -r h; do
+    rel=${h#"$root"/}
+    case $rel in
+        src/*/*/*) prefix=$(basename "$(dirname "$rel")")_ ;;
+        src/backend/auto_*.h) prefix=auto_ ;;
+        *) prefix=coll__ ;;
+    esac
+    awk -v f="$rel" -v pre="$prefix" '
+        function check(name) {
+            if (name !~ /^coll__/ && name !~ /^coll_/ && index(name, pre) != 1) print f ":" NR " " name
+        }
+        /^typedef [^;{(]*[ *][A-Za-z_][A-Za-z0-9_]*;/ { n = $0; sub(/;.*/, "", n); sub(/.*[ *]/, "", n); check(n) }
+        /^typedef [^;]*\(\*[A-Za-z_][A-Za-z0-9_]*\)/ { n = $0; sub(/^[^(]*\(\*/, "", n); sub(/\).*/, "", n); check(n) }
+        /^\}[ \t]*[A-Za-z_][A-Za-z0-9_]*;/ { n = $0; sub(/^\}[ \t]*/, "", n); sub(/;.*/, "", n); check(n) }
+        /static inline [^(;]*[ *][A-Za-z_][A-Za-z0-9_]*\(/ { n = $0; sub(/\(.*/, "", n); sub(/.*[ *]/, "", n); check(n) }
+    ' "$h"
+done < "$tmp/headers" | grep -v ' coll_[a-z]' >> "$tmp/bad" || true
 
 if [ -s "$tmp/bad" ]; then
     echo "check_names: $(wc -l < "$tmp/bad") names break the rule (coll_ only for include/coll.h and coll_tool.h; else coll__ or static):"
