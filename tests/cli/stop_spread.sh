@@ -10,6 +10,10 @@ run() {
         -c 1 --time-budget 0 "$@" --csv "$WORK/s.csv" >"$WORK/out" 2>"$WORK/err" ||
         fail "exit $?: $(cat "$WORK/err")"
     tail -n 1 "$WORK/s.csv" | cut -d, -f16
+    # the test hook marks every row it touches (and says so once)
+    [ "$(grep -vc '^timestamp' "$WORK/s.csv")" -eq "$(grep -c ',[^,]*+test-delay,' "$WORK/s.csv")" ] ||
+        fail "a row of a COLLBENCH_TEST_DELAY run without +test-delay in its host: $(cat "$WORK/s.csv")"
+    grep -q "COLLBENCH_TEST_DELAY is set" "$WORK/err" || fail "the test hook not announced: $(cat "$WORK/err")"
     rm -f "$WORK/s.csv"
 }
 iters=$(run --stop-spread 0.9)
