@@ -389,10 +389,10 @@ static void conn_read(server *s, conn *c)
         if (n <= 0) {
             /* A member going away is normal; a stranger that never proved itself is logged. */
             drop(c, c->authed       ? NULL
-                    : c->challenged ? "closed after our CHALLENGE, before a HELLO (a collbench "
-                                      "build older than wire version 3 does that: it cannot read "
-                                      "the version in our answer; run the same collbench build on "
-                                      "every host of the job)"
+                    : c->challenged ? "closed mid-handshake, after our CHALLENGE and before a "
+                                      "HELLO: the peer exited or was killed, or it is a collbench "
+                                      "build older than wire version 3, which cannot read the "
+                                      "version in our answer (run the same build on every host)"
                                     : "closed before a HELLO with the job token");
             return;
         }
