@@ -130,15 +130,24 @@ static int wait_all(const coll__rendezvous *rv, coll__err *err)
         coll__sleep_s(pause);
         pause = pause * 2 > POLL_MAX_S ? POLL_MAX_S : pause * 2;
     }
-    char list[96];
+    char list[96], last[64], why[192];
     int missing = missing_ranks(rv, list, sizeof list);
+    unsigned refused = coll__tcp_store_refused(rv->store, last, sizeof last);
+    /* what the store saw says more than a guess */
+    if (refused)
+        snprintf(why, sizeof why,
+                 "the store refused %u connection%s with a wrong job token, the last from %s: "
+                 "give every host the same --job-token-file",
+                 refused, refused > 1 ? "s" : "", last);
+    else
+        snprintf(why, sizeof why,
+                 "not started, or started with another --master-addr/--master-port?");
     if (missing > 0)
-        return coll__err_set(
-            err, COLL_ETIMEDOUT,
-            "rendezvous: only %lld of %d ranks arrived within %.3g s: rank%s %s %s missing "
-            "(not started, or started with another --master-addr/--master-port?)",
-            (long long)arrived, rv->world_size, rv->timeout_s, missing > 1 ? "s" : "", list,
-            missing > 1 ? "are" : "is");
+        return coll__err_set(err, COLL_ETIMEDOUT,
+                             "rendezvous: only %lld of %d ranks arrived within %.3g s: rank%s %s "
+                             "%s missing (%s)",
+                             (long long)arrived, rv->world_size, rv->timeout_s,
+                             missing > 1 ? "s" : "", list, missing > 1 ? "are" : "is", why);
     else
         return coll__err_set(err, COLL_ETIMEDOUT,
                              "rendezvous: only %lld of %d ranks arrived within %.3g s (ranks not "

@@ -40,6 +40,9 @@ int coll__tcp_store_create(const char *host, int port, int is_server, int listen
                            const char *token, double timeout_s, coll__store **out, coll__err *err);
 /* Port the server listens on (server side only), else -1. */
 int coll__tcp_store_port(const coll__store *s);
+/* Server side: connections refused so far for a wrong job token (the last
+ * one's address in last); 0 for a client or another store. */
+unsigned coll__tcp_store_refused(const coll__store *s, char *last, size_t len);
 /* Fuzzing: run the TCP store server's request handling over bytes as if one
  * client had sent them (token "k"), replies discarded. Returns 0, or -1 when no
  * socketpair could be made. */

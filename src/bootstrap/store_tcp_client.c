@@ -453,6 +453,14 @@ int coll__tcp_store_create(const char *host, int port, int is_server, int listen
     return COLL_OK;
 }
 
+unsigned coll__tcp_store_refused(const coll__store *s, char *last, size_t len)
+{
+    if (len) last[0] = '\0';
+    if (!s || s->ops != &tcp_ops) return 0;
+    const tcp_store *t = (const tcp_store *)s;
+    return t->srv ? coll__store_tcp_server_refused(t->srv, last, len) : 0;
+}
+
 int coll__tcp_store_port(const coll__store *s)
 {
     if (!s || s->ops != &tcp_ops) return -1;

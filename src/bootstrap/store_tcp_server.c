@@ -80,6 +80,11 @@ typedef struct coll__store_tcp_server {
     unsigned long unlogged;     /* drops since the last summary */
     double unlogged_since;
     char last_unlogged[168]; /* "ADDR: why" of the newest one */
+    /* Connections refused for a wrong job token, for the rendezvous' verdict
+     * (read from another thread: under refused_mu). */
+    pthread_mutex_t refused_mu;
+    unsigned refused;
+    char last_refused[64];
 } server;
 
 /* How long a stopping store (its host, rank 0, is done or failed) keeps
@@ -121,6 +126,14 @@ static void log_drop(server *s, const conn *c, const char *why, double now)
     s->unlogged++;
     snprintf(s->last_unlogged, sizeof s->last_unlogged, "%s: %.96s", c->peer, why);
     log_unlogged(s, now, 0, 0);
+}
+
+static void count_refused(server *s, const conn *c)
+{
+    pthread_mutex_lock(&s->refused_mu);
+    s->refused++;
+    snprintf(s->last_refused, sizeof s->last_refused, "%s", c->peer);
+    pthread_mutex_unlock(&s->refused_mu);
 }
 
 /* Marks c for closing (the poll loop closes it) and logs why at once, before
@@ -285,6 +298,7 @@ static int handle_hello(server *s, conn *c, cursor *k)
             /* An empty answer says "refused", so the client stops at once
              * instead of retrying as it does after an eviction. */
             drop(c, "bad job token");
+            count_refused(s, c);
             reply(c, NULL, 0, NULL, 0);
             return 0;
         }
@@ -598,6 +612,7 @@ static void server_free(server *s)
     if (s->wake[0] >= 0) close(s->wake[0]);
     if (s->wake[1] >= 0) close(s->wake[1]);
     free(s->token);
+    pthread_mutex_destroy(&s->refused_mu);
     free(s);
 }
 
@@ -611,6 +626,7 @@ int coll__store_tcp_server_start(int listen_fd, const char *token, double timeou
         return COLL_ENOMEM;
     }
     s->listen_fd = listen_fd;
+    pthread_mutex_init(&s->refused_mu, NULL);
     s->port = coll__sock_port(listen_fd);
     s->max_unauthed = max_unauthed();
     s->linger_s = timeout_s / 2 < LINGER_MAX_S ? timeout_s / 2 : LINGER_MAX_S;
@@ -649,12 +665,25 @@ void coll__store_tcp_server_stop(coll__store_tcp_server *s)
 
 int coll__store_tcp_server_port(const coll__store_tcp_server *s) { return s->port; }
 
+unsigned coll__store_tcp_server_refused(coll__store_tcp_server *s, char *last, size_t len)
+{
+    pthread_mutex_lock(&s->refused_mu);
+    unsigned n = s->refused;
+    if (len) snprintf(last, len, "%s", s->last_refused);
+    pthread_mutex_unlock(&s->refused_mu);
+    return n;
+}
+
 /* Fuzzing entry (store.h): one connection over a socketpair, no thread. */
 int coll__tcp_store_feed(const unsigned char *data, size_t len)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0) return -1;
-    server s = {.listen_fd = -1, .wake = {-1, -1}, .token = "k", .token_len = 1};
+    server s = {.listen_fd = -1,
+                .wake = {-1, -1},
+                .token = "k",
+                .token_len = 1,
+                .refused_mu = PTHREAD_MUTEX_INITIALIZER};
     conn c = {.fd = sv[0]};
     snprintf(c.peer, sizeof c.peer, "fuzz");
     s.conns = &c;

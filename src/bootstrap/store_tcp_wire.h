@@ -62,5 +62,8 @@ int coll__store_tcp_server_start(int listen_fd, const char *token, double timeou
                                  coll__store_tcp_server **out, coll__err *err);
 void coll__store_tcp_server_stop(coll__store_tcp_server *s);
 int coll__store_tcp_server_port(const coll__store_tcp_server *s);
+/* Connections refused so far for a wrong job token; the last one's address in
+ * last (len bytes). */
+unsigned coll__store_tcp_server_refused(coll__store_tcp_server *s, char *last, size_t len);
 
 #endif

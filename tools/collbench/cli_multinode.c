@@ -104,10 +104,14 @@ int cli_multinode_launch_one(const cli_multinode *config, const cli_launch *l, c
         return EXIT_USAGE;
     }
     static int warned;
-    if (!token && !warned++ && !coll_host_is_loopback(addr))
+    if (!token && !warned++)
         fprintf(stderr,
-                "%s: warning: --insecure: the store on %s:%d and the ranks' connections "
-                "are unauthenticated (any host that reaches them can join)\n",
+                coll_host_is_loopback(addr)
+                    ? "%s: warning: no job token: the store on %s:%d and the ranks' connections "
+                      "are unauthenticated (any user of this machine can join; give every node "
+                      "--job-token-file PATH)\n"
+                    : "%s: warning: --insecure: the store on %s:%d and the ranks' connections "
+                      "are unauthenticated (any host that reaches them can join)\n",
                 l->prefix, config->master_addr, config->master_port);
     snprintf(e_node, sizeof e_node, ENV_NODE "=%d %d", config->node_rank, config->nnodes);
     snprintf(e_addr, sizeof e_addr, ENV_ADDR "=%s", config->master_addr);
