@@ -75,6 +75,8 @@ typedef struct rank_proc {
     int status, lost; /* waitpid's status; lost: reaped by someone else */
     int stopped;      /* the launcher signalled it (2: SIGKILL): its end says little */
     unsigned reaped;  /* reap order (1, 2, ...): the earlier of equals is named */
+    int done;         /* wrote the done mark (opts->done_marks) */
+    int early;        /* exited 0 without it while others ran: left them early */
 } rank_proc;
 
 typedef struct launcher {
@@ -253,9 +255,12 @@ static int build_envs(launcher *l)
         memcpy(env, l->base_env, nbase * sizeof *env);
         char *vars = l->own_vars + (size_t)r * N_OWN_VARS * OWN_VAR_LEN;
         format_own_vars(l, r, vars);
-        /* Only rank 0 gets the store socket and the results pipe. */
+        /* Only rank 0 gets the store socket and the results pipe (the others
+         * the pipe too when they write done marks on it). */
         int nvars = r == 0 ? N_OWN_VARS : V_STORE_FD;
         for (int i = 0; i < nvars; i++) env[nbase + (size_t)i] = vars + (size_t)i * OWN_VAR_LEN;
+        if (r != 0 && l->opts->done_marks)
+            env[nbase + (size_t)nvars] = vars + (size_t)V_RESULTS_FD * OWN_VAR_LEN;
     }
     return COLL_OK;
 }
@@ -335,7 +340,9 @@ __attribute__((noreturn)) static void run_rank(launcher *l, int rank, int err_wr
         if (fcntl(l->listen_fd, F_SETFD, 0) < 0 || fcntl(l->results_wr, F_SETFD, 0) < 0) e = errno;
     } else {
         close(l->listen_fd);
-        close(l->results_wr);
+        /* every rank writes its done mark there; without marks only rank 0 writes */
+        if (!l->opts->done_marks) close(l->results_wr);
+        else if (fcntl(l->results_wr, F_SETFD, 0) < 0) e = errno;
     }
     if (!e) {
         pthread_sigmask(SIG_SETMASK, caller_mask, NULL);
@@ -418,6 +425,7 @@ static int weight(const rank_proc *p)
      * Ended by our SIGTERM: it was only waiting, weaker than a peer's exit 3. */
     if (p->stopped) return p->stopped == 2 ? 1 : -1;
     if (p->lost) return 0;
+    if (p->early) return 4;               /* left the others mid-run: they failed on it */
     if (WIFSIGNALED(p->status)) return 3; /* killed by a signal nobody here sent */
     return WEXITSTATUS(p->status) == PEER_FAILURE_CODE ? 0 : 2; /* its own error (2: usage) */
 }
@@ -435,6 +443,11 @@ static void describe_failure(launcher *l, int rank)
         snprintf(res->message, sizeof res->message,
                  "rank %d hung (or was stopped): it did not end when the other ranks failed, "
                  "nor on SIGTERM, and was killed",
+                 rank);
+    } else if (p->early) {
+        snprintf(res->message, sizeof res->message,
+                 "rank %d exited with code 0 before the others finished (they failed waiting for "
+                 "it)",
                  rank);
     } else if (WIFSIGNALED(p->status)) {
         int sig = WTERMSIG(p->status);
@@ -488,6 +501,17 @@ static void record_verdict(launcher *l)
              early);
 }
 
+static void read_results(launcher *l);
+
+/* p exited 0 while others run: did it end normally (its done mark, written
+ * before it exited, is in the pipe by now) or leave them early? */
+static int left_early(launcher *l, const rank_proc *p)
+{
+    if (!l->opts->done_marks) return 0;
+    for (int i = 0; i < 64 && !p->done && l->results_rd >= 0; i++) read_results(l);
+    return !p->done;
+}
+
 static void reap_ranks(launcher *l)
 {
     for (int r = 0; r < l->n; r++) {
@@ -504,6 +528,8 @@ static void reap_ranks(launcher *l)
         p->status = status;
         p->lost = w < 0; /* ECHILD: another waitpid(-1) in this process took it */
         p->failed = p->lost || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+        if (!p->failed && l->nalive > 0 && !l->failure_recorded && left_early(l, p))
+            p->failed = p->early = 1;
         if (p->failed && !l->failure_recorded) {
             l->failure_recorded = 1;
             start_stopping(l);
@@ -558,6 +584,13 @@ static void escalate(launcher *l)
 
 static void emit_line(launcher *l, const char *line)
 {
+    size_t mark = sizeof COLL_DONE_MARK - 1;
+    if (!strncmp(line, COLL_DONE_MARK, mark)) {
+        char *end;
+        long r = strtol(line + mark, &end, 10);
+        if (end != line + mark && !*end && r >= 0 && r < l->n) l->ranks[r].done = 1;
+        return;
+    }
     if (l->opts->on_result_line) l->opts->on_result_line(line, l->opts->arg);
 }
 
@@ -738,6 +771,36 @@ static int launch(launcher *l)
     if (!l->failure_recorded)
         snprintf(l->res->message, sizeof l->res->message, "all %d ranks exited with code 0", l->n);
     return l->status;
+}
+
+/* What the done mark needs, read while the environment still holds it (a
+ * rank's code may clear COLL_RESULTS_FD from it before exiting). */
+static int done_fd = -1;
+static char done_line[64];
+static size_t done_len;
+
+static void write_done_mark(void)
+{
+    /* one write of a short line: atomic on a pipe, never inside another rank's line */
+    if (done_fd >= 0 && write(done_fd, done_line, done_len) < 0) done_fd = -1;
+}
+
+void coll__launch_mark_done_at_exit(void)
+{
+    const char *fd = getenv(COLL_ENV_RESULTS_FD), *rank = getenv("RANK");
+    char *end;
+    if (!fd || !*fd || !rank || !*rank || done_fd >= 0) return;
+    long f = strtol(fd, &end, 10);
+    if (*end || f < 0 || f > INT_MAX) return;
+    int n = snprintf(done_line, sizeof done_line, COLL_DONE_MARK "%.20s\n", rank);
+    if (n <= 0 || (size_t)n >= sizeof done_line) return;
+    /* our own copy: the program may close its COLL_RESULTS_FD (fclose of an
+     * fdopen) and the number be reused by a socket before exit */
+    int own = fcntl((int)f, F_DUPFD_CLOEXEC, 3);
+    if (own < 0) return;
+    done_len = (size_t)n;
+    done_fd = own;
+    atexit(write_done_mark);
 }
 
 int coll__launch(const coll__launch_opts *opts, coll__launch_result *res)

@@ -39,7 +39,19 @@ typedef struct coll__launch_opts {
     void *arg;
     int use_self_exe; /* run /proc/self/exe even though argv[0] is set
                                       (argv[0] is then only the name the rank sees) */
+    /* The ranks write COLL_DONE_MARK and their rank on COLL_RESULTS_FD when
+     * they end normally (coll__launch_mark_done_at_exit): one that exits 0
+     * without it left the others early, and they are stopped at once. */
+    int done_marks;
 } coll__launch_opts;
+
+/* The line a rank writes on COLL_RESULTS_FD as it ends normally, then its
+ * rank; the launcher keeps such lines from on_result_line. */
+#define COLL_DONE_MARK "\001coll-done "
+
+/* In a rank, at start: the done mark is written at exit (atexit: an _exit or
+ * a crash writes none). Nothing when the rank has no COLL_RESULTS_FD or RANK. */
+void coll__launch_mark_done_at_exit(void);
 
 typedef struct coll__launch_result {
     int exit_code;      /* 0 when all ranks exited 0; else the first failing rank's code

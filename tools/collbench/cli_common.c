@@ -97,7 +97,8 @@ int cli_exec_ranks(const cli_launch *l, const char *backend, int nprocs,
                             .argv = rank_argv,
                             .extra_env = env,
                             .on_result_line = l->on_result_line,
-                            .arg = l->arg};
+                            .arg = l->arg,
+                            .done_marks = 1}; /* main() registers the mark in every rank */
     fflush(stdout);
     if (bind) setenv(COLL_ENV_BIND, bind, 1); /* coll__launch pins the ranks it starts by it */
     int rc = coll__launch(&lo, res);

@@ -222,6 +222,8 @@ static int run_as_rank(const train_options *o, const coll_launch_env *env)
     const char *fd = getenv(COLL_ENV_RESULTS_FD);
     if (c.rank == 0 && fd && *fd && env->source && strcmp(env->source, "collbench") == 0)
         c.results = fdopen(atoi(fd), "w");
+    /* a line per write: other ranks' done marks share the pipe (launcher.h) */
+    if (c.results) setvbuf(c.results, NULL, _IOLBF, 0);
 
     int code = 0;
     size_t nb = o->global_batch ? 1 : o->nbatches;

@@ -1,9 +1,11 @@
 /* collbench: the command table (git style). Each command is a function that gets
  * argv starting at the command's own name and returns the process exit code. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exit_codes.h"
+#include "launch/launcher.h"
 
 /* COLLBENCH_VERSION comes from CMake's project(VERSION): one place. */
 
@@ -112,6 +114,10 @@ int main(int argc, char **argv)
         printf("collbench %s\n", COLLBENCH_VERSION);
         return 0;
     }
+    /* A rank our launcher started says it ended normally (exit or a return
+     * from main; not _exit or a crash): one that exits 0 without saying so
+     * left the others early (launcher.h, done_marks). */
+    coll__launch_mark_done_at_exit();
     const command *c = find_command(argv[1]);
     if (!c) {
         char b[256];
