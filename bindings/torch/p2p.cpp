@@ -141,7 +141,7 @@ bool P2PEngine::take_kept(Op& r) {
     return true;
 }
 
-// Queued, not run: see P2PEngine. Any dtype (the bytes travel as they are).
+// Queued, not run: see P2PEngine (ProcessGroupColl.hpp). Any dtype (the bytes travel as they are).
 WorkPtr ProcessGroupColl::send(std::vector<at::Tensor>& tensors, int dst, int tag) {
     check_single(tensors, "send");
     check_peer(dst, "send");
