@@ -91,7 +91,7 @@ static constexpr size_t kDefaultMinBytes = 64 * 1024;
 // Set in a fork()ed child (DataLoader workers, os.fork): the child's copy of
 // a communicator has no threads, and its shared heap is the parent's memory,
 // so it must neither hand out nor free coll memory nor destroy the comm.
-extern std::atomic<bool> g_forked_child;
+extern std::atomic<bool> g_forked_child; // allocator.cpp
 
 // Every live block of coll_alloc memory (pg.empty() and the allocator), with
 // the group it came from: the block holds the group, so coll_free never runs
@@ -116,6 +116,7 @@ struct BlockTable {
     const ProcessGroupColl* caching_for = nullptr; // the allocator's group, or none
     size_t cached_bytes = 0, cache_cap = 0;
 };
+// allocator.cpp
 BlockTable& blocks();
 bool release_block(void* p);
 void allocator_from_env(const c10::intrusive_ptr<ProcessGroupColl>& pg);
