@@ -22,6 +22,10 @@ from torch.utils.cpp_extension import BuildExtension, CppExtension
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))  # the collbench source tree
+# the module's C++ (CMakeLists.txt lists the same files); ProcessGroupColl.hpp
+# holds the declarations they share
+SOURCES = ["module.cpp", "ProcessGroupColl.cpp", "work.cpp", "collectives.cpp",
+           "collectives_gather.cpp", "p2p.cpp", "allocator.cpp"]
 BUILD_BASE = os.path.abspath(os.environ.get("COLL_TORCH_BUILD_BASE", os.path.join(HERE, "build")))
 LIBCOLL_BUILD = os.path.join(BUILD_BASE, "libcoll")
 
@@ -72,8 +76,9 @@ setup(
     version=project_version(),
     description="torch.distributed backend 'coll' on libcoll (collbench)",
     ext_modules=[CppExtension(
-        "collbench_torch", [os.path.relpath(os.path.join(HERE, "ProcessGroupColl.cpp"))],
+        "collbench_torch", [os.path.relpath(os.path.join(HERE, f)) for f in SOURCES],
         include_dirs=[os.path.join(ROOT, "include")],
+        depends=[os.path.relpath(os.path.join(HERE, "ProcessGroupColl.hpp"))],
         # the flags the CMake target builds it with (hidden: export only the module init)
         extra_compile_args=["-std=c++17", "-O2", "-fvisibility=hidden"])],
     cmdclass={"build_ext": BuildWithLibcoll},
