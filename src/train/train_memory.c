@@ -1,5 +1,7 @@
 #include "train/train_memory.h"
 
+#include "engine/memory_need.h"
+
 #include <stdio.h>
 #include <sys/resource.h>
 
@@ -27,14 +29,9 @@ uint64_t train_peak_rss_bytes(void)
 
 uint64_t train_mem_available_bytes(void)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[256];
-    unsigned long long kb = 0;
-    if (!f) return 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-    fclose(f);
-    return (uint64_t)kb * 1024;
+    /* the engine's reading: MemAvailable capped by the cgroup's memory.max */
+    uint64_t bytes;
+    return bench_memory_available(&bytes) == 0 ? bytes : 0;
 }
 
 uint64_t train_mem_total(const train_mem *m)

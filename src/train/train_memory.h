@@ -16,7 +16,8 @@ uint64_t train_peak_rss_bytes(void);
 /* Start a new peak (Linux: /proc/self/clear_refs); without it, the peak of
  * the whole process. */
 void train_peak_rss_reset(void);
-/* MemAvailable of /proc/meminfo, bytes; 0 when unknown. */
+/* What this host can give (bench_memory_available: MemAvailable, capped by
+ * the cgroup's memory.max), bytes; 0 when unknown. */
 uint64_t train_mem_available_bytes(void);
 /* Sum of the components (the estimate of one rank), peak RSS not counted. */
 uint64_t train_mem_total(const train_mem *m);
