@@ -2,7 +2,8 @@
  * other rank and reduces all n of them itself. One round of latency where
  * recursive doubling takes log2(n), at n-1 times the bytes: a small-message
  * algorithm (NCCL's and xhc's "one-shot"). Every rank combines the inputs in
- * rank order, so all ranks get bitwise identical results. Vectors longer than
+ * rank order, so all ranks get bitwise identical results (float16/bfloat16
+ * sums in float32, rounded once: coll__reduce_many). Vectors longer than
  * one chunk go a chunk at a time, so scratch stays n chunks. */
 #include "algo/algo.h"
 #include "core/reduce.h"
@@ -22,7 +23,8 @@ int coll__allreduce_direct(coll__algo_ctx *c, const void *sbuf, void *rbuf, size
      * while the inputs are still being read). */
     char *in = coll__scratch_get(c, 1, (size_t)n * slot);
     coll__xfer *x = coll__scratch_get(c, 2, 2 * (size_t)(n - 1) * sizeof *x);
-    if (!in || !x) return COLL_ENOMEM;
+    const void **from = coll__scratch_get(c, 3, (size_t)n * sizeof *from);
+    if (!in || !x || !from) return COLL_ENOMEM;
     size_t nch = count ? coll__div_up(count, ce) : 1;
     for (size_t k = 0; k < nch; k++) {
         size_t o, len;
@@ -46,11 +48,11 @@ int coll__allreduce_direct(coll__algo_ctx *c, const void *sbuf, void *rbuf, size
         if (rc >= 0) rc = coll__p2p_wait(c, x, nx);
         if (rc < 0) return rc;
         if (!len) continue;
-        char *out = coll__elem(rbuf, o, esz);
-        const char *at0 = r == 0 ? mine : in;
-        const char *at1 = r == 1 ? mine : in + slot;
-        fn(out, at0, at1, len);
-        for (int p = 2; p < n; p++) fn(out, out, r == p ? mine : in + (size_t)p * slot, len);
+        /* the caller divides an average: this is its sum (rounded once for
+         * float16/bfloat16) */
+        for (int p = 0; p < n; p++) from[p] = r == p ? mine : in + (size_t)p * slot;
+        coll__reduce_many(coll__elem(rbuf, o, esz), from, n, len, dt,
+                          op == COLL_AVG ? COLL_SUM : op, fn);
     }
     return COLL_OK;
 }

@@ -25,6 +25,24 @@ const char *coll__reduce_isa(void);
 int coll__reduce_local(void *out, const void *a, const void *b, size_t n, coll_dtype dt,
                        coll_op op);
 
+/* 1 for the pairs coll__reduce_many sums in float32 and rounds once per
+ * element (float16 and bfloat16, sum and avg), not once per input. */
+int coll__reduce_rounds_once(coll_dtype dt, coll_op op);
+
+/* out = in[0] op in[1] op ... op in[n-1] over m elements, in that order, for
+ * a process that reduces every contribution to its slice: float16/bfloat16
+ * sums and averages accumulate in float32 and round once (the error of one
+ * rounding, not of n - 1); the other pairs go through fn (the pair's kernel,
+ * COLL_SUM's for COLL_AVG), then COLL_AVG divides. out may alias in[0] or in[1]. */
+void coll__reduce_many(void *out, const void *const *in, int n, size_t m, coll_dtype dt, coll_op op,
+                       coll__reduce_fn fn);
+
+/* The steps of coll__reduce_many's rounding once, for a reduction whose
+ * inputs arrive one at a time (float16/bfloat16): acc = a (add 0) or
+ * acc += a (add 1) in float32; out = acc / divisor (1: none) rounded once. */
+void coll__widen(float *acc, const void *a, size_t m, coll_dtype dt, int add);
+void coll__narrow(void *out, const float *acc, size_t m, coll_dtype dt, int divisor);
+
 /* buf[i] /= divisor (floating-point dtypes; finishes COLL_AVG). */
 void coll__scale_div(void *buf, size_t n, coll_dtype dt, int divisor);
 

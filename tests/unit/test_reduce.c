@@ -726,6 +726,59 @@ static void test_scale_div(void **state)
     assert_true(avg[0] == 1.5f && avg[1] == -0.75f);
 }
 
+/* coll__reduce_many: float16/bfloat16 sums and averages of 6 inputs equal the
+ * float32 sum in input order rounded once (over 1,000 elements: more than one
+ * 512-element piece); other pairs equal the pairwise kernel, the output may
+ * be the first input; one input is a copy. */
+static void test_reduce_many(void **state)
+{
+    (void)state;
+    enum { N = 6, M = 1000 };
+    static uint16_t h[N][M], out[M];
+    const void *in[N];
+    for (int t = 0; t < 2; t++) {
+        coll_dtype dt = t ? COLL_BFLOAT16 : COLL_FLOAT16;
+        for (int p = 0; p < N; p++) {
+            for (int i = 0; i < M; i++) {
+                float x = (float)((double)(rng_next() >> 11) / 9007199254740992.0 * 2 - 1);
+                h[p][i] = dt == COLL_FLOAT16 ? coll__float_to_half(x) : coll__float_to_bf16(x);
+            }
+            in[p] = h[p];
+        }
+        for (int avg = 0; avg < 2; avg++) {
+            coll__reduce_many(out, in, N, M, dt, avg ? COLL_AVG : COLL_SUM,
+                              coll__reduce_kernel(dt, COLL_SUM));
+            for (int i = 0; i < M; i++) {
+                float acc = 0;
+                for (int p = 0; p < N; p++)
+                    acc += dt == COLL_FLOAT16 ? coll__half_to_float(h[p][i])
+                                              : coll__bf16_to_float(h[p][i]);
+                if (avg) acc /= N;
+                uint16_t want = dt == COLL_FLOAT16 ? coll__float_to_half(acc)
+                                                   : coll__float_to_bf16(acc);
+                assert_int_equal(out[i], want);
+            }
+        }
+    }
+    /* int32 max through the kernel, out aliasing in[0] */
+    static int32_t a[M], b[M], c[M], want[M];
+    for (int i = 0; i < M; i++) {
+        a[i] = (int32_t)rng_next(), b[i] = (int32_t)rng_next(), c[i] = (int32_t)rng_next();
+        int32_t m = a[i] > b[i] ? a[i] : b[i];
+        want[i] = m > c[i] ? m : c[i];
+    }
+    const void *ints[3] = {a, b, c};
+    coll__reduce_many(a, ints, 3, M, COLL_INT32, COLL_MAX,
+                      coll__reduce_kernel(COLL_INT32, COLL_MAX));
+    assert_memory_equal(a, want, sizeof want);
+    const void *one[1] = {b};
+    coll__reduce_many(c, one, 1, M, COLL_INT32, COLL_SUM,
+                      coll__reduce_kernel(COLL_INT32, COLL_SUM));
+    assert_memory_equal(c, b, sizeof b);
+    assert_int_equal(coll__reduce_rounds_once(COLL_BFLOAT16, COLL_MAX), 0);
+    assert_int_equal(coll__reduce_rounds_once(COLL_FLOAT32, COLL_SUM), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -750,6 +803,7 @@ int main(void)
         cmocka_unit_test(test_integer_wrap_around),
         cmocka_unit_test(test_float_min_max_nan_rule),
         cmocka_unit_test(test_scale_div),
+        cmocka_unit_test(test_reduce_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

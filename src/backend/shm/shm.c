@@ -78,6 +78,7 @@ static int alloc_state(shm_state *st)
     size_t n = (size_t)st->n;
     st->peer_send = calloc(n, sizeof *st->peer_send);
     st->peer_recv = calloc(n, sizeof *st->peer_recv);
+    st->red_in = calloc(n, sizeof *st->red_in);
     st->cma.tmp = malloc(st->k.chunk_bytes);
     st->cma.acc = malloc(st->k.chunk_bytes);
     st->direct.in_map = calloc(n, sizeof *st->direct.in_map);
@@ -89,9 +90,9 @@ static int alloc_state(shm_state *st)
     st->fused.out = calloc(n, sizeof *st->fused.out);
     st->claim.home_done = calloc(n, sizeof *st->claim.home_done);
     st->p2p.watch = calloc(n, 1);
-    int ok = st->peer_send && st->peer_recv && st->cma.tmp && st->cma.acc && st->direct.in_map &&
-             st->direct.out_map && st->direct.sub && st->pages.set && st->fused.in &&
-             st->fused.out && st->claim.home_done && st->p2p.watch;
+    int ok = st->peer_send && st->peer_recv && st->red_in && st->cma.tmp && st->cma.acc &&
+             st->direct.in_map && st->direct.out_map && st->direct.sub && st->pages.set &&
+             st->fused.in && st->fused.out && st->claim.home_done && st->p2p.watch;
     return ok ? COLL_OK : COLL_ENOMEM;
 }
 
@@ -104,8 +105,10 @@ static void shm_fini(void *state)
     coll__shm_heap_destroy(&st->heap);
     free(st->peer_send);
     free(st->peer_recv);
+    free(st->red_in);
     free(st->cma.tmp);
     free(st->cma.acc);
+    free(st->cma.wide);
     free(st->direct.in_map);
     free(st->direct.out_map);
     free(st->direct.sub);

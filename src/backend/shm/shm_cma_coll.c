@@ -7,6 +7,8 @@
  * caller reuse a buffer) while a peer may still read it. */
 #include "backend/shm/shm_op.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 
 #define SPAN_BYTES (1u << 20) /* plain copies: one fault point per MiB */
@@ -28,29 +30,40 @@ static int read_span(shm_op *o, int p, char *dst, uint64_t remote, size_t bytes)
     return COLL_OK;
 }
 
+static size_t chunk_elems(shm_op *o)
+{
+    size_t ce = o->st->k.chunk_bytes / o->es;
+    return ce ? ce : 1;
+}
+
 /* out[0..m) = mine op every peer's elements at peer_base[p] + skip (elements),
  * peers in the order me+1, me+2, ... so that ranks do not all start on one. */
 static int reduce_from_peers(shm_op *o, char *out, const char *mine, const uint64_t *peer_base,
                              size_t skip, size_t m)
 {
     shm_state *st = o->st;
+    coll_dtype dt = o->c->dt;
+    /* float16/bfloat16 sums: in float32, rounded once (coll__reduce_many's rule) */
+    int once = coll__reduce_rounds_once(dt, o->c->op);
+    if (once && !st->cma.wide && !(st->cma.wide = malloc(chunk_elems(o) * sizeof(float))))
+        return COLL_ENOMEM;
+    if (once) coll__widen(st->cma.wide, mine, m, dt, 0);
     const char *a = mine;
     for (int j = 1; j < st->n; j++) {
         int p = (st->rank + j) % st->n;
         int rc = coll__shm_op_read(o, p, st->cma.tmp, peer_base[p] + skip * o->es, m * o->es);
         if (rc) return rc;
+        if (once) {
+            coll__widen(st->cma.wide, st->cma.tmp, m, dt, 1);
+            continue;
+        }
         o->fn(out, a, st->cma.tmp, m);
         a = out;
     }
-    if (o->c->op == COLL_AVG) coll__scale_div(out, m, o->c->dt, st->n);
+    if (once) coll__narrow(out, st->cma.wide, m, dt, o->c->op == COLL_AVG ? st->n : 1);
+    else if (o->c->op == COLL_AVG) coll__scale_div(out, m, dt, st->n);
     coll__shm_op_moved(o, m * o->es * (size_t)(st->n - 1));
     return COLL_OK;
-}
-
-static size_t chunk_elems(shm_op *o)
-{
-    size_t ce = o->st->k.chunk_bytes / o->es;
-    return ce ? ce : 1;
 }
 
 /* Where coll__shm_cma_whole holds rank p's input: this rank's in its send buffer,
@@ -80,13 +93,9 @@ int coll__shm_cma_whole(shm_op *o)
         rc = coll__shm_op_read(o, p, (char *)whole_input(o, p, q, bytes), st->peer_send[p], bytes);
     }
     if (rc) return rc;
-    /* q < 2: only the first call's a or b can be the output (kernels allow that). */
-    const char *a = whole_input(o, 0, q, bytes);
-    for (int p = 1; p < st->n; p++) {
-        o->fn(RECV(o, 0), a, whole_input(o, p, q, bytes), count);
-        a = RECV(o, 0);
-    }
-    if (o->c->op == COLL_AVG) coll__scale_div(RECV(o, 0), count, o->c->dt, st->n);
+    /* q < 2: only in[0] or in[1] can be the output (coll__reduce_many allows that). */
+    for (int p = 0; p < st->n; p++) st->red_in[p] = whole_input(o, p, q, bytes);
+    coll__reduce_many(RECV(o, 0), st->red_in, st->n, count, o->c->dt, o->c->op, o->fn);
     coll__shm_op_moved(o, bytes * (size_t)(st->n - 1));
     return coll__shm_op_sync(o, "the end of allreduce");
 }

@@ -13,6 +13,7 @@ typedef struct shm_cma_state {
     char reason[160];             /* why not, when it does not */
     volatile uint64_t probe_word; /* the word the peers' probe reads (shm.c) */
     char *tmp, *acc;              /* chunk_bytes each: peer data, partial sums */
+    float *wide;                  /* a chunk's float32 sums of half-precision data (lazily) */
 } shm_cma_state;
 
 int coll__shm_cma_run(struct shm_op *o);       /* collectives but all-reduce */

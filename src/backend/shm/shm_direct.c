@@ -156,9 +156,8 @@ static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a,
     char *t = o->st->direct.sub;
     for (size_t s = a; s < b; s += sub) {
         size_t m = min_sz(sub, b - s), off = s * o->es;
-        o->fn(t, in[0] + off, in[1] + off, m);
-        for (int p = 2; p < n; p++) o->fn(t, t, in[p] + off, m);
-        if (o->c->op == COLL_AVG) coll__scale_div(t, m, o->c->dt, n);
+        for (int p = 0; p < n; p++) o->st->red_in[p] = in[p] + off;
+        coll__reduce_many(t, o->st->red_in, n, m, o->c->dt, o->c->op, o->fn);
         for (int j = 0; j < n; j++) { /* own output first: it is read soonest */
             int p = (o->st->rank + j) % n;
             copy_out(out[p] + off, t, m * o->es, stream);
@@ -293,9 +292,8 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
     char *t = st->direct.sub;
     for (size_t s = a; s < b; s += sub) {
         size_t m = min_sz(sub, b - s), off = (s - a) * o->es, at = s * o->es;
-        o->fn(t, in[0] + at, in[1] + at, m);
-        for (int p = 2; p < n; p++) o->fn(t, t, in[p] + at, m);
-        if (o->c->op == COLL_AVG) coll__scale_div(t, m, o->c->dt, n);
+        for (int p = 0; p < n; p++) st->red_in[p] = in[p] + at;
+        coll__reduce_many(t, st->red_in, n, m, o->c->dt, o->c->op, o->fn);
         copy_out(outs[1] + off, t, m * o->es, 0); /* own output: read soonest */
         copy_out(outs[0] + off, t, m * o->es, stream);
     }

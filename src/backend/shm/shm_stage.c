@@ -28,11 +28,8 @@ static char *stage_buf(shm_op *o, int p, int parity)
 static void reduce_slots(shm_op *o, char *out, int parity, size_t skip, size_t m)
 {
     int n = o->st->n;
-    size_t bytes = m * o->es;
-    if (n == 1) memcpy(out, stage_buf(o, 0, parity) + skip, bytes);
-    else o->fn(out, stage_buf(o, 0, parity) + skip, stage_buf(o, 1, parity) + skip, m);
-    for (int p = 2; p < n; p++) o->fn(out, out, stage_buf(o, p, parity) + skip, m);
-    if (o->c->op == COLL_AVG) coll__scale_div(out, m, o->c->dt, n);
+    for (int p = 0; p < n; p++) o->st->red_in[p] = stage_buf(o, p, parity) + skip;
+    coll__reduce_many(out, o->st->red_in, n, m, o->c->dt, o->c->op, o->fn);
 }
 
 static void pack_own(shm_op *o, char *slot, size_t off, size_t m)

@@ -1,0 +1,72 @@
+/* Reductions of many inputs into one output (reduce.h, coll__reduce_many). */
+#include "core/half.h"
+#include "core/reduce.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* fp32 accumulator elements per piece: 2 KiB on the stack, in L1 with its inputs. */
+#define ACC_ELEMS 512
+
+int coll__reduce_rounds_once(coll_dtype dt, coll_op op)
+{
+    return (dt == COLL_FLOAT16 || dt == COLL_BFLOAT16) && (op == COLL_SUM || op == COLL_AVG);
+}
+
+static float widen(coll_dtype dt, uint16_t h)
+{
+    return dt == COLL_FLOAT16 ? coll__half_to_float(h) : coll__bf16_to_float(h);
+}
+
+static uint16_t narrow(coll_dtype dt, float f)
+{
+    return dt == COLL_FLOAT16 ? coll__float_to_half(f) : coll__float_to_bf16(f);
+}
+
+void coll__widen(float *acc, const void *a, size_t m, coll_dtype dt, int add)
+{
+    const uint16_t *h = a;
+    if (add)
+        for (size_t i = 0; i < m; i++) acc[i] += widen(dt, h[i]);
+    else
+        for (size_t i = 0; i < m; i++) acc[i] = widen(dt, h[i]);
+}
+
+void coll__narrow(void *out, const float *acc, size_t m, coll_dtype dt, int divisor)
+{
+    uint16_t *h = out;
+    if (divisor > 1)
+        for (size_t i = 0; i < m; i++) h[i] = narrow(dt, acc[i] / (float)divisor);
+    else
+        for (size_t i = 0; i < m; i++) h[i] = narrow(dt, acc[i]);
+}
+
+/* Half-precision sums: every input added in float32 in rank order, the sum
+ * (divided by n for an average) rounded once. */
+static void sum_once(uint16_t *out, const void *const *in, int n, size_t m, coll_dtype dt,
+                     int average)
+{
+    float acc[ACC_ELEMS];
+    for (size_t q = 0; q < m; q += ACC_ELEMS) {
+        size_t k = m - q < ACC_ELEMS ? m - q : ACC_ELEMS;
+        for (int p = 0; p < n; p++) coll__widen(acc, (const uint16_t *)in[p] + q, k, dt, p > 0);
+        coll__narrow(out + q, acc, k, dt, average ? n : 1);
+    }
+}
+
+void coll__reduce_many(void *out, const void *const *in, int n, size_t m, coll_dtype dt, coll_op op,
+                       coll__reduce_fn fn)
+{
+    if (n <= 0 || m == 0) return;
+    if (n == 1) {
+        if (out != in[0]) memcpy(out, in[0], m * coll_dtype_size(dt));
+        return;
+    }
+    if (coll__reduce_rounds_once(dt, op)) {
+        sum_once(out, in, n, m, dt, op == COLL_AVG);
+        return;
+    }
+    fn(out, in[0], in[1], m);
+    for (int p = 2; p < n; p++) fn(out, out, in[p], m);
+    if (op == COLL_AVG) coll__scale_div(out, m, dt, n);
+}
