@@ -13,32 +13,28 @@ int coll__reduce_rounds_once(coll_dtype dt, coll_op op)
     return (dt == COLL_FLOAT16 || dt == COLL_BFLOAT16) && (op == COLL_SUM || op == COLL_AVG);
 }
 
-static float widen(coll_dtype dt, uint16_t h)
-{
-    return dt == COLL_FLOAT16 ? coll__half_to_float(h) : coll__bf16_to_float(h);
-}
-
-static uint16_t narrow(coll_dtype dt, float f)
-{
-    return dt == COLL_FLOAT16 ? coll__float_to_half(f) : coll__float_to_bf16(f);
-}
-
+/* The dtype's branch outside the loops, so that each loop vectorises. */
 void coll__widen(float *acc, const void *a, size_t m, coll_dtype dt, int add)
 {
     const uint16_t *h = a;
-    if (add)
-        for (size_t i = 0; i < m; i++) acc[i] += widen(dt, h[i]);
+    if (dt == COLL_FLOAT16 && add)
+        for (size_t i = 0; i < m; i++) acc[i] += coll__half_to_float(h[i]);
+    else if (dt == COLL_FLOAT16)
+        for (size_t i = 0; i < m; i++) acc[i] = coll__half_to_float(h[i]);
+    else if (add)
+        for (size_t i = 0; i < m; i++) acc[i] += coll__bf16_to_float(h[i]);
     else
-        for (size_t i = 0; i < m; i++) acc[i] = widen(dt, h[i]);
+        for (size_t i = 0; i < m; i++) acc[i] = coll__bf16_to_float(h[i]);
 }
 
 void coll__narrow(void *out, const float *acc, size_t m, coll_dtype dt, int divisor)
 {
     uint16_t *h = out;
-    if (divisor > 1)
-        for (size_t i = 0; i < m; i++) h[i] = narrow(dt, acc[i] / (float)divisor);
+    float d = divisor > 1 ? (float)divisor : 1.0f;
+    if (dt == COLL_FLOAT16)
+        for (size_t i = 0; i < m; i++) h[i] = coll__float_to_half(acc[i] / d);
     else
-        for (size_t i = 0; i < m; i++) h[i] = narrow(dt, acc[i]);
+        for (size_t i = 0; i < m; i++) h[i] = coll__float_to_bf16(acc[i] / d);
 }
 
 /* Half-precision sums: every input added in float32 in rank order, the sum
