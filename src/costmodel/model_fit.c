@@ -195,16 +195,13 @@ __attribute__((format(printf, 2, 3))) static void refuse(model_series *s, const 
     s->ok = 0;
 }
 
-/* How many different sizes the points have. */
-static size_t distinct_sizes(const model_series *s)
+/* Whether the points have two different sizes (a scan, not a count: series of
+ * thousands of sizes must not cost n^2). */
+static int two_sizes(const model_series *s)
 {
-    size_t d = 0;
-    for (size_t i = 0; i < s->npts; i++) {
-        size_t j = 0;
-        while (j < i && s->pts[j].bytes != s->pts[i].bytes) j++;
-        d += j == i;
-    }
-    return d;
+    for (size_t i = 1; i < s->npts; i++)
+        if (s->pts[i].bytes != s->pts[0].bytes) return 1;
+    return 0;
 }
 
 /* One weighted fit of s with the points' current weights. */
@@ -238,7 +235,7 @@ static void fit_once(model_series *s)
             return refuse(s, "the rows move nothing (one rank each)");
         }
         int per_byte = use[MODEL_BETA_INTRA] || use[MODEL_BETA_INTER] || use[MODEL_GAMMA];
-        if (per_byte && distinct_sizes(s) < 2) {
+        if (per_byte && !two_sizes(s)) {
             free(b);
             return refuse(
                 s,

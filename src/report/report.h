@@ -19,6 +19,18 @@
 #define REPORT_MAX_LINE_BYTES ((size_t)64 << 10)
 #define REPORT_LOG_SHOWN 5
 
+/* Bounds on one report, checked after reading and merging, before anything is
+ * written: past one, the report is refused (COLL_EINVAL, exit 2) naming the
+ * count and the limit. The cost model's time grows faster than its rows (5,000
+ * rows: 10 s on 2 cores), and PLplot draws nothing past some hundreds of lines
+ * in one plot (350 failed). A suite writes a few thousand rows. */
+#define REPORT_MAX_ROWS 20000 /* communication plus training rows */
+#define REPORT_MAX_SERIES 128 /* lines of one collective's plots (report_view.h) */
+#define REPORT_MAX_SIZES 1000 /* points of one line */
+/* index.html shows at most this many rows of a full-results table (the
+ * first ones, saying so); full_results.md and combined.csv have every row. */
+#define REPORT_HTML_MAX_ROWS 1000
+
 /* Reads files[0..n) and writes the report into outdir (created with its
  * parents). An existing outdir is refused unless force, which writes the report
  * files into it (overwriting them) and leaves every other file there alone, so

@@ -101,19 +101,42 @@ int rfield_parse(const rfield *f, const char *text, void *row, char *why, size_t
     return -1;
 }
 
+/* A spreadsheet runs a cell that starts with one of these as a formula. */
+static int formula_start(char c) { return c && strchr("=+-@\t\r", c) != NULL; }
+
+void csv_put_text(sbuf *out, const char *s)
+{
+    int guard = formula_start(s[0]), quote = strpbrk(s, ",\"\r\n") != NULL;
+    if (quote) sb_puts(out, "\"");
+    if (guard) sb_puts(out, "'");
+    for (; *s; s++) sb_put(out, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+    if (quote) sb_puts(out, "\"");
+}
+
+size_t csv_unguard(const char *line, size_t n, char *out)
+{
+    size_t k = 0;
+    int quoted = 0, start = 1; /* inside quotes; at a field's first character */
+    for (size_t i = 0; i < n; i++) {
+        char c = line[i];
+        int first = start;
+        start = 0;
+        if (first && c == '"' && !quoted) quoted = start = 1; /* the text starts after it */
+        else if (first && c == '\'' && i + 1 < n && line[i + 1] && strchr("=+-@", line[i + 1]))
+            continue; /* the guard; TAB and CR never follow it: control bytes are refused */
+        else if (quoted && c == '"' && i + 1 < n && line[i + 1] == '"') out[k++] = line[i++];
+        else if (quoted && c == '"') quoted = 0;
+        else if (!quoted && c == ',') start = 1;
+        out[k++] = c;
+    }
+    return k;
+}
+
 void rfield_to_csv(const rfield *f, const void *row, sbuf *out)
 {
     const char *p = (const char *)row + f->offset;
     switch (f->kind) {
-    case RF_STR:
-        if (!strpbrk(p, ",\"")) {
-            sb_puts(out, p);
-        } else {
-            sb_puts(out, "\"");
-            for (const char *s = p; *s; s++) sb_puts(out, *s == '"' ? "\"\"" : (char[]){*s, 0});
-            sb_puts(out, "\"");
-        }
-        break;
+    case RF_STR: csv_put_text(out, p); break;
     case RF_INT: sb_printf(out, "%d", *(const int *)p); break;
     case RF_I64: sb_printf(out, "%" PRId64, *(const int64_t *)p); break;
     case RF_DBL: sb_printf(out, "%.6g", *(const double *)p); break;

@@ -33,6 +33,15 @@ int rfield_parse(const rfield *f, const char *text, void *row, char *why, size_t
 struct sbuf;
 void rfield_to_csv(const rfield *f, const void *row, struct sbuf *out);
 
+/* s as a CSV text field: quoted (RFC 4180) when it holds a comma, quote or
+ * line break; led by ' when it starts with = + - @ TAB or CR, so a spreadsheet
+ * shows it as text instead of running it as a formula (OWASP CSV injection). */
+void csv_put_text(struct sbuf *out, const char *s);
+/* line[0..n) without the ' csv_put_text put before a field starting = + - @,
+ * into out (room for n bytes): what combined.csv says reads back as it was
+ * read. Returns the new length. */
+size_t csv_unguard(const char *line, size_t n, char *out);
+
 /* Splits one CSV line (RFC 4180 quotes; trailing \r ignored) into at most max
  * NUL-terminated fields written into store (cap bytes). Returns the number of
  * fields (may exceed max: the extras are counted, not stored), -1 on a

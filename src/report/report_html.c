@@ -84,6 +84,22 @@ static void analysis_html(const char *text, sbuf *out)
     if (in_list) sb_puts(out, "</ul>\n");
 }
 
+/* A full-results table, its first REPORT_HTML_MAX_ROWS rows only: a page of
+ * every row of a big run would not open. */
+static void full_table(const rtable *t, sbuf *out)
+{
+    rtable shown = *t;
+    if (shown.nrows > REPORT_HTML_MAX_ROWS) {
+        shown.nrows = REPORT_HTML_MAX_ROWS;
+        sb_printf(out,
+                  "<p class=\"note\">The first %d of %zu rows; every row is in "
+                  "<a href=\"full_results.md\">full_results.md</a> and "
+                  "the combined CSV files.</p>\n",
+                  REPORT_HTML_MAX_ROWS, t->nrows);
+    }
+    rtable_html_table(&shown, out);
+}
+
 int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
 {
     sb_printf(out,
@@ -170,7 +186,7 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
         sb_printf(out, "<details%s><summary>", in->full[i].nrows <= 40 ? " open" : "");
         sb_html_escaped(out, in->full[i].title);
         sb_printf(out, " (%zu rows)</summary>\n", in->full[i].nrows);
-        rtable_html_table(&in->full[i], out);
+        full_table(&in->full[i], out);
         sb_puts(out, "</details>\n");
     }
     sb_puts(out, "</body>\n</html>\n");

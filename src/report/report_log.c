@@ -4,13 +4,14 @@
 #include <stdarg.h>
 #include <string.h>
 
-const char *rlog_escape(const char *s, size_t n, char *out, size_t outlen)
+/* rlog_escape; non_ascii: bytes over 0x7f as \xNN too. */
+static const char *escape(const char *s, size_t n, int non_ascii, char *out, size_t outlen)
 {
     size_t k = 0;
     if (outlen == 0) return out;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        int ctl = c < 0x20 || c == 0x7f;
+        int ctl = c < 0x20 || c == 0x7f || (non_ascii && c > 0x7f);
         size_t need = ctl ? 4 : 1;
         if (k + need + 4 > outlen) { /* room for "..." and the NUL */
             memcpy(out + k, "...", 3);
@@ -22,6 +23,16 @@ const char *rlog_escape(const char *s, size_t n, char *out, size_t outlen)
     }
     out[k] = '\0';
     return out;
+}
+
+const char *rlog_escape(const char *s, size_t n, char *out, size_t outlen)
+{
+    return escape(s, n, 0, out, outlen);
+}
+
+const char *rlog_escape_ascii(const char *s, size_t n, char *out, size_t outlen)
+{
+    return escape(s, n, 1, out, outlen);
 }
 
 void rlog_problem(report_log *l, const char *fmt, ...)

@@ -26,5 +26,8 @@ void rlog_done(const report_log *l);
 /* s[0..n) with control bytes (NUL included) as \xNN, cut to fit out (with
  * "..." when cut); returns out. */
 const char *rlog_escape(const char *s, size_t n, char *out, size_t outlen);
+/* The same with bytes over 0x7f as \xNN too: where an invisible byte (a BOM,
+ * a UTF-16 file) is what is wrong. */
+const char *rlog_escape_ascii(const char *s, size_t n, char *out, size_t outlen);
 
 #endif

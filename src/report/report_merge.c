@@ -172,15 +172,55 @@ size_t report_sort_dedup(report_data *d)
            sort_unique(d->mem, &d->nmem, sizeof *d->mem, cmp_mem, same_mem);
 }
 
+/* Whether a text field of r would start a spreadsheet formula. */
+static int comm_needs_guard(const bench_row *r)
+{
+    const char *text[] = {r->timestamp, r->host,    r->collective, r->backend, r->algo,
+                          r->device,    r->buffers, r->dtype,      r->op};
+    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
+        if (text[i][0] && strchr("=+-@\t\r", text[i][0])) return 1;
+    return 0;
+}
+
+/* 1 when column i of BENCH_CSV_HEADER is text (a negative number is not guarded). */
+static int comm_text_column(size_t i)
+{
+    static const char *const names[] = {"timestamp", "host",    "collective", "backend", "algo",
+                                        "device",    "buffers", "dtype",      "op"};
+    const char *h = BENCH_CSV_HEADER;
+    for (; i > 0 && h; i--) h = strchr(h, ',') ? strchr(h, ',') + 1 : NULL;
+    size_t len = h ? strcspn(h, ",") : 0;
+    for (size_t k = 0; h && k < sizeof names / sizeof names[0]; k++)
+        if (strlen(names[k]) == len && !strncmp(h, names[k], len)) return 1;
+    return 0;
+}
+
+/* r's combined.csv line: bench_row's text, its text fields guarded by
+ * csv_put_text where a spreadsheet would take them for a formula. */
+static void comm_line_guarded(const bench_row *r, sbuf *out)
+{
+    enum { MAXF = 40 };
+    char line[2048], store[2048], *f[MAXF];
+    if (comm_line(r, line, sizeof line) != 0) return;
+    int n = comm_needs_guard(r) ? csv_split(line, strlen(line), f, MAXF, store, sizeof store) : -1;
+    if (n <= 0 || n > MAXF) {
+        sb_printf(out, "%s\n", line);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (i) sb_puts(out, ",");
+        if (comm_text_column((size_t)i)) csv_put_text(out, f[i]);
+        else sb_puts(out, f[i]);
+    }
+    sb_puts(out, "\n");
+}
+
 int report_write_combined(const report_data *d, const char *outdir, char *err, size_t errlen)
 {
     sbuf b = {0};
     char path[4096];
     sb_printf(&b, "%s\n", BENCH_CSV_HEADER);
-    for (size_t i = 0; i < d->ncomm; i++) {
-        char line[2048];
-        if (comm_line(&d->comm[i], line, sizeof line) == 0) sb_printf(&b, "%s\n", line);
-    }
+    for (size_t i = 0; i < d->ncomm; i++) comm_line_guarded(&d->comm[i], &b);
     snprintf(path, sizeof path, "%s/combined.csv", outdir);
     int rc = write_sbuf(path, &b, err, errlen);
     sb_free(&b);

@@ -51,6 +51,8 @@ void report_data_free(report_data *d)
 
 int report_read_text(report_data *d, const char *text, size_t len, report_log *log)
 {
+    /* A UTF-8 byte order mark (Excel, Notepad) is no part of the header. */
+    if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) text += 3, len -= 3;
     size_t i = 0;
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
         i++;

@@ -16,10 +16,26 @@
 enum csv_kind { CSV_COMM, CSV_COMM_V2, CSV_COMM_V1, CSV_TRAIN };
 
 /* 1 when line (without its end of line) equals header. */
-static int is_header(const char *line, size_t len, const char *header)
+static int is_header_raw(const char *line, size_t len, const char *header)
 {
     while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n')) len--;
     return len == strlen(header) && memcmp(line, header, len) == 0;
+}
+
+/* The same, its fields also taken unquoted: spreadsheets and pandas write
+ * "timestamp","host",... */
+static int is_header(const char *line, size_t len, const char *header)
+{
+    if (is_header_raw(line, len, header)) return 1;
+    if (len == 0 || line[0] != '"') return 0;
+    enum { MAXF = 40 };
+    char *f[MAXF], store[1024], plain[1024];
+    int n = csv_split(line, len, f, MAXF, store, sizeof store);
+    size_t k = 0;
+    for (int i = 0; i < n && i < MAXF; i++)
+        k += (size_t)snprintf(plain + k, k < sizeof plain ? sizeof plain - k : 0, "%s%s",
+                              i ? "," : "", f[i]);
+    return n > 0 && n <= MAXF && k < sizeof plain && is_header_raw(plain, k, header);
 }
 
 static int parse_train(const char *line, size_t len, report_train_row *r, char *why, size_t whylen)
@@ -62,19 +78,23 @@ static const char *line_problem(const char *line, size_t n, char *why, size_t wh
 }
 
 /* One data line into d: 0, 1 with why (row skipped), or COLL_ENOMEM. */
-static int read_row(report_data *d, enum csv_kind kind, const char *line, size_t n, char *why,
+static int read_row(report_data *d, enum csv_kind kind, const char *text, size_t n, char *why,
                     size_t whylen)
 {
-    if (line_problem(line, n, why, whylen)) return 1;
+    if (line_problem(text, n, why, whylen)) return 1;
+    /* combined.csv's formula guards come off first (csv_put_text) */
+    char *copy = malloc(n + 1);
+    if (!copy) return COLL_ENOMEM;
+    n = memchr(text, '\'', n) ? csv_unguard(text, n, copy) : (memcpy(copy, text, n), n);
+    copy[n] = '\0';
     if (kind == CSV_TRAIN) {
         report_train_row r;
-        if (parse_train(line, n, &r, why, whylen) != 0 ||
-            report_check_row(&REPORT_TRAIN_SCHEMA, &r, why, whylen) != 0)
-            return 1;
+        int bad = parse_train(copy, n, &r, why, whylen) != 0 ||
+                  report_check_row(&REPORT_TRAIN_SCHEMA, &r, why, whylen) != 0;
+        free(copy);
+        if (bad) return 1;
         return report_add_train(d, &r) ? COLL_ENOMEM : 0;
     }
-    char *copy = strndup(line, n);
-    if (!copy) return COLL_ENOMEM;
     bench_row r;
     int rc = (kind == CSV_COMM      ? bench_row_from_csv
               : kind == CSV_COMM_V2 ? bench_row_from_csv_v2
@@ -106,8 +126,8 @@ int report_read_csv(report_data *d, const char *text, size_t len, report_log *lo
         rlog_problem(log,
                      "%s:1: unknown CSV header '%s%s' (expected the communication header "
                      "'%.40s...' or the training header '%.40s...'); file skipped",
-                     path, rlog_escape(line, shown, text60, sizeof text60), hlen > 60 ? "..." : "",
-                     BENCH_CSV_HEADER, REPORT_TRAIN_CSV_HEADER);
+                     path, rlog_escape_ascii(line, shown, text60, sizeof text60),
+                     hlen > 60 ? "..." : "", BENCH_CSV_HEADER, REPORT_TRAIN_CSV_HEADER);
         return REPORT_INPUT_REJECTED;
     }
     int result = 0;

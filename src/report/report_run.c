@@ -132,12 +132,13 @@ static int write_report(const report_data *d, const report_view *vp, const repor
     report_findings(d, &v, lead.p, &findings, &findings_table);
     sb_free(&lead);
     report_analysis(d, &v, &details);
-    sb_put(&analysis, findings.p ? findings.p : "", findings.len);
+    /* Markdown like its tables: names from the input escaped (sb_md_escaped) */
+    sb_md_escaped(&analysis, findings.p);
     sb_puts(&analysis, "\n");
     if (findings_table.nrows) rtable_md(&findings_table, &analysis);
     if (base) rtable_md(&changes, &analysis);
     sb_puts(&analysis, "Details: every comparison\n\n");
-    sb_put(&analysis, details.p ? details.p : "", details.len);
+    sb_md_escaped(&analysis, details.p);
     if (analysis.oom || findings.oom || details.oom || findings_table.oom || changes.oom) {
         rc = COLL_ENOMEM;
         snprintf(err, errlen, "out of memory writing the analysis");
@@ -194,6 +195,36 @@ out:
     free(plots);
     free(chartjs);
     return rc;
+}
+
+/* Past a bound of report.h: 1 with err naming the count and the limit. */
+static int too_big(const report_data *d, const report_view *v, char *err, size_t errlen)
+{
+    const char *hint = "report fewer files at a time (one machine, collective or backend)";
+    if (d->ncomm + d->ntrain > REPORT_MAX_ROWS)
+        return snprintf(err, errlen,
+                        "%zu rows (after merging duplicates), over the limit of %d "
+                        "one report takes; %s",
+                        d->ncomm + d->ntrain, REPORT_MAX_ROWS, hint),
+               1;
+    for (size_t i = 0, run = 0; i < v->n; i++) {
+        const report_series *s = &v->s[i];
+        run = i && !strcmp(s->collective, v->s[i - 1].collective) ? run + 1 : 1;
+        if (run > REPORT_MAX_SERIES)
+            return snprintf(err, errlen,
+                            "%s has over %d series (machine x device x buffers x "
+                            "backend x processes x nodes), the most its plots can take; %s",
+                            s->collective, REPORT_MAX_SERIES, hint),
+                   1;
+        if (s->n > REPORT_MAX_SIZES)
+            return snprintf(err, errlen,
+                            "%s %s with %d processes on %s has %zu sizes, over the "
+                            "limit of %d points a line takes; %s",
+                            s->collective, s->backend, s->nprocs, s->host, s->n, REPORT_MAX_SIZES,
+                            hint),
+                   1;
+    }
+    return 0;
 }
 
 /* Reads files into d; a negative coll_status (said on log) or whether a row was rejected. */
@@ -294,7 +325,12 @@ int report_run_opts(const report_options *o)
         fprintf(log, "collbench report: out of memory\n");
         goto out;
     }
-    /* Refused before anything is written: machines that differ. */
+    /* Refused before anything is written: too much to report, machines that differ. */
+    if (too_big(&d, &v, err, sizeof err)) {
+        fprintf(log, "collbench report: %s\n", err);
+        rc = COLL_EINVAL;
+        goto out;
+    }
     if (o->nbaseline &&
         (rc = report_baseline_compare(&v, &bv, o->cross_machine, &cmp, err, sizeof err)) != 0) {
         fprintf(log, "collbench report: %s\n", err);

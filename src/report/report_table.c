@@ -56,16 +56,38 @@ void rtable_free(rtable *t)
     memset(t, 0, sizeof *t);
 }
 
+void sb_md_escaped(sbuf *out, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': sb_puts(out, "&lt;"); break;
+        case '>': sb_puts(out, "&gt;"); break;
+        case '&': sb_puts(out, "&amp;"); break;
+        case '\\':
+        case '|':
+        case '`':
+        case '[':
+        case ']':
+            sb_put(out, "\\", 1);
+            sb_put(out, s, 1);
+            break;
+        default: sb_put(out, s, 1);
+        }
+    }
+}
+
 static void md_cell(sbuf *out, const char *s)
 {
     sb_puts(out, " ");
-    for (; s && *s; s++) sb_put(out, *s == '|' ? "\\|" : s, *s == '|' ? 2 : 1);
+    sb_md_escaped(out, s);
     sb_puts(out, " |");
 }
 
 void rtable_md(const rtable *t, sbuf *out)
 {
-    sb_printf(out, "## %s\n\n", t->title);
+    sb_puts(out, "## ");
+    sb_md_escaped(out, t->title);
+    sb_puts(out, "\n\n");
     if (t->nrows == 0) {
         sb_puts(out, "(no rows)\n\n");
         return;
