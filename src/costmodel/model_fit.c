@@ -363,6 +363,20 @@ static void fit_robust(model_series *s)
     free(r);
 }
 
+/* Distinct sizes of s at or below k (above: 1, more than k). */
+static size_t sizes_beside(const model_series *s, double k, int above)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < s->npts; i++) {
+        double b = s->pts[i].bytes;
+        if ((b > k) != above) continue;
+        size_t j = 0;
+        while (j < i && s->pts[j].bytes != b) j++;
+        d += j == i;
+    }
+    return d;
+}
+
 /* A cache knot must lower the in-sample median residual by this fraction to
  * be kept: one more parameter always fits a little better. */
 #define KNOT_GAIN 0.9
@@ -374,16 +388,19 @@ void model_fit_series(model_series *s)
     int one_host = 0;
     for (size_t i = 0; i < s->npts; i++) one_host |= s->pts[i].hosts == 1;
     if (!s->ok || !one_host) return;
-    /* The knot: the measured size that explains the rows best, if any does. */
+    /* The knot: the power of two within the sizes measured that explains the
+     * rows best, if any does (at most 40 fits, however many sizes). */
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < s->npts; i++)
+        if (s->pts[i].bytes > 0) lo = fmin(lo, s->pts[i].bytes), hi = fmax(hi, s->pts[i].bytes);
     double best = 0, best_res = KNOT_GAIN * s->med_abs_res;
-    for (size_t i = 0; i < s->npts; i++) {
-        double k = s->pts[i].bytes;
-        size_t j = 0;
-        while (j < i && s->pts[j].bytes != k) j++;
-        if (j < i || !(k > 0)) continue; /* tried already */
+    for (double k = exp2(ceil(log2(lo))); hi > 0 && k <= hi && k < 0x1p40; k *= 2) {
+        /* two sizes on each side, or the knot only renames beta_intra */
+        if (sizes_beside(s, k, 0) < 2 || sizes_beside(s, k, 1) < 2) continue;
         s->cache_bytes = k;
         fit_robust(s);
-        if (s->ok && s->state[MODEL_BETA_MEM] == MODEL_P_FITTED && s->med_abs_res < best_res)
+        if (s->ok && s->state[MODEL_BETA_MEM] == MODEL_P_FITTED &&
+            s->state[MODEL_BETA_INTRA] == MODEL_P_FITTED && s->med_abs_res < best_res)
             best = k, best_res = s->med_abs_res;
     }
     s->cache_bytes = best;
