@@ -189,7 +189,13 @@ int model_cluster_theta(const model_series *s, const model_cluster *c, double th
                 return COLL_EINVAL;
             }
             sw_a = fmax(0, s->theta[MODEL_ALPHA_INTER] - c->measured_latency_us);
-            sw_b = fmax(0, s->theta[MODEL_BETA_INTER] - 1e6 / c->measured_Bps);
+            /* A byte's cost beyond the measured link's rate is the protocol's
+             * overhead (headers, acknowledgements): a share of the link's time,
+             * so it scales with the link. The stack's own per-byte cost runs
+             * while the link sends; where it is the slower, the stack's
+             * ceiling (model_stack_beta) sets the pace. */
+            double link_b = 1e6 / c->measured_Bps;
+            sw_b = fmax(0, s->theta[MODEL_BETA_INTER] - link_b) * (c->measured_Bps / c->link_Bps);
         } else if (fitted_i) {
             /* One host's rows of a flat backend ran its whole stack over
              * loopback: its per-message and per-byte costs stay on a real

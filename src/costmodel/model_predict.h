@@ -13,8 +13,9 @@ typedef struct model_cluster {
     double link_Bps;   /* bytes/s of each host's link; 0: the fitted inter-host terms */
     double latency_us; /* one-way latency of the link (with link_Bps) */
     /* The link the fitted multi-host rows ran on (0: not given): the fitted
-     * inter-host terms minus this link's are the software's share, carried
-     * over to the new link. */
+     * per-message cost beyond its latency is the software's, carried over;
+     * the per-byte cost beyond its rate is the protocol's overhead, a share
+     * of the link's time, scaled to the new link. */
     double measured_Bps, measured_latency_us;
     int cores;        /* cores per host (0: as many as ranks) */
     int shared_cores; /* hosts emulated on one machine: all ranks share these (0: not) */

@@ -123,6 +123,30 @@ static void test_prediction_by_hand(void **state)
     assert_non_null(strstr(err, "inside one host"));
 }
 
+/* measured-link=: what a byte cost beyond the measured link's rate (4% here:
+ * headers) is a share of the link's time: at a 5x faster link it is 5x
+ * smaller; the per-message cost beyond the measured latency carries over. */
+static void test_measured_link_scales(void **state)
+{
+    (void)state;
+    model_series s;
+    model_point pts[8];
+    ring_series(&s, pts);
+    s.state[MODEL_ALPHA_INTER] = s.state[MODEL_BETA_INTER] = MODEL_P_FITTED;
+    s.theta[MODEL_ALPHA_INTER] = 30;         /* 10 us latency + 20 us software */
+    s.theta[MODEL_BETA_INTER] = 8e-3 * 1.04; /* 1 Gbit/s: 8e-3 us/B, + 4% */
+    model_cluster c;
+    char err[256];
+    double theta[MODEL_NPARAM];
+    assert_int_equal(model_cluster_parse("hosts=2,link=5Gbit/s,latency=2us,measured-link=1Gbit/s,"
+                                         "measured-latency=10us",
+                                         &c, err, sizeof err),
+                     0);
+    assert_int_equal(model_cluster_theta(&s, &c, theta, err, sizeof err), 0);
+    assert_true(fabs(theta[MODEL_BETA_INTER] - 1.6e-3 * 1.04) < 1e-9);
+    assert_true(fabs(theta[MODEL_ALPHA_INTER] - 22) < 1e-9);
+}
+
 static void test_whatif(void **state)
 {
     (void)state;
@@ -208,7 +232,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rates_and_times),    cmocka_unit_test(test_cluster_syntax),
         cmocka_unit_test(test_prediction_by_hand), cmocka_unit_test(test_whatif),
-        cmocka_unit_test(test_stack_ceiling),
+        cmocka_unit_test(test_stack_ceiling),      cmocka_unit_test(test_measured_link_scales),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
