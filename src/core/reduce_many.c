@@ -13,28 +13,52 @@ int coll__reduce_rounds_once(coll_dtype dt, coll_op op)
     return (dt == COLL_FLOAT16 || dt == COLL_BFLOAT16) && (op == COLL_SUM || op == COLL_AVG);
 }
 
-/* The dtype's branch outside the loops, so that each loop vectorises. */
+/* Built for the baseline and, on x86-64, for AVX2 (chosen at run time, as the
+ * kernels of reduce.c are): the conversions vectorise about 2x better with
+ * AVX2's blends and packs. The dtype's branch stays outside the loops. */
+#define DEFINE_WIDEN(isa, attr)                                                               \
+    attr static void widen##isa(float *restrict acc, const uint16_t *restrict h, size_t m,    \
+                                coll_dtype dt, int add)                                       \
+    {                                                                                         \
+        if (dt == COLL_FLOAT16 && add)                                                        \
+            for (size_t i = 0; i < m; i++) acc[i] += coll__half_to_float(h[i]);               \
+        else if (dt == COLL_FLOAT16)                                                          \
+            for (size_t i = 0; i < m; i++) acc[i] = coll__half_to_float(h[i]);                \
+        else if (add)                                                                         \
+            for (size_t i = 0; i < m; i++) acc[i] += coll__bf16_to_float(h[i]);               \
+        else                                                                                  \
+            for (size_t i = 0; i < m; i++) acc[i] = coll__bf16_to_float(h[i]);                \
+    }                                                                                         \
+    attr static void narrow##isa(uint16_t *restrict out, const float *restrict acc, size_t m, \
+                                 coll_dtype dt, float d)                                      \
+    {                                                                                         \
+        if (dt == COLL_FLOAT16)                                                               \
+            for (size_t i = 0; i < m; i++) out[i] = coll__float_to_half(acc[i] / d);          \
+        else                                                                                  \
+            for (size_t i = 0; i < m; i++) out[i] = coll__float_to_bf16(acc[i] / d);          \
+    }
+
+DEFINE_WIDEN(_base, )
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(COLL_NO_AVX2)
+DEFINE_WIDEN(_avx2, __attribute__((target("avx2"))))
+#define AVX2() __builtin_cpu_supports("avx2")
+#else
+#define AVX2() 0
+#define widen_avx2 widen_base
+#define narrow_avx2 narrow_base
+#endif
+
 void coll__widen(float *acc, const void *a, size_t m, coll_dtype dt, int add)
 {
-    const uint16_t *h = a;
-    if (dt == COLL_FLOAT16 && add)
-        for (size_t i = 0; i < m; i++) acc[i] += coll__half_to_float(h[i]);
-    else if (dt == COLL_FLOAT16)
-        for (size_t i = 0; i < m; i++) acc[i] = coll__half_to_float(h[i]);
-    else if (add)
-        for (size_t i = 0; i < m; i++) acc[i] += coll__bf16_to_float(h[i]);
-    else
-        for (size_t i = 0; i < m; i++) acc[i] = coll__bf16_to_float(h[i]);
+    if (AVX2()) widen_avx2(acc, a, m, dt, add);
+    else widen_base(acc, a, m, dt, add);
 }
 
 void coll__narrow(void *out, const float *acc, size_t m, coll_dtype dt, int divisor)
 {
-    uint16_t *h = out;
     float d = divisor > 1 ? (float)divisor : 1.0f;
-    if (dt == COLL_FLOAT16)
-        for (size_t i = 0; i < m; i++) h[i] = coll__float_to_half(acc[i] / d);
-    else
-        for (size_t i = 0; i < m; i++) h[i] = coll__float_to_bf16(acc[i] / d);
+    if (AVX2()) narrow_avx2(out, acc, m, dt, d);
+    else narrow_base(out, acc, m, dt, d);
 }
 
 /* Half-precision sums: every input added in float32 in rank order, the sum
