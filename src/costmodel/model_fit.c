@@ -167,6 +167,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double model_median(double *v, size_t n)
+{
+    if (n == 0) return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void residuals(model_series *s)
 {
     double *r = malloc((s->npts ? s->npts : 1) * sizeof *r);
@@ -178,11 +185,7 @@ static void residuals(model_series *s)
         if (r) r[i] = e;
         if (e > s->max_abs_res) s->max_abs_res = e;
     }
-    s->med_abs_res = NAN;
-    if (r && s->npts) {
-        qsort(r, s->npts, sizeof *r, cmp_double);
-        s->med_abs_res = s->npts % 2 ? r[s->npts / 2] : (r[s->npts / 2 - 1] + r[s->npts / 2]) / 2;
-    }
+    s->med_abs_res = r ? model_median(r, s->npts) : NAN;
     free(r);
 }
 

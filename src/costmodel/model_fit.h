@@ -90,6 +90,9 @@ typedef struct model_host_cores {
 int model_fit_rows(const bench_row *rows, size_t n, int cores, const model_host_cores *hosts,
                    size_t nhosts, model_fits *out);
 
+/* The median of v[0..n) (sorted in place); NAN for none. */
+double model_median(double *v, size_t n);
+
 /* Ranks per core for ranks sharing cores (>= 1; 1 when cores is 0). */
 double model_share(int ranks, int cores);
 void model_fits_free(model_fits *f);

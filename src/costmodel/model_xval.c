@@ -7,12 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -23,12 +17,6 @@ static int cmp_int(const void *a, const void *b)
 static int count_of(char kind, const model_point *p)
 {
     return kind == 'p' ? p->hosts * p->per_host : p->hosts;
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* The distinct counts of kind among s's rows, ascending; how many. */
@@ -84,13 +72,9 @@ static int run_fold(const model_series *s, model_fold *f, double *errs, size_t *
     free(rest.pts);
     f->n = *n - start;
     f->ok = f->n > 0;
-    if (f->ok) {
-        double *tmp = malloc(f->n * sizeof *tmp);
-        if (!tmp) return COLL_ENOMEM;
-        memcpy(tmp, errs + start, f->n * sizeof *tmp);
-        f->med_err = median(tmp, f->n);
-        free(tmp);
-    }
+    /* the fold's own errors, sorted in place: the overall median and max
+     * below do not depend on their order */
+    if (f->ok) f->med_err = model_median(errs + start, f->n);
     return 0;
 }
 
@@ -118,7 +102,7 @@ static int xval_series(model_series *s)
     }
     if (x->n) {
         for (size_t i = 0; i < x->n; i++) x->max_err = fmax(x->max_err, errs[i]);
-        x->med_err = median(errs, x->n);
+        x->med_err = model_median(errs, x->n);
     }
     free(errs);
     return 0;
