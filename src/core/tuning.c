@@ -47,8 +47,11 @@ static const coll__tunable table[] = {
     T("COLL_SHM_PRIV_MIN", BYTES, 4 * KIB, OVERSUB, 0, ANY,
       "per-rank bytes from which shm all-reduce on private buffers copies into the shared "
       "heap and reduces there"),
-    T("COLL_SHM_PRIV_MAX", BYTES, MIB, OVERSUB, 0, ANY,
+    T("COLL_SHM_PRIV_MAX", BYTES, 2 * MIB, OVERSUB, 0, ANY,
       "per-rank bytes up to which (excluded) it does"),
+    T("COLL_SHM_PRIV_PLAIN_MAX", BYTES, 512 * MIB, OVERSUB, 0, ANY,
+      "per-rank bytes up to which (excluded) it does past COLL_SHM_PRIV_MAX when every "
+      "rank's buffers are in 4 KiB pages (its scratch holds 2x the bytes in each rank's heap)"),
     T("COLL_SHM_SPIN_US", COUNT, 50, ALWAYS, 0, 1000000,
       "microseconds an shm waiter spins before it sleeps (with more ranks than cores it "
       "yields the CPU at every miss)"),

@@ -20,9 +20,9 @@
 #define M (1024u * 1024u)
 
 /* Per-rank bytes: each threshold and the size just below it. */
-static const size_t sizes[] = {8,          4 * K - 4, 4 * K,   32 * K - 4,  32 * K,
-                               64 * K - 4, 64 * K,    128 * K, 256 * K - 4, 256 * K,
-                               M - 4,      M,         256 * M};
+static const size_t sizes[] = {8,      4 * K - 4,   4 * K,   32 * K - 4, 32 * K,  64 * K - 4,
+                               64 * K, 128 * K,     256 * K - 4, 256 * K, M - 4,   M,
+                               2 * M - 4, 2 * M,    256 * M, 512 * M - 4, 512 * M};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 /* One letter per engine, one per size above. */
@@ -39,8 +39,8 @@ static char letter(shm_engine e)
 }
 
 /* How a rank sees its own buffers and, after the arrival, everyone's: malloc
- * and thp are both private memory to the plan (the same rows must hold);
- * mixed: some ranks' buffers in the heaps, others' private. */
+ * and thp are both private memory, malloc's in 4 KiB pages, thp's huge;
+ * mixed: some ranks' buffers in the heaps, others' private (malloc). */
 typedef enum { BUF_COLL, BUF_MALLOC, BUF_THP, BUF_MIXED } buf_kind;
 static const char *const buf_name[] = {"coll", "malloc", "thp", "mixed"};
 
@@ -52,45 +52,51 @@ typedef struct cell_row {
 
 /* CMA and the shared heaps work (the usual case). */
 static const cell_row rows[] = {
-    /*                                8 4K- 4K 32K- 32K 64K- 64K 128K 256K- 256K 1M- 1M 256M */
-    {BUF_COLL, 2, 0, 0, "SSDDDDDDDDDDD"},
-    {BUF_COLL, 2, 0, 1, "SSDDDDDDDDDDD"},
-    {BUF_COLL, 6, 1, 0, "SSDDDDDDDDDDD"},
-    {BUF_COLL, 6, 1, 1, "SSDDDDDDDDDDD"},
+    /*                  8 4K- 4K 32K- 32K 64K- 64K 128K 256K- 256K 1M- 1M 2M- 2M 256M 512M- 512M */
+    {BUF_COLL, 2, 0, 0, "SSDDDDDDDDDDDDDDD"},
+    {BUF_COLL, 2, 0, 1, "SSDDDDDDDDDDDDDDD"},
+    {BUF_COLL, 6, 1, 0, "SSDDDDDDDDDDDDDDD"},
+    {BUF_COLL, 6, 1, 1, "SSDDDDDDDDDDDDDDD"},
     /* 2 ranks a core each: whole inputs from 32K out of place, slices from 64K */
-    {BUF_MALLOC, 2, 0, 0, "SSSSWWWWWCCCC"},
-    {BUF_MALLOC, 2, 0, 1, "SSSSSSCCCCCCC"},
-    {BUF_THP, 2, 0, 0, "SSSSWWWWWCCCC"},
-    {BUF_THP, 2, 0, 1, "SSSSSSCCCCCCC"},
-    {BUF_MIXED, 2, 0, 0, "SSSSWWWWWCCCC"},
-    {BUF_MIXED, 2, 0, 1, "SSSSSSCCCCCCC"},
-    /* more ranks than cores: the private engine from 4K to below 1M */
-    {BUF_MALLOC, 2, 1, 0, "SSPPPPPPPPPCC"},
-    {BUF_MALLOC, 2, 1, 1, "SSPPPPPPPPPCC"},
-    {BUF_MIXED, 2, 1, 0, "SSPPPPPPPPPCC"},
+    {BUF_MALLOC, 2, 0, 0, "SSSSWWWWWCCCCCCCC"},
+    {BUF_MALLOC, 2, 0, 1, "SSSSSSCCCCCCCCCCC"},
+    {BUF_THP, 2, 0, 0, "SSSSWWWWWCCCCCCCC"},
+    {BUF_THP, 2, 0, 1, "SSSSSSCCCCCCCCCCC"},
+    {BUF_MIXED, 2, 0, 0, "SSSSWWWWWCCCCCCCC"},
+    {BUF_MIXED, 2, 0, 1, "SSSSSSCCCCCCCCCCC"},
+    /* more ranks than cores: the private engine from 4K, below 2M on huge
+     * pages (or some rank's buffers in its heap), below 512M on 4 KiB pages */
+    {BUF_MALLOC, 2, 1, 0, "SSPPPPPPPPPPPPPPC"},
+    {BUF_MALLOC, 2, 1, 1, "SSPPPPPPPPPPPPPPC"},
+    {BUF_THP, 2, 1, 0, "SSPPPPPPPPPPPCCCC"},
+    {BUF_MIXED, 2, 1, 0, "SSPPPPPPPPPPPCCCC"},
     /* 4 and 6 ranks a core each: no whole-input window, slices from 64K */
-    {BUF_MALLOC, 4, 0, 0, "SSSSSSCCCCCCC"},
-    {BUF_MALLOC, 4, 0, 1, "SSSSSSCCCCCCC"},
-    {BUF_THP, 6, 0, 0, "SSSSSSCCCCCCC"},
-    {BUF_MIXED, 6, 0, 1, "SSSSSSCCCCCCC"},
-    {BUF_MALLOC, 4, 1, 0, "SSPPPPPPPPPCC"},
-    {BUF_MALLOC, 6, 1, 0, "SSPPPPPPPPPCC"},
-    {BUF_MALLOC, 6, 1, 1, "SSPPPPPPPPPCC"},
-    {BUF_THP, 6, 1, 1, "SSPPPPPPPPPCC"},
-    {BUF_MIXED, 6, 1, 0, "SSPPPPPPPPPCC"},
+    {BUF_MALLOC, 4, 0, 0, "SSSSSSCCCCCCCCCCC"},
+    {BUF_MALLOC, 4, 0, 1, "SSSSSSCCCCCCCCCCC"},
+    {BUF_THP, 6, 0, 0, "SSSSSSCCCCCCCCCCC"},
+    {BUF_MIXED, 6, 0, 1, "SSSSSSCCCCCCCCCCC"},
+    {BUF_MALLOC, 4, 1, 0, "SSPPPPPPPPPPPPPPC"},
+    {BUF_MALLOC, 6, 1, 0, "SSPPPPPPPPPPPPPPC"},
+    {BUF_MALLOC, 6, 1, 1, "SSPPPPPPPPPPPPPPC"},
+    {BUF_THP, 6, 1, 1, "SSPPPPPPPPPPPCCCC"},
+    {BUF_MIXED, 6, 1, 0, "SSPPPPPPPPPPPCCCC"},
 };
 
 /* The engine a rank ends up with: the plan before the arrival and, where it
- * says "arrive", again with every post. mine_in_heap: this rank's view. */
+ * says "arrive", again with every post. mine_*: this rank's view, all_*: the
+ * posts'. */
 static shm_engine run_plan(const shm_plan_in *base, const shm_knobs *k, int mine_in_heap,
-                           int all_in_heap, int in_place, shm_engine *before)
+                           int mine_plain, int all_in_heap, int all_plain, int in_place,
+                           shm_engine *before)
 {
     shm_plan_in in = *base;
     in.mine_in_heap = mine_in_heap;
+    in.mine_plain = mine_plain;
     *before = coll__shm_plan(&in, k);
     if (*before != SHM_ENGINE_ARRIVE && *before != SHM_ENGINE_ARRIVE_COPY) return *before;
     in.arrived = 1;
     in.all_in_heap = all_in_heap;
+    in.all_plain = all_plain;
     in.any_in_place = in_place;
     return coll__shm_plan(&in, k);
 }
@@ -105,10 +111,14 @@ static const char *engines(const cell_row *r, int cma, int heaps, char *out)
         shm_plan_in in = {
             .kind = COLL_KIND_ALLREDUCE, .bytes = sizes[i], .n = r->n, .cma = cma, .heaps = heaps};
         int all = r->buf == BUF_COLL && heaps, mine = r->buf == BUF_COLL && heaps;
-        shm_engine before, e = run_plan(&in, &k, mine, all, r->in_place, &before);
+        /* a rank whose buffers are in its heap posts them as not plain */
+        int mine_plain = r->buf == BUF_MALLOC || r->buf == BUF_MIXED,
+            all_plain = r->buf == BUF_MALLOC;
+        shm_engine before,
+            e = run_plan(&in, &k, mine, mine_plain, all, all_plain, r->in_place, &before);
         if (r->buf == BUF_MIXED) { /* the rank with heap buffers decides alike */
             shm_engine b2;
-            if (run_plan(&in, &k, 1, 0, r->in_place, &b2) != e) return NULL;
+            if (run_plan(&in, &k, 1, 0, 0, 0, r->in_place, &b2) != e) return NULL;
         }
         out[i] = letter(e);
     }
@@ -143,10 +153,11 @@ static void test_without_cma(void **state)
 {
     (void)state;
     static const cell_row t[] = {
-        {BUF_MALLOC, 2, 0, 0, "SSSSSSSSSSSSS"},
-        {BUF_MALLOC, 6, 0, 1, "SSSSSSSSSSSSS"},
-        {BUF_MALLOC, 6, 1, 0, "SSPPPPPPPPPSS"},
-        {BUF_COLL, 6, 0, 0, "SSDDDDDDDDDDD"},
+        {BUF_MALLOC, 2, 0, 0, "SSSSSSSSSSSSSSSSS"},
+        {BUF_MALLOC, 6, 0, 1, "SSSSSSSSSSSSSSSSS"},
+        {BUF_MALLOC, 6, 1, 0, "SSPPPPPPPPPPPPPPS"},
+        {BUF_THP, 6, 1, 0, "SSPPPPPPPPPPPSSSS"},
+        {BUF_COLL, 6, 0, 0, "SSDDDDDDDDDDDDDDD"},
     };
     check_rows(t, sizeof t / sizeof t[0], 0, 1);
 }
@@ -157,9 +168,9 @@ static void test_without_heaps(void **state)
 {
     (void)state;
     static const cell_row t[] = {
-        {BUF_COLL, 2, 0, 0, "SSSSWWWWWCCCC"},
-        {BUF_MALLOC, 2, 1, 0, "SSSSWWWWWCCCC"},
-        {BUF_MALLOC, 6, 1, 1, "SSSSSSCCCCCCC"},
+        {BUF_COLL, 2, 0, 0, "SSSSWWWWWCCCCCCCC"},
+        {BUF_MALLOC, 2, 1, 0, "SSSSWWWWWCCCCCCCC"},
+        {BUF_MALLOC, 6, 1, 1, "SSSSSSCCCCCCCCCCC"},
     };
     check_rows(t, sizeof t / sizeof t[0], 1, 0);
 }
@@ -258,12 +269,20 @@ static void test_knobs_from_environment(void **state)
     shm_knobs k;
     coll__err e;
     coll__err_init(&e, NULL, 0);
-    setenv("COLL_SHM_PRIV_MAX", "2M", 1);
+    setenv("COLL_SHM_PRIV_MAX", "4M", 1);
     assert_int_equal(coll__shm_knobs_read(&k, 4, 1, &e), COLL_OK);
-    assert_int_equal(k.priv_max, 2 * M);
+    assert_int_equal(k.priv_max, 4 * M);
     shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE, .n = 4, .cma = 1, .heaps = 1, .arrived = 1};
-    in.bytes = M;
+    in.bytes = 2 * M; /* huge pages: the window's top moved */
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);
+    setenv("COLL_SHM_PRIV_PLAIN_MAX", "8M", 1);
+    assert_int_equal(coll__shm_knobs_read(&k, 4, 1, &e), COLL_OK);
+    in.all_plain = 1;
+    in.bytes = 8 * M - 4;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);
+    in.bytes = 8 * M;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA);
+    unsetenv("COLL_SHM_PRIV_PLAIN_MAX");
     unsetenv("COLL_SHM_PRIV_MAX");
     assert_int_equal(coll__shm_knobs_read(&k, 4, 0, &e), COLL_OK);
     assert_int_equal(k.priv_max, 0); /* a core per rank: no window */

@@ -90,6 +90,7 @@ static int alloc_state(shm_state *st)
     st->fused.out = calloc(n, sizeof *st->fused.out);
     st->claim.home_done = calloc(n, sizeof *st->claim.home_done);
     st->p2p.watch = calloc(n, 1);
+    coll__page_probe_init(&st->page_kind);
     int ok = st->peer_send && st->peer_recv && st->red_in && st->cma.tmp && st->cma.acc &&
              st->direct.in_map && st->direct.out_map && st->direct.sub && st->pages.set &&
              st->fused.in && st->fused.out && st->claim.home_done && st->p2p.watch;
@@ -103,6 +104,7 @@ static void shm_fini(void *state)
     coll__shm_liveness_close(&st->live);
     coll__shm_segment_unmap(&st->seg);
     coll__shm_heap_destroy(&st->heap);
+    coll__page_probe_close(&st->page_kind);
     free(st->peer_send);
     free(st->peer_recv);
     free(st->red_in);
@@ -252,6 +254,21 @@ static int any_in_place(const shm_state *st)
     return 0;
 }
 
+/* Whether the plan's private window on 4 KiB pages may take this call: only
+ * then are the buffers' pages looked at (a system call each). */
+static int asks_page_kind(const shm_state *st, const shm_plan_in *in)
+{
+    const shm_knobs *k = &st->k;
+    return in->kind == COLL_KIND_ALLREDUCE && in->heaps && !in->mine_in_heap &&
+           in->bytes >= k->priv_max && in->bytes < k->priv_plain_max;
+}
+
+static int buffers_plain(shm_state *st, const coll__call *c, size_t bytes)
+{
+    return coll__pages_plain(&st->page_kind, c->sendbuf, bytes) &&
+           (c->recvbuf == c->sendbuf || coll__pages_plain(&st->page_kind, c->recvbuf, bytes));
+}
+
 static shm_plan_in plan_in(shm_op *o)
 {
     shm_state *st = o->st;
@@ -272,6 +289,7 @@ static int run_arrived(shm_op *o, int no_scratch)
     in.arrived = 1;
     in.all_in_heap = coll__shm_direct_map(o);
     in.any_in_place = any_in_place(o->st);
+    in.all_plain = o->all_plain;
     in.no_scratch = no_scratch;
     switch (coll__shm_plan(&in, &o->st->k)) {
     case SHM_ENGINE_DIRECT: return coll__shm_direct_allreduce(o);
@@ -309,6 +327,7 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
     shm_plan_in in = plan_in(&o);
     in.mine_in_heap = c->kind == COLL_KIND_ALLREDUCE && in_own_heap(st, c->sendbuf, in.bytes) &&
                       in_own_heap(st, c->recvbuf, in.bytes);
+    in.mine_plain = o.plain = asks_page_kind(st, &in) && buffers_plain(st, c, in.bytes);
     shm_engine e = coll__shm_plan(&in, &st->k);
     switch (e) {
     case SHM_ENGINE_P2P: return coll__shm_p2p_run(&o);

@@ -26,6 +26,7 @@ static const struct {
     KNOB("COLL_SHM_HEAP_BYTES", heap_bytes),
     KNOB("COLL_SHM_PRIV_MIN", priv_min),
     KNOB("COLL_SHM_PRIV_MAX", priv_max),
+    KNOB("COLL_SHM_PRIV_PLAIN_MAX", priv_plain_max),
     KNOB("COLL_SHM_SPIN_US", spin_us),
     KNOB("COLL_SHM_CMA", cma),
 };

@@ -25,6 +25,9 @@ typedef struct shm_post {
     /* All-reduce on private buffers: bytes of its input this rank copied into
      * its scratch before arriving (0: none; shm_direct.c). */
     uint64_t staged;
+    /* Its send and receive buffers are in 4 KiB pages (core/page_kind.h):
+     * the plan's private window on plain pages asks every rank's. */
+    uint32_t plain;
     unsigned char data[SHM_INLINE];
 } shm_post;
 

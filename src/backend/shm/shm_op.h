@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "backend/backend.h"
+#include "core/page_kind.h"
 #include "core/reduce.h"
 /* the bottom: segment, heap, liveness, waiting */
 #include "backend/shm/shm_heap.h"
@@ -53,7 +54,8 @@ typedef struct shm_state {
     shm_cma_state cma;
     shm_direct_state direct;
     shm_private_state priv;
-    shm_pages pages; /* the direct and private engines' */
+    shm_pages pages;            /* the direct and private engines' */
+    coll__page_probe page_kind; /* are a call's buffers in 4 KiB pages (the plan asks) */
     shm_fused_state fused;
     shm_claim_state claim;
     shm_p2p_state p2p;
@@ -70,6 +72,8 @@ typedef struct shm_op {
     int arrived;        /* the arrival step is taken already */
     int inline_data;    /* staging through the arrival posts (shm_stage.c) */
     size_t staged;      /* input bytes copied to the scratch before arriving */
+    int plain;          /* this rank's buffers are in 4 KiB pages (posted at the arrival) */
+    int all_plain;      /* every rank's post said so (set by the arrival) */
 } shm_op;
 
 /* An engine's answer that it cannot run this call, so the dispatcher (shm.c)

@@ -14,9 +14,17 @@
  *    slower than the slices, measured).
  *  - The private engine (priv_min..max): with more ranks than cores it beats
  *    staging from 4 KiB to 128 KiB a rank (1.7-2.6x, p50, bound ranks) and
- *    CMA from 256 KiB to 512 KiB (1.3-1.8x); at 1 MiB the two are level.
- *    With a core per rank staging and CMA are as fast or faster, so the
- *    window is empty (docs/PERFORMANCE.md, "shm on private buffers").
+ *    CMA from 256 KiB to 1 MiB (1.3-2x). With a core per rank staging and
+ *    CMA are as fast or faster, so the window is empty (docs/PERFORMANCE.md,
+ *    "shm on private buffers").
+ *  - Past priv_max up to priv_plain_max, when every rank's buffers are in
+ *    4 KiB pages (core/page_kind.h): CMA pins each page it copies, 0.3-0.5 us
+ *    a page here against 0.1 on huge pages (bench/floor.c), and with more
+ *    ranks than cores the private engine's plain copies beat it at every size
+ *    measured, 2 MiB to 100 MiB (0.74-0.92x the time out of place, 0.82-1.05x
+ *    in place, bench/ab.sh), while on huge pages CMA stays 2-3x faster. With
+ *    a core per rank the two were level on 4 KiB pages (2 ranks, 10-100
+ *    MiB), so CMA keeps them.
  * A reduce-scatter + all-gather composition is what the CMA slices are (each
  * rank reduces its slice, then writes it into every output), fused so that a
  * finished chunk goes out while it is in the cache. */
@@ -57,11 +65,20 @@ static shm_engine allreduce_cma(const shm_plan_in *in, const shm_knobs *k)
     return SHM_ENGINE_CMA;
 }
 
+/* The private engine's window past priv_max on buffers in 4 KiB pages (every
+ * rank's after the arrival, this rank's before it), where CMA pays for
+ * pinning every page. */
+static int priv_plain(const shm_plan_in *in, const shm_knobs *k)
+{
+    int plain = in->arrived ? in->all_plain : in->mine_plain;
+    return plain && in->bytes >= k->priv_min && in->bytes < k->priv_plain_max;
+}
+
 static shm_engine allreduce(const shm_plan_in *in, const shm_knobs *k)
 {
     size_t b = in->bytes;
     int direct = in->heaps && b >= k->direct_min;
-    int priv = direct && b >= k->priv_min && b < k->priv_max;
+    int priv = direct && ((b >= k->priv_min && b < k->priv_max) || priv_plain(in, k));
     int cma = in->cma && in->n > 1 && b >= allreduce_cma_min(k);
     if (!in->arrived) {
         /* The input goes to the scratch before the arrival, so that the

@@ -24,6 +24,7 @@ typedef struct shm_knobs {
     size_t touch_max;          /* all 2n buffers' bytes up to which direct pre-touches them */
     size_t heap_bytes;         /* each rank's coll_alloc heap (0: none) */
     size_t priv_min, priv_max; /* [min, max): all-reduce on private buffers copies into the heap */
+    size_t priv_plain_max;     /* past priv_max up to this on buffers in 4 KiB pages */
     int spin_us;               /* a waiter's spin before it sleeps */
     int cma;                   /* 0: never use CMA */
 } shm_knobs;
@@ -46,9 +47,11 @@ typedef struct shm_plan_in {
     int cma;          /* process_vm_readv works between every pair of ranks */
     int heaps;        /* every rank mapped every rank's shared heap */
     int mine_in_heap; /* this rank's send and receive buffers are in its heap */
+    int mine_plain;   /* ... are in 4 KiB pages */
     int arrived;      /* every rank's post was read: the fields below hold */
     int all_in_heap;  /* every rank's send and receive buffers are in the heaps */
     int any_in_place; /* some rank's send buffer is its receive buffer */
+    int all_plain;    /* every rank's buffers are in 4 KiB pages */
     int no_scratch;   /* some rank's heap had no room for the private engine */
 } shm_plan_in;
 

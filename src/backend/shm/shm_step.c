@@ -36,6 +36,8 @@ int coll__shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
     mine->sendbuf = (uint64_t)(uintptr_t)sendbuf;
     mine->recvbuf = (uint64_t)(uintptr_t)recvbuf;
     mine->staged = o->staged;
+    mine->plain = (uint32_t)o->plain;
+    o->all_plain = 1;
     atomic_store(&mine->seq, g); /* after the fields (and any inline data) */
     coll__shm_ring_all(&st->seg);
     int rc = coll__shm_wait_posts(&o->w, g, coll__kind_name(o->c->kind));
@@ -53,6 +55,7 @@ int coll__shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
         }
         st->peer_send[p] = ph->sendbuf;
         st->peer_recv[p] = ph->recvbuf;
+        o->all_plain &= ph->plain != 0;
     }
     return COLL_OK;
 }

@@ -1,0 +1,76 @@
+/* Page kind of a buffer (page_kind.h), by the PAGEMAP_SCAN ioctl. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "core/page_kind.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/* linux/fs.h of Linux 6.7; older headers lack it, the ABI is fixed. */
+#define PM_PAGE_IS_PRESENT (1ull << 3)
+#define PM_PAGE_IS_HUGE (1ull << 6)
+struct pm_region {
+    uint64_t start, end, categories;
+};
+struct pm_scan {
+    uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+    uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+#define PM_SCAN _IOWR('f', 16, struct pm_scan)
+
+#define SAMPLE_BYTES ((uintptr_t)4 << 20) /* holds a whole 2 MiB page wherever it starts */
+#define PAGE 4096u
+
+static int thp_always(void)
+{
+    char line[128] = "";
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (!f) return 0;
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+    return strstr(line, "[always]") != NULL;
+}
+
+void coll__page_probe_init(coll__page_probe *pp)
+{
+    *pp = (coll__page_probe){.fd = -1};
+}
+
+void coll__page_probe_close(coll__page_probe *pp)
+{
+    if (pp->opened && pp->fd >= 0) close(pp->fd); /* a zeroed probe holds no descriptor */
+    coll__page_probe_init(pp);
+}
+
+int coll__pages_plain(coll__page_probe *pp, const void *p, size_t bytes)
+{
+    if (!pp->opened) {
+        pp->opened = 1;
+        pp->fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+        pp->thp_always = thp_always();
+    }
+    uintptr_t lo = (uintptr_t)p / PAGE * PAGE, hi = (uintptr_t)p + bytes;
+    if (hi - lo > SAMPLE_BYTES) hi = lo + SAMPLE_BYTES;
+    struct pm_region vec[16];
+    struct pm_scan a = {.size = sizeof a,
+                        .start = lo,
+                        .end = (hi + PAGE - 1) / PAGE * PAGE,
+                        .vec = (uint64_t)(uintptr_t)vec,
+                        .vec_len = sizeof vec / sizeof vec[0],
+                        .category_mask = PM_PAGE_IS_PRESENT,
+                        .return_mask = PM_PAGE_IS_HUGE | PM_PAGE_IS_PRESENT};
+    long got = pp->fd >= 0 && bytes > 0 ? ioctl(pp->fd, PM_SCAN, &a) : -1;
+    pp->scan_ok = got >= 0;
+    uint64_t present = 0, huge = 0;
+    for (long i = 0; i < got; i++) {
+        present += vec[i].end - vec[i].start;
+        if (vec[i].categories & PM_PAGE_IS_HUGE) huge += vec[i].end - vec[i].start;
+    }
+    if (got <= 0 || present == 0) return !pp->thp_always; /* refused, or nothing to see */
+    return huge * 2 < present;
+}

@@ -1,0 +1,28 @@
+/* Whether a buffer lies in 4 KiB pages or in huge ones (THP or hugetlb).
+ * process_vm_readv/writev pin every page they copy: on 4 KiB pages that costs
+ * about 0.3-0.5 us a page here, 4x what huge pages cost (bench/floor.c), so
+ * shm's plan sends plain-page buffers through the private engine's shared
+ * copies instead (src/backend/shm/shm_plan.c). */
+#ifndef COLL_PAGE_KIND_H
+#define COLL_PAGE_KIND_H
+
+#include <stddef.h>
+
+/* Opened in the process that asks (a descriptor of /proc/self/pagemap names
+ * the process that opened it, so it is not shared across fork). */
+typedef struct coll__page_probe {
+    int fd;         /* /proc/self/pagemap, -1: not opened or refused */
+    int opened;     /* open tried */
+    int thp_always; /* THP "always": the guess without PAGEMAP_SCAN */
+    int scan_ok;    /* the last question had the kernel's answer */
+} coll__page_probe;
+
+void coll__page_probe_init(coll__page_probe *pp);
+void coll__page_probe_close(coll__page_probe *pp);
+
+/* 1 when most of the present pages of the first 4 MiB of [p, p + bytes) are
+ * 4 KiB pages. Without PAGEMAP_SCAN (Linux < 6.7) or with nothing present, a
+ * guess: plain unless THP is "always". */
+int coll__pages_plain(coll__page_probe *pp, const void *p, size_t bytes);
+
+#endif

@@ -1,0 +1,108 @@
+/* The page-kind probe (src/core/page_kind.c) that sends all-reduce on
+ * 4 KiB-page private buffers through shm's private engine: a malloc'd buffer
+ * is plain, one in a transparent huge page is not, and without the kernel's
+ * answer the guess follows THP's mode. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core/page_kind.h"
+
+#define HUGE ((size_t)2 << 20)
+
+static void test_malloc_is_plain(void **state)
+{
+    (void)state;
+    coll__page_probe pp;
+    coll__page_probe_init(&pp);
+    size_t n = 8u << 20;
+    void *p = NULL;
+    assert_int_equal(posix_memalign(&p, 64, n), 0);
+#ifdef MADV_NOHUGEPAGE
+    madvise((void *)((uintptr_t)p / 4096 * 4096), n - 4096, MADV_NOHUGEPAGE); /* THP "always" */
+#endif
+    memset(p, 1, n);
+    assert_int_equal(coll__pages_plain(&pp, p, n), 1);
+    free(p);
+    coll__page_probe_close(&pp);
+}
+
+/* kB of AnonHugePages in this process (smaps_rollup), -1 without it. */
+static long anon_huge_kb(void)
+{
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (!f) return -1;
+    char line[256];
+    long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) break;
+    fclose(f);
+    return kb;
+}
+
+static void test_huge_page_is_not_plain(void **state)
+{
+    (void)state;
+    coll__page_probe pp;
+    coll__page_probe_init(&pp);
+    size_t n = 4 * HUGE;
+    char *p = NULL;
+    assert_int_equal(posix_memalign((void **)&p, HUGE, n), 0);
+    long before = anon_huge_kb();
+    madvise(p, n, MADV_HUGEPAGE);
+    memset(p, 1, n);
+    long after = anon_huge_kb();
+    int plain = coll__pages_plain(&pp, p, n);
+    int scan = pp.scan_ok;
+    free(p);
+    coll__page_probe_close(&pp);
+    if (before < 0 || after - before < (long)(HUGE >> 10)) {
+        print_message("skipped: no transparent huge page was given (THP off, or none free)\n");
+        skip();
+        return;
+    }
+    if (!scan) {
+        /* Linux < 6.7 lacks PAGEMAP_SCAN (or pagemap is unreadable): the
+         * guess is all it gives, so only a kernel that answers is held to it. */
+        print_message("skipped: no PAGEMAP_SCAN here (Linux < 6.7, or pagemap unreadable)\n");
+        skip();
+        return;
+    }
+    assert_int_equal(plain, 0);
+}
+
+/* Nothing present (or no kernel answer): the guess from THP's mode. */
+static void test_guess_without_an_answer(void **state)
+{
+    (void)state;
+    coll__page_probe pp;
+    coll__page_probe_init(&pp);
+    char *p = mmap(NULL, HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    int guess = coll__pages_plain(&pp, p, HUGE); /* never touched */
+    assert_int_equal(guess, !pp.thp_always);
+    assert_int_equal(coll__pages_plain(&pp, p, 0), !pp.thp_always);
+    munmap(p, HUGE);
+    coll__page_probe_close(&pp);
+    assert_int_equal(pp.fd, -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_malloc_is_plain),
+        cmocka_unit_test(test_huge_page_is_not_plain),
+        cmocka_unit_test(test_guess_without_an_answer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
