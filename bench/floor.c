@@ -36,6 +36,7 @@
 #endif
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,21 +49,25 @@
 #include <unistd.h>
 
 #include "coll.h"
+#include "core/copy_stream.h"
 #include "core/reduce.h"
 
 #define MAX_RANKS 64
 #define MAX_ITERS 1000
 #define HUGE_PAGE ((size_t)2 << 20)
-#define WHOLE_MAX ((size_t)4 << 20) /* whole inputs are read up to here */
+#define STREAM_MIN ((size_t)16 << 20) /* shm's: all ranks' bytes from which copies stream */
+#define WHOLE_MAX ((size_t)4 << 20)   /* whole inputs are read up to here */
 
-enum { COPY, REDUCE, WHOLE, MEMCPY, FUSED, PULL, PUSH, NPHASE };
+enum { COPY, REDUCE, WHOLE, FUSED, SHARED, MEMCPY, PULL, PUSH, NPHASE };
 
 /* Shared by the ranks: addresses, the barrier, every rank's time per reading. */
 struct ctl {
-    pthread_barrier_t bar;
+    pthread_barrier_t bar;             /* set-up and teardown */
+    _Atomic unsigned arrived, release; /* sync(): the readings' barrier */
+    char *sh;                          /* n inputs and a result, mapped by every rank (SHARED) */
     pid_t pid[MAX_RANKS];
     uintptr_t in[MAX_RANKS], out[MAX_RANKS];
-    double t[MAX_RANKS];
+    double t0[MAX_RANKS], t1[MAX_RANKS]; /* a reading's start and end on every rank */
     double slowest[NPHASE][MAX_ITERS];
     int failed;
 };
@@ -192,6 +197,47 @@ static int whole(struct rank *r)
     return 0;
 }
 
+/* The barrier around and inside the readings: spinning, with a yield so
+ * that a rank sharing the core runs (shm's waits do the same with more ranks
+ * than cores), so that the ranks leave it together rather than a futex
+ * wake-up apart. */
+static void sync_ranks(struct ctl *c, int n)
+{
+    unsigned gen = atomic_load(&c->release);
+    if (atomic_fetch_add(&c->arrived, 1) == (unsigned)n - 1) {
+        atomic_store(&c->arrived, 0);
+        atomic_fetch_add(&c->release, 1);
+        return;
+    }
+    while (atomic_load(&c->release) == gen) sched_yield();
+}
+
+/* Through memory every rank maps (shm's private engine, bare): each rank
+ * copies its input in, reduces its slice of all the copies into its output and
+ * the shared result, then copies the others' slices of the result out; a
+ * barrier between the steps, as the data needs. No system call per page. */
+static int shared(struct rank *r)
+{
+    struct ctl *c = r->c;
+    size_t s = r->bytes, ch = r->o->chunk;
+    char *res = c->sh + (size_t)r->o->n * s;
+    int stream = s * (size_t)r->o->n >= STREAM_MIN;
+    coll__copy_stream(c->sh + (size_t)r->me * s, r->in, s, stream);
+    coll__store_fence();
+    sync_ranks(c, r->o->n);
+    for (size_t a = r->lo; a < r->hi; a += ch) {
+        size_t m = min_sz(ch, r->hi - a);
+        r->fn(r->out + a, c->sh + a, c->sh + s + a, m / 4);
+        for (int p = 2; p < r->o->n; p++) r->fn(r->out + a, r->out + a, c->sh + p * s + a, m / 4);
+        coll__copy_stream(res + a, r->out + a, m, stream);
+    }
+    coll__store_fence();
+    sync_ranks(c, r->o->n);
+    coll__copy_stream(r->out, res, r->lo, stream);
+    coll__copy_stream(r->out + r->hi, res + r->hi, s - r->hi, stream);
+    return 0;
+}
+
 static int fused(struct rank *r)
 {
     size_t ch = r->o->chunk;
@@ -207,8 +253,8 @@ static int fused(struct rank *r)
     return 0;
 }
 
-static int (*const phase_fn[NPHASE])(struct rank *) = {copy,  reduce, whole, plain_copy,
-                                                       fused, pull,   push};
+static int (*const phase_fn[NPHASE])(struct rank *) = {copy,   reduce,     whole, fused,
+                                                       shared, plain_copy, pull,  push};
 
 static void rank_main(struct ctl *c, const struct opts *o, int me, size_t bytes)
 {
@@ -243,15 +289,18 @@ static void rank_main(struct ctl *c, const struct opts *o, int me, size_t bytes)
     for (int it = -o->warmup; it < o->iters; it++)
         for (int ph = 0; ph < NPHASE; ph++) {
             if (o->only >= 0 && ph != o->only) continue;
-            pthread_barrier_wait(&c->bar);
-            double t0 = now_s();
+            sync_ranks(c, o->n);
+            c->t0[me] = now_s();
             if (phase_fn[ph](&r)) c->failed = 1;
-            c->t[me] = now_s() - t0;
-            pthread_barrier_wait(&c->bar);
+            c->t1[me] = now_s();
+            sync_ranks(c, o->n);
             if (me == 0 && it >= 0) {
-                double m = 0;
-                for (int k = 0; k < o->n; k++) m = c->t[k] > m ? c->t[k] : m;
-                c->slowest[ph][it] = m;
+                double lo = c->t0[0], hi = c->t1[0];
+                for (int k = 1; k < o->n; k++) {
+                    lo = c->t0[k] < lo ? c->t0[k] : lo;
+                    hi = c->t1[k] > hi ? c->t1[k] : hi;
+                }
+                c->slowest[ph][it] = hi - lo;
             }
         }
     _exit(c->failed);
@@ -278,6 +327,10 @@ static int run_size(const struct opts *o, size_t bytes)
     pthread_barrierattr_init(&ba);
     pthread_barrierattr_setpshared(&ba, PTHREAD_PROCESS_SHARED);
     pthread_barrier_init(&c->bar, &ba, (unsigned)o->n);
+    size_t sh_len = ((size_t)o->n + 1) * bytes;
+    c->sh = mmap(NULL, sh_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (c->sh == MAP_FAILED) return perror("floor: mmap of the shared copies"), 1;
+    memset(c->sh, 0, sh_len);
     for (int me = 0; me < o->n; me++)
         if (fork() == 0) rank_main(c, o, me, bytes);
     int bad = 0, st;
@@ -287,6 +340,7 @@ static int run_size(const struct opts *o, size_t bytes)
                 "floor: %d ranks, %zu bytes: a rank failed (process_vm_readv needs ptrace "
                 "permission among siblings: kernel.yama.ptrace_scope 0, or root)\n",
                 o->n, bytes);
+        munmap(c->sh, sh_len);
         munmap(c, sizeof *c);
         return 1;
     }
@@ -297,10 +351,14 @@ static int run_size(const struct opts *o, size_t bytes)
     double pages = 2.0 * (o->n - 1) * (double)(hi - lo) / 4096;
     double floor = us[COPY] + us[REDUCE];
     if (bytes <= WHOLE_MAX && us[WHOLE] < floor) floor = us[WHOLE];
-    printf("%5d %12zu %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8.0f\n", o->n, bytes,
-           us[COPY], us[REDUCE], bytes <= WHOLE_MAX ? us[WHOLE] : 0.0, floor, us[MEMCPY], us[FUSED],
-           us[PULL], us[PUSH], pages > 0 ? 1e3 * (us[COPY] - us[MEMCPY]) / pages : 0.0);
+    if (us[FUSED] < floor) floor = us[FUSED];
+    if (us[SHARED] < floor) floor = us[SHARED];
+    printf("%5d %12zu %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %8.0f\n", o->n,
+           bytes, us[COPY], us[REDUCE], bytes <= WHOLE_MAX ? us[WHOLE] : 0.0, us[FUSED], us[SHARED],
+           floor, us[MEMCPY], us[PULL], us[PUSH],
+           pages > 0 ? 1e3 * (us[COPY] - us[MEMCPY]) / pages : 0.0);
     fflush(stdout);
+    munmap(c->sh, sh_len);
     munmap(c, sizeof *c);
     return 0;
 }
@@ -337,9 +395,9 @@ int main(int argc, char **argv)
     if (o.chunk < 64 || o.chunk % 4)
         return fprintf(stderr, "floor: --chunk: a multiple of 4, 64 or more\n"), 2;
     if (i == argc) return usage();
-    printf("%5s %12s %10s %10s %10s %10s %10s %10s %10s %10s %8s\n", "ranks", "bytes", "copy_us",
-           "reduce_us", "whole_us", "floor_us", "memcpy_us", "fused_us", "pull_us", "push_us",
-           "ns/page");
+    printf("%5s %12s %10s %10s %10s %10s %10s %10s %10s %10s %10s %8s\n", "ranks", "bytes",
+           "copy_us", "reduce_us", "whole_us", "fused_us", "shared_us", "floor_us", "memcpy_us",
+           "pull_us", "push_us", "ns/page");
     for (; i < argc; i++) {
         char *end;
         unsigned long long b = strtoull(argv[i], &end, 0);

@@ -63,7 +63,8 @@ floor_run() { # round tag flags...
     local r=$1 tag=$2
     shift 2
     "$FLOOR" "$@" | awk -v r="$r" -v t="$tag" 'NR > 1 {
-        print r, t "-floor", $1, $2, $6; print r, t "-fused", $1, $2, $8; print r, t "-copy", $1, $2, $3; print r, t "-reduce", $1, $2, $4 }'
+        print r, t "-cr", $1, $2, $3 + $4; if ($5 > 0) print r, t "-whole", $1, $2, $5
+        print r, t "-fused", $1, $2, $6; print r, t "-shared", $1, $2, $7; print r, t "-floor", $1, $2, $8 }'
 }
 coll_run() { # round tag collbench-flags...
     local r=$1 tag=$2 rc=0
@@ -80,7 +81,17 @@ coll_run() { # round tag collbench-flags...
     rm -f "$work/c.csv"
 }
 
+# The machine's state at each round: this VM's memory-bound work runs at one
+# of two speeds, minutes at a time, so each round says which it met.
+probe() {
+    "$BIN" allreduce --backend shm --bind core --buffers malloc -P 2 --sizes 4K --inplace 1 -n 200 -w 20 \
+        -q --csv "$work/probe.csv" >/dev/null 2>&1 || return 0
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { printf "%s ", $c["time_us_p50"] }' "$work/probe.csv"
+    rm -f "$work/probe.csv"
+}
+probes=""
 for r in $(seq "$ROUNDS"); do
+    probes="$probes$(probe)"
     for p in "${plist[@]}"; do
         for sz in "${slist[@]}"; do
             b=$(bytes_of "$sz") || exit 2
@@ -103,7 +114,9 @@ for r in $(seq "$ROUNDS"); do
 done >"$work/all"
 
 echo "all-reduce float32 sum on $(nproc) cores, $ROUNDS rounds alternated; cells: median of the rounds' p50 us [their range]"
-echo "floor = copy + reduce (bench/floor); x floor = time / floor; shm/mpi = mpi time / shm time"
+echo "the machine's state per round (shm, 2 ranks, 4 KiB in place, p50 us): $probes"
+echo "floor = the cheapest way of the plain operations (bench/floor.c): copy + reduce, whole inputs (to 4 MiB),"
+echo "fused (CMA), shared (memory every rank maps); x floor = time / floor; shm/mpi = mpi time / shm time"
 echo
 awk -v mpi="$MPI" '
 function median(list,   n, a, i, j, t) {
@@ -115,10 +128,11 @@ function lo(list,   n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2;
 function hi(list,   n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 > m + 0) m = a[i]; return m }
 function num(v) { return v >= 100 ? sprintf("%.0f", v) : sprintf("%.1f", v) }
 function cell(t, k,   l) {
-    if (!((t, k) in v)) { missing = missing " " t "/" k; return "-" }
+    if (!((t, k) in v)) return "-"
     l = v[t, k]
     return num(median(l)) (hi(l) > 1.05 * lo(l) ? " [" num(lo(l)) "-" num(hi(l)) "]" : "")
 }
+function need(t, k) { if (!((t, k) in v)) missing = missing " " t "/" k; return cell(t, k) }
 function x(t, f, k) {
     if (!((t, k) in v) || !((f, k) in v) || median(v[f, k]) <= 0) return "-"
     return sprintf("%.2fx", median(v[t, k]) / median(v[f, k]))
@@ -146,26 +160,28 @@ function target(k, p, b,   t) {
 END {
     print "In place (what dist.all_reduce calls):"
     print ""
-    printf "| ranks | bytes | copy | reduce | floor | fused | shm malloc | x floor | floor thp | shm thp | x floor thp |%s targets |\n", mpi ? " mpi | shm/mpi | mpi x floor |" : ""
-    printf "|---|---|---|---|---|---|---|---|---|---|---|%s---|\n", mpi ? "---|---|---|" : ""
+    printf "| ranks | bytes | copy + reduce | whole | fused | shared | floor | shm malloc | x floor | floor thp | shm thp | x floor thp |%s targets |\n", mpi ? " mpi | shm/mpi | mpi x floor |" : ""
+    printf "|---|---|---|---|---|---|---|---|---|---|---|---|%s---|\n", mpi ? "---|---|---|" : ""
     for (i = 1; i <= np; i++) for (j = 1; j <= nb; j++) {
         p = procs[i]; b = sizes[j]; k = p SUBSEP b
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", p, human(b), cell("in-copy", k),
-               cell("in-reduce", k), cell("in-floor", k), cell("in-fused", k), cell("shm-in", k),
-               x("shm-in", "in-floor", k), cell("thp-floor", k), cell("thp-in", k), x("thp-in", "thp-floor", k)
-        if (mpi) printf " %s | %s | %s |", cell("mpi-in", k), speedup("shm-in", "mpi-in", k), x("mpi-in", "in-floor", k)
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", p, human(b), need("in-cr", k),
+               cell("in-whole", k), need("in-fused", k), need("in-shared", k), need("in-floor", k),
+               need("shm-in", k), x("shm-in", "in-floor", k), need("thp-floor", k), need("thp-in", k),
+               x("thp-in", "thp-floor", k)
+        if (mpi) printf " %s | %s | %s |", need("mpi-in", k), speedup("shm-in", "mpi-in", k), x("mpi-in", "in-floor", k)
         printf " %s |\n", target(k, p, b)
     }
     print ""
     print "Out of place:"
     print ""
-    printf "| ranks | bytes | floor | fused | shm malloc | x floor | out / in place (shm) | out / in place (floor) |%s\n", mpi ? " mpi | shm/mpi | mpi x floor |" : ""
-    printf "|---|---|---|---|---|---|---|---|%s\n", mpi ? "---|---|---|" : ""
+    printf "| ranks | bytes | copy + reduce | whole | fused | shared | floor | shm malloc | x floor | out / in place (shm) | out / in place (floor) |%s\n", mpi ? " mpi | shm/mpi | mpi x floor |" : ""
+    printf "|---|---|---|---|---|---|---|---|---|---|---|%s\n", mpi ? "---|---|---|" : ""
     for (i = 1; i <= np; i++) for (j = 1; j <= nb; j++) {
         p = procs[i]; b = sizes[j]; k = p SUBSEP b
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s |", p, human(b), cell("out-floor", k), cell("out-fused", k),
-               cell("shm-out", k), x("shm-out", "out-floor", k), x("shm-out", "shm-in", k), x("out-floor", "in-floor", k)
-        if (mpi) printf " %s | %s | %s |", cell("mpi-out", k), speedup("shm-out", "mpi-out", k), x("mpi-out", "out-floor", k)
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", p, human(b), need("out-cr", k),
+               cell("out-whole", k), need("out-fused", k), need("out-shared", k), need("out-floor", k),
+               need("shm-out", k), x("shm-out", "out-floor", k), x("shm-out", "shm-in", k), x("out-floor", "in-floor", k)
+        if (mpi) printf " %s | %s | %s |", need("mpi-out", k), speedup("shm-out", "mpi-out", k), x("mpi-out", "out-floor", k)
         printf "\n"
     }
     if (missing) { printf "\nno result for:%s\n", missing; exit 1 }

@@ -36,10 +36,7 @@ static int thp_always(void)
     return strstr(line, "[always]") != NULL;
 }
 
-void coll__page_probe_init(coll__page_probe *pp)
-{
-    *pp = (coll__page_probe){.fd = -1};
-}
+void coll__page_probe_init(coll__page_probe *pp) { *pp = (coll__page_probe){.fd = -1}; }
 
 void coll__page_probe_close(coll__page_probe *pp)
 {

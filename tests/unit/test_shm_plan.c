@@ -20,9 +20,9 @@
 #define M (1024u * 1024u)
 
 /* Per-rank bytes: each threshold and the size just below it. */
-static const size_t sizes[] = {8,      4 * K - 4,   4 * K,   32 * K - 4, 32 * K,  64 * K - 4,
-                               64 * K, 128 * K,     256 * K - 4, 256 * K, M - 4,   M,
-                               2 * M - 4, 2 * M,    256 * M, 512 * M - 4, 512 * M};
+static const size_t sizes[] = {8,         4 * K - 4, 4 * K,       32 * K - 4,  32 * K, 64 * K - 4,
+                               64 * K,    128 * K,   256 * K - 4, 256 * K,     M - 4,  M,
+                               2 * M - 4, 2 * M,     256 * M,     512 * M - 4, 512 * M};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 /* One letter per engine, one per size above. */
@@ -153,10 +153,8 @@ static void test_without_cma(void **state)
 {
     (void)state;
     static const cell_row t[] = {
-        {BUF_MALLOC, 2, 0, 0, "SSSSSSSSSSSSSSSSS"},
-        {BUF_MALLOC, 6, 0, 1, "SSSSSSSSSSSSSSSSS"},
-        {BUF_MALLOC, 6, 1, 0, "SSPPPPPPPPPPPPPPS"},
-        {BUF_THP, 6, 1, 0, "SSPPPPPPPPPPPSSSS"},
+        {BUF_MALLOC, 2, 0, 0, "SSSSSSSSSSSSSSSSS"}, {BUF_MALLOC, 6, 0, 1, "SSSSSSSSSSSSSSSSS"},
+        {BUF_MALLOC, 6, 1, 0, "SSPPPPPPPPPPPPPPS"}, {BUF_THP, 6, 1, 0, "SSPPPPPPPPPPPSSSS"},
         {BUF_COLL, 6, 0, 0, "SSDDDDDDDDDDDDDDD"},
     };
     check_rows(t, sizeof t / sizeof t[0], 0, 1);

@@ -14,52 +14,14 @@
  * returns once every chunk is finished, so no closing step is needed. */
 #include "backend/shm/shm_op.h"
 #include "backend/shm/shm_fused.h"
+#include "core/copy_stream.h"
 #include "core/populate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
-
-/* memcpy, with non-temporal stores when stream (no read-for-ownership of the
- * destination, no eviction of the inputs). The caller fences before publishing. */
-static void copy_out(char *dst, const char *src, size_t bytes, int stream)
-{
-#if defined(__x86_64__)
-    if (stream) {
-        size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
-        if (head > bytes) head = bytes;
-        memcpy(dst, src, head);
-        size_t i = head;
-        for (; i + 64 <= bytes; i += 64) {
-            __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
-            __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
-            __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
-            __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
-            _mm_stream_si128((__m128i *)(dst + i), a);
-            _mm_stream_si128((__m128i *)(dst + i + 16), b);
-            _mm_stream_si128((__m128i *)(dst + i + 32), c);
-            _mm_stream_si128((__m128i *)(dst + i + 48), d);
-        }
-        memcpy(dst + i, src + i, bytes - i);
-        return;
-    }
-#else
-    (void)stream;
-#endif
-    memcpy(dst, src, bytes);
-}
-
-static void store_fence(void)
-{
-#if defined(__x86_64__)
-    _mm_sfence(); /* streaming stores are weakly ordered */
-#endif
-}
 
 /* Every rank's send and receive buffer as mapped here; 0 if one is private. */
 int coll__shm_direct_map(shm_op *o)
@@ -160,7 +122,7 @@ static void reduce_chunk(shm_op *o, char *const *in, char *const *out, size_t a,
         coll__reduce_many(t, o->st->red_in, n, m, o->c->dt, o->c->op, o->fn);
         for (int j = 0; j < n; j++) { /* own output first: it is read soonest */
             int p = (o->st->rank + j) % n;
-            copy_out(out[p] + off, t, m * o->es, stream);
+            coll__copy_stream(out[p] + off, t, m * o->es, stream);
         }
     }
 }
@@ -179,7 +141,7 @@ static int direct_chunk(shm_op *o, uint64_t k, void *arg)
     const chunk_arg *d = arg;
     size_t a = (size_t)k * d->ce, b = min_sz(o->c->count, a + d->ce);
     reduce_chunk(o, d->in, d->out, a, b, d->stream);
-    if (d->stream) store_fence();
+    if (d->stream) coll__store_fence();
     coll__shm_op_moved(o, (b - a) * o->es);
     return COLL_OK;
 }
@@ -217,8 +179,9 @@ int coll__shm_direct_allreduce(shm_op *o)
 static void copy_in(shm_op *o, size_t bytes)
 {
     shm_state *st = o->st;
-    copy_out(st->priv.scratch, o->c->sendbuf, bytes, bytes * (size_t)st->n >= st->k.stream_min);
-    store_fence();
+    coll__copy_stream(st->priv.scratch, o->c->sendbuf, bytes,
+                      bytes * (size_t)st->n >= st->k.stream_min);
+    coll__store_fence();
     coll__shm_op_moved(o, bytes);
     o->staged = bytes;
 }
@@ -267,11 +230,11 @@ static void copy_back(shm_op *o, const char *res, uint64_t nchunks, size_t ce, i
         uint64_t j = k;
         while (j < nchunks && !st->priv.mine[j]) j++;
         size_t a = (size_t)k * ce, b = min_sz(count, (size_t)j * ce);
-        copy_out(recv + a * o->es, res + a * o->es, (b - a) * o->es, stream);
+        coll__copy_stream(recv + a * o->es, res + a * o->es, (b - a) * o->es, stream);
         coll__shm_op_moved(o, (b - a) * o->es);
         k = j;
     }
-    if (stream) store_fence();
+    if (stream) coll__store_fence();
 }
 
 /* Elements [a, b) of the scratch copies in[]: reduced in rank order (the same
@@ -294,8 +257,8 @@ static void reduce_chunk2(shm_op *o, char *const *in, char *res, size_t a, size_
         size_t m = min_sz(sub, b - s), off = (s - a) * o->es, at = s * o->es;
         for (int p = 0; p < n; p++) st->red_in[p] = in[p] + at;
         coll__reduce_many(t, st->red_in, n, m, o->c->dt, o->c->op, o->fn);
-        copy_out(outs[1] + off, t, m * o->es, 0); /* own output: read soonest */
-        copy_out(outs[0] + off, t, m * o->es, stream);
+        coll__copy_stream(outs[1] + off, t, m * o->es, 0); /* own output: read soonest */
+        coll__copy_stream(outs[0] + off, t, m * o->es, stream);
     }
 }
 
@@ -305,7 +268,7 @@ static int private_chunk(shm_op *o, uint64_t k, void *arg)
     size_t a = (size_t)k * pa->ce, b = min_sz(o->c->count, a + pa->ce);
     reduce_chunk2(o, pa->in, pa->res, a, b, pa->stream);
     o->st->priv.mine[k] = 1;
-    store_fence();
+    coll__store_fence();
     coll__shm_op_moved(o, (b - a) * o->es);
     return COLL_OK;
 }
