@@ -47,7 +47,7 @@ static const coll__tunable table[] = {
     T("COLL_SHM_PRIV_MIN", BYTES, 4 * KIB, OVERSUB, 0, ANY,
       "per-rank bytes from which shm all-reduce on private buffers copies into the shared "
       "heap and reduces there"),
-    T("COLL_SHM_PRIV_MAX", BYTES, 2 * MIB, OVERSUB, 0, ANY,
+    T("COLL_SHM_PRIV_MAX", BYTES, MIB, OVERSUB, 0, ANY,
       "per-rank bytes up to which (excluded) it does"),
     T("COLL_SHM_PRIV_PLAIN_MAX", BYTES, 512 * MIB, OVERSUB, 0, ANY,
       "per-rank bytes up to which (excluded) it does past COLL_SHM_PRIV_MAX when every "

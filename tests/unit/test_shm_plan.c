@@ -19,7 +19,8 @@
 #define K 1024u
 #define M (1024u * 1024u)
 
-/* Per-rank bytes: each threshold and the size just below it. */
+/* Per-rank bytes: each threshold and the size just below it (2M: a size
+ * inside the window on 4 KiB pages). */
 static const size_t sizes[] = {8,         4 * K - 4, 4 * K,       32 * K - 4,  32 * K, 64 * K - 4,
                                64 * K,    128 * K,   256 * K - 4, 256 * K,     M - 4,  M,
                                2 * M - 4, 2 * M,     256 * M,     512 * M - 4, 512 * M};
@@ -64,12 +65,12 @@ static const cell_row rows[] = {
     {BUF_THP, 2, 0, 1, "SSSSSSCCCCCCCCCCC"},
     {BUF_MIXED, 2, 0, 0, "SSSSWWWWWCCCCCCCC"},
     {BUF_MIXED, 2, 0, 1, "SSSSSSCCCCCCCCCCC"},
-    /* more ranks than cores: the private engine from 4K, below 2M on huge
+    /* more ranks than cores: the private engine from 4K, below 1M on huge
      * pages (or some rank's buffers in its heap), below 512M on 4 KiB pages */
     {BUF_MALLOC, 2, 1, 0, "SSPPPPPPPPPPPPPPC"},
     {BUF_MALLOC, 2, 1, 1, "SSPPPPPPPPPPPPPPC"},
-    {BUF_THP, 2, 1, 0, "SSPPPPPPPPPPPCCCC"},
-    {BUF_MIXED, 2, 1, 0, "SSPPPPPPPPPPPCCCC"},
+    {BUF_THP, 2, 1, 0, "SSPPPPPPPPPCCCCCC"},
+    {BUF_MIXED, 2, 1, 0, "SSPPPPPPPPPCCCCCC"},
     /* 4 and 6 ranks a core each: no whole-input window, slices from 64K */
     {BUF_MALLOC, 4, 0, 0, "SSSSSSCCCCCCCCCCC"},
     {BUF_MALLOC, 4, 0, 1, "SSSSSSCCCCCCCCCCC"},
@@ -78,8 +79,8 @@ static const cell_row rows[] = {
     {BUF_MALLOC, 4, 1, 0, "SSPPPPPPPPPPPPPPC"},
     {BUF_MALLOC, 6, 1, 0, "SSPPPPPPPPPPPPPPC"},
     {BUF_MALLOC, 6, 1, 1, "SSPPPPPPPPPPPPPPC"},
-    {BUF_THP, 6, 1, 1, "SSPPPPPPPPPPPCCCC"},
-    {BUF_MIXED, 6, 1, 0, "SSPPPPPPPPPPPCCCC"},
+    {BUF_THP, 6, 1, 1, "SSPPPPPPPPPCCCCCC"},
+    {BUF_MIXED, 6, 1, 0, "SSPPPPPPPPPCCCCCC"},
 };
 
 /* The engine a rank ends up with: the plan before the arrival and, where it
@@ -154,7 +155,7 @@ static void test_without_cma(void **state)
     (void)state;
     static const cell_row t[] = {
         {BUF_MALLOC, 2, 0, 0, "SSSSSSSSSSSSSSSSS"}, {BUF_MALLOC, 6, 0, 1, "SSSSSSSSSSSSSSSSS"},
-        {BUF_MALLOC, 6, 1, 0, "SSPPPPPPPPPPPPPPS"}, {BUF_THP, 6, 1, 0, "SSPPPPPPPPPPPSSSS"},
+        {BUF_MALLOC, 6, 1, 0, "SSPPPPPPPPPPPPPPS"}, {BUF_THP, 6, 1, 0, "SSPPPPPPPPPSSSSSS"},
         {BUF_COLL, 6, 0, 0, "SSDDDDDDDDDDDDDDD"},
     };
     check_rows(t, sizeof t / sizeof t[0], 0, 1);
@@ -270,6 +271,7 @@ static void test_knobs_from_environment(void **state)
     setenv("COLL_SHM_PRIV_MAX", "4M", 1);
     assert_int_equal(coll__shm_knobs_read(&k, 4, 1, &e), COLL_OK);
     assert_int_equal(k.priv_max, 4 * M);
+    assert_int_equal(k.priv_plain_max, 512 * M);
     shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE, .n = 4, .cma = 1, .heaps = 1, .arrived = 1};
     in.bytes = 2 * M; /* huge pages: the window's top moved */
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);

@@ -14,7 +14,8 @@
  *    slower than the slices, measured).
  *  - The private engine (priv_min..max): with more ranks than cores it beats
  *    staging from 4 KiB to 128 KiB a rank (1.7-2.6x, p50, bound ranks) and
- *    CMA from 256 KiB to 1 MiB (1.3-2x). With a core per rank staging and
+ *    CMA from 256 KiB to 512 KiB (1.3-1.8x); at 1 MiB on huge pages CMA is
+ *    faster (0.4-0.7x the private engine's time). With a core per rank staging and
  *    CMA are as fast or faster, so the window is empty (docs/PERFORMANCE.md,
  *    "shm on private buffers").
  *  - Past priv_max up to priv_plain_max, when every rank's buffers are in
