@@ -53,7 +53,7 @@ int coll__pages_plain(coll__page_probe *pp, const void *p, size_t bytes)
     }
     uintptr_t lo = (uintptr_t)p / PAGE * PAGE, hi = (uintptr_t)p + bytes;
     if (hi - lo > SAMPLE_BYTES) hi = lo + SAMPLE_BYTES;
-    struct pm_region vec[16];
+    struct pm_region vec[16] = {{0}}; /* zeroed: tools that do not know the ioctl see it set */
     struct pm_scan a = {.size = sizeof a,
                         .start = lo,
                         .end = (hi + PAGE - 1) / PAGE * PAGE,
