@@ -15,17 +15,17 @@
  *  - The private engine (priv_min..max): with more ranks than cores it beats
  *    staging from 4 KiB to 128 KiB a rank (1.7-2.6x, p50, bound ranks) and
  *    CMA from 256 KiB to 512 KiB (1.3-1.8x); at 1 MiB on huge pages CMA is
- *    faster (0.4-0.7x the private engine's time). With a core per rank staging and
- *    CMA are as fast or faster, so the window is empty (docs/PERFORMANCE.md,
- *    "shm on private buffers").
+ *    faster (0.4-0.7x the private engine's time). With a core per rank
+ *    staging and CMA are as fast or faster, so the window is empty
+ *    (docs/PERFORMANCE.md, "shm on private buffers").
  *  - Past priv_max up to priv_plain_max, when every rank's buffers are in
- *    4 KiB pages (core/page_kind.h): CMA pins each page it copies, 0.3-0.5 us
- *    a page here against 0.1 on huge pages (bench/floor.c), and with more
- *    ranks than cores the private engine's plain copies beat it at every size
- *    measured, 2 MiB to 100 MiB (0.74-0.92x the time out of place, 0.82-1.05x
- *    in place, bench/ab.sh), while on huge pages CMA stays 2-3x faster. With
- *    a core per rank the two were level on 4 KiB pages (2 ranks, 10-100
- *    MiB), so CMA keeps them.
+ *    4 KiB pages (core/page_kind.h): CMA pins each page it copies, 0.23-0.51
+ *    us a page here against 0.05-0.14 on huge pages (bench/floor.c), and with
+ *    more ranks than cores the private engine's plain copies beat it at every
+ *    size measured, 1 to 256 MiB (0.46-0.82x the time, bench/ab.sh), while on
+ *    huge pages CMA stays 2-3x faster. With a core per rank the two were
+ *    level on 4 KiB pages from 10 MiB and traded places with the machine's
+ *    state below it, so CMA keeps them ("against the machine's floor").
  * A reduce-scatter + all-gather composition is what the CMA slices are (each
  * rank reduces its slice, then writes it into every output), fused so that a
  * finished chunk goes out while it is in the cache. */
