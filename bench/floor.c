@@ -1,36 +1,42 @@
 /* What an all-reduce on private buffers must cost on this machine: the plain
  * operations it cannot do without, timed with every rank at once, as in the
  * collective. A rank of n owns a slice of S/n bytes; to all-reduce S bytes
- * (float32 sum) it must
+ * (float32 sum) it can
  *   copy    bring each peer's slice across processes ((n-1)/n S bytes, read
- *           through process_vm_readv from the peer's plain pages) and send its
+ *           through process_vm_readv from the peer's pages) and send its
  *           result into every peer's output ((n-1)/n S, process_vm_writev),
- *           in chunks of --chunk bytes (shm's CMA chunk: L2-sized);
- *   reduce  add (n-1) slices into its own: the reduction kernel over
- *           (n-1)/n S bytes, a chunk of its own buffer against one in cache.
- * Or, fewer calls for more bytes (shm's cma-whole engine, for small S):
- *   whole   read every peer's whole input in one call each and add it in
- *           ((n-1) S read and reduced; measured up to 4 MiB).
- * floor = the cheaper of copy + reduce and whole. Beside it:
+ *           in chunks of --chunk bytes (shm's CMA chunk: L2-sized),
+ *   reduce  and add (n-1) slices into its own: the reduction kernel over
+ *           (n-1)/n S bytes, a chunk of its own buffer against one in cache;
+ *   whole   or read every peer's whole input in one call each and add it in
+ *           ((n-1) S read and reduced: fewer calls; measured up to 4 MiB);
+ *   fused   or copy and reduce chunk by chunk, as shm's CMA engine does, with
+ *           none of its steps;
+ *   shared  or go through memory every rank maps (shm's private engine,
+ *           bare): copy the input in, reduce the slice of every copy, copy
+ *           the others' slices of the result out, a barrier between.
+ * floor = the cheapest of copy + reduce, whole, fused and shared. Beside it:
  *   memcpy  the copy's bytes moved by memcpy inside the rank's own buffers:
  *           what the kernel interface adds to a copy (per 4 KiB page, below);
- *   fused   copy and reduce chunk by chunk as shm's CMA engine does them, with
- *           no protocol (no steps, no checks): the algorithm's own cost;
  *   pull, push  the copy's bytes all read (process_vm_readv) or all written
  *           (writev): which side of the interface should move them.
- * Each reading is a barrier, the operation, and the slowest rank's time, as
- * collbench times an iteration; the readings alternate within each iteration
- * (copy reduce whole memcpy fused pull push, copy ...) so that all see the
- * same machine. Buffers are what collbench --buffers malloc allocates
- * (posix_memalign 64, written once before timing), or with --thp 2 MiB
- * aligned and MADV_HUGEPAGE (--buffers thp).
+ * A reading spans the first rank's start to the last rank's end: with more
+ * ranks than cores, ranks that share a core run one after the other, which
+ * one rank's clock would not see. The barrier before it spins with a yield
+ * (as shm's waits do with more ranks than cores), so that ranks with a core
+ * each leave it together, not a futex wake-up apart. The readings alternate
+ * within each iteration (copy reduce whole fused shared memcpy pull push,
+ * copy ...) so that all see the same machine. Buffers are what collbench
+ * --buffers malloc allocates (posix_memalign 64, written once before
+ * timing), or with --thp 2 MiB aligned and MADV_HUGEPAGE (--buffers thp).
  *
  *   floor -n RANKS [--inplace 0|1] [--thp] [--bind] [--chunk BYTES]
  *         [--only READING] [-i ITERS] [-w WARMUP] BYTES...
  * prints one line per size: ranks, bytes, the p50 microseconds of copy,
- * reduce, whole, floor, memcpy, fused, pull and push, and the kernel
- * interface's nanoseconds per 4 KiB page ((copy - memcpy) / pages copied).
- * --only N times reading N alone (0 copy, 1 reduce, ... 6 push). */
+ * reduce, whole (0: not measured), fused, shared, floor, memcpy, pull and
+ * push, and the kernel interface's nanoseconds per 4 KiB page ((copy -
+ * memcpy) / pages copied). --only N times reading N alone (0 copy, 1 reduce,
+ * 2 whole, 3 fused, 4 shared, 5 memcpy, 6 pull, 7 push). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
