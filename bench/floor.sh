@@ -2,19 +2,19 @@
 # All-reduce on private buffers against what it must cost on this machine.
 # Per process count and size, alternated within each round so that every
 # column sees the same machine:
-#   floor        bench/floor: the bytes a rank must move across processes
-#                (process_vm_readv/writev, in shm's chunks) plus the bytes it
-#                must reduce, all ranks at once, or for small sizes reading the
-#                peers' whole inputs if that is cheaper; "fused" does the copy
-#                and the reduction chunk by chunk with no protocol (shm's CMA
-#                engine, bare)
+#   floor        bench/floor (its header): the plain operations, all ranks
+#                at once, each way an all-reduce can do them (copy + reduce
+#                through process_vm_readv/writev, whole inputs, the two fused
+#                chunk by chunk, copies through shared memory); the floor is
+#                the cheapest way
 #   shm          collbench --backend shm --buffers malloc (and thp), bound ranks
 #   mpi          collbench --backend mpi --buffers malloc through mpirun
 #                (Open MPI's algorithms, same buffers, same timing)
 # float32 sum, in place and out of place; the floor runs with the buffers of
 # the column it stands beside (in place or not, 4 KiB or huge pages). A cell
 # is the median over the rounds of each run's p50 (microseconds), with the
-# rounds' range where they differ by more than 5%. Ratios: time over the
+# rounds' range where they differ by more than 5%; each round first probes
+# the machine's state (shm, 2 ranks, 4 KiB in place), printed above the tables. Ratios: time over the
 # floor's (x floor), and mpi's time over shm's (shm's speed-up; "within noise"
 # where the rounds' ranges overlap). The last column checks issue 45's
 # targets: shm malloc in place within 1.5x of the floor from 1 MiB, and at
