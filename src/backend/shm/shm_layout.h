@@ -5,6 +5,7 @@
 #define COLL_SHM_LAYOUT_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/sig.h"
@@ -26,10 +27,14 @@ typedef struct shm_post {
      * its scratch before arriving (0: none; shm_direct.c). */
     uint64_t staged;
     /* Its send and receive buffers are in 4 KiB pages (core/page_kind.h):
-     * the plan's private window on plain pages asks every rank's. */
-    uint32_t plain;
+     * the plan's private window on plain pages asks every rank's. 64 bits,
+     * so that the inline data after it stays 8-byte aligned (staging reduces
+     * doubles and int64s straight from it). */
+    uint64_t plain;
     unsigned char data[SHM_INLINE];
 } shm_post;
+_Static_assert(offsetof(shm_post, data) % 8 == 0,
+               "a post's inline data is reduced as doubles and int64s in place");
 
 typedef struct shm_rank_ctrl {
     /* Steps this rank has finished: only grows; written by its owner only. */

@@ -36,7 +36,7 @@ int coll__shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
     mine->sendbuf = (uint64_t)(uintptr_t)sendbuf;
     mine->recvbuf = (uint64_t)(uintptr_t)recvbuf;
     mine->staged = o->staged;
-    mine->plain = (uint32_t)o->plain;
+    mine->plain = (uint64_t)o->plain;
     o->all_plain = 1;
     atomic_store(&mine->seq, g); /* after the fields (and any inline data) */
     coll__shm_ring_all(&st->seg);
