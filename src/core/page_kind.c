@@ -24,7 +24,6 @@ struct pm_scan {
 #define PM_SCAN _IOWR('f', 16, struct pm_scan)
 
 #define SAMPLE_BYTES ((uintptr_t)4 << 20) /* holds a whole 2 MiB page wherever it starts */
-#define PAGE 4096u
 
 static int thp_always(void)
 {
@@ -46,17 +45,21 @@ void coll__page_probe_close(coll__page_probe *pp)
 
 int coll__pages_plain(coll__page_probe *pp, const void *p, size_t bytes)
 {
+    if (pp->opened && pp->pid != (int)getpid()) coll__page_probe_close(pp); /* forked */
     if (!pp->opened) {
         pp->opened = 1;
+        pp->pid = (int)getpid();
         pp->fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
         pp->thp_always = thp_always();
     }
-    uintptr_t lo = (uintptr_t)p / PAGE * PAGE, hi = (uintptr_t)p + bytes;
+    long ps = sysconf(_SC_PAGESIZE);
+    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096u; /* the scan wants page-aligned bounds */
+    uintptr_t lo = (uintptr_t)p / page * page, hi = (uintptr_t)p + bytes;
     if (hi - lo > SAMPLE_BYTES) hi = lo + SAMPLE_BYTES;
     struct pm_region vec[16] = {{0}}; /* zeroed: tools that do not know the ioctl see it set */
     struct pm_scan a = {.size = sizeof a,
                         .start = lo,
-                        .end = (hi + PAGE - 1) / PAGE * PAGE,
+                        .end = (hi + page - 1) / page * page,
                         .vec = (uint64_t)(uintptr_t)vec,
                         .vec_len = sizeof vec / sizeof vec[0],
                         .category_mask = PM_PAGE_IS_PRESENT,

@@ -8,11 +8,13 @@
 
 #include <stddef.h>
 
-/* Opened in the process that asks (a descriptor of /proc/self/pagemap names
- * the process that opened it, so it is not shared across fork). */
+/* A descriptor of /proc/self/pagemap names the process that opened it, and a
+ * forked child inherits it: the probe opens it again in a process with
+ * another pid. */
 typedef struct coll__page_probe {
     int fd;         /* /proc/self/pagemap, -1: not opened or refused */
     int opened;     /* open tried */
+    int pid;        /* by this process */
     int thp_always; /* THP "always": the guess without PAGEMAP_SCAN */
     int scan_ok;    /* the last question had the kernel's answer */
 } coll__page_probe;
@@ -21,7 +23,7 @@ void coll__page_probe_init(coll__page_probe *pp);
 void coll__page_probe_close(coll__page_probe *pp);
 
 /* 1 when most of the present pages of the first 4 MiB of [p, p + bytes) are
- * 4 KiB pages. Without PAGEMAP_SCAN (Linux < 6.7) or with nothing present, a
+ * base pages (4 KiB on x86-64), not huge ones. Without PAGEMAP_SCAN (Linux < 6.7) or with nothing present, a
  * guess: plain unless THP is "always". */
 int coll__pages_plain(coll__page_probe *pp, const void *p, size_t bytes);
 

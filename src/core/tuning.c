@@ -50,8 +50,10 @@ static const coll__tunable table[] = {
     T("COLL_SHM_PRIV_MAX", BYTES, MIB, OVERSUB, 0, ANY,
       "per-rank bytes up to which (excluded) it does"),
     T("COLL_SHM_PRIV_PLAIN_MAX", BYTES, 512 * MIB, OVERSUB, 0, ANY,
-      "per-rank bytes up to which (excluded) it does past COLL_SHM_PRIV_MAX when every "
-      "rank's buffers are in 4 KiB pages (its scratch holds 2x the bytes in each rank's heap)"),
+      "per-rank bytes up to which (excluded) it does when every rank's buffers are in 4 KiB "
+      "pages, COLL_SHM_PRIV_MAX applying otherwise; its scratch holds 2x the bytes in each "
+      "rank's heap, so unset it shrinks until all ranks' scratch fits a quarter of the host's "
+      "memory"),
     T("COLL_SHM_SPIN_US", COUNT, 50, ALWAYS, 0, 1000000,
       "microseconds an shm waiter spins before it sleeps (with more ranks than cores it "
       "yields the CPU at every miss)"),

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/page_kind.h"
 
@@ -97,12 +99,37 @@ static void test_guess_without_an_answer(void **state)
     assert_int_equal(pp.fd, -1);
 }
 
+/* A forked child asks about its own memory, not through the parent's
+ * descriptor of /proc/self/pagemap (which would scan the parent's). */
+static void test_fork_reopens(void **state)
+{
+    (void)state;
+    coll__page_probe pp;
+    coll__page_probe_init(&pp);
+    static char buf[1 << 16];
+    memset(buf, 1, sizeof buf);
+    (void)coll__pages_plain(&pp, buf, sizeof buf);
+    assert_int_equal(pp.pid, (int)getpid());
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        (void)coll__pages_plain(&pp, buf, sizeof buf);
+        _exit(pp.pid == (int)getpid() ? 0 : 1);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(child, &st, 0), child);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    coll__page_probe_close(&pp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_malloc_is_plain),
         cmocka_unit_test(test_huge_page_is_not_plain),
         cmocka_unit_test(test_guess_without_an_answer),
+        cmocka_unit_test(test_fork_reopens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

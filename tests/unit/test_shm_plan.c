@@ -261,6 +261,36 @@ static void test_other_collectives(void **state)
     assert_int_equal(coll__shm_plan(&one, &k), SHM_ENGINE_STAGE);
 }
 
+/* The private window on 4 KiB pages shrinks on a small host, so that the
+ * ranks' scratch (2x a rank's bytes each) stays within a quarter of its
+ * memory; a value the user set stands. */
+static void test_scratch_cap(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 6, 1);
+    assert_int_equal(k.priv_plain_max, 512 * M);
+    coll__shm_knobs_cap_scratch(&k, 6, 24ull << 30, 0); /* 24 GiB, 6 ranks: 512M stands */
+    assert_int_equal(k.priv_plain_max, 512 * M);
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0); /* 8 GiB, 4 ranks: 256M */
+    assert_int_equal(k.priv_plain_max, 256 * M);
+    coll__shm_knobs_default(&k, 4, 1);
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 1); /* set by the user */
+    assert_int_equal(k.priv_plain_max, 512 * M);
+    coll__shm_knobs_cap_scratch(&k, 4, 0, 0); /* memory unknown */
+    assert_int_equal(k.priv_plain_max, 512 * M);
+    shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE,
+                      .n = 4,
+                      .cma = 1,
+                      .heaps = 1,
+                      .arrived = 1,
+                      .all_plain = 1,
+                      .bytes = 300 * M};
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0);
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA);
+}
+
 /* The environment moves a threshold; a bad value is refused by name. */
 static void test_knobs_from_environment(void **state)
 {
@@ -307,6 +337,7 @@ int main(void)
         cmocka_unit_test(test_without_heaps),     cmocka_unit_test(test_before_arrival),
         cmocka_unit_test(test_no_scratch),        cmocka_unit_test(test_whole_window_more_ranks),
         cmocka_unit_test(test_other_collectives), cmocka_unit_test(test_knobs_from_environment),
+        cmocka_unit_test(test_scratch_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

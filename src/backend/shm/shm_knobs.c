@@ -63,3 +63,11 @@ void coll__shm_knobs_default(shm_knobs *k, int n, int oversub)
 {
     (void)read_all(k, n, oversub, 0, NULL);
 }
+
+void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t host_ram, int set_by_user)
+{
+    if (set_by_user || host_ram == 0 || n < 1) return;
+    /* n scratch areas of 2 x priv_plain_max within host_ram / 4 */
+    uint64_t cap = host_ram / 8 / (uint64_t)n;
+    if (cap < k->priv_plain_max) k->priv_plain_max = (size_t)cap;
+}

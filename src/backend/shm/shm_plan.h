@@ -67,5 +67,10 @@ const char *coll__shm_engine_name(shm_engine e);
 int coll__shm_knobs_read(shm_knobs *k, int n, int oversub, coll__err *err);
 /* The same from the defaults alone. */
 void coll__shm_knobs_default(shm_knobs *k, int n, int oversub);
+/* The private engine's scratch on 4 KiB pages holds 2x a rank's bytes in
+ * each rank's heap: unless the user set COLL_SHM_PRIV_PLAIN_MAX, its window
+ * shrinks so that n ranks' scratch stays within a quarter of host_ram
+ * (bytes; 0: unknown, no cap). */
+void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t host_ram, int set_by_user);
 
 #endif
