@@ -45,14 +45,7 @@ done >"$work/all"
 
 echo "| backend | buffers | ranks | in place | bytes | before p50 us (p25-p75) | after p50 us (p25-p75) | after/before | rounds' p50 before / after |"
 echo "|---|---|---|---|---|---|---|---|---|"
-awk '
-function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function lo(list,   n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]; return m }
-function hi(list,   n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 > m + 0) m = a[i]; return m }
+awk -f "$(dirname "$0")/rounds.awk" -f /dev/stdin "$work/all" <<'AWK'
 {   key = $3 " | " $4 " | " $5 " | " $6 " | " $7
     if (!(key in seen)) { seen[key] = 1; order[++k] = key }
     p25[key, $1] = p25[key, $1] " " $8; p50[key, $1] = p50[key, $1] " " $9
@@ -63,12 +56,13 @@ END {
         b = median(p50[key, "before"]); a = median(p50[key, "after"])
         bl = median(p25[key, "before"]); bh = median(p75[key, "before"])
         al = median(p25[key, "after"]); ah = median(p75[key, "after"])
-        # the report'"'"'s rule: a difference only where the p25-p75 ranges do not overlap;
-        # and only where no round of one side reached the other side'"'"'s rounds
+        # the report's rule: a difference only where the p25-p75 ranges do not overlap;
+        # and only where no round of one side reached the other side's rounds
         rbl = lo(p50[key, "before"]); rbh = hi(p50[key, "before"])
         ral = lo(p50[key, "after"]); rah = hi(p50[key, "after"])
         verdict = (al > bh && ral > rbh) ? "slower" : (ah < bl && rah < rbl) ? "faster" : "within noise"
         printf "| %s | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | %.2fx %s | %.1f-%.1f / %.1f-%.1f |\n", key, b, bl, bh,
                a, al, ah, (b > 0 ? a / b : 0), verdict, rbl, rbh, ral, rah
     }
-}' "$work/all"
+}
+AWK

@@ -118,14 +118,7 @@ echo "the machine's state per round (shm, 2 ranks, 4 KiB in place, p50 us): $pro
 echo "floor = the cheapest way of the plain operations (bench/floor.c): copy + reduce, whole inputs (to 4 MiB),"
 echo "fused (CMA), shared (memory every rank maps); x floor = time / floor; shm/mpi = mpi time / shm time"
 echo
-awk -v mpi="$MPI" '
-function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function lo(list,   n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]; return m }
-function hi(list,   n, a, i, m) { n = split(list, a, " "); m = a[1]; for (i = 2; i <= n; i++) if (a[i] + 0 > m + 0) m = a[i]; return m }
+awk -v mpi="$MPI" -f "$(dirname "$0")/rounds.awk" -f /dev/stdin "$work/all" <<'AWK'
 function num(v) { return v >= 100 ? sprintf("%.0f", v) : sprintf("%.1f", v) }
 function cell(t, k,   l) {
     if (!((t, k) in v)) return "-"
@@ -185,4 +178,5 @@ END {
         printf "\n"
     }
     if (missing) { printf "\nno result for:%s\n", missing; exit 1 }
-}' "$work/all"
+}
+AWK
