@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "coll.h"
+#include "core/clock.h"
 #include "core/copy_stream.h"
 #include "core/reduce.h"
 
@@ -92,12 +93,6 @@ struct rank {
     coll__reduce_fn fn;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
@@ -296,9 +291,9 @@ static void rank_main(struct ctl *c, const struct opts *o, int me, size_t bytes)
         for (int ph = 0; ph < NPHASE; ph++) {
             if (o->only >= 0 && ph != o->only) continue;
             sync_ranks(c, o->n);
-            c->t0[me] = now_s();
+            c->t0[me] = coll__now_s();
             if (phase_fn[ph](&r)) c->failed = 1;
-            c->t1[me] = now_s();
+            c->t1[me] = coll__now_s();
             sync_ranks(c, o->n);
             if (me == 0 && it >= 0) {
                 double lo = c->t0[0], hi = c->t1[0];
