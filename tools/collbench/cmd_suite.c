@@ -473,9 +473,14 @@ static int fill_train(suite *s, suite_step *st)
 static void fill_report(suite *s, suite_step *st)
 {
     suite_step_arg(st, "report");
-    if (access(s->csv, F_OK) == 0) suite_step_arg(st, "%s", s->csv);
+    /* One source per run: results.json holds every row of results.csv and
+     * training.csv, and more (the cores, the memory rate); the CSV files are
+     * the report's input only where no JSON was written. */
     if (access(s->json, F_OK) == 0) suite_step_arg(st, "%s", s->json);
-    if (access(s->training, F_OK) == 0) suite_step_arg(st, "%s", s->training);
+    else {
+        if (access(s->csv, F_OK) == 0) suite_step_arg(st, "%s", s->csv);
+        if (access(s->training, F_OK) == 0) suite_step_arg(st, "%s", s->training);
+    }
     suite_step_arg(st, "-o");
     suite_step_arg(st, "%s", s->dir);
     suite_step_arg(st, "--force");
