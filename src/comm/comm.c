@@ -4,8 +4,6 @@
 #include "backend/auto.h"
 #include "bootstrap/rendezvous.h"
 #include "core/alloc.h"
-#include "core/clock.h"
-#include "backend/staging.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -203,32 +201,6 @@ void coll_free(coll_comm *comm, void *ptr)
 {
     if (comm && comm->backend->free) comm->backend->free(comm->state, ptr);
     else free(ptr);
-}
-
-int coll__comm_execute(coll_comm *comm, const coll__call *call, const coll__sig *sig)
-{
-    if (comm->failed) return comm->failed; /* errmsg still says why */
-    coll__err err;
-    coll__err_init(&err, NULL, 0);
-    double deadline = coll__now_s() + comm->timeout_s;
-    /* staging: CUDA device buffers through host memory for backends that need host memory */
-    int rc = coll__staged_run(comm->backend, comm->state, comm->rank, comm->size, call, sig,
-                              deadline, &err);
-    if (rc) {
-        err.status = rc;
-        if (!err.msg[0]) coll__err_set(&err, rc, "%s", coll_strerror(rc));
-        comm->err = err;
-    }
-    /* A refusal (a dtype, op or count this backend does not run) is reached
-     * alike by every rank before anything is sent: the communicator stays
-     * usable, so a sweep can skip the pair and go on. Any other failure leaves
-     * peers mid-protocol: the communicator is done. Tell the peers so they fail
-     * now instead of at their timeout. */
-    if (rc && rc != COLL_ENOTSUP) {
-        comm->failed = rc;
-        comm->backend->abort(comm->state, rc, err.rank);
-    }
-    return rc;
 }
 
 /* ---- argument checks ---- */

@@ -1,10 +1,10 @@
 /* The runner's parts (bench_runner.h is its interface): what one run keeps
  * (bench_run_state) and one size (bench_size), and the steps of its walk, one
  * file each:
- *   bench_run_state.c    open a run (names, --algo, rank 0's outputs agreed), close it,
- *                        the progress line
+ *   bench_run_state.c    open a run (names, --algo, rank 0's outputs agreed), close it
+ *   bench_progress.c     the progress line
  *   bench_sweep.c        dtype/op pairs x sizes x placements, refused pairs, --duration
- *   bench_size_buffers.c the buffer pool and each size's buffers
+ *   bench_size_buffers.c the sizes, the buffer pool and each size's buffers
  *   bench_timing.c       warm-up and budget, timed iterations, --per-iter
  *   bench_check.c        inputs and the -c checked iterations
  *   bench_rows.c         result rows: to the table and the sink
@@ -62,14 +62,14 @@ int bench_run_close(bench_run_state *s, int rc);
 /* The message into s->err; returns status. */
 int bench_run_fail(bench_run_state *s, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* bench_progress.c */
 /* The progress line on stderr (a terminal only), at most every 0.2 s. */
 void bench_run_progress(bench_run_state *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void bench_run_progress_clear(bench_run_state *s);
 
 /* bench_sweep.c */
-/* The sizes a run measures: the options', or one of 0 bytes (barrier). */
-const uint64_t *bench_run_sizes(const bench_options *o, size_t *n);
 int bench_run_size(bench_run_state *s, const bench_pair *pair, uint64_t bytes);
 int bench_run_pairs(bench_run_state *s);
 int bench_run_soak(bench_run_state *s);
@@ -77,6 +77,8 @@ int bench_run_skip_refused(bench_run_state *s, const bench_pair *p, uint64_t byt
                            int rc);
 
 /* bench_size_buffers.c */
+/* The sizes a run measures: the options', or one of 0 bytes (barrier). */
+const uint64_t *bench_run_sizes(const bench_options *o, size_t *n);
 int bench_run_alloc_pool(bench_run_state *s, const uint64_t *sizes, size_t nsizes);
 int bench_run_share_pool(bench_run_state *ss, size_t n);
 int bench_run_alloc_size(bench_run_state *s, bench_size *z);

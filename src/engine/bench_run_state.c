@@ -1,4 +1,4 @@
-/* Opening and closing a run, and its progress line; see bench_run.h. */
+/* Opening and closing a run; see bench_run.h. */
 #include "engine/bench_run.h"
 
 #include <stdarg.h>
@@ -6,10 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "engine/host_label.h"
-
-#define PROGRESS_PERIOD_S 0.2
 
 int bench_run_fail(bench_run_state *s, int status, const char *fmt, ...)
 {
@@ -104,29 +101,4 @@ int bench_run_close(bench_run_state *s, int rc)
     free(s->refused);
     s->refused = NULL;
     return rc;
-}
-
-void bench_run_progress(bench_run_state *s, const char *fmt, ...)
-{
-    if (!s->r->progress) return;
-    double now = coll__now_s();
-    if (now - s->last_progress < PROGRESS_PERIOD_S) return;
-    s->last_progress = now;
-    char line[160];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\r\033[K%s %s", s->what, line);
-    fflush(stderr);
-    s->progress_shown = 1;
-}
-
-void bench_run_progress_clear(bench_run_state *s)
-{
-    if (!s->progress_shown) return;
-    fprintf(stderr, "\r\033[K");
-    fflush(stderr);
-    s->progress_shown = 0;
-    s->last_progress = 0;
 }

@@ -1,4 +1,5 @@
-/* Buffers: the pool shared by every size, and one size's buffers and times. */
+/* The sizes a run measures and their buffers: the pool shared by every size,
+ * and one size's buffers and times. */
 #include "engine/bench_run.h"
 
 #include <stdio.h>
@@ -6,6 +7,13 @@
 #include <string.h>
 
 #include "engine/memory_need.h"
+
+const uint64_t *bench_run_sizes(const bench_options *o, size_t *n)
+{
+    static const uint64_t no_size = 0; /* barrier: one row, nothing moved */
+    *n = o->coll->moves_data ? o->nsizes : 1;
+    return o->coll->moves_data ? o->sizes : &no_size;
+}
 
 static bench_mem mem_kind(const bench_options *o)
 {

@@ -98,13 +98,6 @@ int bench_run_skip_refused(bench_run_state *s, const bench_pair *p, uint64_t byt
     return 0;
 }
 
-const uint64_t *bench_run_sizes(const bench_options *o, size_t *n)
-{
-    static const uint64_t no_size = 0; /* barrier: one row, nothing moved */
-    *n = o->coll->moves_data ? o->nsizes : 1;
-    return o->coll->moves_data ? o->sizes : &no_size;
-}
-
 int bench_run_pairs(bench_run_state *s)
 {
     const bench_options *o = s->r->opts;

@@ -1,4 +1,5 @@
-/* Row storage and the dispatch from a file to its reader (CSV or JSON). */
+/* The dispatch from a file to its reader (CSV or JSON); the readers store rows
+ * through report_data.c. */
 #include "report/report.h"
 #include "report/report_data.h"
 #include "report/report_log.h"
@@ -8,46 +9,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap) return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    void *q = realloc(*p, c * size);
-    if (!q) return COLL_ENOMEM;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-int report_add_comm(report_data *d, const bench_row *r)
-{
-    if (grow((void **)&d->comm, &d->comm_cap, d->ncomm, sizeof *r)) return COLL_ENOMEM;
-    d->comm[d->ncomm++] = *r;
-    return 0;
-}
-
-int report_add_train(report_data *d, const report_train_row *r)
-{
-    if (grow((void **)&d->train, &d->train_cap, d->ntrain, sizeof *r)) return COLL_ENOMEM;
-    d->train[d->ntrain++] = *r;
-    return 0;
-}
-
-int report_add_mem(report_data *d, const report_mem_row *r)
-{
-    if (grow((void **)&d->mem, &d->mem_cap, d->nmem, sizeof *r)) return COLL_ENOMEM;
-    d->mem[d->nmem++] = *r;
-    return 0;
-}
-
-void report_data_free(report_data *d)
-{
-    free(d->comm);
-    free(d->train);
-    free(d->mem);
-    memset(d, 0, sizeof *d);
-}
 
 int report_read_text(report_data *d, const char *text, size_t len, report_log *log)
 {
