@@ -23,7 +23,8 @@ engine: core launch
 train: core engine
 report: core engine costmodel
 costmodel: core engine
-tools: core launch engine train report costmodel
+replay: core engine
+tools: core launch engine train report costmodel replay
 '
 # Above libcoll (launch, engine, train, report, tools) only core, the base
 # library coll_base, besides coll.h and coll_tool.h: what they need of libcoll
