@@ -1,7 +1,7 @@
 #!/bin/sh
 # docs/DESIGN.md against the code it describes, so the document cannot drift
 # silently: the CSV header ("Result schema") against BENCH_CSV_HEADER
-# (src/engine/result_csv.c); the members each ops table's bullet lists ("Ops
+# (src/rows/result_csv.c); the members each ops table's bullet lists ("Ops
 # tables") against the function pointers of its struct; the naming rule
 # ("Names:") against what scripts/check_names.sh enforces (the headers that
 # may declare coll_ names, the internal prefix, the C++ namespace). Exit 0, or
@@ -21,12 +21,12 @@ awk '/^## Result schema/ { on = 1; next } /^## / { on = 0 }
      on && /^```/ { if (inblock) exit; inblock = 1; next } on && inblock { print; exit }' "$doc" > "$tmp/doc_csv"
 # The concatenated string literals of BENCH_CSV_HEADER[] = "..." "...";
 awk '/^const char BENCH_CSV_HEADER\[\] =/ { on = 1; next } on { print; if (/;/) exit }' \
-    src/engine/result_csv.c | sed 's/^[^"]*"//; s/"[^"]*$//' | tr -d '\n' > "$tmp/code_csv"
+    src/rows/result_csv.c | sed 's/^[^"]*"//; s/"[^"]*$//' | tr -d '\n' > "$tmp/code_csv"
 echo >> "$tmp/code_csv"
 [ -s "$tmp/doc_csv" ] || say "$doc: no CSV header in a code block under '## Result schema'"
-[ "$(wc -c < "$tmp/code_csv")" -gt 1 ] || say "src/engine/result_csv.c: no BENCH_CSV_HEADER"
+[ "$(wc -c < "$tmp/code_csv")" -gt 1 ] || say "src/rows/result_csv.c: no BENCH_CSV_HEADER"
 if ! cmp -s "$tmp/doc_csv" "$tmp/code_csv"; then
-    say "$doc's CSV header differs from BENCH_CSV_HEADER (src/engine/result_csv.c):"
+    say "$doc's CSV header differs from BENCH_CSV_HEADER (src/rows/result_csv.c):"
     echo "  doc:  $(cat "$tmp/doc_csv")"
     echo "  code: $(cat "$tmp/code_csv")"
 fi

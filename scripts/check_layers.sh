@@ -19,14 +19,15 @@ algo: core transport
 backend: core bootstrap transport algo
 comm: core bootstrap transport algo backend
 launch: core
-engine: core launch
-train: core engine
-report: core engine costmodel
-costmodel: core engine
+rows: core
+engine: core launch rows
+train: core engine rows
+report: core rows costmodel
+costmodel: core engine rows
 replay: core engine
-tools: core launch engine train report costmodel replay
+tools: core launch rows engine train report costmodel replay
 '
-# Above libcoll (launch, engine, train, report, tools) only core, the base
+# Above libcoll (launch, rows, engine, train, report, tools) only core, the base
 # library coll_base, besides coll.h and coll_tool.h: what they need of libcoll
 # proper is declared there. The build enforces the same (src/ is private to libcoll; each module sees
 # only the headers of the targets it links).

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "engine/result.h"
+#include "rows/result.h"
 #include "costmodel/model_formula.h"
 
 /* What became of a parameter in a fit. */

@@ -18,7 +18,7 @@
 #include "engine/bench_coll.h"
 #include "engine/bench_device.h"
 #include "engine/bench_runner.h"
-#include "engine/result.h"
+#include "rows/result.h"
 #include "engine/stats.h"
 #include "engine/table.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/per_iter.h"
+#include "rows/per_iter.h"
 #include "launch/launcher.h"
 #include "coll.h"
 

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "engine/result.h"
+#include "rows/result.h"
 
 typedef struct bench_sink {
     int results_fd;        /* -1: write the files here */

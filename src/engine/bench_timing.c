@@ -6,7 +6,7 @@
 
 #include "core/clock.h"
 #include "engine/budget.h"
-#include "engine/per_iter.h"
+#include "rows/per_iter.h"
 
 /* Test hook: COLLBENCH_TEST_DELAY=RANK:MS makes that rank sleep MS at the end
  * of every timed call, after the collective returned, so no peer waits for it:
@@ -95,6 +95,21 @@ int bench_run_warm_up(bench_run_state *s, const bench_size *z, const bench_call 
     return 0;
 }
 
+/* Every rank's iters local times (us) into *all (malloc'd, nranks x iters,
+ * rank-major), on every rank. 0 or the communicator's error / COLL_ENOMEM. */
+static int gather_times(coll_comm *comm, const double *local_us, int iters, double **all)
+{
+    size_t n = (size_t)coll_comm_size(comm) * (size_t)iters;
+    *all = malloc(n * sizeof **all);
+    if (!*all) return COLL_ENOMEM;
+    int rc = coll_allgather(comm, local_us, *all, (size_t)iters, COLL_FLOAT64);
+    if (rc) {
+        free(*all);
+        *all = NULL;
+    }
+    return rc;
+}
+
 /* --per-iter: every rank's local times, before they are max-reduced. A file
  * that cannot be written is reported at the end rather than stopping rank 0
  * alone while the others wait in the next collective. */
@@ -102,7 +117,7 @@ static int write_per_iter(bench_run_state *s, const bench_row *row, const double
 {
     const bench_runner *r = s->r;
     double *all = NULL;
-    int rc = bench_per_iter_gather(r->comm, times, iters, &all);
+    int rc = gather_times(r->comm, times, iters, &all);
     if (rc)
         return rc == COLL_ENOMEM
                    ? bench_run_fail(s, rc, "rank %d: --per-iter: out of memory", r->rank)

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/result.h"
+#include "rows/result.h"
 
 typedef struct bench_table {
     FILE *out;

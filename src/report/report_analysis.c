@@ -12,7 +12,7 @@
 
 #include "report/report_spread.h"
 
-#include "engine/train_exposed.h"
+#include "rows/train_exposed.h"
 
 static const char *procs_word(int p) { return p == 1 ? "process" : "processes"; }
 

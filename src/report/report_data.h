@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/result.h"
-#include "engine/train_row.h"
+#include "rows/result.h"
+#include "rows/train_row.h"
 #include "report/report.h"
 
 typedef train_row report_train_row; /* the rows collbench train writes */

@@ -1,5 +1,5 @@
 /* Field tables of the training and memory rows (the communication row's is
- * bench_row's, in src/engine/result_csv.c): one table walked by the CSV and the
+ * bench_row's, in src/rows/result_csv.c): one table walked by the CSV and the
  * JSON reader and by the training CSV writer, so they cannot disagree. */
 #ifndef REPORT_FIELDS_H
 #define REPORT_FIELDS_H

@@ -4,7 +4,7 @@
 #include "report/report_analysis.h"
 #include "report/report_spread.h"
 
-#include "engine/train_exposed.h"
+#include "rows/train_exposed.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "engine/result.h"
+#include "rows/result.h"
 
 /* Same configuration: everything but the timestamp and the measurements. */
 int report_same_config(const bench_row *a, const bench_row *b);

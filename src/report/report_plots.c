@@ -24,7 +24,7 @@ int report_plots_draw(const report_data *d, const report_view *v, const model_fi
 #include "report/report_text.h"
 
 #include "core/atomic_file.h"
-#include "engine/train_exposed.h"
+#include "rows/train_exposed.h"
 
 #include <errno.h>
 #include <math.h>

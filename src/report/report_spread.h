@@ -3,7 +3,7 @@
 #ifndef REPORT_SPREAD_H
 #define REPORT_SPREAD_H
 
-#include "engine/result.h"
+#include "rows/result.h"
 
 /* The median time (p50), or the average where a row has no p50. */
 double report_row_time(const bench_row *r);

@@ -3,7 +3,7 @@
 #include "report/report_spread.h"
 #include "report/report_table.h"
 
-#include "engine/train_exposed.h"
+#include "rows/train_exposed.h"
 
 #include <inttypes.h>
 #include <math.h>

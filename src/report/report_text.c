@@ -1,7 +1,7 @@
 /* String buffer, human units, escaping and file IO for the report writers. */
 #include "report/report_text.h"
 
-#include "engine/train_row.h"
+#include "rows/train_row.h"
 #include "coll.h"
 #include "core/atomic_file.h"
 #include "core/errbuf.h"

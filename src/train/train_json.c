@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "engine/result.h"
+#include "rows/result.h"
 #include "coll.h"
 #include "core/errbuf.h"
 

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/result.h"
+#include "rows/result.h"
 #include "engine/stats.h"
-#include "engine/train_exposed.h"
+#include "rows/train_exposed.h"
 #include "coll.h"
 #include "core/atomic_file.h"
 #include "core/errbuf.h"

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/train_row.h"
+#include "rows/train_row.h"
 #include "train/train_memory.h"
 #include "train/train_run.h"
 

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "engine/result.h"
+#include "rows/result.h"
 #include "support/test_files.h"
 #include "coll.h"
 #include "core/atomic_file.h"

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "engine/result.h"
+#include "rows/result.h"
 #include "engine/table.h"
 
 static bench_row cfg_row(void)

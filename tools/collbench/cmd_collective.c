@@ -20,7 +20,7 @@
 #include "engine/bench_sink.h"
 #include "engine/host_label.h"
 #include "engine/machine_info.h"
-#include "engine/result.h"
+#include "rows/result.h"
 #include "cli_gpu.h"
 #include "cli_launch.h"
 #include "coll_tool.h"

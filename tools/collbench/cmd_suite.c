@@ -29,7 +29,7 @@
 #include "engine/host_label.h"
 #include "engine/machine_info.h"
 #include "engine/mem_copy_rate.h"
-#include "engine/result.h"
+#include "rows/result.h"
 #include "coll_tool.h"
 #include "engine/opt_table.h"
 #include "engine/sizes.h"

@@ -20,7 +20,7 @@
 #include "cli_launch.h"
 #include "coll_tool.h"
 #include "engine/host_label.h"
-#include "engine/result.h"
+#include "rows/result.h"
 #include "train/train_blas.h"
 #include "train/train_metrics.h"
 #include "train/train_options.h"

@@ -1,7 +1,7 @@
 /* One row of training results (docs/DESIGN.md results.training; the training CSV's
  * columns): written by collbench train, read back by collbench report. */
-#ifndef BENCH_TRAIN_ROW_H
-#define BENCH_TRAIN_ROW_H
+#ifndef ROWS_TRAIN_ROW_H
+#define ROWS_TRAIN_ROW_H
 
 #include <stdint.h>
 

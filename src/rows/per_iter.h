@@ -1,14 +1,12 @@
 /* --per-iter FILE: every timed iteration's local time on every rank, as CSV
  * (collective,backend,nprocs,bytes,in_place,iter,rank,time_us), so stragglers
  * and spikes can be analysed after the run. Rank 0 appends to the file itself;
- * the other ranks only hand it their times. */
-#ifndef BENCH_PER_ITER_H
-#define BENCH_PER_ITER_H
+ * the other ranks only hand it their times (the engine's bench_timing.c). */
+#ifndef ROWS_PER_ITER_H
+#define ROWS_PER_ITER_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include "coll.h"
 
 #define BENCH_PER_ITER_HEADER "collective,backend,nprocs,bytes,in_place,iter,rank,time_us"
 
@@ -20,13 +18,9 @@ typedef struct bench_per_iter_key {
     int in_place;
 } bench_per_iter_key;
 
-/* Collective: every rank passes its iters local times (us); *all (malloc'd,
- * nranks x iters, rank-major) gets every rank's, on every rank. 0 or the
- * communicator's error (message in coll_comm_errmsg) / COLL_ENOMEM. */
-int bench_per_iter_gather(coll_comm *comm, const double *local_us, int iters, double **all);
-
-/* Rank 0: append one row per rank and iteration of all (from the gather) to
- * path, the header first when the file is new or empty. 0, or COLL_ESYS /
+/* Rank 0: append one row per rank and iteration of all (key->nprocs x iters,
+ * rank-major: every rank's times) to path, the header first when the file is
+ * new or empty. 0, or COLL_ESYS /
  * COLL_ENOMEM with "--per-iter path: reason" in err. */
 int bench_per_iter_append(const char *path, const bench_per_iter_key *key, const double *all,
                           int iters, char *err, size_t errlen);

@@ -4,7 +4,7 @@
  * An existing file is merged into, never clobbered: its rows and sections stay,
  * and a file that cannot be parsed is refused rather than overwritten. */
 #include "core/errbuf.h"
-#include "engine/result.h"
+#include "rows/result.h"
 #include "coll.h"
 
 #include <stdarg.h>

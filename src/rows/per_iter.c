@@ -1,11 +1,12 @@
-/* --per-iter rows: gather every rank's iteration times, rank 0 appends them. */
-#include "engine/per_iter.h"
+/* --per-iter rows: their CSV, appended by rank 0 (the engine gathers the times). */
+#include "rows/per_iter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/atomic_file.h"
+#include "coll.h"
 #include "core/file_check.h"
 
 /* One row is at most ~200 bytes: two short names and six numbers. */
@@ -39,19 +40,6 @@ int bench_per_iter_check(const char *path, char *err, size_t errlen)
 {
     int rc = coll__file_check_writable(path, COLL_FILE_APPEND, err, errlen);
     return rc ? rc : coll__csv_check_header(path, BENCH_PER_ITER_HEADER, err, errlen);
-}
-
-int bench_per_iter_gather(coll_comm *comm, const double *local_us, int iters, double **all)
-{
-    size_t n = (size_t)coll_comm_size(comm) * (size_t)iters;
-    *all = malloc(n * sizeof **all);
-    if (!*all) return COLL_ENOMEM;
-    int rc = coll_allgather(comm, local_us, *all, (size_t)iters, COLL_FLOAT64);
-    if (rc) {
-        free(*all);
-        *all = NULL;
-    }
-    return rc;
 }
 
 int bench_per_iter_append(const char *path, const bench_per_iter_key *key, const double *all,

@@ -2,7 +2,7 @@
  * The columns are described once (FIELDS) and both the writer and the parser
  * walk that table, so the two can never disagree about order or format. */
 #include "core/errbuf.h"
-#include "engine/result.h"
+#include "rows/result.h"
 #include "coll.h"
 #include "core/atomic_file.h"
 #include "core/file_check.h"

@@ -5,12 +5,12 @@
  * below 0, and with the step's measured spread where the difference is
  * inside it ("0 ±0.28", "3.10 ±5.00"). The raw difference stays in the result
  * files. */
-#ifndef BENCH_TRAIN_EXPOSED_H
-#define BENCH_TRAIN_EXPOSED_H
+#ifndef ROWS_TRAIN_EXPOSED_H
+#define ROWS_TRAIN_EXPOSED_H
 
 #include <stddef.h>
 
-#include "engine/train_row.h"
+#include "rows/train_row.h"
 
 typedef struct train_exposed {
     double ms;       /* what to show: the raw difference, 0 where it is negative */

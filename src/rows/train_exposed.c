@@ -1,4 +1,4 @@
-#include "engine/train_exposed.h"
+#include "rows/train_exposed.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* One measured row: the schema of docs/DESIGN.md, shared by CSV, JSON and the table. */
-#ifndef BENCH_RESULT_H
-#define BENCH_RESULT_H
+#ifndef ROWS_RESULT_H
+#define ROWS_RESULT_H
 
 #include <stddef.h>
 #include <stdint.h>
