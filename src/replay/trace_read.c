@@ -91,6 +91,7 @@ static int get_int(reader *r, json_t *o, const char *key, int required, long lon
                    long long *out)
 {
     json_t *v = json_object_get(o, key);
+    *out = 0;
     if (!v) return required ? bad(r, "no \"%s\"", key) : 1;
     if (!json_is_integer(v)) return bad(r, "\"%s\" is not an integer", key);
     *out = json_integer_value(v);
