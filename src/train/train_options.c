@@ -373,9 +373,11 @@ int train_options_check(const train_options *o, char *err, size_t errlen)
             "the model is too large for this machine's memory: about %.0f MiB "
             "per rank (%zu parameters: %.0f MiB each for weights, gradients, optimizer; "
             "%.0f MiB activations at batch %zu; %.0f MiB communication buffers) x %d ranks "
-            "= %.0f MiB, but only %.0f MiB are available",
+            "= %.0f MiB, more than 80%% of the %.0f MiB available (%.0f MiB: the rest stays "
+            "for the system and the page cache)",
             per_rank / 1048576, np, np * 4.0 / 1048576, est.activations_bytes / 1048576.0, batch,
-            comm / 1048576.0, maxp, per_rank * maxp / 1048576, avail / 1048576);
+            comm / 1048576.0, maxp, per_rank * maxp / 1048576, avail / 1048576,
+            0.8 * avail / 1048576);
         return COLL_EINVAL;
     }
     return 0;

@@ -45,7 +45,8 @@ expect_exit 2 "\-\-bucket-mb" train --bucket-mb 0
 expect_exit 2 "(0,1\]" train --compress topk:0
 expect_exit 2 "(0,1\]" train --compress topk:1.5
 expect_exit 2 "4 processes" train --global-batch 2 -P 1,4
-expect_exit 2 "MiB" train --hidden 40000,40000 --input 1000
+# the refusal states its rule (80% of what is available), not just two numbers
+expect_exit 2 "more than 80% of the [0-9]* MiB available" train --hidden 40000,40000 --input 1000
 expect_exit 2 "\-\-mode" train --mode dp
 expect_exit 2 "\-\-image" train --model cnn --image 20
 expect_exit 2 "\-\-bogus" train --bogus 1
