@@ -6,13 +6,14 @@
 
 Q="--quick --no-train --no-report --backend tcp"
 
-# -P 1025 is refused by the collective itself: that configuration fails, the
-# ones before and after it run and keep their rows.
-expect_exit 3 "" suite $Q -P 2,1025,3 -o "$WORK/fail"
-grep -q '^\[2/3\] allreduce tcp 1025 ranks: FAILED (exit 2' "$WORK/err" \
+# Rank 3 dies (COLL_FAULT) in the one configuration that has it: that
+# configuration fails, the ones before and after it run and keep their rows.
+COLL_FAULT=3:collective:kill expect_exit 3 "" suite $Q -P 2,4,3 -o "$WORK/fail"
+unset COLL_FAULT
+grep -q '^\[2/3\] allreduce tcp 4 ranks: FAILED (exit 3' "$WORK/err" \
     || fail "the failing configuration is not reported: $(cat "$WORK/err")"
 grep -q '^\[3/3\] allreduce tcp 3 ranks: ok' "$WORK/err" || fail "the suite stopped after the failure"
-grep -q 'allreduce tcp 1025 ranks *FAILED (exit 2): .*1024' "$WORK/out" \
+grep -q 'allreduce tcp 4 ranks *FAILED (exit 3): .*rank 3' "$WORK/out" \
     || fail "the summary does not name the failure and why: $(cat "$WORK/out")"
 n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["nprocs"] == 2 || $col["nprocs"] == 3' "$WORK/fail/results.csv" | wc -l)
 [ "$n" -eq 6 ] || fail "expected the 6 rows of -P 2 and 3, got $n"
@@ -37,11 +38,17 @@ pgrep -f "$WORK/hang" >/dev/null && fail "processes of the stopped configuration
 expect_exit 2 "--bogus: unknown flag" suite --bogus -o "$WORK/u1"
 expect_exit 2 "--collectives: unknown collective 'allreduze'" suite --collectives allreduze -o "$WORK/u1"
 expect_exit 2 "-P:" suite -P 2,x -o "$WORK/u1"
+# a process count the collective refuses (above 1024) is refused before any step runs
+expect_exit 2 "allreduce tcp 1025 ranks: -P: .*1024" suite $Q -P 2,1025 -o "$WORK/u1"
 expect_exit 2 "--sizes:" suite --sizes 1Q -o "$WORK/u1"
 expect_exit 2 "--time-budget:" suite --time-budget soon -o "$WORK/u1"
 expect_exit 2 "--inplace: '3'" suite --inplace 3 -o "$WORK/u1"
 expect_exit 2 "--backend: unknown backend 'tpc'" suite --backend tpc -o "$WORK/u1"
 expect_exit 2 "-o: missing value" suite -o
+# what every step would refuse is refused before the first one: a size the
+# collective refuses, and one that no step's memory check lets through
+expect_exit 2 "allreduce tcp 2 ranks: --sizes: '0'" suite $Q -P 2 --sizes 0 -o "$WORK/u1"
+expect_exit 2 "allreduce tcp 2 ranks: needs .* GiB on this host" suite $Q -P 2 --sizes 64G -o "$WORK/u1"
 [ -e "$WORK/u1" ] && fail "a usage error created the results directory"
 
 # A backend asked for that cannot run here: exit 4 with the reason.

@@ -29,6 +29,7 @@
 #include "engine/host_label.h"
 #include "engine/machine_info.h"
 #include "engine/mem_copy_rate.h"
+#include "engine/memory_need.h"
 #include "rows/result.h"
 #include "coll_tool.h"
 #include "engine/opt_table.h"
@@ -271,9 +272,9 @@ static void default_dir(char *dir, size_t len)
         snprintf(dir, len, "results/%s-%d", stamp, k);
 }
 
-static int prepare_dir(suite *s)
+/* The directory's and its files' names, which the steps' command lines hold. */
+static int name_dir(suite *s)
 {
-    struct stat st;
     if (s->o.outdir) snprintf(s->dir, sizeof s->dir, "%s", s->o.outdir);
     else default_dir(s->dir, sizeof s->dir);
     if (!s->dir[0])
@@ -282,6 +283,12 @@ static int prepare_dir(suite *s)
     snprintf(s->json, sizeof s->json, "%s/results.json", s->dir);
     snprintf(s->training, sizeof s->training, "%s/training.csv", s->dir);
     snprintf(s->log_path, sizeof s->log_path, "%s/suite.log", s->dir);
+    return 0;
+}
+
+static int prepare_dir(suite *s)
+{
+    struct stat st;
     if (stat(s->dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             fprintf(stderr, "collbench suite: -o %s: exists and is not a directory\n", s->dir);
@@ -445,6 +452,32 @@ static int plan(suite *s)
     for (size_t i = 0; i < s->nsteps; i++)
         if (!s->steps[i].group[0]) /* training, report: a group each */
             snprintf(s->steps[i].group, sizeof s->steps[i].group, "%.90s", s->steps[i].title);
+    return 0;
+}
+
+/* What every collective step checks before it runs (its options, by the
+ * collective's own parser, then the memory its largest -P needs), checked on
+ * the planned command lines before anything is created: a size that every
+ * step would refuse (0, 64G) is one exit 2, not a failed step each and a
+ * results directory left behind. */
+static int check_steps(suite *s)
+{
+    for (size_t i = 0; i < s->nsteps; i++) {
+        suite_step *st = &s->steps[i];
+        const bench_coll *c = st->kind == SUITE_COLLECTIVE ? bench_coll_find(st->argv[1]) : NULL;
+        bench_options o;
+        char err[512];
+        if (!c) continue;
+        /* argv[0] is our binary, argv[1] the collective: the command's own argv */
+        int rc = bench_options_parse(&o, c, st->argc - 1, st->argv + 1, err, sizeof err), mem = 0;
+        if (rc == 0) rc = mem = bench_memory_check(&o, err, sizeof err);
+        bench_options_free(&o);
+        if (rc) {
+            fprintf(stderr, "collbench suite: %s: %s%s\n", st->title, err,
+                    mem ? " (--force-memory is the collective command's, not the suite's)" : "");
+            return EXIT_USAGE;
+        }
+    }
     return 0;
 }
 
@@ -628,11 +661,11 @@ static void record_copy_rate(suite *s)
 #ifdef COLL_HAVE_JANSSON
     char host[64] = "", err[512]; /* a row's host field holds 63 bytes */
     double gbps;
-    (void)host_label(host, sizeof host, err, sizeof err); /* checked at launch */
-    int rc = mem_copy_rate(MEM_COPY_BYTES, MEM_COPY_REPS, &gbps, err, sizeof err);
+    (void)bench_host_label(host, sizeof host, err, sizeof err); /* checked at launch */
+    int rc = bench_mem_copy_rate(MEM_COPY_BYTES, MEM_COPY_REPS, &gbps, err, sizeof err);
     if (rc == 0) rc = bench_json_set_machine(s->json, host, "memcpy_GBps", gbps, err, sizeof err);
     /* the cost model's fit needs them where ranks outnumber the cores */
-    int cores = machine_usable_cores();
+    int cores = bench_machine_usable_cores();
     if (rc == 0) rc = bench_json_set_machine(s->json, host, "cores", cores, err, sizeof err);
     if (rc == 0)
         fprintf(s->log, "collbench suite: memory-copy rate %.2f GB/s, %d cores\n", gbps, cores);
@@ -655,7 +688,7 @@ static int run_suite(suite *s)
     if (rc || (rc = check_lists(s)) ||
         (rc = suite_pick_backends(s->o.backends, s->backends, MAX_BACKENDS, &s->nbackends,
                                   stderr)) ||
-        (rc = prepare_dir(s)) || (rc = plan(s)))
+        (rc = name_dir(s)) || (rc = plan(s)) || (rc = check_steps(s)) || (rc = prepare_dir(s)))
         return rc;
     clock_gettime(CLOCK_MONOTONIC, &s->started);
     say_plan(s);
