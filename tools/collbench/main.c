@@ -20,6 +20,7 @@ int cmd_suite(int argc, char **argv);  /* cmd_suite.c */
 int cmd_train(int argc, char **argv);  /* cmd_train.c */
 int cmd_report(int argc, char **argv); /* cmd_report.c */
 int cmd_model(int argc, char **argv);  /* cmd_model.c */
+int cmd_replay(int argc, char **argv); /* cmd_replay.c */
 
 typedef struct command {
     const char *name;
@@ -42,6 +43,7 @@ static const command commands[] = {
     {"train", cmd_train, "data-parallel training step: compute vs communication, overlap, buckets"},
     {"report", cmd_report, "result files -> plots, markdown tables, analysis, index.html"},
     {"model", cmd_model, "cost model fitted to result files; predictions for other clusters"},
+    {"replay", cmd_replay, "a program's recorded communication replayed on every backend"},
     {"init", cmd_init, "cost of creating a communicator, re-created every step vs reused"},
     {"check", cmd_check, "is this setup usable: PASS/FAIL per backend and step"},
     {"info", cmd_info, "this machine and build: CPU, memory, network, CUDA/NCCL, backends"},

@@ -1,0 +1,152 @@
+/* A turn's summary over the ranks, its table and its rows (replay_report.h). */
+#include "replay/replay_report.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *const replay_row_columns[REPLAY_ROW_COLUMNS] = {"trace",      "backend",    "pass",
+                                                            "nprocs",     "buffers",    "gaps",
+                                                            "collective", "size_class", "calls",
+                                                            "time_s",     "recorded_s", "ratio",
+                                                            "busbw_GBps", "total_s",    "comm_s",
+                                                            "gap_s",      "exposed_s"};
+
+void replay_summarize(const replay_measure *all, int world, replay_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->world = world;
+    s->has_times = world > 0;
+    for (int r = 0; r < world; r++) {
+        const replay_measure *m = &all[r];
+        if (m->total_s > s->total_s) s->total_s = m->total_s;
+        s->comm_s += m->comm_s / world;
+        s->gap_s += m->gap_s / world;
+        s->exposed_s += (m->total_s - m->gap_s) / world;
+        s->capped_gaps += m->capped_gaps;
+        if (!m->has_times) s->has_times = 0;
+        s->recorded_comm_s += m->recorded_comm_s / world;
+        if (m->recorded_total_s > s->recorded_total_s) s->recorded_total_s = m->recorded_total_s;
+        for (int op = 0; op < REPLAY_OP_COUNT; op++)
+            for (int k = 0; k < REPLAY_NSIZE; k++) {
+                replay_cell *d = &s->cell[op][k];
+                const replay_cell *c = &m->cell[op][k];
+                d->calls += c->calls;
+                d->time_s += c->time_s;
+                d->busbytes += c->busbytes;
+                d->recorded_s += c->recorded_s;
+            }
+    }
+}
+
+static double busbw_GBps(double busbytes, double time_s)
+{
+    return time_s > 0 ? busbytes / time_s / 1e9 : 0;
+}
+
+void replay_print(FILE *f, const replay_turn *turn, const replay_summary *s)
+{
+    fprintf(f, "# replay of %s on %s (pass %d of %d): %d ranks, buffers %s, gaps %s\n", turn->trace,
+            turn->backend, turn->pass, turn->passes, s->world, turn->buffers, turn->gaps);
+    fprintf(f,
+            "#   total %.3f ms   communication %.3f ms   gaps %.3f ms   exposed communication "
+            "%.3f ms\n",
+            s->total_s * 1e3, s->comm_s * 1e3, s->gap_s * 1e3, s->exposed_s * 1e3);
+    if (s->has_times && s->recorded_comm_s > 0)
+        fprintf(f, "#   recorded: total %.3f ms   communication %.3f ms   replayed/recorded %.2f\n",
+                s->recorded_total_s * 1e3, s->recorded_comm_s * 1e3,
+                s->comm_s / s->recorded_comm_s);
+    if (s->capped_gaps > 0)
+        fprintf(f, "#   %.0f gaps longer than half of -T cut to it\n", s->capped_gaps);
+    fprintf(f, "# times: mean per rank; calls: all ranks; total: the slowest rank\n");
+    fprintf(f, "#%14s %8s %8s %11s %13s %6s %12s\n", "collective", "size", "calls", "time(ms)",
+            "recorded(ms)", "ratio", "busbw(GB/s)");
+    double calls = 0, busbytes = 0, time = 0;
+    for (int op = 0; op < REPLAY_OP_COUNT; op++)
+        for (int k = 0; k < REPLAY_NSIZE; k++) {
+            const replay_cell *c = &s->cell[op][k];
+            if (c->calls == 0) continue;
+            calls += c->calls, busbytes += c->busbytes, time += c->time_s;
+            fprintf(f, " %14s %8s %8.0f %11.3f", replay_op_name((replay_op)op),
+                    replay_size_class_name(k), c->calls, c->time_s / s->world * 1e3);
+            if (s->has_times && c->recorded_s > 0)
+                fprintf(f, " %13.3f %6.2f", c->recorded_s / s->world * 1e3,
+                        c->time_s / c->recorded_s);
+            else fprintf(f, " %13s %6s", "-", "-");
+            fprintf(f, " %12.3f\n", busbw_GBps(c->busbytes, c->time_s));
+        }
+    fprintf(f, " %14s %8s %8.0f %11.3f", "all", "all", calls, s->comm_s * 1e3);
+    if (s->has_times && s->recorded_comm_s > 0)
+        fprintf(f, " %13.3f %6.2f", s->recorded_comm_s * 1e3, s->comm_s / s->recorded_comm_s);
+    else fprintf(f, " %13s %6s", "-", "-");
+    fprintf(f, " %12.3f\n", busbw_GBps(busbytes, time));
+}
+
+/* s as a JSON string (quotes, backslashes and control bytes escaped). */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, const char *key, double v, int present)
+{
+    if (present && isfinite(v)) fprintf(f, ",\"%s\":%.9g", key, v);
+    else fprintf(f, ",\"%s\":null", key);
+}
+
+static void row_start(FILE *f, const replay_turn *turn, const replay_summary *s, const char *coll,
+                      const char *size, double calls)
+{
+    fputs("{\"trace\":", f);
+    json_str(f, turn->trace);
+    fputs(",\"backend\":", f);
+    json_str(f, turn->backend);
+    fprintf(f, ",\"pass\":%d,\"nprocs\":%d,\"buffers\":", turn->pass, s->world);
+    json_str(f, turn->buffers);
+    fputs(",\"gaps\":", f);
+    json_str(f, turn->gaps);
+    fprintf(f, ",\"collective\":\"%s\",\"size_class\":\"%s\",\"calls\":%.0f", coll, size, calls);
+}
+
+void replay_rows_jsonl(FILE *f, const replay_turn *turn, const replay_summary *s)
+{
+    double calls = 0, busbytes = 0, time = 0;
+    for (int op = 0; op < REPLAY_OP_COUNT; op++)
+        for (int k = 0; k < REPLAY_NSIZE; k++)
+            calls += s->cell[op][k].calls, busbytes += s->cell[op][k].busbytes,
+                time += s->cell[op][k].time_s;
+    int rec = s->has_times && s->recorded_comm_s > 0;
+    row_start(f, turn, s, "all", "all", calls);
+    json_num(f, "time_s", s->comm_s, 1);
+    json_num(f, "recorded_s", s->recorded_comm_s, rec);
+    json_num(f, "ratio", rec ? s->comm_s / s->recorded_comm_s : 0, rec);
+    json_num(f, "busbw_GBps", busbw_GBps(busbytes, time), 1);
+    json_num(f, "total_s", s->total_s, 1);
+    json_num(f, "comm_s", s->comm_s, 1);
+    json_num(f, "gap_s", s->gap_s, 1);
+    json_num(f, "exposed_s", s->exposed_s, 1);
+    fputs("}\n", f);
+    for (int op = 0; op < REPLAY_OP_COUNT; op++)
+        for (int k = 0; k < REPLAY_NSIZE; k++) {
+            const replay_cell *c = &s->cell[op][k];
+            if (c->calls == 0) continue;
+            int crec = s->has_times && c->recorded_s > 0;
+            row_start(f, turn, s, replay_op_name((replay_op)op), replay_size_class_name(k),
+                      c->calls);
+            json_num(f, "time_s", c->time_s / s->world, 1);
+            json_num(f, "recorded_s", c->recorded_s / s->world, crec);
+            json_num(f, "ratio", crec ? c->time_s / c->recorded_s : 0, crec);
+            json_num(f, "busbw_GBps", busbw_GBps(c->busbytes, c->time_s), 1);
+            json_num(f, "total_s", 0, 0);
+            json_num(f, "comm_s", 0, 0);
+            json_num(f, "gap_s", 0, 0);
+            json_num(f, "exposed_s", 0, 0);
+            fputs("}\n", f);
+        }
+}

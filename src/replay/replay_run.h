@@ -1,0 +1,64 @@
+/* One rank's replay of its trace on one backend (a "turn"): a communicator per
+ * group of the trace this rank belongs to, its calls in order with the same
+ * sizes, dtypes, reductions, roots and peers, the recorded gaps between them,
+ * and what it measured (replay_measure). */
+#ifndef REPLAY_RUN_H
+#define REPLAY_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll.h"
+#include "replay/trace.h"
+
+/* Size classes of a call's bytes (the engine's bytes of a call: the message of
+ * allreduce, every rank's block together for allgather...): <64K, 64K-1M,
+ * 1M-16M, >=16M. */
+#define REPLAY_NSIZE 4
+int replay_size_class(uint64_t bytes);
+const char *replay_size_class_name(int k); /* "<64K", ...; static */
+
+/* A gap at least this long is slept, a shorter one spun (see replay_spend_gap). */
+#define REPLAY_SLEEP_GAP_S 200e-6
+
+/* Per op and size class, over one rank's calls (sums). */
+typedef struct replay_cell {
+    double calls, time_s;
+    double busbytes;   /* bytes x the engine's bus factor: busbw = busbytes / time_s */
+    double recorded_s; /* t1 - t0 of the trace's calls, where it has them */
+} replay_cell;
+
+/* What one rank measured in one turn. Only doubles: the ranks allgather it as
+ * an array of REPLAY_MEASURE_DOUBLES float64. */
+typedef struct replay_measure {
+    double total_s;     /* from the start (all ranks together) to the end of its last call */
+    double comm_s;      /* sum of its calls' times */
+    double gap_s;       /* time spent in gaps (recorded gaps, measured as spent) */
+    double capped_gaps; /* gaps cut to the cap (half of the timeout) */
+    double recorded_comm_s, recorded_gap_s, recorded_total_s; /* from t0/t1/gap; 0 without */
+    double has_times;                                         /* 1: the trace has t0/t1 */
+    replay_cell cell[REPLAY_OP_COUNT][REPLAY_NSIZE];
+} replay_measure;
+#define REPLAY_MEASURE_DOUBLES (sizeof(replay_measure) / sizeof(double))
+
+typedef struct replay_opts {
+    const char *backend; /* the turn's backend */
+    int coll_buffers;    /* 1: coll_alloc on each group's communicator; 0: malloc */
+    int gaps;            /* 1: spend the recorded gaps before each call */
+    double timeout_s;    /* every communicator's; a gap is capped at half of it */
+    const char *rdv_dir; /* the groups' file:// stores go here (private to the job) */
+    int turn;            /* distinct per turn of the job: the stores' names */
+    coll_comm *world;    /* a barrier on it starts every rank together (NULL: none) */
+} replay_opts;
+
+/* Replays t as o says into m. 0, or a coll status with err naming the call
+ * (seq, file, line, group) or the group whose communicator failed. */
+int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, char *err,
+               size_t errlen);
+
+/* Spends s seconds: a sleep from REPLAY_SLEEP_GAP_S up (ranks that outnumber
+ * the cores must not take each other's CPU), a spin below (a sleep that short
+ * would overshoot by about its own length). Returns the time spent. */
+double replay_spend_gap(double s);
+
+#endif

@@ -1,0 +1,37 @@
+#!/bin/sh
+# collbench replay refuses, before any rank starts and writing nothing: ranks
+# whose traces disagree, a -P that is not the trace's world, a call libcoll
+# does not have, a truncated file.
+. "$(dirname "$0")/../cli/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+no_outputs() {
+    [ ! -e "$WORK/r.csv" ] && [ ! -e "$WORK/r.json" ] || fail "$1: an output file was written"
+}
+
+expect_exit 2 'the traces disagree: group "0": collective call 3' \
+    replay "$HERE/disagree" --backend tcp --csv "$WORK/r.csv" -J "$WORK/r.json"
+grep -q 'rank1.jsonl seq 3 (line 6) is allreduce float32 sum count 131072: the count differs' \
+    "$WORK/err" || fail "disagree: the difference is not named: $(cat "$WORK/err")"
+grep -q '^# replay' "$WORK/out" && fail "disagree: something ran"
+no_outputs disagree
+
+expect_exit 2 "-P 3 differs from the trace's world of 2 ranks" \
+    replay "$HERE/two_ranks" -P 3 --backend tcp --csv "$WORK/r.csv"
+no_outputs -P
+
+mkdir "$WORK/gather"
+cp "$HERE/two_ranks"/rank*.jsonl "$WORK/gather/"
+for r in 0 1; do
+    sed -i 's/"op":"reduce"/"op":"gather"/' "$WORK/gather/rank$r.jsonl"
+done
+expect_exit 2 'rank0.jsonl:[0-9]*: seq [0-9]*: gather: libcoll has no gather' \
+    replay "$WORK/gather" --backend tcp --csv "$WORK/r.csv"
+no_outputs gather
+
+mkdir "$WORK/cut"
+cp "$HERE/two_ranks/rank0.jsonl" "$WORK/cut/"
+head -n 10 "$HERE/two_ranks/rank1.jsonl" >"$WORK/cut/rank1.jsonl"
+expect_exit 2 'cut/rank1.jsonl:10: no footer' replay "$WORK/cut" --backend tcp -J "$WORK/r.json"
+no_outputs truncated
+finish

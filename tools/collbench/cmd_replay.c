@@ -1,0 +1,374 @@
+/* collbench replay TRACE...: a program's recorded communication (one trace per
+ * rank, docs/DESIGN.md "Trace format") replayed on each backend in turn.
+ *
+ * The launcher reads every rank's trace and checks them against each other
+ * before anything runs (an inconsistent trace is exit 2, never a hang), makes
+ * a private directory (the groups' file:// stores, the list of traces, the
+ * rows rank 0 writes), launches the trace's world of ranks of itself (one
+ * launch runs every backend: cmd_replay_rank.c) and writes --csv and -J from the
+ * rows, atomically. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/dir_remove.h"
+#include "replay/replay_output.h"
+#include "replay/trace.h"
+#include "cli_launch.h"
+#include "cmd_replay.h"
+
+#define O(c) ((replay_cli *)(c)->user)
+
+static int on_procs(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 1, 1 << 20, &O(c)->nprocs);
+}
+static int on_backend(bench_opt_ctx *c, const char *v)
+{
+    replay_cli *o = O(c);
+    char *list = strdup(v), *save = NULL;
+    if (!list) return bench_opt_fail(c, "out of memory");
+    for (char *b = strtok_r(list, ",", &save); b; b = strtok_r(NULL, ",", &save)) {
+        if (o->nbackends == REPLAY_MAX_BACKENDS) {
+            free(list);
+            return bench_opt_fail(c, "at most %d backends", REPLAY_MAX_BACKENDS);
+        }
+        if (!(o->backends[o->nbackends++] = strdup(b))) break;
+    }
+    free(list);
+    return 0;
+}
+static int on_buffers(bench_opt_ctx *c, const char *v)
+{
+    if (strcmp(v, "malloc") && strcmp(v, "coll"))
+        return bench_opt_fail(c, "'%s': malloc or coll", v);
+    O(c)->coll_buffers = strcmp(v, "coll") == 0;
+    return 0;
+}
+static int on_gaps(bench_opt_ctx *c, const char *v)
+{
+    if (strcmp(v, "recorded") && strcmp(v, "none"))
+        return bench_opt_fail(c, "'%s': recorded or none", v);
+    O(c)->gaps = strcmp(v, "recorded") == 0;
+    return 0;
+}
+static int on_passes(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_int(c, v, 1, 100, &O(c)->passes);
+}
+static int on_csv(bench_opt_ctx *c, const char *v)
+{
+    O(c)->csv_path = v;
+    return 0;
+}
+static int on_json(bench_opt_ctx *c, const char *v)
+{
+    O(c)->json_path = v;
+    return 0;
+}
+static int on_timeout(bench_opt_ctx *c, const char *v)
+{
+    return bench_opt_double(c, v, 0, 1, INFINITY, 0, &O(c)->timeout_s);
+}
+static int on_rdv(bench_opt_ctx *c, const char *v)
+{
+    O(c)->rdv_dir = v;
+    return 0;
+}
+static int on_trace(bench_opt_ctx *c, const char *v)
+{
+    replay_cli *o = O(c);
+    if (o->ntraces == REPLAY_MAX_TRACES)
+        return bench_opt_fail(c, "more than %d traces", REPLAY_MAX_TRACES);
+    o->traces[o->ntraces++] = v;
+    return 0;
+}
+
+static const bench_opt opt_table[] = {
+    {0, "backend", "LIST", on_backend,
+     "backends to replay on, in turn (default: every one a sweep runs here)"},
+    {0, "buffers", "KIND", on_buffers, "malloc (default) or coll (coll_alloc) buffers"},
+    {0, "gaps", "HOW", on_gaps,
+     "recorded (default): spend each recorded gap before its call, a\n"
+     "sleep from 200 us up, a spin below (so that ranks that outnumber\n"
+     "the cores do not starve each other), each at most half of -T;\n"
+     "none: the calls back to back"},
+    {0, "passes", "N", on_passes, "replay N times, the backends reversed every other pass"},
+    {0, "csv", "FILE", on_csv, "write the rows as CSV (replaced atomically)"},
+    {'J', "json", "FILE", on_json, "write the rows as JSON (replaced atomically)"},
+    {'P', NULL, "N", on_procs, "ranks: must be the trace's world (the default)"},
+    {'T', NULL, "SECONDS", on_timeout, "timeout of every blocking wait (default 60)"},
+    {0, "rdv-dir", "DIR", on_rdv, NULL}, /* the launcher's private directory, for its ranks */
+    {'h', "help", NULL, bench_opt_help, "this help"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: collbench replay TRACE... [options]\n\n"
+               "Replays a program's recorded communication (COLL_TRACE=DIR on the torch\n"
+               "backend coll: one rank<R>.jsonl per rank) on each backend in turn: every\n"
+               "process group, every call in order with its sizes, dtypes, reductions,\n"
+               "roots and peers, the recorded compute gaps between them. TRACE is a\n"
+               "directory of rank<R>.jsonl files, or the files. The ranks' traces are\n"
+               "checked against each other first (exit 2 naming the first disagreement).\n"
+               "Per backend: total time, communication, exposed communication (total minus\n"
+               "the gaps), per collective and size class, busbw; recorded against replayed\n"
+               "where the trace has its times.\n\n");
+    bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 22);
+}
+
+static int parse_opts(int argc, char **argv, replay_cli *o)
+{
+    memset(o, 0, sizeof *o);
+    o->gaps = 1;
+    o->passes = 1;
+    o->timeout_s = 60;
+    return cli_parse_options(REPLAY_PREFIX, opt_table, BENCH_OPT_COUNT(opt_table), o, NULL,
+                             on_trace, argc, argv);
+}
+
+/* ================= the launcher ================= */
+
+typedef struct trace_set {
+    char **paths;
+    size_t n, cap;
+    replay_trace *traces;
+} trace_set;
+
+static int add_path(trace_set *s, const char *path)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 16;
+        char **p = realloc(s->paths, cap * sizeof *p);
+        if (!p) return -1;
+        s->paths = p, s->cap = cap;
+    }
+    return (s->paths[s->n++] = strdup(path)) ? 0 : -1;
+}
+
+static int is_rank_file(const char *name)
+{
+    if (strncmp(name, "rank", 4) != 0) return 0;
+    const char *p = name + 4, *digits = p;
+    while (*p >= '0' && *p <= '9') p++;
+    return p > digits && strcmp(p, ".jsonl") == 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory's rank<R>.jsonl files, or the file itself. */
+static int collect(const char *arg, trace_set *s)
+{
+    struct stat st;
+    if (stat(arg, &st) != 0)
+        return fprintf(stderr, REPLAY_PREFIX ": %s: %s\n", arg, strerror(errno)), EXIT_USAGE;
+    if (!S_ISDIR(st.st_mode)) return add_path(s, arg) ? EXIT_RUNTIME : 0;
+    DIR *d = opendir(arg);
+    if (!d) return fprintf(stderr, REPLAY_PREFIX ": %s: %s\n", arg, strerror(errno)), EXIT_USAGE;
+    size_t before = s->n;
+    char path[PATH_MAX];
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!is_rank_file(e->d_name)) continue;
+        snprintf(path, sizeof path, "%s/%s", arg, e->d_name);
+        if (add_path(s, path)) break;
+    }
+    closedir(d);
+    qsort(s->paths + before, s->n - before, sizeof *s->paths, by_name); /* messages alike */
+    if (s->n == before)
+        return fprintf(stderr, REPLAY_PREFIX ": %s holds no rank<R>.jsonl trace\n", arg),
+               EXIT_USAGE;
+    return 0;
+}
+
+static void free_set(trace_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->traces) replay_trace_free(&s->traces[i]);
+        free(s->paths[i]);
+    }
+    free(s->traces);
+    free(s->paths);
+}
+
+/* Every trace read, checked against the others and replayable; by_rank
+ * (world entries) filled. 0 or an exit code, said. */
+static int load(const replay_cli *o, trace_set *s, replay_trace ***by_rank)
+{
+    char err[2048];
+    int code = 0;
+    if (o->ntraces == 0)
+        return fprintf(stderr, REPLAY_PREFIX ": no trace given (a directory of rank<R>.jsonl "
+                                             "files, or the files)\n"),
+               EXIT_USAGE;
+    for (size_t i = 0; i < o->ntraces && !code; i++) code = collect(o->traces[i], s);
+    if (code) return code;
+    s->traces = calloc(s->n, sizeof *s->traces);
+    replay_trace **all = calloc(s->n, sizeof *all);
+    if (!s->traces || !all) return free(all), EXIT_RUNTIME;
+    for (size_t i = 0; i < s->n && !code; i++) {
+        int no_json = 0;
+        all[i] = &s->traces[i];
+        if (replay_trace_read(s->paths[i], REPLAY_TRACE_MAX_BYTES, all[i], &no_json, err,
+                              sizeof err) == 0)
+            continue;
+        fprintf(stderr, REPLAY_PREFIX ": %s\n", err);
+        code = no_json ? EXIT_UNAVAILABLE : EXIT_USAGE;
+    }
+    if (!code && s->traces[0].world > 0 &&
+        !(*by_rank = calloc((size_t)s->traces[0].world, sizeof **by_rank)))
+        code = EXIT_RUNTIME;
+    if (!code && replay_trace_check(all, s->n, *by_rank, err, sizeof err))
+        code = EXIT_USAGE, fprintf(stderr, REPLAY_PREFIX ": the traces disagree: %s\n", err);
+    for (int r = 0; !code && r < s->traces[0].world; r++) /* in rank order */
+        if (replay_trace_replayable((*by_rank)[r], err, sizeof err))
+            code = EXIT_USAGE, fprintf(stderr, REPLAY_PREFIX ": %s\n", err);
+    free(all);
+    return code;
+}
+
+/* An output must be a file we can create or replace, refused before the run. */
+static int check_output(const char *flag, const char *path)
+{
+    char dir[PATH_MAX];
+    struct stat st;
+    if (!path) return 0;
+    if (!*path)
+        return fprintf(stderr, REPLAY_PREFIX ": %s: an empty file name\n", flag), EXIT_USAGE;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return fprintf(stderr, REPLAY_PREFIX ": %s %s: a directory\n", flag, path), EXIT_USAGE;
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    if (access(dir, W_OK) != 0)
+        return fprintf(stderr, REPLAY_PREFIX ": %s %s: cannot write in %s: %s\n", flag, path, dir,
+                       strerror(errno)),
+               EXIT_USAGE;
+    return 0;
+}
+
+static int check_request(const replay_cli *o, int world)
+{
+    long nofile;
+    int most = cli_max_local_ranks(&nofile);
+    if (o->nprocs && o->nprocs != world)
+        return fprintf(stderr,
+                       REPLAY_PREFIX ": -P %d differs from the trace's world of %d ranks (%s)\n",
+                       o->nprocs, world, o->traces[0]),
+               EXIT_USAGE;
+    if (world > most)
+        return fprintf(stderr,
+                       REPLAY_PREFIX ": the trace's world of %d ranks: at most %d ranks on this "
+                                     "host (open files are limited to %ld, ulimit -n)\n",
+                       world, most, nofile),
+               EXIT_USAGE;
+#ifndef COLL_HAVE_JANSSON
+    if (o->csv_path || o->json_path)
+        return fprintf(stderr, REPLAY_PREFIX ": result files need jansson (apt-get install "
+                                             "libjansson-dev)\n"),
+               EXIT_UNAVAILABLE;
+#endif
+    int code = check_output("--csv", o->csv_path);
+    return code ? code : check_output("-J", o->json_path);
+}
+
+/* The backends, joined with commas, that one local launch runs in turn. */
+static int pick_backends(const replay_cli *o, const cli_launch_plan *plan, char *list, size_t len)
+{
+    const char *picked[REPLAY_MAX_BACKENDS];
+    size_t n = 0, used = 0;
+    int code = cli_plan_pick_backends(plan, REPLAY_PREFIX, o->backends, o->nbackends, picked,
+                                      REPLAY_MAX_BACKENDS, &n);
+    if (code) return code;
+    list[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (cli_plan_kind(plan, picked[i]) != CLI_LAUNCH_LOCAL || !strcmp(picked[i], "nccl"))
+            return fprintf(stderr,
+                           REPLAY_PREFIX ": --backend %s: not replayed (replay runs host buffers "
+                                         "on ranks collbench starts itself)\n",
+                           picked[i]),
+                   EXIT_USAGE;
+        used += (size_t)snprintf(list + used, len - used, "%s%s", used ? "," : "", picked[i]);
+        if (used >= len) return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The private directory and the list of traces by rank in it. */
+static int make_rdv(replay_trace **by_rank, int world, char *dir, size_t len)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, len, "%s/collbench-replay.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return fprintf(stderr, REPLAY_PREFIX ": %s: %s\n", dir, strerror(errno)), EXIT_RUNTIME;
+    char path[PATH_MAX + 32], abs[PATH_MAX];
+    snprintf(path, sizeof path, "%s/" REPLAY_TRACES_FILE, dir);
+    FILE *f = fopen(path, "w");
+    for (int r = 0; f && r < world; r++)
+        fprintf(f, "%s\n", realpath(by_rank[r]->path, abs) ? abs : by_rank[r]->path);
+    if (f && fclose(f) == 0) return 0;
+    fprintf(stderr, REPLAY_PREFIX ": %s: %s\n", path, strerror(errno));
+    coll__remove_flat_dir(dir);
+    return EXIT_RUNTIME;
+}
+
+static int launch(const replay_cli *o, int world, replay_trace **by_rank, int argc, char **argv)
+{
+    cli_launch_plan plan;
+    char list[256], dir[PATH_MAX], rows[PATH_MAX + 32], err[1024];
+    cli_plan_choose(&plan, NULL);
+    int code = pick_backends(o, &plan, list, sizeof list);
+    if (code || (code = make_rdv(by_rank, world, dir, sizeof dir))) return code;
+    /* the ranks run our command line again, with the private directory */
+    char **args = calloc((size_t)argc + 3, sizeof *args);
+    if (!args) return coll__remove_flat_dir(dir), EXIT_RUNTIME;
+    memcpy(args, argv, (size_t)argc * sizeof *args);
+    args[argc] = "--rdv-dir";
+    args[argc + 1] = dir;
+    cli_launch l = {.prefix = REPLAY_PREFIX, .what = "replay", .argc = argc + 2, .argv = args};
+    code = cli_launch_one(&plan, &l, list, world);
+    snprintf(rows, sizeof rows, "%s/" REPLAY_ROWS_FILE, dir);
+    if (!code && (o->csv_path || o->json_path) &&
+        replay_output_write(rows, o->csv_path, o->json_path, err, sizeof err)) {
+        fprintf(stderr, REPLAY_PREFIX ": %s\n", err);
+        code = EXIT_RUNTIME;
+    }
+    coll__remove_flat_dir(dir);
+    free(args);
+    return code;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    replay_cli o;
+    coll_launch_env env;
+    int code = parse_opts(argc, argv, &o);
+    if (code == BENCH_OPT_HELP) code = (usage(stdout), 0);
+    else if (!code) {
+        cli_role role = cli_detect_role(REPLAY_PREFIX, &env);
+        if (role == CLI_RANK) code = cmd_replay_rank(&o, &env);
+        else if (role == CLI_BAD_ENV) code = EXIT_USAGE;
+        else {
+            trace_set s = {0};
+            replay_trace **by_rank = NULL;
+            code = load(&o, &s, &by_rank);
+            int world = code ? 0 : s.traces[0].world;
+            if (!code) code = check_request(&o, world);
+            if (!code) code = launch(&o, world, by_rank, argc, argv);
+            free(by_rank);
+            free_set(&s);
+        }
+    }
+    for (size_t i = 0; i < o.nbackends; i++) free(o.backends[i]);
+    return code;
+}

@@ -1,0 +1,141 @@
+/* collbench replay inside a rank: its trace (the launcher lists the files in
+ * the job's private directory), a world communicator on tcp for the start
+ * barrier and the results, then each backend in turn, the passes alternated
+ * (A B, then B A). Rank 0 prints each turn's table and appends its rows to the
+ * private directory, from which the launcher writes --csv and -J. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/atomic_file.h"
+#include "replay/replay_report.h"
+#include "replay/replay_run.h"
+#include "replay/trace.h"
+#include "cli_common.h"
+#include "cmd_replay.h"
+
+/* Line `rank` of the launcher's list: this rank's trace. */
+static int trace_path(const replay_cli *o, int rank, char *out, size_t len)
+{
+    char list[4096];
+    snprintf(list, sizeof list, "%s/" REPLAY_TRACES_FILE, o->rdv_dir);
+    FILE *f = fopen(list, "r");
+    int at = 0, found = 0;
+    while (f && !found && fgets(out, (int)len, f))
+        if (at++ == rank) found = 1;
+    if (f) fclose(f);
+    if (!found) return -1;
+    out[strcspn(out, "\n")] = '\0';
+    return 0;
+}
+
+static int fail(const coll_launch_env *env, const char *what, const char *msg, int code)
+{
+    fprintf(stderr, REPLAY_PREFIX ": rank %d: %s%s\n", env->rank, what, msg);
+    return code;
+}
+
+/* Rank 0: the turn's table on stdout and its rows appended to the private directory. */
+static int report_turn(const replay_cli *o, const replay_turn *turn, const replay_measure *all,
+                       int world)
+{
+    replay_summary s;
+    char *rows = NULL, path[4096], err[600];
+    size_t len = 0;
+    replay_summarize(all, world, &s);
+    printf("\n");
+    replay_print(stdout, turn, &s);
+    fflush(stdout);
+    FILE *f = open_memstream(&rows, &len);
+    if (!f) return EXIT_RUNTIME;
+    replay_rows_jsonl(f, turn, &s);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/" REPLAY_ROWS_FILE, o->rdv_dir);
+    int rc = coll__file_append(path, rows, len, err, sizeof err);
+    free(rows);
+    if (rc) fprintf(stderr, REPLAY_PREFIX ": %s\n", err);
+    return rc ? EXIT_RUNTIME : 0;
+}
+
+static int run_turns(const replay_cli *o, const coll_launch_env *env, const replay_trace *t,
+                     coll_comm *world, char **names, int nb)
+{
+    int local_size = env->local_world_size > 0 ? env->local_world_size : env->world_size;
+    int local_rank = env->local_rank >= 0 ? env->local_rank : env->rank;
+    replay_measure mine, *all = calloc((size_t)env->world_size, sizeof *all);
+    char err[1024];
+    if (!all) return fail(env, "", "out of memory", EXIT_RUNTIME);
+    int code = 0;
+    for (int pass = 0; pass < o->passes && !code; pass++)
+        for (int i = 0; i < nb && !code; i++) {
+            const char *b = names[pass % 2 ? nb - 1 - i : i];
+            cli_rank_pin(b, local_rank, local_size);
+            replay_opts ro = {.backend = b,
+                              .coll_buffers = o->coll_buffers,
+                              .gaps = o->gaps,
+                              .timeout_s = o->timeout_s,
+                              .rdv_dir = o->rdv_dir,
+                              .turn = pass * nb + i,
+                              .world = world};
+            int rc = replay_run(t, &ro, &mine, err, sizeof err);
+            if (rc) {
+                code = fail(env, "", err,
+                            rc == COLL_EUNAVAIL                       ? EXIT_UNAVAILABLE
+                            : rc == COLL_EINVAL || rc == COLL_ENOTSUP ? EXIT_USAGE
+                                                                      : EXIT_RUNTIME);
+                break;
+            }
+            rc = coll_allgather(world, &mine, all, REPLAY_MEASURE_DOUBLES, COLL_FLOAT64);
+            if (rc) {
+                code = fail(env, "gathering the results: ", coll_comm_errmsg(world), EXIT_RUNTIME);
+                break;
+            }
+            replay_turn turn = {.trace = o->traces[0],
+                                .backend = b,
+                                .pass = pass + 1,
+                                .passes = o->passes,
+                                .buffers = o->coll_buffers ? "coll" : "malloc",
+                                .gaps = o->gaps ? "recorded" : "none"};
+            if (env->rank == 0) code = report_turn(o, &turn, all, env->world_size);
+        }
+    free(all);
+    return code;
+}
+
+int cmd_replay_rank(const replay_cli *o, const coll_launch_env *env)
+{
+    char path[4096], err[1024], list[256], *save = NULL, *names[REPLAY_MAX_BACKENDS];
+    replay_trace t;
+    int nb = 0;
+    if (!o->rdv_dir)
+        return fail(env, "",
+                    "ranks of collbench replay are started by collbench replay itself (run it "
+                    "without a launcher)",
+                    EXIT_USAGE);
+    if (trace_path(o, env->rank, path, sizeof path))
+        return fail(env, "", "no trace in the launcher's list for this rank", EXIT_USAGE);
+    if (replay_trace_read(path, REPLAY_TRACE_MAX_BYTES, &t, NULL, err, sizeof err)) {
+        replay_trace_free(&t);
+        return fail(env, "", err, EXIT_USAGE);
+    }
+    const char *named = cli_rank_backend(REPLAY_PREFIX, CLI_ENV_BACKEND, o->backends, o->nbackends,
+                                         env->rank);
+    snprintf(list, sizeof list, "%s", named ? named : "tcp");
+    for (char *b = strtok_r(list, ",", &save); b && nb < REPLAY_MAX_BACKENDS;
+         b = strtok_r(NULL, ",", &save))
+        names[nb++] = b;
+    coll_config cfg;
+    coll_config_init(&cfg);
+    cfg.backend = "tcp"; /* the start barrier and the results: always there */
+    cfg.timeout_s = o->timeout_s;
+    coll_comm *world = NULL;
+    int code = 0, rc = coll_comm_create(&cfg, &world);
+    if (rc)
+        code = fail(env, "the world communicator: ",
+                    *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc),
+                    EXIT_RUNTIME);
+    if (!code) code = run_turns(o, env, &t, world, names, nb);
+    if (world) coll_comm_destroy(world);
+    replay_trace_free(&t);
+    return code;
+}
