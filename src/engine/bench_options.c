@@ -381,6 +381,7 @@ static int finish_sizes(bench_opt_ctx *c)
     free(ST(c)->o->sizes);
     ST(c)->o->sizes = NULL;
     ST(c)->o->nsizes = 0;
+    ST(c)->o->sizes_flag = stepped ? "-b/-e" : "--sizes";
     if (stepped) return build_sweep(c);
     ST(c)->o->sizes = r->sizes;
     ST(c)->o->nsizes = r->nsizes;
@@ -575,6 +576,35 @@ void bench_options_usage(FILE *f, const bench_coll *coll)
     fprintf(f, "\nalgorithms of %s: %s\n", coll->name, algos && *algos ? algos : "auto");
     fprintf(f, "exit codes: 0 ok, 1 wrong results, 2 bad usage, 3 runtime failure, "
                "4 backend unavailable\n");
+}
+
+int bench_options_check_world(const bench_options *o, int world, char *err, size_t errlen)
+{
+    const bench_coll *c = o->coll;
+    if (!c->moves_data || !c->count_per_rank || world < 1) return 0;
+    for (size_t i = 0; i < o->nsizes; i++)
+        for (size_t j = 0; j < o->npairs; j++) {
+            size_t esz = coll_dtype_size(o->pairs[j].dtype);
+            if (bench_coll_call_count(c, o->sizes[i], esz, world) > 0) continue;
+            snprintf(err, errlen,
+                     "%s: %llu bytes is less than one %s (%zu bytes) for each of %d ranks: %s at "
+                     "%d ranks needs at least %llu bytes",
+                     o->sizes_flag ? o->sizes_flag : "--sizes", (unsigned long long)o->sizes[i],
+                     coll_dtype_name(o->pairs[j].dtype), esz, world, c->name, world,
+                     (unsigned long long)esz * (unsigned long long)world);
+            return COLL_EINVAL;
+        }
+    return 0;
+}
+
+int bench_options_check_procs(const bench_options *o, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < o->nprocs; i++) {
+        int world = o->mn.nnodes ? o->mn.nnodes * o->procs[i] : o->procs[i];
+        int rc = bench_options_check_world(o, world, err, errlen);
+        if (rc) return rc;
+    }
+    return 0;
 }
 
 int bench_options_largest_procs(const bench_options *o)

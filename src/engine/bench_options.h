@@ -48,6 +48,7 @@ typedef struct bench_options {
     char buffers[8];      /* --buffers: malloc (default, private), coll (coll_alloc), or
                              * cuda (set by --device cuda) */
     int buffers_given;
+    const char *sizes_flag; /* "--sizes" or "-b/-e", for messages; NULL: the defaults */
     const char *csv_path, *json_path;
     const char *per_iter_path; /* --per-iter: every iteration on every rank (bench/per_iter.h) */
     const char *init_method;   /* --init-method (points into argv); NULL: env:// */
@@ -76,6 +77,17 @@ void bench_options_free(bench_options *o);
 
 /* The usage text of one collective command. */
 void bench_options_usage(FILE *f, const bench_coll *coll);
+
+/* 0 when every size gives each of world ranks at least one element of every
+ * dtype (allgather, reducescatter, alltoall split a size into a block per
+ * rank, rounded down to whole elements), else COLL_EINVAL with err naming the
+ * flag, the size, the ranks and the dtype. A rank started by another launcher
+ * checks it with the world it is given. */
+int bench_options_check_world(const bench_options *o, int world, char *err, size_t errlen);
+
+/* bench_options_check_world at each -P (with --nnodes, the ranks of every
+ * host): what our launcher checks before any rank starts. */
+int bench_options_check_procs(const bench_options *o, char *err, size_t errlen);
 
 /* The largest -P value (the JSON world_size). */
 int bench_options_largest_procs(const bench_options *o);

@@ -51,6 +51,24 @@ static int run_placement(bench_run_state *s, bench_size *z, int in_place, bench_
     return rc;
 }
 
+/* A size that does not split into whole elements per rank is measured rounded
+ * down (as nccl-tests do): the row's bytes are what was measured, and the table
+ * says what was asked. */
+static void note_rounded(bench_run_state *s, const bench_size *z)
+{
+    const bench_coll *coll = s->r->opts->coll;
+    size_t esz = coll_dtype_size(z->pair.dtype);
+    uint64_t measured = bench_coll_bytes(coll, z->count, esz, s->r->nranks);
+    char text[256], human[24];
+    if (!s->r->print || measured == z->asked) return;
+    bench_format_size(z->asked, human, sizeof human);
+    snprintf(text, sizeof text,
+             "%s asked: %llu bytes measured (%s: %zu %s for each of %d ranks, whole elements)",
+             human, (unsigned long long)measured, coll->name, z->count,
+             coll_dtype_name(z->pair.dtype), s->r->nranks);
+    bench_table_print_note(&s->table, text);
+}
+
 int bench_run_size(bench_run_state *s, const bench_pair *pair, uint64_t bytes)
 {
     const bench_options *o = s->r->opts;
@@ -67,8 +85,10 @@ int bench_run_size(bench_run_state *s, const bench_pair *pair, uint64_t bytes)
     }
     if (rc == 0 && o->inplace != 1) rc = run_placement(s, &z, 0, &oop);
     if (rc == 0 && o->inplace != 0) rc = run_placement(s, &z, 1, &ip);
-    if (rc == 0)
+    if (rc == 0) {
         bench_run_emit_rows(s, o->inplace != 1 ? &oop : NULL, o->inplace != 0 ? &ip : NULL);
+        note_rounded(s, &z);
+    }
     bench_run_free_size(s, &z);
     return rc;
 }

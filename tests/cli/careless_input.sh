@@ -31,6 +31,25 @@ if [ "$(cat /proc/sys/vm/overcommit_memory 2>/dev/null)" != 1 ]; then
     grep -q "^collbench: rank 0: cannot allocate" "$WORK/err" || fail "no allocation error: $(cat "$WORK/err")"
 fi
 
+# A size that gives a rank less than one element is refused before any rank
+# starts (was: a 0-byte row, exit 0), naming the size, the ranks and the dtype;
+# one that does not split into whole elements is measured rounded down, and the
+# table says what was asked (was: 1K silently became 1020).
+expect_exit 2 "8 bytes is less than one float32 (4 bytes) for each of 3 ranks" \
+    reducescatter -P 3 --backend tcp --sizes 8 -n 1 -w 0
+expect_exit 2 "16 bytes is less than one float64 (8 bytes) for each of 4 ranks" \
+    alltoall -P 2,4 --backend tcp --sizes 16 -d float64 -n 1 -w 0
+grep -q "^ *[0-9]" "$WORK/out" && fail "alltoall -P 2,4 --sizes 16: ran -P 2 before refusing"
+# ranks started by another launcher learn the world only there: the same refusal
+RANK=0 WORLD_SIZE=3 LOCAL_RANK=0 LOCAL_WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 \
+    expect_exit 2 "for each of 3 ranks" reducescatter --sizes 8 --backend tcp -T 2
+unset RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT
+expect_exit 0 "" reducescatter -P 3 --backend tcp --sizes 1K -n 1 -w 0 -c 0 --csv "$WORK/rs.csv"
+grep -q "^# 1K asked: 1020 bytes measured (reducescatter: 85 float32 for each of 3 ranks" "$WORK/out" ||
+    fail "reducescatter -P 3 --sizes 1K: no note of the rounding: $(cat "$WORK/out")"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["bytes"] != 1020 { bad = 1 } END { exit bad || NR < 2 }' \
+    "$WORK/rs.csv" || fail "reducescatter -P 3 --sizes 1K: rows are not of the 1020 bytes measured: $(cat "$WORK/rs.csv")"
+
 # make torch with a cmake whose help output outlasts a pipe: no "Broken pipe".
 mkdir -p "$WORK/bin"
 cat >"$WORK/bin/cmake" <<'FAKE'

@@ -49,6 +49,8 @@ expect_exit 2 "-o: missing value" suite -o
 # collective refuses, and one that no step's memory check lets through
 expect_exit 2 "allreduce tcp 2 ranks: --sizes: '0'" suite $Q -P 2 --sizes 0 -o "$WORK/u1"
 expect_exit 2 "allreduce tcp 2 ranks: needs .* GiB on this host" suite $Q -P 2 --sizes 64G -o "$WORK/u1"
+expect_exit 2 "reducescatter tcp 3 ranks: --sizes: 8 bytes is less than one float32" \
+    suite $Q --collectives reducescatter -P 3 --sizes 8 -o "$WORK/u1"
 [ -e "$WORK/u1" ] && fail "a usage error created the results directory"
 
 # A backend asked for that cannot run here: exit 4 with the reason.

@@ -221,7 +221,13 @@ static int run_as_rank(const bench_options *o, const coll_launch_env *env)
                                          env->rank);
     int code = cli_gpu_rank_setup("collbench", o->device, env->rank, env->local_rank);
     int first = 0, broken = 0;
+    char why[256];
     if (code) return code;
+    /* ranks another launcher started learn the world here, past the -P check */
+    if (bench_options_check_world(o, env->world_size, why, sizeof why)) {
+        if (env->rank == 0) fprintf(stderr, "collbench %s: %s\n", o->coll->name, why);
+        return EXIT_USAGE;
+    }
     if (o->passes == 1 && (!named || !strchr(named, ',')))
         return run_backend(o, env, named, 1, &broken);
     char list[256], *save = NULL, *names[BENCH_MAX_BACKENDS];
@@ -354,6 +360,16 @@ static int check_outputs(const bench_options *o, const bench_sink *sink)
     return rc == COLL_EUNAVAIL ? EXIT_UNAVAILABLE : EXIT_USAGE;
 }
 
+/* A size that gives a rank of some -P less than one element: refused before
+ * any configuration runs (bench_options_check_world). */
+static int check_sizes(const bench_options *o)
+{
+    char err[256];
+    if (bench_options_check_procs(o, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "collbench %s: %s\n", o->coll->name, err);
+    return EXIT_USAGE;
+}
+
 /* Our launcher hands rank 0 the store's socket and the ranks MASTER_PORT: env://
  * is the only init method it needs. A file:// store would need a fresh file per
  * configuration and tcp:// a port free for each; not worth the surprises. */
@@ -413,7 +429,7 @@ static int run_as_launcher(const bench_options *o, int argc, char **argv)
     int writes = bench_multinode_writes(&o->mn);
     bench_sink_init(&l.sink, 0, writes ? o->csv_path : NULL, writes ? o->json_path : NULL, &meta);
     int code = check_init_method(o);
-    if (code || (code = check_root(o)) ||
+    if (code || (code = check_root(o)) || (code = check_sizes(o)) ||
         (code = cli_gpu_check_launch("collbench", o->device, o->backends, o->nbackends,
                                      &l.ngpus)) ||
         (code = cli_plan_pick_backends(&l.plan, "collbench", o->backends, o->nbackends, backends,

@@ -456,7 +456,8 @@ static int plan(suite *s)
 }
 
 /* What every collective step checks before it runs (its options, by the
- * collective's own parser, then the memory its largest -P needs), checked on
+ * collective's own parser, its sizes against its -P, then the memory its
+ * largest -P needs: what the collective's launcher checks), checked on
  * the planned command lines before anything is created: a size that every
  * step would refuse (0, 64G) is one exit 2, not a failed step each and a
  * results directory left behind. */
@@ -470,6 +471,7 @@ static int check_steps(suite *s)
         if (!c) continue;
         /* argv[0] is our binary, argv[1] the collective: the command's own argv */
         int rc = bench_options_parse(&o, c, st->argc - 1, st->argv + 1, err, sizeof err), mem = 0;
+        if (rc == 0) rc = bench_options_check_procs(&o, err, sizeof err);
         if (rc == 0) rc = mem = bench_memory_check(&o, err, sizeof err);
         bench_options_free(&o);
         if (rc) {
