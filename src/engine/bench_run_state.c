@@ -69,7 +69,7 @@ int bench_run_open(bench_run_state *s, bench_runner *r, char *errmsg, size_t err
     s->err = errmsg;
     s->errlen = errlen;
     if (errlen) errmsg[0] = '\0';
-    if (host_label(s->host, sizeof s->host, errmsg, errlen) != 0) return COLL_EINVAL;
+    if (bench_host_label(s->host, sizeof s->host, errmsg, errlen) != 0) return COLL_EINVAL;
     mark_test_hook(s);
     snprintf(s->what, sizeof s->what, "%s %s %d ranks", r->opts->coll->name,
              coll_comm_backend(r->comm), r->nranks);

@@ -88,9 +88,9 @@ int bench_run_warm_up(bench_run_state *s, const bench_size *z, const bench_call 
         if (done++ == 0 && bench_run_checks_in_warm_up(s->r) &&
             (rc = bench_run_check_one(s, z, c, 1, local_wrong)))
             return rc;
-    } while (!budget_stop_warmup(o->time_budget_s, o->warmup, o->iters, done, t, prev));
+    } while (!bench_budget_stop_warmup(o->time_budget_s, o->warmup, o->iters, done, t, prev));
     *warmup = done;
-    *iters = budget_timed_iters(o->time_budget_s, o->iters, t);
+    *iters = bench_budget_timed_iters(o->time_budget_s, o->iters, t);
     if (*warmup != o->warmup || *iters != o->iters) note_budget(s, z, *warmup, *iters);
     return 0;
 }
@@ -144,7 +144,7 @@ static int spread_tight(const bench_size *z, const bench_call *c, int done, doub
     int rc = coll_allreduce(c->comm, z->times, z->spread, (size_t)done, COLL_FLOAT64, COLL_MAX);
     if (rc) return rc;
     bench_stats_compute(z->spread, (size_t)done, &st);
-    *tight = budget_spread_tight(bound, st.p25, st.p50, st.p75);
+    *tight = bench_budget_spread_tight(bound, st.p25, st.p50, st.p75);
     return 0;
 }
 
@@ -156,7 +156,7 @@ int bench_run_time_iterations(bench_run_state *s, const bench_size *z, const ben
     for (int i = 0; i < *iters && !tight; i++) {
         bench_run_progress(s, "%s: iteration %d/%d", z->label, i + 1, *iters);
         if ((rc = timed_call(s->r, c, &z->times[i]))) return rc;
-        if (budget_spread_due(s->r->opts->stop_spread, i + 1, *iters)) {
+        if (bench_budget_spread_due(s->r->opts->stop_spread, i + 1, *iters)) {
             if ((rc = spread_tight(z, c, i + 1, s->r->opts->stop_spread, &tight))) return rc;
             if (tight) *iters = i + 1;
         }

@@ -14,12 +14,12 @@
  * after at least 2, and once the time has settled: the first iterations of a
  * large size pay for page faults in every process that maps the buffers
  * (seconds per GiB on some VMs), and timing those would report the faults. */
-int budget_stop_warmup(double budget_s, int warmup, int iters, int done, double t_us,
-                       double prev_us);
+int bench_budget_stop_warmup(double budget_s, int warmup, int iters, int done, double t_us,
+                             double prev_us);
 
 /* Timed iterations at t_us each: iters, or as many as fit budget_s but at
  * least BUDGET_MIN_TIMED_ITERS. */
-int budget_timed_iters(double budget_s, int iters, double t_us);
+int bench_budget_timed_iters(double budget_s, int iters, double t_us);
 
 /* --stop-spread: a cell whose timed iterations already agree stops early:
  * every BUDGET_TIGHT_EVERY iterations (while more are left) the runner
@@ -29,9 +29,9 @@ int budget_timed_iters(double budget_s, int iters, double t_us);
 
 /* 1 when, after `done` of `iters` timed iterations, the runner should look
  * (bound 0: never). */
-int budget_spread_due(double bound, int done, int iters);
+int bench_budget_spread_due(double bound, int done, int iters);
 
 /* 1 when times with these quartiles are within bound of their median. */
-int budget_spread_tight(double bound, double p25, double p50, double p75);
+int bench_budget_spread_tight(double bound, double p25, double p50, double p75);
 
 #endif

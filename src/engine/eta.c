@@ -13,7 +13,7 @@ static double rate_of(const eta_step *steps, size_t n, int group)
     return w > 0 ? s / w : -1;
 }
 
-double eta_left(const eta_step *steps, size_t n, size_t current, double elapsed)
+double bench_eta_left(const eta_step *steps, size_t n, size_t current, double elapsed)
 {
     double all = rate_of(steps, n, -1), left = 0;
     if (all < 0) return -1;

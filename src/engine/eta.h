@@ -18,6 +18,6 @@ typedef struct eta_step {
 
 /* Seconds left of steps[current..n) (current is running, for elapsed seconds
  * so far; current == n: none), or -1 before any step has finished. */
-double eta_left(const eta_step *steps, size_t n, size_t current, double elapsed);
+double bench_eta_left(const eta_step *steps, size_t n, size_t current, double elapsed);
 
 #endif

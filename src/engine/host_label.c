@@ -11,7 +11,7 @@ static int label_char(char c)
            c == '_' || c == '-';
 }
 
-int host_label(char *buf, size_t n, char *why, size_t whylen)
+int bench_host_label(char *buf, size_t n, char *why, size_t whylen)
 {
     const char *set = getenv(HOST_LABEL_ENV);
     if (set) {

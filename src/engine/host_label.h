@@ -12,6 +12,6 @@
 /* The name into buf (n >= 2; cut to n-1 bytes): 0, or -1 with why when
  * $COLLBENCH_HOST is set but not 1-63 of A-Z a-z 0-9 . _ - (it lands in CSV
  * fields and file names). */
-int host_label(char *buf, size_t n, char *why, size_t whylen);
+int bench_host_label(char *buf, size_t n, char *why, size_t whylen);
 
 #endif

@@ -160,7 +160,8 @@ static void gather_system(machine_info *mi)
 {
     struct utsname u;
     char why[160];
-    (void)host_label(mi->hostname, sizeof mi->hostname, why, sizeof why); /* checked at launch */
+    (void)bench_host_label(mi->hostname, sizeof mi->hostname, why,
+                           sizeof why); /* checked at launch */
     if (uname(&u) == 0)
         snprintf(mi->kernel, sizeof mi->kernel, "%s %s %s %s", u.sysname, u.release, u.version,
                  u.machine);
@@ -273,7 +274,7 @@ static void gather_backends(machine_info *mi)
     }
 }
 
-void machine_info_gather(machine_info *mi)
+void bench_machine_info_gather(machine_info *mi)
 {
     memset(mi, 0, sizeof *mi);
     gather_system(mi);
@@ -289,7 +290,7 @@ void machine_info_gather(machine_info *mi)
     gather_backends(mi);
 }
 
-int machine_usable_cores(void)
+int bench_machine_usable_cores(void)
 {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);

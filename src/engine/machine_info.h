@@ -66,10 +66,10 @@ typedef struct machine_info {
     int ngpus;
 } machine_info;
 
-void machine_info_gather(machine_info *mi);
+void bench_machine_info_gather(machine_info *mi);
 
 /* The cores this process may run on (its affinity mask: taskset, cpusets),
  * else the online ones: what the ranks of a one-host run share. */
-int machine_usable_cores(void);
+int bench_machine_usable_cores(void);
 
 #endif

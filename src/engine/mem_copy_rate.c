@@ -15,7 +15,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int mem_copy_rate(size_t bytes, int reps, double *gbps, char *err, size_t errlen)
+int bench_mem_copy_rate(size_t bytes, int reps, double *gbps, char *err, size_t errlen)
 {
     if (bytes < MEM_COPY_MIN_BYTES || reps < 1 || !gbps) {
         coll__set_err(err, errlen, "memory-copy probe: %s",

@@ -15,6 +15,6 @@
  * writes each byte, so the memory traffic is twice that rate. COLL_EINVAL
  * (err says why) for fewer than MEM_COPY_MIN_BYTES bytes or reps < 1,
  * COLL_ENOMEM when the buffers cannot be had. */
-int mem_copy_rate(size_t bytes, int reps, double *gbps, char *err, size_t errlen);
+int bench_mem_copy_rate(size_t bytes, int reps, double *gbps, char *err, size_t errlen);
 
 #endif

@@ -11,7 +11,7 @@
 #define MIN_THRESHOLD_MS 1.0
 #define JITTER_FACTOR 3.0
 
-double straggler_default_threshold(double jitter_ms)
+double bench_straggler_default_threshold(double jitter_ms)
 {
     double t = JITTER_FACTOR * jitter_ms;
     return t > MIN_THRESHOLD_MS ? t : MIN_THRESHOLD_MS;
@@ -39,8 +39,8 @@ static double reference(const double *sorted, int n, double self)
     return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-int straggler_analyze(const double *arr, int nranks, int iters, double threshold_ms,
-                      straggler_rank *out, straggler_summary *sum)
+int bench_straggler_analyze(const double *arr, int nranks, int iters, double threshold_ms,
+                            straggler_rank *out, straggler_summary *sum)
 {
     if (!arr || !out || !sum || nranks < 1 || iters < 1) return -1;
     size_t cells = (size_t)nranks * (size_t)iters;
@@ -89,8 +89,9 @@ int straggler_analyze(const double *arr, int nranks, int iters, double threshold
     sum->iters = iters;
     sum->jitter_ms = median(scratch, nranks);
     sum->threshold_is_default = !(threshold_ms > 0);
-    sum->threshold_ms = sum->threshold_is_default ? straggler_default_threshold(sum->jitter_ms)
-                                                  : threshold_ms;
+    sum->threshold_ms = sum->threshold_is_default
+                            ? bench_straggler_default_threshold(sum->jitter_ms)
+                            : threshold_ms;
     for (int r = 0; r < nranks; r++) {
         out[r].flagged = out[r].mean_excess_ms > sum->threshold_ms;
         sum->nflagged += out[r].flagged;
@@ -101,7 +102,8 @@ int straggler_analyze(const double *arr, int nranks, int iters, double threshold
     return 0;
 }
 
-int straggler_parse_inject(const char *s, int world, double *delay_ms, char *err, size_t errlen)
+int bench_straggler_parse_inject(const char *s, int world, double *delay_ms, char *err,
+                                 size_t errlen)
 {
     for (int r = 0; r < world; r++) delay_ms[r] = 0;
     if (!s || !*s) return snprintf(err, errlen, "--inject: empty, want RANK:MS[,RANK:MS]"), -1;
@@ -131,7 +133,7 @@ int straggler_parse_inject(const char *s, int world, double *delay_ms, char *err
     }
 }
 
-void straggler_print(FILE *f, const straggler_rank *r, const straggler_summary *sum)
+void bench_straggler_print(FILE *f, const straggler_rank *r, const straggler_summary *sum)
 {
     fprintf(f,
             "# %d ranks, %d iterations; lateness = arrival minus the earliest rank's,\n"

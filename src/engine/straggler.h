@@ -36,19 +36,20 @@ typedef struct straggler_summary {
 } straggler_summary;
 
 /* Default threshold: max(1 ms, 3 x the jitter). */
-double straggler_default_threshold(double jitter_ms);
+double bench_straggler_default_threshold(double jitter_ms);
 
 /* arrivals_s holds nranks blocks of iters seconds (rank r's block at r*iters,
  * the layout of an allgather). threshold_ms <= 0 picks the default. out has
  * nranks entries. Returns 0, or -1 for bad sizes/NULL/memory. */
-int straggler_analyze(const double *arrivals_s, int nranks, int iters, double threshold_ms,
-                      straggler_rank *out, straggler_summary *sum);
+int bench_straggler_analyze(const double *arrivals_s, int nranks, int iters, double threshold_ms,
+                            straggler_rank *out, straggler_summary *sum);
 
 /* Parses "RANK:MS[,RANK:MS...]" into delay_ms[0..world) (others 0). Returns 0, or
  * -1 with a message in err (rank outside [0, world), negative or bad MS, repeats). */
-int straggler_parse_inject(const char *s, int world, double *delay_ms, char *err, size_t errlen);
+int bench_straggler_parse_inject(const char *s, int world, double *delay_ms, char *err,
+                                 size_t errlen);
 
 /* The per-rank table, then each straggler with its evidence. */
-void straggler_print(FILE *f, const straggler_rank *r, const straggler_summary *sum);
+void bench_straggler_print(FILE *f, const straggler_rank *r, const straggler_summary *sum);
 
 #endif

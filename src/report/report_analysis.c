@@ -57,11 +57,12 @@ static void not_ranked(const report_ranked *rk, size_t m, size_t n, sbuf *out)
 {
     char t[32];
     for (size_t k = m; k < n; k++)
-        sb_printf(out,
-                  "; %s (%s) is not ranked against them: measured in a step of its own, in one "
-                  "pass, where the others were interleaved (a rerun of the steps can reverse "
-                  "the order)",
-                  rk[k].s->backend, fmt_time_us(rk[k].us, t, sizeof t));
+        report_sb_printf(
+            out,
+            "; %s (%s) is not ranked against them: measured in a step of its own, in one "
+            "pass, where the others were interleaved (a rerun of the steps can reverse "
+            "the order)",
+            rk[k].s->backend, report_fmt_time_us(rk[k].us, t, sizeof t));
 }
 
 /* "; shm is 2.0x faster than tcp (1.00 ms)" for the third and later of the m
@@ -73,16 +74,17 @@ static void others(const report_ranked *rk, size_t m, size_t n, sbuf *out)
     for (size_t k = 2; k < m; k++) {
         spread_verdict d = report_rows_differ(rk[0].r, rk[k].r, &used);
         if (d == WITHIN_NOISE)
-            sb_printf(out, "; %s is within noise of %s (%s)", rk[0].s->backend, rk[k].s->backend,
-                      fmt_time_us(rk[k].us, t, sizeof t));
+            report_sb_printf(out, "; %s is within noise of %s (%s)", rk[0].s->backend,
+                             rk[k].s->backend, report_fmt_time_us(rk[k].us, t, sizeof t));
         else
-            sb_printf(out, "; %s is %sx faster than %s (%s%s%s)", rk[0].s->backend,
-                      fmt_factor(rk[0].us > 0 ? rk[k].us / rk[0].us : INFINITY, f, sizeof f),
-                      rk[k].s->backend, fmt_time_us(rk[k].us, t, sizeof t), unchecked(d),
-                      pass_basis(&rk[0], &rk[k]));
+            report_sb_printf(out, "; %s is %sx faster than %s (%s%s%s)", rk[0].s->backend,
+                             report_fmt_factor(rk[0].us > 0 ? rk[k].us / rk[0].us : INFINITY, f,
+                                               sizeof f),
+                             rk[k].s->backend, report_fmt_time_us(rk[k].us, t, sizeof t),
+                             unchecked(d), pass_basis(&rk[0], &rk[k]));
     }
     not_ranked(rk, m, n, out);
-    sb_puts(out, ".\n");
+    report_sb_puts(out, ".\n");
 }
 
 /* One sentence for one size of one group, ranking the first m of n results
@@ -93,32 +95,35 @@ static const char *compare_at(const report_ranked *rk, size_t m, size_t n, const
 {
     char sz[32], t0[32], t1[32], f[16], ps[48];
     int p = rk[0].s->nprocs;
-    fmt_size(bytes, sz, sizeof sz);
+    report_fmt_size(bytes, sz, sizeof sz);
     spread_kind used;
     spread_verdict d = report_rows_differ(rk[0].r, rk[1].r, &used);
     double factor = rk[0].us > 0 ? rk[1].us / rk[0].us : INFINITY;
     if (d == WITHIN_NOISE) {
-        sb_printf(out,
-                  "%s: %s and %s are within noise at %s with %d %s%s (%s vs %s; their %s "
-                  "ranges%s overlap)",
-                  coll, rk[0].s->backend, rk[1].s->backend, sz, p, procs_word(p), where,
-                  fmt_time_us(rk[0].us, t0, sizeof t0), fmt_time_us(rk[1].us, t1, sizeof t1),
-                  report_spread_name(used), over_passes(&rk[0], &rk[1], ps, sizeof ps));
+        report_sb_printf(out,
+                         "%s: %s and %s are within noise at %s with %d %s%s (%s vs %s; their %s "
+                         "ranges%s overlap)",
+                         coll, rk[0].s->backend, rk[1].s->backend, sz, p, procs_word(p), where,
+                         report_fmt_time_us(rk[0].us, t0, sizeof t0),
+                         report_fmt_time_us(rk[1].us, t1, sizeof t1), report_spread_name(used),
+                         over_passes(&rk[0], &rk[1], ps, sizeof ps));
         others(rk, m, n, out);
         return NO_CLEAR_WINNER;
     }
     if (factor < 1.05) {
-        sb_printf(out, "%s: %s and %s are within 5%% of each other at %s with %d %s%s (%s vs %s%s)",
-                  coll, rk[0].s->backend, rk[1].s->backend, sz, p, procs_word(p), where,
-                  fmt_time_us(rk[0].us, t0, sizeof t0), fmt_time_us(rk[1].us, t1, sizeof t1),
-                  unchecked(d));
+        report_sb_printf(
+            out, "%s: %s and %s are within 5%% of each other at %s with %d %s%s (%s vs %s%s)", coll,
+            rk[0].s->backend, rk[1].s->backend, sz, p, procs_word(p), where,
+            report_fmt_time_us(rk[0].us, t0, sizeof t0),
+            report_fmt_time_us(rk[1].us, t1, sizeof t1), unchecked(d));
         others(rk, m, n, out);
         return rk[0].s->backend;
     }
-    sb_printf(out, "%s: %s is %sx faster than %s at %s with %d %s%s (%s vs %s%s%s)", coll,
-              rk[0].s->backend, fmt_factor(factor, f, sizeof f), rk[1].s->backend, sz, p,
-              procs_word(p), where, fmt_time_us(rk[0].us, t0, sizeof t0),
-              fmt_time_us(rk[1].us, t1, sizeof t1), unchecked(d), pass_basis(&rk[0], &rk[1]));
+    report_sb_printf(out, "%s: %s is %sx faster than %s at %s with %d %s%s (%s vs %s%s%s)", coll,
+                     rk[0].s->backend, report_fmt_factor(factor, f, sizeof f), rk[1].s->backend, sz,
+                     p, procs_word(p), where, report_fmt_time_us(rk[0].us, t0, sizeof t0),
+                     report_fmt_time_us(rk[1].us, t1, sizeof t1), unchecked(d),
+                     pass_basis(&rk[0], &rk[1]));
     others(rk, m, n, out);
     return rk[0].s->backend;
 }
@@ -134,8 +139,8 @@ static void fastest_section(const report_view *v, sbuf *out)
     uint64_t *sizes = calloc(maxpts, sizeof *sizes);
     const char **winner = calloc(maxpts, sizeof *winner);
     if (!rk || !sizes || !winner) goto done;
-    sb_puts(out, "Fastest backend by size (medians; a difference is claimed only where the "
-                 "spreads do not overlap)\n");
+    report_sb_puts(out, "Fastest backend by size (medians; a difference is claimed only where the "
+                        "spreads do not overlap)\n");
     for (size_t gi = 0; gi < v->n; gi++) {
         const report_series *g = &v->s[gi];
         if (group_seen(v, gi)) continue;
@@ -158,39 +163,42 @@ static void fastest_section(const report_view *v, sbuf *out)
         size_t segs = 1;
         for (size_t k = 1; k < nw; k++) segs += strcmp(winner[k], winner[k - 1]) != 0;
         if (segs == 1 && winner[0] == NO_CLEAR_WINNER) {
-            sb_printf(out,
-                      "%s with %d %s%s: no backend is the clear fastest at any size compared "
-                      "(%s to %s): the fastest is within noise of the next.\n",
-                      coll, p, procs_word(p), where, fmt_size(sizes[0], a, sizeof a),
-                      fmt_size(sizes[nw - 1], b, sizeof b));
+            report_sb_printf(
+                out,
+                "%s with %d %s%s: no backend is the clear fastest at any size compared "
+                "(%s to %s): the fastest is within noise of the next.\n",
+                coll, p, procs_word(p), where, report_fmt_size(sizes[0], a, sizeof a),
+                report_fmt_size(sizes[nw - 1], b, sizeof b));
             continue;
         }
         if (segs == 1) {
-            sb_printf(
+            report_sb_printf(
                 out,
                 "%s with %d %s%s: %s is the fastest backend at every size compared (%s to %s).\n",
-                coll, p, procs_word(p), where, winner[0], fmt_size(sizes[0], a, sizeof a),
-                fmt_size(sizes[nw - 1], b, sizeof b));
+                coll, p, procs_word(p), where, winner[0], report_fmt_size(sizes[0], a, sizeof a),
+                report_fmt_size(sizes[nw - 1], b, sizeof b));
             continue;
         }
-        sb_printf(out, "%s with %d %s%s: the fastest backend changes with size:", coll, p,
-                  procs_word(p), where);
+        report_sb_printf(out, "%s with %d %s%s: the fastest backend changes with size:", coll, p,
+                         procs_word(p), where);
         for (size_t k = 0, start = 0; k < nw; k++) {
             if (k + 1 < nw && strcmp(winner[k + 1], winner[k]) == 0) continue;
             if (start == k)
-                sb_printf(out, "%s %s at %s", start ? "," : "", winner[k],
-                          fmt_size(sizes[k], a, sizeof a));
+                report_sb_printf(out, "%s %s at %s", start ? "," : "", winner[k],
+                                 report_fmt_size(sizes[k], a, sizeof a));
             else
-                sb_printf(out, "%s %s from %s to %s", start ? "," : "", winner[k],
-                          fmt_size(sizes[start], a, sizeof a), fmt_size(sizes[k], b, sizeof b));
+                report_sb_printf(out, "%s %s from %s to %s", start ? "," : "", winner[k],
+                                 report_fmt_size(sizes[start], a, sizeof a),
+                                 report_fmt_size(sizes[k], b, sizeof b));
             start = k + 1;
         }
-        sb_puts(out, ".\n");
+        report_sb_puts(out, ".\n");
     }
     if (!any)
-        sb_puts(out, "Only one backend was measured per machine, device, buffer kind and process "
-                     "count: nothing to compare.\n");
-    sb_puts(out, "\n");
+        report_sb_puts(out,
+                       "Only one backend was measured per machine, device, buffer kind and process "
+                       "count: nothing to compare.\n");
+    report_sb_puts(out, "\n");
 done:
     free(rk);
     free(sizes);
@@ -228,8 +236,9 @@ static void buffers_section(const report_view *v, sbuf *out)
         }
         if (!lo[0]) continue;
         if (!any)
-            sb_puts(out, "Buffer kinds (the same backend with coll_alloc buffers and with private "
-                         "malloc buffers)\n");
+            report_sb_puts(
+                out, "Buffer kinds (the same backend with coll_alloc buffers and with private "
+                     "malloc buffers)\n");
         any = 1;
         char host[96] = "";
         if (v->many_hosts) snprintf(host, sizeof host, " on %s", s->host);
@@ -240,18 +249,20 @@ static void buffers_section(const report_view *v, sbuf *out)
             double tc = report_row_time(c), tp = report_row_time(p);
             spread_kind used;
             spread_verdict d = report_rows_differ(c, p, &used);
-            sb_printf(out, "coll buffers vs malloc buffers on %s: ", s->backend);
-            if (d == WITHIN_NOISE) sb_printf(out, "within noise");
+            report_sb_printf(out, "coll buffers vs malloc buffers on %s: ", s->backend);
+            if (d == WITHIN_NOISE) report_sb_printf(out, "within noise");
             else
-                sb_printf(out, "%sx %s", fmt_factor(tc <= tp ? tp / tc : tc / tp, f, sizeof f),
-                          tc <= tp ? "faster" : "slower");
-            sb_printf(out, " (%s at %s with %d %s%s: %s vs %s%s).\n", s->collective,
-                      fmt_size(c->bytes, sz, sizeof sz), s->nprocs, procs_word(s->nprocs), host,
-                      fmt_time_us(tc, t0, sizeof t0), fmt_time_us(tp, t1, sizeof t1),
-                      d == WITHIN_NOISE ? "; the spreads overlap" : unchecked(d));
+                report_sb_printf(out, "%sx %s",
+                                 report_fmt_factor(tc <= tp ? tp / tc : tc / tp, f, sizeof f),
+                                 tc <= tp ? "faster" : "slower");
+            report_sb_printf(out, " (%s at %s with %d %s%s: %s vs %s%s).\n", s->collective,
+                             report_fmt_size(c->bytes, sz, sizeof sz), s->nprocs,
+                             procs_word(s->nprocs), host, report_fmt_time_us(tc, t0, sizeof t0),
+                             report_fmt_time_us(tp, t1, sizeof t1),
+                             d == WITHIN_NOISE ? "; the spreads overlap" : unchecked(d));
         }
     }
-    if (any) sb_puts(out, "\n");
+    if (any) report_sb_puts(out, "\n");
 }
 
 /* Same collective, process and node count: what a cross-machine finding
@@ -314,9 +325,9 @@ static void machines_section(const report_view *v, sbuf *out)
             if (!fr || report_row_time(r) < report_row_time(fr)) fr = r, fs = of;
         }
         if (!any)
-            sb_puts(out,
-                    "Across machines (different hardware, not a like-for-like comparison: each "
-                    "machine's fastest backend at the largest size both measured)\n");
+            report_sb_puts(
+                out, "Across machines (different hardware, not a like-for-like comparison: each "
+                     "machine's fastest backend at the largest size both measured)\n");
         any = 1;
         for (size_t a = 0; a < v->n; a++) {
             const report_series *os = &v->s[a], *of = NULL;
@@ -330,19 +341,21 @@ static void machines_section(const report_view *v, sbuf *out)
             spread_kind used;
             spread_verdict d = report_rows_differ(fr, r, &used);
             double a0 = report_row_time(fr), a1 = report_row_time(r);
-            sb_printf(
+            report_sb_printf(
                 out,
                 "%s at %s with %d %s: %s on %s (%s, %s buffers) vs %s on %s (%s, %s buffers): ",
-                t->collective, fmt_size(at, sz, sizeof sz), t->nprocs, procs_word(t->nprocs),
+                t->collective, report_fmt_size(at, sz, sizeof sz), t->nprocs, procs_word(t->nprocs),
                 fs->backend, fs->host, fs->device, fs->buffers, of->backend, of->host, of->device,
                 of->buffers);
-            if (d == WITHIN_NOISE) sb_puts(out, "within noise");
-            else sb_printf(out, "%sx faster", fmt_factor(a0 > 0 ? a1 / a0 : INFINITY, f, sizeof f));
-            sb_printf(out, " (%s vs %s%s).\n", fmt_time_us(a0, t0, sizeof t0),
-                      fmt_time_us(a1, t1, sizeof t1), unchecked(d));
+            if (d == WITHIN_NOISE) report_sb_puts(out, "within noise");
+            else
+                report_sb_printf(out, "%sx faster",
+                                 report_fmt_factor(a0 > 0 ? a1 / a0 : INFINITY, f, sizeof f));
+            report_sb_printf(out, " (%s vs %s%s).\n", report_fmt_time_us(a0, t0, sizeof t0),
+                             report_fmt_time_us(a1, t1, sizeof t1), unchecked(d));
         }
     }
-    if (any) sb_puts(out, "\n");
+    if (any) report_sb_puts(out, "\n");
 }
 
 static void series_name(const report_view *v, const report_series *s, char *buf, size_t len)
@@ -354,7 +367,7 @@ static void series_name(const report_view *v, const report_series *s, char *buf,
 
 static void saturation_section(const report_view *v, sbuf *out)
 {
-    sb_puts(out, "Bus bandwidth saturation\n");
+    report_sb_puts(out, "Bus bandwidth saturation\n");
     int any = 0;
     for (size_t i = 0; i < v->n; i++) {
         const report_series *s = &v->s[i];
@@ -370,24 +383,25 @@ static void saturation_section(const report_view *v, sbuf *out)
         series_name(v, s, name, sizeof name);
         any = 1;
         if (k90 == s->n - 1) {
-            sb_printf(out,
-                      "%s: bus bandwidth is still rising at the largest size (%.3g GB/s at %s): "
-                      "it does not saturate in the measured range.\n",
-                      name, peak, fmt_size(s->pts[kp]->bytes, a, sizeof a));
+            report_sb_printf(
+                out,
+                "%s: bus bandwidth is still rising at the largest size (%.3g GB/s at %s): "
+                "it does not saturate in the measured range.\n",
+                name, peak, report_fmt_size(s->pts[kp]->bytes, a, sizeof a));
             continue;
         }
-        sb_printf(
+        report_sb_printf(
             out, "%s: bus bandwidth saturates at about %.3g GB/s from %s on (peak %.3g GB/s at %s)",
-            name, s->pts[k90]->busbw_GBps, fmt_size(s->pts[k90]->bytes, a, sizeof a), peak,
-            fmt_size(s->pts[kp]->bytes, b, sizeof b));
+            name, s->pts[k90]->busbw_GBps, report_fmt_size(s->pts[k90]->bytes, a, sizeof a), peak,
+            report_fmt_size(s->pts[kp]->bytes, b, sizeof b));
         const bench_row *last = s->pts[s->n - 1];
         if (kp != s->n - 1 && last->busbw_GBps < 0.8 * peak)
-            sb_printf(out, " and falls to %.3g GB/s at %s", last->busbw_GBps,
-                      fmt_size(last->bytes, a, sizeof a));
-        sb_puts(out, ".\n");
+            report_sb_printf(out, " and falls to %.3g GB/s at %s", last->busbw_GBps,
+                             report_fmt_size(last->bytes, a, sizeof a));
+        report_sb_puts(out, ".\n");
     }
-    if (!any) sb_puts(out, "Too few sizes per configuration (3 or more needed) to tell.\n");
-    sb_puts(out, "\n");
+    if (!any) report_sb_puts(out, "Too few sizes per configuration (3 or more needed) to tell.\n");
+    report_sb_puts(out, "\n");
 }
 
 /* Hockney's model t(n) = latency + n / bandwidth: the two terms are equal at
@@ -395,7 +409,7 @@ static void saturation_section(const report_view *v, sbuf *out)
  * at a small size is a latency. */
 static void crossover_section(const report_view *v, sbuf *out)
 {
-    sb_puts(out, "Latency/bandwidth crossover\n");
+    report_sb_puts(out, "Latency/bandwidth crossover\n");
     int any = 0;
     for (size_t i = 0; i < v->n; i++) {
         const report_series *s = &v->s[i];
@@ -409,34 +423,44 @@ static void crossover_section(const report_view *v, sbuf *out)
         series_name(v, s, name, sizeof name);
         any = 1;
         if (s->nprocs == 1 && s->pts[0]->in_place) { /* nothing to send, nothing to copy */
-            sb_printf(out,
-                      "%s: one process in place moves no data: %s at %s is the call's own cost, "
-                      "not a latency, and no bandwidth is measured.\n",
-                      name, fmt_time_us(lat, t, sizeof t), fmt_size(s->pts[0]->bytes, a, sizeof a));
+            report_sb_printf(
+                out,
+                "%s: one process in place moves no data: %s at %s is the call's own cost, "
+                "not a latency, and no bandwidth is measured.\n",
+                name, report_fmt_time_us(lat, t, sizeof t),
+                report_fmt_size(s->pts[0]->bytes, a, sizeof a));
             continue;
         }
         if (s->pts[0]->bytes > REPORT_LATENCY_MAX_BYTES) {
-            sb_printf(out,
-                      "%s: time at the smallest size measured (%s) is %s; no size of %s or less "
-                      "was measured, so the latency and the crossover are not known.\n",
-                      name, fmt_size(s->pts[0]->bytes, a, sizeof a), fmt_time_us(lat, t, sizeof t),
-                      fmt_size(REPORT_LATENCY_MAX_BYTES, b, sizeof b));
+            report_sb_printf(
+                out,
+                "%s: time at the smallest size measured (%s) is %s; no size of %s or less "
+                "was measured, so the latency and the crossover are not known.\n",
+                name, report_fmt_size(s->pts[0]->bytes, a, sizeof a),
+                report_fmt_time_us(lat, t, sizeof t),
+                report_fmt_size(REPORT_LATENCY_MAX_BYTES, b, sizeof b));
             continue;
         }
         double nstar = lat * 1e-6 * bw * 1e9;
-        sb_printf(out,
-                  "%s: latency %s at the smallest size (%s); with a peak algorithm bandwidth of "
-                  "%.3g GB/s the latency/bandwidth crossover is near %s",
-                  name, fmt_time_us(lat, t, sizeof t), fmt_size(s->pts[0]->bytes, a, sizeof a), bw,
-                  fmt_size((uint64_t)llround(nstar), b, sizeof b));
+        report_sb_printf(
+            out,
+            "%s: latency %s at the smallest size (%s); with a peak algorithm bandwidth of "
+            "%.3g GB/s the latency/bandwidth crossover is near %s",
+            name, report_fmt_time_us(lat, t, sizeof t),
+            report_fmt_size(s->pts[0]->bytes, a, sizeof a), bw,
+            report_fmt_size((uint64_t)llround(nstar), b, sizeof b));
         if (nstar < (double)s->pts[0]->bytes)
-            sb_puts(out, ", below the smallest size measured: every size is bandwidth-bound.\n");
+            report_sb_puts(out,
+                           ", below the smallest size measured: every size is bandwidth-bound.\n");
         else if (nstar > (double)s->pts[s->n - 1]->bytes)
-            sb_puts(out, ", above the largest size measured: every size is latency-bound.\n");
-        else sb_puts(out, ": smaller messages are latency-bound, larger ones bandwidth-bound.\n");
+            report_sb_puts(out,
+                           ", above the largest size measured: every size is latency-bound.\n");
+        else
+            report_sb_puts(out,
+                           ": smaller messages are latency-bound, larger ones bandwidth-bound.\n");
     }
-    if (!any) sb_puts(out, "Too few sizes per configuration (2 or more needed) to tell.\n");
-    sb_puts(out, "\n");
+    if (!any) report_sb_puts(out, "Too few sizes per configuration (2 or more needed) to tell.\n");
+    report_sb_puts(out, "\n");
 }
 
 /* Time at one size for every process count of series s's setting and backend. */
@@ -445,23 +469,25 @@ static void scaling_line(const report_view *v, const report_series *s, const int
 {
     char sz[32], t[32], where[160];
     const bench_row *r[64];
-    sb_printf(out, "%s %s%s at %s: ", s->collective, s->backend,
-              report_series_where(v, s, where, sizeof where), fmt_size(bytes, sz, sizeof sz));
+    report_sb_printf(out, "%s %s%s at %s: ", s->collective, s->backend,
+                     report_series_where(v, s, where, sizeof where),
+                     report_fmt_size(bytes, sz, sizeof sz));
     for (size_t k = 0; k < np; k++)
-        sb_printf(out, "%s%d", k ? (k + 1 < np ? ", " : " and ") : "", procs[k]);
-    sb_puts(out, " processes take ");
+        report_sb_printf(out, "%s%d", k ? (k + 1 < np ? ", " : " and ") : "", procs[k]);
+    report_sb_puts(out, " processes take ");
     for (size_t k = 0; k < np; k++) {
         r[k] = report_series_at(report_view_find_procs(v, s, procs[k]), bytes);
-        sb_printf(out, "%s%s", k ? (k + 1 < np ? ", " : " and ") : "",
-                  fmt_time_us(report_row_time(r[k]), t, sizeof t));
+        report_sb_printf(out, "%s%s", k ? (k + 1 < np ? ", " : " and ") : "",
+                         report_fmt_time_us(report_row_time(r[k]), t, sizeof t));
     }
     char f1[16], f2[16];
     double t0 = report_row_time(r[0]), t1 = report_row_time(r[np - 1]);
-    sb_printf(out, " (%sx the time for %sx the processes; bus bandwidth",
-              fmt_factor(t0 > 0 ? t1 / t0 : 0, f1, sizeof f1),
-              fmt_factor((double)procs[np - 1] / procs[0], f2, sizeof f2));
-    for (size_t k = 0; k < np; k++) sb_printf(out, "%s%.3g", k ? " -> " : " ", r[k]->busbw_GBps);
-    sb_puts(out, " GB/s).\n");
+    report_sb_printf(out, " (%sx the time for %sx the processes; bus bandwidth",
+                     report_fmt_factor(t0 > 0 ? t1 / t0 : 0, f1, sizeof f1),
+                     report_fmt_factor((double)procs[np - 1] / procs[0], f2, sizeof f2));
+    for (size_t k = 0; k < np; k++)
+        report_sb_printf(out, "%s%.3g", k ? " -> " : " ", r[k]->busbw_GBps);
+    report_sb_puts(out, " GB/s).\n");
 }
 
 static int same_line(const report_series *a, const report_series *b)
@@ -471,7 +497,7 @@ static int same_line(const report_series *a, const report_series *b)
 
 static void scaling_section(const report_view *v, sbuf *out)
 {
-    sb_puts(out, "Scaling with the process count\n");
+    report_sb_puts(out, "Scaling with the process count\n");
     int any = 0;
     int procs[64];
     for (size_t i = 0; i < v->n; i++) {
@@ -500,8 +526,9 @@ static void scaling_section(const report_view *v, sbuf *out)
         if (lo != hi) scaling_line(v, s, procs, np, lo, out);
         scaling_line(v, s, procs, np, hi, out);
     }
-    if (!any) sb_puts(out, "Each configuration ran with one process count: nothing to compare.\n");
-    sb_puts(out, "\n");
+    if (!any)
+        report_sb_puts(out, "Each configuration ran with one process count: nothing to compare.\n");
+    report_sb_puts(out, "\n");
 }
 
 typedef struct noisy {
@@ -520,13 +547,13 @@ static void row_name(const bench_row *r, char *buf, size_t len)
 {
     char sz[32];
     snprintf(buf, len, "%s %s, %d %s, %s (%s %s%s, %s buffers, host %s)", r->collective, r->backend,
-             r->nprocs, procs_word(r->nprocs), fmt_size(r->bytes, sz, sizeof sz), r->dtype, r->op,
-             r->in_place ? ", in place" : "", r->buffers, r->host);
+             r->nprocs, procs_word(r->nprocs), report_fmt_size(r->bytes, sz, sizeof sz), r->dtype,
+             r->op, r->in_place ? ", in place" : "", r->buffers, r->host);
 }
 
 static void anomalies_section(const report_data *d, sbuf *out)
 {
-    sb_puts(out, "Anomalies\n");
+    report_sb_puts(out, "Anomalies\n");
     size_t nwrong = 0, nn = 0;
     noisy *ns = calloc(d->ncomm + 1, sizeof *ns);
     if (!ns) return;
@@ -535,7 +562,8 @@ static void anomalies_section(const report_data *d, sbuf *out)
         char name[200];
         if (r->wrong > 0) { /* -1: nothing checked */
             row_name(r, name, sizeof name);
-            sb_printf(out, "WRONG RESULTS: %s: %" PRId64 " wrong elements.\n", name, r->wrong);
+            report_sb_printf(out, "WRONG RESULTS: %s: %" PRId64 " wrong elements.\n", name,
+                             r->wrong);
             nwrong++;
         }
         if (r->time_us_p50 > 0 && r->time_us_p99 >= REPORT_NOISY_RATIO * r->time_us_p50)
@@ -546,23 +574,24 @@ static void anomalies_section(const report_data *d, sbuf *out)
     for (size_t i = 0; i < nn && i < shown; i++) {
         char name[200], a[32], b[32], f[16];
         row_name(ns[i].r, name, sizeof name);
-        sb_printf(out, "noisy: %s: p99 %s is %sx the p50 %s.\n", name,
-                  fmt_time_us(ns[i].r->time_us_p99, a, sizeof a),
-                  fmt_factor(ns[i].ratio, f, sizeof f),
-                  fmt_time_us(ns[i].r->time_us_p50, b, sizeof b));
+        report_sb_printf(out, "noisy: %s: p99 %s is %sx the p50 %s.\n", name,
+                         report_fmt_time_us(ns[i].r->time_us_p99, a, sizeof a),
+                         report_fmt_factor(ns[i].ratio, f, sizeof f),
+                         report_fmt_time_us(ns[i].r->time_us_p50, b, sizeof b));
     }
     if (nn > shown)
-        sb_printf(out, "... and %zu more noisy rows (p99 >= %.0fx p50).\n", nn - shown,
-                  REPORT_NOISY_RATIO);
+        report_sb_printf(out, "... and %zu more noisy rows (p99 >= %.0fx p50).\n", nn - shown,
+                         REPORT_NOISY_RATIO);
     if (nwrong == 0 && nn == 0)
-        sb_printf(out,
-                  "No anomalies: no wrong results, and p99 is within %.0fx of p50 in every row.\n",
-                  REPORT_NOISY_RATIO);
+        report_sb_printf(
+            out, "No anomalies: no wrong results, and p99 is within %.0fx of p50 in every row.\n",
+            REPORT_NOISY_RATIO);
     else
-        sb_printf(out, "%zu %s with wrong results, %zu noisy %s (p99 >= %.0fx p50).\n", nwrong,
-                  nwrong == 1 ? "row" : "rows", nn, nn == 1 ? "row" : "rows", REPORT_NOISY_RATIO);
+        report_sb_printf(out, "%zu %s with wrong results, %zu noisy %s (p99 >= %.0fx p50).\n",
+                         nwrong, nwrong == 1 ? "row" : "rows", nn, nn == 1 ? "row" : "rows",
+                         REPORT_NOISY_RATIO);
     free(ns);
-    sb_puts(out, "\n");
+    report_sb_puts(out, "\n");
 }
 
 static int same_train_group(const report_train_row *a, const report_train_row *b)
@@ -573,7 +602,7 @@ static int same_train_group(const report_train_row *a, const report_train_row *b
 static void training_section(const report_data *d, sbuf *out)
 {
     if (d->ntrain == 0 && d->nmem == 0) return;
-    sb_puts(out, "Training\n");
+    report_sb_puts(out, "Training\n");
     int many_hosts = 0;
     for (size_t i = 1; i < d->ntrain; i++)
         many_hosts |= strcmp(d->train[i].host, d->train[0].host) != 0;
@@ -591,12 +620,13 @@ static void training_section(const report_data *d, sbuf *out)
         else
             snprintf(exposed, sizeof exposed, "exposed communication %.2f ms (%.0f%% of the step)",
                      e.ms, e.share);
-        sb_printf(out,
-                  "%s (%s, %s, %d %s, batch %d, bucket %g MB, compress %s%s%s): step %.2f ms = "
-                  "compute %.2f ms + %s; %.1f samples/s; scaling efficiency %s.\n",
-                  r->model, r->mode, r->backend, r->nprocs, procs_word(r->nprocs), r->batch,
-                  r->bucket_mb, r->compress, many_hosts ? ", host " : "", many_hosts ? r->host : "",
-                  r->step_ms_avg, r->compute_ms, exposed, r->samples_per_s, eff);
+        report_sb_printf(
+            out,
+            "%s (%s, %s, %d %s, batch %d, bucket %g MB, compress %s%s%s): step %.2f ms = "
+            "compute %.2f ms + %s; %.1f samples/s; scaling efficiency %s.\n",
+            r->model, r->mode, r->backend, r->nprocs, procs_word(r->nprocs), r->batch, r->bucket_mb,
+            r->compress, many_hosts ? ", host " : "", many_hosts ? r->host : "", r->step_ms_avg,
+            r->compute_ms, exposed, r->samples_per_s, eff);
     }
     /* The best backend per model, machine and process count, by throughput. */
     for (size_t i = 0; i < d->ntrain; i++) {
@@ -618,34 +648,37 @@ static void training_section(const report_data *d, sbuf *out)
         if (!other || !(other->samples_per_s > 0)) continue;
         char f[16];
         /* Training rows record no p25/p75 of the step: the claim says so. */
-        sb_printf(out,
-                  "%s with %d %s%s%s: %s trains %sx faster than %s (%.1f vs %.1f samples/s, best "
-                  "configuration of each; spread unknown).\n",
-                  best->model, best->nprocs, procs_word(best->nprocs), many_hosts ? " on " : "",
-                  many_hosts ? best->host : "", best->backend,
-                  fmt_factor(best->samples_per_s / other->samples_per_s, f, sizeof f),
-                  other->backend, best->samples_per_s, other->samples_per_s);
+        report_sb_printf(
+            out,
+            "%s with %d %s%s%s: %s trains %sx faster than %s (%.1f vs %.1f samples/s, best "
+            "configuration of each; spread unknown).\n",
+            best->model, best->nprocs, procs_word(best->nprocs), many_hosts ? " on " : "",
+            many_hosts ? best->host : "", best->backend,
+            report_fmt_factor(best->samples_per_s / other->samples_per_s, f, sizeof f),
+            other->backend, best->samples_per_s, other->samples_per_s);
     }
     for (size_t i = 0; i < d->nmem; i++) {
         const report_mem_row *m = &d->mem[i];
         char a[6][32];
         const int64_t v[6] = {m->peak_rss_bytes, m->params_bytes,      m->grads_bytes,
                               m->optim_bytes,    m->activations_bytes, m->comm_buffers_bytes};
-        for (int k = 0; k < 6; k++) fmt_size(v[k] > 0 ? (uint64_t)v[k] : 0, a[k], sizeof a[k]);
-        sb_printf(out,
-                  "memory of %s, batch %d: peak RSS %s; parameters %s, gradients %s, optimizer "
-                  "state %s, activations %s, communication buffers %s.\n",
-                  m->model, m->batch, a[0], a[1], a[2], a[3], a[4], a[5]);
+        for (int k = 0; k < 6; k++)
+            report_fmt_size(v[k] > 0 ? (uint64_t)v[k] : 0, a[k], sizeof a[k]);
+        report_sb_printf(
+            out,
+            "memory of %s, batch %d: peak RSS %s; parameters %s, gradients %s, optimizer "
+            "state %s, activations %s, communication buffers %s.\n",
+            m->model, m->batch, a[0], a[1], a[2], a[3], a[4], a[5]);
     }
-    sb_puts(out, "\n");
+    report_sb_puts(out, "\n");
 }
 
 void report_analysis(const report_data *d, const report_view *v, sbuf *out)
 {
-    sb_printf(out,
-              "collbench report: analysis of %zu communication results (%zu configurations) "
-              "and %zu training results.\n\n",
-              d->ncomm, v->n, d->ntrain);
+    report_sb_printf(out,
+                     "collbench report: analysis of %zu communication results (%zu configurations) "
+                     "and %zu training results.\n\n",
+                     d->ncomm, v->n, d->ntrain);
     if (v->n > 0) {
         fastest_section(v, out);
         buffers_section(v, out);

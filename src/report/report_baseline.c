@@ -110,7 +110,7 @@ static void cell_name(const baseline_cell *c, char *buf, size_t len)
     char sz[32];
     snprintf(buf, len, "%s %s, %s buffers, %d %s, %s", c->s->collective, c->s->backend,
              c->s->buffers, c->s->nprocs, c->s->nprocs == 1 ? "process" : "processes",
-             fmt_size(c->now->bytes, sz, sizeof sz));
+             report_fmt_size(c->now->bytes, sz, sizeof sz));
 }
 
 void report_baseline_sentence(const report_baseline *b, sbuf *out)
@@ -122,16 +122,17 @@ void report_baseline_sentence(const report_baseline *b, sbuf *out)
                  "for like)",
                  b->hosts_now, b->hosts_then);
     size_t faster = b->nmoved - b->nslower;
-    sb_printf(out,
-              "Against the baseline%s: %zu of %zu cells slower beyond noise, %zu faster, the rest "
-              "within noise",
-              cross, b->nslower, b->compared, faster);
+    report_sb_printf(
+        out,
+        "Against the baseline%s: %zu of %zu cells slower beyond noise, %zu faster, the rest "
+        "within noise",
+        cross, b->nslower, b->compared, faster);
     if (b->nslower) {
         char name[160];
         cell_name(&b->moved[0], name, sizeof name);
-        sb_printf(out, "; the worst %s, %.0f%% slower", name, report_baseline_worst_pct(b));
+        report_sb_printf(out, "; the worst %s, %.0f%% slower", name, report_baseline_worst_pct(b));
     }
-    sb_puts(out, ".\n");
+    report_sb_puts(out, ".\n");
 }
 
 void report_baseline_table(const report_baseline *b, rtable *t)
@@ -144,17 +145,17 @@ void report_baseline_table(const report_baseline *b, rtable *t)
                  "Changes against the baseline beyond noise (cross-machine: %.40s "
                  "vs %.40s)",
                  b->hosts_now, b->hosts_then);
-    rtable_init(t, title, head, sizeof head / sizeof head[0], "lllrlrrrl");
+    report_table_init(t, title, head, sizeof head / sizeof head[0], "lllrlrrrl");
     for (size_t i = 0; i < b->nmoved; i++) {
         const baseline_cell *c = &b->moved[i];
         char sz[32], a[32], n[32];
         double r = c->ratio;
-        rtable_row(t, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.2fx\t%s %.0f%%%s", c->s->collective,
-                   c->s->backend, c->s->buffers, c->s->nprocs,
-                   fmt_size(c->now->bytes, sz, sizeof sz),
-                   fmt_time_us(report_row_time(c->then), a, sizeof a),
-                   fmt_time_us(report_row_time(c->now), n, sizeof n), r,
-                   r > 1 ? "slower" : "faster", r > 1 ? 100.0 * (r - 1) : 100.0 * (1 - r),
-                   b->cross ? " (cross-machine)" : "");
+        report_table_row(t, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.2fx\t%s %.0f%%%s", c->s->collective,
+                         c->s->backend, c->s->buffers, c->s->nprocs,
+                         report_fmt_size(c->now->bytes, sz, sizeof sz),
+                         report_fmt_time_us(report_row_time(c->then), a, sizeof a),
+                         report_fmt_time_us(report_row_time(c->now), n, sizeof n), r,
+                         r > 1 ? "slower" : "faster", r > 1 ? 100.0 * (r - 1) : 100.0 * (1 - r),
+                         b->cross ? " (cross-machine)" : "");
     }
 }

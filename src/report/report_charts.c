@@ -17,8 +17,8 @@ char *report_chartjs_load(char *why, size_t whylen)
     if (!path) path = REPORT_CHARTJS_PATH;
     char *text = NULL, reason[256] = "no file named";
     size_t len = 0;
-    if (!*path ||
-        read_whole_file(path, REPORT_CHARTJS_MAX_BYTES, &text, &len, reason, sizeof reason) != 0) {
+    if (!*path || report_read_whole_file(path, REPORT_CHARTJS_MAX_BYTES, &text, &len, reason,
+                                         sizeof reason) != 0) {
         snprintf(why, whylen, "%s: %s", *path ? path : "COLLBENCH_CHARTJS", reason);
         return NULL;
     }
@@ -34,14 +34,14 @@ char *report_chartjs_load(char *why, size_t whylen)
 /* A JSON string; '<' escaped so that nothing in it can close the <script>. */
 static void json_str(sbuf *out, const char *s)
 {
-    sb_puts(out, "\"");
+    report_sb_puts(out, "\"");
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') sb_printf(out, "\\%c", c);
-        else if (c < 0x20 || c == '<' || c == '>' || c == '&') sb_printf(out, "\\u%04x", c);
-        else sb_put(out, s, 1);
+        if (c == '"' || c == '\\') report_sb_printf(out, "\\%c", c);
+        else if (c < 0x20 || c == '<' || c == '>' || c == '&') report_sb_printf(out, "\\u%04x", c);
+        else report_sb_put(out, s, 1);
     }
-    sb_puts(out, "\"");
+    report_sb_puts(out, "\"");
 }
 
 static const char *point_style(const char *buffers)
@@ -57,10 +57,10 @@ static void dataset(const report_series *s, int bandwidth, sbuf *out)
 {
     char label[96];
     snprintf(label, sizeof label, "%s, %s buffers", s->backend, s->buffers);
-    sb_puts(out, "{\"label\":");
+    report_sb_puts(out, "{\"label\":");
     json_str(out, label);
-    sb_printf(out, ",\"colour\":\"%s\",\"marker\":\"%s\",\"pts\":[", plot_backend_css(s->backend),
-              point_style(s->buffers));
+    report_sb_printf(out, ",\"colour\":\"%s\",\"marker\":\"%s\",\"pts\":[",
+                     report_plot_backend_css(s->backend), point_style(s->buffers));
     int first = 1;
     for (size_t k = 0; k < s->n; k++) {
         const bench_row *r = s->pts[k];
@@ -74,11 +74,11 @@ static void dataset(const report_series *s, int bandwidth, sbuf *out)
         } else if (!known) {
             lo = hi = y;
         }
-        sb_printf(out, "%s{\"x\":%llu,\"y\":%.6g,\"lo\":%.6g,\"hi\":%.6g}", first ? "" : ",",
-                  (unsigned long long)r->bytes, y, lo, hi);
+        report_sb_printf(out, "%s{\"x\":%llu,\"y\":%.6g,\"lo\":%.6g,\"hi\":%.6g}", first ? "" : ",",
+                         (unsigned long long)r->bytes, y, lo, hi);
         first = 0;
     }
-    sb_puts(out, "]}");
+    report_sb_puts(out, "]}");
 }
 
 /* The cost model's curve for the panel's first series it can draw: a dashed
@@ -88,14 +88,14 @@ static int model_dataset(const model_fits *f, const grid_panel *p, sbuf *out)
     for (size_t k = 0; k < p->n && f && f->n; k++) {
         plot_line l;
         if (!report_model_curve(f, p->s[k], &l)) continue;
-        sb_puts(out, ",{\"label\":");
+        report_sb_puts(out, ",{\"label\":");
         json_str(out, l.label);
-        sb_printf(out, ",\"colour\":\"%s\",\"marker\":false,\"dashed\":1,\"pts\":[",
-                  plot_backend_css(p->s[k]->backend));
+        report_sb_printf(out, ",\"colour\":\"%s\",\"marker\":false,\"dashed\":1,\"pts\":[",
+                         report_plot_backend_css(p->s[k]->backend));
         for (size_t i = 0; i < l.n; i++)
-            sb_printf(out, "%s{\"x\":%.6g,\"y\":%.6g,\"lo\":%.6g,\"hi\":%.6g}", i ? "," : "",
-                      l.x[i], l.y[i], l.y[i], l.y[i]);
-        sb_puts(out, "]}");
+            report_sb_printf(out, "%s{\"x\":%.6g,\"y\":%.6g,\"lo\":%.6g,\"hi\":%.6g}", i ? "," : "",
+                             l.x[i], l.y[i], l.y[i], l.y[i]);
+        report_sb_puts(out, "]}");
         return 1;
     }
     return 0;
@@ -169,42 +169,43 @@ static void figure(const report_view *v, const model_fits *fits, const char *col
     if (xmax > 0) {
         char fid[32];
         snprintf(fid, sizeof fid, "chart%d", (*id)++);
-        sb_printf(json,
-                  "%s{\"id\":\"%s\",\"bandwidth\":%d,\"ylabel\":\"%s\",\"xmin\":%.6g,\"xmax\":%.6g,"
-                  "\"ymin\":%.6g,\"ymax\":%.6g,\"panels\":[",
-                  json->len > 1 ? "," : "", fid, bandwidth,
-                  bandwidth ? "bus bandwidth (GB/s)" : "time per call (median)", xmin / 1.5,
-                  xmax * 1.5, ymin / 2, ymax * 2);
-        sb_puts(html, "<h3>");
-        sb_html_escaped(html, collective);
-        sb_puts(html, bandwidth ? ": bus bandwidth vs message size</h3>\n"
-                                : ": time per call (median) vs message size</h3>\n");
+        report_sb_printf(
+            json,
+            "%s{\"id\":\"%s\",\"bandwidth\":%d,\"ylabel\":\"%s\",\"xmin\":%.6g,\"xmax\":%.6g,"
+            "\"ymin\":%.6g,\"ymax\":%.6g,\"panels\":[",
+            json->len > 1 ? "," : "", fid, bandwidth,
+            bandwidth ? "bus bandwidth (GB/s)" : "time per call (median)", xmin / 1.5, xmax * 1.5,
+            ymin / 2, ymax * 2);
+        report_sb_puts(html, "<h3>");
+        report_sb_html_escaped(html, collective);
+        report_sb_puts(html, bandwidth ? ": bus bandwidth vs message size</h3>\n"
+                                       : ": time per call (median) vs message size</h3>\n");
         const char *row = NULL;
         for (size_t i = 0; i < g.n; i++) {
             const grid_panel *p = &g.p[i];
             if (!row || strcmp(row, p->row_title)) { /* a row of panels per machine */
-                if (row) sb_puts(html, "</div>\n");
+                if (row) report_sb_puts(html, "</div>\n");
                 if (p->row_title[0]) {
-                    sb_puts(html, "<p class=\"row\">");
-                    sb_html_escaped(html, p->row_title);
-                    sb_puts(html, "</p>\n");
+                    report_sb_puts(html, "<p class=\"row\">");
+                    report_sb_html_escaped(html, p->row_title);
+                    report_sb_puts(html, "</p>\n");
                 }
-                sb_puts(html, "<div class=\"charts\">\n");
+                report_sb_puts(html, "<div class=\"charts\">\n");
                 row = p->row_title;
             }
-            sb_printf(html, "<div><canvas id=\"%s-%zu\"></canvas></div>\n", fid, i);
-            sb_printf(json, "%s{\"title\":", i ? "," : "");
+            report_sb_printf(html, "<div><canvas id=\"%s-%zu\"></canvas></div>\n", fid, i);
+            report_sb_printf(json, "%s{\"title\":", i ? "," : "");
             json_str(json, p->title);
-            sb_puts(json, ",\"lines\":[");
+            report_sb_puts(json, ",\"lines\":[");
             for (size_t k = 0; k < p->n; k++) {
-                if (k) sb_puts(json, ",");
+                if (k) report_sb_puts(json, ",");
                 dataset(p->s[k], bandwidth, json);
             }
             if (!bandwidth) model_dataset(fits, p, json);
-            sb_puts(json, "]}");
+            report_sb_puts(json, "]}");
         }
-        sb_puts(html, "</div>\n");
-        sb_puts(json, "]}");
+        report_sb_puts(html, "</div>\n");
+        report_sb_puts(json, "]}");
     }
     report_grid_free(&g);
 }
@@ -214,27 +215,27 @@ void report_charts_html(const report_view *v, const model_fits *fits, const char
 {
     sbuf json = {0}, html = {0};
     int id = 0;
-    sb_puts(&json, "[");
+    report_sb_puts(&json, "[");
     for (size_t c = 0; c < v->ncollectives; c++)
         for (int bw = 0; bw < 2; bw++) figure(v, fits, v->collectives[c], bw, &id, &json, &html);
-    sb_puts(&json, "]");
+    report_sb_puts(&json, "]");
     if (id > 0) {
-        sb_puts(out,
-                "<h2>Interactive plots</h2>\n<p>Hover a point for its median and spread (p25-p75, "
-                "min-p99 for older files); click a legend entry to hide its series. Colour: "
-                "backend; marker: buffer kind; dashed, without markers: the cost model's "
-                "prediction (\"Cost model\" below); every panel of a figure has the same "
-                "axes.</p>\n");
-        sb_put(out, html.p, html.len);
-        sb_puts(out, "<script type=\"application/json\" id=\"collbench-charts\">");
-        sb_put(out, json.p, json.len);
-        sb_puts(out, "</script>\n<script>\n");
-        sb_puts(out, chartjs);
-        sb_puts(out, "\n</script>\n<script>\n");
-        sb_puts(out, GLUE);
-        sb_puts(out, "</script>\n");
+        report_sb_puts(
+            out, "<h2>Interactive plots</h2>\n<p>Hover a point for its median and spread (p25-p75, "
+                 "min-p99 for older files); click a legend entry to hide its series. Colour: "
+                 "backend; marker: buffer kind; dashed, without markers: the cost model's "
+                 "prediction (\"Cost model\" below); every panel of a figure has the same "
+                 "axes.</p>\n");
+        report_sb_put(out, html.p, html.len);
+        report_sb_puts(out, "<script type=\"application/json\" id=\"collbench-charts\">");
+        report_sb_put(out, json.p, json.len);
+        report_sb_puts(out, "</script>\n<script>\n");
+        report_sb_puts(out, chartjs);
+        report_sb_puts(out, "\n</script>\n<script>\n");
+        report_sb_puts(out, GLUE);
+        report_sb_puts(out, "</script>\n");
     }
     if (json.oom || html.oom) out->oom = 1;
-    sb_free(&json);
-    sb_free(&html);
+    report_sb_free(&json);
+    report_sb_free(&html);
 }

@@ -60,7 +60,7 @@ static const rfield MEM_FIELDS[] = {
 };
 const rschema REPORT_MEM_SCHEMA = {"memory", MEM_FIELDS, sizeof MEM_FIELDS / sizeof MEM_FIELDS[0]};
 
-int rfield_parse(const rfield *f, const char *text, void *row, char *why, size_t whylen)
+int report_field_parse(const rfield *f, const char *text, void *row, char *why, size_t whylen)
 {
     char *p = (char *)row + f->offset, *end = NULL;
     if (f->kind == RF_STR) {
@@ -104,16 +104,16 @@ int rfield_parse(const rfield *f, const char *text, void *row, char *why, size_t
 /* A spreadsheet runs a cell that starts with one of these as a formula. */
 static int formula_start(char c) { return c && strchr("=+-@\t\r", c) != NULL; }
 
-void csv_put_text(sbuf *out, const char *s)
+void report_csv_put_text(sbuf *out, const char *s)
 {
     int guard = formula_start(s[0]), quote = strpbrk(s, ",\"\r\n") != NULL;
-    if (quote) sb_puts(out, "\"");
-    if (guard) sb_puts(out, "'");
-    for (; *s; s++) sb_put(out, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
-    if (quote) sb_puts(out, "\"");
+    if (quote) report_sb_puts(out, "\"");
+    if (guard) report_sb_puts(out, "'");
+    for (; *s; s++) report_sb_put(out, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+    if (quote) report_sb_puts(out, "\"");
 }
 
-size_t csv_unguard(const char *line, size_t n, char *out)
+size_t report_csv_unguard(const char *line, size_t n, char *out)
 {
     size_t k = 0;
     int quoted = 0, start = 1; /* inside quotes; at a field's first character */
@@ -132,18 +132,18 @@ size_t csv_unguard(const char *line, size_t n, char *out)
     return k;
 }
 
-void rfield_to_csv(const rfield *f, const void *row, sbuf *out)
+void report_field_to_csv(const rfield *f, const void *row, sbuf *out)
 {
     const char *p = (const char *)row + f->offset;
     switch (f->kind) {
-    case RF_STR: csv_put_text(out, p); break;
-    case RF_INT: sb_printf(out, "%d", *(const int *)p); break;
-    case RF_I64: sb_printf(out, "%" PRId64, *(const int64_t *)p); break;
-    case RF_DBL: sb_printf(out, "%.6g", *(const double *)p); break;
+    case RF_STR: report_csv_put_text(out, p); break;
+    case RF_INT: report_sb_printf(out, "%d", *(const int *)p); break;
+    case RF_I64: report_sb_printf(out, "%" PRId64, *(const int64_t *)p); break;
+    case RF_DBL: report_sb_printf(out, "%.6g", *(const double *)p); break;
     }
 }
 
-int csv_split(const char *line, size_t len, char **fields, int max, char *store, size_t cap)
+int report_csv_split(const char *line, size_t len, char **fields, int max, char *store, size_t cap)
 {
     const char *s = line, *end = line + len;
     while (end > s && (end[-1] == '\r' || end[-1] == '\n')) end--;

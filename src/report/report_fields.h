@@ -28,24 +28,24 @@ extern const rschema REPORT_MEM_SCHEMA;   /* report_mem_row */
 extern const char REPORT_TRAIN_CSV_HEADER[];
 
 /* Parses text into f's member of row; -1 with why ("'x' is not a number"). */
-int rfield_parse(const rfield *f, const char *text, void *row, char *why, size_t whylen);
+int report_field_parse(const rfield *f, const char *text, void *row, char *why, size_t whylen);
 /* f's member of row as CSV text (quoted when needed) appended to out. */
 struct sbuf;
-void rfield_to_csv(const rfield *f, const void *row, struct sbuf *out);
+void report_field_to_csv(const rfield *f, const void *row, struct sbuf *out);
 
 /* s as a CSV text field: quoted (RFC 4180) when it holds a comma, quote or
  * line break; led by ' when it starts with = + - @ TAB or CR, so a spreadsheet
  * shows it as text instead of running it as a formula (OWASP CSV injection). */
-void csv_put_text(struct sbuf *out, const char *s);
-/* line[0..n) without the ' csv_put_text put before a field starting = + - @,
+void report_csv_put_text(struct sbuf *out, const char *s);
+/* line[0..n) without the ' report_csv_put_text put before a field starting = + - @,
  * into out (room for n bytes): what combined.csv says reads back as it was
  * read. Returns the new length. */
-size_t csv_unguard(const char *line, size_t n, char *out);
+size_t report_csv_unguard(const char *line, size_t n, char *out);
 
 /* Splits one CSV line (RFC 4180 quotes; trailing \r ignored) into at most max
  * NUL-terminated fields written into store (cap bytes). Returns the number of
  * fields (may exceed max: the extras are counted, not stored), -1 on a
  * malformed quote, -2 when store is too small. */
-int csv_split(const char *line, size_t len, char **fields, int max, char *store, size_t cap);
+int report_csv_split(const char *line, size_t len, char **fields, int max, char *store, size_t cap);
 
 #endif

@@ -96,9 +96,9 @@ static const char *tie_names(const cell *c, const char *and, char *buf, size_t l
 static const char *size_range(const cell *c, size_t from, size_t to, char *buf, size_t len)
 {
     char a[32], b[32];
-    fmt_size(c[from].bytes, a, sizeof a);
+    report_fmt_size(c[from].bytes, a, sizeof a);
     if (from == to) snprintf(buf, len, "%s", a);
-    else snprintf(buf, len, "%s to %s", a, fmt_size(c[to].bytes, b, sizeof b));
+    else snprintf(buf, len, "%s to %s", a, report_fmt_size(c[to].bytes, b, sizeof b));
     return buf;
 }
 
@@ -111,8 +111,8 @@ static const char *margin(const cell *c, size_t from, size_t to, char *buf, size
         if (c[k].factor > hi) hi = c[k].factor;
     }
     char a[16], b[16];
-    fmt_factor(lo, a, sizeof a);
-    fmt_factor(hi, b, sizeof b);
+    report_fmt_factor(lo, a, sizeof a);
+    report_fmt_factor(hi, b, sizeof b);
     if (!strcmp(a, b)) snprintf(buf, len, "%sx", a);
     else snprintf(buf, len, "%sx-%sx", a, b);
     return buf;
@@ -168,8 +168,8 @@ static void machine_findings(work *w, const report_series *m, int sentence, rtab
         const cell *c = w->cells;
         int speak = said && !strcmp(g->buffers, said);
         if (n && speak)
-            sb_printf(out, "%swith %d %s, ", clauses++ ? "; " : "", g->nprocs,
-                      procs_word(g->nprocs));
+            report_sb_printf(out, "%swith %d %s, ", clauses++ ? "; " : "", g->nprocs,
+                             procs_word(g->nprocs));
         for (size_t from = 0, k = 0; k < n; k++) {
             w->comparisons++;
             w->in_noise += c[k].noise;
@@ -182,33 +182,34 @@ static void machine_findings(work *w, const report_series *m, int sentence, rtab
             if (c[from].noise) {
                 snprintf(fastest, sizeof fastest, "%s (within noise)",
                          tie_names(&c[from], ", ", tie, sizeof tie));
-                rtable_row(t, "%s\t%s\t%d\t%s\t%s\t%s\t%s", machine, g->buffers, g->nprocs, sizes,
-                           fastest, second ? second : "-",
-                           second ? margin(c, from, k, mg, sizeof mg) : "within noise");
+                report_table_row(t, "%s\t%s\t%d\t%s\t%s\t%s\t%s", machine, g->buffers, g->nprocs,
+                                 sizes, fastest, second ? second : "-",
+                                 second ? margin(c, from, k, mg, sizeof mg) : "within noise");
             } else
-                rtable_row(t, "%s\t%s\t%d\t%s\t%s\t%s\t%s", machine, g->buffers, g->nprocs, sizes,
-                           c[from].first, second ? second : "varies",
-                           margin(c, from, k, mg, sizeof mg));
+                report_table_row(t, "%s\t%s\t%d\t%s\t%s\t%s\t%s", machine, g->buffers, g->nprocs,
+                                 sizes, c[from].first, second ? second : "varies",
+                                 margin(c, from, k, mg, sizeof mg));
             if (speak) {
                 const char *sep = from ? ", " : "";
                 if (c[from].noise && !second)
-                    sb_printf(out, "%sno backend is faster beyond noise %s %s", sep,
-                              from == k ? "at" : "from", sizes);
+                    report_sb_printf(out, "%sno backend is faster beyond noise %s %s", sep,
+                                     from == k ? "at" : "from", sizes);
                 else if (c[from].noise)
-                    sb_printf(out,
-                              "%s%s are within noise of each other and fastest %s %s (%s over %s)",
-                              sep, tie_names(&c[from], " and ", tie, sizeof tie),
-                              from == k ? "at" : "from", sizes, margin(c, from, k, mg, sizeof mg),
-                              second);
+                    report_sb_printf(
+                        out, "%s%s are within noise of each other and fastest %s %s (%s over %s)",
+                        sep, tie_names(&c[from], " and ", tie, sizeof tie),
+                        from == k ? "at" : "from", sizes, margin(c, from, k, mg, sizeof mg),
+                        second);
                 else
-                    sb_printf(out, "%s%s is fastest %s %s (%s over %s)", sep, c[from].first,
-                              from == k ? "at" : "from", sizes, margin(c, from, k, mg, sizeof mg),
-                              second ? second : "the runner-up");
+                    report_sb_printf(out, "%s%s is fastest %s %s (%s over %s)", sep, c[from].first,
+                                     from == k ? "at" : "from", sizes,
+                                     margin(c, from, k, mg, sizeof mg),
+                                     second ? second : "the runner-up");
             }
             from = k + 1;
         }
     }
-    if (clauses) sb_puts(out, ".");
+    if (clauses) report_sb_puts(out, ".");
 }
 
 /* coll buffers against malloc buffers of the same backend and setting. */
@@ -253,20 +254,21 @@ static void buffers_sentence(work *w, sbuf *out)
             }
         }
         if (!cells) continue;
-        sb_puts(out,
-                parts++ ? "; " : "The backends' own (coll) buffers against private malloc ones: ");
+        report_sb_puts(out, parts++
+                                ? "; "
+                                : "The backends' own (coll) buffers against private malloc ones: ");
         char a[16], b[16];
         if (faster)
-            sb_printf(out, "%s %sx%s%s%s faster in %d of %d cells", s->backend,
-                      fmt_factor(lo, a, sizeof a), hi > lo * 1.05 ? "-" : "",
-                      hi > lo * 1.05 ? fmt_factor(hi, b, sizeof b) : "", hi > lo * 1.05 ? "x" : "",
-                      faster, cells);
-        else sb_printf(out, "%s faster in none of %d cells", s->backend, cells);
-        if (slower) sb_printf(out, ", slower in %d", slower);
+            report_sb_printf(out, "%s %sx%s%s%s faster in %d of %d cells", s->backend,
+                             report_fmt_factor(lo, a, sizeof a), hi > lo * 1.05 ? "-" : "",
+                             hi > lo * 1.05 ? report_fmt_factor(hi, b, sizeof b) : "",
+                             hi > lo * 1.05 ? "x" : "", faster, cells);
+        else report_sb_printf(out, "%s faster in none of %d cells", s->backend, cells);
+        if (slower) report_sb_printf(out, ", slower in %d", slower);
         if (faster + slower < cells)
-            sb_printf(out, ", within noise in %d", cells - faster - slower);
+            report_sb_printf(out, ", within noise in %d", cells - faster - slower);
     }
-    if (parts) sb_puts(out, ".\n");
+    if (parts) report_sb_puts(out, ".\n");
 }
 
 /* Per machine with a recorded memory-copy rate: each backend's best bus
@@ -293,15 +295,15 @@ static void copy_rate_sentences(const report_data *d, const char *collective, sb
         for (size_t k = 0; k < nb; k++) {
             const bench_row *r = best[k];
             char sz[32];
-            if (k == 0) sb_printf(out, "On %s, %s: ", mc->host, collective);
-            sb_printf(out, "%s%s reaches %.3g GB/s bus bandwidth at %s (%s buffers, %d %s), %.2fx",
-                      k ? "; " : "", r->backend, r->busbw_GBps, fmt_size(r->bytes, sz, sizeof sz),
-                      r->buffers, r->nprocs, procs_word(r->nprocs),
-                      r->busbw_GBps / mc->memcpy_GBps);
+            if (k == 0) report_sb_printf(out, "On %s, %s: ", mc->host, collective);
+            report_sb_printf(
+                out, "%s%s reaches %.3g GB/s bus bandwidth at %s (%s buffers, %d %s), %.2fx",
+                k ? "; " : "", r->backend, r->busbw_GBps, report_fmt_size(r->bytes, sz, sizeof sz),
+                r->buffers, r->nprocs, procs_word(r->nprocs), r->busbw_GBps / mc->memcpy_GBps);
             if (k == 0)
-                sb_printf(out, " this machine's single-thread memory-copy rate (%.3g GB/s)",
-                          mc->memcpy_GBps);
-            if (k + 1 == nb) sb_puts(out, ".\n");
+                report_sb_printf(out, " this machine's single-thread memory-copy rate (%.3g GB/s)",
+                                 mc->memcpy_GBps);
+            if (k + 1 == nb) report_sb_puts(out, ".\n");
         }
     }
 }
@@ -331,23 +333,25 @@ static void training_sentence(const report_data *d, sbuf *out)
     train_exposed es, eo;
     char a[48], b[48];
     train_exposed_of(sync, &es);
-    sb_printf(out,
-              "Training %s with %d processes (%s): communication adds %s ms to a %.2f ms step "
-              "without overlap (allreduce-sync, %.0f%%)",
-              sync->model, sync->nprocs, sync->backend, train_exposed_text(&es, a, sizeof a),
-              sync->step_ms_avg, es.share);
+    report_sb_printf(
+        out,
+        "Training %s with %d processes (%s): communication adds %s ms to a %.2f ms step "
+        "without overlap (allreduce-sync, %.0f%%)",
+        sync->model, sync->nprocs, sync->backend, train_exposed_text(&es, a, sizeof a),
+        sync->step_ms_avg, es.share);
     const report_train_row *ddp = train_find(d, sync, "ddp");
     if (ddp) {
         train_exposed_of(ddp, &eo);
         double saved = sync->step_ms_avg - ddp->step_ms_avg,
                noise = es.noise_ms > eo.noise_ms ? es.noise_ms : eo.noise_ms;
-        sb_printf(out, "; ddp overlaps it with backward and leaves %s ms exposed",
-                  train_exposed_text(&eo, b, sizeof b));
+        report_sb_printf(out, "; ddp overlaps it with backward and leaves %s ms exposed",
+                         train_exposed_text(&eo, b, sizeof b));
         if (fabs(saved) > noise)
-            sb_printf(out, ", the step %.2f ms %s", fabs(saved), saved > 0 ? "shorter" : "longer");
-        else sb_printf(out, ", a step no shorter beyond the noise (%.2f ms)", noise);
+            report_sb_printf(out, ", the step %.2f ms %s", fabs(saved),
+                             saved > 0 ? "shorter" : "longer");
+        else report_sb_printf(out, ", a step no shorter beyond the noise (%.2f ms)", noise);
     }
-    sb_puts(out, ".\n");
+    report_sb_puts(out, ".\n");
 }
 
 /* Series that lose more than half their bus bandwidth from one process count
@@ -383,15 +387,16 @@ static void anomalies_sentence(const report_data *d, const report_view *v, const
                  d->comm[i].time_us_p99 >= REPORT_NOISY_RATIO * d->comm[i].time_us_p50;
     }
     if (d->ncomm == 0) return;
-    sb_printf(out, "Anomalies: %zu wrong %s; %zu noisy %s (p99 >= %.0fx p50)", wrong,
-              wrong == 1 ? "result" : "results", noisy, noisy == 1 ? "row" : "rows",
-              REPORT_NOISY_RATIO);
+    report_sb_printf(out, "Anomalies: %zu wrong %s; %zu noisy %s (p99 >= %.0fx p50)", wrong,
+                     wrong == 1 ? "result" : "results", noisy, noisy == 1 ? "row" : "rows",
+                     REPORT_NOISY_RATIO);
     if (w->comparisons)
-        sb_printf(out, "; %zu of %zu comparisons within noise", w->in_noise, w->comparisons);
+        report_sb_printf(out, "; %zu of %zu comparisons within noise", w->in_noise, w->comparisons);
     if (drops)
-        sb_printf(out, "; %zu %s lose more than half the bus bandwidth at the next process count",
-                  drops, drops == 1 ? "series" : "series");
-    sb_puts(out, " (every case is listed below).\n");
+        report_sb_printf(out,
+                         "; %zu %s lose more than half the bus bandwidth at the next process count",
+                         drops, drops == 1 ? "series" : "series");
+    report_sb_puts(out, " (every case is listed below).\n");
 }
 
 void report_findings(const report_data *d, const report_view *v, const char *lead, sbuf *out,
@@ -399,7 +404,8 @@ void report_findings(const report_data *d, const report_view *v, const char *lea
 {
     static const char *const head[] = {"machine", "buffers",   "procs", "sizes",
                                        "fastest", "runner-up", "margin"};
-    rtable_init(t, "Fastest backend by size range", head, sizeof head / sizeof head[0], "llrllll");
+    report_table_init(t, "Fastest backend by size range", head, sizeof head / sizeof head[0],
+                      "llrllll");
     work w = {v, v->ncollectives ? v->collectives[0] : NULL, NULL, NULL, NULL, 0, 0};
     size_t maxpts = 1;
     for (size_t i = 0; i < v->n; i++) maxpts += v->s[i].n;
@@ -410,8 +416,8 @@ void report_findings(const report_data *d, const report_view *v, const char *lea
         out->oom = 1;
         goto done;
     }
-    sb_puts(out, "Findings\n");
-    if (lead) sb_puts(out, lead);
+    report_sb_puts(out, "Findings\n");
+    if (lead) report_sb_puts(out, lead);
     size_t machines = 0, said = 0;
     for (size_t i = 0; w.collective && i < v->n; i++) {
         const report_series *m = &v->s[i];
@@ -425,21 +431,22 @@ void report_findings(const report_data *d, const report_view *v, const char *lea
         machine_findings(&w, m, speak, t, &clause);
         if (clause.len) {
             const char *b = sentence_buffers(&w, m);
-            sb_printf(out, "On %s (%s, %s buffers), %s: %s\n",
-                      m->host[0] ? m->host : "(unknown host)", m->device, b ? b : "?", w.collective,
-                      clause.p);
+            report_sb_printf(out, "On %s (%s, %s buffers), %s: %s\n",
+                             m->host[0] ? m->host : "(unknown host)", m->device, b ? b : "?",
+                             w.collective, clause.p);
             said++;
         }
-        sb_free(&clause);
+        report_sb_free(&clause);
     }
     if (machines > said && said > 0)
-        sb_printf(out, "%zu more %s in the table below.\n", machines - said,
-                  machines - said == 1 ? "machine" : "machines");
+        report_sb_printf(out, "%zu more %s in the table below.\n", machines - said,
+                         machines - said == 1 ? "machine" : "machines");
     if (w.comparisons == 0 && w.collective)
-        sb_printf(out,
-                  "One backend per machine, buffer kind and process count: no backend comparison "
-                  "for %s.\n",
-                  w.collective);
+        report_sb_printf(
+            out,
+            "One backend per machine, buffer kind and process count: no backend comparison "
+            "for %s.\n",
+            w.collective);
     if (w.collective) buffers_sentence(&w, out);
     copy_rate_sentences(d, w.collective, out);
     training_sentence(d, out);

@@ -18,7 +18,7 @@
 
 /* Appends the heading "Findings", lead (sentences that go first, e.g. the
  * comparison with a baseline; NULL for none), the sentences (one a line) to
- * out, and fills t (rtable_init'ed here;
+ * out, and fills t (report_table_init'ed here;
  * the caller frees it): one row per machine, buffer kind, process count and
  * range of sizes with the same fastest backend, of the first collective. */
 void report_findings(const report_data *d, const report_view *v, const char *lead, sbuf *out,

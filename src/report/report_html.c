@@ -44,10 +44,10 @@ static void hosts(const report_data *d, sbuf *out)
             h[k - 1] = t;
         }
     for (size_t i = 0; i < n; i++) {
-        if (i) sb_puts(out, ", ");
-        sb_html_escaped(out, h[i]);
+        if (i) report_sb_puts(out, ", ");
+        report_sb_html_escaped(out, h[i]);
     }
-    if (n == 0) sb_puts(out, "(not recorded)");
+    if (n == 0) report_sb_puts(out, "(not recorded)");
     free(h);
 }
 
@@ -62,26 +62,26 @@ static void analysis_html(const char *text, sbuf *out)
         char *line = strndup(p, n);
         if (!line) return;
         if (n == 0) {
-            if (in_list) sb_puts(out, "</ul>\n");
+            if (in_list) report_sb_puts(out, "</ul>\n");
             in_list = 0;
             at_para_start = 1;
         } else if (at_para_start) {
-            sb_puts(out, first_para ? "<p>" : "<h3>");
-            sb_html_escaped(out, line);
-            sb_puts(out, first_para ? "</p>\n" : "</h3>\n");
+            report_sb_puts(out, first_para ? "<p>" : "<h3>");
+            report_sb_html_escaped(out, line);
+            report_sb_puts(out, first_para ? "</p>\n" : "</h3>\n");
             first_para = 0;
             at_para_start = 0;
         } else {
-            if (!in_list) sb_puts(out, "<ul>\n");
+            if (!in_list) report_sb_puts(out, "<ul>\n");
             in_list = 1;
-            sb_puts(out, "<li>");
-            sb_html_escaped(out, line);
-            sb_puts(out, "</li>\n");
+            report_sb_puts(out, "<li>");
+            report_sb_html_escaped(out, line);
+            report_sb_puts(out, "</li>\n");
         }
         free(line);
         p += n + (nl != NULL);
     }
-    if (in_list) sb_puts(out, "</ul>\n");
+    if (in_list) report_sb_puts(out, "</ul>\n");
 }
 
 /* A full-results table, its first REPORT_HTML_MAX_ROWS rows only: a page of
@@ -91,105 +91,109 @@ static void full_table(const rtable *t, sbuf *out)
     rtable shown = *t;
     if (shown.nrows > REPORT_HTML_MAX_ROWS) {
         shown.nrows = REPORT_HTML_MAX_ROWS;
-        sb_printf(out,
-                  "<p class=\"note\">The first %d of %zu rows; every row is in "
-                  "<a href=\"full_results.md\">full_results.md</a> and "
-                  "the combined CSV files.</p>\n",
-                  REPORT_HTML_MAX_ROWS, t->nrows);
+        report_sb_printf(out,
+                         "<p class=\"note\">The first %d of %zu rows; every row is in "
+                         "<a href=\"full_results.md\">full_results.md</a> and "
+                         "the combined CSV files.</p>\n",
+                         REPORT_HTML_MAX_ROWS, t->nrows);
     }
-    rtable_html_table(&shown, out);
+    report_table_html_table(&shown, out);
 }
 
 int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
 {
-    sb_printf(out,
-              "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-              "<title>collbench report</title>\n<style>\n%s</style>\n</head>\n<body>\n",
-              STYLE);
-    sb_printf(out,
-              "<h1>collbench report</h1>\n<p>Results: %zu communication, %zu training, %zu "
-              "memory. Hosts: ",
-              in->d->ncomm, in->d->ntrain, in->d->nmem);
+    report_sb_printf(out,
+                     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                     "<title>collbench report</title>\n<style>\n%s</style>\n</head>\n<body>\n",
+                     STYLE);
+    report_sb_printf(out,
+                     "<h1>collbench report</h1>\n<p>Results: %zu communication, %zu training, %zu "
+                     "memory. Hosts: ",
+                     in->d->ncomm, in->d->ntrain, in->d->nmem);
     hosts(in->d, out);
-    sb_puts(out, ". Data: <a href=\"combined.csv\">combined.csv</a>");
+    report_sb_puts(out, ". Data: <a href=\"combined.csv\">combined.csv</a>");
     if (in->d->ntrain)
-        sb_puts(out, ", <a href=\"combined_training.csv\">combined_training.csv</a>");
-    sb_puts(out, "; tables: <a href=\"summary_by_config.md\">summary_by_config.md</a>, "
-                 "<a href=\"full_results.md\">full_results.md</a>; "
-                 "<a href=\"analysis.txt\">analysis.txt</a>.</p>\n");
+        report_sb_puts(out, ", <a href=\"combined_training.csv\">combined_training.csv</a>");
+    report_sb_puts(out, "; tables: <a href=\"summary_by_config.md\">summary_by_config.md</a>, "
+                        "<a href=\"full_results.md\">full_results.md</a>; "
+                        "<a href=\"analysis.txt\">analysis.txt</a>.</p>\n");
 
     /* The answer first: the findings and their table, above every plot. */
-    sb_puts(out, "<section id=\"findings\">\n<h2>Findings</h2>\n");
+    report_sb_puts(out, "<section id=\"findings\">\n<h2>Findings</h2>\n");
     const char *f = strchr(in->findings, '\n'); /* its first line is the heading */
     for (f = f ? f + 1 : in->findings; *f;) {
         const char *nl = strchr(f, '\n');
         size_t n = nl ? (size_t)(nl - f) : strlen(f);
         char *line = strndup(f, n);
         if (!line) break;
-        sb_puts(out, "<p>");
-        sb_html_escaped(out, line);
-        sb_puts(out, "</p>\n");
+        report_sb_puts(out, "<p>");
+        report_sb_html_escaped(out, line);
+        report_sb_puts(out, "</p>\n");
         free(line);
         f += n + (nl != NULL);
     }
-    if (in->findings_table && in->findings_table->nrows) rtable_html(in->findings_table, out);
-    if (in->changes) rtable_html(in->changes, out);
-    sb_puts(out, "</section>\n");
+    if (in->findings_table && in->findings_table->nrows) report_table_html(in->findings_table, out);
+    if (in->changes) report_table_html(in->changes, out);
+    report_sb_puts(out, "</section>\n");
 
     if (in->chartjs) {
         report_charts_html(in->v, in->fits, in->chartjs, out);
     } else {
-        sb_puts(out, "<p class=\"note\">Interactive plots are not in this page (");
-        sb_html_escaped(out, in->chartjs_why ? in->chartjs_why : "no chart library");
-        sb_puts(out, "): apt-get install libjs-chart.js, then rerun collbench report.</p>\n");
+        report_sb_puts(out, "<p class=\"note\">Interactive plots are not in this page (");
+        report_sb_html_escaped(out, in->chartjs_why ? in->chartjs_why : "no chart library");
+        report_sb_puts(out,
+                       "): apt-get install libjs-chart.js, then rerun collbench report.</p>\n");
     }
-    sb_puts(out, "<h2>Plots</h2>\n");
+    report_sb_puts(out, "<h2>Plots</h2>\n");
     if (in->plots_skipped)
-        sb_puts(out, "<p>Plots skipped: this collbench was built without PLplot "
-                     "(apt-get install libplplot-dev plplot-driver-cairo).</p>\n");
-    else if (in->plots->n == 0) sb_puts(out, "<p>No data to plot.</p>\n");
+        report_sb_puts(out, "<p>Plots skipped: this collbench was built without PLplot "
+                            "(apt-get install libplplot-dev plplot-driver-cairo).</p>\n");
+    else if (in->plots->n == 0) report_sb_puts(out, "<p>No data to plot.</p>\n");
     for (size_t i = 0; i < in->plots->n; i++) {
         const report_plot_file *f = &in->plots->f[i];
         char path[4096], *png, why[256];
         size_t len;
         snprintf(path, sizeof path, "%s/%s", in->outdir, f->name);
         /* the plots are far under the inputs' bound */
-        if (read_whole_file(path, REPORT_MAX_INPUT_BYTES, &png, &len, why, sizeof why) != 0) {
+        if (report_read_whole_file(path, REPORT_MAX_INPUT_BYTES, &png, &len, why, sizeof why) !=
+            0) {
             coll__set_err(err, errlen, "%s: reading back the plot: %s", path, why);
             return COLL_ESYS;
         }
         /* with interactive charts, their images are for papers and slides: collapsed */
         int folded = in->chartjs && (!strncmp(f->name, "time_vs_size", 12) ||
                                      !strncmp(f->name, "busbw_vs_size", 13));
-        if (folded) sb_puts(out, "<details><summary>As an image (PNG; SVG beside it)</summary>\n");
-        sb_puts(out, "<figure>\n<img alt=\"");
-        sb_html_escaped(out, f->caption);
-        sb_puts(out, "\" src=\"data:image/png;base64,");
-        sb_base64(out, (const unsigned char *)png, len);
+        if (folded)
+            report_sb_puts(out, "<details><summary>As an image (PNG; SVG beside it)</summary>\n");
+        report_sb_puts(out, "<figure>\n<img alt=\"");
+        report_sb_html_escaped(out, f->caption);
+        report_sb_puts(out, "\" src=\"data:image/png;base64,");
+        report_sb_base64(out, (const unsigned char *)png, len);
         free(png);
-        sb_puts(out, "\">\n<figcaption>");
-        sb_html_escaped(out, f->caption);
-        sb_printf(out, " (<code>%s</code>)</figcaption>\n</figure>\n", f->name);
-        if (folded) sb_puts(out, "</details>\n");
+        report_sb_puts(out, "\">\n<figcaption>");
+        report_sb_html_escaped(out, f->caption);
+        report_sb_printf(out, " (<code>%s</code>)</figcaption>\n</figure>\n", f->name);
+        if (folded) report_sb_puts(out, "</details>\n");
     }
 
     report_model_html(in->d, in->fits, out);
-    sb_puts(out, "<h2>Analysis</h2>\n<details><summary>Every comparison, buffer kind, machine, "
-                 "saturation, crossover, scaling and anomaly behind the findings</summary>\n");
+    report_sb_puts(out,
+                   "<h2>Analysis</h2>\n<details><summary>Every comparison, buffer kind, machine, "
+                   "saturation, crossover, scaling and anomaly behind the findings</summary>\n");
     analysis_html(in->analysis, out);
-    sb_puts(out, "</details>\n");
-    sb_puts(out, "<h2>Summary by configuration</h2>\n");
-    for (size_t i = 0; i < in->nsummary; i++) rtable_html(&in->summary[i], out);
-    sb_puts(out, "<h2>Full results</h2>\n");
+    report_sb_puts(out, "</details>\n");
+    report_sb_puts(out, "<h2>Summary by configuration</h2>\n");
+    for (size_t i = 0; i < in->nsummary; i++) report_table_html(&in->summary[i], out);
+    report_sb_puts(out, "<h2>Full results</h2>\n");
     for (size_t i = 0; i < in->nfull; i++) {
-        sb_printf(out, "<details%s><summary>", in->full[i].nrows <= 40 ? " open" : "");
-        sb_html_escaped(out, in->full[i].title);
-        sb_printf(out, " (%zu rows)</summary>\n", in->full[i].nrows);
+        report_sb_printf(out, "<details%s><summary>", in->full[i].nrows <= 40 ? " open" : "");
+        report_sb_html_escaped(out, in->full[i].title);
+        report_sb_printf(out, " (%zu rows)</summary>\n", in->full[i].nrows);
         full_table(&in->full[i], out);
-        sb_puts(out, "</details>\n");
+        report_sb_puts(out, "</details>\n");
     }
-    sb_puts(out, "</body>\n</html>\n");
+    report_sb_puts(out, "</body>\n</html>\n");
     if (out->oom) {
         coll__set_err(err, errlen, "index.html: out of memory");
         return COLL_ENOMEM;

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-/* rlog_escape; non_ascii: bytes over 0x7f as \xNN too. */
+/* report_log_escape; non_ascii: bytes over 0x7f as \xNN too. */
 static const char *escape(const char *s, size_t n, int non_ascii, char *out, size_t outlen)
 {
     size_t k = 0;
@@ -25,17 +25,17 @@ static const char *escape(const char *s, size_t n, int non_ascii, char *out, siz
     return out;
 }
 
-const char *rlog_escape(const char *s, size_t n, char *out, size_t outlen)
+const char *report_log_escape(const char *s, size_t n, char *out, size_t outlen)
 {
     return escape(s, n, 0, out, outlen);
 }
 
-const char *rlog_escape_ascii(const char *s, size_t n, char *out, size_t outlen)
+const char *report_log_escape_ascii(const char *s, size_t n, char *out, size_t outlen)
 {
     return escape(s, n, 1, out, outlen);
 }
 
-void rlog_problem(report_log *l, const char *fmt, ...)
+void report_log_problem(report_log *l, const char *fmt, ...)
 {
     if (l->problems++ >= REPORT_LOG_SHOWN) return;
     char msg[1024], shown[sizeof msg * 2];
@@ -45,15 +45,15 @@ void rlog_problem(report_log *l, const char *fmt, ...)
     va_end(ap);
     if (n < 0) return;
     size_t len = (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
-    fprintf(l->f, "collbench report: %s\n", rlog_escape(msg, len, shown, sizeof shown));
+    fprintf(l->f, "collbench report: %s\n", report_log_escape(msg, len, shown, sizeof shown));
 }
 
-void rlog_done(const report_log *l)
+void report_log_done(const report_log *l)
 {
     if (l->problems <= REPORT_LOG_SHOWN) return;
     char path[512];
     fprintf(l->f,
             "collbench report: ... and %zu more bad lines in %s (only the first %d are shown)\n",
             l->problems - REPORT_LOG_SHOWN,
-            rlog_escape(l->path, strlen(l->path), path, sizeof path), REPORT_LOG_SHOWN);
+            report_log_escape(l->path, strlen(l->path), path, sizeof path), REPORT_LOG_SHOWN);
 }

@@ -18,16 +18,16 @@ typedef struct report_log {
 
 /* One problem: "collbench report: <message>" on its own line while fewer than
  * REPORT_LOG_SHOWN were shown, else only counted. */
-__attribute__((format(printf, 2, 3))) void rlog_problem(report_log *l, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void report_log_problem(report_log *l, const char *fmt, ...);
 
 /* After the file: "... and N more bad lines in PATH" when some were not shown. */
-void rlog_done(const report_log *l);
+void report_log_done(const report_log *l);
 
 /* s[0..n) with control bytes (NUL included) as \xNN, cut to fit out (with
  * "..." when cut); returns out. */
-const char *rlog_escape(const char *s, size_t n, char *out, size_t outlen);
+const char *report_log_escape(const char *s, size_t n, char *out, size_t outlen);
 /* The same with bytes over 0x7f as \xNN too: where an invisible byte (a BOM,
  * a UTF-16 file) is what is wrong. */
-const char *rlog_escape_ascii(const char *s, size_t n, char *out, size_t outlen);
+const char *report_log_escape_ascii(const char *s, size_t n, char *out, size_t outlen);
 
 #endif

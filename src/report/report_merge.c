@@ -78,8 +78,8 @@ static int cmp_comm(const void *pa, const void *pb)
 static void schema_line(const rschema *s, const void *row, sbuf *out)
 {
     for (size_t i = 0; i < s->nfields; i++) {
-        if (i) sb_puts(out, ",");
-        rfield_to_csv(&s->fields[i], row, out);
+        if (i) report_sb_puts(out, ",");
+        report_field_to_csv(&s->fields[i], row, out);
     }
 }
 
@@ -89,8 +89,8 @@ static int cmp_schema_text(const rschema *s, const void *a, const void *b)
     schema_line(s, a, &x);
     schema_line(s, b, &y);
     int c = strcmp(x.p ? x.p : "", y.p ? y.p : "");
-    sb_free(&x);
-    sb_free(&y);
+    report_sb_free(&x);
+    report_sb_free(&y);
     return c;
 }
 
@@ -196,43 +196,44 @@ static int comm_text_column(size_t i)
 }
 
 /* r's combined.csv line: bench_row's text, its text fields guarded by
- * csv_put_text where a spreadsheet would take them for a formula. */
+ * report_csv_put_text where a spreadsheet would take them for a formula. */
 static void comm_line_guarded(const bench_row *r, sbuf *out)
 {
     enum { MAXF = 40 };
     char line[2048], store[2048], *f[MAXF];
     if (comm_line(r, line, sizeof line) != 0) return;
-    int n = comm_needs_guard(r) ? csv_split(line, strlen(line), f, MAXF, store, sizeof store) : -1;
+    int n = comm_needs_guard(r) ? report_csv_split(line, strlen(line), f, MAXF, store, sizeof store)
+                                : -1;
     if (n <= 0 || n > MAXF) {
-        sb_printf(out, "%s\n", line);
+        report_sb_printf(out, "%s\n", line);
         return;
     }
     for (int i = 0; i < n; i++) {
-        if (i) sb_puts(out, ",");
-        if (comm_text_column((size_t)i)) csv_put_text(out, f[i]);
-        else sb_puts(out, f[i]);
+        if (i) report_sb_puts(out, ",");
+        if (comm_text_column((size_t)i)) report_csv_put_text(out, f[i]);
+        else report_sb_puts(out, f[i]);
     }
-    sb_puts(out, "\n");
+    report_sb_puts(out, "\n");
 }
 
 int report_write_combined(const report_data *d, const char *outdir, char *err, size_t errlen)
 {
     sbuf b = {0};
     char path[4096];
-    sb_printf(&b, "%s\n", BENCH_CSV_HEADER);
+    report_sb_printf(&b, "%s\n", BENCH_CSV_HEADER);
     for (size_t i = 0; i < d->ncomm; i++) comm_line_guarded(&d->comm[i], &b);
     snprintf(path, sizeof path, "%s/combined.csv", outdir);
-    int rc = write_sbuf(path, &b, err, errlen);
-    sb_free(&b);
+    int rc = report_write_sbuf(path, &b, err, errlen);
+    report_sb_free(&b);
     if (rc != 0 || d->ntrain == 0) return rc;
 
-    sb_printf(&b, "%s\n", REPORT_TRAIN_CSV_HEADER);
+    report_sb_printf(&b, "%s\n", REPORT_TRAIN_CSV_HEADER);
     for (size_t i = 0; i < d->ntrain; i++) {
         schema_line(&REPORT_TRAIN_SCHEMA, &d->train[i], &b);
-        sb_puts(&b, "\n");
+        report_sb_puts(&b, "\n");
     }
     snprintf(path, sizeof path, "%s/combined_training.csv", outdir);
-    rc = write_sbuf(path, &b, err, errlen);
-    sb_free(&b);
+    rc = report_write_sbuf(path, &b, err, errlen);
+    report_sb_free(&b);
     return rc;
 }

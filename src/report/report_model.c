@@ -40,7 +40,7 @@ int report_model_curve(const model_fits *f, const report_series *s, plot_line *l
     memset(l, 0, sizeof *l);
     if (!m || !model_xval_trusted(m) || s->nnodes < 1) return 0;
     snprintf(l->label, sizeof l->label, "model prediction: %.30s", s->backend);
-    l->colour = plot_backend_colour(s->backend);
+    l->colour = report_plot_backend_colour(s->backend);
     l->style = PLOT_DASHED;
     l->marker = NULL;
     for (size_t k = 0; k < s->n && l->n < sizeof l->x / sizeof l->x[0]; k++) {
@@ -59,44 +59,47 @@ static void series_name(const model_series *m, sbuf *out)
     char t[256];
     snprintf(t, sizeof t, "%s %s, %s, %s buffers, %s, on %s", m->collective, m->algo, m->backend,
              m->buffers, m->dtype, m->host[0] ? m->host : "(host not recorded)");
-    sb_html_escaped(out, t);
+    report_sb_html_escaped(out, t);
 }
 
 static void fit_line(const model_series *m, sbuf *out)
 {
-    sb_puts(out, "<li class=\"fit\">");
+    report_sb_puts(out, "<li class=\"fit\">");
     series_name(m, out);
     if (!m->ok) {
-        sb_puts(out, ": cannot fit a model: ");
-        sb_html_escaped(out, m->why);
-        sb_puts(out, "</li>\n");
+        report_sb_puts(out, ": cannot fit a model: ");
+        report_sb_html_escaped(out, m->why);
+        report_sb_puts(out, "</li>\n");
         return;
     }
     const model_xval *x = &m->xval;
     char why[160];
     model_xval_why_not(m, why, sizeof why);
-    if (why[0]) sb_puts(out, ": <b>model not shown</b>: "), sb_html_escaped(out, why);
+    if (why[0]) report_sb_puts(out, ": <b>model not shown</b>: "), report_sb_html_escaped(out, why);
     else
-        sb_printf(out,
-                  ": model shown: held-out error median %.1f%% over %zu rows (worst count: fit "
-                  "%s, %.1f%%)",
-                  100 * x->med_err, x->n, x->folds[x->worst].fit, 100 * x->folds[x->worst].med_err);
-    sb_printf(out,
-              ". Fitted to %zu rows: in-sample |model - measured| / measured median %.1f%%, "
-              "worst %.1f%%",
-              m->npts, 100 * m->med_abs_res, 100 * m->max_abs_res);
-    if (m->cores) sb_printf(out, " (%d cores recorded: ranks beyond them share them)", m->cores);
-    sb_puts(out, ";");
+        report_sb_printf(
+            out,
+            ": model shown: held-out error median %.1f%% over %zu rows (worst count: fit "
+            "%s, %.1f%%)",
+            100 * x->med_err, x->n, x->folds[x->worst].fit, 100 * x->folds[x->worst].med_err);
+    report_sb_printf(out,
+                     ". Fitted to %zu rows: in-sample |model - measured| / measured median %.1f%%, "
+                     "worst %.1f%%",
+                     m->npts, 100 * m->med_abs_res, 100 * m->max_abs_res);
+    if (m->cores)
+        report_sb_printf(out, " (%d cores recorded: ranks beyond them share them)", m->cores);
+    report_sb_puts(out, ";");
     const char *sep = "";
     for (int p = 0; p < MODEL_NPARAM; p++) {
         if (m->state[p] != MODEL_P_FITTED && m->state[p] != MODEL_P_ZERO) continue;
         int per_byte = p == MODEL_BETA_INTRA || p == MODEL_GAMMA || p == MODEL_BETA_INTER ||
                        p == MODEL_BETA_MEM;
-        sb_printf(out, "%s %s = %.3g &plusmn; %.2g %s", sep, model_param_name((model_param)p),
-                  m->theta[p], m->se[p], per_byte ? "us/B" : "us");
+        report_sb_printf(out, "%s %s = %.3g &plusmn; %.2g %s", sep,
+                         model_param_name((model_param)p), m->theta[p], m->se[p],
+                         per_byte ? "us/B" : "us");
         sep = ",";
     }
-    sb_puts(out, "</li>\n");
+    report_sb_puts(out, "</li>\n");
 }
 
 /* The largest size among s's rows: the size the "what if" table predicts. */
@@ -117,9 +120,9 @@ static void cannot_predict(const model_series *m, int r, int l, double bytes, sb
     model_prediction p;
     char why[256] = "";
     model_predict(m, &c, bytes, &p, why, sizeof why);
-    sb_puts(out, "<td>cannot predict");
-    if (why[0]) sb_puts(out, ": "), sb_html_escaped(out, why);
-    sb_puts(out, "</td>");
+    report_sb_puts(out, "<td>cannot predict");
+    if (why[0]) report_sb_puts(out, ": "), report_sb_html_escaped(out, why);
+    report_sb_puts(out, "</td>");
 }
 
 static void whatif_rows(const model_series *m, sbuf *out)
@@ -129,20 +132,20 @@ static void whatif_rows(const model_series *m, sbuf *out)
     char size[32], t[32];
     model_whatif(m, bytes, WHATIF_LATENCY_US, cells);
     for (int r = 0; r < MODEL_WHATIF_NRANKS; r++) {
-        sb_puts(out, "<tr><td>");
+        report_sb_puts(out, "<tr><td>");
         series_name(m, out);
-        sb_printf(out, "</td><td class=\"n\">%s</td><td class=\"n\">%d (%d hosts x %d)</td>",
-                  fmt_size((uint64_t)bytes, size, sizeof size), MODEL_WHATIF_RANKS[r],
-                  MODEL_WHATIF_RANKS[r] / MODEL_WHATIF_PER_HOST, MODEL_WHATIF_PER_HOST);
+        report_sb_printf(out, "</td><td class=\"n\">%s</td><td class=\"n\">%d (%d hosts x %d)</td>",
+                         report_fmt_size((uint64_t)bytes, size, sizeof size), MODEL_WHATIF_RANKS[r],
+                         MODEL_WHATIF_RANKS[r] / MODEL_WHATIF_PER_HOST, MODEL_WHATIF_PER_HOST);
         for (int l = 0; l < MODEL_WHATIF_NLINKS; l++) {
             const model_prediction *c = &cells[r][l];
             if (isfinite(c->time_us))
-                sb_printf(out, "<td class=\"n\">%s &plusmn; %.0f%% (busbw %.3g GB/s%s)</td>",
-                          fmt_time_us(c->time_us, t, sizeof t), 100 * m->xval.med_err,
-                          c->busbw_GBps, c->stack_bound ? ", stack-bound" : "");
+                report_sb_printf(out, "<td class=\"n\">%s &plusmn; %.0f%% (busbw %.3g GB/s%s)</td>",
+                                 report_fmt_time_us(c->time_us, t, sizeof t), 100 * m->xval.med_err,
+                                 c->busbw_GBps, c->stack_bound ? ", stack-bound" : "");
             else cannot_predict(m, r, l, bytes, out);
         }
-        sb_puts(out, "</tr>\n");
+        report_sb_puts(out, "</tr>\n");
     }
 }
 
@@ -150,13 +153,14 @@ void report_model_html(const report_data *d, const model_fits *f, sbuf *out)
 {
     if (d->ncomm == 0) return;
     if (!f) {
-        sb_puts(out, "<h2>Cost model (predictions)</h2>\n<p>The model could not be fitted: out of "
-                     "memory.</p>\n");
+        report_sb_puts(
+            out, "<h2>Cost model (predictions)</h2>\n<p>The model could not be fitted: out of "
+                 "memory.</p>\n");
         return;
     }
     size_t nok = 0;
     for (size_t i = 0; i < f->n; i++) nok += model_xval_trusted(&f->s[i]) != 0;
-    sb_printf(
+    report_sb_printf(
         out,
         "<section id=\"model\">\n<h2>Cost model (predictions)</h2>\n<p class=\"note\">The "
         "alpha-beta-gamma model of collbench model (docs/DESIGN.md \"Cost model\"), fitted to "
@@ -167,25 +171,26 @@ void report_model_html(const report_data *d, const model_fits *f, sbuf *out)
         "row in the \"what if\" table. Per series:</p>\n<ul>\n",
         100 * MODEL_XVAL_TRUSTED);
     for (size_t i = 0; i < f->n; i++) fit_line(&f->s[i], out);
-    sb_puts(out, "</ul>\n");
+    report_sb_puts(out, "</ul>\n");
     if (nok) {
-        sb_printf(out,
-                  "<p>What if (a prediction, not a measurement): time per call at the largest "
-                  "size measured, &plusmn; the series' held-out median error, on clusters of %d "
-                  "ranks per host over links of the given rate "
-                  "and %.0f us latency; the machine's own terms are the fit's (stack-bound: "
-                  "the backend's stack, as fast as its one-host rows, not the link, sets the "
-                  "time). Not modelled: "
-                  "contention beyond the link's rate, incast, NIC offload, stragglers.</p>\n"
-                  "<div class=\"scroll\"><table class=\"whatif\">\n<tr><th>series</th><th>size</th>"
-                  "<th>ranks</th>",
-                  MODEL_WHATIF_PER_HOST, WHATIF_LATENCY_US);
+        report_sb_printf(
+            out,
+            "<p>What if (a prediction, not a measurement): time per call at the largest "
+            "size measured, &plusmn; the series' held-out median error, on clusters of %d "
+            "ranks per host over links of the given rate "
+            "and %.0f us latency; the machine's own terms are the fit's (stack-bound: "
+            "the backend's stack, as fast as its one-host rows, not the link, sets the "
+            "time). Not modelled: "
+            "contention beyond the link's rate, incast, NIC offload, stragglers.</p>\n"
+            "<div class=\"scroll\"><table class=\"whatif\">\n<tr><th>series</th><th>size</th>"
+            "<th>ranks</th>",
+            MODEL_WHATIF_PER_HOST, WHATIF_LATENCY_US);
         for (int l = 0; l < MODEL_WHATIF_NLINKS; l++)
-            sb_printf(out, "<th>%g Gbit/s (prediction)</th>", MODEL_WHATIF_GBITS[l]);
-        sb_puts(out, "</tr>\n");
+            report_sb_printf(out, "<th>%g Gbit/s (prediction)</th>", MODEL_WHATIF_GBITS[l]);
+        report_sb_puts(out, "</tr>\n");
         for (size_t i = 0; i < f->n; i++)
             if (model_xval_trusted(&f->s[i])) whatif_rows(&f->s[i], out);
-        sb_puts(out, "</table></div>\n");
+        report_sb_puts(out, "</table></div>\n");
     }
-    sb_puts(out, "</section>\n");
+    report_sb_puts(out, "</section>\n");
 }

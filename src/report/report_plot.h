@@ -42,21 +42,21 @@ int report_plots_draw(const report_data *d, const report_view *v, const model_fi
 /* ---- primitives (report_plot_draw.c) ---- */
 
 /* Whether the pngcairo and svgcairo drivers can be used; why not on log. */
-int plot_available(FILE *log);
+int report_plot_available(FILE *log);
 
 typedef enum plot_format { PLOT_PNG, PLOT_SVG } plot_format;
 
 /* Opens a page of w x h (pixels for PNG, points for SVG) writing to out, which
- * PLplot closes in plot_page_end (plCloseFile), like a file it opened itself. */
-void plot_page_begin(FILE *out, plot_format fmt, int w, int h);
-void plot_page_end(void);
+ * PLplot closes in report_plot_page_end (plCloseFile), like a file it opened itself. */
+void report_plot_page_begin(FILE *out, plot_format fmt, int w, int h);
+void report_plot_page_end(void);
 
 /* The visual key shared by every plot and by index.html: one colour per
  * backend (the known backends fixed, others by their name) and one marker per
  * buffer kind, whatever else the report holds. */
-int plot_backend_colour(const char *backend);
-const char *plot_backend_css(const char *backend); /* "#1f77b4", the same colour */
-const char *plot_buffers_marker(const char *buffers);
+int report_plot_backend_colour(const char *backend);
+const char *report_plot_backend_css(const char *backend); /* "#1f77b4", the same colour */
+const char *report_plot_buffers_marker(const char *buffers);
 /* The training breakdown's two parts: colours no backend has. */
 #define PLOT_COMPUTE_COLOUR 13
 #define PLOT_EXPOSED_COLOUR 14
@@ -75,37 +75,37 @@ typedef struct plot_line {
 } plot_line;
 
 /* World ranges (x: log2 bytes or linear; y: log10) of lines, for panels that
- * share axes: start with plot_range_empty, add each panel's lines, then pad to
+ * share axes: start with report_plot_range_empty, add each panel's lines, then pad to
  * whole ticks. */
 typedef struct plot_range {
     double xlo, xhi, ylo, yhi;
 } plot_range;
-void plot_range_empty(plot_range *r);
-void plot_range_add(plot_range *r, const plot_line *lines, size_t n, axis_unit xu);
-void plot_range_pad(plot_range *r, axis_unit xu);
+void report_plot_range_empty(plot_range *r);
+void report_plot_range_add(plot_range *r, const plot_line *lines, size_t n, axis_unit xu);
+void report_plot_range_pad(plot_range *r, axis_unit xu);
 
 /* One panel of a grid: viewport fractions x0..y1, world range r (padded);
  * xlabel/ylabel NULL for none (the grid labels its outer panels only); y tick
  * labels only when ylabels (panels right of the first share the row's axis).
  * Lines with marker NULL are drawn without markers (a model curve, style
- * PLOT_DASHED). text: the character scale of the page (plot_text_scale). */
-void plot_panel(double x0, double x1, double y0, double y1, const plot_range *r, const char *title,
-                const char *xlabel, axis_unit xu, const char *ylabel, axis_unit yu, int ylabels,
-                const plot_line *lines, size_t n, double text);
+ * PLOT_DASHED). text: the character scale of the page (report_plot_text_scale). */
+void report_plot_panel(double x0, double x1, double y0, double y1, const plot_range *r,
+                       const char *title, const char *xlabel, axis_unit xu, const char *ylabel,
+                       axis_unit yu, int ylabels, const plot_line *lines, size_t n, double text);
 
 /* Character scale that keeps text the size it has on a 1000 x 650 page
  * (PLplot sizes text by the mean of the page's sides). */
-double plot_text_scale(int w, int h);
+double report_plot_text_scale(int w, int h);
 
 /* text at (x, y), fractions of the page, at size times the normal; just 0
  * starts it there, 0.5 centres it. */
-void plot_page_text(double x, double y, double size, double just, const char *text);
+void report_plot_page_text(double x, double y, double size, double just, const char *text);
 
 /* The key of a grid in the box x0..y1 (viewport fractions), outside every
  * panel: one entry per backend (its colour), then one per buffer kind (its
  * marker), then "model prediction" (dashed) when dashed. */
-void plot_key(double x0, double x1, double y0, double y1, const char *const *backends, size_t nb,
-              const char *const *buffers, size_t nbuf, int dashed, double text);
+void report_plot_key(double x0, double x1, double y0, double y1, const char *const *backends,
+                     size_t nb, const char *const *buffers, size_t nbuf, int dashed, double text);
 
 /* One row of a horizontal bar chart: a bar of value (with stack on it, in
  * stack_colour, when > 0; a whisker lo..hi when both > 0) and its label left
@@ -118,11 +118,11 @@ typedef struct plot_hbar_row {
 } plot_hbar_row;
 
 /* Rows of bars, readable for any n: the page is as tall as the rows need
- * (plot_hbars_height), labels never share a line; the key (nseries colour
+ * (report_plot_hbars_height), labels never share a line; the key (nseries colour
  * boxes) above the frame. Linear x from 0. */
-void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows, size_t n,
-                const char *const *series, const int *colours, size_t nseries,
-                const char *value_fmt);
-int plot_hbars_height(size_t n, size_t nseries);
+void report_plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows, size_t n,
+                       const char *const *series, const int *colours, size_t nseries,
+                       const char *value_fmt);
+int report_plot_hbars_height(size_t n, size_t nseries);
 
 #endif

@@ -30,9 +30,12 @@ static size_t backend_slot(const char *backend)
     return NKNOWN + h % (NSERIES - NKNOWN);
 }
 
-int plot_backend_colour(const char *backend) { return FIRST_SERIES + (int)backend_slot(backend); }
+int report_plot_backend_colour(const char *backend)
+{
+    return FIRST_SERIES + (int)backend_slot(backend);
+}
 
-const char *plot_backend_css(const char *backend)
+const char *report_plot_backend_css(const char *backend)
 {
     static char css[NPAL][8];
     size_t i = FIRST_SERIES + backend_slot(backend);
@@ -40,7 +43,7 @@ const char *plot_backend_css(const char *backend)
     return css[i];
 }
 
-const char *plot_buffers_marker(const char *buffers)
+const char *report_plot_buffers_marker(const char *buffers)
 {
     return !strcmp(buffers, "malloc") ? "●"
            : !strcmp(buffers, "coll") ? "■"
@@ -56,12 +59,12 @@ const char *plot_buffers_marker(const char *buffers)
 #include <plplot.h>
 
 /* PLplot sizes text by the mean of the page's sides (plP_subpInit). */
-double plot_text_scale(int w, int h)
+double report_plot_text_scale(int w, int h)
 {
     return (double)(REPORT_PLOT_WIDTH + REPORT_PLOT_HEIGHT) / (double)(w + h);
 }
 
-int plot_available(FILE *log)
+int report_plot_available(FILE *log)
 {
     /* plgDevs fills caller-provided arrays (it needs room for every driver). */
     const char *menu_store[128], *name_store[128];
@@ -84,7 +87,7 @@ int plot_available(FILE *log)
 static int page_width = REPORT_PLOT_WIDTH; /* of the page being drawn */
 static int plot_page_width(void) { return page_width; }
 
-void plot_page_begin(FILE *out, plot_format fmt, int w, int h)
+void report_plot_page_begin(FILE *out, plot_format fmt, int w, int h)
 {
     char geometry[32];
     page_width = w;
@@ -102,7 +105,7 @@ void plot_page_begin(FILE *out, plot_format fmt, int w, int h)
     plschr(0, 0.95);
 }
 
-void plot_page_end(void) { plend1(); }
+void report_plot_page_end(void) { plend1(); }
 
 /* Tick labels: world coordinates are log2(bytes), log10(us), log10(GB/s). */
 static void label_fn(PLINT axis, PLFLT value, char *label, PLINT length, PLPointer data)
@@ -111,7 +114,7 @@ static void label_fn(PLINT axis, PLFLT value, char *label, PLINT length, PLPoint
     axis_unit unit = axis == PL_X_AXIS ? u[0] : u[1];
     double v;
     switch (unit) {
-    case UNIT_BYTES: fmt_size_short(pow(2.0, value), label, (size_t)length); return;
+    case UNIT_BYTES: report_fmt_size_short(pow(2.0, value), label, (size_t)length); return;
     case UNIT_TIME_US:
         v = pow(10.0, value);
         if (v < 1000.0 - 1e-9) snprintf(label, (size_t)length, "%g us", v);
@@ -163,26 +166,26 @@ static void pad(int yaxis, axis_unit u, double *lo, double *hi)
     }
 }
 
-void plot_range_empty(plot_range *r)
+void report_plot_range_empty(plot_range *r)
 {
     *r = (plot_range){INFINITY, -INFINITY, INFINITY, -INFINITY};
 }
 
-void plot_range_add(plot_range *r, const plot_line *lines, size_t n, axis_unit xu)
+void report_plot_range_add(plot_range *r, const plot_line *lines, size_t n, axis_unit xu)
 {
     extent(lines, n, 0, xu, &r->xlo, &r->xhi);
     extent(lines, n, 1, UNIT_TIME_US, &r->ylo, &r->yhi);
 }
 
-void plot_range_pad(plot_range *r, axis_unit xu)
+void report_plot_range_pad(plot_range *r, axis_unit xu)
 {
     pad(0, xu, &r->xlo, &r->xhi);
     pad(1, UNIT_TIME_US, &r->ylo, &r->yhi);
 }
 
-void plot_panel(double x0, double x1, double y0, double y1, const plot_range *r, const char *title,
-                const char *xlabel, axis_unit xu, const char *ylabel, axis_unit yu, int ylabels,
-                const plot_line *lines, size_t n, double text)
+void report_plot_panel(double x0, double x1, double y0, double y1, const plot_range *r,
+                       const char *title, const char *xlabel, axis_unit xu, const char *ylabel,
+                       axis_unit yu, int ylabels, const plot_line *lines, size_t n, double text)
 {
     static axis_unit units[2];
     units[0] = xu;
@@ -237,7 +240,7 @@ void plot_panel(double x0, double x1, double y0, double y1, const plot_range *r,
     plcol0(1);
 }
 
-void plot_page_text(double x, double y, double size, double just, const char *text)
+void report_plot_page_text(double x, double y, double size, double just, const char *text)
 {
     plvpor(0, 1, 0, 1);
     plwind(0, 1, 0, 1);
@@ -246,8 +249,8 @@ void plot_page_text(double x, double y, double size, double just, const char *te
     plptex(x, y, 1, 0, just, text);
 }
 
-void plot_key(double x0, double x1, double y0, double y1, const char *const *backends, size_t nb,
-              const char *const *buffers, size_t nbuf, int dashed, double text)
+void report_plot_key(double x0, double x1, double y0, double y1, const char *const *backends,
+                     size_t nb, const char *const *buffers, size_t nbuf, int dashed, double text)
 {
     enum { MAXK = 40 };
     PLINT opt[MAXK], tc[MAXK], lc[MAXK], ls[MAXK], sc[MAXK], sn[MAXK];
@@ -256,14 +259,15 @@ void plot_key(double x0, double x1, double y0, double y1, const char *const *bac
     char bufname[16][48];
     size_t n = 0;
     for (size_t i = 0; i < nb && n < 16; i++, n++) {
-        opt[n] = PL_LEGEND_LINE, tc[n] = 1, lc[n] = plot_backend_colour(backends[i]), ls[n] = 1;
+        opt[n] = PL_LEGEND_LINE, tc[n] = 1, lc[n] = report_plot_backend_colour(backends[i]),
+        ls[n] = 1;
         lw[n] = 3.0, sc[n] = 1, ss[n] = 1, sn[n] = 1, label[n] = backends[i], sym[n] = "";
     }
     for (size_t i = 0; i < nbuf && i < 16; i++, n++) {
         snprintf(bufname[i], sizeof bufname[i], "%.32s buffers", buffers[i]);
         opt[n] = PL_LEGEND_SYMBOL, tc[n] = 1, lc[n] = 1, ls[n] = 1, lw[n] = 1;
         sc[n] = 1, ss[n] = text, sn[n] = 1, label[n] = bufname[i],
-        sym[n] = plot_buffers_marker(buffers[i]);
+        sym[n] = report_plot_buffers_marker(buffers[i]);
     }
     if (dashed) {
         opt[n] = PL_LEGEND_LINE, tc[n] = 1, lc[n] = 1, ls[n] = PLOT_DASHED, lw[n] = 1.6;
@@ -290,16 +294,16 @@ static int key_rows(size_t nseries)
     return nseries ? (int)((nseries + HBAR_KEY_COLS - 1) / HBAR_KEY_COLS) : 1;
 }
 
-int plot_hbars_height(size_t n, size_t nseries)
+int report_plot_hbars_height(size_t n, size_t nseries)
 {
     int h = HBAR_TOP_PX + (key_rows(nseries) - 1) * HBAR_KEY_ROW_PX + HBAR_BOTTOM_PX +
             (int)n * HBAR_ROW_PX;
     return h > REPORT_PLOT_HEIGHT ? h : REPORT_PLOT_HEIGHT;
 }
 
-void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows, size_t n,
-                const char *const *series, const int *colours, size_t nseries,
-                const char *value_fmt)
+void report_plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows, size_t n,
+                       const char *const *series, const int *colours, size_t nseries,
+                       const char *value_fmt)
 {
     double xmax = 0;
     for (size_t i = 0; i < n; i++) {
@@ -310,10 +314,10 @@ void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows
     if (!(xmax > 0)) xmax = 1;
     /* Rows keep their height in pixels whatever n is: the margins are fixed
      * pixels turned into fractions of this page's height, the text its size. */
-    double h = plot_hbars_height(n, nseries),
+    double h = report_plot_hbars_height(n, nseries),
            top = HBAR_TOP_PX + (key_rows(nseries) - 1) * HBAR_KEY_ROW_PX;
     double y0 = HBAR_BOTTOM_PX / h, y1 = 1.0 - top / h;
-    double f = plot_text_scale(REPORT_PLOT_WIDTH, (int)h);
+    double f = report_plot_text_scale(REPORT_PLOT_WIDTH, (int)h);
     plvpor(0.30, 0.90, y0, y1);
     plwind(0, xmax * 1.3, (double)n, 0); /* row 0 at the top; room for the values */
     plcol0(2);
@@ -377,9 +381,9 @@ void plot_hbars(const char *title, const char *xlabel, const plot_hbar_row *rows
                  (const char **)series, bc, bp, bs, blw, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
-#else /* without PLplot: nothing draws, plot_available says so */
+#else /* without PLplot: nothing draws, report_plot_available says so */
 
-int plot_available(FILE *log)
+int report_plot_available(FILE *log)
 {
     fprintf(log, "collbench report: built without PLplot: plots skipped "
                  "(apt-get install libplplot-dev plplot-driver-cairo, then rebuild)\n");

@@ -12,7 +12,7 @@ int report_plots_draw(const report_data *d, const report_view *v, const model_fi
 {
     (void)d, (void)v, (void)fits, (void)outdir;
     out->n = 0;
-    plot_available(log);
+    report_plot_available(log);
     return COLL_EUNAVAIL;
 }
 
@@ -104,8 +104,8 @@ static int series_line(const report_series *s, int bandwidth, plot_line *l)
 {
     memset(l, 0, sizeof *l);
     snprintf(l->label, sizeof l->label, "%.40s, %.40s buffers", s->backend, s->buffers);
-    l->colour = plot_backend_colour(s->backend);
-    l->marker = plot_buffers_marker(s->buffers);
+    l->colour = report_plot_backend_colour(s->backend);
+    l->marker = report_plot_buffers_marker(s->buffers);
     l->style = 1;
     for (size_t k = 0; k < s->n; k++)
         if (s->pts[k]->bytes > 0) add_point(l, (double)s->pts[k]->bytes, s->pts[k], bandwidth);
@@ -165,7 +165,7 @@ static void draw_vs_size(const plot_ctx *c)
     int dashed = 0;
     if (!lines || !nl) goto done;
     plot_range r;
-    plot_range_empty(&r);
+    report_plot_range_empty(&r);
     for (size_t i = 0; i < g.n; i++) {
         plot_line *pl = &lines[i * PANEL_LINES];
         for (size_t k = 0; k < g.p[i].n; k++)
@@ -176,35 +176,36 @@ static void draw_vs_size(const plot_ctx *c)
                 nl[i]++, dashed = 1;
                 break;
             }
-        plot_range_add(&r, pl, nl[i], UNIT_BYTES);
+        report_plot_range_add(&r, pl, nl[i], UNIT_BYTES);
     }
-    plot_range_pad(&r, UNIT_BYTES);
+    report_plot_range_pad(&r, UNIT_BYTES);
     grid_geom q;
     grid_page(&g, &q);
     double w = q.w, h = q.h,
-           text = 0.82 * plot_text_scale(q.w, q.h); /* panels are smaller than a page */
+           text = 0.82 * report_plot_text_scale(q.w, q.h); /* panels are smaller than a page */
     for (size_t i = 0; i < g.n; i++) {
         const grid_panel *p = &g.p[i];
         double x0 = GRID_LEFT + p->col * (q.pw + GRID_GAP);
         double top = GRID_TOP + p->row * (q.row_top + q.ph + GRID_ROW_BOTTOM), y0 = top + q.row_top;
         if (p->col == 0 && p->row_title[0])
-            plot_page_text(GRID_LEFT / w, 1.0 - (top + GRID_ROW_TITLE * 0.6) / h, 1.0 * text, 0.0,
-                           p->row_title);
-        plot_panel(x0 / w, (x0 + q.pw) / w, 1.0 - (y0 + q.ph) / h, 1.0 - y0 / h, &r, p->title, NULL,
-                   UNIT_BYTES,
-                   p->col == 0 ? (c->bandwidth ? "bus bandwidth (GB/s)" : "time per call") : NULL,
-                   c->bandwidth ? UNIT_GBPS : UNIT_TIME_US, p->col == 0, &lines[i * PANEL_LINES],
-                   nl[i], text);
+            report_plot_page_text(GRID_LEFT / w, 1.0 - (top + GRID_ROW_TITLE * 0.6) / h, 1.0 * text,
+                                  0.0, p->row_title);
+        report_plot_panel(x0 / w, (x0 + q.pw) / w, 1.0 - (y0 + q.ph) / h, 1.0 - y0 / h, &r,
+                          p->title, NULL, UNIT_BYTES,
+                          p->col == 0 ? (c->bandwidth ? "bus bandwidth (GB/s)" : "time per call")
+                                      : NULL,
+                          c->bandwidth ? UNIT_GBPS : UNIT_TIME_US, p->col == 0,
+                          &lines[i * PANEL_LINES], nl[i], text);
     }
     /* The title and the shared x label on the page, the key right of the panels. */
     char title[128];
     snprintf(title, sizeof title, "%s: %s vs message size", c->collective,
              c->bandwidth ? "bus bandwidth" : "time per call (median)");
-    plot_page_text(0.5, 1.0 - (GRID_TOP * 0.55) / h, 1.15 * text, 0.5, title);
-    plot_page_text(0.5, (GRID_BOTTOM * 0.4) / h, 0.95 * text, 0.5,
-                   "message size (bytes); log scales, the same axes in every panel");
-    plot_key((w - GRID_KEY) / w, 1.0 - 10.0 / w, 0.1, 1.0 - (GRID_TOP + q.row_top) / h, g.backends,
-             g.nbackends, g.buffers, g.nbuffers, dashed, text);
+    report_plot_page_text(0.5, 1.0 - (GRID_TOP * 0.55) / h, 1.15 * text, 0.5, title);
+    report_plot_page_text(0.5, (GRID_BOTTOM * 0.4) / h, 0.95 * text, 0.5,
+                          "message size (bytes); log scales, the same axes in every panel");
+    report_plot_key((w - GRID_KEY) / w, 1.0 - 10.0 / w, 0.1, 1.0 - (GRID_TOP + q.row_top) / h,
+                    g.backends, g.nbackends, g.buffers, g.nbuffers, dashed, text);
 done:
     free(lines);
     free(nl);
@@ -266,8 +267,8 @@ static void procs_line(const plot_ctx *c, const report_series *id, uint64_t byte
 {
     memset(l, 0, sizeof *l);
     snprintf(l->label, sizeof l->label, "%.40s, %.40s buffers", id->backend, id->buffers);
-    l->colour = plot_backend_colour(id->backend);
-    l->marker = plot_buffers_marker(id->buffers);
+    l->colour = report_plot_backend_colour(id->backend);
+    l->marker = report_plot_buffers_marker(id->buffers);
     l->style = 1;
     for (size_t p = 0; p < c->nprocs; p++) {
         const bench_row *r = report_series_at(find_series(c, id, c->procs[p]), bytes);
@@ -292,21 +293,21 @@ static void draw_scaling(const plot_ctx *c)
     size_t nr = scaling_rows(&g, rows, SCALING_MAX_ROWS);
     const uint64_t sizes[2] = {c->small, c->large};
     plot_range r;
-    plot_range_empty(&r);
+    report_plot_range_empty(&r);
     for (size_t i = 0; i < nr; i++)
         for (int col = 0; col < 2; col++) {
             plot_line *pl = &lines[(i * 2 + (size_t)col) * REPORT_GRID_MAX_LINES];
             for (size_t k = 0; k < rows[i].n; k++)
                 procs_line(c, rows[i].ident[k], sizes[col], &pl[k]);
-            plot_range_add(&r, pl, rows[i].n, UNIT_COUNT);
+            report_plot_range_add(&r, pl, rows[i].n, UNIT_COUNT);
         }
-    plot_range_pad(&r, UNIT_COUNT);
+    report_plot_range_pad(&r, UNIT_COUNT);
     report_grid shape = g;
     shape.ncols = 2;
     shape.nrows = (int)nr;
     grid_geom q;
     grid_page(&shape, &q);
-    double w = q.w, h = q.h, text = 0.82 * plot_text_scale(q.w, q.h);
+    double w = q.w, h = q.h, text = 0.82 * report_plot_text_scale(q.w, q.h);
     for (size_t i = 0; i < nr; i++)
         for (int col = 0; col < 2; col++) {
             double x0 = GRID_LEFT + col * (q.pw + GRID_GAP);
@@ -314,20 +315,21 @@ static void draw_scaling(const plot_ctx *c)
                    y0 = top + q.row_top;
             char t[32];
             if (col == 0 && rows[i].title[0])
-                plot_page_text(GRID_LEFT / w, 1.0 - (top + GRID_ROW_TITLE * 0.6) / h, text, 0.0,
-                               rows[i].title);
-            plot_panel(x0 / w, (x0 + q.pw) / w, 1.0 - (y0 + q.ph) / h, 1.0 - y0 / h, &r,
-                       fmt_size(sizes[col], t, sizeof t), NULL, UNIT_COUNT,
-                       col == 0 ? "time per call" : NULL, UNIT_TIME_US, col == 0,
-                       &lines[(i * 2 + (size_t)col) * REPORT_GRID_MAX_LINES], rows[i].n, text);
+                report_plot_page_text(GRID_LEFT / w, 1.0 - (top + GRID_ROW_TITLE * 0.6) / h, text,
+                                      0.0, rows[i].title);
+            report_plot_panel(x0 / w, (x0 + q.pw) / w, 1.0 - (y0 + q.ph) / h, 1.0 - y0 / h, &r,
+                              report_fmt_size(sizes[col], t, sizeof t), NULL, UNIT_COUNT,
+                              col == 0 ? "time per call" : NULL, UNIT_TIME_US, col == 0,
+                              &lines[(i * 2 + (size_t)col) * REPORT_GRID_MAX_LINES], rows[i].n,
+                              text);
         }
     char title[128];
     snprintf(title, sizeof title, "%s: time per call (median) vs process count", c->collective);
-    plot_page_text(0.5, 1.0 - (GRID_TOP * 0.55) / h, 1.15 * text, 0.5, title);
-    plot_page_text(0.5, (GRID_BOTTOM * 0.4) / h, 0.95 * text, 0.5,
-                   "processes; log time scale, the same axes in every panel");
-    plot_key((w - GRID_KEY) / w, 1.0 - 10.0 / w, 0.1, 1.0 - (GRID_TOP + q.row_top) / h, g.backends,
-             g.nbackends, g.buffers, g.nbuffers, 0, text);
+    report_plot_page_text(0.5, 1.0 - (GRID_TOP * 0.55) / h, 1.15 * text, 0.5, title);
+    report_plot_page_text(0.5, (GRID_BOTTOM * 0.4) / h, 0.95 * text, 0.5,
+                          "processes; log time scale, the same axes in every panel");
+    report_plot_key((w - GRID_KEY) / w, 1.0 - 10.0 / w, 0.1, 1.0 - (GRID_TOP + q.row_top) / h,
+                    g.backends, g.nbackends, g.buffers, g.nbuffers, 0, text);
     report_grid_free(&g);
     free(rows);
     free(lines);
@@ -364,7 +366,8 @@ typedef struct bars_arg {
 
 static void draw_bars(const bars_arg *a)
 {
-    plot_hbars(a->title, a->xlabel, a->rows, a->n, a->series, a->colours, a->nseries, a->fmt);
+    report_plot_hbars(a->title, a->xlabel, a->rows, a->n, a->series, a->colours, a->nseries,
+                      a->fmt);
 }
 
 typedef enum plot_kind { K_SIZE, K_SCALING, K_BARS } plot_kind;
@@ -386,13 +389,13 @@ static int render_file(const char *path, plot_format fmt, int w, int h, const jo
         snprintf(out->err, sizeof out->err, "%s: cannot draw the plot: %s", path, strerror(errno));
         return out->rc = COLL_ENOMEM;
     }
-    plot_page_begin(mem, fmt, w, h);
+    report_plot_page_begin(mem, fmt, w, h);
     switch (j->kind) {
     case K_SIZE: draw_vs_size(j->c); break;
     case K_SCALING: draw_scaling(j->c); break;
     case K_BARS: draw_bars(j->bars); break;
     }
-    plot_page_end(); /* closes mem: data and len are final */
+    report_plot_page_end(); /* closes mem: data and len are final */
     if (!data || len == 0) {
         snprintf(out->err, sizeof out->err, "%s: PLplot drew nothing (out of memory?)", path);
         out->rc = COLL_ENOMEM;
@@ -449,7 +452,7 @@ static void comparison_stem(uint64_t bytes, char *stem, size_t len)
 {
     char sz[32], compact[32];
     size_t k = 0;
-    fmt_size(bytes, sz, sizeof sz);
+    report_fmt_size(bytes, sz, sizeof sz);
     for (const char *p = sz; *p && k + 1 < sizeof compact; p++)
         if (*p != ' ') compact[k++] = *p;
     compact[k] = '\0';
@@ -486,16 +489,18 @@ static void comparison_plot(plot_ctx *c, const char *outdir, report_plots *out)
             if (!report_series_same_group(s, g) || !r) continue;
             plot_line one = {0};
             add_point(&one, 0, r, 1);
-            rows[n++] = (plot_hbar_row){s->backend, r->busbw_GBps, 0,
-                                        one.lo[0],  one.hi[0],     plot_backend_colour(s->backend),
+            rows[n++] = (plot_hbar_row){s->backend, r->busbw_GBps,
+                                        0,          one.lo[0],
+                                        one.hi[0],  report_plot_backend_colour(s->backend),
                                         0};
         }
     }
     if (nh == 0) goto done;
     int colours[16];
-    for (size_t b = 0; b < c->nbackends; b++) colours[b] = plot_backend_colour(c->backends[b]);
+    for (size_t b = 0; b < c->nbackends; b++)
+        colours[b] = report_plot_backend_colour(c->backends[b]);
     char title[128], caption[300], sz[32], stem[96];
-    fmt_size(cmp, sz, sizeof sz);
+    report_fmt_size(cmp, sz, sizeof sz);
     snprintf(title, sizeof title, "Backend comparison at %s", sz);
     bars_arg a = {title,   "bus bandwidth (GB/s, higher is better; whiskers: the time's spread)",
                   "%.3g",  rows,
@@ -511,7 +516,8 @@ static void comparison_plot(plot_ctx *c, const char *outdir, report_plots *out)
              v->many_hosts || v->many_buffers || v->many_devices
                  ? ", machine, device and buffer kind"
                  : "");
-    render(outdir, stem, REPORT_PLOT_WIDTH, plot_hbars_height(n, c->nbackends), &j, out, caption);
+    render(outdir, stem, REPORT_PLOT_WIDTH, report_plot_hbars_height(n, c->nbackends), &j, out,
+           caption);
 done:
     free(rows);
     free(heads);
@@ -570,7 +576,7 @@ static void training_plot(const plot_ctx *c, const char *outdir, report_plots *o
     static const int colours[] = {PLOT_COMPUTE_COLOUR, PLOT_EXPOSED_COLOUR};
     bars_arg a = {title, "time per step (ms)", "%.3g ms", rows, n, series, colours, 2};
     job j = {K_BARS, c, &a};
-    render(outdir, "training_breakdown", REPORT_PLOT_WIDTH, plot_hbars_height(n, 2), &j, out,
+    render(outdir, "training_breakdown", REPORT_PLOT_WIDTH, report_plot_hbars_height(n, 2), &j, out,
            "Training step time split into compute and exposed (not overlapped) communication, "
            "one row per configuration");
 done:
@@ -583,7 +589,7 @@ int report_plots_draw(const report_data *d, const report_view *v, const model_fi
 {
     out->n = 0;
     out->rc = 0;
-    if (!plot_available(log)) return COLL_EUNAVAIL;
+    if (!report_plot_available(log)) return COLL_EUNAVAIL;
     plot_ctx c;
     memset(&c, 0, sizeof c);
     c.d = d;

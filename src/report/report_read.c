@@ -18,7 +18,7 @@ int report_read_text(report_data *d, const char *text, size_t len, report_log *l
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
         i++;
     if (i == len) {
-        rlog_problem(log, "%s:1: empty file (no header, no rows); file skipped", log->path);
+        report_log_problem(log, "%s:1: empty file (no header, no rows); file skipped", log->path);
         return REPORT_INPUT_REJECTED;
     }
     if (text[i] == '{') return report_read_json(d, text, len, log);
@@ -31,13 +31,13 @@ int report_read_file(report_data *d, const char *path, FILE *log)
     size_t len;
     report_log l = {log, path, 0};
     int rc;
-    if (read_whole_file(path, REPORT_MAX_INPUT_BYTES, &text, &len, why, sizeof why) != 0) {
-        rlog_problem(&l, "%s: %s; file skipped", path, why);
+    if (report_read_whole_file(path, REPORT_MAX_INPUT_BYTES, &text, &len, why, sizeof why) != 0) {
+        report_log_problem(&l, "%s: %s; file skipped", path, why);
         rc = REPORT_INPUT_REJECTED;
     } else {
         rc = report_read_text(d, text, len, &l);
         free(text);
     }
-    rlog_done(&l);
+    report_log_done(&l);
     return rc;
 }

@@ -30,7 +30,7 @@ static int is_header(const char *line, size_t len, const char *header)
     if (len == 0 || line[0] != '"') return 0;
     enum { MAXF = 40 };
     char *f[MAXF], store[1024], plain[1024];
-    int n = csv_split(line, len, f, MAXF, store, sizeof store);
+    int n = report_csv_split(line, len, f, MAXF, store, sizeof store);
     size_t k = 0;
     for (int i = 0; i < n && i < MAXF; i++)
         k += (size_t)snprintf(plain + k, k < sizeof plain ? sizeof plain - k : 0, "%s%s",
@@ -42,7 +42,7 @@ static int parse_train(const char *line, size_t len, report_train_row *r, char *
 {
     enum { MAXF = 32 };
     char *f[MAXF], store[4096];
-    int n = csv_split(line, len, f, MAXF, store, sizeof store);
+    int n = report_csv_split(line, len, f, MAXF, store, sizeof store);
     const rschema *s = &REPORT_TRAIN_SCHEMA;
     if (n < 0) {
         snprintf(why, whylen, n == -1 ? "unterminated or misplaced quote" : "line too long");
@@ -56,7 +56,7 @@ static int parse_train(const char *line, size_t len, report_train_row *r, char *
     memset(&tmp, 0, sizeof tmp);
     for (size_t i = 0; i < s->nfields; i++) {
         char w[200];
-        if (rfield_parse(&s->fields[i], f[i], &tmp, w, sizeof w) != 0) {
+        if (report_field_parse(&s->fields[i], f[i], &tmp, w, sizeof w) != 0) {
             snprintf(why, whylen, "CSV field %zu (%s): %s", i + 1, s->fields[i].name, w);
             return -1;
         }
@@ -71,7 +71,7 @@ static const char *line_problem(const char *line, size_t n, char *why, size_t wh
     char limit[32];
     if (n > REPORT_MAX_LINE_BYTES)
         snprintf(why, whylen, "line is %zu bytes, over the limit of %s (not a collbench CSV?)", n,
-                 fmt_size(REPORT_MAX_LINE_BYTES, limit, sizeof limit));
+                 report_fmt_size(REPORT_MAX_LINE_BYTES, limit, sizeof limit));
     else if (memchr(line, '\0', n)) snprintf(why, whylen, "line holds a NUL byte (binary data?)");
     else return NULL;
     return why;
@@ -82,10 +82,10 @@ static int read_row(report_data *d, enum csv_kind kind, const char *text, size_t
                     size_t whylen)
 {
     if (line_problem(text, n, why, whylen)) return 1;
-    /* combined.csv's formula guards come off first (csv_put_text) */
+    /* combined.csv's formula guards come off first (report_csv_put_text) */
     char *copy = malloc(n + 1);
     if (!copy) return COLL_ENOMEM;
-    n = memchr(text, '\'', n) ? csv_unguard(text, n, copy) : (memcpy(copy, text, n), n);
+    n = memchr(text, '\'', n) ? report_csv_unguard(text, n, copy) : (memcpy(copy, text, n), n);
     copy[n] = '\0';
     if (kind == CSV_TRAIN) {
         report_train_row r;
@@ -123,11 +123,11 @@ int report_read_csv(report_data *d, const char *text, size_t len, report_log *lo
         size_t shown = hlen > 60 ? 60 : hlen;
         while (shown > 0 && line[shown - 1] == '\r') shown--;
         char text60[256];
-        rlog_problem(log,
-                     "%s:1: unknown CSV header '%s%s' (expected the communication header "
-                     "'%.40s...' or the training header '%.40s...'); file skipped",
-                     path, rlog_escape_ascii(line, shown, text60, sizeof text60),
-                     hlen > 60 ? "..." : "", BENCH_CSV_HEADER, REPORT_TRAIN_CSV_HEADER);
+        report_log_problem(log,
+                           "%s:1: unknown CSV header '%s%s' (expected the communication header "
+                           "'%.40s...' or the training header '%.40s...'); file skipped",
+                           path, report_log_escape_ascii(line, shown, text60, sizeof text60),
+                           hlen > 60 ? "..." : "", BENCH_CSV_HEADER, REPORT_TRAIN_CSV_HEADER);
         return REPORT_INPUT_REJECTED;
     }
     int result = 0;
@@ -146,7 +146,7 @@ int report_read_csv(report_data *d, const char *text, size_t len, report_log *lo
         int rc = read_row(d, kind, line, n, why, sizeof why);
         if (rc == COLL_ENOMEM) return rc;
         if (rc != 0) {
-            rlog_problem(log, "%s:%zu: %s; row skipped", path, lineno, why);
+            report_log_problem(log, "%s:%zu: %s; row skipped", path, lineno, why);
             result = REPORT_INPUT_REJECTED;
         }
     }

@@ -21,10 +21,10 @@
 int report_read_json(report_data *d, const char *text, size_t len, report_log *log)
 {
     (void)d, (void)text, (void)len;
-    rlog_problem(log,
-                 "%s: built without jansson, cannot read JSON "
-                 "(apt-get install libjansson-dev); file skipped",
-                 log->path);
+    report_log_problem(log,
+                       "%s: built without jansson, cannot read JSON "
+                       "(apt-get install libjansson-dev); file skipped",
+                       log->path);
     return REPORT_INPUT_REJECTED;
 }
 
@@ -80,10 +80,11 @@ static int comm_row(const json_t *o, const char *collective, bench_row *r, char 
             rc = -1;
             break;
         }
-        if (line.len) sb_puts(&line, ",");
-        sb_puts(&line, "\"");
-        for (const char *s = val; *s; s++) sb_put(&line, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
-        sb_puts(&line, "\"");
+        if (line.len) report_sb_puts(&line, ",");
+        report_sb_puts(&line, "\"");
+        for (const char *s = val; *s; s++)
+            report_sb_put(&line, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+        report_sb_puts(&line, "\"");
     }
     if (rc == 0 && line.oom) {
         snprintf(why, whylen, "out of memory");
@@ -92,7 +93,7 @@ static int comm_row(const json_t *o, const char *collective, bench_row *r, char 
     if (rc == 0 && (bench_row_from_csv(line.p, r, why, whylen) != COLL_OK ||
                     report_check_comm(r, why, whylen) != 0))
         rc = -1;
-    sb_free(&line);
+    report_sb_free(&line);
     return rc;
 }
 
@@ -115,7 +116,7 @@ static int schema_row(const json_t *o, const rschema *s, void *row, char *why, s
             snprintf(why, whylen, "key '%s' is not a string or number", f->name);
             return -1;
         }
-        if (rfield_parse(f, val, row, w, sizeof w) != 0) {
+        if (report_field_parse(f, val, row, w, sizeof w) != 0) {
             snprintf(why, whylen, "key '%s': %s", f->name, w);
             return -1;
         }
@@ -150,8 +151,8 @@ static int read_rows(report_data *d, const char *section, const json_t *sec, con
             if (ng < 64 && json_is_array(v)) groups[ng] = v, names[ng++] = k;
         }
     } else {
-        rlog_problem(log, "%s: results.%s is not an array or object; section skipped", log->path,
-                     section);
+        report_log_problem(log, "%s: results.%s is not an array or object; section skipped",
+                           log->path, section);
         *rejected = 1;
         return 0;
     }
@@ -167,8 +168,8 @@ static int read_rows(report_data *d, const char *section, const json_t *sec, con
             memset(&t, 0, sizeof t);
             memset(&m, 0, sizeof m);
             if (schema_row(o, s, row, why, sizeof why) != 0) {
-                rlog_problem(log, "%s: results.%s%s%s[%zu]: %s; row skipped", log->path, section,
-                             names[g] ? "." : "", names[g] ? names[g] : "", i, why);
+                report_log_problem(log, "%s: results.%s%s%s[%zu]: %s; row skipped", log->path,
+                                   section, names[g] ? "." : "", names[g] ? names[g] : "", i, why);
                 *rejected = 1;
                 continue;
             }
@@ -192,7 +193,7 @@ static void read_machines(report_data *d, const json_t *root, report_log *log, i
     const json_t *m;
     if (!ms) return;
     if (!json_is_object(ms)) {
-        rlog_problem(log, "%s: \"machines\" is not an object; skipped", log->path);
+        report_log_problem(log, "%s: \"machines\" is not an object; skipped", log->path);
         *rejected = 1;
         return;
     }
@@ -203,20 +204,20 @@ static void read_machines(report_data *d, const json_t *root, report_log *log, i
         double g = !v ? 0 : json_is_number(v) ? json_number_value(v) : -1;
         double n = !c ? 0 : json_is_number(c) ? json_number_value(c) : -1;
         if (strlen(host) >= sizeof d->machines[0].host) {
-            rlog_problem(log, "%s: machines: a host name of %zu bytes; ignored", log->path,
-                         strlen(host));
+            report_log_problem(log, "%s: machines: a host name of %zu bytes; ignored", log->path,
+                               strlen(host));
             *rejected = 1;
             continue;
         }
         if (v && !(g > 0 && g < 1e6)) {
-            rlog_problem(log, "%s: machines.%.64s.memcpy_GBps is not a rate in GB/s; ignored",
-                         log->path, host);
+            report_log_problem(log, "%s: machines.%.64s.memcpy_GBps is not a rate in GB/s; ignored",
+                               log->path, host);
             *rejected = 1;
             g = 0;
         }
         if (c && !(n >= 1 && n <= 1 << 20 && n == floor(n))) {
-            rlog_problem(log, "%s: machines.%.64s.cores is not a count of cores; ignored",
-                         log->path, host);
+            report_log_problem(log, "%s: machines.%.64s.cores is not a count of cores; ignored",
+                               log->path, host);
             *rejected = 1;
             n = 0;
         }
@@ -236,14 +237,15 @@ static int read_results(report_data *d, const json_t *root, report_log *log)
     const char *path = log->path;
     const json_t *results = json_object_get(root, "results");
     if (!json_is_object(results)) {
-        rlog_problem(log, "%s:1: no \"results\" object (not a collbench result file); file skipped",
-                     path);
+        report_log_problem(
+            log, "%s:1: no \"results\" object (not a collbench result file); file skipped", path);
         return REPORT_INPUT_REJECTED;
     }
     int rejected = 0, rc = 0;
     const json_t *comm = json_object_get(results, "communication");
     if (comm && !json_is_object(comm)) {
-        rlog_problem(log, "%s: results.communication is not an object; section skipped", path);
+        report_log_problem(log, "%s: results.communication is not an object; section skipped",
+                           path);
         rejected = 1;
     } else if (comm) {
         const char *coll;
@@ -251,8 +253,8 @@ static int read_results(report_data *d, const json_t *root, report_log *log)
         json_object_foreach((json_t *)comm, coll, rows)
         {
             if (!json_is_array(rows)) {
-                rlog_problem(log, "%s: results.communication.%s is not an array; skipped", path,
-                             coll);
+                report_log_problem(log, "%s: results.communication.%s is not an array; skipped",
+                                   path, coll);
                 rejected = 1;
                 continue;
             }
@@ -263,8 +265,8 @@ static int read_results(report_data *d, const json_t *root, report_log *log)
                 char why[512];
                 bench_row r;
                 if (comm_row(o, coll, &r, why, sizeof why) != 0) {
-                    rlog_problem(log, "%s: results.communication.%s[%zu]: %s; row skipped", path,
-                                 coll, i, why);
+                    report_log_problem(log, "%s: results.communication.%s[%zu]: %s; row skipped",
+                                       path, coll, i, why);
                     rejected = 1;
                     continue;
                 }
@@ -291,13 +293,14 @@ int report_read_json(report_data *d, const char *text, size_t len, report_log *l
     int over = report_json_budget_end();
     char limit[32];
     if (!root && over)
-        rlog_problem(log,
-                     "%s: parsed, this JSON would take more than %s of memory (the limit); "
-                     "file skipped",
-                     log->path, fmt_size(REPORT_JSON_BUDGET_BYTES, limit, sizeof limit));
+        report_log_problem(log,
+                           "%s: parsed, this JSON would take more than %s of memory (the limit); "
+                           "file skipped",
+                           log->path,
+                           report_fmt_size(REPORT_JSON_BUDGET_BYTES, limit, sizeof limit));
     else if (!root)
-        rlog_problem(log, "%s:%d: invalid JSON at column %d: %s; file skipped", log->path,
-                     jerr.line, jerr.column, jerr.text);
+        report_log_problem(log, "%s:%d: invalid JSON at column %d: %s; file skipped", log->path,
+                           jerr.line, jerr.column, jerr.text);
     return rc;
 }
 

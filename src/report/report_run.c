@@ -76,11 +76,11 @@ static int write_md(const char *outdir, const char *name, const char *heading, c
 {
     sbuf b = {0};
     char path[4096];
-    sb_printf(&b, "# %s\n\n", heading);
-    for (size_t i = 0; i < n; i++) rtable_md(&t[i], &b);
+    report_sb_printf(&b, "# %s\n\n", heading);
+    for (size_t i = 0; i < n; i++) report_table_md(&t[i], &b);
     snprintf(path, sizeof path, "%s/%s", outdir, name);
-    int rc = write_sbuf(path, &b, err, errlen);
-    sb_free(&b);
+    int rc = report_write_sbuf(path, &b, err, errlen);
+    report_sb_free(&b);
     return rc;
 }
 
@@ -130,22 +130,22 @@ static int write_report(const report_data *d, const report_view *vp, const repor
         report_baseline_table(base, &changes);
     }
     report_findings(d, &v, lead.p, &findings, &findings_table);
-    sb_free(&lead);
+    report_sb_free(&lead);
     report_analysis(d, &v, &details);
-    /* Markdown like its tables: names from the input escaped (sb_md_escaped) */
-    sb_md_escaped(&analysis, findings.p);
-    sb_puts(&analysis, "\n");
-    if (findings_table.nrows) rtable_md(&findings_table, &analysis);
-    if (base) rtable_md(&changes, &analysis);
-    sb_puts(&analysis, "Details: every comparison\n\n");
-    sb_md_escaped(&analysis, details.p);
+    /* Markdown like its tables: names from the input escaped (report_sb_md_escaped) */
+    report_sb_md_escaped(&analysis, findings.p);
+    report_sb_puts(&analysis, "\n");
+    if (findings_table.nrows) report_table_md(&findings_table, &analysis);
+    if (base) report_table_md(&changes, &analysis);
+    report_sb_puts(&analysis, "Details: every comparison\n\n");
+    report_sb_md_escaped(&analysis, details.p);
     if (analysis.oom || findings.oom || details.oom || findings_table.oom || changes.oom) {
         rc = COLL_ENOMEM;
         snprintf(err, errlen, "out of memory writing the analysis");
         goto out;
     }
     snprintf(path, sizeof path, "%s/analysis.txt", outdir);
-    if ((rc = write_sbuf(path, &analysis, err, errlen)) != 0) goto out;
+    if ((rc = report_write_sbuf(path, &analysis, err, errlen)) != 0) goto out;
 
     /* the cost model, fitted once: its curves join the plots and charts, and
      * its fits and "what if" table are a section of the page */
@@ -181,16 +181,16 @@ static int write_report(const report_data *d, const report_view *vp, const repor
                          nfull};
     if ((rc = report_html(&in, &html, err, errlen)) != 0) goto out;
     snprintf(path, sizeof path, "%s/index.html", outdir);
-    rc = write_sbuf(path, &html, err, errlen);
+    rc = report_write_sbuf(path, &html, err, errlen);
 out:
-    for (size_t i = 0; i < 3; i++) rtable_free(&full[i]);
-    for (size_t i = 0; i < 2; i++) rtable_free(&summary[i]);
-    sb_free(&analysis);
-    sb_free(&findings);
-    sb_free(&details);
-    rtable_free(&findings_table);
-    rtable_free(&changes);
-    sb_free(&html);
+    for (size_t i = 0; i < 3; i++) report_table_free(&full[i]);
+    for (size_t i = 0; i < 2; i++) report_table_free(&summary[i]);
+    report_sb_free(&analysis);
+    report_sb_free(&findings);
+    report_sb_free(&details);
+    report_table_free(&findings_table);
+    report_table_free(&changes);
+    report_sb_free(&html);
     model_fits_free(&fits);
     free(plots);
     free(chartjs);
@@ -354,7 +354,7 @@ int report_run_opts(const report_options *o)
         sbuf line = {0};
         report_baseline_sentence(&cmp, &line);
         fprintf(log, "collbench report: %s", line.p ? line.p : "\n");
-        sb_free(&line);
+        report_sb_free(&line);
         double worst = report_baseline_worst_pct(&cmp);
         if (o->regressed) *o->regressed = o->fail_pct >= 0 && worst > o->fail_pct;
         if (o->fail_pct >= 0 && worst > o->fail_pct)

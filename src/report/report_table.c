@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rtable_init(rtable *t, const char *title, const char *const *head, size_t ncols,
-                 const char *align)
+void report_table_init(rtable *t, const char *title, const char *const *head, size_t ncols,
+                       const char *align)
 {
     memset(t, 0, sizeof *t);
     snprintf(t->title, sizeof t->title, "%s", title);
@@ -16,7 +16,7 @@ void rtable_init(rtable *t, const char *title, const char *const *head, size_t n
     t->align = align;
 }
 
-void rtable_row(rtable *t, const char *fmt, ...)
+void report_table_row(rtable *t, const char *fmt, ...)
 {
     if (t->oom) return;
     if (t->nrows == t->cap) {
@@ -49,91 +49,92 @@ void rtable_row(rtable *t, const char *fmt, ...)
     t->nrows++;
 }
 
-void rtable_free(rtable *t)
+void report_table_free(rtable *t)
 {
     for (size_t i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i]);
     free(t->cells);
     memset(t, 0, sizeof *t);
 }
 
-void sb_md_escaped(sbuf *out, const char *s)
+void report_sb_md_escaped(sbuf *out, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
-        case '<': sb_puts(out, "&lt;"); break;
-        case '>': sb_puts(out, "&gt;"); break;
-        case '&': sb_puts(out, "&amp;"); break;
+        case '<': report_sb_puts(out, "&lt;"); break;
+        case '>': report_sb_puts(out, "&gt;"); break;
+        case '&': report_sb_puts(out, "&amp;"); break;
         case '\\':
         case '|':
         case '`':
         case '[':
         case ']':
-            sb_put(out, "\\", 1);
-            sb_put(out, s, 1);
+            report_sb_put(out, "\\", 1);
+            report_sb_put(out, s, 1);
             break;
-        default: sb_put(out, s, 1);
+        default: report_sb_put(out, s, 1);
         }
     }
 }
 
 static void md_cell(sbuf *out, const char *s)
 {
-    sb_puts(out, " ");
-    sb_md_escaped(out, s);
-    sb_puts(out, " |");
+    report_sb_puts(out, " ");
+    report_sb_md_escaped(out, s);
+    report_sb_puts(out, " |");
 }
 
-void rtable_md(const rtable *t, sbuf *out)
+void report_table_md(const rtable *t, sbuf *out)
 {
-    sb_puts(out, "## ");
-    sb_md_escaped(out, t->title);
-    sb_puts(out, "\n\n");
+    report_sb_puts(out, "## ");
+    report_sb_md_escaped(out, t->title);
+    report_sb_puts(out, "\n\n");
     if (t->nrows == 0) {
-        sb_puts(out, "(no rows)\n\n");
+        report_sb_puts(out, "(no rows)\n\n");
         return;
     }
-    sb_puts(out, "|");
+    report_sb_puts(out, "|");
     for (size_t c = 0; c < t->ncols; c++) md_cell(out, t->head[c]);
-    sb_puts(out, "\n|");
-    for (size_t c = 0; c < t->ncols; c++) sb_puts(out, t->align[c] == 'r' ? "---:|" : "---|");
-    sb_puts(out, "\n");
+    report_sb_puts(out, "\n|");
+    for (size_t c = 0; c < t->ncols; c++)
+        report_sb_puts(out, t->align[c] == 'r' ? "---:|" : "---|");
+    report_sb_puts(out, "\n");
     for (size_t r = 0; r < t->nrows; r++) {
-        sb_puts(out, "|");
+        report_sb_puts(out, "|");
         for (size_t c = 0; c < t->ncols; c++) md_cell(out, t->cells[r * t->ncols + c]);
-        sb_puts(out, "\n");
+        report_sb_puts(out, "\n");
     }
-    sb_puts(out, "\n");
+    report_sb_puts(out, "\n");
 }
 
-void rtable_html(const rtable *t, sbuf *out)
+void report_table_html(const rtable *t, sbuf *out)
 {
-    sb_puts(out, "<h3>");
-    sb_html_escaped(out, t->title);
-    sb_puts(out, "</h3>\n");
-    rtable_html_table(t, out);
+    report_sb_puts(out, "<h3>");
+    report_sb_html_escaped(out, t->title);
+    report_sb_puts(out, "</h3>\n");
+    report_table_html_table(t, out);
 }
 
-void rtable_html_table(const rtable *t, sbuf *out)
+void report_table_html_table(const rtable *t, sbuf *out)
 {
     if (t->nrows == 0) {
-        sb_puts(out, "<p>(no rows)</p>\n");
+        report_sb_puts(out, "<p>(no rows)</p>\n");
         return;
     }
-    sb_puts(out, "<div class=\"scroll\"><table>\n<thead><tr>");
+    report_sb_puts(out, "<div class=\"scroll\"><table>\n<thead><tr>");
     for (size_t c = 0; c < t->ncols; c++) {
-        sb_puts(out, "<th>");
-        sb_html_escaped(out, t->head[c]);
-        sb_puts(out, "</th>");
+        report_sb_puts(out, "<th>");
+        report_sb_html_escaped(out, t->head[c]);
+        report_sb_puts(out, "</th>");
     }
-    sb_puts(out, "</tr></thead>\n<tbody>\n");
+    report_sb_puts(out, "</tr></thead>\n<tbody>\n");
     for (size_t r = 0; r < t->nrows; r++) {
-        sb_puts(out, "<tr>");
+        report_sb_puts(out, "<tr>");
         for (size_t c = 0; c < t->ncols; c++) {
-            sb_puts(out, t->align[c] == 'r' ? "<td class=\"n\">" : "<td>");
-            sb_html_escaped(out, t->cells[r * t->ncols + c]);
-            sb_puts(out, "</td>");
+            report_sb_puts(out, t->align[c] == 'r' ? "<td class=\"n\">" : "<td>");
+            report_sb_html_escaped(out, t->cells[r * t->ncols + c]);
+            report_sb_puts(out, "</td>");
         }
-        sb_puts(out, "</tr>\n");
+        report_sb_puts(out, "</tr>\n");
     }
-    sb_puts(out, "</tbody></table></div>\n");
+    report_sb_puts(out, "</tbody></table></div>\n");
 }

@@ -19,20 +19,20 @@ typedef struct rtable {
     int oom;
 } rtable;
 
-void rtable_init(rtable *t, const char *title, const char *const *head, size_t ncols,
-                 const char *align);
+void report_table_init(rtable *t, const char *title, const char *const *head, size_t ncols,
+                       const char *align);
 /* Appends one row of ncols cells, each printf-formatted from fmt separated by '\t'. */
-__attribute__((format(printf, 2, 3))) void rtable_row(rtable *t, const char *fmt, ...);
-void rtable_free(rtable *t);
+__attribute__((format(printf, 2, 3))) void report_table_row(rtable *t, const char *fmt, ...);
+void report_table_free(rtable *t);
 /* s for a Markdown table cell or heading: < > & as HTML entities (no tag or
  * entity of the input's reaches a renderer), \\ | ` [ ] after a backslash (no
  * cell split, code span or link). Control bytes never get here: the readers
  * refuse them (report_check.h). */
-void sb_md_escaped(sbuf *out, const char *s);
-/* Markdown: titles and cells escaped by sb_md_escaped. */
-void rtable_md(const rtable *t, sbuf *out);
-void rtable_html(const rtable *t, sbuf *out);       /* <h3> title + table */
-void rtable_html_table(const rtable *t, sbuf *out); /* the table alone */
+void report_sb_md_escaped(sbuf *out, const char *s);
+/* Markdown: titles and cells escaped by report_sb_md_escaped. */
+void report_table_md(const rtable *t, sbuf *out);
+void report_table_html(const rtable *t, sbuf *out);       /* <h3> title + table */
+void report_table_html_table(const rtable *t, sbuf *out); /* the table alone */
 
 /* The report's tables (report_tables.c). d sorted; v built from d. */
 void report_table_comm(const report_data *d, rtable *t);         /* every row */

@@ -34,20 +34,22 @@ void report_table_comm(const report_data *d, rtable *t)
                                        "avg (us)",     "min (us)", "p25 (us)", "p50 (us)",
                                        "p75 (us)",     "p99 (us)", "max (us)", "algbw (GB/s)",
                                        "busbw (GB/s)", "#wrong",   "host",     "timestamp"};
-    rtable_init(t, "Communication: every result", head, sizeof head / sizeof head[0],
-                "lllllrrlllrrrrrrrrrrrrll");
+    report_table_init(t, "Communication: every result", head, sizeof head / sizeof head[0],
+                      "lllllrrlllrrrrrrrrrrrrll");
     for (size_t i = 0; i < d->ncomm; i++) {
         const bench_row *r = &d->comm[i];
         char size[32], p25[32], p75[32], wrong[32];
-        rtable_row(t,
-                   "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%" PRIu64 "\t%.3f\t%.3f\t%s\t%.3f"
-                   "\t%s\t%.3f\t%.3f\t%.6g\t%.6g\t%s\t%s\t%s",
-                   r->collective, r->backend, r->algo, r->device, r->buffers, r->nprocs, r->nnodes,
-                   r->dtype, r->op, r->in_place, fmt_size(r->bytes, size, sizeof size), r->bytes,
-                   r->time_us_avg, r->time_us_min, opt_us(r->time_us_p25, p25, sizeof p25),
-                   r->time_us_p50, opt_us(r->time_us_p75, p75, sizeof p75), r->time_us_p99,
-                   r->time_us_max, r->algbw_GBps, r->busbw_GBps,
-                   wrong_text(r->wrong, wrong, sizeof wrong), r->host, r->timestamp);
+        report_table_row(t,
+                         "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%d\t%s\t%" PRIu64
+                         "\t%.3f\t%.3f\t%s\t%.3f"
+                         "\t%s\t%.3f\t%.3f\t%.6g\t%.6g\t%s\t%s\t%s",
+                         r->collective, r->backend, r->algo, r->device, r->buffers, r->nprocs,
+                         r->nnodes, r->dtype, r->op, r->in_place,
+                         report_fmt_size(r->bytes, size, sizeof size), r->bytes, r->time_us_avg,
+                         r->time_us_min, opt_us(r->time_us_p25, p25, sizeof p25), r->time_us_p50,
+                         opt_us(r->time_us_p75, p75, sizeof p75), r->time_us_p99, r->time_us_max,
+                         r->algbw_GBps, r->busbw_GBps, wrong_text(r->wrong, wrong, sizeof wrong),
+                         r->host, r->timestamp);
     }
 }
 
@@ -69,8 +71,8 @@ void report_table_comm_summary(const report_view *v, rtable *t)
     uint64_t cmp = report_comparison_bytes(v);
     char title[160], cs[32];
     snprintf(title, sizeof title, "Communication: summary by configuration (compare size %s)",
-             fmt_size(cmp, cs, sizeof cs));
-    rtable_init(t, title, head, sizeof head / sizeof head[0], "lllllrrlrrrrr");
+             report_fmt_size(cmp, cs, sizeof cs));
+    report_table_init(t, title, head, sizeof head / sizeof head[0], "lllllrrlrrrrr");
     for (size_t i = 0; i < v->n; i++) {
         const report_series *s = &v->s[i];
         const bench_row *lo = s->pts[0], *hi = s->pts[s->n - 1], *peak = lo, *at = NULL;
@@ -79,12 +81,14 @@ void report_table_comm_summary(const report_view *v, rtable *t)
             if (s->pts[k]->bytes == cmp) at = s->pts[k];
         }
         char a[32], b[32], t0[32], t1[32], p[32], w[32];
-        rtable_row(t, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s - %s (%zu)\t%s\t%s\t%.3g\t%s\t%s",
-                   s->collective, s->host, s->device, s->buffers, s->backend, s->nprocs, s->nnodes,
-                   fmt_size(lo->bytes, a, sizeof a), fmt_size(hi->bytes, b, sizeof b), s->n,
-                   fmt_time_us(report_row_time(lo), t0, sizeof t0),
-                   at ? fmt_time_us(report_row_time(at), t1, sizeof t1) : "-", peak->busbw_GBps,
-                   fmt_size(peak->bytes, p, sizeof p), wrong_text(s->wrong, w, sizeof w));
+        report_table_row(t, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s - %s (%zu)\t%s\t%s\t%.3g\t%s\t%s",
+                         s->collective, s->host, s->device, s->buffers, s->backend, s->nprocs,
+                         s->nnodes, report_fmt_size(lo->bytes, a, sizeof a),
+                         report_fmt_size(hi->bytes, b, sizeof b), s->n,
+                         report_fmt_time_us(report_row_time(lo), t0, sizeof t0),
+                         at ? report_fmt_time_us(report_row_time(at), t1, sizeof t1) : "-",
+                         peak->busbw_GBps, report_fmt_size(peak->bytes, p, sizeof p),
+                         wrong_text(s->wrong, w, sizeof w));
     }
 }
 
@@ -109,21 +113,22 @@ void report_table_train(const report_data *d, rtable *t)
                                        "samples/s",
                                        "scaling eff",
                                        "host"};
-    rtable_init(t, "Training: every result", head, sizeof head / sizeof head[0],
-                "lrllrrrlrrrrrrrrrrl");
+    report_table_init(t, "Training: every result", head, sizeof head / sizeof head[0],
+                      "lrllrrrlrrrrrrrrrrl");
     for (size_t i = 0; i < d->ntrain; i++) {
         const report_train_row *r = &d->train[i];
         char eff[32], exposed[48];
         train_exposed e;
         train_exposed_of(r, &e);
-        rtable_row(t,
-                   "%s\t%" PRId64 "\t%s\t%s\t%d\t%d\t%g\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%s"
-                   "\t%.1f\t%.3f\t%.1f\t%s\t%s",
-                   r->model, r->params, r->mode, r->backend, r->nprocs, r->batch, r->bucket_mb,
-                   r->compress, r->steps, r->step_ms_avg, r->step_ms_p50, r->step_ms_p99,
-                   r->compute_ms, train_exposed_text(&e, exposed, sizeof exposed), e.share,
-                   r->comm_exposed_ms, r->samples_per_s, report_scaling_eff(r, eff, sizeof eff),
-                   r->host);
+        report_table_row(t,
+                         "%s\t%" PRId64 "\t%s\t%s\t%d\t%d\t%g\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%s"
+                         "\t%.1f\t%.3f\t%.1f\t%s\t%s",
+                         r->model, r->params, r->mode, r->backend, r->nprocs, r->batch,
+                         r->bucket_mb, r->compress, r->steps, r->step_ms_avg, r->step_ms_p50,
+                         r->step_ms_p99, r->compute_ms,
+                         train_exposed_text(&e, exposed, sizeof exposed), e.share,
+                         r->comm_exposed_ms, r->samples_per_s,
+                         report_scaling_eff(r, eff, sizeof eff), r->host);
     }
 }
 
@@ -143,8 +148,8 @@ void report_table_train_summary(const report_data *d, rtable *t)
                                        "comm share",
                                        "samples/s",
                                        "scaling eff"};
-    rtable_init(t, "Training: summary by configuration", head, sizeof head / sizeof head[0],
-                "llllrrrlrrrrrr");
+    report_table_init(t, "Training: summary by configuration", head, sizeof head / sizeof head[0],
+                      "llllrrrlrrrrrr");
     for (size_t i = 0; i < d->ntrain; i++) {
         const report_train_row *r = &d->train[i];
         /* Rows of the same configuration sit together, newest first: keep that one. */
@@ -159,10 +164,11 @@ void report_table_train_summary(const report_data *d, rtable *t)
         train_exposed e;
         train_exposed_of(r, &e);
         char eff[32], exposed[48];
-        rtable_row(t, "%s\t%s\t%s\t%s\t%d\t%d\t%g\t%s\t%.2f\t%.2f\t%s\t%.0f%%\t%.1f\t%s", r->model,
-                   r->mode, r->host, r->backend, r->nprocs, r->batch, r->bucket_mb, r->compress,
-                   r->step_ms_avg, r->compute_ms, train_exposed_text(&e, exposed, sizeof exposed),
-                   e.share, r->samples_per_s, report_scaling_eff(r, eff, sizeof eff));
+        report_table_row(t, "%s\t%s\t%s\t%s\t%d\t%d\t%g\t%s\t%.2f\t%.2f\t%s\t%.0f%%\t%.1f\t%s",
+                         r->model, r->mode, r->host, r->backend, r->nprocs, r->batch, r->bucket_mb,
+                         r->compress, r->step_ms_avg, r->compute_ms,
+                         train_exposed_text(&e, exposed, sizeof exposed), e.share, r->samples_per_s,
+                         report_scaling_eff(r, eff, sizeof eff));
     }
 }
 
@@ -170,14 +176,15 @@ void report_table_mem(const report_data *d, rtable *t)
 {
     static const char *const head[] = {"model",     "batch",       "params",       "grads",
                                        "optimizer", "activations", "comm buffers", "peak RSS"};
-    rtable_init(t, "Training: memory", head, sizeof head / sizeof head[0], "lrrrrrrr");
+    report_table_init(t, "Training: memory", head, sizeof head / sizeof head[0], "lrrrrrrr");
     for (size_t i = 0; i < d->nmem; i++) {
         const report_mem_row *m = &d->mem[i];
         char a[6][32];
         const int64_t v[6] = {m->params_bytes,      m->grads_bytes,        m->optim_bytes,
                               m->activations_bytes, m->comm_buffers_bytes, m->peak_rss_bytes};
-        for (int k = 0; k < 6; k++) fmt_size(v[k] > 0 ? (uint64_t)v[k] : 0, a[k], sizeof a[k]);
-        rtable_row(t, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s", m->model, m->batch, a[0], a[1], a[2], a[3],
-                   a[4], a[5]);
+        for (int k = 0; k < 6; k++)
+            report_fmt_size(v[k] > 0 ? (uint64_t)v[k] : 0, a[k], sizeof a[k]);
+        report_table_row(t, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s", m->model, m->batch, a[0], a[1], a[2],
+                         a[3], a[4], a[5]);
     }
 }

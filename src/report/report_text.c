@@ -32,7 +32,7 @@ static int sb_reserve(sbuf *b, size_t extra)
     return 0;
 }
 
-void sb_put(sbuf *b, const char *s, size_t n)
+void report_sb_put(sbuf *b, const char *s, size_t n)
 {
     if (sb_reserve(b, n) != 0) return;
     memcpy(b->p + b->len, s, n);
@@ -40,9 +40,9 @@ void sb_put(sbuf *b, const char *s, size_t n)
     b->p[b->len] = '\0';
 }
 
-void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+void report_sb_puts(sbuf *b, const char *s) { report_sb_put(b, s, strlen(s)); }
 
-void sb_printf(sbuf *b, const char *fmt, ...)
+void report_sb_printf(sbuf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -55,7 +55,7 @@ void sb_printf(sbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void sb_free(sbuf *b)
+void report_sb_free(sbuf *b)
 {
     free(b->p);
     memset(b, 0, sizeof *b);
@@ -64,7 +64,7 @@ void sb_free(sbuf *b)
 static const char *const UNITS[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 static const char *const SHORT_UNITS[] = {"", "K", "M", "G", "T"};
 
-const char *fmt_size(uint64_t bytes, char *buf, size_t len)
+const char *report_fmt_size(uint64_t bytes, char *buf, size_t len)
 {
     int u = 0;
     double v = (double)bytes;
@@ -77,7 +77,7 @@ const char *fmt_size(uint64_t bytes, char *buf, size_t len)
     return buf;
 }
 
-const char *fmt_size_short(double bytes, char *buf, size_t len)
+const char *report_fmt_size_short(double bytes, char *buf, size_t len)
 {
     int u = 0;
     double v = bytes;
@@ -90,7 +90,7 @@ const char *fmt_size_short(double bytes, char *buf, size_t len)
     return buf;
 }
 
-const char *fmt_time_us(double us, char *buf, size_t len)
+const char *report_fmt_time_us(double us, char *buf, size_t len)
 {
     if (!isfinite(us)) snprintf(buf, len, "n/a");
     else if (us < 1000.0) snprintf(buf, len, "%.1f us", us);
@@ -99,7 +99,7 @@ const char *fmt_time_us(double us, char *buf, size_t len)
     return buf;
 }
 
-const char *fmt_factor(double f, char *buf, size_t len)
+const char *report_fmt_factor(double f, char *buf, size_t len)
 {
     if (f < 10.0) snprintf(buf, len, "%.1f", f);
     else snprintf(buf, len, "%.0f", f);
@@ -113,20 +113,20 @@ const char *report_scaling_eff(const struct train_row *r, char *buf, size_t len)
     return buf;
 }
 
-void sb_html_escaped(sbuf *b, const char *s)
+void report_sb_html_escaped(sbuf *b, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '&': sb_puts(b, "&amp;"); break;
-        case '<': sb_puts(b, "&lt;"); break;
-        case '>': sb_puts(b, "&gt;"); break;
-        case '"': sb_puts(b, "&quot;"); break;
-        default: sb_put(b, s, 1);
+        case '&': report_sb_puts(b, "&amp;"); break;
+        case '<': report_sb_puts(b, "&lt;"); break;
+        case '>': report_sb_puts(b, "&gt;"); break;
+        case '"': report_sb_puts(b, "&quot;"); break;
+        default: report_sb_put(b, s, 1);
         }
     }
 }
 
-void sb_base64(sbuf *b, const unsigned char *d, size_t n)
+void report_sb_base64(sbuf *b, const unsigned char *d, size_t n)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     if (sb_reserve(b, (n + 2) / 3 * 4) != 0) return;
@@ -158,8 +158,8 @@ static const char *file_kind(mode_t m)
                          : "not a regular file";
 }
 
-int read_whole_file(const char *path, size_t max, char **text, size_t *len, char *why,
-                    size_t whylen)
+int report_read_whole_file(const char *path, size_t max, char **text, size_t *len, char *why,
+                           size_t whylen)
 {
     *text = NULL;
     *len = 0;
@@ -184,7 +184,7 @@ int read_whole_file(const char *path, size_t max, char **text, size_t *len, char
     char limit[32];
     if ((uint64_t)st.st_size > max) {
         coll__set_err(why, whylen, "is %lld bytes, over the limit of %s", (long long)st.st_size,
-                      fmt_size(max, limit, sizeof limit));
+                      report_fmt_size(max, limit, sizeof limit));
         close(fd);
         return -1;
     }
@@ -214,7 +214,7 @@ int read_whole_file(const char *path, size_t max, char **text, size_t *len, char
         if (e) coll__set_err(why, whylen, "cannot read: %s", strerror(e));
         else
             coll__set_err(why, whylen, "grew past the limit of %s while read",
-                          fmt_size(max, limit, sizeof limit));
+                          report_fmt_size(max, limit, sizeof limit));
         free(buf);
         return -1;
     }
@@ -224,7 +224,7 @@ int read_whole_file(const char *path, size_t max, char **text, size_t *len, char
     return 0;
 }
 
-int write_sbuf(const char *path, const sbuf *b, char *err, size_t errlen)
+int report_write_sbuf(const char *path, const sbuf *b, char *err, size_t errlen)
 {
     if (b->oom) {
         coll__set_err(err, errlen, "%s: out of memory building the file", path);

@@ -9,7 +9,7 @@
 #include "core/errbuf.h"
 #include "core/half.h"
 
-int compress_parse(const char *s, compress_spec *out, char *err, size_t errlen)
+int train_compress_parse(const char *s, compress_spec *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (strcmp(s, "none") == 0) return 0;
@@ -31,7 +31,7 @@ int compress_parse(const char *s, compress_spec *out, char *err, size_t errlen)
     return COLL_EINVAL;
 }
 
-void compress_name(const compress_spec *c, char *buf, size_t len)
+void train_compress_name(const compress_spec *c, char *buf, size_t len)
 {
     switch (c->kind) {
     case COMPRESS_NONE: snprintf(buf, len, "none"); break;
@@ -41,7 +41,7 @@ void compress_name(const compress_spec *c, char *buf, size_t len)
     }
 }
 
-void compress_to_half(compress_kind kind, const float *src, uint16_t *dst, size_t n)
+void train_compress_to_half(compress_kind kind, const float *src, uint16_t *dst, size_t n)
 {
     if (kind == COMPRESS_BF16)
         for (size_t i = 0; i < n; i++) dst[i] = coll__float_to_bf16(src[i]);
@@ -49,7 +49,8 @@ void compress_to_half(compress_kind kind, const float *src, uint16_t *dst, size_
         for (size_t i = 0; i < n; i++) dst[i] = coll__float_to_half(src[i]);
 }
 
-void compress_from_half(compress_kind kind, const uint16_t *src, float *dst, size_t n, float scale)
+void train_compress_from_half(compress_kind kind, const uint16_t *src, float *dst, size_t n,
+                              float scale)
 {
     if (kind == COMPRESS_BF16)
         for (size_t i = 0; i < n; i++) dst[i] = coll__bf16_to_float(src[i]) * scale;
@@ -57,7 +58,7 @@ void compress_from_half(compress_kind kind, const uint16_t *src, float *dst, siz
         for (size_t i = 0; i < n; i++) dst[i] = coll__half_to_float(src[i]) * scale;
 }
 
-size_t topk_count(size_t n, double ratio)
+size_t train_topk_count(size_t n, double ratio)
 {
     size_t k = (size_t)ceil(ratio * (double)n);
     return k < 1 ? 1 : k > n ? n : k;
@@ -88,7 +89,7 @@ static float kth_largest(float *v, size_t n, size_t k)
     return v[want];
 }
 
-void topk_select(float *acc, size_t n, size_t k, float *scratch, topk_pair *out)
+void train_topk_select(float *acc, size_t n, size_t k, float *scratch, topk_pair *out)
 {
     for (size_t i = 0; i < n; i++) scratch[i] = fabsf(acc[i]);
     float thr = kth_largest(scratch, n, k);

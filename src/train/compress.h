@@ -21,13 +21,14 @@ typedef struct compress_spec {
 } compress_spec;
 
 /* "none", "fp16", "bf16", "topk:0.01"; COLL_EINVAL with the reason in err. */
-int compress_parse(const char *s, compress_spec *out, char *err, size_t errlen);
-/* The name compress_parse reads back ("topk:0.01"). */
-void compress_name(const compress_spec *c, char *buf, size_t len);
+int train_compress_parse(const char *s, compress_spec *out, char *err, size_t errlen);
+/* The name train_compress_parse reads back ("topk:0.01"). */
+void train_compress_name(const compress_spec *c, char *buf, size_t len);
 
-void compress_to_half(compress_kind kind, const float *src, uint16_t *dst, size_t n);
+void train_compress_to_half(compress_kind kind, const float *src, uint16_t *dst, size_t n);
 /* dst = half(src) * scale */
-void compress_from_half(compress_kind kind, const uint16_t *src, float *dst, size_t n, float scale);
+void train_compress_from_half(compress_kind kind, const uint16_t *src, float *dst, size_t n,
+                              float scale);
 
 /* One sent entry; 8 bytes, moved as one int64 by the all-gather. */
 typedef struct topk_pair {
@@ -36,10 +37,10 @@ typedef struct topk_pair {
 } topk_pair;
 
 /* k for a bucket of n entries: ceil(ratio * n), at least 1. */
-size_t topk_count(size_t n, double ratio);
+size_t train_topk_count(size_t n, double ratio);
 /* acc holds gradient + residual (n entries); its k largest magnitudes go to
  * out (ascending index) and are zeroed in acc, which is left as the new
  * residual. scratch: n floats. */
-void topk_select(float *acc, size_t n, size_t k, float *scratch, topk_pair *out);
+void train_topk_select(float *acc, size_t n, size_t k, float *scratch, topk_pair *out);
 
 #endif

@@ -42,36 +42,36 @@ typedef struct train_layer {
 #define CONV_K 3
 
 /* Shapes and parameter counts; buffers are allocated by the model. */
-void layer_init_linear(train_layer *l, int in, int out);
-void layer_init_conv(train_layer *l, int c_in, int h, int w, int c_out);
-void layer_init_relu(train_layer *l, int c, int h, int w);
-void layer_init_maxpool(train_layer *l, int c, int h, int w);
+void train_layer_init_linear(train_layer *l, int in, int out);
+void train_layer_init_conv(train_layer *l, int c_in, int h, int w, int c_out);
+void train_layer_init_relu(train_layer *l, int c, int h, int w);
+void train_layer_init_maxpool(train_layer *l, int c, int h, int w);
 
 /* Activation scratch of the layer for a batch (out, cols, argmax), bytes. */
-size_t layer_activation_bytes(const train_layer *l, size_t batch);
+size_t train_layer_activation_bytes(const train_layer *l, size_t batch);
 
 /* y = layer(x) into l->out. params is the model's flat buffer. */
-void layer_forward(train_layer *l, const float *params, const float *x, size_t batch);
+void train_layer_forward(train_layer *l, const float *params, const float *x, size_t batch);
 /* From dy (B x out_size): gradients of the layer's parameters into grads (at
  * param_off, overwritten), and dx (B x in_size) unless dx is NULL. hook may be NULL. */
-void layer_backward(train_layer *l, const float *params, float *grads, const float *x,
-                    const float *dy, float *dx, size_t batch, const grad_hook *hook);
+void train_layer_backward(train_layer *l, const float *params, float *grads, const float *x,
+                          const float *dy, float *dx, size_t batch, const grad_hook *hook);
 
 /* Per-kind implementations (layer_linear.c, layer_conv.c, layer_relu.c, layer_pool.c). */
-void linear_forward(train_layer *l, const float *params, const float *x, size_t batch);
-void linear_backward(train_layer *l, const float *params, float *grads, const float *x,
-                     const float *dy, float *dx, size_t batch, const grad_hook *hook);
-void conv_forward(train_layer *l, const float *params, const float *x, size_t batch);
-void conv_backward(train_layer *l, const float *params, float *grads, const float *dy, float *dx,
-                   size_t batch, const grad_hook *hook);
-void relu_forward(train_layer *l, const float *x, size_t batch);
-void relu_backward(const train_layer *l, const float *dy, float *dx, size_t batch);
-void maxpool_forward(train_layer *l, const float *x, size_t batch);
-void maxpool_backward(const train_layer *l, const float *dy, float *dx, size_t batch);
+void train_linear_forward(train_layer *l, const float *params, const float *x, size_t batch);
+void train_linear_backward(train_layer *l, const float *params, float *grads, const float *x,
+                           const float *dy, float *dx, size_t batch, const grad_hook *hook);
+void train_conv_forward(train_layer *l, const float *params, const float *x, size_t batch);
+void train_conv_backward(train_layer *l, const float *params, float *grads, const float *dy,
+                         float *dx, size_t batch, const grad_hook *hook);
+void train_relu_forward(train_layer *l, const float *x, size_t batch);
+void train_relu_backward(const train_layer *l, const float *dy, float *dx, size_t batch);
+void train_maxpool_forward(train_layer *l, const float *x, size_t batch);
+void train_maxpool_backward(const train_layer *l, const float *dy, float *dx, size_t batch);
 
 /* Softmax cross-entropy of logits (B x classes) against labels, averaged over
  * the batch; dlogits (may be NULL) gets its gradient. */
-double softmax_xent(const float *logits, const int *labels, size_t batch, size_t classes,
-                    float *dlogits);
+double train_softmax_xent(const float *logits, const int *labels, size_t batch, size_t classes,
+                          float *dlogits);
 
 #endif

@@ -47,7 +47,7 @@ static void col2im(const float *cols, int c, int h, int w, float *dx)
 static size_t kdim(const train_layer *l) { return (size_t)l->c_in * CONV_K * CONV_K; }
 static size_t pixels(const train_layer *l) { return (size_t)l->h_in * l->w_in; }
 
-void conv_forward(train_layer *l, const float *params, const float *x, size_t batch)
+void train_conv_forward(train_layer *l, const float *params, const float *x, size_t batch)
 {
     size_t k = kdim(l), hw = pixels(l), cout = (size_t)l->c_out;
     const float *w = params + l->param_off, *b = w + l->nweight;
@@ -60,8 +60,8 @@ void conv_forward(train_layer *l, const float *params, const float *x, size_t ba
     }
 }
 
-void conv_backward(train_layer *l, const float *params, float *grads, const float *dy, float *dx,
-                   size_t batch, const grad_hook *hook)
+void train_conv_backward(train_layer *l, const float *params, float *grads, const float *dy,
+                         float *dx, size_t batch, const grad_hook *hook)
 {
     size_t k = kdim(l), hw = pixels(l), cout = (size_t)l->c_out;
     float *gw = grads + l->param_off, *gb = gw + l->nweight;

@@ -2,7 +2,7 @@
 #include "train/layer.h"
 #include "train/train_blas.h"
 
-void linear_forward(train_layer *l, const float *params, const float *x, size_t batch)
+void train_linear_forward(train_layer *l, const float *params, const float *x, size_t batch)
 {
     size_t in = l->in_size, out = l->out_size;
     const float *w = params + l->param_off, *b = w + l->nweight;
@@ -11,8 +11,8 @@ void linear_forward(train_layer *l, const float *params, const float *x, size_t 
     train_sgemm(0, 1, batch, out, in, 1.0f, x, in, w, in, 1.0f, l->out, out);
 }
 
-void linear_backward(train_layer *l, const float *params, float *grads, const float *x,
-                     const float *dy, float *dx, size_t batch, const grad_hook *hook)
+void train_linear_backward(train_layer *l, const float *params, float *grads, const float *x,
+                           const float *dy, float *dx, size_t batch, const grad_hook *hook)
 {
     size_t in = l->in_size, out = l->out_size, base = l->param_off;
     float *gw = grads + base, *gb = gw + l->nweight;

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-void maxpool_forward(train_layer *l, const float *x, size_t batch)
+void train_maxpool_forward(train_layer *l, const float *x, size_t batch)
 {
     int h = l->h_in, w = l->w_in, ho = l->h_out, wo = l->w_out;
     for (size_t s = 0; s < batch; s++)
@@ -24,7 +24,7 @@ void maxpool_forward(train_layer *l, const float *x, size_t batch)
         }
 }
 
-void maxpool_backward(const train_layer *l, const float *dy, float *dx, size_t batch)
+void train_maxpool_backward(const train_layer *l, const float *dy, float *dx, size_t batch)
 {
     memset(dx, 0, sizeof(float) * batch * l->in_size);
     for (size_t s = 0; s < batch; s++)

@@ -4,8 +4,8 @@
 
 #include <math.h>
 
-double softmax_xent(const float *logits, const int *labels, size_t batch, size_t classes,
-                    float *dlogits)
+double train_softmax_xent(const float *logits, const int *labels, size_t batch, size_t classes,
+                          float *dlogits)
 {
     double loss = 0;
     for (size_t s = 0; s < batch; s++) {

@@ -30,8 +30,8 @@ static int check_sizes(const char *flag, const int *v, size_t n, char *err, size
     return 0;
 }
 
-int net_plan(const net_spec *s, train_layer *layers, size_t *nlayers, size_t *nparams, char *err,
-             size_t errlen)
+int train_net_plan(const net_spec *s, train_layer *layers, size_t *nlayers, size_t *nparams,
+                   char *err, size_t errlen)
 {
     size_t n = 0, np = 0;
     int rc;
@@ -64,12 +64,12 @@ int net_plan(const net_spec *s, train_layer *layers, size_t *nlayers, size_t *np
         }
         int c = s->in_channels, hw = s->image;
         for (size_t i = 0; i < s->nchannels; i++) {
-            layer_init_conv(&layers[n], c, hw, hw, s->channels[i]);
+            train_layer_init_conv(&layers[n], c, hw, hw, s->channels[i]);
             if ((rc = add(layers, &n, &np, err, errlen))) return rc;
             c = s->channels[i];
-            layer_init_relu(&layers[n], c, hw, hw);
+            train_layer_init_relu(&layers[n], c, hw, hw);
             if ((rc = add(layers, &n, &np, err, errlen))) return rc;
-            layer_init_maxpool(&layers[n], c, hw, hw);
+            train_layer_init_maxpool(&layers[n], c, hw, hw);
             if ((rc = add(layers, &n, &np, err, errlen))) return rc;
             hw /= 2;
         }
@@ -77,10 +77,10 @@ int net_plan(const net_spec *s, train_layer *layers, size_t *nlayers, size_t *np
     }
     for (size_t i = 0; i <= s->nhidden; i++) {
         int out = i < s->nhidden ? s->hidden[i] : s->classes;
-        layer_init_linear(&layers[n], features, out);
+        train_layer_init_linear(&layers[n], features, out);
         if ((rc = add(layers, &n, &np, err, errlen))) return rc;
         if (i == s->nhidden) break;
-        layer_init_relu(&layers[n], out, 1, 1);
+        train_layer_init_relu(&layers[n], out, 1, 1);
         if ((rc = add(layers, &n, &np, err, errlen))) return rc;
         features = out;
     }
@@ -96,10 +96,10 @@ static size_t max_width(const train_layer *layers, size_t n)
     return w;
 }
 
-size_t net_activation_bytes(const train_layer *layers, size_t nlayers, size_t batch)
+size_t train_net_activation_bytes(const train_layer *layers, size_t nlayers, size_t batch)
 {
     size_t bytes = 0;
-    for (size_t i = 0; i < nlayers; i++) bytes += layer_activation_bytes(&layers[i], batch);
+    for (size_t i = 0; i < nlayers; i++) bytes += train_layer_activation_bytes(&layers[i], batch);
     /* two activation-gradient buffers, the logits' gradient, the input batch and labels */
     bytes += (2 * max_width(layers, nlayers) + layers[nlayers - 1].out_size + layers[0].in_size) *
              batch * sizeof(float);
@@ -122,12 +122,12 @@ static void init_params(train_net *m, uint64_t seed)
     }
 }
 
-int net_build(const net_spec *spec, size_t batch, uint64_t seed, train_net *m, char *err,
-              size_t errlen)
+int train_net_build(const net_spec *spec, size_t batch, uint64_t seed, train_net *m, char *err,
+                    size_t errlen)
 {
     train_layer plan[NET_MAX_LAYERS];
     memset(m, 0, sizeof *m);
-    int rc = net_plan(spec, plan, &m->nlayers, &m->nparams, err, errlen);
+    int rc = train_net_plan(spec, plan, &m->nlayers, &m->nparams, err, errlen);
     if (rc) return rc;
     m->batch = batch;
     m->in_size = plan[0].in_size;
@@ -151,7 +151,7 @@ int net_build(const net_spec *spec, size_t batch, uint64_t seed, train_net *m, c
             ok = (l->argmax = malloc(batch * l->out_size * sizeof(int))) != NULL;
     }
     if (!ok) {
-        net_free(m);
+        train_net_free(m);
         coll__set_err(err, errlen, "out of memory allocating the model for batch %zu", batch);
         return COLL_ENOMEM;
     }
@@ -160,7 +160,7 @@ int net_build(const net_spec *spec, size_t batch, uint64_t seed, train_net *m, c
     return 0;
 }
 
-void net_grads_to_comm(train_net *m, struct coll_comm *comm)
+void train_net_grads_to_comm(train_net *m, struct coll_comm *comm)
 {
     float *g = coll_alloc(comm, m->nparams * sizeof(float));
     if (!g) return;
@@ -170,7 +170,7 @@ void net_grads_to_comm(train_net *m, struct coll_comm *comm)
     m->grads_comm = comm;
 }
 
-void net_free(train_net *m)
+void train_net_free(train_net *m)
 {
     for (size_t i = 0; m->layers && i < m->nlayers; i++) {
         free(m->layers[i].out);
@@ -187,24 +187,24 @@ void net_free(train_net *m)
     memset(m, 0, sizeof *m);
 }
 
-double net_forward(train_net *m, const float *x, const int *labels)
+double train_net_forward(train_net *m, const float *x, const int *labels)
 {
     const float *in = x;
     for (size_t i = 0; i < m->nlayers; i++) {
-        layer_forward(&m->layers[i], m->params, in, m->batch);
+        train_layer_forward(&m->layers[i], m->params, in, m->batch);
         in = m->layers[i].out;
     }
-    return softmax_xent(in, labels, m->batch, m->classes, m->dlogits);
+    return train_softmax_xent(in, labels, m->batch, m->classes, m->dlogits);
 }
 
-void net_backward(train_net *m, const float *x, const grad_hook *hook)
+void train_net_backward(train_net *m, const float *x, const grad_hook *hook)
 {
     const float *dy = m->dlogits;
     int which = 0;
     for (size_t i = m->nlayers; i-- > 0;) {
         const float *in = i == 0 ? x : m->layers[i - 1].out;
         float *dx = i == 0 ? NULL : m->dbuf[which];
-        layer_backward(&m->layers[i], m->params, m->grads, in, dy, dx, m->batch, hook);
+        train_layer_backward(&m->layers[i], m->params, m->grads, in, dy, dx, m->batch, hook);
         dy = dx;
         which ^= 1;
     }

@@ -38,25 +38,25 @@ typedef struct train_net {
 
 /* Checks the spec (sizes >= 1, the image divisible by 2 per conv stage) and
  * lays the layers out without allocating: layers must hold NET_MAX_LAYERS. */
-int net_plan(const net_spec *spec, train_layer *layers, size_t *nlayers, size_t *nparams, char *err,
-             size_t errlen);
+int train_net_plan(const net_spec *spec, train_layer *layers, size_t *nlayers, size_t *nparams,
+                   char *err, size_t errlen);
 /* Bytes of activations and their gradients for a batch (what the model allocates
  * besides parameters and gradients). */
-size_t net_activation_bytes(const train_layer *layers, size_t nlayers, size_t batch);
+size_t train_net_activation_bytes(const train_layer *layers, size_t nlayers, size_t batch);
 
 /* Allocates and initialises the parameters from seed (same on every rank). */
 /* Moves the gradients into comm's memory (coll_alloc: shm reads it without
  * copies, as DDP's buckets live in memory registered with the backend).
  * Keeps the private array when the backend has none to give. */
-void net_grads_to_comm(train_net *m, struct coll_comm *comm);
+void train_net_grads_to_comm(train_net *m, struct coll_comm *comm);
 
-int net_build(const net_spec *spec, size_t batch, uint64_t seed, train_net *m, char *err,
-              size_t errlen);
-void net_free(train_net *m);
+int train_net_build(const net_spec *spec, size_t batch, uint64_t seed, train_net *m, char *err,
+                    size_t errlen);
+void train_net_free(train_net *m);
 
 /* Forward pass and loss; the gradient of the logits is kept for backward. */
-double net_forward(train_net *m, const float *x, const int *labels);
+double train_net_forward(train_net *m, const float *x, const int *labels);
 /* Backward pass: every parameter gradient into m->grads; hook may be NULL. */
-void net_backward(train_net *m, const float *x, const grad_hook *hook);
+void train_net_backward(train_net *m, const float *x, const grad_hook *hook);
 
 #endif

@@ -4,7 +4,7 @@
 
 #include "coll.h"
 
-int sgd_init(sgd *o, size_t n, float lr, float momentum)
+int train_sgd_init(sgd *o, size_t n, float lr, float momentum)
 {
     o->lr = lr;
     o->momentum = momentum;
@@ -13,7 +13,7 @@ int sgd_init(sgd *o, size_t n, float lr, float momentum)
     return momentum != 0 && !o->velocity ? COLL_ENOMEM : 0;
 }
 
-void sgd_step_range(sgd *o, float *params, const float *grads, size_t lo, size_t hi)
+void train_sgd_step_range(sgd *o, float *params, const float *grads, size_t lo, size_t hi)
 {
     float lr = o->lr, mu = o->momentum;
     if (!o->velocity) {
@@ -27,14 +27,14 @@ void sgd_step_range(sgd *o, float *params, const float *grads, size_t lo, size_t
     }
 }
 
-void sgd_step(sgd *o, float *params, const float *grads)
+void train_sgd_step(sgd *o, float *params, const float *grads)
 {
-    sgd_step_range(o, params, grads, 0, o->n);
+    train_sgd_step_range(o, params, grads, 0, o->n);
 }
 
-size_t sgd_state_bytes(const sgd *o) { return o->velocity ? o->n * sizeof(float) : 0; }
+size_t train_sgd_state_bytes(const sgd *o) { return o->velocity ? o->n * sizeof(float) : 0; }
 
-void sgd_free(sgd *o)
+void train_sgd_free(sgd *o)
 {
     free(o->velocity);
     o->velocity = NULL;

@@ -11,11 +11,11 @@ typedef struct sgd {
     size_t n;
 } sgd;
 
-int sgd_init(sgd *o, size_t n, float lr, float momentum);
+int train_sgd_init(sgd *o, size_t n, float lr, float momentum);
 /* One step over params[lo, hi). */
-void sgd_step_range(sgd *o, float *params, const float *grads, size_t lo, size_t hi);
-void sgd_step(sgd *o, float *params, const float *grads);
-size_t sgd_state_bytes(const sgd *o);
-void sgd_free(sgd *o);
+void train_sgd_step_range(sgd *o, float *params, const float *grads, size_t lo, size_t hi);
+void train_sgd_step(sgd *o, float *params, const float *grads);
+size_t train_sgd_state_bytes(const sgd *o);
+void train_sgd_free(sgd *o);
 
 #endif

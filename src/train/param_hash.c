@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t param_hash(const float *p, size_t n)
+uint64_t train_param_hash(const float *p, size_t n)
 {
     /* four independent lanes so the multiply chain is not the bottleneck */
     uint64_t h[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull, 1};
@@ -21,10 +21,10 @@ uint64_t param_hash(const float *p, size_t n)
     return (h[0] ^ (h[1] * 31) ^ (h[2] * 131) ^ (h[3] * 1313)) + n;
 }
 
-int param_hash_check(coll_comm *comm, const float *p, size_t n, int *bad_rank)
+int train_param_hash_check(coll_comm *comm, const float *p, size_t n, int *bad_rank)
 {
     int world = coll_comm_size(comm);
-    int64_t mine = (int64_t)param_hash(p, n);
+    int64_t mine = (int64_t)train_param_hash(p, n);
     int64_t *all = malloc((size_t)world * sizeof *all);
     if (!all) return COLL_ENOMEM;
     int rc = coll_allgather(comm, &mine, all, 1, COLL_INT64);

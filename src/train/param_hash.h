@@ -8,9 +8,9 @@
 
 #include "coll.h"
 
-uint64_t param_hash(const float *p, size_t n);
+uint64_t train_param_hash(const float *p, size_t n);
 /* 0 when every rank's hash equals rank 0's; 1 when not, with the first
  * differing rank in *bad_rank; a negative coll_status when the all-gather failed. */
-int param_hash_check(coll_comm *comm, const float *p, size_t n, int *bad_rank);
+int train_param_hash_check(coll_comm *comm, const float *p, size_t n, int *bad_rank);
 
 #endif

@@ -9,7 +9,7 @@
 #include "core/clock.h"
 #include "core/errbuf.h"
 
-int reducer_mode_parse(const char *s, reducer_opts *o, char *err, size_t errlen)
+int train_reducer_mode_parse(const char *s, reducer_opts *o, char *err, size_t errlen)
 {
     o->local_k = 0;
     if (strcmp(s, "single") == 0) return o->mode = MODE_SINGLE, 0;
@@ -34,14 +34,14 @@ int reducer_mode_parse(const char *s, reducer_opts *o, char *err, size_t errlen)
     return COLL_EINVAL;
 }
 
-void reducer_mode_name(const reducer_opts *o, char *buf, size_t len)
+void train_reducer_mode_name(const reducer_opts *o, char *buf, size_t len)
 {
     static const char *names[] = {"single", "allreduce-sync", "ddp", "ps", "local-sgd"};
     if (o->mode == MODE_LOCAL_SGD) snprintf(buf, len, "local-sgd:%d", o->local_k);
     else snprintf(buf, len, "%s", names[o->mode]);
 }
 
-size_t reducer_comm_bytes_estimate(const reducer_opts *o, size_t nparams, int world, int rank)
+size_t train_reducer_comm_bytes_estimate(const reducer_opts *o, size_t nparams, int world, int rank)
 {
     size_t f = sizeof(float);
     if (o->mode == MODE_PS) return rank == 0 && world > 1 ? nparams * f : 0;
@@ -51,14 +51,15 @@ size_t reducer_comm_bytes_estimate(const reducer_opts *o, size_t nparams, int wo
     case COMPRESS_BF16: return nparams * sizeof(uint16_t);
     case COMPRESS_TOPK: {
         size_t biggest = o->bucket_bytes / f > nparams ? nparams : o->bucket_bytes / f + 1;
-        size_t k = topk_count(nparams, o->compress.ratio) + nparams / (o->bucket_bytes / f + 1) + 2;
+        size_t k = train_topk_count(nparams, o->compress.ratio) +
+                   nparams / (o->bucket_bytes / f + 1) + 2;
         return nparams * f + biggest * f + k * sizeof(topk_pair) * (1 + (size_t)world);
     }
     default: return 0;
     }
 }
 
-int reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_net *m, sgd *opt)
+int train_reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_net *m, sgd *opt)
 {
     memset(r, 0, sizeof *r);
     r->o = *o;
@@ -72,7 +73,7 @@ int reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_net
         return COLL_EINVAL;
     }
     r->synced = 1;
-    if (o->mode == MODE_DDP) return ddp_setup(r);
+    if (o->mode == MODE_DDP) return train_ddp_setup(r);
     if (o->mode == MODE_PS && r->rank == 0 && r->world > 1) {
         r->comm_bytes = m->nparams * sizeof(float);
         if (!(r->ps_recv = malloc(r->comm_bytes))) {
@@ -84,17 +85,17 @@ int reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_net
     return 0;
 }
 
-const grad_hook *reducer_begin_step(reducer *r)
+const grad_hook *train_reducer_begin_step(reducer *r)
 {
     if (r->o.mode != MODE_DDP) return NULL;
-    ddp_begin(r);
+    train_ddp_begin(r);
     return &r->hook;
 }
 
 static void timed_step(reducer *r)
 {
     double t0 = coll__now_s();
-    sgd_step(r->opt, r->m->params, r->m->grads);
+    train_sgd_step(r->opt, r->m->params, r->m->grads);
     r->opt_ms = (coll__now_s() - t0) * 1e3;
 }
 
@@ -132,7 +133,7 @@ static int ps_step(reducer *r)
     return 0;
 }
 
-int reducer_end_step(reducer *r, int step)
+int train_reducer_end_step(reducer *r, int step)
 {
     train_net *m = r->m;
     int rc;
@@ -148,7 +149,7 @@ int reducer_end_step(reducer *r, int step)
         timed_step(r);
         return 0;
     case MODE_DDP:
-        if ((rc = ddp_finish(r))) return rc;
+        if ((rc = train_ddp_finish(r))) return rc;
         timed_step(r);
         return 0;
     case MODE_PS: return ps_step(r);
@@ -163,7 +164,7 @@ int reducer_end_step(reducer *r, int step)
     return COLL_EINVAL;
 }
 
-void reducer_free(reducer *r)
+void train_reducer_free(reducer *r)
 {
     /* A bucket still in flight (an error cut the step short) must finish before
      * its buffers go. */

@@ -36,9 +36,9 @@ typedef struct reducer_opts {
 } reducer_opts;
 
 /* "single", "allreduce-sync", "ddp", "ps", "local-sgd" or "local-sgd:K". */
-int reducer_mode_parse(const char *s, reducer_opts *o, char *err, size_t errlen);
-/* The name reducer_mode_parse reads back. */
-void reducer_mode_name(const reducer_opts *o, char *buf, size_t len);
+int train_reducer_mode_parse(const char *s, reducer_opts *o, char *err, size_t errlen);
+/* The name train_reducer_mode_parse reads back. */
+void train_reducer_mode_name(const reducer_opts *o, char *buf, size_t len);
 
 typedef struct ddp_bucket {
     size_t lo, hi;      /* range of the flat gradient */
@@ -66,20 +66,22 @@ typedef struct reducer {
     char err[320];
 } reducer;
 
-/* Bytes of communication buffers reducer_create will allocate (for estimates). */
-size_t reducer_comm_bytes_estimate(const reducer_opts *o, size_t nparams, int world, int rank);
+/* Bytes of communication buffers train_reducer_create will allocate (for estimates). */
+size_t train_reducer_comm_bytes_estimate(const reducer_opts *o, size_t nparams, int world,
+                                         int rank);
 
-int reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_net *m, sgd *opt);
+int train_reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, train_net *m,
+                         sgd *opt);
 /* The hook to give backward (NULL unless ddp). Call before each backward. */
-const grad_hook *reducer_begin_step(reducer *r);
+const grad_hook *train_reducer_begin_step(reducer *r);
 /* After backward: synchronise (as the mode says) and step the optimizer.
  * step counts from 0. Returns 0 or a coll_status with r->err set. */
-int reducer_end_step(reducer *r, int step);
-void reducer_free(reducer *r);
+int train_reducer_end_step(reducer *r, int step);
+void train_reducer_free(reducer *r);
 
 /* ddp (reducer_ddp.c) */
-int ddp_setup(reducer *r);
-void ddp_begin(reducer *r);
-int ddp_finish(reducer *r);
+int train_ddp_setup(reducer *r);
+void train_ddp_begin(reducer *r);
+int train_ddp_finish(reducer *r);
 
 #endif

@@ -33,7 +33,7 @@ static int start_bucket(reducer *r, ddp_bucket *b)
     case COMPRESS_FP16:
     case COMPRESS_BF16: {
         uint16_t *h = r->half + b->lo;
-        compress_to_half(r->o.compress.kind, g + b->lo, h, n);
+        train_compress_to_half(r->o.compress.kind, g + b->lo, h, n);
         return coll_iallreduce(r->comm, h, h, n,
                                r->o.compress.kind == COMPRESS_FP16 ? COLL_FLOAT16 : COLL_BFLOAT16,
                                COLL_SUM, &b->req);
@@ -43,7 +43,7 @@ static int start_bucket(reducer *r, ddp_bucket *b)
         float *acc = r->residual + b->lo;
         for (size_t i = 0; i < n; i++) acc[i] += g[b->lo + i];
         topk_pair *send = r->pairs_send + b->pair_off;
-        topk_select(acc, n, b->k, r->scratch, send);
+        train_topk_select(acc, n, b->k, r->scratch, send);
         return coll_iallgather(r->comm, send, r->pairs_recv + b->pair_off * (size_t)r->world, b->k,
                                COLL_INT64, &b->req);
     }
@@ -73,7 +73,7 @@ static void finish_bucket(reducer *r, const ddp_bucket *b)
     size_t n = b->hi - b->lo;
     float inv = 1.0f / (float)r->world;
     if (r->o.compress.kind == COMPRESS_FP16 || r->o.compress.kind == COMPRESS_BF16) {
-        compress_from_half(r->o.compress.kind, r->half + b->lo, g, n, inv);
+        train_compress_from_half(r->o.compress.kind, r->half + b->lo, g, n, inv);
     } else if (r->o.compress.kind == COMPRESS_TOPK) {
         /* every rank adds the same pairs in the same order: identical results */
         memset(g, 0, n * sizeof(float));
@@ -84,7 +84,7 @@ static void finish_bucket(reducer *r, const ddp_bucket *b)
     }
 }
 
-int ddp_setup(reducer *r)
+int train_ddp_setup(reducer *r)
 {
     size_t f = sizeof(float), n = r->m->nparams;
     size_t cap = r->o.bucket_bytes / f, first = r->o.first_bucket_bytes / f;
@@ -101,7 +101,7 @@ int ddp_setup(reducer *r)
         hi = b->lo;
         if (b->hi - b->lo > biggest) biggest = b->hi - b->lo;
         if (r->o.compress.kind == COMPRESS_TOPK) {
-            b->k = topk_count(b->hi - b->lo, r->o.compress.ratio);
+            b->k = train_topk_count(b->hi - b->lo, r->o.compress.ratio);
             b->pair_off = pairs;
             pairs += b->k;
         }
@@ -130,13 +130,13 @@ oom:
     return COLL_ENOMEM;
 }
 
-void ddp_begin(reducer *r)
+void train_ddp_begin(reducer *r)
 {
     r->next = 0;
     r->status = 0;
 }
 
-int ddp_finish(reducer *r)
+int train_ddp_finish(reducer *r)
 {
     ready(r, 0); /* backward without a hook call at 0 still leaves nothing behind */
     int first = r->status;

@@ -8,7 +8,7 @@
 #define TEACHER_STREAM 0x7eac4e2ull
 #define SAMPLE_STREAM 0xda7aull
 
-int synth_init(synth_data *d, size_t in_size, size_t classes, uint64_t seed)
+int train_synth_init(synth_data *d, size_t in_size, size_t classes, uint64_t seed)
 {
     d->seed = seed;
     d->in_size = in_size;
@@ -20,10 +20,10 @@ int synth_init(synth_data *d, size_t in_size, size_t classes, uint64_t seed)
     return 0;
 }
 
-int synth_init_image(synth_data *d, int channels, int side, size_t classes, uint64_t seed)
+int train_synth_init_image(synth_data *d, int channels, int side, size_t classes, uint64_t seed)
 {
     size_t in = (size_t)channels * side * side;
-    int rc = synth_init(d, in, classes, seed);
+    int rc = train_synth_init(d, in, classes, seed);
     if (rc) return rc;
     uint64_t key = train_mix64(seed ^ TEACHER_STREAM);
     int patches = (side + 3) / 4;
@@ -41,7 +41,7 @@ int synth_init_image(synth_data *d, int channels, int side, size_t classes, uint
     return 0;
 }
 
-void synth_batch(const synth_data *d, uint64_t first, size_t batch, float *x, int *labels)
+void train_synth_batch(const synth_data *d, uint64_t first, size_t batch, float *x, int *labels)
 {
     uint64_t key = train_mix64(d->seed ^ SAMPLE_STREAM);
     for (size_t s = 0; s < batch; s++) {
@@ -60,7 +60,7 @@ void synth_batch(const synth_data *d, uint64_t first, size_t batch, float *x, in
     }
 }
 
-void synth_free(synth_data *d)
+void train_synth_free(synth_data *d)
 {
     free(d->teacher);
     d->teacher = NULL;

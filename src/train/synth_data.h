@@ -14,13 +14,13 @@ typedef struct synth_data {
     float *teacher; /* classes x in_size */
 } synth_data;
 
-int synth_init(synth_data *d, size_t in_size, size_t classes, uint64_t seed);
+int train_synth_init(synth_data *d, size_t in_size, size_t classes, uint64_t seed);
 /* For images (channels x side x side): a teacher constant over 4x4 patches, so
  * the label depends on local intensities a convolution can see, not on
  * pixel-level white noise no pooled CNN could learn. */
-int synth_init_image(synth_data *d, int channels, int side, size_t classes, uint64_t seed);
+int train_synth_init_image(synth_data *d, int channels, int side, size_t classes, uint64_t seed);
 /* Samples first .. first+batch-1 into x (batch x in_size) and labels. */
-void synth_batch(const synth_data *d, uint64_t first, size_t batch, float *x, int *labels);
-void synth_free(synth_data *d);
+void train_synth_batch(const synth_data *d, uint64_t first, size_t batch, float *x, int *labels);
+void train_synth_free(synth_data *d);
 
 #endif

@@ -83,14 +83,14 @@ static int one_proc(const char *flag, const char *s, void *dst, size_t i, char *
 static int one_mode(const char *flag, const char *s, void *dst, size_t i, char *err, size_t errlen)
 {
     (void)flag;
-    return reducer_mode_parse(s, &((reducer_opts *)dst)[i], err, errlen);
+    return train_reducer_mode_parse(s, &((reducer_opts *)dst)[i], err, errlen);
 }
 
 static int one_compress(const char *flag, const char *s, void *dst, size_t i, char *err,
                         size_t errlen)
 {
     (void)flag;
-    return compress_parse(s, &((compress_spec *)dst)[i], err, errlen);
+    return train_compress_parse(s, &((compress_spec *)dst)[i], err, errlen);
 }
 
 static int one_bucket(const char *flag, const char *s, void *dst, size_t i, char *err,
@@ -323,7 +323,7 @@ int train_options_check(const train_options *o, char *err, size_t errlen)
     train_layer layers[NET_MAX_LAYERS];
     size_t nl, np;
     train_options_spec(o, &spec);
-    int rc = net_plan(&spec, layers, &nl, &np, err, errlen);
+    int rc = train_net_plan(&spec, layers, &nl, &np, err, errlen);
     if (rc) return rc;
     if (np > (size_t)1 << 31) {
         coll__set_err(err, errlen, "the model has %zu parameters; at most 2^31 are supported", np);
@@ -358,13 +358,13 @@ int train_options_check(const train_options *o, char *err, size_t errlen)
                 reducer_opts r = o->modes[m];
                 r.compress = o->compress[c];
                 r.bucket_bytes = (size_t)(o->bucket_mb[b] * 1048576.0);
-                size_t e = reducer_comm_bytes_estimate(&r, np, maxp, 0);
+                size_t e = train_reducer_comm_bytes_estimate(&r, np, maxp, 0);
                 comm = e > comm ? e : comm;
             }
     train_mem est = {.params_bytes = np * 4,
                      .grads_bytes = np * 4,
                      .optim_bytes = np * 4,
-                     .activations_bytes = net_activation_bytes(layers, nl, batch),
+                     .activations_bytes = train_net_activation_bytes(layers, nl, batch),
                      .comm_buffers_bytes = comm};
     double per_rank = (double)train_mem_total(&est), avail = (double)train_mem_available_bytes();
     if (avail > 0 && per_rank * maxp > 0.8 * avail) {

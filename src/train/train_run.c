@@ -25,8 +25,8 @@ typedef struct run_state {
 static void load_batch(run_state *s, int step)
 {
     uint64_t global = (uint64_t)s->world * s->cfg->batch;
-    synth_batch(&s->data, (uint64_t)step * global + (uint64_t)s->rank * s->cfg->batch,
-                s->cfg->batch, s->x, s->labels);
+    train_synth_batch(&s->data, (uint64_t)step * global + (uint64_t)s->rank * s->cfg->batch,
+                      s->cfg->batch, s->x, s->labels);
     if (s->rank == 0 && step + 1 == s->cfg->inject_nan_step) s->x[0] = NAN;
 }
 
@@ -36,8 +36,8 @@ static void load_batch(run_state *s, int step)
 static double compute_pass_ms(run_state *s)
 {
     double t0 = coll__now_s();
-    net_forward(&s->m, s->x, s->labels);
-    net_backward(&s->m, s->x, NULL);
+    train_net_forward(&s->m, s->x, s->labels);
+    train_net_backward(&s->m, s->x, NULL);
     return (coll__now_s() - t0) * 1e3;
 }
 
@@ -49,7 +49,7 @@ static int params_shared(const run_state *s)
 static int check_params(run_state *s, int step, train_result *res, char *err, size_t errlen)
 {
     int bad;
-    int rc = param_hash_check(s->comm, s->m.params, s->m.nparams, &bad);
+    int rc = train_param_hash_check(s->comm, s->m.params, s->m.nparams, &bad);
     if (rc < 0) {
         coll__set_err(err, errlen, "parameter hash check after step %d: %s", step,
                       *coll_comm_errmsg(s->comm) ? coll_comm_errmsg(s->comm) : coll_strerror(rc));
@@ -66,17 +66,17 @@ static int check_params(run_state *s, int step, train_result *res, char *err, si
 static int setup(run_state *s, train_result *res, char *err, size_t errlen)
 {
     const train_config *c = s->cfg;
-    int rc = net_build(&c->spec, c->batch, c->seed, &s->m, err, errlen);
+    int rc = train_net_build(&c->spec, c->batch, c->seed, &s->m, err, errlen);
     if (rc) return rc;
-    if (s->comm && s->world > 1) net_grads_to_comm(&s->m, s->comm);
-    rc = c->spec.kind == NET_CNN
-             ? synth_init_image(&s->data, c->spec.in_channels, c->spec.image, s->m.classes, c->seed)
-             : synth_init(&s->data, s->m.in_size, s->m.classes, c->seed);
+    if (s->comm && s->world > 1) train_net_grads_to_comm(&s->m, s->comm);
+    rc = c->spec.kind == NET_CNN ? train_synth_init_image(&s->data, c->spec.in_channels,
+                                                          c->spec.image, s->m.classes, c->seed)
+                                 : train_synth_init(&s->data, s->m.in_size, s->m.classes, c->seed);
     if (rc) goto oom;
     /* ps: only rank 0 steps, so only it holds optimizer state */
     float momentum = c->red.mode == MODE_PS && s->rank != 0 && s->world > 1 ? 0.0f : c->momentum;
-    if ((rc = sgd_init(&s->opt, s->m.nparams, c->lr, momentum))) goto oom;
-    if ((rc = reducer_create(&s->red, &c->red, s->comm, &s->m, &s->opt))) {
+    if ((rc = train_sgd_init(&s->opt, s->m.nparams, c->lr, momentum))) goto oom;
+    if ((rc = train_reducer_create(&s->red, &c->red, s->comm, &s->m, &s->opt))) {
         coll__set_err(err, errlen, "%s", s->red.err);
         return rc;
     }
@@ -94,10 +94,10 @@ oom:
 
 static void teardown(run_state *s)
 {
-    reducer_free(&s->red);
-    sgd_free(&s->opt);
-    synth_free(&s->data);
-    net_free(&s->m);
+    train_reducer_free(&s->red);
+    train_sgd_free(&s->opt);
+    train_synth_free(&s->data);
+    train_net_free(&s->m);
     free(s->x);
     free(s->labels);
 }
@@ -114,15 +114,15 @@ static int train_steps(run_state *s, train_result *res, double *compute_ms, char
     for (int step = 0; step < total; step++) {
         load_batch(s, step);
         double t0 = coll__now_s();
-        double loss = net_forward(&s->m, s->x, s->labels);
+        double loss = train_net_forward(&s->m, s->x, s->labels);
         if (!isfinite(loss)) {
             res->bad_step = step + 1;
             coll__set_err(err, errlen, "loss is %s at step %d: stopping",
                           isnan(loss) ? "NaN" : "Inf", step + 1);
             return TRAIN_ENAN;
         }
-        net_backward(&s->m, s->x, reducer_begin_step(&s->red));
-        int rc = reducer_end_step(&s->red, step);
+        train_net_backward(&s->m, s->x, train_reducer_begin_step(&s->red));
+        int rc = train_reducer_end_step(&s->red, step);
         double t1 = coll__now_s();
         if (rc) {
             coll__set_err(err, errlen, "step %d: %s", step + 1, s->red.err);
@@ -177,8 +177,8 @@ int train_run(coll_comm *comm, const train_config *cfg, train_result *res, char 
         res->mem = (train_mem){
             .params_bytes = s.m.nparams * sizeof(float),
             .grads_bytes = s.m.nparams * sizeof(float),
-            .optim_bytes = sgd_state_bytes(&s.opt),
-            .activations_bytes = net_activation_bytes(s.m.layers, s.m.nlayers, cfg->batch),
+            .optim_bytes = train_sgd_state_bytes(&s.opt),
+            .activations_bytes = train_net_activation_bytes(s.m.layers, s.m.nlayers, cfg->batch),
             .comm_buffers_bytes = s.red.comm_bytes,
             .peak_rss_bytes = train_peak_rss_bytes(),
         };

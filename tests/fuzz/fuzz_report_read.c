@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *devnull;
     if (!devnull && !(devnull = fopen("/dev/null", "w"))) abort();
-    /* The readers get what read_whole_file gives: the bytes, NUL-terminated. */
+    /* The readers get what report_read_whole_file gives: the bytes, NUL-terminated. */
     char *text = malloc(size + 1);
     if (!text) return 0;
     if (size) memcpy(text, data, size);
@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&d, 0, sizeof d);
     report_log log = {devnull, "fuzz-input", 0};
     report_read_text(&d, text, size, &log);
-    rlog_done(&log);
+    report_log_done(&log);
     report_sort_dedup(&d);
     report_data_free(&d);
     free(text);

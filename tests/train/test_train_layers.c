@@ -24,7 +24,7 @@
 /* Loss of a fixed random projection of the layer's output: L = sum(out * r). */
 static double probe(train_layer *l, const float *params, const float *x, const float *r)
 {
-    layer_forward(l, params, x, B);
+    train_layer_forward(l, params, x, B);
     double s = 0;
     for (size_t i = 0; i < B * l->out_size; i++) s += (double)l->out[i] * r[i];
     return s;
@@ -61,7 +61,7 @@ static void grad_check(train_layer *l)
     for (size_t i = 0; i < B * l->out_size; i++) r[i] = train_uniform(13, i);
 
     probe(l, params, x, r);
-    layer_backward(l, params, grads, x, r, dx, B, NULL); /* dL/dout = r */
+    train_layer_backward(l, params, grads, x, r, dx, B, NULL); /* dL/dout = r */
 
     const double h = 1e-2;
     for (size_t i = 0; i < np; i += 1 + np / 50) {
@@ -92,7 +92,7 @@ static void test_linear_gradient(void **state)
 {
     (void)state;
     train_layer l;
-    layer_init_linear(&l, 7, 5);
+    train_layer_init_linear(&l, 7, 5);
     grad_check(&l);
 }
 
@@ -100,7 +100,7 @@ static void test_conv_gradient(void **state)
 {
     (void)state;
     train_layer l;
-    layer_init_conv(&l, 2, 6, 6, 3);
+    train_layer_init_conv(&l, 2, 6, 6, 3);
     grad_check(&l);
 }
 
@@ -108,7 +108,7 @@ static void test_relu_gradient(void **state)
 {
     (void)state;
     train_layer l;
-    layer_init_relu(&l, 4, 3, 3);
+    train_layer_init_relu(&l, 4, 3, 3);
     grad_check(&l);
 }
 
@@ -116,7 +116,7 @@ static void test_maxpool_gradient(void **state)
 {
     (void)state;
     train_layer l;
-    layer_init_maxpool(&l, 2, 4, 6);
+    train_layer_init_maxpool(&l, 2, 4, 6);
     grad_check(&l);
 }
 
@@ -127,14 +127,14 @@ static void test_softmax_gradient(void **state)
     float z[B * C], dz[B * C];
     int labels[B] = {0, 3, 4};
     for (int i = 0; i < B * C; i++) z[i] = 2 * train_uniform(21, (uint64_t)i);
-    double loss = softmax_xent(z, labels, B, C, dz);
+    double loss = train_softmax_xent(z, labels, B, C, dz);
     assert_true(loss > 0);
     for (int i = 0; i < B * C; i++) {
         float keep = z[i];
         z[i] = keep + 1e-3f;
-        double up = softmax_xent(z, labels, B, C, NULL);
+        double up = train_softmax_xent(z, labels, B, C, NULL);
         z[i] = keep - 1e-3f;
-        double down = softmax_xent(z, labels, B, C, NULL);
+        double down = train_softmax_xent(z, labels, B, C, NULL);
         z[i] = keep;
         assert_true(fabs((up - down) / 2e-3 - dz[i]) < 1e-3);
     }
@@ -163,7 +163,7 @@ static void test_linear_cut_at_bucket(void **state)
 {
     (void)state;
     train_layer l;
-    layer_init_linear(&l, 6, 8);
+    train_layer_init_linear(&l, 6, 8);
     alloc_layer(&l);
     size_t np = l.nweight + l.nbias;
     float *p = calloc(np, 4), *g1 = calloc(np, 4), *g2 = calloc(np, 4), *x = calloc(B * 6, 4),
@@ -173,8 +173,8 @@ static void test_linear_cut_at_bucket(void **state)
     for (size_t i = 0; i < B * 8; i++) dy[i] = train_uniform(3, i);
     cut_log log = {.boundary = 20};
     grad_hook hook = {.ready = log_ready, .boundary_below = log_boundary, .arg = &log};
-    layer_backward(&l, p, g1, x, dy, NULL, B, NULL);
-    layer_backward(&l, p, g2, x, dy, NULL, B, &hook);
+    train_layer_backward(&l, p, g1, x, dy, NULL, B, NULL);
+    train_layer_backward(&l, p, g2, x, dy, NULL, B, &hook);
     assert_int_equal(log.calls, 3); /* bias, rows above the cut, rows below */
     assert_false(log.rising);
     assert_int_equal(log.last, 0);
@@ -263,20 +263,20 @@ static void test_synth_split_matches(void **state)
 {
     (void)state;
     synth_data d;
-    assert_int_equal(synth_init(&d, 9, 3, 42), 0);
+    assert_int_equal(train_synth_init(&d, 9, 3, 42), 0);
     float whole[8 * 9], part[4 * 9];
     int lw[8], lp[4];
-    synth_batch(&d, 16, 8, whole, lw);
-    synth_batch(&d, 20, 4, part, lp);
+    train_synth_batch(&d, 16, 8, whole, lw);
+    train_synth_batch(&d, 20, 4, part, lp);
     assert_memory_equal(whole + 4 * 9, part, sizeof part);
     assert_memory_equal(lw + 4, lp, sizeof lp);
     int seen[3] = {0};
     float many[200 * 9];
     int lm[200];
-    synth_batch(&d, 0, 200, many, lm);
+    train_synth_batch(&d, 0, 200, many, lm);
     for (int i = 0; i < 200; i++) seen[lm[i]]++;
     for (int c = 0; c < 3; c++) assert_true(seen[c] > 10); /* every class occurs */
-    synth_free(&d);
+    train_synth_free(&d);
 }
 
 static int cmp_desc(const void *a, const void *b)
@@ -296,7 +296,7 @@ static void test_topk_select(void **state)
             acc[i] = copy[i] = train_uniform(k, (uint64_t)i) * (i % 5 ? 1 : 3);
         for (int i = 0; i < N; i++) mags[i] = fabsf(copy[i]);
         qsort(mags, N, sizeof(float), cmp_desc);
-        topk_select(acc, N, k, scratch, out);
+        train_topk_select(acc, N, k, scratch, out);
         float sent_min = INFINITY;
         for (size_t j = 0; j < k; j++) {
             assert_true(out[j].index < N);
@@ -314,12 +314,12 @@ static void test_half_round_trip(void **state)
     (void)state;
     float src[4] = {1.0f, -2.5f, 0.125f, 3.0e-3f}, back[4];
     uint16_t h[4];
-    compress_to_half(COMPRESS_FP16, src, h, 4);
-    compress_from_half(COMPRESS_FP16, h, back, 4, 0.5f);
+    train_compress_to_half(COMPRESS_FP16, src, h, 4);
+    train_compress_from_half(COMPRESS_FP16, h, back, 4, 0.5f);
     for (int i = 0; i < 4; i++)
         assert_true(fabsf(back[i] - src[i] * 0.5f) < 1e-3f * fabsf(src[i]) + 1e-6f);
-    compress_to_half(COMPRESS_BF16, src, h, 4);
-    compress_from_half(COMPRESS_BF16, h, back, 4, 1.0f);
+    train_compress_to_half(COMPRESS_BF16, src, h, 4);
+    train_compress_from_half(COMPRESS_BF16, h, back, 4, 1.0f);
     for (int i = 0; i < 4; i++) assert_true(fabsf(back[i] - src[i]) < 1e-2f * fabsf(src[i]));
 }
 
@@ -328,21 +328,21 @@ static void test_parse_compress_and_mode(void **state)
     (void)state;
     compress_spec c;
     char err[256];
-    assert_int_equal(compress_parse("topk:0.01", &c, err, sizeof err), 0);
+    assert_int_equal(train_compress_parse("topk:0.01", &c, err, sizeof err), 0);
     assert_int_equal(c.kind, COMPRESS_TOPK);
-    assert_int_equal(compress_parse("topk:1", &c, err, sizeof err), 0);
-    assert_int_equal(compress_parse("topk:0", &c, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(train_compress_parse("topk:1", &c, err, sizeof err), 0);
+    assert_int_equal(train_compress_parse("topk:0", &c, err, sizeof err), COLL_EINVAL);
     assert_non_null(strstr(err, "(0,1]"));
-    assert_int_equal(compress_parse("topk:1.5", &c, err, sizeof err), COLL_EINVAL);
-    assert_int_equal(compress_parse("zip", &c, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(train_compress_parse("topk:1.5", &c, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(train_compress_parse("zip", &c, err, sizeof err), COLL_EINVAL);
     reducer_opts r;
-    assert_int_equal(reducer_mode_parse("local-sgd:8", &r, err, sizeof err), 0);
+    assert_int_equal(train_reducer_mode_parse("local-sgd:8", &r, err, sizeof err), 0);
     assert_int_equal(r.local_k, 8);
     char name[32];
-    reducer_mode_name(&r, name, sizeof name);
+    train_reducer_mode_name(&r, name, sizeof name);
     assert_string_equal(name, "local-sgd:8");
-    assert_int_equal(reducer_mode_parse("local-sgd:0", &r, err, sizeof err), COLL_EINVAL);
-    assert_int_equal(reducer_mode_parse("dp", &r, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(train_reducer_mode_parse("local-sgd:0", &r, err, sizeof err), COLL_EINVAL);
+    assert_int_equal(train_reducer_mode_parse("dp", &r, err, sizeof err), COLL_EINVAL);
 }
 
 static int parse(train_options *o, const char *line, char *err, size_t errlen)

@@ -40,8 +40,8 @@ static train_config config(const char *mode, const char *compress, size_t batch)
                       .keep_params = 1};
     c.spec = (net_spec){.kind = NET_MLP, .input = 30, .hidden = hidden, .nhidden = 2, .classes = 5};
     char err[256];
-    if (reducer_mode_parse(mode, &c.red, err, sizeof err) ||
-        compress_parse(compress, &c.red.compress, err, sizeof err))
+    if (train_reducer_mode_parse(mode, &c.red, err, sizeof err) ||
+        train_compress_parse(compress, &c.red.compress, err, sizeof err))
         CHECK(0, "%s", err);
     /* tiny buckets: the 3000 gradients make many buckets, cut inside matrices */
     c.red.bucket_bytes = 2048;
@@ -71,7 +71,7 @@ static void compare_with_single(coll_comm *comm, const char *mode, float *params
     train_layer layers[NET_MAX_LAYERS];
     size_t nl, np;
     char err[256];
-    net_plan(&c.spec, layers, &nl, &np, err, sizeof err);
+    train_net_plan(&c.spec, layers, &nl, &np, err, sizeof err);
     double worst = 0, moved = 0;
     float *init = NULL;
     train_config c0 = c;
@@ -101,9 +101,10 @@ static void hash_check_catches_a_difference(coll_comm *comm)
     float p[1000];
     for (int i = 0; i < 1000; i++) p[i] = (float)i * 0.5f;
     int bad = 0;
-    CHECK(param_hash_check(comm, p, 1000, &bad) == 0 && bad == -1, "equal parameters flagged");
+    CHECK(train_param_hash_check(comm, p, 1000, &bad) == 0 && bad == -1,
+          "equal parameters flagged");
     if (rh_rank == rh_size - 1) p[999] = nextafterf(p[999], 1e9f);
-    CHECK(param_hash_check(comm, p, 1000, &bad) == 1 && bad == rh_size - 1,
+    CHECK(train_param_hash_check(comm, p, 1000, &bad) == 1 && bad == rh_size - 1,
           "a one-ulp difference on rank %d not found (got rank %d)", rh_size - 1, bad);
 }
 

@@ -152,13 +152,16 @@ static void test_one_colour_per_backend_one_marker_per_buffer_kind(void **state)
     static const char *const be[] = {"tcp", "shm", "auto", "mpi", "nccl", "gloo"};
     for (int i = 0; i < 6; i++)
         for (int j = 0; j < i; j++) {
-            assert_int_not_equal(plot_backend_colour(be[i]), plot_backend_colour(be[j]));
-            assert_string_not_equal(plot_backend_css(be[i]), plot_backend_css(be[j]));
+            assert_int_not_equal(report_plot_backend_colour(be[i]),
+                                 report_plot_backend_colour(be[j]));
+            assert_string_not_equal(report_plot_backend_css(be[i]), report_plot_backend_css(be[j]));
         }
-    assert_int_equal(plot_backend_colour("shm"), plot_backend_colour("shm"));
-    assert_string_not_equal(plot_buffers_marker("malloc"), plot_buffers_marker("coll"));
-    assert_string_not_equal(plot_buffers_marker("coll"), plot_buffers_marker("cuda"));
-    assert_string_not_equal(plot_buffers_marker("malloc"), plot_buffers_marker("cuda"));
+    assert_int_equal(report_plot_backend_colour("shm"), report_plot_backend_colour("shm"));
+    assert_string_not_equal(report_plot_buffers_marker("malloc"),
+                            report_plot_buffers_marker("coll"));
+    assert_string_not_equal(report_plot_buffers_marker("coll"), report_plot_buffers_marker("cuda"));
+    assert_string_not_equal(report_plot_buffers_marker("malloc"),
+                            report_plot_buffers_marker("cuda"));
 }
 
 int main(void)

@@ -46,7 +46,7 @@ static void test_injected_rank_flagged(void **state)
     delay[2] = 20;
     for (uint64_t seed = 1; seed <= 5; seed++) {
         synth(arr, NR, IT, seed, 0.5, delay);
-        assert_int_equal(straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
+        assert_int_equal(bench_straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
         assert_int_equal(sum.nflagged, 1);
         assert_true(out[2].flagged);
         assert_true(out[2].mean_late_ms > 19 && out[2].mean_late_ms < 21);
@@ -66,7 +66,7 @@ static void test_two_injected_ranks(void **state)
     delay[1] = 15;
     delay[4] = 30;
     synth(arr, NR, IT, 7, 0.5, delay);
-    assert_int_equal(straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
+    assert_int_equal(bench_straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
     assert_int_equal(sum.nflagged, 2);
     assert_true(out[1].flagged && out[4].flagged);
     assert_int_equal(out[4].last_count, IT); /* 30 ms beats 15 ms every time */
@@ -84,7 +84,7 @@ static void test_uniform_noise_flags_nobody(void **state)
     for (size_t n = 0; n < sizeof noise / sizeof noise[0]; n++)
         for (uint64_t seed = 1; seed <= 10; seed++) {
             synth(arr, NR, IT, seed, noise[n], delay);
-            assert_int_equal(straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
+            assert_int_equal(bench_straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
             assert_int_equal(sum.nflagged, 0);
             int lasts = 0;
             for (int r = 0; r < NR; r++) lasts += out[r].last_count;
@@ -100,12 +100,12 @@ static void test_explicit_threshold_and_default(void **state)
     straggler_summary sum;
     delay[3] = 5;
     synth(arr, NR, IT, 3, 0.2, delay);
-    assert_int_equal(straggler_analyze(arr, NR, IT, 10.0, out, &sum), 0);
+    assert_int_equal(bench_straggler_analyze(arr, NR, IT, 10.0, out, &sum), 0);
     assert_int_equal(sum.nflagged, 0); /* 5 ms is under a 10 ms threshold */
     assert_false(sum.threshold_is_default);
     assert_true(fabs(sum.threshold_ms - 10.0) < 1e-12);
-    assert_true(fabs(straggler_default_threshold(0.1) - 1.0) < 1e-12);
-    assert_true(fabs(straggler_default_threshold(2.0) - 6.0) < 1e-12);
+    assert_true(fabs(bench_straggler_default_threshold(0.1) - 1.0) < 1e-12);
+    assert_true(fabs(bench_straggler_default_threshold(2.0) - 6.0) < 1e-12);
 }
 
 static void test_hand_computed(void **state)
@@ -115,7 +115,7 @@ static void test_hand_computed(void **state)
     const double arr[] = {0.000, 0.013, /* rank 0 */ 0.001, 0.010 /* rank 1 */};
     straggler_rank out[2];
     straggler_summary sum;
-    assert_int_equal(straggler_analyze(arr, 2, 2, 0, out, &sum), 0);
+    assert_int_equal(bench_straggler_analyze(arr, 2, 2, 0, out, &sum), 0);
     assert_true(fabs(out[0].mean_late_ms - 1.5) < 1e-9);
     assert_true(fabs(out[1].mean_late_ms - 0.5) < 1e-9);
     assert_true(fabs(out[0].max_late_ms - 3.0) < 1e-9);
@@ -125,14 +125,14 @@ static void test_hand_computed(void **state)
     assert_int_equal(out[1].last_count, 1);
     assert_true(fabs(sum.jitter_ms - 2.0) < 1e-9); /* both excesses: mean +-1, deviations 2 */
     assert_true(fabs(sum.threshold_ms - 6.0) < 1e-9);
-    assert_int_equal(straggler_analyze(arr, 0, 2, 0, out, &sum), -1);
-    assert_int_equal(straggler_analyze(NULL, 2, 2, 0, out, &sum), -1);
+    assert_int_equal(bench_straggler_analyze(arr, 0, 2, 0, out, &sum), -1);
+    assert_int_equal(bench_straggler_analyze(NULL, 2, 2, 0, out, &sum), -1);
 
     /* 4 ranks, 1 iteration at 0, 10, 11, 30 ms: median 10.5, excesses -10.5,
      * -0.5, 0.5, 19.5; no jitter in one iteration, so the 1 ms floor decides. */
     const double four[] = {0.000, 0.010, 0.011, 0.030};
     straggler_rank o4[4];
-    assert_int_equal(straggler_analyze(four, 4, 1, 0, o4, &sum), 0);
+    assert_int_equal(bench_straggler_analyze(four, 4, 1, 0, o4, &sum), 0);
     const double want[] = {-10.5, -0.5, 0.5, 19.5};
     for (int r = 0; r < 4; r++) assert_true(fabs(o4[r].mean_excess_ms - want[r]) < 1e-9);
     assert_true(fabs(o4[3].mean_late_ms - 30) < 1e-9);
@@ -143,7 +143,7 @@ static void test_hand_computed(void **state)
     /* 3 ranks, one 100 ms late: the median is a normal rank's arrival. */
     const double three[] = {0.005, 0.0065, 0.105};
     straggler_rank o3[3];
-    assert_int_equal(straggler_analyze(three, 3, 1, 0, o3, &sum), 0);
+    assert_int_equal(bench_straggler_analyze(three, 3, 1, 0, o3, &sum), 0);
     assert_true(fabs(o3[0].mean_excess_ms + 1.5) < 1e-9);
     assert_true(fabs(o3[2].mean_excess_ms - 98.5) < 1e-9);
     assert_int_equal(sum.nflagged, 1);
@@ -160,7 +160,7 @@ static void test_two_ranks(void **state)
     straggler_summary sum;
     for (uint64_t seed = 1; seed <= 5; seed++) {
         synth(arr, 2, IT, seed, 1.0, delay);
-        assert_int_equal(straggler_analyze(arr, 2, IT, 0, out, &sum), 0);
+        assert_int_equal(bench_straggler_analyze(arr, 2, IT, 0, out, &sum), 0);
         assert_true(out[1].mean_excess_ms > 19 && out[1].mean_excess_ms < 21);
         assert_true(out[0].mean_excess_ms < -19);
         assert_int_equal(sum.nflagged, 1);
@@ -180,17 +180,17 @@ static void test_early_rank_flags_nobody(void **state)
     for (int r = 0; r < NR; r++) delay[r] = r == 2 ? 0 : 10;
     for (uint64_t seed = 1; seed <= 10; seed++) {
         synth(arr, NR, IT, seed, 6.0, delay);
-        assert_int_equal(straggler_analyze(arr, NR, IT, 10.0, out, &sum), 0);
+        assert_int_equal(bench_straggler_analyze(arr, NR, IT, 10.0, out, &sum), 0);
         assert_true(out[0].mean_late_ms > 8); /* late vs the earliest... */
         assert_int_equal(sum.nflagged, 0);    /* ...but not vs the others */
         assert_true(out[2].mean_excess_ms < -8);
-        assert_int_equal(straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
+        assert_int_equal(bench_straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
         assert_int_equal(sum.nflagged, 0);
     }
     /* A real 20 ms straggler among them is still found. */
     delay[4] = 30;
     synth(arr, NR, IT, 3, 6.0, delay);
-    assert_int_equal(straggler_analyze(arr, NR, IT, 10.0, out, &sum), 0);
+    assert_int_equal(bench_straggler_analyze(arr, NR, IT, 10.0, out, &sum), 0);
     assert_int_equal(sum.nflagged, 1);
     assert_true(out[4].flagged);
 }
@@ -200,19 +200,19 @@ static void test_parse_inject(void **state)
     (void)state;
     double d[4];
     char err[256];
-    assert_int_equal(straggler_parse_inject("2:20", 4, d, err, sizeof err), 0);
+    assert_int_equal(bench_straggler_parse_inject("2:20", 4, d, err, sizeof err), 0);
     assert_true(d[2] == 20 && d[0] == 0 && d[1] == 0 && d[3] == 0);
-    assert_int_equal(straggler_parse_inject("0:1.5,3:7", 4, d, err, sizeof err), 0);
+    assert_int_equal(bench_straggler_parse_inject("0:1.5,3:7", 4, d, err, sizeof err), 0);
     assert_true(d[0] == 1.5 && d[3] == 7 && d[1] == 0);
     const char *bad[] = {"4:10", "-1:10", "1:-5", "1", "1:", "x:3", "1:3,", "1:2,1:3", "1:2x", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
-        assert_int_equal(straggler_parse_inject(bad[i], 4, d, err, sizeof err), -1);
+        assert_int_equal(bench_straggler_parse_inject(bad[i], 4, d, err, sizeof err), -1);
         assert_non_null(strstr(err, "--inject"));
     }
-    straggler_parse_inject("4:10", 4, d, err, sizeof err);
+    bench_straggler_parse_inject("4:10", 4, d, err, sizeof err);
     assert_non_null(strstr(err, "rank 4"));
-    straggler_parse_inject("1:-5", 4, d, err, sizeof err);
+    bench_straggler_parse_inject("1:-5", 4, d, err, sizeof err);
     assert_non_null(strstr(err, "negative"));
 }
 
@@ -224,11 +224,11 @@ static void test_print_names_straggler(void **state)
     straggler_summary sum;
     delay[5] = 20;
     synth(arr, NR, IT, 11, 0.5, delay);
-    assert_int_equal(straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
+    assert_int_equal(bench_straggler_analyze(arr, NR, IT, 0, out, &sum), 0);
     char buf[4096] = "";
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");
     assert_non_null(f);
-    straggler_print(f, out, &sum);
+    bench_straggler_print(f, out, &sum);
     fclose(f);
     assert_non_null(strstr(buf, "STRAGGLER rank 5:"));
     assert_null(strstr(buf, "STRAGGLER rank 0:"));

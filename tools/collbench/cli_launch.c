@@ -132,7 +132,7 @@ int cli_launch_one(const cli_launch_plan *p, const cli_launch *l, const char *ba
 static int host_label_ok(const char *prefix)
 {
     char host[64], why[160];
-    if (host_label(host, sizeof host, why, sizeof why) == 0) return 1;
+    if (bench_host_label(host, sizeof host, why, sizeof why) == 0) return 1;
     fprintf(stderr, "%s: %s\n", prefix, why);
     return 0;
 }

@@ -399,9 +399,9 @@ static void record_cores(const char *json_path, bench_sink *sink)
 #ifdef COLL_HAVE_JANSSON
     char host[64] = "", err[512];
     if (!json_path || access(json_path, F_OK) != 0) return; /* no rows written */
-    if (host_label(host, sizeof host, err, sizeof err) == 0 &&
-        bench_json_set_machine(json_path, host, "cores", machine_usable_cores(), err, sizeof err) ==
-            0)
+    if (bench_host_label(host, sizeof host, err, sizeof err) == 0 &&
+        bench_json_set_machine(json_path, host, "cores", bench_machine_usable_cores(), err,
+                               sizeof err) == 0)
         return;
     sink->status = COLL_ESYS;
     snprintf(sink->err, sizeof sink->err, "-J: the machine's cores not recorded: %.400s", err);

@@ -242,10 +242,11 @@ int cmd_info(int argc, char **argv)
         return 0;
     }
     machine_info mi;
-    machine_info_gather(&mi);
+    bench_machine_info_gather(&mi);
     double copy_gbps = -1;
     char copy_err[256] = "";
-    if (mem_copy_rate(MEM_COPY_BYTES, MEM_COPY_REPS, &copy_gbps, copy_err, sizeof copy_err) != 0)
+    if (bench_mem_copy_rate(MEM_COPY_BYTES, MEM_COPY_REPS, &copy_gbps, copy_err, sizeof copy_err) !=
+        0)
         copy_gbps = -1;
     if (o.json) return print_json(&mi, copy_gbps);
     print_text(&mi, copy_gbps, copy_err);

@@ -180,7 +180,8 @@ static void print_param(const model_series *s, model_param p)
         char knot[32];
         printf("    %-12s %10.5f ns/B ± %.5f ns/B (%.0f%%) more per byte beyond %s of buffers per "
                "core\n",
-               name, v * 1e3, e * 1e3, rel, fmt_size((uint64_t)s->cache_bytes, knot, sizeof knot));
+               name, v * 1e3, e * 1e3, rel,
+               report_fmt_size((uint64_t)s->cache_bytes, knot, sizeof knot));
     } else if (p == MODEL_ALPHA_INTRA || p == MODEL_ALPHA_INTER)
         printf("    %-12s %10.3f us   ± %.3f us (%.0f%%)\n", name, v, e, rel);
     else
@@ -366,7 +367,7 @@ static int predict_train(const model_fits *f, const model_opts *o, const model_c
                 o->train);
         code = 1;
     } else {
-        code = model_train_print(f, c, o->npredict, t.train, t.ntrain);
+        code = cmd_model_train_print(f, c, o->npredict, t.train, t.ntrain);
     }
     report_data_free(&t);
     return code ? code : rc ? 1 : 0;

@@ -183,8 +183,8 @@ static int print_group(const model_fits *f, const model_cluster *cl, size_t ncl,
     return any;
 }
 
-int model_train_print(const model_fits *f, const model_cluster *cl, size_t ncl,
-                      const report_train_row *rows, size_t n)
+int cmd_model_train_print(const model_fits *f, const model_cluster *cl, size_t ncl,
+                          const report_train_row *rows, size_t n)
 {
     printf(
         "\n== training step predictions (not measured). step = compute + overhead + exposed comm;\n"

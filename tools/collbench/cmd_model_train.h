@@ -13,7 +13,7 @@
  * at its largest world beside the model's, then each sync/ddp configuration's
  * predicted step on each cluster. 1 when nothing could be predicted (why on
  * stderr), else 0. */
-int model_train_print(const model_fits *f, const model_cluster *clusters, size_t nclusters,
-                      const report_train_row *rows, size_t n);
+int cmd_model_train_print(const model_fits *f, const model_cluster *clusters, size_t nclusters,
+                          const report_train_row *rows, size_t n);
 
 #endif

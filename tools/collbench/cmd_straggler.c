@@ -188,7 +188,8 @@ static int run_rank(const straggler_opts *o)
     if (!delay || !mine || !all || !res) {
         fprintf(stderr, "collbench straggler: rank %d: out of memory\n", rank);
         code = EXIT_RUNTIME;
-    } else if (o->inject && straggler_parse_inject(o->inject, world, delay, err, sizeof err)) {
+    } else if (o->inject &&
+               bench_straggler_parse_inject(o->inject, world, delay, err, sizeof err)) {
         if (rank == 0) fprintf(stderr, "collbench straggler: %s\n", err);
         code = EXIT_USAGE;
     }
@@ -198,10 +199,10 @@ static int run_rank(const straggler_opts *o)
         code = fail(comm, "gathering arrival times", rc);
     if (!code && rank == 0) {
         straggler_summary sum;
-        if (straggler_analyze(all, world, o->iters, o->threshold_ms, res, &sum) == 0) {
+        if (bench_straggler_analyze(all, world, o->iters, o->threshold_ms, res, &sum) == 0) {
             printf("# collbench straggler: backend %s, compute %.3g ms per iteration\n",
                    coll_comm_backend(comm), o->compute_ms);
-            straggler_print(stdout, res, &sum);
+            bench_straggler_print(stdout, res, &sum);
             fflush(stdout);
         } else {
             code = EXIT_RUNTIME;
@@ -248,7 +249,7 @@ int cmd_straggler(int argc, char **argv)
         double *delay = calloc((size_t)world, sizeof *delay);
         char err[256];
         if (!delay) return EXIT_RUNTIME;
-        rc = straggler_parse_inject(o.inject, world, delay, err, sizeof err);
+        rc = bench_straggler_parse_inject(o.inject, world, delay, err, sizeof err);
         free(delay);
         if (rc) {
             fprintf(stderr, "collbench straggler: %s\n", err);

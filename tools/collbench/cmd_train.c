@@ -80,7 +80,7 @@ static int run_one(rank_ctx *c, const train_config *cfg, const char *compress, d
     char err[512];
     int rc = train_run(c->comm, cfg, &res, err, sizeof err);
     char mode[24];
-    reducer_mode_name(&cfg->red, mode, sizeof mode);
+    train_reducer_mode_name(&cfg->red, mode, sizeof mode);
     if (rc) {
         fprintf(stderr, PREFIX ": rank %d: %s %s batch %zu: %s\n", c->rank, c->model, mode,
                 cfg->batch, err);
@@ -144,7 +144,7 @@ static int run_batch(rank_ctx *c, size_t bi)
             for (size_t ci = 0; ci < o->ncompress && !code; ci++) {
                 r.bucket_bytes = (size_t)(o->bucket_mb[bk] * 1048576.0);
                 r.compress = o->compress[ci];
-                compress_name(&r.compress, cname, sizeof cname);
+                train_compress_name(&r.compress, cname, sizeof cname);
                 cfg.red = r;
                 code = run_one(c, &cfg, cname, o->bucket_mb[bk], &mem_max);
             }
@@ -217,7 +217,7 @@ static int run_as_rank(const train_options *o, const coll_launch_env *env)
     c.rank = coll_comm_rank(c.comm);
     c.world = coll_comm_size(c.comm);
     train_options_model_name(o, c.model, sizeof c.model);
-    (void)host_label(c.host, sizeof c.host, NULL, 0); /* checked at launch */
+    (void)bench_host_label(c.host, sizeof c.host, NULL, 0); /* checked at launch */
     utc_now(c.stamp, sizeof c.stamp);
     const char *fd = getenv(COLL_ENV_RESULTS_FD);
     if (c.rank == 0 && fd && *fd && env->source && strcmp(env->source, "collbench") == 0)
@@ -373,7 +373,7 @@ static int run_as_launcher(const train_options *asked, int argc, char **argv)
     size_t nl, np;
     char err[512];
     train_options_spec(o, &spec);
-    net_plan(&spec, layers, &nl, &np, err, sizeof err);
+    train_net_plan(&spec, layers, &nl, &np, err, sizeof err);
     char model[32];
     train_options_model_name(o, model, sizeof model);
     printf("# %s: %zu parameters (%.1f MiB), steps %d (+%d warm-up), seed %llu\n", model, np,

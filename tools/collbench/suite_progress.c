@@ -21,7 +21,7 @@ static void clock_text(double s, char *buf, size_t len)
 static double eta(const suite_progress *p, double now)
 {
     size_t current = p->index > 0 ? p->index - 1 : 0;
-    return eta_left(p->eta, p->total, current, now - p->step_t0);
+    return bench_eta_left(p->eta, p->total, current, now - p->step_t0);
 }
 
 void suite_progress_init(suite_progress *p, size_t total, eta_step *eta_steps)
@@ -81,7 +81,7 @@ void suite_progress_end(suite_progress *p, const char *outcome, double seconds)
     double now = coll__now_s();
     clock_text(now - p->t0, elapsed, sizeof elapsed);
     p->step_t0 = now;
-    double e = eta_left(p->eta, p->total, p->index, 0);
+    double e = bench_eta_left(p->eta, p->total, p->index, 0);
     if (e >= 0) clock_text(e, left, sizeof left);
     suite_progress_clear(p);
     fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s; elapsed %s, ETA %s)\n", p->index, p->total, p->title,
