@@ -36,4 +36,13 @@ rc=$?
 want=$(calls_in "$HERE/three_ranks")
 grep -q "^ *all *all *$want " "$WORK/out" || fail "three_ranks: not all $want calls: $(cat "$WORK/out")"
 grep -q "gaps none" "$WORK/out" || fail "three_ranks: --gaps none not said"
+
+# passes alternate the backends (A B, then B A), on coll_alloc buffers
+"$BIN" replay "$HERE/three_ranks" --backend tcp,shm --passes 2 --buffers coll --gaps none -T 30 \
+    >"$WORK/out" 2>"$WORK/err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "--passes 2: exit $rc: $(cat "$WORK/err")"
+order=$(sed -n 's/^# replay of .* on \([a-z]*\) (pass \([0-9]\) of 2).*buffers coll.*/\1\2/p' "$WORK/out" |
+    tr '\n' ' ')
+[ "$order" = "tcp1 shm1 shm2 tcp2 " ] || fail "--passes 2: turns in the order '$order'"
 finish
