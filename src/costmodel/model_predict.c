@@ -2,6 +2,7 @@
  * the link's are swapped for the one asked about. */
 #include "costmodel/model_predict.h"
 #include "engine/bench_coll.h"
+#include "engine/opt_table.h"
 #include "coll.h"
 
 #include <math.h>
@@ -97,6 +98,8 @@ int model_cluster_parse(const char *spec, model_cluster *c, char *err, size_t er
         snprintf(err, errlen, "cluster description too long");
         return COLL_EINVAL;
     }
+    /* the rule of every list: no empty item, no key given twice */
+    if (bench_list_check(spec, 1, err, errlen)) return COLL_EINVAL;
     strcpy(buf, spec);
     char *save = NULL;
     int rc = 0;
@@ -117,14 +120,19 @@ int model_cluster_parse(const char *spec, model_cluster *c, char *err, size_t er
         else if (!strcmp(k, "shared-cores")) rc = positive_int(k, v, &c->shared_cores, err, errlen);
         else if (!strcmp(k, "ranks-per-host")) rc = positive_int(k, v, &c->per_host, err, errlen);
         else if (!strcmp(k, "link") || !strcmp(k, "measured-link")) {
-            rc = model_parse_rate(v, k[0] == 'l' ? &c->link_Bps : &c->measured_Bps, why,
-                                  sizeof why);
+            double *rate = k[0] == 'l' ? &c->link_Bps : &c->measured_Bps;
+            rc = model_parse_rate(v, rate, why, sizeof why);
             if (rc) snprintf(err, errlen, "%s: %s", k, why);
+            else if (*rate < MODEL_MIN_LINK_BPS || *rate > MODEL_MAX_LINK_BPS)
+                snprintf(err, errlen, "%s: '%s' is outside 1Mbit/s..100Tbit/s", k, v),
+                    rc = COLL_EINVAL;
         } else if (!strcmp(k, "latency") || !strcmp(k, "measured-latency")) {
             int own = k[0] == 'l';
-            rc = model_parse_time_us(v, own ? &c->latency_us : &c->measured_latency_us, why,
-                                     sizeof why);
+            double *us = own ? &c->latency_us : &c->measured_latency_us;
+            rc = model_parse_time_us(v, us, why, sizeof why);
             if (rc) snprintf(err, errlen, "%s: %s", k, why);
+            else if (*us > MODEL_MAX_LATENCY_US)
+                snprintf(err, errlen, "%s: '%s' is more than 1s", k, v), rc = COLL_EINVAL;
             *(own ? &have_latency : &have_mlatency) = 1;
         } else {
             snprintf(err, errlen,

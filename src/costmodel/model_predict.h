@@ -26,13 +26,20 @@ typedef struct model_cluster {
 int model_parse_rate(const char *s, double *Bps, char *err, size_t errlen);
 /* "5us", "0.1ms", "100ns", "1s", "0us" -> microseconds (a unit is required). */
 int model_parse_time_us(const char *s, double *us, char *err, size_t errlen);
+/* The links a prediction is made for: 1 Mbit/s to 100 Tbit/s, a latency of
+ * at most 1 s; beyond them a number means a typo, and its prediction would be
+ * hundreds of digits. */
+#define MODEL_MIN_LINK_BPS (1e6 / 8)
+#define MODEL_MAX_LINK_BPS (100e12 / 8)
+#define MODEL_MAX_LATENCY_US 1e6
 /* The largest cluster a prediction is made for (ranks in all). */
 #define MODEL_MAX_RANKS (1 << 24)
 
 /* "hosts=64,ranks-per-host=8,link=100Gbit/s,latency=5us[,measured-link=1Gbit/s,
  * measured-latency=0.1ms][,cores=N][,shared-cores=N]": hosts required; ranks-per-host defaults to 1;
- * latency needs link, measured-latency needs measured-link. COLL_EINVAL with err
- * naming the bad key or value. */
+ * latency needs link, measured-latency needs measured-link; no key twice, rates
+ * and latencies within the limits above. COLL_EINVAL with err naming the bad
+ * key or value. */
 int model_cluster_parse(const char *spec, model_cluster *c, char *err, size_t errlen);
 
 /* The parameters for cluster c from series s: its intra-host terms and gamma,

@@ -121,6 +121,73 @@ int bench_opt_file(bench_opt_ctx *c, const char *v, const char **out)
     return 0;
 }
 
+/* ---- lists ---- */
+
+/* The same item twice: the same text, or (unkeyed) the same size or count
+ * written two ways ("1K" and "1024", "2" and "02"). */
+typedef struct list_item {
+    const char *text;
+    size_t len; /* of the text, or of the key before '=' */
+    int has_value;
+    uint64_t value;
+} list_item;
+
+static int same_item(const list_item *a, const list_item *b)
+{
+    if (a->len == b->len && strncmp(a->text, b->text, a->len) == 0) return 1;
+    return a->has_value && b->has_value && a->value == b->value;
+}
+
+int bench_list_check(const char *list, int keyed, char *err, size_t errlen)
+{
+    size_t cap = 1, n = 0;
+    for (const char *p = list; *p; p++) cap += *p == ',';
+    if (cap > BENCH_LIST_MAX_ITEMS) return 0; /* the parsers refuse such lists by length */
+    list_item *items = calloc(cap, sizeof *items);
+    if (!items) return coll__set_err_keep_end(err, errlen, "out of memory"), COLL_ENOMEM;
+    int rc = 0;
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ",");
+        const char *t = p, *e = p + len;
+        while (t < e && (*t == ' ' || *t == '\t')) t++;
+        while (e > t && (e[-1] == ' ' || e[-1] == '\t')) e--;
+        list_item *it = &items[n++];
+        *it = (list_item){.text = t, .len = (size_t)(e - t)};
+        if (it->len == 0) {
+            if (cap == 1) coll__set_err_keep_end(err, errlen, "empty list");
+            else coll__set_err_keep_end(err, errlen, "item %zu of '%s' is empty", n, list);
+            rc = COLL_EINVAL;
+            break;
+        }
+        if (keyed) {
+            it->len = strcspn(t, "=,");
+            if (it->len > (size_t)(e - t)) it->len = (size_t)(e - t);
+        } else if (it->len < 64) {
+            char one[64], why[8];
+            snprintf(one, sizeof one, "%.*s", (int)it->len, t);
+            it->has_value = bench_parse_size(one, &it->value, why, sizeof why) == 0;
+        }
+        for (size_t j = 0; j + 1 < n; j++)
+            if (same_item(&items[j], it)) {
+                if (keyed)
+                    coll__set_err_keep_end(err, errlen, "%.*s= is given twice in '%s'",
+                                           (int)it->len, t, list);
+                else if (items[j].len == it->len && !strncmp(items[j].text, t, it->len))
+                    coll__set_err_keep_end(err, errlen, "'%.*s' is given twice in '%s'",
+                                           (int)it->len, t, list);
+                else
+                    coll__set_err_keep_end(err, errlen, "'%.*s' and '%.*s' are the same in '%s'",
+                                           (int)items[j].len, items[j].text, (int)it->len, t, list);
+                rc = COLL_EINVAL;
+                break;
+            }
+        if (rc || !p[len]) break;
+        p += len;
+    }
+    free(items);
+    return rc;
+}
+
 /* ---- the table ---- */
 
 static int is_heading(const bench_opt *d) { return !d->shortname && !d->longname; }
@@ -205,7 +272,12 @@ static int parse_one(bench_opt_ctx *c, int argc, char **argv, int *i)
     } else {
         int optional = d->metavar[0] == '[';
         const char *v = value_of(argc, argv, i, optional);
-        rc = v || optional ? d->fn(c, v) : bench_opt_fail(c, "missing value (%s)", d->metavar);
+        char why[256];
+        if (!v && !optional) rc = bench_opt_fail(c, "missing value (%s)", d->metavar);
+        /* every LIST flag of every command: one rule for its items */
+        else if (v && !strcmp(d->metavar, "LIST") && bench_list_check(v, 0, why, sizeof why))
+            rc = bench_opt_fail(c, "%s", why);
+        else rc = d->fn(c, v);
     }
     c->flag = NULL;
     return rc;

@@ -77,6 +77,15 @@ int bench_opt_size(bench_opt_ctx *c, const char *v, uint64_t *out);
 int bench_opt_procs(bench_opt_ctx *c, const char *v, int max, int **out, size_t *n);
 /* v copied into dst (len bytes), or "too long". */
 int bench_opt_text(bench_opt_ctx *c, const char *v, char *dst, size_t len);
+/* The one rule of every list (a flag whose metavar is "LIST", bench_opt_parse
+ * checks it before the handler; --predict's keys): no empty item and no item
+ * given twice, the same text or the same size or count written two ways ("1K"
+ * and "1024"); keyed ("hosts=64,link=..."): no key given twice. A sweep run
+ * twice would write duplicate rows, and a value given twice is a slip whose
+ * other half would be dropped. Lists that are sequences (layer widths) use
+ * another metavar. 0, or COLL_EINVAL with err naming the item and the list. */
+#define BENCH_LIST_MAX_ITEMS 4096
+int bench_list_check(const char *list, int keyed, char *err, size_t errlen);
 /* A file name that is not empty (points into argv). */
 int bench_opt_file(bench_opt_ctx *c, const char *v, const char **out);
 

@@ -200,9 +200,9 @@ static int on_quick(bench_opt_ctx *c, const char *v)
 static const bench_opt opt_table[] = {
     {0, NULL, NULL, NULL, "model:"},
     {0, "model", "mlp|cnn", on_model, "(mlp)"},
-    {0, "hidden", "LIST", on_hidden, "hidden widths (mlp 2048,2048; cnn: linear layers, 512)"},
+    {0, "hidden", "N,N,...", on_hidden, "hidden widths (mlp 2048,2048; cnn: linear layers, 512)"},
     {0, "input", "N", on_input, "mlp input features (1024)"},
-    {0, "channels", "LIST", on_channels, "cnn conv+ReLU+pool stages (32,64,128)"},
+    {0, "channels", "N,N,...", on_channels, "cnn conv+ReLU+pool stages (32,64,128)"},
     {0, "image", "N", on_image, "cnn image side, 3 channels (32)"},
     {0, "classes", "N", on_classes, "(10)"},
     {0, NULL, NULL, NULL, "training:"},

@@ -50,6 +50,27 @@ grep -q "^# 1K asked: 1020 bytes measured (reducescatter: 85 float32 for each of
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $col["bytes"] != 1020 { bad = 1 } END { exit bad || NR < 2 }' \
     "$WORK/rs.csv" || fail "reducescatter -P 3 --sizes 1K: rows are not of the 1020 bytes measured: $(cat "$WORK/rs.csv")"
 
+# One rule for every list (a LIST flag of any command, --predict's keys): an
+# empty item or one given twice is refused, exit 2, naming the flag and the item
+# (was: -P 2,2 and --backend shm,shm ran twice, --backend shm,,tcp was accepted,
+# --predict hosts=64,hosts=2 kept the last).
+expect_exit 2 "^collbench allreduce: -P: '2' is given twice in '2,2'$" allreduce -P 2,2 --backend tcp
+expect_exit 2 "^collbench allreduce: --sizes: '1K' is given twice" allreduce --sizes 1K,1K --backend tcp
+expect_exit 2 "^collbench allreduce: --sizes: '1K' and '1024' are the same" allreduce --sizes 1K,1024
+expect_exit 2 "^collbench allreduce: --backend: 'shm' is given twice" allreduce --backend shm,shm
+expect_exit 2 "^collbench allreduce: --backend: item 2 of 'shm,,tcp' is empty$" allreduce --backend shm,,tcp
+expect_exit 2 "^collbench allreduce: -P: item 2 of '2,,3' is empty$" allreduce -P 2,,3
+expect_exit 2 "^collbench allreduce: -d: 'float32' is given twice" allreduce -d float32,float32
+expect_exit 2 "^collbench train: --mode: 'ddp' is given twice" train --mode ddp,ddp
+expect_exit 2 "^collbench train: --batch-sizes: item 2 of '32,' is empty" train --batch-sizes 32,
+expect_exit 2 "^collbench init: -P: '2' is given twice" init -P 2,2
+expect_exit 2 "^collbench check: --backend: 'tcp' is given twice" check --backend tcp,tcp
+expect_exit 2 "^collbench model: --predict: hosts= is given twice in 'hosts=64,hosts=2'" \
+    model "$WORK/none.csv" --predict hosts=64,hosts=2
+expect_exit 2 "^collbench model: --predict: item 2 of 'hosts=2,' is empty" model "$WORK/none.csv" --predict hosts=2,
+# a sequence is not a set: two hidden layers of one width are two layers
+"$BIN" train --hidden 64,64 --help >/dev/null 2>"$WORK/err" || fail "train --hidden 64,64 refused: $(cat "$WORK/err")"
+
 # make torch with a cmake whose help output outlasts a pipe: no "Broken pipe".
 mkdir -p "$WORK/bin"
 cat >"$WORK/bin/cmake" <<'FAKE'

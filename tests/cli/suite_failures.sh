@@ -27,9 +27,9 @@ unset COLLBENCH_TEST_CORRUPT
 # collective) is stopped by the suite's watchdog, reported, and nothing of it is
 # left running; the next configuration still runs.
 COLL_FAULT=1:collective:hang COLLBENCH_SUITE_STEP_LIMIT=2 \
-    expect_exit 3 "" suite $Q -P 2,2 -o "$WORK/hang"
+    expect_exit 3 "" suite $Q -P 2,3 -o "$WORK/hang"
 unset COLL_FAULT COLLBENCH_SUITE_STEP_LIMIT
-n=$(grep -c 'allreduce tcp 2 ranks: FAILED (still running after 2 s: stopped)' "$WORK/err")
+n=$(grep -c 'allreduce tcp [23] ranks: FAILED (still running after 2 s: stopped)' "$WORK/err")
 [ "$n" -eq 2 ] || fail "expected both hanging configurations stopped: $(cat "$WORK/err")"
 sleep 1
 pgrep -f "$WORK/hang" >/dev/null && fail "processes of the stopped configuration are still running: $(pgrep -af "$WORK/hang")"
@@ -38,6 +38,10 @@ pgrep -f "$WORK/hang" >/dev/null && fail "processes of the stopped configuration
 expect_exit 2 "--bogus: unknown flag" suite --bogus -o "$WORK/u1"
 expect_exit 2 "--collectives: unknown collective 'allreduze'" suite --collectives allreduze -o "$WORK/u1"
 expect_exit 2 "-P:" suite -P 2,x -o "$WORK/u1"
+# one rule for every list: an item given twice, or an empty one, is refused
+expect_exit 2 "-P: '2' is given twice in '2,2'" suite -P 2,2 -o "$WORK/u1"
+expect_exit 2 "--backend: item 2 of 'tcp,,shm' is empty" suite --backend tcp,,shm -o "$WORK/u1"
+expect_exit 2 "--sizes: '1K' and '1024' are the same" suite --sizes 1K,1024 -o "$WORK/u1"
 # a process count the collective refuses (above 1024) is refused before any step runs
 expect_exit 2 "allreduce tcp 1025 ranks: -P: .*1024" suite $Q -P 2,1025 -o "$WORK/u1"
 expect_exit 2 "--sizes:" suite --sizes 1Q -o "$WORK/u1"

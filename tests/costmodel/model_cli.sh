@@ -51,6 +51,23 @@ expect_exit 2 "unknown key 'speed'" model "$WORK/ring.csv" --predict hosts=8,spe
 expect_exit 2 "needs latency" model "$WORK/ring.csv" --predict hosts=8,link=10Gbit/s
 expect_exit 2 "bad rate" model "$WORK/ring.csv" --predict hosts=8,link=ten,latency=1us
 expect_exit 2 "\-\-sizes needs \-\-predict" model "$WORK/ring.csv" --sizes 1M
+# every argument checked before the fit: nothing printed before exit 2 (was:
+# nan busbw at --sizes 0, a 300-digit time at latency=1e300s, both exit 0, and
+# the whole fit printed before a bad --predict was refused)
+refused() {
+    want=$1
+    shift
+    expect_exit 2 "$want" model "$WORK/ring.csv" "$@"
+    [ -s "$WORK/out" ] && fail "model $*: printed before refusing: $(head -n 3 "$WORK/out")"
+}
+P=hosts=8,link=10Gbit/s,latency=5us
+refused "\-\-sizes: '0': each size must be from 1 byte to 1T" --predict $P --sizes 0
+refused "\-\-sizes: '2T'" --predict $P --sizes 2T
+refused "latency: '1e300s' is more than 1s" --predict hosts=8,link=10Gbit/s,latency=1e300s --sizes 1M
+refused "link: '1e300GB/s' is outside 1Mbit/s..100Tbit/s" --predict hosts=8,link=1e300GB/s,latency=1us
+refused "unknown key 'speed'" --predict hosts=8,speed=1
+refused "hosts= is given twice" --predict hosts=64,hosts=2
+refused "\-\-train: $WORK/no-such-training.csv: No such file" --predict $P --train "$WORK/no-such-training.csv"
 # fitted on one host, no link given: nothing to say about 8 hosts
 expect_exit 1 "nothing could be predicted" model "$WORK/ring.csv" --predict hosts=8
 grep -q "one host only" "$WORK/out" || fail "no reason for the missing prediction: $(cat "$WORK/out")"

@@ -55,7 +55,8 @@ grep -q "predicted on 4 hosts x 2 ranks, link 10 Gbit/s" "$out" || fail "no link
 [ -n "$(step 3 sync)" ] || fail "no sync prediction over the link: $(cat "$out")"
 
 expect_exit 2 "\-\-train needs \-\-predict" model "$WORK/ring.csv" --train "$WORK/train.csv"
-expect_exit 1 "no-such.csv" model "$WORK/ring.csv" --train "$WORK/no-such.csv" --predict hosts=2
+# a --train file that cannot be read is refused before the fit (exit 2, as a bad flag)
+expect_exit 2 "no-such.csv: No such file" model "$WORK/ring.csv" --train "$WORK/no-such.csv" --predict hosts=2
 sed 's/,tcp,/,shm,/' "$WORK/train.csv" >"$WORK/train_shm.csv"
 expect_exit 1 "no training step could be predicted" model "$WORK/ring.csv" --train "$WORK/train_shm.csv" --predict hosts=1,ranks-per-host=8
 grep -q "no fitted all-reduce of backend shm" "$WORK/out" || fail "no reason for the shm refusal: $(cat "$WORK/out")"

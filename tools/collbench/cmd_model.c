@@ -16,15 +16,18 @@
 #include "report/report_data.h"
 #include "report/report_model.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct model_opts {
     const char **files;
     size_t nfiles;
-    const char *predict[8]; /* --predict, each a cluster */
+    const char *predict[8];   /* --predict, each a cluster */
+    model_cluster cluster[8]; /* each parsed, checked before any file is read */
     size_t npredict;
     const char *train; /* --train: training rows */
     uint64_t *sizes;
@@ -34,6 +37,7 @@ typedef struct model_opts {
 } model_opts;
 
 #define MO(c) ((model_opts *)(c)->user)
+#define MODEL_MAX_PREDICT_BYTES (1ULL << 40)
 
 static int on_file(bench_opt_ctx *c, const char *arg)
 {
@@ -42,12 +46,17 @@ static int on_file(bench_opt_ctx *c, const char *arg)
 }
 static int on_predict(bench_opt_ctx *c, const char *v)
 {
-    if (MO(c)->npredict == 8) return bench_opt_fail(c, "--predict: at most 8 clusters");
+    char err[256];
+    if (MO(c)->npredict == 8) return bench_opt_fail(c, "at most 8 clusters");
+    if (model_cluster_parse(v, &MO(c)->cluster[MO(c)->npredict], err, sizeof err))
+        return bench_opt_fail(c, "%s", err);
     MO(c)->predict[MO(c)->npredict++] = v;
     return 0;
 }
 static int on_train(bench_opt_ctx *c, const char *v)
 {
+    /* read after the fit: a typo must not cost the fit's pages first */
+    if (access(v, R_OK) != 0) return bench_opt_fail(c, "%s: %s", v, strerror(errno));
     MO(c)->train = v;
     return 0;
 }
@@ -79,6 +88,10 @@ static int on_sizes(bench_opt_ctx *c, const char *v)
     MO(c)->sizes = NULL;
     if (bench_parse_size_list(v, &MO(c)->sizes, &MO(c)->nsizes, why, sizeof why))
         return bench_opt_fail(c, "%s", why);
+    /* a prediction at 0 bytes has no bandwidth (nan); past 1T, none was measured near */
+    for (size_t i = 0; i < MO(c)->nsizes; i++)
+        if (MO(c)->sizes[i] == 0 || MO(c)->sizes[i] > MODEL_MAX_PREDICT_BYTES)
+            return bench_opt_fail(c, "'%s': each size must be from 1 byte to 1T", v);
     return 0;
 }
 
@@ -375,18 +388,10 @@ static int predict_train(const model_fits *f, const model_opts *o, const model_c
 
 static int predict_all(const model_fits *f, const model_opts *o)
 {
-    model_cluster c[8];
-    for (size_t i = 0; i < o->npredict; i++) {
-        char err[256];
-        if (model_cluster_parse(o->predict[i], &c[i], err, sizeof err)) {
-            fprintf(stderr, "collbench model: --predict: %s\n", err);
-            return EXIT_USAGE;
-        }
-    }
-    if (o->train) return predict_train(f, o, c);
+    if (o->train) return predict_train(f, o, o->cluster);
     int code = 0;
     for (size_t i = 0; i < o->npredict; i++) {
-        int rc = predict(f, o, o->predict[i], &c[i]);
+        int rc = predict(f, o, o->predict[i], &o->cluster[i]);
         if (rc > code) code = rc;
     }
     return code;
