@@ -113,8 +113,8 @@ static void free_buffer(const replay_opts *o, coll_comm *comm, void *p)
     else free(p);
 }
 
-static int make_buffers(const replay_trace *t, const replay_opts *o, group_comm *gs, char *err,
-                        size_t errlen)
+/* Each group's largest send and receive buffer into gs[].send_bytes, recv_bytes. */
+static void group_needs(const replay_trace *t, group_comm *gs)
 {
     for (size_t i = 0; i < t->ncalls; i++) {
         const replay_call *c = &t->calls[i];
@@ -123,6 +123,24 @@ static int make_buffers(const replay_trace *t, const replay_opts *o, group_comm 
         if (s > gs[c->group].send_bytes) gs[c->group].send_bytes = s;
         if (r > gs[c->group].recv_bytes) gs[c->group].recv_bytes = r;
     }
+}
+
+uint64_t replay_buffer_bytes(const replay_trace *t)
+{
+    group_comm *gs = calloc(t->ngroups + 1, sizeof *gs);
+    uint64_t sum = 0;
+    if (!gs) return UINT64_MAX;
+    group_needs(t, gs);
+    for (size_t gi = 0; gi < t->ngroups; gi++)
+        sum += (uint64_t)gs[gi].send_bytes + gs[gi].recv_bytes + 128;
+    free(gs);
+    return sum;
+}
+
+static int make_buffers(const replay_trace *t, const replay_opts *o, group_comm *gs, char *err,
+                        size_t errlen)
+{
+    group_needs(t, gs);
     for (size_t gi = 0; gi < t->ngroups; gi++) {
         group_comm *g = &gs[gi];
         g->send = buffer(o, g->comm, g->send_bytes);

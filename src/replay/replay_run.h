@@ -56,6 +56,10 @@ typedef struct replay_opts {
 int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, char *err,
                size_t errlen);
 
+/* The bytes of the buffers replay_run allocates for t (per group its largest
+ * send and receive buffer), for the launcher's check against this host's memory. */
+uint64_t replay_buffer_bytes(const replay_trace *t);
+
 /* Spends s seconds: a sleep from REPLAY_SLEEP_GAP_S up (ranks that outnumber
  * the cores must not take each other's CPU), a spin below (a sleep that short
  * would overshoot by about its own length). Returns the time spent. */

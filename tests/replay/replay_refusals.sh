@@ -1,7 +1,7 @@
 #!/bin/sh
 # collbench replay refuses, before any rank starts and writing nothing: ranks
 # whose traces disagree, a -P that is not the trace's world, a call libcoll
-# does not have, a truncated file.
+# does not have, buffers this host cannot hold, a truncated file.
 . "$(dirname "$0")/../cli/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -28,6 +28,15 @@ done
 expect_exit 2 'rank0.jsonl:[0-9]*: seq [0-9]*: gather: libcoll has no gather' \
     replay "$WORK/gather" --backend tcp --csv "$WORK/r.csv"
 no_outputs gather
+
+mkdir "$WORK/huge"
+for r in 0 1; do # 4 TB all-reduces on both ranks: they agree, the host cannot hold them
+    sed 's/"count":4194304/"count":1000000000000/' "$HERE/two_ranks/rank$r.jsonl" \
+        >"$WORK/huge/rank$r.jsonl"
+done
+expect_exit 2 "the trace's buffers need [0-9.]* GiB on this host (rank [01]'s: [0-9.]* GiB), more than 80% of the" \
+    replay "$WORK/huge" --backend tcp --csv "$WORK/r.csv"
+no_outputs huge
 
 mkdir "$WORK/cut"
 cp "$HERE/two_ranks/rank0.jsonl" "$WORK/cut/"

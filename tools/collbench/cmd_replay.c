@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "core/dir_remove.h"
+#include "engine/memory_need.h"
+#include "replay/replay_run.h"
 #include "replay/replay_output.h"
 #include "replay/trace.h"
 #include "cli_launch.h"
@@ -257,9 +259,29 @@ static int check_output(const char *flag, const char *path)
     return 0;
 }
 
-static int check_request(const replay_cli *o, int world)
+/* Every rank's buffers against what this host can give now, before any rank
+ * allocates (engine/memory_need.h): the OOM killer might pick any process. */
+static int check_memory(replay_trace **by_rank, int world)
+{
+    uint64_t need = 0, most = 0, avail;
+    int big = 0;
+    for (int r = 0; r < world; r++) {
+        uint64_t b = replay_buffer_bytes(by_rank[r]);
+        need = b > UINT64_MAX - need ? UINT64_MAX : need + b;
+        if (b > most) most = b, big = r;
+    }
+    if (bench_memory_available(&avail) != 0 || need <= avail / 10 * 8) return 0;
+    fprintf(stderr,
+            REPLAY_PREFIX ": the trace's buffers need %.1f GiB on this host (rank %d's: %.1f "
+                          "GiB), more than 80%% of the %.1f GiB available\n",
+            (double)need / (1 << 30), big, (double)most / (1 << 30), (double)avail / (1 << 30));
+    return EXIT_USAGE;
+}
+
+static int check_request(const replay_cli *o, replay_trace **by_rank, int world)
 {
     long nofile;
+    int code;
     int most = cli_max_local_ranks(&nofile);
     if (o->nprocs && o->nprocs != world)
         return fprintf(stderr,
@@ -272,13 +294,14 @@ static int check_request(const replay_cli *o, int world)
                                      "host (open files are limited to %ld, ulimit -n)\n",
                        world, most, nofile),
                EXIT_USAGE;
+    if ((code = check_memory(by_rank, world))) return code;
 #ifndef COLL_HAVE_JANSSON
     if (o->csv_path || o->json_path)
         return fprintf(stderr, REPLAY_PREFIX ": result files need jansson (apt-get install "
                                              "libjansson-dev)\n"),
                EXIT_UNAVAILABLE;
 #endif
-    int code = check_output("--csv", o->csv_path);
+    code = check_output("--csv", o->csv_path);
     return code ? code : check_output("-J", o->json_path);
 }
 
@@ -363,7 +386,7 @@ int cmd_replay(int argc, char **argv)
             replay_trace **by_rank = NULL;
             code = load(&o, &s, &by_rank);
             int world = code ? 0 : s.traces[0].world;
-            if (!code) code = check_request(&o, world);
+            if (!code) code = check_request(&o, by_rank, world);
             if (!code) code = launch(&o, world, by_rank, argc, argv);
             free(by_rank);
             free_set(&s);
