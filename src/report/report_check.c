@@ -50,6 +50,14 @@ int report_check_comm(const bench_row *r, char *why, size_t whylen)
     };
     for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
         if (plain_number(num[i].name, num[i].v, num[i].nan_ok, 0, "times", why, whylen)) return -1;
+    /* every time 0: a row that measured nothing (no clock is that fast), whose
+     * bandwidths would be infinite or 0 and whose cell would win every ranking */
+    if (r->time_us_avg == 0 && r->time_us_min == 0 && r->time_us_max == 0) {
+        snprintf(why, whylen,
+                 "every time is 0 (time_us_avg, time_us_min, time_us_max): nothing "
+                 "was measured");
+        return -1;
+    }
     if (plain_number("algbw_GBps", r->algbw_GBps, 0, 0, "bandwidths", why, whylen) ||
         plain_number("busbw_GBps", r->busbw_GBps, 0, 0, "bandwidths", why, whylen))
         return -1;

@@ -22,6 +22,7 @@ row() { echo "$K,$1,256,5,20,$2,85.5,$3,100,$4,126,$5,10.4,$6,0"; }
     echo "$H"
     row 1024 100 95 105 138 nan      # line 2
     printf '%s\n' "$(row 65536 100 95 105 138 10.4)" | sed "s/,box,/,b$(printf '\033')[31mox,/"   # line 3
+    echo "$K,131072,32768,5,20,0,0,0,0,0,0,0,0,0,0"   # line 4: every time 0, nothing measured
 } >"$WORK/values2.csv"
 T=$(head -n 1 "$FIX/train_no_baseline.csv")
 {
@@ -38,6 +39,7 @@ expect_in "$E" "values.csv:4: time_us_avg is -100; times must be finite and >= 0
 expect_in "$E" "values.csv:5: busbw_GBps is -10.4; bandwidths must be finite and >= 0; row skipped"
 expect_in "$E" "values2.csv:2: busbw_GBps is nan; bandwidths must be finite and >= 0; row skipped"
 expect_in "$E" "values2.csv:3: host holds a control byte (\\x1b); row skipped"
+expect_in "$E" "values2.csv:4: every time is 0 (time_us_avg, time_us_min, time_us_max): nothing was measured; row skipped"
 expect_in "$E" "train.csv:2: step_ms_avg is -60; it must be finite and >= 0; row skipped"
 C=$WORK/rep/combined.csv
 [ "$(($(wc -l <"$C") - 1))" -eq 2 ] || fail "combined.csv: want the 2 good rows, got: $(cat "$C")"
@@ -55,6 +57,13 @@ if ! grep -q "built without jansson" "$E"; then
     run_report 1 "$WORK/values.json" -o "$WORK/out_json"
     expect_in "$E" "values.json: results.communication.allreduce[0]: time_us_avg is nan; times must be finite and >= 0; row skipped"
     expect_in "$E" "values.json: results.communication.allreduce[1]: busbw_GBps is -1; bandwidths must be finite and >= 0; row skipped"
+    if command -v jq >/dev/null; then
+        jq '.results.communication.allreduce[0] |= (.time_us_avg = 0 | .time_us_min = 0 |
+            .time_us_p50 = 0 | .time_us_p99 = 0 | .time_us_max = 0)' \
+            "$FIX/gpu_and_train.json" >"$WORK/zero.json"
+        run_report 1 "$WORK/zero.json" -o "$WORK/out_zero"
+        expect_in "$E" "zero.json: results.communication.allreduce[0]: every time is 0"
+    fi
 fi
 
 finish
