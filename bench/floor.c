@@ -10,9 +10,9 @@
  *           (n-1)/n S bytes, a chunk of its own buffer against one in cache;
  *   whole   or read every peer's whole input in one call each and add it in
  *           ((n-1) S read and reduced: fewer calls; measured up to 4 MiB);
- *   fused   or copy and reduce chunk by chunk, as shm's CMA engine does, with
+ *   fused   or copy and reduce chunk by chunk, as shm's CMA strategy does, with
  *           none of its steps;
- *   shared  or go through memory every rank maps (shm's private engine,
+ *   shared  or go through memory every rank maps (shm's private strategy,
  *           bare): copy the input in, reduce the slice of every copy, copy
  *           the others' slices of the result out, a barrier between.
  * floor = the cheapest of copy + reduce, whole, fused and shared. Beside it:
@@ -185,7 +185,7 @@ static int reduce(struct rank *r)
 
 /* The other way to move the bytes: every peer's whole input read in one
  * call each and added in ((n-1) S read and reduced: fewer calls, more bytes;
- * shm's cma-whole engine, cheaper for small S). */
+ * shm's cma-whole strategy, cheaper for small S). */
 static int whole(struct rank *r)
 {
     if (!r->whole) return 0;
@@ -213,7 +213,7 @@ static void sync_ranks(struct ctl *c, int n)
     while (atomic_load(&c->release) == gen) sched_yield();
 }
 
-/* Through memory every rank maps (shm's private engine, bare): each rank
+/* Through memory every rank maps (shm's private strategy, bare): each rank
  * copies its input in, reduces its slice of all the copies into its output and
  * the shared result, then copies the others' slices of the result out; a
  * barrier between the steps, as the data needs. No system call per page. */

@@ -6,7 +6,7 @@
 # process count:
 #   shm malloc  --backend shm --buffers malloc (private memory, what Open MPI,
 #               torch and OSU measure: shm picks staging slots, CMA or its
-#               copy-in engine by size and ranks per core: docs/DESIGN.md)
+#               copy-in strategy by size and ranks per core: docs/DESIGN.md)
 #   shm coll    --backend shm --buffers coll (coll_alloc: shm's shared heap,
 #               reduced in place without copies; the opt-in, like nccl-tests -R)
 #   mpi         --backend mpi --buffers malloc (Open MPI's own algorithms)

@@ -35,7 +35,7 @@ tools: core launch rows engine train report costmodel replay
 # Bottom files of a folder: "FOLDER: FILE..." (name without .c/.h). They include
 # no other file of their folder, so the rest of it sits on them. src/backend/shm:
 # the segment, mailbox layout, heap, CMA, liveness and waiting under the
-# dispatcher (shm.c) and the engines.
+# dispatcher (shm.c) and the strategies.
 BOTTOM='
 src/backend/shm: shm_layout shm_segment shm_heap shm_cma shm_liveness shm_wait
 '

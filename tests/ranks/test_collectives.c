@@ -165,7 +165,7 @@ static void run_matrix(coll_comm *comm)
         snprintf(algos, sizeof algos, "%s", algo_names(kinds[k]));
         for (char *save, *a = strtok_r(algos, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
             int rc = coll_comm_set_algo(comm, a);
-            /* shm (and auto on one host over it) picks its own engines: it
+            /* shm (and auto on one host over it) picks its own strategies: it
              * refuses libcoll's named algorithms, and must refuse, not ignore. */
             int may_refuse = strcmp(a, "auto") != 0 && strcmp(coll_comm_backend(comm), "tcp") != 0;
             if (rc == COLL_ENOTSUP && may_refuse) continue;

@@ -1,8 +1,8 @@
 /* float16 and bfloat16 all-reduce sums that lose no more than summing in
  * float32 and rounding once: `test_half_sum NPROCS BACKEND`. Every rank's
  * inputs are random in [-1, 1) (known to every rank from a seed), summed by
- * the backend at sizes that take each shm engine (staging, the CMA slice,
- * the direct engine on coll_alloc buffers; in and out of place) and compared
+ * the backend at sizes that take each shm strategy (staging, the CMA slice,
+ * the direct strategy on coll_alloc buffers; in and out of place) and compared
  * with the exact sum (float64): the largest error must be no larger than
  * that of the float32 sum in rank order rounded once (the reference), give or
  * take 1%. Per-step rounding (each partial sum rounded back to 16 bits) lands
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
     coll_comm *comm = rh_start(argc, argv);
     if (!comm) return rh_launch_status;
     static const coll_dtype dts[] = {COLL_FLOAT16, COLL_BFLOAT16};
-    /* staging (small), the CMA slice (malloc, large), the direct engine (coll_alloc) */
+    /* staging (small), the CMA slice (malloc, large), the direct strategy (coll_alloc) */
     static const size_t counts[] = {300, 150000};
     int failures = 0;
     for (size_t d = 0; d < 2; d++)

@@ -1,11 +1,11 @@
 /* All-reduce on many distinct buffers in rotation, as a DDP step all-reduces
- * its buckets (issue 18): the direct engine's page-table cache keeps several
+ * its buckets (issue 18): the direct strategy's page-table cache keeps several
  * buffer sets per rank (shm_direct.c, SHM_POP_WAYS) and must never use a set
  * it no longer holds, nor one whose heap pages a free has unmapped.
  *
  *   test_shm_buffers NPROCS coll     buffers from coll_alloc (shm's heaps:
- *                                    the direct engine and its cache)
- *   test_shm_buffers NPROCS malloc   private buffers (the copy-in engine and
+ *                                    the direct strategy and its cache)
+ *   test_shm_buffers NPROCS malloc   private buffers (the copy-in strategy and
  *                                    its scratch, which grows with the count)
  *
  * NBUF buffers, more than the cache holds, each with its own count (1, prime,

@@ -89,7 +89,7 @@ static int new_entries(const char *before, const char *after)
 }
 
 /* The fault kills rank 2 after 24 MiB of its all-reduce traffic: mid-collective.
- * In place, or out of place with SHM_FAULTS_OUT_OF_PLACE=1 (engines differ). */
+ * In place, or out of place with SHM_FAULTS_OUT_OF_PLACE=1 (strategies differ). */
 static int rank_kill(coll_comm *comm)
 {
     size_t n = 4u << 20;

@@ -1,5 +1,5 @@
 /* The page-kind probe (src/core/page_kind.c) that sends all-reduce on
- * 4 KiB-page private buffers through shm's private engine: a malloc'd buffer
+ * 4 KiB-page private buffers through shm's private strategy: a malloc'd buffer
  * is plain, one in a transparent huge page is not, and without the kernel's
  * answer the guess follows THP's mode. */
 #ifndef _GNU_SOURCE

@@ -1,5 +1,5 @@
-/* The shm engine plan (src/backend/shm/shm_plan.c) with the knobs' defaults
- * (core/tuning.c): which engine each all-reduce gets over buffers (coll heap,
+/* The shm strategy plan (src/backend/shm/shm_plan.c) with the knobs' defaults
+ * (core/tuning.c): which strategy each all-reduce gets over buffers (coll heap,
  * malloc, thp, mixed) x ranks against cores x per-rank size (around every
  * threshold) x in place. The tables below are the spec: a moved threshold or
  * a changed default fails the cell it moves. */
@@ -26,7 +26,7 @@ static const size_t sizes[] = {8,         4 * K - 4, 4 * K,       32 * K - 4,  3
                                2 * M - 4, 2 * M,     256 * M,     512 * M - 4, 512 * M};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
-/* One letter per engine, one per size above. */
+/* One letter per strategy, one per size above. */
 static char letter(shm_engine e)
 {
     switch (e) {
@@ -65,7 +65,7 @@ static const cell_row rows[] = {
     {BUF_THP, 2, 0, 1, "SSSSSSCCCCCCCCCCC"},
     {BUF_MIXED, 2, 0, 0, "SSSSWWWWWCCCCCCCC"},
     {BUF_MIXED, 2, 0, 1, "SSSSSSCCCCCCCCCCC"},
-    /* more ranks than cores: the private engine from 4K, below 1M on huge
+    /* more ranks than cores: the private strategy from 4K, below 1M on huge
      * pages (or some rank's buffers in its heap), below 512M on 4 KiB pages */
     {BUF_MALLOC, 2, 1, 0, "SSPPPPPPPPPPPPPPC"},
     {BUF_MALLOC, 2, 1, 1, "SSPPPPPPPPPPPPPPC"},
@@ -83,7 +83,7 @@ static const cell_row rows[] = {
     {BUF_MIXED, 6, 1, 0, "SSPPPPPPPPPCCCCCC"},
 };
 
-/* The engine a rank ends up with: the plan before the arrival and, where it
+/* The strategy a rank ends up with: the plan before the arrival and, where it
  * says "arrive", again with every post. mine_*: this rank's view, all_*: the
  * posts'. */
 static shm_engine run_plan(const shm_plan_in *base, const shm_knobs *k, int mine_in_heap,
@@ -102,9 +102,9 @@ static shm_engine run_plan(const shm_plan_in *base, const shm_knobs *k, int mine
     return coll__shm_plan(&in, k);
 }
 
-/* The row's engines, one letter per size; NULL when the ranks of a mixed
+/* The row's strategies, one letter per size; NULL when the ranks of a mixed
  * row (one with its buffers in the heap, one without) would disagree. */
-static const char *engines(const cell_row *r, int cma, int heaps, char *out)
+static const char *strategies(const cell_row *r, int cma, int heaps, char *out)
 {
     shm_knobs k;
     coll__shm_knobs_default(&k, r->n, r->oversub);
@@ -132,7 +132,7 @@ static void check_rows(const cell_row *t, size_t count, int cma, int heaps)
     int bad = 0;
     for (size_t i = 0; i < count; i++) {
         char got[NSIZES + 1];
-        const char *g = engines(&t[i], cma, heaps, got);
+        const char *g = strategies(&t[i], cma, heaps, got);
         if (g && strcmp(g, t[i].want) == 0) continue;
         fprintf(stderr, "%s buffers, %d ranks, %s, %s: got %s, want %s\n", buf_name[t[i].buf],
                 t[i].n, t[i].oversub ? "more ranks than cores" : "a core each",
@@ -162,7 +162,7 @@ static void test_without_cma(void **state)
 }
 
 /* Without the shared heaps (COLL_SHM_HEAP_BYTES=0): coll_alloc gives private
- * memory, so no direct and no private engine. */
+ * memory, so no direct and no private strategy. */
 static void test_without_heaps(void **state)
 {
     (void)state;
@@ -200,7 +200,7 @@ static void test_before_arrival(void **state)
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_STAGE);
 }
 
-/* A heap with no room for some rank's scratch: the private engine's calls go
+/* A heap with no room for some rank's scratch: the private strategy's calls go
  * where they would with a core per rank. */
 static void test_no_scratch(void **state)
 {
@@ -237,7 +237,7 @@ static void test_whole_window_more_ranks(void **state)
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_STAGE);
 }
 
-/* The other collectives: CMA from 128K a rank where they have a CMA engine. */
+/* The other collectives: CMA from 128K a rank where they have a CMA strategy. */
 static void test_other_collectives(void **state)
 {
     (void)state;

@@ -255,7 +255,7 @@ static int run_as_rank(const bench_options *o, const coll_launch_env *env)
 
 /* ================= the launcher ================= */
 
-/* libcoll's named algorithms run on tcp (shm picks its own engines, auto on
+/* libcoll's named algorithms run on tcp (shm picks its own strategies, auto on
  * one host runs on shm, mpi is MPI's): a default sweep with --algo keeps tcp
  * rather than have the others refuse. */
 static void algo_backends(const bench_options *o, const cli_launch_plan *plan,
