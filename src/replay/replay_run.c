@@ -242,6 +242,11 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
     if (!rc) rc = make_buffers(t, o, gs, err, errlen);
     if (!rc) rc = replay_calls(t, o, gs, m, err, errlen);
     if (!rc) add_recorded(t, m);
+    /* every rank done before any group is taken down: a rank whose last call
+     * came early would otherwise wait in a destroy's barrier for the others'
+     * remaining calls, and time out there if they take longer than -T */
+    if (!rc && o->world && (rc = coll_barrier(o->world)))
+        snprintf(err, errlen, "end barrier: %s", coll_comm_errmsg(o->world));
     for (size_t i = made; i-- > 0;) { /* the reverse order, on every rank alike */
         group_comm *g = &gs[order[i]];
         free_buffer(o, g->comm, g->send);

@@ -48,7 +48,8 @@ typedef struct replay_opts {
     double timeout_s;    /* every communicator's; a gap is capped at half of it */
     const char *rdv_dir; /* the groups' file:// stores go here (private to the job) */
     int turn;            /* distinct per turn of the job: the stores' names */
-    coll_comm *world;    /* a barrier on it starts every rank together (NULL: none) */
+    coll_comm *world;    /* barriers on it start every rank together and end the turn
+                            before the groups are destroyed (NULL: none) */
 } replay_opts;
 
 /* Replays t as o says into m. 0, or a coll status with err naming the call

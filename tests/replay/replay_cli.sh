@@ -37,6 +37,30 @@ want=$(calls_in "$HERE/three_ranks")
 grep -q "^ *all *all *$want " "$WORK/out" || fail "three_ranks: not all $want calls: $(cat "$WORK/out")"
 grep -q "gaps none" "$WORK/out" || fail "three_ranks: --gaps none not said"
 
+# rank 2 is done long before ranks 0 and 1 (their subgroup computes 3 s
+# more, longer than -T): it waits for them instead of timing out
+mkdir "$WORK/tail"
+for r in 0 1 2; do
+    {
+        echo "{\"format\":\"collbench-trace\",\"version\":1,\"rank\":$r,\"world\":3}"
+        echo '{"group":"0","ranks":[0,1,2]}'
+        echo '{"seq":0,"group":"0","op":"barrier","dtype":"float32","count":0}'
+        n=1
+        if [ "$r" -lt 2 ]; then
+            echo '{"group":"s","ranks":[0,1]}'
+            for k in 1 2 3 4 5 6; do
+                echo "{\"seq\":$k,\"group\":\"s\",\"op\":\"allreduce\",\"dtype\":\"float32\",\"red\":\"sum\",\"count\":4,\"gap\":500000000}"
+            done
+            n=7
+        fi
+        echo "{\"end\":true,\"calls\":$n,\"truncated\":false}"
+    } >"$WORK/tail/rank$r.jsonl"
+done
+"$BIN" replay "$WORK/tail" --backend tcp -T 1 >"$WORK/out" 2>"$WORK/err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "tail: exit $rc: $(cat "$WORK/err")"
+grep -q "^ *all *all *15 " "$WORK/out" || fail "tail: not all 15 calls: $(cat "$WORK/out")"
+
 # passes alternate the backends (A B, then B A), on coll_alloc buffers
 "$BIN" replay "$HERE/three_ranks" --backend tcp,shm --passes 2 --buffers coll --gaps none -T 30 \
     >"$WORK/out" 2>"$WORK/err"

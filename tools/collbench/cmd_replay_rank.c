@@ -118,6 +118,12 @@ int cmd_replay_rank(const replay_cli *o, const coll_launch_env *env)
         replay_trace_free(&t);
         return fail(env, "", err, EXIT_USAGE);
     }
+    if (t.rank != env->rank || t.world != env->world_size) {
+        snprintf(err, sizeof err, "%.900s is rank %d of %d, this is rank %d of %d", path, t.rank,
+                 t.world, env->rank, env->world_size);
+        replay_trace_free(&t);
+        return fail(env, "", err, EXIT_USAGE);
+    }
     const char *named = cli_rank_backend(REPLAY_PREFIX, CLI_ENV_BACKEND, o->backends, o->nbackends,
                                          env->rank);
     snprintf(list, sizeof list, "%s", named ? named : "tcp");
@@ -126,8 +132,11 @@ int cmd_replay_rank(const replay_cli *o, const coll_launch_env *env)
         names[nb++] = b;
     coll_config cfg;
     coll_config_init(&cfg);
-    cfg.backend = "tcp"; /* the start barrier and the results: always there */
-    cfg.timeout_s = o->timeout_s;
+    cfg.backend = "tcp"; /* the barriers and the results: always there */
+    /* A rank with no calls left waits here for the others' remaining ones,
+     * however long they take; a rank that hangs in a call times out there
+     * (-T) and exits, and the launcher then stops the rest. */
+    cfg.timeout_s = 7 * 86400.0;
     coll_comm *world = NULL;
     int code = 0, rc = coll_comm_create(&cfg, &world);
     if (rc)
