@@ -22,6 +22,15 @@ for b in tcp shm; do
     line=$(grep "^[^,]*two_ranks,$b,1,2,malloc,recorded,all,all,$want," "$WORK/r.csv")
     [ -n "$line" ] || fail "two_ranks: no summary row for $b in the CSV: $(cat "$WORK/r.csv")"
 done
+# the recorded gaps were spent (gap_s: the mean over ranks, at least what the
+# traces hold), and exposed communication is the total less them
+gaps=$(cat "$HERE/two_ranks"/rank*.jsonl | sed -n 's/.*"gap":\([0-9]*\).*/\1/p' |
+    awk '{ s += $1 } END { printf "%.6f", s / 2 / 1e9 }')
+awk -F, -v want="$gaps" 'NR > 1 && $7 == "all" {
+        if ($16 + 0 < want) { print "gap_s " $16 " below the recorded " want; bad = 1 }
+        if ($17 + 0 > $14 - $16 + 1e-6) { print "exposed_s " $17 " above total - gaps"; bad = 1 }
+    } END { exit bad }' "$WORK/r.csv" >"$WORK/gaps" || fail "two_ranks: $(cat "$WORK/gaps")"
+
 # the per-class rows add up to every call, once per backend
 sum=$(awk -F, 'NR > 1 && $7 != "all" { n += $9 } END { print n }' "$WORK/r.csv")
 [ "$sum" -eq $((2 * want)) ] || fail "two_ranks: the class rows hold $sum calls, want $((2 * want))"
@@ -36,6 +45,7 @@ rc=$?
 want=$(calls_in "$HERE/three_ranks")
 grep -q "^ *all *all *$want " "$WORK/out" || fail "three_ranks: not all $want calls: $(cat "$WORK/out")"
 grep -q "gaps none" "$WORK/out" || fail "three_ranks: --gaps none not said"
+grep -q "gaps 0.000 ms" "$WORK/out" || fail "three_ranks: --gaps none spent gaps"
 
 # rank 2 is done long before ranks 0 and 1 (their subgroup computes 3 s
 # more, longer than -T): it waits for them instead of timing out
