@@ -1,0 +1,311 @@
+/* A torch profiler trace read into one rank's replay_trace (trace_import.h):
+ * the file parsed whole, the communication events picked (one kind per file,
+ * nested ones once), each read as a call (trace_import_event.c), the calls
+ * ordered by start, and each put into a group of the trace
+ * (trace_import_groups.c). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "replay/trace_import.h"
+
+void replay_import_free(replay_import *im)
+{
+    if (!im) return;
+    for (size_t i = 0; im->splits && i < im->t.ncalls; i++) {
+        free(im->splits[i].in);
+        free(im->splits[i].out);
+    }
+    free(im->splits);
+    free(im->warnings);
+    replay_trace_free(&im->t);
+    memset(im, 0, sizeof *im);
+}
+
+#ifndef COLL_HAVE_JANSSON
+
+int replay_import_profiler(const char *path, int rank_fallback, int world_fallback,
+                           replay_import *im, char *err, size_t errlen)
+{
+    (void)rank_fallback, (void)world_fallback;
+    memset(im, 0, sizeof *im);
+    snprintf(err, errlen,
+             "%s: reading a profiler trace needs jansson, which this build lacks "
+             "(apt-get install libjansson-dev, then rebuild)",
+             path);
+    return -1;
+}
+
+#else
+
+#include "replay/trace_import_event.h"
+#include "replay/trace_import_groups.h"
+
+/* A backend's own events: "gloo:all_reduce"; these prefixes are backends. */
+static const char *const backend_prefixes[] = {"gloo:", "nccl:", "mpi:", "ucc:", "coll:", NULL};
+
+/* The kind and collective of an event of name, or -1 when it is none of ours.
+ * coll gets the collective's name (no prefix, no trailing '_'). */
+static int classify(const char *name, json_t *args, char *coll, size_t len, import_kind *kind)
+{
+    if (strcmp(name, "record_param_comms") == 0) {
+        json_t *c = json_object_get(args, "Collective name");
+        snprintf(coll, len, "%s", json_is_string(c) ? json_string_value(c) : "");
+        *kind = IMPORT_PARAM;
+        return 0;
+    }
+    const char *rest = NULL;
+    if (strncmp(name, "c10d::", 6) == 0) rest = name + 6, *kind = IMPORT_C10D;
+    for (int i = 0; !rest && backend_prefixes[i]; i++)
+        if (strncmp(name, backend_prefixes[i], strlen(backend_prefixes[i])) == 0)
+            rest = name + strlen(backend_prefixes[i]), *kind = IMPORT_BACKEND;
+    if (!rest) return -1;
+    snprintf(coll, len, "%s", rest);
+    size_t n = strlen(coll);
+    if (n > 1 && coll[n - 1] == '_') coll[n - 1] = '\0'; /* c10d's in-place ops: allreduce_ */
+    return 0;
+}
+
+typedef struct scan {
+    const char *path;
+    import_ev *ev;
+    size_t n, cap;
+    char (*colls)[64]; /* the collective names ev[i].coll points into */
+    size_t counts[3];
+} scan;
+
+/* Every event of ours in events into s (all three kinds). 0, or -1 said. */
+static int collect(scan *s, json_t *events, char *err, size_t errlen)
+{
+    size_t i;
+    json_t *o;
+    s->cap = json_array_size(events);
+    s->ev = calloc(s->cap ? s->cap : 1, sizeof *s->ev);
+    s->colls = calloc(s->cap ? s->cap : 1, sizeof *s->colls);
+    if (!s->ev || !s->colls) return snprintf(err, errlen, "%s: out of memory", s->path), -1;
+    json_array_foreach(events, i, o)
+    {
+        json_t *name = json_object_get(o, "name"), *ph = json_object_get(o, "ph");
+        if (!json_is_string(name) || !json_is_string(ph) || strcmp(json_string_value(ph), "X"))
+            continue; /* complete events only: the ops are; counters and flows are not */
+        import_ev *e = &s->ev[s->n];
+        e->name = json_string_value(name);
+        e->args = json_object_get(o, "args");
+        if (classify(e->name, e->args, s->colls[s->n], sizeof s->colls[s->n], &e->kind)) continue;
+        e->coll = s->colls[s->n];
+        json_t *ts = json_object_get(o, "ts"), *dur = json_object_get(o, "dur");
+        e->ts = json_number_value(ts);
+        e->dur = json_number_value(dur);
+        e->pid = json_integer_value(json_object_get(o, "pid"));
+        e->tid = json_integer_value(json_object_get(o, "tid"));
+        if (!json_is_number(ts) || !json_is_number(dur) || e->dur < 0)
+            return import_bad(s->path, e, err, errlen, "no \"ts\"/\"dur\" (us) of its own");
+        int known = replay_import_op(e->coll, &e->op);
+        if (known < 0)
+            return import_bad(s->path, e, err, errlen,
+                              "unknown collective \"%.60s\" (the format has allreduce, allgather, "
+                              "reducescatter, broadcast, reduce, alltoall, barrier, send, recv, "
+                              "gather, scatter)",
+                              e->coll);
+        if (known > 0) continue; /* wait, init: no call of the program */
+        s->counts[e->kind]++;
+        s->n++;
+    }
+    return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const import_ev *x = *(import_ev *const *)a, *y = *(import_ev *const *)b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->dur != y->dur) return x->dur > y->dur ? -1 : 1; /* the outer first */
+    return x < y ? -1 : x > y;
+}
+
+static int inside(const import_ev *in, const import_ev *out)
+{
+    return in->pid == out->pid && in->tid == out->tid && in->ts >= out->ts &&
+           in->ts + in->dur <= out->ts + out->dur;
+}
+
+/* The events of kind, by start, nested ones dropped; c10d events get the
+ * backend event that starts inside them on their thread (its end is when the
+ * work completed). *n of them in a malloc'd list. */
+static import_ev **pick(scan *s, import_kind kind, size_t *n)
+{
+    import_ev **list = malloc((s->n ? s->n : 1) * sizeof *list), **back = NULL;
+    size_t nb = 0;
+    *n = 0;
+    if (!list) return NULL;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->ev[i].kind == kind) list[(*n)++] = &s->ev[i];
+    qsort(list, *n, sizeof *list, by_start);
+    /* An event inside another on its thread counts there. The ones kept follow
+     * each other on a thread (calls are synchronous spans there), so only the
+     * last one kept on the thread can hold the next. The backend's events are
+     * asynchronous (they end when the work does) and may overlap: all count. */
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        int nested = 0;
+        for (size_t j = kept; kind != IMPORT_BACKEND && j-- > 0;)
+            if (list[j]->pid == list[i]->pid && list[j]->tid == list[i]->tid) {
+                nested = inside(list[i], list[j]);
+                break;
+            }
+        if (nested) list[i]->dropped = 1;
+        else list[kept++] = list[i];
+    }
+    *n = kept;
+    if (kind != IMPORT_C10D || !s->counts[IMPORT_BACKEND]) return list;
+    back = malloc(s->n * sizeof *back);
+    if (!back) return free(list), NULL;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->ev[i].kind == IMPORT_BACKEND) back[nb++] = &s->ev[i];
+    qsort(back, nb, sizeof *back, by_start);
+    size_t b = 0;
+    for (size_t i = 0; i < *n; i++) {
+        import_ev *c = list[i];
+        while (b < nb && back[b]->ts < c->ts) b++;
+        for (size_t k = b; k < nb && back[k]->ts <= c->ts + c->dur; k++)
+            if (back[k]->pid == c->pid && back[k]->tid == c->tid && !back[k]->dropped) {
+                c->inner = back[k];
+                back[k]->dropped = 1;
+                break;
+            }
+    }
+    free(back);
+    return list;
+}
+
+/* "distributedInfo": the rank, world and backend the program ran with, and its
+ * groups (pg_config). */
+static void read_dist(json_t *root, import_groups *g, replay_import *im)
+{
+    json_t *d = json_object_get(root, "distributedInfo");
+    json_t *rank = json_object_get(d, "rank"), *world = json_object_get(d, "world_size");
+    json_t *backend = json_object_get(d, "backend");
+    if (json_is_integer(rank) && json_is_integer(world)) {
+        g->rank = (int)json_integer_value(rank);
+        g->world = (int)json_integer_value(world);
+    }
+    if (json_is_string(backend))
+        snprintf(im->backend, sizeof im->backend, "%s", json_string_value(backend));
+    g->pg_config = json_object_get(d, "pg_config");
+}
+
+static int by_t0(const void *a, const void *b)
+{
+    const import_call *x = a, *y = b;
+    if (x->c.t0 != y->c.t0) return x->c.t0 < y->c.t0 ? -1 : 1;
+    return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+static const char *kind_names[] = {"record_param_comms", "c10d::<collective>",
+                                   "<backend>:<collective>"};
+
+/* The calls of the chosen events, by start, into im. */
+static int read_calls(import_groups *g, import_ev **list, size_t n, char *err, size_t errlen)
+{
+    replay_import *im = g->im;
+    import_call *calls = calloc(n ? n : 1, sizeof *calls);
+    if (!calls) return snprintf(err, errlen, "%s: out of memory", g->path), -1;
+    int rc = 0;
+    size_t got = 0;
+    for (; got < n && rc == 0; got++)
+        rc = import_call_read(g->path, list[got], &calls[got], err, errlen);
+    if (rc == 0) {
+        qsort(calls, n, sizeof *calls, by_t0);
+        rc = import_groups_place(g, calls, n, err, errlen);
+    }
+    if (rc == 0) {
+        im->t.calls = calloc(n ? n : 1, sizeof *im->t.calls);
+        im->splits = calloc(n ? n : 1, sizeof *im->splits);
+        if (!im->t.calls || !im->splits)
+            rc = -1, snprintf(err, errlen, "%s: out of memory", g->path);
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        replay_call *c = &im->t.calls[i];
+        *c = calls[i].c;
+        c->seq = (int64_t)i;
+        c->line = 0;
+        c->gap = i ? c->t0 - im->t.calls[i - 1].t1 : 0;
+        if (c->gap < 0) c->gap = 0; /* an asynchronous call still running */
+        im->splits[i] = calls[i].sp;
+        calls[i].sp = (replay_splits){0};
+        im->t.ncalls++;
+    }
+    for (size_t i = 0; i < got; i++) import_call_free(&calls[i]);
+    free(calls);
+    return rc;
+}
+
+int replay_import_profiler(const char *path, int rank_fallback, int world_fallback,
+                           replay_import *im, char *err, size_t errlen)
+{
+    memset(im, 0, sizeof *im);
+    im->t.path = strdup(path);
+    im->warnings = strdup("");
+    snprintf(im->t.source, sizeof im->t.source, "torch-profiler");
+    if (!im->t.path || !im->warnings) return snprintf(err, errlen, "%s: out of memory", path), -1;
+    struct stat st;
+    if (stat(path, &st) != 0) return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -1;
+    if (!S_ISREG(st.st_mode)) return snprintf(err, errlen, "%s: not a regular file", path), -1;
+    if ((uint64_t)st.st_size > REPLAY_IMPORT_MAX_BYTES)
+        return snprintf(err, errlen, "%s: %llu bytes, over the limit of %llu for a profiler trace",
+                        path, (unsigned long long)st.st_size,
+                        (unsigned long long)REPLAY_IMPORT_MAX_BYTES),
+               -1;
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    if (!root)
+        return snprintf(err, errlen,
+                        "%s: not JSON (line %d, column %d: %s): not a torch profiler trace", path,
+                        jerr.line, jerr.column, jerr.text),
+               -1;
+    json_t *events = json_object_get(root, "traceEvents");
+    scan s = {.path = path};
+    import_groups g = {.path = path, .im = im, .rank = -1, .world = -1};
+    import_ev **list = NULL;
+    size_t n = 0;
+    int rc = -1;
+    if (!json_is_object(root) || !json_is_array(events)) {
+        snprintf(err, errlen,
+                 "%s: no \"traceEvents\" list: not a torch profiler trace (the JSON "
+                 "prof.export_chrome_trace writes)",
+                 path);
+        goto out;
+    }
+    read_dist(root, &g, im);
+    if (collect(&s, events, err, errlen)) goto out;
+    import_kind kind = s.counts[IMPORT_PARAM]  ? IMPORT_PARAM
+                       : s.counts[IMPORT_C10D] ? IMPORT_C10D
+                                               : IMPORT_BACKEND;
+    if (!s.counts[kind]) {
+        snprintf(err, errlen,
+                 "%s: no communication events among its %zu events (no record_param_comms, "
+                 "c10d::<collective> or gloo:<collective>): was the profiler running around the "
+                 "program's collectives?",
+                 path, json_array_size(events));
+        goto out;
+    }
+    if (!(list = pick(&s, kind, &n))) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        goto out;
+    }
+    g.rank_fallback = rank_fallback;
+    g.world_fallback = world_fallback;
+    g.kind_name = kind_names[kind];
+    rc = read_calls(&g, list, n, err, errlen);
+out:
+    import_groups_free(&g);
+    free(list);
+    free(s.ev);
+    free(s.colls);
+    json_decref(root);
+    return rc;
+}
+
+#endif

@@ -1,0 +1,63 @@
+/* Inside the profiler importer (trace_import.c): one profiler event and the
+ * call read from it (trace_import_event.c), before calls are ordered and put
+ * into groups. Needs jansson. */
+#ifndef REPLAY_TRACE_IMPORT_EVENT_H
+#define REPLAY_TRACE_IMPORT_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "replay/trace_import.h"
+
+/* Where an event comes from, in the order of preference: one kind per file. */
+typedef enum import_kind { IMPORT_PARAM = 0, IMPORT_C10D, IMPORT_BACKEND } import_kind;
+
+typedef struct import_ev {
+    json_t *args;     /* the event's "args" (borrowed; may be NULL) */
+    const char *name; /* the event's name */
+    const char *coll; /* the collective as torch names it (no prefix, no trailing '_') */
+    import_kind kind;
+    replay_op op;
+    double ts, dur; /* us */
+    long long pid, tid;
+    struct import_ev *inner; /* c10d: the backend's event that started inside it */
+    int dropped;             /* inside another event of its kind: counted there */
+} import_ev;
+
+/* A call as one event says it, before it has a group of the trace. */
+typedef struct import_call {
+    replay_call c; /* group, seq and gap not set yet */
+    replay_splits sp;
+    const char *pg_name, *pg_desc; /* NULL: the event names none (borrowed) */
+    int *ranks;                    /* the group's global ranks; NULL: not known */
+    int nranks;
+    int size;     /* the group's size; -1: not known */
+    int rank_arg; /* record_param_comms "Rank" of a call with no root or peer; -1 */
+    const import_ev *ev;
+} import_call;
+
+/* A profiler time (us, as "ts" and "dur" give it) in ns. */
+int64_t import_ns(double us);
+
+/* The problem's prefix: "PATH: event NAME at ts TS us: ". */
+void import_where(const char *path, const import_ev *e, char *buf, size_t len);
+
+/* The call of e (IMPORT_PARAM: its args; IMPORT_C10D/BACKEND: its shapes and
+ * dtypes, and e->inner's). 0, or -1 with "PATH: event ...: problem" in err. */
+int import_call_read(const char *path, const import_ev *e, import_call *out, char *err,
+                     size_t errlen);
+/* The c10d/backend part of import_call_read (trace_import_shapes.c). */
+int import_shapes_read(const char *path, const import_ev *e, import_call *out, char *err,
+                       size_t errlen);
+/* c->c.count from its in, out and splits, as the format means count for its
+ * op (c->size for an even all-to-all). 0, or -1 said. */
+int import_set_count(const char *path, const import_ev *e, import_call *c, char *err,
+                     size_t errlen);
+/* "PATH: event NAME at ts TS us: " and the message into err; returns -1. */
+__attribute__((format(printf, 5, 6))) int
+import_bad(const char *path, const import_ev *e, char *err, size_t errlen, const char *fmt, ...);
+void import_call_free(import_call *c);
+
+#endif
