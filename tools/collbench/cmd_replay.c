@@ -105,7 +105,8 @@ static const bench_opt opt_table[] = {
     {0, "csv", "FILE", on_csv, "write the rows as CSV (replaced atomically)"},
     {'J', "json", "FILE", on_json, "write the rows as JSON (replaced atomically)"},
     {'P', NULL, "N", on_procs, "ranks: must be the trace's world (the default)"},
-    {'T', NULL, "SECONDS", on_timeout, "timeout of every blocking wait (default 60)"},
+    {'T', NULL, "SECONDS", on_timeout,
+     "timeout of every replayed call and group set-up (default 60)"},
     {0, "rdv-dir", "DIR", on_rdv, NULL}, /* the launcher's private directory, for its ranks */
     {'h', "help", NULL, bench_opt_help, "this help"},
 };
