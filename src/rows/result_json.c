@@ -178,8 +178,89 @@ static void utc_now(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* This run's config: iterations, device and the command's extra keys. */
+static json_t *run_config(const bench_json_meta *meta, const char *path, char *err, size_t errlen)
+{
+    json_t *c = json_object();
+    int bad = !c;
+    if (c) {
+        bad |= json_object_set_new(c, "warmup_iters", json_integer(meta->warmup_iters));
+        bad |= json_object_set_new(c, "benchmark_iters", json_integer(meta->benchmark_iters));
+        if (meta->device) bad |= json_object_set_new(c, "device", json_string(meta->device));
+    }
+    if (c && meta->extra_config_json && *meta->extra_config_json) {
+        json_error_t jerr;
+        json_t *extra = json_loads(meta->extra_config_json, 0, &jerr);
+        if (!json_is_object(extra)) {
+            coll__set_err(err, errlen, "%s: extra config is not a JSON object (%s)", path,
+                          extra ? "another JSON type" : jerr.text);
+            json_decref(extra);
+            json_decref(c);
+            return NULL;
+        }
+        bad |= json_object_update(c, extra);
+        json_decref(extra);
+    }
+    if (bad) {
+        coll__set_err(err, errlen, "%s: out of memory building JSON", path);
+        json_decref(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Runs of different collectives or iterations merge into one file: "configs"
+ * lists every distinct config that wrote rows here (a file written before it
+ * starts with its "config"), and "config" keeps only what they all agree on:
+ * a key two runs set differently is left out of it, so it never names one
+ * writer's collective for another's rows. */
+static int merge_configs(json_t *root, json_t *mine, const char *path, char *err, size_t errlen)
+{
+    json_t *config = child_object(root, "config", path, "config", err, errlen);
+    json_t *configs = json_object_get(root, "configs");
+    if (!config) return COLL_EINVAL;
+    if (configs && !json_is_array(configs)) {
+        coll__set_err(err, errlen,
+                      "%s: existing \"configs\" is not an array; refusing to "
+                      "overwrite it",
+                      path);
+        return COLL_EINVAL;
+    }
+    int bad = 0;
+    if (!configs) {
+        bad |= !(configs = json_array()) || json_object_set_new(root, "configs", configs);
+        if (!bad && json_object_size(config)) bad |= json_array_append(configs, config);
+    }
+    int known = 0;
+    for (size_t i = 0; !bad && i < json_array_size(configs); i++)
+        known |= json_equal(json_array_get(configs, i), mine);
+    if (!bad && !known) bad |= json_array_append(configs, mine);
+    json_t *agreed = json_object();
+    bad |= !agreed;
+    for (size_t i = 0; !bad && i < json_array_size(configs); i++) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(json_array_get(configs, i), key, v)
+        {
+            int same = 1;
+            for (size_t j = 0; same && j < json_array_size(configs); j++) {
+                json_t *w = json_object_get(json_array_get(configs, j), key);
+                same = !w || json_equal(v, w);
+            }
+            if (same) bad |= json_object_set(agreed, key, v);
+        }
+    }
+    if (!bad) bad |= json_object_set_new(root, "config", agreed);
+    else json_decref(agreed);
+    if (bad) {
+        coll__set_err(err, errlen, "%s: out of memory building JSON", path);
+        return COLL_ENOMEM;
+    }
+    return COLL_OK;
+}
+
 /* Top-level keys and config; existing values are kept except where this run
- * knows better (world_size grows to the max, config keys of this run win). */
+ * knows better (world_size grows to the max; config: merge_configs). */
 static int merge_meta(json_t *root, const bench_json_meta *meta, const char *path, char *err,
                       size_t errlen)
 {
@@ -197,29 +278,16 @@ static int merge_meta(json_t *root, const bench_json_meta *meta, const char *pat
         bad |= json_object_set_new(root, "timestamp", json_string(now));
     }
 
-    json_t *config = child_object(root, "config", path, "config", err, errlen);
-    if (!config) return COLL_EINVAL;
-    bad |= json_object_set_new(config, "warmup_iters", json_integer(meta->warmup_iters));
-    bad |= json_object_set_new(config, "benchmark_iters", json_integer(meta->benchmark_iters));
-    if (meta->device) bad |= json_object_set_new(config, "device", json_string(meta->device));
-    if (meta->extra_config_json && *meta->extra_config_json) {
-        json_error_t jerr;
-        json_t *extra = json_loads(meta->extra_config_json, 0, &jerr);
-        if (!json_is_object(extra)) {
-            coll__set_err(err, errlen, "%s: extra config is not a JSON object (%s)", path,
-                          extra ? "another JSON type" : jerr.text);
-            json_decref(extra);
-            return COLL_EINVAL;
-        }
-        bad |= json_object_update(config, extra);
-        json_decref(extra);
-    }
     if (bad) {
         coll__set_err(err, errlen, "%s: out of memory building JSON (or a text field is not UTF-8)",
                       path);
         return COLL_ENOMEM;
     }
-    return COLL_OK;
+    json_t *mine = run_config(meta, path, err, errlen);
+    if (!mine) return COLL_EINVAL;
+    int rc = merge_configs(root, mine, path, err, errlen);
+    json_decref(mine);
+    return rc;
 }
 
 static int append_rows(json_t *root, const bench_row *rows, size_t n, const char *path, char *err,

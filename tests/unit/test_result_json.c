@@ -310,6 +310,36 @@ static void test_empty_existing_file_is_new(void **state)
     json_decref(doc);
 }
 
+/* Two commands' runs into one file: the top-level config is only what both
+ * ran with; each run's own config is in "configs", once however often it wrote. */
+static void test_merge_of_two_collectives(void **state)
+{
+    char path[512], err[256] = "";
+    file_in(state, "two.json", path, sizeof path);
+    bench_json_meta ar = META, bc = META;
+    ar.extra_config_json = "{\"collective\": \"allreduce\", \"seed\": 1}";
+    bc.extra_config_json = "{\"collective\": \"broadcast\", \"seed\": 1}";
+    bc.benchmark_iters = 7;
+    bench_row a = sample_row("allreduce", 0), b = sample_row("broadcast", 1);
+    assert_int_equal(bench_json_write(path, &ar, &a, 1, err, sizeof err), COLL_OK);
+    assert_int_equal(bench_json_write(path, &ar, &a, 1, err, sizeof err), COLL_OK);
+    assert_int_equal(bench_json_write(path, &bc, &b, 1, err, sizeof err), COLL_OK);
+
+    json_t *doc = load(path);
+    json_t *config = json_object_get(doc, "config"), *configs = json_object_get(doc, "configs");
+    assert_null(json_object_get(config, "collective"));      /* the two disagree */
+    assert_null(json_object_get(config, "benchmark_iters")); /* 20 and 7 */
+    assert_int_equal(json_integer_value(json_object_get(config, "seed")), 1);
+    assert_int_equal(json_integer_value(json_object_get(config, "warmup_iters")), 5);
+    assert_int_equal(json_array_size(configs), 2);
+    json_t *first = json_array_get(configs, 0), *second = json_array_get(configs, 1);
+    assert_string_equal(json_string_value(json_object_get(first, "collective")), "allreduce");
+    assert_int_equal(json_integer_value(json_object_get(first, "benchmark_iters")), 20);
+    assert_string_equal(json_string_value(json_object_get(second, "collective")), "broadcast");
+    assert_int_equal(json_integer_value(json_object_get(second, "benchmark_iters")), 7);
+    json_decref(doc);
+}
+
 static void test_bad_extra_config(void **state)
 {
     char path[512], err[256] = "";
@@ -373,6 +403,7 @@ int main(void)
         DIR_TEST(test_merge_keeps_old_rows),
         DIR_TEST(test_corrupt_existing_refused),
         DIR_TEST(test_empty_existing_file_is_new),
+        DIR_TEST(test_merge_of_two_collectives),
         DIR_TEST(test_bad_extra_config),
         DIR_TEST(test_non_finite_is_null),
         DIR_TEST(test_json_unwritable_path),
