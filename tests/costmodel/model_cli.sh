@@ -33,8 +33,20 @@ awk '$1 == "alpha_intra" { a = $2 } $1 == "beta_intra" { b = $2 }
 # held out: each process count predicted from the other two, within the noise
 grep -qE "held out \(each count left out, the rest fitted, its rows predicted\): fit 3,4 -> 2 ranks [0-9.]+%; fit 2,4 -> 3 ranks [0-9.]+%; fit 2,3 -> 4 ranks [0-9.]+%" "$out" ||
     fail "no held-out folds: $(cat "$out")"
-grep -qE "held-out error: median [0-5]\.[0-9]%, max [0-9.]+% over 12 rows \(in-sample median [0-9.]+%\): the report draws it" "$out" ||
+grep -qE "held-out error: median [0-5]\.[0-9]%, max [0-9.]+% over 12 rows \(in-sample median [0-9.]+%\): a report of these files would draw it" "$out" ||
     fail "held-out error not within the 3% noise: $(grep held "$out")"
+# A CSV carries no core count: the fit says what it assumed and how to give it,
+# and no verdict about "the report", which may have read results.json and its
+# cores (was: "the report does not draw it" where the suite's report drew it)
+grep -q "cores: not recorded in these files (a CSV has no column for them): fitted as if each rank had a core" "$out" ||
+    fail "the fit does not say it assumed a core per rank: $(cat "$out")"
+grep -q "give --cores N" "$out" || fail "no hint to give --cores: $(cat "$out")"
+grep -q "the report \(does not \)\?draws\? it" "$out" && fail "a verdict about the report without its cores: $(grep held "$out")"
+expect_exit 0 "" model "$WORK/ring.csv" --cores 2
+grep -q "cores: 2, --cores (where ranks outnumber them" "$out" || fail "--cores not stated: $(cat "$out")"
+grep -q "cores: not recorded" "$out" && fail "--cores given, yet not known: $(cat "$out")"
+grep -qE "held-out error: .*: with these cores a report would (not )?draw it" "$out" ||
+    fail "verdict not tied to --cores: $(grep held "$out")"
 
 expect_exit 0 "" model "$WORK/ring.csv" --predict hosts=8,link=10Gbit/s,latency=5us --sizes 1M,1G
 grep -q "on 8 hosts x 1 ranks, link 10 Gbit/s" "$out" || fail "no prediction heading: $(cat "$out")"
@@ -78,7 +90,7 @@ grep -q "only one message size" "$WORK/out" || fail "refusal does not say why: $
 FIX=$(dirname "$0")/../report/fixtures
 sed 's/"memcpy_GBps": 5.0/&, "cores": 2/' "$FIX/findings_copy_rate.json" >"$WORK/cores.json"
 expect_exit 0 "" model "$WORK/cores.json"
-grep -q "cores: 2 (where ranks outnumber them, per-byte CPU costs x ranks/2)" "$out" ||
+grep -q "cores: 2, as the run recorded them (where ranks outnumber them, per-byte CPU costs x ranks/2)" "$out" ||
     fail "recorded cores not used: $(cat "$out")"
 sed 's/"memcpy_GBps": 5.0/&, "cores": 2.5/' "$FIX/findings_copy_rate.json" >"$WORK/cores.json"
 expect_exit 1 "machines.box.cores is not a count of cores" model "$WORK/cores.json"

@@ -202,8 +202,13 @@ static void print_param(const model_series *s, model_param p)
                rel, v > 0 ? ", i.e. " : "", v > 0 ? 1e-3 / v : 0.0);
 }
 
-/* The held-out validation: per fold, then the verdict the report follows. */
-static void print_xval(const model_series *s)
+/* Where a series' core count came from: the fit's and the report's agree
+ * only when both read it from the files. */
+typedef enum cores_source { CORES_UNKNOWN, CORES_GIVEN, CORES_RECORDED } cores_source;
+
+/* The held-out validation: per fold, then the verdict the report follows
+ * (stated only where the report would have the fit's cores: read from the files). */
+static void print_xval(const model_series *s, cores_source src)
 {
     const model_xval *x = &s->xval;
     char why[160];
@@ -223,10 +228,16 @@ static void print_xval(const model_series *s)
         printf("    held-out error: median %.1f%%, max %.1f%% over %zu rows (in-sample median "
                "%.1f%%): %s\n",
                100 * x->med_err, 100 * x->max_err, x->n, 100 * s->med_abs_res,
-               why[0] ? "the report does not draw it" : "the report draws it");
+               src == CORES_UNKNOWN ? (why[0] ? "a report of these files would not draw it (no "
+                                                "core count: see above)"
+                                              : "a report of these files would draw it")
+               : src == CORES_GIVEN ? (why[0] ? "with these cores a report would not draw it"
+                                              : "with these cores a report would draw it")
+               : why[0]             ? "the report does not draw it"
+                                    : "the report draws it");
 }
 
-static void print_series(const model_series *s, int rows)
+static void print_series(const model_series *s, int rows, cores_source src)
 {
     printf("%s / %s / %s buffers / %s / algo %s / %s: %zu rows\n", s->host, s->backend, s->buffers,
            s->collective, s->algo, s->dtype, s->npts);
@@ -253,14 +264,20 @@ static void print_series(const model_series *s, int rows)
                   "pipelined) on several hosts"
                 : "");
     if (s->cores)
-        printf("    cores: %d (where ranks outnumber them, per-byte CPU costs x ranks/%d)\n",
-               s->cores, s->cores);
+        printf("    cores: %d%s (where ranks outnumber them, per-byte CPU costs x ranks/%d)\n",
+               s->cores, src == CORES_GIVEN ? ", --cores" : ", as the run recorded them", s->cores);
+    else
+        printf("    cores: not recorded in these files (a CSV has no column for them): fitted "
+               "as if each rank had a core\n"
+               "           of its own, which is wrong where ranks outnumbered the cores: give "
+               "--cores N (the machine's\n"
+               "           usable cores), or the run's results.json, which records them\n");
     for (int p = 0; p < MODEL_NPARAM; p++) print_param(s, (model_param)p);
     size_t out = 0;
     for (size_t i = 0; i < s->npts; i++) out += s->pts[i].weight < 0.5;
     printf("    residuals: median %.1f%%, max %.1f%%; %zu of %zu rows outliers (weight < 0.5)\n",
            100 * s->med_abs_res, 100 * s->max_abs_res, out, s->npts);
-    print_xval(s);
+    print_xval(s, src);
     if (!rows) return;
     printf("    %5s %5s %6s %12s %12s %12s %9s %7s\n", "hosts", "x", "ranks", "bytes",
            "measured_us", "model_us", "residual", "weight");
@@ -452,7 +469,8 @@ static int run(model_opts *o)
     printf("== cost model fits (times in microseconds; parameter ± standard error; residual = "
            "(model - measured) / measured)\n");
     for (size_t i = 0; i < f.n; i++) {
-        print_series(&f.s[i], !o->no_rows);
+        cores_source src = o->cores ? CORES_GIVEN : f.s[i].cores ? CORES_RECORDED : CORES_UNKNOWN;
+        print_series(&f.s[i], !o->no_rows, src);
         fitted += (size_t)f.s[i].ok;
     }
     if (f.skipped)
