@@ -70,6 +70,13 @@ int coll_launch_env_detect(coll_launch_env *env);
 /* Why the last coll_launch_env_detect() of this thread skipped a source, e.g.
  * "RANK=abc is not an integer"; "" when every variable it read was valid. */
 const char *coll_launch_env_error(void);
+/* The world rank this process's last failed call or coll_comm_create blamed
+ * (coll_comm_failed_rank's, across communicators), COLL_BLAMED_UNKNOWN when
+ * it timed out naming nobody (Gloo does not say whom it waited for), or -1:
+ * whom a rank that fails tells its launcher it waited on (launcher.h's blame
+ * mark). */
+int coll_last_blamed_rank(void);
+#define COLL_BLAMED_UNKNOWN (-2)
 
 /* The address a rank's transports listen on and publish to their peers, and why. */
 typedef struct coll_listen_pick {

@@ -91,6 +91,7 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     int rc = coll__rendezvous_init(&cfg, &rv, &cerr);
     if (rc) {
         coll__err_copy(&cerr, create_error, sizeof create_error);
+        coll__comm_note_blame(cerr.rank, rc);
         return rc;
     }
 
@@ -123,6 +124,7 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     }
     if (rc) {
         coll__err_copy(&cerr, create_error, sizeof create_error);
+        coll__comm_note_blame(cerr.rank, rc);
         if (comm->state) backend->fini(comm->state);
         coll__rendezvous_release(comm->store);
         pthread_mutex_destroy(&comm->lock);

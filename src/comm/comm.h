@@ -50,5 +50,8 @@ int coll__comm_execute(coll_comm *comm, const coll__call *call, const coll__sig 
 int coll__comm_enqueue(coll_comm *comm, coll_request *req);
 /* Stop and join the progress thread after the queue drains. */
 void coll__comm_stop_progress(coll_comm *comm);
+/* A call or a set-up of this process failed with status, blaming world rank
+ * world_rank (< 0: nobody): kept for coll_last_blamed_rank (coll_tool.h). */
+void coll__comm_note_blame(int world_rank, int status);
 
 #endif

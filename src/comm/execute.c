@@ -26,6 +26,7 @@ int coll__comm_execute(coll_comm *comm, const coll__call *call, const coll__sig 
      * now instead of at their timeout. */
     if (rc && rc != COLL_ENOTSUP) {
         comm->failed = rc;
+        coll__comm_note_blame(err.rank, rc);
         comm->backend->abort(comm->state, rc, err.rank);
     }
     return rc;

@@ -3,6 +3,7 @@
  * fails. The wait loop blocks in poll() on the results pipe and a self-pipe fed
  * by the SIGCHLD/SIGINT/SIGTERM handlers, so it never spins. */
 #include "launch/launcher.h"
+#include "launch/launch_blame.h"
 #include "coll_tool.h"
 #include "core/clock.h"
 #include "core/sock.h"
@@ -76,6 +77,7 @@ typedef struct rank_proc {
     int stopped;      /* the launcher signalled it (2: SIGKILL): its end says little */
     unsigned reaped;  /* reap order (1, 2, ...): the earlier of equals is named */
     int done;         /* wrote the done mark (opts->done_marks) */
+    int blames;       /* the rank its blame mark named, -1: none */
     int early;        /* exited 0 without it while others ran: left them early */
 } rank_proc;
 
@@ -476,8 +478,58 @@ static int early_clean_exit(const launcher *l, int best)
     return early;
 }
 
+/* What the ranks' blame marks say (launch_blame.h). The reap order says
+ * nothing here: the hung rank ends last, on our SIGTERM, and the ranks that
+ * waited for it end in whatever order their timeouts and ABORTs reach them. */
+static coll__launch_blamed blamed_by_marks(const launcher *l)
+{
+    coll__launch_blamed none = {-1, -1, 0};
+    coll__launch_blame_rank *in = calloc((size_t)l->n, sizeof *in);
+    if (!in) return none;
+    for (int r = 0; r < l->n; r++) {
+        const rank_proc *p = &l->ranks[r];
+        in[r] = (coll__launch_blame_rank){p->failed, p->stopped, p->blames, p->reaped};
+    }
+    coll__launch_blamed out = coll__launch_blame(in, l->n);
+    free(in);
+    return out;
+}
+
+/* The verdict from the blame marks: rank `rank`, which `direct` (and `votes`
+ * failed ranks in all, down their chains) failed waiting for; direct -1: the
+ * lone rank we had to stop. */
+static void describe_blamed(launcher *l, int rank, int direct, int votes)
+{
+    coll__launch_result *res = l->res;
+    const rank_proc *p = &l->ranks[rank];
+    char who[96];
+    if (direct < 0)
+        snprintf(who, sizeof who,
+                 "every other failed rank ended on its own (none said whom it "
+                 "waited for)");
+    else if (votes > 1)
+        snprintf(who, sizeof who, "rank %d failed waiting for it (%d ranks' blame leads to it)",
+                 direct, votes);
+    else snprintf(who, sizeof who, "rank %d failed waiting for it", direct);
+    res->failed_rank = rank;
+    res->exit_code = PEER_FAILURE_CODE;
+    if (p->stopped)
+        snprintf(res->message, sizeof res->message,
+                 "rank %d hung (or was stopped): %s, and it ended only when the launcher %s it",
+                 rank, who, p->stopped == 2 ? "killed" : "stopped");
+    else if (p->lost || !WIFEXITED(p->status))
+        snprintf(res->message, sizeof res->message, "rank %d failed: %s", rank, who);
+    else {
+        res->exit_code = WEXITSTATUS(p->status);
+        snprintf(res->message, sizeof res->message, "rank %d exited with code %d: %s", rank,
+                 res->exit_code, who);
+    }
+}
+
 /* Once every rank has ended: name the failed rank of the greatest weight, or
- * the rank that left early with 0 when that is what the others failed on. */
+ * the rank that left early with 0 when that is what the others failed on, or,
+ * when every failure is a rank that saw a peer go or was stopped by us, the
+ * rank the failed ranks' blame marks lead to. */
 static void record_verdict(launcher *l)
 {
     int best = -1;
@@ -490,6 +542,13 @@ static void record_verdict(launcher *l)
     }
     if (best < 0 || l->interrupted_first) return;
     int early = early_clean_exit(l, best);
+    coll__launch_blamed blamed = {-1, -1, 0};
+    if (early < 0 && weight(&l->ranks[best]) <= 1) /* only peer failures and ranks we stopped */
+        blamed = blamed_by_marks(l);
+    if (blamed.rank >= 0) {
+        describe_blamed(l, blamed.rank, blamed.direct, blamed.votes);
+        return;
+    }
     if (early < 0) {
         describe_failure(l, best);
         return;
@@ -582,13 +641,33 @@ static void escalate(launcher *l)
 
 /* ---- results lines --------------------------------------------------------------- */
 
+/* "R B" of a blame mark: rank R blames rank B, another rank of the job;
+ * "R ?": R timed out waiting and cannot say for whom. */
+static void read_blame(launcher *l, const char *s)
+{
+    char *end, *end2;
+    long r = strtol(s, &end, 10);
+    if (end == s || *end != ' ') return;
+    if (!strcmp(end + 1, "?") && r >= 0 && r < l->n) {
+        l->ranks[r].blames = COLL_BLAMED_UNKNOWN;
+        return;
+    }
+    long b = strtol(end + 1, &end2, 10);
+    if (end2 == end + 1 || *end2 || r < 0 || r >= l->n || b < 0 || b >= l->n || b == r) return;
+    l->ranks[r].blames = (int)b;
+}
+
 static void emit_line(launcher *l, const char *line)
 {
-    size_t mark = sizeof COLL_DONE_MARK - 1;
+    size_t mark = sizeof COLL_DONE_MARK - 1, blame = sizeof COLL_BLAME_MARK - 1;
     if (!strncmp(line, COLL_DONE_MARK, mark)) {
         char *end;
         long r = strtol(line + mark, &end, 10);
         if (end != line + mark && !*end && r >= 0 && r < l->n) l->ranks[r].done = 1;
+        return;
+    }
+    if (!strncmp(line, COLL_BLAME_MARK, blame)) {
+        read_blame(l, line + blame);
         return;
     }
     if (l->opts->on_result_line) l->opts->on_result_line(line, l->opts->arg);
@@ -745,6 +824,7 @@ static int launch(launcher *l)
     if (!rc) {
         l->ranks = calloc((size_t)l->n, sizeof *l->ranks);
         if (!l->ranks) rc = fail(l, COLL_ENOMEM, "out of memory for %d ranks", l->n);
+        for (int r = 0; !rc && r < l->n; r++) l->ranks[r].blames = -1;
     }
     if (!rc) rc = open_channels(l);
     if (!rc) rc = build_envs(l);
@@ -776,13 +856,25 @@ static int launch(launcher *l)
 /* What the done mark needs, read while the environment still holds it (a
  * rank's code may clear COLL_RESULTS_FD from it before exiting). */
 static int done_fd = -1;
-static char done_line[64];
+static char done_line[128];
 static size_t done_len;
+static long done_rank;
 
 static void write_done_mark(void)
 {
-    /* one write of a short line: atomic on a pipe, never inside another rank's line */
-    if (done_fd >= 0 && write(done_fd, done_line, done_len) < 0) done_fd = -1;
+    if (done_fd < 0) return;
+    size_t len = done_len;
+    int blamed = coll_last_blamed_rank();
+    char who[16] = "";
+    if (blamed == COLL_BLAMED_UNKNOWN) snprintf(who, sizeof who, "?");
+    else if (blamed >= 0 && blamed != done_rank) snprintf(who, sizeof who, "%d", blamed);
+    if (*who) {
+        int n = snprintf(done_line + len, sizeof done_line - len, COLL_BLAME_MARK "%ld %s\n",
+                         done_rank, who);
+        if (n > 0 && (size_t)n < sizeof done_line - len) len += (size_t)n;
+    }
+    /* one write of short lines: atomic on a pipe, never inside another rank's line */
+    if (write(done_fd, done_line, len) < 0) done_fd = -1;
 }
 
 void coll__launch_mark_done_at_exit(void)
@@ -792,8 +884,11 @@ void coll__launch_mark_done_at_exit(void)
     if (!fd || !*fd || !rank || !*rank || done_fd >= 0) return;
     long f = strtol(fd, &end, 10);
     if (*end || f < 0 || f > INT_MAX) return;
-    int n = snprintf(done_line, sizeof done_line, COLL_DONE_MARK "%.20s\n", rank);
+    long r = strtol(rank, &end, 10);
+    if (*end || r < 0 || r > INT_MAX) return;
+    int n = snprintf(done_line, sizeof done_line, COLL_DONE_MARK "%ld\n", r);
     if (n <= 0 || (size_t)n >= sizeof done_line) return;
+    done_rank = r;
     /* our own copy: the program may close its COLL_RESULTS_FD (fclose of an
      * fdopen) and the number be reused by a socket before exit */
     int own = fcntl((int)f, F_DUPFD_CLOEXEC, 3);

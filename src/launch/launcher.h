@@ -48,16 +48,24 @@ typedef struct coll__launch_opts {
 /* The line a rank writes on COLL_RESULTS_FD as it ends normally, then its
  * rank; the launcher keeps such lines from on_result_line. */
 #define COLL_DONE_MARK "\001coll-done "
+/* With the done mark, when a call of the rank failed blaming a peer
+ * (coll_last_blamed_rank): this, its rank, a space and the rank it blamed
+ * ("?": it timed out and cannot say for whom). A hung rank writes none; the
+ * others' marks lead the launcher to it (launch_blame.h). */
+#define COLL_BLAME_MARK "\001coll-blame "
 
-/* In a rank, at start: the done mark is written at exit (atexit: an _exit or
- * a crash writes none). Nothing when the rank has no COLL_RESULTS_FD or RANK. */
+/* In a rank, at start: the done mark, and the blame mark when there is one,
+ * are written at exit (atexit: an _exit or a crash, or a signal, writes none).
+ * Nothing when the rank has no COLL_RESULTS_FD or RANK. */
 void coll__launch_mark_done_at_exit(void);
 
 typedef struct coll__launch_result {
-    int exit_code;      /* 0 when all ranks exited 0; else the first failing rank's code
-                           (3 for a rank killed by a signal); 128+signal when the
-                           launcher was interrupted (SIGINT/SIGTERM) first */
-    int failed_rank;    /* first rank that failed, or -1 */
+    int exit_code;      /* 0 when all ranks exited 0; else the failed rank's code
+                           (3 for a rank killed by a signal or hung); 128+signal when
+                           the launcher was interrupted (SIGINT/SIGTERM) first */
+    int failed_rank;    /* the rank that caused the failure, or -1: the strongest
+                           end (a signal, its own error, leaving early), else the
+                           rank the others' blame marks lead to (a hung rank) */
     char message[256];  /* "rank 2 killed by signal 9 (Killed)" */
     int interrupted_by; /* SIGINT/SIGTERM the launcher received and forwarded, or 0 */
 } coll__launch_result;

@@ -54,9 +54,9 @@ int coll__shm_segment_barrier(coll__store *store, const char *prefix, const char
         const char *keys[1] = {key};
         rc = coll__store_wait(store, keys, 1);
         if (rc)
-            coll__err_set(err, 0, "shm set-up (%s): rank %d never arrived: %s", name,
-                          coll__err_world(err, r),
-                          store->err.msg[0] ? store->err.msg : coll_strerror(rc));
+            coll__err_blame(err, 0, r, "shm set-up (%s): rank %d never arrived: %s", name,
+                            coll__err_world(err, r),
+                            store->err.msg[0] ? store->err.msg : coll_strerror(rc));
     }
     if (rc && !err->msg[0])
         coll__err_set(err, 0, "shm set-up (%s): store: %s", name, store->err.msg);

@@ -329,8 +329,10 @@ static int accept_higher(int lfd, int rank, int size, const tcp_auth *auth, doub
     if (refused)
         snprintf(note, sizeof note, " (%d connection%s refused, see the log above)", refused,
                  refused == 1 ? "" : "s");
-    return coll__err_set(
-        err, COLL_ETIMEDOUT,
+    int first = rank + 1; /* one rank missing: the launcher hears whom we waited for */
+    while (first < size && fds[first] >= 0) first++;
+    return coll__err_blame(
+        err, COLL_ETIMEDOUT, strchr(missing, ',') ? -1 : first,
         "tcp transport rank %d: timed out after %.1f s: rank%s %s never connected%s", me, timeout_s,
         strchr(missing, ',') ? "s" : "", missing, note);
 }
