@@ -131,13 +131,36 @@ static int inside(const import_ev *in, const import_ev *out)
            in->ts + in->dur <= out->ts + out->dur;
 }
 
-/* The events of kind, by start, nested ones dropped; c10d events get the
- * backend event that starts inside them on their thread (its end is when the
- * work completed). *n of them in a malloc'd list. */
+/* Each c10d event gets the backend's event of the same op that its call
+ * started: the first one not taken that starts at or after it. The backend
+ * runs the work on its own threads (gloo: a worker per group), in the order
+ * the calls came, so the k-th gloo:all_reduce after ... belongs to the k-th
+ * c10d::allreduce_; its end is when the work completed. 0, or -1 (memory). */
+static int pair(scan *s, import_ev **list, size_t n)
+{
+    import_ev **back = malloc(s->n * sizeof *back);
+    size_t nb = 0, next[REPLAY_OP_COUNT] = {0};
+    if (!back) return -1;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->ev[i].kind == IMPORT_BACKEND) back[nb++] = &s->ev[i];
+    qsort(back, nb, sizeof *back, by_start);
+    for (size_t i = 0; i < n; i++) {
+        import_ev *c = list[i];
+        size_t k = next[c->op];
+        while (k < nb && (back[k]->op != c->op || back[k]->ts < c->ts)) k++;
+        if (k == nb) continue;
+        c->inner = back[k];
+        next[c->op] = k + 1;
+    }
+    free(back);
+    return 0;
+}
+
+/* The events of kind, by start, nested ones dropped; c10d events paired with
+ * the backend's. *n of them in a malloc'd list; NULL: out of memory. */
 static import_ev **pick(scan *s, import_kind kind, size_t *n)
 {
-    import_ev **list = malloc((s->n ? s->n : 1) * sizeof *list), **back = NULL;
-    size_t nb = 0;
+    import_ev **list = malloc((s->n ? s->n : 1) * sizeof *list);
     *n = 0;
     if (!list) return NULL;
     for (size_t i = 0; i < s->n; i++)
@@ -159,24 +182,10 @@ static import_ev **pick(scan *s, import_kind kind, size_t *n)
         else list[kept++] = list[i];
     }
     *n = kept;
-    if (kind != IMPORT_C10D || !s->counts[IMPORT_BACKEND]) return list;
-    back = malloc(s->n * sizeof *back);
-    if (!back) return free(list), NULL;
-    for (size_t i = 0; i < s->n; i++)
-        if (s->ev[i].kind == IMPORT_BACKEND) back[nb++] = &s->ev[i];
-    qsort(back, nb, sizeof *back, by_start);
-    size_t b = 0;
-    for (size_t i = 0; i < *n; i++) {
-        import_ev *c = list[i];
-        while (b < nb && back[b]->ts < c->ts) b++;
-        for (size_t k = b; k < nb && back[k]->ts <= c->ts + c->dur; k++)
-            if (back[k]->pid == c->pid && back[k]->tid == c->tid && !back[k]->dropped) {
-                c->inner = back[k];
-                back[k]->dropped = 1;
-                break;
-            }
+    if (kind == IMPORT_C10D && s->counts[IMPORT_BACKEND] && pair(s, list, *n)) {
+        free(list);
+        return NULL;
     }
-    free(back);
     return list;
 }
 
@@ -297,7 +306,13 @@ int replay_import_profiler(const char *path, int rank_fallback, int world_fallba
     }
     g.rank_fallback = rank_fallback;
     g.world_fallback = world_fallback;
-    g.kind_name = kind_names[kind];
+    char kind_name[48];
+    const char *colon = strchr(list[0]->name, ':');
+    if (kind == IMPORT_BACKEND && colon) /* "gloo:<collective>" */
+        snprintf(kind_name, sizeof kind_name, "%.*s<collective>", (int)(colon - list[0]->name + 1),
+                 list[0]->name);
+    else snprintf(kind_name, sizeof kind_name, "%s", kind_names[kind]);
+    g.kind_name = kind_name;
     rc = read_calls(&g, list, n, err, errlen);
 out:
     import_groups_free(&g);

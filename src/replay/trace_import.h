@@ -4,9 +4,10 @@
  * Which events count: the `record_param_comms` events where the backend emits
  * them (NCCL, coll); where a file has none (torch 2.6's gloo emits none), the
  * `c10d::<collective>` events with their "Input Dims"/"Input type" (only under
- * record_shapes=True), completed by the backend's own `<backend>:<collective>`
- * event that starts inside them; where there are no c10d events either, the
- * backend's events alone. One source per file, and an event inside another of
+ * record_shapes=True), each completed by the backend's own event of its call
+ * (`gloo:all_reduce`, on the backend's worker thread: its dtype, and its end
+ * as the call's); where there are no c10d events either, the backend's events
+ * alone. One source per file, and an event inside another of
  * the same source on the same thread is not counted again, so nested events
  * (c10d::allreduce_ around gloo:all_reduce around record_param_comms) count
  * once.

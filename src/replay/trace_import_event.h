@@ -22,7 +22,7 @@ typedef struct import_ev {
     replay_op op;
     double ts, dur; /* us */
     long long pid, tid;
-    struct import_ev *inner; /* c10d: the backend's event that started inside it */
+    struct import_ev *inner; /* c10d: the backend's event of its call; NULL none */
     int dropped;             /* inside another event of its kind: counted there */
 } import_ev;
 

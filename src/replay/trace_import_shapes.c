@@ -65,12 +65,12 @@ static long long numel(json_t *shape)
     return n;
 }
 
+/* "Input type" names a tensor's dtype (TypeMeta: "float", "long int",
+ * "c10::BFloat16"), not a tag for other inputs ("TensorList", "Scalar",
+ * "ScalarList", "Int"...; capitalized) or "" (none). */
 static int is_tensor_type(const char *s)
 {
-    coll_dtype dt;
-    return s && (!replay_import_dtype(s, &dt) || strchr(s, ':') || strstr(s, "int") ||
-                 strstr(s, "float") || strstr(s, "double") || strstr(s, "complex") ||
-                 strstr(s, "short") || strstr(s, "char"));
+    return s && *s && ((*s >= 'a' && *s <= 'z') || strchr(s, ':'));
 }
 
 /* Input i's tensors: *n of them, *elems elements in all. A tensor's shape is
