@@ -47,6 +47,19 @@ const char *coll_auto_intra_name(char *why, size_t whylen);
 int coll_nccl_version(char *version, size_t versionlen, char *soname, size_t sonamelen, char *why,
                       size_t whylen);
 
+/* --- Tuning variables ---------------------------------------------------- */
+
+/* Row i of every component's tuning variables (core/tuning.h's row: name,
+ * kind, default, range, meaning), each backend's in coll_backend_names()'s
+ * order; NULL past the last. */
+struct coll__tunable;
+const struct coll__tunable *coll_tuning_row(size_t i);
+/* Every set tuning variable read by its row: COLL_OK, or COLL_EINVAL with why
+ * naming the first bad one. A launcher calls it before any rank starts, so a
+ * typo is a usage error at once, not a failure of some ranks after others
+ * already wait for them. */
+int coll_tuning_check(char *why, size_t whylen);
+
 /* --- How ranks were launched, where they listen, how they are pinned ----- */
 
 /* Ranks that were already launched: our own launcher and torchrun (RANK,

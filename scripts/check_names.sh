@@ -4,9 +4,9 @@
 # and include/coll_tool.h (the tool's) declare; every other symbol their
 # objects define with external linkage is `coll__`, and so is every
 # `static inline` function and typedef of their headers (src/*/ below the
-# modules above libcoll), except in an engine's own folder or file family
-# (src/backend/shm/: shm_, src/transport/tcp/: tcp_, src/backend/auto_*.h:
-# auto_), whose headers only its own files include; the gloo layer's C++ is
+# modules above libcoll), except in a component's own folder (src/backend/shm/:
+# shm_, src/backend/auto/: auto_, src/transport/tcp/: tcp_, ...), whose
+# headers only its own files include; the gloo layer's C++ is
 # namespace collgloo. Reads the
 # built objects (nm) and the headers; names each offender. Exit 0 or 1.
 # usage: check_names.sh BUILD_DIR [SOURCE_ROOT] [NM]   (ctest: design/names)
@@ -60,15 +60,14 @@ done
 
 # Every typedef name (a typedef line, the closing line of a typedef'd struct or
 # enum at column 0, a function-pointer typedef) and static inline function of
-# those headers: coll__, or, in an engine's own folder (src/backend/shm/,
-# src/transport/tcp/: the folder's name) or file family (src/backend/auto_*.h:
-# auto_), that prefix; those headers are included by their engine's files
-# only. One awk per header: "FILE:LINE NAME" for each name breaking it.
+# those headers: coll__, or, in a component's own folder (src/backend/shm/,
+# src/backend/auto/, src/transport/tcp/: the folder's name), that prefix;
+# those headers are included by their component's files only. One awk per
+# header: "FILE:LINE NAME" for each name breaking it.
 while read -r h; do
     rel=${h#"$root"/}
     case $rel in
         src/*/*/*) prefix=$(basename "$(dirname "$rel")")_ ;;
-        src/backend/auto_*.h) prefix=auto_ ;;
         *) prefix=coll__ ;;
     esac
     awk -v f="$rel" -v pre="$prefix" '

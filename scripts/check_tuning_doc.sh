@@ -1,6 +1,7 @@
 #!/bin/sh
-# README.md's list of tuning variables against the table they come from
-# (src/core/tuning.c): the block between the markers "<!-- tuning:begin" and
+# README.md's list of tuning variables against the rows they come from (each
+# component's, gathered through the table of backends, src/backend/knobs.c,
+# as `collbench info --tuning` prints them): the block between the markers "<!-- tuning:begin" and
 # "<!-- tuning:end -->" must be exactly `collbench info --tuning --markdown`.
 # Exit 0, or 1 with the difference and how to regenerate the block.
 # usage: check_tuning_doc.sh COLLBENCH [SOURCE_ROOT]   (ctest: design/tuning_doc)

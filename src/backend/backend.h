@@ -1,5 +1,5 @@
-/* Backends: a small vtable. native (algorithms over a transport: tcp, shm),
- * mpi and nccl each provide one. A backend runs one call at a time: the
+/* Backends: a small vtable that each backend's folder (src/backend/NAME/)
+ * provides, found through the table of backends (backends.h). A backend runs one call at a time: the
  * communicator serialises calls and hands nonblocking ones to its progress thread. */
 #ifndef COLL_BACKEND_H
 #define COLL_BACKEND_H
@@ -63,20 +63,8 @@ typedef struct coll__backend_ops {
     int (*describe)(const void *state, char *buf, size_t len);
 } coll__backend_ops;
 
-/* NULL and a message in err when the backend is unknown or not built in. */
+/* The ops of the backend of that name in the table of backends (backends.h);
+ * NULL and a message in err when it is unknown or not usable here. */
 const coll__backend_ops *coll__backend_find(const char *name, char *err, size_t errlen);
-
-extern const coll__backend_ops coll__backend_tcp;
-extern const coll__backend_ops coll__backend_shm; /* backend/shm/shm.c */
-/* backend/nccl.c: always built (libnccl is loaded at run time). The probe gives
- * the backend when libnccl, libcudart and a device are there, else NULL and why. */
-extern const coll__backend_ops coll__backend_nccl;
-const coll__backend_ops *coll__backend_nccl_probe(char *err, size_t errlen);
-#ifdef COLL_HAVE_MPI
-extern const coll__backend_ops coll__backend_mpi; /* backend/mpi.c */
-#endif
-#ifdef COLL_HAVE_GLOO
-extern const coll__backend_ops coll__backend_gloo; /* backend/gloo.c + backend/gloo/ (C++) */
-#endif
 
 #endif

@@ -1,47 +1,40 @@
-/* Which backends exist, which are usable here, and why not. */
-#include "backend/backend.h"
+/* Which backends exist, which are usable here, and why not: all read from the
+ * table of backends (backends.h). */
+#include "backend/backends.h"
 #include "coll_tool.h"
-#include "backend/auto.h"
 #include "algo/algo.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const char *const backend_names[] = {"tcp", "shm", "auto", "mpi", "nccl", "gloo", NULL};
+const char *const *coll_backend_names(void) { return coll__backend_names; }
 
-const char *const *coll_backend_names(void) { return backend_names; }
-
-/* What a user must do to get a backend that is not in this build. */
-static const char *missing_reason(const char *name)
+static const coll__backend_entry *entry_of(const char *name)
 {
-    if (strcmp(name, "mpi") == 0)
-        return "collbench was built without MPI: install libopenmpi-dev and openmpi-bin "
-               "(scripts/deps.sh) and rebuild";
-    if (strcmp(name, "gloo") == 0)
-        return "collbench was built without Gloo: install libgloo-dev and g++ "
-               "(scripts/deps.sh) and rebuild";
+    for (const coll__backend_entry *const *e = coll__backends; name && *e; e++)
+        if (strcmp((*e)->name, name) == 0) return *e;
     return NULL;
 }
 
 const coll__backend_ops *coll__backend_find(const char *name, char *err, size_t errlen)
 {
     if (!name) name = "";
-    if (strcmp(name, "tcp") == 0) return &coll__backend_tcp;
-    if (strcmp(name, "shm") == 0) return &coll__backend_shm;
-#ifdef COLL_HAVE_MPI
-    if (strcmp(name, "mpi") == 0) return &coll__backend_mpi;
-#endif
-#ifdef COLL_HAVE_GLOO
-    if (strcmp(name, "gloo") == 0) return &coll__backend_gloo;
-#endif
-    if (strcmp(name, "auto") == 0) return &coll__backend_auto;
-    if (strcmp(name, "nccl") == 0) return coll__backend_nccl_probe(err, errlen);
-    const char *why = missing_reason(name);
-    if (why) snprintf(err, errlen, "backend %s unavailable: %s", name, why);
-    else
-        snprintf(err, errlen, "unknown backend '%s' (known: tcp, shm, auto, mpi, nccl, gloo)",
-                 name);
-    return NULL;
+    const coll__backend_entry *e = entry_of(name);
+    if (!e) {
+        char known[256] = "";
+        size_t used = 0;
+        for (const coll__backend_entry *const *k = coll__backends; *k && used < sizeof known; k++) {
+            int w = snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "",
+                             (*k)->name);
+            if (w > 0) used += (size_t)w;
+        }
+        snprintf(err, errlen, "unknown backend '%s' (known: %s)", name, known);
+        return NULL;
+    }
+    char why[512] = "";
+    const coll__backend_ops *ops = e->probe(why, sizeof why);
+    if (!ops) snprintf(err, errlen, "backend %s unavailable: %s", name, why);
+    return ops;
 }
 
 int coll_backend_available(const char *name, char *why, size_t whylen)
@@ -52,12 +45,7 @@ int coll_backend_available(const char *name, char *why, size_t whylen)
     return 0;
 }
 
-int coll_backend_known(const char *name)
-{
-    for (const char *const *b = backend_names; name && *b; b++)
-        if (strcmp(*b, name) == 0) return 1;
-    return 0;
-}
+int coll_backend_known(const char *name) { return entry_of(name) != NULL; }
 
 int coll_backend_available_bare(const char *name, char *why, size_t whylen)
 {
@@ -69,19 +57,24 @@ int coll_backend_available_bare(const char *name, char *why, size_t whylen)
     return 0;
 }
 
-int coll_backend_needs_mpirun(const char *name) { return strcmp(name, "mpi") == 0; }
+int coll_backend_needs_mpirun(const char *name)
+{
+    const coll__backend_entry *e = entry_of(name);
+    return e && (e->flags & COLL__BACKEND_NEEDS_MPIRUN);
+}
 
 int coll_backend_sweeps_by_default(const char *name)
 {
-    return !coll_backend_needs_mpirun(name) && strcmp(name, "nccl") != 0;
+    const coll__backend_entry *e = entry_of(name);
+    return e && (e->flags & COLL__BACKEND_SWEEPS);
 }
 
 size_t coll_backend_default_sweep(const char **out, size_t cap)
 {
     size_t n = 0;
-    for (const char *const *b = backend_names; *b && n < cap; b++)
-        if (coll_backend_sweeps_by_default(*b) && coll_backend_available(*b, NULL, 0))
-            out[n++] = *b;
+    for (const coll__backend_entry *const *e = coll__backends; *e && n < cap; e++)
+        if (((*e)->flags & COLL__BACKEND_SWEEPS) && coll_backend_available((*e)->name, NULL, 0))
+            out[n++] = (*e)->name;
     return n;
 }
 
@@ -100,18 +93,11 @@ static int kind_of(const char *collective, coll__kind *out)
     return 0;
 }
 
-/* Gloo's own allreduce algorithms, which only the gloo backend runs. */
-static int gloo_allreduce_algo(const char *collective, const char *algo)
+/* An algorithm that only one backend runs (Gloo's own). */
+static int own_algo(const char *collective, const char *algo)
 {
-#ifdef COLL_HAVE_GLOO
-    static const char *const names[] = {"default", "ring_chunked", "halving_doubling", "bcube"};
-    if (strcmp(collective, "allreduce") != 0) return 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(algo, names[i]) == 0) return 1;
-#else
-    (void)collective;
-    (void)algo;
-#endif
+    for (const coll__backend_entry *const *e = coll__backends; *e; e++)
+        if ((*e)->own_algo && (*e)->own_algo(collective, algo)) return 1;
     return 0;
 }
 
@@ -120,7 +106,7 @@ int coll_algo_supported(const char *collective, const char *algo)
     coll__kind kind;
     coll__algo_id id;
     if (!collective || !algo || !kind_of(collective, &kind)) return 0;
-    if (gloo_allreduce_algo(collective, algo)) return 1;
+    if (own_algo(collective, algo)) return 1;
     if (coll__algo_parse(algo, &id) != 0) return 0;
     return coll__algo_exists(kind, id);
 }

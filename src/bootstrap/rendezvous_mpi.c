@@ -3,7 +3,7 @@
 #include "coll_tool.h"
 #include "bootstrap/launch_env.h"
 #include "bootstrap/listen_addr.h"
-#include "core/runtime_mpi.h"
+#include "bootstrap/runtime_mpi.h"
 #include "core/token.h"
 
 #include <mpi.h>

@@ -1,7 +1,7 @@
 /* Communicator life cycle and the calls of include/coll.h: validate the
  * arguments, stamp a signature, and run the call in order on the backend. */
 #include "comm/comm.h"
-#include "backend/auto.h"
+#include "backend/auto/auto.h"
 #include "bootstrap/rendezvous.h"
 #include "core/alloc.h"
 

@@ -18,12 +18,7 @@ int coll__env_count(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, u
 /* A switch: 0 or 1 (not "off", which would read as on where only 0 turns off). */
 int coll__env_flag(const char *name, int dflt, int *out, coll__err *err);
 
-/* libcoll's tuning variables are read by the table of core/tuning.c
- * (coll__tunable_read), which gives each its default and range. */
-/* Checks every set tuning variable of the table: COLL_OK, or COLL_EINVAL with
- * err naming the first bad one. A launcher calls it before any rank starts, so
- * a typo is a usage error at once, not a failure of some ranks after others
- * already wait for them. */
-int coll__env_check_tuning(coll__err *err);
+/* libcoll's tuning variables are read by their rows (core/tuning.h,
+ * coll__tunable_read), which give each its default and range. */
 
 #endif

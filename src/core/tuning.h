@@ -1,7 +1,8 @@
-/* libcoll's tuning variables ($COLL_SHM_CHUNK_BYTES, ...): one table of name,
- * kind, default, range and meaning (tuning.c). Backends read them from it,
- * `collbench info --tuning` prints it with the values in force, and README's
- * list is generated from it (scripts/check_tuning_doc.sh). */
+/* A tuning variable ($COLL_..._BYTES, ...) as a row of name, kind, default,
+ * range and meaning, and how one row is read, range-checked and written. Each
+ * component declares its own rows beside its code; the gathering of them all
+ * (`collbench info --tuning`, the launcher's check, README's list through
+ * scripts/check_tuning_doc.sh) is above this layer. */
 #ifndef COLL_TUNING_H
 #define COLL_TUNING_H
 
@@ -29,18 +30,31 @@ typedef struct coll__tunable {
     const char *meaning;
 } coll__tunable;
 
-/* The table and its length. */
-const coll__tunable *coll__tunables(size_t *count);
-/* The row of name, NULL when there is none. */
-const coll__tunable *coll__tunable_find(const char *name);
+/* One component's rows. */
+typedef struct coll__tunable_table {
+    const coll__tunable *rows;
+    size_t count;
+} coll__tunable_table;
+
+#define COLL__KIB 1024ull
+#define COLL__MIB (COLL__KIB * COLL__KIB)
+#define COLL__GIB (COLL__MIB * COLL__KIB)
+/* A row: COLL__TUNABLE("COLL_X_BYTES", BYTES, 64 * COLL__KIB, ALWAYS, 0, SIZE_MAX, "..."). */
+#define COLL__TUNABLE(name, kind, dflt, when, lo, hi, meaning)            \
+    {                                                                     \
+        name, COLL__TUNE_##kind, dflt, COLL__TUNE_##when, lo, hi, meaning \
+    }
+
 /* Its default for a communicator of ranks ranks, oversub when they outnumber
  * the cores. */
 uint64_t coll__tunable_default(const coll__tunable *t, int ranks, int oversub);
-/* Reads $name (a row of the table) by its kind and range: unset or empty
- * gives the default for (ranks, oversub); a value that is not in range is
- * COLL_EINVAL with err naming the variable, never clamped or wrapped. A name
- * not in the table is a bug (COLL_EINVAL). */
-int coll__tunable_read(const char *name, int ranks, int oversub, uint64_t *out, coll__err *err);
+/* Reads row t's variable by its kind and range: unset or empty gives the
+ * default for (ranks, oversub); a value that is not in range is COLL_EINVAL
+ * with err naming the variable, never clamped or wrapped. */
+int coll__tunable_read(const coll__tunable *t, int ranks, int oversub, uint64_t *out,
+                       coll__err *err);
+/* COLL_OK when row t's variable is unset or in range, else COLL_EINVAL. */
+int coll__tunable_check(const coll__tunable *t, coll__err *err);
 /* "1M", "64K", "50": a value as a person (and the parser) writes it. */
 void coll__tunable_format(const coll__tunable *t, uint64_t v, char *buf, size_t len);
 /* "32K at 2 ranks, else 0": the default as a person reads it. */

@@ -59,7 +59,7 @@ variant() {
     VENV=""
     case $1 in
     # 64 KiB chunks: the 1M all-reduce the fault fires in is pipelined (its
-    # inter-host steps on the pipe's thread, src/backend/auto_pipe.h)
+    # inter-host steps on the pipe's thread, src/backend/auto/auto_pipe.h)
     auto-2x2) BACKEND=auto NP=4 FAULT_RANKS="0 3"
               VENV="COLL_AUTO_RANKS_PER_HOST=2 COLL_AUTO_PIPE_BYTES=65536" ;;
     *) BACKEND=$1 NP=3 FAULT_RANKS="0 2" ;;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/auto.h"
+#include "backend/auto/auto.h"
 #include "bootstrap/rendezvous.h"
 
 #define TIMEOUT_S 0.4

@@ -1,5 +1,6 @@
 /* What a build without Gloo says when asked for the gloo backend (the CLI's
- * exit 4): the registry is compiled here as it is in such a build. */
+ * exit 4): the registry, the table of backends and its entry are compiled here as
+ * they are in such a build. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,9 @@
 
 #undef COLL_HAVE_GLOO
 #include "../../src/backend/registry.c"
+#include "../../src/backend/backends.c"
+#include "../../src/backend/gloo/gloo_entry.c"
+#include "backend/tcp/tcp_backend.h"
 
 static const char built_without[] =
     "built without Gloo: install libgloo-dev and g++ (scripts/deps.sh) and rebuild";

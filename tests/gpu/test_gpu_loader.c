@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "backend/backend.h"
-#include "backend/nccl_lib.h"
+#include "backend/nccl/nccl_lib.h"
 #include "coll.h"
 #include "core/cuda_rt.h"
 

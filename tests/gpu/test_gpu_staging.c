@@ -11,7 +11,10 @@
 
 #include <cmocka.h>
 
+#include "backend/nccl/nccl_backend.h"
+#include "backend/shm/shm_backend.h"
 #include "backend/staging.h"
+#include "backend/tcp/tcp_backend.h"
 
 #define ARENA 4096
 static unsigned char arena[ARENA]; /* the fake device */

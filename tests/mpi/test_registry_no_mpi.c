@@ -1,5 +1,5 @@
-/* What a build without MPI says when asked for the mpi backend: the registry is
- * compiled here as it is in such a build, so one build tests both. */
+/* What a build without MPI says when asked for the mpi backend: the registry, the
+ * table of backends and its entry are compiled here as they are in such a build, so one build tests both. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +8,9 @@
 
 #undef COLL_HAVE_MPI
 #include "../../src/backend/registry.c"
+#include "../../src/backend/backends.c"
+#include "../../src/backend/mpi/mpi_entry.c"
+#include "backend/tcp/tcp_backend.h"
 
 static const char built_without[] =
     "built without MPI: install libopenmpi-dev and openmpi-bin (scripts/deps.sh) and rebuild";

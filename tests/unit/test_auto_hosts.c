@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/auto.h"
+#include "backend/auto/auto.h"
 #include "bootstrap/rendezvous.h"
 
 static void test_plan_regular_hosts(void **state)

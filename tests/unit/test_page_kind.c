@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/page_kind.h"
+#include "backend/shm/shm_page_kind.h"
 
 #define HUGE ((size_t)2 << 20)
 

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/gloo/gloo_backend.h"
+#include "backend/nccl/nccl_backend.h"
 #include "coll.h"
 #include "core/clock.h"
 

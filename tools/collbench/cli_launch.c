@@ -139,11 +139,10 @@ static int host_label_ok(const char *prefix)
 
 static int tuning_ok(const char *prefix)
 {
-    coll__err err;
-    coll__err_init(&err, NULL, 0);
+    char why[COLL__ERR_MSG];
     if (!host_label_ok(prefix)) return 0;
-    if (coll__env_check_tuning(&err) == COLL_OK) return 1;
-    fprintf(stderr, "%s: %s\n", prefix, err.msg);
+    if (coll_tuning_check(why, sizeof why) == COLL_OK) return 1;
+    fprintf(stderr, "%s: %s\n", prefix, why);
     return 0;
 }
 

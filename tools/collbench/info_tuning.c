@@ -6,6 +6,7 @@
 
 #include "core/tuning.h"
 #include "coll.h"
+#include "coll_tool.h"
 #include "exit_codes.h"
 
 static void range_text(const coll__tunable *t, char *buf, size_t len)
@@ -25,20 +26,19 @@ static void range_text(const coll__tunable *t, char *buf, size_t len)
 
 int info_tuning_print(void)
 {
-    size_t n;
-    const coll__tunable *t = coll__tunables(&n);
     int bad = 0;
     printf("%-27s %-12s %-7s %-38s %s\n", "variable", "value", "source", "default", "meaning");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; coll_tuning_row(i); i++) {
+        const coll__tunable *row = coll_tuning_row(i);
         char value[48] = "", dflt[80];
-        const char *set = getenv(t[i].name), *source = set && *set ? "env" : "default";
-        coll__tunable_format_default(&t[i], dflt, sizeof dflt);
+        const char *set = getenv(row->name), *source = set && *set ? "env" : "default";
+        coll__tunable_format_default(row, dflt, sizeof dflt);
         if (set && *set) {
             uint64_t v;
             coll__err err;
             coll__err_init(&err, NULL, 0);
-            if (coll__tunable_read(t[i].name, 0, 0, &v, &err) == COLL_OK)
-                coll__tunable_format(&t[i], v, value, sizeof value);
+            if (coll__tunable_read(row, 0, 0, &v, &err) == COLL_OK)
+                coll__tunable_format(row, v, value, sizeof value);
             else {
                 fprintf(stderr, "collbench info: %s\n", err.msg);
                 snprintf(value, sizeof value, "invalid");
@@ -46,23 +46,22 @@ int info_tuning_print(void)
             }
         } else {
             /* A conditional default depends on the communicator: the rule. */
-            coll__tunable_format(&t[i], t[i].dflt, value, sizeof value);
-            if (t[i].when != COLL__TUNE_ALWAYS) snprintf(value, sizeof value, "see default");
+            coll__tunable_format(row, row->dflt, value, sizeof value);
+            if (row->when != COLL__TUNE_ALWAYS) snprintf(value, sizeof value, "see default");
         }
-        printf("%-27s %-12s %-7s %-38s %s\n", t[i].name, value, source, dflt, t[i].meaning);
+        printf("%-27s %-12s %-7s %-38s %s\n", row->name, value, source, dflt, row->meaning);
     }
     return bad ? EXIT_USAGE : 0;
 }
 
 void info_tuning_print_markdown(void)
 {
-    size_t n;
-    const coll__tunable *t = coll__tunables(&n);
     printf("| variable | default | range | meaning |\n|---|---|---|---|\n");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; coll_tuning_row(i); i++) {
+        const coll__tunable *row = coll_tuning_row(i);
         char dflt[80], range[96];
-        coll__tunable_format_default(&t[i], dflt, sizeof dflt);
-        range_text(&t[i], range, sizeof range);
-        printf("| `%s` | %s | %s | %s |\n", t[i].name, dflt, range, t[i].meaning);
+        coll__tunable_format_default(row, dflt, sizeof dflt);
+        range_text(row, range, sizeof range);
+        printf("| `%s` | %s | %s | %s |\n", row->name, dflt, range, row->meaning);
     }
 }

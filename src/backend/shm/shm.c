@@ -10,6 +10,7 @@
  * COLL_SHM_* variables, are rows of core/tuning.c's table (name, default,
  * range, meaning; `collbench info --tuning`), read once here. Every rank must
  * see the same values; a value that is not a number in range fails the set-up. */
+#include "backend/shm/shm_backend.h"
 #include "backend/shm/shm_op.h"
 #include "backend/shm/shm_fused.h"
 #include "algo/algo.h"

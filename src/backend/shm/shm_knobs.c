@@ -1,35 +1,80 @@
-/* The shm backend's knobs from core/tuning.c's table, read in one place. */
+/* The shm backend's tuning variables and their reading, in one place. */
+#include "backend/shm/shm_backend.h"
 #include "backend/shm/shm_plan.h"
 
 #include "coll.h"
 #include "core/tuning.h"
 
-/* Each knob: its variable and where it goes. */
-#define KNOB(name, field)                                                 \
-    {                                                                     \
-        name, offsetof(shm_knobs, field), sizeof(((shm_knobs *)0)->field) \
+#include <stdint.h>
+
+#define KIB COLL__KIB
+#define MIB COLL__MIB
+#define GIB COLL__GIB
+#define ANY SIZE_MAX /* read into a size_t */
+
+/* The shm backend's tuning variables; the crossovers are measured: why each
+ * sits where it does is in shm_plan.c. Row i goes to knobs[i]'s field. */
+static const coll__tunable rows[] = {
+    COLL__TUNABLE("COLL_SHM_SLOT_BYTES", BYTES, MIB, ALWAYS, 4 * KIB, GIB,
+                  "shm staging slot per rank and parity (rounded up to 4 KiB)"),
+    COLL__TUNABLE("COLL_SHM_MBOX_BYTES", BYTES, 64 * KIB, ALWAYS, 64, 64 * MIB,
+                  "shm point-to-point buffer per pair of ranks"),
+    COLL__TUNABLE("COLL_SHM_CHUNK_BYTES", BYTES, 256 * KIB, ALWAYS, 64, 64 * MIB,
+                  "shm CMA pipeline chunk and largest direct all-reduce chunk"),
+    COLL__TUNABLE("COLL_SHM_CMA_MIN", BYTES, 128 * KIB, ALWAYS, 0, ANY,
+                  "per-rank bytes from which shm collectives other than all-reduce use CMA"),
+    COLL__TUNABLE("COLL_SHM_CMA_ALLREDUCE_MIN", BYTES, 64 * KIB, ALWAYS, 0, ANY,
+                  "per-rank bytes from which shm all-reduce on private buffers uses CMA slices"),
+    COLL__TUNABLE("COLL_SHM_CMA_WHOLE_MIN", BYTES, 32 * KIB, PAIR, 0, ANY,
+                  "per-rank bytes from which shm all-reduce out of place on private buffers "
+                  "reads whole inputs with CMA"),
+    COLL__TUNABLE("COLL_SHM_CMA_WHOLE_MAX", BYTES, 256 * KIB, PAIR, 0, ANY,
+                  "per-rank bytes up to which (excluded) it does"),
+    COLL__TUNABLE("COLL_SHM_DIRECT_MIN", BYTES, 4 * KIB, ALWAYS, 0, ANY,
+                  "per-rank bytes from which shm all-reduce on coll_alloc'd buffers goes direct"),
+    COLL__TUNABLE("COLL_SHM_STREAM_MIN", BYTES, 16 * MIB, ALWAYS, 0, ANY,
+                  "all ranks' output bytes from which shm direct all-reduce writes with "
+                  "streaming stores"),
+    COLL__TUNABLE("COLL_SHM_TOUCH_MAX", BYTES, 256 * MIB, ALWAYS, 0, ANY,
+                  "all ranks' buffer bytes up to which shm direct all-reduce touches every "
+                  "page on a buffer set's first call"),
+    COLL__TUNABLE("COLL_SHM_HEAP_BYTES", BYTES, 16 * GIB, ALWAYS, 0, 1ull << 44,
+                  "address space of each rank's coll_alloc heap (0: coll_alloc gives private "
+                  "memory)"),
+    COLL__TUNABLE("COLL_SHM_PRIV_MIN", BYTES, 4 * KIB, OVERSUB, 0, ANY,
+                  "per-rank bytes from which shm all-reduce on private buffers copies into the "
+                  "shared heap and reduces there"),
+    COLL__TUNABLE("COLL_SHM_PRIV_MAX", BYTES, MIB, OVERSUB, 0, ANY,
+                  "per-rank bytes up to which (excluded) it does"),
+    COLL__TUNABLE("COLL_SHM_PRIV_PLAIN_MAX", BYTES, 512 * MIB, OVERSUB, 0, ANY,
+                  "per-rank bytes up to which (excluded) it does when every rank's buffers are "
+                  "in 4 KiB pages, COLL_SHM_PRIV_MAX applying otherwise; its scratch holds 2x "
+                  "the bytes in each rank's heap, so unset it shrinks until all ranks' scratch "
+                  "fits a quarter of the host's memory"),
+    COLL__TUNABLE("COLL_SHM_SPIN_US", COUNT, 50, ALWAYS, 0, 1000000,
+                  "microseconds an shm waiter spins before it sleeps (with more ranks than "
+                  "cores it yields the CPU at every miss)"),
+    COLL__TUNABLE("COLL_SHM_CMA", FLAG, 1, ALWAYS, 0, 1,
+                  "0: shm never uses CMA (process_vm_readv)"),
+};
+
+const coll__tunable_table coll__shm_tunables = {rows, sizeof rows / sizeof rows[0]};
+
+/* Where each row goes. */
+#define KNOB(field)                                                 \
+    {                                                               \
+        offsetof(shm_knobs, field), sizeof(((shm_knobs *)0)->field) \
     }
 static const struct {
-    const char *name;
     size_t at, size;
 } knobs[] = {
-    KNOB("COLL_SHM_SLOT_BYTES", slot_bytes),
-    KNOB("COLL_SHM_MBOX_BYTES", mbox_bytes),
-    KNOB("COLL_SHM_CHUNK_BYTES", chunk_bytes),
-    KNOB("COLL_SHM_CMA_MIN", cma_min),
-    KNOB("COLL_SHM_CMA_ALLREDUCE_MIN", cma_allreduce_min),
-    KNOB("COLL_SHM_CMA_WHOLE_MIN", cma_whole_min),
-    KNOB("COLL_SHM_CMA_WHOLE_MAX", cma_whole_max),
-    KNOB("COLL_SHM_DIRECT_MIN", direct_min),
-    KNOB("COLL_SHM_STREAM_MIN", stream_min),
-    KNOB("COLL_SHM_TOUCH_MAX", touch_max),
-    KNOB("COLL_SHM_HEAP_BYTES", heap_bytes),
-    KNOB("COLL_SHM_PRIV_MIN", priv_min),
-    KNOB("COLL_SHM_PRIV_MAX", priv_max),
-    KNOB("COLL_SHM_PRIV_PLAIN_MAX", priv_plain_max),
-    KNOB("COLL_SHM_SPIN_US", spin_us),
-    KNOB("COLL_SHM_CMA", cma),
+    KNOB(slot_bytes),        KNOB(mbox_bytes),     KNOB(chunk_bytes),   KNOB(cma_min),
+    KNOB(cma_allreduce_min), KNOB(cma_whole_min),  KNOB(cma_whole_max), KNOB(direct_min),
+    KNOB(stream_min),        KNOB(touch_max),      KNOB(heap_bytes),    KNOB(priv_min),
+    KNOB(priv_max),          KNOB(priv_plain_max), KNOB(spin_us),       KNOB(cma),
 };
+_Static_assert(sizeof knobs / sizeof knobs[0] == sizeof rows / sizeof rows[0],
+               "a field for every shm tuning variable");
 
 /* The table's ranges keep every value within its field (an int's are below
  * INT_MAX), so the stores below never wrap. */
@@ -43,10 +88,9 @@ static void store(shm_knobs *k, size_t i, uint64_t v)
 static int read_all(shm_knobs *k, int n, int oversub, int env, coll__err *err)
 {
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
-        const coll__tunable *t = coll__tunable_find(knobs[i].name);
-        uint64_t v = t ? coll__tunable_default(t, n, oversub) : 0;
+        uint64_t v = coll__tunable_default(&rows[i], n, oversub);
         if (env) {
-            int rc = coll__tunable_read(knobs[i].name, n, oversub, &v, err);
+            int rc = coll__tunable_read(&rows[i], n, oversub, &v, err);
             if (rc) return rc;
         }
         store(k, i, v);

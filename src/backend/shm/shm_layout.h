@@ -26,7 +26,7 @@ typedef struct shm_post {
     /* All-reduce on private buffers: bytes of its input this rank copied into
      * its scratch before arriving (0: none; shm_direct.c). */
     uint64_t staged;
-    /* Its send and receive buffers are in 4 KiB pages (core/page_kind.h):
+    /* Its send and receive buffers are in 4 KiB pages (backend/shm/shm_page_kind.h):
      * the plan's private window on plain pages asks every rank's. 64 bits,
      * so that the inline data after it stays 8-byte aligned (staging reduces
      * doubles and int64s straight from it). */

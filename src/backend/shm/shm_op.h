@@ -22,7 +22,7 @@
 #include <sys/types.h>
 
 #include "backend/backend.h"
-#include "core/page_kind.h"
+#include "backend/shm/shm_page_kind.h"
 #include "core/reduce.h"
 /* the bottom: segment, heap, liveness, waiting */
 #include "backend/shm/shm_heap.h"

@@ -19,7 +19,7 @@
  *    staging and CMA are as fast or faster, so the window is empty
  *    (docs/PERFORMANCE.md, "shm on private buffers").
  *  - Past priv_max up to priv_plain_max, when every rank's buffers are in
- *    4 KiB pages (core/page_kind.h): CMA pins each page it copies, 0.23-0.51
+ *    4 KiB pages (backend/shm/shm_page_kind.h): CMA pins each page it copies, 0.23-0.51
  *    us a page here against 0.05-0.14 on huge pages (bench/floor.c), and with
  *    more ranks than cores the private engine's plain copies beat it at every
  *    size measured, 1 to 256 MiB (0.46-0.82x the time, bench/ab.sh), while on

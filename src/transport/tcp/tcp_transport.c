@@ -5,7 +5,7 @@
 #include "bootstrap/store.h"
 #include "core/clock.h"
 #include "core/env.h"
-#include "core/tuning.h"
+#include "transport/tcp/tcp_knobs.h"
 #include "core/sock.h"
 #include "transport/tcp/tcp_connect.h"
 #include "transport/tcp/tcp_peer.h"
@@ -362,7 +362,8 @@ int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank,
     *out = NULL;
     /* $COLL_TCP_SOCKBUF bytes (0: the kernel's autotuning, the default). */
     uint64_t sockbuf;
-    if (coll__tunable_read("COLL_TCP_SOCKBUF", 0, 0, &sockbuf, err)) return COLL_EINVAL;
+    if (coll__tunable_read(&coll__tcp_tunables.rows[TCP_KNOB_SOCKBUF], 0, 0, &sockbuf, err))
+        return COLL_EINVAL;
     coll__err why; /* set-up's error, naming world ranks */
     coll__err_init(&why, world_of, nworld);
     tcp_transport *t = calloc(1, sizeof *t);

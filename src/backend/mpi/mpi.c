@@ -12,13 +12,12 @@
  * communicator ends the whole job with MPI_Abort (exit 3) when a call outlives
  * the communicator's timeout, naming the call; nothing else would (a stopped
  * or hung peer blocks every MPI implementation forever). */
-#include "backend/backend.h"
+#include "backend/mpi/mpi_backend.h"
 #include "bootstrap/rendezvous.h"
 #include "core/env.h"
-#include "core/tuning.h"
 #include "core/fault.h"
 #include "core/reduce.h"
-#include "core/runtime_mpi.h"
+#include "bootstrap/runtime_mpi.h"
 #include "core/watchdog.h"
 
 #include <limits.h>
@@ -146,7 +145,8 @@ static int mpi_init(const coll__rendezvous *rv, void **state, coll__err *err)
             rank, size, rv->rank, rv->world_size);
     }
     uint64_t max_count;
-    rc = coll__tunable_read("COLL_MPI_MAX_COUNT", 0, 0, &max_count, err);
+    rc = coll__tunable_read(&coll__mpi_tunables.rows[COLL__MPI_KNOB_MAX_COUNT], 0, 0, &max_count,
+                            err);
     if (rc) return rc;
     mpi_state *st = calloc(1, sizeof(*st));
     if (!st) return COLL_ENOMEM;

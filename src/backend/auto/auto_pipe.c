@@ -1,5 +1,5 @@
 /* The auto backend's job thread (auto_pipe.h). */
-#include "backend/auto_pipe.h"
+#include "backend/auto/auto_pipe.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,22 +1,23 @@
 /* The auto backend: sub-communicators made of other backends' states, each on
  * a sub-rendezvous (own key prefix, sub rank and size) over the same store.
  *
- *   intra: the ranks of this host, over shm (tcp while shm is not built in);
+ *   intra: the ranks of this host, over shm (or tcp: $COLL_AUTO_INTRA);
  *   inter: the ranks with this rank's local index, one per host, over tcp;
  *   flat:  every rank over tcp, for what is not hierarchical.
  *
  * One host: everything runs on intra. Several hosts: all-reduce is hierarchical
  * when every host has the same number of ranks (else flat), and the other
  * collectives run flat. */
-#include "backend/auto.h"
-#include "backend/auto_pipe.h"
+#include "backend/auto/auto.h"
+#include "backend/auto/auto_pipe.h"
+#include "backend/shm/shm_backend.h"
+#include "backend/tcp/tcp_backend.h"
 #include "algo/algo.h"
 #include "bootstrap/blame_chain.h"
 #include "bootstrap/rendezvous.h"
 #include "core/alloc.h"
 #include "core/clock.h"
 #include "core/env.h"
-#include "core/tuning.h"
 #include "core/reduce.h"
 
 #include <stdio.h>
@@ -48,30 +49,25 @@ typedef struct auto_state {
     int piped;            /* pipe may be running on inter: only it touches inter */
 } auto_state;
 
+/* Within a host: shm, or the one $COLL_AUTO_INTRA names (shm or tcp). */
 static const coll__backend_ops *intra_ops(char *why, size_t whylen, int *bad)
 {
-    char err[256];
     const char *want = getenv("COLL_AUTO_INTRA");
     *bad = 0;
     if (want && *want) {
-        const coll__backend_ops *ops = coll__backend_find(want, err, sizeof err);
-        if (ops && ops != &coll__backend_auto) {
+        const coll__backend_ops *ops = strcmp(want, "shm") == 0   ? &coll__backend_shm
+                                       : strcmp(want, "tcp") == 0 ? &coll__backend_tcp
+                                                                  : NULL;
+        if (ops) {
             snprintf(why, whylen, "chosen by COLL_AUTO_INTRA");
             return ops;
         }
-        snprintf(why, whylen, "COLL_AUTO_INTRA=%s: %s", want,
-                 ops ? "auto cannot run inside itself" : err);
+        snprintf(why, whylen, "COLL_AUTO_INTRA=%s: auto runs shm or tcp within a host", want);
         *bad = 1;
         return NULL;
     }
-    const coll__backend_ops *shm = coll__backend_find("shm", err, sizeof err);
-    if (shm) {
-        snprintf(why, whylen, "shared memory within a host");
-        return shm;
-    }
-    (void)err; /* "not part of this build yet" and the like: info shows it per backend */
-    snprintf(why, whylen, "shm is not available here");
-    return &coll__backend_tcp;
+    snprintf(why, whylen, "shared memory within a host");
+    return &coll__backend_shm;
 }
 
 const char *coll_auto_intra_name(char *why, size_t whylen)
@@ -153,10 +149,11 @@ static int plan_subs(auto_state *st, coll__err *err)
     char why[320];
     int bad;
     /* $COLL_AUTO_PIPE_BYTES: the pipeline's chunk (0 turns it off; its default
-     * in core/tuning.c). Read on one host too: junk fails wherever it is set. */
+     * in auto_knobs.c). Read on one host too: junk fails wherever it is set. */
     uint64_t hier_env, pipe;
-    int rc = coll__tunable_read("COLL_AUTO_HIER", 0, 0, &hier_env, err);
-    if (!rc) rc = coll__tunable_read("COLL_AUTO_PIPE_BYTES", 0, 0, &pipe, err);
+    int rc = coll__tunable_read(&coll__auto_tunables.rows[AUTO_KNOB_HIER], 0, 0, &hier_env, err);
+    if (!rc)
+        rc = coll__tunable_read(&coll__auto_tunables.rows[AUTO_KNOB_PIPE_BYTES], 0, 0, &pipe, err);
     if (rc) return rc;
     int multi = p->nhosts > 1;
     st->intra.what = "intra-host";

@@ -1,9 +1,8 @@
-/* Host ids and the plan of which ranks share a host (backend/auto.h). */
-#include "backend/auto.h"
+/* Host ids and the plan of which ranks share a host (backend/auto/auto.h). */
+#include "backend/auto/auto.h"
 
 #include "core/clock.h"
 #include "core/env.h"
-#include "core/tuning.h"
 
 #include <limits.h>
 
@@ -50,7 +49,7 @@ int coll__host_id(int rank, char *buf, size_t len, coll__err *err)
         snprintf(buf, len, "%s/net%llu", boot, ns);
     }
     uint64_t k;
-    int rc = coll__tunable_read("COLL_AUTO_RANKS_PER_HOST", 0, 0, &k, err);
+    int rc = coll__tunable_read(&coll__auto_tunables.rows[AUTO_KNOB_RANKS_PER_HOST], 0, 0, &k, err);
     if (rc) return rc;
     if (k > 0) {
         size_t n = strlen(buf);

@@ -1,8 +1,8 @@
-/* Page kind of a buffer (page_kind.h), by the PAGEMAP_SCAN ioctl. */
+/* Page kind of a buffer (shm_page_kind.h), by the PAGEMAP_SCAN ioctl. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "core/page_kind.h"
+#include "backend/shm/shm_page_kind.h"
 
 #include <fcntl.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* MPI initialised once per process, finalised once at exit (see runtime_mpi.h). */
-#include "core/runtime_mpi.h"
+#include "bootstrap/runtime_mpi.h"
 #include "core/errbuf.h"
 #include "coll.h"
 

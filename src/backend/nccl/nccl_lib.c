@@ -1,5 +1,5 @@
 /* libnccl by dlopen; see nccl_lib.h. */
-#include "backend/nccl_lib.h"
+#include "backend/nccl/nccl_lib.h"
 #include "coll_tool.h"
 
 #include <dlfcn.h>

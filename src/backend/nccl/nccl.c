@@ -1,5 +1,5 @@
 /* The nccl backend: NCCL on CUDA device buffers, libnccl and libcudart loaded
- * at run time (backend/nccl_lib.h, core/cuda_rt.h), so collbench builds without
+ * at run time (backend/nccl/nccl_lib.h, core/cuda_rt.h), so collbench builds without
  * CUDA and says what is missing when run without it.
  *
  * One GPU per rank: rank with local rank L uses device L, and a host with more
@@ -9,8 +9,8 @@
  * peer gives a timeout and ncclCommAbort instead of a hang. Host buffers are
  * staged through device memory, so the benchmark's own small all-reduces and
  * `collbench check` work unchanged. */
-#include "backend/backend.h"
-#include "backend/nccl_lib.h"
+#include "backend/nccl/nccl_backend.h"
+#include "backend/nccl/nccl_lib.h"
 #include "bootstrap/rendezvous.h"
 #include "core/clock.h"
 #include "core/cuda_rt.h"
@@ -37,14 +37,6 @@ typedef struct nccl_state {
     void *scratch;      /* device: barrier element, reduce off-root, in-place alltoall */
     size_t scratch_cap;
 } nccl_state;
-
-const coll__backend_ops *coll__backend_nccl_probe(char *err, size_t errlen)
-{
-    char why[512];
-    if (coll__nccl_usable(why, sizeof why)) return &coll__backend_nccl;
-    coll__set_err(err, errlen, "backend nccl unavailable: %s", why);
-    return NULL;
-}
 
 static void nccl_errmsg(const nccl_state *st, const char *what, int result, coll__err *err)
 {

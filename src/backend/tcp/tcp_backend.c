@@ -1,6 +1,6 @@
-/* The native backend: libcoll's own algorithms (src/algo) over a point-to-point
- * transport. "tcp" is the native backend on the TCP transport. */
-#include "backend/backend.h"
+/* The tcp backend: libcoll's own algorithms (src/algo) over the TCP
+ * point-to-point transport (src/transport/tcp). */
+#include "backend/tcp/tcp_backend.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
 #include "core/clock.h"

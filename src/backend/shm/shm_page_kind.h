@@ -3,8 +3,8 @@
  * about 0.3-0.5 us a page here, 4x what huge pages cost (bench/floor.c), so
  * shm's plan sends plain-page buffers through the private engine's shared
  * copies instead (src/backend/shm/shm_plan.c). */
-#ifndef COLL_PAGE_KIND_H
-#define COLL_PAGE_KIND_H
+#ifndef SHM_PAGE_KIND_H
+#define SHM_PAGE_KIND_H
 
 #include <stddef.h>
 

@@ -10,6 +10,7 @@
 #include "coll_tool.h"
 #include "backend/backend.h"
 #include "bootstrap/store.h"
+#include "core/tuning.h"
 
 #define COLL_HOST_ID_MAX 160
 
@@ -46,5 +47,9 @@ int coll__host_plan_exchange(coll__store *store, const char *prefix, int rank, i
 /* coll_auto_intra_name (coll.h): the backend auto uses inside a host. */
 
 extern const coll__backend_ops coll__backend_auto;
+
+/* Its tuning variables (auto_knobs.c), row by row. */
+enum { AUTO_KNOB_RANKS_PER_HOST, AUTO_KNOB_HIER, AUTO_KNOB_PIPE_BYTES };
+extern const coll__tunable_table coll__auto_tunables;
 
 #endif

@@ -1,0 +1,36 @@
+/* The table of backends (backends.c): one line per backend, naming the entry
+ * its folder defines (src/backend/NAME/NAME_entry.c, always built, also where
+ * the backend itself is not). The registry, the gathering of tuning variables
+ * and, through coll.h and coll_tool.h, `collbench info`, `check` and the help
+ * read it; nothing else names a backend. */
+#ifndef COLL_BACKENDS_H
+#define COLL_BACKENDS_H
+
+#include <stddef.h>
+
+#include "backend/backend.h"
+#include "core/tuning.h"
+
+/* coll__backend_entry.flags */
+#define COLL__BACKEND_NEEDS_MPIRUN 0x1u /* its ranks mpirun (or srun) must start */
+#define COLL__BACKEND_SWEEPS 0x2u       /* a sweep that names no backend runs it */
+
+typedef struct coll__backend_entry {
+    const char *name;
+    /* Its ops where it can run here; else NULL and, in why, what a user must
+     * do to get it (without the "backend NAME unavailable: " lead). */
+    const coll__backend_ops *(*probe)(char *why, size_t whylen);
+    unsigned flags; /* COLL__BACKEND_* */
+    /* Its tuning variables (NULL: none). */
+    const coll__tunable_table *knobs;
+    /* Optional: 1 for an algorithm of collective that only this backend runs
+     * (beyond src/algo's). */
+    int (*own_algo)(const char *collective, const char *algo);
+} coll__backend_entry;
+
+/* Every backend, NULL-terminated, in the order coll_backend_names() lists them. */
+extern const coll__backend_entry *const coll__backends[];
+/* Their names, the same order (each entry's name; the unit test checks). */
+extern const char *const coll__backend_names[];
+
+#endif

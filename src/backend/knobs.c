@@ -1,0 +1,33 @@
+/* Every component's tuning variables, gathered through the table of backends
+ * (each entry's knobs, in the table's order): what `collbench info --tuning`
+ * prints, README's list is and a launcher checks (coll_tool.h). */
+#include "backend/backends.h"
+#include "coll_tool.h"
+
+#include <stdio.h>
+
+const struct coll__tunable *coll_tuning_row(size_t i)
+{
+    for (const coll__backend_entry *const *e = coll__backends; *e; e++) {
+        const coll__tunable_table *t = (*e)->knobs;
+        if (!t) continue;
+        if (i < t->count) return &t->rows[i];
+        i -= t->count;
+    }
+    return NULL;
+}
+
+int coll_tuning_check(char *why, size_t whylen)
+{
+    const coll__tunable *t;
+    for (size_t i = 0; (t = coll_tuning_row(i)) != NULL; i++) {
+        coll__err err;
+        coll__err_init(&err, NULL, 0);
+        int rc = coll__tunable_check(t, &err);
+        if (rc) {
+            if (why && whylen) snprintf(why, whylen, "%s", err.msg);
+            return rc;
+        }
+    }
+    return COLL_OK;
+}
