@@ -1,4 +1,4 @@
-/* Big-endian integers in byte buffers: the TCP store's wire format, the file
+/* Big-endian integers in byte buffers: the socket store's wire format, the file
  * store's records, SHA-256's words. */
 #ifndef COLL_BE_H
 #define COLL_BE_H

@@ -1,4 +1,4 @@
-/* Opening an optional shared library at run time (CUDA runtime, NCCL): the
+/* Opening an optional shared library at run time (the CUDA runtime, a GPU collective library): the
  * path in an environment variable if set, else the first soname that loads. */
 #ifndef COLL_DLOPEN_LIB_H
 #define COLL_DLOPEN_LIB_H
@@ -8,10 +8,10 @@
 #include <stddef.h>
 
 typedef struct coll__lib_spec {
-    const char *what;           /* "CUDA runtime", "NCCL" */
+    const char *what;           /* "CUDA runtime", ... */
     const char *env;            /* variable naming the file to load instead */
     const char *const *sonames; /* tried in order; NULL-terminated */
-    const char *install_hint;   /* "pip install nvidia-nccl-cu12 or apt install libnccl2" */
+    const char *install_hint;   /* how to get it: the packages to install */
 } coll__lib_spec;
 
 /* The dlopen handle, with the name that loaded in soname; NULL with err saying

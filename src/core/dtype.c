@@ -19,7 +19,7 @@ static const char *const op_names[COLL_OP_COUNT] = {
     [COLL_MAX] = "max", [COLL_AVG] = "avg",
 };
 
-/* Spellings users bring from numpy, torch and nccl-tests. */
+/* Spellings users bring from numpy, torch and the GPU collective benchmarks. */
 static const struct {
     const char *alias;
     coll_dtype dt;

@@ -1,7 +1,7 @@
 /* The one error value of libcoll: what failed (status), whom to blame (a world
  * rank) and why (message), passed by pointer down every call that can fail.
  *
- * A sub-group (the auto backend's intra-host, inter-host and all-hosts groups)
+ * A sub-group (a hierarchical backend's intra-host, inter-host and all-hosts groups)
  * numbers its ranks 0..n-1; its rendezvous carries world_of, which maps them to
  * world ranks, and its backend makes its error values with that map
  * (coll__err_init), so code inside the group blames and names world ranks from

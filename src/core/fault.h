@@ -4,7 +4,7 @@
  *
  *   points:  rendezvous (rank known, before the store is opened), connect (the
  *            transport's connection set-up, after this rank published its
- *            address; shm: after mapping the segment), collective (bytes sent
+ *            address; shared memory: after mapping the segment), collective (bytes sent
  *            by the transport; arg = how many bytes this process sends before
  *            the fault fires, default 0),
  *            progress (the nonblocking progress thread, before it runs a

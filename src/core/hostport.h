@@ -1,6 +1,6 @@
 /* "host:port" text for both address families: an IPv6 literal is written and
  * read as "[addr]:port" (its own colons would make the port ambiguous). Used by
- * tcp:// init methods, the addresses ranks publish through the store, and messages. */
+ * the init methods' URLs, the addresses ranks publish through the store, and messages. */
 #ifndef COLL_HOSTPORT_H
 #define COLL_HOSTPORT_H
 

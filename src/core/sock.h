@@ -1,4 +1,4 @@
-/* Small socket helpers shared by the TCP store and the TCP transport.
+/* Small socket helpers shared by the socket store and the socket transport.
  * Every wait takes an absolute deadline (coll__now_s() clock) and never spins. */
 #ifndef COLL_SOCK_H
 #define COLL_SOCK_H

@@ -1,5 +1,5 @@
-/* A watchdog thread for calls that cannot be given a deadline themselves (MPI
- * collectives block inside the library): the caller arms it with a deadline
+/* A watchdog thread for calls that cannot be given a deadline themselves (a
+ * message-passing library's collectives block inside it): the caller arms it with a deadline
  * before the call and disarms it after; if the deadline passes while armed,
  * the thread calls fire() once with a copy of what was armed (bytes the
  * caller formats only then: arming costs no printf). fire() usually

@@ -1,6 +1,6 @@
 /* One version for every byte collbench processes exchange with each other: the
- * TCP store's handshake (bootstrap/store_tcp_wire.h) and the TCP transport's
- * (transport/tcp/tcp_wire.h). Builds that differ in it cannot talk; from
+ * socket store's handshake (bootstrap/store_tcp_wire.h) and the socket
+ * transport's (its wire header under src/transport/). Builds that differ in it cannot talk; from
  * version 3 on, each handshake carries it where every later build will look
  * for it, so both ends name both versions at once (docs/DESIGN.md,
  * "Handshakes"). */
