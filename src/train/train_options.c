@@ -104,10 +104,14 @@ static int one_backend(const char *flag, const char *s, void *dst, size_t i, cha
                        size_t errlen)
 {
     int known = 0;
-    for (const char *const *b = coll_backend_names(); *b; b++) known |= strcmp(*b, s) == 0;
+    char names[160] = "";
+    for (const char *const *b = coll_backend_names(); *b; b++) {
+        size_t used = strlen(names);
+        known |= strcmp(*b, s) == 0;
+        snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", *b);
+    }
     if (!known || i >= 8) {
-        coll__set_err(err, errlen, "%s: '%s' is not a backend (tcp, shm, auto, mpi, nccl)", flag,
-                      s);
+        coll__set_err(err, errlen, "%s: '%s' is not a backend (%s)", flag, s, names);
         return COLL_EINVAL;
     }
     snprintf(((char(*)[16])dst)[i], 16, "%s", s);

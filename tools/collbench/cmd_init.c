@@ -56,6 +56,20 @@ static int bad(const char *flag, const char *what, const char *value)
     return EXIT_USAGE;
 }
 
+/* "is not a backend (tcp, shm, ...)": the table of backends' names. */
+static int not_a_backend(const char *t)
+{
+    char what[160] = "is not a backend (";
+    for (const char *const *b = coll_backend_names(); *b; b++) {
+        size_t used = strlen(what);
+        snprintf(what + used, sizeof what - used, "%s%s", b == coll_backend_names() ? "" : ", ",
+                 *b);
+    }
+    size_t used = strlen(what);
+    snprintf(what + used, sizeof what - used, ")");
+    return bad("--backend", what, t);
+}
+
 static int parse_backends(init_opts *o, const char *v)
 {
     char *copy = strdup(v), *save = NULL;
@@ -64,8 +78,7 @@ static int parse_backends(init_opts *o, const char *v)
     o->nbackends = 0;
     int code = 0;
     for (char *t = strtok_r(copy, ",", &save); t && !code; t = strtok_r(NULL, ",", &save)) {
-        if (!coll_backend_known(t))
-            code = bad("--backend", "is not a backend (tcp, shm, auto, mpi, nccl, gloo)", t);
+        if (!coll_backend_known(t)) code = not_a_backend(t);
         else if (o->nbackends == MAX_BACKENDS)
             code = bad("--backend", "names too many backends", v);
         else if (!(o->backends[o->nbackends] = strdup(t)))
