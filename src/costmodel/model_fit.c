@@ -503,7 +503,7 @@ int model_fit_rows(const bench_row *rows, size_t n, int cores, const model_host_
                                           .scale_us = t};
     }
     for (size_t k = 0; k < out->n; k++) model_fit_series(&out->s[k]);
-    /* the auto backend's inter-host stack is tcp's (src/backend/auto.c) */
+    /* the auto backend's inter-host stack is tcp's (src/backend/auto/auto.c) */
     for (size_t k = 0; k < out->n; k++) {
         model_series *a = &out->s[k];
         if (strcmp(a->backend, "auto")) continue;

@@ -58,7 +58,7 @@ typedef struct model_shape {
     double cache_bytes;
 } model_shape;
 
-/* The auto backend's pipeline chunk (src/backend/auto.c, $COLL_AUTO_PIPE_BYTES)
+/* The auto backend's pipeline chunk (src/backend/auto/auto.c, $COLL_AUTO_PIPE_BYTES)
  * and libcoll's chunk of the pipelined chain broadcast (COLL_ALGO_DEFAULT_CHUNK). */
 #define MODEL_AUTO_PIPE_BYTES (4.0 * 1048576)
 #define MODEL_CHAIN_CHUNK_BYTES (1048576.0)

@@ -1,4 +1,4 @@
-/* The page-kind probe (src/core/page_kind.c) that sends all-reduce on
+/* The page-kind probe (src/backend/shm/shm_page_kind.c) that sends all-reduce on
  * 4 KiB-page private buffers through shm's private strategy: a malloc'd buffer
  * is plain, one in a transparent huge page is not, and without the kernel's
  * answer the guess follows THP's mode. */

@@ -1,5 +1,5 @@
 /* The shm strategy plan (src/backend/shm/shm_plan.c) with the knobs' defaults
- * (core/tuning.c): which strategy each all-reduce gets over buffers (coll heap,
+ * (shm_knobs.c): which strategy each all-reduce gets over buffers (coll heap,
  * malloc, thp, mixed) x ranks against cores x per-rank size (around every
  * threshold) x in place. The tables below are the spec: a moved threshold or
  * a changed default fails the cell it moves. */

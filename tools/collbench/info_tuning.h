@@ -1,5 +1,6 @@
-/* `collbench info --tuning`: libcoll's tuning variables (core/tuning.c's
- * table) with the values in force here and where they come from. */
+/* `collbench info --tuning`: libcoll's tuning variables (every component's
+ * rows, coll_tool.h's coll_tuning_row) with the values in force here and
+ * where they come from. */
 #ifndef COLLBENCH_INFO_TUNING_H
 #define COLLBENCH_INFO_TUNING_H
 

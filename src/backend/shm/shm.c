@@ -7,7 +7,7 @@
  * (shm_op.h).
  *
  * Which engine runs a call: coll__shm_plan (shm_plan.c). Its knobs, the
- * COLL_SHM_* variables, are rows of core/tuning.c's table (name, default,
+ * COLL_SHM_* variables, are rows of shm_knobs.c's table (name, default,
  * range, meaning; `collbench info --tuning`), read once here. Every rank must
  * see the same values; a value that is not a number in range fails the set-up. */
 #include "backend/shm/shm_backend.h"

@@ -1,5 +1,5 @@
 /* The shm engine plan: see shm_plan.h. The thresholds are the knobs
- * (core/tuning.c); why they sit where they do:
+ * (shm_knobs.c); why they sit where they do:
  *  - CMA slices for all-reduce (cma_allreduce_min, 64 KiB): with 2 ranks (a
  *    core each) they beat staging from 64 KiB a rank (64 KiB 4.5-4.8 vs
  *    5.8-6.5 us, 96 KiB 5.6-5.9 vs 8.4-8.9, p50, 3 interleaved runs), level

@@ -1,6 +1,6 @@
 /* Which engine runs an shm call (shm_op.h lists them): one pure function of
  * what every rank reported (sizes, where the buffers live, in place or not,
- * ranks) and the knobs (core/tuning.c's table, read once per communicator by
+ * ranks) and the knobs (shm_knobs.c's table, read once per communicator by
  * coll__shm_knobs_read). shm.c asks it before the arrival step and, where
  * the answer depends on the peers' buffers, again after it. */
 #ifndef COLL_SHM_PLAN_H

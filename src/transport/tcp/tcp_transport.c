@@ -30,7 +30,7 @@
  * autotuning off and is clamped to net.core.rmem_max (208 KiB by default), and
  * on loopback 4 MiB fixed buffers measured 2-15% slower than autotuning
  * (bench/tcp_transport.sh), so fixed sizes are opt-in: $COLL_TCP_SOCKBUF
- * (default 0, core/tuning.c). */
+ * (default 0, tcp_knobs.c). */
 
 typedef struct tcp_transport {
     coll__transport base;
