@@ -25,6 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* After the first failure the others get this long to end on their own: a
+ * survivor of a failed set-up may still be in a store wait of its own -T
+ * (measured: up to 2.0 s after the first failure at -T 2), auto's and
+ * gloo's look-ups of whom peers blamed take up to 0.5 s, and rank 0's store
+ * keeps serving up to 1 s for the others' last reads. */
 #define DEFAULT_GRACE_S 3.0
 #define TERM_TO_KILL_S 1.0  /* SIGTERM, then SIGKILL this much later */
 #define DRAIN_S 1.0         /* results pipe still open after every rank exited */
@@ -631,6 +636,10 @@ static void escalate(launcher *l)
     double now = coll__now_s();
     if (l->phase == STOP_GRACE && now >= l->phase_deadline) {
         signal_alive(l, SIGTERM);
+        /* A stopped rank (SIGSTOP, a debugger's ^Z) holds SIGTERM pending
+         * until it runs again: it would wait out TERM_TO_KILL_S for SIGKILL. */
+        for (int r = 0; r < l->n; r++)
+            if (l->ranks[r].alive) signal_rank(&l->ranks[r], SIGCONT);
         l->phase = STOP_TERM;
         l->phase_deadline = now + TERM_TO_KILL_S;
     } else if (l->phase == STOP_TERM && now >= l->phase_deadline) {
