@@ -24,7 +24,7 @@ engine: core launch rows
 train: core engine rows
 report: core rows costmodel
 costmodel: core engine rows
-replay: core engine
+replay: core engine rows
 tools: core launch rows engine train report costmodel replay
 '
 # Above libcoll (launch, rows, engine, train, report, tools) only core, the base

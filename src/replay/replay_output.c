@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/atomic_file.h"
-#include "replay/replay_report.h"
+#include "rows/replay_row.h"
 
 #ifndef COLL_HAVE_JANSSON
 
@@ -77,16 +77,14 @@ static char *csv_text(json_t *rows)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) return NULL;
-    for (int i = 0; i < REPLAY_ROW_COLUMNS; i++)
-        fprintf(f, "%s%s", i ? "," : "", replay_row_columns[i]);
-    fputc('\n', f);
+    fprintf(f, "%s\n", BENCH_REPLAY_CSV_HEADER);
     size_t k;
     json_t *row;
     json_array_foreach(rows, k, row)
     {
-        for (int i = 0; i < REPLAY_ROW_COLUMNS; i++) {
+        for (int i = 0; i < BENCH_REPLAY_COLUMNS; i++) {
             if (i) fputc(',', f);
-            csv_field(f, json_object_get(row, replay_row_columns[i]));
+            csv_field(f, json_object_get(row, bench_replay_fields[i].name));
         }
         fputc('\n', f);
     }

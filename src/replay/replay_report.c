@@ -4,13 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-const char *const replay_row_columns[REPLAY_ROW_COLUMNS] = {"trace",      "backend",    "pass",
-                                                            "nprocs",     "buffers",    "gaps",
-                                                            "collective", "size_class", "calls",
-                                                            "time_s",     "recorded_s", "ratio",
-                                                            "busbw_GBps", "total_s",    "comm_s",
-                                                            "gap_s",      "exposed_s"};
-
 void replay_summarize(const replay_measure *all, int world, replay_summary *s)
 {
     memset(s, 0, sizeof *s);

@@ -36,11 +36,8 @@ typedef struct replay_turn {
 void replay_summarize(const replay_measure *all, int world, replay_summary *s);
 void replay_print(FILE *f, const replay_turn *turn, const replay_summary *s);
 /* One JSON object a line: the turn's summary row (collective and size_class
- * "all"), then one per collective and size class that ran. */
+ * "all"), then one per collective and size class that ran; their keys are the
+ * columns of rows/replay_row.h. */
 void replay_rows_jsonl(FILE *f, const replay_turn *turn, const replay_summary *s);
-
-/* The rows' columns, in order (CSV header). */
-extern const char *const replay_row_columns[];
-#define REPLAY_ROW_COLUMNS 17
 
 #endif
