@@ -39,10 +39,18 @@ int report_add_mem(report_data *d, const report_mem_row *r)
     return 0;
 }
 
+int report_add_replay(report_data *d, const bench_replay_row *r)
+{
+    if (grow((void **)&d->replay, &d->replay_cap, d->nreplay, sizeof *r)) return COLL_ENOMEM;
+    d->replay[d->nreplay++] = *r;
+    return 0;
+}
+
 void report_data_free(report_data *d)
 {
     free(d->comm);
     free(d->train);
     free(d->mem);
+    free(d->replay);
     memset(d, 0, sizeof *d);
 }

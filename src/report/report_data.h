@@ -1,5 +1,6 @@
 /* The rows a report is made of: communication rows (bench_row, the docs/DESIGN.md
- * CSV schema), training rows and memory rows, as read from any number of files. */
+ * CSV schema), training rows, memory rows and replay rows (collbench replay's
+ * --csv and -J), as read from any number of files. */
 #ifndef REPORT_DATA_H
 #define REPORT_DATA_H
 
@@ -7,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rows/replay_row.h"
 #include "rows/result.h"
 #include "rows/train_row.h"
 #include "report/report.h"
@@ -35,6 +37,8 @@ typedef struct report_data {
     size_t ntrain, train_cap;
     report_mem_row *mem;
     size_t nmem, mem_cap;
+    bench_replay_row *replay;
+    size_t nreplay, replay_cap;
     report_machine machines[REPORT_MAX_MACHINES]; /* the last file's value wins */
     size_t nmachines;
 } report_data;
@@ -43,6 +47,7 @@ typedef struct report_data {
 int report_add_comm(report_data *d, const bench_row *r);
 int report_add_train(report_data *d, const report_train_row *r);
 int report_add_mem(report_data *d, const report_mem_row *r);
+int report_add_replay(report_data *d, const bench_replay_row *r);
 void report_data_free(report_data *d);
 
 struct report_log;

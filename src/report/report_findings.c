@@ -2,6 +2,7 @@
 #include "report/report_findings.h"
 
 #include "report/report_analysis.h"
+#include "report/report_replay.h"
 #include "report/report_spread.h"
 
 #include "rows/train_exposed.h"
@@ -450,6 +451,7 @@ void report_findings(const report_data *d, const report_view *v, const char *lea
     if (w.collective) buffers_sentence(&w, out);
     copy_rate_sentences(d, w.collective, out);
     training_sentence(d, out);
+    report_replay_findings(d, out);
     anomalies_sentence(d, v, &w, out);
 done:
     free(w.rk);

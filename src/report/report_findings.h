@@ -3,7 +3,8 @@
  * for which sizes and process counts (with its margin over the runner-up, or
  * "within noise" by the report's spread rule, passes folded: report_spread.h,
  * report_passes.h), what the backend's own buffers gain over private ones,
- * what communication costs a training step and what overlap saves, and the
+ * what communication costs a training step and what overlap saves, what a
+ * replayed trace spends in communication per backend (report_replay.h), and the
  * anomalies; every comparison behind it stays below, in the analysis. */
 #ifndef REPORT_FINDINGS_H
 #define REPORT_FINDINGS_H

@@ -109,8 +109,10 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
                      STYLE);
     report_sb_printf(out,
                      "<h1>collbench report</h1>\n<p>Results: %zu communication, %zu training, %zu "
-                     "memory. Hosts: ",
+                     "memory",
                      in->d->ncomm, in->d->ntrain, in->d->nmem);
+    if (in->d->nreplay) report_sb_printf(out, ", %zu replay", in->d->nreplay);
+    report_sb_puts(out, ". Hosts: ");
     hosts(in->d, out);
     report_sb_puts(out, ". Data: <a href=\"combined.csv\">combined.csv</a>");
     if (in->d->ntrain)
@@ -136,6 +138,7 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
     if (in->findings_table && in->findings_table->nrows) report_table_html(in->findings_table, out);
     if (in->changes) report_table_html(in->changes, out);
     report_sb_puts(out, "</section>\n");
+    if (in->replay) report_replay_html(in->replay, out); /* the user's own program, next */
 
     if (in->chartjs) {
         report_charts_html(in->v, in->fits, in->chartjs, out);

@@ -6,6 +6,7 @@
 #include "costmodel/model_fit.h"
 #include "report/report_data.h"
 #include "report/report_plot.h"
+#include "report/report_replay.h"
 #include "report/report_table.h"
 #include "report/report_text.h"
 #include "report/report_view.h"
@@ -27,6 +28,7 @@ typedef struct report_html_in {
     size_t nsummary;
     const rtable *full; /* full tables */
     size_t nfull;
+    const report_replay *replay; /* the replay section's tables, or NULL */
 } report_html_in;
 
 /* Appends the page to out; 0, or a negative coll_status with err when a PNG

@@ -146,6 +146,45 @@ static int same_mem(const void *a, const void *b)
 }
 static int same_comm(const void *a, const void *b) { return cmp_comm(a, b) == 0; }
 
+/* Replay rows: a turn's summary first, then its collectives and size classes. */
+static int replay_class_rank(const char *c)
+{
+    static const char *const order[] = {"all", "<64K", "64K-1M", "1M-16M", ">=16M"};
+    for (int k = 0; k < 5; k++)
+        if (!strcmp(c, order[k])) return k;
+    return 5;
+}
+static int cmp_replay(const void *pa, const void *pb)
+{
+    const bench_replay_row *a = pa, *b = pb;
+    CMPS(a->trace, b->trace);
+    CMP(a->nprocs, b->nprocs);
+    CMPS(a->buffers, b->buffers);
+    CMPS(a->gaps, b->gaps);
+    CMPS(a->backend, b->backend);
+    CMP(a->pass, b->pass);
+    CMP(!bench_replay_row_is_summary(a), !bench_replay_row_is_summary(b));
+    CMP(report_collective_rank(a->collective), report_collective_rank(b->collective));
+    CMPS(a->collective, b->collective);
+    CMP(replay_class_rank(a->size_class), replay_class_rank(b->size_class));
+    return 0;
+}
+/* The same turn's row read from its CSV and its JSON (both %.9g). */
+static int same_replay(const void *pa, const void *pb)
+{
+    const bench_replay_row *a = pa, *b = pb;
+    if (cmp_replay(a, b)) return 0;
+    for (int i = 0; i < BENCH_REPLAY_COLUMNS; i++) {
+        const bench_replay_field *f = &bench_replay_fields[i];
+        if (f->kind != BENCH_REPLAY_NUM && f->kind != BENCH_REPLAY_OPT) continue;
+        double u = *(const double *)((const char *)a + f->offset),
+               v = *(const double *)((const char *)b + f->offset);
+        if (isnan(u) != isnan(v) || (!isnan(u) && fabs(u - v) > 1e-8 * fmax(fabs(u), fabs(v))))
+            return 0;
+    }
+    return 1;
+}
+
 /* Sorts and removes rows that are the same as their predecessor. */
 static size_t sort_unique(void *base, size_t *n, size_t size,
                           int (*cmp)(const void *, const void *),
@@ -169,7 +208,8 @@ size_t report_sort_dedup(report_data *d)
 {
     return sort_unique(d->comm, &d->ncomm, sizeof *d->comm, cmp_comm, same_comm) +
            sort_unique(d->train, &d->ntrain, sizeof *d->train, cmp_train, same_train) +
-           sort_unique(d->mem, &d->nmem, sizeof *d->mem, cmp_mem, same_mem);
+           sort_unique(d->mem, &d->nmem, sizeof *d->mem, cmp_mem, same_mem) +
+           sort_unique(d->replay, &d->nreplay, sizeof *d->replay, cmp_replay, same_replay);
 }
 
 /* Whether a text field of r would start a spreadsheet formula. */

@@ -1,5 +1,5 @@
-/* CSV result files: the communication schema (bench_row) or the training
- * schema, told apart by the header line. A bad row is skipped with a message
+/* CSV result files: the communication schema (bench_row), the training
+ * schema or collbench replay's (rows/replay_row.h), told apart by the header line. A bad row is skipped with a message
  * naming file and line; the rest of the file is still read. */
 #include "report/report.h"
 #include "report/report_check.h"
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum csv_kind { CSV_COMM, CSV_COMM_V2, CSV_COMM_V1, CSV_TRAIN };
+enum csv_kind { CSV_COMM, CSV_COMM_V2, CSV_COMM_V1, CSV_TRAIN, CSV_REPLAY };
 
 /* 1 when line (without its end of line) equals header. */
 static int is_header_raw(const char *line, size_t len, const char *header)
@@ -65,6 +65,30 @@ static int parse_train(const char *line, size_t len, report_train_row *r, char *
     return 0;
 }
 
+static int parse_replay(const char *line, size_t len, bench_replay_row *r, char *why, size_t whylen)
+{
+    enum { MAXF = 32 };
+    char *f[MAXF], store[4096];
+    int n = report_csv_split(line, len, f, MAXF, store, sizeof store);
+    if (n < 0) {
+        snprintf(why, whylen, n == -1 ? "unterminated or misplaced quote" : "line too long");
+        return -1;
+    }
+    if (n != BENCH_REPLAY_COLUMNS) {
+        snprintf(why, whylen, "CSV line has %d fields, expected %d", n, BENCH_REPLAY_COLUMNS);
+        return -1;
+    }
+    bench_replay_row_init(r);
+    for (int i = 0; i < n; i++) {
+        char w[200];
+        if (bench_replay_row_set(r, i, f[i], w, sizeof w) != 0) {
+            snprintf(why, whylen, "CSV field %d (%s): %s", i + 1, bench_replay_fields[i].name, w);
+            return -1;
+        }
+    }
+    return bench_replay_row_check(r, why, whylen);
+}
+
 /* Why line[0..n) cannot be a row before it is parsed, or NULL. */
 static const char *line_problem(const char *line, size_t n, char *why, size_t whylen)
 {
@@ -95,6 +119,13 @@ static int read_row(report_data *d, enum csv_kind kind, const char *text, size_t
         if (bad) return 1;
         return report_add_train(d, &r) ? COLL_ENOMEM : 0;
     }
+    if (kind == CSV_REPLAY) {
+        bench_replay_row r;
+        int bad = parse_replay(copy, n, &r, why, whylen) != 0;
+        free(copy);
+        if (bad) return 1;
+        return report_add_replay(d, &r) ? COLL_ENOMEM : 0;
+    }
     bench_row r;
     int rc = (kind == CSV_COMM      ? bench_row_from_csv
               : kind == CSV_COMM_V2 ? bench_row_from_csv_v2
@@ -119,15 +150,19 @@ int report_read_csv(report_data *d, const char *text, size_t len, report_log *lo
         kind = CSV_COMM_V1, header = BENCH_CSV_HEADER_V1;
     else if (is_header(line, hlen, REPORT_TRAIN_CSV_HEADER))
         kind = CSV_TRAIN, header = REPORT_TRAIN_CSV_HEADER;
+    else if (is_header(line, hlen, BENCH_REPLAY_CSV_HEADER))
+        kind = CSV_REPLAY, header = BENCH_REPLAY_CSV_HEADER;
     else {
         size_t shown = hlen > 60 ? 60 : hlen;
         while (shown > 0 && line[shown - 1] == '\r') shown--;
         char text60[256];
         report_log_problem(log,
                            "%s:1: unknown CSV header '%s%s' (expected the communication header "
-                           "'%.40s...' or the training header '%.40s...'); file skipped",
+                           "'%.40s...', the training header '%.40s...' or collbench replay's "
+                           "'%.40s...'); file skipped",
                            path, report_log_escape_ascii(line, shown, text60, sizeof text60),
-                           hlen > 60 ? "..." : "", BENCH_CSV_HEADER, REPORT_TRAIN_CSV_HEADER);
+                           hlen > 60 ? "..." : "", BENCH_CSV_HEADER, REPORT_TRAIN_CSV_HEADER,
+                           BENCH_REPLAY_CSV_HEADER);
         return REPORT_INPUT_REJECTED;
     }
     int result = 0;

@@ -231,10 +231,67 @@ static void read_machines(report_data *d, const json_t *root, report_log *log, i
     }
 }
 
+/* collbench replay's -J file: {"collbench":"replay","version":1,"rows":[...]},
+ * each row's keys the columns of rows/replay_row.h (null: absent). */
+static int read_replay(report_data *d, const json_t *root, report_log *log)
+{
+    const json_t *rows = json_object_get(root, "rows");
+    const json_t *version = json_object_get(root, "version");
+    if (!json_is_integer(version) || json_integer_value(version) != 1) {
+        report_log_problem(log, "%s: a replay file of a version other than 1; file skipped",
+                           log->path);
+        return REPORT_INPUT_REJECTED;
+    }
+    if (!json_is_array(rows)) {
+        report_log_problem(log, "%s: a replay file without a \"rows\" array; file skipped",
+                           log->path);
+        return REPORT_INPUT_REJECTED;
+    }
+    int rejected = 0;
+    size_t i;
+    const json_t *o;
+    json_array_foreach(rows, i, o)
+    {
+        char why[320] = "not a JSON object";
+        bench_replay_row r;
+        bench_replay_row_init(&r);
+        int bad = !json_is_object(o);
+        for (int c = 0; !bad && c < BENCH_REPLAY_COLUMNS; c++) {
+            const json_t *v = json_object_get(o, bench_replay_fields[c].name);
+            char val[600], w[200];
+            if (!v) {
+                snprintf(why, sizeof why, "missing key '%s'", bench_replay_fields[c].name);
+                bad = 1;
+            } else if (json_is_null(v)) {
+                val[0] = '\0';
+            } else if (scalar_text(v, val, sizeof val) != 0) {
+                snprintf(why, sizeof why, "key '%s' is not a string or number",
+                         bench_replay_fields[c].name);
+                bad = 1;
+            }
+            if (!bad && bench_replay_row_set(&r, c, val, w, sizeof w) != 0) {
+                snprintf(why, sizeof why, "key '%s': %s", bench_replay_fields[c].name, w);
+                bad = 1;
+            }
+        }
+        if (!bad) bad = bench_replay_row_check(&r, why, sizeof why) != 0;
+        if (bad) {
+            report_log_problem(log, "%s: rows[%zu]: %s; row skipped", log->path, i, why);
+            rejected = 1;
+            continue;
+        }
+        if (report_add_replay(d, &r) != 0) return COLL_ENOMEM;
+    }
+    return rejected ? REPORT_INPUT_REJECTED : 0;
+}
+
 /* The sections of a parsed file into d. */
 static int read_results(report_data *d, const json_t *root, report_log *log)
 {
     const char *path = log->path;
+    const json_t *kind = json_object_get(root, "collbench");
+    if (json_is_string(kind) && !strcmp(json_string_value(kind), "replay"))
+        return read_replay(d, root, log);
     const json_t *results = json_object_get(root, "results");
     if (!json_is_object(results)) {
         report_log_problem(

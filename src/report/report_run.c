@@ -13,6 +13,7 @@
 #include "report/report_merge.h"
 #include "report/report_model.h"
 #include "report/report_plot.h"
+#include "report/report_replay.h"
 #include "report/report_table.h"
 #include "report/report_text.h"
 #include "report/report_view.h"
@@ -84,6 +85,19 @@ static int write_md(const char *outdir, const char *name, const char *heading, c
     return rc;
 }
 
+/* summary_by_config.md: the configurations' tables, then the replay's. */
+static int write_summary_md(const char *outdir, const rtable *summary, size_t nsummary,
+                            const report_replay *replay, char *err, size_t errlen)
+{
+    rtable all[2 + 64];
+    size_t n = 0;
+    for (size_t i = 0; i < nsummary && n < 2; i++) all[n++] = summary[i];
+    for (size_t i = 0; i < replay->n && n < sizeof all / sizeof all[0]; i++)
+        all[n++] = replay->t[i];
+    return write_md(outdir, "summary_by_config.md", "collbench report: summary by configuration",
+                    all, n, err, errlen);
+}
+
 /* Everything after reading: the files of the report. base: the comparison
  * with a baseline run, or NULL. */
 static int write_report(const report_data *d, const report_view *vp, const report_baseline *base,
@@ -98,6 +112,8 @@ static int write_report(const report_data *d, const report_view *vp, const repor
     report_table_comm_summary(&v, &summary[0]);
     report_table_train_summary(d, &summary[1]);
     size_t nfull = d->nmem ? 3 : d->ntrain ? 2 : 1, nsummary = d->ntrain ? 2 : 1;
+    report_replay replay;
+    report_replay_build(d, &replay);
     sbuf analysis = {0}, findings = {0}, details = {0}, html = {0};
     rtable findings_table = {0};
     char *chartjs = NULL;
@@ -110,7 +126,7 @@ static int write_report(const report_data *d, const report_view *vp, const repor
         goto out;
     }
     for (size_t i = 0; i < 3; i++)
-        if (full[i].oom || (i < 2 && summary[i].oom)) {
+        if (full[i].oom || (i < 2 && summary[i].oom) || replay.oom) {
             rc = COLL_ENOMEM;
             snprintf(err, errlen, "out of memory building the tables");
             goto out;
@@ -120,9 +136,7 @@ static int write_report(const report_data *d, const report_view *vp, const repor
     if ((rc = write_md(outdir, "full_results.md", "collbench report: full results", full, nfull,
                        err, errlen)) != 0)
         goto out;
-    if ((rc = write_md(outdir, "summary_by_config.md", "collbench report: summary by configuration",
-                       summary, nsummary, err, errlen)) != 0)
-        goto out;
+    if ((rc = write_summary_md(outdir, summary, nsummary, &replay, err, errlen)) != 0) goto out;
     /* analysis.txt: the findings and their table first, every comparison below */
     sbuf lead = {0}; /* the regression summary heads the findings */
     if (base) {
@@ -137,6 +151,7 @@ static int write_report(const report_data *d, const report_view *vp, const repor
     report_sb_puts(&analysis, "\n");
     if (findings_table.nrows) report_table_md(&findings_table, &analysis);
     if (base) report_table_md(&changes, &analysis);
+    report_replay_md(&replay, &analysis);
     report_sb_puts(&analysis, "Details: every comparison\n\n");
     report_sb_md_escaped(&analysis, details.p);
     if (analysis.oom || findings.oom || details.oom || findings_table.oom || changes.oom) {
@@ -178,13 +193,15 @@ static int write_report(const report_data *d, const report_view *vp, const repor
                          summary,
                          nsummary,
                          full,
-                         nfull};
+                         nfull,
+                         replay.n ? &replay : NULL};
     if ((rc = report_html(&in, &html, err, errlen)) != 0) goto out;
     snprintf(path, sizeof path, "%s/index.html", outdir);
     rc = report_write_sbuf(path, &html, err, errlen);
 out:
     for (size_t i = 0; i < 3; i++) report_table_free(&full[i]);
     for (size_t i = 0; i < 2; i++) report_table_free(&summary[i]);
+    report_replay_free(&replay);
     report_sb_free(&analysis);
     report_sb_free(&findings);
     report_sb_free(&details);
@@ -201,11 +218,11 @@ out:
 static int too_big(const report_data *d, const report_view *v, char *err, size_t errlen)
 {
     const char *hint = "report fewer files at a time (one machine, collective or backend)";
-    if (d->ncomm + d->ntrain > REPORT_MAX_ROWS)
+    if (d->ncomm + d->ntrain + d->nreplay > REPORT_MAX_ROWS)
         return snprintf(err, errlen,
                         "%zu rows (after merging duplicates), over the limit of %d "
                         "one report takes; %s",
-                        d->ncomm + d->ntrain, REPORT_MAX_ROWS, hint),
+                        d->ncomm + d->ntrain + d->nreplay, REPORT_MAX_ROWS, hint),
                1;
     for (size_t i = 0, run = 0; i < v->n; i++) {
         const report_series *s = &v->s[i];
@@ -346,8 +363,9 @@ int report_run_opts(const report_options *o)
         if (created) remove_report_dir(outdir, log);
         goto out;
     }
-    fprintf(log, "collbench report: %zu communication and %zu training rows from %zu file%s",
-            d.ncomm, d.ntrain, o->nfiles, o->nfiles == 1 ? "" : "s");
+    fprintf(log, "collbench report: %zu communication and %zu training rows", d.ncomm, d.ntrain);
+    if (d.nreplay) fprintf(log, ", %zu replay rows", d.nreplay);
+    fprintf(log, " from %zu file%s", o->nfiles, o->nfiles == 1 ? "" : "s");
     if (dups) fprintf(log, " (%zu duplicate rows merged)", dups);
     fprintf(log, "; report in %s/index.html\n", outdir);
     if (o->nbaseline) {
