@@ -125,6 +125,11 @@ int bench_straggler_parse_inject(const char *s, int world, double *delay_ms, cha
         if (ms < 0)
             return snprintf(err, errlen, "--inject: negative delay %g ms for rank %ld", ms, rank),
                    -1;
+        if (ms > BENCH_STRAGGLER_MAX_INJECT_MS)
+            return snprintf(err, errlen,
+                            "--inject: %g ms for rank %ld is above the limit of %.0f ms (an hour)",
+                            ms, rank, BENCH_STRAGGLER_MAX_INJECT_MS),
+                   -1;
         if (delay_ms[rank] > 0)
             return snprintf(err, errlen, "--inject: rank %ld given twice", rank), -1;
         delay_ms[rank] = ms;

@@ -44,8 +44,14 @@ double bench_straggler_default_threshold(double jitter_ms);
 int bench_straggler_analyze(const double *arrivals_s, int nranks, int iters, double threshold_ms,
                             straggler_rank *out, straggler_summary *sum);
 
+/* The longest --inject delay: an hour. A delay past the run's -T makes the
+ * others time out (and the launcher stop the delayed rank); anything longer
+ * than this is a typo, not a test. */
+#define BENCH_STRAGGLER_MAX_INJECT_MS 3600e3
+
 /* Parses "RANK:MS[,RANK:MS...]" into delay_ms[0..world) (others 0). Returns 0, or
- * -1 with a message in err (rank outside [0, world), negative or bad MS, repeats). */
+ * -1 with a message in err (rank outside [0, world), negative, bad or MS above
+ * BENCH_STRAGGLER_MAX_INJECT_MS, repeats). */
 int bench_straggler_parse_inject(const char *s, int world, double *delay_ms, char *err,
                                  size_t errlen);
 

@@ -32,4 +32,23 @@ expect_exit 2 "\-P" straggler -P 0
 expect_exit 2 "\-\-bogus" straggler --bogus
 expect_exit 0 "" straggler --help
 grep -q -e "--inject" "$WORK/out" || fail "straggler --help does not show --inject"
+
+# Every wait is bounded: absurd values are refused up front, naming the flag
+# and the limit (under `timeout`: a build that accepts them never ends).
+bounded() {
+    want=$1
+    shift
+    timeout 20 "$BIN" straggler "$@" >"$WORK/out" 2>"$WORK/err"
+    got=$?
+    if [ "$got" -ne 2 ] || ! grep -q -e "$want" "$WORK/err"; then
+        fail "straggler $*: exit $got, want 2 naming '$want': $(cat "$WORK/err")"
+    fi
+}
+bounded "\-\-compute-ms: 1e+09 ms is longer than -T (60 s): at most 60000 ms" \
+    -P 2 --iters 1 --compute-ms 1e9
+bounded "\-\-compute-ms: 5000 ms is longer than -T (2 s)" -P 2 --iters 1 --compute-ms 5000 -T 2
+bounded "\-\-inject: 1e+09 ms for rank 1 is above the limit of 3600000 ms" -P 2 --inject 1:1e9
+bounded "\-T: '1e9' must be in (0, 86400]" -P 2 --iters 1 -T 1e9
+bounded "\-\-monitored-barrier: '1e7' must be in (0, 86400]" -P 2 --iters 1 --monitored-barrier 1e7
+expect_exit 0 "" straggler -P 2 --iters 2 --compute-ms 1000 -T 1
 finish

@@ -214,6 +214,9 @@ static void test_parse_inject(void **state)
     assert_non_null(strstr(err, "rank 4"));
     bench_straggler_parse_inject("1:-5", 4, d, err, sizeof err);
     assert_non_null(strstr(err, "negative"));
+    assert_int_equal(bench_straggler_parse_inject("1:3600000", 4, d, err, sizeof err), 0);
+    assert_int_equal(bench_straggler_parse_inject("1:1e9", 4, d, err, sizeof err), -1);
+    assert_non_null(strstr(err, "limit of 3600000 ms"));
 }
 
 static void test_print_names_straggler(void **state)

@@ -27,6 +27,7 @@
 #define PREFIX "collbench straggler"
 #define MAX_PROCS 1024
 #define MAX_ITERS 1000000
+#define MAX_WAIT_S 86400.0 /* -T and --monitored-barrier: a day bounds every wait */
 
 typedef struct straggler_opts {
     int nprocs, iters;
@@ -66,11 +67,11 @@ static int on_compute(bench_opt_ctx *c, const char *v)
 }
 static int on_monitored(bench_opt_ctx *c, const char *v)
 {
-    return bench_opt_double(c, v, 0, 1, INFINITY, 0, &SO(c)->monitored_s);
+    return bench_opt_double(c, v, 0, 1, MAX_WAIT_S, 0, &SO(c)->monitored_s);
 }
 static int on_timeout(bench_opt_ctx *c, const char *v)
 {
-    return bench_opt_double(c, v, 0, 1, INFINITY, 0, &SO(c)->timeout_s);
+    return bench_opt_double(c, v, 0, 1, MAX_WAIT_S, 0, &SO(c)->timeout_s);
 }
 static int on_backend(bench_opt_ctx *c, const char *v)
 {
@@ -81,15 +82,19 @@ static int on_backend(bench_opt_ctx *c, const char *v)
 static const bench_opt opt_table[] = {
     {'P', NULL, "N", on_procs, "ranks to launch (default 4; with --nnodes: --nproc-per-node)"},
     {0, "iters", "K", on_iters, "iterations (default 50)"},
-    {0, "inject", "RANK:MS[,..]", on_inject, "delay these ranks by MS each iteration (a sleep)"},
+    {0, "inject", "RANK:MS[,..]", on_inject,
+     "delay these ranks by MS each iteration (a sleep; at most\n"
+     "3600000 ms; past -T the others time out on them)"},
     {0, "threshold", "MS", on_threshold,
      "flag ranks whose mean excess is above MS (default\n"
      "max(1 ms, 3 x the ranks' median jitter of excess))"},
-    {0, "compute-ms", "X", on_compute, "compute loop per iteration (default 2)"},
+    {0, "compute-ms", "X", on_compute, "compute loop per iteration (default 2; at most -T)"},
     {0, "monitored-barrier", "T", on_monitored,
      "first a monitored barrier with timeout T s; exit 3\n"
      "naming the ranks that did not arrive"},
-    {'T', NULL, "SECONDS", on_timeout, "timeout of every blocking wait (default 60)"},
+    {'T', NULL, "SECONDS", on_timeout,
+     "timeout of every blocking wait (default 60, at most\n"
+     "86400)"},
     {0, "backend", "B", on_backend, "backend (default: $COLL_BACKEND or tcp; mpi through mpirun)"},
     {'h', "help", NULL, bench_opt_help, "this help"},
 };
@@ -112,6 +117,14 @@ static int parse_opts(int argc, char **argv, straggler_opts *o)
     int rc = cli_parse_options(PREFIX, opt_table, BENCH_OPT_COUNT(opt_table), o, &o->mn, NULL, argc,
                                argv);
     if (rc) return rc;
+    /* Each rank computes alike, so no peer's wait covers the compute loop:
+     * -T bounds it here, or a typo (1e9) runs for days. */
+    if (o->compute_ms > o->timeout_s * 1e3)
+        return fprintf(stderr,
+                       PREFIX ": --compute-ms: %g ms is longer than -T (%g s): at most %.10g ms "
+                              "per iteration\n",
+                       o->compute_ms, o->timeout_s, o->timeout_s * 1e3),
+               EXIT_USAGE;
     if (bench_multinode_finish(&o->mn, MAX_PROCS, err, sizeof err))
         return fprintf(stderr, PREFIX ": %s\n", err), EXIT_USAGE;
     if (o->mn.nnodes) o->nprocs = o->mn.nproc_per_node; /* the ranks of this host */
