@@ -15,7 +15,6 @@ nm=${3:-nm}
 # the build names them). One that no longer occurs is reported, so the list
 # cannot go stale.
 EXCEPTIONS='
-src/backend/registry.c src/backend/auto.c  # goes with the table of backends (issue 54): delete this line then
 src/backend/gloo/gloo_context.cc src/backend/gloo/gloo_colls.cc  # to do: run_collective vs scratch/to_ms
 '
 
