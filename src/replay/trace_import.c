@@ -134,8 +134,9 @@ static int inside(const import_ev *in, const import_ev *out)
 /* Each c10d event gets the backend's event of the same op that its call
  * started: the first one not taken that starts at or after it. The backend
  * runs the work on its own threads (gloo: a worker per group), in the order
- * the calls came, so the k-th gloo:all_reduce after ... belongs to the k-th
- * c10d::allreduce_; its end is when the work completed. 0, or -1 (memory). */
+ * the calls came, so the k-th gloo:all_reduce belongs to the k-th
+ * c10d::allreduce_, if their sizes agree (a reduce-scatter's may be an
+ * all_reduce: gloo's is); its end is when the work completed. 0, or -1. */
 static int pair(scan *s, import_ev **list, size_t n)
 {
     import_ev **back = malloc(s->n * sizeof *back);
@@ -146,11 +147,20 @@ static int pair(scan *s, import_ev **list, size_t n)
     qsort(back, nb, sizeof *back, by_start);
     for (size_t i = 0; i < n; i++) {
         import_ev *c = list[i];
+        long long elems = import_ev_elems(c), be;
+        /* gloo reduce-scatters through an all_reduce of the whole input */
+        int alt = c->op == REPLAY_REDUCESCATTER ? REPLAY_ALLREDUCE : -1;
         size_t k = next[c->op];
-        while (k < nb && (back[k]->op != c->op || back[k]->ts < c->ts)) k++;
-        if (k == nb) continue;
-        c->inner = back[k];
-        next[c->op] = k + 1;
+        if (alt >= 0 && next[alt] < k) k = next[alt];
+        for (; k < nb; k++) {
+            const import_ev *b = back[k];
+            if ((b->op != c->op && (int)b->op != alt) || b->ts < c->ts || b->inner) continue;
+            if (elems >= 0 && (be = import_ev_elems(b)) >= 0 && be != elems) continue;
+            c->inner = back[k];
+            back[k]->inner = c; /* taken */
+            if (k == next[c->op] && b->op == c->op) next[c->op] = k + 1;
+            break;
+        }
     }
     free(back);
     return 0;
@@ -251,6 +261,25 @@ static int read_calls(import_groups *g, import_ev **list, size_t n, char *err, s
     return rc;
 }
 
+/* c10d calls without the backend's event of their work end when the op
+ * returned, which for an asynchronous backend is before the work is done. */
+static void warn_unpaired(const char *path, replay_import *im, import_ev **list, size_t n)
+{
+    size_t by_op[REPLAY_OP_COUNT] = {0}, total = 0, k = 0;
+    char ops[512] = "";
+    for (size_t i = 0; i < n; i++)
+        if (!list[i]->inner) by_op[list[i]->op]++, total++;
+    for (int op = 0; op < REPLAY_OP_COUNT && total; op++)
+        if (by_op[op] && k < sizeof ops)
+            k += (size_t)snprintf(ops + k, sizeof ops - k, "%s%s %zu", k ? ", " : "",
+                                  replay_op_name((replay_op)op), by_op[op]);
+    if (total)
+        import_warn(im,
+                    "%s: %zu calls (%s) without the backend's event of their work: each ends "
+                    "where its c10d op returned, which may be before its work completed",
+                    path, total, ops);
+}
+
 int replay_import_profiler(const char *path, int rank_fallback, int world_fallback,
                            replay_import *im, char *err, size_t errlen)
 {
@@ -314,6 +343,7 @@ int replay_import_profiler(const char *path, int rank_fallback, int world_fallba
     else snprintf(kind_name, sizeof kind_name, "%s", kind_names[kind]);
     g.kind_name = kind_name;
     rc = read_calls(&g, list, n, err, errlen);
+    if (rc == 0 && kind == IMPORT_C10D) warn_unpaired(path, im, list, n);
 out:
     import_groups_free(&g);
     free(list);

@@ -22,8 +22,10 @@ typedef struct import_ev {
     replay_op op;
     double ts, dur; /* us */
     long long pid, tid;
-    struct import_ev *inner; /* c10d: the backend's event of its call; NULL none */
-    int dropped;             /* inside another event of its kind: counted there */
+    /* c10d: the backend's event of its call; backend: the c10d event that took
+     * it; NULL: none */
+    struct import_ev *inner;
+    int dropped; /* inside another event of its kind: counted there */
 } import_ev;
 
 /* A call as one event says it, before it has a group of the trace. */
@@ -37,6 +39,13 @@ typedef struct import_call {
     int rank_arg; /* record_param_comms "Rank" of a call with no root or peer; -1 */
     const import_ev *ev;
 } import_call;
+
+/* The elements of a c10d op's input tensors (its output's where it has no
+ * input: recv) or of a backend event's; -1 when its shapes do not say. */
+long long import_ev_elems(const import_ev *e);
+
+/* A line added to im->warnings (a newline appended; lost when out of memory). */
+__attribute__((format(printf, 2, 3))) void import_warn(replay_import *im, const char *fmt, ...);
 
 /* A profiler time (us, as "ts" and "dur" give it) in ns. */
 int64_t import_ns(double us);

@@ -12,21 +12,6 @@
 
 void import_groups_free(import_groups *g) { (void)g; }
 
-__attribute__((format(printf, 2, 3))) static void warn(replay_import *im, const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    size_t have = strlen(im->warnings), add = strlen(line);
-    char *w = realloc(im->warnings, have + add + 2);
-    if (!w) return; /* the warning is lost, the import is not */
-    memcpy(w + have, line, add);
-    memcpy(w + have + add, "\n", 2);
-    im->warnings = w;
-}
-
 /* ---- distributedInfo's pg_config: a list of groups (or an object of them) ---- */
 
 typedef struct pg {
@@ -168,10 +153,11 @@ static long place_named(import_groups *g, import_call *c, char *err, size_t errl
     if (!ranks && (c->size < 0 || c->size == t->world)) {
         ranks = owned = world_ranks(t->world), n = t->world;
         if (!owned) return import_bad(g->path, c->ev, err, errlen, "out of memory");
-        warn(g->im,
-             "%s: group \"%s\": its events list no ranks and distributedInfo has no pg_config "
-             "naming it; it has as many ranks as the world, so assumed ranks 0..%d",
-             g->path, c->pg_name ? c->pg_name : "?", t->world - 1);
+        import_warn(
+            g->im,
+            "%s: group \"%s\": its events list no ranks and distributedInfo has no pg_config "
+            "naming it; it has as many ranks as the world, so assumed ranks 0..%d",
+            g->path, c->pg_name ? c->pg_name : "?", t->world - 1);
     }
     if (!ranks)
         return import_bad(g->path, c->ev, err, errlen,
@@ -288,12 +274,13 @@ static void warn_placed(import_groups *g, size_t (*placed)[REPLAY_OP_COUNT], siz
                 total += placed[gi][op];
             }
         if (!total) continue;
-        warn(g->im,
-             "%s: %zu calls (%s) placed in group \"%s\" (%d ranks): the %s events do not name "
-             "their group; %s",
-             g->path, total, ops, t->groups[gi].id, t->groups[gi].nranks, g->kind_name,
-             t->groups[gi].nranks == t->world ? "assumed the world group"
-                                              : "the only group of that size with this rank");
+        import_warn(
+            g->im,
+            "%s: %zu calls (%s) placed in group \"%s\" (%d ranks): the %s events do not name "
+            "their group; %s",
+            g->path, total, ops, t->groups[gi].id, t->groups[gi].nranks, g->kind_name,
+            t->groups[gi].nranks == t->world ? "assumed the world group"
+                                             : "the only group of that size with this rank");
     }
     size_t others = 0;
     pg p;
@@ -303,10 +290,10 @@ static void warn_placed(import_groups *g, size_t (*placed)[REPLAY_OP_COUNT], siz
             free(p.ranks);
         }
     if (others > 1 && !by_size_any)
-        warn(g->im,
-             "%s: distributedInfo lists %zu groups with rank %d: calls the program made in "
-             "another group of the world's size are in the world group here",
-             g->path, others, t->rank);
+        import_warn(g->im,
+                    "%s: distributedInfo lists %zu groups with rank %d: calls the program made in "
+                    "another group of the world's size are in the world group here",
+                    g->path, others, t->rank);
 }
 
 int import_groups_place(import_groups *g, import_call *calls, size_t n, char *err, size_t errlen)
@@ -359,10 +346,11 @@ int import_groups_place(import_groups *g, import_call *calls, size_t n, char *er
     }
     if (rc == 0 && placed) warn_placed(g, placed, nplaced, by_size_any);
     if (rc == 0 && reductions)
-        warn(g->im,
-             "%s: %zu calls with a reduction: the profiler's events do not record the reduction "
-             "op; assumed sum",
-             g->path, reductions);
+        import_warn(
+            g->im,
+            "%s: %zu calls with a reduction: the profiler's events do not record the reduction "
+            "op; assumed sum",
+            g->path, reductions);
     free(placed);
     return rc;
 }

@@ -182,6 +182,15 @@ static int sizes_c10d(const char *path, const import_ev *e, const c10d_schema *s
     return 0;
 }
 
+long long import_ev_elems(const import_ev *e)
+{
+    long long n, elems;
+    const c10d_schema *s = e->kind == IMPORT_C10D ? schema_of(e->coll) : NULL;
+    int i = e->kind == IMPORT_BACKEND ? 0 : s ? (s->in >= 0 ? s->in : s->out) : -1;
+    if (i < 0 || tensors_of(e, i, &n, &elems)) return -1;
+    return elems;
+}
+
 int import_shapes_read(const char *path, const import_ev *e, import_call *c, char *err,
                        size_t errlen)
 {

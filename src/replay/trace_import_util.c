@@ -1,10 +1,13 @@
 /* What the profiler importer's readers share (trace_import_event.h): where
- * an event is in a message, times in ns, and the format's count of a call. */
+ * an event is in a message, times in ns, the format's count of a call, and
+ * the warnings. */
 #ifdef COLL_HAVE_JANSSON
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "replay/trace_import_event.h"
 
@@ -64,6 +67,21 @@ int import_set_count(const char *path, const import_ev *e, import_call *c, char 
     default: k->count = k->in; break;
     }
     return 0;
+}
+
+void import_warn(replay_import *im, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t have = strlen(im->warnings), add = strlen(line);
+    char *w = realloc(im->warnings, have + add + 2);
+    if (!w) return; /* the warning is lost, the import is not */
+    memcpy(w + have, line, add);
+    memcpy(w + have + add, "\n", 2);
+    im->warnings = w;
 }
 
 #endif

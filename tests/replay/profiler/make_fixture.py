@@ -23,6 +23,7 @@ KEEP = ("record_param_comms", "c10d::", "gloo:")
 def program(rank, world, port, out):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=rank, world_size=world)
+    pair = dist.new_group([0, 1])
     grad = torch.ones(1024) * (rank + 1)
     ids = torch.arange(64, dtype=torch.long) * (rank + 1)
     shard = torch.full((256,), float(rank))
@@ -33,6 +34,14 @@ def program(rank, world, port, out):
             torch.mm(torch.ones(64, 64), torch.ones(64, 64))  # the compute between
         dist.broadcast(ids, src=1)
         dist.all_gather_into_tensor(gathered, shard)
+        if rank == 0:
+            dist.send(shard, 1)
+        else:
+            dist.recv(shard, 0)
+        dist.reduce(ids, dst=1)
+        dist.all_to_all_single(torch.empty(8 * world), torch.ones(8 * world))
+        dist.reduce_scatter_tensor(torch.empty(16), torch.ones(16 * world))
+        dist.all_reduce(grad[:100], group=pair)  # a second group: placed in the world's
         dist.barrier()
     raw = os.path.join(out, f"raw{rank}.json")
     prof.export_chrome_trace(raw)

@@ -287,6 +287,48 @@ static void test_c10d_calls(void **state)
     replay_import_free(&im);
 }
 
+/* The backend's event of a call is the next of its op whose size agrees: a
+ * reduce-scatter's gloo work is an all_reduce of its input, which an earlier
+ * all-reduce of another size, whose work starts later, must not take. */
+/* clang-format off */
+static const char pairing_profile[] =
+    "{" DIST(0, 2) ",\"traceEvents\":["
+    OP("c10d::_reduce_scatter_base_", 20, 5, "[[16], [32], [], [], [], []]",
+       "[\"float\", \"float\", \"\", \"\", \"Scalar\", \"Scalar\"]", "[]") ","
+    OP("c10d::allreduce_", 10, 5, "[[[100]], [], [], [], []]",
+       "[\"TensorList\", \"\", \"\", \"\", \"Scalar\"]", "[]") ","
+    GLOO("gloo:all_reduce", 30, 70, "[[32]]", "[\"float\"]") ","
+    GLOO("gloo:all_reduce", 40, 500, "[[100]]", "[\"float\"]") ","
+    OP("c10d::allreduce_", 1000, 5, "[[[7]], [], [], [], []]",
+       "[\"TensorList\", \"\", \"\", \"\", \"Scalar\"]", "[]") "]}";
+/* clang-format on */
+
+static void test_c10d_pairing(void **state)
+{
+    replay_import im;
+    char err[1024];
+    write_profile(state, pairing_profile);
+    /* the last all-reduce has no gloo event: no dtype, said */
+    assert_int_equal(replay_import_profiler(path, -1, -1, &im, err, sizeof err), -1);
+    assert_non_null(strstr(err, "event \"c10d::allreduce_\" at ts 1000.000 us"));
+    assert_non_null(strstr(err, "no tensor dtype"));
+    replay_import_free(&im);
+    char text[sizeof pairing_profile];
+    snprintf(text, sizeof text, "%s", pairing_profile);
+    strcpy(strstr(text, ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::allreduce_\",\"pid\":7,"
+                        "\"tid\":7,\"ts\":1000"),
+           "]}");
+    imported(state, text, &im);
+    assert_int_equal(im.t.ncalls, 2);
+    assert_int_equal(im.t.calls[0].op, REPLAY_ALLREDUCE);
+    assert_int_equal(im.t.calls[0].count, 100);
+    assert_int_equal(im.t.calls[0].t1, 540000); /* the all_reduce of 100, not the first */
+    assert_int_equal(im.t.calls[1].op, REPLAY_REDUCESCATTER);
+    assert_int_equal(im.t.calls[1].count, 16);
+    assert_int_equal(im.t.calls[1].t1, 100000); /* the all_reduce of its 32 */
+    replay_import_free(&im);
+}
+
 /* A group smaller than the world: the one pg_config lists with this rank. */
 static void test_c10d_placed_by_size(void **state)
 {
@@ -304,6 +346,7 @@ static void test_c10d_placed_by_size(void **state)
     assert_string_equal(im.t.groups[0].id, "2");
     assert_int_equal(im.t.groups[0].my_rank, 0);
     has_warning(&im, "the only group of that size with this rank");
+    has_warning(&im, "1 calls (allgather 1) without the backend's event of their work");
     replay_import_free(&im);
 }
 
@@ -473,13 +516,13 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_param_calls),          T(test_param_splits),
-        T(test_param_group_ranks),    T(test_param_rank_from_events),
-        T(test_nested_once),          T(test_nested_c10d),
-        T(test_c10d_calls),           T(test_c10d_placed_by_size),
-        T(test_backend_only),         T(test_bad_input),
-        T(test_missing_file),         T(test_write_read_back),
-        cmocka_unit_test(test_names),
+        T(test_param_calls),         T(test_param_splits),
+        T(test_param_group_ranks),   T(test_param_rank_from_events),
+        T(test_nested_once),         T(test_nested_c10d),
+        T(test_c10d_calls),          T(test_c10d_pairing),
+        T(test_c10d_placed_by_size), T(test_backend_only),
+        T(test_bad_input),           T(test_missing_file),
+        T(test_write_read_back),     cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

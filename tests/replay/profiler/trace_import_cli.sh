@@ -52,8 +52,25 @@ for r in 0 1; do
         fail "gloo rank$r: the broadcast of 64 longs from rank 1"
     grep -q '"op":"allgather","dtype":"float32","red":"","count":256,"in":256,"out":512' "$f" ||
         fail "gloo rank$r: the allgather"
+    grep -q '"op":"reduce","dtype":"int64","red":"sum","count":64,"in":64,"out":64,"root":1' "$f" ||
+        fail "gloo rank$r: the reduce to rank 1"
+    grep -q '"op":"alltoall","dtype":"float32","red":"","count":8,"in":16,"out":16' "$f" ||
+        fail "gloo rank$r: the all-to-all, 8 per peer"
+    grep -q '"op":"reducescatter","dtype":"float32","red":"sum","count":16,"in":32,"out":16' "$f" ||
+        fail "gloo rank$r: the reduce-scatter"
+    grep -q '"op":"allreduce","dtype":"float32","red":"sum","count":100,' "$f" ||
+        fail "gloo rank$r: the all-reduce in the second group"
+    [ "$(tail -1 "$f")" = '{"end":true,"calls":11,"truncated":false}' ] ||
+        fail "gloo rank$r: footer $(tail -1 "$f")"
 done
-grep -q 'placed in group "0" (2 ranks): the c10d::<collective> events do not name their group; assumed the world group' \
+grep -q '"op":"send","dtype":"float32","red":"","count":256,.*"peer":1' "$WORK/gloo/rank0.jsonl" ||
+    fail "gloo: rank 0 sends to 1"
+grep -q '"op":"recv","dtype":"float32","red":"","count":256,.*"peer":0' "$WORK/gloo/rank1.jsonl" ||
+    fail "gloo: rank 1 receives from 0"
+grep -q 'distributedInfo lists 2 groups with rank 0' "$WORK/err" ||
+    fail "gloo: the second group's calls placed in the world's is not said: $(cat "$WORK/err")"
+grep -q 'without the backend' "$WORK/err" && fail "gloo: a call without its gloo event: $(cat "$WORK/err")"
+grep -q 'rank1.pt.trace.json: 11 calls (allreduce 4, allgather 1, reducescatter 1, broadcast 1, reduce 1, alltoall 1, barrier 1, recv 1) placed in group "0" (2 ranks): the c10d::<collective> events do not name their group; assumed the world group' \
     "$WORK/err" || fail "gloo: the placement is not said: $(cat "$WORK/err")"
 grep -q '"desc":"placed: no group name in the profiler event; assumed the world group"' \
     "$WORK/gloo/rank0.jsonl" || fail "gloo: the group's desc does not say how it was placed"
@@ -66,6 +83,8 @@ expect_exit 0 "" trace import "$HERE/gloo/rank0.pt.trace.json" "$HERE/gloo/rank1
 printf '{"traceEvents": [' >"$WORK/bad.json"
 expect_exit 2 "bad.json: not JSON" trace import "$WORK/bad.json" -o "$WORK/bad"
 [ -e "$WORK/bad/rank0.jsonl" ] && fail "bad: a rank file was written"
+truncate -s 3G "$WORK/huge.json"
+expect_exit 2 "huge.json: 3221225472 bytes, over the limit" trace import "$WORK/huge.json" -o "$WORK/huge"
 expect_exit 2 "are both rank 0" trace import "$HERE/gloo/rank0.pt.trace.json" \
     "$HERE/gloo/rank0.pt.trace.json" -o "$WORK/twice"
 expect_exit 2 "world 2 (from distributedInfo), --world says 4" trace import \
