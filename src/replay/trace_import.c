@@ -344,6 +344,16 @@ int replay_import_profiler(const char *path, int rank_fallback, int world_fallba
     g.kind_name = kind_name;
     rc = read_calls(&g, list, n, err, errlen);
     if (rc == 0 && kind == IMPORT_C10D) warn_unpaired(path, im, list, n);
+    size_t c10d = 0;
+    import_ev **ops = rc == 0 && kind == IMPORT_PARAM && s.counts[IMPORT_C10D]
+                          ? pick(&s, IMPORT_C10D, &c10d)
+                          : NULL;
+    free(ops);
+    if (c10d > n)
+        import_warn(im,
+                    "%s: %zu c10d ops but %zu record_param_comms calls: the calls of ops the "
+                    "backend wrote no record_param_comms for are not imported",
+                    path, c10d, n);
 out:
     import_groups_free(&g);
     free(list);

@@ -213,6 +213,22 @@ static void test_nested_once(void **state)
     replay_import_free(&im);
 }
 
+/* A backend that writes record_param_comms for some ops only: the others are
+ * not imported, and that is said. */
+static void test_param_missing_ops(void **state)
+{
+    replay_import im;
+    imported(state,
+             "{" DIST(0, 2) ",\"traceEvents\":["                                           //
+             OP("c10d::allreduce_", 10, 100, "[[[4]]]", "[\"TensorList\"]", "[\"\"]") ","  //
+             PARAM(30, 10, "allreduce", "Float", 4, 4, 2, "0", "[0, 1]", 0, "") ","        //
+             OP("c10d::send", 200, 10, "[[[4]]]", "[\"TensorList\"]", "[\"\"]") "]}",
+             &im);
+    assert_int_equal(im.t.ncalls, 1);
+    has_warning(&im, "2 c10d ops but 1 record_param_comms calls");
+    replay_import_free(&im);
+}
+
 /* A c10d op inside another on its thread counts there. */
 static void test_nested_c10d(void **state)
 {
@@ -516,13 +532,14 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_param_calls),         T(test_param_splits),
-        T(test_param_group_ranks),   T(test_param_rank_from_events),
-        T(test_nested_once),         T(test_nested_c10d),
-        T(test_c10d_calls),          T(test_c10d_pairing),
-        T(test_c10d_placed_by_size), T(test_backend_only),
-        T(test_bad_input),           T(test_missing_file),
-        T(test_write_read_back),     cmocka_unit_test(test_names),
+        T(test_param_calls),          T(test_param_splits),
+        T(test_param_group_ranks),    T(test_param_rank_from_events),
+        T(test_nested_once),          T(test_nested_c10d),
+        T(test_param_missing_ops),    T(test_c10d_calls),
+        T(test_c10d_pairing),         T(test_c10d_placed_by_size),
+        T(test_backend_only),         T(test_bad_input),
+        T(test_missing_file),         T(test_write_read_back),
+        cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
