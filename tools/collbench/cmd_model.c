@@ -1,6 +1,7 @@
 /* collbench model FILE... [--predict CLUSTER --sizes LIST]: the cost model
  * (src/costmodel, docs/DESIGN.md "Cost model") fitted to result files, and its
- * predictions for a cluster the user does not have. */
+ * predictions for a cluster the user does not have; for training rows
+ * (--train) or a program's trace (--trace) as the workload. */
 #include "cli_common.h"
 #include "coll.h"
 #include "coll_tool.h"
@@ -11,6 +12,7 @@
 #include "costmodel/model_predict.h"
 #include "costmodel/model_range.h"
 #include "costmodel/model_xval.h"
+#include "cmd_model_trace.h"
 #include "cmd_model_train.h"
 #include "report/report.h"
 #include "report/report_data.h"
@@ -30,6 +32,7 @@ typedef struct model_opts {
     model_cluster cluster[8]; /* each parsed, checked before any file is read */
     size_t npredict;
     const char *train; /* --train: training rows */
+    const char *trace; /* --trace: a program's trace (read before the result files) */
     uint64_t *sizes;
     size_t nsizes;
     const char *collective, *backend;
@@ -58,6 +61,11 @@ static int on_train(bench_opt_ctx *c, const char *v)
     /* read after the fit: a typo must not cost the fit's pages first */
     if (access(v, R_OK) != 0) return bench_opt_fail(c, "%s: %s", v, strerror(errno));
     MO(c)->train = v;
+    return 0;
+}
+static int on_trace(bench_opt_ctx *c, const char *v)
+{
+    MO(c)->trace = v; /* read in run(), where a missing jansson is exit 4, not 2 */
     return 0;
 }
 static int on_collective(bench_opt_ctx *c, const char *v)
@@ -102,6 +110,9 @@ static const bench_opt opt_table[] = {
     {0, "train", "FILE", on_train,
      "training rows (collbench train's CSV or JSON): predict\n"
      "their step time on each --predict cluster (see below)"},
+    {0, "trace", "DIR", on_trace,
+     "a program's trace (collbench replay's; DIR/rank0.jsonl): predict\n"
+     "its communication on each --predict cluster (see below)"},
     {0, "sizes", "LIST", on_sizes, "sizes to predict at (default 1M,1G), e.g. 64K,1M,1G"},
     {0, "collective", "NAME", on_collective, "only this collective's rows"},
     {0, "backend", "NAME", on_backend, "only this backend's rows"},
@@ -116,7 +127,8 @@ static const bench_opt opt_table[] = {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: collbench model FILE... [--predict CLUSTER [--sizes LIST]]\n"
-               "       collbench model FILE... --train TRAINING_FILE --predict CLUSTER...\n\n"
+               "       collbench model FILE... --train TRAINING_FILE --predict CLUSTER...\n"
+               "       collbench model FILE... --trace TRACE_DIR --predict CLUSTER...\n\n"
                "Fits the alpha-beta-gamma cost formula of each algorithm (docs/DESIGN.md \"Cost\n"
                "model\") to result files (CSV or JSON, as collbench report reads them): per\n"
                "machine, backend, buffers, collective, algorithm and dtype, the time per message\n"
@@ -150,7 +162,14 @@ static void usage(FILE *f)
                "all-reduce of the row's backend (fp16/bf16: half the bytes), ddp buckets\n"
                "overlapping backward as a pipeline, and the exposed time the model misses at\n"
                "the measured world kept as overhead; prints step, exposed comm and scaling\n"
-               "efficiency (compute / step). Needs all-reduce rows of that backend in FILE...\n"
+               "efficiency (compute / step). Needs all-reduce rows of that backend in FILE...\n\n"
+               "--trace: rank 0's calls of a trace (collbench replay's format), each predicted\n"
+               "on each cluster by its collective's fitted model where that model validated\n"
+               "(held-out error at most 25%%), summed per collective, per machine, backend and\n"
+               "buffers of FILE...; calls without such a model are left out and named, with\n"
+               "their share of the bytes. A world that grows keeps data-parallel sizes:\n"
+               "all-reduce counts unchanged, all-gather and reduce-scatter per-rank counts\n"
+               "unchanged.\n"
                "exit codes: 0 ok; 1 a file or row was rejected, or nothing could be fitted or\n"
                "predicted; 2 bad usage.\n");
 }
@@ -403,9 +422,10 @@ static int predict_train(const model_fits *f, const model_opts *o, const model_c
     return code ? code : rc ? 1 : 0;
 }
 
-static int predict_all(const model_fits *f, const model_opts *o)
+static int predict_all(const model_fits *f, const model_opts *o, const cmd_model_trace *t)
 {
     if (o->train) return predict_train(f, o, o->cluster);
+    if (t) return cmd_model_trace_print(f, o->cluster, o->predict, o->npredict, t);
     int code = 0;
     for (size_t i = 0; i < o->npredict; i++) {
         int rc = predict(f, o, o->predict[i], &o->cluster[i]);
@@ -426,6 +446,16 @@ static int run(model_opts *o)
                 "collbench model: --train needs --predict (the cluster to predict the step on)\n");
         return EXIT_USAGE;
     }
+    if (o->trace && !o->npredict) {
+        fprintf(stderr, "collbench model: --trace needs --predict (the cluster to predict the "
+                        "trace's communication on)\n");
+        return EXIT_USAGE;
+    }
+    if (o->trace && (o->train || o->sizes)) {
+        fprintf(stderr, "collbench model: --trace is the workload: not with %s\n",
+                o->train ? "--train (another workload)" : "--sizes (the trace's calls give them)");
+        return EXIT_USAGE;
+    }
     if (o->sizes && !o->npredict) {
         fprintf(stderr, "collbench model: --sizes needs --predict (the sizes to predict at)\n");
         return EXIT_USAGE;
@@ -437,12 +467,18 @@ static int run(model_opts *o)
         memcpy(o->sizes, def, sizeof def);
         o->nsizes = 2;
     }
+    cmd_model_trace trace = {0};
+    if (o->trace) {
+        int rc = cmd_model_trace_load(o->trace, &trace);
+        if (rc) return rc;
+    }
     report_data d = {0};
     int rejected = 0;
     for (size_t i = 0; i < o->nfiles; i++) {
         int rc = report_read_file(&d, o->files[i], stderr);
         if (rc == COLL_ENOMEM) {
             report_data_free(&d);
+            cmd_model_trace_free(&trace);
             return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
         }
         rejected |= rc != 0;
@@ -462,6 +498,7 @@ static int run(model_opts *o)
     size_t nhosts = report_model_cores(&d, hosts);
     if (model_fit_rows(d.comm, kept, o->cores, hosts, nhosts, &f) || model_xval_fits(&f)) {
         report_data_free(&d);
+        cmd_model_trace_free(&trace);
         return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
     }
     report_data_free(&d);
@@ -483,8 +520,9 @@ static int run(model_opts *o)
                 f.n ? "see the reasons above" : "no communication rows with 2 or more ranks");
         code = 1;
     } else if (o->npredict) {
-        code = predict_all(&f, o);
+        code = predict_all(&f, o, o->trace ? &trace : NULL);
     }
     model_fits_free(&f);
+    cmd_model_trace_free(&trace);
     return code ? code : rejected ? 1 : 0;
 }

@@ -1,0 +1,157 @@
+/* The trace part of collbench model (docs/DESIGN.md "Cost model", "A trace as
+ * the workload"): rank 0's recorded calls predicted on each cluster. */
+#include "cmd_model_trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "coll.h"
+#include "exit_codes.h"
+#include "replay/trace.h"
+
+#define PREFIX "collbench model: --trace"
+
+/* The engine's collective for a call of the trace (send and receive: one message). */
+static const char *collective_of(replay_op op)
+{
+    return op == REPLAY_SEND || op == REPLAY_RECV ? "sendrecv" : replay_op_name(op);
+}
+
+int cmd_model_trace_load(const char *arg, cmd_model_trace *t)
+{
+    struct stat st;
+    memset(t, 0, sizeof *t);
+    if (stat(arg, &st) != 0)
+        return fprintf(stderr, PREFIX " %s: %s\n", arg, strerror(errno)), EXIT_USAGE;
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(t->path, sizeof t->path, "%s/rank0.jsonl", arg);
+        if (stat(t->path, &st) != 0)
+            return fprintf(stderr,
+                           PREFIX " %s: no rank0.jsonl there (a trace directory holds "
+                                  "rank<R>.jsonl files: collbench replay's format)\n",
+                           arg),
+                   EXIT_USAGE;
+    } else {
+        snprintf(t->path, sizeof t->path, "%s", arg);
+    }
+    replay_trace tr;
+    char err[2048];
+    int no_json = 0;
+    if (replay_trace_read(t->path, REPLAY_TRACE_MAX_BYTES, &tr, &no_json, err, sizeof err)) {
+        replay_trace_free(&tr);
+        fprintf(stderr, PREFIX ": %s\n", err);
+        return no_json ? EXIT_UNAVAILABLE : EXIT_USAGE;
+    }
+    if (tr.ncalls == 0) {
+        replay_trace_free(&tr);
+        return fprintf(stderr, PREFIX " %s: no calls to predict\n", t->path), EXIT_USAGE;
+    }
+    t->world = tr.world;
+    t->calls = calloc(tr.ncalls, sizeof *t->calls);
+    if (!t->calls) {
+        replay_trace_free(&tr);
+        return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
+    }
+    for (size_t i = 0; i < tr.ncalls; i++) {
+        const replay_call *c = &tr.calls[i];
+        /* names are static (replay_op_name, coll_dtype_name): they outlive tr */
+        t->calls[i] = (model_call){.collective = collective_of(c->op),
+                                   .dtype = coll_dtype_name(c->dtype),
+                                   .dtype_size = coll_dtype_size(c->dtype),
+                                   .count = c->count,
+                                   .ranks = tr.groups[c->group].nranks};
+    }
+    t->ncalls = tr.ncalls;
+    replay_trace_free(&tr);
+    return 0;
+}
+
+void cmd_model_trace_free(cmd_model_trace *t)
+{
+    free(t->calls);
+    memset(t, 0, sizeof *t);
+}
+
+static void print_assumptions(const cmd_model_trace *t)
+{
+    printf("\n== the trace as the workload (predictions, not measured): %s, rank 0's %zu calls "
+           "of a %d-rank world\n",
+           t->path, t->ncalls, t->world);
+    printf("   counts: rank 0's calls one after another, as it made them (groups without rank 0 "
+           "are not in them);\n"
+           "   only models that validated (held-out error at most 25%%, as the report draws "
+           "them) predict; a call\n"
+           "   of a dtype without rows takes its collective's rows of another dtype (bytes "
+           "alike).\n"
+           "   assumes, where the cluster's world is not the trace's: a group of the whole world "
+           "runs on the whole\n"
+           "   cluster with data-parallel sizes (gradients keep their sizes): all-reduce, "
+           "broadcast and reduce counts\n"
+           "   unchanged; all-gather and reduce-scatter per-rank counts unchanged (their whole "
+           "vector grows with the\n"
+           "   ranks); all-to-all per-peer counts unchanged; a smaller group keeps its ranks, on "
+           "as few hosts as hold it.\n");
+}
+
+static void print_stack(const model_workload *w, const model_series *s0, const model_cluster *c,
+                        const char *spec)
+{
+    char bytes[32];
+    printf("\n%s / %s / %s buffers on %d hosts x %d ranks (%s): the trace's communication\n",
+           s0->host, s0->backend, s0->buffers, c->hosts, c->per_host, spec);
+    printf("    %-14s %6s %14s %14s\n", "collective", "calls", "bytes", "predicted_ms");
+    for (size_t i = 0; i < w->n; i++) {
+        const model_workload_coll *k = &w->c[i];
+        snprintf(bytes, sizeof bytes, "%.0f", k->bytes);
+        if (k->left_out == k->calls)
+            printf("    %-14s %6zu %14s %14s\n", k->collective, k->calls, bytes, "-");
+        else
+            printf("    %-14s %6zu %14s %14.3f%s\n", k->collective, k->calls, bytes,
+                   k->time_us / 1e3, k->left_out ? " (some calls left out)" : "");
+    }
+    snprintf(bytes, sizeof bytes, "%.0f", w->bytes);
+    printf("    %-14s %6zu %14s %14.3f\n", "total", w->calls, bytes, w->time_us / 1e3);
+    if (w->left_out == 0) {
+        printf("    every call predicted\n");
+        return;
+    }
+    printf("    left out (not in the total): %zu of %zu calls, %.1f%% of the bytes:", w->left_out,
+           w->calls, w->bytes > 0 ? 100 * w->left_out_bytes / w->bytes : 0.0);
+    for (size_t i = 0, said = 0; i < w->n; i++)
+        if (w->c[i].left_out)
+            printf("%s %s %zu (%s)", said++ ? ";" : "", w->c[i].collective, w->c[i].left_out,
+                   w->c[i].why);
+    printf("\n");
+}
+
+static int same_stack(const model_series *a, const model_series *b)
+{
+    return !strcmp(a->host, b->host) && !strcmp(a->backend, b->backend) &&
+           !strcmp(a->buffers, b->buffers);
+}
+
+int cmd_model_trace_print(const model_fits *f, const model_cluster *clusters,
+                          const char *const *specs, size_t nclusters, const cmd_model_trace *t)
+{
+    print_assumptions(t);
+    int any = 0;
+    for (size_t k = 0; k < nclusters; k++)
+        for (size_t i = 0; i < f->n; i++) {
+            const model_series *s = &f->s[i];
+            int seen = !s->ok;
+            for (size_t j = 0; j < i && !seen; j++) seen = f->s[j].ok && same_stack(&f->s[j], s);
+            if (seen) continue;
+            model_workload w;
+            model_workload_predict(f, s->host, s->backend, s->buffers, &clusters[k], t->world,
+                                   t->calls, t->ncalls, &w);
+            print_stack(&w, s, &clusters[k], specs[k]);
+            any |= w.left_out < w.calls;
+        }
+    if (!any)
+        fprintf(stderr, "collbench model: --trace: no call of the trace could be predicted "
+                        "(no validated model of its collectives: see above)\n");
+    return !any;
+}

@@ -1,0 +1,34 @@
+/* collbench model --trace: a program's recorded communication (a trace of
+ * collbench replay's format) as the workload of the cost model
+ * (costmodel/model_workload.h): rank 0's calls, each predicted on each
+ * --predict cluster, summed per collective. */
+#ifndef CMD_MODEL_TRACE_H
+#define CMD_MODEL_TRACE_H
+
+#include <stddef.h>
+
+#include "costmodel/model_fit.h"
+#include "costmodel/model_predict.h"
+#include "costmodel/model_workload.h"
+
+typedef struct cmd_model_trace {
+    char path[4096]; /* the rank 0 file read */
+    int world;       /* the trace's ranks */
+    model_call *calls;
+    size_t ncalls;
+} cmd_model_trace;
+
+/* arg: a trace directory (its rank0.jsonl) or one rank's file. 0, or an exit
+ * code (EXIT_USAGE: missing, not a trace, naming the file and line;
+ * EXIT_UNAVAILABLE: built without jansson; EXIT_RUNTIME: memory) with the
+ * message on stderr. */
+int cmd_model_trace_load(const char *arg, cmd_model_trace *t);
+void cmd_model_trace_free(cmd_model_trace *t);
+
+/* Prints, per machine, backend and buffer kind of the fits and per cluster,
+ * the trace's predicted communication. 1 when no call could be predicted
+ * anywhere (why on stderr), else 0. */
+int cmd_model_trace_print(const model_fits *f, const model_cluster *clusters,
+                          const char *const *specs, size_t nclusters, const cmd_model_trace *t);
+
+#endif
