@@ -4,7 +4,7 @@
 # PR_SET_PDEATHSIG instead of running on), and Open MPI's shared-memory
 # backing files live in a directory of the launcher's own under /dev/shm,
 # removed when mpirun is done or, for a launcher killed outright, by the next
-# mpi launch. Ctrl-C leaves nothing either.
+# mpi launch. Ctrl-C leaves nothing either, and says so as other backends do.
 #   interrupted.sh path/to/collbench
 . "$(dirname "$0")/../cli/lib.sh"
 unset MASTER_ADDR MASTER_PORT OMPI_MCA_btl_vader_backing_directory OMPI_MCA_btl_sm_backing_directory
@@ -44,7 +44,12 @@ ls -d /dev/shm/collbench-mpi.$run.* >/dev/null 2>&1 &&
 long_run
 kill -INT "$run"
 wait "$run"
+got=$?
 ranks_gone || fail "ranks still run after Ctrl-C: $(pgrep -fa -- "--seed $SEED")"
+# The verdict reads as on every other backend (it was exit 130 and no line).
+[ "$got" -eq 130 ] || fail "Ctrl-C: exit $got, want 130"
+grep -q "mpi 2 ranks failed: interrupted by signal 2 (Interrupt), forwarded to the ranks" \
+    "$WORK/long.out" || fail "Ctrl-C: no 'interrupted' line: $(cat "$WORK/long.out")"
 
 # Only this test's launchers are looked at: ctest runs other mpi tests beside
 # this one, and their directories come and go meanwhile.

@@ -285,6 +285,7 @@ static int run_mpirun(char **argv, char **envp, int rfd, int keep_wfd, const cli
         if (!exited) {
             if (waitpid(pid, &status, WNOHANG) == pid) {
                 exited = 1;
+                child = 0;       /* reaped: its pid may be another process's soon */
                 close(keep_wfd); /* from now on EOF comes once rank 0 has closed it too */
                 drain_until = now_s() + 2;
             }
@@ -361,8 +362,15 @@ int cli_mpirun_launch_one(const cli_launch *l, const char *backend, int nprocs)
     if (st < 0) {
         cli_launch_note(l, 0, why);
     } else if (interrupted) {
+        /* the words of the local launcher's verdict (launcher.c), so that an
+         * interrupted run reads alike on every backend */
         code = EXIT_SIGNALLED + interrupted;
-        cli_launch_note(l, 1, "interrupted");
+        coll__set_err(why, sizeof why, "interrupted by signal %d (%s), forwarded to the ranks",
+                      (int)interrupted, strsignal(interrupted));
+        cli_launch_note(l, 1, why);
+        if (!quiet)
+            fprintf(stderr, "%s: %s%s %d ranks failed: %s\n", l->prefix, what, backend, nprocs,
+                    why);
     } else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
         coll__set_err(why, sizeof why, "cannot execute %s", mpirun);
         cli_launch_note(l, 0, why);
