@@ -111,6 +111,10 @@ static int collect(scan *s, json_t *events, char *err, size_t errlen)
                               "gather, scatter)",
                               e->coll);
         if (known > 0) continue; /* wait, init: no call of the program */
+        if (replay_import_any_source(e->coll))
+            return import_bad(s->path, e, err, errlen,
+                              "a receive from any source: the profiler does not say from which "
+                              "rank, so it cannot be replayed");
         s->counts[e->kind]++;
         s->n++;
     }

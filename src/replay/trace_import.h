@@ -61,6 +61,10 @@ void replay_import_free(replay_import *im);
  * "init"); -1 unknown. */
 int replay_import_op(const char *name, replay_op *op);
 
+/* 1 for a receive from any source (recvAnySource, recv_any_source): the
+ * profiler does not say from which rank, so the importer refuses it. */
+int replay_import_any_source(const char *name);
+
 /* libcoll's dtype for torch's ScalarType names ("Float", "BFloat16", "Long",
  * in record_param_comms) and its TypeMeta names ("float", "c10::Half",
  * "long int", in "Input type"). 0, or -1 for a dtype libcoll has not

@@ -50,7 +50,8 @@ __attribute__((format(printf, 2, 3))) void import_warn(replay_import *im, const 
 /* A profiler time (us, as "ts" and "dur" give it) in ns. */
 int64_t import_ns(double us);
 
-/* The problem's prefix: "PATH: event NAME at ts TS us: ". */
+/* The problem's prefix: "PATH: event NAME at ts TS us" (record_param_comms:
+ * "NAME (\"COLLECTIVE\")"). */
 void import_where(const char *path, const import_ev *e, char *buf, size_t len);
 
 /* The call of e (IMPORT_PARAM: its args; IMPORT_C10D/BACKEND: its shapes and

@@ -43,6 +43,8 @@ static const op_name op_names[] = {
     {"monitored_barrier", REPLAY_BARRIER},
     {"send", REPLAY_SEND},
     {"recv", REPLAY_RECV},
+    {"recvAnySource", REPLAY_RECV}, /* refused where read: no peer */
+    {"recv_any_source", REPLAY_RECV},
     {"gather", REPLAY_GATHER},
     {"scatter", REPLAY_SCATTER},
     /* events of the process group's life, not calls a program makes */
@@ -52,6 +54,11 @@ static const op_name op_names[] = {
     {"abort", -1},
     {"shutdown", -1},
 };
+
+int replay_import_any_source(const char *name)
+{
+    return name && (!strcmp(name, "recvAnySource") || !strcmp(name, "recv_any_source"));
+}
 
 int replay_import_op(const char *name, replay_op *op)
 {

@@ -13,7 +13,10 @@
 
 void import_where(const char *path, const import_ev *e, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s: event \"%.80s\" at ts %.3f us", path, e->name, e->ts);
+    if (e->kind == IMPORT_PARAM) /* the collective, which its name does not say */
+        snprintf(buf, len, "%s: event \"%.80s\" (\"%.60s\") at ts %.3f us", path, e->name, e->coll,
+                 e->ts);
+    else snprintf(buf, len, "%s: event \"%.80s\" at ts %.3f us", path, e->name, e->ts);
 }
 
 int import_bad(const char *path, const import_ev *e, char *err, size_t errlen, const char *fmt, ...)

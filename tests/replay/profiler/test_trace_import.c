@@ -393,7 +393,8 @@ static void test_bad_input(void **state)
     refused(state,
             "{" DIST(0, 2) ",\"traceEvents\":[" PARAM(12.5, 1, "allsmash", "Float", 4, 4, 2, "0",
                                                       "[0, 1]", 0, "") "]}",
-            0, "event \"record_param_comms\" at ts 12.500 us", "unknown collective \"allsmash\"");
+            0, "event \"record_param_comms\" (\"allsmash\") at ts 12.500 us",
+            "unknown collective \"allsmash\"");
     refused(state,
             "{" DIST(0, 2) ",\"traceEvents\":[" PARAM(1, 1, "allreduce", "ComplexFloat", 4, 4, 2,
                                                       "0", "[0, 1]", 0, "") "]}",
@@ -410,6 +411,10 @@ static void test_bad_input(void **state)
             "{" DIST(0, 2) ",\"traceEvents\":[" OP("c10d::frobnicate_", 1, 2, "[]", "[]",
                                                    "[]") "]}",
             0, "unknown collective \"frobnicate\"", NULL);
+    refused(state,
+            "{" DIST(0, 2) ",\"traceEvents\":[" PARAM(1, 1, "recvAnySource", "Float", 4, 4, 2, "0",
+                                                      "[0, 1]", 0, "") "]}",
+            0, "a receive from any source", "recvAnySource");
     /* no rank anywhere, and none given */
     refused(state,
             "{\"traceEvents\":[" OP("gloo:all_reduce", 1, 2, "[[10]]", "[\"float\"]",
