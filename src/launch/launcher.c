@@ -869,14 +869,29 @@ static char done_line[128];
 static size_t done_len;
 static long done_rank;
 
+/* The rank this process blamed as its launcher numbers ranks, or -1. A rank
+ * of a multi-host job (--nnodes) was given its job's RANK after the mark was
+ * registered: libcoll blames job ranks, and this host's launcher knows its own
+ * (those of the job minus the difference; one of another host is dropped). */
+static long blamed_here(long blamed)
+{
+    const char *now = getenv("RANK");
+    char *end = NULL;
+    long job_rank = now ? strtol(now, &end, 10) : 0;
+    if (!now || !*now || *end) job_rank = done_rank;
+    long here = blamed - (job_rank - done_rank);
+    return here >= 0 && here != done_rank ? here : -1;
+}
+
 static void write_done_mark(void)
 {
     if (done_fd < 0) return;
     size_t len = done_len;
     int blamed = coll_last_blamed_rank();
-    char who[16] = "";
+    char who[24] = "";
     if (blamed == COLL_BLAMED_UNKNOWN) snprintf(who, sizeof who, "?");
-    else if (blamed >= 0 && blamed != done_rank) snprintf(who, sizeof who, "%d", blamed);
+    else if (blamed >= 0 && blamed_here(blamed) >= 0)
+        snprintf(who, sizeof who, "%ld", blamed_here(blamed));
     if (*who) {
         int n = snprintf(done_line + len, sizeof done_line - len, COLL_BLAME_MARK "%ld %s\n",
                          done_rank, who);
