@@ -24,7 +24,7 @@
  * count and the limit. The cost model's time grows faster than its rows (5,000
  * rows: 10 s on 2 cores), and PLplot draws nothing past some hundreds of lines
  * in one plot (350 failed). A suite writes a few thousand rows. */
-#define REPORT_MAX_ROWS 20000 /* communication plus training rows */
+#define REPORT_MAX_ROWS 20000 /* communication, training and replay rows */
 #define REPORT_MAX_SERIES 128 /* lines of one collective's plots (report_view.h) */
 #define REPORT_MAX_SIZES 1000 /* points of one line */
 /* index.html shows at most this many rows of a full-results table (the

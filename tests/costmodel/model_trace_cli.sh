@@ -73,6 +73,12 @@ awk '$1 == "allreduce" && NF >= 4 { ar = $4; arn = $2; arb = $3 }
 grep -q "left out (not in the total): 2 of 7 calls, 0.1% of the bytes: broadcast 1 (no fitted broadcast rows of this backend and buffer kind); barrier 1 (no fitted barrier rows" "$out" ||
     fail "left-out calls not named with their share: $(grep -A1 total "$out")"
 
+grep -q "extrapolated beyond the rows" "$out" && fail "4 ranks on one host is within the rows: $(cat "$out")"
+# beyond the rows (2 hosts, 8 ranks), said per series used
+expect_exit 0 "" model "$WORK/rings.csv" --trace "$WORK/trace" --predict hosts=2,ranks-per-host=4,link=10Gbit/s,latency=5us --no-rows
+grep -q "extrapolated beyond the rows (expect errors larger than the fit's residuals): allreduce ring: 2 hosts (rows: up to 1); 8 ranks (rows: up to 4)" "$WORK/out" ||
+    fail "2 hosts: no extrapolation said: $(tail -3 "$WORK/out")"
+
 # on the trace's own world the all-gather keeps its bytes
 expect_exit 0 "" model "$WORK/rings.csv" --trace "$WORK/trace/rank0.jsonl" --predict hosts=1,ranks-per-host=2 --no-rows
 awk '$1 == "allgather" && NF >= 4 { exit !($3 == 2 * 2 * 262144) }' "$WORK/out" ||

@@ -52,6 +52,9 @@ p=$(grep -n '<h2>Plots</h2>' "$H" | cut -d: -f1)
     fail "index.html: replay section at line '$r', want between the findings ($f) and the plots ($p)"
 expect_in "$H" "<td>$TRACE</td><td class=\"n\">2</td><td>malloc</td><td>recorded</td><td>tcp</td><td class=\"n\">1</td><td class=\"n\">$calls</td>"
 expect_in "$H" ", $(($(wc -l <"$WORK/r.csv") - 1)) replay."
+# the JSON alone says the same
+run_report 0 "$WORK/r.json" -o "$WORK/json"
+[ "$(sed -n 2p "$WORK/json/analysis.txt")" = "$line" ] || fail "JSON: '$(sed -n 2p "$WORK/json/analysis.txt")'"
 # the CSV and the JSON of one run: one set of rows
 run_report 0 "$WORK/r.csv" "$WORK/r.json" -o "$WORK/both"
 grep -q "duplicate rows merged" "$WORK/err" || fail "CSV and JSON of one run not merged: $(cat "$WORK/err")"

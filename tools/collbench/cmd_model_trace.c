@@ -3,12 +3,16 @@
 #include "cmd_model_trace.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "coll.h"
+#include "costmodel/model_range.h"
+#include "costmodel/model_xval.h"
+#include "engine/bench_coll.h"
 #include "exit_codes.h"
 #include "replay/trace.h"
 
@@ -133,6 +137,36 @@ static int same_stack(const model_series *a, const model_series *b)
            !strcmp(a->buffers, b->buffers);
 }
 
+/* The validated series of s0's stack that the trace's calls use, where the
+ * cluster or the calls' sizes lie beyond their rows ("Extrapolation"). */
+static void print_beyond(const model_fits *f, const model_series *s0, const model_cluster *c,
+                         const cmd_model_trace *t)
+{
+    int said = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const model_series *s = &f->s[i];
+        if (!s->ok || !same_stack(s, s0) || !model_xval_trusted(s)) continue;
+        double lo = INFINITY, hi = 0;
+        const bench_coll *bc = bench_coll_find(s->collective);
+        for (size_t k = 0; k < t->ncalls; k++) {
+            const model_call *m = &t->calls[k];
+            if (strcmp(m->collective, s->collective)) continue;
+            double b = bc ? (double)bench_coll_bytes(bc, m->count, m->dtype_size,
+                                                     c->hosts * c->per_host)
+                          : (double)m->count * (double)m->dtype_size;
+            lo = fmin(lo, b), hi = fmax(hi, b);
+        }
+        char beyond[512];
+        if (hi == 0 || !model_beyond(s, c, lo, hi, beyond, sizeof beyond)) continue;
+        printf("%s %s %s: %s",
+               said++ ? ";"
+                      : "    extrapolated beyond the rows (expect errors "
+                        "larger than the fit's residuals):",
+               s->collective, s->algo, beyond);
+    }
+    if (said) printf("\n");
+}
+
 int cmd_model_trace_print(const model_fits *f, const model_cluster *clusters,
                           const char *const *specs, size_t nclusters, const cmd_model_trace *t)
 {
@@ -148,6 +182,7 @@ int cmd_model_trace_print(const model_fits *f, const model_cluster *clusters,
             model_workload_predict(f, s->host, s->backend, s->buffers, &clusters[k], t->world,
                                    t->calls, t->ncalls, &w);
             print_stack(&w, s, &clusters[k], specs[k]);
+            print_beyond(f, s, &clusters[k], t);
             any |= w.left_out < w.calls;
         }
     if (!any)
