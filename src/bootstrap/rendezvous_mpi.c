@@ -62,20 +62,9 @@ static void serve(const coll__rendezvous *rv, store_address *a)
  * (also when rank 0 failed, so that no rank waits for a store that never comes). */
 static int open_store(const coll__rendezvous *rv, coll__err *err)
 {
-    int level, mrank = -1, msize = -1;
-    int rc = coll__mpi_runtime_init(&level, err->msg, sizeof err->msg);
+    int level, mrank = rv->rank;
+    int rc = coll__mpi_runtime_join(rv->rank, rv->world_size, &level, err->msg, sizeof err->msg);
     if (rc) return rc;
-    coll__mpi_lock();
-    MPI_Comm_rank(MPI_COMM_WORLD, &mrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &msize);
-    coll__mpi_unlock();
-    if (mrank != rv->rank || msize != rv->world_size) {
-        return coll__err_set(
-            err, COLL_EINVAL,
-            "rank %d of %d from the config or environment does not match MPI_COMM_WORLD "
-            "(rank %d of %d)",
-            rv->rank, rv->world_size, mrank, msize);
-    }
     store_address a;
     memset(&a, 0, sizeof a);
     if (mrank == 0) serve(rv, &a);

@@ -52,6 +52,24 @@ int coll__mpi_runtime_init(int *level, char *err, size_t errlen)
     return rc;
 }
 
+int coll__mpi_runtime_join(int rank, int world_size, int *level, char *err, size_t errlen)
+{
+    int mrank = -1, msize = -1;
+    int rc = coll__mpi_runtime_init(level, err, errlen);
+    if (rc) return rc;
+    coll__mpi_lock();
+    MPI_Comm_rank(MPI_COMM_WORLD, &mrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &msize);
+    coll__mpi_unlock();
+    if (mrank == rank && msize == world_size) return COLL_OK;
+    coll__set_err(err, errlen,
+                  "rank %d of %d from the config or environment does not match MPI_COMM_WORLD "
+                  "(rank %d of %d): start the ranks with mpirun -np N (or srun) and leave rank "
+                  "and world size unset",
+                  rank, world_size, mrank, msize);
+    return COLL_EINVAL;
+}
+
 void coll__mpi_runtime_mark_failed(void) { failed = 1; }
 
 void coll__mpi_lock(void)

@@ -11,6 +11,12 @@
  * gives (MPI_THREAD_*). 0, or a negative coll_status with the reason in err. */
 int coll__mpi_runtime_init(int *level, char *err, size_t errlen);
 
+/* coll__mpi_runtime_init, then this process's rank and size in MPI_COMM_WORLD
+ * checked against the rank and world size libcoll was given (config or
+ * environment): they must be mpirun's. 0, or a negative coll_status with the
+ * reason in err (COLL_EINVAL: they differ). */
+int coll__mpi_runtime_join(int rank, int world_size, int *level, char *err, size_t errlen);
+
 /* A communicator failed mid-collective: at exit, skip MPI_Finalize (it would
  * wait for peers that may never come) so that mpirun ends the whole job. */
 void coll__mpi_runtime_mark_failed(void);

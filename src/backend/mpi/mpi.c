@@ -124,25 +124,14 @@ static void timed_out(void *arg, const void *what, double waited_s)
 
 static int mpi_init(const coll__rendezvous *rv, void **state, coll__err *err)
 {
-    int level, rank, size, rc = coll__mpi_runtime_init(&level, err->msg, sizeof err->msg);
+    int level, rank = rv->rank, size = rv->world_size;
+    int rc = coll__mpi_runtime_join(rank, size, &level, err->msg, sizeof err->msg);
     if (rc) return rc;
     pthread_once(&half_once, make_half_types);
     if (half_status != MPI_SUCCESS) {
         coll__mpi_describe(half_status, "creating the float16/bfloat16 MPI_Ops", err->msg,
                            sizeof err->msg);
         return COLL_EUNAVAIL;
-    }
-    coll__mpi_lock();
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    coll__mpi_unlock();
-    if (rank != rv->rank || size != rv->world_size) {
-        return coll__err_set(
-            err, COLL_EINVAL,
-            "the mpi backend is rank %d of %d in MPI_COMM_WORLD, but the launcher's "
-            "environment or config says rank %d of %d: start the ranks with mpirun "
-            "-np N (or srun) and leave rank and world size unset",
-            rank, size, rv->rank, rv->world_size);
     }
     uint64_t max_count;
     rc = coll__tunable_read(&coll__mpi_tunables.rows[COLL__MPI_KNOB_MAX_COUNT], 0, 0, &max_count,

@@ -107,6 +107,17 @@ static int get_by(coll__store *s, const char *key, double deadline, void **val)
     }
 }
 
+/* The peer at published did not prove it holds the job token: why says how. */
+static int auth_failed(int fd, int me, const char *published, int wq, const char *why,
+                       coll__err *err)
+{
+    coll__err_set(err, 0,
+                  "tcp transport rank %d: the process at %s (rank %d) failed authentication: %s",
+                  me, published, wq, why);
+    close(fd);
+    return COLL_EAUTH;
+}
+
 static int connect_lower(coll__store *store, const char *prefix, int rank, int q,
                          const tcp_auth *auth, double deadline, double timeout_s, int sockbuf,
                          int *fd_out, coll__err *err)
@@ -160,12 +171,7 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
         return COLL_EPROTO;
     }
     if (other) {
-        coll__err_set(err, 0,
-                      "tcp transport rank %d: the process at %s (rank %d) failed "
-                      "authentication: %s",
-                      me, published, wq, why);
-        close(fd);
-        return COLL_EAUTH;
+        return auth_failed(fd, me, published, wq, why, err);
     }
     if (!rc) rc = make_hello(&mine, auth, ch.nonce, 1);
     if (!rc) rc = coll__sock_write_all(fd, &mine, sizeof mine, deadline);
@@ -190,12 +196,7 @@ static int connect_lower(coll__store *store, const char *prefix, int rank, int q
         bad = 1;
     }
     if (bad) {
-        coll__err_set(err, 0,
-                      "tcp transport rank %d: the process at %s (rank %d) failed "
-                      "authentication: %s",
-                      me, published, wq, why);
-        close(fd);
-        return COLL_EAUTH;
+        return auth_failed(fd, me, published, wq, why, err);
     }
     *fd_out = fd;
     return COLL_OK;
