@@ -18,13 +18,13 @@
 #include "backend/shm/shm_cma.h"
 #include "core/alloc.h"
 #include "core/env.h"
+#include "core/mem_limit.h"
 
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #define KIB ((size_t)1024)
@@ -168,9 +168,9 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     st->yield = st->n > online_cpus();
     int rc = coll__shm_knobs_read(&st->k, st->n, st->yield, err);
     if (rc) return rc;
-    struct sysinfo si;
-    uint64_t ram = sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 0;
-    coll__shm_knobs_cap_scratch(&st->k, st->n, ram, getenv("COLL_SHM_PRIV_PLAIN_MAX") != NULL);
+    /* RAM, or the cgroup's lower limit: past that the scratch calls the OOM killer */
+    coll__shm_knobs_cap_scratch(&st->k, st->n, coll__mem_limit(),
+                                getenv("COLL_SHM_PRIV_PLAIN_MAX") != NULL);
     size_t slot = (st->k.slot_bytes + 4095) / 4096 * 4096;
     size_t mbox = (st->k.mbox_bytes + 63) / 64 * 64;
     st->spin = st->k.spin_us;

@@ -50,7 +50,8 @@ static const coll__tunable rows[] = {
                   "per-rank bytes up to which (excluded) it does when every rank's buffers are "
                   "in 4 KiB pages, COLL_SHM_PRIV_MAX applying otherwise; its scratch holds 2x "
                   "the bytes in each rank's heap, so unset it shrinks until all ranks' scratch "
-                  "fits a quarter of the host's memory"),
+                  "fits a quarter of the memory the process may use (RAM, or its cgroup's "
+                  "lower limit)"),
     COLL__TUNABLE("COLL_SHM_SPIN_US", COUNT, 50, ALWAYS, 0, 1000000,
                   "microseconds an shm waiter spins before it sleeps (with more ranks than "
                   "cores it yields the CPU at every miss)"),
@@ -108,10 +109,10 @@ void coll__shm_knobs_default(shm_knobs *k, int n, int oversub)
     (void)read_all(k, n, oversub, 0, NULL);
 }
 
-void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t host_ram, int set_by_user)
+void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_by_user)
 {
-    if (set_by_user || host_ram == 0 || n < 1) return;
-    /* n scratch areas of 2 x priv_plain_max within host_ram / 4 */
-    uint64_t cap = host_ram / 8 / (uint64_t)n;
+    if (set_by_user || mem_limit == 0 || n < 1) return;
+    /* n scratch areas of 2 x priv_plain_max within mem_limit / 4 */
+    uint64_t cap = mem_limit / 8 / (uint64_t)n;
     if (cap < k->priv_plain_max) k->priv_plain_max = (size_t)cap;
 }

@@ -69,8 +69,9 @@ int coll__shm_knobs_read(shm_knobs *k, int n, int oversub, coll__err *err);
 void coll__shm_knobs_default(shm_knobs *k, int n, int oversub);
 /* The private engine's scratch on 4 KiB pages holds 2x a rank's bytes in
  * each rank's heap: unless the user set COLL_SHM_PRIV_PLAIN_MAX, its window
- * shrinks so that n ranks' scratch stays within a quarter of host_ram
- * (bytes; 0: unknown, no cap). */
-void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t host_ram, int set_by_user);
+ * shrinks so that n ranks' scratch stays within a quarter of mem_limit
+ * (bytes the process may use: RAM, or its cgroup's lower limit, core/mem_limit.h;
+ * 0: unknown, no cap). */
+void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_by_user);
 
 #endif
