@@ -25,8 +25,11 @@ train: core engine rows
 report: core rows costmodel
 costmodel: core engine rows
 replay: core engine rows
+bindings:
 tools: core launch rows engine train report costmodel replay
 '
+# bindings (the torch backend, bindings/torch) include no project header but
+# coll.h and coll_tool.h.
 # Above libcoll (launch, rows, engine, train, report, tools) only core, the base
 # library coll_base, besides coll.h and coll_tool.h: what they need of libcoll
 # proper is declared there. The build enforces the same (src/ is private to libcoll; each module sees
@@ -37,7 +40,7 @@ tools: core launch rows engine train report costmodel replay
 # the segment, mailbox layout, heap, CMA, liveness and waiting under the
 # dispatcher (shm.c) and the strategies.
 BOTTOM='
-src/backend/shm: shm_layout shm_segment shm_heap shm_cma shm_liveness shm_wait
+src/backend/shm: shm_layout shm_segment shm_heap shm_cma shm_liveness shm_wait shm_page_kind
 '
 
 # Known exceptions: "FILE INCLUDE  # why" per line (none now). One that no
@@ -45,7 +48,7 @@ src/backend/shm: shm_layout shm_segment shm_heap shm_cma shm_liveness shm_wait
 EXCEPTIONS='
 '
 
-files=$(find src tools -type f \( -name '*.c' -o -name '*.h' -o -name '*.cc' \) | sort)
+files=$(find src tools bindings -type f \( -name '*.c' -o -name '*.h' -o -name '*.cc' -o -name '*.cpp' -o -name '*.hpp' \) | sort)
 [ -n "$files" ] || { echo "check_layers: no sources under $root" >&2; exit 1; }
 
 # One line per include: FILE INCLUDED (INCLUDED as written, "dir/x.h" or "x.h").
@@ -61,6 +64,7 @@ function dirname(path,   d) {
 function module(path,   p) {
     p = path
     if (p ~ /^tools\//) return "tools"
+    if (p ~ /^bindings\//) return "bindings"
     sub(/^src\//, "", p)
     sub(/\/.*/, "", p)
     return p
