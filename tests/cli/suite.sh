@@ -96,6 +96,13 @@ fi
 if grep -q '\] report: ok' "$WORK/err"; then
     [ -s "$OUT/index.html" ] || fail "report ok but no $OUT/index.html"
     grep -q "^report: $OUT/index.html" "$WORK/out" || fail "the report's page is not named on stdout"
+    # One source per run: the report reads results.json alone, which holds the
+    # training rows too; nothing is read twice.
+    ! grep -q "duplicate rows merged" "$OUT/suite.log" || fail "the report read rows twice: $(grep 'collbench report:' "$OUT/suite.log")"
+    if [ -s "$OUT/training.csv" ] && [ -s "$OUT/results.json" ]; then
+        grep -q "collbench report: [0-9]* communication and [1-9][0-9]* training rows from 1 file;" "$OUT/suite.log" \
+            || fail "the report did not read the training rows from results.json alone: $(grep 'collbench report:' "$OUT/suite.log")"
+    fi
 else
     grep -q '\] report: skipped' "$WORK/err" || fail "report neither ok nor skipped: $(grep report "$WORK/err")"
 fi
