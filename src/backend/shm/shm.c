@@ -16,29 +16,17 @@
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
 #include "backend/shm/shm_cma.h"
+#include "backend/shm/shm_oversub.h"
 #include "core/alloc.h"
 #include "core/env.h"
-#include "core/mem_limit.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define KIB ((size_t)1024)
-
-/* CPUs the job's ranks can share: this process's affinity, unless that is
- * the one CPU a launcher's --bind gave it, then the host's online CPUs (a
- * bound rank's affinity says nothing about how many cores the ranks have). */
-static int online_cpus(void)
-{
-    cpu_set_t set;
-    long host = sysconf(_SC_NPROCESSORS_ONLN);
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1) return CPU_COUNT(&set);
-    return host > 0 ? (int)host : 1;
-}
 
 /* Can this rank read its right neighbour's private memory? */
 /* World rank of this group's rank r, for messages. */
@@ -164,13 +152,11 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
 {
     /* More ranks than cores: a waiter's spin yields the CPU at every miss
      * (shm_wait.c), so a peer that needs the core gets it at once; sleeping
-     * would cost a futex wake-up per step. */
-    st->yield = st->n > online_cpus();
-    int rc = coll__shm_knobs_read(&st->k, st->n, st->yield, err);
+     * would cost a futex wake-up per step. This rank's own answer until every
+     * rank's is known (after the "probed" barrier). */
+    st->yield = coll__shm_oversub_mine(st->n);
+    int rc = coll__shm_knobs_setup(&st->k, st->n, st->yield, err);
     if (rc) return rc;
-    /* RAM, or the cgroup's lower limit: past that the scratch calls the OOM killer */
-    coll__shm_knobs_cap_scratch(&st->k, st->n, coll__mem_limit(),
-                                getenv("COLL_SHM_PRIV_PLAIN_MAX") != NULL);
     size_t slot = (st->k.slot_bytes + 4095) / 4096 * 4096;
     size_t mbox = (st->k.mbox_bytes + 63) / 64 * 64;
     st->spin = st->k.spin_us;
@@ -201,8 +187,17 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     char why[160] = "";
     st->seg.ctrl[st->rank].cma_ok = probe_cma(st, cma_env, why, sizeof why) ? 1 : -1;
     st->seg.ctrl[st->rank].heap_ok = heap_attach_all(st, rv);
+    st->seg.ctrl[st->rank].oversub = st->yield;
     rc = coll__shm_segment_barrier(rv->store, rv->prefix, "probed", st->rank, st->n, err);
     if (rc) return rc;
+    /* Every rank plans with the same windows: the OR of every rank's answer
+     * (the OVERSUB knobs only change; the environment was read without error). */
+    int oversub = coll__shm_oversub_agree(st->seg.ctrl, st->n);
+    if (oversub != st->yield) {
+        st->yield = oversub;
+        rc = coll__shm_knobs_setup(&st->k, st->n, oversub, err);
+        if (rc) return rc;
+    }
     /* Every peer has mapped our heap (or given up on it). */
     coll__shm_heap_seal(&st->heap);
     st->direct.ok = st->n > 1;

@@ -3,9 +3,11 @@
 #include "backend/shm/shm_plan.h"
 
 #include "coll.h"
+#include "core/mem_limit.h"
 #include "core/tuning.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #define KIB COLL__KIB
 #define MIB COLL__MIB
@@ -115,4 +117,14 @@ void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int se
     /* n scratch areas of 2 x priv_plain_max within mem_limit / 4 */
     uint64_t cap = mem_limit / 8 / (uint64_t)n;
     if (cap < k->priv_plain_max) k->priv_plain_max = (size_t)cap;
+}
+
+int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err)
+{
+    int rc = coll__shm_knobs_read(k, n, oversub, err);
+    /* RAM, or the cgroup's lower limit: past that the scratch calls the OOM killer */
+    if (rc == COLL_OK)
+        coll__shm_knobs_cap_scratch(k, n, coll__mem_limit(),
+                                    getenv("COLL_SHM_PRIV_PLAIN_MAX") != NULL);
+    return rc;
 }

@@ -62,6 +62,7 @@ typedef struct shm_rank_ctrl {
     _Alignas(SHM_LINE) int32_t pid;
     int32_t cma_ok;
     int32_t heap_ok;     /* this rank mapped every peer's heap (shm_heap.h) */
+    int32_t oversub;     /* it counts more ranks than its cores (shm_oversub.h) */
     _Atomic int32_t cpu; /* where it ran at its last arrival (written on change) */
     uint64_t probe_addr; /* a private word peers read to test process_vm_readv */
     uint64_t probe_value;

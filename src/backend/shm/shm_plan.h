@@ -73,5 +73,10 @@ void coll__shm_knobs_default(shm_knobs *k, int n, int oversub);
  * (bytes the process may use: RAM, or its cgroup's lower limit, core/mem_limit.h;
  * 0: unknown, no cap). */
 void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_by_user);
+/* What a communicator of n ranks plans with: coll__shm_knobs_read, then the
+ * scratch capped by this process's memory limit (core/mem_limit.h) unless
+ * COLL_SHM_PRIV_PLAIN_MAX is set. shm's set-up and the launcher's memory
+ * check (coll_backend_scratch_bytes) both read them so. */
+int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err);
 
 #endif
