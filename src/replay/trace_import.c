@@ -300,6 +300,13 @@ int replay_import_profiler(const char *path, int rank_fallback, int world_fallba
                         path, (unsigned long long)st.st_size,
                         (unsigned long long)REPLAY_IMPORT_MAX_BYTES),
                -1;
+    FILE *f = fopen(path, "rb");
+    unsigned char magic[2] = {0};
+    if (!f) return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -1;
+    size_t got = fread(magic, 1, 2, f);
+    fclose(f);
+    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) /* tensorboard_trace_handler's .gz */
+        return snprintf(err, errlen, "%s: gzip-compressed: gunzip it first", path), -1;
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
     if (!root)

@@ -81,6 +81,10 @@ static long add_group(import_groups *g, const char *id, const char *desc, const 
             return import_bad(g->path, e, err, errlen,
                               "group \"%.60s\" has rank %d, not a rank of world %d", id, ranks[i],
                               t->world);
+        for (int j = 0; j < i; j++)
+            if (ranks[j] == ranks[i])
+                return import_bad(g->path, e, err, errlen, "group \"%.60s\" lists rank %d twice",
+                                  id, ranks[i]);
         if (ranks[i] == t->rank) mine = i;
     }
     if (mine < 0)
@@ -183,17 +187,17 @@ static long place_unnamed(import_groups *g, import_call *c, int *placed_by_size,
     if (c->size < 0 || c->size == t->world) {
         int *ranks = world_ranks(t->world);
         if (!ranks) return import_bad(g->path, c->ev, err, errlen, "out of memory");
-        const char *id = "0"; /* torch's name of its default (world) group */
+        /* pg_config's default group, else its first of the world's size, else
+         * "0", the name torch gives its default group */
+        const char *first = NULL, *deflt = NULL;
         pg p = {0};
         for (size_t i = 0; i < pg_count(g->pg_config); i++) {
             if (pg_at(g->pg_config, i, &p)) continue;
-            int world = p.n == t->world;
+            if (p.n == t->world && !first) first = p.name;
+            if (p.n == t->world && !deflt && !strcmp(p.desc, "default_pg")) deflt = p.name;
             free(p.ranks);
-            if (world) {
-                id = p.name;
-                break;
-            }
         }
+        const char *id = deflt ? deflt : first ? first : "0";
         long at = add_group(g, id,
                             "placed: no group name in the profiler event; assumed the world group",
                             ranks, t->world, c->ev, err, errlen);

@@ -388,6 +388,7 @@ static void test_bad_input(void **state)
     refused(state, "{\"traceEvents\": [", 0, "not JSON", NULL);
     refused(state, "{\"schemaVersion\": 1}", 0, "no \"traceEvents\"", "not a torch profiler");
     refused(state, "[1, 2]", 0, "no \"traceEvents\"", NULL);
+    refused(state, "\x1f\x8b\x08", 0, "gzip-compressed: gunzip it first", NULL);
     refused(state, "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"aten::mm\",\"ts\":1,\"dur\":1}]}", 0,
             "no communication events", "1 events");
     refused(state,
