@@ -151,6 +151,7 @@ static int read_profiles(const trace_opts *o, replay_import *im)
     return 0;
 }
 
+/* Every rank's file, or none: a failure removes the ones this run wrote. */
 static int write_all(const trace_opts *o, replay_import *im)
 {
     char err[2048], path[4096], host[256] = "";
@@ -158,8 +159,13 @@ static int write_all(const trace_opts *o, replay_import *im)
     for (size_t i = 0; i < o->nfiles; i++) {
         snprintf(path, sizeof path, "%s/rank%d.jsonl", o->outdir, im[i].t.rank);
         replay_write_meta m = {.host = host, .backend = im[i].backend, .pid = (long)getpid()};
-        if (replay_trace_write(path, &im[i].t, &m, im[i].splits, err, sizeof err))
-            return fprintf(stderr, TRACE_PREFIX ": %s\n", err), EXIT_RUNTIME;
+        if (replay_trace_write(path, &im[i].t, &m, im[i].splits, err, sizeof err) == 0) continue;
+        fprintf(stderr, TRACE_PREFIX ": %s\n", err);
+        for (size_t j = 0; j < i; j++) {
+            snprintf(path, sizeof path, "%s/rank%d.jsonl", o->outdir, im[j].t.rank);
+            unlink(path);
+        }
+        return EXIT_RUNTIME;
     }
     return 0;
 }
