@@ -35,6 +35,15 @@ int coll_backend_sweeps_by_default(const char *name);
  * order: those that sweep by default and are available. Returns how many (at
  * most cap are stored in out). */
 size_t coll_backend_default_sweep(const char **out, size_t cap);
+/* Bytes each of nranks ranks of one host allocates beyond its send and receive
+ * buffers when backend runs collective ("allreduce") at these per-rank bytes
+ * (count x element size) on private (malloc'd) buffers, at most: shm's and
+ * auto's all-reduce scratch in the shared heap, by shm's plan as the ranks
+ * would read its knobs here, as if every buffer lay in 4 KiB pages (its widest
+ * window); 0 for a backend or collective that takes none. The launcher's
+ * memory check adds it to the buffers. */
+size_t coll_backend_scratch_bytes(const char *backend, const char *collective,
+                                  const uint64_t *bytes, size_t nbytes, int nranks);
 /* The one backend of a run that names none: "auto" where it is available, else
  * fallback (the tool's default; the library's is "tcp", coll.h). */
 const char *coll_backend_preferred(const char *fallback);

@@ -7,6 +7,7 @@
 #define COLL_BACKENDS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backend/backend.h"
 #include "core/tuning.h"
@@ -26,6 +27,10 @@ typedef struct coll__backend_entry {
     /* Optional: 1 for an algorithm of collective that only this backend runs
      * (beyond src/algo's). */
     int (*own_algo)(const char *collective, const char *algo);
+    /* Optional: bytes each of nranks ranks of a host allocates beyond its
+     * buffers for calls of kind of these per-rank bytes on private buffers
+     * (coll_backend_scratch_bytes). */
+    size_t (*scratch_bytes)(coll__kind kind, const uint64_t *bytes, size_t nbytes, int nranks);
 } coll__backend_entry;
 
 /* Every backend, NULL-terminated, in the order coll_backend_names() lists them. */

@@ -125,3 +125,12 @@ const char *coll_algo_names(const char *collective)
     if (!collective || !kind_of(collective, &kind)) return "";
     return coll__algo_list(kind);
 }
+
+size_t coll_backend_scratch_bytes(const char *backend, const char *collective,
+                                  const uint64_t *bytes, size_t nbytes, int nranks)
+{
+    const coll__backend_entry *e = entry_of(backend);
+    coll__kind kind;
+    if (!e || !e->scratch_bytes || !collective || !kind_of(collective, &kind)) return 0;
+    return e->scratch_bytes(kind, bytes, nbytes, nranks);
+}

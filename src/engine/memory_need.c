@@ -2,7 +2,11 @@
 #include "engine/memory_need.h"
 #include "engine/bench_coll.h"
 
+#include "coll_tool.h"
+#include "core/mem_limit.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Which of the send and receive buffers o's placements use (in place: one). */
@@ -34,57 +38,70 @@ void bench_pool_bytes(const bench_options *o, const uint64_t *sizes, size_t nsiz
     *recv_bytes = rbytes;
 }
 
-/* The number after key in a "key: N kB" or bare "N" file; 0 or -1. */
-static int read_number(const char *path, const char *key, uint64_t *v)
+/* The number after key in /proc/meminfo ("key: N kB"); 0 or -1. */
+static int read_meminfo(const char *key, uint64_t *v)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen("/proc/meminfo", "r");
     if (!f) return -1;
     char line[256];
     int found = -1;
-    while (found < 0 && fgets(line, sizeof line, f)) {
-        unsigned long long x;
-        if (!key) {
-            if (sscanf(line, "%llu", &x) == 1) *v = x, found = 0;
-            break;
-        }
+    unsigned long long x;
+    while (found < 0 && fgets(line, sizeof line, f))
         if (strncmp(line, key, strlen(key)) == 0 && sscanf(line + strlen(key), "%llu", &x) == 1)
             *v = (uint64_t)x * 1024, found = 0; /* meminfo counts kB */
-    }
     fclose(f);
     return found;
-}
-
-/* The cgroup v2 limit left to this process: memory.max - memory.current of
- * its group ("0::/path" in /proc/self/cgroup); -1 when there is none. */
-static int cgroup_left(uint64_t *left)
-{
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    if (!f) return -1;
-    char line[512], path[700];
-    int rc = -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "0::", 3) == 0) {
-            line[strcspn(line, "\n")] = '\0';
-            uint64_t max, cur;
-            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3);
-            if (read_number(path, NULL, &max)) break; /* "max": no limit */
-            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", line + 3);
-            if (read_number(path, NULL, &cur)) cur = 0;
-            *left = max > cur ? max - cur : 0;
-            rc = 0;
-            break;
-        }
-    fclose(f);
-    return rc;
 }
 
 int bench_memory_available(uint64_t *bytes)
 {
     uint64_t avail, left;
-    int have = read_number("/proc/meminfo", "MemAvailable:", &avail) == 0;
-    if (cgroup_left(&left) == 0 && (!have || left < avail)) avail = left, have = 1;
+    int have = read_meminfo("MemAvailable:", &avail) == 0;
+    if (coll__cgroup_mem_limit(&coll__cgroup_here, NULL, &left) == 0 && (!have || left < avail))
+        avail = left, have = 1;
     if (have) *bytes = avail;
     return have ? 0 : -1;
+}
+
+/* The per-rank bytes of every call o makes at sizes on nranks ranks (one per
+ * size and dtype), into a malloc'd array of *n; NULL when out of memory. */
+static uint64_t *call_bytes(const bench_options *o, int nranks, size_t *n)
+{
+    uint64_t *b = malloc((o->nsizes * o->npairs + 1) * sizeof *b);
+    *n = 0;
+    for (size_t p = 0; b && p < o->npairs; p++)
+        for (size_t i = 0; i < o->nsizes; i++) {
+            size_t esz = coll_dtype_size(o->pairs[p].dtype);
+            b[(*n)++] = (uint64_t)bench_coll_call_count(o->coll, o->sizes[i], esz, nranks) * esz;
+        }
+    return b;
+}
+
+/* Bytes each of here ranks allocates beyond its buffers (a backend's scratch:
+ * coll_backend_scratch_bytes): the largest backend's when each runs in its own
+ * launch, their sum under --same-ranks, whose ranks hold every backend's
+ * communicator at once; names gets the backends that take any. Private
+ * buffers only: coll buffers lie in the heaps themselves. */
+static double scratch_bytes(const bench_options *o, int world, int here, char *names, size_t len)
+{
+    const char *all[BENCH_MAX_BACKENDS];
+    size_t nb = o->nbackends;
+    names[0] = '\0';
+    if (strcmp(o->buffers, "malloc") != 0) return 0;
+    if (nb == 0) nb = coll_backend_default_sweep(all, BENCH_MAX_BACKENDS);
+    else memcpy(all, o->backends, nb * sizeof all[0]);
+    size_t n = 0;
+    uint64_t *b = call_bytes(o, world, &n);
+    double total = 0;
+    for (size_t i = 0; b && i < nb; i++) {
+        double s = (double)coll_backend_scratch_bytes(all[i], o->coll->name, b, n, here);
+        if (s <= 0) continue;
+        size_t used = strlen(names);
+        snprintf(names + used, len - used, "%s%s", used ? ", " : "", all[i]);
+        total = o->same_ranks ? total + s : (s > total ? s : total);
+    }
+    free(b);
+    return total;
 }
 
 static void gib(char *buf, size_t len, double bytes)
@@ -103,17 +120,26 @@ int bench_memory_check(const bench_options *o, char *err, size_t errlen)
         int here = o->procs[i]; /* with --nnodes, -P is the ranks per host */
         size_t sb, rb;
         bench_pool_bytes(o, o->sizes, o->nsizes, world, &sb, &rb);
-        double need = (double)here * ((double)sb + (double)rb);
+        char who[64];
+        double extra = scratch_bytes(o, world, here, who, sizeof who);
+        double need = (double)here * ((double)sb + (double)rb + extra);
         if (need <= (double)avail) continue;
-        char n[32], a[32], s[32], r[32], how[160];
+        char n[32], a[32], s[32], r[32], x[32], how[256];
         gib(n, sizeof n, need);
         gib(a, sizeof a, (double)avail);
         gib(s, sizeof s, (double)sb);
         gib(r, sizeof r, (double)rb);
-        if (sb == rb) snprintf(how, sizeof how, "%d ranks x 2 buffers x %s", here, s);
+        gib(x, sizeof x, extra);
+        int w;
+        if (sb == rb) w = snprintf(how, sizeof how, "%d ranks x 2 buffers x %s", here, s);
         else if (sb <= 1 || rb <= 1)
-            snprintf(how, sizeof how, "%d ranks x 1 buffer x %s", here, sb > rb ? s : r);
-        else snprintf(how, sizeof how, "%d ranks x (%s send + %s receive)", here, s, r);
+            w = snprintf(how, sizeof how, "%d ranks x 1 buffer x %s", here, sb > rb ? s : r);
+        else w = snprintf(how, sizeof how, "%d ranks x (%s send + %s receive)", here, s, r);
+        if (extra > 0 && w > 0 && (size_t)w < sizeof how)
+            snprintf(how + w, sizeof how - (size_t)w,
+                     " + %d ranks x %s of %s scratch (all-reduce on private buffers copies "
+                     "into the shared heap)",
+                     here, x, who);
         snprintf(err, errlen,
                  "needs %s on this host (%s), %s available; smaller --sizes or -P, or "
                  "--force-memory to run it anyway",

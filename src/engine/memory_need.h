@@ -17,14 +17,19 @@ void bench_pool_bytes(const bench_options *o, const uint64_t *sizes, size_t nsiz
                       size_t *send_bytes, size_t *recv_bytes);
 
 /* Bytes this host can give now: /proc/meminfo's MemAvailable, capped by the
- * cgroup's memory.max less memory.current where one applies (cgroup v2).
+ * room left under the cgroup's limit where one applies (its group's or one
+ * above: v2 memory.max less memory.current, v1 memory.limit_in_bytes less
+ * memory.usage_in_bytes; core/mem_limit.h).
  * 0 and *bytes, or -1 when neither can be read. */
 int bench_memory_available(uint64_t *bytes);
 
 /* 0 when the largest -P of o (ranks on this host: --nproc-per-node with
  * --nnodes) fits what bench_memory_available says, else -1 with err:
  * "needs 80.0 GiB on this host (4 ranks x 2 buffers x 20.0 GiB), 21.3 GiB
- * available". Host buffers only: device (cuda) buffers are not counted. */
+ * available". Each rank's buffers and, on private buffers, what its backends
+ * allocate beyond them (coll_backend_scratch_bytes: shm's and auto's
+ * all-reduce scratch, "... + 2 ranks x 6.0 GiB of shm scratch ..."). Host
+ * memory only: device (cuda) buffers are not counted. */
 int bench_memory_check(const bench_options *o, char *err, size_t errlen);
 
 #endif

@@ -15,6 +15,28 @@ expect_exit 2 "(4 ranks x 1 buffer x 64.0 GiB)" allreduce -P 4 --backend tcp --s
 # the message names the process count that does not fit
 expect_exit 2 "(6 ranks x 2 buffers" allreduce -P 6 --backend tcp --sizes 8G,64G
 
+# shm's all-reduce on private buffers copies them into a scratch of 2x their
+# bytes in each rank's shared heap: a size whose buffers fit but whose buffers
+# and scratch do not is refused, naming the scratch. COLL_SHM_PRIV_MAX opens
+# the private window at every size; S is a sixth of what is available, so the
+# buffers (2 ranks x 2 x S) take two thirds and the scratch as much again.
+# ulimit -v: a build that let it run fails its allocation, not the host.
+avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+cg=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
+if [ -r "$cg/memory.max" ] && [ "$(cat "$cg/memory.max")" != max ]; then
+    left_kb=$((($(cat "$cg/memory.max") - $(cat "$cg/memory.current")) / 1024))
+    [ "$left_kb" -lt "$avail_kb" ] && avail_kb=$left_kb
+fi
+size_m=$((avail_kb / 6 / 1024))
+(
+    ulimit -v $(((size_m + 1024) * 1024))
+    export COLL_SHM_PRIV_MAX=1099511627776
+    expect_exit 2 \
+        "(2 ranks x 2 buffers x [0-9.]* [GM]iB + 2 ranks x [0-9.]* [GM]iB of shm scratch (all-reduce on private buffers copies into the shared heap)), [0-9.]* [GM]iB available" \
+        allreduce -P 2 --backend shm --sizes "${size_m}M" -n 1 -w 0 -T 30
+    exit "$FAILED"
+) || FAILED=1
+
 # (not where overcommit is on: the malloc would succeed and its touch call the OOM killer)
 if [ "$(cat /proc/sys/vm/overcommit_memory 2>/dev/null)" != 1 ]; then
     "$BIN" allreduce -P 2 --backend tcp --sizes 64G -n 1 -w 0 --force-memory >"$WORK/out" 2>"$WORK/err"

@@ -291,6 +291,39 @@ static void test_scratch_cap(void **state)
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA);
 }
 
+/* The memory check's scratch (coll__shm_scratch_bound) is the plan's: the
+ * largest size the private window takes, 2x it rounded up to 1 MiB, none
+ * outside the window, without heaps or with a heap too small for it. */
+static void test_scratch_bound(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 4, 1); /* window [4K, 1M), on 4 KiB pages to 512M */
+    const uint64_t some[] = {8, 300 * K, 3 * M + 5, 600 * M};
+    assert_int_equal(coll__shm_scratch_bound(&k, 4, some, 4), 8 * M); /* 3M+5 -> 2 x 4M */
+    assert_int_equal(coll__shm_scratch_bound(&k, 4, some, 2), 2 * M); /* 300K -> 2 x 1M */
+    assert_int_equal(coll__shm_scratch_bound(&k, 4, some, 1), 0);     /* below the window */
+    assert_int_equal(coll__shm_scratch_bound(&k, 4, some + 3, 1), 0); /* above it */
+    assert_int_equal(coll__shm_scratch_bound(&k, 1, some, 4), 0);     /* one rank */
+    for (size_t i = 0; i < 4; i++) {
+        shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE,
+                          .n = 4,
+                          .cma = 1,
+                          .heaps = 1,
+                          .arrived = 1,
+                          .all_plain = 1,
+                          .bytes = some[i]};
+        int priv = coll__shm_plan(&in, &k) == SHM_ENGINE_PRIVATE;
+        assert_int_equal(coll__shm_scratch_bound(&k, 4, &some[i], 1) > 0, priv);
+    }
+    k.heap_bytes = 4 * M; /* 3M+5's 8M do not fit: the plan falls back */
+    assert_int_equal(coll__shm_scratch_bound(&k, 4, some, 4), 2 * M);
+    k.heap_bytes = 0;
+    assert_int_equal(coll__shm_scratch_bound(&k, 4, some, 4), 0);
+    coll__shm_knobs_default(&k, 2, 0); /* a core each: no window */
+    assert_int_equal(coll__shm_scratch_bound(&k, 2, some, 4), 0);
+}
+
 /* The environment moves a threshold; a bad value is refused by name. */
 static void test_knobs_from_environment(void **state)
 {
@@ -337,7 +370,7 @@ int main(void)
         cmocka_unit_test(test_without_heaps),     cmocka_unit_test(test_before_arrival),
         cmocka_unit_test(test_no_scratch),        cmocka_unit_test(test_whole_window_more_ranks),
         cmocka_unit_test(test_other_collectives), cmocka_unit_test(test_knobs_from_environment),
-        cmocka_unit_test(test_scratch_cap),
+        cmocka_unit_test(test_scratch_cap),       cmocka_unit_test(test_scratch_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

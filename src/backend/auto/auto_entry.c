@@ -1,6 +1,7 @@
 /* The auto backend in the table of backends (backends.h): always here. */
 #include "backend/auto/auto.h"
 #include "backend/backends.h"
+#include "backend/shm/shm_backend.h"
 
 static const coll__backend_ops *probe(char *why, size_t whylen)
 {
@@ -14,4 +15,5 @@ const coll__backend_entry coll__auto_entry = {
     .probe = probe,
     .flags = COLL__BACKEND_SWEEPS,
     .knobs = &coll__auto_tunables,
+    .scratch_bytes = coll__shm_scratch_bytes, /* shm within a host */
 };

@@ -204,9 +204,9 @@ static int scratch_ready(shm_op *o, size_t bytes)
         /* Every peer returned from the last call that read it (the arrival). */
         if (st->priv.scratch && coll__shm_heap_free(&st->heap, st->priv.scratch))
             atomic_fetch_add_explicit(&me->heap_frees, 1, memory_order_release);
-        size_t half = (bytes + (1u << 20) - 1) / (1u << 20) * (1u << 20);
-        st->priv.scratch = coll__shm_heap_alloc(&st->heap, 2 * half);
-        st->priv.scratch_bytes = st->priv.scratch ? 2 * half : 0;
+        size_t want = coll__shm_private_scratch(bytes); /* the memory check counts it so */
+        st->priv.scratch = coll__shm_heap_alloc(&st->heap, want);
+        st->priv.scratch_bytes = st->priv.scratch ? want : 0;
         me->scratch = (uint64_t)(uintptr_t)st->priv.scratch;
         me->scratch_bytes = st->priv.scratch_bytes;
     }

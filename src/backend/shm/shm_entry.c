@@ -14,4 +14,5 @@ const coll__backend_entry coll__shm_entry = {
     .probe = probe,
     .flags = COLL__BACKEND_SWEEPS,
     .knobs = &coll__shm_tunables,
+    .scratch_bytes = coll__shm_scratch_bytes,
 };

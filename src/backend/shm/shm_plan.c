@@ -66,20 +66,27 @@ static shm_engine allreduce_cma(const shm_plan_in *in, const shm_knobs *k)
     return SHM_ENGINE_CMA;
 }
 
-/* The private engine's window past priv_max on buffers in 4 KiB pages (every
- * rank's after the arrival, this rank's before it), where CMA pays for
- * pinning every page. */
-static int priv_plain(const shm_plan_in *in, const shm_knobs *k)
+/* [priv_min, priv_max), and past priv_max up to priv_plain_max on buffers in
+ * 4 KiB pages, where CMA pays for pinning every page. */
+int coll__shm_private_window(const shm_knobs *k, size_t bytes, int plain)
 {
-    int plain = in->arrived ? in->all_plain : in->mine_plain;
-    return plain && in->bytes >= k->priv_min && in->bytes < k->priv_plain_max;
+    return bytes >= k->direct_min && bytes >= k->priv_min &&
+           (bytes < k->priv_max || (plain && bytes < k->priv_plain_max));
+}
+
+size_t coll__shm_private_scratch(size_t bytes)
+{
+    size_t half = (bytes + SHM_SCRATCH_ROUND - 1) / SHM_SCRATCH_ROUND * SHM_SCRATCH_ROUND;
+    return 2 * half;
 }
 
 static shm_engine allreduce(const shm_plan_in *in, const shm_knobs *k)
 {
     size_t b = in->bytes;
     int direct = in->heaps && b >= k->direct_min;
-    int priv = direct && ((b >= k->priv_min && b < k->priv_max) || priv_plain(in, k));
+    /* plain: every rank's buffers after the arrival, this rank's before it */
+    int plain = in->arrived ? in->all_plain : in->mine_plain;
+    int priv = in->heaps && coll__shm_private_window(k, b, plain);
     int cma = in->cma && in->n > 1 && b >= allreduce_cma_min(k);
     if (!in->arrived) {
         /* The input goes to the scratch before the arrival, so that the

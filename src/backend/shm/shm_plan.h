@@ -59,6 +59,20 @@ typedef struct shm_plan_in {
  * answer after the arrival (its inputs are then the same everywhere); before
  * it, the answer depends only on the call and the communicator. */
 shm_engine coll__shm_plan(const shm_plan_in *in, const shm_knobs *k);
+/* Whether all-reduce of bytes per rank on private buffers falls in the private
+ * engine's window (plain: every rank's buffers are in 4 KiB pages). */
+int coll__shm_private_window(const shm_knobs *k, size_t bytes, int plain);
+/* The scratch the private engine takes in each rank's heap for a call of bytes
+ * per rank: inputs and results, each rounded up to SHM_SCRATCH_ROUND so that
+ * nearby sizes reuse it (shm_direct.c). */
+#define SHM_SCRATCH_ROUND ((size_t)1 << 20)
+size_t coll__shm_private_scratch(size_t bytes);
+/* The most the private engine's scratch takes in each rank's heap over
+ * all-reduce calls of these per-rank bytes with knobs k: an upper bound, as if
+ * every rank's buffers were private and in 4 KiB pages (the widest window);
+ * 0 without heaps (heap_bytes 0) or ranks to share them (n < 2). */
+size_t coll__shm_scratch_bound(const shm_knobs *k, int n, const uint64_t *bytes, size_t nbytes);
+
 /* "stage", "cma", ...: for messages and tests. */
 const char *coll__shm_engine_name(shm_engine e);
 
