@@ -100,7 +100,7 @@ static int on_op(bench_opt_ctx *c, const char *v)
 }
 static int on_timeout(bench_opt_ctx *c, const char *v)
 {
-    return bench_opt_double(c, v, 0, 1, INFINITY, 0, &ST(c)->o->timeout_s);
+    return bench_opt_double(c, v, 0, 1, BENCH_MAX_TIMEOUT_S, 0, &ST(c)->o->timeout_s);
 }
 static int on_budget(bench_opt_ctx *c, const char *v)
 {

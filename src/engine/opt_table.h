@@ -71,6 +71,9 @@ int bench_opt_u64(bench_opt_ctx *c, const char *v, uint64_t *out);
  * (hi INFINITY: no upper limit). */
 int bench_opt_double(bench_opt_ctx *c, const char *v, double lo, int lo_open, double hi,
                      int hi_open, double *out);
+/* The largest -T of every command, in seconds (a day): -T bounds every wait a
+ * rank can enter, so a larger one (a typo, 1e9) is refused, not waited out. */
+#define BENCH_MAX_TIMEOUT_S 86400.0
 /* A size of at least 1 byte ("4K", "1M": powers of 1024). */
 int bench_opt_size(bench_opt_ctx *c, const char *v, uint64_t *out);
 /* A list of process counts "2,4,6", each 1..max; *out (malloc'd, freed first) and *n. */

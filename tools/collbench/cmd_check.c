@@ -59,7 +59,7 @@ static int on_nprocs(bench_opt_ctx *c, const char *v)
 }
 static int on_timeout(bench_opt_ctx *c, const char *v)
 {
-    return bench_opt_double(c, v, 0, 1, INFINITY, 0, &CO(c)->timeout_s);
+    return bench_opt_double(c, v, 0, 1, BENCH_MAX_TIMEOUT_S, 0, &CO(c)->timeout_s);
 }
 
 static const bench_opt opt_table[] = {

@@ -115,7 +115,7 @@ static int on_count(bench_opt_ctx *c, const char *v)
 }
 static int on_timeout(bench_opt_ctx *c, const char *v)
 {
-    return bench_opt_double(c, v, 0, 1, 1e9, 1, &IO(c)->timeout_s);
+    return bench_opt_double(c, v, 0, 1, BENCH_MAX_TIMEOUT_S, 0, &IO(c)->timeout_s);
 }
 static int on_csv(bench_opt_ctx *c, const char *v)
 {

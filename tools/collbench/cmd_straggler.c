@@ -27,7 +27,6 @@
 #define PREFIX "collbench straggler"
 #define MAX_PROCS 1024
 #define MAX_ITERS 1000000
-#define MAX_WAIT_S 86400.0 /* -T and --monitored-barrier: a day bounds every wait */
 
 typedef struct straggler_opts {
     int nprocs, iters;
@@ -67,11 +66,11 @@ static int on_compute(bench_opt_ctx *c, const char *v)
 }
 static int on_monitored(bench_opt_ctx *c, const char *v)
 {
-    return bench_opt_double(c, v, 0, 1, MAX_WAIT_S, 0, &SO(c)->monitored_s);
+    return bench_opt_double(c, v, 0, 1, BENCH_MAX_TIMEOUT_S, 0, &SO(c)->monitored_s);
 }
 static int on_timeout(bench_opt_ctx *c, const char *v)
 {
-    return bench_opt_double(c, v, 0, 1, MAX_WAIT_S, 0, &SO(c)->timeout_s);
+    return bench_opt_double(c, v, 0, 1, BENCH_MAX_TIMEOUT_S, 0, &SO(c)->timeout_s);
 }
 static int on_backend(bench_opt_ctx *c, const char *v)
 {
