@@ -7,7 +7,7 @@
 
 for cmd in "allreduce -P 2 --sizes 1K -n 1 --backend tcp" "broadcast -P 2 --sizes 1K -n 1 --backend tcp" \
     "check -P 2 --backend tcp" "init -P 2 --backend tcp" "train -P 2 --backend tcp --steps 1" \
-    "straggler -P 2 --iters 1"; do
+    "straggler -P 2 --iters 1" "replay $WORK/no.trace"; do
     # shellcheck disable=SC2086 # $cmd is a word list
     timeout 60 "$BIN" $cmd -T 1e9 >"$WORK/out" 2>"$WORK/err"
     got=$?

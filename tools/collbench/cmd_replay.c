@@ -76,7 +76,7 @@ static int on_json(bench_opt_ctx *c, const char *v)
 }
 static int on_timeout(bench_opt_ctx *c, const char *v)
 {
-    return bench_opt_double(c, v, 0, 1, INFINITY, 0, &O(c)->timeout_s);
+    return bench_opt_double(c, v, 0, 1, BENCH_MAX_TIMEOUT_S, 0, &O(c)->timeout_s);
 }
 static int on_rdv(bench_opt_ctx *c, const char *v)
 {
