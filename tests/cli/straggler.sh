@@ -50,5 +50,5 @@ bounded "\-\-compute-ms: 5000 ms is longer than -T (2 s)" -P 2 --iters 1 --compu
 bounded "\-\-inject: 1e+09 ms for rank 1 is above the limit of 3600000 ms" -P 2 --inject 1:1e9
 bounded "\-T: '1e9' must be in (0, 86400]" -P 2 --iters 1 -T 1e9
 bounded "\-\-monitored-barrier: '1e7' must be in (0, 86400]" -P 2 --iters 1 --monitored-barrier 1e7
-expect_exit 0 "" straggler -P 2 --iters 2 --compute-ms 1000 -T 1
+expect_exit 0 "" straggler -P 2 --iters 2 --compute-ms 200 -T 1
 finish
