@@ -23,25 +23,35 @@ pid_of_rank() {
     done
 }
 
-for backend in tcp shm; do
-    "$BIN" allreduce -P 3 --backend $backend --sizes 1K -n 1000000 -w 0 -c 0 -T $T \
-        --time-budget 30 >"$WORK/out" 2>"$WORK/err" &
+# stop_one BACKEND: SIGSTOP its rank 1 once the benchmark runs; the verdict
+# and the time from the stop to the launcher's end in $WORK/BACKEND.*.
+stop_one() {
+    "$BIN" allreduce -P 3 --backend "$1" --sizes 1K -n 1000000 -w 0 -c 0 -T $T \
+        --time-budget 30 >"$WORK/$1.out" 2>"$WORK/$1.err" &
     launcher=$!
     pid=$(pid_of_rank $launcher 1)
     for try in $(seq 200); do # the benchmark runs once rank 0 printed the table's header
-        grep -q "^#" "$WORK/out" && break
+        grep -q "^#" "$WORK/$1.out" && break
         sleep 0.02
     done
     sleep 0.2
     [ -n "$pid" ] && kill -STOP "$pid"
     start=$(date +%s%N)
     wait $launcher
-    got=$?
-    took=$((($(date +%s%N) - start) / 1000000))
-    last=$(tail -n 1 "$WORK/err")
-    limit=$(awk -v t=$T -v g=$GRACE_S -v s="$SLACK_S" 'BEGIN { printf "%d", (t + g + s) * 1000 }')
-    if [ -z "$pid" ]; then
-        fail "$backend: rank 1 never started: $(cat "$WORK/err")"
+    echo $? >"$WORK/$1.rc"
+    echo $((($(date +%s%N) - start) / 1000000)) >"$WORK/$1.ms"
+    echo "$pid" >"$WORK/$1.pid"
+}
+
+stop_one tcp &
+stop_one shm &
+wait
+limit=$(awk -v t=$T -v g=$GRACE_S -v s="$SLACK_S" 'BEGIN { printf "%d", (t + g + s) * 1000 }')
+for backend in tcp shm; do
+    got=$(cat "$WORK/$backend.rc") took=$(cat "$WORK/$backend.ms")
+    last=$(tail -n 1 "$WORK/$backend.err")
+    if [ -z "$(cat "$WORK/$backend.pid")" ]; then
+        fail "$backend: rank 1 never started: $(cat "$WORK/$backend.err")"
     elif [ "$got" -ne 3 ] || ! printf '%s\n' "$last" | grep -q "failed: rank 1 hung"; then
         fail "$backend: SIGSTOP of rank 1: exit $got, last line '$last', want 'rank 1 hung'"
     elif [ "$took" -gt "$limit" ]; then
