@@ -192,6 +192,8 @@ int coll_monitored_barrier(coll_comm *comm, double timeout_s, int *missing, int 
         for (int i = 0; i < nlist && i < max_missing; i++) missing[i] = list[i];
         if (nmissing) *nmissing = nlist;
     }
+    /* a rank that fails on it tells its launcher whom it waited for */
+    if (rc) coll__comm_note_blame(rc == COLL_ETIMEDOUT && nlist == 1 ? list[0] : -1, rc);
     free(list);
     return rc;
 }
