@@ -64,6 +64,7 @@ static int classify(const char *name, json_t *args, char *coll, size_t len, impo
             rest = name + strlen(backend_prefixes[i]), *kind = IMPORT_BACKEND;
     if (!rest) return -1;
     snprintf(coll, len, "%s", rest);
+    coll[strcspn(coll, " ")] = '\0'; /* NCCL's p2p titles: "nccl:send 0->1" */
     size_t n = strlen(coll);
     if (n > 1 && coll[n - 1] == '_') coll[n - 1] = '\0'; /* c10d's in-place ops: allreduce_ */
     return 0;
@@ -73,8 +74,10 @@ typedef struct scan {
     const char *path;
     import_ev *ev;
     size_t n, cap;
-    char (*colls)[64]; /* the collective names ev[i].coll points into */
-    size_t counts[3];
+    char (*colls)[64];          /* the collective names ev[i].coll points into */
+    size_t counts[3], total[3]; /* per kind: the events to import; and with the bad */
+    const import_ev *bad[3];    /* per kind: the first that cannot be imported */
+    int why[3];                 /* 1 unknown collective, 2 from any source */
 } scan;
 
 /* Every event of ours in events into s (all three kinds). 0, or -1 said. */
@@ -104,21 +107,33 @@ static int collect(scan *s, json_t *events, char *err, size_t errlen)
         if (!json_is_number(ts) || !json_is_number(dur) || e->dur < 0)
             return import_bad(s->path, e, err, errlen, "no \"ts\"/\"dur\" (us) of its own");
         int known = replay_import_op(e->coll, &e->op);
-        if (known < 0)
-            return import_bad(s->path, e, err, errlen,
-                              "unknown collective \"%.60s\" (the format has allreduce, allgather, "
-                              "reducescatter, broadcast, reduce, alltoall, barrier, send, recv, "
-                              "gather, scatter)",
-                              e->coll);
         if (known > 0) continue; /* wait, init: no call of the program */
-        if (replay_import_any_source(e->coll))
-            return import_bad(s->path, e, err, errlen,
-                              "a receive from any source: the profiler does not say from which "
-                              "rank, so it cannot be replayed");
-        s->counts[e->kind]++;
+        /* refused only if its kind is the one imported (an NCCL trace's own
+         * nccl: events do not matter when its record_param_comms do) */
+        int bad = known < 0 ? 1 : replay_import_any_source(e->coll) ? 2 : 0;
+        if (bad && !s->bad[e->kind]) s->bad[e->kind] = e, s->why[e->kind] = bad;
+        e->dropped = bad != 0;
+        s->counts[e->kind] += !bad;
+        s->total[e->kind]++;
         s->n++;
     }
     return 0;
+}
+
+/* The first event of kind that cannot be imported, said; 0 when none. */
+static int refuse_bad(const scan *s, import_kind kind, char *err, size_t errlen)
+{
+    const import_ev *e = s->bad[kind];
+    if (!e) return 0;
+    if (s->why[kind] == 2)
+        return import_bad(s->path, e, err, errlen,
+                          "a receive from any source: the profiler does not say from which "
+                          "rank, so it cannot be replayed");
+    return import_bad(s->path, e, err, errlen,
+                      "unknown collective \"%.60s\" (the format has allreduce, allgather, "
+                      "reducescatter, broadcast, reduce, alltoall, barrier, send, recv, "
+                      "gather, scatter)",
+                      e->coll);
 }
 
 static int by_start(const void *a, const void *b)
@@ -147,7 +162,7 @@ static int pair(scan *s, import_ev **list, size_t n)
     size_t nb = 0, next[REPLAY_OP_COUNT] = {0};
     if (!back) return -1;
     for (size_t i = 0; i < s->n; i++)
-        if (s->ev[i].kind == IMPORT_BACKEND) back[nb++] = &s->ev[i];
+        if (s->ev[i].kind == IMPORT_BACKEND && !s->ev[i].dropped) back[nb++] = &s->ev[i];
     qsort(back, nb, sizeof *back, by_start);
     for (size_t i = 0; i < n; i++) {
         import_ev *c = list[i];
@@ -178,7 +193,7 @@ static import_ev **pick(scan *s, import_kind kind, size_t *n)
     *n = 0;
     if (!list) return NULL;
     for (size_t i = 0; i < s->n; i++)
-        if (s->ev[i].kind == kind) list[(*n)++] = &s->ev[i];
+        if (s->ev[i].kind == kind && !s->ev[i].dropped) list[(*n)++] = &s->ev[i];
     qsort(list, *n, sizeof *list, by_start);
     /* An event inside another on its thread counts there. The ones kept follow
      * each other on a thread (calls are synchronous spans there), so only the
@@ -329,9 +344,10 @@ int replay_import_profiler(const char *path, int rank_fallback, int world_fallba
     }
     read_dist(root, &g, im);
     if (collect(&s, events, err, errlen)) goto out;
-    import_kind kind = s.counts[IMPORT_PARAM]  ? IMPORT_PARAM
-                       : s.counts[IMPORT_C10D] ? IMPORT_C10D
-                                               : IMPORT_BACKEND;
+    import_kind kind = s.total[IMPORT_PARAM]  ? IMPORT_PARAM
+                       : s.total[IMPORT_C10D] ? IMPORT_C10D
+                                              : IMPORT_BACKEND;
+    if (refuse_bad(&s, kind, err, errlen)) goto out;
     if (!s.counts[kind]) {
         snprintf(err, errlen,
                  "%s: no communication events among its %zu events (no record_param_comms, "

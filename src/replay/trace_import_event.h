@@ -25,7 +25,7 @@ typedef struct import_ev {
     /* c10d: the backend's event of its call; backend: the c10d event that took
      * it; NULL: none */
     struct import_ev *inner;
-    int dropped; /* inside another event of its kind: counted there */
+    int dropped; /* not imported: inside another of its kind (counted there), or bad */
 } import_ev;
 
 /* A call as one event says it, before it has a group of the trace. */

@@ -19,6 +19,7 @@ static const op_name op_names[] = {
     {"all_gather", REPLAY_ALLGATHER},
     {"_allgather_base", REPLAY_ALLGATHER},
     {"allgather_base", REPLAY_ALLGATHER},
+    {"_all_gather_base", REPLAY_ALLGATHER},
     {"allgather_coalesced", REPLAY_ALLGATHER},
     {"all_gather_coalesced", REPLAY_ALLGATHER},
     {"allgather_into_tensor_coalesced", REPLAY_ALLGATHER},

@@ -206,7 +206,10 @@ static void test_nested_once(void **state)
              OP("gloo:all_reduce", 20, 50, "[[4]]", "[\"float\"]", "[\"\"]") ","           //
              PARAM(30, 10, "allreduce", "Float", 4, 4, 2, "0", "[0, 1]", 0, "") ","        //
              PARAM(32, 2, "allreduce", "Float", 4, 4, 2, "0", "[0, 1]", 0, "") ","         //
-             PARAM(300, 10, "wait", "Byte", 0, 0, 2, "0", "[0, 1]", 0, "") "]}",
+             PARAM(300, 10, "wait", "Byte", 0, 0, 2, "0", "[0, 1]", 0, "") ","             //
+             /* events of kinds not imported here may be anything */
+             OP("nccl:recv 0<-1", 400, 5, "[]", "[]", "[]") ","  //
+             OP("c10d::frobnicate_", 500, 5, "[]", "[]", "[]") "]}",
              &im);
     assert_int_equal(im.t.ncalls, 1);
     assert_int_equal(im.t.calls[0].t0, 30000); /* the record_param_comms event's */
