@@ -49,8 +49,32 @@ static const char *const backend_prefixes[] = {"gloo:", "nccl:", "mpi:", "ucc:",
 
 /* The kind and collective of an event of name, or -1 when it is none of ours.
  * coll gets the collective's name (no prefix, no trailing '_'). */
-static int classify(const char *name, json_t *args, char *coll, size_t len, import_kind *kind)
+/* An NCCL kernel's collective from its name ("ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+ * "ncclKernel_SendRecv_..."); NULL when it names none. A send/recv kernel
+ * also runs an all-to-all. */
+static const char *kernel_coll(const char *name)
 {
+    static const char *const map[][2] = {
+        {"AllReduce", "allreduce"}, {"AllGather", "allgather"}, {"ReduceScatter", "reduce_scatter"},
+        {"Broadcast", "broadcast"}, {"SendRecv", "send"},       {"Send", "send"},
+        {"Recv", "recv"},           {"Reduce", "reduce"}};
+    if (strncmp(name, "nccl", 4) != 0) return NULL;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strstr(name, map[i][0])) return map[i][1];
+    return NULL;
+}
+
+static int classify(const char *name, const char *cat, json_t *args, char *coll, size_t len,
+                    import_kind *kind)
+{
+    if (cat && strcmp(cat, "kernel") == 0) { /* a GPU kernel: NCCL's, or none of ours */
+        json_t *c = json_object_get(args, "Collective name");
+        const char *k = json_is_string(c) ? json_string_value(c) : kernel_coll(name);
+        if (!k) return -1;
+        snprintf(coll, len, "%s", k);
+        *kind = IMPORT_KERNEL;
+        return 0;
+    }
     if (strcmp(name, "record_param_comms") == 0) {
         json_t *c = json_object_get(args, "Collective name");
         snprintf(coll, len, "%s", json_is_string(c) ? json_string_value(c) : "");
@@ -74,10 +98,10 @@ typedef struct scan {
     const char *path;
     import_ev *ev;
     size_t n, cap;
-    char (*colls)[64];          /* the collective names ev[i].coll points into */
-    size_t counts[3], total[3]; /* per kind: the events to import; and with the bad */
-    const import_ev *bad[3];    /* per kind: the first that cannot be imported */
-    int why[3];                 /* 1 unknown collective, 2 from any source */
+    char (*colls)[64]; /* the collective names ev[i].coll points into */
+    size_t counts[IMPORT_KINDS], total[IMPORT_KINDS]; /* the events to import; and the bad */
+    const import_ev *bad[IMPORT_KINDS]; /* per kind: the first that cannot be imported */
+    int why[IMPORT_KINDS];              /* 1 unknown collective, 2 from any source */
 } scan;
 
 /* Every event of ours in events into s (all three kinds). 0, or -1 said. */
@@ -97,7 +121,10 @@ static int collect(scan *s, json_t *events, char *err, size_t errlen)
         import_ev *e = &s->ev[s->n];
         e->name = json_string_value(name);
         e->args = json_object_get(o, "args");
-        if (classify(e->name, e->args, s->colls[s->n], sizeof s->colls[s->n], &e->kind)) continue;
+        json_t *cat = json_object_get(o, "cat");
+        if (classify(e->name, json_is_string(cat) ? json_string_value(cat) : NULL, e->args,
+                     s->colls[s->n], sizeof s->colls[s->n], &e->kind))
+            continue;
         e->coll = s->colls[s->n];
         json_t *ts = json_object_get(o, "ts"), *dur = json_object_get(o, "dur");
         e->ts = json_number_value(ts);
@@ -107,7 +134,7 @@ static int collect(scan *s, json_t *events, char *err, size_t errlen)
         if (!json_is_number(ts) || !json_is_number(dur) || e->dur < 0)
             return import_bad(s->path, e, err, errlen, "no \"ts\"/\"dur\" (us) of its own");
         int known = replay_import_op(e->coll, &e->op);
-        if (known > 0) continue; /* wait, init: no call of the program */
+        if (known > 0 || (known < 0 && e->kind == IMPORT_KERNEL)) continue; /* wait, init */
         /* refused only if its kind is the one imported (an NCCL trace's own
          * nccl: events do not matter when its record_param_comms do) */
         int bad = known < 0 ? 1 : replay_import_any_source(e->coll) ? 2 : 0;
@@ -150,31 +177,41 @@ static int inside(const import_ev *in, const import_ev *out)
            in->ts + in->dur <= out->ts + out->dur;
 }
 
-/* Each c10d event gets the backend's event of the same op that its call
- * started: the first one not taken that starts at or after it. The backend
- * runs the work on its own threads (gloo: a worker per group), in the order
- * the calls came, so the k-th gloo:all_reduce belongs to the k-th
- * c10d::allreduce_, if their sizes agree (a reduce-scatter's may be an
- * all_reduce: gloo's is); its end is when the work completed. 0, or -1. */
-static int pair(scan *s, import_ev **list, size_t n)
+/* What completes a call: a c10d op's backend event (gloo runs the work on
+ * its own threads, a worker per group, in the order the calls came), a
+ * record_param_comms call's NCCL kernel (on the GPU's stream, in order). Each
+ * call gets the first one of its op not taken that starts at or after it and
+ * whose size agrees; its end is when the work completed. Some work runs as
+ * another op: gloo reduce-scatters through an all_reduce of the input, NCCL
+ * barriers through an all-reduce and all-to-alls and receives as send/recv
+ * kernels. */
+static int alt_op(replay_op op, import_kind partner)
+{
+    if (partner == IMPORT_BACKEND) return op == REPLAY_REDUCESCATTER ? REPLAY_ALLREDUCE : -1;
+    if (op == REPLAY_BARRIER) return REPLAY_ALLREDUCE;
+    return op == REPLAY_ALLTOALL || op == REPLAY_RECV ? REPLAY_SEND : -1;
+}
+
+static int pair(scan *s, import_ev **list, size_t n, import_kind partner)
 {
     import_ev **back = malloc(s->n * sizeof *back);
     size_t nb = 0, next[REPLAY_OP_COUNT] = {0};
     if (!back) return -1;
     for (size_t i = 0; i < s->n; i++)
-        if (s->ev[i].kind == IMPORT_BACKEND && !s->ev[i].dropped) back[nb++] = &s->ev[i];
+        if (s->ev[i].kind == partner && !s->ev[i].dropped) back[nb++] = &s->ev[i];
     qsort(back, nb, sizeof *back, by_start);
     for (size_t i = 0; i < n; i++) {
         import_ev *c = list[i];
         long long elems = import_ev_elems(c), be;
-        /* gloo reduce-scatters through an all_reduce of the whole input */
-        int alt = c->op == REPLAY_REDUCESCATTER ? REPLAY_ALLREDUCE : -1;
+        int alt = alt_op(c->op, partner);
         size_t k = next[c->op];
         if (alt >= 0 && next[alt] < k) k = next[alt];
         for (; k < nb; k++) {
             const import_ev *b = back[k];
             if ((b->op != c->op && (int)b->op != alt) || b->ts < c->ts || b->inner) continue;
-            if (elems >= 0 && (be = import_ev_elems(b)) >= 0 && be != elems) continue;
+            if (elems >= 0 && (be = import_ev_elems(b)) >= 0 && be != elems &&
+                c->op != REPLAY_BARRIER)
+                continue;
             c->inner = back[k];
             back[k]->inner = c; /* taken */
             if (k == next[c->op] && b->op == c->op) next[c->op] = k + 1;
@@ -211,7 +248,8 @@ static import_ev **pick(scan *s, import_kind kind, size_t *n)
         else list[kept++] = list[i];
     }
     *n = kept;
-    if (kind == IMPORT_C10D && s->counts[IMPORT_BACKEND] && pair(s, list, *n)) {
+    import_kind partner = kind == IMPORT_C10D ? IMPORT_BACKEND : IMPORT_KERNEL;
+    if (kind != IMPORT_BACKEND && s->counts[partner] && pair(s, list, *n, partner)) {
         free(list);
         return NULL;
     }
@@ -280,8 +318,8 @@ static int read_calls(import_groups *g, import_ev **list, size_t n, char *err, s
     return rc;
 }
 
-/* c10d calls without the backend's event of their work end when the op
- * returned, which for an asynchronous backend is before the work is done. */
+/* Calls without the backend's event of their work end when the op returned,
+ * which for an asynchronous backend is before the work is done. */
 static void warn_unpaired(const char *path, replay_import *im, import_ev **list, size_t n)
 {
     size_t by_op[REPLAY_OP_COUNT] = {0}, total = 0, k = 0;
@@ -294,8 +332,9 @@ static void warn_unpaired(const char *path, replay_import *im, import_ev **list,
                                   replay_op_name((replay_op)op), by_op[op]);
     if (total)
         import_warn(im,
-                    "%s: %zu calls (%s) without the backend's event of their work: each ends "
-                    "where its c10d op returned, which may be before its work completed",
+                    "%s: %zu calls (%s) without the backend's event of their work (gloo's, "
+                    "NCCL's kernel): each ends where its op returned, which may be before its "
+                    "work completed",
                     path, total, ops);
 }
 
@@ -370,7 +409,8 @@ int replay_import_profiler(const char *path, int rank_fallback, int world_fallba
     else snprintf(kind_name, sizeof kind_name, "%s", kind_names[kind]);
     g.kind_name = kind_name;
     rc = read_calls(&g, list, n, err, errlen);
-    if (rc == 0 && kind == IMPORT_C10D) warn_unpaired(path, im, list, n);
+    if (rc == 0 && (kind == IMPORT_C10D || (kind == IMPORT_PARAM && s.counts[IMPORT_KERNEL])))
+        warn_unpaired(path, im, list, n);
     size_t c10d = 0;
     import_ev **ops = rc == 0 && kind == IMPORT_PARAM && s.counts[IMPORT_C10D]
                           ? pick(&s, IMPORT_C10D, &c10d)

@@ -2,7 +2,8 @@
  * writes; one file per rank) read into one rank's replay_trace (trace.h).
  *
  * Which events count: the `record_param_comms` events where the backend emits
- * them (NCCL, coll); where a file has none (torch 2.6's gloo emits none), the
+ * them (NCCL, coll), each completed by its NCCL kernel on the GPU where the
+ * trace has one (the kernel's end is the call's); where a file has none (torch 2.6's gloo emits none), the
  * `c10d::<collective>` events with their "Input Dims"/"Input type" (only under
  * record_shapes=True), each completed by the backend's own event of its call
  * (`gloo:all_reduce`, on the backend's worker thread: its dtype, and its end

@@ -11,8 +11,16 @@
 
 #include "replay/trace_import.h"
 
-/* Where an event comes from, in the order of preference: one kind per file. */
-typedef enum import_kind { IMPORT_PARAM = 0, IMPORT_C10D, IMPORT_BACKEND } import_kind;
+/* Where an event comes from, in the order of preference: one kind per file.
+ * IMPORT_KERNEL (a GPU's NCCL kernel) is never imported itself: it completes
+ * a record_param_comms call. */
+typedef enum import_kind {
+    IMPORT_PARAM = 0,
+    IMPORT_C10D,
+    IMPORT_BACKEND,
+    IMPORT_KERNEL,
+    IMPORT_KINDS
+} import_kind;
 
 typedef struct import_ev {
     json_t *args;     /* the event's "args" (borrowed; may be NULL) */
@@ -22,8 +30,8 @@ typedef struct import_ev {
     replay_op op;
     double ts, dur; /* us */
     long long pid, tid;
-    /* c10d: the backend's event of its call; backend: the c10d event that took
-     * it; NULL: none */
+    /* c10d: the backend's event of its work; record_param_comms: its GPU
+     * kernel; backend, kernel: the event that took it; NULL: none */
     struct import_ev *inner;
     int dropped; /* not imported: inside another of its kind (counted there), or bad */
 } import_ev;
@@ -41,7 +49,8 @@ typedef struct import_call {
 } import_call;
 
 /* The elements of a c10d op's input tensors (its output's where it has no
- * input: recv) or of a backend event's; -1 when its shapes do not say. */
+ * input: recv), of a backend event's, or a record_param_comms event's or
+ * kernel's "In msg nelems"; -1 when the event does not say. */
 long long import_ev_elems(const import_ev *e);
 
 /* A line added to im->warnings (a newline appended; lost when out of memory). */

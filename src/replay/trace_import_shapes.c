@@ -185,6 +185,10 @@ static int sizes_c10d(const char *path, const import_ev *e, const c10d_schema *s
 long long import_ev_elems(const import_ev *e)
 {
     long long n, elems;
+    if (e->kind == IMPORT_PARAM || e->kind == IMPORT_KERNEL) {
+        json_t *v = json_object_get(e->args, "In msg nelems");
+        return json_is_integer(v) ? json_integer_value(v) : -1;
+    }
     const c10d_schema *s = e->kind == IMPORT_C10D ? schema_of(e->coll) : NULL;
     int i = e->kind == IMPORT_BACKEND ? 0 : s ? (s->in >= 0 ? s->in : s->out) : -1;
     if (i < 0 || tensors_of(e, i, &n, &elems)) return -1;

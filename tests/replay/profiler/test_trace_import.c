@@ -216,6 +216,34 @@ static void test_nested_once(void **state)
     replay_import_free(&im);
 }
 
+/* A GPU kernel on the stream, as kineto writes it (no args of ours). */
+#define KERNEL(name, ts, dur)                                                                \
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts \
+    ",\"dur\":" #dur ",\"args\":{\"device\":0,\"stream\":7}}"
+
+/* On a GPU the call's work is its NCCL kernel: its end is the call's. */
+static void test_param_kernels(void **state)
+{
+    replay_import im;
+    imported(state,
+             "{" DIST(1, 2) ",\"traceEvents\":["                                                  //
+             PARAM(10, 5, "allreduce", "Float", 64, 64, 2, "0", "[0, 1]", 1, "") ","              //
+             KERNEL("void at::native::vectorized_elementwise_kernel<4>", 20, 3) ","               //
+             KERNEL("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",  //
+                    50, 100) ","                                                                  //
+             PARAM(200, 5, "recv", "Float", 8, 8, 2, "0", "[0, 1]", 0, "") ","                    //
+             KERNEL("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", 250, 10) ","      //
+             PARAM(300, 5, "barrier", "Byte", 0, 0, 2, "0", "[0, 1]", 1, "") "]}",
+             &im);
+    assert_int_equal(im.t.ncalls, 3);
+    assert_int_equal(im.t.calls[0].t0, 10000);
+    assert_int_equal(im.t.calls[0].t1, 150000);
+    assert_int_equal(im.t.calls[1].t1, 260000);
+    assert_int_equal(im.t.calls[2].t1, 305000); /* no kernel: the op's own end */
+    has_warning(&im, "1 calls (barrier 1) without the backend's event of their work");
+    replay_import_free(&im);
+}
+
 /* A backend that writes record_param_comms for some ops only: the others are
  * not imported, and that is said. */
 static void test_param_missing_ops(void **state)
@@ -541,14 +569,14 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_param_calls),          T(test_param_splits),
-        T(test_param_group_ranks),    T(test_param_rank_from_events),
-        T(test_nested_once),          T(test_nested_c10d),
-        T(test_param_missing_ops),    T(test_c10d_calls),
-        T(test_c10d_pairing),         T(test_c10d_placed_by_size),
-        T(test_backend_only),         T(test_bad_input),
-        T(test_missing_file),         T(test_write_read_back),
-        cmocka_unit_test(test_names),
+        T(test_param_calls),         T(test_param_splits),
+        T(test_param_group_ranks),   T(test_param_rank_from_events),
+        T(test_nested_once),         T(test_nested_c10d),
+        T(test_param_missing_ops),   T(test_param_kernels),
+        T(test_c10d_calls),          T(test_c10d_pairing),
+        T(test_c10d_placed_by_size), T(test_backend_only),
+        T(test_bad_input),           T(test_missing_file),
+        T(test_write_read_back),     cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

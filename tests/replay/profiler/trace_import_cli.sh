@@ -11,7 +11,7 @@ field() {
     sed -n "${2}p" "$1" | sed -n "s/.*\"$3\":\"\{0,1\}\([^,\"}]*\).*/\1/p"
 }
 
-# ---- nccl: record_param_comms, two groups, splits, send/recv ----
+# ---- nccl: record_param_comms and their GPU kernels, two groups, splits, send/recv ----
 expect_exit 0 "" trace import "$HERE/nccl/rank1.pt.trace.json" "$HERE/nccl/rank0.pt.trace.json" \
     -o "$WORK/nccl"
 for r in 0 1; do
@@ -31,6 +31,10 @@ grep -q '"group":"1","op":"alltoall".*"in_splits":\[3,5\]' "$WORK/nccl/rank0.jso
 grep -q '"op":"recv".*"peer":0' "$WORK/nccl/rank1.jsonl" || fail "nccl: rank 1 receives from 0"
 grep -q '^{"group":"1","ranks":\[0,1\],"desc":"undefined"}$' "$WORK/nccl/rank0.jsonl" ||
     fail "nccl: group 1's ranks from pg_config"
+# each call ends with its NCCL kernel on the GPU (kernel start + 150 us on rank 1)
+grep -q '"op":"broadcast".*"t0":1764312000001603500,"t1":1764312000001783500,' \
+    "$WORK/nccl/rank1.jsonl" || fail "nccl: the broadcast does not end with its kernel"
+grep -q 'without the backend' "$WORK/err" && fail "nccl: a call without its kernel: $(cat "$WORK/err")"
 grep -q 'rank0.pt.trace.json: 2 calls with a reduction.*assumed sum' "$WORK/err" ||
     fail "nccl: no warning about the reduction: $(cat "$WORK/err")"
 grep -q '^group "1": ranks 0,1; undefined' "$WORK/out" || fail "nccl: summary: $(cat "$WORK/out")"
