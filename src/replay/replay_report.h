@@ -7,12 +7,15 @@
  * it spent) are the mean over ranks, and so are the times per collective and
  * size class (they add up to the communication); calls are counted over all
  * ranks; busbw is every call's bytes times the engine's bus factor over the
- * calls' time. */
+ * calls' time. The median of one call per collective and size class, per
+ * collective and overall comes from replay_median.h (the ranks' calls
+ * position by position), set by the caller after replay_summarize. */
 #ifndef REPLAY_REPORT_H
 #define REPLAY_REPORT_H
 
 #include <stdio.h>
 
+#include "replay/replay_median.h"
 #include "replay/replay_run.h"
 
 typedef struct replay_summary {
@@ -21,6 +24,7 @@ typedef struct replay_summary {
     int has_times; /* every rank's trace carries t0/t1 */
     double recorded_comm_s, recorded_total_s;
     replay_cell cell[REPLAY_OP_COUNT][REPLAY_NSIZE]; /* sums over the ranks */
+    replay_medians med; /* NAN until the caller sets it (replay_median_gather) */
 } replay_summary;
 
 /* What the rows and the table say the turn was. */
@@ -36,8 +40,9 @@ typedef struct replay_turn {
 void replay_summarize(const replay_measure *all, int world, replay_summary *s);
 void replay_print(FILE *f, const replay_turn *turn, const replay_summary *s);
 /* One JSON object a line: the turn's summary row (collective and size_class
- * "all"), then one per collective and size class that ran; their keys are the
- * columns of rows/replay_row.h. */
+ * "all"), then per collective that ran one per size class and one for the
+ * collective overall (size_class "all"); their keys are the columns of
+ * rows/replay_row.h. */
 void replay_rows_jsonl(FILE *f, const replay_turn *turn, const replay_summary *s);
 
 #endif

@@ -62,6 +62,13 @@ static void call_bytes(const replay_call *c, int nranks, double *bytes, double *
     *busbytes = *bytes * bc->bus_factor(nranks);
 }
 
+int replay_call_size_class(const replay_trace *t, const replay_call *c)
+{
+    double bytes, busbytes;
+    call_bytes(c, t->groups[c->group].nranks, &bytes, &busbytes);
+    return replay_size_class((uint64_t)bytes);
+}
+
 static int by_id(const void *a, const void *b, void *arg)
 {
     const replay_trace *t = arg;
@@ -220,6 +227,7 @@ static int replay_calls(const replay_trace *t, const replay_opts *o, group_comm 
         cell->calls++;
         cell->time_s += b - a;
         cell->busbytes += busbytes;
+        if (o->call_s) o->call_s[i] = b - a;
         m->comm_s += b - a;
     }
     m->total_s = coll__now_s() - start;

@@ -50,7 +50,11 @@ typedef struct replay_opts {
     int turn;            /* distinct per turn of the job: the stores' names */
     coll_comm *world;    /* barriers on it start every rank together and end the turn
                             before the groups are destroyed (NULL: none) */
+    double *call_s;      /* NULL, or t->ncalls entries: each call's time (replay_median.h) */
 } replay_opts;
+
+/* The size class of call c of t (its engine bytes in its group). */
+int replay_call_size_class(const replay_trace *t, const replay_call *c);
 
 /* Replays t as o says into m. 0, or a coll status with err naming the call
  * (seq, file, line, group) or the group whose communicator failed. */

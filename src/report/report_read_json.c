@@ -232,7 +232,8 @@ static void read_machines(report_data *d, const json_t *root, report_log *log, i
 }
 
 /* collbench replay's -J file: {"collbench":"replay","version":1,"rows":[...]},
- * each row's keys the columns of rows/replay_row.h (null: absent). */
+ * each row's keys the columns of rows/replay_row.h (null: absent; the columns
+ * after BENCH_REPLAY_COLUMNS_V1 may be missing, in files from before them). */
 static int read_replay(report_data *d, const json_t *root, report_log *log)
 {
     const json_t *rows = json_object_get(root, "rows");
@@ -259,7 +260,9 @@ static int read_replay(report_data *d, const json_t *root, report_log *log)
         for (int c = 0; !bad && c < BENCH_REPLAY_COLUMNS; c++) {
             const json_t *v = json_object_get(o, bench_replay_fields[c].name);
             char val[600], w[200];
-            if (!v) {
+            if (!v && c >= BENCH_REPLAY_COLUMNS_V1) {
+                val[0] = '\0'; /* a file from before the medians: absent */
+            } else if (!v) {
                 snprintf(why, sizeof why, "missing key '%s'", bench_replay_fields[c].name);
                 bad = 1;
             } else if (json_is_null(v)) {

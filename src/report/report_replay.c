@@ -241,6 +241,7 @@ static void summary_rows(const setting *s, rtable *t)
 typedef struct cost_key {
     const char *collective, *size_class;
     double calls, recorded; /* NAN: no recorded time */
+    double recorded_median; /* one call's recorded time; NAN: none */
     double cost;            /* the sort key: recorded, else the largest replayed median */
 } cost_key;
 
@@ -266,13 +267,20 @@ static size_t class_rows(const setting *s, const char *backend, const cost_key *
 
 static void costs_table(const setting *s, rtable *t)
 {
-    static const char *const head[] = {"collective",          "size",        "calls (all ranks)",
-                                       "recorded (ms)",       "backend",     "replayed (ms)",
-                                       "replayed / recorded", "busbw (GB/s)"};
+    static const char *const head[] = {"collective",
+                                       "size",
+                                       "calls (all ranks)",
+                                       "recorded (ms)",
+                                       "backend",
+                                       "replayed (ms)",
+                                       "replayed / recorded",
+                                       "busbw (GB/s)",
+                                       "one call recorded (ms)",
+                                       "one call replayed (ms)"};
     char title[160], name[700];
     snprintf(title, sizeof title, "Largest costs first: %.130s",
              setting_name(s, name, sizeof name));
-    report_table_init(t, title, head, sizeof head / sizeof head[0], "llrrlrrr");
+    report_table_init(t, title, head, sizeof head / sizeof head[0], "llrrlrrrrr");
     cost_key *keys = calloc(s->n, sizeof *keys);
     if (!keys) {
         t->oom = 1;
@@ -281,13 +289,15 @@ static void costs_table(const setting *s, rtable *t)
     size_t nk = 0;
     for (size_t i = 0; i < s->n; i++) {
         const bench_replay_row *r = &s->rows[i];
-        if (bench_replay_row_is_summary(r)) continue;
+        /* a collective overall (size_class "all") repeats its classes */
+        if (!strcmp(r->size_class, "all")) continue;
         size_t k = 0;
         while (k < nk && (strcmp(keys[k].collective, r->collective) ||
                           strcmp(keys[k].size_class, r->size_class)))
             k++;
-        if (k == nk) keys[nk++] = (cost_key){r->collective, r->size_class, r->calls, NAN, 0};
+        if (k == nk) keys[nk++] = (cost_key){r->collective, r->size_class, r->calls, NAN, NAN, 0};
         if (isfinite(r->recorded_s)) keys[k].recorded = r->recorded_s;
+        if (isfinite(r->recorded_median_s)) keys[k].recorded_median = r->recorded_median_s;
         if (r->time_s > keys[k].cost) keys[k].cost = r->time_s;
     }
     for (size_t k = 0; k < nk; k++)
@@ -297,21 +307,24 @@ static void costs_table(const setting *s, rtable *t)
         for (size_t j = 0; j < s->nb; j++) {
             const bench_replay_row *rows[64];
             size_t n = class_rows(s, s->b[j].name, &keys[k], rows);
-            double med, lo, hi, bw, blo, bhi;
+            double med, lo, hi, bw, blo, bhi, call, clo, chi;
             if (!FOLD(rows, n, time_s, &med, &lo, &hi)) continue;
             FOLD(rows, n, busbw_GBps, &bw, &blo, &bhi);
-            char rt[32], mt[64], ratio[32];
+            FOLD(rows, n, median_s, &call, &clo, &chi);
+            char rt[32], mt[64], ratio[32], crt[32], cmt[64];
             if (isfinite(keys[k].recorded) && keys[k].recorded > 0)
                 snprintf(ratio, sizeof ratio, "%.2f", med / keys[k].recorded);
             else snprintf(ratio, sizeof ratio, "-");
-            report_table_row(t, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%.3g", keys[k].collective,
+            report_table_row(t, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%.3g\t%s\t%s", keys[k].collective,
                              keys[k].size_class, keys[k].calls,
                              fmt_ms(keys[k].recorded, rt, sizeof rt), s->b[j].name,
-                             fmt_folded(med, lo, hi, n, mt, sizeof mt), ratio, bw);
+                             fmt_folded(med, lo, hi, n, mt, sizeof mt), ratio, bw,
+                             fmt_ms(keys[k].recorded_median, crt, sizeof crt),
+                             fmt_folded(call, clo, chi, n, cmt, sizeof cmt));
         }
     }
     if (nk > REPORT_REPLAY_MAX_COSTS)
-        report_table_row(t, "(%zu more, smaller)\t\t\t\t\t\t\t", nk - REPORT_REPLAY_MAX_COSTS);
+        report_table_row(t, "(%zu more, smaller)\t\t\t\t\t\t\t\t\t", nk - REPORT_REPLAY_MAX_COSTS);
     free(keys);
 }
 
@@ -372,7 +385,8 @@ static const char NOTE[] =
     "the trace from its first call to its last (the slowest rank), compute the recorded gaps "
     "between calls as spent, communication the calls' time and exposed communication the total "
     "less the gaps (what the program waits for). Recorded: the trace's own t1 - t0, where it "
-    "has them.";
+    "has them. One call: the median over the calls of a call's time, each call position (a "
+    "rank's k-th call of the class) averaged over the ranks.";
 
 void report_replay_html(const report_replay *r, sbuf *out)
 {

@@ -7,7 +7,8 @@
  * ranges overlap; one pass has no range to judge by, and says so); a table of
  * communication against compute (the recorded gaps) per backend; per trace the
  * largest costs first, per collective and size class, replayed beside recorded
- * where the trace had times. */
+ * where the trace had times, and one call's median time beside them
+ * (replay/replay_median.h). */
 #ifndef REPORT_REPLAY_H
 #define REPORT_REPLAY_H
 

@@ -18,14 +18,32 @@
 /* clang-format on */
 
 const bench_replay_field bench_replay_fields[BENCH_REPLAY_COLUMNS] = {
-    TEXT(trace),      TEXT(backend),    INT(pass),   INT(nprocs), TEXT(buffers),   TEXT(gaps),
-    TEXT(collective), TEXT(size_class), NUM(calls),  NUM(time_s), OPT(recorded_s), OPT(ratio),
-    NUM(busbw_GBps),  OPT(total_s),     OPT(comm_s), OPT(gap_s),  OPT(exposed_s),
+    TEXT(trace),
+    TEXT(backend),
+    INT(pass),
+    INT(nprocs),
+    TEXT(buffers),
+    TEXT(gaps),
+    TEXT(collective),
+    TEXT(size_class),
+    NUM(calls),
+    NUM(time_s),
+    OPT(recorded_s),
+    OPT(ratio),
+    NUM(busbw_GBps),
+    OPT(total_s),
+    OPT(comm_s),
+    OPT(gap_s),
+    OPT(exposed_s),
+    OPT(median_s),
+    OPT(recorded_median_s),
 };
 
-const char BENCH_REPLAY_CSV_HEADER[] =
-    "trace,backend,pass,nprocs,buffers,gaps,collective,size_class,calls,time_s,recorded_s,ratio,"
-    "busbw_GBps,total_s,comm_s,gap_s,exposed_s";
+#define HEADER_V1                                                                                 \
+    "trace,backend,pass,nprocs,buffers,gaps,collective,size_class,calls,time_s,recorded_s,ratio," \
+    "busbw_GBps,total_s,comm_s,gap_s,exposed_s"
+const char BENCH_REPLAY_CSV_HEADER_V1[] = HEADER_V1;
+const char BENCH_REPLAY_CSV_HEADER[] = HEADER_V1 ",median_s,recorded_median_s";
 
 void bench_replay_row_init(bench_replay_row *r)
 {
@@ -80,8 +98,9 @@ int bench_replay_row_check(const bench_replay_row *r, char *why, size_t whylen)
     if (!known) return snprintf(why, whylen, "unknown size_class '%s'", r->size_class), -1;
     if (!r->trace[0] || !r->backend[0] || !r->collective[0])
         return snprintf(why, whylen, "trace, backend and collective must not be empty"), -1;
-    if (bench_replay_row_is_summary(r) != !strcmp(r->size_class, "all"))
-        return snprintf(why, whylen, "collective and size_class are 'all' together or not at all"),
+    if (bench_replay_row_is_summary(r) && strcmp(r->size_class, "all"))
+        return snprintf(why, whylen, "a summary row (collective 'all') with size_class '%s'",
+                        r->size_class),
                -1;
     if (!bench_replay_row_is_summary(r)) return 0;
     if (!isfinite(r->total_s) || !isfinite(r->comm_s) || !isfinite(r->gap_s) ||

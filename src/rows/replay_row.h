@@ -2,7 +2,8 @@
  * columns, the -J file's "rows"): written by the replay (src/replay, through
  * this field table), read back by collbench report. A turn's first row is its
  * summary (collective and size_class "all", total_s, comm_s, gap_s and
- * exposed_s filled); then one per collective and size class that ran. */
+ * exposed_s filled); then per collective that ran one per size class and one
+ * for the collective overall (size_class "all"). */
 #ifndef ROWS_REPLAY_ROW_H
 #define ROWS_REPLAY_ROW_H
 
@@ -20,6 +21,10 @@ typedef struct bench_replay_row {
     /* NAN where absent (empty in the CSV, null in the JSON): recorded_s and
      * ratio without the trace's own times, the last four outside a summary row */
     double recorded_s, ratio, busbw_GBps, total_s, comm_s, gap_s, exposed_s;
+    /* one call's time, replayed and recorded (replay/replay_median.h: each call
+     * position's mean over the ranks, the median over the calls); absent in
+     * files written before them and where no time was recorded */
+    double median_s, recorded_median_s;
 } bench_replay_row;
 
 typedef enum bench_replay_kind {
@@ -35,19 +40,24 @@ typedef struct bench_replay_field {
     bench_replay_kind kind;
     size_t offset, size;
 } bench_replay_field;
-#define BENCH_REPLAY_COLUMNS 17
+#define BENCH_REPLAY_COLUMNS 19
 extern const bench_replay_field bench_replay_fields[BENCH_REPLAY_COLUMNS];
+/* Files written before the medians: the first 17 columns (the rest absent). */
+#define BENCH_REPLAY_COLUMNS_V1 17
 
-/* The CSV header line (no newline): the names of bench_replay_fields. */
+/* The CSV header line (no newline): the names of bench_replay_fields; V1: of
+ * the first BENCH_REPLAY_COLUMNS_V1. */
 extern const char BENCH_REPLAY_CSV_HEADER[];
+extern const char BENCH_REPLAY_CSV_HEADER_V1[];
 
 /* Clears r: text empty, numbers 0, optional numbers NAN. */
 void bench_replay_row_init(bench_replay_row *r);
 /* Field i of r from text ("" or "nan" is absent: allowed for an optional
  * number only). 0, or -1 with why ("'x' is not a number", "too long"). */
 int bench_replay_row_set(bench_replay_row *r, int i, const char *text, char *why, size_t whylen);
-/* The row as a whole: a known size class, a summary row with its four times
- * and total_s no less than the exposed communication. 0, or -1 with why. */
+/* The row as a whole: a known size class ("all" in a summary row), a summary
+ * row with its four times and total_s no less than the exposed communication.
+ * 0, or -1 with why. */
 int bench_replay_row_check(const bench_replay_row *r, char *why, size_t whylen);
 /* 1 for a turn's summary row (collective "all"). */
 int bench_replay_row_is_summary(const bench_replay_row *r);

@@ -31,9 +31,17 @@ awk -F, -v want="$gaps" 'NR > 1 && $7 == "all" {
         if ($17 + 0 > $14 - $16 + 1e-6) { print "exposed_s " $17 " above total - gaps"; bad = 1 }
     } END { exit bad }' "$WORK/r.csv" >"$WORK/gaps" || fail "two_ranks: $(cat "$WORK/gaps")"
 
-# the per-class rows add up to every call, once per backend
-sum=$(awk -F, 'NR > 1 && $7 != "all" { n += $9 } END { print n }' "$WORK/r.csv")
+# the per-class rows add up to every call, once per backend, and so do the
+# collectives' overall rows (size_class "all")
+sum=$(awk -F, 'NR > 1 && $8 != "all" { n += $9 } END { print n }' "$WORK/r.csv")
 [ "$sum" -eq $((2 * want)) ] || fail "two_ranks: the class rows hold $sum calls, want $((2 * want))"
+sum=$(awk -F, 'NR > 1 && $7 != "all" && $8 == "all" { n += $9 } END { print n }' "$WORK/r.csv")
+[ "$sum" -eq $((2 * want)) ] ||
+    fail "two_ranks: the collectives' rows hold $sum calls, want $((2 * want))"
+# every row has one call's median, replayed and recorded (the trace has times)
+awk -F, 'NR > 1 && !($18 > 0 && $19 > 0) { print "no median: " $0; bad = 1 } END { exit bad }' \
+    "$WORK/r.csv" >"$WORK/med" || fail "two_ranks: $(head -3 "$WORK/med")"
+grep -q "^# median: one call's time" "$WORK/out" || fail "two_ranks: the table says no median"
 grep -q '"collective": "allreduce"' "$WORK/r.json" || fail "two_ranks: no allreduce row in -J"
 grep -q '"size_class": ">=16M"' "$WORK/r.json" || fail "two_ranks: no >=16M row in -J"
 grep -q 'replayed/recorded' "$WORK/out" || fail "two_ranks: no recorded time beside the replayed"

@@ -2,7 +2,9 @@
  * rank's, communication, gaps and exposed communication the mean, class times
  * per rank, calls over all ranks, busbw from bytes x bus factor over time, the
  * recorded time only where every rank has it; the rows say the same; size
- * classes and gaps. */
+ * classes and gaps. The median of one call (src/replay/replay_median.c): each
+ * call position's mean over the ranks that made it, the median over the
+ * positions, per class, per collective and over the trace. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +14,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
+#include "replay/replay_median.h"
 #include "replay/replay_report.h"
 #include "replay/replay_run.h"
 
@@ -55,6 +59,10 @@ static void test_rows_and_table(void **state)
     size_t len = 0;
     two_ranks(m);
     replay_summarize(m, 2, &s);
+    s.med.replayed[REPLAY_ALLREDUCE][2] = 0.05, s.med.recorded[REPLAY_ALLREDUCE][2] = 0.025;
+    s.med.replayed[REPLAY_ALLREDUCE][REPLAY_MEDIAN_ALL] = 0.05;
+    s.med.recorded[REPLAY_ALLREDUCE][REPLAY_MEDIAN_ALL] = 0.025;
+    s.med.all_replayed = 0.05, s.med.all_recorded = 0.025;
     replay_turn turn = {"dir", "shm", 2, 2, "malloc", "recorded"};
     FILE *f = open_memstream(&text, &len);
     replay_rows_jsonl(f, &turn, &s);
@@ -69,6 +77,12 @@ static void test_rows_and_table(void **state)
                       "\"time_s\":0.5,\"recorded_s\":0.3,\"ratio\":1.66666667,\"busbw_GBps\":0.8,"
                       "\"total_s\":null"))
         fail_msg("class row: %s", text);
+    if (!strstr(text, "\"exposed_s\":null,\"median_s\":0.05,\"recorded_median_s\":0.025}"))
+        fail_msg("medians in the class row: %s", text);
+    /* the collective overall: its classes together, size_class "all" */
+    if (!strstr(text, "\"collective\":\"allreduce\",\"size_class\":\"all\",\"calls\":6,"
+                      "\"time_s\":0.5,"))
+        fail_msg("collective row: %s", text);
     free(text);
     text = NULL;
     f = open_memstream(&text, &len);
@@ -77,9 +91,87 @@ static void test_rows_and_table(void **state)
     if (!strstr(text,
                 "# replay of dir on shm (pass 2 of 2): 2 ranks, buffers malloc, gaps recorded") ||
         !strstr(text, "total 1200.000 ms   communication 500.000 ms") ||
-        !strstr(text, "replayed/recorded 1.67") || !strstr(text, "allreduce   1M-16M        6"))
+        !strstr(text, "replayed/recorded 1.67") || !strstr(text, "allreduce   1M-16M        6") ||
+        !strstr(text, "median: one call's time") || !strstr(text, "allreduce      all        6") ||
+        !strstr(text, "50.0000     25.0000   2.00"))
         fail_msg("table: %s", text);
     free(text);
+}
+
+static void test_median_of(void **state)
+{
+    (void)state;
+    double odd[] = {5, 1, 3}, even[] = {4, 1, 3, 2};
+    assert_true(replay_median_of(odd, 3) == 3);
+    assert_true(replay_median_of(even, 4) == 2.5);
+    assert_true(isnan(replay_median_of(even, 0)));
+}
+
+/* A rank's trace in memory: n allreduces of counts[i] float32 in one group of
+ * two, call i recorded as rec[i] seconds; then one send (rank 0) or recv. */
+static void trace_of(replay_trace *t, replay_group *g, replay_call *c, const uint64_t *counts,
+                     const double *rec, size_t n, int rank)
+{
+    memset(t, 0, sizeof *t);
+    memset(g, 0, sizeof *g);
+    g->nranks = 2, g->my_rank = rank;
+    for (size_t i = 0; i <= n; i++) {
+        memset(&c[i], 0, sizeof c[i]);
+        c[i].op = i < n ? REPLAY_ALLREDUCE : rank == 0 ? REPLAY_SEND : REPLAY_RECV;
+        c[i].dtype = COLL_FLOAT32;
+        c[i].count = i < n ? counts[i] : 16;
+        c[i].peer = i < n ? -1 : 1 - rank;
+        c[i].t0 = 1000000000ll * (int64_t)i;
+        c[i].t1 = c[i].t0 + (int64_t)((i < n ? rec[i] : 1) * 1e9);
+    }
+    t->groups = g, t->ngroups = 1, t->calls = c, t->ncalls = n + 1, t->has_times = 1;
+}
+
+static void test_medians(void **state)
+{
+    (void)state;
+    /* three small allreduces (<64K) and one of 4 MB (1M-16M) on each rank */
+    const uint64_t counts[] = {1024, 1024, 1024, 1u << 20};
+    const double rec0[] = {0.1, 0.2, 0.3, 1}, rec1[] = {0.3, 0.2, 0.1, 3};
+    const double call0[] = {1, 2, 3, 10, 7}, call1[] = {3, 4, 5, 30, 9};
+    replay_group g[2];
+    replay_call c0[5], c1[5];
+    replay_trace t[2];
+    trace_of(&t[0], &g[0], c0, counts, rec0, 4, 0);
+    trace_of(&t[1], &g[1], c1, counts, rec1, 4, 1);
+    double n0[REPLAY_MEDIAN_CELLS], n1[REPLAY_MEDIAN_CELLS], maxc[REPLAY_MEDIAN_CELLS];
+    replay_median_counts(&t[0], n0);
+    replay_median_counts(&t[1], n1);
+    assert_true(n0[REPLAY_ALLREDUCE * REPLAY_NSIZE + 0] == 3);
+    assert_true(n0[REPLAY_ALLREDUCE * REPLAY_NSIZE + 2] == 1);
+    assert_true(n0[REPLAY_SEND * REPLAY_NSIZE] == 1 && n1[REPLAY_SEND * REPLAY_NSIZE] == 0);
+    for (int i = 0; i < REPLAY_MEDIAN_CELLS; i++) maxc[i] = n0[i] > n1[i] ? n0[i] : n1[i];
+    size_t n = replay_median_positions(maxc);
+    assert_int_equal(n, 6); /* 3 + 1 allreduce positions, a send, a recv */
+    /* what the allreduce of the ranks' buffers adds up */
+    double b0[18] = {0}, b1[18] = {0}, sum[18];
+    replay_median_fill(&t[0], call0, maxc, b0);
+    replay_median_fill(&t[1], call1, maxc, b1);
+    for (int i = 0; i < 18; i++) sum[i] = b0[i] + b1[i];
+    replay_medians m;
+    assert_int_equal(replay_median_compute(sum, maxc, &m), 0);
+    /* <64K: position means 2, 3, 4 -> 3; recorded 0.2, 0.2, 0.2 */
+    assert_true(m.replayed[REPLAY_ALLREDUCE][0] == 3);
+    assert_true(fabs(m.recorded[REPLAY_ALLREDUCE][0] - 0.2) < 1e-9);
+    /* 1M-16M: one position, (10 + 30) / 2; recorded (1 + 3) / 2 */
+    assert_true(m.replayed[REPLAY_ALLREDUCE][2] == 20);
+    assert_true(fabs(m.recorded[REPLAY_ALLREDUCE][2] - 2) < 1e-9);
+    /* allreduce overall: 2, 3, 4, 20 -> 3.5 (the sum per call would be 7.25) */
+    assert_true(m.replayed[REPLAY_ALLREDUCE][REPLAY_MEDIAN_ALL] == 3.5);
+    assert_true(isnan(m.replayed[REPLAY_ALLREDUCE][1]));
+    /* a send only rank 0 made: its own time, not halved by the rank without it */
+    assert_true(m.replayed[REPLAY_SEND][0] == 7 && m.replayed[REPLAY_RECV][0] == 9);
+    assert_true(m.replayed[REPLAY_SEND][REPLAY_MEDIAN_ALL] == 7);
+    assert_true(isnan(m.replayed[REPLAY_BARRIER][REPLAY_MEDIAN_ALL]));
+    /* the trace: 2, 3, 4, 20, 7, 9 -> (4 + 7) / 2 */
+    assert_true(m.all_replayed == 5.5);
+    /* recorded: 0.2 x 3, 2, 1, 1 -> (0.2 + 1) / 2 */
+    assert_true(fabs(m.all_recorded - 0.6) < 1e-9);
 }
 
 static void test_size_classes(void **state)
@@ -106,10 +198,9 @@ static void test_gaps(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_summarize),
-        cmocka_unit_test(test_rows_and_table),
-        cmocka_unit_test(test_size_classes),
-        cmocka_unit_test(test_gaps),
+        cmocka_unit_test(test_summarize),    cmocka_unit_test(test_rows_and_table),
+        cmocka_unit_test(test_median_of),    cmocka_unit_test(test_medians),
+        cmocka_unit_test(test_size_classes), cmocka_unit_test(test_gaps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,12 @@ case $first in
 "| allreduce | &gt;=16M | 6 | $(ms "$big") | tcp | "*) ;;
 *) fail "largest cost first: '$first', want allreduce >=16M, 6 calls, $(ms "$big") ms recorded" ;;
 esac
+# ... and one call's median, recorded and replayed, at the end of its row
+bigrow=$(grep ',tcp,1,2,malloc,recorded,allreduce,>=16M,' "$WORK/r.csv")
+case $first in
+*"| $(ms "$(echo "$bigrow" | cut -d, -f19)") | $(ms "$(echo "$bigrow" | cut -d, -f18)") |") ;;
+*) fail "largest cost first: '$first', want one call's medians $(echo "$bigrow" | cut -d, -f18,19)" ;;
+esac
 n=$(costs | wc -l)
 [ "$n" -eq "$(grep -c ',tcp,1,2,malloc,recorded,[a-z]*,[^a]' "$WORK/r.csv")" ] ||
     fail "largest costs: $n rows, want one per collective and size class of the CSV"
@@ -59,6 +65,12 @@ run_report 0 "$WORK/r.json" -o "$WORK/json"
 run_report 0 "$WORK/r.csv" "$WORK/r.json" -o "$WORK/both"
 grep -q "duplicate rows merged" "$WORK/err" || fail "CSV and JSON of one run not merged: $(cat "$WORK/err")"
 [ "$(sed -n 2p "$WORK/both/analysis.txt")" = "$line" ] || fail "CSV + JSON: '$(sed -n 2p "$WORK/both/analysis.txt")'"
+
+# a -J file from before the medians (no median keys) still reads, the same
+sed '/"median_s"\|"recorded_median_s"/d' "$WORK/r.json" | sed 's/"exposed_s": \(.*\),$/"exposed_s": \1/' >"$WORK/old.json"
+grep -q median "$WORK/old.json" && fail "old.json still has medians"
+run_report 0 "$WORK/old.json" -o "$WORK/old"
+[ "$(sed -n 2p "$WORK/old/analysis.txt")" = "$line" ] || fail "old JSON: '$(sed -n 2p "$WORK/old/analysis.txt")'"
 
 # Two backends, made-up rows: summary rows (the comparison reads communication)
 H17="trace,backend,pass,nprocs,buffers,gaps,collective,size_class,calls,time_s,recorded_s,ratio,busbw_GBps,total_s,comm_s,gap_s,exposed_s"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/atomic_file.h"
+#include "replay/replay_median.h"
 #include "replay/replay_report.h"
 #include "replay/replay_run.h"
 #include "replay/trace.h"
@@ -37,12 +38,13 @@ static int fail(const coll_launch_env *env, const char *what, const char *msg, i
 
 /* Rank 0: the turn's table on stdout and its rows appended to the private directory. */
 static int report_turn(const replay_cli *o, const replay_turn *turn, const replay_measure *all,
-                       int world)
+                       int world, const replay_medians *med)
 {
     replay_summary s;
     char *rows = NULL, path[4096], err[600];
     size_t len = 0;
     replay_summarize(all, world, &s);
+    s.med = *med;
     printf("\n");
     replay_print(stdout, turn, &s);
     fflush(stdout);
@@ -63,8 +65,13 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
     int local_size = env->local_world_size > 0 ? env->local_world_size : env->world_size;
     int local_rank = env->local_rank >= 0 ? env->local_rank : env->rank;
     replay_measure mine, *all = calloc((size_t)env->world_size, sizeof *all);
+    double *call_s = calloc(t->ncalls + 1, sizeof *call_s); /* each call's time: the medians */
+    replay_medians med;
     char err[1024];
-    if (!all) return fail(env, "", "out of memory", EXIT_RUNTIME);
+    if (!all || !call_s) {
+        free(all), free(call_s);
+        return fail(env, "", "out of memory", EXIT_RUNTIME);
+    }
     int code = 0;
     for (int pass = 0; pass < o->passes && !code; pass++)
         for (int i = 0; i < nb && !code; i++) {
@@ -76,7 +83,8 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                               .timeout_s = o->timeout_s,
                               .rdv_dir = o->rdv_dir,
                               .turn = pass * nb + i,
-                              .world = world};
+                              .world = world,
+                              .call_s = call_s};
             int rc = replay_run(t, &ro, &mine, err, sizeof err);
             if (rc) {
                 code = fail(env, "", err,
@@ -90,15 +98,23 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                 code = fail(env, "gathering the results: ", coll_comm_errmsg(world), EXIT_RUNTIME);
                 break;
             }
+            rc = replay_median_gather(t, call_s, world, &med);
+            if (rc) {
+                code = fail(env, "the calls' medians: ",
+                            rc == COLL_ENOMEM ? "out of memory" : coll_comm_errmsg(world),
+                            EXIT_RUNTIME);
+                break;
+            }
             replay_turn turn = {.trace = o->traces[0],
                                 .backend = b,
                                 .pass = pass + 1,
                                 .passes = o->passes,
                                 .buffers = o->coll_buffers ? "coll" : "malloc",
                                 .gaps = o->gaps ? "recorded" : "none"};
-            if (env->rank == 0) code = report_turn(o, &turn, all, env->world_size);
+            if (env->rank == 0) code = report_turn(o, &turn, all, env->world_size, &med);
         }
     free(all);
+    free(call_s);
     return code;
 }
 
