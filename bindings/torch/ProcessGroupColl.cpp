@@ -7,9 +7,31 @@
 namespace collbench {
 
 ProcessGroupColl::ProcessGroupColl(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
-                                   std::chrono::milliseconds timeout)
+                                   std::chrono::milliseconds timeout, const TraceGroup* group)
     : CollBase(rank, size), store_(store), p2p_(std::make_shared<P2PEngine>(size)) {
-    rendezvous(store, timeout);
+    // Made by the Python constructor, not by torch: its own world.
+    TraceGroup own;
+    if (!group) {
+        own.global_rank = rank;
+        own.world = size;
+        for (int r = 0; r < size; r++) own.ranks.push_back(r);
+        group = &own;
+    }
+    pg_name_ = group->name;
+    pg_desc_ = group->desc;
+    global_ranks_ = group->ranks;
+    rank_start_ = global_ranks_.empty() ? 0 : (int)global_ranks_[0];
+    rank_stride_ = global_ranks_.size() > 1 ? (int)(global_ranks_[1] - global_ranks_[0]) : 0;
+    for (size_t i = 1; i < global_ranks_.size(); i++)
+        if (global_ranks_[i] - global_ranks_[i - 1] != rank_stride_) rank_stride_ = -1;
+    // Before the rendezvous: an unwritable COLL_TRACE fails here, at once.
+    trace_id_ = TraceRecorder::get().join(*group);
+    try {
+        rendezvous(store, timeout);
+    } catch (...) {
+        if (!trace_id_.empty()) TraceRecorder::get().leave();
+        throw;
+    }
     p2p_->attach(comm_);
     completer_ = std::thread([this]() { complete_loop(); });
 }
@@ -31,6 +53,7 @@ ProcessGroupColl::~ProcessGroupColl() {
         pending_.clear();
         p2p_->close();
         coll_comm_destroy(comm_);
+        if (!trace_id_.empty()) TraceRecorder::get().leave();
         return;
     }
     {
@@ -48,6 +71,8 @@ ProcessGroupColl::~ProcessGroupColl() {
     } else {
         shut_down();
     }
+    // Every Work of the group has completed: its calls are in the file.
+    if (!trace_id_.empty()) TraceRecorder::get().leave();
 }
 
 // One number the whole group agrees on, as gloo's: rank 0 draws it and
@@ -69,9 +94,9 @@ void ProcessGroupColl::setSequenceNumberForGroup() {
 // (torch's backend hook and the Python constructor both come here).
 c10::intrusive_ptr<ProcessGroupColl> ProcessGroupColl::make(
     const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
-    const std::chrono::duration<float>& timeout) {
+    const std::chrono::duration<float>& timeout, const TraceGroup* group) {
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
-    auto pg = c10::make_intrusive<ProcessGroupColl>(store, rank, size, ms);
+    auto pg = c10::make_intrusive<ProcessGroupColl>(store, rank, size, ms, group);
     allocator_from_env(pg);
     return pg;
 }
@@ -80,6 +105,35 @@ c10::intrusive_ptr<CollBase> ProcessGroupColl::create(const c10::intrusive_ptr<c
                                                       int rank, int size,
                                                       const std::chrono::duration<float>& timeout) {
     return make(store, rank, size, timeout);
+}
+
+// torch hands an extended creator the group's name (equal on every member)
+// and its global ranks (none: the default group, ranks 0..size-1); the
+// world and the torch version are read while the GIL is held.
+c10::intrusive_ptr<CollBase> ProcessGroupColl::create_with_options(py::object opts,
+                                                                   py::object /*pg_options*/) {
+    auto store = opts.attr("store").cast<c10::intrusive_ptr<c10d::Store>>();
+    int rank = opts.attr("group_rank").cast<int>();
+    int size = opts.attr("group_size").cast<int>();
+    auto timeout = opts.attr("timeout").cast<std::chrono::duration<float>>();
+    TraceGroup g;
+    g.name = opts.attr("group_id").cast<std::string>();
+    g.ranks = opts.attr("global_ranks_in_group").cast<std::vector<int64_t>>();
+    bool is_default = g.ranks.empty();
+    if (is_default)
+        for (int r = 0; r < size; r++) g.ranks.push_back(r);
+    TORCH_CHECK((int)g.ranks.size() == size && rank >= 0 && rank < size, "coll: torch gave ",
+                g.ranks.size(), " global ranks for a group of ", size);
+    g.global_rank = (int)g.ranks[(size_t)rank];
+    g.desc = is_default ? "default_pg" : "new_group";
+    py::object dist = py::module::import("torch.distributed");
+    // the default group, being made, is not initialized yet: it is the world
+    g.world = !is_default && dist.attr("is_initialized")().cast<bool>()
+                  ? dist.attr("get_world_size")().cast<int>()
+                  : size;
+    g.torch_version = py::str(py::module::import("torch").attr("__version__"));
+    py::gil_scoped_release nogil;
+    return make(store, rank, size, timeout, &g);
 }
 
 // Futures' callbacks (DDP comm hooks' then()) run on the completion thread,

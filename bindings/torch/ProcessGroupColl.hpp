@@ -10,6 +10,7 @@
 //   collectives_gather.cpp  all_gather, reduce_scatter, all_to_all
 //   p2p.cpp                 send/recv (P2PEngine), gather, scatter
 //   allocator.cpp           coll_alloc blocks, empty(), the opt-in CPU allocator
+//   trace.cpp               TraceRecorder: COLL_TRACE's file of every call
 //
 // Builds against torch 1.13 (Debian 12) and torch 2.x (Debian 13): the one
 // version switch is the block below.
@@ -17,6 +18,7 @@
 
 #include <torch/extension.h>
 #include <torch/version.h>
+#include <torch/csrc/distributed/c10d/ParamCommsUtils.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
@@ -124,6 +126,86 @@ void allocator_from_env(const c10::intrusive_ptr<ProcessGroupColl>& pg);
 void coll_block_delete(void* p);
 bool is_coll_memory(const at::Tensor& t);
 
+// COLL_TRACE=DIR: every call of this process's coll groups, one JSON line
+// each, in DIR/rank<R>.jsonl (R: the global rank; docs/DESIGN.md "Trace
+// format"). One recorder per process; calls may come from any thread and
+// complete on the completion thread or the P2PEngine's. (trace.cpp)
+struct TraceGroup { // a group as a member sees it when it is made
+    int global_rank = 0, world = 1;
+    std::string name;           // torch's group name ("" when unknown)
+    std::vector<int64_t> ranks; // global ranks in group-rank order
+    std::string desc, torch_version;
+};
+struct TraceCall {
+    std::string group;      // the group's id (TraceRecorder::join)
+    const char* op;         // the format's op names
+    const char* dtype;      // coll_dtype_name's
+    const char* red;        // "" where the op has none
+    int64_t count, in, out; // libcoll's count; this rank's input and output elements
+    int root, peer;         // group ranks, -1 where the op has none
+    std::vector<int64_t> in_splits, out_splits; // uneven all_to_all, elements per peer
+    int64_t t0, t1 = 0;                         // CLOCK_MONOTONIC ns: made, completed
+    bool done = false;
+};
+class TraceRecorder {
+  public:
+    static TraceRecorder& get(); // never destroyed
+    static int64_t now_ns();     // CLOCK_MONOTONIC
+    bool on() const { return on_; }
+    // A group made: the file opened at the first (TORCH_CHECK when DIR cannot
+    // be written), the group's line; returns its id ("" when not recording).
+    std::string join(const TraceGroup& g);
+    void leave(); // a group destroyed: the last one completes the file
+    // A call made: its sequence number, or -1 when not recording.
+    int64_t begin(TraceCall c);
+    // Its Work completed (peer: a receive from any source's sender).
+    void end(int64_t seq, int peer = -1);
+    void finish(); // the footer and the rename (also at exit)
+
+  private:
+    TraceRecorder();
+    bool mine_locked() const;
+    void open_locked(const TraceGroup& g);
+    void reopen_locked();
+    void write_done_locked(bool all);
+    void put_locked(const std::string& s);
+    void flush_locked();
+    void finish_locked();
+
+    std::atomic<bool> on_{false};
+    std::string dir_, tmp_, final_;
+    size_t cap_ = 0; // COLL_TRACE_MAX_BYTES
+    std::mutex mu_;  // everything below
+    int fd_ = -1;
+    pid_t pid_ = 0; // the opener's: a fork()ed child leaves the file alone
+    int rank_ = 0;
+    int live_groups_ = 0;
+    std::unordered_map<std::string, int> same_set_;             // groups made per rank set
+    std::unordered_map<std::string, std::vector<int64_t>> ids_; // group ids written
+    std::deque<TraceCall> calls_;                               // made, not yet written
+    int64_t next_seq_ = 0, written_ = 0, lines_ = 0, last_t1_ = 0;
+    std::string buf_;
+    size_t bytes_ = 0, footer_at_ = 0;
+    bool truncated_ = false, finished_ = false, write_failed_ = false;
+};
+
+// torch's profiler: a record_param_comms event around each call, as gloo's
+// and NCCL's (ParamCommsUtils.hpp). torch 2.x: with the group's name and
+// global ranks (start and stride, as NCCL: -1 when not strided) and the
+// tensors; torch 1.13's macro takes the sizes and dtype only. Used inside
+// ProcessGroupColl's methods; declares locals named paramCommsInfo and g.
+static const std::vector<int64_t> kNoSplits;
+#if COLL_TORCH2
+#define COLL_PARAM_COMMS(name, ins, outs, in_n, out_n, dtype, in_sp, out_sp)                      \
+    RECORD_PARAM_COMMS_DATA(std::make_tuple((int64_t)++prof_seq_, false),                         \
+                            std::make_tuple(pg_name_, pg_desc_), ins, outs, rank_, name,          \
+                            (int64_t)(in_n), (int64_t)(out_n), dtype, in_sp, out_sp, rank_start_, \
+                            rank_stride_, size_)
+#else
+#define COLL_PARAM_COMMS(name, ins, outs, in_n, out_n, dtype, in_sp, out_sp) \
+    RECORD_PARAM_COMMS(rank_, name, (int)(in_n), (int)(out_n), dtype, in_sp, out_sp)
+#endif
+
 // collectives.cpp: torch's dtypes and reduce ops as libcoll's, and the checks
 // every operation makes of its tensors.
 coll_dtype to_coll_dtype(const at::Tensor& t, const char* what);
@@ -157,7 +239,7 @@ class WorkColl : public c10d::Work {
     WorkColl(c10d::OpType type, std::string what, coll_comm* comm, coll_request* req, int rc,
              std::function<void()> finish, std::vector<at::Tensor> outputs,
              std::chrono::milliseconds timeout, std::vector<c10::intrusive_ptr<WorkColl>> deps = {},
-             std::shared_ptr<P2PEngine> p2p = nullptr, int source = -1);
+             std::shared_ptr<P2PEngine> p2p = nullptr, int source = -1, int64_t trace_seq = -1);
     ~WorkColl() override;
 
     bool isCompleted() override;
@@ -187,6 +269,7 @@ class WorkColl : public c10d::Work {
     std::chrono::milliseconds timeout_;
     std::shared_ptr<P2PEngine> p2p_;
     int source_;
+    int64_t trace_seq_; // TraceRecorder::begin's, -1: not recorded
 
   public:
     const ProcessGroupColl* owner_ = nullptr; // the group whose queue holds it (enqueue)
@@ -264,7 +347,7 @@ class ProcessGroupColl : public CollBase {
   public:
     // ProcessGroupColl.cpp
     ProcessGroupColl(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
-                     std::chrono::milliseconds timeout);
+                     std::chrono::milliseconds timeout, const TraceGroup* group = nullptr);
     ~ProcessGroupColl() override;
 
     const std::string getBackendName() const override { return "coll"; }
@@ -284,10 +367,14 @@ class ProcessGroupColl : public CollBase {
     // ProcessGroupColl.cpp
     static c10::intrusive_ptr<ProcessGroupColl> make(const c10::intrusive_ptr<c10d::Store>& store,
                                                      int rank, int size,
-                                                     const std::chrono::duration<float>& timeout);
+                                                     const std::chrono::duration<float>& timeout,
+                                                     const TraceGroup* group = nullptr);
     static c10::intrusive_ptr<CollBase> create(const c10::intrusive_ptr<c10d::Store>& store,
                                                int rank, int size,
                                                const std::chrono::duration<float>& timeout);
+    // torch's extended creator (register_backend(..., extended_api=True)):
+    // the group's name and global ranks come with it (module.cpp)
+    static c10::intrusive_ptr<CollBase> create_with_options(py::object opts, py::object pg_options);
 
     // collectives.cpp
     WorkPtr allreduce(std::vector<at::Tensor>& tensors,
@@ -341,10 +428,10 @@ class ProcessGroupColl : public CollBase {
 
     // collectives.cpp
     static bool reduced_here(const at::Tensor& t, const c10d::ReduceOp& op);
-    WorkPtr allreduce_gathered(std::vector<at::Tensor>& tensors,
-                               const c10d::AllreduceOptions& opts);
+    WorkPtr allreduce_gathered(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts,
+                               int64_t t0);
     WorkPtr allreduce_sparse_coo(std::vector<at::Tensor>& tensors,
-                                 const c10d::AllreduceOptions& opts);
+                                 const c10d::AllreduceOptions& opts, int64_t t0);
     WorkPtr standing_for(c10d::OpType type, const char* what,
                          std::vector<c10::intrusive_ptr<WorkColl>> works,
                          std::vector<at::Tensor> outputs, std::chrono::milliseconds timeout);
@@ -370,11 +457,18 @@ class ProcessGroupColl : public CollBase {
     static std::function<void()> copy_back_fn(std::vector<Staged> st);
     WorkPtr make(c10d::OpType type, const char* what, int rc, coll_request* req,
                  std::function<void()> finish, std::vector<at::Tensor> outputs,
-                 std::chrono::milliseconds timeout = ::kNoTimeout);
+                 std::chrono::milliseconds timeout = ::kNoTimeout, int64_t trace_seq = -1);
+
+    // trace.cpp: a call for COLL_TRACE's file. t0: trace_clock() at the
+    // call's entry; the sequence number for its Work, -1 when not recording.
+    int64_t trace_clock() const { return trace_id_.empty() ? 0 : TraceRecorder::now_ns(); }
+    int64_t traced(int64_t t0, const char* op, const char* dtype, const char* red, int64_t count,
+                   int64_t in, int64_t out, int root = -1, int peer = -1,
+                   std::vector<int64_t> in_splits = {}, std::vector<int64_t> out_splits = {});
 
     // p2p.cpp
     WorkPtr post_p2p(bool send, int peer, int tag, Staged st, c10d::OpType type,
-                     std::vector<at::Tensor> tensors, int source);
+                     std::vector<at::Tensor> tensors, int source, int64_t t0);
 
   public:
     // ProcessGroupColl.cpp
@@ -407,6 +501,12 @@ class ProcessGroupColl : public CollBase {
     std::condition_variable qcv_;
     std::deque<c10::intrusive_ptr<WorkColl>> pending_;
     bool stop_ = false;
+    std::string trace_id_; // TraceRecorder's id of the group, "" when not recording
+    // torch's profiler (COLL_PARAM_COMMS): the group's name and global ranks
+    std::string pg_name_, pg_desc_;
+    std::vector<int64_t> global_ranks_;
+    std::atomic<int64_t> prof_seq_{0};
+    int rank_start_ = 0, rank_stride_ = 1;
 };
 
 // The opt-in CPU allocator (use_coll_allocator): allocations of at least

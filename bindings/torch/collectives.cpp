@@ -69,17 +69,22 @@ Staged stage(const at::Tensor& t) {
 
 WorkPtr ProcessGroupColl::allreduce(std::vector<at::Tensor>& tensors,
                                     const c10d::AllreduceOptions& opts) {
-    if (tensors.size() == 1 && tensors[0].is_sparse()) return allreduce_sparse_coo(tensors, opts);
+    const int64_t t0 = trace_clock();
+    if (tensors.size() == 1 && tensors[0].is_sparse())
+        return allreduce_sparse_coo(tensors, opts, t0);
     check_single(tensors, "all_reduce");
-    if (reduced_here(tensors[0], opts.reduceOp)) return allreduce_gathered(tensors, opts);
+    if (reduced_here(tensors[0], opts.reduceOp)) return allreduce_gathered(tensors, opts, t0);
     coll_dtype dt = to_coll_dtype(tensors[0], "all_reduce");
     coll_op op = to_coll_op(opts.reduceOp, dt, "all_reduce");
+    int64_t n = tensors[0].numel();
+    COLL_PARAM_COMMS("allreduce", tensors, tensors, n, n, tensors[0].scalar_type(), kNoSplits,
+                     kNoSplits);
     Staged s = stage(tensors[0]);
     coll_request* req = nullptr;
-    int rc = coll_iallreduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)s.buf.numel(), dt,
-                             op, &req);
+    int rc = coll_iallreduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)n, dt, op, &req);
     return make(c10d::OpType::ALLREDUCE, "all_reduce", rc, req, copy_back_fn({s}), tensors,
-                opts.timeout);
+                opts.timeout,
+                traced(t0, "allreduce", coll_dtype_name(dt), coll_op_name(op), n, n, n));
 }
 
 WorkPtr ProcessGroupColl::allreduce_coalesced(std::vector<at::Tensor>& tensors,
@@ -134,31 +139,46 @@ WorkPtr ProcessGroupColl::reduce_scatter_tensor_coalesced(std::vector<at::Tensor
 WorkPtr ProcessGroupColl::broadcast(std::vector<at::Tensor>& tensors,
                                     const c10d::BroadcastOptions& opts) {
     check_single(tensors, "broadcast");
+    const int64_t t0 = trace_clock();
     check_root(opts.rootRank, "broadcast");
     coll_dtype dt = move_dtype(tensors[0], "broadcast");
+    int64_t n = tensors[0].numel();
+    COLL_PARAM_COMMS("broadcast", tensors, tensors, n, n, tensors[0].scalar_type(), kNoSplits,
+                     kNoSplits);
     Staged s = stage(tensors[0]);
     coll_request* req = nullptr;
-    int rc = coll_ibroadcast(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)s.buf.numel(), dt,
+    int rc = coll_ibroadcast(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)n, dt,
                              (int)opts.rootRank, &req);
     return make(c10d::OpType::BROADCAST, "broadcast", rc, req, copy_back_fn({s}), tensors,
-                opts.timeout);
+                opts.timeout,
+                traced(t0, "broadcast", coll_dtype_name(dt), "", n, n, n, (int)opts.rootRank));
 }
 
 WorkPtr ProcessGroupColl::reduce(std::vector<at::Tensor>& tensors,
                                  const c10d::ReduceOptions& opts) {
     check_single(tensors, "reduce");
+    const int64_t t0 = trace_clock();
     check_root(opts.rootRank, "reduce");
     coll_dtype dt = to_coll_dtype(tensors[0], "reduce");
     coll_op op = to_coll_op(opts.reduceOp, dt, "reduce");
+    int64_t n = tensors[0].numel();
+    COLL_PARAM_COMMS("reduce", tensors, tensors, n, n, tensors[0].scalar_type(), kNoSplits,
+                     kNoSplits);
     Staged s = stage(tensors[0]);
-    int rc = coll_reduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)s.buf.numel(), dt, op,
+    int rc = coll_reduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)n, dt, op,
                          (int)opts.rootRank);
-    return make(c10d::OpType::REDUCE, "reduce", rc, nullptr, copy_back_fn({s}), tensors);
+    return make(
+        c10d::OpType::REDUCE, "reduce", rc, nullptr, copy_back_fn({s}), tensors, ::kNoTimeout,
+        traced(t0, "reduce", coll_dtype_name(dt), coll_op_name(op), n, n, n, (int)opts.rootRank));
 }
 
 WorkPtr ProcessGroupColl::barrier(const c10d::BarrierOptions& /*opts*/) {
+    const int64_t t0 = trace_clock();
+    COLL_PARAM_COMMS("barrier", std::vector<at::Tensor>{}, std::vector<at::Tensor>{}, 0, 0,
+                     at::kByte, kNoSplits, kNoSplits);
     int rc = coll_barrier(comm_);
-    return make(c10d::OpType::BARRIER, "barrier", rc, nullptr, nullptr, {});
+    return make(c10d::OpType::BARRIER, "barrier", rc, nullptr, nullptr, {}, ::kNoTimeout,
+                traced(t0, "barrier", "uint8", "", 0, 0, 0));
 }
 
 // bool, and the bitwise ops, which libcoll does not reduce: all-gathered,
@@ -168,8 +188,9 @@ bool ProcessGroupColl::reduced_here(const at::Tensor& t, const c10d::ReduceOp& o
            op.op_ == c10d::ReduceOp::BOR || op.op_ == c10d::ReduceOp::BXOR;
 }
 
+// Traced as what travels: an all_gather (of uint8 for bool).
 WorkPtr ProcessGroupColl::allreduce_gathered(std::vector<at::Tensor>& tensors,
-                                             const c10d::AllreduceOptions& opts) {
+                                             const c10d::AllreduceOptions& opts, int64_t t0) {
     at::Tensor t = tensors[0];
     auto op = opts.reduceOp.op_;
     bool is_bool = t.scalar_type() == at::kBool;
@@ -183,6 +204,9 @@ WorkPtr ProcessGroupColl::allreduce_gathered(std::vector<at::Tensor>& tensors,
                 "coll: all_reduce: reduce op ", static_cast<int>(op),
                 " is not defined for dtype bool (sum, product, min, max, band, bor, bxor)");
     coll_dtype dt = move_dtype(t, "all_reduce");
+    int64_t count = t.numel();
+    COLL_PARAM_COMMS("allreduce", tensors, tensors, count, count, t.scalar_type(), kNoSplits,
+                     kNoSplits);
     at::Tensor src = t.contiguous();
     at::Tensor all = at::empty({(int64_t)size_, src.numel()}, src.options());
     coll_request* req = nullptr;
@@ -201,15 +225,17 @@ WorkPtr ProcessGroupColl::allreduce_gathered(std::vector<at::Tensor>& tensors,
         }
         t.copy_(r.view(t.sizes()));
     };
-    return make(c10d::OpType::ALLREDUCE, "all_reduce", rc, req, finish, tensors, opts.timeout);
+    return make(c10d::OpType::ALLREDUCE, "all_reduce", rc, req, finish, tensors, opts.timeout,
+                traced(t0, "allgather", coll_dtype_name(dt), "", count, count, count * size_));
 }
 
 // A sparse (COO) tensor, summed as torch's gloo sums it: every rank's
 // indices and values all-gathered (the counts first, then each padded to
 // the largest), added here and coalesced into the caller's tensor. Blocking
 // (two all_gathers whose sizes depend on each other); the Work is complete.
+// Traced as the second, larger all_gather (bytes).
 WorkPtr ProcessGroupColl::allreduce_sparse_coo(std::vector<at::Tensor>& tensors,
-                                               const c10d::AllreduceOptions& opts) {
+                                               const c10d::AllreduceOptions& opts, int64_t t0) {
     const char* what = "all_reduce (sparse)";
     at::Tensor t = tensors[0];
     check_on_cpu(t, what);
@@ -252,7 +278,9 @@ WorkPtr ProcessGroupColl::allreduce_sparse_coo(std::vector<at::Tensor>& tensors,
                                                val.options().layout(at::kSparse));
         t.copy_(sum.coalesce());
     }
-    return make(c10d::OpType::ALLREDUCE, what, rc, nullptr, nullptr, tensors, opts.timeout);
+    int64_t row_bytes = most * (ibytes + vbytes);
+    return make(c10d::OpType::ALLREDUCE, what, rc, nullptr, nullptr, tensors, opts.timeout,
+                traced(t0, "allgather", "uint8", "", row_bytes, row_bytes, row_bytes * size_));
 }
 
 // A Work queued behind works, complete when they all are (the first error is its error).
@@ -303,10 +331,11 @@ std::function<void()> ProcessGroupColl::copy_back_fn(std::vector<Staged> st) {
 
 WorkPtr ProcessGroupColl::make(c10d::OpType type, const char* what, int rc, coll_request* req,
                                std::function<void()> finish, std::vector<at::Tensor> outputs,
-                               std::chrono::milliseconds timeout) {
+                               std::chrono::milliseconds timeout, int64_t trace_seq) {
     if (rc != COLL_OK) req = nullptr;
-    auto w = c10::make_intrusive<WorkColl>(type, what, comm_, req, rc, std::move(finish),
-                                           std::move(outputs), timeout);
+    auto w = c10::make_intrusive<WorkColl>(
+        type, what, comm_, req, rc, std::move(finish), std::move(outputs), timeout,
+        std::vector<c10::intrusive_ptr<WorkColl>>{}, nullptr, -1, trace_seq);
     if (!req && rc != COLL_OK) w->wait(::kNoTimeout); // blocking error: raise now
     if (req)
         enqueue(w);

@@ -9,6 +9,7 @@ namespace collbench {
 WorkPtr ProcessGroupColl::allgather(std::vector<std::vector<at::Tensor>>& outputs,
                                     std::vector<at::Tensor>& inputs,
                                     const c10d::AllgatherOptions& opts) {
+    const int64_t t0 = trace_clock();
     check_single(inputs, "all_gather");
     TORCH_CHECK(outputs.size() == 1 && (int)outputs[0].size() == size_,
                 "coll: all_gather: expects one output list of ", size_, " tensors");
@@ -23,11 +24,14 @@ WorkPtr ProcessGroupColl::allgather(std::vector<std::vector<at::Tensor>>& output
     at::Tensor src = in.contiguous();
     auto outs = outputs[0];
     auto n = in.numel();
+    COLL_PARAM_COMMS("all_gather", inputs, outs, n, n * size_, in.scalar_type(), kNoSplits,
+                     kNoSplits);
+    int64_t seq = traced(t0, "allgather", coll_dtype_name(dt), "", n, n, n * size_);
     coll_request* req = nullptr;
     if (back_to_back(outs)) { // e.g. out.chunk(world_size): straight into them
         int rc = coll_iallgather(comm_, src.data_ptr(), outs[0].data_ptr(), (size_t)n, dt, &req);
         return make(
-            c10d::OpType::ALLGATHER, "all_gather", rc, req, [src]() {}, outs, opts.timeout);
+            c10d::OpType::ALLGATHER, "all_gather", rc, req, [src]() {}, outs, opts.timeout, seq);
     }
     at::Tensor flat = at::empty({(int64_t)size_ * n}, in.options());
     int rc = coll_iallgather(comm_, src.data_ptr(), flat.data_ptr(), (size_t)n, dt, &req);
@@ -35,7 +39,7 @@ WorkPtr ProcessGroupColl::allgather(std::vector<std::vector<at::Tensor>>& output
         for (size_t r = 0; r < outs.size(); r++)
             outs[r].copy_(flat.narrow(0, (int64_t)r * n, n).view(outs[r].sizes()));
     };
-    return make(c10d::OpType::ALLGATHER, "all_gather", rc, req, finish, outs, opts.timeout);
+    return make(c10d::OpType::ALLGATHER, "all_gather", rc, req, finish, outs, opts.timeout, seq);
 }
 
 // outputs[r][i] gets rank r's inputs[i]: every input as bytes in one
@@ -43,6 +47,7 @@ WorkPtr ProcessGroupColl::allgather(std::vector<std::vector<at::Tensor>>& output
 WorkPtr ProcessGroupColl::allgather_coalesced(std::vector<std::vector<at::Tensor>>& outputs,
                                               std::vector<at::Tensor>& inputs,
                                               const c10d::AllgatherOptions& opts) {
+    const int64_t t0 = trace_clock();
     const char* what = "all_gather_coalesced";
     TORCH_CHECK((int)outputs.size() == size_, "coll: ", what, ": expects ", size_,
                 " output lists (one per rank), got ", outputs.size());
@@ -65,6 +70,8 @@ WorkPtr ProcessGroupColl::allgather_coalesced(std::vector<std::vector<at::Tensor
     }
     at::Tensor src = bytes.empty() ? at::empty({0}, at::kByte) : at::cat(bytes);
     int64_t n = src.numel();
+    COLL_PARAM_COMMS("all_gather_coalesced", inputs, inputs, n, n * size_, at::kByte, kNoSplits,
+                     kNoSplits);
     at::Tensor all = at::empty({(int64_t)size_ * n}, src.options());
     coll_request* req = nullptr;
     int rc = coll_iallgather(comm_, src.data_ptr(), all.data_ptr(), (size_t)n, COLL_UINT8, &req);
@@ -84,11 +91,13 @@ WorkPtr ProcessGroupColl::allgather_coalesced(std::vector<std::vector<at::Tensor
     };
     std::vector<at::Tensor> flat_outs;
     for (auto& list : outputs) flat_outs.insert(flat_outs.end(), list.begin(), list.end());
-    return make(c10d::OpType::ALLGATHER_COALESCED, what, rc, req, finish, flat_outs, opts.timeout);
+    return make(c10d::OpType::ALLGATHER_COALESCED, what, rc, req, finish, flat_outs, opts.timeout,
+                traced(t0, "allgather", "uint8", "", n, n, n * size_));
 }
 
 WorkPtr ProcessGroupColl::_allgather_base(at::Tensor& output, at::Tensor& input,
                                           const c10d::AllgatherOptions& opts) {
+    const int64_t t0 = trace_clock();
     check_cpu(input, "all_gather_into_tensor");
     check_cpu(output, "all_gather_into_tensor");
     TORCH_CHECK(
@@ -96,6 +105,9 @@ WorkPtr ProcessGroupColl::_allgather_base(at::Tensor& output, at::Tensor& input,
         "coll: all_gather_into_tensor: output must hold world_size x input elements "
         "of the input's dtype");
     coll_dtype dt = move_dtype(input, "all_gather_into_tensor");
+    int64_t n = input.numel();
+    COLL_PARAM_COMMS("_allgather_base", input, output, n, n * size_, input.scalar_type(), kNoSplits,
+                     kNoSplits);
     at::Tensor src = input.contiguous();
     Staged s = stage(output);
     coll_request* req = nullptr;
@@ -107,12 +119,13 @@ WorkPtr ProcessGroupColl::_allgather_base(at::Tensor& output, at::Tensor& input,
         if (cb) cb();
     };
     return make(c10d::OpType::_ALLGATHER_BASE, "all_gather_into_tensor", rc, req, finish, {output},
-                opts.timeout);
+                opts.timeout, traced(t0, "allgather", coll_dtype_name(dt), "", n, n, n * size_));
 }
 
 WorkPtr ProcessGroupColl::reduce_scatter(std::vector<at::Tensor>& outputs,
                                          std::vector<std::vector<at::Tensor>>& inputs,
                                          const c10d::ReduceScatterOptions& opts) {
+    const int64_t t0 = trace_clock();
     check_single(outputs, "reduce_scatter");
     TORCH_CHECK(inputs.size() == 1 && (int)inputs[0].size() == size_,
                 "coll: reduce_scatter: expects one input list of ", size_, " tensors");
@@ -125,6 +138,9 @@ WorkPtr ProcessGroupColl::reduce_scatter(std::vector<at::Tensor>& outputs,
     }
     coll_dtype dt = to_coll_dtype(out, "reduce_scatter");
     coll_op op = to_coll_op(opts.reduceOp, dt, "reduce_scatter");
+    int64_t n = out.numel();
+    COLL_PARAM_COMMS("reduce_scatter", inputs[0], outputs, n * size_, n, out.scalar_type(),
+                     kNoSplits, kNoSplits);
     std::vector<at::Tensor> flats;
     for (auto& i : inputs[0]) flats.push_back(i.reshape({-1}));
     at::Tensor flat = at::cat(flats);
@@ -136,12 +152,14 @@ WorkPtr ProcessGroupColl::reduce_scatter(std::vector<at::Tensor>& outputs,
     auto finish = [flat, cb]() {
         if (cb) cb();
     };
-    return make(c10d::OpType::REDUCE_SCATTER, "reduce_scatter", rc, req, finish, outputs,
-                opts.timeout);
+    return make(
+        c10d::OpType::REDUCE_SCATTER, "reduce_scatter", rc, req, finish, outputs, opts.timeout,
+        traced(t0, "reducescatter", coll_dtype_name(dt), coll_op_name(op), n, n * size_, n));
 }
 
 WorkPtr ProcessGroupColl::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
                                                const c10d::ReduceScatterOptions& opts) {
+    const int64_t t0 = trace_clock();
     check_cpu(input, "reduce_scatter_tensor");
     check_cpu(output, "reduce_scatter_tensor");
     TORCH_CHECK(
@@ -150,6 +168,9 @@ WorkPtr ProcessGroupColl::_reduce_scatter_base(at::Tensor& output, at::Tensor& i
         "of the output's dtype");
     coll_dtype dt = to_coll_dtype(output, "reduce_scatter_tensor");
     coll_op op = to_coll_op(opts.reduceOp, dt, "reduce_scatter_tensor");
+    int64_t n = output.numel();
+    COLL_PARAM_COMMS("_reduce_scatter_base", input, output, n * size_, n, output.scalar_type(),
+                     kNoSplits, kNoSplits);
     at::Tensor src = input.contiguous();
     Staged s = stage(output);
     coll_request* req = nullptr;
@@ -159,14 +180,17 @@ WorkPtr ProcessGroupColl::_reduce_scatter_base(at::Tensor& output, at::Tensor& i
     auto finish = [src, cb]() {
         if (cb) cb();
     };
-    return make(c10d::OpType::_REDUCE_SCATTER_BASE, "reduce_scatter_tensor", rc, req, finish,
-                {output}, opts.timeout);
+    return make(
+        c10d::OpType::_REDUCE_SCATTER_BASE, "reduce_scatter_tensor", rc, req, finish, {output},
+        opts.timeout,
+        traced(t0, "reducescatter", coll_dtype_name(dt), coll_op_name(op), n, n * size_, n));
 }
 
 WorkPtr ProcessGroupColl::alltoall_base(at::Tensor& output, at::Tensor& input,
                                         std::vector<int64_t>& outSplits,
                                         std::vector<int64_t>& inSplits,
                                         const c10d::AllToAllOptions& /*opts*/) {
+    const int64_t t0 = trace_clock();
     const char* what = "all_to_all_single";
     check_cpu(input, what);
     check_cpu(output, what);
@@ -177,6 +201,10 @@ WorkPtr ProcessGroupColl::alltoall_base(at::Tensor& output, at::Tensor& input,
     Staged s = stage(output);
     int64_t row_in = input.dim() ? input.numel() / std::max<int64_t>(input.size(0), 1) : 1;
     int64_t row_out = output.dim() ? output.numel() / std::max<int64_t>(output.size(0), 1) : 1;
+    // The profiler's splits are torch's (rows), the trace's elements.
+    COLL_PARAM_COMMS("all_to_all", input, output, input.numel(), output.numel(),
+                     input.scalar_type(), inSplits, outSplits);
+    std::vector<int64_t> in_el, out_el;
     int rc;
     if (inSplits.empty() && outSplits.empty()) {
         // torch splits dimension 0 (rows), as gloo does
@@ -204,6 +232,10 @@ WorkPtr ProcessGroupColl::alltoall_base(at::Tensor& output, at::Tensor& input,
         char* ob = static_cast<char*>(s.buf.data_ptr());
         std::memcpy(ob + ooff[rank_] * es, ib + ioff[rank_] * es,
                     (size_t)(is[rank_] * row_in) * es);
+        for (int r = 0; r < size_; r++) {
+            in_el.push_back(is[r] * row_in);
+            out_el.push_back(os[r] * row_out);
+        }
         rc = COLL_OK;
         for (int k = 1; k < size_ && rc == COLL_OK; k++) {
             int dst = (rank_ + k) % size_, from = (rank_ - k + size_) % size_;
@@ -211,7 +243,11 @@ WorkPtr ProcessGroupColl::alltoall_base(at::Tensor& output, at::Tensor& input,
                                ob + ooff[from] * es, (size_t)(os[from] * row_out), from, dt);
         }
     }
-    return make(c10d::OpType::ALLTOALL_BASE, what, rc, nullptr, copy_back_fn({s}), {output});
+    // uneven: count is the even share, the splits say what each peer got
+    return make(c10d::OpType::ALLTOALL_BASE, what, rc, nullptr, copy_back_fn({s}), {output},
+                ::kNoTimeout,
+                traced(t0, "alltoall", coll_dtype_name(dt), "", input.numel() / size_,
+                       input.numel(), output.numel(), -1, -1, in_el, out_el));
 }
 
 // True when the tensors are contiguous and follow each other in memory.

@@ -49,6 +49,9 @@ PYBIND11_MODULE(collbench_torch, m) {
             "a tensor in libcoll's memory for this group (zero-copy shm collectives)");
     m.def("create_process_group", &collbench::ProcessGroupColl::create,
           py::call_guard<py::gil_scoped_release>());
+    // torch's extended creator: the group's name and global ranks (COLL_TRACE's
+    // group lines, the profiler's group); it releases the GIL itself
+    m.def("create_process_group_with_options", &collbench::ProcessGroupColl::create_with_options);
     m.def("backend", &collbench::coll_backend_of, py::arg("group") = py::none(),
           "the group's coll backend (ProcessGroupColl: empty(), libcoll_backend), or None");
 
@@ -131,12 +134,13 @@ dist.destroy_process_group = destroy_process_group
     // torch 2 asks which devices a backend serves (else it assumes CPU and CUDA).
     py::object backend = dist.attr("Backend");
     if (!py::hasattr(backend, "COLL")) {
+        py::object creator = m.attr("create_process_group_with_options");
 #if COLL_TORCH2
         std::vector<std::string> devices{"cpu"};
-        backend.attr("register_backend")("coll", m.attr("create_process_group"),
+        backend.attr("register_backend")("coll", creator, py::arg("extended_api") = true,
                                          py::arg("devices") = devices);
 #else
-        backend.attr("register_backend")("coll", m.attr("create_process_group"));
+        backend.attr("register_backend")("coll", creator, py::arg("extended_api") = true);
 #endif
     }
 }

@@ -143,42 +143,56 @@ bool P2PEngine::take_kept(Op& r) {
 
 // Queued, not run: see P2PEngine (ProcessGroupColl.hpp). Any dtype (the bytes travel as they are).
 WorkPtr ProcessGroupColl::send(std::vector<at::Tensor>& tensors, int dst, int tag) {
+    const int64_t t0 = trace_clock();
     check_single(tensors, "send");
     check_peer(dst, "send");
+    COLL_PARAM_COMMS("send", tensors, tensors, tensors[0].numel(), tensors[0].numel(),
+                     tensors[0].scalar_type(), kNoSplits, kNoSplits);
     Staged s = stage(tensors[0]); // a copy now if not contiguous: the data as of the call
     s.copy_back = false;
-    return post_p2p(true, dst, tag, s, c10d::OpType::SEND, tensors, -1);
+    return post_p2p(true, dst, tag, s, c10d::OpType::SEND, tensors, -1, t0);
 }
 
 WorkPtr ProcessGroupColl::recv(std::vector<at::Tensor>& tensors, int src, int tag) {
+    const int64_t t0 = trace_clock();
     check_single(tensors, "recv");
     check_peer(src, "recv");
-    return post_p2p(false, src, tag, stage(tensors[0]), c10d::OpType::RECV, tensors, src);
+    COLL_PARAM_COMMS("recv", tensors, tensors, tensors[0].numel(), tensors[0].numel(),
+                     tensors[0].scalar_type(), kNoSplits, kNoSplits);
+    return post_p2p(false, src, tag, stage(tensors[0]), c10d::OpType::RECV, tensors, src, t0);
 }
 
 // recv(src=None): queued as a receive from peer -1; the Work's
 // sourceRank() says who sent once it ran (P2PEngine).
 WorkPtr ProcessGroupColl::recvAnysource(std::vector<at::Tensor>& tensors, int tag) {
+    const int64_t t0 = trace_clock();
     check_single(tensors, "recvAnySource");
-    return post_p2p(false, -1, tag, stage(tensors[0]), c10d::OpType::RECVANYSOURCE, tensors, -1);
+    COLL_PARAM_COMMS("recvAnySource", tensors, tensors, tensors[0].numel(), tensors[0].numel(),
+                     tensors[0].scalar_type(), kNoSplits, kNoSplits);
+    return post_p2p(false, -1, tag, stage(tensors[0]), c10d::OpType::RECVANYSOURCE, tensors, -1,
+                    t0);
 }
 
 // gather and scatter: the root exchanges with each rank in turn (blocking
 // coll_send / coll_recv; libcoll has no rooted gather or scatter).
 WorkPtr ProcessGroupColl::gather(std::vector<std::vector<at::Tensor>>& outputs,
                                  std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) {
+    const int64_t t0 = trace_clock();
     check_single(inputs, "gather");
     check_root(opts.rootRank, "gather");
     p2p_->run(); // queued sends and receives first: they share the pairs' streams
     const at::Tensor& in = inputs[0];
     coll_dtype dt = move_dtype(in, "gather");
     int root = (int)opts.rootRank;
+    int64_t n = in.numel(), out_n = rank_ == root ? n * size_ : 0;
+    COLL_PARAM_COMMS("gather", inputs, inputs, n, out_n, in.scalar_type(), kNoSplits, kNoSplits);
     if (rank_ != root) {
         TORCH_CHECK(outputs.empty() || (outputs.size() == 1 && outputs[0].empty()),
                     "coll: gather: only the root (rank ", root, ") passes a gather list");
         at::Tensor src = in.contiguous();
         int rc = coll_send(comm_, src.data_ptr(), (size_t)src.numel(), dt, root);
-        return make(c10d::OpType::GATHER, "gather", rc, nullptr, nullptr, inputs);
+        return make(c10d::OpType::GATHER, "gather", rc, nullptr, nullptr, inputs, ::kNoTimeout,
+                    traced(t0, "gather", coll_dtype_name(dt), "", n, n, out_n, root));
     }
     TORCH_CHECK(outputs.size() == 1 && (int)outputs[0].size() == size_,
                 "coll: gather: the root expects one gather list of ", size_, " tensors");
@@ -194,18 +208,22 @@ WorkPtr ProcessGroupColl::gather(std::vector<std::vector<at::Tensor>>& outputs,
         rc = coll_recv(comm_, st.buf.data_ptr(), (size_t)st.buf.numel(), dt, r);
         if (rc == COLL_OK && st.copy_back) st.user.copy_(st.buf);
     }
-    return make(c10d::OpType::GATHER, "gather", rc, nullptr, nullptr, outs);
+    return make(c10d::OpType::GATHER, "gather", rc, nullptr, nullptr, outs, ::kNoTimeout,
+                traced(t0, "gather", coll_dtype_name(dt), "", n, n, out_n, root));
 }
 
 WorkPtr ProcessGroupColl::scatter(std::vector<at::Tensor>& outputs,
                                   std::vector<std::vector<at::Tensor>>& inputs,
                                   const c10d::ScatterOptions& opts) {
+    const int64_t t0 = trace_clock();
     check_single(outputs, "scatter");
     check_root(opts.rootRank, "scatter");
     p2p_->run();
     at::Tensor& out = outputs[0];
     coll_dtype dt = move_dtype(out, "scatter");
     int root = (int)opts.rootRank;
+    int64_t n = out.numel(), in_n = rank_ == root ? n * size_ : 0;
+    COLL_PARAM_COMMS("scatter", outputs, outputs, in_n, n, out.scalar_type(), kNoSplits, kNoSplits);
     Staged st = stage(out);
     int rc = COLL_OK;
     if (rank_ != root) {
@@ -225,7 +243,8 @@ WorkPtr ProcessGroupColl::scatter(std::vector<at::Tensor>& outputs,
             rc = coll_send(comm_, src.data_ptr(), (size_t)src.numel(), dt, r);
         }
     }
-    return make(c10d::OpType::SCATTER, "scatter", rc, nullptr, copy_back_fn({st}), outputs);
+    return make(c10d::OpType::SCATTER, "scatter", rc, nullptr, copy_back_fn({st}), outputs,
+                ::kNoTimeout, traced(t0, "scatter", coll_dtype_name(dt), "", n, in_n, n, root));
 }
 
 // Every tensor of a gather/scatter list: CPU, ref's element count and dtype.
@@ -244,13 +263,42 @@ void ProcessGroupColl::check_peer(int peer, const char* what) {
                 " is out of range or this rank itself (world size ", size_, ")");
 }
 
+// The dtype a send or receive is traced in, and *n its count: libcoll's
+// (bool as uint8), else uint8 and bytes (complex and the like).
+static const char* traced_dtype(const at::Tensor& t, int64_t* n) {
+    switch (t.scalar_type()) {
+    case at::kFloat:
+    case at::kDouble:
+    case at::kHalf:
+    case at::kBFloat16:
+    case at::kChar:
+    case at::kByte:
+    case at::kInt:
+    case at::kLong:
+    case at::kBool: *n = t.numel(); return coll_dtype_name(move_dtype(t, "send/recv"));
+    default: *n = (int64_t)t.nbytes(); return "uint8";
+    }
+}
+
+// A receive from any source gets its peer in the trace when it completes.
 WorkPtr ProcessGroupColl::post_p2p(bool send, int peer, int tag, Staged st, c10d::OpType type,
-                                   std::vector<at::Tensor> tensors, int source) {
+                                   std::vector<at::Tensor> tensors, int source, int64_t t0) {
     const char* what = send ? "send" : peer < 0 ? "recvAnySource" : "recv";
+    int64_t seq = -1;
+    if (!trace_id_.empty()) {
+        int64_t n = 0;
+        const char* dt = traced_dtype(st.buf, &n);
+        seq = traced(t0, send ? "send" : "recv", dt, "", n, send ? n : 0, send ? 0 : n, -1, peer);
+    }
     auto w = c10::make_intrusive<WorkColl>(
         type, what, comm_, nullptr, COLL_OK, nullptr, std::move(tensors), ::kNoTimeout,
-        std::vector<c10::intrusive_ptr<WorkColl>>{}, p2p_, source);
-    p2p_->post(send, peer, tag, std::move(st), w);
+        std::vector<c10::intrusive_ptr<WorkColl>>{}, p2p_, source, seq);
+    try {
+        p2p_->post(send, peer, tag, std::move(st), w);
+    } catch (...) {
+        TraceRecorder::get().end(seq); // never made: its line must not hold the file back
+        throw;
+    }
     return w;
 }
 

@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))  # the collbench source tree
 # the module's C++ (CMakeLists.txt lists the same files); ProcessGroupColl.hpp
 # holds the declarations they share
 SOURCES = ["module.cpp", "ProcessGroupColl.cpp", "work.cpp", "collectives.cpp",
-           "collectives_gather.cpp", "p2p.cpp", "allocator.cpp"]
+           "collectives_gather.cpp", "p2p.cpp", "allocator.cpp", "trace.cpp"]
 BUILD_BASE = os.path.abspath(os.environ.get("COLL_TORCH_BUILD_BASE", os.path.join(HERE, "build")))
 LIBCOLL_BUILD = os.path.join(BUILD_BASE, "libcoll")
 

@@ -31,7 +31,7 @@ WorkColl::WorkColl(c10d::OpType type, std::string what, coll_comm* comm, coll_re
                    std::function<void()> finish, std::vector<at::Tensor> outputs,
                    std::chrono::milliseconds timeout,
                    std::vector<c10::intrusive_ptr<WorkColl>> deps, std::shared_ptr<P2PEngine> p2p,
-                   int source)
+                   int source, int64_t trace_seq)
     : c10d::Work(-1, type, profiling_title(what.c_str()), outputs),
       what_(std::move(what)),
       comm_(comm),
@@ -42,6 +42,7 @@ WorkColl::WorkColl(c10d::OpType type, std::string what, coll_comm* comm, coll_re
       timeout_(timeout),
       p2p_(std::move(p2p)),
       source_(source),
+      trace_seq_(trace_seq),
       fut_(
           c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()))) {
     if (!req_ && deps_.empty() && !p2p_) complete(rc);
@@ -145,9 +146,9 @@ void WorkColl::complete_request() {
 void WorkColl::complete_p2p(std::exception_ptr e, int source) {
     {
         std::lock_guard<std::mutex> g(lk_);
+        if (source >= 0) source_ = source; // before complete_locked: the trace's peer
         complete_locked(COLL_OK);
         err_ = e;
-        if (source >= 0) source_ = source;
     }
     done_cv_.notify_all();
     settle_future();
@@ -188,6 +189,8 @@ void WorkColl::complete_locked(int rc) {
         recordFunctionEndCallback_();
         recordFunctionEndCallback_ = nullptr;
     }
+    TraceRecorder::get().end(trace_seq_, source_); // COLL_TRACE's line gets its end
+    trace_seq_ = -1;
 }
 
 void WorkColl::run_p2p() {
