@@ -121,8 +121,9 @@ static void usage(FILE *f)
                "directory of rank<R>.jsonl files, or the files. The ranks' traces are\n"
                "checked against each other first (exit 2 naming the first disagreement).\n"
                "Per backend: total time, communication, exposed communication (total minus\n"
-               "the gaps), per collective and size class, busbw; recorded against replayed\n"
-               "where the trace has its times.\n\n");
+               "the gaps), per collective and size class, busbw, one call's median time\n"
+               "(each call position's mean over the ranks, the median over the calls);\n"
+               "recorded against replayed where the trace has its times.\n\n");
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 22);
 }
 
