@@ -196,15 +196,21 @@ class TraceRecorder {
 // ProcessGroupColl's methods; declares locals named paramCommsInfo and g.
 static const std::vector<int64_t> kNoSplits;
 #if COLL_TORCH2
-#define COLL_PARAM_COMMS(name, ins, outs, in_n, out_n, dtype, in_sp, out_sp)                      \
+#define COLL_PARAM_COMMS_AT(at, name, ins, outs, in_n, out_n, dtype, in_sp, out_sp)               \
     RECORD_PARAM_COMMS_DATA(std::make_tuple((int64_t)++prof_seq_, false),                         \
-                            std::make_tuple(pg_name_, pg_desc_), ins, outs, rank_, name,          \
+                            std::make_tuple(pg_name_, pg_desc_), ins, outs, (int)(at), name,      \
                             (int64_t)(in_n), (int64_t)(out_n), dtype, in_sp, out_sp, rank_start_, \
                             rank_stride_, size_)
 #else
-#define COLL_PARAM_COMMS(name, ins, outs, in_n, out_n, dtype, in_sp, out_sp) \
-    RECORD_PARAM_COMMS(rank_, name, (int)(in_n), (int)(out_n), dtype, in_sp, out_sp)
+#define COLL_PARAM_COMMS_AT(at, name, ins, outs, in_n, out_n, dtype, in_sp, out_sp) \
+    RECORD_PARAM_COMMS((int)(at), name, (int)(in_n), (int)(out_n), dtype, in_sp, out_sp)
 #endif
+// The event's "Rank" is what NCCL puts there: the root's group rank for
+// broadcast, reduce, gather and scatter, the peer's for send and recv
+// (COLL_PARAM_COMMS_AT), this rank's for the others; profiler-trace importers
+// (collbench trace import) read it so.
+#define COLL_PARAM_COMMS(name, ins, outs, in_n, out_n, dtype, in_sp, out_sp) \
+    COLL_PARAM_COMMS_AT(rank_, name, ins, outs, in_n, out_n, dtype, in_sp, out_sp)
 
 // collectives.cpp: torch's dtypes and reduce ops as libcoll's, and the checks
 // every operation makes of its tensors.

@@ -143,8 +143,8 @@ WorkPtr ProcessGroupColl::broadcast(std::vector<at::Tensor>& tensors,
     check_root(opts.rootRank, "broadcast");
     coll_dtype dt = move_dtype(tensors[0], "broadcast");
     int64_t n = tensors[0].numel();
-    COLL_PARAM_COMMS("broadcast", tensors, tensors, n, n, tensors[0].scalar_type(), kNoSplits,
-                     kNoSplits);
+    COLL_PARAM_COMMS_AT(opts.rootRank, "broadcast", tensors, tensors, n, n,
+                        tensors[0].scalar_type(), kNoSplits, kNoSplits);
     Staged s = stage(tensors[0]);
     coll_request* req = nullptr;
     int rc = coll_ibroadcast(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)n, dt,
@@ -162,8 +162,8 @@ WorkPtr ProcessGroupColl::reduce(std::vector<at::Tensor>& tensors,
     coll_dtype dt = to_coll_dtype(tensors[0], "reduce");
     coll_op op = to_coll_op(opts.reduceOp, dt, "reduce");
     int64_t n = tensors[0].numel();
-    COLL_PARAM_COMMS("reduce", tensors, tensors, n, n, tensors[0].scalar_type(), kNoSplits,
-                     kNoSplits);
+    COLL_PARAM_COMMS_AT(opts.rootRank, "reduce", tensors, tensors, n, n, tensors[0].scalar_type(),
+                        kNoSplits, kNoSplits);
     Staged s = stage(tensors[0]);
     int rc = coll_reduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)n, dt, op,
                          (int)opts.rootRank);

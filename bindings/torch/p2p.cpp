@@ -146,8 +146,8 @@ WorkPtr ProcessGroupColl::send(std::vector<at::Tensor>& tensors, int dst, int ta
     const int64_t t0 = trace_clock();
     check_single(tensors, "send");
     check_peer(dst, "send");
-    COLL_PARAM_COMMS("send", tensors, tensors, tensors[0].numel(), tensors[0].numel(),
-                     tensors[0].scalar_type(), kNoSplits, kNoSplits);
+    COLL_PARAM_COMMS_AT(dst, "send", tensors, tensors, tensors[0].numel(), tensors[0].numel(),
+                        tensors[0].scalar_type(), kNoSplits, kNoSplits);
     Staged s = stage(tensors[0]); // a copy now if not contiguous: the data as of the call
     s.copy_back = false;
     return post_p2p(true, dst, tag, s, c10d::OpType::SEND, tensors, -1, t0);
@@ -157,8 +157,8 @@ WorkPtr ProcessGroupColl::recv(std::vector<at::Tensor>& tensors, int src, int ta
     const int64_t t0 = trace_clock();
     check_single(tensors, "recv");
     check_peer(src, "recv");
-    COLL_PARAM_COMMS("recv", tensors, tensors, tensors[0].numel(), tensors[0].numel(),
-                     tensors[0].scalar_type(), kNoSplits, kNoSplits);
+    COLL_PARAM_COMMS_AT(src, "recv", tensors, tensors, tensors[0].numel(), tensors[0].numel(),
+                        tensors[0].scalar_type(), kNoSplits, kNoSplits);
     return post_p2p(false, src, tag, stage(tensors[0]), c10d::OpType::RECV, tensors, src, t0);
 }
 
@@ -185,7 +185,8 @@ WorkPtr ProcessGroupColl::gather(std::vector<std::vector<at::Tensor>>& outputs,
     coll_dtype dt = move_dtype(in, "gather");
     int root = (int)opts.rootRank;
     int64_t n = in.numel(), out_n = rank_ == root ? n * size_ : 0;
-    COLL_PARAM_COMMS("gather", inputs, inputs, n, out_n, in.scalar_type(), kNoSplits, kNoSplits);
+    COLL_PARAM_COMMS_AT(root, "gather", inputs, inputs, n, out_n, in.scalar_type(), kNoSplits,
+                        kNoSplits);
     if (rank_ != root) {
         TORCH_CHECK(outputs.empty() || (outputs.size() == 1 && outputs[0].empty()),
                     "coll: gather: only the root (rank ", root, ") passes a gather list");
@@ -223,7 +224,8 @@ WorkPtr ProcessGroupColl::scatter(std::vector<at::Tensor>& outputs,
     coll_dtype dt = move_dtype(out, "scatter");
     int root = (int)opts.rootRank;
     int64_t n = out.numel(), in_n = rank_ == root ? n * size_ : 0;
-    COLL_PARAM_COMMS("scatter", outputs, outputs, in_n, n, out.scalar_type(), kNoSplits, kNoSplits);
+    COLL_PARAM_COMMS_AT(root, "scatter", outputs, outputs, in_n, n, out.scalar_type(), kNoSplits,
+                        kNoSplits);
     Staged st = stage(out);
     int rc = COLL_OK;
     if (rank_ != root) {
