@@ -19,6 +19,7 @@
 #include "report/report_view.h"
 
 #include "coll.h"
+#include "core/dir_make.h"
 #include "core/dir_remove.h"
 
 #include <errno.h>
@@ -33,28 +34,6 @@ int report_have_plots(void)
 #else
     return 0;
 #endif
-}
-
-/* mkdir -p. */
-static int make_dirs(const char *dir, char *err, size_t errlen)
-{
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
-        snprintf(err, errlen, "%s: path too long", dir);
-        return COLL_EINVAL;
-    }
-    for (char *p = path + 1;; p++) {
-        if (*p != '/' && *p != '\0') continue;
-        char c = *p;
-        *p = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-            return COLL_ESYS;
-        }
-        *p = c;
-        if (!c) break;
-    }
-    return 0;
 }
 
 /* A report that failed in a directory it created takes the directory back
@@ -354,7 +333,7 @@ int report_run_opts(const report_options *o)
         goto out;
     }
     int created = stat(outdir, &st) != 0;
-    rc = make_dirs(outdir, err, sizeof err);
+    rc = coll__dir_make(outdir, err, sizeof err) == 0 ? 0 : COLL_ESYS;
     if (rc == 0)
         rc = write_report(&d, &v, o->nbaseline ? &cmp : NULL, outdir, log, err, sizeof err);
     else created = 0; /* nothing of this run's to take back */

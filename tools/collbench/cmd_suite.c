@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/dir_make.h"
 #include "engine/bench_coll.h"
 #include "engine/host_label.h"
 #include "engine/machine_info.h"
@@ -237,18 +238,6 @@ static int check_lists(suite *s)
 
 /* ---- the results directory ---- */
 
-static int mkdir_p(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        int rc = mkdir(path, 0755);
-        *p = '/';
-        if (rc != 0 && errno != EEXIST) return -1;
-    }
-    return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
-}
-
 static int has_entries(const char *path)
 {
     DIR *d = opendir(path);
@@ -289,6 +278,7 @@ static int name_dir(suite *s)
 static int prepare_dir(suite *s)
 {
     struct stat st;
+    char why[512];
     if (stat(s->dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             fprintf(stderr, "collbench suite: -o %s: exists and is not a directory\n", s->dir);
@@ -305,8 +295,8 @@ static int prepare_dir(suite *s)
         unlink(s->json);
         unlink(s->training);
         unlink(s->log_path);
-    } else if (mkdir_p(s->dir) != 0) {
-        fprintf(stderr, "collbench suite: -o %s: cannot create it: %s\n", s->dir, strerror(errno));
+    } else if (coll__dir_make(s->dir, why, sizeof why) != 0) {
+        fprintf(stderr, "collbench suite: -o %s: %s\n", s->dir, why);
         return EXIT_RUNTIME;
     }
     s->log = fopen(s->log_path, "w");

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/dir_make.h"
 #include "engine/opt_table.h"
 #include "exit_codes.h"
 #include "replay/trace.h"
@@ -104,8 +105,8 @@ static int prepare_dir(const trace_opts *o)
 {
     char err[1024], **old = NULL;
     size_t nold = 0;
-    if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST)
-        return fprintf(stderr, TRACE_PREFIX ": %s: %s\n", o->outdir, strerror(errno)), EXIT_RUNTIME;
+    if (coll__dir_make(o->outdir, err, sizeof err) != 0)
+        return fprintf(stderr, TRACE_PREFIX ": -o %s: %s\n", o->outdir, err), EXIT_RUNTIME;
     if (replay_rank_files(o->outdir, &old, &nold, err, sizeof err))
         return fprintf(stderr, TRACE_PREFIX ": %s\n", err), EXIT_USAGE;
     int code = 0;

@@ -79,6 +79,19 @@ grep -q 'rank1.pt.trace.json: 11 calls (allreduce 4, allgather 1, reducescatter 
 grep -q '"desc":"placed: no group name in the profiler event; assumed the world group"' \
     "$WORK/gloo/rank0.jsonl" || fail "gloo: the group's desc does not say how it was placed"
 
+# -o's missing parents are made, as report's and suite's are
+expect_exit 0 "" trace import "$HERE/nccl/rank0.pt.trace.json" "$HERE/nccl/rank1.pt.trace.json" \
+    -o "$WORK/new/parents/nccl"
+[ -f "$WORK/new/parents/nccl/rank1.jsonl" ] || fail "-o with missing parents: no rank files"
+
+# ---- the imported traces replay: both groups of each, every call ----
+for t in nccl gloo; do
+    calls=$(grep -c '"seq":' "$WORK/$t/rank0.jsonl")
+    expect_exit 0 "" replay "$WORK/$t" --backend tcp -T 60
+    grep -Eq "^ +all +all +$((calls * 2)) " "$WORK/out" \
+        || fail "$t: the replay's summary does not count the $calls calls of each rank: $(cat "$WORK/out")"
+done
+
 # ---- refusals: nothing written ----
 expect_exit 2 "holds rank files already" trace import "$HERE/gloo/rank0.pt.trace.json" \
     "$HERE/gloo/rank1.pt.trace.json" -o "$WORK/gloo"
