@@ -1,7 +1,11 @@
 """Process groups as real programs make them: many new_group + all_reduce +
 destroy, and init/destroy cycles of the world group, with this process's file
 descriptors and threads flat from the tenth round on (a group must close every
-descriptor and join every thread it made). Every check runs on gloo too, in
+descriptor and join every thread it made), and after every group's destroy,
+the last new_group still named by a variable, no more of them than after
+world-group cycles alone (coll releases a group in destroy_process_group;
+gloo keeps one the program names: its numbers are printed, not checked).
+The flatness checks run on gloo too, in
 the same test, so a failure that is torch's own shows on both. On torch 2.6
 gloo's part hangs in this harness in most runs (one rank stays in
 destroy_process_group while the other waits in the next init for it), though a
@@ -60,6 +64,7 @@ def body(rank, world, backend, groups, cycles, cycle_port):
 
     init(backend, "groups")
     seen = []
+    g = None
     for _ in range(groups):
         g = dist.new_group(list(range(world)), backend=backend)
         summed(g, world)
@@ -68,6 +73,11 @@ def body(rank, world, backend, groups, cycles, cycle_port):
     check_flat(f"{groups} x new_group + all_reduce + destroy_process_group(g)", backend,
                rank, seen)
     dist.destroy_process_group()
+    # Every group is destroyed, and g still names the last one, as a program's
+    # variable would: torch only forgets a destroyed group, so what it holds
+    # goes when the group is destroyed or not until g does.
+    after_groups = counts()
+    del g  # the world-group cycles below are the baseline without it
     seen = []
     for i in range(cycles):
         init(backend, i)
@@ -76,7 +86,19 @@ def body(rank, world, backend, groups, cycles, cycle_port):
         seen.append(counts())
     check_flat(f"{cycles} x init_process_group + all_reduce + destroy_process_group()",
                backend, rank, seen)
-    return counts()
+    return after_groups, seen[-1] if seen else after_groups
+
+
+def check_released(backend, rank, after_groups, world_only):
+    """After every group is destroyed, new_group's included, no more descriptors
+    or threads than after world-group cycles alone."""
+    fds, threads = after_groups[0] - world_only[0], after_groups[1] - world_only[1]
+    if fds > SLACK or threads > 0:
+        raise AssertionError(
+            f"{backend} rank {rank}: every group destroyed, the last new_group still named "
+            f"by a variable: {after_groups[0]} descriptors and {after_groups[1]} threads, "
+            f"against {world_only[0]} and {world_only[1]} after world-group cycles alone: "
+            "the destroyed group kept its communicator")
 
 
 if __name__ == "__main__":
@@ -96,6 +118,10 @@ if __name__ == "__main__":
                   "docstring): coll's part decides", flush=True)
             continue
         for r in sorted(res):
-            print(f"{backend} rank {r}: descriptors, threads at the end: {res[r]}")
+            after_groups, world_only = res[r]
+            print(f"{backend} rank {r}: descriptors, threads after every group's destroy: "
+                  f"{after_groups}; after world-group cycles: {world_only}")
+            if backend == "coll":
+                check_released(backend, r, after_groups, world_only)
     print(f"OK: {groups} groups and {cycles} world-group cycles on coll (and gloo), "
           "descriptors and threads flat")
