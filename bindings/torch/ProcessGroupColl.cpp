@@ -252,37 +252,6 @@ std::string ProcessGroupColl::random_token() {
     return s;
 }
 
-// After torch forgot the group (destroy_process_group): the communicator goes
-// now, as it would with the program's last reference, unless something still
-// needs it: a Work in flight (a peer may need this rank's part of it before
-// it reaches its own destroy) or memory of the group (pg.empty(), the
-// allocator's blocks, which hold the group). Then it stays until its last
-// reference goes, as before.
-void ProcessGroupColl::release() {
-    if (g_forked_child || !comm_) return;
-    if (completer_.joinable() && completer_.get_id() == std::this_thread::get_id()) return;
-    if (!p2p_->idle() || holds_memory()) return;
-    for (;;) {
-        c10::intrusive_ptr<WorkColl> cur;
-        {
-            std::lock_guard<std::mutex> g(qlk_);
-            if (!pending_.empty()) return;
-            if (!current_) {
-                stop_ = true;
-                break;
-            }
-            cur = c10::intrusive_ptr<WorkColl>::reclaim_copy(current_);
-        }
-        // The completion thread still holds a Work the program saw complete
-        // (its wait returned): it is about to come back for the next. A Work
-        // still in flight: keep the group.
-        if (!cur->isCompleted()) return;
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-    qcv_.notify_all();
-    shut_down();
-}
-
 // Waits for the in-flight requests in call order and settles their futures.
 void ProcessGroupColl::shut_down() {
     if (completer_.joinable()) completer_.join();
@@ -297,12 +266,10 @@ void ProcessGroupColl::complete_loop() {
         c10::intrusive_ptr<WorkColl> w;
         {
             std::unique_lock<std::mutex> g(qlk_);
-            current_ = nullptr;
             qcv_.wait(g, [this]() { return stop_ || !pending_.empty(); });
             if (pending_.empty()) return; // stop_ and drained
             w = pending_.front();
             pending_.pop_front();
-            current_ = w.get(); // until it completes (release's question)
         }
         w->complete_request(); // an error stays in the Work and its future
         // The Work's tensors may hold the group's last reference (coll

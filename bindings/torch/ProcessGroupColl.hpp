@@ -314,8 +314,6 @@ class P2PEngine {
     void post(bool send, int peer, int64_t tag, Staged st, c10::intrusive_ptr<WorkColl> w);
     void run();
     void close();
-    // Nothing queued and nothing running (ProcessGroupColl::release).
-    bool idle();
 
   private:
     static constexpr int64_t kMagic = 0x636f6c6c70327031; // "collp2p1"
@@ -369,16 +367,10 @@ class ProcessGroupColl : public CollBase {
     static c10::DataPtr block_ptr(void* p);
     void* take_cached(size_t bytes);
     void free_block(void* p) { coll_free(comm_, p); }
-    // Whether a block of this group's memory is live or cached in this process.
-    bool holds_memory() const;
 
     std::string libcollBackend() const { return coll_comm_backend(comm_); }
 
     // ProcessGroupColl.cpp
-    // destroy_process_group's (module.cpp): torch forgets a destroyed group
-    // but the program may still name it (a variable, a DDP model), which
-    // kept its communicator, threads and sockets until then.
-    void release();
     static c10::intrusive_ptr<ProcessGroupColl> make(const c10::intrusive_ptr<c10d::Store>& store,
                                                      int rank, int size,
                                                      const std::chrono::duration<float>& timeout,
@@ -515,8 +507,7 @@ class ProcessGroupColl : public CollBase {
     std::condition_variable qcv_;
     std::deque<c10::intrusive_ptr<WorkColl>> pending_;
     bool stop_ = false;
-    WorkColl* current_ = nullptr; // the Work the completion thread took off pending_
-    std::string trace_id_;        // TraceRecorder's id of the group, "" when not recording
+    std::string trace_id_; // TraceRecorder's id of the group, "" when not recording
     // torch's profiler (COLL_PARAM_COMMS): the group's name and global ranks
     std::string pg_name_, pg_desc_;
     std::vector<int64_t> global_ranks_;

@@ -70,16 +70,6 @@ c10::DataPtr ProcessGroupColl::block_ptr(void* p) {
     return c10::DataPtr(p, p, &coll_block_delete, c10::Device(c10::DeviceType::CPU));
 }
 
-bool ProcessGroupColl::holds_memory() const {
-    BlockTable& t = blocks();
-    std::lock_guard<std::mutex> g(t.mu);
-    for (auto& e : t.live)
-        if (e.second.group.get() == this) return true;
-    for (auto& e : t.cached)
-        if (e.second.second.group.get() == this) return true;
-    return false;
-}
-
 // A cached block of this group of exactly bytes, back among the live ones; or null.
 void* ProcessGroupColl::take_cached(size_t bytes) {
     auto& t = blocks();

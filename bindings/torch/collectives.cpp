@@ -332,8 +332,6 @@ std::function<void()> ProcessGroupColl::copy_back_fn(std::vector<Staged> st) {
 WorkPtr ProcessGroupColl::make(c10d::OpType type, const char* what, int rc, coll_request* req,
                                std::function<void()> finish, std::vector<at::Tensor> outputs,
                                std::chrono::milliseconds timeout, int64_t trace_seq) {
-    // released by destroy_process_group (release): libcoll had no communicator to run it on
-    TORCH_CHECK(comm_, "coll: ", what, ": the group is destroyed (destroy_process_group)");
     if (rc != COLL_OK) req = nullptr;
     auto w = c10::make_intrusive<WorkColl>(
         type, what, comm_, req, rc, std::move(finish), std::move(outputs), timeout,

@@ -38,9 +38,6 @@ PYBIND11_MODULE(collbench_torch, m) {
              }),
              py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("libcoll_backend", &collbench::ProcessGroupColl::libcollBackend)
-        .def("_release", &collbench::ProcessGroupColl::release,
-             py::call_guard<py::gil_scoped_release>(),
-             "destroy_process_group's: the communicator goes now (docs/TORCH.md)")
         .def(
             "empty",
             [](collbench::ProcessGroupColl& pg, std::vector<int64_t> sizes, py::object dtype) {
@@ -119,29 +116,16 @@ PYBIND11_MODULE(collbench_torch, m) {
         if (!b.is_none() && a.on(b.cast<collbench::ProcessGroupColl*>())) a.uninstall();
     });
     scope["uninstall"] = m.attr("use_default_allocator");
-    scope["backend_of"] = m.attr("backend");
     py::exec(R"(
 import atexit, functools
 import torch.distributed as dist
 import torch.distributed.distributed_c10d as c10d
 atexit.register(uninstall)
 _orig = c10d.destroy_process_group
-def _known():
-    world = getattr(c10d, "_world", None)  # torch 2; torch 1.13: module globals
-    return list((world.pg_map if world is not None else c10d._pg_map).keys())
 @functools.wraps(_orig)
 def destroy_process_group(group=None):
-    everything = group is None or group is c10d.GroupMember.WORLD
-    before(group, everything)
-    # torch only forgets them: their communicators go here, in creation order
-    # on every rank, not with the program's last reference
-    doomed = _known() if everything else [group]
-    doomed = [b for b in (backend_of(g) for g in doomed if g is not None
-                          and g is not c10d.GroupMember.NON_GROUP_MEMBER) if b is not None]
-    result = _orig(group)
-    for b in doomed:
-        b._release()
-    return result
+    before(group, group is None or group is c10d.GroupMember.WORLD)
+    return _orig(group)
 c10d.destroy_process_group = destroy_process_group
 dist.destroy_process_group = destroy_process_group
 )",

@@ -36,13 +36,6 @@ void P2PEngine::run() {
     }
 }
 
-bool P2PEngine::idle() {
-    std::unique_lock<std::mutex> r(run_mu_, std::try_to_lock);
-    if (!r.owns_lock()) return false;
-    std::lock_guard<std::mutex> g(q_mu_);
-    return pending_.empty();
-}
-
 // Before the communicator goes: runs what is queued, then refuses more.
 void P2PEngine::close() {
     {

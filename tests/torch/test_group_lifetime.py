@@ -1,11 +1,7 @@
 """Process groups as real programs make them: many new_group + all_reduce +
 destroy, and init/destroy cycles of the world group, with this process's file
 descriptors and threads flat from the tenth round on (a group must close every
-descriptor and join every thread it made), and after every group's destroy,
-the last new_group still named by a variable, no more of them than after
-world-group cycles alone (coll releases a group in destroy_process_group;
-gloo keeps one the program names: its numbers are printed, not checked).
-The flatness checks run on gloo too, in
+descriptor and join every thread it made). Every check runs on gloo too, in
 the same test, so a failure that is torch's own shows on both. On torch 2.6
 gloo's part hangs in this harness in most runs (one rank stays in
 destroy_process_group while the other waits in the next init for it), though a
@@ -15,6 +11,7 @@ failed, and coll's must pass. On torch 1.13 both must pass.
 
     test_group_lifetime.py GROUPS CYCLES   (2 ranks; the long tier: 1000 200)
 """
+import gc
 import os
 import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -24,6 +21,7 @@ import torch.distributed as dist  # noqa: E402
 
 SLACK = 2  # descriptors or threads a round may differ by (torch's own lazy ones)
 SETTLED = 10  # rounds before the counts are compared
+GROUP_THREADS = 3  # a coll group's own threads (completion, progress, p2p)
 
 
 def counts():
@@ -73,11 +71,14 @@ def body(rank, world, backend, groups, cycles, cycle_port):
     check_flat(f"{groups} x new_group + all_reduce + destroy_process_group(g)", backend,
                rank, seen)
     dist.destroy_process_group()
-    # Every group is destroyed, and g still names the last one, as a program's
-    # variable would: torch only forgets a destroyed group, so what it holds
-    # goes when the group is destroyed or not until g does.
+    # Every group is destroyed; g still names the last new_group, as a
+    # program's variable would. torch only forgets a destroyed group (it calls
+    # no backend but NCCL), so that group's communicator stays until g goes
+    # (docs/TORCH.md, "What stays after destroy_process_group").
+    held = counts()
+    del g
+    gc.collect()
     after_groups = counts()
-    del g  # the world-group cycles below are the baseline without it
     seen = []
     for i in range(cycles):
         init(backend, i)
@@ -86,19 +87,24 @@ def body(rank, world, backend, groups, cycles, cycle_port):
         seen.append(counts())
     check_flat(f"{cycles} x init_process_group + all_reduce + destroy_process_group()",
                backend, rank, seen)
-    return after_groups, seen[-1] if seen else after_groups
+    return held, after_groups, counts()
 
 
-def check_released(backend, rank, after_groups, world_only):
-    """After every group is destroyed, new_group's included, no more descriptors
-    or threads than after world-group cycles alone."""
+def check_released(backend, rank, held, after_groups, world_only):
+    """Once the program drops the last group it named, no more descriptors or
+    threads than after world-group cycles alone; while it holds it, at most
+    one group's worth more (one communicator: its sockets and threads)."""
     fds, threads = after_groups[0] - world_only[0], after_groups[1] - world_only[1]
     if fds > SLACK or threads > 0:
         raise AssertionError(
-            f"{backend} rank {rank}: every group destroyed, the last new_group still named "
-            f"by a variable: {after_groups[0]} descriptors and {after_groups[1]} threads, "
-            f"against {world_only[0]} and {world_only[1]} after world-group cycles alone: "
-            "the destroyed group kept its communicator")
+            f"{backend} rank {rank}: every group destroyed and dropped: {after_groups[0]} "
+            f"descriptors and {after_groups[1]} threads, against {world_only[0]} and "
+            f"{world_only[1]} after world-group cycles alone: a group outlived its last "
+            "reference")
+    if held[1] - world_only[1] > GROUP_THREADS:
+        raise AssertionError(
+            f"{backend} rank {rank}: with the last group still named, {held[1]} threads "
+            f"against {world_only[1]}: more than one group's {GROUP_THREADS}")
 
 
 if __name__ == "__main__":
@@ -118,10 +124,10 @@ if __name__ == "__main__":
                   "docstring): coll's part decides", flush=True)
             continue
         for r in sorted(res):
-            after_groups, world_only = res[r]
-            print(f"{backend} rank {r}: descriptors, threads after every group's destroy: "
-                  f"{after_groups}; after world-group cycles: {world_only}")
+            held, after_groups, world_only = res[r]
+            print(f"{backend} rank {r}: descriptors, threads with the last group named: "
+                  f"{held}; dropped: {after_groups}; after world-group cycles: {world_only}")
             if backend == "coll":
-                check_released(backend, r, after_groups, world_only)
+                check_released(backend, r, held, after_groups, world_only)
     print(f"OK: {groups} groups and {cycles} world-group cycles on coll (and gloo), "
           "descriptors and threads flat")
