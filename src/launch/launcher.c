@@ -488,6 +488,7 @@ static int early_clean_exit(const launcher *l, int best)
 static coll__launch_blamed blamed_by_marks(const launcher *l)
 {
     coll__launch_blamed none = {-1, -1, 0};
+    if (l->n <= 0) return none; /* also tells gcc the count cannot wrap */
     coll__launch_blame_rank *in = calloc((size_t)l->n, sizeof *in);
     if (!in) return none;
     for (int r = 0; r < l->n; r++) {
