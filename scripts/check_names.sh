@@ -94,6 +94,7 @@ collbench_rows: bench_ train_
 collbench_train: train_
 collbench_report: report_
 collbench_costmodel: model_
+collbench_replay: replay_
 collbench: cli_ cmd_ info_ suite_ main
 '
 echo "$ABOVE" | while read -r target prefixes; do

@@ -132,7 +132,7 @@ static int collect(scan *s, json_t *events, char *err, size_t errlen)
         e->pid = json_integer_value(json_object_get(o, "pid"));
         e->tid = json_integer_value(json_object_get(o, "tid"));
         if (!json_is_number(ts) || !json_is_number(dur) || e->dur < 0)
-            return import_bad(s->path, e, err, errlen, "no \"ts\"/\"dur\" (us) of its own");
+            return replay_import_bad(s->path, e, err, errlen, "no \"ts\"/\"dur\" (us) of its own");
         int known = replay_import_op(e->coll, &e->op);
         if (known > 0 || (known < 0 && e->kind == IMPORT_KERNEL)) continue; /* wait, init */
         /* refused only if its kind is the one imported (an NCCL trace's own
@@ -153,14 +153,14 @@ static int refuse_bad(const scan *s, import_kind kind, char *err, size_t errlen)
     const import_ev *e = s->bad[kind];
     if (!e) return 0;
     if (s->why[kind] == 2)
-        return import_bad(s->path, e, err, errlen,
-                          "a receive from any source: the profiler does not say from which "
-                          "rank, so it cannot be replayed");
-    return import_bad(s->path, e, err, errlen,
-                      "unknown collective \"%.60s\" (the format has allreduce, allgather, "
-                      "reducescatter, broadcast, reduce, alltoall, barrier, send, recv, "
-                      "gather, scatter)",
-                      e->coll);
+        return replay_import_bad(s->path, e, err, errlen,
+                                 "a receive from any source: the profiler does not say from which "
+                                 "rank, so it cannot be replayed");
+    return replay_import_bad(s->path, e, err, errlen,
+                             "unknown collective \"%.60s\" (the format has allreduce, allgather, "
+                             "reducescatter, broadcast, reduce, alltoall, barrier, send, recv, "
+                             "gather, scatter)",
+                             e->coll);
 }
 
 static int by_start(const void *a, const void *b)
@@ -202,14 +202,14 @@ static int pair(scan *s, import_ev **list, size_t n, import_kind partner)
     qsort(back, nb, sizeof *back, by_start);
     for (size_t i = 0; i < n; i++) {
         import_ev *c = list[i];
-        long long elems = import_ev_elems(c), be;
+        long long elems = replay_import_ev_elems(c), be;
         int alt = alt_op(c->op, partner);
         size_t k = next[c->op];
         if (alt >= 0 && next[alt] < k) k = next[alt];
         for (; k < nb; k++) {
             const import_ev *b = back[k];
             if ((b->op != c->op && (int)b->op != alt) || b->ts < c->ts || b->inner) continue;
-            if (elems >= 0 && (be = import_ev_elems(b)) >= 0 && be != elems &&
+            if (elems >= 0 && (be = replay_import_ev_elems(b)) >= 0 && be != elems &&
                 c->op != REPLAY_BARRIER)
                 continue;
             c->inner = back[k];
@@ -291,10 +291,10 @@ static int read_calls(import_groups *g, import_ev **list, size_t n, char *err, s
     int rc = 0;
     size_t got = 0;
     for (; got < n && rc == 0; got++)
-        rc = import_call_read(g->path, list[got], &calls[got], err, errlen);
+        rc = replay_import_call_read(g->path, list[got], &calls[got], err, errlen);
     if (rc == 0) {
         qsort(calls, n, sizeof *calls, by_t0);
-        rc = import_groups_place(g, calls, n, err, errlen);
+        rc = replay_import_groups_place(g, calls, n, err, errlen);
     }
     if (rc == 0) {
         im->t.calls = calloc(n ? n : 1, sizeof *im->t.calls);
@@ -313,7 +313,7 @@ static int read_calls(import_groups *g, import_ev **list, size_t n, char *err, s
         calls[i].sp = (replay_splits){0};
         im->t.ncalls++;
     }
-    for (size_t i = 0; i < got; i++) import_call_free(&calls[i]);
+    for (size_t i = 0; i < got; i++) replay_import_call_free(&calls[i]);
     free(calls);
     return rc;
 }
@@ -331,11 +331,12 @@ static void warn_unpaired(const char *path, replay_import *im, import_ev **list,
             k += (size_t)snprintf(ops + k, sizeof ops - k, "%s%s %zu", k ? ", " : "",
                                   replay_op_name((replay_op)op), by_op[op]);
     if (total)
-        import_warn(im,
-                    "%s: %zu calls (%s) without the backend's event of their work (gloo's, "
-                    "NCCL's kernel): each ends where its op returned, which may be before its "
-                    "work completed",
-                    path, total, ops);
+        replay_import_warn(
+            im,
+            "%s: %zu calls (%s) without the backend's event of their work (gloo's, "
+            "NCCL's kernel): each ends where its op returned, which may be before its "
+            "work completed",
+            path, total, ops);
 }
 
 int replay_import_profiler(const char *path, int rank_fallback, int world_fallback,
@@ -417,12 +418,13 @@ int replay_import_profiler(const char *path, int rank_fallback, int world_fallba
                           : NULL;
     free(ops);
     if (c10d > n)
-        import_warn(im,
-                    "%s: %zu c10d ops but %zu record_param_comms calls: the calls of ops the "
-                    "backend wrote no record_param_comms for are not imported",
-                    path, c10d, n);
+        replay_import_warn(
+            im,
+            "%s: %zu c10d ops but %zu record_param_comms calls: the calls of ops the "
+            "backend wrote no record_param_comms for are not imported",
+            path, c10d, n);
 out:
-    import_groups_free(&g);
+    replay_import_groups_free(&g);
     free(list);
     free(s.ev);
     free(s.colls);

@@ -22,7 +22,7 @@
 
 #include "replay/trace_import_event.h"
 
-void import_call_free(import_call *c)
+void replay_import_call_free(import_call *c)
 {
     free(c->sp.in);
     free(c->sp.out);
@@ -114,21 +114,22 @@ static int param_ranks(const char *path, const import_ev *e, import_call *c, cha
     size_t n;
     int cut, rc = arg_list(e->args, "Process Group Ranks", &list, &n, &cut);
     if (rc < 0)
-        return import_bad(path, e, err, errlen, "\"Process Group Ranks\" is not a list of ranks");
+        return replay_import_bad(path, e, err, errlen,
+                                 "\"Process Group Ranks\" is not a list of ranks");
     int have_start = arg_int(e->args, "Global rank start", &start) == 0;
     int have_stride = arg_int(e->args, "Global rank stride", &stride) == 0;
     if (rc == 0 && n > 0 && !cut) {
         if (c->size > 0 && (long long)n != c->size) {
             free(list);
-            return import_bad(path, e, err, errlen,
-                              "\"Process Group Ranks\" lists %zu ranks, \"Group size\" says %d", n,
-                              c->size);
+            return replay_import_bad(
+                path, e, err, errlen,
+                "\"Process Group Ranks\" lists %zu ranks, \"Group size\" says %d", n, c->size);
         }
         c->nranks = (int)n;
     } else if (have_start && have_stride && start >= 0 && stride > 0 && c->size > 0) {
         free(list);
         list = malloc((size_t)c->size * sizeof *list);
-        if (!list) return import_bad(path, e, err, errlen, "out of memory");
+        if (!list) return replay_import_bad(path, e, err, errlen, "out of memory");
         for (int i = 0; i < c->size; i++) list[i] = start + i * stride;
         c->nranks = c->size;
     } else {
@@ -136,12 +137,12 @@ static int param_ranks(const char *path, const import_ev *e, import_call *c, cha
         return 0;
     }
     c->ranks = malloc((size_t)c->nranks * sizeof *c->ranks);
-    if (!c->ranks) return free(list), import_bad(path, e, err, errlen, "out of memory");
+    if (!c->ranks) return free(list), replay_import_bad(path, e, err, errlen, "out of memory");
     for (int i = 0; i < c->nranks; i++) {
         if (list[i] < 0 || list[i] > 1 << 20) {
             free(list);
-            return import_bad(path, e, err, errlen, "\"Process Group Ranks\" has rank %lld",
-                              list[i]);
+            return replay_import_bad(path, e, err, errlen, "\"Process Group Ranks\" has rank %lld",
+                                     list[i]);
         }
         c->ranks[i] = (int)list[i];
     }
@@ -159,22 +160,26 @@ static int param_splits(const char *path, const import_ev *e, import_call *c, ch
     int ro = arg_list(e->args, "Out split size", &out, &nout, &cut_out);
     int rc = 0;
     if (ri < 0 || ro < 0)
-        rc = import_bad(path, e, err, errlen, "\"In split size\"/\"Out split size\" is not a list");
+        rc = replay_import_bad(path, e, err, errlen,
+                               "\"In split size\"/\"Out split size\" is not a list");
     else if (nin == 0 && nout == 0) rc = 0; /* even splits */
     else if (cut_in || cut_out)
-        rc = import_bad(path, e, err, errlen,
-                        "the all-to-all's splits were cut short by the profiler (over 30 peers): "
-                        "its sizes per peer are unknown");
+        rc = replay_import_bad(
+            path, e, err, errlen,
+            "the all-to-all's splits were cut short by the profiler (over 30 peers): "
+            "its sizes per peer are unknown");
     else if (nin != nout || (c->size > 0 && (long long)nin != c->size))
-        rc = import_bad(path, e, err, errlen, "%zu input splits, %zu output splits, group size %d",
-                        nin, nout, c->size);
+        rc = replay_import_bad(path, e, err, errlen,
+                               "%zu input splits, %zu output splits, group size %d", nin, nout,
+                               c->size);
     else if (!(c->sp.in = malloc(nin * sizeof *c->sp.in)) ||
              !(c->sp.out = malloc(nin * sizeof *c->sp.out)))
-        rc = import_bad(path, e, err, errlen, "out of memory");
+        rc = replay_import_bad(path, e, err, errlen, "out of memory");
     else {
         c->sp.n = nin;
         for (size_t i = 0; i < nin && rc == 0; i++) {
-            if (in[i] < 0 || out[i] < 0) rc = import_bad(path, e, err, errlen, "a negative split");
+            if (in[i] < 0 || out[i] < 0)
+                rc = replay_import_bad(path, e, err, errlen, "a negative split");
             c->sp.in[i] = (uint64_t)in[i];
             c->sp.out[i] = (uint64_t)out[i];
         }
@@ -190,21 +195,23 @@ static int read_param(const char *path, const import_ev *e, import_call *c, char
     long long in = 0, out = 0, size = -1, rank = -1;
     const char *dt = arg_str(e->args, "dtype");
     if (arg_int(e->args, "In msg nelems", &in) < 0 || arg_int(e->args, "Out msg nelems", &out) < 0)
-        return import_bad(path, e, err, errlen,
-                          "\"In msg nelems\"/\"Out msg nelems\" is not a number");
-    if (in < 0 || out < 0) return import_bad(path, e, err, errlen, "a negative element count");
+        return replay_import_bad(path, e, err, errlen,
+                                 "\"In msg nelems\"/\"Out msg nelems\" is not a number");
+    if (in < 0 || out < 0)
+        return replay_import_bad(path, e, err, errlen, "a negative element count");
     if (arg_int(e->args, "Group size", &size) < 0 || size == 0 || size > 1 << 20)
-        return import_bad(path, e, err, errlen, "\"Group size\" is not a number of ranks");
+        return replay_import_bad(path, e, err, errlen, "\"Group size\" is not a number of ranks");
     c->size = (int)size;
     c->c.in = (uint64_t)in;
     c->c.out = (uint64_t)out;
     if (dt && replay_import_dtype(dt, &c->c.dtype))
-        return import_bad(
+        return replay_import_bad(
             path, e, err, errlen,
             "unknown dtype \"%.40s\" (libcoll has float32, float64, float16, bfloat16, "
             "int8, uint8, int32, int64)",
             dt);
-    if (!dt && c->c.op != REPLAY_BARRIER) return import_bad(path, e, err, errlen, "no \"dtype\"");
+    if (!dt && c->c.op != REPLAY_BARRIER)
+        return replay_import_bad(path, e, err, errlen, "no \"dtype\"");
     c->pg_name = arg_str(e->args, "Process Group Name");
     c->pg_desc = arg_str(e->args, "Process Group Description");
     if (param_ranks(path, e, c, err, errlen) || param_splits(path, e, c, err, errlen)) return -1;
@@ -212,18 +219,18 @@ static int read_param(const char *path, const import_ev *e, import_call *c, char
     if (replay_op_has_root(c->c.op) || replay_op_is_p2p(c->c.op)) {
         const char *what = replay_op_is_p2p(c->c.op) ? "peer" : "root";
         if (!has_rank || rank < 0 || (c->size > 0 && rank >= c->size))
-            return import_bad(path, e, err, errlen,
-                              "a %s without its %s (\"Rank\", a rank of the group)",
-                              replay_op_name(c->c.op), what);
+            return replay_import_bad(path, e, err, errlen,
+                                     "a %s without its %s (\"Rank\", a rank of the group)",
+                                     replay_op_name(c->c.op), what);
         *(replay_op_is_p2p(c->c.op) ? &c->c.peer : &c->c.root) = (int)rank;
     } else if (has_rank && rank >= 0) {
         c->rank_arg = (int)rank;
     }
-    return import_set_count(path, e, c, err, errlen);
+    return replay_import_set_count(path, e, c, err, errlen);
 }
 
-int import_call_read(const char *path, const import_ev *e, import_call *out, char *err,
-                     size_t errlen)
+int replay_import_call_read(const char *path, const import_ev *e, import_call *out, char *err,
+                            size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->ev = e;
@@ -233,14 +240,14 @@ int import_call_read(const char *path, const import_ev *e, import_call *out, cha
     out->c.root = out->c.peer = -1;
     out->c.red = COLL_SUM;
     out->c.dtype = COLL_FLOAT32;
-    out->c.t0 = import_ns(e->ts);
-    out->c.t1 = out->c.t0 + import_ns(e->dur);
+    out->c.t0 = replay_import_ns(e->ts);
+    out->c.t1 = out->c.t0 + replay_import_ns(e->dur);
     if (e->inner) {
-        int64_t t1 = import_ns(e->inner->ts) + import_ns(e->inner->dur);
+        int64_t t1 = replay_import_ns(e->inner->ts) + replay_import_ns(e->inner->dur);
         if (t1 > out->c.t1) out->c.t1 = t1;
     }
     if (e->kind == IMPORT_PARAM) return read_param(path, e, out, err, errlen);
-    return import_shapes_read(path, e, out, err, errlen);
+    return replay_import_shapes_read(path, e, out, err, errlen);
 }
 
 #endif

@@ -51,32 +51,34 @@ typedef struct import_call {
 /* The elements of a c10d op's input tensors (its output's where it has no
  * input: recv), of a backend event's, or a record_param_comms event's or
  * kernel's "In msg nelems"; -1 when the event does not say. */
-long long import_ev_elems(const import_ev *e);
+long long replay_import_ev_elems(const import_ev *e);
 
 /* A line added to im->warnings (a newline appended; lost when out of memory). */
-__attribute__((format(printf, 2, 3))) void import_warn(replay_import *im, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void replay_import_warn(replay_import *im, const char *fmt,
+                                                              ...);
 
 /* A profiler time (us, as "ts" and "dur" give it) in ns. */
-int64_t import_ns(double us);
+int64_t replay_import_ns(double us);
 
 /* The problem's prefix: "PATH: event NAME at ts TS us" (record_param_comms:
  * "NAME (\"COLLECTIVE\")"). */
-void import_where(const char *path, const import_ev *e, char *buf, size_t len);
+void replay_import_where(const char *path, const import_ev *e, char *buf, size_t len);
 
 /* The call of e (IMPORT_PARAM: its args; IMPORT_C10D/BACKEND: its shapes and
  * dtypes, and e->inner's). 0, or -1 with "PATH: event ...: problem" in err. */
-int import_call_read(const char *path, const import_ev *e, import_call *out, char *err,
-                     size_t errlen);
-/* The c10d/backend part of import_call_read (trace_import_shapes.c). */
-int import_shapes_read(const char *path, const import_ev *e, import_call *out, char *err,
-                       size_t errlen);
+int replay_import_call_read(const char *path, const import_ev *e, import_call *out, char *err,
+                            size_t errlen);
+/* The c10d/backend part of replay_import_call_read (trace_import_shapes.c). */
+int replay_import_shapes_read(const char *path, const import_ev *e, import_call *out, char *err,
+                              size_t errlen);
 /* c->c.count from its in, out and splits, as the format means count for its
  * op (c->size for an even all-to-all). 0, or -1 said. */
-int import_set_count(const char *path, const import_ev *e, import_call *c, char *err,
-                     size_t errlen);
+int replay_import_set_count(const char *path, const import_ev *e, import_call *c, char *err,
+                            size_t errlen);
 /* "PATH: event NAME at ts TS us: " and the message into err; returns -1. */
-__attribute__((format(printf, 5, 6))) int
-import_bad(const char *path, const import_ev *e, char *err, size_t errlen, const char *fmt, ...);
-void import_call_free(import_call *c);
+__attribute__((format(printf, 5, 6))) int replay_import_bad(const char *path, const import_ev *e,
+                                                            char *err, size_t errlen,
+                                                            const char *fmt, ...);
+void replay_import_call_free(import_call *c);
 
 #endif

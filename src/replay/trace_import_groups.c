@@ -10,7 +10,7 @@
 
 #include "replay/trace_import_groups.h"
 
-void import_groups_free(import_groups *g) { (void)g; }
+void replay_import_groups_free(import_groups *g) { (void)g; }
 
 /* ---- distributedInfo's pg_config: a list of groups (or an object of them) ---- */
 
@@ -70,29 +70,29 @@ static long add_group(import_groups *g, const char *id, const char *desc, const 
     if (at >= 0) {
         replay_group *old = &t->groups[at];
         if (old->nranks != n || memcmp(old->ranks, ranks, (size_t)n * sizeof *ranks))
-            return import_bad(g->path, e, err, errlen,
-                              "group \"%.60s\" has %d ranks here and %d in an earlier event", id, n,
-                              old->nranks);
+            return replay_import_bad(g->path, e, err, errlen,
+                                     "group \"%.60s\" has %d ranks here and %d in an earlier event",
+                                     id, n, old->nranks);
         return at;
     }
     int mine = -1;
     for (int i = 0; i < n; i++) {
         if (ranks[i] < 0 || ranks[i] >= t->world)
-            return import_bad(g->path, e, err, errlen,
-                              "group \"%.60s\" has rank %d, not a rank of world %d", id, ranks[i],
-                              t->world);
+            return replay_import_bad(g->path, e, err, errlen,
+                                     "group \"%.60s\" has rank %d, not a rank of world %d", id,
+                                     ranks[i], t->world);
         for (int j = 0; j < i; j++)
             if (ranks[j] == ranks[i])
-                return import_bad(g->path, e, err, errlen, "group \"%.60s\" lists rank %d twice",
-                                  id, ranks[i]);
+                return replay_import_bad(g->path, e, err, errlen,
+                                         "group \"%.60s\" lists rank %d twice", id, ranks[i]);
         if (ranks[i] == t->rank) mine = i;
     }
     if (mine < 0)
-        return import_bad(g->path, e, err, errlen,
-                          "group \"%.60s\" does not hold this trace's rank %d (from %s)", id,
-                          t->rank, g->im->rank_from);
+        return replay_import_bad(g->path, e, err, errlen,
+                                 "group \"%.60s\" does not hold this trace's rank %d (from %s)", id,
+                                 t->rank, g->im->rank_from);
     replay_group *grown = realloc(t->groups, (t->ngroups + 1) * sizeof *grown);
-    if (!grown) return import_bad(g->path, e, err, errlen, "out of memory");
+    if (!grown) return replay_import_bad(g->path, e, err, errlen, "out of memory");
     t->groups = grown;
     replay_group *ng = &t->groups[t->ngroups];
     memset(ng, 0, sizeof *ng);
@@ -101,7 +101,7 @@ static long add_group(import_groups *g, const char *id, const char *desc, const 
     ng->ranks = malloc((size_t)n * sizeof *ng->ranks);
     if (!ng->id || !ng->desc || !ng->ranks) {
         free(ng->id), free(ng->desc), free(ng->ranks);
-        return import_bad(g->path, e, err, errlen, "out of memory");
+        return replay_import_bad(g->path, e, err, errlen, "out of memory");
     }
     memcpy(ng->ranks, ranks, (size_t)n * sizeof *ranks);
     ng->nranks = n;
@@ -156,19 +156,20 @@ static long place_named(import_groups *g, import_call *c, char *err, size_t errl
     }
     if (!ranks && (c->size < 0 || c->size == t->world)) {
         ranks = owned = world_ranks(t->world), n = t->world;
-        if (!owned) return import_bad(g->path, c->ev, err, errlen, "out of memory");
-        import_warn(
+        if (!owned) return replay_import_bad(g->path, c->ev, err, errlen, "out of memory");
+        replay_import_warn(
             g->im,
             "%s: group \"%s\": its events list no ranks and distributedInfo has no pg_config "
             "naming it; it has as many ranks as the world, so assumed ranks 0..%d",
             g->path, c->pg_name ? c->pg_name : "?", t->world - 1);
     }
     if (!ranks)
-        return import_bad(g->path, c->ev, err, errlen,
-                          "group \"%.60s\" of %d ranks: the event does not list its ranks "
-                          "(\"Process Group Ranks\" empty or cut short, no rank stride) and the "
-                          "trace's distributedInfo has no pg_config naming it",
-                          c->pg_name ? c->pg_name : "", c->size);
+        return replay_import_bad(
+            g->path, c->ev, err, errlen,
+            "group \"%.60s\" of %d ranks: the event does not list its ranks "
+            "(\"Process Group Ranks\" empty or cut short, no rank stride) and the "
+            "trace's distributedInfo has no pg_config naming it",
+            c->pg_name ? c->pg_name : "", c->size);
     char id[256];
     if (c->pg_name && *c->pg_name) snprintf(id, sizeof id, "%s", c->pg_name);
     else ranks_id(ranks, n, id, sizeof id);
@@ -186,7 +187,7 @@ static long place_unnamed(import_groups *g, import_call *c, int *placed_by_size,
     *placed_by_size = 0;
     if (c->size < 0 || c->size == t->world) {
         int *ranks = world_ranks(t->world);
-        if (!ranks) return import_bad(g->path, c->ev, err, errlen, "out of memory");
+        if (!ranks) return replay_import_bad(g->path, c->ev, err, errlen, "out of memory");
         /* pg_config's default group, else its first of the world's size, else
          * "0", the name torch gives its default group */
         const char *first = NULL, *deflt = NULL;
@@ -213,11 +214,12 @@ static long place_unnamed(import_groups *g, import_call *c, int *placed_by_size,
     }
     if (matches != 1) {
         free(found.ranks);
-        return import_bad(g->path, c->ev, err, errlen,
-                          "a %s in a group of %d ranks (world %d), which the event does not name, "
-                          "and distributedInfo's pg_config has %d groups of %d ranks with rank "
-                          "%d: cannot tell which group",
-                          replay_op_name(c->c.op), c->size, t->world, matches, c->size, t->rank);
+        return replay_import_bad(
+            g->path, c->ev, err, errlen,
+            "a %s in a group of %d ranks (world %d), which the event does not name, "
+            "and distributedInfo's pg_config has %d groups of %d ranks with rank "
+            "%d: cannot tell which group",
+            replay_op_name(c->c.op), c->size, t->world, matches, c->size, t->rank);
     }
     char desc[512];
     snprintf(desc, sizeof desc,
@@ -278,7 +280,7 @@ static void warn_placed(import_groups *g, size_t (*placed)[REPLAY_OP_COUNT], siz
                 total += placed[gi][op];
             }
         if (!total) continue;
-        import_warn(
+        replay_import_warn(
             g->im,
             "%s: %zu calls (%s) placed in group \"%s\" (%d ranks): the %s events do not name "
             "their group; %s",
@@ -294,13 +296,15 @@ static void warn_placed(import_groups *g, size_t (*placed)[REPLAY_OP_COUNT], siz
             free(p.ranks);
         }
     if (others > 1 && !by_size_any)
-        import_warn(g->im,
-                    "%s: distributedInfo lists %zu groups with rank %d: calls the program made in "
-                    "another group of the world's size are in the world group here",
-                    g->path, others, t->rank);
+        replay_import_warn(
+            g->im,
+            "%s: distributedInfo lists %zu groups with rank %d: calls the program made in "
+            "another group of the world's size are in the world group here",
+            g->path, others, t->rank);
 }
 
-int import_groups_place(import_groups *g, import_call *calls, size_t n, char *err, size_t errlen)
+int replay_import_groups_place(import_groups *g, import_call *calls, size_t n, char *err,
+                               size_t errlen)
 {
     if (resolve_rank(g, calls, n, err, errlen)) return -1;
     replay_trace *t = &g->im->t;
@@ -318,19 +322,20 @@ int import_groups_place(import_groups *g, import_call *calls, size_t n, char *er
         c->c.group = (size_t)at;
         const replay_group *grp = &t->groups[at];
         if (c->c.root >= grp->nranks || c->c.peer >= grp->nranks)
-            rc = import_bad(g->path, c->ev, err, errlen,
-                            "%s %d is not a rank of group \"%.60s\" (%d ranks)",
-                            c->c.root >= 0 ? "root" : "peer",
-                            c->c.root >= 0 ? c->c.root : c->c.peer, grp->id, grp->nranks);
+            rc = replay_import_bad(g->path, c->ev, err, errlen,
+                                   "%s %d is not a rank of group \"%.60s\" (%d ranks)",
+                                   c->c.root >= 0 ? "root" : "peer",
+                                   c->c.root >= 0 ? c->c.root : c->c.peer, grp->id, grp->nranks);
         else if (c->c.peer == grp->my_rank)
-            rc = import_bad(g->path, c->ev, err, errlen, "a %s to or from this rank itself",
-                            replay_op_name(c->c.op));
+            rc = replay_import_bad(g->path, c->ev, err, errlen, "a %s to or from this rank itself",
+                                   replay_op_name(c->c.op));
         if (rc == 0 && c->c.op == REPLAY_ALLTOALL && !c->sp.n && c->size < 0) {
             if (c->c.in % (uint64_t)grp->nranks)
-                rc = import_bad(g->path, c->ev, err, errlen,
-                                "an all-to-all of %llu elements does not split evenly over the %d "
-                                "ranks of group \"%.60s\"",
-                                (unsigned long long)c->c.in, grp->nranks, grp->id);
+                rc = replay_import_bad(
+                    g->path, c->ev, err, errlen,
+                    "an all-to-all of %llu elements does not split evenly over the %d "
+                    "ranks of group \"%.60s\"",
+                    (unsigned long long)c->c.in, grp->nranks, grp->id);
             c->c.count = c->c.in / (uint64_t)grp->nranks;
         }
         reductions += replay_op_has_red(c->c.op) != 0;
@@ -339,7 +344,7 @@ int import_groups_place(import_groups *g, import_call *calls, size_t n, char *er
         if (t->ngroups > nplaced) {
             size_t(*grown)[REPLAY_OP_COUNT] = realloc(placed, t->ngroups * sizeof *placed);
             if (!grown) {
-                rc = import_bad(g->path, c->ev, err, errlen, "out of memory");
+                rc = replay_import_bad(g->path, c->ev, err, errlen, "out of memory");
                 break;
             }
             placed = grown;
@@ -350,7 +355,7 @@ int import_groups_place(import_groups *g, import_call *calls, size_t n, char *er
     }
     if (rc == 0 && placed) warn_placed(g, placed, nplaced, by_size_any);
     if (rc == 0 && reductions)
-        import_warn(
+        replay_import_warn(
             g->im,
             "%s: %zu calls with a reduction: the profiler's events do not record the reduction "
             "op; assumed sum",

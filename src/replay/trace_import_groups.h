@@ -24,7 +24,8 @@ typedef struct import_groups {
 /* Sets g->im's rank, world and groups, and each call's group; the calls are
  * then copied in order by the caller. Warnings go to g->im->warnings. 0, or
  * -1 with "PATH: ..." in err. */
-int import_groups_place(import_groups *g, import_call *calls, size_t n, char *err, size_t errlen);
-void import_groups_free(import_groups *g);
+int replay_import_groups_place(import_groups *g, import_call *calls, size_t n, char *err,
+                               size_t errlen);
+void replay_import_groups_free(import_groups *g);
 
 #endif

@@ -123,10 +123,10 @@ static int dtype_of(const char *path, const import_ev *e, coll_dtype *dt, char *
         const char *s = json_is_string(t) ? json_string_value(t) : "";
         if (!is_tensor_type(s)) continue;
         if (replay_import_dtype(s, dt) == 0) return 0;
-        return import_bad(path, e, err, errlen,
-                          "unknown dtype \"%.40s\" (libcoll has float32, float64, float16, "
-                          "bfloat16, int8, uint8, int32, int64)",
-                          s);
+        return replay_import_bad(path, e, err, errlen,
+                                 "unknown dtype \"%.40s\" (libcoll has float32, float64, float16, "
+                                 "bfloat16, int8, uint8, int32, int64)",
+                                 s);
     }
     return 1;
 }
@@ -158,8 +158,9 @@ static int sizes_c10d(const char *path, const import_ev *e, const c10d_schema *s
     }
     if ((s->in >= 0 && !have_in && s->out < 0) || (s->out >= 0 && !have_out && s->in < 0) ||
         (!have_in && !have_out && (s->in >= 0 || s->out >= 0)))
-        return import_bad(path, e, err, errlen, "no tensor sizes in \"Input Dims\" for its %s",
-                          s->in >= 0 ? "input" : "output");
+        return replay_import_bad(path, e, err, errlen,
+                                 "no tensor sizes in \"Input Dims\" for its %s",
+                                 s->in >= 0 ? "input" : "output");
     if (!have_in) ein = eout, nin = nout;
     if (!have_out) eout = ein, nout = nin;
     c->c.in = (uint64_t)ein;
@@ -182,7 +183,7 @@ static int sizes_c10d(const char *path, const import_ev *e, const c10d_schema *s
     return 0;
 }
 
-long long import_ev_elems(const import_ev *e)
+long long replay_import_ev_elems(const import_ev *e)
 {
     long long n, elems;
     if (e->kind == IMPORT_PARAM || e->kind == IMPORT_KERNEL) {
@@ -195,51 +196,55 @@ long long import_ev_elems(const import_ev *e)
     return elems;
 }
 
-int import_shapes_read(const char *path, const import_ev *e, import_call *c, char *err,
-                       size_t errlen)
+int replay_import_shapes_read(const char *path, const import_ev *e, import_call *c, char *err,
+                              size_t errlen)
 {
     const import_ev *sized = e;
     if (!json_object_get(e->args, "Input Dims") && e->inner) sized = e->inner;
     if (!json_object_get(sized->args, "Input Dims"))
-        return import_bad(path, e, err, errlen,
-                          "no \"Input Dims\": the profiler writes the sizes of %s events only "
-                          "under record_shapes=True (torch.profiler.profile(record_shapes=True))",
-                          e->kind == IMPORT_C10D ? "c10d" : "the backend's");
+        return replay_import_bad(
+            path, e, err, errlen,
+            "no \"Input Dims\": the profiler writes the sizes of %s events only "
+            "under record_shapes=True (torch.profiler.profile(record_shapes=True))",
+            e->kind == IMPORT_C10D ? "c10d" : "the backend's");
     int rc = dtype_of(path, e, &c->c.dtype, err, errlen);
     if (rc > 0 && e->inner) rc = dtype_of(path, e->inner, &c->c.dtype, err, errlen);
     if (rc < 0) return -1;
     if (rc > 0 && c->c.op != REPLAY_BARRIER)
-        return import_bad(path, e, err, errlen, "no tensor dtype in \"Input type\"");
+        return replay_import_bad(path, e, err, errlen, "no tensor dtype in \"Input type\"");
     if (e->kind == IMPORT_BACKEND) {
         /* a backend's event lists its tensors, nothing else: every input */
         if (replay_op_has_root(c->c.op) || replay_op_is_p2p(c->c.op))
-            return import_bad(path, e, err, errlen,
-                              "a %s whose %s the backend's event does not carry (the c10d "
-                              "events do: profile with torch 2.x)",
-                              replay_op_name(c->c.op), replay_op_is_p2p(c->c.op) ? "peer" : "root");
+            return replay_import_bad(path, e, err, errlen,
+                                     "a %s whose %s the backend's event does not carry (the c10d "
+                                     "events do: profile with torch 2.x)",
+                                     replay_op_name(c->c.op),
+                                     replay_op_is_p2p(c->c.op) ? "peer" : "root");
         long long n = 0, elems = 0;
         if (c->c.op != REPLAY_BARRIER && tensors_of(e, 0, &n, &elems))
-            return import_bad(path, e, err, errlen, "no tensor sizes in \"Input Dims\"");
+            return replay_import_bad(path, e, err, errlen, "no tensor sizes in \"Input Dims\"");
         c->c.in = c->c.out = (uint64_t)elems;
-        return import_set_count(path, e, c, err, errlen);
+        return replay_import_set_count(path, e, c, err, errlen);
     }
     const c10d_schema *s = schema_of(e->coll);
     if (!s)
-        return import_bad(path, e, err, errlen, "c10d op \"%.60s\": its inputs are not known here",
-                          e->coll);
+        return replay_import_bad(path, e, err, errlen,
+                                 "c10d op \"%.60s\": its inputs are not known here", e->coll);
     if (sizes_c10d(path, e, s, c, err, errlen)) return -1;
     long long x;
     if (s->root >= 0) {
         if (concrete_int(e, s->root, &x) || x < 0)
-            return import_bad(path, e, err, errlen, "no root in \"Concrete Inputs\"[%d]", s->root);
+            return replay_import_bad(path, e, err, errlen, "no root in \"Concrete Inputs\"[%d]",
+                                     s->root);
         c->c.root = (int)x;
     }
     if (s->peer >= 0) {
         if (concrete_int(e, s->peer, &x) || x < 0)
-            return import_bad(path, e, err, errlen, "no peer in \"Concrete Inputs\"[%d]", s->peer);
+            return replay_import_bad(path, e, err, errlen, "no peer in \"Concrete Inputs\"[%d]",
+                                     s->peer);
         c->c.peer = (int)x;
     }
-    return import_set_count(path, e, c, err, errlen);
+    return replay_import_set_count(path, e, c, err, errlen);
 }
 
 #endif

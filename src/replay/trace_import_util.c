@@ -11,7 +11,7 @@
 
 #include "replay/trace_import_event.h"
 
-void import_where(const char *path, const import_ev *e, char *buf, size_t len)
+void replay_import_where(const char *path, const import_ev *e, char *buf, size_t len)
 {
     if (e->kind == IMPORT_PARAM) /* the collective, which its name does not say */
         snprintf(buf, len, "%s: event \"%.80s\" (\"%.60s\") at ts %.3f us", path, e->name, e->coll,
@@ -19,19 +19,20 @@ void import_where(const char *path, const import_ev *e, char *buf, size_t len)
     else snprintf(buf, len, "%s: event \"%.80s\" at ts %.3f us", path, e->name, e->ts);
 }
 
-int import_bad(const char *path, const import_ev *e, char *err, size_t errlen, const char *fmt, ...)
+int replay_import_bad(const char *path, const import_ev *e, char *err, size_t errlen,
+                      const char *fmt, ...)
 {
     char where[256], msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    import_where(path, e, where, sizeof where);
+    replay_import_where(path, e, where, sizeof where);
     snprintf(err, errlen, "%s: %s", where, msg);
     return -1;
 }
 
-int64_t import_ns(double us)
+int64_t replay_import_ns(double us)
 {
     /* whole microseconds apart from the fraction: us * 1000 as a double would
      * round absolute times (1.7e15 us) to 256 ns */
@@ -40,7 +41,8 @@ int64_t import_ns(double us)
 }
 
 /* count, in, out per the format's meaning of count for each op. */
-int import_set_count(const char *path, const import_ev *e, import_call *c, char *err, size_t errlen)
+int replay_import_set_count(const char *path, const import_ev *e, import_call *c, char *err,
+                            size_t errlen)
 {
     replay_call *k = &c->c;
     switch (k->op) {
@@ -61,10 +63,11 @@ int import_set_count(const char *path, const import_ev *e, import_call *c, char 
             break;
         }
         if (k->in % (uint64_t)c->size)
-            return import_bad(path, e, err, errlen,
-                              "an all-to-all of %llu elements does not split evenly over %d ranks "
-                              "and the event lists no splits",
-                              (unsigned long long)k->in, c->size);
+            return replay_import_bad(
+                path, e, err, errlen,
+                "an all-to-all of %llu elements does not split evenly over %d ranks "
+                "and the event lists no splits",
+                (unsigned long long)k->in, c->size);
         k->count = k->in / (uint64_t)c->size;
         break;
     default: k->count = k->in; break;
@@ -72,7 +75,7 @@ int import_set_count(const char *path, const import_ev *e, import_call *c, char 
     return 0;
 }
 
-void import_warn(replay_import *im, const char *fmt, ...)
+void replay_import_warn(replay_import *im, const char *fmt, ...)
 {
     char line[1024];
     va_list ap;
