@@ -63,8 +63,19 @@ int coll_nccl_version(char *version, size_t versionlen, char *soname, size_t son
  * order; NULL past the last. */
 struct coll__tunable;
 const struct coll__tunable *coll_tuning_row(size_t i);
+/* The tuning file (`collbench tune` writes it; docs/DESIGN.md "Tuning file"),
+ * loaded once per process: its state, its path in where ("" when none can be
+ * named) and, for FOREIGN and REFUSED, the message libcoll printed. Its values
+ * sit under the environment's and above the defaults. */
+enum {
+    COLL_TUNING_FILE_NONE,    /* no file there: the defaults */
+    COLL_TUNING_FILE_APPLIED, /* this machine's: its values in force */
+    COLL_TUNING_FILE_FOREIGN, /* another machine's (CPU model, flags or kernel): ignored */
+    COLL_TUNING_FILE_REFUSED, /* malformed (file and line named): ignored whole */
+};
+int coll_tuning_file(char *where, size_t wherelen, char *message, size_t messagelen);
 /* Every set tuning variable read by its row: COLL_OK, or COLL_EINVAL with why
- * naming the first bad one. A launcher calls it before any rank starts, so a
+ * naming the first bad one (a refused tuning file first). A launcher calls it before any rank starts, so a
  * typo is a usage error at once, not a failure of some ranks after others
  * already wait for them. */
 int coll_tuning_check(char *why, size_t whylen);

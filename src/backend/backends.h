@@ -33,6 +33,15 @@ typedef struct coll__backend_entry {
     size_t (*scratch_bytes)(coll__kind kind, const uint64_t *bytes, size_t nbytes, int nranks);
 } coll__backend_entry;
 
+/* Loads the tuning file once (tuning_load.c): every way into a backend calls
+ * it before it reads a tuning variable. */
+void coll__tuning_ensure(void);
+/* One file read and judged for this machine, nothing installed: a
+ * COLL_TUNING_FILE_* state, out filled when APPLIED, msg saying why for
+ * FOREIGN and REFUSED. */
+struct coll__tuning_values;
+int coll__tuning_load(const char *file, struct coll__tuning_values *out, char *msg, size_t msglen);
+
 /* Every backend, NULL-terminated, in the order coll_backend_names() lists them. */
 extern const coll__backend_entry *const coll__backends[];
 /* Their names, the same order (each entry's name; the unit test checks). */

@@ -19,6 +19,11 @@ const struct coll__tunable *coll_tuning_row(size_t i)
 
 int coll_tuning_check(char *why, size_t whylen)
 {
+    char file_why[1024];
+    if (coll_tuning_file(NULL, 0, file_why, sizeof file_why) == COLL_TUNING_FILE_REFUSED) {
+        if (why && whylen) snprintf(why, whylen, "%s", file_why);
+        return COLL_EINVAL;
+    }
     const coll__tunable *t;
     for (size_t i = 0; (t = coll_tuning_row(i)) != NULL; i++) {
         coll__err err;

@@ -19,6 +19,7 @@ static const coll__backend_entry *entry_of(const char *name)
 const coll__backend_ops *coll__backend_find(const char *name, char *err, size_t errlen)
 {
     if (!name) name = "";
+    coll__tuning_ensure();
     const coll__backend_entry *e = entry_of(name);
     if (!e) {
         char known[256] = "";
@@ -132,5 +133,6 @@ size_t coll_backend_scratch_bytes(const char *backend, const char *collective,
     const coll__backend_entry *e = entry_of(backend);
     coll__kind kind;
     if (!e || !e->scratch_bytes || !collective || !kind_of(collective, &kind)) return 0;
+    coll__tuning_ensure();
     return e->scratch_bytes(kind, bytes, nbytes, nranks);
 }

@@ -10,14 +10,9 @@
 
 #include "coll.h"
 
-static int parse(const char *name, int suffixes, uint64_t dflt, uint64_t lo, uint64_t hi,
-                 uint64_t *out, coll__err *err)
+static int parse_text(const char *name, const char *v, int suffixes, uint64_t lo, uint64_t hi,
+                      uint64_t *out, coll__err *err)
 {
-    const char *v = getenv(name);
-    if (!v || !*v) {
-        *out = dflt;
-        return COLL_OK;
-    }
     const char *what = suffixes ? "a byte count (digits, then optionally K, M or G)"
                                 : "a count (digits)";
     if (!isdigit((unsigned char)v[0])) /* strtoull would take a sign or spaces */
@@ -44,6 +39,37 @@ static int parse(const char *name, int suffixes, uint64_t dflt, uint64_t lo, uin
     return COLL_OK;
 }
 
+static int parse(const char *name, int suffixes, uint64_t dflt, uint64_t lo, uint64_t hi,
+                 uint64_t *out, coll__err *err)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) {
+        *out = dflt;
+        return COLL_OK;
+    }
+    return parse_text(name, v, suffixes, lo, hi, out, err);
+}
+
+int coll__value_bytes(const char *name, const char *text, uint64_t lo, uint64_t hi, uint64_t *out,
+                      coll__err *err)
+{
+    return parse_text(name, text, 1, lo, hi, out, err);
+}
+
+int coll__value_count(const char *name, const char *text, uint64_t lo, uint64_t hi, uint64_t *out,
+                      coll__err *err)
+{
+    return parse_text(name, text, 0, lo, hi, out, err);
+}
+
+int coll__value_flag(const char *name, const char *text, int *out, coll__err *err)
+{
+    if (strcmp(text, "0") != 0 && strcmp(text, "1") != 0)
+        return coll__err_set(err, COLL_EINVAL, "%s=%s: must be 0 or 1", name, text);
+    *out = text[0] == '1';
+    return COLL_OK;
+}
+
 int coll__env_bytes(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, uint64_t *out,
                     coll__err *err)
 {
@@ -63,8 +89,5 @@ int coll__env_flag(const char *name, int dflt, int *out, coll__err *err)
         *out = dflt != 0;
         return COLL_OK;
     }
-    if (strcmp(s, "0") != 0 && strcmp(s, "1") != 0)
-        return coll__err_set(err, COLL_EINVAL, "%s=%s: must be 0 or 1", name, s);
-    *out = s[0] == '1';
-    return COLL_OK;
+    return coll__value_flag(name, s, out, err);
 }

@@ -18,6 +18,14 @@ int coll__env_count(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi, u
 /* A switch: 0 or 1 (not "off", which would read as on where only 0 turns off). */
 int coll__env_flag(const char *name, int dflt, int *out, coll__err *err);
 
+/* The same checks on a value written elsewhere (a tuning file's line), name
+ * naming it in the error. */
+int coll__value_bytes(const char *name, const char *text, uint64_t lo, uint64_t hi, uint64_t *out,
+                      coll__err *err);
+int coll__value_count(const char *name, const char *text, uint64_t lo, uint64_t hi, uint64_t *out,
+                      coll__err *err);
+int coll__value_flag(const char *name, const char *text, int *out, coll__err *err);
+
 /* libcoll's tuning variables are read by their rows (core/tuning.h,
  * coll__tunable_read), which give each its default and range. */
 

@@ -2,11 +2,41 @@
 #include "core/tuning.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "coll.h"
 #include "core/env.h"
+#include "core/tuning_file.h"
+
+/* The tuning file's values in force: published once, whole, by the loader
+ * above (src/backend/tuning_load.c); NULL: none. */
+static const coll__tuning_values *file_layer;
+
+void coll__tunable_layer_install(const coll__tuning_values *v)
+{
+    __atomic_store_n(&file_layer, v, __ATOMIC_RELEASE);
+}
+
+int coll__tunable_file_value(const coll__tunable *t, uint64_t *out)
+{
+    const coll__tuning_values *v = __atomic_load_n(&file_layer, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; v && i < v->count; i++)
+        if (v->v[i].row == t || strcmp(v->v[i].row->name, t->name) == 0) {
+            *out = v->v[i].value;
+            return 1;
+        }
+    return 0;
+}
+
+const char *coll__tunable_source(const coll__tunable *t)
+{
+    const char *e = getenv(t->name);
+    uint64_t v;
+    if (e && *e) return "env";
+    return coll__tunable_file_value(t, &v) ? "file" : "default";
+}
 
 uint64_t coll__tunable_default(const coll__tunable *t, int ranks, int oversub)
 {
@@ -32,7 +62,9 @@ static int read_row(const coll__tunable *t, uint64_t dflt, uint64_t *out, coll__
 int coll__tunable_read(const coll__tunable *t, int ranks, int oversub, uint64_t *out,
                        coll__err *err)
 {
-    return read_row(t, coll__tunable_default(t, ranks, oversub), out, err);
+    uint64_t dflt = coll__tunable_default(t, ranks, oversub);
+    (void)coll__tunable_file_value(t, &dflt); /* the file's, under the environment's */
+    return read_row(t, dflt, out, err);
 }
 
 int coll__tunable_check(const coll__tunable *t, coll__err *err)

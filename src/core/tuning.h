@@ -49,10 +49,19 @@ typedef struct coll__tunable_table {
  * the cores. */
 uint64_t coll__tunable_default(const coll__tunable *t, int ranks, int oversub);
 /* Reads row t's variable by its kind and range: unset or empty gives the
- * default for (ranks, oversub); a value that is not in range is COLL_EINVAL
+ * tuning file's value, else the default for (ranks, oversub); a value that is not in range is COLL_EINVAL
  * with err naming the variable, never clamped or wrapped. */
 int coll__tunable_read(const coll__tunable *t, int ranks, int oversub, uint64_t *out,
                        coll__err *err);
+/* The tuning file's layer (core/tuning_file.h): values that replace the
+ * defaults, the environment still above them. Installed once, whole, by the
+ * one loader (NULL: none); v must outlive every read. */
+struct coll__tuning_values;
+void coll__tunable_layer_install(const struct coll__tuning_values *v);
+/* 1 with *out when the installed file gives row t a value, else 0. */
+int coll__tunable_file_value(const coll__tunable *t, uint64_t *out);
+/* Where row t's value comes from: "env", "file" or "default". */
+const char *coll__tunable_source(const coll__tunable *t);
 /* COLL_OK when row t's variable is unset or in range, else COLL_EINVAL. */
 int coll__tunable_check(const coll__tunable *t, coll__err *err);
 /* "1M", "64K", "50": a value as a person (and the parser) writes it. */

@@ -141,6 +141,10 @@ static int tuning_ok(const char *prefix)
 {
     char why[COLL__ERR_MSG];
     if (!host_label_ok(prefix)) return 0;
+    /* The tuning file's one warning is ours to say, not every rank's. */
+    setenv("COLL__TUNING_QUIET", "1", 1);
+    if (coll_tuning_file(NULL, 0, why, sizeof why) == COLL_TUNING_FILE_FOREIGN)
+        fprintf(stderr, "%s: warning: %s\n", prefix, why);
     if (coll_tuning_check(why, sizeof why) == COLL_OK) return 1;
     fprintf(stderr, "%s: %s\n", prefix, why);
     return 0;

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/tuning.h"
 #include "coll.h"
@@ -26,31 +27,31 @@ static void range_text(const coll__tunable *t, char *buf, size_t len)
 
 int info_tuning_print(void)
 {
-    int bad = 0;
+    char path[1024], why[1024];
+    int file = coll_tuning_file(path, sizeof path, why, sizeof why); /* says why itself */
+    int bad = file == COLL_TUNING_FILE_REFUSED;
     printf("%-27s %-12s %-7s %-38s %s\n", "variable", "value", "source", "default", "meaning");
     for (size_t i = 0; coll_tuning_row(i); i++) {
         const coll__tunable *row = coll_tuning_row(i);
         char value[48] = "", dflt[80];
-        const char *set = getenv(row->name), *source = set && *set ? "env" : "default";
+        const char *source = coll__tunable_source(row);
         coll__tunable_format_default(row, dflt, sizeof dflt);
-        if (set && *set) {
-            uint64_t v;
-            coll__err err;
-            coll__err_init(&err, NULL, 0);
-            if (coll__tunable_read(row, 0, 0, &v, &err) == COLL_OK)
-                coll__tunable_format(row, v, value, sizeof value);
-            else {
-                fprintf(stderr, "collbench info: %s\n", err.msg);
-                snprintf(value, sizeof value, "invalid");
-                bad = 1;
-            }
-        } else {
+        uint64_t v;
+        coll__err err;
+        coll__err_init(&err, NULL, 0);
+        if (coll__tunable_read(row, 0, 0, &v, &err) != COLL_OK) {
+            fprintf(stderr, "collbench info: %s\n", err.msg);
+            snprintf(value, sizeof value, "invalid");
+            bad = 1;
+        } else if (strcmp(source, "default") == 0 && row->when != COLL__TUNE_ALWAYS) {
             /* A conditional default depends on the communicator: the rule. */
-            coll__tunable_format(row, row->dflt, value, sizeof value);
-            if (row->when != COLL__TUNE_ALWAYS) snprintf(value, sizeof value, "see default");
-        }
+            snprintf(value, sizeof value, "see default");
+        } else coll__tunable_format(row, v, value, sizeof value);
         printf("%-27s %-12s %-7s %-38s %s\n", row->name, value, source, dflt, row->meaning);
     }
+    static const char *const states[] = {"none there, the defaults apply", "in force",
+                                         "another machine's, ignored", "refused, ignored"};
+    printf("\ntuning file: %s (%s)\n", *path ? path : "none (no HOME)", states[file]);
     return bad ? EXIT_USAGE : 0;
 }
 
