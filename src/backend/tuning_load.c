@@ -39,7 +39,7 @@ int coll__tuning_load(const char *file, coll__tuning_values *out, char *msg, siz
     int rc = coll__tuning_file_read(file, find, NULL, out, &err);
     if (rc == 1) return COLL_TUNING_FILE_NONE; /* the defaults, silently */
     if (rc != COLL_OK) {
-        snprintf(msg, msglen, "tuning file refused, defaults used: %s", err.msg);
+        snprintf(msg, msglen, "tuning file refused: %s", err.msg);
         return COLL_TUNING_FILE_REFUSED;
     }
     coll__machine_id here;
@@ -65,7 +65,8 @@ static void load(void)
     state = coll__tuning_load(path, &values, why, sizeof why);
     /* Set by collbench's launcher for its ranks once it has said it. */
     int quiet = getenv("COLL__TUNING_QUIET") != NULL;
-    if (state == COLL_TUNING_FILE_REFUSED && !quiet) fprintf(stderr, "coll: %s\n", why);
+    if (state == COLL_TUNING_FILE_REFUSED && !quiet)
+        fprintf(stderr, "coll: %s (the defaults apply)\n", why);
     if (state == COLL_TUNING_FILE_FOREIGN && !quiet) fprintf(stderr, "coll: warning: %s\n", why);
     if (state == COLL_TUNING_FILE_APPLIED) coll__tunable_layer_install(&values);
 }

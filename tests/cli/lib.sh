@@ -4,6 +4,8 @@ BIN=${1:?usage: $0 path/to/collbench}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-cli.XXXXXX")
 trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 FAILED=0
+# The user's own tuning file (~/.config/collbench/tuning) is not the tests'.
+export COLL_TUNING_FILE="$WORK/no-tuning-file"
 
 fail() {
     echo "FAIL: $*" >&2

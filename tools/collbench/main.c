@@ -22,6 +22,7 @@ int cmd_report(int argc, char **argv); /* cmd_report.c */
 int cmd_model(int argc, char **argv);  /* cmd_model.c */
 int cmd_replay(int argc, char **argv); /* cmd_replay.c */
 int cmd_trace(int argc, char **argv);  /* cmd_trace.c */
+int cmd_tune(int argc, char **argv);   /* cmd_tune.c */
 
 typedef struct command {
     const char *name;
@@ -46,6 +47,7 @@ static const command commands[] = {
     {"model", cmd_model, "cost model fitted to result files; predictions for other clusters"},
     {"replay", cmd_replay, "a program's recorded communication replayed on every backend"},
     {"trace", cmd_trace, "torch profiler traces imported as replay traces; what a trace holds"},
+    {"tune", cmd_tune, "measure this machine's crossovers into the tuning file libcoll reads"},
     {"init", cmd_init, "cost of creating a communicator, re-created every step vs reused"},
     {"check", cmd_check, "is this setup usable: PASS/FAIL per backend and step"},
     {"info", cmd_info, "this machine and build: CPU, memory, network, CUDA/NCCL, backends"},

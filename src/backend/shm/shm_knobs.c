@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define KIB COLL__KIB
 #define MIB COLL__MIB
@@ -122,9 +123,12 @@ void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int se
 int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err)
 {
     int rc = coll__shm_knobs_read(k, n, oversub, err);
-    /* RAM, or the cgroup's lower limit: past that the scratch calls the OOM killer */
-    if (rc == COLL_OK)
-        coll__shm_knobs_cap_scratch(k, n, coll__mem_limit(),
-                                    getenv("COLL_SHM_PRIV_PLAIN_MAX") != NULL);
+    /* RAM, or the cgroup's lower limit: past that the scratch calls the OOM
+     * killer; a value given (environment or tuning file) is the user's */
+    int set = 0;
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+        if (knobs[i].at == offsetof(shm_knobs, priv_plain_max))
+            set = strcmp(coll__tunable_source(&rows[i]), "default") != 0;
+    if (rc == COLL_OK) coll__shm_knobs_cap_scratch(k, n, coll__mem_limit(), set);
     return rc;
 }

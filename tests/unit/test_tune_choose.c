@@ -1,0 +1,140 @@
+/* collbench tune's choice from its medians (tools/collbench/cmd_tune_plan.c):
+ * the faster value where it is faster beyond noise, the default otherwise or
+ * with fewer than 2 rounds; a crossover at the size from which the default's
+ * way wins. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "cmd_tune.h"
+
+/* A decision of arms x 1 group x sizes, rounds rounds; time(arm, size). */
+static void fill(tune_decision *d, tune_kind kind, int narms, int nsizes, int rounds,
+                 double (*time)(int arm, int size, int round))
+{
+    memset(d, 0, sizeof *d);
+    d->knob = "COLL_SHM_CHUNK_BYTES";
+    d->kind = kind;
+    d->narms = narms;
+    d->arms[0] = NULL, d->arms[1] = "64K", d->arms[2] = "1M";
+    if (kind == TUNE_THRESHOLD) d->arms[1] = "1024G";
+    d->ngroups = 1;
+    d->groups[0].ranks = 2, d->groups[0].buffers = "thp";
+    d->nsizes = nsizes;
+    for (int s = 0; s < nsizes; s++) d->sizes[s] = (uint64_t)1 << (16 + 4 * s); /* 64K, 1M, 16M */
+    d->rounds = rounds;
+    for (int r = 0; r < rounds; r++)
+        for (int a = 0; a < narms; a++)
+            for (int s = 0; s < nsizes; s++) d->us[r][a][0][s] = time(a, s, r);
+}
+
+static double arm2_faster(int arm, int size, int round)
+{
+    (void)size;
+    return (arm == 2 ? 50.0 : 100.0) + round; /* 2x, ranges 1% */
+}
+static double level(int arm, int size, int round)
+{
+    (void)size;
+    return 100.0 + arm + (round % 2) * 3; /* within 5% */
+}
+static double noisy(int arm, int size, int round)
+{
+    (void)size;
+    return arm == 1 ? (round % 2 ? 40 : 160) : 100.0; /* a 4x range */
+}
+/* CMA (arm 0) loses below 1 MiB, wins from there on */
+static double crossover(int arm, int size, int round)
+{
+    (void)round;
+    if (size == 0) return arm == 0 ? 200 : 100;
+    return arm == 0 ? 100 : 200;
+}
+static double stage_always(int arm, int size, int round)
+{
+    (void)size, (void)round;
+    return arm == 0 ? 300 : 100;
+}
+
+static void picks_the_faster_beyond_noise(void **state)
+{
+    (void)state;
+    tune_decision d;
+    int changed;
+    char value[64], why[512];
+    fill(&d, TUNE_PICK, 3, 2, 3, arm2_faster);
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 1);
+    assert_string_equal(value, "1M");
+    assert_non_null(strstr(why, "2 ranks thp"));
+    assert_non_null(strstr(why, "us"));
+}
+
+static void keeps_the_default_within_noise(void **state)
+{
+    (void)state;
+    tune_decision d;
+    int changed;
+    char value[64], why[512];
+    fill(&d, TUNE_PICK, 3, 2, 4, level);
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 0);
+    fill(&d, TUNE_PICK, 2, 2, 4, noisy);
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 0);
+    assert_non_null(strstr(why, "noise"));
+    /* one round is no comparison */
+    fill(&d, TUNE_PICK, 3, 2, 1, arm2_faster);
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 0);
+    assert_non_null(strstr(why, "2 needed"));
+}
+
+static void finds_the_crossover(void **state)
+{
+    (void)state;
+    tune_decision d;
+    int changed;
+    char value[64], why[512];
+    fill(&d, TUNE_THRESHOLD, 2, 3, 2, crossover);
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 1);
+    assert_string_equal(value, "1M"); /* the default's way from 1 MiB */
+    assert_non_null(strstr(why, "64 KiB 2 ranks thp: 200 -> 100 us, 2.00x"));
+    fill(&d, TUNE_THRESHOLD, 2, 3, 2, stage_always);
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 1);
+    assert_string_equal(value, "1024G"); /* the other way at every size */
+}
+
+static void plans_fit_the_limits(void **state)
+{
+    (void)state;
+    tune_decision ds[8];
+    for (int quick = 0; quick < 2; quick++) {
+        size_t n = cmd_tune_plan(ds, 8, quick);
+        assert_true(n >= 2);
+        for (size_t i = 0; i < n; i++) {
+            assert_true(ds[i].narms >= 2 && ds[i].narms <= TUNE_MAX_ARMS);
+            assert_null(ds[i].arms[0]); /* the default first */
+            assert_true(ds[i].ngroups >= 1 && ds[i].ngroups <= TUNE_MAX_GROUPS);
+            assert_true(ds[i].nsizes >= 1 && ds[i].nsizes <= TUNE_MAX_SIZES);
+            assert_int_equal(ds[i].rounds, 0);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(picks_the_faster_beyond_noise),
+        cmocka_unit_test(keeps_the_default_within_noise),
+        cmocka_unit_test(finds_the_crossover),
+        cmocka_unit_test(plans_fit_the_limits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,178 @@
+/* What collbench tune measures, and how the medians choose: see cmd_tune.h. The
+ * decisions are shm all-reduce's (src/backend/shm/shm_plan.c), on the buffer
+ * kinds bench/floor.sh compares: private 4 KiB pages (malloc), private huge
+ * pages (thp; process_vm_readv's cost per page differs by kernel and host:
+ * issue 53), and coll_alloc'd memory (coll). tcp has no algorithm crossover
+ * knob to measure (its one variable is the socket buffer). */
+#include "cmd_tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KIB 1024ull
+#define MIB (KIB * KIB)
+
+static const tune_decision full[] = {
+    {.knob = "COLL_SHM_CMA_ALLREDUCE_MIN",
+     .what = "CMA slices or staging through the shared segment, private buffers",
+     .kind = TUNE_THRESHOLD,
+     .narms = 2,
+     .arms = {NULL, "1024G"},
+     .ngroups = 4,
+     .groups = {{2, "malloc"}, {2, "thp"}, {4, "malloc"}, {4, "thp"}},
+     .nsizes = 4,
+     .sizes = {64 * KIB, MIB, 10 * MIB, 100 * MIB}},
+    {.knob = "COLL_SHM_CHUNK_BYTES",
+     .what = "CMA pipeline chunk",
+     .kind = TUNE_PICK,
+     .narms = 3,
+     .arms = {NULL, "64K", "1M"},
+     .ngroups = 3,
+     .groups = {{2, "malloc"}, {2, "thp"}, {4, "thp"}},
+     .nsizes = 3,
+     .sizes = {MIB, 10 * MIB, 100 * MIB}},
+    {.knob = "COLL_SHM_STREAM_MIN",
+     .what = "streaming stores in direct all-reduce, coll_alloc'd buffers",
+     .kind = TUNE_PICK,
+     .narms = 3,
+     .arms = {NULL, "4M", "1024G"},
+     .ngroups = 2,
+     .groups = {{2, "coll"}, {4, "coll"}},
+     .nsizes = 3,
+     .sizes = {MIB, 10 * MIB, 100 * MIB}},
+};
+
+/* The same path on tiny sizes: a test's seconds, not a measurement. */
+static const tune_decision quick[] = {
+    {.knob = "COLL_SHM_CMA_ALLREDUCE_MIN",
+     .what = "CMA slices or staging through the shared segment, private buffers",
+     .kind = TUNE_THRESHOLD,
+     .narms = 2,
+     .arms = {NULL, "1024G"},
+     .ngroups = 1,
+     .groups = {{2, "malloc"}},
+     .nsizes = 2,
+     .sizes = {4 * KIB, 64 * KIB}},
+    {.knob = "COLL_SHM_CHUNK_BYTES",
+     .what = "CMA pipeline chunk",
+     .kind = TUNE_PICK,
+     .narms = 2,
+     .arms = {NULL, "64K"},
+     .ngroups = 1,
+     .groups = {{2, "malloc"}},
+     .nsizes = 1,
+     .sizes = {256 * KIB}},
+};
+
+size_t cmd_tune_plan(tune_decision *out, size_t cap, int quick_mode)
+{
+    const tune_decision *src = quick_mode ? quick : full;
+    size_t n = quick_mode ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
+    if (n > cap) n = cap;
+    memcpy(out, src, n * sizeof *out);
+    return n;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median over the rounds of one cell, and its rounds' relative range. */
+static double cell(const tune_decision *d, int a, int g, int s, double *range)
+{
+    double v[TUNE_MAX_ROUNDS];
+    int n = 0;
+    for (int r = 0; r < d->rounds; r++)
+        if (d->us[r][a][g][s] > 0) v[n++] = d->us[r][a][g][s];
+    if (n == 0) return *range = 0, 0;
+    qsort(v, (size_t)n, sizeof v[0], by_value);
+    double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    *range = (v[n - 1] - v[0]) / m;
+    return m;
+}
+
+static void size_text(uint64_t b, char *buf, size_t len)
+{
+    if (b >= MIB && b % MIB == 0) snprintf(buf, len, "%llu MiB", (unsigned long long)(b / MIB));
+    else if (b >= KIB && b % KIB == 0)
+        snprintf(buf, len, "%llu KiB", (unsigned long long)(b / KIB));
+    else snprintf(buf, len, "%llu B", (unsigned long long)b);
+}
+
+/* A candidate: per cell, the arm whose time it gets. */
+typedef struct candidate {
+    int arm_of[TUNE_MAX_GROUPS][TUNE_MAX_SIZES];
+} candidate;
+
+/* Its gain over the default (geometric mean of default / its time over the
+ * cells), the noise where it differs (the median of the rounds' ranges, at
+ * least TUNE_NOISE) and the cell that gains most. */
+static double judge(const tune_decision *d, const candidate *c, double *noise, int *bg, int *bs)
+{
+    double logsum = 0, ranges[TUNE_MAX_GROUPS * TUNE_MAX_SIZES * 2], best = 0;
+    int cells = 0, nr = 0;
+    for (int g = 0; g < d->ngroups; g++)
+        for (int s = 0; s < d->nsizes; s++) {
+            double r0, r1, t0 = cell(d, 0, g, s, &r0), t = cell(d, c->arm_of[g][s], g, s, &r1);
+            if (t0 <= 0 || t <= 0) continue;
+            logsum += log(t0 / t);
+            cells++;
+            if (c->arm_of[g][s] == 0) continue;
+            ranges[nr++] = r0, ranges[nr++] = r1;
+            if (t0 / t > best) best = t0 / t, *bg = g, *bs = s;
+        }
+    qsort(ranges, (size_t)nr, sizeof ranges[0], by_value);
+    *noise = nr ? ranges[nr / 2] : 0;
+    if (*noise < TUNE_NOISE) *noise = TUNE_NOISE;
+    return cells ? exp(logsum / cells) : 1;
+}
+
+void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t valuelen, char *why,
+                     size_t whylen)
+{
+    *changed = 0;
+    value[0] = 0;
+    if (d->rounds < 2) {
+        snprintf(why, whylen, "%d round%s in the budget, 2 needed", d->rounds,
+                 d->rounds == 1 ? "" : "s");
+        return;
+    }
+    /* candidates: PICK, one per arm; THRESHOLD, arm 1 below each size */
+    int ncand = d->kind == TUNE_PICK ? d->narms : d->nsizes + 1;
+    double best_gain = 1, best_noise = TUNE_NOISE;
+    int best = 0, bg = 0, bs = 0;
+    for (int k = 1; k < ncand; k++) {
+        candidate c;
+        for (int g = 0; g < d->ngroups; g++)
+            for (int s = 0; s < d->nsizes; s++) c.arm_of[g][s] = d->kind == TUNE_PICK ? k : s < k;
+        double noise;
+        int g = 0, s = 0;
+        double gain = judge(d, &c, &noise, &g, &s);
+        if (gain > best_gain) best_gain = gain, best_noise = noise, best = k, bg = g, bs = s;
+    }
+    if (best == 0 || best_gain <= 1 + best_noise) {
+        snprintf(why, whylen, "no other value faster beyond noise (best %.2fx, noise %.0f%%)",
+                 best_gain, best_noise * 100);
+        return;
+    }
+    int arm = d->kind == TUNE_PICK ? best : 1;
+    if (d->kind == TUNE_PICK || best == d->nsizes) snprintf(value, valuelen, "%s", d->arms[arm]);
+    else {
+        uint64_t v = d->sizes[best];
+        if (v >= MIB && v % MIB == 0)
+            snprintf(value, valuelen, "%lluM", (unsigned long long)(v / MIB));
+        else snprintf(value, valuelen, "%lluK", (unsigned long long)(v / KIB));
+    }
+    double r, t0 = cell(d, 0, bg, bs, &r), t1 = cell(d, arm, bg, bs, &r);
+    char sz[32];
+    size_text(d->sizes[bs], sz, sizeof sz);
+    snprintf(why, whylen,
+             "%s %d ranks %s: %.0f -> %.0f us, %.2fx; %.2fx over the cells, noise %.0f%%", sz,
+             d->groups[bg].ranks, d->groups[bg].buffers, t0, t1, t0 / t1, best_gain,
+             best_noise * 100);
+    *changed = 1;
+}
