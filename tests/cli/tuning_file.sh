@@ -59,6 +59,23 @@ for bad in "COLL_NO_SUCH_KNOB = 1" "COLL_SHM_CMA = maybe" "a line without an equ
         fail "a run with '$bad' in the file: exit $got, want 2 naming line 5: $(cat "$WORK/err")"
 done
 
+# suite: one line when there is no file for this machine (suggesting tune),
+# one warning for another machine's (not one per step), exit 2 before any step
+# for a malformed one
+SUITE="suite --quick --no-train --no-report --backend tcp -P 2 --sizes 4K"
+COLL_TUNING_FILE=$WORK/none "$BIN" $SUITE -o "$WORK/s1" >"$WORK/out" 2>"$WORK/err" || fail "suite without a file: exit $?: $(cat "$WORK/err")"
+[ "$(grep -c 'no tuning file for this machine.*collbench tune' "$WORK/err")" -eq 1 ] ||
+    fail "suite without a file: not one line suggesting collbench tune: $(cat "$WORK/err")"
+COLL_TUNING_FILE=$WORK/foreign "$BIN" $SUITE -o "$WORK/s2" >"$WORK/out" 2>"$WORK/err" || fail "suite with a foreign file: exit $?"
+[ "$(grep -c 'another machine' "$WORK/err")" -eq 1 ] || fail "suite with a foreign file: not one warning: $(cat "$WORK/err")"
+COLL_TUNING_FILE=$F "$BIN" $SUITE -o "$WORK/s3" >"$WORK/out" 2>"$WORK/err" || fail "suite with this machine's file: exit $?"
+grep -q 'tuning file' "$WORK/err" && fail "suite with this machine's file said something: $(cat "$WORK/err")"
+grep -q "tuning file $F in force" "$WORK/s3/suite.log" || fail "suite's log does not name the file in force"
+COLL_TUNING_FILE=$WORK/bad "$BIN" $SUITE -o "$WORK/s4" >"$WORK/out" 2>"$WORK/err"
+got=$?
+[ "$got" -eq 2 ] && grep -q "$WORK/bad:5:" "$WORK/err" || fail "suite with a malformed file: exit $got, want 2 naming line 5: $(cat "$WORK/err")"
+[ -e "$WORK/s4" ] && fail "suite with a malformed file made its results directory"
+
 # missing: the defaults, nothing said
 COLL_TUNING_FILE=$WORK/none "$BIN" info --tuning >"$WORK/out" 2>"$WORK/err" || fail "info without a file: exit $?"
 [ -s "$WORK/err" ] && fail "a missing file gave a message: $(cat "$WORK/err")"

@@ -141,9 +141,11 @@ static int tuning_ok(const char *prefix)
 {
     char why[COLL__ERR_MSG];
     if (!host_label_ok(prefix)) return 0;
-    /* The tuning file's one warning is ours to say, not every rank's. */
+    /* The tuning file's one warning is ours to say, not every rank's, and not
+     * ours either where a suite above us said it. */
+    int said = getenv("COLL__TUNING_QUIET") != NULL;
     setenv("COLL__TUNING_QUIET", "1", 1);
-    if (coll_tuning_file(NULL, 0, why, sizeof why) == COLL_TUNING_FILE_FOREIGN)
+    if (coll_tuning_file(NULL, 0, why, sizeof why) == COLL_TUNING_FILE_FOREIGN && !said)
         fprintf(stderr, "%s: warning: %s\n", prefix, why);
     if (coll_tuning_check(why, sizeof why) == COLL_OK) return 1;
     fprintf(stderr, "%s: %s\n", prefix, why);

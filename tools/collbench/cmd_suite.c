@@ -677,13 +677,14 @@ static int run_suite(suite *s)
     }
     s->exe[n] = '\0';
     int rc = pick_collectives(s);
-    if (rc || (rc = check_lists(s)) ||
+    if (rc || (rc = check_lists(s)) || (rc = suite_tuning_check("collbench suite")) ||
         (rc = suite_pick_backends(s->o.backends, s->backends, MAX_BACKENDS, &s->nbackends,
                                   stderr)) ||
         (rc = name_dir(s)) || (rc = plan(s)) || (rc = check_steps(s)) || (rc = prepare_dir(s)))
         return rc;
     clock_gettime(CLOCK_MONOTONIC, &s->started);
     say_plan(s);
+    suite_tuning_note(s->log);
     fprintf(s->log, "collbench suite: results in %s\n", s->dir);
     record_copy_rate(s);
     install_signals();

@@ -169,14 +169,17 @@ static const coll__tunable *row_named(const char *name)
     return NULL;
 }
 
-/* 1 when value is the row's default (for every rank count). */
-static int is_default(const coll__tunable *t, const char *value)
+/* 1 when value would not change the plan: the row's default, or for a
+ * crossover one below it (the default already stages there: nothing was
+ * measured below it). */
+static int no_change(const coll__tunable *t, const tune_decision *d, const char *value)
 {
     uint64_t v;
     coll__err err;
     coll__err_init(&err, NULL, 0);
     if (coll__value_bytes(t->name, value, t->lo, t->hi, &v, &err) != COLL_OK) return 0;
-    return t->when == COLL__TUNE_ALWAYS && v == t->dflt;
+    if (t->when != COLL__TUNE_ALWAYS) return 0;
+    return v == t->dflt || (d->kind == TUNE_THRESHOLD && v < t->dflt);
 }
 
 /* The file's text and the summary on stdout. */
@@ -194,7 +197,7 @@ static size_t compose(char *buf, size_t cap, const coll__machine_id *m, double g
     time_t now = time(NULL);
     struct tm tm;
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    ADD("%s\n# written by collbench tune at %s (%.0f s of a %.0f s budget); environment\n"
+    ADD("%s\n# written by collbench tune at %s (%.0f s of a %g s budget); environment\n"
         "# variables override these values; a variable not set here keeps its default\n",
         COLL__TUNING_HEADER, stamp, spent, budget);
     ADD("machine.cpu = %s\nmachine.flags = %s\nmachine.kernel = %s\nmachine.cores = %d\n"
@@ -209,13 +212,14 @@ static size_t compose(char *buf, size_t cap, const coll__machine_id *m, double g
         cmd_tune_choose(d, &changed, value, sizeof value, why, sizeof why);
         if (!t) continue;
         coll__tunable_format_default(t, dflt, sizeof dflt);
-        if (changed && is_default(t, value)) changed = 0, snprintf(why, sizeof why, "the default");
+        if (changed && no_change(t, d, value))
+            changed = 0, snprintf(why, sizeof why, "the measurements chose the default");
         if (changed) {
             ADD("%s = %s  # measured: %s (%d rounds)\n", d->knob, value, why, d->rounds);
             printf("  %s: default %s -> %s (%s)\n", d->knob, dflt, value, why);
             changed_any = 1;
         } else {
-            ADD("# %s: default %s kept (%s; %d rounds)\n", d->knob, dflt, why, d->rounds);
+            ADD("# %s: default %s kept (%s)\n", d->knob, dflt, why);
             printf("  %s: default %s kept (%s)\n", d->knob, dflt, why);
         }
     }
@@ -262,7 +266,7 @@ static int run(const tune_opts *o)
     tune_run_opts ro = {exe, dir, o->quick ? 3 : 8, o->quick ? 1 : 2, 60};
     double budget = budget_of(o), t0 = coll__now_s();
     char why[2048];
-    fprintf(stderr, "collbench tune: %s, %d cores, %.1f GB/s copy; budget %.0f s\n", m.cpu, m.cores,
+    fprintf(stderr, "collbench tune: %s, %d cores, %.1f GB/s copy; budget %g s\n", m.cpu, m.cores,
             gbps, budget);
     int rc = measure(&ro, ds, n, budget, o->quick ? 2 : MAX_ROUNDS, why, sizeof why);
     coll__remove_flat_dir(dir);

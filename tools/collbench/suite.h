@@ -72,4 +72,12 @@ void suite_progress_clear(suite_progress *p);
 void suite_exec(suite_step *step, FILE *log, suite_progress *p, double limit_s,
                 volatile sig_atomic_t *interrupted);
 
+/* The tuning file (suite_tuning.c). Before anything runs: 0, or EXIT_USAGE
+ * when it is malformed (said on stderr: every step would refuse it); the
+ * steps are told not to say it again. Then one line on stderr when there is
+ * none for this machine (suggesting `collbench tune`) or it is another
+ * machine's, and in the log in every case. */
+int suite_tuning_check(const char *prefix);
+void suite_tuning_note(FILE *log);
+
 #endif
