@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
 #include <unistd.h>
 
 #define DEFAULT_BUDGET_S 180.0
@@ -76,7 +77,7 @@ static void usage(FILE *f)
                "flags, kernel, cores, memory copy rate): a file of another machine is\n"
                "ignored. Environment variables still override its values.\n\n"
                "options:\n");
-    bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 17);
+    bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 22);
     fprintf(f, "\nexit codes: 0 written; 2 bad usage; 3 a measurement failed or the file could\n"
                "not be written (nothing written then).\n");
 }
@@ -123,6 +124,11 @@ static void progress_line(const progress *p, const char *fmt, const char *a, int
 
 /* One round of d, its arms in turn per group (reversed in odd rounds): 0 or
  * -1 with why. */
+/* Ctrl-C or SIGTERM: the child has it too (our process group); we stop
+ * after it, remove our temporary files and write nothing. */
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig) { interrupted = sig; }
+
 static int run_round(const tune_run_opts *ro, tune_decision *d, const progress *p, char *why,
                      size_t whylen)
 {
@@ -131,6 +137,7 @@ static int run_round(const tune_run_opts *ro, tune_decision *d, const progress *
         for (int i = 0; i < d->narms; i++) {
             int arm = r % 2 ? d->narms - 1 - i : i;
             progress_show(p, r, d, g, d->arms[arm]);
+            if (interrupted) return snprintf(why, whylen, "interrupted"), -1;
             if (cmd_tune_run(ro, d, arm, g, d->us[r][arm][g], why, whylen)) return -1;
         }
     d->rounds++;
@@ -268,9 +275,19 @@ static int run(const tune_opts *o)
     char why[2048];
     fprintf(stderr, "collbench tune: %s, %d cores, %.1f GB/s copy; budget %g s\n", m.cpu, m.cores,
             gbps, budget);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     int rc = measure(&ro, ds, n, budget, o->quick ? 2 : MAX_ROUNDS, why, sizeof why);
     coll__remove_flat_dir(dir);
     if (rc) {
+        if (interrupted) {
+            fprintf(stderr, "collbench tune: interrupted, nothing written\n");
+            return EXIT_SIGNALLED + interrupted;
+        }
         fprintf(stderr, "collbench tune: a measurement failed, nothing written: %s\n", why);
         return EXIT_RUNTIME;
     }
