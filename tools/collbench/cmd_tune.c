@@ -79,7 +79,7 @@ static void usage(FILE *f)
                "options:\n");
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 22);
     fprintf(f, "\nexit codes: 0 written; 2 bad usage; 3 a measurement failed or the file could\n"
-               "not be written (nothing written then).\n");
+               "not be written (nothing written then); 4 the shm backend cannot run here.\n");
 }
 
 static double budget_of(const tune_opts *o)
@@ -242,6 +242,11 @@ static int run(const tune_opts *o)
     else if (coll__tuning_file_path(path, sizeof path) != 0) {
         fprintf(stderr, "collbench tune: no HOME to put the tuning file under: give -o FILE\n");
         return EXIT_USAGE;
+    }
+    char why_not[512];
+    if (!coll_backend_available("shm", why_not, sizeof why_not)) {
+        fprintf(stderr, "collbench tune: nothing to tune: %s\n", why_not);
+        return EXIT_UNAVAILABLE;
     }
     const coll__tunable *t;
     for (size_t i = 0; (t = coll_tuning_row(i)) != NULL; i++)
