@@ -50,6 +50,10 @@ void coll__xfer_init(coll__algo_ctx *c, coll__xfer *x, coll__xfer_kind kind, int
 int coll__p2p_post(coll__algo_ctx *c, coll__xfer *xs, int n);
 /* Drive progress until all n posted transfers are done; error/timeout otherwise. */
 int coll__p2p_wait(coll__algo_ctx *c, coll__xfer *xs, int n);
+/* One round of waiting on xs[0..n) (posted or merely initialized): the first
+ * failed one's status, else progress up to the next second or the deadline.
+ * COLL_OK to look again; an error ends the collective (the transport aborted). */
+int coll__p2p_progress(coll__algo_ctx *c, coll__xfer *xs, int n);
 int coll__p2p_send(coll__algo_ctx *c, int peer, const void *buf, size_t len);
 int coll__p2p_recv(coll__algo_ctx *c, int peer, void *buf, size_t len);
 /* Receive x (kind, buffer, length and signature set; its peer not) from
@@ -129,7 +133,9 @@ static inline void coll__chunk_range(size_t cnt, size_t ce, size_t k, size_t *of
  * Same argument meaning as the coll.h call; counts in elements; op is never
  * COLL_AVG here (the backend reduces avg as sum and divides afterwards). */
 int coll__allreduce_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
-                         coll_dtype dt, coll_op op);
+                         coll_dtype dt, coll_op op); /* 2 ranks: coll__allreduce_pair */
+int coll__allreduce_pair(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
+                         coll_dtype dt, coll_op op); /* 2 ranks only: the ring, pipelined */
 int coll__allreduce_rhd(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
                         coll_dtype dt, coll_op op); /* Rabenseifner: halving RS + doubling AG */
 int coll__allreduce_direct(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,

@@ -2,7 +2,8 @@
  * coll__block_range blocks. Bandwidth-optimal (2(n-1)/n of the vector crosses
  * each link). Large vectors run the whole ring once per chunk slice of the
  * blocks, so scratch stays one chunk, and each chunk's reduction overlaps its
- * own transfer inside coll__p2p_exchange_reduce. */
+ * own transfer inside coll__p2p_exchange_reduce. 2 ranks take the same two
+ * steps pipelined, without a wait between them (allreduce_pair.c). */
 #include "algo/algo.h"
 
 int coll__allreduce_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t count,
@@ -12,6 +13,7 @@ int coll__allreduce_ring(coll__algo_ctx *c, const void *sbuf, void *rbuf, size_t
     if (!esz) return COLL_EINVAL;
     int n = c->size, r = c->rank;
     if (coll__alone(c, rbuf, sbuf, count * esz)) return COLL_OK;
+    if (n == 2) return coll__allreduce_pair(c, sbuf, rbuf, count, dt, op);
     int right = coll__mod(r + 1, n), left = coll__mod(r - 1, n);
     size_t off0, bmax; /* block 0 is the largest */
     coll__block_range(count, n, 0, &off0, &bmax);

@@ -144,6 +144,14 @@ int coll__p2p_wait(coll__algo_ctx *c, coll__xfer *xs, int n)
     }
 }
 
+int coll__p2p_progress(coll__algo_ctx *c, coll__xfer *xs, int n)
+{
+    int pending, st = scan(xs, n, &pending);
+    if (st < 0) return fail(c, st);
+    st = step(c, xs, n);
+    return st < 0 ? fail(c, st) : COLL_OK;
+}
+
 static int post_wait(coll__algo_ctx *c, coll__xfer *xs, int n)
 {
     int rc = coll__p2p_post(c, xs, n);

@@ -8,7 +8,8 @@
 /* Crossover points of the tuning table, measured over TCP loopback with
  * bench/algo_crossover.sh (docs/PERFORMANCE.md has the table and the command).
  * Sizes are whole-vector bytes. */
-#define ALLREDUCE_RD_BELOW_2 (4u << 10)  /* 2 ranks: one exchange wins only while tiny */
+#define ALLREDUCE_RD_BELOW_2 (4u << 10)  /* 2 ranks: one exchange wins only while tiny, */
+                                         /* then the ring (the pipelined pair) */
 #define ALLREDUCE_RD_BELOW (32u << 10)   /* recursive doubling: latency bound */
 #define ALLREDUCE_RHD_BELOW (1u << 20)   /* Rabenseifner; ring above */
 #define ALLGATHER_RD_BELOW (64u << 10)   /* power-of-two worlds only */
@@ -64,6 +65,7 @@ typedef struct tune_row {
 
 static const tune_row table[] = {
     {COLL_KIND_ALLREDUCE, ALLREDUCE_RD_BELOW_2, 0, 2, COLL_ALGO_RD},
+    {COLL_KIND_ALLREDUCE, 0, 0, 2, COLL_ALGO_RING},
     {COLL_KIND_ALLREDUCE, ALLREDUCE_RD_BELOW, 0, 0, COLL_ALGO_RD},
     {COLL_KIND_ALLREDUCE, ALLREDUCE_RHD_BELOW, 0, 0, COLL_ALGO_RHD},
     {COLL_KIND_ALLREDUCE, 0, 0, 0, COLL_ALGO_RING},

@@ -73,5 +73,10 @@ int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank,
                                const char *host, const char *token, double timeout_s,
                                const int *world_of, int nworld, coll__transport **out,
                                coll__err *err);
+/* A tcp transport's waits poll without sleeping for $COLL_TCP_SPIN_US before
+ * they block, unless host_ranks (the group's ranks on this host; create
+ * assumes all of them) outnumber this host's cores: then they block at once.
+ * COLL_EINVAL (err says why) for a value out of range. */
+int coll__tcp_transport_spin(coll__transport *tp, int host_ranks, coll__err *err);
 
 #endif

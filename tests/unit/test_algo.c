@@ -118,6 +118,7 @@ typedef struct world_arg {
     coll__kind kind;
     coll__algo_id algo;
     int big_world; /* run BIG_COUNT in this world */
+    int big_all;   /* ... for every dtype/op, not float32 sum alone */
     int errors[MAX_RANKS];
     char first[MAX_RANKS][200]; /* first wrong result of each rank */
 } world_arg;
@@ -235,7 +236,7 @@ static int rank_matrix(coll__algo_ctx *c, void *p)
     for (int ci = 0; ci < NCOUNTS; ci++)
         for (int di = 0; di < NDCASES; di++) {
             /* The big count for one dtype and some world sizes only (time). */
-            if (counts[ci] == BIG_COUNT && (di != 0 || !a->big_world)) continue;
+            if (counts[ci] == BIG_COUNT && ((di != 0 && !a->big_all) || !a->big_world)) continue;
             /* Data movers ignore the op: one op per dtype is plenty. */
             if (!reduces && di >= 3) continue;
             for (int inplace = 0; inplace < 2; inplace++)
@@ -247,14 +248,16 @@ static int rank_matrix(coll__algo_ctx *c, void *p)
     return COLL_OK;
 }
 
-static void run_matrix(coll__kind kind, coll__algo_id algo)
+/* Worlds lo..hi; the big count on some of them, or on all (big_all). */
+static void run_worlds(coll__kind kind, coll__algo_id algo, int lo, int hi, int big_all)
 {
-    for (int n = 1; n <= MAX_RANKS; n++) {
+    for (int n = lo; n <= hi; n++) {
         world_arg a;
         memset(&a, 0, sizeof(a));
         a.kind = kind;
         a.algo = algo;
-        a.big_world = n == 1 || n == 3 || n == 4 || n == 7;
+        a.big_world = big_all || n == 1 || n == 3 || n == 4 || n == 7;
+        a.big_all = big_all;
         /* Small chunks and odd pieces exercise chunking and partial elements. */
         thread_ranks_opts o = {.chunk_bytes = 4096, .piece_bytes = 1000, .timeout_s = 60};
         int st[MAX_RANKS];
@@ -270,11 +273,24 @@ static void run_matrix(coll__kind kind, coll__algo_id algo)
     }
 }
 
+static void run_matrix(coll__kind kind, coll__algo_id algo)
+{
+    run_worlds(kind, algo, 1, MAX_RANKS, 0);
+}
+
 static void test_allreduce_ring(void **s)
 {
     (void)s;
     run_matrix(COLL_KIND_ALLREDUCE, COLL_ALGO_RING);
 }
+/* 2 ranks' ring is the pipelined pair (allreduce_pair.c): the big count
+ * (many chunks, the window sliding) on every dtype/op, in and out of place. */
+static void test_allreduce_pair(void **s)
+{
+    (void)s;
+    run_worlds(COLL_KIND_ALLREDUCE, COLL_ALGO_RING, 2, 2, 1);
+}
+
 static void test_allreduce_rhd(void **s)
 {
     (void)s;
@@ -544,6 +560,12 @@ static void test_select(void **s)
 
     /* Far from any crossover: tiny and huge messages. */
     assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 64, 4), COLL_ALGO_RD);
+    /* 2 ranks: one exchange while tiny, then the pipelined pair at every size */
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 64, 2), COLL_ALGO_RD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 16 << 10, 2),
+                     COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 256 << 10, 2),
+                     COLL_ALGO_RING);
     assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 1 << 30, 4),
                      COLL_ALGO_RING);
     assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 128 << 10, 6),
@@ -572,23 +594,15 @@ static void test_select(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_block_range),
-        cmocka_unit_test(test_select),
-        cmocka_unit_test(test_allreduce_ring),
-        cmocka_unit_test(test_allreduce_rhd),
-        cmocka_unit_test(test_allreduce_rd),
-        cmocka_unit_test(test_allreduce_direct),
-        cmocka_unit_test(test_allreduce_auto),
-        cmocka_unit_test(test_allgather_ring),
-        cmocka_unit_test(test_allgather_rd),
-        cmocka_unit_test(test_reducescatter_ring),
-        cmocka_unit_test(test_broadcast_tree),
-        cmocka_unit_test(test_broadcast_ring),
-        cmocka_unit_test(test_reduce_tree),
-        cmocka_unit_test(test_alltoall_pairwise),
-        cmocka_unit_test(test_barrier_dissemination),
-        cmocka_unit_test(test_mismatch),
-        cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_block_range),        cmocka_unit_test(test_select),
+        cmocka_unit_test(test_allreduce_ring),     cmocka_unit_test(test_allreduce_pair),
+        cmocka_unit_test(test_allreduce_rhd),      cmocka_unit_test(test_allreduce_rd),
+        cmocka_unit_test(test_allreduce_direct),   cmocka_unit_test(test_allreduce_auto),
+        cmocka_unit_test(test_allgather_ring),     cmocka_unit_test(test_allgather_rd),
+        cmocka_unit_test(test_reducescatter_ring), cmocka_unit_test(test_broadcast_tree),
+        cmocka_unit_test(test_broadcast_ring),     cmocka_unit_test(test_reduce_tree),
+        cmocka_unit_test(test_alltoall_pairwise),  cmocka_unit_test(test_barrier_dissemination),
+        cmocka_unit_test(test_mismatch),           cmocka_unit_test(test_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

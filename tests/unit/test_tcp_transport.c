@@ -1,6 +1,9 @@
 /* TCP transport: ranks are threads of this process sharing one in-memory store.
  * Threads never call cmocka asserts (not thread-safe); they record what they
  * saw and the main thread checks it. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+#endif
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +11,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -702,6 +706,76 @@ static int post_wait(coll__transport *tp, coll__xfer_kind kind, int peer, void *
     return rc ? rc : wait_xfers(tp, &x, 1, WAIT_S);
 }
 
+/* ---- waiting: spin, then sleep --------------------------------------------------------- */
+
+/* Voluntary context switches of this thread so far: each is a sleep. */
+static long thread_sleeps(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    return ru.ru_nvcsw;
+}
+
+typedef struct spin_case {
+    int host_ranks;      /* coll__tcp_transport_spin's: 1 fits any host, 1 << 20 none */
+    long sleeps;         /* rank 0's, while it waited */
+    double short_wait_s; /* rank 0's progress(20 ms) with nothing to come */
+} spin_case;
+
+/* Rank 1 sends 200 ms late; rank 0 waits for it. */
+static int spin_body(rank_t *r)
+{
+    spin_case *sc = (spin_case *)r->arg;
+    uint64_t v = 42, got = 0;
+    coll__err err = {.rank = -1};
+    CHECK(r, coll__tcp_transport_spin(r->tp, r->rank == 0 ? sc->host_ranks : 1, &err) == 0);
+    if (r->rank == 1) {
+        usleep(200000); /* well after rank 0 posted its receive */
+        return post_wait(r->tp, COLL_XFER_SEND, 0, &v, sizeof v, sig_of(1, 1)) ? -1 : 0;
+    }
+    double t0 = coll__now_s();
+    CHECK(r, r->tp->ops->progress(r->tp, 20) == 0); /* nothing comes in 20 ms */
+    sc->short_wait_s = coll__now_s() - t0;
+    coll__xfer x;
+    xfer(&x, COLL_XFER_RECV, 1, &got, sizeof got, sig_of(1, 1));
+    CHECK(r, r->tp->ops->post(r->tp, &x) == 0);
+    long s0 = thread_sleeps();
+    CHECK(r, wait_xfers(r->tp, &x, 1, WAIT_S) == 0 && got == 42);
+    sc->sleeps = thread_sleeps() - s0;
+    return 0;
+}
+
+/* With the host's ranks within its cores a wait polls and never sleeps (up to
+ * COLL_TCP_SPIN_US); with more ranks than cores it sleeps at once; an out of
+ * range value is refused. */
+static void test_wait_spins_or_sleeps(void **state)
+{
+    (void)state;
+    setenv("COLL_TCP_SPIN_US", "1000000", 1); /* longer than rank 1's delay */
+    spin_case fits = {.host_ranks = 1}, crowded = {.host_ranks = 1 << 20};
+    rank_t ranks[2] = {0};
+    run_job(ranks, 2, spin_body, &fits, 20);
+    expect_all_ok(ranks, 2);
+    memset(ranks, 0, sizeof ranks);
+    run_job(ranks, 2, spin_body, &crowded, 20);
+    expect_all_ok(ranks, 2);
+    assert_int_equal(fits.sleeps, 0);
+    assert_true(crowded.sleeps >= 1);
+    assert_true(fits.short_wait_s < 0.5); /* the spin (1 s) ends with the wait's 20 ms */
+
+    setenv("COLL_TCP_SPIN_US", "2000000", 1);
+    coll__store *store;
+    assert_int_equal(coll__mem_store_create(1, &store), COLL_OK);
+    coll__transport *tp = NULL;
+    coll__err err = {.rank = -1};
+    assert_int_equal(coll__tcp_transport_create(store, "", 0, 1, NULL, NULL, 1, NULL, 0, &tp, &err),
+                     COLL_EINVAL);
+    assert_non_null(strstr(err.msg, "COLL_TCP_SPIN_US"));
+    assert_null(tp);
+    coll__store_destroy(store);
+    unsetenv("COLL_TCP_SPIN_US");
+}
+
 /* Rank 1 is in a collective (its message to rank 0 a collective's), rank 2
  * sends a point-to-point message later: rank 0's probe_any names rank 2, and
  * rank 1's header, read ahead, still goes to the collective's receive. */
@@ -779,6 +853,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_header_and_stray_connection),
         cmocka_unit_test(test_replayed_hello_is_refused),
         cmocka_unit_test(test_single_rank),
+        cmocka_unit_test(test_wait_spins_or_sleeps),
         cmocka_unit_test(test_probe_any_skips_collectives),
         cmocka_unit_test(test_probe_any_all_in_collectives),
     };

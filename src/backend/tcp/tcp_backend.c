@@ -37,7 +37,10 @@ static int tcp_init(const coll__rendezvous *rv, void **state, coll__err *err)
     int rc = coll__tcp_transport_create(rv->store, rv->prefix, rv->rank, rv->world_size, rv->host,
                                         rv->token, rv->timeout_s, rv->world_of, rv->nworld, &st->tp,
                                         err);
+    /* Its waits spin briefly unless this host's ranks outnumber its cores. */
+    if (!rc) rc = coll__tcp_transport_spin(st->tp, rv->local_world_size, err);
     if (rc) {
+        if (st->tp) st->tp->ops->destroy(st->tp);
         free(st);
         return rc;
     }

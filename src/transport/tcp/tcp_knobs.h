@@ -5,7 +5,7 @@
 
 #include "core/tuning.h"
 
-enum { TCP_KNOB_SOCKBUF };
+enum { TCP_KNOB_SOCKBUF, TCP_KNOB_SPIN_US };
 
 extern const coll__tunable_table coll__tcp_tunables;
 

@@ -1,6 +1,10 @@
 /* The TCP transport: ops table, posting, the progress loop, abort.
  * progress() first tries every connection with posted work (nonblocking, no
- * poll syscall on the fast path), and blocks in poll() only when nothing moved. */
+ * poll syscall on the fast path); when nothing moved it polls without sleeping
+ * for up to spin_us, then blocks in poll(). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* CPU_COUNT */
+#endif
 #include "transport/transport.h"
 #include "bootstrap/store.h"
 #include "core/clock.h"
@@ -13,6 +17,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +43,8 @@ typedef struct tcp_transport {
     struct pollfd *pfds;
     int *pfd_peer;
     int aborted;
-    int any_last; /* the peer probe_any named last: the next probe starts after it */
+    double spin_us; /* progress() polls this long before it sleeps (0: sleeps at once) */
+    int any_last;   /* the peer probe_any named last: the next probe starts after it */
 } tcp_transport;
 
 /* This rank's world rank, for messages. */
@@ -108,6 +114,27 @@ static void service(tcp_transport *t, tcp_peer *p, int readable, int writable, s
     if (rc) handle_error(t, p, &e, first);
 }
 
+/* poll() on the first n pfds: without sleeping for up to spin_us (a peer a
+ * few microseconds away answers before a sleep and its wake-up would end; on
+ * a VM an idle vCPU's wake-up costs tens of microseconds), then blocking. */
+static int wait_ready(tcp_transport *t, int n, int timeout_ms)
+{
+    if (t->spin_us > 0 && timeout_ms != 0) {
+        double t0 = coll__now_us(), spin = t->spin_us;
+        if (timeout_ms > 0 && timeout_ms * 1e3 < spin) spin = timeout_ms * 1e3;
+        do {
+            int ready = poll(t->pfds, (nfds_t)n, 0);
+            if (ready != 0) return ready;
+            sched_yield(); /* whoever we wait for may be waiting for this core */
+        } while (coll__now_us() - t0 < spin);
+        if (timeout_ms > 0) { /* the time spun counts against the timeout */
+            timeout_ms -= (int)(spin / 1e3);
+            if (timeout_ms <= 0) return 0;
+        }
+    }
+    return poll(t->pfds, (nfds_t)n, timeout_ms);
+}
+
 static int tcp_progress(coll__transport *tp, int timeout_ms)
 {
     tcp_transport *t = (tcp_transport *)tp;
@@ -133,7 +160,7 @@ static int tcp_progress(coll__transport *tp, int timeout_ms)
         t->pfd_peer[n++] = r;
     }
     if (n == 0) return COLL_OK;
-    int ready = poll(t->pfds, (nfds_t)n, timeout_ms);
+    int ready = wait_ready(t, n, timeout_ms);
     if (ready < 0 && errno != EINTR) {
         snprintf(tp->err.msg, sizeof tp->err.msg, "tcp transport rank %d: poll: %s", me_world(tp),
                  strerror(errno));
@@ -338,6 +365,27 @@ static void tcp_destroy(coll__transport *tp)
     free(t);
 }
 
+/* CPUs this host's ranks share: this process's affinity, unless that is one
+ * CPU (a launcher's binding says nothing about the host), then the online ones. */
+static int host_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+int coll__tcp_transport_spin(coll__transport *tp, int host_ranks, coll__err *err)
+{
+    uint64_t us = 0;
+    int oversub = host_ranks > host_cpus();
+    if (coll__tunable_read(&coll__tcp_tunables.rows[TCP_KNOB_SPIN_US], tp->size, oversub, &us, err))
+        return COLL_EINVAL;
+    /* More ranks than cores: whoever we wait for may need this core. */
+    ((tcp_transport *)tp)->spin_us = oversub ? 0 : (double)us;
+    return COLL_OK;
+}
+
 static const coll__transport_ops tcp_ops = {
     .size = sizeof(coll__transport_ops),
     .name = "tcp",
@@ -404,6 +452,12 @@ int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank,
         if (fds[r] >= 0) coll__sock_set_nonblocking(fds[r], 1);
     }
     free(fds);
+    if (rc) {
+        tcp_destroy(&t->base);
+        return rc;
+    }
+    /* Every rank of the group on this host, until the caller knows better. */
+    rc = coll__tcp_transport_spin(&t->base, size, err);
     if (rc) {
         tcp_destroy(&t->base);
         return rc;
