@@ -1,48 +1,88 @@
 #!/usr/bin/env bash
 # collbench's tcp backend against Open MPI restricted to TCP on loopback
 # (--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo), all-reduce
-# float32 sum out-of-place, one run of each: busbw ratio tcp/mpi per size and
-# process count, as a markdown table (issue 4's target: >= 1.5 from 10 MiB up).
+# float32 sum out-of-place, alternated: each round runs every process count and
+# size on both, one launch per size, tcp first in odd rounds and mpi first in
+# even ones, so both sides of a ratio see the same load. Prints, per size and
+# process count, the speed ratio mpi p50 time / tcp p50 time (>= 1.00: tcp at
+# least as fast; issue 50's target: >= 1.0 everywhere, >= 1.5 from 100 MiB),
+# the median over the rounds, as a markdown table, with the machine and load.
 #
-#   bench/tcp_vs_mpi.sh        (env: COLLBENCH, PROCS, SIZES, ITERS, WARMUP, OUT)
+#   bench/tcp_vs_mpi.sh   (env: COLLBENCH, PROCS (2,4), SIZES (8,64K,1M,10M,100M),
+#                          ROUNDS (2), ITERS (20) and WARMUP (5) from 1 MiB up,
+#                          SMALL_ITERS (500) and SMALL_WARMUP (50) below, OUT)
 # The mpi side is `collbench allreduce --backend mpi`, launched by collbench
 # through mpirun with the flags above in COLLBENCH_MPIRUN_ARGS. Exit 77 (a skip
 # for ctest), saying why, without mpirun in PATH or the mpi backend in the build.
-# Smallest run (ctest bench/tcp_vs_mpi): PROCS=2 SIZES=4K ITERS=2 WARMUP=1.
+# Smallest run (ctest bench/tcp_vs_mpi): PROCS=2 SIZES=4K ROUNDS=1 SMALL_ITERS=2.
 set -euo pipefail
 BIN=${COLLBENCH:-build/collbench}
-PROCS=${PROCS:-2,4,6}
-SIZES=${SIZES:-1M,10M,100M,1G}
+PROCS=${PROCS:-2,4}
+SIZES=${SIZES:-8,64K,1M,10M,100M}
+ROUNDS=${ROUNDS:-2}
 ITERS=${ITERS:-20}
 WARMUP=${WARMUP:-5}
+SMALL_ITERS=${SMALL_ITERS:-500}
+SMALL_WARMUP=${SMALL_WARMUP:-50}
 OUT=${OUT:-$(mktemp -d)}
 MPI_TCP_ONLY="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo"
 command -v mpirun >/dev/null || { echo "tcp_vs_mpi: skipped: no mpirun in PATH (apt-get install openmpi-bin)"; exit 77; }
 "$BIN" info | grep -Eq "^ *backend mpi +available" ||
     { echo "tcp_vs_mpi: skipped: the mpi backend is not in this build (apt-get install libopenmpi-dev, rebuild)"; exit 77; }
 mkdir -p "$OUT"
-rm -f "$OUT/tcp.csv" "$OUT/mpi.csv"
+rm -f "$OUT"/tcp.r*.csv "$OUT"/mpi.r*.csv
 
-# tcp and mpi alternate per process count, so both sides of a ratio see the
-# same load on a shared machine.
+bytes() { # 64K -> 65536
+    case $1 in
+    *K) echo $((${1%K} * 1024)) ;;
+    *M) echo $((${1%M} * 1048576)) ;;
+    *G) echo $((${1%G} * 1073741824)) ;;
+    *) echo "$1" ;;
+    esac
+}
+
+run() { # backend ranks size round
+    local n=$ITERS w=$WARMUP
+    if [ "$(bytes "$3")" -lt 1048576 ]; then n=$SMALL_ITERS w=$SMALL_WARMUP; fi
+    local args=(allreduce --sizes "$3" -P "$2" --inplace 0 -n "$n" -w "$w" -q --backend "$1"
+        --csv "$OUT/$1.r$4.csv")
+    if [ "$1" = mpi ]; then
+        COLLBENCH_MPIRUN_ARGS="$MPI_TCP_ONLY ${COLLBENCH_MPIRUN_ARGS:-}" "$BIN" "${args[@]}" >/dev/null
+    else
+        "$BIN" "${args[@]}" >/dev/null
+    fi
+}
+
+cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+echo "machine: ${cpu:-unknown CPU}, $(getconf _NPROCESSORS_ONLN) CPUs online; load before:$(uptime | sed 's/.*load average: */ /')"
 IFS=, read -r -a plist <<<"$PROCS"
-for p in "${plist[@]}"; do
-    common=(allreduce --sizes "$SIZES" -P "$p" --inplace 0 -n "$ITERS" -w "$WARMUP" -q)
-    "$BIN" "${common[@]}" --backend tcp --csv "$OUT/tcp.csv" >/dev/null
-    COLLBENCH_MPIRUN_ARGS="$MPI_TCP_ONLY ${COLLBENCH_MPIRUN_ARGS:-}" \
-        "$BIN" "${common[@]}" --backend mpi --csv "$OUT/mpi.csv" >/dev/null
+IFS=, read -r -a slist <<<"$SIZES"
+for ((r = 1; r <= ROUNDS; r++)); do
+    for p in "${plist[@]}"; do
+        for s in "${slist[@]}"; do
+            if ((r % 2)); then run tcp "$p" "$s" "$r"; run mpi "$p" "$s" "$r"
+            else run mpi "$p" "$s" "$r"; run tcp "$p" "$s" "$r"; fi
+        done
+    done
 done
+echo "load after:$(uptime | sed 's/.*load average: */ /')"
 
-echo "all-reduce float32 sum, out-of-place, loopback: busbw ratio collbench tcp / Open MPI"
-echo "(--mca btl tcp,self); each cell: ratio (tcp GB/s / mpi GB/s). CSVs in $OUT"
+echo
+echo "all-reduce float32 sum, out-of-place, loopback: mpi p50 / tcp p50 (>= 1.00: tcp at least as"
+echo "fast), the median over $ROUNDS alternated rounds (tcp us / mpi us, medians). CSVs in $OUT"
 echo
 # columns by name (the CSV header, docs/DESIGN.md)
-awk -F, '
-  FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-  { s = $col["bytes"]; p = $col["nprocs"] }
-  FILENAME ~ /tcp\.csv$/ { t[s, p] = $col["busbw_GBps"] } FILENAME ~ /mpi\.csv$/ { m[s, p] = $col["busbw_GBps"] }
-  $col["wrong"] != "0" { wrong = wrong " " $col["backend"] "/" p "/" s }
-  { if (!(s in sz)) { sz[s] = 1; sizes[++ns] = s }
+awk -F, -v rounds="$ROUNDS" '
+  function median(list,   a, n, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; be = FILENAME ~ /\/tcp\.r[0-9]+\.csv$/ ? "tcp" : "mpi"
+             rd = FILENAME; sub(/.*\.r/, "", rd); sub(/\.csv$/, "", rd); next }
+  { s = $col["bytes"]; p = $col["nprocs"]; t[be, s, p, rd] = $col["time_us_p50"]
+    if ($col["wrong"] != "0") wrong = wrong " " be "/" p "/" s
+    if (!(s in sz)) { sz[s] = 1; sizes[++ns] = s }
     if (!(p in pr)) { pr[p] = 1; procs[++np] = p } }
   END {
     printf "| bytes |"; for (j = 1; j <= np; j++) printf " %s ranks |", procs[j]; printf "\n"
@@ -50,14 +90,19 @@ awk -F, '
     for (i = 1; i <= ns; i++) {
       printf "| %s |", sizes[i]
       for (j = 1; j <= np; j++) {
-        k = sizes[i] SUBSEP procs[j]
-        if (!(k in t) || !(k in m) || m[k] <= 0) { printf " - |"; continue }
-        r = t[k] / m[k]
-        printf " %.2f (%.2f / %.2f) |", r, t[k], m[k]
-        if (sizes[i] >= 10 * 1048576 && r < 1.5) below = below " " procs[j] "x" sizes[i]
+        rl = tl = ml = ""
+        for (r = 1; r <= rounds; r++) {
+          k1 = "tcp" SUBSEP sizes[i] SUBSEP procs[j] SUBSEP r; k2 = "mpi" SUBSEP sizes[i] SUBSEP procs[j] SUBSEP r
+          if (!(k1 in t) || !(k2 in t) || t[k1] <= 0) continue
+          rl = rl " " t[k2] / t[k1]; tl = tl " " t[k1]; ml = ml " " t[k2]
+        }
+        if (rl == "") { printf " - |"; continue }
+        ratio = median(rl)
+        printf " %.2f (%.1f / %.1f) |", ratio, median(tl), median(ml)
+        if (ratio < 1.0 || (sizes[i] >= 100 * 1048576 && ratio < 1.5)) below = below " " procs[j] "x" sizes[i]
       }
       printf "\n"
     }
-    printf "\nbelow the 1.5 target from 10 MiB up:%s\n", below ? below : " none"
+    printf "\nbelow target (1.0, 1.5 from 100 MiB):%s\n", below ? below : " none"
     if (wrong) { printf "WRONG results in:%s\n", wrong; exit 1 }
-  }' "$OUT/tcp.csv" "$OUT/mpi.csv"
+  }' "$OUT"/tcp.r*.csv "$OUT"/mpi.r*.csv
