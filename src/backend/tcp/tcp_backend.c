@@ -5,6 +5,7 @@
 #include "bootstrap/rendezvous.h"
 #include "core/clock.h"
 #include "core/reduce.h"
+#include "transport/tcp/tcp_knobs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@ typedef struct native_state {
     coll__transport *tp;
     coll__scratch scratch;
     coll__algo_id algo;
+    size_t chunk_bytes; /* $COLL_TCP_CHUNK_BYTES */
     int rank, size;
 } native_state;
 
@@ -34,6 +36,13 @@ static int tcp_init(const coll__rendezvous *rv, void **state, coll__err *err)
     if (!st) return COLL_ENOMEM;
     st->rank = rv->rank;
     st->size = rv->world_size;
+    uint64_t chunk;
+    if (coll__tunable_read(&coll__tcp_tunables.rows[TCP_KNOB_CHUNK], rv->world_size, 0, &chunk,
+                           err)) {
+        free(st);
+        return COLL_EINVAL;
+    }
+    st->chunk_bytes = (size_t)chunk;
     int rc = coll__tcp_transport_create(rv->store, rv->prefix, rv->rank, rv->world_size, rv->host,
                                         rv->token, rv->timeout_s, rv->world_of, rv->nworld, &st->tp,
                                         err);
@@ -94,7 +103,7 @@ static int native_run(void *state, const coll__call *c, const coll__sig *sig, do
         .sig = *sig,
         .deadline = deadline,
         .scratch = &st->scratch,
-        .chunk_bytes = 0,
+        .chunk_bytes = st->chunk_bytes,
         .timeout_s = deadline - coll__now_s(),
     };
     int rc;

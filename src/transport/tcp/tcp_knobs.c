@@ -4,6 +4,10 @@
 static const coll__tunable rows[] = {
     [TCP_KNOB_SOCKBUF] = COLL__TUNABLE("COLL_TCP_SOCKBUF", BYTES, 0, ALWAYS, 0, COLL__GIB,
                                        "tcp socket buffer bytes (0: the kernel's autotuning)"),
+    [TCP_KNOB_CHUNK] = COLL__TUNABLE("COLL_TCP_CHUNK_BYTES", BYTES, COLL__MIB, ALWAYS, 4096,
+                                     COLL__GIB,
+                                     "tcp pipelining chunk of the algorithms (scratch grows with "
+                                     "it)"),
     [TCP_KNOB_SPIN_US] = COLL__TUNABLE("COLL_TCP_SPIN_US", COUNT, 50, ALWAYS, 0, 1000000,
                                        "microseconds a tcp wait polls its sockets before it "
                                        "sleeps (none with more ranks on the host than cores)"),
