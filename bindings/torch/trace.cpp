@@ -7,6 +7,8 @@
 #include "ProcessGroupColl.hpp"
 
 #include <fcntl.h>
+#include <stdarg.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -41,6 +43,20 @@ TraceRecorder::TraceRecorder() {
 }
 
 // s as a JSON string.
+// One line to stderr in one write(): the ranks of a job share the stream, and
+// stdio writes an unbuffered line in pieces that interleave with the others'.
+__attribute__((format(printf, 1, 2))) static void say(const char* fmt, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = std::vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n <= 0) return;
+    size_t len = std::min((size_t)n, sizeof line - 1);
+    ssize_t w = ::write(STDERR_FILENO, line, len);
+    (void)w; // nowhere left to say it failed
+}
+
 static std::string json_str(const std::string& s) {
     std::string o = "\"";
     for (unsigned char c : s) {
@@ -143,8 +159,8 @@ void TraceRecorder::open_locked(const TraceGroup& g) {
 // more calls; its footer goes until the next finish.
 void TraceRecorder::reopen_locked() {
     if (::rename(final_.c_str(), tmp_.c_str()) != 0 || ftruncate(fd_, (off_t)footer_at_) != 0) {
-        std::fprintf(stderr, "coll: COLL_TRACE: cannot reopen %s (%s): recording stopped\n",
-                     final_.c_str(), std::strerror(errno));
+        say("coll: COLL_TRACE: cannot reopen %s (%s): recording stopped\n", final_.c_str(),
+            std::strerror(errno));
         ::close(fd_);
         on_ = false;
         fd_ = -1;
@@ -205,11 +221,10 @@ void TraceRecorder::write_done_locked(bool all) {
                     ",\"gap\":" + std::to_string(gap) + "}\n";
             if (bytes_ + line.size() > cap_) {
                 truncated_ = true;
-                std::fprintf(stderr,
-                             "coll: COLL_TRACE: %s reached COLL_TRACE_MAX_BYTES=%zu bytes: "
-                             "recording stopped after %lld calls (the footer says "
-                             "truncated)\n",
-                             final_.c_str(), cap_, (long long)lines_);
+                say("coll: COLL_TRACE: %s reached COLL_TRACE_MAX_BYTES=%zu bytes: "
+                    "recording stopped after %lld calls (the footer says "
+                    "truncated)\n",
+                    final_.c_str(), cap_, (long long)lines_);
             } else {
                 put_locked(line);
                 lines_++;
@@ -234,8 +249,8 @@ void TraceRecorder::flush_locked() {
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             if (!write_failed_)
-                std::fprintf(stderr, "coll: COLL_TRACE: writing %s failed: %s\n", tmp_.c_str(),
-                             n < 0 ? std::strerror(errno) : "no progress");
+                say("coll: COLL_TRACE: writing %s failed: %s\n", tmp_.c_str(),
+                    n < 0 ? std::strerror(errno) : "no progress");
             write_failed_ = true;
             break;
         }
@@ -262,11 +277,11 @@ void TraceRecorder::finish_locked() {
     flush_locked();
     bytes_ = footer_at_; // the footer is taken off again if the file reopens
     if (write_failed_) {
-        std::fprintf(stderr, "coll: COLL_TRACE: %s is incomplete (a write failed); left as %s\n",
-                     final_.c_str(), tmp_.c_str());
+        say("coll: COLL_TRACE: %s is incomplete (a write failed); left as %s\n", final_.c_str(),
+            tmp_.c_str());
     } else if (::rename(tmp_.c_str(), final_.c_str()) != 0) {
-        std::fprintf(stderr, "coll: COLL_TRACE: cannot rename %s to %s: %s\n", tmp_.c_str(),
-                     final_.c_str(), std::strerror(errno));
+        say("coll: COLL_TRACE: cannot rename %s to %s: %s\n", tmp_.c_str(), final_.c_str(),
+            std::strerror(errno));
     }
     finished_ = true;
 }
