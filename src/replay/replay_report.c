@@ -67,8 +67,9 @@ static replay_cell op_cell(const replay_summary *s, int op)
 
 void replay_print(FILE *f, const replay_turn *turn, const replay_summary *s)
 {
-    fprintf(f, "# replay of %s on %s (pass %d of %d): %d ranks, buffers %s, gaps %s\n", turn->trace,
-            turn->backend, turn->pass, turn->passes, s->world, turn->buffers, turn->gaps);
+    fprintf(f, "# replay of %s on %s (pass %d of %d): %d ranks, buffers %s, gaps %s, overlap %s\n",
+            turn->trace, turn->backend, turn->pass, turn->passes, s->world, turn->buffers,
+            turn->gaps, turn->overlap);
     fprintf(f,
             "#   total %.3f ms   communication %.3f ms   gaps %.3f ms   exposed communication "
             "%.3f ms\n",
@@ -138,11 +139,15 @@ static void row_start(FILE *f, const replay_turn *turn, const replay_summary *s,
     fprintf(f, ",\"collective\":\"%s\",\"size_class\":\"%s\",\"calls\":%.0f", coll, size, calls);
 }
 
-/* The per-call medians, the last two columns. */
-static void row_medians(FILE *f, const replay_summary *s, double med, double rec_med)
+/* The per-call medians and the overlap, the last three columns. */
+static void row_end(FILE *f, const replay_turn *turn, const replay_summary *s, double med,
+                    double rec_med)
 {
     json_num(f, "median_s", med, 1);
     json_num(f, "recorded_median_s", rec_med, s->has_times && rec_med > 0);
+    fputs(",\"overlap\":", f);
+    json_str(f, turn->overlap);
+    fputs("}\n", f);
 }
 
 /* A class's or a collective's row: c summed over the ranks. */
@@ -159,8 +164,7 @@ static void cell_row(FILE *f, const replay_turn *turn, const replay_summary *s, 
     json_num(f, "comm_s", 0, 0);
     json_num(f, "gap_s", 0, 0);
     json_num(f, "exposed_s", 0, 0);
-    row_medians(f, s, med, rec_med);
-    fputs("}\n", f);
+    row_end(f, turn, s, med, rec_med);
 }
 
 void replay_rows_jsonl(FILE *f, const replay_turn *turn, const replay_summary *s)
@@ -180,8 +184,7 @@ void replay_rows_jsonl(FILE *f, const replay_turn *turn, const replay_summary *s
     json_num(f, "comm_s", s->comm_s, 1);
     json_num(f, "gap_s", s->gap_s, 1);
     json_num(f, "exposed_s", s->exposed_s, 1);
-    row_medians(f, s, s->med.all_replayed, s->med.all_recorded);
-    fputs("}\n", f);
+    row_end(f, turn, s, s->med.all_replayed, s->med.all_recorded);
     for (int op = 0; op < REPLAY_OP_COUNT; op++) {
         replay_cell sum = op_cell(s, op);
         if (sum.calls == 0) continue;

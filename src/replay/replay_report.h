@@ -34,6 +34,7 @@ typedef struct replay_turn {
     int pass, passes;    /* from 1 */
     const char *buffers; /* "malloc" | "coll" */
     const char *gaps;    /* "recorded" | "none" */
+    const char *overlap; /* "recorded" | "none": calls kept in flight as recorded or not */
 } replay_turn;
 
 /* all: world measures, rank-major (the allgather's layout). */

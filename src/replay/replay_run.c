@@ -8,7 +8,14 @@
  * groups in opposite orders would wait for each other for ever.
  *
  * Buffers: per group, the largest send and receive buffer its calls need,
- * allocated once (malloc or coll_alloc) and zeroed, reused by every call. */
+ * allocated once (malloc or coll_alloc) and zeroed, reused by every call; one
+ * such pair per call the group keeps in flight at once (replay_schedule.h).
+ *
+ * Calls in flight (opts.overlap, a trace with times): each call is issued when
+ * the program issued it, relative to the events it followed (the previous
+ * call's issue, the ends of the calls that had ended by then), and its time is
+ * from its issue to its end as its group's completion thread sees it
+ * (replay_flight.h), as the recording measured it. */
 #include "replay/replay_run.h"
 
 #include <stdio.h>
@@ -17,11 +24,15 @@
 
 #include "core/clock.h"
 #include "engine/bench_coll.h"
+#include "replay/replay_flight.h"
+#include "replay/replay_schedule.h"
 
 typedef struct group_comm {
     coll_comm *comm;
-    void *send, *recv;
-    size_t send_bytes, recv_bytes;
+    void *send, *recv;             /* depth slots of send_bytes, recv_bytes each */
+    size_t send_bytes, recv_bytes; /* one slot's, rounded up to 64 */
+    size_t depth;                  /* calls in flight at once: slots */
+    size_t next_slot;
 } group_comm;
 
 /* The engine's collective for an op; NULL for send, recv, gather, scatter. */
@@ -107,7 +118,6 @@ static int make_comm(const replay_trace *t, size_t gi, const replay_opts *o, gro
 
 static void *buffer(const replay_opts *o, coll_comm *comm, size_t bytes)
 {
-    if (bytes < 64) bytes = 64; /* never NULL, also for count 0 */
     void *p = o->coll_buffers ? coll_alloc(comm, bytes) : malloc(bytes);
     if (p) memset(p, 0, bytes); /* zeros: every reduction of every dtype stays finite */
     return p;
@@ -120,8 +130,14 @@ static void free_buffer(const replay_opts *o, coll_comm *comm, void *p)
     else free(p);
 }
 
-/* Each group's largest send and receive buffer into gs[].send_bytes, recv_bytes. */
-static void group_needs(const replay_trace *t, group_comm *gs)
+static int keeps_in_flight(const replay_trace *t, int overlap)
+{
+    return overlap && t->has_times && t->ncalls > 0;
+}
+
+/* Each group's largest send and receive buffer (rounded up to 64 bytes) and
+ * its calls in flight at once into gs[]. 0, or -1 out of memory. */
+static int group_needs(const replay_trace *t, int overlap, group_comm *gs)
 {
     for (size_t i = 0; i < t->ncalls; i++) {
         const replay_call *c = &t->calls[i];
@@ -130,16 +146,31 @@ static void group_needs(const replay_trace *t, group_comm *gs)
         if (s > gs[c->group].send_bytes) gs[c->group].send_bytes = s;
         if (r > gs[c->group].recv_bytes) gs[c->group].recv_bytes = r;
     }
+    for (size_t g = 0; g < t->ngroups; g++) {
+        gs[g].send_bytes = (gs[g].send_bytes + 63) / 64 * 64;
+        gs[g].recv_bytes = (gs[g].recv_bytes + 63) / 64 * 64;
+        if (gs[g].send_bytes == 0) gs[g].send_bytes = 64; /* never NULL, also for count 0 */
+        if (gs[g].recv_bytes == 0) gs[g].recv_bytes = 64;
+        gs[g].depth = 1;
+    }
+    if (!keeps_in_flight(t, overlap)) return 0;
+    size_t *done_by = malloc(t->ncalls * sizeof *done_by);
+    size_t *depth = malloc((t->ngroups + 1) * sizeof *depth);
+    int rc = done_by && depth ? 0 : -1;
+    if (!rc) replay_schedule_done_by(t, done_by);
+    if (!rc) rc = replay_schedule_depth(t, done_by, depth);
+    for (size_t g = 0; !rc && g < t->ngroups; g++) gs[g].depth = depth[g];
+    free(done_by), free(depth);
+    return rc;
 }
 
-uint64_t replay_buffer_bytes(const replay_trace *t)
+uint64_t replay_buffer_bytes(const replay_trace *t, int overlap)
 {
     group_comm *gs = calloc(t->ngroups + 1, sizeof *gs);
     uint64_t sum = 0;
-    if (!gs) return UINT64_MAX;
-    group_needs(t, gs);
+    if (!gs || group_needs(t, overlap, gs)) return free(gs), UINT64_MAX;
     for (size_t gi = 0; gi < t->ngroups; gi++)
-        sum += (uint64_t)gs[gi].send_bytes + gs[gi].recv_bytes + 128;
+        sum += (uint64_t)(gs[gi].send_bytes + gs[gi].recv_bytes) * gs[gi].depth;
     free(gs);
     return sum;
 }
@@ -147,14 +178,15 @@ uint64_t replay_buffer_bytes(const replay_trace *t)
 static int make_buffers(const replay_trace *t, const replay_opts *o, group_comm *gs, char *err,
                         size_t errlen)
 {
-    group_needs(t, gs);
+    if (group_needs(t, o->overlap, gs)) return snprintf(err, errlen, "out of memory"), COLL_ENOMEM;
     for (size_t gi = 0; gi < t->ngroups; gi++) {
         group_comm *g = &gs[gi];
-        g->send = buffer(o, g->comm, g->send_bytes);
-        g->recv = buffer(o, g->comm, g->recv_bytes);
+        g->send = buffer(o, g->comm, g->send_bytes * g->depth);
+        g->recv = buffer(o, g->comm, g->recv_bytes * g->depth);
         if (!g->send || !g->recv)
-            return snprintf(err, errlen, "group \"%.60s\": out of memory for %zu + %zu bytes",
-                            t->groups[gi].id, g->send_bytes, g->recv_bytes),
+            return snprintf(err, errlen,
+                            "group \"%.60s\": out of memory for %zu x (%zu + %zu) bytes",
+                            t->groups[gi].id, g->depth, g->send_bytes, g->recv_bytes),
                    COLL_ENOMEM;
     }
     return 0;
@@ -196,42 +228,192 @@ static void add_recorded(const replay_trace *t, replay_measure *m)
                           1e-9;
 }
 
+/* err: the call (file, line, seq, op, group) and why it failed; returns rc. */
+static int call_failed(const replay_trace *t, const replay_call *c, const group_comm *g, int rc,
+                       char *err, size_t errlen)
+{
+    const char *why = *coll_comm_errmsg(g->comm) ? coll_comm_errmsg(g->comm) : coll_strerror(rc);
+    snprintf(err, errlen, "%s:%ld: seq %lld: %s in group \"%.60s\": %s", t->path, c->line,
+             (long long)c->seq, replay_op_name(c->op), t->groups[c->group].id, why);
+    return rc;
+}
+
+/* Call i took s seconds: into its op's and size's cell and the totals. */
+static void account(const replay_trace *t, const replay_opts *o, size_t i, double s,
+                    replay_measure *m)
+{
+    const replay_call *c = &t->calls[i];
+    double bytes, busbytes;
+    call_bytes(c, t->groups[c->group].nranks, &bytes, &busbytes);
+    replay_cell *cell = &m->cell[c->op][replay_size_class((uint64_t)bytes)];
+    cell->calls++;
+    cell->time_s += s;
+    cell->busbytes += busbytes;
+    if (o->call_s) o->call_s[i] = s;
+    m->comm_s += s;
+}
+
+/* Spends a gap of s seconds (capped at cap, counted in m). */
+static void spend(double s, double cap, replay_measure *m)
+{
+    if (!(s > 0)) return;
+    if (s > cap) s = cap, m->capped_gaps++;
+    m->gap_s += replay_spend_gap(s);
+}
+
+/* Each call alone, in order: the call, then the next one's gap. */
+static int replay_one_by_one(const replay_trace *t, const replay_opts *o, group_comm *gs,
+                             replay_measure *m, char *err, size_t errlen)
+{
+    double cap = o->timeout_s / 2; /* the others wait in a call meanwhile */
+    for (size_t i = 0; i < t->ncalls; i++) {
+        const replay_call *c = &t->calls[i];
+        if (o->gaps) spend((double)c->gap * 1e-9, cap, m);
+        double a = coll__now_s();
+        int rc = run_call(t, c, &gs[c->group]);
+        double b = coll__now_s();
+        if (rc) return call_failed(t, c, &gs[c->group], rc, err, errlen);
+        account(t, o, i, b - a, m);
+    }
+    return 0;
+}
+
+/* The replay's calls in flight, in issue order (at most REPLAY_MAX_IN_FLIGHT
+ * per group, so a small array). */
+typedef struct in_flight {
+    size_t *call;
+    size_t n;
+} in_flight;
+
+/* The recorded time x (ns) on the trace's clock from its first call, in s. */
+static double rec_s(const replay_trace *t, int64_t x)
+{
+    return (double)(x - t->calls[0].t0) * 1e-9;
+}
+
+/* Waits for the in-flight calls that must end before call j: those done_by
+ * says, every one of group all_of (a blocking call's), the oldest one of group
+ * full (its slots are all in use); (size_t)-1: none. Accounts each; *shift
+ * (replay clock minus recorded clock) becomes at least each one's replay end
+ * minus its recorded end. 0 or the first failure's status (err said). */
+static int land(const replay_trace *t, const replay_opts *o, group_comm *gs, replay_flight *f,
+                in_flight *fl, const size_t *done_by, const double *issued, size_t j, size_t all_of,
+                size_t full, double *shift, double *last_end, replay_measure *m, char *err,
+                size_t errlen)
+{
+    int rc = 0;
+    size_t keep = 0, oldest = (size_t)-1;
+    for (size_t k = 0; full != (size_t)-1 && k < fl->n && oldest == (size_t)-1; k++)
+        if (t->calls[fl->call[k]].group == full) oldest = fl->call[k];
+    for (size_t k = 0; k < fl->n; k++) {
+        size_t i = fl->call[k], g = t->calls[i].group;
+        if (done_by[i] > j && g != all_of && i != oldest) {
+            fl->call[keep++] = i;
+            continue;
+        }
+        double done;
+        int r = replay_flight_wait(f, i, &done);
+        if (r && !rc) rc = call_failed(t, &t->calls[i], &gs[g], r, err, errlen);
+        if (r) continue;
+        account(t, o, i, done - issued[i], m);
+        if (done - rec_s(t, t->calls[i].t1) > *shift) *shift = done - rec_s(t, t->calls[i].t1);
+        if (done > *last_end) *last_end = done;
+    }
+    fl->n = keep;
+    return rc;
+}
+
+static int issue(const replay_call *c, group_comm *g, coll_request **req)
+{
+    size_t slot = g->next_slot++ % g->depth;
+    void *send = (char *)g->send + slot * g->send_bytes;
+    void *recv = (char *)g->recv + slot * g->recv_bytes;
+    switch (c->op) {
+    case REPLAY_ALLREDUCE:
+        return coll_iallreduce(g->comm, send, recv, c->count, c->dtype, c->red, req);
+    case REPLAY_ALLGATHER: return coll_iallgather(g->comm, send, recv, c->count, c->dtype, req);
+    case REPLAY_REDUCESCATTER:
+        return coll_ireducescatter(g->comm, send, recv, c->count, c->dtype, c->red, req);
+    case REPLAY_BROADCAST:
+        return coll_ibroadcast(g->comm, send, recv, c->count, c->dtype, c->root, req);
+    default: return COLL_ENOTSUP;
+    }
+}
+
+/* The calls kept in flight as the program kept them (replay_schedule.h): call
+ * j is issued at its recorded time after the latest event it followed (the
+ * previous issue, the ends it waited for), shifted to the replay's clock. */
+static int replay_overlapped(const replay_trace *t, const replay_opts *o, group_comm *gs,
+                             replay_measure *m, double start, char *err, size_t errlen)
+{
+    const size_t n = t->ncalls, none = (size_t)-1;
+    double cap = o->timeout_s / 2;
+    size_t *done_by = malloc(n * sizeof *done_by);
+    double *issued = calloc(n, sizeof *issued);
+    size_t *inflight = malloc((t->ngroups * REPLAY_MAX_IN_FLIGHT + 1) * sizeof *inflight);
+    size_t *count = calloc(t->ngroups + 1, sizeof *count); /* in flight per group */
+    replay_flight *f = replay_flight_new(n, t->ngroups);
+    in_flight fl = {.call = inflight};
+    int rc = done_by && issued && inflight && count && f ? 0 : COLL_ENOMEM;
+    if (rc) snprintf(err, errlen, "out of memory");
+    else replay_schedule_done_by(t, done_by);
+    double shift = start, last_end = start;
+    for (size_t j = 0; !rc && j < n; j++) {
+        const replay_call *c = &t->calls[j];
+        size_t g = c->group;
+        int nb = replay_op_nonblocking(c->op);
+        rc = land(t, o, gs, f, &fl, done_by, issued, j, nb ? none : g,
+                  nb && count[g] == gs[g].depth ? g : none, &shift, &last_end, m, err, errlen);
+        if (rc) break;
+        memset(count, 0, t->ngroups * sizeof *count);
+        for (size_t k = 0; k < fl.n; k++) count[t->calls[fl.call[k]].group]++;
+        if (o->gaps) spend(rec_s(t, c->t0) + shift - coll__now_s(), cap, m);
+        double a = issued[j] = coll__now_s();
+        if (a - rec_s(t, c->t0) > shift) shift = a - rec_s(t, c->t0);
+        if (!nb) {
+            rc = run_call(t, c, &gs[g]);
+            double b = coll__now_s();
+            if (rc) {
+                call_failed(t, c, &gs[g], rc, err, errlen);
+                break;
+            }
+            account(t, o, j, b - a, m);
+            if (b > last_end) last_end = b;
+            /* the program went on when the call returned */
+            if (b - rec_s(t, c->t1) > shift) shift = b - rec_s(t, c->t1);
+            continue;
+        }
+        coll_request *req = NULL;
+        if ((rc = issue(c, &gs[g], &req))) {
+            call_failed(t, c, &gs[g], rc, err, errlen);
+            break;
+        }
+        fl.call[fl.n++] = j, count[g]++;
+        if ((rc = replay_flight_add(f, g, j, req)))
+            snprintf(err, errlen, "cannot start a completion thread for group \"%.60s\"",
+                     t->groups[g].id);
+    }
+    /* the calls still in flight end before the turn does (also after a failure) */
+    int last = f ? land(t, o, gs, f, &fl, done_by, issued, n, none, none, &shift, &last_end, m,
+                        rc ? NULL : err, rc ? 0 : errlen)
+                 : 0;
+    if (!rc) rc = last;
+    replay_flight_free(f);
+    free(done_by), free(issued), free(inflight), free(count);
+    m->total_s = last_end - start;
+    return rc;
+}
+
 static int replay_calls(const replay_trace *t, const replay_opts *o, group_comm *gs,
                         replay_measure *m, char *err, size_t errlen)
 {
-    double cap = o->timeout_s / 2; /* the others wait in a call meanwhile */
     int rc = o->world ? coll_barrier(o->world) : 0;
     if (rc) return snprintf(err, errlen, "start barrier: %s", coll_comm_errmsg(o->world)), rc;
     double start = coll__now_s();
-    for (size_t i = 0; i < t->ncalls; i++) {
-        const replay_call *c = &t->calls[i];
-        if (o->gaps && c->gap > 0) {
-            double gap = (double)c->gap * 1e-9;
-            if (gap > cap) gap = cap, m->capped_gaps++;
-            m->gap_s += replay_spend_gap(gap);
-        }
-        double a = coll__now_s();
-        rc = run_call(t, c, &gs[c->group]);
-        double b = coll__now_s();
-        if (rc)
-            return snprintf(err, errlen, "%s:%ld: seq %lld: %s in group \"%.60s\": %s", t->path,
-                            c->line, (long long)c->seq, replay_op_name(c->op),
-                            t->groups[c->group].id,
-                            *coll_comm_errmsg(gs[c->group].comm)
-                                ? coll_comm_errmsg(gs[c->group].comm)
-                                : coll_strerror(rc)),
-                   rc;
-        double bytes, busbytes;
-        call_bytes(c, t->groups[c->group].nranks, &bytes, &busbytes);
-        replay_cell *cell = &m->cell[c->op][replay_size_class((uint64_t)bytes)];
-        cell->calls++;
-        cell->time_s += b - a;
-        cell->busbytes += busbytes;
-        if (o->call_s) o->call_s[i] = b - a;
-        m->comm_s += b - a;
-    }
+    if (keeps_in_flight(t, o->overlap)) return replay_overlapped(t, o, gs, m, start, err, errlen);
+    rc = replay_one_by_one(t, o, gs, m, err, errlen);
     m->total_s = coll__now_s() - start;
-    return 0;
+    return rc;
 }
 
 int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, char *err,

@@ -45,6 +45,8 @@ typedef struct replay_opts {
     const char *backend; /* the turn's backend */
     int coll_buffers;    /* 1: coll_alloc on each group's communicator; 0: malloc */
     int gaps;            /* 1: spend the recorded gaps before each call */
+    int overlap;         /* 1: keep calls in flight together as recorded (a trace with
+                            times; replay_schedule.h); 0: each call alone, in order */
     double timeout_s;    /* every communicator's; a gap is capped at half of it */
     const char *rdv_dir; /* the groups' file:// stores go here (private to the job) */
     int turn;            /* distinct per turn of the job: the stores' names */
@@ -62,8 +64,9 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
                size_t errlen);
 
 /* The bytes of the buffers replay_run allocates for t (per group its largest
- * send and receive buffer), for the launcher's check against this host's memory. */
-uint64_t replay_buffer_bytes(const replay_trace *t);
+ * send and receive buffer, times its calls in flight at once with overlap), for
+ * the launcher's check against this host's memory. */
+uint64_t replay_buffer_bytes(const replay_trace *t, int overlap);
 
 /* Spends s seconds: a sleep from REPLAY_SLEEP_GAP_S up (ranks that outnumber
  * the cores must not take each other's CPU), a spin below (a sleep that short

@@ -37,13 +37,16 @@ const bench_replay_field bench_replay_fields[BENCH_REPLAY_COLUMNS] = {
     OPT(exposed_s),
     OPT(median_s),
     OPT(recorded_median_s),
+    TEXT(overlap),
 };
 
 #define HEADER_V1                                                                                 \
     "trace,backend,pass,nprocs,buffers,gaps,collective,size_class,calls,time_s,recorded_s,ratio," \
     "busbw_GBps,total_s,comm_s,gap_s,exposed_s"
 const char BENCH_REPLAY_CSV_HEADER_V1[] = HEADER_V1;
-const char BENCH_REPLAY_CSV_HEADER[] = HEADER_V1 ",median_s,recorded_median_s";
+#define HEADER_V2 HEADER_V1 ",median_s,recorded_median_s"
+const char BENCH_REPLAY_CSV_HEADER_V2[] = HEADER_V2;
+const char BENCH_REPLAY_CSV_HEADER[] = HEADER_V2 ",overlap";
 
 void bench_replay_row_init(bench_replay_row *r)
 {

@@ -25,6 +25,9 @@ typedef struct bench_replay_row {
      * position's mean over the ranks, the median over the calls); absent in
      * files written before them and where no time was recorded */
     double median_s, recorded_median_s;
+    /* recorded: calls kept in flight together as the program kept them; none:
+     * each call alone; "" in files written before the column */
+    char overlap[12];
 } bench_replay_row;
 
 typedef enum bench_replay_kind {
@@ -40,14 +43,17 @@ typedef struct bench_replay_field {
     bench_replay_kind kind;
     size_t offset, size;
 } bench_replay_field;
-#define BENCH_REPLAY_COLUMNS 19
+#define BENCH_REPLAY_COLUMNS 20
 extern const bench_replay_field bench_replay_fields[BENCH_REPLAY_COLUMNS];
-/* Files written before the medians: the first 17 columns (the rest absent). */
+/* Files written before the medians: the first 17 columns; before overlap:
+ * the first 19 (the rest absent). */
 #define BENCH_REPLAY_COLUMNS_V1 17
+#define BENCH_REPLAY_COLUMNS_V2 19
 
-/* The CSV header line (no newline): the names of bench_replay_fields; V1: of
- * the first BENCH_REPLAY_COLUMNS_V1. */
+/* The CSV header line (no newline): the names of bench_replay_fields; V1, V2:
+ * of the first BENCH_REPLAY_COLUMNS_V1, _V2. */
 extern const char BENCH_REPLAY_CSV_HEADER[];
+extern const char BENCH_REPLAY_CSV_HEADER_V2[];
 extern const char BENCH_REPLAY_CSV_HEADER_V1[];
 
 /* Clears r: text empty, numbers 0, optional numbers NAN. */

@@ -66,11 +66,15 @@ run_report 0 "$WORK/r.csv" "$WORK/r.json" -o "$WORK/both"
 grep -q "duplicate rows merged" "$WORK/err" || fail "CSV and JSON of one run not merged: $(cat "$WORK/err")"
 [ "$(sed -n 2p "$WORK/both/analysis.txt")" = "$line" ] || fail "CSV + JSON: '$(sed -n 2p "$WORK/both/analysis.txt")'"
 
-# a -J file from before the medians (no median keys) still reads, the same
-sed '/"median_s"\|"recorded_median_s"/d' "$WORK/r.json" | sed 's/"exposed_s": \(.*\),$/"exposed_s": \1/' >"$WORK/old.json"
+# a -J file from before the medians and overlap (no such keys) still reads, the same
+sed '/"median_s"\|"recorded_median_s"\|"overlap"/d' "$WORK/r.json" | sed 's/"exposed_s": \(.*\),$/"exposed_s": \1/' >"$WORK/old.json"
 grep -q median "$WORK/old.json" && fail "old.json still has medians"
 run_report 0 "$WORK/old.json" -o "$WORK/old"
 [ "$(sed -n 2p "$WORK/old/analysis.txt")" = "$line" ] || fail "old JSON: '$(sed -n 2p "$WORK/old/analysis.txt")'"
+# and a CSV from before overlap (its first 19 columns)
+cut -d, -f1-19 "$WORK/r.csv" >"$WORK/v2.csv"
+run_report 0 "$WORK/v2.csv" -o "$WORK/v2"
+[ "$(sed -n 2p "$WORK/v2/analysis.txt")" = "$line" ] || fail "CSV v2: '$(sed -n 2p "$WORK/v2/analysis.txt")'"
 
 # Two backends, made-up rows: summary rows (the comparison reads communication)
 H17="trace,backend,pass,nprocs,buffers,gaps,collective,size_class,calls,time_s,recorded_s,ratio,busbw_GBps,total_s,comm_s,gap_s,exposed_s"

@@ -60,6 +60,13 @@ static int on_gaps(bench_opt_ctx *c, const char *v)
     O(c)->gaps = strcmp(v, "recorded") == 0;
     return 0;
 }
+static int on_overlap(bench_opt_ctx *c, const char *v)
+{
+    if (strcmp(v, "recorded") && strcmp(v, "none"))
+        return bench_opt_fail(c, "'%s': recorded or none", v);
+    O(c)->overlap = strcmp(v, "recorded") == 0;
+    return 0;
+}
 static int on_passes(bench_opt_ctx *c, const char *v)
 {
     return bench_opt_int(c, v, 1, 100, &O(c)->passes);
@@ -101,6 +108,11 @@ static const bench_opt opt_table[] = {
      "sleep from 200 us up, a spin below (so that ranks that outnumber\n"
      "the cores do not starve each other), each at most half of -T;\n"
      "none: the calls back to back"},
+    {0, "overlap", "HOW", on_overlap,
+     "recorded (default): keep calls in flight together as the program\n"
+     "did (an async call issued before the earlier ones ended), each\n"
+     "call timed from its issue to its end, as recorded; none: each\n"
+     "call alone (a trace without times is always replayed so)"},
     {0, "passes", "N", on_passes, "replay N times, the backends reversed every other pass"},
     {0, "csv", "FILE", on_csv, "write the rows as CSV (replaced atomically)"},
     {'J', "json", "FILE", on_json, "write the rows as JSON (replaced atomically)"},
@@ -131,6 +143,7 @@ static int parse_opts(int argc, char **argv, replay_cli *o)
 {
     memset(o, 0, sizeof *o);
     o->gaps = 1;
+    o->overlap = 1;
     o->passes = 1;
     o->timeout_s = 60;
     return cli_parse_options(REPLAY_PREFIX, opt_table, BENCH_OPT_COUNT(opt_table), o, NULL,
@@ -263,12 +276,12 @@ static int check_output(const char *flag, const char *path)
 
 /* Every rank's buffers against what this host can give now, before any rank
  * allocates (engine/memory_need.h): the OOM killer might pick any process. */
-static int check_memory(replay_trace **by_rank, int world)
+static int check_memory(replay_trace **by_rank, int world, int overlap)
 {
     uint64_t need = 0, most = 0, avail;
     int big = 0;
     for (int r = 0; r < world; r++) {
-        uint64_t b = replay_buffer_bytes(by_rank[r]);
+        uint64_t b = replay_buffer_bytes(by_rank[r], overlap);
         need = b > UINT64_MAX - need ? UINT64_MAX : need + b;
         if (b > most) most = b, big = r;
     }
@@ -296,7 +309,7 @@ static int check_request(const replay_cli *o, replay_trace **by_rank, int world)
                                      "host (open files are limited to %ld, ulimit -n)\n",
                        world, most, nofile),
                EXIT_USAGE;
-    if ((code = check_memory(by_rank, world))) return code;
+    if ((code = check_memory(by_rank, world, o->overlap))) return code;
 #ifndef COLL_HAVE_JANSSON
     if (o->csv_path || o->json_path)
         return fprintf(stderr, REPLAY_PREFIX ": result files need jansson (apt-get install "

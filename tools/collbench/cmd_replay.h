@@ -17,7 +17,7 @@ typedef struct replay_cli {
     char *backends[REPLAY_MAX_BACKENDS]; /* --backend, split at commas (malloc'd) */
     size_t nbackends;
     int nprocs; /* -P; 0: the trace's world */
-    int coll_buffers, gaps, passes;
+    int coll_buffers, gaps, overlap, passes;
     double timeout_s;
     const char *csv_path, *json_path;
     const char *rdv_dir; /* --rdv-dir: given by the launcher to its ranks */

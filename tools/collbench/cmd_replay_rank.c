@@ -80,6 +80,7 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
             replay_opts ro = {.backend = b,
                               .coll_buffers = o->coll_buffers,
                               .gaps = o->gaps,
+                              .overlap = o->overlap,
                               .timeout_s = o->timeout_s,
                               .rdv_dir = o->rdv_dir,
                               .turn = pass * nb + i,
@@ -110,7 +111,8 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                                 .pass = pass + 1,
                                 .passes = o->passes,
                                 .buffers = o->coll_buffers ? "coll" : "malloc",
-                                .gaps = o->gaps ? "recorded" : "none"};
+                                .gaps = o->gaps ? "recorded" : "none",
+                                .overlap = o->overlap && t->has_times ? "recorded" : "none"};
             if (env->rank == 0) code = report_turn(o, &turn, all, env->world_size, &med);
         }
     free(all);

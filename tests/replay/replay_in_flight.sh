@@ -1,0 +1,29 @@
+#!/bin/sh
+# collbench replay --overlap on a handmade trace whose first three calls were
+# in flight together (issued at 0, 100 and 150 ms, all ending at 190-195 ms)
+# and a fourth issued at 200 ms: kept in flight as recorded, the replay issues
+# each call when the program did, so it lasts the recorded 200 ms; each call
+# alone (--overlap none), only the recorded gaps are spent (5 ms). On shm and
+# tcp, so that the per-group completion threads run under the sanitizers.
+. "$(dirname "$0")/../cli/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+total_ms() { # the summary row's total_s of backend $2 in CSV $1, in ms
+    awk -F, -v b="$2" 'NR > 1 && $2 == b && $7 == "all" && $8 == "all" { printf "%d", $14 * 1000 }' "$1"
+}
+for ov in recorded none; do
+    "$BIN" replay "$HERE/in_flight" --backend shm,tcp --overlap $ov -T 30 --csv "$WORK/$ov.csv" \
+        >"$WORK/out" 2>"$WORK/err" || fail "--overlap $ov: exit $?: $(cat "$WORK/err")"
+done
+for b in shm tcp; do
+    kept=$(total_ms "$WORK/recorded.csv" $b)
+    alone=$(total_ms "$WORK/none.csv" $b)
+    [ -n "$kept" ] && [ -n "$alone" ] || fail "$b: no summary rows: $(cat "$WORK/recorded.csv")"
+    [ "$kept" -ge 195 ] || fail "$b: kept in flight, the replay took $kept ms, the program 200"
+    [ "$alone" -lt 100 ] || fail "$b: each call alone took $alone ms, want the 5 ms of gaps"
+done
+"$BIN" replay "$HERE/in_flight" --overlap sometimes >"$WORK/out" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "overlap.*'sometimes': recorded or none" "$WORK/out" ||
+    fail "--overlap sometimes: exit $rc: $(cat "$WORK/out")"
+echo "PASS: kept in flight $kept ms on tcp (the program: 200 ms), each call alone $alone ms"
