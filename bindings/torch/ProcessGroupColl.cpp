@@ -33,6 +33,7 @@ ProcessGroupColl::ProcessGroupColl(const c10::intrusive_ptr<c10d::Store>& store,
         throw;
     }
     p2p_->attach(comm_);
+    inline_bytes_ = inline_bytes_from_env();
     completer_ = std::thread([this]() { complete_loop(); });
 }
 
@@ -150,6 +151,7 @@ void ProcessGroupColl::complete_through(const WorkColl* target) {
             pending_.pop_front();
         }
         w->complete_request();
+        completed_one();
         if (w.get() == target) return;
     }
 }
@@ -158,7 +160,42 @@ void ProcessGroupColl::enqueue(const c10::intrusive_ptr<WorkColl>& w) {
     w->owner_ = this;
     std::lock_guard<std::mutex> g(qlk_);
     pending_.push_back(w);
+    in_flight_++;
     qcv_.notify_one();
+}
+
+void ProcessGroupColl::completed_one() {
+    std::lock_guard<std::mutex> g(qlk_);
+    in_flight_--;
+}
+
+// Inline, a call costs the collective alone: the queued path hands it to
+// libcoll's progress thread, which hands it to the completion thread, which
+// wakes the caller in wait(): three wake-ups, each tens of microseconds on a
+// busy machine. Only when nothing of the group is in flight (its calls still
+// run and complete in call order; a future's callback on the completion
+// thread takes the queued path), without a timeout of the call's own (the
+// blocking call has the group's), and small: it returns only once every rank
+// has joined, so an async_op=True call of this size no longer overlaps.
+bool ProcessGroupColl::runs_inline(size_t bytes, std::chrono::milliseconds timeout) {
+    if (bytes > inline_bytes_ || timeout.count() > 0) return false;
+    std::lock_guard<std::mutex> g(qlk_);
+    return in_flight_ == 0;
+}
+
+// COLL_TORCH_INLINE_BYTES: the largest inline call in bytes (0: none).
+size_t ProcessGroupColl::inline_bytes_from_env() {
+    static constexpr size_t kDefaultInlineBytes = 64 * 1024;
+    const char* v = std::getenv("COLL_TORCH_INLINE_BYTES");
+    if (!v || !*v) return kDefaultInlineBytes;
+    char* end = nullptr;
+    unsigned long long n = std::strtoull(v, &end, 10);
+    if (*end != '\0' || v[0] == '-') {
+        TORCH_WARN("coll: COLL_TORCH_INLINE_BYTES=", v, " is not a byte count; using ",
+                   kDefaultInlineBytes);
+        return kDefaultInlineBytes;
+    }
+    return (size_t)n;
 }
 
 // Rank 0 picks a free port and (without a user token) a random job token and
@@ -272,6 +309,7 @@ void ProcessGroupColl::complete_loop() {
             pending_.pop_front();
         }
         w->complete_request(); // an error stays in the Work and its future
+        completed_one();
         // The Work's tensors may hold the group's last reference (coll
         // blocks hold their group): then the destructor ran right here,
         // on this thread, and `this` is gone.

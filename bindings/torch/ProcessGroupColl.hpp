@@ -434,6 +434,8 @@ class ProcessGroupColl : public CollBase {
 
     // collectives.cpp
     static bool reduced_here(const at::Tensor& t, const c10d::ReduceOp& op);
+    WorkPtr allreduce_one(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts,
+                          bool may_inline);
     WorkPtr allreduce_gathered(std::vector<at::Tensor>& tensors, const c10d::AllreduceOptions& opts,
                                int64_t t0);
     WorkPtr allreduce_sparse_coo(std::vector<at::Tensor>& tensors,
@@ -464,6 +466,13 @@ class ProcessGroupColl : public CollBase {
     WorkPtr make(c10d::OpType type, const char* what, int rc, coll_request* req,
                  std::function<void()> finish, std::vector<at::Tensor> outputs,
                  std::chrono::milliseconds timeout = ::kNoTimeout, int64_t trace_seq = -1);
+    // The short path of a small call (COLL_TORCH_INLINE_BYTES): nothing of
+    // the group in flight, no timeout of its own, at most inline_bytes_; then
+    // the blocking libcoll call runs on the caller's thread and done() makes
+    // its Work, complete, its error (if any) raised at wait() as a queued one's.
+    bool runs_inline(size_t bytes, std::chrono::milliseconds timeout);
+    WorkPtr done(c10d::OpType type, const char* what, int rc, std::function<void()> finish,
+                 std::vector<at::Tensor> outputs, int64_t trace_seq);
 
     // trace.cpp: a call for COLL_TRACE's file. t0: trace_clock() at the
     // call's entry; the sequence number for its Work, -1 when not recording.
@@ -495,6 +504,8 @@ class ProcessGroupColl : public CollBase {
     }
     void shut_down();
     void complete_loop();
+    void completed_one();
+    static size_t inline_bytes_from_env();
     static thread_local bool t_destroyed_own_group;
 
     coll_comm* comm_ = nullptr;
@@ -506,6 +517,8 @@ class ProcessGroupColl : public CollBase {
     std::mutex qlk_;
     std::condition_variable qcv_;
     std::deque<c10::intrusive_ptr<WorkColl>> pending_;
+    size_t in_flight_ = 0;    // enqueued, not yet completed (pending_ or being completed)
+    size_t inline_bytes_ = 0; // runs_inline's size limit, 0: never inline
     bool stop_ = false;
     std::string trace_id_; // TraceRecorder's id of the group, "" when not recording
     // torch's profiler (COLL_PARAM_COMMS): the group's name and global ranks

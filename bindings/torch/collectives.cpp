@@ -69,6 +69,13 @@ Staged stage(const at::Tensor& t) {
 
 WorkPtr ProcessGroupColl::allreduce(std::vector<at::Tensor>& tensors,
                                     const c10d::AllreduceOptions& opts) {
+    return allreduce_one(tensors, opts, true);
+}
+
+// may_inline: false for the parts of a coalesced call, whose Work must return
+// before they complete (async_op=True overlaps; runs_inline would block).
+WorkPtr ProcessGroupColl::allreduce_one(std::vector<at::Tensor>& tensors,
+                                        const c10d::AllreduceOptions& opts, bool may_inline) {
     const int64_t t0 = trace_clock();
     if (tensors.size() == 1 && tensors[0].is_sparse())
         return allreduce_sparse_coo(tensors, opts, t0);
@@ -80,6 +87,11 @@ WorkPtr ProcessGroupColl::allreduce(std::vector<at::Tensor>& tensors,
     COLL_PARAM_COMMS("allreduce", tensors, tensors, n, n, tensors[0].scalar_type(), kNoSplits,
                      kNoSplits);
     Staged s = stage(tensors[0]);
+    if (may_inline && runs_inline(s.buf.nbytes(), opts.timeout)) {
+        int rc = coll_allreduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)n, dt, op);
+        return done(c10d::OpType::ALLREDUCE, "all_reduce", rc, copy_back_fn({s}), tensors,
+                    traced(t0, "allreduce", coll_dtype_name(dt), coll_op_name(op), n, n, n));
+    }
     coll_request* req = nullptr;
     int rc = coll_iallreduce(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)n, dt, op, &req);
     return make(c10d::OpType::ALLREDUCE, "all_reduce", rc, req, copy_back_fn({s}), tensors,
@@ -100,7 +112,7 @@ WorkPtr ProcessGroupColl::allreduce_coalesced(std::vector<at::Tensor>& tensors,
         std::vector<at::Tensor> one{t};
         c10d::AllreduceOptions o;
         o.reduceOp = opts.reduceOp;
-        works.push_back(c10::static_intrusive_pointer_cast<WorkColl>(allreduce(one, o)));
+        works.push_back(c10::static_intrusive_pointer_cast<WorkColl>(allreduce_one(one, o, false)));
     }
     return standing_for(c10d::OpType::ALLREDUCE_COALESCED, "all_reduce_coalesced", std::move(works),
                         tensors, opts.timeout);
@@ -146,6 +158,12 @@ WorkPtr ProcessGroupColl::broadcast(std::vector<at::Tensor>& tensors,
     COLL_PARAM_COMMS_AT(opts.rootRank, "broadcast", tensors, tensors, n, n,
                         tensors[0].scalar_type(), kNoSplits, kNoSplits);
     Staged s = stage(tensors[0]);
+    if (runs_inline(s.buf.nbytes(), opts.timeout)) {
+        int rc = coll_broadcast(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)n, dt,
+                                (int)opts.rootRank);
+        return done(c10d::OpType::BROADCAST, "broadcast", rc, copy_back_fn({s}), tensors,
+                    traced(t0, "broadcast", coll_dtype_name(dt), "", n, n, n, (int)opts.rootRank));
+    }
     coll_request* req = nullptr;
     int rc = coll_ibroadcast(comm_, s.buf.data_ptr(), s.buf.data_ptr(), (size_t)n, dt,
                              (int)opts.rootRank, &req);
@@ -341,6 +359,18 @@ WorkPtr ProcessGroupColl::make(c10d::OpType type, const char* what, int rc, coll
         enqueue(w);
     else
         w->settle_future();
+    return w;
+}
+
+// A call that ran inline (runs_inline): complete, its future set; a failure
+// raises at wait() and is the future's error, as a queued call's.
+WorkPtr ProcessGroupColl::done(c10d::OpType type, const char* what, int rc,
+                               std::function<void()> finish, std::vector<at::Tensor> outputs,
+                               int64_t trace_seq) {
+    auto w = c10::make_intrusive<WorkColl>(
+        type, what, comm_, nullptr, rc, std::move(finish), std::move(outputs), ::kNoTimeout,
+        std::vector<c10::intrusive_ptr<WorkColl>>{}, nullptr, -1, trace_seq);
+    w->settle_future();
     return w;
 }
 
