@@ -7,7 +7,6 @@
  * rows rank 0 writes), launches the trace's world of ranks of itself (one
  * launch runs every backend: cmd_replay_rank.c) and writes --csv and -J from the
  * rows, atomically. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -22,6 +21,7 @@
 #include "replay/replay_run.h"
 #include "replay/replay_output.h"
 #include "replay/trace.h"
+#include "replay/trace_files.h"
 #include "cli_launch.h"
 #include "cmd_replay.h"
 
@@ -169,38 +169,22 @@ static int add_path(trace_set *s, const char *path)
     return (s->paths[s->n++] = strdup(path)) ? 0 : -1;
 }
 
-static int is_rank_file(const char *name)
-{
-    if (strncmp(name, "rank", 4) != 0) return 0;
-    const char *p = name + 4, *digits = p;
-    while (*p >= '0' && *p <= '9') p++;
-    return p > digits && strcmp(p, ".jsonl") == 0;
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* A directory's rank<R>.jsonl files, or the file itself. */
+/* A directory's rank<R>.jsonl files (in rank order), or the file itself. */
 static int collect(const char *arg, trace_set *s)
 {
     struct stat st;
+    char err[PATH_MAX + 64], **paths;
+    size_t n, i;
     if (stat(arg, &st) != 0)
         return fprintf(stderr, REPLAY_PREFIX ": %s: %s\n", arg, strerror(errno)), EXIT_USAGE;
     if (!S_ISDIR(st.st_mode)) return add_path(s, arg) ? EXIT_RUNTIME : 0;
-    DIR *d = opendir(arg);
-    if (!d) return fprintf(stderr, REPLAY_PREFIX ": %s: %s\n", arg, strerror(errno)), EXIT_USAGE;
-    size_t before = s->n;
-    char path[PATH_MAX];
-    for (struct dirent *e; (e = readdir(d));) {
-        if (!is_rank_file(e->d_name)) continue;
-        snprintf(path, sizeof path, "%s/%s", arg, e->d_name);
-        if (add_path(s, path)) break;
+    if (replay_rank_files(arg, &paths, &n, err, sizeof err))
+        return fprintf(stderr, REPLAY_PREFIX ": %s\n", err), EXIT_USAGE;
+    for (i = 0; i < n && add_path(s, paths[i]) == 0; i++) {
     }
-    closedir(d);
-    qsort(s->paths + before, s->n - before, sizeof *s->paths, by_name); /* messages alike */
-    if (s->n == before)
+    replay_rank_files_free(paths, n);
+    if (i < n) return EXIT_RUNTIME;
+    if (n == 0)
         return fprintf(stderr, REPLAY_PREFIX ": %s holds no rank<R>.jsonl trace\n", arg),
                EXIT_USAGE;
     return 0;
