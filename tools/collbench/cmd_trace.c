@@ -194,20 +194,26 @@ static int verify(const trace_opts *o, const replay_import *im)
     return code;
 }
 
+/* A subcommand's options into o: 0, BENCH_OPT_HELP (the usage printed) or
+ * EXIT_USAGE (said). */
+static int parse_sub(const char *sub, const bench_opt *table, size_t n, int argc, char **argv,
+                     trace_opts *o)
+{
+    char err[512];
+    memset(o, 0, sizeof *o);
+    bench_opt_ctx c = {
+        .table = table, .n = n, .user = o, .err = err, .errlen = sizeof err, .positional = on_file};
+    int rc = bench_opt_parse(&c, argc, argv);
+    if (rc == BENCH_OPT_HELP) return usage(stdout), BENCH_OPT_HELP;
+    if (rc) return fprintf(stderr, TRACE_PREFIX " %s: %s\n", sub, err), EXIT_USAGE;
+    return 0;
+}
+
 static int do_import(int argc, char **argv)
 {
     static trace_opts o;
-    char err[512];
-    memset(&o, 0, sizeof o);
-    bench_opt_ctx c = {.table = import_table,
-                       .n = BENCH_OPT_COUNT(import_table),
-                       .user = &o,
-                       .err = err,
-                       .errlen = sizeof err,
-                       .positional = on_file};
-    int rc = bench_opt_parse(&c, argc, argv);
-    if (rc == BENCH_OPT_HELP) return usage(stdout), 0;
-    if (rc) return fprintf(stderr, TRACE_PREFIX " import: %s\n", err), EXIT_USAGE;
+    int rc = parse_sub("import", import_table, BENCH_OPT_COUNT(import_table), argc, argv, &o);
+    if (rc) return rc == BENCH_OPT_HELP ? 0 : rc;
     if (!o.nfiles || !o.outdir)
         return fprintf(stderr, TRACE_PREFIX " import: %s (see collbench trace --help)\n",
                        !o.nfiles ? "no profiler trace given" : "no -o DIR"),
@@ -235,16 +241,8 @@ static int do_show(int argc, char **argv)
     static trace_opts o;
     char err[2048], **paths = NULL;
     size_t n = 0;
-    memset(&o, 0, sizeof o);
-    bench_opt_ctx c = {.table = show_table,
-                       .n = BENCH_OPT_COUNT(show_table),
-                       .user = &o,
-                       .err = err,
-                       .errlen = sizeof err,
-                       .positional = on_file};
-    int rc = bench_opt_parse(&c, argc, argv);
-    if (rc == BENCH_OPT_HELP) return usage(stdout), 0;
-    if (rc) return fprintf(stderr, TRACE_PREFIX " show: %s\n", err), EXIT_USAGE;
+    int rc = parse_sub("show", show_table, BENCH_OPT_COUNT(show_table), argc, argv, &o);
+    if (rc) return rc == BENCH_OPT_HELP ? 0 : rc;
     if (!o.nfiles) return fprintf(stderr, TRACE_PREFIX " show: no trace given\n"), EXIT_USAGE;
     struct stat st;
     if (o.nfiles == 1 && stat(o.files[0], &st) == 0 && S_ISDIR(st.st_mode)) {
