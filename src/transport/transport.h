@@ -75,7 +75,8 @@ int coll__tcp_transport_create(coll__store *store, const char *prefix, int rank,
                                coll__err *err);
 /* A tcp transport's waits poll without sleeping for $COLL_TCP_SPIN_US before
  * they block, unless host_ranks (the group's ranks on this host; create
- * assumes all of them) outnumber this host's cores: then they block at once.
+ * assumes all of them) outnumber this host's cores: then for
+ * $COLL_TCP_SPIN_CROWDED_US (0 by default: they block at once).
  * COLL_EINVAL (err says why) for a value out of range. */
 int coll__tcp_transport_spin(coll__transport *tp, int host_ranks, coll__err *err);
 

@@ -746,8 +746,8 @@ static int spin_body(rank_t *r)
 }
 
 /* With the host's ranks within its cores a wait polls and never sleeps (up to
- * COLL_TCP_SPIN_US); with more ranks than cores it sleeps at once; an out of
- * range value is refused. */
+ * COLL_TCP_SPIN_US); with more ranks than cores it sleeps at once, unless
+ * COLL_TCP_SPIN_CROWDED_US says to poll; an out of range value is refused. */
 static void test_wait_spins_or_sleeps(void **state)
 {
     (void)state;
@@ -759,8 +759,15 @@ static void test_wait_spins_or_sleeps(void **state)
     memset(ranks, 0, sizeof ranks);
     run_job(ranks, 2, spin_body, &crowded, 20);
     expect_all_ok(ranks, 2);
+    setenv("COLL_TCP_SPIN_CROWDED_US", "1000000", 1); /* crowded, yet told to spin */
+    spin_case told = {.host_ranks = 1 << 20};
+    memset(ranks, 0, sizeof ranks);
+    run_job(ranks, 2, spin_body, &told, 20);
+    unsetenv("COLL_TCP_SPIN_CROWDED_US");
+    expect_all_ok(ranks, 2);
     assert_int_equal(fits.sleeps, 0);
     assert_true(crowded.sleeps >= 1);
+    assert_int_equal(told.sleeps, 0);
     assert_true(fits.short_wait_s < 0.5); /* the spin (1 s) ends with the wait's 20 ms */
 
     setenv("COLL_TCP_SPIN_US", "2000000", 1);

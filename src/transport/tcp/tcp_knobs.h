@@ -6,7 +6,7 @@
 
 #include "core/tuning.h"
 
-enum { TCP_KNOB_SOCKBUF, TCP_KNOB_SPIN_US, TCP_KNOB_CHUNK };
+enum { TCP_KNOB_SOCKBUF, TCP_KNOB_SPIN_US, TCP_KNOB_SPIN_CROWDED_US, TCP_KNOB_CHUNK };
 
 extern const coll__tunable_table coll__tcp_tunables;
 
