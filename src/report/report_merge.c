@@ -161,6 +161,7 @@ static int cmp_replay(const void *pa, const void *pb)
     CMP(a->nprocs, b->nprocs);
     CMPS(a->buffers, b->buffers);
     CMPS(a->gaps, b->gaps);
+    CMPS(a->overlap, b->overlap);
     CMPS(a->backend, b->backend);
     CMP(a->pass, b->pass);
     CMP(!bench_replay_row_is_summary(a), !bench_replay_row_is_summary(b));

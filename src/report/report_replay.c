@@ -13,7 +13,7 @@ typedef struct backend_turns {
     double comm, lo, hi; /* communication: the passes' median and range */
 } backend_turns;
 
-/* The rows of one trace run one way (ranks, buffers, gaps): d->replay[a, b). */
+/* The rows of one trace run one way (ranks, buffers, gaps, overlap): d->replay[a, b). */
 typedef struct setting {
     const bench_replay_row *rows;
     size_t n;
@@ -25,7 +25,8 @@ typedef struct setting {
 static int same_setting(const bench_replay_row *x, const bench_replay_row *y)
 {
     return !strcmp(x->trace, y->trace) && x->nprocs == y->nprocs &&
-           !strcmp(x->buffers, y->buffers) && !strcmp(x->gaps, y->gaps);
+           !strcmp(x->buffers, y->buffers) && !strcmp(x->gaps, y->gaps) &&
+           !strcmp(x->overlap, y->overlap);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -127,8 +128,8 @@ static const char *fmt_folded(double med, double lo, double hi, size_t np, char 
 static const char *setting_name(const setting *s, char *buf, size_t len)
 {
     const bench_replay_row *r = &s->rows[0];
-    snprintf(buf, len, "%s (%d ranks, %s buffers, gaps %s)", r->trace, r->nprocs, r->buffers,
-             r->gaps);
+    snprintf(buf, len, "%s (%d ranks, %s buffers, gaps %s%s%s)", r->trace, r->nprocs, r->buffers,
+             r->gaps, *r->overlap ? ", overlap " : "", r->overlap);
     return buf;
 }
 
