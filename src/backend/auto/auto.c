@@ -113,7 +113,8 @@ static int sub_init(const coll__rendezvous *rv, sub *s, const char *tag, int sub
     srv.rank = subrank;
     srv.world_size = subsize;
     srv.local_rank = subrank;
-    srv.local_world_size = subsize;
+    /* local_world_size stays this host's ranks: what tcp's waits weigh
+     * against the cores (every group's ranks here share them). */
     srv.world_of = s->ranks; /* the group's backend names world ranks from the start */
     srv.nworld = s->ranks ? subsize : 0;
     if (coll__store_key(srv.prefix, sizeof srv.prefix, NULL, rv->prefix, "a%s/", tag)) {
