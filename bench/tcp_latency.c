@@ -8,6 +8,8 @@
  *                 neighbours and waits for both (one step of any algorithm)
  *   algo          coll__algo_run with the tuning table's choice, on a raw transport
  *   coll_allreduce the public call on a tcp communicator (sig, staging, backend)
+ *   iallreduce+wait the nonblocking call and its wait: the hand-off to the
+ *                 communicator's progress thread and back (what blocking calls skip)
  *   coll_barrier  the public barrier
  *   collbench     collbench's timing loop: barrier, then the timed all-reduce
  * csw/call: voluntary context switches per call on rank 0 (each is a sleep in
@@ -27,9 +29,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { L_ONEWAY, L_EXCHANGE, L_ALGO, L_ALLREDUCE, L_BARRIER, L_LOOP, L_COUNT };
+enum { L_ONEWAY, L_EXCHANGE, L_ALGO, L_ALLREDUCE, L_IALLREDUCE, L_BARRIER, L_LOOP, L_COUNT };
 static const char *const layer_name[L_COUNT] = {
-    "one-way", "exchange", "algo", "coll_allreduce", "coll_barrier", "collbench loop",
+    "one-way",         "exchange",     "algo",           "coll_allreduce",
+    "iallreduce+wait", "coll_barrier", "collbench loop",
 };
 
 typedef struct run {
@@ -145,6 +148,14 @@ static void time_layer(run *r, int layer, coll__scratch *scratch)
             check(coll_allreduce(r->comm, r->sbuf, r->rbuf, r->bytes / 4, COLL_FLOAT32, COLL_SUM),
                   r, "coll_allreduce");
             break;
+        case L_IALLREDUCE: {
+            coll_request *q = NULL;
+            check(coll_iallreduce(r->comm, r->sbuf, r->rbuf, r->bytes / 4, COLL_FLOAT32, COLL_SUM,
+                                  &q),
+                  r, "coll_iallreduce");
+            check(coll_wait(q), r, "coll_wait");
+            break;
+        }
         case L_BARRIER: check(coll_barrier(r->comm), r, "coll_barrier"); break;
         case L_LOOP:
             check(coll_barrier(r->comm), r, "coll_barrier");
@@ -216,10 +227,11 @@ static int rank_main(run *r, const char *dir)
         printf("| layer | p50 us | p90 us | adds us | csw/call | cpu us/call |\n"
                "|---|---|---|---|---|---|\n");
         for (int l = 0; l < L_COUNT; l++) {
-            double adds = l == L_ALGO        ? p50[l] - p50[L_EXCHANGE]
-                          : l == L_ALLREDUCE ? p50[l] - p50[L_ALGO]
-                          : l == L_LOOP      ? p50[l] - p50[L_ALLREDUCE]
-                                             : 0;
+            double adds = l == L_ALGO         ? p50[l] - p50[L_EXCHANGE]
+                          : l == L_ALLREDUCE  ? p50[l] - p50[L_ALGO]
+                          : l == L_IALLREDUCE ? p50[l] - p50[L_ALLREDUCE]
+                          : l == L_LOOP       ? p50[l] - p50[L_ALLREDUCE]
+                                              : 0;
             printf("| %s | %.2f | %.2f | %+.2f | %.2f | %.1f |\n", layer_name[l], p50[l],
                    r->t[l][r->iters * 9 / 10], adds, r->csw[l], r->cpu[l]);
         }

@@ -109,6 +109,7 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
     snprintf(comm->store_prefix, sizeof comm->store_prefix, "%s", rv.prefix);
     pthread_mutex_init(&comm->lock, NULL);
     pthread_cond_init(&comm->changed, NULL);
+    pthread_cond_init(&comm->work, NULL);
 
     rc = backend->init(&rv, &comm->state, &cerr);
     int settled = wait_for_set_up(rv.store, rv.prefix, rv.rank, rv.world_size, rc == COLL_OK,
@@ -129,6 +130,7 @@ int coll_comm_create(const coll_config *cfg_in, coll_comm **out)
         coll__rendezvous_release(comm->store);
         pthread_mutex_destroy(&comm->lock);
         pthread_cond_destroy(&comm->changed);
+        pthread_cond_destroy(&comm->work);
         free(comm);
         return rc;
     }
@@ -147,6 +149,7 @@ int coll_comm_destroy(coll_comm *comm)
     coll__rendezvous_release(comm->store);
     pthread_mutex_destroy(&comm->lock);
     pthread_cond_destroy(&comm->changed);
+    pthread_cond_destroy(&comm->work);
     free(comm);
     return rc;
 }
@@ -292,6 +295,7 @@ static int call_blocking(coll_comm *comm, coll__call *c)
     pthread_mutex_lock(&comm->lock);
     comm->busy = 0;
     pthread_cond_broadcast(&comm->changed);
+    if (comm->queue_head) pthread_cond_signal(&comm->work); /* queued meanwhile */
     pthread_mutex_unlock(&comm->lock);
     return rc;
 }

@@ -29,7 +29,9 @@ struct coll_comm {
     uint32_t seq; /* collectives called so far */
 
     pthread_mutex_t lock;
-    pthread_cond_t changed; /* queue, busy or a request's done changed */
+    pthread_cond_t changed; /* busy, the queue or a request's done changed: callers' */
+    pthread_cond_t work;    /* the progress thread's alone: a request it may run, or
+                             * stopping (so that blocking calls never wake it) */
     coll_request *queue_head, *queue_tail;
     int busy; /* a call is running */
     int stopping;

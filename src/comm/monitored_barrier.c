@@ -186,6 +186,7 @@ int coll_monitored_barrier(coll_comm *comm, double timeout_s, int *missing, int 
     pthread_mutex_lock(&comm->lock);
     comm->busy = 0;
     pthread_cond_broadcast(&comm->changed);
+    if (comm->queue_head) pthread_cond_signal(&comm->work); /* queued meanwhile */
     pthread_mutex_unlock(&comm->lock);
 
     if (rc == COLL_OK || rc == COLL_ETIMEDOUT) {

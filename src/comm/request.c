@@ -10,7 +10,7 @@ static void *progress_main(void *arg)
     pthread_mutex_lock(&comm->lock);
     for (;;) {
         while (!comm->stopping && (!comm->queue_head || comm->busy))
-            pthread_cond_wait(&comm->changed, &comm->lock);
+            pthread_cond_wait(&comm->work, &comm->lock);
         if (!comm->queue_head) break; /* stopping and drained */
         coll_request *req = comm->queue_head;
         comm->queue_head = req->next;
@@ -45,7 +45,7 @@ int coll__comm_enqueue(coll_comm *comm, coll_request *req)
     if (comm->queue_tail) comm->queue_tail->next = req;
     else comm->queue_head = req;
     comm->queue_tail = req;
-    pthread_cond_broadcast(&comm->changed);
+    pthread_cond_signal(&comm->work);
     pthread_mutex_unlock(&comm->lock);
     return COLL_OK;
 }
@@ -55,7 +55,7 @@ void coll__comm_stop_progress(coll_comm *comm)
     pthread_mutex_lock(&comm->lock);
     int started = comm->progress_started;
     comm->stopping = 1;
-    pthread_cond_broadcast(&comm->changed);
+    pthread_cond_signal(&comm->work);
     pthread_mutex_unlock(&comm->lock);
     if (started) pthread_join(comm->progress_thread, NULL);
 }
