@@ -33,7 +33,7 @@ typedef struct replay_turn {
     const char *backend; /* the communicators' backend */
     int pass, passes;    /* from 1 */
     const char *buffers; /* "malloc" | "coll" */
-    const char *gaps;    /* "recorded" | "none" */
+    const char *gaps;    /* "recorded" | "busy" | "none" */
     const char *overlap; /* "recorded" | "none": calls kept in flight as recorded or not */
 } replay_turn;
 

@@ -253,22 +253,22 @@ static void account(const replay_trace *t, const replay_opts *o, size_t i, doubl
     m->comm_s += s;
 }
 
-/* Spends a gap of s seconds (capped at cap, counted in m). */
-static void spend(double s, double cap, replay_measure *m)
+/* Spends a gap of s seconds as o says (capped at half of -T, counted in m). */
+static void spend(const replay_opts *o, double s, replay_measure *m)
 {
-    if (!(s > 0)) return;
+    if (o->gaps == REPLAY_GAPS_NONE || !(s > 0)) return;
+    double cap = o->timeout_s / 2; /* the others wait in a call meanwhile */
     if (s > cap) s = cap, m->capped_gaps++;
-    m->gap_s += replay_spend_gap(s);
+    m->gap_s += replay_spend_gap(s, o->gaps == REPLAY_GAPS_BUSY);
 }
 
 /* Each call alone, in order: the call, then the next one's gap. */
 static int replay_one_by_one(const replay_trace *t, const replay_opts *o, group_comm *gs,
                              replay_measure *m, char *err, size_t errlen)
 {
-    double cap = o->timeout_s / 2; /* the others wait in a call meanwhile */
     for (size_t i = 0; i < t->ncalls; i++) {
         const replay_call *c = &t->calls[i];
-        if (o->gaps) spend((double)c->gap * 1e-9, cap, m);
+        spend(o, (double)c->gap * 1e-9, m);
         double a = coll__now_s();
         int rc = run_call(t, c, &gs[c->group]);
         double b = coll__now_s();
@@ -347,7 +347,6 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, group_
                              replay_measure *m, double start, char *err, size_t errlen)
 {
     const size_t n = t->ncalls, none = (size_t)-1;
-    double cap = o->timeout_s / 2;
     size_t *done_by = malloc(n * sizeof *done_by);
     double *issued = calloc(n, sizeof *issued);
     size_t *inflight = malloc((t->ngroups * REPLAY_MAX_IN_FLIGHT + 1) * sizeof *inflight);
@@ -367,7 +366,7 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, group_
         if (rc) break;
         memset(count, 0, t->ngroups * sizeof *count);
         for (size_t k = 0; k < fl.n; k++) count[t->calls[fl.call[k]].group]++;
-        if (o->gaps) spend(rec_s(t, c->t0) + shift - coll__now_s(), cap, m);
+        spend(o, rec_s(t, c->t0) + shift - coll__now_s(), m);
         double a = issued[j] = coll__now_s();
         if (a - rec_s(t, c->t0) > shift) shift = a - rec_s(t, c->t0);
         if (!nb) {

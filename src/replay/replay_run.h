@@ -18,7 +18,8 @@
 int replay_size_class(uint64_t bytes);
 const char *replay_size_class_name(int k); /* "<64K", ...; static */
 
-/* A gap at least this long is slept, a shorter one spun (see replay_spend_gap). */
+/* A gap at least this long is slept, a shorter one spun (see replay_spend_gap),
+ * unless the gaps are busy (REPLAY_GAPS_BUSY). */
 #define REPLAY_SLEEP_GAP_S 200e-6
 
 /* Per op and size class, over one rank's calls (sums). */
@@ -41,10 +42,20 @@ typedef struct replay_measure {
 } replay_measure;
 #define REPLAY_MEASURE_DOUBLES (sizeof(replay_measure) / sizeof(double))
 
+/* How the recorded compute between calls is spent (--gaps). */
+typedef enum replay_gaps {
+    REPLAY_GAPS_NONE = 0, /* not at all: the calls back to back */
+    REPLAY_GAPS_RECORDED, /* slept (spun when short): compute that left the CPU free */
+    REPLAY_GAPS_BUSY,     /* spun: compute that held a core, as a CPU program's does */
+} replay_gaps;
+/* "none", "recorded", "busy"; replay_gaps_parse: 0, or -1 for another name. */
+const char *replay_gaps_name(replay_gaps g);
+int replay_gaps_parse(const char *name, replay_gaps *g);
+
 typedef struct replay_opts {
     const char *backend; /* the turn's backend */
     int coll_buffers;    /* 1: coll_alloc on each group's communicator; 0: malloc */
-    int gaps;            /* 1: spend the recorded gaps before each call */
+    int gaps;            /* replay_gaps: how the recorded gaps are spent */
     int overlap;         /* 1: keep calls in flight together as recorded (a trace with
                             times; replay_schedule.h); 0: each call alone, in order */
     double timeout_s;    /* every communicator's; a gap is capped at half of it */
@@ -68,9 +79,11 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
  * the launcher's check against this host's memory. */
 uint64_t replay_buffer_bytes(const replay_trace *t, int overlap);
 
-/* Spends s seconds: a sleep from REPLAY_SLEEP_GAP_S up (ranks that outnumber
- * the cores must not take each other's CPU), a spin below (a sleep that short
- * would overshoot by about its own length). Returns the time spent. */
-double replay_spend_gap(double s);
+/* Spends s seconds: busy, a spin on the clock (the program's compute held
+ * this rank's core); else a sleep from REPLAY_SLEEP_GAP_S up (the compute ran
+ * elsewhere, a GPU, and ranks that outnumber the cores must not take each
+ * other's CPU), a spin below (a sleep that short would overshoot by about its
+ * own length). Returns the time spent. */
+double replay_spend_gap(double s, int busy);
 
 #endif

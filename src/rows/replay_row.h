@@ -14,7 +14,7 @@ typedef struct bench_replay_row {
     char backend[16];
     int pass, nprocs;                    /* pass from 1 */
     char buffers[8];                     /* malloc | coll */
-    char gaps[12];                       /* recorded | none */
+    char gaps[12];                       /* recorded | busy | none */
     char collective[16], size_class[12]; /* "all" in a turn's summary row */
     double calls;                        /* over all ranks */
     double time_s;                       /* mean per rank; the summary's: its communication */

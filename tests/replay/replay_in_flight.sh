@@ -3,8 +3,9 @@
 # in flight together (issued at 0, 100 and 150 ms, all ending at 190-195 ms)
 # and a fourth issued at 200 ms: kept in flight as recorded, the replay issues
 # each call when the program did, so it lasts the recorded 200 ms; each call
-# alone (--overlap none), only the recorded gaps are spent (5 ms). On shm and
-# tcp, so that the per-group completion threads run under the sanitizers.
+# alone (--overlap none), only the recorded gaps are spent (5 ms); --gaps busy
+# keeps the schedule, spun. On shm and tcp, so that the per-group completion
+# threads run under the sanitizers.
 . "$(dirname "$0")/../cli/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -22,6 +23,13 @@ for b in shm tcp; do
     [ "$kept" -ge 195 ] || fail "$b: kept in flight, the replay took $kept ms, the program 200"
     [ "$alone" -lt 100 ] || fail "$b: each call alone took $alone ms, want the 5 ms of gaps"
 done
+# busy gaps: the same schedule, spun (the rows say how the gaps were spent)
+"$BIN" replay "$HERE/in_flight" --backend shm --gaps busy -T 30 --csv "$WORK/busy.csv" \
+    >"$WORK/out" 2>"$WORK/err" || fail "--gaps busy: exit $?: $(cat "$WORK/err")"
+busy=$(total_ms "$WORK/busy.csv" shm)
+[ "${busy:-0}" -ge 195 ] || fail "--gaps busy: the replay took '$busy' ms, the program 200"
+awk -F, 'NR > 1 && $6 != "busy" { bad = 1 } END { exit bad }' "$WORK/busy.csv" ||
+    fail "--gaps busy: rows without gaps busy: $(cat "$WORK/busy.csv")"
 "$BIN" replay "$HERE/in_flight" --overlap sometimes >"$WORK/out" 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "overlap.*'sometimes': recorded or none" "$WORK/out" ||

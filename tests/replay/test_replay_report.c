@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <math.h>
@@ -188,13 +189,35 @@ static void test_size_classes(void **state)
     assert_string_equal(replay_size_class_name(3), ">=16M");
 }
 
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void test_gaps(void **state)
 {
     (void)state;
     /* spun and slept gaps both last at least as long as asked */
-    assert_true(replay_spend_gap(50e-6) >= 50e-6);
-    assert_true(replay_spend_gap(2e-3) >= 2e-3);
-    assert_true(replay_spend_gap(0) == 0);
+    assert_true(replay_spend_gap(50e-6, 0) >= 50e-6);
+    assert_true(replay_spend_gap(2e-3, 0) >= 2e-3);
+    assert_true(replay_spend_gap(0, 0) == 0);
+    /* a busy gap holds the core (CPU time, however loaded the machine, well
+     * above a sleep's); a long recorded one gives it away */
+    double busy = thread_cpu_s(), slept;
+    assert_true(replay_spend_gap(20e-3, 1) >= 20e-3);
+    busy = thread_cpu_s() - busy;
+    slept = thread_cpu_s();
+    assert_true(replay_spend_gap(20e-3, 0) >= 20e-3);
+    slept = thread_cpu_s() - slept;
+    if (!(busy > 2e-3 && slept < 1e-3))
+        fail_msg("CPU time: busy %.6f s, slept %.6f s", busy, slept);
+    replay_gaps g;
+    assert_int_equal(replay_gaps_parse("busy", &g), 0);
+    assert_int_equal(g, REPLAY_GAPS_BUSY);
+    assert_string_equal(replay_gaps_name(REPLAY_GAPS_NONE), "none");
+    assert_int_equal(replay_gaps_parse("sometimes", &g), -1);
 }
 
 int main(void)

@@ -55,9 +55,9 @@ static int on_buffers(bench_opt_ctx *c, const char *v)
 }
 static int on_gaps(bench_opt_ctx *c, const char *v)
 {
-    if (strcmp(v, "recorded") && strcmp(v, "none"))
-        return bench_opt_fail(c, "'%s': recorded or none", v);
-    O(c)->gaps = strcmp(v, "recorded") == 0;
+    replay_gaps g;
+    if (replay_gaps_parse(v, &g)) return bench_opt_fail(c, "'%s': recorded, busy or none", v);
+    O(c)->gaps = (int)g;
     return 0;
 }
 static int on_overlap(bench_opt_ctx *c, const char *v)
@@ -105,9 +105,12 @@ static const bench_opt opt_table[] = {
     {0, "buffers", "KIND", on_buffers, "malloc (default) or coll (coll_alloc) buffers"},
     {0, "gaps", "HOW", on_gaps,
      "recorded (default): spend each recorded gap before its call, a\n"
-     "sleep from 200 us up, a spin below (so that ranks that outnumber\n"
-     "the cores do not starve each other), each at most half of -T;\n"
-     "none: the calls back to back"},
+     "sleep from 200 us up, a spin below (compute that left the CPU\n"
+     "free, a GPU's; ranks that outnumber the cores do not starve each\n"
+     "other), each at most half of -T; busy: spin through every gap\n"
+     "(compute that held a core, a CPU program's: the replay's calls\n"
+     "share the cores with it as the program's did); none: the calls\n"
+     "back to back"},
     {0, "overlap", "HOW", on_overlap,
      "recorded (default): keep calls in flight together as the program\n"
      "did (an async call issued before the earlier ones ended), each\n"
@@ -142,7 +145,7 @@ static void usage(FILE *f)
 static int parse_opts(int argc, char **argv, replay_cli *o)
 {
     memset(o, 0, sizeof *o);
-    o->gaps = 1;
+    o->gaps = REPLAY_GAPS_RECORDED;
     o->overlap = 1;
     o->passes = 1;
     o->timeout_s = 60;

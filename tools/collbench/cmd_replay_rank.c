@@ -111,7 +111,7 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                                 .pass = pass + 1,
                                 .passes = o->passes,
                                 .buffers = o->coll_buffers ? "coll" : "malloc",
-                                .gaps = o->gaps ? "recorded" : "none",
+                                .gaps = replay_gaps_name((replay_gaps)o->gaps),
                                 .overlap = o->overlap && t->has_times ? "recorded" : "none"};
             if (env->rank == 0) code = report_turn(o, &turn, all, env->world_size, &med);
         }
