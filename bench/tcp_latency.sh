@@ -1,8 +1,9 @@
 #!/bin/sh
 # Where a tcp all-reduce's time goes (issue 50), layer by layer, across
 # processes on loopback: the transport's one-way latency, one exchange, the
-# algorithm on a raw transport, the public call, the barrier and collbench's
-# timing loop (barrier, then the timed call), each the slowest rank's p50, with
+# algorithm on a raw transport, the public call, the nonblocking call and its
+# wait (the progress thread's hand-off), the barrier and collbench's timing
+# loop (barrier, then the timed call), each the slowest rank's p50, with
 # the voluntary context switches (sleeps in poll) and the CPU time per call.
 #   bench/tcp_latency.sh [ranks (2,4)] [sizes (8,64K,1M,10M)] [iters (0: by size)] [algo (auto)]
 # Runs build/bench/tcp_latency (the CMake target tcp_latency, built here if
