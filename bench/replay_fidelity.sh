@@ -13,7 +13,7 @@
 # What it measures, each row against the issue's threshold ("within X%":
 # replayed / recorded between 1 - X and 1 + X):
 #  (a) same backend, coll: each coll trace replayed on shm (--buffers malloc,
-#      --gaps recorded, --passes 2): the trace's communication (the calls'
+#      --gaps $GAPS, --passes 2): the trace's communication (the calls'
 #      time, the mean over ranks) replayed against recorded (15%), and per
 #      collective one call's median time replayed against recorded (15%; the
 #      median over the calls of each call position's mean over the ranks,
@@ -36,7 +36,8 @@
 # and each replay's own output go to OUT (default ./replay_fidelity.<time>).
 #
 # Environment: COLLBENCH (default build/collbench), OUT, PASSES (default 2),
-# TIMEOUT (collbench replay's -T, default 600). Exit 0 when every
+# TIMEOUT (collbench replay's -T, default 600), GAPS and OVERLAP (collbench
+# replay's --gaps and --overlap, default recorded). Exit 0 when every
 # measurement ran (whatever the verdicts), 1 when a command failed (said on
 # stderr, the others still run), 2 on bad usage or a build without gloo for
 # PROFILE_DIR. Test of the plumbing (tests/replay/replay_fidelity.sh): the small
@@ -45,7 +46,7 @@ set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
-    echo "usage: replay_fidelity.sh COLL_DIR [PROFILE_DIR] (env COLLBENCH, OUT, PASSES, TIMEOUT)" >&2
+    echo "usage: replay_fidelity.sh COLL_DIR [PROFILE_DIR] (env COLLBENCH, OUT, PASSES, TIMEOUT, GAPS, OVERLAP)" >&2
     exit 2
 }
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
@@ -54,6 +55,10 @@ prof_dir=${2:-}
 BIN=${COLLBENCH:-$src/build/collbench}
 PASSES=${PASSES:-2}
 TIMEOUT=${TIMEOUT:-600}
+# recorded (sleep the compute) or busy (spin it: the DDP program's compute ran
+# on the CPU, one thread per rank); OVERLAP: recorded or none (collbench replay)
+GAPS=${GAPS:-recorded}
+OVERLAP=${OVERLAP:-recorded}
 out=${OUT:-replay_fidelity.$(date -u +%Y%m%dT%H%M%S)}
 [ -d "$coll_dir" ] || { echo "replay_fidelity.sh: no directory $coll_dir" >&2; exit 2; }
 [ -z "$prof_dir" ] || [ -d "$prof_dir" ] || { echo "replay_fidelity.sh: no directory $prof_dir" >&2; exit 2; }
@@ -134,7 +139,7 @@ for d in "$coll_dir"/torch*/*ranks; do
     [ -f "$d/rank0.jsonl" ] || continue
     n=$(name_of "$d")
     csv=$out/coll-${n//\//-}.csv
-    run "$out/coll-${n//\//-}.log" "$BIN" replay "$d" --backend shm --buffers malloc --gaps recorded \
+    run "$out/coll-${n//\//-}.log" "$BIN" replay "$d" --backend shm --buffers malloc --gaps "$GAPS" --overlap "$OVERLAP" \
         --passes "$PASSES" -T "$TIMEOUT" --csv "$csv" || continue
     coll_csv[$n]=$csv
     read -r rec rep < <(summary "$csv" shm) || true
@@ -153,7 +158,7 @@ if [ -n "$prof_dir" ]; then
         run "$out/import-${n//\//-}.log" "$BIN" trace import "$d"/*.json -o "$tr" --force || continue
         csv=$out/gloo-${n//\//-}.csv
         run "$out/gloo-${n//\//-}.log" "$BIN" replay "$tr" --backend gloo,shm --buffers malloc \
-            --gaps recorded --passes "$PASSES" -T "$TIMEOUT" --csv "$csv" || continue
+            --gaps "$GAPS" --overlap "$OVERLAP" --passes "$PASSES" -T "$TIMEOUT" --csv "$csv" || continue
         read -r rec rep < <(summary "$csv" gloo) || true
         row "gloo profile on gloo: communication" "$n" "${rec:-}" "${rep:-}" 0.20 "$ran"
         while read -r c rec rep; do
