@@ -130,9 +130,10 @@ static void free_buffer(const replay_opts *o, coll_comm *comm, void *p)
     else free(p);
 }
 
-static int keeps_in_flight(const replay_trace *t, int overlap)
+int replay_keeps_in_flight(const replay_trace *t, int overlap)
 {
-    return overlap && t->has_times && t->ncalls > 0;
+    if (!t->has_times || t->ncalls == 0 || overlap == REPLAY_OVERLAP_NONE) return 0;
+    return overlap == REPLAY_OVERLAP_RECORDED || strcmp(t->backend, "gloo") != 0;
 }
 
 /* Each group's largest send and receive buffer (rounded up to 64 bytes) and
@@ -153,7 +154,7 @@ static int group_needs(const replay_trace *t, int overlap, group_comm *gs)
         if (gs[g].recv_bytes == 0) gs[g].recv_bytes = 64;
         gs[g].depth = 1;
     }
-    if (!keeps_in_flight(t, overlap)) return 0;
+    if (!replay_keeps_in_flight(t, overlap)) return 0;
     size_t *done_by = malloc(t->ncalls * sizeof *done_by);
     size_t *depth = malloc((t->ngroups + 1) * sizeof *depth);
     int rc = done_by && depth ? 0 : -1;
@@ -409,7 +410,8 @@ static int replay_calls(const replay_trace *t, const replay_opts *o, group_comm 
     int rc = o->world ? coll_barrier(o->world) : 0;
     if (rc) return snprintf(err, errlen, "start barrier: %s", coll_comm_errmsg(o->world)), rc;
     double start = coll__now_s();
-    if (keeps_in_flight(t, o->overlap)) return replay_overlapped(t, o, gs, m, start, err, errlen);
+    if (replay_keeps_in_flight(t, o->overlap))
+        return replay_overlapped(t, o, gs, m, start, err, errlen);
     rc = replay_one_by_one(t, o, gs, m, err, errlen);
     m->total_s = coll__now_s() - start;
     return rc;

@@ -48,6 +48,18 @@ typedef enum replay_gaps {
     REPLAY_GAPS_RECORDED, /* slept (spun when short): compute that left the CPU free */
     REPLAY_GAPS_BUSY,     /* spun: compute that held a core, as a CPU program's does */
 } replay_gaps;
+/* --overlap: auto keeps calls in flight as recorded unless the program ran on
+ * torch's gloo, which runs up to two calls of a group at once on its worker
+ * threads where libcoll runs one at a time: the recorded queueing cannot be
+ * reproduced, and each call alone comes closer (docs/DESIGN.md "Replay"). */
+typedef enum replay_overlap {
+    REPLAY_OVERLAP_NONE = 0,
+    REPLAY_OVERLAP_RECORDED,
+    REPLAY_OVERLAP_AUTO
+} replay_overlap;
+/* 1 when t's calls are kept in flight under o (a trace with times, and o's choice). */
+int replay_keeps_in_flight(const replay_trace *t, int overlap);
+
 /* "none", "recorded", "busy"; replay_gaps_parse: 0, or -1 for another name. */
 const char *replay_gaps_name(replay_gaps g);
 int replay_gaps_parse(const char *name, replay_gaps *g);
@@ -56,8 +68,8 @@ typedef struct replay_opts {
     const char *backend; /* the turn's backend */
     int coll_buffers;    /* 1: coll_alloc on each group's communicator; 0: malloc */
     int gaps;            /* replay_gaps: how the recorded gaps are spent */
-    int overlap;         /* 1: keep calls in flight together as recorded (a trace with
-                            times; replay_schedule.h); 0: each call alone, in order */
+    int overlap;         /* replay_overlap: keep calls in flight together as recorded
+                            (a trace with times; replay_schedule.h) or each alone */
     double timeout_s;    /* every communicator's; a gap is capped at half of it */
     const char *rdv_dir; /* the groups' file:// stores go here (private to the job) */
     int turn;            /* distinct per turn of the job: the stores' names */

@@ -67,6 +67,7 @@ typedef struct replay_trace {
     char *path;
     int rank, world;
     char source[32];
+    char backend[32]; /* the program's backend, as the header names it ("" when not) */
     replay_group *groups;
     size_t ngroups;
     replay_call *calls;

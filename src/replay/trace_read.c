@@ -129,6 +129,8 @@ static int read_header(reader *r, json_t *o)
     t->world = (int)world;
     const char *source = get_str(o, "source");
     snprintf(t->source, sizeof t->source, "%s", source ? source : "");
+    const char *backend = get_str(o, "backend");
+    snprintf(t->backend, sizeof t->backend, "%s", backend ? backend : "");
     return 0;
 }
 

@@ -62,9 +62,11 @@ static int on_gaps(bench_opt_ctx *c, const char *v)
 }
 static int on_overlap(bench_opt_ctx *c, const char *v)
 {
-    if (strcmp(v, "recorded") && strcmp(v, "none"))
-        return bench_opt_fail(c, "'%s': recorded or none", v);
-    O(c)->overlap = strcmp(v, "recorded") == 0;
+    if (strcmp(v, "auto") && strcmp(v, "recorded") && strcmp(v, "none"))
+        return bench_opt_fail(c, "'%s': auto, recorded or none", v);
+    O(c)->overlap = !strcmp(v, "auto")       ? REPLAY_OVERLAP_AUTO
+                    : !strcmp(v, "recorded") ? REPLAY_OVERLAP_RECORDED
+                                             : REPLAY_OVERLAP_NONE;
     return 0;
 }
 static int on_passes(bench_opt_ctx *c, const char *v)
@@ -112,10 +114,12 @@ static const bench_opt opt_table[] = {
      "share the cores with it as the program's did); none: the calls\n"
      "back to back"},
     {0, "overlap", "HOW", on_overlap,
-     "recorded (default): keep calls in flight together as the program\n"
-     "did (an async call issued before the earlier ones ended), each\n"
-     "call timed from its issue to its end, as recorded; none: each\n"
-     "call alone (a trace without times is always replayed so)"},
+     "recorded: keep calls in flight together as the program did (an\n"
+     "async call issued before the earlier ones ended), each call timed\n"
+     "from its issue to its end, as recorded; none: each call alone (a\n"
+     "trace without times always is); auto (default): recorded, but none\n"
+     "for a program on torch's gloo (it runs two calls of a group at\n"
+     "once, libcoll one: its queueing cannot be replayed)"},
     {0, "passes", "N", on_passes, "replay N times, the backends reversed every other pass"},
     {0, "csv", "FILE", on_csv, "write the rows as CSV (replaced atomically)"},
     {'J', "json", "FILE", on_json, "write the rows as JSON (replaced atomically)"},
@@ -146,7 +150,7 @@ static int parse_opts(int argc, char **argv, replay_cli *o)
 {
     memset(o, 0, sizeof *o);
     o->gaps = REPLAY_GAPS_RECORDED;
-    o->overlap = 1;
+    o->overlap = REPLAY_OVERLAP_AUTO;
     o->passes = 1;
     o->timeout_s = 60;
     return cli_parse_options(REPLAY_PREFIX, opt_table, BENCH_OPT_COUNT(opt_table), o, NULL,

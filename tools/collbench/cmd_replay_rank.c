@@ -112,7 +112,8 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                                 .passes = o->passes,
                                 .buffers = o->coll_buffers ? "coll" : "malloc",
                                 .gaps = replay_gaps_name((replay_gaps)o->gaps),
-                                .overlap = o->overlap && t->has_times ? "recorded" : "none"};
+                                .overlap = replay_keeps_in_flight(t, o->overlap) ? "recorded"
+                                                                                 : "none"};
             if (env->rank == 0) code = report_turn(o, &turn, all, env->world_size, &med);
         }
     free(all);
