@@ -59,6 +59,7 @@ static char *release_stderr(void)
     fflush(stderr);
     dup2(saved_stderr, 2);
     close(saved_stderr);
+    saved_stderr = -1;
     FILE *f = fopen(log_path, "r");
     assert_non_null(f);
     char *text = calloc(1, 1 << 16);
@@ -68,6 +69,16 @@ static char *release_stderr(void)
     unlink(log_path);
     fputs(text, stderr); /* still visible in the test's output */
     return text;
+}
+
+/* cmocka runs a test's teardown also when an assertion ended it early: the
+ * captured log, and cmocka's message about the failure in it, are put back
+ * on stderr (else a failure under load shows only its name). */
+static int release_if_captured(void **state)
+{
+    (void)state;
+    if (saved_stderr >= 0) free(release_stderr());
+    return 0;
 }
 
 static int raw_connect(int port)
@@ -354,8 +365,8 @@ static void test_transport_strays(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_store_strays),
-        cmocka_unit_test(test_transport_strays),
+        cmocka_unit_test_teardown(test_store_strays, release_if_captured),
+        cmocka_unit_test_teardown(test_transport_strays, release_if_captured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
