@@ -227,8 +227,9 @@ static void summary_rows(const setting *s, rtable *t)
         char ct[64], gt[64], mt[64], et[64], rt[32], ratio[32];
         if (has_rec && rec > 0) snprintf(ratio, sizeof ratio, "%.2f", b->comm / rec);
         else snprintf(ratio, sizeof ratio, "-");
-        report_table_row(t, "%s\t%d\t%s\t%s\t%s\t%zu\t%.0f\t%s\t%s\t%s\t%s\t%.0f%%\t%s\t%s",
-                         r->trace, r->nprocs, r->buffers, r->gaps, b->name, b->np, r->calls,
+        report_table_row(t, "%s\t%d\t%s\t%s\t%s\t%s\t%zu\t%.0f\t%s\t%s\t%s\t%s\t%.0f%%\t%s\t%s",
+                         r->trace, r->nprocs, r->buffers, r->gaps, *r->overlap ? r->overlap : "-",
+                         b->name, b->np, r->calls,
                          fmt_folded(total, tlo, thi, b->np, ct, sizeof ct),
                          fmt_folded(gap, glo, ghi, b->np, gt, sizeof gt),
                          fmt_folded(b->comm, b->lo, b->hi, b->np, mt, sizeof mt),
@@ -335,6 +336,7 @@ void report_replay_build(const report_data *d, report_replay *r)
                                        "ranks",
                                        "buffers",
                                        "gaps",
+                                       "overlap",
                                        "backend",
                                        "passes",
                                        "calls (all ranks)",
@@ -358,7 +360,7 @@ void report_replay_build(const report_data *d, report_replay *r)
     report_table_init(&r->t[0],
                       "Replay: communication against compute (the whole trace; times the mean "
                       "per rank, total the slowest rank's; median of the passes, their range)",
-                      head, sizeof head / sizeof head[0], "lrlllrrrrrrrrr");
+                      head, sizeof head / sizeof head[0], "lrllllrrrrrrrrr");
     r->n = 1;
     for (size_t at = 0; at < d->nreplay;) {
         setting s;

@@ -32,7 +32,7 @@ expect_in "$H" "<p>$line</p>"
 grep -q "within noise\|shorter than\|no spread" "$A" && fail "one backend, yet a comparison: $(sed -n 2p "$A")"
 # the table: every call of both ranks (36), the recorded communication beside
 calls=$(cat "$TRACE"/rank*.jsonl | grep -c '"seq"')
-expect_in "$A" "| $TRACE | 2 | malloc | recorded | tcp | 1 | $calls | $total |"
+expect_in "$A" "| $TRACE | 2 | malloc | recorded | recorded | tcp | 1 | $calls | $total |"
 grep -qF "| $comm | $exposed |" "$A" || fail "communication and exposed not in the table: $(grep "$TRACE |" "$A")"
 # largest costs first: the 16 MiB all-reduces (3 a rank), their recorded time
 big=$(cat "$TRACE"/rank*.jsonl | grep '"count":4194304' |
@@ -59,7 +59,7 @@ f=$(grep -n '<h2>Findings</h2>' "$H" | cut -d: -f1)
 p=$(grep -n '<h2>Plots</h2>' "$H" | cut -d: -f1)
 [ -n "$r" ] && [ -n "$f" ] && [ -n "$p" ] && [ "$f" -lt "$r" ] && [ "$r" -lt "$p" ] ||
     fail "index.html: replay section at line '$r', want between the findings ($f) and the plots ($p)"
-expect_in "$H" "<td>$TRACE</td><td class=\"n\">2</td><td>malloc</td><td>recorded</td><td>tcp</td><td class=\"n\">1</td><td class=\"n\">$calls</td>"
+expect_in "$H" "<td>$TRACE</td><td class=\"n\">2</td><td>malloc</td><td>recorded</td><td>recorded</td><td>tcp</td><td class=\"n\">1</td><td class=\"n\">$calls</td>"
 expect_in "$H" ", $(($(wc -l <"$WORK/r.csv") - 1)) replay."
 # the JSON alone says the same
 run_report 0 "$WORK/r.json" -o "$WORK/json"
@@ -91,7 +91,7 @@ expect_in "$WORK/noise/analysis.txt" "shm and tcp are within noise of each other
 { echo "$H17"; row shm 1 0.010; row shm 2 0.012; row tcp 1 0.021; row tcp 2 0.023; } >"$WORK/apart.csv"
 run_report 0 "$WORK/apart.csv" -o "$WORK/apart"
 expect_in "$WORK/apart/analysis.txt" "On the trace t (2 ranks, malloc buffers, gaps none), shm spends 11.0 of 21.0 ms in communication, 11.0 ms exposed; tcp 22.0 of 32.0 ms, 22.0 ms exposed; shm's communication is 2.0x shorter than tcp's (their passes apart)."
-expect_in "$WORK/apart/analysis.txt" "| t | 2 | malloc | none | shm | 2 | 8 | 21.0 (20.0-22.0) |"
+expect_in "$WORK/apart/analysis.txt" "| t | 2 | malloc | none | - | shm | 2 | 8 | 21.0 (20.0-22.0) |"
 { echo "$H17"; row shm 1 0.010; row tcp 1 0.021; } >"$WORK/once.csv"
 run_report 0 "$WORK/once.csv" -o "$WORK/once"
 expect_in "$WORK/once/analysis.txt" "one pass of a backend has no spread to judge a difference by"
