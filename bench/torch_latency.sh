@@ -16,8 +16,8 @@
 # Prints the machine (CPU model from /proc/cpuinfo, cores), the load (uptime)
 # before and after, torch's version and the conditions, then one table per
 # process count and the breakdown. Run it on a quiet machine: nothing else
-# should share the cores. Exit 77 without a python3 that imports torch or
-# without the module.
+# should share the cores. Exit 77 without a python3 that imports torch,
+# without the module or without collbench.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${BUILD:-$here/../build}" && pwd)
@@ -29,6 +29,10 @@ done
 export PYTHONPATH=$build/bindings/torch${PYTHONPATH:+:$PYTHONPATH}
 "$py" -c "import collbench_torch" 2>/dev/null ||
     { echo "torch_latency: collbench_torch is not built in $build/bindings/torch (cmake --build $build --target collbench_torch)"; exit 77; }
+# libcoll's own column needs collbench beside the module (the torch 2 root's
+# build makes the module alone)
+[ -x "$build/collbench" ] ||
+    { echo "torch_latency: no collbench in $build (cmake --build $build --target collbench)"; exit 77; }
 # (before OMP_NUM_THREADS: GNU nproc counts that instead of the cores)
 cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
 export PYTHONWARNINGS=ignore OMP_NUM_THREADS=1
