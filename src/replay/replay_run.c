@@ -137,8 +137,9 @@ int replay_keeps_in_flight(const replay_trace *t, int overlap)
 }
 
 /* Each group's largest send and receive buffer (rounded up to 64 bytes) and
- * its calls in flight at once into gs[]. 0, or -1 out of memory. */
-static int group_needs(const replay_trace *t, int overlap, group_comm *gs)
+ * its calls in flight at once under done_by (NULL: each call alone) into gs[].
+ * 0, or -1 out of memory. */
+static int group_needs(const replay_trace *t, const size_t *done_by, group_comm *gs)
 {
     for (size_t i = 0; i < t->ncalls; i++) {
         const replay_call *c = &t->calls[i];
@@ -154,32 +155,43 @@ static int group_needs(const replay_trace *t, int overlap, group_comm *gs)
         if (gs[g].recv_bytes == 0) gs[g].recv_bytes = 64;
         gs[g].depth = 1;
     }
-    if (!replay_keeps_in_flight(t, overlap)) return 0;
-    size_t *done_by = malloc(t->ncalls * sizeof *done_by);
+    if (!done_by) return 0;
     size_t *depth = malloc((t->ngroups + 1) * sizeof *depth);
-    int rc = done_by && depth ? 0 : -1;
-    if (!rc) replay_schedule_done_by(t, done_by);
-    if (!rc) rc = replay_schedule_depth(t, done_by, depth);
+    int rc = depth ? replay_schedule_depth(t, done_by, depth) : -1;
     for (size_t g = 0; !rc && g < t->ngroups; g++) gs[g].depth = depth[g];
-    free(done_by), free(depth);
+    free(depth);
     return rc;
+}
+
+/* t's done_by (replay_schedule.h) when its calls are kept in flight under
+ * overlap, into *done_by (the caller frees); NULL when they are not. 0, or -1
+ * out of memory. */
+static int schedule(const replay_trace *t, int overlap, size_t **done_by)
+{
+    *done_by = NULL;
+    if (!replay_keeps_in_flight(t, overlap)) return 0;
+    if (!(*done_by = malloc(t->ncalls * sizeof **done_by))) return -1;
+    replay_schedule_done_by(t, *done_by);
+    return 0;
 }
 
 uint64_t replay_buffer_bytes(const replay_trace *t, int overlap)
 {
     group_comm *gs = calloc(t->ngroups + 1, sizeof *gs);
+    size_t *done_by = NULL;
     uint64_t sum = 0;
-    if (!gs || group_needs(t, overlap, gs)) return free(gs), UINT64_MAX;
+    if (!gs || schedule(t, overlap, &done_by) || group_needs(t, done_by, gs))
+        return free(gs), free(done_by), UINT64_MAX;
     for (size_t gi = 0; gi < t->ngroups; gi++)
         sum += (uint64_t)(gs[gi].send_bytes + gs[gi].recv_bytes) * gs[gi].depth;
-    free(gs);
+    free(gs), free(done_by);
     return sum;
 }
 
-static int make_buffers(const replay_trace *t, const replay_opts *o, group_comm *gs, char *err,
-                        size_t errlen)
+static int make_buffers(const replay_trace *t, const replay_opts *o, const size_t *done_by,
+                        group_comm *gs, char *err, size_t errlen)
 {
-    if (group_needs(t, o->overlap, gs)) return snprintf(err, errlen, "out of memory"), COLL_ENOMEM;
+    if (group_needs(t, done_by, gs)) return snprintf(err, errlen, "out of memory"), COLL_ENOMEM;
     for (size_t gi = 0; gi < t->ngroups; gi++) {
         group_comm *g = &gs[gi];
         g->send = buffer(o, g->comm, g->send_bytes * g->depth);
@@ -344,19 +356,18 @@ static int issue(const replay_call *c, group_comm *g, coll_request **req)
 /* The calls kept in flight as the program kept them (replay_schedule.h): call
  * j is issued at its recorded time after the latest event it followed (the
  * previous issue, the ends it waited for), shifted to the replay's clock. */
-static int replay_overlapped(const replay_trace *t, const replay_opts *o, group_comm *gs,
-                             replay_measure *m, double start, char *err, size_t errlen)
+static int replay_overlapped(const replay_trace *t, const replay_opts *o, const size_t *done_by,
+                             group_comm *gs, replay_measure *m, double start, char *err,
+                             size_t errlen)
 {
     const size_t n = t->ncalls, none = (size_t)-1;
-    size_t *done_by = malloc(n * sizeof *done_by);
     double *issued = calloc(n, sizeof *issued);
     size_t *inflight = malloc((t->ngroups * REPLAY_MAX_IN_FLIGHT + 1) * sizeof *inflight);
     size_t *count = calloc(t->ngroups + 1, sizeof *count); /* in flight per group */
     replay_flight *f = replay_flight_new(n, t->ngroups);
     in_flight fl = {.call = inflight};
-    int rc = done_by && issued && inflight && count && f ? 0 : COLL_ENOMEM;
+    int rc = issued && inflight && count && f ? 0 : COLL_ENOMEM;
     if (rc) snprintf(err, errlen, "out of memory");
-    else replay_schedule_done_by(t, done_by);
     double shift = start, last_end = start;
     for (size_t j = 0; !rc && j < n; j++) {
         const replay_call *c = &t->calls[j];
@@ -399,19 +410,19 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, group_
                  : 0;
     if (!rc) rc = last;
     replay_flight_free(f);
-    free(done_by), free(issued), free(inflight), free(count);
+    free(issued), free(inflight), free(count);
     m->total_s = last_end - start;
     return rc;
 }
 
-static int replay_calls(const replay_trace *t, const replay_opts *o, group_comm *gs,
-                        replay_measure *m, char *err, size_t errlen)
+/* done_by: NULL, each call alone; else the calls kept in flight under it. */
+static int replay_calls(const replay_trace *t, const replay_opts *o, const size_t *done_by,
+                        group_comm *gs, replay_measure *m, char *err, size_t errlen)
 {
     int rc = o->world ? coll_barrier(o->world) : 0;
     if (rc) return snprintf(err, errlen, "start barrier: %s", coll_comm_errmsg(o->world)), rc;
     double start = coll__now_s();
-    if (replay_keeps_in_flight(t, o->overlap))
-        return replay_overlapped(t, o, gs, m, start, err, errlen);
+    if (done_by) return replay_overlapped(t, o, done_by, gs, m, start, err, errlen);
     rc = replay_one_by_one(t, o, gs, m, err, errlen);
     m->total_s = coll__now_s() - start;
     return rc;
@@ -423,15 +434,16 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
     memset(m, 0, sizeof *m);
     size_t *order = calloc(t->ngroups + 1, sizeof *order);
     group_comm *gs = calloc(t->ngroups + 1, sizeof *gs);
-    int rc = order && gs ? 0 : COLL_ENOMEM;
+    size_t *done_by = NULL; /* computed once: the buffers' depth and the calls both read it */
+    int rc = order && gs && schedule(t, o->overlap, &done_by) == 0 ? 0 : COLL_ENOMEM;
     if (rc) snprintf(err, errlen, "out of memory");
     for (size_t i = 0; i < t->ngroups; i++) order[i] = i;
     if (!rc) qsort_r(order, t->ngroups, sizeof *order, by_id, (void *)t);
     size_t made = 0;
     for (; !rc && made < t->ngroups; made++)
         if ((rc = make_comm(t, order[made], o, &gs[order[made]], err, errlen))) break;
-    if (!rc) rc = make_buffers(t, o, gs, err, errlen);
-    if (!rc) rc = replay_calls(t, o, gs, m, err, errlen);
+    if (!rc) rc = make_buffers(t, o, done_by, gs, err, errlen);
+    if (!rc) rc = replay_calls(t, o, done_by, gs, m, err, errlen);
     if (!rc) add_recorded(t, m);
     /* every rank done before any group is taken down: a rank whose last call
      * came early would otherwise wait in a destroy's barrier for the others'
@@ -446,5 +458,6 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
     }
     free(order);
     free(gs);
+    free(done_by);
     return rc;
 }
