@@ -119,7 +119,7 @@ static void algo(run *r, coll__scratch *scratch, uint32_t seq)
                           .deadline = coll__now_s() + 60,
                           .scratch = scratch,
                           .timeout_s = 60};
-    coll__algo_id id = coll__algo_select(COLL_KIND_ALLREDUCE, r->algo, r->bytes, r->size);
+    coll__algo_id id = coll__algo_select(COLL_KIND_ALLREDUCE, r->algo, r->bytes, r->size, NULL);
     if (coll__algo_run(&ctx, id, COLL_KIND_ALLREDUCE, r->sbuf, r->rbuf, count, COLL_FLOAT32,
                        COLL_SUM, -1))
         die("algo", r->tp->err.msg);
@@ -220,7 +220,7 @@ static int rank_main(run *r, const char *dir)
         p50[l] = r->t[l][r->iters / 2];
     }
     if (r->rank == 0) {
-        coll__algo_id id = coll__algo_select(COLL_KIND_ALLREDUCE, r->algo, r->bytes, r->size);
+        coll__algo_id id = coll__algo_select(COLL_KIND_ALLREDUCE, r->algo, r->bytes, r->size, NULL);
         printf("# tcp all-reduce breakdown: %d ranks, %zu bytes float32 sum out of place, %d "
                "iters, algo %s\n",
                r->size, r->bytes, r->iters, coll__algo_name(id));

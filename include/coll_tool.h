@@ -16,7 +16,8 @@ extern "C" {
 
 /* The algorithm libcoll's tuning table runs when "auto" is asked, for
  * collective ("allreduce", ...) at bytes (the whole vector) on world ranks:
- * "rd", "rhd", "ring", ... (the built-in table, not $COLL_ALGO_* overrides);
+ * "rd", "rhd", "ring", ... (the tcp backend's crossovers, $COLL_TCP_*_MIN
+ * and the tuning file included; not $COLL_ALGO_* overrides);
  * NULL for an unknown collective or one with nothing to choose. The cost
  * model's formula for the tcp backend's "auto". */
 const char *coll_algo_auto_pick(const char *collective, size_t bytes, int world);

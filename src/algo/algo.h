@@ -29,6 +29,7 @@ typedef struct coll__algo_ctx {
     coll__scratch *scratch;
     size_t chunk_bytes; /* pipelining granularity for large messages; 0: 1 MiB */
     double timeout_s;   /* the timeout behind deadline, for messages only; 0: unknown */
+    const struct coll__algo_limits *limits; /* auto's crossovers; NULL: the defaults */
 } coll__algo_ctx;
 
 #define COLL_ALGO_DEFAULT_CHUNK ((size_t)1 << 20)
@@ -178,10 +179,33 @@ int coll__algo_parse(const char *name, coll__algo_id *out);
 int coll__algo_exists(coll__kind kind, coll__algo_id id);
 /* Names of the algorithms of `kind`, comma separated, for error messages. */
 const char *coll__algo_list(coll__kind kind);
+/* The tuning table's crossovers: from each size on (whole-vector bytes), the
+ * larger messages' algorithm. Measured over TCP loopback (bench/algo_crossover.sh,
+ * docs/PERFORMANCE.md); a backend may read its own (the tcp backend's
+ * COLL_TCP_*_MIN variables, collbench tune). */
+typedef enum {
+    COLL__CROSS_PAIR_RING,      /* all-reduce of 2 ranks: one exchange (rd), then the pair */
+    COLL__CROSS_ALLREDUCE_RHD,  /* all-reduce: recursive doubling, then Rabenseifner */
+    COLL__CROSS_ALLREDUCE_RING, /* all-reduce: Rabenseifner, then the ring */
+    COLL__CROSS_ALLGATHER_RING, /* all-gather of a power-of-two world: rd, then the ring */
+    COLL__CROSS_BROADCAST_RING, /* broadcast: binomial tree, then the pipelined chain */
+    COLL__CROSS_COUNT
+} coll__crossover;
+typedef struct coll__algo_limits {
+    size_t from[COLL__CROSS_COUNT];
+} coll__algo_limits;
+#define COLL__CROSS_PAIR_RING_DEFAULT ((size_t)4 << 10)
+#define COLL__CROSS_ALLREDUCE_RHD_DEFAULT ((size_t)32 << 10)
+#define COLL__CROSS_ALLREDUCE_RING_DEFAULT ((size_t)1 << 20)
+#define COLL__CROSS_ALLGATHER_RING_DEFAULT ((size_t)64 << 10)
+#define COLL__CROSS_BROADCAST_RING_DEFAULT ((size_t)16 << 20)
+extern const coll__algo_limits coll__algo_limits_default;
 /* The tuning table: the algorithm for this collective, message size in bytes
  * (the whole vector: count * dtype size; for allgather/reducescatter/alltoall the
- * total across ranks) and world size. requested != AUTO and existing wins. */
-coll__algo_id coll__algo_select(coll__kind kind, coll__algo_id requested, size_t bytes, int world);
+ * total across ranks) and world size, at the crossovers lim (NULL: the
+ * defaults). requested != AUTO and existing wins. */
+coll__algo_id coll__algo_select(coll__kind kind, coll__algo_id requested, size_t bytes, int world,
+                                const coll__algo_limits *lim);
 /* The bytes coll__algo_select is keyed by for a call of kind with this count. */
 size_t coll__algo_bytes(coll__kind kind, size_t count, coll_dtype dt, int world);
 /* Run collective `kind` with algorithm `id` (not AUTO). */

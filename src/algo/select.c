@@ -5,15 +5,13 @@
 
 #include "algo/algo.h"
 
-/* Crossover points of the tuning table, measured over TCP loopback with
- * bench/algo_crossover.sh (docs/PERFORMANCE.md has the table and the command).
- * Sizes are whole-vector bytes. */
-#define ALLREDUCE_RD_BELOW_2 (4u << 10)  /* 2 ranks: one exchange wins only while tiny, */
-                                         /* then the ring (the pipelined pair) */
-#define ALLREDUCE_RD_BELOW (32u << 10)   /* recursive doubling: latency bound */
-#define ALLREDUCE_RHD_BELOW (1u << 20)   /* Rabenseifner; ring above */
-#define ALLGATHER_RD_BELOW (64u << 10)   /* power-of-two worlds only */
-#define BROADCAST_TREE_BELOW (16u << 20) /* binomial tree; pipelined chain above */
+const coll__algo_limits coll__algo_limits_default = {{
+    [COLL__CROSS_PAIR_RING] = COLL__CROSS_PAIR_RING_DEFAULT,
+    [COLL__CROSS_ALLREDUCE_RHD] = COLL__CROSS_ALLREDUCE_RHD_DEFAULT,
+    [COLL__CROSS_ALLREDUCE_RING] = COLL__CROSS_ALLREDUCE_RING_DEFAULT,
+    [COLL__CROSS_ALLGATHER_RING] = COLL__CROSS_ALLGATHER_RING_DEFAULT,
+    [COLL__CROSS_BROADCAST_RING] = COLL__CROSS_BROADCAST_RING_DEFAULT,
+}};
 
 static const char *const names[COLL_ALGO_COUNT] = {
     [COLL_ALGO_AUTO] = "auto",
@@ -55,28 +53,30 @@ static const unsigned has[COLL_KIND_COUNT] = {
 };
 
 /* The tuning table: the first row of the collective whose conditions hold. */
+#define ANY_SIZE COLL__CROSS_COUNT
 typedef struct tune_row {
     coll__kind kind;
-    size_t below;  /* bytes < below (0: any size) */
+    int below;     /* bytes < that crossover (ANY_SIZE: any size) */
     int pow2_only; /* world must be a power of two */
     int max_world; /* world <= max_world (0: any) */
     coll__algo_id algo;
 } tune_row;
 
 static const tune_row table[] = {
-    {COLL_KIND_ALLREDUCE, ALLREDUCE_RD_BELOW_2, 0, 2, COLL_ALGO_RD},
-    {COLL_KIND_ALLREDUCE, 0, 0, 2, COLL_ALGO_RING},
-    {COLL_KIND_ALLREDUCE, ALLREDUCE_RD_BELOW, 0, 0, COLL_ALGO_RD},
-    {COLL_KIND_ALLREDUCE, ALLREDUCE_RHD_BELOW, 0, 0, COLL_ALGO_RHD},
-    {COLL_KIND_ALLREDUCE, 0, 0, 0, COLL_ALGO_RING},
-    {COLL_KIND_ALLGATHER, ALLGATHER_RD_BELOW, 1, 0, COLL_ALGO_RD},
-    {COLL_KIND_ALLGATHER, 0, 0, 0, COLL_ALGO_RING},
-    {COLL_KIND_REDUCESCATTER, 0, 0, 0, COLL_ALGO_RING},
-    {COLL_KIND_BROADCAST, BROADCAST_TREE_BELOW, 0, 0, COLL_ALGO_TREE},
-    {COLL_KIND_BROADCAST, 0, 0, 0, COLL_ALGO_RING},
-    {COLL_KIND_REDUCE, 0, 0, 0, COLL_ALGO_TREE},
-    {COLL_KIND_ALLTOALL, 0, 0, 0, COLL_ALGO_PAIRWISE},
-    {COLL_KIND_BARRIER, 0, 0, 0, COLL_ALGO_DISSEMINATION},
+    /* 2 ranks: one exchange wins only while tiny, then the pipelined pair */
+    {COLL_KIND_ALLREDUCE, COLL__CROSS_PAIR_RING, 0, 2, COLL_ALGO_RD},
+    {COLL_KIND_ALLREDUCE, ANY_SIZE, 0, 2, COLL_ALGO_RING},
+    {COLL_KIND_ALLREDUCE, COLL__CROSS_ALLREDUCE_RHD, 0, 0, COLL_ALGO_RD},
+    {COLL_KIND_ALLREDUCE, COLL__CROSS_ALLREDUCE_RING, 0, 0, COLL_ALGO_RHD},
+    {COLL_KIND_ALLREDUCE, ANY_SIZE, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_ALLGATHER, COLL__CROSS_ALLGATHER_RING, 1, 0, COLL_ALGO_RD},
+    {COLL_KIND_ALLGATHER, ANY_SIZE, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_REDUCESCATTER, ANY_SIZE, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_BROADCAST, COLL__CROSS_BROADCAST_RING, 0, 0, COLL_ALGO_TREE},
+    {COLL_KIND_BROADCAST, ANY_SIZE, 0, 0, COLL_ALGO_RING},
+    {COLL_KIND_REDUCE, ANY_SIZE, 0, 0, COLL_ALGO_TREE},
+    {COLL_KIND_ALLTOALL, ANY_SIZE, 0, 0, COLL_ALGO_PAIRWISE},
+    {COLL_KIND_BARRIER, ANY_SIZE, 0, 0, COLL_ALGO_DISSEMINATION},
 };
 
 static int is_pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -123,8 +123,10 @@ const char *coll__algo_list(coll__kind kind)
     return (unsigned)kind < COLL_KIND_COUNT ? lists[kind] : "";
 }
 
-coll__algo_id coll__algo_select(coll__kind kind, coll__algo_id requested, size_t bytes, int world)
+coll__algo_id coll__algo_select(coll__kind kind, coll__algo_id requested, size_t bytes, int world,
+                                const coll__algo_limits *lim)
 {
+    if (!lim) lim = &coll__algo_limits_default;
     if (requested != COLL_ALGO_AUTO && coll__algo_exists(kind, requested)) {
         /* rd all-gather needs a power-of-two world: ring is its fallback. */
         if (kind == COLL_KIND_ALLGATHER && requested == COLL_ALGO_RD && !is_pow2(world))
@@ -134,7 +136,7 @@ coll__algo_id coll__algo_select(coll__kind kind, coll__algo_id requested, size_t
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
         const tune_row *t = &table[i];
         if (t->kind != kind) continue;
-        if (t->below && bytes >= t->below) continue;
+        if (t->below != ANY_SIZE && bytes >= lim->from[t->below]) continue;
         if (t->pow2_only && !is_pow2(world)) continue;
         if (t->max_world && world > t->max_world) continue;
         return t->algo;
@@ -156,7 +158,7 @@ int coll__algo_run(coll__algo_ctx *c, coll__algo_id id, coll__kind kind, const v
 {
     if (!coll__algo_exists(kind, id) || id == COLL_ALGO_AUTO)
         id = coll__algo_select(kind, COLL_ALGO_AUTO, coll__algo_bytes(kind, count, dt, c->size),
-                               c->size);
+                               c->size, c->limits);
     switch (kind) {
     case COLL_KIND_ALLREDUCE:
         if (id == COLL_ALGO_RHD) return coll__allreduce_rhd(c, sbuf, rbuf, count, dt, op);

@@ -19,3 +19,13 @@ BACKENDS(DECLARE)
 
 const coll__backend_entry *const coll__backends[] = {BACKENDS(POINT) NULL};
 const char *const coll__backend_names[] = {BACKENDS(NAME) NULL};
+
+const coll__tunable *coll__backend_knob(size_t i)
+{
+    for (const coll__backend_entry *const *e = coll__backends; *e; e++)
+        for (const coll__tunable_table *const *t = (*e)->knobs; t && *t; t++) {
+            if (i < (*t)->count) return &(*t)->rows[i];
+            i -= (*t)->count;
+        }
+    return NULL;
+}

@@ -22,8 +22,8 @@ typedef struct coll__backend_entry {
      * do to get it (without the "backend NAME unavailable: " lead). */
     const coll__backend_ops *(*probe)(char *why, size_t whylen);
     unsigned flags; /* COLL__BACKEND_* */
-    /* Its tuning variables (NULL: none). */
-    const coll__tunable_table *knobs;
+    /* Its tuning variables: tables, NULL-terminated (NULL: none). */
+    const coll__tunable_table *const *knobs;
     /* Optional: 1 for an algorithm of collective that only this backend runs
      * (beyond src/algo's). */
     int (*own_algo)(const char *collective, const char *algo);
@@ -44,6 +44,9 @@ int coll__tuning_load(const char *file, struct coll__tuning_values *out, char *m
 
 /* Every backend, NULL-terminated, in the order coll_backend_names() lists them. */
 extern const coll__backend_entry *const coll__backends[];
+/* Row i of every entry's tuning tables, in the table's order (NULL past the
+ * last): what collbench info --tuning lists and the tuning file names. */
+const coll__tunable *coll__backend_knob(size_t i);
 /* Their names, the same order (each entry's name; the unit test checks). */
 extern const char *const coll__backend_names[];
 

@@ -6,16 +6,7 @@
 
 #include <stdio.h>
 
-const struct coll__tunable *coll_tuning_row(size_t i)
-{
-    for (const coll__backend_entry *const *e = coll__backends; *e; e++) {
-        const coll__tunable_table *t = (*e)->knobs;
-        if (!t) continue;
-        if (i < t->count) return &t->rows[i];
-        i -= t->count;
-    }
-    return NULL;
-}
+const struct coll__tunable *coll_tuning_row(size_t i) { return coll__backend_knob(i); }
 
 int coll_tuning_check(char *why, size_t whylen)
 {

@@ -3,6 +3,7 @@
 #include "backend/backends.h"
 #include "coll_tool.h"
 #include "algo/algo.h"
+#include "backend/tcp/tcp_algo_knobs.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -116,7 +117,13 @@ const char *coll_algo_auto_pick(const char *collective, size_t bytes, int world)
 {
     coll__kind kind;
     if (!collective || world < 1 || !kind_of(collective, &kind)) return NULL;
-    coll__algo_id id = coll__algo_select(kind, COLL_ALGO_AUTO, bytes, world);
+    /* the tcp backend's crossovers (environment, tuning file, defaults; a
+     * value out of range: the defaults, as the run itself refuses it) */
+    coll__algo_limits lim;
+    coll__err err;
+    coll__err_init(&err, NULL, 0);
+    int bad = coll__tcp_algo_limits(world, &lim, &err);
+    coll__algo_id id = coll__algo_select(kind, COLL_ALGO_AUTO, bytes, world, bad ? NULL : &lim);
     return id == COLL_ALGO_AUTO ? NULL : coll__algo_name(id);
 }
 

@@ -24,10 +24,9 @@ static char path[1024], why[2048];
 static const coll__tunable *find(const char *name, void *arg)
 {
     (void)arg;
-    /* the table's rows themselves (knobs.c's gathering sits on this file) */
-    for (const coll__backend_entry *const *e = coll__backends; *e; e++)
-        for (size_t i = 0; (*e)->knobs && i < (*e)->knobs->count; i++)
-            if (strcmp((*e)->knobs->rows[i].name, name) == 0) return &(*e)->knobs->rows[i];
+    const coll__tunable *t;
+    for (size_t i = 0; (t = coll__backend_knob(i)) != NULL; i++)
+        if (strcmp(t->name, name) == 0) return t;
     return NULL;
 }
 

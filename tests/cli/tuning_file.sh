@@ -16,7 +16,9 @@ RUN="allreduce -P 2 --backend shm --sizes 4K -n 2 -w 0 -c 1 -T 20"
 [ "$(head -1 "$F" 2>/dev/null)" = "# collbench tuning v1" ] || fail "tune wrote no versioned file: $(cat "$F")"
 grep -q '^machine.cpu = ' "$F" && grep -q '^machine.kernel = ' "$F" && grep -q '^machine.copy_gbps = ' "$F" ||
     fail "tune's file lacks the machine block: $(cat "$F")"
-grep -q 'COLL_SHM_CMA_ALLREDUCE_MIN' "$WORK/out" || fail "tune's summary does not name what it measured: $(cat "$WORK/out")"
+for knob in COLL_SHM_CMA_ALLREDUCE_MIN COLL_TCP_PAIR_RING_MIN; do
+    grep -q "$knob" "$WORK/out" || fail "tune's summary does not name $knob: $(cat "$WORK/out")"
+done
 grep -q '^wrote ' "$WORK/out" || fail "tune does not say where it wrote: $(cat "$WORK/out")"
 ls "$(dirname "$F")" | grep -v '^tuning$' | grep -q . && fail "tune left files beside the tuning file: $(ls "$(dirname "$F")")"
 

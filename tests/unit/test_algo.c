@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "algo/algo.h"
+#include "backend/tcp/tcp_algo_knobs.h"
 #include "core/clock.h"
 #include "support/thread_ranks.h"
 
@@ -559,50 +560,103 @@ static void test_select(void **s)
     assert_non_null(strstr(coll__algo_list(COLL_KIND_BROADCAST), "tree"));
 
     /* Far from any crossover: tiny and huge messages. */
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 64, 4), COLL_ALGO_RD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 64, 4, NULL),
+                     COLL_ALGO_RD);
     /* 2 ranks: one exchange while tiny, then the pipelined pair at every size */
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 64, 2), COLL_ALGO_RD);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 16 << 10, 2),
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 64, 2, NULL),
+                     COLL_ALGO_RD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 16 << 10, 2, NULL),
                      COLL_ALGO_RING);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 256 << 10, 2),
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 256 << 10, 2, NULL),
                      COLL_ALGO_RING);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 1 << 30, 4),
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 1 << 30, 4, NULL),
                      COLL_ALGO_RING);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 128 << 10, 6),
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 128 << 10, 6, NULL),
                      COLL_ALGO_RHD);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 64, 4), COLL_ALGO_RD);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 64, 6), COLL_ALGO_RING);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 1 << 30, 4),
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 64, 4, NULL),
+                     COLL_ALGO_RD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 64, 6, NULL),
                      COLL_ALGO_RING);
-    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 64, 5), COLL_ALGO_TREE);
-    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 1 << 30, 5),
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_AUTO, 1 << 30, 4, NULL),
                      COLL_ALGO_RING);
-    assert_int_equal(coll__algo_select(COLL_KIND_REDUCE, COLL_ALGO_AUTO, 64, 5), COLL_ALGO_TREE);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLTOALL, COLL_ALGO_AUTO, 64, 5),
+    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 64, 5, NULL),
+                     COLL_ALGO_TREE);
+    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 1 << 30, 5, NULL),
+                     COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_REDUCE, COLL_ALGO_AUTO, 64, 5, NULL),
+                     COLL_ALGO_TREE);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLTOALL, COLL_ALGO_AUTO, 64, 5, NULL),
                      COLL_ALGO_PAIRWISE);
-    assert_int_equal(coll__algo_select(COLL_KIND_BARRIER, COLL_ALGO_AUTO, 0, 5),
+    assert_int_equal(coll__algo_select(COLL_KIND_BARRIER, COLL_ALGO_AUTO, 0, 5, NULL),
                      COLL_ALGO_DISSEMINATION);
     /* Requests that exist win; others fall back to the table. */
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_RING, 64, 4), COLL_ALGO_RING);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_RD, 1 << 30, 4),
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_RING, 64, 4, NULL),
+                     COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_RD, 1 << 30, 4, NULL),
                      COLL_ALGO_RD);
-    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_RING, 64, 4), COLL_ALGO_RING);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_TREE, 64, 4), COLL_ALGO_RD);
-    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_RD, 64, 3), COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_RING, 64, 4, NULL),
+                     COLL_ALGO_RING);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_TREE, 64, 4, NULL),
+                     COLL_ALGO_RD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLGATHER, COLL_ALGO_RD, 64, 3, NULL),
+                     COLL_ALGO_RING);
+}
+
+/* The crossovers a backend passes (the tcp backend's COLL_TCP_*_MIN) move the
+ * table's choices; out of range is refused with the variable named. */
+static void test_select_limits(void **state)
+{
+    (void)state;
+    coll__algo_limits lim = coll__algo_limits_default;
+    lim.from[COLL__CROSS_PAIR_RING] = 0; /* the pair at every size */
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 8, 2, &lim),
+                     COLL_ALGO_RING);
+    lim.from[COLL__CROSS_PAIR_RING] = (size_t)1 << 30; /* one exchange up to 1 GiB */
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 16 << 10, 2, &lim),
+                     COLL_ALGO_RD);
+    lim.from[COLL__CROSS_ALLREDUCE_RHD] = 0;
+    lim.from[COLL__CROSS_ALLREDUCE_RING] = (size_t)1 << 30;
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 8, 4, &lim),
+                     COLL_ALGO_RHD);
+    assert_int_equal(coll__algo_select(COLL_KIND_ALLREDUCE, COLL_ALGO_AUTO, 64 << 20, 4, &lim),
+                     COLL_ALGO_RHD);
+    lim.from[COLL__CROSS_BROADCAST_RING] = 64;
+    assert_int_equal(coll__algo_select(COLL_KIND_BROADCAST, COLL_ALGO_AUTO, 64, 3, &lim),
+                     COLL_ALGO_RING);
+
+    coll__err err;
+    coll__err_init(&err, NULL, 0);
+    setenv("COLL_TCP_ALLREDUCE_RING_MIN", "256K", 1);
+    assert_int_equal(coll__tcp_algo_limits(4, &lim, &err), COLL_OK);
+    assert_int_equal(lim.from[COLL__CROSS_ALLREDUCE_RING], 256 << 10);
+    setenv("COLL_TCP_ALLREDUCE_RING_MIN", "1x", 1);
+    assert_int_equal(coll__tcp_algo_limits(4, &lim, &err), COLL_EINVAL);
+    assert_non_null(strstr(err.msg, "COLL_TCP_ALLREDUCE_RING_MIN"));
+    unsetenv("COLL_TCP_ALLREDUCE_RING_MIN");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_block_range),        cmocka_unit_test(test_select),
-        cmocka_unit_test(test_allreduce_ring),     cmocka_unit_test(test_allreduce_pair),
-        cmocka_unit_test(test_allreduce_rhd),      cmocka_unit_test(test_allreduce_rd),
-        cmocka_unit_test(test_allreduce_direct),   cmocka_unit_test(test_allreduce_auto),
-        cmocka_unit_test(test_allgather_ring),     cmocka_unit_test(test_allgather_rd),
-        cmocka_unit_test(test_reducescatter_ring), cmocka_unit_test(test_broadcast_tree),
-        cmocka_unit_test(test_broadcast_ring),     cmocka_unit_test(test_reduce_tree),
-        cmocka_unit_test(test_alltoall_pairwise),  cmocka_unit_test(test_barrier_dissemination),
-        cmocka_unit_test(test_mismatch),           cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_block_range),
+        cmocka_unit_test(test_select),
+        cmocka_unit_test(test_select_limits),
+        cmocka_unit_test(test_allreduce_ring),
+        cmocka_unit_test(test_allreduce_pair),
+        cmocka_unit_test(test_allreduce_rhd),
+        cmocka_unit_test(test_allreduce_rd),
+        cmocka_unit_test(test_allreduce_direct),
+        cmocka_unit_test(test_allreduce_auto),
+        cmocka_unit_test(test_allgather_ring),
+        cmocka_unit_test(test_allgather_rd),
+        cmocka_unit_test(test_reducescatter_ring),
+        cmocka_unit_test(test_broadcast_tree),
+        cmocka_unit_test(test_broadcast_ring),
+        cmocka_unit_test(test_reduce_tree),
+        cmocka_unit_test(test_alltoall_pairwise),
+        cmocka_unit_test(test_barrier_dissemination),
+        cmocka_unit_test(test_mismatch),
+        cmocka_unit_test(test_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,14 +88,15 @@ static double budget_of(const tune_opts *o)
 }
 
 /* A guess of a round of d before one ran: a launch, then every size's
- * iterations at 1 GB/s a rank. */
+ * iterations at 20 us plus 1 GB/s a rank. */
 static double guess_round_s(const tune_decision *d, int iters)
 {
     double s = 0;
     for (int g = 0; g < d->ngroups; g++) {
         double bytes = 0;
         for (int k = 0; k < d->nsizes; k++) bytes += (double)d->sizes[k];
-        s += 0.5 + bytes * d->groups[g].ranks * iters / 1e9;
+        int n = d->iters ? d->iters + d->warmup : iters;
+        s += 0.5 + d->nsizes * n * 20e-6 + bytes * d->groups[g].ranks * n / 1e9;
     }
     return s * d->narms;
 }

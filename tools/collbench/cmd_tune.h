@@ -28,8 +28,10 @@ typedef struct tune_group {
 } tune_group;
 
 typedef struct tune_decision {
-    const char *knob; /* the tuning variable it sets */
-    const char *what; /* what it chooses, for the progress line and the file */
+    const char *knob;    /* the tuning variable it sets */
+    const char *what;    /* what it chooses, for the progress line and the file */
+    const char *backend; /* the backend it is measured on (NULL: shm) */
+    int iters, warmup;   /* per run (0: the run's own): latency-bound sizes need more */
     tune_kind kind;
     int narms;
     const char *arms[TUNE_MAX_ARMS]; /* the variable's value per arm; arms[0] NULL: unset */
@@ -52,7 +54,7 @@ size_t cmd_tune_plan(tune_decision *out, size_t cap, int quick);
 void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t valuelen, char *why,
                      size_t whylen);
 
-/* One child run: `EXE allreduce -P ranks --backend shm --buffers B --sizes ...`
+/* One child run: `EXE allreduce -P ranks --backend shm|tcp --buffers B --sizes ...`
  * with knob=value in its environment (value NULL: unset), every other tuning
  * variable unset and no tuning file; p50 microseconds per size into us.
  * 0, or -1 with why (the command and its last stderr lines). */

@@ -2,8 +2,9 @@
  * decisions are shm all-reduce's (src/backend/shm/shm_plan.c), on the buffer
  * kinds bench/floor.sh compares: private 4 KiB pages (malloc), private huge
  * pages (thp; process_vm_readv's cost per page differs by kernel and host:
- * issue 53), and coll_alloc'd memory (coll). tcp has no algorithm crossover
- * knob to measure (its one variable is the socket buffer). */
+ * issue 53), and coll_alloc'd memory (coll); and tcp's algorithm crossovers
+ * (src/algo/select.c's table, the tcp backend's COLL_TCP_*_MIN), where
+ * latency-bound sizes take more iterations. */
 #include "cmd_tune.h"
 
 #include <math.h>
@@ -42,6 +43,42 @@ static const tune_decision full[] = {
      .groups = {{2, "coll"}, {4, "coll"}},
      .nsizes = 3,
      .sizes = {MIB, 10 * MIB, 100 * MIB}},
+    {.knob = "COLL_TCP_PAIR_RING_MIN",
+     .what = "tcp all-reduce of 2 ranks: one exchange, or the pipelined pair",
+     .backend = "tcp",
+     .iters = 200,
+     .warmup = 20,
+     .kind = TUNE_PICK,
+     .narms = 4,
+     .arms = {NULL, "1K", "16K", "64K"},
+     .ngroups = 1,
+     .groups = {{2, "malloc"}},
+     .nsizes = 4,
+     .sizes = {KIB, 4 * KIB, 16 * KIB, 64 * KIB}},
+    {.knob = "COLL_TCP_ALLREDUCE_RHD_MIN",
+     .what = "tcp all-reduce of 3+ ranks: recursive doubling, or Rabenseifner",
+     .backend = "tcp",
+     .iters = 100,
+     .warmup = 10,
+     .kind = TUNE_PICK,
+     .narms = 4,
+     .arms = {NULL, "8K", "128K", "512K"},
+     .ngroups = 1,
+     .groups = {{4, "malloc"}},
+     .nsizes = 4,
+     .sizes = {8 * KIB, 32 * KIB, 128 * KIB, 512 * KIB}},
+    {.knob = "COLL_TCP_ALLREDUCE_RING_MIN",
+     .what = "tcp all-reduce of 3+ ranks: Rabenseifner, or the ring",
+     .backend = "tcp",
+     .iters = 20,
+     .warmup = 3,
+     .kind = TUNE_PICK,
+     .narms = 4,
+     .arms = {NULL, "256K", "4M", "16M"},
+     .ngroups = 1,
+     .groups = {{4, "malloc"}},
+     .nsizes = 4,
+     .sizes = {256 * KIB, MIB, 4 * MIB, 16 * MIB}},
 };
 
 /* The same path on tiny sizes: a test's seconds, not a measurement. */
@@ -64,6 +101,16 @@ static const tune_decision quick[] = {
      .groups = {{2, "malloc"}},
      .nsizes = 1,
      .sizes = {256 * KIB}},
+    {.knob = "COLL_TCP_PAIR_RING_MIN",
+     .what = "tcp all-reduce of 2 ranks: one exchange, or the pipelined pair",
+     .backend = "tcp",
+     .kind = TUNE_PICK,
+     .narms = 2,
+     .arms = {NULL, "1K"},
+     .ngroups = 1,
+     .groups = {{2, "malloc"}},
+     .nsizes = 2,
+     .sizes = {KIB, 4 * KIB}},
 };
 
 size_t cmd_tune_plan(tune_decision *out, size_t cap, int quick_mode)

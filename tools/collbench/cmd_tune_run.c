@@ -85,15 +85,15 @@ int cmd_tune_run(const tune_run_opts *o, const tune_decision *d, int arm, int gr
                  (unsigned long long)d->sizes[s]);
     }
     snprintf(procs, sizeof procs, "%d", d->groups[group].ranks);
-    snprintf(iters, sizeof iters, "%d", o->iters);
-    snprintf(warm, sizeof warm, "%d", o->warmup);
+    snprintf(iters, sizeof iters, "%d", d->iters ? d->iters : o->iters);
+    snprintf(warm, sizeof warm, "%d", d->warmup ? d->warmup : o->warmup);
     snprintf(tmo, sizeof tmo, "%g", o->timeout_s);
     char *argv[] = {(char *)o->exe,
                     "allreduce",
                     "-P",
                     procs,
                     "--backend",
-                    "shm",
+                    (char *)(d->backend ? d->backend : "shm"),
                     "--bind",
                     "core",
                     "--buffers",

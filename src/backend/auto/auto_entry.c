@@ -14,6 +14,6 @@ const coll__backend_entry coll__auto_entry = {
     .name = "auto",
     .probe = probe,
     .flags = COLL__BACKEND_SWEEPS,
-    .knobs = &coll__auto_tunables,
+    .knobs = (const coll__tunable_table *const[]){&coll__auto_tunables, NULL},
     .scratch_bytes = coll__shm_scratch_bytes, /* shm within a host */
 };

@@ -37,6 +37,6 @@ const coll__backend_entry coll__gloo_entry = {
     .name = "gloo",
     .probe = probe,
     .flags = COLL__BACKEND_SWEEPS,
-    .knobs = &coll__gloo_tunables,
+    .knobs = (const coll__tunable_table *const[]){&coll__gloo_tunables, NULL},
     .own_algo = gloo_algo,
 };

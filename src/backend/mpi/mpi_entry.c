@@ -23,5 +23,5 @@ const coll__backend_entry coll__mpi_entry = {
     .name = "mpi",
     .probe = probe,
     .flags = COLL__BACKEND_NEEDS_MPIRUN,
-    .knobs = &coll__mpi_tunables,
+    .knobs = (const coll__tunable_table *const[]){&coll__mpi_tunables, NULL},
 };

@@ -13,6 +13,6 @@ const coll__backend_entry coll__shm_entry = {
     .name = "shm",
     .probe = probe,
     .flags = COLL__BACKEND_SWEEPS,
-    .knobs = &coll__shm_tunables,
+    .knobs = (const coll__tunable_table *const[]){&coll__shm_tunables, NULL},
     .scratch_bytes = coll__shm_scratch_bytes,
 };

@@ -1,6 +1,7 @@
 /* The tcp backend: libcoll's own algorithms (src/algo) over the TCP
  * point-to-point transport (src/transport/tcp). */
 #include "backend/tcp/tcp_backend.h"
+#include "backend/tcp/tcp_algo_knobs.h"
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
 #include "core/clock.h"
@@ -15,7 +16,8 @@ typedef struct native_state {
     coll__transport *tp;
     coll__scratch scratch;
     coll__algo_id algo;
-    size_t chunk_bytes; /* $COLL_TCP_CHUNK_BYTES */
+    size_t chunk_bytes;       /* $COLL_TCP_CHUNK_BYTES */
+    coll__algo_limits limits; /* $COLL_TCP_*_MIN: the algorithms' crossovers */
     int rank, size;
 } native_state;
 
@@ -43,6 +45,10 @@ static int tcp_init(const coll__rendezvous *rv, void **state, coll__err *err)
         return COLL_EINVAL;
     }
     st->chunk_bytes = (size_t)chunk;
+    if (coll__tcp_algo_limits(rv->world_size, &st->limits, err)) {
+        free(st);
+        return COLL_EINVAL;
+    }
     int rc = coll__tcp_transport_create(rv->store, rv->prefix, rv->rank, rv->world_size, rv->host,
                                         rv->token, rv->timeout_s, rv->world_of, rv->nworld, &st->tp,
                                         err);
@@ -104,6 +110,7 @@ static int native_run(void *state, const coll__call *c, const coll__sig *sig, do
         .deadline = deadline,
         .scratch = &st->scratch,
         .chunk_bytes = st->chunk_bytes,
+        .limits = &st->limits,
         .timeout_s = deadline - coll__now_s(),
     };
     int rc;
@@ -114,7 +121,7 @@ static int native_run(void *state, const coll__call *c, const coll__sig *sig, do
         coll_op op = c->op == COLL_AVG ? COLL_SUM : c->op;
         coll__algo_id id = coll__algo_select(c->kind, st->algo,
                                              coll__algo_bytes(c->kind, c->count, c->dt, st->size),
-                                             st->size);
+                                             st->size, &st->limits);
         rc = coll__algo_run(&ctx, id, c->kind, c->sendbuf, c->recvbuf, c->count, c->dt, op,
                             c->root);
         if (rc == COLL_OK) finish_avg(c, st->rank, st->size);

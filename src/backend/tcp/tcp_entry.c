@@ -1,6 +1,7 @@
 /* The tcp backend in the table of backends (backends.h): always here; its
- * tuning variable is the tcp transport's socket buffer. */
+ * tuning variables are the tcp transport's and its algorithms' crossovers. */
 #include "backend/backends.h"
+#include "backend/tcp/tcp_algo_knobs.h"
 #include "backend/tcp/tcp_backend.h"
 #include "transport/tcp/tcp_knobs.h"
 
@@ -15,5 +16,6 @@ const coll__backend_entry coll__tcp_entry = {
     .name = "tcp",
     .probe = probe,
     .flags = COLL__BACKEND_SWEEPS,
-    .knobs = &coll__tcp_tunables,
+    .knobs = (const coll__tunable_table *const[]){&coll__tcp_tunables, &coll__tcp_algo_tunables,
+                                                  NULL},
 };
