@@ -130,6 +130,20 @@ static void free_buffer(const replay_opts *o, coll_comm *comm, void *p)
     else free(p);
 }
 
+static const char *const overlap_names[] = {"none", "recorded", "auto"};
+
+const char *replay_overlap_name(replay_overlap o)
+{
+    return (unsigned)o < 3 ? overlap_names[o] : "invalid-overlap";
+}
+
+int replay_overlap_parse(const char *name, replay_overlap *o)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, overlap_names[i])) return *o = (replay_overlap)i, 0;
+    return -1;
+}
+
 int replay_keeps_in_flight(const replay_trace *t, int overlap)
 {
     if (!t->has_times || t->ncalls == 0 || overlap == REPLAY_OVERLAP_NONE) return 0;

@@ -59,6 +59,9 @@ typedef enum replay_overlap {
 } replay_overlap;
 /* 1 when t's calls are kept in flight under o (a trace with times, and o's choice). */
 int replay_keeps_in_flight(const replay_trace *t, int overlap);
+/* "none", "recorded", "auto"; replay_overlap_parse: 0, or -1 for another name. */
+const char *replay_overlap_name(replay_overlap o);
+int replay_overlap_parse(const char *name, replay_overlap *o);
 
 /* "none", "recorded", "busy"; replay_gaps_parse: 0, or -1 for another name. */
 const char *replay_gaps_name(replay_gaps g);

@@ -62,11 +62,9 @@ static int on_gaps(bench_opt_ctx *c, const char *v)
 }
 static int on_overlap(bench_opt_ctx *c, const char *v)
 {
-    if (strcmp(v, "auto") && strcmp(v, "recorded") && strcmp(v, "none"))
-        return bench_opt_fail(c, "'%s': auto, recorded or none", v);
-    O(c)->overlap = !strcmp(v, "auto")       ? REPLAY_OVERLAP_AUTO
-                    : !strcmp(v, "recorded") ? REPLAY_OVERLAP_RECORDED
-                                             : REPLAY_OVERLAP_NONE;
+    replay_overlap o;
+    if (replay_overlap_parse(v, &o)) return bench_opt_fail(c, "'%s': auto, recorded or none", v);
+    O(c)->overlap = (int)o;
     return 0;
 }
 static int on_passes(bench_opt_ctx *c, const char *v)

@@ -112,8 +112,9 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                                 .passes = o->passes,
                                 .buffers = o->coll_buffers ? "coll" : "malloc",
                                 .gaps = replay_gaps_name((replay_gaps)o->gaps),
-                                .overlap = replay_keeps_in_flight(t, o->overlap) ? "recorded"
-                                                                                 : "none"};
+                                .overlap = replay_overlap_name(replay_keeps_in_flight(t, o->overlap)
+                                                                   ? REPLAY_OVERLAP_RECORDED
+                                                                   : REPLAY_OVERLAP_NONE)};
             if (env->rank == 0) code = report_turn(o, &turn, all, env->world_size, &med);
         }
     free(all);
