@@ -307,7 +307,7 @@ static const bench_opt opt_table[] = {
     {0, "duration", "TIME", on_duration,
      "soak: repeat the sizes until TIME (60s, 10m, 1h) has passed; RSS and fds shown"},
     {0, "bind", "core|none", on_bind,
-     "pin each rank to a core (default core for shm and auto, none for the others: "
+     "pin each rank to a core (default core for shm, auto and tcp, none for the others: "
      "see docs/PERFORMANCE.md)"},
     {0, "insecure", NULL, on_insecure,
      "let a job without a token listen on a non-loopback "

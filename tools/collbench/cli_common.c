@@ -44,13 +44,18 @@ const char *cli_rank_backend(const char *prefix, const char *env_var, char *cons
     return lib && *lib ? NULL : coll_backend_preferred(NULL);
 }
 
-/* --bind's default per backend, measured (docs/PERFORMANCE.md, shm): pinned
- * shm ranks hand the core over faster (8 B at 4 ranks 2.3 us vs 3.3 us); tcp
- * ranks want the scheduler free to move them (8 B at 2 ranks 8.1 us pinned vs
- * 2.2 us). An explicit --bind or $COLL_BIND wins. */
+/* --bind's default per backend, measured (docs/PERFORMANCE.md, "Binding"):
+ * pinned shm ranks hand the core over faster (8 B at 4 ranks 2.3 us vs 3.3
+ * us); so do tcp's now that its waits spin (4 ranks 8 B 48-58 us vs 59-96,
+ * 1 MiB 1.15-1.34 ms vs 1.31-1.53; unpinned, 2 ranks often share a CPU: 8 B
+ * 7-24 us from launch to launch). gloo (its own threads), mpi (mpirun binds)
+ * and nccl are left alone. An explicit --bind or $COLL_BIND wins. */
 const char *cli_default_bind(const char *backend)
 {
-    return strcmp(backend, "shm") == 0 || strcmp(backend, "auto") == 0 ? "core" : "none";
+    return strcmp(backend, "shm") == 0 || strcmp(backend, "auto") == 0 ||
+                   strcmp(backend, "tcp") == 0
+               ? "core"
+               : "none";
 }
 
 void cli_rank_pin(const char *backend, int local_rank, int local_size)
