@@ -206,7 +206,7 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     for (int r = 0; r < st->n; r++)
         if (st->seg.ctrl[r].cma_ok != 1) {
             st->cma.ok = 0;
-            snprintf(st->cma.reason, sizeof st->cma.reason, "rank %d: %s", world(st, r),
+            snprintf(st->cma.reason, sizeof st->cma.reason, "rank %d: %.120s", world(st, r),
                      r == st->rank ? why : "process_vm_readv does not work there");
             break;
         }
