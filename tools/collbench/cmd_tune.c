@@ -89,13 +89,15 @@ static double budget_of(const tune_opts *o)
 
 /* A guess of a round of d before one ran: a launch, then every size's
  * iterations at 20 us plus 1 GB/s a rank. */
-static double guess_round_s(const tune_decision *d, int iters)
+static double guess_round_s(const tune_run_opts *ro, const tune_decision *d)
 {
+    int iters, warmup;
+    cmd_tune_iters(ro, d, &iters, &warmup);
+    int n = iters + warmup;
     double s = 0;
     for (int g = 0; g < d->ngroups; g++) {
         double bytes = 0;
         for (int k = 0; k < d->nsizes; k++) bytes += (double)d->sizes[k];
-        int n = d->iters ? d->iters + d->warmup : iters;
         s += 0.5 + d->nsizes * n * 20e-6 + bytes * d->groups[g].ranks * n / 1e9;
     }
     return s * d->narms;
@@ -152,7 +154,7 @@ static int measure(const tune_run_opts *ro, tune_decision *ds, size_t n, double 
 {
     progress p = {isatty(STDERR_FILENO), coll__now_s(), budget};
     double took[MAX_DECISIONS];
-    for (size_t i = 0; i < n; i++) took[i] = guess_round_s(&ds[i], ro->iters + ro->warmup);
+    for (size_t i = 0; i < n; i++) took[i] = guess_round_s(ro, &ds[i]);
     for (int round = 0; round < max_rounds; round++) {
         int ran = 0;
         for (size_t i = 0; i < n; i++) {

@@ -66,5 +66,7 @@ typedef struct tune_run_opts {
 } tune_run_opts;
 int cmd_tune_run(const tune_run_opts *o, const tune_decision *d, int arm, int group, double *us,
                  char *why, size_t whylen);
+/* The iterations and warm-ups d's runs take: its own where set, else o's. */
+void cmd_tune_iters(const tune_run_opts *o, const tune_decision *d, int *iters, int *warmup);
 
 #endif

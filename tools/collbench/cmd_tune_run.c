@@ -72,6 +72,12 @@ static int read_csv(const char *path, const tune_decision *d, double *us, char *
     return rc;
 }
 
+void cmd_tune_iters(const tune_run_opts *o, const tune_decision *d, int *iters, int *warmup)
+{
+    *iters = d->iters ? d->iters : o->iters;
+    *warmup = d->warmup ? d->warmup : o->warmup;
+}
+
 int cmd_tune_run(const tune_run_opts *o, const tune_decision *d, int arm, int group, double *us,
                  char *why, size_t whylen)
 {
@@ -85,8 +91,10 @@ int cmd_tune_run(const tune_run_opts *o, const tune_decision *d, int arm, int gr
                  (unsigned long long)d->sizes[s]);
     }
     snprintf(procs, sizeof procs, "%d", d->groups[group].ranks);
-    snprintf(iters, sizeof iters, "%d", d->iters ? d->iters : o->iters);
-    snprintf(warm, sizeof warm, "%d", d->warmup ? d->warmup : o->warmup);
+    int n, w;
+    cmd_tune_iters(o, d, &n, &w);
+    snprintf(iters, sizeof iters, "%d", n);
+    snprintf(warm, sizeof warm, "%d", w);
     snprintf(tmo, sizeof tmo, "%g", o->timeout_s);
     char *argv[] = {(char *)o->exe,
                     "allreduce",
