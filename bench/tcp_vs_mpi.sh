@@ -15,6 +15,12 @@
 # through mpirun with the flags above in COLLBENCH_MPIRUN_ARGS. Exit 77 (a skip
 # for ctest), saying why, without mpirun in PATH or the mpi backend in the build.
 # Smallest run (ctest bench/tcp_vs_mpi): PROCS=2 SIZES=4K ROUNDS=1 SMALL_ITERS=2.
+#
+# NETNS=1: the same on 2 emulated hosts, 1 rank each (network namespaces joined
+# by a veth pair, tests/netns/netns_lib.sh; needs root). mpirun launches both
+# sides there (an rsh agent runs `ip netns exec` where ssh would log in), each
+# host's rank pinned to its own CPU by taskset (mpirun --bind-to none,
+# collbench --bind none), Open MPI's TCP BTL on the veth's network. PROCS is 2.
 set -euo pipefail
 BIN=${COLLBENCH:-build/collbench}
 PROCS=${PROCS:-2,4}
@@ -25,11 +31,34 @@ WARMUP=${WARMUP:-5}
 SMALL_ITERS=${SMALL_ITERS:-500}
 SMALL_WARMUP=${SMALL_WARMUP:-50}
 OUT=${OUT:-$(mktemp -d)}
+NETNS=${NETNS:-0}
 MPI_TCP_ONLY="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo"
 command -v mpirun >/dev/null || { echo "tcp_vs_mpi: skipped: no mpirun in PATH (apt-get install openmpi-bin)"; exit 77; }
 "$BIN" info | grep -Eq "^ *backend mpi +available" ||
     { echo "tcp_vs_mpi: skipped: the mpi backend is not in this build (apt-get install libopenmpi-dev, rebuild)"; exit 77; }
 mkdir -p "$OUT"
+WHERE=loopback
+if [ "$NETNS" = 1 ]; then
+    . "$(cd "$(dirname "$0")" && pwd)/../tests/netns/netns_lib.sh"
+    netns_require
+    netns_setup 2 || { echo "tcp_vs_mpi: cannot set up 2 network namespaces" >&2; exit 1; }
+    PROCS=2
+    WHERE="2 emulated hosts (netns + veth), 1 rank each"
+    A0=$(netns_addr 0) A1=$(netns_addr 1)
+    BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+    # "HOST command...": the command in HOST's namespace, on HOST's CPU.
+    cat >"$OUT/agent.sh" <<AGENT
+#!/bin/bash
+case "\$1" in
+$A0) ns=$(netns_name 0) cpu=0 ;;
+$A1) ns=$(netns_name 1) cpu=1 ;;
+*) echo "agent: unknown host \$1" >&2; exit 1 ;;
+esac
+shift
+exec ip netns exec "\$ns" taskset -c "\$cpu" /bin/sh -c "\$*"
+AGENT
+    chmod +x "$OUT/agent.sh"
+fi
 rm -f "$OUT"/tcp.r*.csv "$OUT"/mpi.r*.csv
 
 bytes() { # 64K -> 65536
@@ -46,7 +75,14 @@ run() { # backend ranks size round
     if [ "$(bytes "$3")" -lt 1048576 ]; then n=$SMALL_ITERS w=$SMALL_WARMUP; fi
     local args=(allreduce --sizes "$3" -P "$2" --inplace 0 -n "$n" -w "$w" -q --backend "$1"
         --csv "$OUT/$1.r$4.csv")
-    if [ "$1" = mpi ]; then
+    if [ "$NETNS" = 1 ]; then # mpirun on host 0 (CPU 0) starts both sides
+        netns_run 0 taskset -c 0 env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT \
+            -u COLL_LISTEN_ADDR mpirun --allow-run-as-root --host "$A0:1,$A1:1" -np 2 --bind-to none \
+            --mca plm_rsh_agent "$OUT/agent.sh" --mca oob_tcp_if_include "$NETNS_NET/24" \
+            --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include "$NETNS_NET/24" \
+            "$BIN" "${args[@]}" --bind none >"$OUT/$1.log" 2>&1 ||
+            { echo "tcp_vs_mpi: $1 on 2 hosts failed: $(tail -n 5 "$OUT/$1.log")" >&2; exit 1; }
+    elif [ "$1" = mpi ]; then
         COLLBENCH_MPIRUN_ARGS="$MPI_TCP_ONLY ${COLLBENCH_MPIRUN_ARGS:-}" "$BIN" "${args[@]}" >/dev/null
     else
         "$BIN" "${args[@]}" >/dev/null
@@ -68,7 +104,7 @@ done
 echo "load after:$(uptime | sed 's/.*load average: */ /')"
 
 echo
-echo "all-reduce float32 sum, out-of-place, loopback: mpi p50 / tcp p50 (>= 1.00: tcp at least as"
+echo "all-reduce float32 sum, out-of-place, $WHERE: mpi p50 / tcp p50 (>= 1.00: tcp at least as"
 echo "fast), the median over $ROUNDS alternated rounds (tcp us / mpi us, medians). CSVs in $OUT"
 echo
 # columns by name (the CSV header, docs/DESIGN.md)
