@@ -226,6 +226,15 @@ COLL_API int coll_reduce(coll_comm *comm, const void *sendbuf, void *recvbuf, si
 /* count elements go to each rank: sendbuf and recvbuf hold size*count elements. */
 COLL_API int coll_alltoall(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
                            coll_dtype dt);
+/* The uneven all-to-all (torch's all_to_all_single with split sizes; MPI_Alltoallv
+ * with the blocks packed in rank order): sendcounts[i] elements go to rank i,
+ * recvcounts[i] come from it, sendbuf and recvbuf (which must not overlap) hold
+ * the blocks back to back. Rank i's sendcounts[j] must equal rank j's
+ * recvcounts[i] (COLL_EMISMATCH otherwise, the sender blamed). Every backend
+ * runs it as pairwise exchanges (coll_sendrecv: step k sends to rank+k and
+ * receives from rank-k). */
+COLL_API int coll_alltoallv(coll_comm *comm, const void *sendbuf, const size_t *sendcounts,
+                            void *recvbuf, const size_t *recvcounts, coll_dtype dt);
 /* Point to point, between two ranks only (not collective): count elements to
  * or from peer; the other side calls the matching one with the same count. */
 COLL_API int coll_send(coll_comm *comm, const void *buf, size_t count, coll_dtype dt, int peer);

@@ -4,7 +4,8 @@
  * launches NPROCS ranks of itself through the launcher; each rank runs every
  * collective with each of its algorithms, counts 0, 1, prime and large,
  * in-place and out-of-place, several dtype/op pairs, then the nonblocking
- * calls overlapped, and checks every element. On gloo (Gloo's own collectives)
+ * calls overlapped and an uneven all-to-all (coll_alltoallv), and checks
+ * every element. On gloo (Gloo's own collectives)
  * the algorithms are Gloo's, every dtype/op pair Gloo has is checked, and its
  * refusal of bfloat16 arithmetic must name the pair. */
 #include "coll.h"
@@ -218,6 +219,46 @@ static void run_p2p(coll_comm *comm)
     free(r);
 }
 
+/* Elements rank i sends rank j in the uneven all-to-all: 0 for some pairs
+ * (also a rank to itself), several 1 MiB chunks for others. */
+static size_t v_count(int i, int j) { return (size_t)((i + 2 * j) % 4) * 100003; }
+static int32_t v_value(int i, int j, size_t e)
+{
+    return (i << 24) ^ (j << 16) ^ (int32_t)(e % 65521);
+}
+
+/* coll_alltoallv with uneven counts, every element checked, then its refusals
+ * (NULL counts: COLL_EINVAL with a message, the communicator still usable). */
+static void run_alltoallv(coll_comm *comm)
+{
+    int n = rh_size, me = rh_rank;
+    size_t *sc = calloc((size_t)n, sizeof *sc), *rcnt = calloc((size_t)n, sizeof *rcnt), ns = 0,
+           nr = 0;
+    for (int j = 0; j < n; j++) ns += sc[j] = v_count(me, j), nr += rcnt[j] = v_count(j, me);
+    int32_t *s = malloc((ns + 1) * 4), *r = malloc((nr + 1) * 4);
+    for (int j = 0, o = 0; j < n; o += (int)sc[j], j++)
+        for (size_t e = 0; e < sc[j]; e++) s[(size_t)o + e] = v_value(me, j, e);
+    int rc = coll_alltoallv(comm, s, sc, r, rcnt, COLL_INT32), wrong = 0;
+    for (int i = 0, o = 0; !rc && i < n; o += (int)rcnt[i], i++)
+        for (size_t e = 0; e < rcnt[i]; e++)
+            if (r[(size_t)o + e] != v_value(i, me, e) && wrong++ < 3)
+                fprintf(stderr, "rank %d: alltoallv: element %zu from rank %d got %d want %d\n", me,
+                        e, i, r[(size_t)o + e], v_value(i, me, e));
+    if (rc)
+        fprintf(stderr, "rank %d: alltoallv failed: %s (%s)\n", me, coll_strerror(rc),
+                coll_comm_errmsg(comm));
+    if (rc || wrong) failures++;
+    rc = coll_alltoallv(comm, s, NULL, r, rcnt, COLL_INT32);
+    if (rc != COLL_EINVAL || !strstr(coll_comm_errmsg(comm), "sendcounts")) {
+        fprintf(stderr,
+                "rank %d: alltoallv with NULL sendcounts: %s (%s), not EINVAL naming them\n", me,
+                coll_strerror(rc), coll_comm_errmsg(comm));
+        failures++;
+    }
+    cases++;
+    free(s), free(r), free(sc), free(rcnt);
+}
+
 /* Four nonblocking collectives in flight, a blocking one behind them, all checked. */
 static void run_nonblocking(coll_comm *comm)
 {
@@ -311,6 +352,7 @@ int main(int argc, char **argv)
     on_gloo = strcmp(coll_comm_backend(comm), "gloo") == 0;
     run_matrix(comm);
     run_p2p(comm);
+    run_alltoallv(comm);
     run_nonblocking(comm);
     if (on_gloo) {
         run_all_pairs(comm);
