@@ -215,33 +215,24 @@ WorkPtr ProcessGroupColl::alltoall_base(at::Tensor& output, at::Tensor& input,
         rc = coll_alltoall(comm_, src.data_ptr(), s.buf.data_ptr(), (size_t)(input.numel() / size_),
                            dt);
     } else {
-        // Uneven splits: pairwise exchanges (sendrecv), rank+k / rank-k.
+        // Uneven splits: libcoll's pairwise exchanges (coll_alltoallv), in elements
         p2p_->run();
         std::vector<int64_t> is = splits_or_even(inSplits, input, what);
         std::vector<int64_t> os = splits_or_even(outSplits, output, what);
         TORCH_CHECK(row_in == row_out, "coll: ", what, ": rows of input and output differ");
-        std::vector<int64_t> ioff(size_ + 1, 0), ooff(size_ + 1, 0);
-        for (int r = 0; r < size_; r++) {
-            ioff[r + 1] = ioff[r] + is[r] * row_in;
-            ooff[r + 1] = ooff[r] + os[r] * row_out;
-        }
-        TORCH_CHECK(ioff[size_] == input.numel() && ooff[size_] == output.numel(), "coll: ", what,
-                    ": split sizes do not add up to the tensors' first dimension");
-        size_t es = input.element_size();
-        char* ib = static_cast<char*>(src.data_ptr());
-        char* ob = static_cast<char*>(s.buf.data_ptr());
-        std::memcpy(ob + ooff[rank_] * es, ib + ioff[rank_] * es,
-                    (size_t)(is[rank_] * row_in) * es);
+        std::vector<size_t> sc(size_), rcnt(size_);
+        int64_t in_sum = 0, out_sum = 0;
         for (int r = 0; r < size_; r++) {
             in_el.push_back(is[r] * row_in);
             out_el.push_back(os[r] * row_out);
+            sc[r] = (size_t)in_el.back();
+            rcnt[r] = (size_t)out_el.back();
+            in_sum += in_el.back();
+            out_sum += out_el.back();
         }
-        rc = COLL_OK;
-        for (int k = 1; k < size_ && rc == COLL_OK; k++) {
-            int dst = (rank_ + k) % size_, from = (rank_ - k + size_) % size_;
-            rc = coll_sendrecv(comm_, ib + ioff[dst] * es, (size_t)(is[dst] * row_in), dst,
-                               ob + ooff[from] * es, (size_t)(os[from] * row_out), from, dt);
-        }
+        TORCH_CHECK(in_sum == input.numel() && out_sum == output.numel(), "coll: ", what,
+                    ": split sizes do not add up to the tensors' first dimension");
+        rc = coll_alltoallv(comm_, src.data_ptr(), sc.data(), s.buf.data_ptr(), rcnt.data(), dt);
     }
     // uneven: count is the even share, the splits say what each peer got
     return make(c10d::OpType::ALLTOALL_BASE, what, rc, nullptr, copy_back_fn({s}), {output},
