@@ -56,6 +56,7 @@ static void call_buffers(const replay_call *c, int nranks, size_t *send, size_t 
     *send = *recv = 0;
     if (c->op == REPLAY_SEND) *send = c->count * dsize;
     else if (c->op == REPLAY_RECV) *recv = c->count * dsize;
+    else if (c->sp.n) *send = c->in * dsize, *recv = c->out * dsize; /* uneven all-to-all */
     else if (bc && bc->moves_data) {
         *send = bench_coll_send_elems(bc, c->count, nranks) * dsize;
         *recv = bench_coll_recv_elems(bc, c->count, nranks) * dsize;
@@ -68,8 +69,9 @@ static void call_bytes(const replay_call *c, int nranks, double *bytes, double *
     size_t dsize = coll_dtype_size(c->dtype);
     const bench_coll *bc = coll_of(c->op);
     if (!bc) bc = bench_coll_find("sendrecv"); /* send, recv: one message */
-    *bytes = replay_op_is_p2p(c->op) ? (double)c->count * (double)dsize
-                                     : (double)bench_coll_bytes(bc, c->count, dsize, nranks);
+    if (replay_op_is_p2p(c->op)) *bytes = (double)c->count * (double)dsize;
+    else if (c->sp.n) *bytes = (double)c->in * (double)dsize; /* uneven all-to-all: what it sends */
+    else *bytes = (double)bench_coll_bytes(bc, c->count, dsize, nranks);
     *busbytes = *bytes * bc->bus_factor(nranks);
 }
 
@@ -224,6 +226,7 @@ static int run_call(const replay_trace *t, const replay_call *c, group_comm *g)
     const replay_group *grp = &t->groups[c->group];
     if (c->op == REPLAY_SEND) return coll_send(g->comm, g->send, c->count, c->dtype, c->peer);
     if (c->op == REPLAY_RECV) return coll_recv(g->comm, g->recv, c->count, c->dtype, c->peer);
+    if (c->sp.n) return coll_alltoallv(g->comm, g->send, c->sp.in, g->recv, c->sp.out, c->dtype);
     const bench_coll *bc = coll_of(c->op);
     if (!bc) return COLL_ENOTSUP; /* gather, scatter: refused before the launch */
     bench_call call = {.comm = g->comm,

@@ -51,6 +51,13 @@ typedef struct replay_group {
     long line;
 } replay_group;
 
+/* An uneven all-to-all's elements to (in) and from (out) each group rank, n
+ * of each; n 0 for every other call, and for an even all-to-all (count each). */
+typedef struct replay_splits {
+    size_t *in, *out; /* size_t: coll_alltoallv's counts */
+    size_t n;
+} replay_splits;
+
 typedef struct replay_call {
     int64_t seq;
     size_t group; /* index into the trace's groups */
@@ -60,8 +67,13 @@ typedef struct replay_call {
     uint64_t count, in, out;
     int root, peer;      /* group ranks; -1 where the op has none */
     int64_t t0, t1, gap; /* ns; t0/t1 -1 when the trace has none, gap 0 */
+    replay_splits sp;    /* owned by the trace */
     long line;
 } replay_call;
+
+/* Elements an all-to-all sends group rank peer (out 0) or receives from it
+ * (out 1): its splits where it has them, else its count. */
+uint64_t replay_call_split(const replay_call *c, int peer, int out);
 
 typedef struct replay_trace {
     char *path;

@@ -15,11 +15,6 @@
 void replay_import_free(replay_import *im)
 {
     if (!im) return;
-    for (size_t i = 0; im->splits && i < im->t.ncalls; i++) {
-        free(im->splits[i].in);
-        free(im->splits[i].out);
-    }
-    free(im->splits);
     free(im->warnings);
     replay_trace_free(&im->t);
     memset(im, 0, sizeof *im);
@@ -298,9 +293,7 @@ static int read_calls(import_groups *g, import_ev **list, size_t n, char *err, s
     }
     if (rc == 0) {
         im->t.calls = calloc(n ? n : 1, sizeof *im->t.calls);
-        im->splits = calloc(n ? n : 1, sizeof *im->splits);
-        if (!im->t.calls || !im->splits)
-            rc = -1, snprintf(err, errlen, "%s: out of memory", g->path);
+        if (!im->t.calls) rc = -1, snprintf(err, errlen, "%s: out of memory", g->path);
     }
     for (size_t i = 0; rc == 0 && i < n; i++) {
         replay_call *c = &im->t.calls[i];
@@ -308,9 +301,8 @@ static int read_calls(import_groups *g, import_ev **list, size_t n, char *err, s
         c->seq = (int64_t)i;
         c->line = 0;
         c->gap = i ? c->t0 - im->t.calls[i - 1].t1 : 0;
-        if (c->gap < 0) c->gap = 0; /* an asynchronous call still running */
-        im->splits[i] = calls[i].sp;
-        calls[i].sp = (replay_splits){0};
+        if (c->gap < 0) c->gap = 0;         /* an asynchronous call still running */
+        calls[i].c.sp = (replay_splits){0}; /* the trace's now */
         im->t.ncalls++;
     }
     for (size_t i = 0; i < got; i++) replay_import_call_free(&calls[i]);

@@ -29,18 +29,11 @@
 /* A larger profiler trace is refused unread (it is parsed whole in memory). */
 #define REPLAY_IMPORT_MAX_BYTES (2ull << 30)
 
-/* One call's uneven all-to-all splits (elements per peer); n 0 when even. */
-typedef struct replay_splits {
-    uint64_t *in, *out;
-    size_t n;
-} replay_splits;
-
 typedef struct replay_import {
-    replay_trace t;        /* source "torch-profiler"; calls in the order they started */
-    replay_splits *splits; /* t.ncalls entries */
-    char rank_from[48];    /* where t.rank came from: "distributedInfo", "file order" */
-    char backend[32];      /* distributedInfo's backend, "" unknown */
-    char *warnings;        /* lines ending in '\n' ("" none), each starting "PATH: " */
+    replay_trace t;     /* source "torch-profiler"; calls in the order they started */
+    char rank_from[48]; /* where t.rank came from: "distributedInfo", "file order" */
+    char backend[32];   /* distributedInfo's backend, "" unknown */
+    char *warnings;     /* lines ending in '\n' ("" none), each starting "PATH: " */
 } replay_import;
 
 /* Reads the profiler trace at path into im (freed with replay_import_free, also

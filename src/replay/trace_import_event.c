@@ -24,8 +24,8 @@
 
 void replay_import_call_free(import_call *c)
 {
-    free(c->sp.in);
-    free(c->sp.out);
+    free(c->c.sp.in);
+    free(c->c.sp.out);
     free(c->ranks);
     memset(c, 0, sizeof *c);
 }
@@ -172,16 +172,16 @@ static int param_splits(const char *path, const import_ev *e, import_call *c, ch
         rc = replay_import_bad(path, e, err, errlen,
                                "%zu input splits, %zu output splits, group size %d", nin, nout,
                                c->size);
-    else if (!(c->sp.in = malloc(nin * sizeof *c->sp.in)) ||
-             !(c->sp.out = malloc(nin * sizeof *c->sp.out)))
+    else if (!(c->c.sp.in = malloc(nin * sizeof *c->c.sp.in)) ||
+             !(c->c.sp.out = malloc(nin * sizeof *c->c.sp.out)))
         rc = replay_import_bad(path, e, err, errlen, "out of memory");
     else {
-        c->sp.n = nin;
+        c->c.sp.n = nin;
         for (size_t i = 0; i < nin && rc == 0; i++) {
             if (in[i] < 0 || out[i] < 0)
                 rc = replay_import_bad(path, e, err, errlen, "a negative split");
-            c->sp.in[i] = (uint64_t)in[i];
-            c->sp.out[i] = (uint64_t)out[i];
+            c->c.sp.in[i] = (size_t)in[i];
+            c->c.sp.out[i] = (size_t)out[i];
         }
     }
     free(in);

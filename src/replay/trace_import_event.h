@@ -38,8 +38,7 @@ typedef struct import_ev {
 
 /* A call as one event says it, before it has a group of the trace. */
 typedef struct import_call {
-    replay_call c; /* group, seq and gap not set yet */
-    replay_splits sp;
+    replay_call c; /* group, seq and gap not set yet; its splits owned here until moved */
     const char *pg_name, *pg_desc; /* NULL: the event names none (borrowed) */
     int *ranks;                    /* the group's global ranks; NULL: not known */
     int nranks;

@@ -329,7 +329,7 @@ int replay_import_groups_place(import_groups *g, import_call *calls, size_t n, c
         else if (c->c.peer == grp->my_rank)
             rc = replay_import_bad(g->path, c->ev, err, errlen, "a %s to or from this rank itself",
                                    replay_op_name(c->c.op));
-        if (rc == 0 && c->c.op == REPLAY_ALLTOALL && !c->sp.n && c->size < 0) {
+        if (rc == 0 && c->c.op == REPLAY_ALLTOALL && !c->c.sp.n && c->size < 0) {
             if (c->c.in % (uint64_t)grp->nranks)
                 rc = replay_import_bad(
                     g->path, c->ev, err, errlen,

@@ -40,6 +40,23 @@ int64_t replay_import_ns(double us)
     return (int64_t)whole * 1000 + (int64_t)llround((us - whole) * 1000.0);
 }
 
+/* The profiler's splits count rows (dimension 0, as torch's split sizes do);
+ * the format's count elements: each list times its tensor's row size, its
+ * elements over its rows. 0, or -1 said when the rows do not divide them. */
+static int splits_to_elements(const char *path, const import_ev *e, size_t *v, size_t n,
+                              uint64_t elems, const char *which, char *err, size_t errlen)
+{
+    uint64_t rows = 0;
+    for (size_t i = 0; i < n; i++) rows += v[i];
+    if (rows == 0 ? elems != 0 : elems % rows != 0)
+        return replay_import_bad(path, e, err, errlen,
+                                 "the all-to-all's %s splits add up to %llu rows, which do not "
+                                 "divide its %llu elements",
+                                 which, (unsigned long long)rows, (unsigned long long)elems);
+    for (size_t i = 0; rows && i < n; i++) v[i] *= elems / rows;
+    return 0;
+}
+
 /* count, in, out per the format's meaning of count for each op. */
 int replay_import_set_count(const char *path, const import_ev *e, import_call *c, char *err,
                             size_t errlen)
@@ -54,8 +71,11 @@ int replay_import_set_count(const char *path, const import_ev *e, import_call *c
     case REPLAY_RECV: k->count = k->out; break;
     case REPLAY_BARRIER: k->count = k->in = k->out = 0; break;
     case REPLAY_ALLTOALL:
-        if (c->sp.n) { /* uneven: the mean per peer, as an even all-to-all of its total */
-            k->count = k->in / c->sp.n;
+        if (c->c.sp.n) { /* uneven: the mean per peer, as an even all-to-all of its total */
+            if (splits_to_elements(path, e, c->c.sp.in, c->c.sp.n, k->in, "input", err, errlen) ||
+                splits_to_elements(path, e, c->c.sp.out, c->c.sp.n, k->out, "output", err, errlen))
+                return -1;
+            k->count = k->in / c->c.sp.n;
             break;
         }
         if (c->size <= 0) { /* per peer once the group is known (trace_import_groups.c) */

@@ -35,3 +35,9 @@ int replay_op_has_root(replay_op op)
 }
 
 int replay_op_is_p2p(replay_op op) { return op == REPLAY_SEND || op == REPLAY_RECV; }
+
+uint64_t replay_call_split(const replay_call *c, int peer, int out)
+{
+    if (!c->sp.n) return c->count;
+    return out ? c->sp.out[peer] : c->sp.in[peer];
+}

@@ -20,6 +20,7 @@ void replay_trace_free(replay_trace *t)
         free(t->groups[i].ranks);
     }
     free(t->groups);
+    for (size_t i = 0; i < t->ncalls; i++) free(t->calls[i].sp.in), free(t->calls[i].sp.out);
     free(t->calls);
     free(t->path);
     memset(t, 0, sizeof *t);
@@ -232,6 +233,57 @@ static int read_rank_field(reader *r, json_t *o, const char *key, int needed, co
     return 0;
 }
 
+/* One list of splits: n non-negative integers adding up to want. */
+static int read_split_list(reader *r, json_t *a, const char *key, size_t n, uint64_t want,
+                           size_t *out)
+{
+    if (!json_is_array(a)) return bad(r, "\"%s\" is not a list of element counts", key);
+    if (json_array_size(a) != n)
+        return bad(r, "\"%s\" has %zu entries for a group of %zu ranks", key, json_array_size(a),
+                   n);
+    size_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(a, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return bad(r, "\"%s\"[%zu] is not a non-negative integer", key, i);
+        if ((unsigned long long)json_integer_value(v) > SIZE_MAX - sum)
+            return bad(r, "\"%s\" overflows", key);
+        out[i] = (size_t)json_integer_value(v);
+        sum += out[i];
+    }
+    if (sum != want)
+        return bad(r, "\"%s\" adds up to %llu elements, the call's \"%s\" says %llu", key,
+                   (unsigned long long)sum, key[0] == 'i' ? "in" : "out", (unsigned long long)want);
+    return 0;
+}
+
+/* An all-to-all's in_splits and out_splits: both or neither, on an all-to-all
+ * only, one entry per group rank, adding up to its in and out. */
+static int read_splits(reader *r, json_t *o, replay_call *c, const replay_group *g)
+{
+    json_t *in = json_object_get(o, "in_splits"), *out = json_object_get(o, "out_splits");
+    if (!in && !out) return 0;
+    if (c->op != REPLAY_ALLTOALL)
+        return bad(r, "seq %lld: %s with splits: only an alltoall has them", (long long)c->seq,
+                   replay_op_name(c->op));
+    if (!in || !out)
+        return bad(r, "seq %lld: \"%s\" without \"%s\"", (long long)c->seq,
+                   in ? "in_splits" : "out_splits", in ? "out_splits" : "in_splits");
+    size_t n = (size_t)g->nranks;
+    c->sp.in = malloc(n * sizeof *c->sp.in);
+    c->sp.out = malloc(n * sizeof *c->sp.out);
+    if (!c->sp.in || !c->sp.out) {
+        free(c->sp.in), free(c->sp.out);
+        c->sp = (replay_splits){0};
+        return bad(r, "out of memory");
+    }
+    c->sp.n = n;
+    return read_split_list(r, in, "in_splits", n, c->in, c->sp.in) ||
+                   read_split_list(r, out, "out_splits", n, c->out, c->sp.out)
+               ? -1
+               : 0;
+}
+
 static int read_call(reader *r, json_t *o)
 {
     replay_trace *t = r->t;
@@ -268,10 +320,11 @@ static int read_call(reader *r, json_t *o)
     if (read_rank_field(r, o, "root", replay_op_has_root(c.op), g, &c.root) ||
         read_rank_field(r, o, "peer", replay_op_is_p2p(c.op), g, &c.peer) || read_times(r, o, &c))
         return -1;
+    if (read_splits(r, o, &c, g)) return free(c.sp.in), free(c.sp.out), -1;
     if (t->ncalls == r->cap_calls) {
         size_t cap = r->cap_calls ? 2 * r->cap_calls : 64;
         replay_call *calls = realloc(t->calls, cap * sizeof *calls);
-        if (!calls) return bad(r, "out of memory");
+        if (!calls) return free(c.sp.in), free(c.sp.out), bad(r, "out of memory");
         t->calls = calls;
         r->cap_calls = cap;
     }

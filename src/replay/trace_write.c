@@ -12,9 +12,9 @@
 #ifndef COLL_HAVE_JANSSON
 
 int replay_trace_write(const char *path, const replay_trace *t, const replay_write_meta *meta,
-                       const replay_splits *splits, char *err, size_t errlen)
+                       char *err, size_t errlen)
 {
-    (void)t, (void)meta, (void)splits;
+    (void)t, (void)meta;
     snprintf(err, errlen,
              "%s: writing a trace needs jansson, which this build lacks "
              "(apt-get install libjansson-dev, then rebuild)",
@@ -83,14 +83,14 @@ static json_t *group_line(const replay_group *g)
     return json_pack("{s:s,s:o,s:o}", "group", g->id, "ranks", ranks, "desc", str(g->desc));
 }
 
-static json_t *list(const uint64_t *v, size_t n)
+static json_t *list(const size_t *v, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) json_array_append_new(a, json_integer((json_int_t)v[i]));
     return a;
 }
 
-static json_t *call_line(const replay_trace *t, const replay_call *c, const replay_splits *sp)
+static json_t *call_line(const replay_trace *t, const replay_call *c)
 {
     const char *red = replay_op_has_red(c->op) ? coll_op_name(c->red) : "";
     json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:i,s:i}", "seq", (json_int_t)c->seq,
@@ -99,9 +99,9 @@ static json_t *call_line(const replay_trace *t, const replay_call *c, const repl
                           "in", (json_int_t)c->in, "out", (json_int_t)c->out, "root", c->root,
                           "peer", c->peer);
     if (!o) return NULL;
-    if (sp && sp->n) {
-        json_object_set_new(o, "in_splits", list(sp->in, sp->n));
-        json_object_set_new(o, "out_splits", list(sp->out, sp->n));
+    if (c->sp.n) {
+        json_object_set_new(o, "in_splits", list(c->sp.in, c->sp.n));
+        json_object_set_new(o, "out_splits", list(c->sp.out, c->sp.n));
     }
     if (c->t0 >= 0 && c->t1 >= 0) {
         json_object_set_new(o, "t0", json_integer(c->t0));
@@ -112,7 +112,7 @@ static json_t *call_line(const replay_trace *t, const replay_call *c, const repl
 }
 
 int replay_trace_write(const char *path, const replay_trace *t, const replay_write_meta *meta,
-                       const replay_splits *splits, char *err, size_t errlen)
+                       char *err, size_t errlen)
 {
     buf b = {0};
     put_line(&b, header(t, meta));
@@ -124,7 +124,7 @@ int replay_trace_write(const char *path, const replay_trace *t, const replay_wri
                             (long long)t->calls[i].seq),
                    -1;
         }
-        put_line(&b, call_line(t, &t->calls[i], splits ? &splits[i] : NULL));
+        put_line(&b, call_line(t, &t->calls[i]));
     }
     put_line(&b,
              json_pack("{s:b,s:I,s:b}", "end", 1, "calls", (json_int_t)t->ncalls, "truncated", 0));

@@ -18,10 +18,10 @@ typedef struct replay_write_meta {
     double created_unix; /* 0: now */
 } replay_write_meta;
 
-/* Writes t to path. splits: NULL, or t->ncalls entries (uneven all-to-all
- * splits, written as in_splits/out_splits). 0, or -1 with "PATH: problem" in
- * err (path untouched). Without jansson -1 saying so. */
+/* Writes t to path (an uneven all-to-all's splits as in_splits/out_splits). 0,
+ * or -1 with "PATH: problem" in err (path untouched). Without jansson -1
+ * saying so. */
 int replay_trace_write(const char *path, const replay_trace *t, const replay_write_meta *meta,
-                       const replay_splits *splits, char *err, size_t errlen);
+                       char *err, size_t errlen);
 
 #endif

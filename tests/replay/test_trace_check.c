@@ -217,6 +217,33 @@ static void test_subgroup(void **state)
             NULL);
 }
 
+/* An uneven all-to-all: what each rank sends another is what that one
+ * receives (counts per rank may differ); an even one beside uneven ones. */
+#define A2A(seq, count, in, out, extra)                                                           \
+    "{\"seq\":" #seq                                                                              \
+    ",\"group\":\"0\",\"op\":\"alltoall\",\"dtype\":\"float32\",\"count\":" #count ",\"in\":" #in \
+    ",\"out\":" #out extra "}\n"
+static void test_alltoall_splits(void **state)
+{
+    fixture *f = *state;
+    add(f, "rank0.jsonl", 0, 2,
+        G01 A2A(0, 3, 7, 5, ",\"in_splits\":[2,5],\"out_splits\":[2,3]") A2A(1, 4, 8, 8, ""));
+    add(f, "rank1.jsonl", 1, 2,
+        G01 A2A(0, 4, 9, 11, ",\"in_splits\":[3,6],\"out_splits\":[5,6]")
+            A2A(1, 4, 8, 8, ",\"in_splits\":[4,4],\"out_splits\":[4,4]"));
+    passes(f);
+    replay_trace_free(&f->t[1]), f->n = 1;
+    add(f, "rank1.jsonl", 1, 2,
+        G01 A2A(0, 4, 9, 10, ",\"in_splits\":[3,6],\"out_splits\":[4,6]") A2A(1, 4, 8, 8, ""));
+    refused(f, "collective call 0 of the group, an alltoall", "group rank 0", "rank0.jsonl seq 0",
+            "sends 5 elements to group rank 1", "rank1.jsonl seq 0", "receives 4 from it", NULL);
+    replay_trace_free(&f->t[1]), f->n = 1;
+    add(f, "rank1.jsonl", 1, 2,
+        G01 A2A(0, 4, 9, 11, ",\"in_splits\":[3,6],\"out_splits\":[5,6]")
+            A2A(1, 4, 8, 8, ",\"in_splits\":[5,3],\"out_splits\":[4,4]"));
+    refused(f, "collective call 1 of the group", "sends 5 elements to group rank 0", NULL);
+}
+
 static void test_gather_not_replayable(void **state)
 {
     fixture *f = *state;
@@ -239,7 +266,7 @@ int main(void)
         T(test_agreeing),           T(test_world_disagrees),          T(test_rank_twice_or_missing),
         T(test_group_lists_differ), T(test_group_not_declared),       T(test_call_counts_differ),
         T(test_fields_differ),      T(test_op_root_dtype_red_differ), T(test_p2p_differs),
-        T(test_subgroup),           T(test_gather_not_replayable),
+        T(test_subgroup),           T(test_gather_not_replayable),    T(test_alltoall_splits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -191,6 +191,38 @@ static void test_seq_not_increasing(void **state)
     refused(state, HEADER GROUP CALL0 CALL0 FOOTER(2), 4, "seq 0 does not increase");
 }
 
+/* An uneven all-to-all: its splits read; each way they can be wrong refused. */
+#define A2A(extra)                                                                       \
+    "{\"seq\":0,\"group\":\"0\",\"op\":\"alltoall\",\"dtype\":\"float32\",\"red\":\"\"," \
+    "\"count\":3,\"in\":7,\"out\":5,\"root\":-1,\"peer\":-1" extra "}\n"
+static void test_alltoall_splits(void **state)
+{
+    replay_trace t;
+    char err[512] = "";
+    if (read_text(state, HEADER GROUP A2A(",\"in_splits\":[2,5],\"out_splits\":[2,3]") FOOTER(1), 0,
+                  &t, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(t.calls[0].sp.n, 2);
+    assert_int_equal(replay_call_split(&t.calls[0], 1, 0), 5);
+    assert_int_equal(replay_call_split(&t.calls[0], 1, 1), 3);
+    replay_trace_free(&t);
+    refused(state, HEADER GROUP A2A(",\"in_splits\":[2,5]") FOOTER(1), 3,
+            "\"in_splits\" without \"out_splits\"");
+    refused(state, HEADER GROUP A2A(",\"in_splits\":[7],\"out_splits\":[5]") FOOTER(1), 3,
+            "\"in_splits\" has 1 entries for a group of 2 ranks");
+    refused(state, HEADER GROUP A2A(",\"in_splits\":[2,4],\"out_splits\":[2,3]") FOOTER(1), 3,
+            "\"in_splits\" adds up to 6 elements, the call's \"in\" says 7");
+    refused(state, HEADER GROUP A2A(",\"in_splits\":[2,5],\"out_splits\":[-1,6]") FOOTER(1), 3,
+            "\"out_splits\"[0] is not a non-negative integer");
+    refused(state, HEADER GROUP A2A(",\"in_splits\":\"2,5\",\"out_splits\":[2,3]") FOOTER(1), 3,
+            "\"in_splits\" is not a list");
+    const char *ar = "{\"seq\":0,\"group\":\"0\",\"op\":\"allreduce\",\"dtype\":\"float32\","
+                     "\"red\":\"sum\",\"count\":4,\"in_splits\":[2,2],\"out_splits\":[2,2]}\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s%s%s", HEADER, GROUP, ar, FOOTER(1));
+    refused(state, text, 3, "allreduce with splits: only an alltoall has them");
+}
+
 static void test_roots_and_peers(void **state)
 {
     char text[2048];
@@ -266,11 +298,22 @@ static void test_op_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_good_trace),           T(test_no_times),        T(test_not_json),
-        T(test_missing_header),       T(test_missing_footer),  T(test_format_version),
-        T(test_unknown_op_dtype_red), T(test_negative_counts), T(test_undeclared_group),
-        T(test_seq_not_increasing),   T(test_roots_and_peers), T(test_footer),
-        T(test_size_limit),           T(test_missing_file),    T(test_op_names),
+        T(test_good_trace),
+        T(test_no_times),
+        T(test_not_json),
+        T(test_missing_header),
+        T(test_missing_footer),
+        T(test_format_version),
+        T(test_unknown_op_dtype_red),
+        T(test_negative_counts),
+        T(test_undeclared_group),
+        T(test_seq_not_increasing),
+        T(test_roots_and_peers),
+        T(test_footer),
+        T(test_alltoall_splits),
+        T(test_size_limit),
+        T(test_missing_file),
+        T(test_op_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

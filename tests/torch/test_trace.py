@@ -3,7 +3,8 @@ the format: docs/DESIGN.md "Trace format"):
 
 * calls: 3 ranks, the world group and the subgroup of global ranks 0 and 2
   (group rank 1 is global rank 2), all_reduce, broadcast, all_gather,
-  reduce_scatter, all_gather_into_tensor, barrier, send/recv, async calls
+  reduce_scatter, all_gather_into_tensor, barrier, an uneven
+  all_to_all_single (its splits in elements), send/recv, async calls
   waited out of order; each rank's file: the header, both group lines with
   their global ranks, every call with its op, dtype, reduction, count, in/out,
   root or peer (group ranks), seq 0,1,2..., t1 >= t0, gap >= 0, the footer's
@@ -74,6 +75,17 @@ def program(rank, world, expect):
         w.wait()
     dist.barrier()
     expect("world", "barrier", "uint8", "", 0, 0, 0, -1, -1)
+    # uneven all_to_all_single of rows of 2: the file's splits count elements
+    rows = [[(i + 2 * j) % 3 for j in range(world)] for i in range(world)]  # i sends j
+    send = [rows[rank][j] for j in range(world)]
+    recv = [rows[i][rank] for i in range(world)]
+    a_in = torch.full((sum(send), 2), float(rank))
+    a_out = torch.zeros(sum(recv), 2)
+    dist.all_to_all_single(a_out, a_in, output_split_sizes=recv, input_split_sizes=send)
+    check(a_out[:, 0].tolist() == [float(i) for i in range(world) for _ in range(recv[i])],
+          "all_to_all_single: wrong rows")
+    expect("world", "alltoall", "float32", "", a_in.numel() // world, a_in.numel(),
+           a_out.numel(), -1, -1, [2 * x for x in send], [2 * x for x in recv])
     # p2p on the world group: rank 0 -> 1, then 1 -> 0 (irecv before send)
     p = torch.zeros(11, dtype=torch.float16)
     if rank == 0:
@@ -150,9 +162,11 @@ def check_file(d, rank, world, expected):
     check(len(calls) == len(expected), f"{path}: {len(calls)} calls, want {len(expected)}")
     prev_t1 = None
     for i, (c, e) in enumerate(zip(calls, expected)):
-        g, op, dt, red, count, n_in, n_out, root, peer = e
+        g, op, dt, red, count, n_in, n_out, root, peer = e[:9]
         want = {"seq": i, "group": ids[g], "op": op, "dtype": dt, "red": red, "count": count,
                 "in": n_in, "out": n_out, "root": root, "peer": peer}
+        if len(e) > 9:  # an uneven all-to-all's splits, in elements
+            want["in_splits"], want["out_splits"] = e[9], e[10]
         got = {k: c.get(k) for k in want}
         check(got == want, f"{path}: call {i}: {got}, want {want}")
         check(c["t1"] >= c["t0"] > 0 and c["gap"] >= 0, f"{path}: call {i}: times {c}")
@@ -177,8 +191,9 @@ def check_agree(files):
             members.setdefault(gid, []).append(r)
     key = ("op", "dtype", "red", "count", "root")
     for gid, rs in members.items():
-        colls = {r: [tuple(c[k] for k in key) for c in files[r][0][gid]
-                     if c["op"] not in ("send", "recv")] for r in rs}
+        # an uneven all-to-all's count is each rank's own mean: its splits pair up below
+        colls = {r: [tuple(c[k] for k in key if k != "count" or "in_splits" not in c)
+                     for c in files[r][0][gid] if c["op"] not in ("send", "recv")] for r in rs}
         first = colls[rs[0]]
         for r in rs[1:]:
             check(colls[r] == first, f"group {gid}: rank {r}'s collectives {colls[r]} != rank "
@@ -194,6 +209,13 @@ def check_agree(files):
                     sends.setdefault((me, c["peer"]), []).append((c["dtype"], c["count"]))
                 elif c["op"] == "recv":
                     recvs.setdefault((c["peer"], me), []).append((c["dtype"], c["count"]))
+        a2a = {r: [c for c in files[r][0][gid] if "in_splits" in c] for r in rs}
+        for k in range(len(a2a[rs[0]])):
+            for a in rs:
+                for b in rs:
+                    check(a2a[a][k]["in_splits"][order.index(b)] ==
+                          a2a[b][k]["out_splits"][order.index(a)],
+                          f"group {gid}: all-to-all {k}: {a} -> {b} splits disagree")
         for k in set(sends) | set(recvs):
             check(sends.get(k, []) == recvs.get(k, []), f"group {gid}: sends {k[0]} -> {k[1]} "
                   f"{sends.get(k)} != receives {recvs.get(k)}")

@@ -160,7 +160,7 @@ static int write_all(const trace_opts *o, replay_import *im)
     for (size_t i = 0; i < o->nfiles; i++) {
         snprintf(path, sizeof path, "%s/rank%d.jsonl", o->outdir, im[i].t.rank);
         replay_write_meta m = {.host = host, .backend = im[i].backend, .pid = (long)getpid()};
-        if (replay_trace_write(path, &im[i].t, &m, im[i].splits, err, sizeof err) == 0) continue;
+        if (replay_trace_write(path, &im[i].t, &m, err, sizeof err) == 0) continue;
         fprintf(stderr, TRACE_PREFIX ": %s\n", err);
         for (size_t j = 0; j < i; j++) {
             snprintf(path, sizeof path, "%s/rank%d.jsonl", o->outdir, im[j].t.rank);

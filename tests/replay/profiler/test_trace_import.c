@@ -145,10 +145,26 @@ static void test_param_splits(void **state)
                  ",\"In split size\":\"[3, 5]\",\"Out split size\":\"[3, 3]\"") "]}",
              &im);
     assert_int_equal(im.t.ncalls, 1);
-    assert_int_equal(im.splits[0].n, 2);
-    assert_int_equal(im.splits[0].in[1], 5);
-    assert_int_equal(im.splits[0].out[0], 3);
+    assert_int_equal(im.t.calls[0].sp.n, 2);
+    assert_int_equal(im.t.calls[0].sp.in[1], 5);
+    assert_int_equal(im.t.calls[0].sp.out[0], 3);
     assert_int_equal(im.t.calls[0].count, 4);
+    replay_import_free(&im);
+}
+
+/* torch's splits count rows: a tensor of 2 elements a row sends 2x each. */
+static void test_param_splits_rows(void **state)
+{
+    replay_import im;
+    imported(state,
+             "{" DIST(0, 2) ",\"traceEvents\":[" PARAM(
+                 1, 1, "all_to_allv", "Float", 16, 12, 2, "0", "[0, 1]", 0,
+                 ",\"In split size\":\"[3, 5]\",\"Out split size\":\"[3, 3]\"") "]}",
+             &im);
+    assert_int_equal(im.t.ncalls, 1);
+    assert_int_equal(im.t.calls[0].sp.in[0], 6);
+    assert_int_equal(im.t.calls[0].sp.in[1], 10);
+    assert_int_equal(im.t.calls[0].sp.out[1], 6);
     replay_import_free(&im);
 }
 
@@ -499,7 +515,7 @@ static void test_write_read_back(void **state)
              &im);
     snprintf(out, sizeof out, "%s/rank1.jsonl", d->path);
     replay_write_meta m = {.host = "h\"q", .backend = "nccl", .pid = 9};
-    assert_int_equal(replay_trace_write(out, &im.t, &m, im.splits, err, sizeof err), 0);
+    assert_int_equal(replay_trace_write(out, &im.t, &m, err, sizeof err), 0);
     if (replay_trace_read(out, REPLAY_TRACE_MAX_BYTES, &back, NULL, err, sizeof err))
         fail_msg("written trace not read back: %s", err);
     assert_int_equal(back.rank, 1);
@@ -520,7 +536,7 @@ static void test_write_read_back(void **state)
     free(text);
     /* an unwritable place: refused naming it, nothing left */
     snprintf(out, sizeof out, "%s/no/such/dir/rank1.jsonl", d->path);
-    assert_int_equal(replay_trace_write(out, &im.t, &m, im.splits, err, sizeof err), -1);
+    assert_int_equal(replay_trace_write(out, &im.t, &m, err, sizeof err), -1);
     assert_non_null(strstr(err, "no/such/dir"));
     replay_trace_free(&back);
     replay_import_free(&im);
@@ -569,14 +585,23 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_param_calls),         T(test_param_splits),
-        T(test_param_group_ranks),   T(test_param_rank_from_events),
-        T(test_nested_once),         T(test_nested_c10d),
-        T(test_param_missing_ops),   T(test_param_kernels),
-        T(test_c10d_calls),          T(test_c10d_pairing),
-        T(test_c10d_placed_by_size), T(test_backend_only),
-        T(test_bad_input),           T(test_missing_file),
-        T(test_write_read_back),     cmocka_unit_test(test_names),
+        T(test_param_calls),
+        T(test_param_splits),
+        T(test_param_splits_rows),
+        T(test_param_group_ranks),
+        T(test_param_rank_from_events),
+        T(test_nested_once),
+        T(test_nested_c10d),
+        T(test_param_missing_ops),
+        T(test_param_kernels),
+        T(test_c10d_calls),
+        T(test_c10d_pairing),
+        T(test_c10d_placed_by_size),
+        T(test_backend_only),
+        T(test_bad_input),
+        T(test_missing_file),
+        T(test_write_read_back),
+        cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
