@@ -2,6 +2,8 @@
 # collbench model --trace: a program's trace as the workload. Rows made from
 # known parameters (tcp rings, alpha 20 us, beta 5e-4 us/B, no noise) at 2, 3
 # and 4 ranks fit and validate; a 2-rank trace's calls predicted on 4 ranks:
+# every rank's calls, the one that adds up to the most shown (a subgroup that
+# leaves rank 0 out counts);
 # all-reduce counts unchanged, all-gather per-rank counts unchanged (its
 # vector doubles), the sum per collective and in all as the formulas give it,
 # calls without a validated model left out and named with their share of the
@@ -26,28 +28,32 @@ rows() {
 }
 { echo "$HEADER"; rows allreduce; rows allgather; } >"$WORK/rings.csv"
 
-# rank 0 of a 2-rank trace: 3 all-reduces of 1 MiB, 2 all-gathers of 256 KiB a
-# rank, a broadcast and a barrier (no rows: left out)
+# each rank of a 2-rank trace: 3 all-reduces of 1 MiB, 2 all-gathers of 256 KiB
+# a rank, a broadcast and a barrier (no rows: left out)
 mkdir "$WORK/trace"
-call() { # seq op count red
-    echo "{\"seq\":$1,\"group\":\"0\",\"op\":\"$2\",\"dtype\":\"float32\",\"red\":\"$4\",\"count\":$3,\"in\":$3,\"out\":$3,\"root\":$([ "$2" = broadcast ] && echo 0 || echo -1),\"peer\":-1,\"gap\":0}"
+call() { # seq op count red [group]
+    echo "{\"seq\":$1,\"group\":\"${5:-0}\",\"op\":\"$2\",\"dtype\":\"float32\",\"red\":\"$4\",\"count\":$3,\"in\":$3,\"out\":$3,\"root\":$([ "$2" = broadcast ] && echo 0 || echo -1),\"peer\":-1,\"gap\":0}"
 }
-{
-    echo '{"format":"collbench-trace","version":1,"rank":0,"world":2,"source":"handmade"}'
-    echo '{"group":"0","ranks":[0,1]}'
-    call 0 allreduce 262144 sum
-    call 1 allgather 65536 ""
-    call 2 allreduce 262144 sum
-    call 3 broadcast 1000 ""
-    call 4 allgather 65536 ""
-    call 5 allreduce 262144 sum
-    call 6 barrier 0 ""
-    echo '{"end":true,"calls":7,"truncated":false}'
-} >"$WORK/trace/rank0.jsonl"
+for r in 0 1; do
+    {
+        echo "{\"format\":\"collbench-trace\",\"version\":1,\"rank\":$r,\"world\":2,\"source\":\"handmade\"}"
+        echo '{"group":"0","ranks":[0,1]}'
+        call 0 allreduce 262144 sum
+        call 1 allgather 65536 ""
+        call 2 allreduce 262144 sum
+        call 3 broadcast 1000 ""
+        call 4 allgather 65536 ""
+        call 5 allreduce 262144 sum
+        call 6 barrier 0 ""
+        echo '{"end":true,"calls":7,"truncated":false}'
+    } >"$WORK/trace/rank$r.jsonl"
+done
 
 expect_exit 0 "" model "$WORK/rings.csv" --trace "$WORK/trace" --predict hosts=1,ranks-per-host=4 --no-rows
 out=$WORK/out
-grep -q "rank 0's 7 calls of a 2-rank world" "$out" || fail "no workload heading: $(cat "$out")"
+grep -q "/trace, 14 calls of 2 ranks" "$out" || fail "no workload heading: $(cat "$out")"
+grep -q "^    rank 0, the most of the 2 ranks (the ranks: 3.626-3.626 ms)" "$out" ||
+    fail "no rank line (equal ranks: the first shown): $(cat "$out")"
 grep -q "^   assumes, where the cluster's world is not the trace's: .*" "$out" ||
     fail "no assumptions line: $(cat "$out")"
 grep -q "gradients keep their sizes): all-reduce, broadcast and reduce counts" "$out" ||
@@ -79,8 +85,38 @@ expect_exit 0 "" model "$WORK/rings.csv" --trace "$WORK/trace" --predict hosts=2
 grep -q "extrapolated beyond the rows (expect errors larger than the fit's residuals): allreduce ring: 2 hosts (rows: up to 1); 8 ranks (rows: up to 4)" "$WORK/out" ||
     fail "2 hosts: no extrapolation said: $(tail -3 "$WORK/out")"
 
-# on the trace's own world the all-gather keeps its bytes
+# every rank's calls count: 3 ranks, ranks 1 and 2 also in a subgroup of their
+# own (2 more all-reduces of 1 MiB at 2 ranks: 2 x (2*20 + 1 MiB*5e-4) =
+# 1128.6 us): rank 1 makes the most; on 4 ranks its all-reduces come to
+# 3 x 906.432 + 1128.6 us
+mkdir "$WORK/sub"
+for r in 0 1 2; do
+    {
+        echo "{\"format\":\"collbench-trace\",\"version\":1,\"rank\":$r,\"world\":3,\"source\":\"handmade\"}"
+        echo '{"group":"0","ranks":[0,1,2]}'
+        call 0 allreduce 262144 sum
+        call 1 allreduce 262144 sum
+        call 2 allreduce 262144 sum
+        if [ $r -gt 0 ]; then
+            echo '{"group":"s","ranks":[1,2]}'
+            call 3 allreduce 262144 sum s
+            call 4 allreduce 262144 sum s
+        fi
+        echo "{\"end\":true,\"calls\":$([ $r -gt 0 ] && echo 5 || echo 3),\"truncated\":false}"
+    } >"$WORK/sub/rank$r.jsonl"
+done
+expect_exit 0 "" model "$WORK/rings.csv" --trace "$WORK/sub" --predict hosts=1,ranks-per-host=4 --no-rows
+grep -q "^    rank 1, the most of the 3 ranks (the ranks: 2.719-3.848 ms)" "$WORK/out" ||
+    fail "subgroup: rank 1 not shown as the most: $(cat "$WORK/out")"
+awk '$1 == "allreduce" && NF >= 4 { exit !($2 == 5 && $4 > 3.84 && $4 < 3.86) }' "$WORK/out" ||
+    fail "subgroup: rank 1's all-reduces: $(grep allreduce "$WORK/out")"
+# ranks that disagree are refused, naming both files
+sed 's/"count":262144/"count":262145/' "$WORK/sub/rank2.jsonl" >"$WORK/sub/rank2.tmp" && mv "$WORK/sub/rank2.tmp" "$WORK/sub/rank2.jsonl"
+expect_exit 2 "the traces disagree: group" model "$WORK/rings.csv" --trace "$WORK/sub" --predict hosts=2
+
+# one rank's file: that rank's calls; on the trace's own world the all-gather keeps its bytes
 expect_exit 0 "" model "$WORK/rings.csv" --trace "$WORK/trace/rank0.jsonl" --predict hosts=1,ranks-per-host=2 --no-rows
+grep -q "rank 0's 7 calls of a 2-rank world" "$WORK/out" || fail "one file: no heading: $(cat "$WORK/out")"
 awk '$1 == "allgather" && NF >= 4 { exit !($3 == 2 * 2 * 262144) }' "$WORK/out" ||
     fail "2 ranks: allgather bytes changed: $(grep allgather "$WORK/out")"
 
@@ -94,7 +130,7 @@ grep -q "allreduce 3 (no validated model (allreduce ring: one process count" "$W
 expect_exit 2 "collbench model: --trace $WORK/nowhere: No such file or directory" \
     model "$WORK/rings.csv" --trace "$WORK/nowhere" --predict hosts=2
 mkdir "$WORK/empty"
-expect_exit 2 "$WORK/empty: no rank0.jsonl there" model "$WORK/rings.csv" --trace "$WORK/empty" --predict hosts=2
+expect_exit 2 "$WORK/empty holds no rank<R>.jsonl trace" model "$WORK/rings.csv" --trace "$WORK/empty" --predict hosts=2
 mkdir "$WORK/garbage"
 echo "this is not a trace" >"$WORK/garbage/rank0.jsonl"
 expect_exit 2 "$WORK/garbage/rank0.jsonl:1" model "$WORK/rings.csv" --trace "$WORK/garbage" --predict hosts=2

@@ -111,8 +111,9 @@ static const bench_opt opt_table[] = {
      "training rows (collbench train's CSV or JSON): predict\n"
      "their step time on each --predict cluster (see below)"},
     {0, "trace", "DIR", on_trace,
-     "a program's trace (collbench replay's; DIR/rank0.jsonl): predict\n"
-     "its communication on each --predict cluster (see below)"},
+     "a program's trace (collbench replay's: DIR of rank<R>.jsonl,\n"
+     "or one rank's file): predict its communication on each\n"
+     "--predict cluster (see below)"},
     {0, "sizes", "LIST", on_sizes, "sizes to predict at (default 1M,1G), e.g. 64K,1M,1G"},
     {0, "collective", "NAME", on_collective, "only this collective's rows"},
     {0, "backend", "NAME", on_backend, "only this backend's rows"},
@@ -163,13 +164,14 @@ static void usage(FILE *f)
                "overlapping backward as a pipeline, and the exposed time the model misses at\n"
                "the measured world kept as overhead; prints step, exposed comm and scaling\n"
                "efficiency (compute / step). Needs all-reduce rows of that backend in FILE...\n\n"
-               "--trace: rank 0's calls of a trace (collbench replay's format), each predicted\n"
-               "on each cluster by its collective's fitted model where that model validated\n"
-               "(held-out error at most 25%%), summed per collective, per machine, backend and\n"
-               "buffers of FILE...; calls without such a model are left out and named, with\n"
-               "their share of the bytes. A world that grows keeps data-parallel sizes:\n"
-               "all-reduce counts unchanged, all-gather and reduce-scatter per-rank counts\n"
-               "unchanged.\n"
+               "--trace: every rank's calls of a trace (collbench replay's format; the ranks'\n"
+               "files checked against each other), each predicted on each cluster by its\n"
+               "collective's fitted model where that model validated (held-out error at most\n"
+               "25%%), summed per collective, per machine, backend and buffers of FILE...: the\n"
+               "rank whose calls add up to the most, and the range over the ranks; calls\n"
+               "without such a model are left out and named, with their share of the bytes.\n"
+               "A world that grows keeps data-parallel sizes: all-reduce counts unchanged,\n"
+               "all-gather and reduce-scatter per-rank counts unchanged.\n"
                "exit codes: 0 ok; 1 a file or row was rejected, or nothing could be fitted or\n"
                "predicted; 2 bad usage.\n");
 }

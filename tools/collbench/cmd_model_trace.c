@@ -1,5 +1,5 @@
 /* The trace part of collbench model (docs/DESIGN.md "Cost model", "A trace as
- * the workload"): rank 0's recorded calls predicted on each cluster. */
+ * the workload"): every rank's recorded calls predicted on each cluster. */
 #include "cmd_model_trace.h"
 
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include "engine/bench_coll.h"
 #include "exit_codes.h"
 #include "replay/trace.h"
+#include "cli_trace_set.h"
 
 #define PREFIX "collbench model: --trace"
 
@@ -30,62 +31,60 @@ int cmd_model_trace_load(const char *arg, cmd_model_trace *t)
     memset(t, 0, sizeof *t);
     if (stat(arg, &st) != 0)
         return fprintf(stderr, PREFIX " %s: %s\n", arg, strerror(errno)), EXIT_USAGE;
-    if (S_ISDIR(st.st_mode)) {
-        snprintf(t->path, sizeof t->path, "%s/rank0.jsonl", arg);
-        if (stat(t->path, &st) != 0)
-            return fprintf(stderr,
-                           PREFIX " %s: no rank0.jsonl there (a trace directory holds "
-                                  "rank<R>.jsonl files: collbench replay's format)\n",
-                           arg),
-                   EXIT_USAGE;
-    } else {
-        snprintf(t->path, sizeof t->path, "%s", arg);
+    snprintf(t->path, sizeof t->path, "%s", arg);
+    cli_trace_set ts;
+    /* a directory: every rank's file, checked against each other; a file: that rank */
+    int code = cli_trace_set_load(PREFIX, &arg, 1, S_ISDIR(st.st_mode), &ts);
+    size_t n = code ? 0 : ts.by_rank ? (size_t)ts.world : ts.n;
+    if (!code && !(t->ranks = calloc(n, sizeof *t->ranks))) code = EXIT_RUNTIME;
+    size_t calls = 0;
+    for (size_t k = 0; !code && k < n; k++) {
+        const replay_trace *tr = ts.by_rank ? ts.by_rank[k] : &ts.traces[k];
+        cmd_model_rank *mr = &t->ranks[t->nranks++];
+        mr->rank = tr->rank;
+        if (!(mr->calls = calloc(tr->ncalls + 1, sizeof *mr->calls))) code = EXIT_RUNTIME;
+        for (size_t i = 0; !code && i < tr->ncalls; i++) {
+            const replay_call *c = &tr->calls[i];
+            /* names are static (replay_op_name, coll_dtype_name): they outlive tr */
+            mr->calls[mr->ncalls++] = (model_call){.collective = collective_of(c->op),
+                                                   .dtype = coll_dtype_name(c->dtype),
+                                                   .dtype_size = coll_dtype_size(c->dtype),
+                                                   .count = c->count,
+                                                   .ranks = tr->groups[c->group].nranks};
+        }
+        calls += tr->ncalls;
     }
-    replay_trace tr;
-    char err[2048];
-    int no_json = 0;
-    if (replay_trace_read(t->path, REPLAY_TRACE_MAX_BYTES, &tr, &no_json, err, sizeof err)) {
-        replay_trace_free(&tr);
-        fprintf(stderr, PREFIX ": %s\n", err);
-        return no_json ? EXIT_UNAVAILABLE : EXIT_USAGE;
-    }
-    if (tr.ncalls == 0) {
-        replay_trace_free(&tr);
-        return fprintf(stderr, PREFIX " %s: no calls to predict\n", t->path), EXIT_USAGE;
-    }
-    t->world = tr.world;
-    t->calls = calloc(tr.ncalls, sizeof *t->calls);
-    if (!t->calls) {
-        replay_trace_free(&tr);
-        return fprintf(stderr, "collbench model: out of memory\n"), EXIT_RUNTIME;
-    }
-    for (size_t i = 0; i < tr.ncalls; i++) {
-        const replay_call *c = &tr.calls[i];
-        /* names are static (replay_op_name, coll_dtype_name): they outlive tr */
-        t->calls[i] = (model_call){.collective = collective_of(c->op),
-                                   .dtype = coll_dtype_name(c->dtype),
-                                   .dtype_size = coll_dtype_size(c->dtype),
-                                   .count = c->count,
-                                   .ranks = tr.groups[c->group].nranks};
-    }
-    t->ncalls = tr.ncalls;
-    replay_trace_free(&tr);
-    return 0;
+    if (!code) t->world = ts.world;
+    if (code == EXIT_RUNTIME) fprintf(stderr, "collbench model: out of memory\n");
+    if (!code && calls == 0)
+        code = EXIT_USAGE, fprintf(stderr, PREFIX " %s: no calls to predict\n", arg);
+    cli_trace_set_free(&ts);
+    return code;
 }
 
 void cmd_model_trace_free(cmd_model_trace *t)
 {
-    free(t->calls);
+    for (size_t k = 0; k < t->nranks; k++) free(t->ranks[k].calls);
+    free(t->ranks);
     memset(t, 0, sizeof *t);
 }
 
 static void print_assumptions(const cmd_model_trace *t)
 {
-    printf("\n== the trace as the workload (predictions, not measured): %s, rank 0's %zu calls "
-           "of a %d-rank world\n",
-           t->path, t->ncalls, t->world);
-    printf("   counts: rank 0's calls one after another, as it made them (groups without rank 0 "
-           "are not in them);\n"
+    size_t calls = 0;
+    for (size_t k = 0; k < t->nranks; k++) calls += t->ranks[k].ncalls;
+    if (t->nranks == 1)
+        printf("\n== the trace as the workload (predictions, not measured): %s, rank %d's %zu "
+               "calls of a %d-rank world\n",
+               t->path, t->ranks[0].rank, calls, t->world);
+    else
+        printf("\n== the trace as the workload (predictions, not measured): %s, %zu calls of %zu "
+               "ranks\n",
+               t->path, calls, t->nranks);
+    printf("   counts: each rank's calls one after another, as it made them; the rank whose "
+           "calls add up to the most\n"
+           "   is shown (ranks that wait for each other finish with it), the range over the "
+           "ranks beside it;\n"
            "   only models that validated (held-out error at most 25%%, as the report draws "
            "them) predict; a call\n"
            "   of a dtype without rows takes its collective's rows of another dtype (bytes "
@@ -100,12 +99,16 @@ static void print_assumptions(const cmd_model_trace *t)
            "as few hosts as hold it.\n");
 }
 
+/* rank: the rank shown; lo and hi: the ranks' least and most predicted (ms). */
 static void print_stack(const model_workload *w, const model_series *s0, const model_cluster *c,
-                        const char *spec)
+                        const char *spec, int rank, size_t nranks, double lo, double hi)
 {
     char bytes[32];
     printf("\n%s / %s / %s buffers on %d hosts x %d ranks (%s): the trace's communication\n",
            s0->host, s0->backend, s0->buffers, c->hosts, c->per_host, spec);
+    if (nranks > 1)
+        printf("    rank %d, the most of the %zu ranks (the ranks: %.3f-%.3f ms)\n", rank, nranks,
+               lo, hi);
     printf("    %-14s %6s %14s %14s\n", "collective", "calls", "bytes", "predicted_ms");
     for (size_t i = 0; i < w->n; i++) {
         const model_workload_coll *k = &w->c[i];
@@ -148,14 +151,15 @@ static void print_beyond(const model_fits *f, const model_series *s0, const mode
         if (!s->ok || !same_stack(s, s0) || !model_xval_trusted(s)) continue;
         double lo = INFINITY, hi = 0;
         const bench_coll *bc = bench_coll_find(s->collective);
-        for (size_t k = 0; k < t->ncalls; k++) {
-            const model_call *m = &t->calls[k];
-            if (strcmp(m->collective, s->collective)) continue;
-            double b = bc ? (double)bench_coll_bytes(bc, m->count, m->dtype_size,
-                                                     c->hosts * c->per_host)
-                          : (double)m->count * (double)m->dtype_size;
-            lo = fmin(lo, b), hi = fmax(hi, b);
-        }
+        for (size_t r = 0; r < t->nranks; r++)
+            for (size_t k = 0; k < t->ranks[r].ncalls; k++) {
+                const model_call *m = &t->ranks[r].calls[k];
+                if (strcmp(m->collective, s->collective)) continue;
+                double b = bc ? (double)bench_coll_bytes(bc, m->count, m->dtype_size,
+                                                         c->hosts * c->per_host)
+                              : (double)m->count * (double)m->dtype_size;
+                lo = fmin(lo, b), hi = fmax(hi, b);
+            }
         char beyond[512];
         if (hi == 0 || !model_beyond(s, c, lo, hi, beyond, sizeof beyond)) continue;
         printf("%s %s %s: %s",
@@ -178,10 +182,18 @@ int cmd_model_trace_print(const model_fits *f, const model_cluster *clusters,
             int seen = !s->ok;
             for (size_t j = 0; j < i && !seen; j++) seen = f->s[j].ok && same_stack(&f->s[j], s);
             if (seen) continue;
-            model_workload w;
-            model_workload_predict(f, s->host, s->backend, s->buffers, &clusters[k], t->world,
-                                   t->calls, t->ncalls, &w);
-            print_stack(&w, s, &clusters[k], specs[k]);
+            /* every rank's calls; the one that adds up to the most is shown */
+            model_workload w, most = {0};
+            double lo = INFINITY, hi = -1;
+            int rank = 0;
+            for (size_t r = 0; r < t->nranks; r++) {
+                model_workload_predict(f, s->host, s->backend, s->buffers, &clusters[k], t->world,
+                                       t->ranks[r].calls, t->ranks[r].ncalls, &w);
+                lo = fmin(lo, w.time_us / 1e3);
+                if (w.time_us / 1e3 > hi) hi = w.time_us / 1e3, most = w, rank = t->ranks[r].rank;
+            }
+            w = most;
+            print_stack(&w, s, &clusters[k], specs[k], rank, t->nranks, lo, hi);
             print_beyond(f, s, &clusters[k], t);
             any |= w.left_out < w.calls;
         }

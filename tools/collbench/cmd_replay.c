@@ -24,6 +24,7 @@
 #include "replay/trace_files.h"
 #include "cli_launch.h"
 #include "cmd_replay.h"
+#include "cli_trace_set.h"
 
 #define O(c) ((replay_cli *)(c)->user)
 
@@ -157,87 +158,15 @@ static int parse_opts(int argc, char **argv, replay_cli *o)
 
 /* ================= the launcher ================= */
 
-typedef struct trace_set {
-    char **paths;
-    size_t n, cap;
-    replay_trace *traces;
-} trace_set;
-
-static int add_path(trace_set *s, const char *path)
-{
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        char **p = realloc(s->paths, cap * sizeof *p);
-        if (!p) return -1;
-        s->paths = p, s->cap = cap;
-    }
-    return (s->paths[s->n++] = strdup(path)) ? 0 : -1;
-}
-
-/* A directory's rank<R>.jsonl files (in rank order), or the file itself. */
-static int collect(const char *arg, trace_set *s)
-{
-    struct stat st;
-    char err[PATH_MAX + 64], **paths;
-    size_t n, i;
-    if (stat(arg, &st) != 0)
-        return fprintf(stderr, REPLAY_PREFIX ": %s: %s\n", arg, strerror(errno)), EXIT_USAGE;
-    if (!S_ISDIR(st.st_mode)) return add_path(s, arg) ? EXIT_RUNTIME : 0;
-    if (replay_rank_files(arg, &paths, &n, err, sizeof err))
-        return fprintf(stderr, REPLAY_PREFIX ": %s\n", err), EXIT_USAGE;
-    for (i = 0; i < n && add_path(s, paths[i]) == 0; i++) {
-    }
-    replay_rank_files_free(paths, n);
-    if (i < n) return EXIT_RUNTIME;
-    if (n == 0)
-        return fprintf(stderr, REPLAY_PREFIX ": %s holds no rank<R>.jsonl trace\n", arg),
-               EXIT_USAGE;
-    return 0;
-}
-
-static void free_set(trace_set *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        if (s->traces) replay_trace_free(&s->traces[i]);
-        free(s->paths[i]);
-    }
-    free(s->traces);
-    free(s->paths);
-}
-
-/* Every trace read, checked against the others and replayable; by_rank
- * (world entries) filled. 0 or an exit code, said. */
-static int load(const replay_cli *o, trace_set *s, replay_trace ***by_rank)
+/* Every trace read, checked against the others and replayable. 0 or an exit
+ * code, said. */
+static int load(const replay_cli *o, cli_trace_set *s)
 {
     char err[2048];
-    int code = 0;
-    if (o->ntraces == 0)
-        return fprintf(stderr, REPLAY_PREFIX ": no trace given (a directory of rank<R>.jsonl "
-                                             "files, or the files)\n"),
-               EXIT_USAGE;
-    for (size_t i = 0; i < o->ntraces && !code; i++) code = collect(o->traces[i], s);
-    if (code) return code;
-    s->traces = calloc(s->n, sizeof *s->traces);
-    replay_trace **all = calloc(s->n, sizeof *all);
-    if (!s->traces || !all) return free(all), EXIT_RUNTIME;
-    for (size_t i = 0; i < s->n && !code; i++) {
-        int no_json = 0;
-        all[i] = &s->traces[i];
-        if (replay_trace_read(s->paths[i], REPLAY_TRACE_MAX_BYTES, all[i], &no_json, err,
-                              sizeof err) == 0)
-            continue;
-        fprintf(stderr, REPLAY_PREFIX ": %s\n", err);
-        code = no_json ? EXIT_UNAVAILABLE : EXIT_USAGE;
-    }
-    if (!code && s->traces[0].world > 0 &&
-        !(*by_rank = calloc((size_t)s->traces[0].world, sizeof **by_rank)))
-        code = EXIT_RUNTIME;
-    if (!code && replay_trace_check(all, s->n, *by_rank, err, sizeof err))
-        code = EXIT_USAGE, fprintf(stderr, REPLAY_PREFIX ": the traces disagree: %s\n", err);
-    for (int r = 0; !code && r < s->traces[0].world; r++) /* in rank order */
-        if (replay_trace_replayable((*by_rank)[r], err, sizeof err))
+    int code = cli_trace_set_load(REPLAY_PREFIX, (const char *const *)o->traces, o->ntraces, 1, s);
+    for (int r = 0; !code && r < s->world; r++) /* in rank order */
+        if (replay_trace_replayable(s->by_rank[r], err, sizeof err))
             code = EXIT_USAGE, fprintf(stderr, REPLAY_PREFIX ": %s\n", err);
-    free(all);
     return code;
 }
 
@@ -386,14 +315,11 @@ int cmd_replay(int argc, char **argv)
         if (role == CLI_RANK) code = cmd_replay_rank(&o, &env);
         else if (role == CLI_BAD_ENV) code = EXIT_USAGE;
         else {
-            trace_set s = {0};
-            replay_trace **by_rank = NULL;
-            code = load(&o, &s, &by_rank);
-            int world = code ? 0 : s.traces[0].world;
-            if (!code) code = check_request(&o, by_rank, world);
-            if (!code) code = launch(&o, world, by_rank, argc, argv);
-            free(by_rank);
-            free_set(&s);
+            cli_trace_set s;
+            code = load(&o, &s);
+            if (!code) code = check_request(&o, s.by_rank, s.world);
+            if (!code) code = launch(&o, s.world, s.by_rank, argc, argv);
+            cli_trace_set_free(&s);
         }
     }
     for (size_t i = 0; i < o.nbackends; i++) free(o.backends[i]);
