@@ -25,6 +25,7 @@
 #include "core/clock.h"
 #include "engine/bench_coll.h"
 #include "replay/replay_flight.h"
+#include "replay/replay_rdv.h"
 #include "replay/replay_schedule.h"
 
 typedef struct group_comm {
@@ -88,21 +89,10 @@ static int by_id(const void *a, const void *b, void *arg)
     return strcmp(t->groups[*(const size_t *)a].id, t->groups[*(const size_t *)b].id);
 }
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static int make_comm(const replay_trace *t, size_t gi, const replay_opts *o, group_comm *g,
-                     char *err, size_t errlen)
+static int make_comm(const replay_trace *t, size_t gi, const replay_opts *o, const char *method,
+                     group_comm *g, char *err, size_t errlen)
 {
     const replay_group *grp = &t->groups[gi];
-    char method[600];
-    /* the id may hold any character: its hash names the store */
-    snprintf(method, sizeof method, "file://%s/t%d-%016llx", o->rdv_dir, o->turn,
-             (unsigned long long)fnv1a(grp->id));
     coll_config cfg;
     coll_config_init(&cfg);
     cfg.backend = o->backend;
@@ -436,7 +426,7 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
 static int replay_calls(const replay_trace *t, const replay_opts *o, const size_t *done_by,
                         group_comm *gs, replay_measure *m, char *err, size_t errlen)
 {
-    int rc = o->world ? coll_barrier(o->world) : 0;
+    int rc = coll_barrier(o->world);
     if (rc) return snprintf(err, errlen, "start barrier: %s", coll_comm_errmsg(o->world)), rc;
     double start = coll__now_s();
     if (done_by) return replay_overlapped(t, o, done_by, gs, m, start, err, errlen);
@@ -456,16 +446,22 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
     if (rc) snprintf(err, errlen, "out of memory");
     for (size_t i = 0; i < t->ngroups; i++) order[i] = i;
     if (!rc) qsort_r(order, t->ngroups, sizeof *order, by_id, (void *)t);
+    char(*methods)[REPLAY_METHOD_LEN] = calloc(t->ngroups + 1, sizeof *methods);
+    if (!rc && !methods) rc = COLL_ENOMEM, snprintf(err, errlen, "out of memory");
+    if (!rc) rc = replay_group_methods(t, o->world, methods, err, errlen);
     size_t made = 0;
     for (; !rc && made < t->ngroups; made++)
-        if ((rc = make_comm(t, order[made], o, &gs[order[made]], err, errlen))) break;
+        if ((rc = make_comm(t, order[made], o, methods[order[made]], &gs[order[made]], err,
+                            errlen)))
+            break;
+    free(methods);
     if (!rc) rc = make_buffers(t, o, done_by, gs, err, errlen);
     if (!rc) rc = replay_calls(t, o, done_by, gs, m, err, errlen);
     if (!rc) add_recorded(t, m);
     /* every rank done before any group is taken down: a rank whose last call
      * came early would otherwise wait in a destroy's barrier for the others'
      * remaining calls, and time out there if they take longer than -T */
-    if (!rc && o->world && (rc = coll_barrier(o->world)))
+    if (!rc && (rc = coll_barrier(o->world)))
         snprintf(err, errlen, "end barrier: %s", coll_comm_errmsg(o->world));
     for (size_t i = made; i-- > 0;) { /* the reverse order, on every rank alike */
         group_comm *g = &gs[order[i]];

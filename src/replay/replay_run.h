@@ -74,10 +74,9 @@ typedef struct replay_opts {
     int overlap;         /* replay_overlap: keep calls in flight together as recorded
                             (a trace with times; replay_schedule.h) or each alone */
     double timeout_s;    /* every communicator's; a gap is capped at half of it */
-    const char *rdv_dir; /* the groups' file:// stores go here (private to the job) */
-    int turn;            /* distinct per turn of the job: the stores' names */
-    coll_comm *world;    /* barriers on it start every rank together and end the turn
-                            before the groups are destroyed (NULL: none) */
+    coll_comm *world;    /* the groups meet through it (replay_rdv.h); barriers on it
+                            start every rank together and end the turn before the
+                            groups are destroyed */
     double *call_s;      /* NULL, or t->ncalls entries: each call's time (replay_median.h) */
 } replay_opts;
 

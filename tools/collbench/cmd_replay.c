@@ -143,6 +143,10 @@ static void usage(FILE *f)
                "(each call position's mean over the ranks, the median over the calls);\n"
                "recorded against replayed where the trace has its times.\n\n");
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 22);
+    bench_multinode_usage(f, 22);
+    fprintf(f, "\nAcross hosts (--nnodes): every host runs the same command with its\n"
+               "--node-rank and the same trace files; the groups meet over TCP; node 0\n"
+               "prints the tables and writes --csv and -J.\n");
 }
 
 static int parse_opts(int argc, char **argv, replay_cli *o)
@@ -152,8 +156,19 @@ static int parse_opts(int argc, char **argv, replay_cli *o)
     o->overlap = REPLAY_OVERLAP_AUTO;
     o->passes = 1;
     o->timeout_s = 60;
-    return cli_parse_options(REPLAY_PREFIX, opt_table, BENCH_OPT_COUNT(opt_table), o, NULL,
-                             on_trace, argc, argv);
+    char err[256];
+    int rc = cli_parse_options(REPLAY_PREFIX, opt_table, BENCH_OPT_COUNT(opt_table), o, &o->mn,
+                               on_trace, argc, argv);
+    if (rc) return rc;
+    if (bench_multinode_finish(&o->mn, 1 << 20, err, sizeof err))
+        return fprintf(stderr, REPLAY_PREFIX ": %s\n", err), EXIT_USAGE;
+    return 0;
+}
+
+/* The world's ranks this host starts: all of them, or --nproc-per-node. */
+static int first_local(const replay_cli *o)
+{
+    return o->mn.nnodes ? o->mn.node_rank * o->mn.nproc_per_node : 0;
 }
 
 /* ================= the launcher ================= */
@@ -194,11 +209,11 @@ static int check_output(const char *flag, const char *path)
 
 /* Every rank's buffers against what this host can give now, before any rank
  * allocates (engine/memory_need.h): the OOM killer might pick any process. */
-static int check_memory(replay_trace **by_rank, int world, int overlap)
+static int check_memory(replay_trace **by_rank, int first, int nlocal, int overlap)
 {
     uint64_t need = 0, most = 0, avail;
     int big = 0;
-    for (int r = 0; r < world; r++) {
+    for (int r = first; r < first + nlocal; r++) {
         uint64_t b = replay_buffer_bytes(by_rank[r], overlap);
         need = b > UINT64_MAX - need ? UINT64_MAX : need + b;
         if (b > most) most = b, big = r;
@@ -216,18 +231,25 @@ static int check_request(const replay_cli *o, replay_trace **by_rank, int world)
     long nofile;
     int code;
     int most = cli_max_local_ranks(&nofile);
+    int nlocal = o->mn.nnodes ? o->mn.nproc_per_node : world;
+    if (o->mn.nnodes && o->mn.nnodes * o->mn.nproc_per_node != world)
+        return fprintf(stderr,
+                       REPLAY_PREFIX ": --nnodes %d x --nproc-per-node %d ranks differ from the "
+                                     "trace's world of %d ranks (%s)\n",
+                       o->mn.nnodes, o->mn.nproc_per_node, world, o->traces[0]),
+               EXIT_USAGE;
     if (o->nprocs && o->nprocs != world)
         return fprintf(stderr,
                        REPLAY_PREFIX ": -P %d differs from the trace's world of %d ranks (%s)\n",
                        o->nprocs, world, o->traces[0]),
                EXIT_USAGE;
-    if (world > most)
+    if (nlocal > most)
         return fprintf(stderr,
-                       REPLAY_PREFIX ": the trace's world of %d ranks: at most %d ranks on this "
-                                     "host (open files are limited to %ld, ulimit -n)\n",
-                       world, most, nofile),
+                       REPLAY_PREFIX ": %d ranks of the trace's world on this host: at most %d "
+                                     "(open files are limited to %ld, ulimit -n)\n",
+                       nlocal, most, nofile),
                EXIT_USAGE;
-    if ((code = check_memory(by_rank, world, o->overlap))) return code;
+    if ((code = check_memory(by_rank, first_local(o), nlocal, o->overlap))) return code;
 #ifndef COLL_HAVE_JANSSON
     if (o->csv_path || o->json_path)
         return fprintf(stderr, REPLAY_PREFIX ": result files need jansson (apt-get install "
@@ -248,7 +270,7 @@ static int pick_backends(const replay_cli *o, const cli_launch_plan *plan, char 
     if (code) return code;
     list[0] = '\0';
     for (size_t i = 0; i < n; i++) {
-        if (cli_plan_kind(plan, picked[i]) != CLI_LAUNCH_LOCAL || !strcmp(picked[i], "nccl"))
+        if (cli_plan_kind(plan, picked[i]) == CLI_LAUNCH_MPIRUN || !strcmp(picked[i], "nccl"))
             return fprintf(stderr,
                            REPLAY_PREFIX ": --backend %s: not replayed (replay runs host buffers "
                                          "on ranks collbench starts itself)\n",
@@ -282,7 +304,7 @@ static int launch(const replay_cli *o, int world, replay_trace **by_rank, int ar
 {
     cli_launch_plan plan;
     char list[256], dir[PATH_MAX], rows[PATH_MAX + 32], err[1024];
-    cli_plan_choose(&plan, NULL);
+    cli_plan_choose(&plan, &o->mn);
     int code = pick_backends(o, &plan, list, sizeof list);
     if (code || (code = make_rdv(by_rank, world, dir, sizeof dir))) return code;
     /* the ranks run our command line again, with the private directory */
@@ -292,9 +314,10 @@ static int launch(const replay_cli *o, int world, replay_trace **by_rank, int ar
     args[argc] = "--rdv-dir";
     args[argc + 1] = dir;
     cli_launch l = {.prefix = REPLAY_PREFIX, .what = "replay", .argc = argc + 2, .argv = args};
-    code = cli_launch_one(&plan, &l, list, world);
+    code = cli_launch_one(&plan, &l, list, o->mn.nnodes ? o->mn.nproc_per_node : world);
     snprintf(rows, sizeof rows, "%s/" REPLAY_ROWS_FILE, dir);
-    if (!code && (o->csv_path || o->json_path) &&
+    /* node 0 writes the results (rank 0's rows are in its directory) */
+    if (!code && (o->csv_path || o->json_path) && bench_multinode_writes(&o->mn) &&
         replay_output_write(rows, o->csv_path, o->json_path, err, sizeof err)) {
         fprintf(stderr, REPLAY_PREFIX ": %s\n", err);
         code = EXIT_RUNTIME;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "coll_tool.h"
+#include "engine/multinode_opts.h"
 
 #define REPLAY_PREFIX "collbench replay"
 #define REPLAY_MAX_TRACES 4096
@@ -21,6 +22,7 @@ typedef struct replay_cli {
     double timeout_s;
     const char *csv_path, *json_path;
     const char *rdv_dir; /* --rdv-dir: given by the launcher to its ranks */
+    bench_multinode mn;  /* --nnodes ...: this host's ranks of a world across hosts */
 } replay_cli;
 
 /* "rows.jsonl" and "traces" in the job's private directory. */

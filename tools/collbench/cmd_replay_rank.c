@@ -82,8 +82,6 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                               .gaps = o->gaps,
                               .overlap = o->overlap,
                               .timeout_s = o->timeout_s,
-                              .rdv_dir = o->rdv_dir,
-                              .turn = pass * nb + i,
                               .world = world,
                               .call_s = call_s};
             int rc = replay_run(t, &ro, &mine, err, sizeof err);
