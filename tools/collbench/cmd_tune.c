@@ -112,9 +112,9 @@ static void progress_show(const progress *p, int round, const tune_decision *d, 
                           const char *arm)
 {
     if (!p->tty) return;
-    fprintf(stderr, "\r\033[Ktune: round %d  %s=%s  %d ranks %s  %.0f of %.0f s", round + 1,
+    fprintf(stderr, "\r\033[Ktune: round %d  %s=%s  %d ranks %s%s  %.0f of %.0f s", round + 1,
             d->knob, arm ? arm : "default", d->groups[g].ranks, d->groups[g].buffers,
-            coll__now_s() - p->t0, p->budget);
+            tune_place(&d->groups[g]), coll__now_s() - p->t0, p->budget);
     fflush(stderr);
 }
 

@@ -25,7 +25,14 @@ typedef enum {
 typedef struct tune_group {
     int ranks;
     const char *buffers; /* malloc, thp or coll */
+    int out_of_place;    /* 0: in place, as dist.all_reduce calls it */
 } tune_group;
+
+/* " out of place" for such a group, "" else: after its buffer kind in messages. */
+static inline const char *tune_place(const tune_group *g)
+{
+    return g->out_of_place ? " out of place" : "";
+}
 
 typedef struct tune_decision {
     const char *knob;    /* the tuning variable it sets */

@@ -2,7 +2,8 @@
  * decisions are shm all-reduce's (src/backend/shm/shm_plan.c), on the buffer
  * kinds bench/floor.sh compares: private 4 KiB pages (malloc), private huge
  * pages (thp; process_vm_readv's cost per page differs by kernel and host:
- * issue 53), and coll_alloc'd memory (coll); and tcp's algorithm crossovers
+ * issue 53), and coll_alloc'd memory (coll), in place unless a group says
+ * otherwise (whole-input reads run out of place only); and tcp's algorithm crossovers
  * (src/algo/select.c's table, the tcp backend's COLL_TCP_*_MIN), where
  * latency-bound sizes take more iterations. */
 #include "cmd_tune.h"
@@ -25,6 +26,15 @@ static const tune_decision full[] = {
      .groups = {{2, "malloc"}, {2, "thp"}, {4, "malloc"}, {4, "thp"}},
      .nsizes = 4,
      .sizes = {64 * KIB, MIB, 10 * MIB, 100 * MIB}},
+    {.knob = "COLL_SHM_CMA_WHOLE_MAX",
+     .what = "whole inputs read with CMA, 2 ranks out of place (0: never)",
+     .kind = TUNE_PICK,
+     .narms = 3,
+     .arms = {NULL, "0", "1M"},
+     .ngroups = 2,
+     .groups = {{2, "malloc", 1}, {2, "thp", 1}},
+     .nsizes = 3,
+     .sizes = {64 * KIB, 192 * KIB, 512 * KIB}},
     {.knob = "COLL_SHM_CHUNK_BYTES",
      .what = "CMA pipeline chunk",
      .kind = TUNE_PICK,
@@ -218,8 +228,8 @@ void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t v
     char sz[32];
     size_text(d->sizes[bs], sz, sizeof sz);
     snprintf(why, whylen,
-             "%s %d ranks %s: %.0f -> %.0f us, %.2fx; %.2fx over the cells, noise %.0f%%", sz,
-             d->groups[bg].ranks, d->groups[bg].buffers, t0, t1, t0 / t1, best_gain,
-             best_noise * 100);
+             "%s %d ranks %s%s: %.0f -> %.0f us, %.2fx; %.2fx over the cells, noise %.0f%%", sz,
+             d->groups[bg].ranks, d->groups[bg].buffers, tune_place(&d->groups[bg]), t0, t1,
+             t0 / t1, best_gain, best_noise * 100);
     *changed = 1;
 }

@@ -109,7 +109,7 @@ int cmd_tune_run(const tune_run_opts *o, const tune_decision *d, int arm, int gr
                     "--sizes",
                     sizes,
                     "--inplace",
-                    "1",
+                    (char *)(d->groups[group].out_of_place ? "0" : "1"),
                     "-d",
                     "float32",
                     "-o",
@@ -144,9 +144,11 @@ int cmd_tune_run(const tune_run_opts *o, const tune_decision *d, int arm, int gr
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         char tail[1024];
         log_tail(logp, tail, sizeof tail);
-        snprintf(why, whylen, "%s=%s collbench allreduce -P %s --buffers %s --sizes %s: %s %d:\n%s",
+        snprintf(why, whylen,
+                 "%s=%s collbench allreduce -P %s --buffers %s --inplace %d --sizes %s: %s %d:\n%s",
                  d->knob, d->arms[arm] ? d->arms[arm] : "(default)", procs,
-                 d->groups[group].buffers, sizes, WIFEXITED(status) ? "exit" : "signal",
+                 d->groups[group].buffers, !d->groups[group].out_of_place, sizes,
+                 WIFEXITED(status) ? "exit" : "signal",
                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), tail);
         return -1;
     }
