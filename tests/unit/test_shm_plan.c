@@ -237,6 +237,29 @@ static void test_whole_window_more_ranks(void **state)
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_STAGE);
 }
 
+/* CMA on huge pages from cma_huge_min (tune's knob): below it they stage
+ * after the arrival; 4 KiB pages keep CMA; 0 changes nothing. */
+static void test_cma_huge_min(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 2, 0);
+    assert_int_equal(k.cma_huge_min, 0);
+    k.cma_huge_min = M;
+    shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE, .n = 2, .cma = 1, .any_in_place = 1};
+    shm_engine before;
+    in.bytes = 256 * K;
+    assert_int_equal(run_plan(&in, &k, 0, 0, 0, 0, 1, &before), SHM_ENGINE_STAGE);
+    assert_int_equal(before, SHM_ENGINE_ARRIVE); /* the same first step on every page kind */
+    assert_int_equal(run_plan(&in, &k, 0, 1, 0, 1, 1, &before), SHM_ENGINE_CMA);
+    in.bytes = M;
+    assert_int_equal(run_plan(&in, &k, 0, 0, 0, 0, 1, &before), SHM_ENGINE_CMA);
+    in.any_in_place = 0; /* out of place: the whole-input window too */
+    in.bytes = 64 * K;
+    assert_int_equal(run_plan(&in, &k, 0, 0, 0, 0, 0, &before), SHM_ENGINE_STAGE);
+    assert_int_equal(run_plan(&in, &k, 0, 1, 0, 1, 0, &before), SHM_ENGINE_CMA_WHOLE);
+}
+
 /* The other collectives: CMA from 128K a rank where they have a CMA strategy. */
 static void test_other_collectives(void **state)
 {
@@ -371,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_no_scratch),        cmocka_unit_test(test_whole_window_more_ranks),
         cmocka_unit_test(test_other_collectives), cmocka_unit_test(test_knobs_from_environment),
         cmocka_unit_test(test_scratch_cap),       cmocka_unit_test(test_scratch_bound),
+        cmocka_unit_test(test_cma_huge_min),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

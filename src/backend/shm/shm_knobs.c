@@ -28,6 +28,10 @@ static const coll__tunable rows[] = {
                   "per-rank bytes from which shm collectives other than all-reduce use CMA"),
     COLL__TUNABLE("COLL_SHM_CMA_ALLREDUCE_MIN", BYTES, 64 * KIB, ALWAYS, 0, ANY,
                   "per-rank bytes from which shm all-reduce on private buffers uses CMA slices"),
+    COLL__TUNABLE("COLL_SHM_CMA_HUGE_MIN", BYTES, 0, ALWAYS, 0, ANY,
+                  "per-rank bytes from which shm all-reduce also reads buffers in huge pages "
+                  "with CMA (below: staging; process_vm_readv on huge pages is slow on some "
+                  "hosts: collbench tune measures it)"),
     COLL__TUNABLE("COLL_SHM_CMA_WHOLE_MIN", BYTES, 32 * KIB, PAIR, 0, ANY,
                   "per-rank bytes from which shm all-reduce out of place on private buffers "
                   "reads whole inputs with CMA"),
@@ -72,10 +76,23 @@ const coll__tunable_table coll__shm_tunables = {rows, sizeof rows / sizeof rows[
 static const struct {
     size_t at, size;
 } knobs[] = {
-    KNOB(slot_bytes),        KNOB(mbox_bytes),     KNOB(chunk_bytes),   KNOB(cma_min),
-    KNOB(cma_allreduce_min), KNOB(cma_whole_min),  KNOB(cma_whole_max), KNOB(direct_min),
-    KNOB(stream_min),        KNOB(touch_max),      KNOB(heap_bytes),    KNOB(priv_min),
-    KNOB(priv_max),          KNOB(priv_plain_max), KNOB(spin_us),       KNOB(cma),
+    KNOB(slot_bytes),
+    KNOB(mbox_bytes),
+    KNOB(chunk_bytes),
+    KNOB(cma_min),
+    KNOB(cma_allreduce_min),
+    KNOB(cma_huge_min),
+    KNOB(cma_whole_min),
+    KNOB(cma_whole_max),
+    KNOB(direct_min),
+    KNOB(stream_min),
+    KNOB(touch_max),
+    KNOB(heap_bytes),
+    KNOB(priv_min),
+    KNOB(priv_max),
+    KNOB(priv_plain_max),
+    KNOB(spin_us),
+    KNOB(cma),
 };
 _Static_assert(sizeof knobs / sizeof knobs[0] == sizeof rows / sizeof rows[0],
                "a field for every shm tuning variable");

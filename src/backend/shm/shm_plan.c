@@ -26,6 +26,11 @@
  *    huge pages CMA stays 2-3x faster. With a core per rank the two were
  *    level on 4 KiB pages from 10 MiB and traded places with the machine's
  *    state below it, so CMA keeps them ("against the machine's floor").
+ *  - CMA on huge pages (cma_huge_min, 0: as on 4 KiB pages): pinning a huge
+ *    page costs 0.05-0.14 us here, but on an AMD EPYC VM process_vm_readv on
+ *    huge pages ran 2x slower than staging at 1-10 MiB (COLL_SHM_CMA=0: 443 ->
+ *    212 us at 1 MiB, 2 ranks; issue 53), so `collbench tune` measures where
+ *    CMA starts to pay on them.
  * A reduce-scatter + all-gather composition is what the CMA slices are (each
  * rank reduces its slice, then writes it into every output), fused so that a
  * finished chunk goes out while it is in the cache. */
@@ -88,6 +93,9 @@ static shm_engine allreduce(const shm_plan_in *in, const shm_knobs *k)
     int plain = in->arrived ? in->all_plain : in->mine_plain;
     int priv = in->heaps && coll__shm_private_window(k, b, plain);
     int cma = in->cma && in->n > 1 && b >= allreduce_cma_min(k);
+    /* Huge pages below cma_huge_min stage instead: known after the arrival
+     * (every rank's pages), when staging may still follow it. */
+    if (in->arrived && !in->all_plain && b < k->cma_huge_min) cma = 0;
     if (!in->arrived) {
         /* The input goes to the scratch before the arrival, so that the
          * arrival is also the step that says every input is in place. */

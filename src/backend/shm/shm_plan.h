@@ -17,6 +17,8 @@ typedef struct shm_knobs {
     size_t chunk_bytes;            /* CMA pipeline chunk, largest direct chunk */
     size_t cma_min;                /* per-rank bytes from which collectives use CMA */
     size_t cma_allreduce_min;      /* the same for all-reduce's CMA slices */
+    size_t cma_huge_min;           /* all-reduce reads buffers some rank holds in huge pages
+                                      with CMA from this (0: as in 4 KiB pages) */
     size_t cma_whole_min,
         cma_whole_max;         /* [min, max): all-reduce out of place reads whole inputs */
     size_t direct_min;         /* per-rank bytes from which direct all-reduce runs */
