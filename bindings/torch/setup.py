@@ -79,8 +79,10 @@ setup(
         "collbench_torch", [os.path.relpath(os.path.join(HERE, f)) for f in SOURCES],
         include_dirs=[os.path.join(ROOT, "include")],
         depends=[os.path.relpath(os.path.join(HERE, "ProcessGroupColl.hpp"))],
-        # the flags the CMake target builds it with (hidden: export only the module init)
-        extra_compile_args=["-std=c++17", "-O2", "-fvisibility=hidden"])],
+        # the flags the CMake target builds it with (hidden: export only the module init;
+        # line tables only, -g1 after Python's -g: backtraces name lines, the build is
+        # a third faster)
+        extra_compile_args=["-std=c++17", "-O2", "-fvisibility=hidden", "-g1"])],
     cmdclass={"build_ext": BuildWithLibcoll},
     options={"build": {"build_base": BUILD_BASE}, "egg_info": {"egg_base": BUILD_BASE}},
     zip_safe=False,
