@@ -2,6 +2,7 @@
 #include "replay/replay_rdv.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,25 +26,22 @@ static uint64_t fnv1a(const char *s)
     return h;
 }
 
-/* A port free on addr now (bound to 0, read back, closed: the group's store
- * takes it a moment later), or -1. */
-static int free_port(const char *addr)
+/* A port free on host now (bound to 0, read back, closed: the group's store
+ * takes it a moment later), or -1. host: an address or a name
+ * ($COLL_LISTEN_ADDR may give either). */
+static int free_port(const char *host)
 {
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV}, *ai = NULL;
+    if (getaddrinfo(host, "0", &hints, &ai) != 0 || !ai) return -1;
+    int fd = socket(ai->ai_family, SOCK_STREAM, 0), port = -1;
     struct sockaddr_storage ss;
-    socklen_t len;
-    memset(&ss, 0, sizeof ss);
-    struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
-    if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) a4->sin_family = AF_INET, len = sizeof *a4;
-    else if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1)
-        a6->sin6_family = AF_INET6, len = sizeof *a6;
-    else return -1;
-    int fd = socket(ss.ss_family, SOCK_STREAM, 0), port = -1;
-    if (fd < 0) return -1;
-    if (bind(fd, (struct sockaddr *)&ss, len) == 0 &&
+    socklen_t len = sizeof ss;
+    if (fd >= 0 && bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
         getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
-        port = ntohs(ss.ss_family == AF_INET ? a4->sin_port : a6->sin6_port);
-    close(fd);
+        port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+                                             : ((struct sockaddr_in6 *)&ss)->sin6_port);
+    if (fd >= 0) close(fd);
+    freeaddrinfo(ai);
     return port;
 }
 
