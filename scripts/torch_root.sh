@@ -112,7 +112,7 @@ torch_tests() {
     # both; here they run with TORCH2_LONG=1.
     skip="^torch2/"
     [ "${TORCH2_LONG:-0}" = 1 ] || skip="$skip|^torch/pip_install\$|^torch/group_lifetime_1000\$"
-    # two at a time, as on the host (torch2/tests itself runs beside the long tier's others)
+    # two at a time, as on the host (torch2/tests itself runs beside the rest of the long tier)
     cd "$d" && ctest -j "${JOBS:-2}" -L torch -E "$skip" --output-on-failure "$@"
   ' torch_tests "$dir" "$@"
 }
