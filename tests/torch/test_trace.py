@@ -347,12 +347,13 @@ def case_profiler(d):
               "chrome trace carries no sizes: docs/TORCH.md)", flush=True)
         return
     names = {"allreduce": "allreduce", "broadcast": "broadcast", "barrier": "barrier",
-             "reducescatter": "reduce_scatter", "send": "send", "recv": "recv"}
+             "reducescatter": "reduce_scatter", "send": "send", "recv": "recv",
+             "alltoall": "all_to_all"}
     for r, (expected, events) in res.items():
         check(len(events) == len(expected), f"profiler: rank {r}: {len(events)} "
               f"record_param_comms events for {len(expected)} calls: {events}")
         for i, (e, a) in enumerate(zip(expected, events)):
-            g, op, dt, red, count, n_in, n_out, root, peer = e
+            g, op, dt, red, count, n_in, n_out, root, peer = e[:9]
             size = world if g == "world" else 2
             ranks = list(range(world)) if g == "world" else [0, 2]
             name = names.get(op) or ("_allgather_base" if n_out == 4 * world else "all_gather")
@@ -363,6 +364,11 @@ def case_profiler(d):
                     {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
                      "int32": "Int", "uint8": "Byte"}[dt])
             check(got == want, f"profiler: rank {r} call {i}: {got}, want {want} ({a})")
+            if len(e) > 9:  # the profiler's splits count rows, of 2 elements in program()
+                splits = [str(a.get(k)).replace(" ", "") for k in ("In split size", "Out split size")]
+                want_splits = [str([x // 2 for x in e[k]]).replace(" ", "") for k in (9, 10)]
+                check(splits == want_splits, f"profiler: rank {r} call {i}: splits {splits}, "
+                      f"want {want_splits}")
             check(a.get("Process Group Name") and
                   str(a.get("Process Group Ranks")).replace(" ", "") == str(ranks).replace(" ", ""),
                   f"profiler: rank {r} call {i}: group {a.get('Process Group Name')} ranks "
