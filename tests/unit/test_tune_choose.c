@@ -114,10 +114,10 @@ static void finds_the_crossover(void **state)
 static void plans_fit_the_limits(void **state)
 {
     (void)state;
-    tune_decision ds[8];
+    static tune_decision ds[TUNE_MAX_DECISIONS];
     for (int quick = 0; quick < 2; quick++) {
-        size_t n = cmd_tune_plan(ds, 8, quick);
-        assert_true(n >= 2);
+        size_t n = cmd_tune_plan(ds, TUNE_MAX_DECISIONS, quick);
+        assert_true(n >= 2 && n <= TUNE_MAX_DECISIONS);
         for (size_t i = 0; i < n; i++) {
             assert_true(ds[i].narms >= 2 && ds[i].narms <= TUNE_MAX_ARMS);
             assert_null(ds[i].arms[0]); /* the default first */

@@ -27,7 +27,6 @@
 #define DEFAULT_BUDGET_S 180.0
 #define QUICK_BUDGET_S 60.0
 #define MAX_ROUNDS 5
-#define MAX_DECISIONS 8
 
 typedef struct tune_opts {
     double budget_s; /* 0: the default */
@@ -153,7 +152,7 @@ static int measure(const tune_run_opts *ro, tune_decision *ds, size_t n, double 
                    int max_rounds, char *why, size_t whylen)
 {
     progress p = {isatty(STDERR_FILENO), coll__now_s(), budget};
-    double took[MAX_DECISIONS];
+    double took[TUNE_MAX_DECISIONS];
     for (size_t i = 0; i < n; i++) took[i] = guess_round_s(ro, &ds[i]);
     for (int round = 0; round < max_rounds; round++) {
         int ran = 0;
@@ -276,8 +275,9 @@ static int run(const tune_opts *o)
                             o->quick ? 2 : MEM_COPY_REPS, &gbps, err, sizeof err) != COLL_OK)
         fprintf(stderr, "collbench tune: memory copy rate not measured: %s\n", err);
 
-    static tune_decision ds[MAX_DECISIONS];
-    size_t n = cmd_tune_plan(ds, MAX_DECISIONS, o->quick);
+    static tune_decision ds[TUNE_MAX_DECISIONS];
+    size_t n = cmd_tune_plan(ds, TUNE_MAX_DECISIONS, o->quick);
+    if (n > TUNE_MAX_DECISIONS) n = TUNE_MAX_DECISIONS; /* unit/test_tune_choose: never */
     tune_run_opts ro = {exe, dir, o->quick ? 3 : 8, o->quick ? 1 : 2, 60};
     double budget = budget_of(o), t0 = coll__now_s();
     char why[2048];

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define TUNE_MAX_DECISIONS 12
 #define TUNE_MAX_ARMS 4
 #define TUNE_MAX_GROUPS 4
 #define TUNE_MAX_SIZES 6
@@ -52,7 +53,9 @@ typedef struct tune_decision {
 } tune_decision;
 
 /* The decisions this machine's plans make (cmd_tune_plan.c); quick: tiny sizes,
- * 2 ranks, one buffer kind, for a test of the whole path. */
+ * 2 ranks, one buffer kind, for a test of the whole path. Copies at most cap
+ * and returns how many the plan has (more than cap: the caller's array is too
+ * small, and nothing is silently left out). */
 size_t cmd_tune_plan(tune_decision *out, size_t cap, int quick);
 
 /* What the measurements say for d. *changed 0: keep the default (why says

@@ -44,6 +44,15 @@ static const tune_decision full[] = {
      .groups = {{2, "malloc", 1}, {2, "thp", 1}},
      .nsizes = 3,
      .sizes = {64 * KIB, 192 * KIB, 512 * KIB}},
+    {.knob = "COLL_SHM_PRIV_PLAIN_MAX",
+     .what = "more ranks than cores, 4 KiB pages: copies through the shared heap, or CMA slices",
+     .kind = TUNE_PICK,
+     .narms = 3,
+     .arms = {NULL, "1M", "16M"},
+     .ngroups = 1,
+     .groups = {{4, "malloc", 0}},
+     .nsizes = 3,
+     .sizes = {MIB, 10 * MIB, 100 * MIB}},
     {.knob = "COLL_SHM_CHUNK_BYTES",
      .what = "CMA pipeline chunk",
      .kind = TUNE_PICK,
@@ -136,8 +145,7 @@ size_t cmd_tune_plan(tune_decision *out, size_t cap, int quick_mode)
 {
     const tune_decision *src = quick_mode ? quick : full;
     size_t n = quick_mode ? sizeof quick / sizeof quick[0] : sizeof full / sizeof full[0];
-    if (n > cap) n = cap;
-    memcpy(out, src, n * sizeof *out);
+    memcpy(out, src, (n < cap ? n : cap) * sizeof *out);
     return n;
 }
 
