@@ -59,11 +59,23 @@ static int read_row(const coll__tunable *t, uint64_t dflt, uint64_t *out, coll__
     return coll__env_count(t->name, dflt, t->lo, t->hi, out, err);
 }
 
+/* Whether a communicator of ranks ranks is in the configuration t's default
+ * was measured for (outside it, the default is 0). */
+static int in_scope(const coll__tunable *t, int ranks, int oversub)
+{
+    return coll__tunable_default(t, ranks, oversub) == t->dflt;
+}
+
 int coll__tunable_read(const coll__tunable *t, int ranks, int oversub, uint64_t *out,
                        coll__err *err)
 {
-    uint64_t dflt = coll__tunable_default(t, ranks, oversub);
-    (void)coll__tunable_file_value(t, &dflt); /* the file's, under the environment's */
+    uint64_t dflt = coll__tunable_default(t, ranks, oversub), v;
+    /* The file's, under the environment's. A file's value was measured where
+     * the default holds (collbench tune runs 4 ranks on 2 cores for an
+     * oversubscribed one), so it replaces the default only there: a 1M window
+     * for 4 ranks on 2 cores is no window at 2 ranks on 2 cores. The
+     * environment is the user's word and holds everywhere. */
+    if (coll__tunable_file_value(t, &v) && in_scope(t, ranks, oversub)) dflt = v;
     return read_row(t, dflt, out, err);
 }
 

@@ -49,8 +49,10 @@ typedef struct coll__tunable_table {
  * the cores. */
 uint64_t coll__tunable_default(const coll__tunable *t, int ranks, int oversub);
 /* Reads row t's variable by its kind and range: unset or empty gives the
- * tuning file's value, else the default for (ranks, oversub); a value that is not in range is COLL_EINVAL
- * with err naming the variable, never clamped or wrapped. */
+ * tuning file's value where the row's default applies (its `when`; elsewhere
+ * the default 0), else the default for (ranks, oversub); a value that is not
+ * in range is COLL_EINVAL with err naming the variable, never clamped or
+ * wrapped. */
 int coll__tunable_read(const coll__tunable *t, int ranks, int oversub, uint64_t *out,
                        coll__err *err);
 /* The tuning file's layer (core/tuning_file.h): values that replace the

@@ -99,6 +99,38 @@ static void env_over_file_over_default(void **state)
     assert_int_equal(got, chunk->dflt);
 }
 
+/* A value tune measured with more ranks than cores (or at 2 ranks) replaces
+ * the default there only; the environment holds everywhere. */
+static void file_value_holds_where_its_default_does(void **state)
+{
+    (void)state;
+    static coll__tuning_values v;
+    char msg[1024];
+    const coll__tunable *plain = row_named("COLL_SHM_PRIV_PLAIN_MAX");
+    const coll__tunable *whole = row_named("COLL_SHM_CMA_WHOLE_MAX");
+    assert_non_null(plain);
+    assert_non_null(whole);
+    write_file(tmp_path, NULL, NULL, "COLL_SHM_PRIV_PLAIN_MAX = 1M\nCOLL_SHM_CMA_WHOLE_MAX = 1M\n");
+    assert_int_equal(coll__tuning_load(tmp_path, &v, msg, sizeof msg), COLL_TUNING_FILE_APPLIED);
+    coll__tunable_layer_install(&v);
+    uint64_t got;
+    coll__err err;
+    coll__err_init(&err, NULL, 0);
+    unsetenv("COLL_SHM_PRIV_PLAIN_MAX");
+    assert_int_equal(coll__tunable_read(plain, 4, 1, &got, &err), COLL_OK);
+    assert_int_equal(got, COLL__MIB); /* 4 ranks on fewer cores: the file's */
+    assert_int_equal(coll__tunable_read(plain, 2, 0, &got, &err), COLL_OK);
+    assert_int_equal(got, 0); /* a core per rank: no window, as by default */
+    assert_int_equal(coll__tunable_read(whole, 2, 0, &got, &err), COLL_OK);
+    assert_int_equal(got, COLL__MIB);
+    assert_int_equal(coll__tunable_read(whole, 4, 1, &got, &err), COLL_OK);
+    assert_int_equal(got, 0);
+    setenv("COLL_SHM_PRIV_PLAIN_MAX", "2M", 1);
+    assert_int_equal(coll__tunable_read(plain, 2, 0, &got, &err), COLL_OK);
+    assert_int_equal(got, 2 * COLL__MIB); /* the user's word, everywhere */
+    unsetenv("COLL_SHM_PRIV_PLAIN_MAX");
+}
+
 static void foreign_machine_is_ignored_with_the_difference_named(void **state)
 {
     (void)state;
@@ -181,6 +213,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(env_over_file_over_default, setup, teardown),
+        cmocka_unit_test_setup_teardown(file_value_holds_where_its_default_does, setup, teardown),
         cmocka_unit_test_setup_teardown(foreign_machine_is_ignored_with_the_difference_named, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(malformed_is_refused_naming_the_line, setup, teardown),
