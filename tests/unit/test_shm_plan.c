@@ -260,6 +260,17 @@ static void test_cma_huge_min(void **state)
     assert_int_equal(run_plan(&in, &k, 0, 1, 0, 1, 0, &before), SHM_ENGINE_CMA_WHOLE);
 }
 
+/* Streaming stores from stream_min (all ranks' bytes), never in place. */
+static void test_streams(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 4, 1);
+    assert_false(coll__shm_streams(&k, k.stream_min - 1, 0));
+    assert_true(coll__shm_streams(&k, k.stream_min, 0));
+    assert_false(coll__shm_streams(&k, 64 * k.stream_min, 1));
+}
+
 /* The other collectives: CMA from 128K a rank where they have a CMA strategy. */
 static void test_other_collectives(void **state)
 {
@@ -394,7 +405,7 @@ int main(void)
         cmocka_unit_test(test_no_scratch),        cmocka_unit_test(test_whole_window_more_ranks),
         cmocka_unit_test(test_other_collectives), cmocka_unit_test(test_knobs_from_environment),
         cmocka_unit_test(test_scratch_cap),       cmocka_unit_test(test_scratch_bound),
-        cmocka_unit_test(test_cma_huge_min),
+        cmocka_unit_test(test_cma_huge_min),      cmocka_unit_test(test_streams),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

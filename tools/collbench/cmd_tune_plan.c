@@ -3,7 +3,8 @@
  * kinds bench/floor.sh compares: private 4 KiB pages (malloc), private huge
  * pages (thp; process_vm_readv's cost per page differs by kernel and host:
  * issue 53), and coll_alloc'd memory (coll), in place unless a group says
- * otherwise (whole-input reads run out of place only); and tcp's algorithm crossovers
+ * otherwise (whole-input reads and streaming stores run out of place only);
+ * and tcp's algorithm crossovers
  * (src/algo/select.c's table, the tcp backend's COLL_TCP_*_MIN), where
  * latency-bound sizes take more iterations. */
 #include "cmd_tune.h"
@@ -63,12 +64,12 @@ static const tune_decision full[] = {
      .nsizes = 3,
      .sizes = {MIB, 10 * MIB, 100 * MIB}},
     {.knob = "COLL_SHM_STREAM_MIN",
-     .what = "streaming stores in direct all-reduce, coll_alloc'd buffers",
+     .what = "streaming stores in direct all-reduce out of place, coll_alloc'd buffers",
      .kind = TUNE_PICK,
      .narms = 3,
      .arms = {NULL, "4M", "1024G"},
      .ngroups = 2,
-     .groups = {{2, "coll", 0}, {4, "coll", 0}},
+     .groups = {{2, "coll", 1}, {4, "coll", 1}},
      .nsizes = 3,
      .sizes = {MIB, 10 * MIB, 100 * MIB}},
     {.knob = "COLL_TCP_PAIR_RING_MIN",

@@ -246,14 +246,6 @@ static int in_own_heap(shm_state *st, const void *p, size_t bytes)
     return coll__shm_heap_peer(&st->heap, st->rank, (uint64_t)(uintptr_t)p, bytes) != NULL;
 }
 
-/* After the arrival every rank sees every rank's buffers: all choose alike. */
-static int any_in_place(const shm_state *st)
-{
-    for (int p = 0; p < st->n; p++)
-        if (st->peer_send[p] == st->peer_recv[p]) return 1;
-    return 0;
-}
-
 /* Whether the plan's private window on 4 KiB pages may take this call: only
  * then are the buffers' pages looked at (a system call each). */
 static int asks_page_kind(const shm_state *st, const shm_plan_in *in)
@@ -288,7 +280,7 @@ static int run_arrived(shm_op *o, int no_scratch)
     shm_plan_in in = plan_in(o);
     in.arrived = 1;
     in.all_in_heap = coll__shm_direct_map(o);
-    in.any_in_place = any_in_place(o->st);
+    in.any_in_place = coll__shm_any_in_place(o->st);
     in.all_plain = o->all_plain;
     in.no_scratch = no_scratch;
     switch (coll__shm_plan(&in, &o->st->k)) {

@@ -152,8 +152,10 @@ int coll__shm_direct_allreduce(shm_op *o)
     char *const *in = st->direct.in_map, *const *out = st->direct.out_map;
     size_t count = o->c->count, ce = chunk_elems(o);
     /* Outputs this large (all ranks together) would evict the inputs from the
-     * last-level cache: they are written with streaming stores instead. */
-    chunk_arg d = {in, out, NULL, ce, count * o->es * (size_t)st->n >= st->k.stream_min};
+     * last-level cache: out of place they are written with streaming stores. */
+    int stream = coll__shm_streams(&st->k, count * o->es * (size_t)st->n,
+                                   coll__shm_any_in_place(st));
+    chunk_arg d = {in, out, NULL, ce, stream};
     coll__shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
     populate_peers(st, st->peer_send, st->peer_recv, in, out, count * o->es);
     return coll__shm_claim_all(o, (count + ce - 1) / ce, direct_chunk, &d);
@@ -180,7 +182,7 @@ static void copy_in(shm_op *o, size_t bytes)
 {
     shm_state *st = o->st;
     coll__copy_stream(st->priv.scratch, o->c->sendbuf, bytes,
-                      bytes * (size_t)st->n >= st->k.stream_min);
+                      coll__shm_streams(&st->k, bytes * (size_t)st->n, 0)); /* a scratch */
     coll__store_fence();
     coll__shm_op_moved(o, bytes);
     o->staged = bytes;
@@ -309,7 +311,8 @@ int coll__shm_private_allreduce(shm_op *o)
         st->priv.mine_cap = nchunks;
     }
     memset(st->priv.mine, 0, nchunks);
-    int stream = bytes * (size_t)st->n >= st->k.stream_min;
+    /* the results go to a scratch, then out with a copy: never onto lines just read */
+    int stream = coll__shm_streams(&st->k, bytes * (size_t)st->n, 0);
     int touch = st->seg.ctrl[0].scratch_bytes * (size_t)st->n <= st->k.touch_max;
     for (int p = 0; p < st->n; p++) { /* every scratch whole, once */
         uint64_t at = st->seg.ctrl[p].scratch, len = st->seg.ctrl[p].scratch_bytes;

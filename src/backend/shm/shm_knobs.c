@@ -40,8 +40,9 @@ static const coll__tunable rows[] = {
     COLL__TUNABLE("COLL_SHM_DIRECT_MIN", BYTES, 4 * KIB, ALWAYS, 0, ANY,
                   "per-rank bytes from which shm all-reduce on coll_alloc'd buffers goes direct"),
     COLL__TUNABLE("COLL_SHM_STREAM_MIN", BYTES, 16 * MIB, ALWAYS, 0, ANY,
-                  "all ranks' output bytes from which shm direct all-reduce writes with "
-                  "streaming stores"),
+                  "all ranks' output bytes from which shm direct all-reduce out of place "
+                  "writes with streaming stores (in place never: its output lines were just "
+                  "read)"),
     COLL__TUNABLE("COLL_SHM_TOUCH_MAX", BYTES, 256 * MIB, ALWAYS, 0, ANY,
                   "all ranks' buffer bytes up to which shm direct all-reduce touches every "
                   "page on a buffer set's first call"),

@@ -79,6 +79,17 @@ int coll__shm_private_window(const shm_knobs *k, size_t bytes, int plain)
            (bytes < k->priv_max || (plain && bytes < k->priv_plain_max));
 }
 
+/* Streaming stores skip reading the lines they fill. In place there is no
+ * such read to skip (a chunk's output lines are its input lines, just read),
+ * and streaming them out of the cache ran 1.5-3.1x slower (10-256 MiB, 2 and
+ * 4 ranks, coll buffers, Intel Xeon), where out of place, and into the
+ * private engine's scratch, streaming ran 1.14-1.40x faster (PERFORMANCE.md,
+ * "Streaming stores in place"). */
+int coll__shm_streams(const shm_knobs *k, size_t all_bytes, int in_place)
+{
+    return !in_place && all_bytes >= k->stream_min;
+}
+
 size_t coll__shm_private_scratch(size_t bytes)
 {
     size_t half = (bytes + SHM_SCRATCH_ROUND - 1) / SHM_SCRATCH_ROUND * SHM_SCRATCH_ROUND;

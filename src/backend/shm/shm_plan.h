@@ -64,6 +64,11 @@ shm_engine coll__shm_plan(const shm_plan_in *in, const shm_knobs *k);
 /* Whether all-reduce of bytes per rank on private buffers falls in the private
  * engine's window (plain: every rank's buffers are in 4 KiB pages). */
 int coll__shm_private_window(const shm_knobs *k, size_t bytes, int plain);
+/* Whether a direct or private all-reduce writes with streaming stores:
+ * all_bytes (every rank's output together) from stream_min, and never into
+ * outputs that are their inputs (in_place: some rank's), whose lines the
+ * chunk has just read (shm_direct.c). */
+int coll__shm_streams(const shm_knobs *k, size_t all_bytes, int in_place);
 /* The scratch the private engine takes in each rank's heap for a call of bytes
  * per rank: inputs and results, each rounded up to SHM_SCRATCH_ROUND so that
  * nearby sizes reuse it (shm_direct.c). */

@@ -16,6 +16,13 @@ void coll__shm_split(size_t count, int n, int p, size_t *lo, size_t *hi)
     *hi = *lo + q + (up < r ? 1 : 0);
 }
 
+int coll__shm_any_in_place(const shm_state *st)
+{
+    for (int p = 0; p < st->n; p++)
+        if (st->peer_send[p] == st->peer_recv[p]) return 1;
+    return 0;
+}
+
 void coll__shm_op_moved(shm_op *o, size_t bytes)
 {
     o->moved += bytes;
