@@ -167,24 +167,21 @@ static void run_p2p(coll_comm *comm)
 
 /* coll_alltoallv over MPI's point to point: uneven counts, some 0 (also a
  * rank to itself), every element checked. */
-static size_t v_count(int i, int j) { return (size_t)((i + 2 * j) % 4) * 3001; }
-static int32_t v_value(int i, int j, size_t e) { return (i << 24) ^ (j << 16) ^ (int32_t)e; }
-
 static void run_alltoallv(coll_comm *comm)
 {
     size_t sc[64], rcnt[64], ns = 0, nr = 0;
     if (size > 64) return;
-    for (int j = 0; j < size; j++) ns += sc[j] = v_count(rank, j), nr += rcnt[j] = v_count(j, rank);
-    int32_t *s = malloc((ns + 1) * 4), *r = malloc((nr + 1) * 4);
-    for (int j = 0, o = 0; j < size; o += (int)sc[j], j++)
-        for (size_t e = 0; e < sc[j]; e++) s[(size_t)o + e] = v_value(rank, j, e);
-    int rc = coll_alltoallv(comm, s, sc, r, rcnt, COLL_INT32), wrong = 0;
+    for (int j = 0; j < size; j++)
+        ns += sc[j] = rank_a2av_count(rank, j, 3001),
+              nr += rcnt[j] = rank_a2av_count(j, rank, 3001);
+    int32_t *s = malloc((ns + 1) * 4), *r = malloc((nr + 1) * 4), got = 0;
+    rank_a2av_fill(s, rank, size, sc);
+    int rc = coll_alltoallv(comm, s, sc, r, rcnt, COLL_INT32), from = 0;
+    size_t e = 0;
     if (rc) FAIL("alltoallv: %s", coll_comm_errmsg(comm));
-    for (int i = 0, o = 0; !rc && i < size; o += (int)rcnt[i], i++)
-        for (size_t e = 0; e < rcnt[i]; e++)
-            if (r[(size_t)o + e] != v_value(i, rank, e) && wrong++ == 0)
-                FAIL("alltoallv: element %zu from rank %d is %d, want %d", e, i, r[(size_t)o + e],
-                     v_value(i, rank, e));
+    else if (rank_a2av_wrong(r, rank, size, rcnt, &from, &e, &got))
+        FAIL("alltoallv: element %zu from rank %d is %d, want %d", e, from, got,
+             rank_a2av_value(from, rank, e));
     cases++;
     free(s), free(r);
 }

@@ -71,3 +71,26 @@ int rank_close(coll_dtype dt, coll_op op, double got, double want)
                                        : 1e-12;
     return fabs(got - want) <= tol * fmax(1.0, fabs(want));
 }
+
+size_t rank_a2av_count(int i, int j, size_t unit) { return (size_t)((i + 2 * j) % 4) * unit; }
+
+int32_t rank_a2av_value(int i, int j, size_t e)
+{
+    return (i << 24) ^ (j << 16) ^ (int32_t)(e % 65521);
+}
+
+void rank_a2av_fill(int32_t *s, int me, int n, const size_t *sc)
+{
+    for (int j = 0; j < n; s += sc[j], j++)
+        for (size_t e = 0; e < sc[j]; e++) s[e] = rank_a2av_value(me, j, e);
+}
+
+size_t rank_a2av_wrong(const int32_t *r, int me, int n, const size_t *rc, int *from, size_t *e,
+                       int32_t *got)
+{
+    size_t wrong = 0;
+    for (int i = 0; i < n; r += rc[i], i++)
+        for (size_t k = 0; k < rc[i]; k++)
+            if (r[k] != rank_a2av_value(i, me, k) && wrong++ == 0) *from = i, *e = k, *got = r[k];
+    return wrong;
+}

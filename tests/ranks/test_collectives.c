@@ -219,14 +219,6 @@ static void run_p2p(coll_comm *comm)
     free(r);
 }
 
-/* Elements rank i sends rank j in the uneven all-to-all: 0 for some pairs
- * (also a rank to itself), several 1 MiB chunks for others. */
-static size_t v_count(int i, int j) { return (size_t)((i + 2 * j) % 4) * 100003; }
-static int32_t v_value(int i, int j, size_t e)
-{
-    return (i << 24) ^ (j << 16) ^ (int32_t)(e % 65521);
-}
-
 /* coll_alltoallv with uneven counts, every element checked, then its refusals
  * (NULL counts: COLL_EINVAL with a message, the communicator still usable). */
 static void run_alltoallv(coll_comm *comm)
@@ -234,16 +226,20 @@ static void run_alltoallv(coll_comm *comm)
     int n = rh_size, me = rh_rank;
     size_t *sc = calloc((size_t)n, sizeof *sc), *rcnt = calloc((size_t)n, sizeof *rcnt), ns = 0,
            nr = 0;
-    for (int j = 0; j < n; j++) ns += sc[j] = v_count(me, j), nr += rcnt[j] = v_count(j, me);
+    /* 0 for some pairs (also a rank to itself), several 1 MiB chunks for others */
+    for (int j = 0; j < n; j++)
+        ns += sc[j] = rank_a2av_count(me, j, 100003),
+              nr += rcnt[j] = rank_a2av_count(j, me, 100003);
     int32_t *s = malloc((ns + 1) * 4), *r = malloc((nr + 1) * 4);
-    for (int j = 0, o = 0; j < n; o += (int)sc[j], j++)
-        for (size_t e = 0; e < sc[j]; e++) s[(size_t)o + e] = v_value(me, j, e);
-    int rc = coll_alltoallv(comm, s, sc, r, rcnt, COLL_INT32), wrong = 0;
-    for (int i = 0, o = 0; !rc && i < n; o += (int)rcnt[i], i++)
-        for (size_t e = 0; e < rcnt[i]; e++)
-            if (r[(size_t)o + e] != v_value(i, me, e) && wrong++ < 3)
-                fprintf(stderr, "rank %d: alltoallv: element %zu from rank %d got %d want %d\n", me,
-                        e, i, r[(size_t)o + e], v_value(i, me, e));
+    rank_a2av_fill(s, me, n, sc);
+    int rc = coll_alltoallv(comm, s, sc, r, rcnt, COLL_INT32), from = 0;
+    int32_t got = 0;
+    size_t e = 0, wrong = rc ? 0 : rank_a2av_wrong(r, me, n, rcnt, &from, &e, &got);
+    if (wrong)
+        fprintf(stderr,
+                "rank %d: alltoallv: %zu elements wrong, the first %zu from rank %d: %d, "
+                "want %d\n",
+                me, wrong, e, from, got, rank_a2av_value(from, me, e));
     if (rc)
         fprintf(stderr, "rank %d: alltoallv failed: %s (%s)\n", me, coll_strerror(rc),
                 coll_comm_errmsg(comm));
