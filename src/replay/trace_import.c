@@ -289,6 +289,9 @@ static int read_calls(import_groups *g, import_ev **list, size_t n, char *err, s
         rc = replay_import_call_read(g->path, list[got], &calls[got], err, errlen);
     if (rc == 0) {
         qsort(calls, n, sizeof *calls, by_t0);
+        rc = replay_import_dtypes_fill(g->path, im, calls, n, err, errlen);
+    }
+    if (rc == 0) {
         rc = replay_import_groups_place(g, calls, n, err, errlen);
     }
     if (rc == 0) {

@@ -44,6 +44,8 @@ typedef struct import_call {
     int nranks;
     int size;     /* the group's size; -1: not known */
     int rank_arg; /* record_param_comms "Rank" of a call with no root or peer; -1 */
+    int no_dtype; /* a c10d op whose events carry no dtype (its backend event missing or
+                   * cut by the profiler's stop): replay_import_dtypes_fill gives it one */
     const import_ev *ev;
 } import_call;
 
@@ -67,6 +69,12 @@ void replay_import_where(const char *path, const import_ev *e, char *buf, size_t
  * dtypes, and e->inner's). 0, or -1 with "PATH: event ...: problem" in err. */
 int replay_import_call_read(const char *path, const import_ev *e, import_call *out, char *err,
                             size_t errlen);
+/* The calls (by start) that no event gave a dtype: each takes that of the
+ * latest earlier call of the same collective and element count that has one
+ * (a DDP bucket's dtype is fixed), said in im's warnings; 0, or -1 with err
+ * naming the first such call without one. */
+int replay_import_dtypes_fill(const char *path, replay_import *im, import_call *calls, size_t n,
+                              char *err, size_t errlen);
 /* The c10d/backend part of replay_import_call_read (trace_import_shapes.c). */
 int replay_import_shapes_read(const char *path, const import_ev *e, import_call *out, char *err,
                               size_t errlen);

@@ -210,7 +210,10 @@ int replay_import_shapes_read(const char *path, const import_ev *e, import_call 
     int rc = dtype_of(path, e, &c->c.dtype, err, errlen);
     if (rc > 0 && e->inner) rc = dtype_of(path, e->inner, &c->c.dtype, err, errlen);
     if (rc < 0) return -1;
-    if (rc > 0 && c->c.op != REPLAY_BARRIER)
+    /* a c10d op's tensor list has no dtype, and its backend event may be
+     * missing or cut (the profiler stopped while it ran, no arguments) */
+    if (rc > 0 && c->c.op != REPLAY_BARRIER && e->kind == IMPORT_C10D) c->no_dtype = 1;
+    else if (rc > 0 && c->c.op != REPLAY_BARRIER)
         return replay_import_bad(path, e, err, errlen, "no tensor dtype in \"Input type\"");
     if (e->kind == IMPORT_BACKEND) {
         /* a backend's event lists its tensors, nothing else: every input */
@@ -248,3 +251,33 @@ int replay_import_shapes_read(const char *path, const import_ev *e, import_call 
 }
 
 #endif
+
+int replay_import_dtypes_fill(const char *path, replay_import *im, import_call *calls, size_t n,
+                              char *err, size_t errlen)
+{
+    size_t filled = 0;
+    for (size_t i = 0; i < n; i++) {
+        replay_call *c = &calls[i].c;
+        if (!calls[i].no_dtype) continue;
+        size_t j = i;
+        while (j-- > 0)
+            if (!calls[j].no_dtype && calls[j].c.op == c->op && calls[j].c.count == c->count) break;
+        if (j == (size_t)-1)
+            return replay_import_bad(path, calls[i].ev, err, errlen,
+                                     "no tensor dtype in \"Input type\" (a c10d op's tensor list "
+                                     "has none, and its backend event is missing or carries no "
+                                     "arguments), nor an earlier %s of %llu elements to take it "
+                                     "from",
+                                     replay_op_name(c->op), (unsigned long long)c->count);
+        c->dtype = calls[j].c.dtype;
+        calls[i].no_dtype = 0;
+        filled++;
+    }
+    if (filled)
+        replay_import_warn(im,
+                           "%s: %zu calls whose events carry no dtype (the backend's event missing "
+                           "or cut by the profiler's stop) took that of the previous call of the "
+                           "same collective and size",
+                           path, filled);
+    return 0;
+}

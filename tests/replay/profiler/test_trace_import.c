@@ -392,6 +392,38 @@ static void test_c10d_pairing(void **state)
     replay_import_free(&im);
 }
 
+/* The profiler stopped while the last all-reduce ran: its gloo event carries
+ * no arguments, so its dtype comes from the earlier all-reduce of its size. */
+/* clang-format off */
+static const char cut_profile[] =
+    "{" DIST(0, 2) ",\"traceEvents\":["
+    OP("c10d::allreduce_", 10, 5, "[[[100]], [], [], [], []]",
+       "[\"TensorList\", \"\", \"\", \"\", \"Scalar\"]", "[]") ","
+    GLOO("gloo:all_reduce", 40, 500, "[[100]]", "[\"double\"]") ","
+    OP("c10d::allreduce_", 1000, 5, "[[[100]], [], [], [], []]",
+       "[\"TensorList\", \"\", \"\", \"\", \"Scalar\"]", "[]") ","
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"gloo:all_reduce\",\"pid\":7,"
+    "\"tid\":9,\"ts\":1010,\"dur\":900}]}";
+/* clang-format on */
+
+static void test_c10d_dtype_cut(void **state)
+{
+    replay_import im;
+    imported(state, cut_profile, &im);
+    assert_int_equal(im.t.ncalls, 2);
+    assert_int_equal(im.t.calls[1].op, REPLAY_ALLREDUCE);
+    assert_int_equal(im.t.calls[1].count, 100);
+    assert_int_equal(im.t.calls[1].dtype, COLL_FLOAT64); /* the first one's */
+    has_warning(&im, "1 calls whose events carry no dtype");
+    replay_import_free(&im);
+    /* no earlier call of its size: refused, saying why */
+    char text[sizeof cut_profile];
+    snprintf(text, sizeof text, "%s", cut_profile);
+    char *second = strstr(strstr(text, "\"ts\":1000"), "[[[100]]");
+    memcpy(second, "[[[101]]", 8);
+    refused(state, text, -1, "at ts 1000.000 us", "nor an earlier allreduce of 101 elements");
+}
+
 /* A group smaller than the world: the one pg_config lists with this rank. */
 static void test_c10d_placed_by_size(void **state)
 {
@@ -585,23 +617,12 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_param_calls),
-        T(test_param_splits),
-        T(test_param_splits_rows),
-        T(test_param_group_ranks),
-        T(test_param_rank_from_events),
-        T(test_nested_once),
-        T(test_nested_c10d),
-        T(test_param_missing_ops),
-        T(test_param_kernels),
-        T(test_c10d_calls),
-        T(test_c10d_pairing),
-        T(test_c10d_placed_by_size),
-        T(test_backend_only),
-        T(test_bad_input),
-        T(test_missing_file),
-        T(test_write_read_back),
-        cmocka_unit_test(test_names),
+        T(test_param_calls),       T(test_param_splits),           T(test_param_splits_rows),
+        T(test_param_group_ranks), T(test_param_rank_from_events), T(test_nested_once),
+        T(test_nested_c10d),       T(test_param_missing_ops),      T(test_param_kernels),
+        T(test_c10d_calls),        T(test_c10d_pairing),           T(test_c10d_placed_by_size),
+        T(test_c10d_dtype_cut),    T(test_backend_only),           T(test_bad_input),
+        T(test_missing_file),      T(test_write_read_back),        cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Replay fidelity measured record-then-replay, CYCLES times (issue 49): each
+# cycle records the DDP program afresh (bench/record_ddp.sh) and replays it
+# at once (bench/replay_fidelity.sh), so that a recording and its replay see
+# the same machine. A VM whose memory runs at one of two speeds, minutes at a
+# time, moves a trace recorded an hour ago against its replay by up to 1.7x;
+# each step here is preceded by a probe of that speed (shm all-reduce, 2
+# ranks, 10 MiB, malloc, p50 us), printed beside the step's ratios.
+#
+#   bench/replay_cycles.sh OUT_DIR     (env: CYCLES=2, RANKS="2", STEPS=20,
+#                                       COLLBENCH=build/collbench, and what
+#                                       record_ddp.sh and replay_fidelity.sh take)
+#
+# Output: per cycle, the probe before the recording and before the replay,
+# and replay_fidelity.sh's communication rows (replayed / recorded, verdict);
+# everything under OUT_DIR/cycle<N>. Exit 0 when every step ran, 1 when one
+# failed (said on stderr), 2 on bad usage. Run it on a quiet machine.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+[ $# -eq 1 ] || { echo "usage: replay_cycles.sh OUT_DIR (env CYCLES, RANKS, STEPS, COLLBENCH)" >&2; exit 2; }
+out=$1
+CYCLES=${CYCLES:-2}
+BIN=${COLLBENCH:-$src/build/collbench}
+export RANKS=${RANKS:-2}
+case "$CYCLES" in '' | *[!0-9]* | 0) echo "replay_cycles.sh: CYCLES must be a positive count, not '$CYCLES'" >&2; exit 2 ;; esac
+[ -x "$BIN" ] || { echo "replay_cycles.sh: no collbench at $BIN (set COLLBENCH)" >&2; exit 2; }
+mkdir -p "$out"
+
+# The machine's speed now: shm all-reduce, 2 ranks, 10 MiB, private buffers, p50 us.
+probe() {
+    rm -f "$out/probe.csv" # collbench appends to a CSV it finds
+    COLL_TUNING_FILE=/nonexistent "$BIN" allreduce --backend shm -P 2 --buffers malloc --bind core \
+        --sizes 10M -n 20 -w 3 --csv "$out/probe.csv" -q >/dev/null 2>&1 &&
+        awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "time_us_p50") c = i } NR == 2 && c { print $c }' "$out/probe.csv"
+}
+
+failed=0
+echo "# Replay fidelity, record then replay, $CYCLES cycles"
+echo
+echo "machine: $(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -1), $(nproc) cores"
+echo
+echo "| cycle | probe before recording (us) | probe before replay (us) | measurement | trace | recorded (ms) | replayed (ms) | replayed / recorded | verdict |"
+echo "|---|---:|---:|---|---|---:|---:|---:|---|"
+for c in $(seq 1 "$CYCLES"); do
+    d=$out/cycle$c
+    rm -rf "$d"
+    mkdir -p "$d"
+    p1=$(probe || echo "-")
+    if ! COLLBENCH=$BIN "$src/bench/record_ddp.sh" "$d/coll" "$d/prof" >"$d/record.log" 2>&1; then
+        echo "replay_cycles.sh: cycle $c: the recording failed ($(tail -1 "$d/record.log"))" >&2
+        failed=1
+        continue
+    fi
+    p2=$(probe || echo "-")
+    if ! OUT=$d/fidelity COLLBENCH=$BIN "$src/bench/replay_fidelity.sh" "$d/coll" "$d/prof" >"$d/fidelity.log" 2>&1; then
+        echo "replay_cycles.sh: cycle $c: the replay failed (see $d/fidelity.log)" >&2
+        failed=1
+    fi
+    # replay_fidelity.sh's communication rows: | what | trace | command | load | rec | rep | ratio | within | verdict |
+    awk -F'|' -v c="$c" -v p1="$p1" -v p2="$p2" '$2 ~ /communication|vs the program/ {
+        printf "| %s | %s | %s |%s|%s|%s|%s|%s|%s|\n", c, p1, p2, $2, $3, $6, $7, $8, $10 }' \
+        "$d/fidelity/table.md" 2>/dev/null || true
+done
+exit "$failed"
