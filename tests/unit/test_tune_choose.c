@@ -47,6 +47,11 @@ static double noisy(int arm, int size, int round)
     (void)size;
     return arm == 1 ? (round % 2 ? 40 : 160) : 100.0; /* a 4x range */
 }
+static double others_slower(int arm, int size, int round)
+{
+    (void)size, (void)round;
+    return arm == 0 ? 100 : 200;
+}
 /* CMA (arm 0) loses below 1 MiB, wins from there on */
 static double crossover(int arm, int size, int round)
 {
@@ -87,6 +92,11 @@ static void keeps_the_default_within_noise(void **state)
     cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
     assert_int_equal(changed, 0);
     assert_non_null(strstr(why, "noise"));
+    /* every alternative slower: kept, saying by how much */
+    fill(&d, TUNE_PICK, 3, 2, 3, others_slower);
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 0);
+    assert_non_null(strstr(why, "best 0.50x"));
     /* one round is no comparison */
     fill(&d, TUNE_PICK, 3, 2, 1, arm2_faster);
     cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);

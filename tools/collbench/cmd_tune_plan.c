@@ -218,7 +218,8 @@ void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t v
     }
     /* candidates: PICK, one per arm; THRESHOLD, arm 1 below each size */
     int ncand = d->kind == TUNE_PICK ? d->narms : d->nsizes + 1;
-    double best_gain = 1, best_noise = TUNE_NOISE;
+    /* the best alternative, also when all are slower: the message says by how much */
+    double best_gain = 0, best_noise = TUNE_NOISE;
     int best = 0, bg = 0, bs = 0;
     for (int k = 1; k < ncand; k++) {
         candidate c;
@@ -227,7 +228,8 @@ void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t v
         double noise;
         int g = 0, s = 0;
         double gain = judge(d, &c, &noise, &g, &s);
-        if (gain > best_gain) best_gain = gain, best_noise = noise, best = k, bg = g, bs = s;
+        if (best == 0 || gain > best_gain)
+            best_gain = gain, best_noise = noise, best = k, bg = g, bs = s;
     }
     if (best == 0 || best_gain <= 1 + best_noise) {
         snprintf(why, whylen, "no other value faster beyond noise (best %.2fx, noise %.0f%%)",
