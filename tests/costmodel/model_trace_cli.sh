@@ -51,7 +51,7 @@ done
 
 expect_exit 0 "" model "$WORK/rings.csv" --trace "$WORK/trace" --predict hosts=1,ranks-per-host=4 --no-rows
 out=$WORK/out
-grep -q "/trace, 14 calls of 2 ranks" "$out" || fail "no workload heading: $(cat "$out")"
+grep -q "/trace, 14 calls of 2 ranks, 1 distinct" "$out" || fail "no workload heading (2 ranks alike): $(cat "$out")"
 grep -q "^    rank 0, the most of the 2 ranks (the ranks: 3.626-3.626 ms)" "$out" ||
     fail "no rank line (equal ranks: the first shown): $(cat "$out")"
 grep -q "^   assumes, where the cluster's world is not the trace's: .*" "$out" ||
@@ -106,6 +106,7 @@ for r in 0 1 2; do
     } >"$WORK/sub/rank$r.jsonl"
 done
 expect_exit 0 "" model "$WORK/rings.csv" --trace "$WORK/sub" --predict hosts=1,ranks-per-host=4 --no-rows
+grep -q "calls of 3 ranks, 2 distinct" "$WORK/out" || fail "ranks 1 and 2 are alike: $(cat "$WORK/out")"
 grep -q "^    rank 1, the most of the 3 ranks (the ranks: 2.719-3.848 ms)" "$WORK/out" ||
     fail "subgroup: rank 1 not shown as the most: $(cat "$WORK/out")"
 awk '$1 == "allreduce" && NF >= 4 { exit !($2 == 5 && $4 > 3.84 && $4 < 3.86) }' "$WORK/out" ||

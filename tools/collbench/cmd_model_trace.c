@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,45 @@
 static const char *collective_of(replay_op op)
 {
     return op == REPLAY_SEND || op == REPLAY_RECV ? "sendrecv" : replay_op_name(op);
+}
+
+/* Whether two ranks made the same calls (names are static: pointers compare). */
+static int same_calls(const cmd_model_rank *a, const cmd_model_rank *b)
+{
+    if (a->ncalls != b->ncalls) return 0;
+    for (size_t i = 0; i < a->ncalls; i++) {
+        const model_call *x = &a->calls[i], *y = &b->calls[i];
+        if (x->collective != y->collective || x->dtype != y->dtype || x->count != y->count ||
+            x->ranks != y->ranks)
+            return 0;
+    }
+    return 1;
+}
+
+/* Each rank's first rank with the same calls, comparing only where a hash of
+ * the calls agrees (a big world's ranks are mostly alike). */
+static int mark_alike(cmd_model_trace *t)
+{
+    uint64_t *h = calloc(t->nranks + 1, sizeof *h);
+    if (!h) return -1;
+    t->distinct = 0;
+    for (size_t k = 0; k < t->nranks; k++) {
+        cmd_model_rank *r = &t->ranks[k];
+        h[k] = 1469598103934665603ull; /* FNV-1a over the calls' fields */
+        for (size_t i = 0; i < r->ncalls; i++) {
+            const model_call *c = &r->calls[i];
+            uint64_t f[4] = {(uint64_t)(uintptr_t)c->collective, (uint64_t)(uintptr_t)c->dtype,
+                             c->count, (uint64_t)c->ranks};
+            for (int j = 0; j < 4; j++) h[k] = (h[k] ^ f[j]) * 1099511628211ull;
+        }
+        r->same_as = k;
+        for (size_t j = 0; j < k && r->same_as == k; j++)
+            if (t->ranks[j].same_as == j && h[j] == h[k] && same_calls(&t->ranks[j], r))
+                r->same_as = j;
+        t->distinct += r->same_as == k;
+    }
+    free(h);
+    return 0;
 }
 
 int cmd_model_trace_load(const char *arg, cmd_model_trace *t)
@@ -55,6 +95,7 @@ int cmd_model_trace_load(const char *arg, cmd_model_trace *t)
         calls += tr->ncalls;
     }
     if (!code) t->world = ts.world;
+    if (!code && mark_alike(t)) code = EXIT_RUNTIME;
     if (code == EXIT_RUNTIME) fprintf(stderr, "collbench model: out of memory\n");
     if (!code && calls == 0)
         code = EXIT_USAGE, fprintf(stderr, PREFIX " %s: no calls to predict\n", arg);
@@ -79,8 +120,8 @@ static void print_assumptions(const cmd_model_trace *t)
                t->path, t->ranks[0].rank, calls, t->world);
     else
         printf("\n== the trace as the workload (predictions, not measured): %s, %zu calls of %zu "
-               "ranks\n",
-               t->path, calls, t->nranks);
+               "ranks, %zu distinct (ranks with the same calls are predicted once)\n",
+               t->path, calls, t->nranks, t->distinct);
     printf("   counts: each rank's calls one after another, as it made them; the rank whose "
            "calls add up to the most\n"
            "   is shown (ranks that wait for each other finish with it), the range over the "
@@ -152,7 +193,7 @@ static void print_beyond(const model_fits *f, const model_series *s0, const mode
         double lo = INFINITY, hi = 0;
         const bench_coll *bc = bench_coll_find(s->collective);
         for (size_t r = 0; r < t->nranks; r++)
-            for (size_t k = 0; k < t->ranks[r].ncalls; k++) {
+            for (size_t k = 0; t->ranks[r].same_as == r && k < t->ranks[r].ncalls; k++) {
                 const model_call *m = &t->ranks[r].calls[k];
                 if (strcmp(m->collective, s->collective)) continue;
                 double b = bc ? (double)bench_coll_bytes(bc, m->count, m->dtype_size,
@@ -187,6 +228,8 @@ int cmd_model_trace_print(const model_fits *f, const model_cluster *clusters,
             double lo = INFINITY, hi = -1;
             int rank = 0;
             for (size_t r = 0; r < t->nranks; r++) {
+                /* a rank alike an earlier one comes to its time: the first is shown */
+                if (t->ranks[r].same_as != r) continue;
                 model_workload_predict(f, s->host, s->backend, s->buffers, &clusters[k], t->world,
                                        t->ranks[r].calls, t->ranks[r].ncalls, &w);
                 lo = fmin(lo, w.time_us / 1e3);

@@ -16,13 +16,16 @@ typedef struct cmd_model_rank {
     int rank;
     model_call *calls;
     size_t ncalls;
+    size_t same_as; /* the first rank (index) whose calls are these: data-parallel
+                     * ranks are alike, and each list is predicted once */
 } cmd_model_rank;
 
 typedef struct cmd_model_trace {
     char path[4096]; /* the directory or the one rank's file read */
     int world;       /* the trace's ranks */
     cmd_model_rank *ranks;
-    size_t nranks; /* world for a directory (checked against each other), 1 for a file */
+    size_t nranks;   /* world for a directory (checked against each other), 1 for a file */
+    size_t distinct; /* ranks whose calls no earlier rank made */
 } cmd_model_trace;
 
 /* arg: a trace directory (every rank's file, checked against each other as
