@@ -1,6 +1,7 @@
 #!/bin/sh
 # collbench and mpirun: collbench launching its ranks through mpirun (--backend mpi),
-# mpirun launching collbench ranks (mpi and tcp, no MASTER_ADDR), mpirun missing.
+# mpirun launching collbench ranks (mpi and tcp, no MASTER_ADDR; collbench
+# replay's), mpirun missing.
 #   cli_mpi.sh path/to/collbench [mpirun]
 . "$(dirname "$0")/../cli/lib.sh"
 MPIRUN=${2:-mpirun}
@@ -51,6 +52,15 @@ for b in tcp mpi; do
     got=$(csv_rows "$WORK/under_$b.csv" $b 3)
     [ "$got" = 4 ] || fail "mpirun --backend $b: expected 4 CSV rows with wrong 0, got $got"
 done
+
+# 6b. mpirun starts collbench replay's ranks: every rank reads the trace, they
+#     meet through MPI, rank 0 prints and writes the CSV
+"$MPIRUN" -np 2 --oversubscribe $ROOT_FLAG "$BIN" replay "$(dirname "$0")/../replay/two_ranks" \
+    --backend tcp --csv "$WORK/replay.csv" >"$WORK/out" 2>"$WORK/err" \
+    || fail "mpirun -np 2 collbench replay: exit $?: $(cat "$WORK/err")"
+got=$(awk -F, 'NR > 1 && $2 == "tcp" && $4 == 2 && $7 == "all" && $8 == "all"' "$WORK/replay.csv" | wc -l)
+[ "$got" = 1 ] || fail "mpirun collbench replay: $got summary rows, want 1: $(cat "$WORK/replay.csv")"
+[ "$(grep -c '^# replay of' "$WORK/out")" = 1 ] || fail "mpirun collbench replay: want one table: $(cat "$WORK/out")"
 
 # 7. a rank hangs inside a collective: MPI cannot cancel the peer's call, so its
 #    watchdog ends the job after -T, naming the call; no rank is left behind

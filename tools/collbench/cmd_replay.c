@@ -141,7 +141,9 @@ static void usage(FILE *f)
                "Per backend: total time, communication, exposed communication (total minus\n"
                "the gaps), per collective and size class, busbw, one call's median time\n"
                "(each call position's mean over the ranks, the median over the calls);\n"
-               "recorded against replayed where the trace has its times.\n\n");
+               "recorded against replayed where the trace has its times. It launches the\n"
+               "trace's world itself; under mpirun, srun or torchrun (as many ranks as the\n"
+               "trace's world) every rank reads every trace and rank 0 writes the outputs.\n\n");
     bench_opt_usage(f, opt_table, BENCH_OPT_COUNT(opt_table), 22);
     bench_multinode_usage(f, 22);
     fprintf(f, "\nAcross hosts (--nnodes): every host runs the same command with its\n"
@@ -250,14 +252,48 @@ static int check_request(const replay_cli *o, replay_trace **by_rank, int world)
                        nlocal, most, nofile),
                EXIT_USAGE;
     if ((code = check_memory(by_rank, first_local(o), nlocal, o->overlap))) return code;
+    return cmd_replay_check_outputs(o);
+}
+
+int cmd_replay_check_outputs(const replay_cli *o)
+{
 #ifndef COLL_HAVE_JANSSON
     if (o->csv_path || o->json_path)
         return fprintf(stderr, REPLAY_PREFIX ": result files need jansson (apt-get install "
                                              "libjansson-dev)\n"),
                EXIT_UNAVAILABLE;
 #endif
-    code = check_output("--csv", o->csv_path);
+    int code = check_output("--csv", o->csv_path);
     return code ? code : check_output("-J", o->json_path);
+}
+
+/* A rank another launcher started (mpirun, srun, torchrun): every rank reads
+ * and checks every rank's trace (the same files on every host, as across
+ * hosts under collbench's own launcher), so that a bad trace stops every rank
+ * alike, before any waits for another. */
+static int outside(const replay_cli *o, const coll_launch_env *env)
+{
+    if (o->mn.nnodes)
+        return fprintf(stderr,
+                       REPLAY_PREFIX ": rank %d: --nnodes is collbench's own launcher across "
+                                     "hosts; under another launcher leave it out\n",
+                       env->rank),
+               EXIT_USAGE;
+    cli_trace_set s;
+    int code = load(o, &s);
+    if (!code && env->world_size != s.world)
+        code = EXIT_USAGE,
+        fprintf(stderr,
+                REPLAY_PREFIX ": rank %d: the launcher started %d ranks, the trace's world is "
+                              "%d (%s)\n",
+                env->rank, env->world_size, s.world, o->traces[0]);
+    if (!code && o->nprocs && o->nprocs != s.world)
+        code = EXIT_USAGE,
+        fprintf(stderr, REPLAY_PREFIX ": -P %d differs from the trace's world of %d ranks (%s)\n",
+                o->nprocs, s.world, o->traces[0]);
+    if (!code) code = cmd_replay_rank_outside(o, env, s.by_rank[env->rank]);
+    cli_trace_set_free(&s);
+    return code;
 }
 
 /* The backends, joined with commas, that one local launch runs in turn. */
@@ -335,7 +371,7 @@ int cmd_replay(int argc, char **argv)
     if (code == BENCH_OPT_HELP) code = (usage(stdout), 0);
     else if (!code) {
         cli_role role = cli_detect_role(REPLAY_PREFIX, &env);
-        if (role == CLI_RANK) code = cmd_replay_rank(&o, &env);
+        if (role == CLI_RANK) code = o.rdv_dir ? cmd_replay_rank(&o, &env) : outside(&o, &env);
         else if (role == CLI_BAD_ENV) code = EXIT_USAGE;
         else {
             cli_trace_set s;

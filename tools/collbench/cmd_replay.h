@@ -33,4 +33,15 @@ typedef struct replay_cli {
  * the tables and writing the rows into the private directory. Exit code. */
 int cmd_replay_rank(const replay_cli *o, const coll_launch_env *env);
 
+struct replay_trace;
+/* Inside a rank another launcher started (mpirun, srun, torchrun): its trace
+ * t, read and checked against every rank's by every rank; every --backend in
+ * turn (none: the CLI's default); rank 0 prints the tables and writes --csv
+ * and -J itself. Exit code, alike on every rank where a check fails. */
+int cmd_replay_rank_outside(const replay_cli *o, const coll_launch_env *env,
+                            const struct replay_trace *t);
+/* --csv and -J can be written (jansson built in, each a file we may create or
+ * replace): 0, or the exit code with the message said. */
+int cmd_replay_check_outputs(const replay_cli *o);
+
 #endif

@@ -1,13 +1,20 @@
 /* collbench replay inside a rank: its trace (the launcher lists the files in
- * the job's private directory), a world communicator on tcp for the start
- * barrier and the results, then each backend in turn, the passes alternated
- * (A B, then B A). Rank 0 prints each turn's table and appends its rows to the
- * private directory, from which the launcher writes --csv and -J. */
+ * the job's private directory; under another launcher every rank has read
+ * them all), a world communicator on tcp for the start barrier and the
+ * results, then each backend in turn, the passes alternated (A B, then B A).
+ * Rank 0 prints each turn's table and appends its rows to the private
+ * directory, from which the launcher writes --csv and -J (under another
+ * launcher rank 0 makes that directory and writes them itself). */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/atomic_file.h"
+#include "core/dir_remove.h"
+#include "replay/replay_output.h"
 #include "replay/replay_median.h"
 #include "replay/replay_report.h"
 #include "replay/replay_run.h"
@@ -37,7 +44,7 @@ static int fail(const coll_launch_env *env, const char *what, const char *msg, i
 }
 
 /* Rank 0: the turn's table on stdout and its rows appended to the private directory. */
-static int report_turn(const replay_cli *o, const replay_turn *turn, const replay_measure *all,
+static int report_turn(const char *rows_dir, const replay_turn *turn, const replay_measure *all,
                        int world, const replay_medians *med)
 {
     replay_summary s;
@@ -48,11 +55,12 @@ static int report_turn(const replay_cli *o, const replay_turn *turn, const repla
     printf("\n");
     replay_print(stdout, turn, &s);
     fflush(stdout);
+    if (!rows_dir) return 0; /* no --csv or -J */
     FILE *f = open_memstream(&rows, &len);
     if (!f) return EXIT_RUNTIME;
     replay_rows_jsonl(f, turn, &s);
     fclose(f);
-    snprintf(path, sizeof path, "%s/" REPLAY_ROWS_FILE, o->rdv_dir);
+    snprintf(path, sizeof path, "%s/" REPLAY_ROWS_FILE, rows_dir);
     int rc = coll__file_append(path, rows, len, err, sizeof err);
     free(rows);
     if (rc) fprintf(stderr, REPLAY_PREFIX ": %s\n", err);
@@ -60,7 +68,7 @@ static int report_turn(const replay_cli *o, const replay_turn *turn, const repla
 }
 
 static int run_turns(const replay_cli *o, const coll_launch_env *env, const replay_trace *t,
-                     coll_comm *world, char **names, int nb)
+                     coll_comm *world, char **names, int nb, const char *rows_dir)
 {
     int local_size = env->local_world_size > 0 ? env->local_world_size : env->world_size;
     int local_rank = env->local_rank >= 0 ? env->local_rank : env->rank;
@@ -113,22 +121,80 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                                 .overlap = replay_overlap_name(replay_keeps_in_flight(t, o->overlap)
                                                                    ? REPLAY_OVERLAP_RECORDED
                                                                    : REPLAY_OVERLAP_NONE)};
-            if (env->rank == 0) code = report_turn(o, &turn, all, env->world_size, &med);
+            if (env->rank == 0) code = report_turn(rows_dir, &turn, all, env->world_size, &med);
         }
     free(all);
     free(call_s);
     return code;
 }
 
+/* Rank 0's step after the world is up, under another launcher: the outputs
+ * checked and a private directory for the rows made, the verdict sent to every
+ * rank (none may wait on a rank 0 that gave up). rows: the directory ("" for
+ * none). 0 or the exit code, on every rank. */
+static int outside_start(const replay_cli *o, const coll_launch_env *env, coll_comm *world,
+                         char *rows, size_t len)
+{
+    int32_t code = 0;
+    rows[0] = '\0';
+    if (env->rank == 0) code = cmd_replay_check_outputs(o);
+    if (env->rank == 0 && !code && (o->csv_path || o->json_path)) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(rows, len, "%s/collbench-replay.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(rows)) {
+            fprintf(stderr, REPLAY_PREFIX ": %s: %s\n", rows, strerror(errno));
+            code = EXIT_RUNTIME, rows[0] = '\0';
+        }
+    }
+    if (coll_broadcast(world, &code, &code, 1, COLL_INT32, 0))
+        return fail(env, "the world communicator: ", coll_comm_errmsg(world), EXIT_RUNTIME);
+    return code;
+}
+
+/* The world communicator, then every turn. backends: a comma list (split
+ * here); outside: started by another launcher (outside_start, and rank 0
+ * writes --csv and -J at the end). */
+static int replay_world(const replay_cli *o, const coll_launch_env *env, const replay_trace *t,
+                        char *backends, int outside)
+{
+    char *save = NULL, *names[REPLAY_MAX_BACKENDS], rows[PATH_MAX], err[1024];
+    int nb = 0;
+    for (char *b = strtok_r(backends, ",", &save); b && nb < REPLAY_MAX_BACKENDS;
+         b = strtok_r(NULL, ",", &save))
+        names[nb++] = b;
+    coll_config cfg;
+    coll_config_init(&cfg);
+    cfg.backend = "tcp"; /* the barriers and the results: always there */
+    /* A rank with no calls left waits here for the others' remaining ones,
+     * however long they take; a rank that hangs in a call times out there
+     * (-T) and exits, and the launcher then stops the rest. */
+    cfg.timeout_s = 7 * 86400.0;
+    coll_comm *world = NULL;
+    int code = 0, rc = coll_comm_create(&cfg, &world);
+    if (rc)
+        code = fail(env, "the world communicator: ",
+                    *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc),
+                    EXIT_RUNTIME);
+    snprintf(rows, sizeof rows, "%s", outside ? "" : o->rdv_dir);
+    if (!code && outside) code = outside_start(o, env, world, rows, sizeof rows);
+    if (!code) code = run_turns(o, env, t, world, names, nb, *rows ? rows : NULL);
+    if (world) coll_comm_destroy(world);
+    if (outside && *rows) { /* rank 0 */
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/" REPLAY_ROWS_FILE, rows);
+        if (!code && replay_output_write(path, o->csv_path, o->json_path, err, sizeof err))
+            code = EXIT_RUNTIME, fprintf(stderr, REPLAY_PREFIX ": %s\n", err);
+        coll__remove_flat_dir(rows);
+    }
+    return code;
+}
+
 int cmd_replay_rank(const replay_cli *o, const coll_launch_env *env)
 {
-    char path[4096], err[1024], list[256], *save = NULL, *names[REPLAY_MAX_BACKENDS];
+    char path[4096], err[1024], list[256];
     replay_trace t;
-    int nb = 0;
     if (!o->rdv_dir)
-        return fail(env, "",
-                    "ranks of collbench replay are started by collbench replay itself (run it "
-                    "without a launcher)",
+        return fail(env, "", "ranks of collbench replay are started by collbench replay itself",
                     EXIT_USAGE);
     if (trace_path(o, env->rank, path, sizeof path))
         return fail(env, "", "no trace in the launcher's list for this rank", EXIT_USAGE);
@@ -145,24 +211,22 @@ int cmd_replay_rank(const replay_cli *o, const coll_launch_env *env)
     const char *named = cli_rank_backend(REPLAY_PREFIX, CLI_ENV_BACKEND, o->backends, o->nbackends,
                                          env->rank);
     snprintf(list, sizeof list, "%s", named ? named : "tcp");
-    for (char *b = strtok_r(list, ",", &save); b && nb < REPLAY_MAX_BACKENDS;
-         b = strtok_r(NULL, ",", &save))
-        names[nb++] = b;
-    coll_config cfg;
-    coll_config_init(&cfg);
-    cfg.backend = "tcp"; /* the barriers and the results: always there */
-    /* A rank with no calls left waits here for the others' remaining ones,
-     * however long they take; a rank that hangs in a call times out there
-     * (-T) and exits, and the launcher then stops the rest. */
-    cfg.timeout_s = 7 * 86400.0;
-    coll_comm *world = NULL;
-    int code = 0, rc = coll_comm_create(&cfg, &world);
-    if (rc)
-        code = fail(env, "the world communicator: ",
-                    *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc),
-                    EXIT_RUNTIME);
-    if (!code) code = run_turns(o, env, &t, world, names, nb);
-    if (world) coll_comm_destroy(world);
+    int code = replay_world(o, env, &t, list, 0);
     replay_trace_free(&t);
     return code;
+}
+
+int cmd_replay_rank_outside(const replay_cli *o, const coll_launch_env *env, const replay_trace *t)
+{
+    char list[256] = "";
+    size_t used = 0;
+    /* every backend asked, in turn, as under collbench's own launcher */
+    for (size_t i = 0; i < o->nbackends && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? "," : "",
+                                 o->backends[i]);
+    if (!o->nbackends) {
+        const char *b = cli_rank_backend(REPLAY_PREFIX, CLI_ENV_BACKEND, NULL, 0, env->rank);
+        snprintf(list, sizeof list, "%s", b ? b : "tcp");
+    }
+    return replay_world(o, env, t, list, 1);
 }
