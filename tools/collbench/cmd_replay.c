@@ -187,28 +187,6 @@ static int load(const replay_cli *o, cli_trace_set *s)
     return code;
 }
 
-/* An output must be a file we can create or replace, refused before the run. */
-static int check_output(const char *flag, const char *path)
-{
-    char dir[PATH_MAX];
-    struct stat st;
-    if (!path) return 0;
-    if (!*path)
-        return fprintf(stderr, REPLAY_PREFIX ": %s: an empty file name\n", flag), EXIT_USAGE;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return fprintf(stderr, REPLAY_PREFIX ": %s %s: a directory\n", flag, path), EXIT_USAGE;
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == dir) dir[1] = '\0';
-    else *slash = '\0';
-    if (access(dir, W_OK) != 0)
-        return fprintf(stderr, REPLAY_PREFIX ": %s %s: cannot write in %s: %s\n", flag, path, dir,
-                       strerror(errno)),
-               EXIT_USAGE;
-    return 0;
-}
-
 /* Every rank's buffers against what this host can give now, before any rank
  * allocates (engine/memory_need.h): the OOM killer might pick any process. */
 static int check_memory(replay_trace **by_rank, int first, int nlocal, int overlap)
@@ -255,17 +233,6 @@ static int check_request(const replay_cli *o, replay_trace **by_rank, int world)
     return cmd_replay_check_outputs(o);
 }
 
-int cmd_replay_check_outputs(const replay_cli *o)
-{
-#ifndef COLL_HAVE_JANSSON
-    if (o->csv_path || o->json_path)
-        return fprintf(stderr, REPLAY_PREFIX ": result files need jansson (apt-get install "
-                                             "libjansson-dev)\n"),
-               EXIT_UNAVAILABLE;
-#endif
-    int code = check_output("--csv", o->csv_path);
-    return code ? code : check_output("-J", o->json_path);
-}
 
 /* A rank another launcher started (mpirun, srun, torchrun): every rank reads
  * and checks every rank's trace (the same files on every host, as across

@@ -41,7 +41,7 @@ struct replay_trace;
 int cmd_replay_rank_outside(const replay_cli *o, const coll_launch_env *env,
                             const struct replay_trace *t);
 /* --csv and -J can be written (jansson built in, each a file we may create or
- * replace): 0, or the exit code with the message said. */
+ * replace): 0, or the exit code with the message said (cmd_replay_outputs.c). */
 int cmd_replay_check_outputs(const replay_cli *o);
 
 #endif
