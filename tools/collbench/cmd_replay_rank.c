@@ -48,7 +48,7 @@ static int report_turn(const char *rows_dir, const replay_turn *turn, const repl
                        int world, const replay_medians *med)
 {
     replay_summary s;
-    char *rows = NULL, path[4096], err[600];
+    char *rows = NULL, path[PATH_MAX + 32], err[600];
     size_t len = 0;
     replay_summarize(all, world, &s);
     s.med = *med;
