@@ -288,10 +288,8 @@ static int pick_backends(const replay_cli *o, const cli_launch_plan *plan, char 
 /* The private directory and the list of traces by rank in it. */
 static int make_rdv(replay_trace **by_rank, int world, char *dir, size_t len)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, len, "%s/collbench-replay.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        return fprintf(stderr, REPLAY_PREFIX ": %s: %s\n", dir, strerror(errno)), EXIT_RUNTIME;
+    int code = cmd_replay_make_dir(dir, len);
+    if (code) return code;
     char path[PATH_MAX + 32], abs[PATH_MAX];
     snprintf(path, sizeof path, "%s/" REPLAY_TRACES_FILE, dir);
     FILE *f = fopen(path, "w");

@@ -43,5 +43,8 @@ int cmd_replay_rank_outside(const replay_cli *o, const coll_launch_env *env,
 /* --csv and -J can be written (jansson built in, each a file we may create or
  * replace): 0, or the exit code with the message said (cmd_replay_outputs.c). */
 int cmd_replay_check_outputs(const replay_cli *o);
+/* A private directory $TMPDIR/collbench-replay.XXXXXX into dir: 0, or
+ * EXIT_RUNTIME said (dir then empty). */
+int cmd_replay_make_dir(char *dir, size_t len);
 
 #endif

@@ -1,8 +1,10 @@
-/* collbench replay's --csv and -J checked before anything runs: by the
- * launcher, or by rank 0 under another launcher (cmd_replay_rank.c). */
+/* collbench replay's --csv and -J checked before anything runs, and the
+ * private directory its rows go to: by the launcher, or by rank 0 under
+ * another launcher (cmd_replay_rank.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,4 +44,14 @@ int cmd_replay_check_outputs(const replay_cli *o)
 #endif
     int code = check_output("--csv", o->csv_path);
     return code ? code : check_output("-J", o->json_path);
+}
+
+int cmd_replay_make_dir(char *dir, size_t len)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, len, "%s/collbench-replay.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(dir)) return 0;
+    fprintf(stderr, REPLAY_PREFIX ": %s: %s\n", dir, strerror(errno));
+    dir[0] = '\0';
+    return EXIT_RUNTIME;
 }

@@ -138,14 +138,8 @@ static int outside_start(const replay_cli *o, const coll_launch_env *env, coll_c
     int32_t code = 0;
     rows[0] = '\0';
     if (env->rank == 0) code = cmd_replay_check_outputs(o);
-    if (env->rank == 0 && !code && (o->csv_path || o->json_path)) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(rows, len, "%s/collbench-replay.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!mkdtemp(rows)) {
-            fprintf(stderr, REPLAY_PREFIX ": %s: %s\n", rows, strerror(errno));
-            code = EXIT_RUNTIME, rows[0] = '\0';
-        }
-    }
+    if (env->rank == 0 && !code && (o->csv_path || o->json_path))
+        code = cmd_replay_make_dir(rows, len);
     if (coll_broadcast(world, &code, &code, 1, COLL_INT32, 0))
         return fail(env, "the world communicator: ", coll_comm_errmsg(world), EXIT_RUNTIME);
     return code;
