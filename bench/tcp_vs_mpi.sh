@@ -8,6 +8,15 @@
 # least as fast; issue 50's target: >= 1.0 everywhere, >= 1.5 from 100 MiB),
 # the median over the rounds, as a markdown table, with the machine and load.
 #
+# The exchange, timed the same way in the same rounds: tcp's sendrecv (each
+# rank sends to the next and receives from the previous, one message each way)
+# of 2(n-1)/n x the size, the bytes every rank of a bandwidth-optimal
+# all-reduce must send and receive (the ring's and the pair's), without the
+# reduction. Where bandwidth bounds both (100 MiB) it is what moving the bytes
+# through this transport costs here; at middle sizes a pipelined all-reduce
+# can come in under it (many messages in flight against one). The table gives
+# each side's time over it, and what a 1.5x target asks of tcp in its terms.
+#
 #   bench/tcp_vs_mpi.sh   (env: COLLBENCH, PROCS (2,4), SIZES (8,64K,1M,10M,100M),
 #                          ROUNDS (2), ITERS (20) and WARMUP (5) from 1 MiB up,
 #                          SMALL_ITERS (500) and SMALL_WARMUP (50) below, OUT)
@@ -59,7 +68,7 @@ exec ip netns exec "\$ns" taskset -c "\$cpu" /bin/sh -c "\$*"
 AGENT
     chmod +x "$OUT/agent.sh"
 fi
-rm -f "$OUT"/tcp.r*.csv "$OUT"/mpi.r*.csv
+rm -f "$OUT"/tcp.r*.csv "$OUT"/mpi.r*.csv "$OUT"/exchange.r*.csv
 
 bytes() { # 64K -> 65536
     case $1 in
@@ -70,10 +79,13 @@ bytes() { # 64K -> 65536
     esac
 }
 
-run() { # backend ranks size round
-    local n=$ITERS w=$WARMUP
+run() { # side (tcp, mpi or exchange) ranks size round
+    local n=$ITERS w=$WARMUP coll=allreduce backend=$1 size=$3
     if [ "$(bytes "$3")" -lt 1048576 ]; then n=$SMALL_ITERS w=$SMALL_WARMUP; fi
-    local args=(allreduce --sizes "$3" -P "$2" --inplace 0 -n "$n" -w "$w" -q --backend "$1"
+    if [ "$1" = exchange ]; then # every rank's bytes each way: 2(n-1)/n x the size
+        coll=sendrecv backend=tcp size=$((2 * ($2 - 1) * $(bytes "$3") / $2))
+    fi
+    local args=($coll --sizes "$size" -P "$2" --inplace 0 -n "$n" -w "$w" -q --backend "$backend"
         --csv "$OUT/$1.r$4.csv")
     if [ "$NETNS" = 1 ]; then # mpirun on host 0 (CPU 0) starts both sides
         netns_run 0 taskset -c 0 env -u RANK -u WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT \
@@ -82,7 +94,7 @@ run() { # backend ranks size round
             --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include "$NETNS_NET/24" \
             "$BIN" "${args[@]}" --bind none >"$OUT/$1.log" 2>&1 ||
             { echo "tcp_vs_mpi: $1 on 2 hosts failed: $(tail -n 5 "$OUT/$1.log")" >&2; exit 1; }
-    elif [ "$1" = mpi ]; then
+    elif [ "$backend" = mpi ]; then
         COLLBENCH_MPIRUN_ARGS="$MPI_TCP_ONLY ${COLLBENCH_MPIRUN_ARGS:-}" "$BIN" "${args[@]}" >/dev/null
     else
         "$BIN" "${args[@]}" >/dev/null
@@ -96,49 +108,61 @@ IFS=, read -r -a slist <<<"$SIZES"
 for ((r = 1; r <= ROUNDS; r++)); do
     for p in "${plist[@]}"; do
         for s in "${slist[@]}"; do
-            if ((r % 2)); then run tcp "$p" "$s" "$r"; run mpi "$p" "$s" "$r"
-            else run mpi "$p" "$s" "$r"; run tcp "$p" "$s" "$r"; fi
+            if ((r % 2)); then run tcp "$p" "$s" "$r"; run mpi "$p" "$s" "$r"; run exchange "$p" "$s" "$r"
+            else run exchange "$p" "$s" "$r"; run mpi "$p" "$s" "$r"; run tcp "$p" "$s" "$r"; fi
         done
     done
 done
 echo "load after:$(uptime | sed 's/.*load average: */ /')"
 
 echo
-echo "all-reduce float32 sum, out-of-place, $WHERE: mpi p50 / tcp p50 (>= 1.00: tcp at least as"
-echo "fast), the median over $ROUNDS alternated rounds (tcp us / mpi us, medians). CSVs in $OUT"
+echo "all-reduce float32 sum, out-of-place, $WHERE, the median over $ROUNDS alternated rounds."
+echo "mpi / tcp: mpi p50 / tcp p50 (>= 1.00: tcp at least as fast; tcp us / mpi us, medians)."
+echo "tcp, mpi x exchange: each side's p50 over that of tcp's sendrecv of 2(n-1)/n x the size"
+echo "(the bytes each rank sends and receives, no reduction). 1.5x needs: the tcp time, in"
+echo "exchanges, that mpi / tcp = 1.5 asks (below 1.00: faster than moving the bytes alone)."
+echo "CSVs in $OUT"
 echo
-# columns by name (the CSV header, docs/DESIGN.md)
+# columns by name (the CSV header, docs/DESIGN.md); an exchange row's bytes are
+# 2(n-1)/n x the all-reduce size it stands for
 awk -F, -v rounds="$ROUNDS" '
   function median(list,   a, n, i, j, t) {
     n = split(list, a, " ")
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
-  FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; be = FILENAME ~ /\/tcp\.r[0-9]+\.csv$/ ? "tcp" : "mpi"
+  FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; be = FILENAME; sub(/.*\//, "", be); sub(/\..*/, "", be)
              rd = FILENAME; sub(/.*\.r/, "", rd); sub(/\.csv$/, "", rd); next }
-  { s = $col["bytes"]; p = $col["nprocs"]; t[be, s, p, rd] = $col["time_us_p50"]
+  { s = $col["bytes"]; p = $col["nprocs"]
+    if (be == "exchange") s = int(s * p / (2 * (p - 1)) + 0.5)
+    t[be, s, p, rd] = $col["time_us_p50"]
     if ($col["wrong"] != "0") wrong = wrong " " be "/" p "/" s
+    if (be == "exchange") next
     if (!(s in sz)) { sz[s] = 1; sizes[++ns] = s }
     if (!(p in pr)) { pr[p] = 1; procs[++np] = p } }
   END {
-    printf "| bytes |"; for (j = 1; j <= np; j++) printf " %s ranks |", procs[j]; printf "\n"
-    printf "|---|"; for (j = 1; j <= np; j++) printf "---|"; printf "\n"
+    printf "| bytes |"; for (j = 1; j <= np; j++) printf " %s ranks: mpi / tcp | tcp x exchange | mpi x exchange | 1.5x needs |", procs[j]; printf "\n"
+    printf "|---|"; for (j = 1; j <= np; j++) printf "---|---|---|---|"; printf "\n"
     for (i = 1; i <= ns; i++) {
       printf "| %s |", sizes[i]
       for (j = 1; j <= np; j++) {
-        rl = tl = ml = ""
+        rl = tl = ml = tf = mf = ""
         for (r = 1; r <= rounds; r++) {
           k1 = "tcp" SUBSEP sizes[i] SUBSEP procs[j] SUBSEP r; k2 = "mpi" SUBSEP sizes[i] SUBSEP procs[j] SUBSEP r
+          k3 = "exchange" SUBSEP sizes[i] SUBSEP procs[j] SUBSEP r
           if (!(k1 in t) || !(k2 in t) || t[k1] <= 0) continue
           rl = rl " " t[k2] / t[k1]; tl = tl " " t[k1]; ml = ml " " t[k2]
+          if ((k3 in t) && t[k3] > 0) { tf = tf " " t[k1] / t[k3]; mf = mf " " t[k2] / t[k3] }
         }
-        if (rl == "") { printf " - |"; continue }
+        if (rl == "") { printf " - | - | - | - |"; continue }
         ratio = median(rl)
         printf " %.2f (%.1f / %.1f) |", ratio, median(tl), median(ml)
+        if (tf == "") printf " - | - | - |"
+        else printf " %.2f | %.2f | %.2f |", median(tf), median(mf), median(mf) / 1.5
         if (ratio < 1.0 || (sizes[i] >= 100 * 1048576 && ratio < 1.5)) below = below " " procs[j] "x" sizes[i]
       }
       printf "\n"
     }
     printf "\nbelow target (1.0, 1.5 from 100 MiB):%s\n", below ? below : " none"
     if (wrong) { printf "WRONG results in:%s\n", wrong; exit 1 }
-  }' "$OUT"/tcp.r*.csv "$OUT"/mpi.r*.csv
+  }' "$OUT"/tcp.r*.csv "$OUT"/mpi.r*.csv "$OUT"/exchange.r*.csv
