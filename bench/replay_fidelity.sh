@@ -37,7 +37,7 @@
 #
 # Environment: COLLBENCH (default build/collbench), OUT, PASSES (default 2),
 # TIMEOUT (collbench replay's -T, default 600), GAPS and OVERLAP (collbench
-# replay's --gaps and --overlap, default recorded). Exit 0 when every
+# replay's --gaps and --overlap, default recorded and auto). Exit 0 when every
 # measurement ran (whatever the verdicts), 1 when a command failed (said on
 # stderr, the others still run), 2 on bad usage or a build without gloo for
 # PROFILE_DIR. Test of the plumbing (tests/replay/replay_fidelity.sh): the small
@@ -56,9 +56,9 @@ BIN=${COLLBENCH:-$src/build/collbench}
 PASSES=${PASSES:-2}
 TIMEOUT=${TIMEOUT:-600}
 # recorded (sleep the compute) or busy (spin it: the DDP program's compute ran
-# on the CPU, one thread per rank); OVERLAP: recorded or none (collbench replay)
+# on the CPU, one thread per rank); OVERLAP: auto, recorded or none (collbench replay)
 GAPS=${GAPS:-recorded}
-OVERLAP=${OVERLAP:-recorded}
+OVERLAP=${OVERLAP:-auto}
 out=${OUT:-replay_fidelity.$(date -u +%Y%m%dT%H%M%S)}
 [ -d "$coll_dir" ] || { echo "replay_fidelity.sh: no directory $coll_dir" >&2; exit 2; }
 [ -z "$prof_dir" ] || [ -d "$prof_dir" ] || { echo "replay_fidelity.sh: no directory $prof_dir" >&2; exit 2; }

@@ -136,10 +136,11 @@ int replay_overlap_parse(const char *name, replay_overlap *o)
     return -1;
 }
 
-int replay_keeps_in_flight(const replay_trace *t, int overlap)
+int replay_keeps_in_flight(const replay_trace *t, int overlap, const char *backend)
 {
     if (!t->has_times || t->ncalls == 0 || overlap == REPLAY_OVERLAP_NONE) return 0;
-    return overlap == REPLAY_OVERLAP_RECORDED || strcmp(t->backend, "gloo") != 0;
+    return overlap == REPLAY_OVERLAP_RECORDED || strcmp(t->backend, "gloo") != 0 || !backend ||
+           strcmp(backend, "gloo") != 0;
 }
 
 /* Each group's largest send and receive buffer (rounded up to 64 bytes) and
@@ -172,10 +173,10 @@ static int group_needs(const replay_trace *t, const size_t *done_by, group_comm 
 /* t's done_by (replay_schedule.h) when its calls are kept in flight under
  * overlap, into *done_by (the caller frees); NULL when they are not. 0, or -1
  * out of memory. */
-static int schedule(const replay_trace *t, int overlap, size_t **done_by)
+static int schedule(const replay_trace *t, int overlap, const char *backend, size_t **done_by)
 {
     *done_by = NULL;
-    if (!replay_keeps_in_flight(t, overlap)) return 0;
+    if (!replay_keeps_in_flight(t, overlap, backend)) return 0;
     if (!(*done_by = malloc(t->ncalls * sizeof **done_by))) return -1;
     replay_schedule_done_by(t, *done_by);
     return 0;
@@ -186,7 +187,7 @@ uint64_t replay_buffer_bytes(const replay_trace *t, int overlap)
     group_comm *gs = calloc(t->ngroups + 1, sizeof *gs);
     size_t *done_by = NULL;
     uint64_t sum = 0;
-    if (!gs || schedule(t, overlap, &done_by) || group_needs(t, done_by, gs))
+    if (!gs || schedule(t, overlap, NULL, &done_by) || group_needs(t, done_by, gs))
         return free(gs), free(done_by), UINT64_MAX;
     for (size_t gi = 0; gi < t->ngroups; gi++)
         sum += (uint64_t)(gs[gi].send_bytes + gs[gi].recv_bytes) * gs[gi].depth;
@@ -442,7 +443,7 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
     size_t *order = calloc(t->ngroups + 1, sizeof *order);
     group_comm *gs = calloc(t->ngroups + 1, sizeof *gs);
     size_t *done_by = NULL; /* computed once: the buffers' depth and the calls both read it */
-    int rc = order && gs && schedule(t, o->overlap, &done_by) == 0 ? 0 : COLL_ENOMEM;
+    int rc = order && gs && schedule(t, o->overlap, o->backend, &done_by) == 0 ? 0 : COLL_ENOMEM;
     if (rc) snprintf(err, errlen, "out of memory");
     for (size_t i = 0; i < t->ngroups; i++) order[i] = i;
     if (!rc) qsort_r(order, t->ngroups, sizeof *order, by_id, (void *)t);

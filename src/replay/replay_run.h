@@ -48,17 +48,21 @@ typedef enum replay_gaps {
     REPLAY_GAPS_RECORDED, /* slept (spun when short): compute that left the CPU free */
     REPLAY_GAPS_BUSY,     /* spun: compute that held a core, as a CPU program's does */
 } replay_gaps;
-/* --overlap: auto keeps calls in flight as recorded unless the program ran on
- * torch's gloo, which runs up to two calls of a group at once on its worker
- * threads where libcoll runs one at a time: the recorded queueing cannot be
- * reproduced, and each call alone comes closer (docs/DESIGN.md "Replay"). */
+/* --overlap: auto keeps calls in flight as recorded, except a program on
+ * torch's gloo replayed on the gloo backend: torch's gloo runs up to two calls
+ * of a group at once on its worker threads where libcoll runs one at a time,
+ * so the recorded queueing cannot be reproduced there and each call alone
+ * comes closer. On the other backends the question is the program on coll,
+ * which runs one at a time as they do (docs/DESIGN.md "Replay"). */
 typedef enum replay_overlap {
     REPLAY_OVERLAP_NONE = 0,
     REPLAY_OVERLAP_RECORDED,
     REPLAY_OVERLAP_AUTO
 } replay_overlap;
-/* 1 when t's calls are kept in flight under o (a trace with times, and o's choice). */
-int replay_keeps_in_flight(const replay_trace *t, int overlap);
+/* 1 when t's calls are kept in flight under overlap on backend (a trace with
+ * times, and overlap's choice); backend NULL: on the backend that keeps the
+ * most in flight (a bound on the buffers). */
+int replay_keeps_in_flight(const replay_trace *t, int overlap, const char *backend);
 /* "none", "recorded", "auto"; replay_overlap_parse: 0, or -1 for another name. */
 const char *replay_overlap_name(replay_overlap o);
 int replay_overlap_parse(const char *name, replay_overlap *o);
@@ -89,8 +93,9 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
                size_t errlen);
 
 /* The bytes of the buffers replay_run allocates for t (per group its largest
- * send and receive buffer, times its calls in flight at once with overlap), for
- * the launcher's check against this host's memory. */
+ * send and receive buffer, times its calls in flight at once with overlap on
+ * the backend that keeps the most in flight), for the launcher's check against
+ * this host's memory. */
 uint64_t replay_buffer_bytes(const replay_trace *t, int overlap);
 
 /* Spends s seconds: busy, a spin on the clock (the program's compute held

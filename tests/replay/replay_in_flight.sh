@@ -31,7 +31,8 @@ busy=$(total_ms "$WORK/busy.csv" shm)
 awk -F, 'NR > 1 && $6 != "busy" { bad = 1 } END { exit bad }' "$WORK/busy.csv" ||
     fail "--gaps busy: rows without gaps busy: $(cat "$WORK/busy.csv")"
 # the default (auto) keeps them in flight, except for a program on torch's
-# gloo (two calls of a group at once there, one in libcoll)
+# gloo replayed on gloo (two calls of a group at once in torch's, one in
+# libcoll's); on shm it keeps that program's in flight too
 "$BIN" replay "$HERE/in_flight" --backend shm -T 30 >"$WORK/out" 2>&1 &&
     grep -q "^# replay of .* gaps recorded, overlap recorded" "$WORK/out" ||
     fail "default overlap: $(head -3 "$WORK/out")"
@@ -39,9 +40,10 @@ mkdir -p "$WORK/gloo"
 for f in "$HERE"/in_flight/rank*.jsonl; do
     sed '1s/"backend":"coll"/"backend":"gloo"/' "$f" >"$WORK/gloo/$(basename "$f")"
 done
-"$BIN" replay "$WORK/gloo" --backend shm -T 30 >"$WORK/out" 2>&1 &&
-    grep -q "^# replay of .* gaps recorded, overlap none" "$WORK/out" ||
-    fail "default overlap of a gloo program: $(head -3 "$WORK/out")"
+"$BIN" replay "$WORK/gloo" --backend shm,gloo -T 30 >"$WORK/out" 2>&1 &&
+    grep -q "^# replay of .* on shm .* gaps recorded, overlap recorded" "$WORK/out" &&
+    grep -q "^# replay of .* on gloo .* gaps recorded, overlap none" "$WORK/out" ||
+    fail "default overlap of a gloo program: $(grep '^# replay of' "$WORK/out")"
 "$BIN" replay "$HERE/in_flight" --overlap sometimes >"$WORK/out" 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "overlap.*'sometimes': auto, recorded or none" "$WORK/out" ||

@@ -117,8 +117,9 @@ static const bench_opt opt_table[] = {
      "async call issued before the earlier ones ended), each call timed\n"
      "from its issue to its end, as recorded; none: each call alone (a\n"
      "trace without times always is); auto (default): recorded, but none\n"
-     "for a program on torch's gloo (it runs two calls of a group at\n"
-     "once, libcoll one: its queueing cannot be replayed)"},
+     "for a program on torch's gloo replayed on gloo (torch's runs two\n"
+     "calls of a group at once, libcoll's one: its queueing cannot be\n"
+     "replayed there)"},
     {0, "passes", "N", on_passes, "replay N times, the backends reversed every other pass"},
     {0, "csv", "FILE", on_csv, "write the rows as CSV (replaced atomically)"},
     {'J', "json", "FILE", on_json, "write the rows as JSON (replaced atomically)"},

@@ -118,9 +118,10 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                                 .passes = o->passes,
                                 .buffers = o->coll_buffers ? "coll" : "malloc",
                                 .gaps = replay_gaps_name((replay_gaps)o->gaps),
-                                .overlap = replay_overlap_name(replay_keeps_in_flight(t, o->overlap)
-                                                                   ? REPLAY_OVERLAP_RECORDED
-                                                                   : REPLAY_OVERLAP_NONE)};
+                                .overlap = replay_overlap_name(
+                                    replay_keeps_in_flight(t, o->overlap, b)
+                                        ? REPLAY_OVERLAP_RECORDED
+                                        : REPLAY_OVERLAP_NONE)};
             if (env->rank == 0) code = report_turn(rows_dir, &turn, all, env->world_size, &med);
         }
     free(all);
