@@ -232,10 +232,11 @@ static int run_call(const replay_trace *t, const replay_call *c, group_comm *g)
     return bc->run(&call);
 }
 
-static void add_recorded(const replay_trace *t, replay_measure *m)
+static void add_recorded(const replay_trace *t, double arrival_s, replay_measure *m)
 {
     if (!t->has_times) return;
     m->has_times = 1;
+    m->recorded_gap_s = arrival_s; /* from the earliest rank's first call */
     for (size_t i = 0; i < t->ncalls; i++) {
         const replay_call *c = &t->calls[i];
         double rec = (double)(c->t1 - c->t0) * 1e-9;
@@ -246,7 +247,8 @@ static void add_recorded(const replay_trace *t, replay_measure *m)
         m->cell[c->op][replay_size_class((uint64_t)bytes)].recorded_s += rec;
     }
     m->recorded_total_s = (double)(t->calls[t->ncalls - 1].t1 - t->calls[0].t0 + t->calls[0].gap) *
-                          1e-9;
+                              1e-9 +
+                          arrival_s;
 }
 
 /* err: the call (file, line, seq, op, group) and why it failed; returns rc. */
@@ -430,6 +432,7 @@ static int replay_calls(const replay_trace *t, const replay_opts *o, const size_
     int rc = coll_barrier(o->world);
     if (rc) return snprintf(err, errlen, "start barrier: %s", coll_comm_errmsg(o->world)), rc;
     double start = coll__now_s();
+    spend(o, o->arrival_s, m); /* as late as the recording's first call was */
     if (done_by) return replay_overlapped(t, o, done_by, gs, m, start, err, errlen);
     rc = replay_one_by_one(t, o, gs, m, err, errlen);
     m->total_s = coll__now_s() - start;
@@ -458,7 +461,7 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
     free(methods);
     if (!rc) rc = make_buffers(t, o, done_by, gs, err, errlen);
     if (!rc) rc = replay_calls(t, o, done_by, gs, m, err, errlen);
-    if (!rc) add_recorded(t, m);
+    if (!rc) add_recorded(t, o->arrival_s, m);
     /* every rank done before any group is taken down: a rank whose last call
      * came early would otherwise wait in a destroy's barrier for the others'
      * remaining calls, and time out there if they take longer than -T */

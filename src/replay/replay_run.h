@@ -78,6 +78,9 @@ typedef struct replay_opts {
     int overlap;         /* replay_overlap: keep calls in flight together as recorded
                             (a trace with times; replay_schedule.h) or each alone */
     double timeout_s;    /* every communicator's; a gap is capped at half of it */
+    double arrival_s;    /* spent before the first call as a gap: how much later than
+                            the earliest rank this one made its first call
+                            (replay_arrival.h) */
     coll_comm *world;    /* the groups meet through it (replay_rdv.h); barriers on it
                             start every rank together and end the turn before the
                             groups are destroyed */

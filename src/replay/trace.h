@@ -80,6 +80,7 @@ typedef struct replay_trace {
     int rank, world;
     char source[32];
     char backend[32]; /* the program's backend, as the header names it ("" when not) */
+    char host[64];    /* the recording's host, as the header names it ("" when not) */
     replay_group *groups;
     size_t ngroups;
     replay_call *calls;

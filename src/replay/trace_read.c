@@ -132,6 +132,8 @@ static int read_header(reader *r, json_t *o)
     snprintf(t->source, sizeof t->source, "%s", source ? source : "");
     const char *backend = get_str(o, "backend");
     snprintf(t->backend, sizeof t->backend, "%s", backend ? backend : "");
+    const char *host = get_str(o, "host");
+    snprintf(t->host, sizeof t->host, "%s", host ? host : "");
     return 0;
 }
 

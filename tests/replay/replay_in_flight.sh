@@ -5,7 +5,8 @@
 # each call when the program did, so it lasts the recorded 200 ms; each call
 # alone (--overlap none), only the recorded gaps are spent (5 ms); --gaps busy
 # keeps the schedule, spun. On shm and tcp, so that the per-group completion
-# threads run under the sanitizers.
+# threads run under the sanitizers. Then the ranks' recorded arrival at their
+# first call (replay_arrival.h), on one host's clock and on two.
 . "$(dirname "$0")/../cli/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -44,8 +45,29 @@ done
     grep -q "^# replay of .* on shm .* gaps recorded, overlap recorded" "$WORK/out" &&
     grep -q "^# replay of .* on gloo .* gaps recorded, overlap none" "$WORK/out" ||
     fail "default overlap of a gloo program: $(grep '^# replay of' "$WORK/out")"
+# the ranks' arrival: rank 1 recorded every call 150 ms later than rank 0
+# (one host, one clock), so rank 0's first call waited 150 ms for it, and each
+# call alone makes that wait again; on another host's clock it is not made
+mkdir -p "$WORK/late" "$WORK/apart"
+cp "$HERE/in_flight/rank0.jsonl" "$WORK/late/"
+cp "$HERE/in_flight/rank0.jsonl" "$WORK/apart/"
+awk '{ while (match($0, /"t[01]":[0-9]+/)) { k = substr($0, RSTART, 4); v = substr($0, RSTART + 5, RLENGTH - 5)
+       $0 = substr($0, 1, RSTART - 1) k "@" (v + 150000000) substr($0, RSTART + RLENGTH) }
+       gsub(/"t0"@/, "\"t0\":"); gsub(/"t1"@/, "\"t1\":"); print }' \
+    "$HERE/in_flight/rank1.jsonl" >"$WORK/late/rank1.jsonl"
+sed '1s/"host":"handmade"/"host":"elsewhere"/' "$WORK/late/rank1.jsonl" >"$WORK/apart/rank1.jsonl"
+for d in late apart; do
+    "$BIN" replay "$WORK/$d" --backend shm --overlap none -T 30 --csv "$WORK/$d.csv" >"$WORK/out" 2>&1 ||
+        fail "arrival ($d): exit $?: $(cat "$WORK/out")"
+done
+late=$(total_ms "$WORK/late.csv" shm)
+apart=$(total_ms "$WORK/apart.csv" shm)
+[ "${late:-0}" -ge 145 ] || fail "rank 1 recorded 150 ms late: the replay took '$late' ms"
+[ "${apart:-999}" -lt 100 ] || fail "ranks on two hosts' clocks: the replay took '$apart' ms, want no arrival"
 "$BIN" replay "$HERE/in_flight" --overlap sometimes >"$WORK/out" 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "overlap.*'sometimes': auto, recorded or none" "$WORK/out" ||
     fail "--overlap sometimes: exit $rc: $(cat "$WORK/out")"
-echo "PASS: kept in flight $kept ms on tcp (the program: 200 ms), each call alone $alone ms"
+echo "kept in flight $kept ms on tcp (the program: 200 ms), each call alone $alone ms;" \
+    "rank 1 recorded 150 ms late: $late ms"
+finish

@@ -15,6 +15,7 @@
 #include "core/atomic_file.h"
 #include "core/dir_remove.h"
 #include "replay/replay_output.h"
+#include "replay/replay_arrival.h"
 #include "replay/replay_median.h"
 #include "replay/replay_report.h"
 #include "replay/replay_run.h"
@@ -80,7 +81,10 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
         free(all), free(call_s);
         return fail(env, "", "out of memory", EXIT_RUNTIME);
     }
+    double arrival_s = 0;
     int code = 0;
+    if (replay_arrival(t, world, &arrival_s))
+        code = fail(env, "the first calls' arrival: ", coll_comm_errmsg(world), EXIT_RUNTIME);
     for (int pass = 0; pass < o->passes && !code; pass++)
         for (int i = 0; i < nb && !code; i++) {
             const char *b = names[pass % 2 ? nb - 1 - i : i];
@@ -90,6 +94,7 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                               .gaps = o->gaps,
                               .overlap = o->overlap,
                               .timeout_s = o->timeout_s,
+                              .arrival_s = arrival_s,
                               .world = world,
                               .call_s = call_s};
             int rc = replay_run(t, &ro, &mine, err, sizeof err);
