@@ -66,7 +66,9 @@ fi
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 failed=0
 
-# The program on coll, round R: its communication (ms, the mean over ranks).
+# The program on coll, round R: its communication (ms, the mean over ranks);
+# nothing printed when it failed (said on stderr). Run in $(...): the caller
+# counts the failure.
 program() {
     local d=$build2/replay_across.$$
     rm -rf "$d"
@@ -74,7 +76,6 @@ program() {
         OMP_NUM_THREADS=1 python3 "$src/bench/ddp_program.py" --backend coll --nprocs "$RANKS" \
         --steps "$STEPS" >"$out/program.$1.log" 2>&1; then
         echo "replay_across.sh: round $1: the program failed ($(tail -1 "$out/program.$1.log"))" >&2
-        failed=1
         return
     fi
     rm -rf "$out/program.$1"
@@ -84,14 +85,14 @@ program() {
          END { printf "%.1f", s / 1e6 / n }' n="$RANKS" "$out/program.$1"/rank*.jsonl
 }
 
-# The gloo trace replayed on shm, round R: its communication (ms).
+# The gloo trace replayed on shm, round R: its communication (ms); nothing
+# printed when it failed (said on stderr).
 replay() {
     local csv=$out/replay.$1.csv
     rm -f "$csv"
     if ! "$BIN" replay "$trace" --backend shm --buffers malloc --gaps "$GAPS" \
         --overlap auto --csv "$csv" >"$out/replay.$1.log" 2>&1; then
         echo "replay_across.sh: round $1: the replay failed ($(tail -1 "$out/replay.$1.log"))" >&2
-        failed=1
         return
     fi
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
@@ -109,8 +110,8 @@ progs="" reps=""
 for r in $(seq 1 "$ROUNDS"); do
     if ((r % 2)); then p=$(program "$r"); q=$(replay "$r"); order="program, replay"
     else q=$(replay "$r"); p=$(program "$r"); order="replay, program"; fi
-    [ -n "$p" ] && progs="$progs $p"
-    [ -n "$q" ] && reps="$reps $q"
+    if [ -n "$p" ]; then progs="$progs $p"; else failed=1; fi
+    if [ -n "$q" ]; then reps="$reps $q"; else failed=1; fi
     awk -v r="$r" -v o="$order" -v p="$p" -v q="$q" 'BEGIN {
         printf "| %d | %s | %s | %s | %s |\n", r, o, p == "" ? "-" : p, q == "" ? "-" : q,
             (p > 0 && q != "") ? sprintf("%.3f", q / p) : "-" }'
