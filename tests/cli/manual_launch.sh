@@ -17,27 +17,9 @@ ARGS="allreduce --sizes 1K,64K -w 1 -n 3 -T 60 --backend tcp"
 run_ranks() {
     name=$1
     shift
-    pids=""
-    r=0
-    while [ "$r" -lt "$NPROCS" ]; do
-        if [ $# -eq 0 ]; then
-            set_master="MASTER_ADDR=127.0.0.1 MASTER_PORT=$PORT"
-        else
-            set_master=""
-        fi
-        env -u MASTER_ADDR -u MASTER_PORT -u COLL_LAUNCHED RANK=$r WORLD_SIZE=$NPROCS \
-            LOCAL_RANK=$r LOCAL_WORLD_SIZE=$NPROCS $set_master \
-            "$BIN" $ARGS --csv "$WORK/$name.csv" "$@" \
-            >"$WORK/$name.out.$r" 2>"$WORK/$name.err.$r" &
-        pids="$pids $!"
-        r=$((r + 1))
-    done
-    r=0
-    for pid in $pids; do
-        wait "$pid"
-        echo $? >"$WORK/$name.rc.$r"
-        r=$((r + 1))
-    done
+    set_master=""
+    [ $# -eq 0 ] && set_master="MASTER_ADDR=127.0.0.1 MASTER_PORT=$PORT"
+    launch_ranks "$name" "$NPROCS" $set_master -- "$BIN" $ARGS --csv "$WORK/$name.csv" "$@"
 }
 
 # check_run NAME: every rank exited 0, rank 0 alone printed the table, CSV right.

@@ -14,22 +14,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 launch() {
     name=$1 n=$2
     shift 2
-    pids="" r=0
-    PORT=$(pick_port)
     mkdir -p "$WORK/tmp"
-    while [ "$r" -lt "$n" ]; do
-        env -u COLL_LAUNCHED RANK=$r WORLD_SIZE=$n LOCAL_RANK=$r LOCAL_WORLD_SIZE=$n \
-            MASTER_ADDR=127.0.0.1 MASTER_PORT=$PORT TMPDIR="$WORK/tmp" timeout 60 "$BIN" replay "$@" \
-            >"$WORK/$name.out.$r" 2>"$WORK/$name.err.$r" &
-        pids="$pids $!"
-        r=$((r + 1))
-    done
-    r=0
-    for pid in $pids; do
-        wait "$pid"
-        echo $? >"$WORK/$name.rc.$r"
-        r=$((r + 1))
-    done
+    launch_ranks "$name" "$n" MASTER_ADDR=127.0.0.1 MASTER_PORT="$(pick_port)" TMPDIR="$WORK/tmp" \
+        -- timeout 60 "$BIN" replay "$@"
 }
 
 launch ok 2 "$HERE/two_ranks" --backend tcp,shm --csv "$WORK/r.csv"
