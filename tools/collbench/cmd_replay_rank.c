@@ -14,9 +14,9 @@
 
 #include "core/atomic_file.h"
 #include "core/dir_remove.h"
-#include "replay/replay_output.h"
 #include "replay/replay_arrival.h"
 #include "replay/replay_median.h"
+#include "replay/replay_output.h"
 #include "replay/replay_report.h"
 #include "replay/replay_run.h"
 #include "replay/trace.h"
