@@ -93,12 +93,13 @@ static shm_engine run_plan(const shm_plan_in *base, const shm_knobs *k, int mine
     shm_plan_in in = *base;
     in.mine_in_heap = mine_in_heap;
     in.mine_plain = mine_plain;
+    in.mine_in_place = in_place;
     *before = coll__shm_plan(&in, k);
     if (*before != SHM_ENGINE_ARRIVE && *before != SHM_ENGINE_ARRIVE_COPY) return *before;
     in.arrived = 1;
     in.all_in_heap = all_in_heap;
     in.all_plain = all_plain;
-    in.any_in_place = in_place;
+    in.any_in_place = in.all_in_place = in_place;
     return coll__shm_plan(&in, k);
 }
 
@@ -304,15 +305,19 @@ static void test_scratch_cap(void **state)
     shm_knobs k;
     coll__shm_knobs_default(&k, 6, 1);
     assert_int_equal(k.priv_plain_max, 512 * M);
-    coll__shm_knobs_cap_scratch(&k, 6, 24ull << 30, 0); /* 24 GiB, 6 ranks: 512M stands */
+    coll__shm_knobs_cap_scratch(&k, 6, 24ull << 30, 0, 0); /* 24 GiB, 6 ranks: 512M stands */
     assert_int_equal(k.priv_plain_max, 512 * M);
-    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0); /* 8 GiB, 4 ranks: 256M */
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0, 0); /* 8 GiB, 4 ranks: 256M */
     assert_int_equal(k.priv_plain_max, 256 * M);
+    assert_int_equal(k.priv_plain_out_max, 256 * M);
     coll__shm_knobs_default(&k, 4, 1);
-    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 1); /* set by the user */
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 1, 0); /* in place set by the user */
     assert_int_equal(k.priv_plain_max, 512 * M);
-    coll__shm_knobs_cap_scratch(&k, 4, 0, 0); /* memory unknown */
+    assert_int_equal(k.priv_plain_out_max, 256 * M);
+    coll__shm_knobs_default(&k, 4, 1);
+    coll__shm_knobs_cap_scratch(&k, 4, 0, 0, 0); /* memory unknown */
     assert_int_equal(k.priv_plain_max, 512 * M);
+    assert_int_equal(k.priv_plain_out_max, 512 * M);
     shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE,
                       .n = 4,
                       .cma = 1,
@@ -321,7 +326,7 @@ static void test_scratch_cap(void **state)
                       .all_plain = 1,
                       .bytes = 300 * M};
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);
-    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0);
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0, 0);
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA);
 }
 
@@ -374,7 +379,7 @@ static void test_knobs_from_environment(void **state)
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);
     setenv("COLL_SHM_PRIV_PLAIN_MAX", "8M", 1);
     assert_int_equal(coll__shm_knobs_read(&k, 4, 1, &e), COLL_OK);
-    in.all_plain = 1;
+    in.all_plain = in.any_in_place = in.all_in_place = 1; /* the variable's place */
     in.bytes = 8 * M - 4;
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);
     in.bytes = 8 * M;
@@ -397,6 +402,39 @@ static void test_knobs_from_environment(void **state)
     }
 }
 
+/* Each place has its own end of the window on 4 KiB pages; a call some ranks
+ * make in place and others not takes the lower end, on every rank alike. */
+static void test_window_per_place(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 4, 1);
+    k.priv_plain_max = M; /* in place: CMA slices from 1 MiB */
+    shm_plan_in base = {.kind = COLL_KIND_ALLREDUCE, .bytes = 10 * M, .n = 4, .cma = 1, .heaps = 1};
+    shm_engine before;
+    /* mine_in_heap 0, mine_plain 1, all_in_heap 0, all_plain 1, in place */
+    assert_int_equal(run_plan(&base, &k, 0, 1, 0, 1, 1, &before), SHM_ENGINE_CMA);
+    assert_int_equal(before, SHM_ENGINE_ARRIVE);
+    assert_int_equal(run_plan(&base, &k, 0, 1, 0, 1, 0, &before), SHM_ENGINE_PRIVATE);
+    assert_int_equal(before, SHM_ENGINE_ARRIVE_COPY);
+    /* mixed: the out-of-place rank copied before the arrival; both take CMA */
+    shm_plan_in in = base;
+    in.mine_plain = 1;
+    in.arrived = in.all_plain = in.any_in_place = 1;
+    in.all_in_place = 0;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA);
+    k.priv_plain_max = 512 * M;
+    k.priv_plain_out_max = M; /* the other way round */
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA);
+    in.all_in_place = 1;
+    assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);
+    /* the memory check counts the wider of the two windows */
+    const uint64_t ten = 10 * M;
+    assert_int_equal(coll__shm_scratch_bound(&k, 4, &ten, 1), 20 * M);
+    k.priv_plain_max = M;
+    assert_int_equal(coll__shm_scratch_bound(&k, 4, &ten, 1), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_other_collectives), cmocka_unit_test(test_knobs_from_environment),
         cmocka_unit_test(test_scratch_cap),       cmocka_unit_test(test_scratch_bound),
         cmocka_unit_test(test_cma_huge_min),      cmocka_unit_test(test_streams),
+        cmocka_unit_test(test_window_per_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

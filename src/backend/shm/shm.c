@@ -252,7 +252,8 @@ static int asks_page_kind(const shm_state *st, const shm_plan_in *in)
 {
     const shm_knobs *k = &st->k;
     return in->kind == COLL_KIND_ALLREDUCE && in->heaps && !in->mine_in_heap &&
-           in->bytes >= k->priv_max && in->bytes < k->priv_plain_max;
+           in->bytes >= k->priv_max &&
+           in->bytes < coll__shm_plain_max(k, in->mine_in_place, !in->mine_in_place);
 }
 
 static int buffers_plain(shm_state *st, const coll__call *c, size_t bytes)
@@ -269,7 +270,8 @@ static shm_plan_in plan_in(shm_op *o)
                          .bytes = c->count * o->es,
                          .n = st->n,
                          .cma = st->cma.ok,
-                         .heaps = st->direct.ok};
+                         .heaps = st->direct.ok,
+                         .mine_in_place = c->sendbuf == c->recvbuf};
 }
 
 /* After the arrival of an all-reduce, the engine the plan picks from every
@@ -281,6 +283,7 @@ static int run_arrived(shm_op *o, int no_scratch)
     in.arrived = 1;
     in.all_in_heap = coll__shm_direct_map(o);
     in.any_in_place = coll__shm_any_in_place(o->st);
+    in.all_in_place = coll__shm_all_in_place(o->st);
     in.all_plain = o->all_plain;
     in.no_scratch = no_scratch;
     switch (coll__shm_plan(&in, &o->st->k)) {

@@ -55,11 +55,14 @@ static const coll__tunable rows[] = {
     COLL__TUNABLE("COLL_SHM_PRIV_MAX", BYTES, MIB, OVERSUB, 0, ANY,
                   "per-rank bytes up to which (excluded) it does"),
     COLL__TUNABLE("COLL_SHM_PRIV_PLAIN_MAX", BYTES, 512 * MIB, OVERSUB, 0, ANY,
-                  "per-rank bytes up to which (excluded) it does when every rank's buffers are "
-                  "in 4 KiB pages, COLL_SHM_PRIV_MAX applying otherwise; its scratch holds 2x "
-                  "the bytes in each rank's heap, so unset it shrinks until all ranks' scratch "
-                  "fits a quarter of the memory the process may use (RAM, or its cgroup's "
-                  "lower limit)"),
+                  "per-rank bytes up to which (excluded) it does in place when every rank's "
+                  "buffers are in 4 KiB pages, COLL_SHM_PRIV_MAX applying otherwise; its "
+                  "scratch holds 2x the bytes in each rank's heap, so unset it shrinks until "
+                  "all ranks' scratch fits a quarter of the memory the process may use (RAM, "
+                  "or its cgroup's lower limit)"),
+    COLL__TUNABLE("COLL_SHM_PRIV_PLAIN_OUT_MAX", BYTES, 512 * MIB, OVERSUB, 0, ANY,
+                  "the same out of place (both bind a call some ranks make in place and "
+                  "others not)"),
     COLL__TUNABLE("COLL_SHM_SPIN_US", COUNT, 50, ALWAYS, 0, 1000000,
                   "microseconds an shm waiter spins before it sleeps (with more ranks than "
                   "cores it yields the CPU at every miss)"),
@@ -77,23 +80,11 @@ const coll__tunable_table coll__shm_tunables = {rows, sizeof rows / sizeof rows[
 static const struct {
     size_t at, size;
 } knobs[] = {
-    KNOB(slot_bytes),
-    KNOB(mbox_bytes),
-    KNOB(chunk_bytes),
-    KNOB(cma_min),
-    KNOB(cma_allreduce_min),
-    KNOB(cma_huge_min),
-    KNOB(cma_whole_min),
-    KNOB(cma_whole_max),
-    KNOB(direct_min),
-    KNOB(stream_min),
-    KNOB(touch_max),
-    KNOB(heap_bytes),
-    KNOB(priv_min),
-    KNOB(priv_max),
-    KNOB(priv_plain_max),
-    KNOB(spin_us),
-    KNOB(cma),
+    KNOB(slot_bytes),        KNOB(mbox_bytes),   KNOB(chunk_bytes),    KNOB(cma_min),
+    KNOB(cma_allreduce_min), KNOB(cma_huge_min), KNOB(cma_whole_min),  KNOB(cma_whole_max),
+    KNOB(direct_min),        KNOB(stream_min),   KNOB(touch_max),      KNOB(heap_bytes),
+    KNOB(priv_min),          KNOB(priv_max),     KNOB(priv_plain_max), KNOB(priv_plain_out_max),
+    KNOB(spin_us),           KNOB(cma),
 };
 _Static_assert(sizeof knobs / sizeof knobs[0] == sizeof rows / sizeof rows[0],
                "a field for every shm tuning variable");
@@ -130,23 +121,36 @@ void coll__shm_knobs_default(shm_knobs *k, int n, int oversub)
     (void)read_all(k, n, oversub, 0, NULL);
 }
 
-void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_by_user)
+static void cap(size_t *max, uint64_t cap, int set_by_user)
 {
-    if (set_by_user || mem_limit == 0 || n < 1) return;
-    /* n scratch areas of 2 x priv_plain_max within mem_limit / 4 */
-    uint64_t cap = mem_limit / 8 / (uint64_t)n;
-    if (cap < k->priv_plain_max) k->priv_plain_max = (size_t)cap;
+    if (!set_by_user && cap < *max) *max = (size_t)cap;
+}
+
+void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_in, int set_out)
+{
+    if (mem_limit == 0 || n < 1) return;
+    /* n scratch areas of 2 x the window's end within mem_limit / 4 */
+    uint64_t most = mem_limit / 8 / (uint64_t)n;
+    cap(&k->priv_plain_max, most, set_in);
+    cap(&k->priv_plain_out_max, most, set_out);
+}
+
+/* Whether the variable behind field was given (environment or tuning file). */
+static int given(size_t field)
+{
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+        if (knobs[i].at == field) return strcmp(coll__tunable_source(&rows[i]), "default") != 0;
+    return 0;
 }
 
 int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err)
 {
     int rc = coll__shm_knobs_read(k, n, oversub, err);
     /* RAM, or the cgroup's lower limit: past that the scratch calls the OOM
-     * killer; a value given (environment or tuning file) is the user's */
-    int set = 0;
-    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
-        if (knobs[i].at == offsetof(shm_knobs, priv_plain_max))
-            set = strcmp(coll__tunable_source(&rows[i]), "default") != 0;
-    if (rc == COLL_OK) coll__shm_knobs_cap_scratch(k, n, coll__mem_limit(), set);
+     * killer; a value given is the user's */
+    if (rc == COLL_OK)
+        coll__shm_knobs_cap_scratch(k, n, coll__mem_limit(),
+                                    given(offsetof(shm_knobs, priv_plain_max)),
+                                    given(offsetof(shm_knobs, priv_plain_out_max)));
     return rc;
 }

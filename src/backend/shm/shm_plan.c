@@ -18,14 +18,18 @@
  *    faster (0.4-0.7x the private engine's time). With a core per rank
  *    staging and CMA are as fast or faster, so the window is empty
  *    (docs/PERFORMANCE.md, "shm on private buffers").
- *  - Past priv_max up to priv_plain_max, when every rank's buffers are in
- *    4 KiB pages (backend/shm/shm_page_kind.h): CMA pins each page it copies, 0.23-0.51
- *    us a page here against 0.05-0.14 on huge pages (bench/floor.c), and with
- *    more ranks than cores the private engine's plain copies beat it at every
- *    size measured, 1 to 256 MiB (0.46-0.82x the time, bench/ab.sh), while on
- *    huge pages CMA stays 2-3x faster. With a core per rank the two were
- *    level on 4 KiB pages from 10 MiB and traded places with the machine's
- *    state below it, so CMA keeps them ("against the machine's floor").
+ *  - Past priv_max up to priv_plain_max (in place) or priv_plain_out_max
+ *    (out of place), when every rank's buffers are in 4 KiB pages
+ *    (backend/shm/shm_page_kind.h): CMA pins each page it copies, 0.23-0.51
+ *    us a page on the EPYC of issue 45 against 0.05-0.14 on huge pages
+ *    (bench/floor.c), and with more ranks than cores the private engine's
+ *    plain copies beat it at every size measured there, 1 to 256 MiB
+ *    (0.46-0.82x the time, bench/ab.sh), while on huge pages CMA stays 2-3x
+ *    faster. On a Xeon CMA won in place (0.66-0.80x at 4 ranks, 1-100 MiB)
+ *    and lost out of place, so the two places have their own end, and
+ *    `collbench tune` measures each. With a core per rank the two were level
+ *    on 4 KiB pages from 10 MiB and traded places with the machine's state
+ *    below it, so CMA keeps them ("against the machine's floor").
  *  - CMA on huge pages (cma_huge_min, 0: as on 4 KiB pages): pinning a huge
  *    page costs 0.05-0.14 us here, but on an AMD EPYC VM process_vm_readv on
  *    huge pages ran 2x slower than staging at 1-10 MiB (COLL_SHM_CMA=0: 443 ->
@@ -35,6 +39,8 @@
  * rank reduces its slice, then writes it into every output), fused so that a
  * finished chunk goes out while it is in the cache. */
 #include "backend/shm/shm_plan.h"
+
+#include <stdint.h>
 
 /* Collectives with an engine in shm_cma_coll.c. */
 static int has_cma_engine(coll__kind kind)
@@ -71,12 +77,20 @@ static shm_engine allreduce_cma(const shm_plan_in *in, const shm_knobs *k)
     return SHM_ENGINE_CMA;
 }
 
-/* [priv_min, priv_max), and past priv_max up to priv_plain_max on buffers in
+size_t coll__shm_plain_max(const shm_knobs *k, int in, int out)
+{
+    size_t m = SIZE_MAX;
+    if (in && k->priv_plain_max < m) m = k->priv_plain_max;
+    if (out && k->priv_plain_out_max < m) m = k->priv_plain_out_max;
+    return m == SIZE_MAX ? 0 : m;
+}
+
+/* [priv_min, priv_max), and past priv_max up to plain_max on buffers in
  * 4 KiB pages, where CMA pays for pinning every page. */
-int coll__shm_private_window(const shm_knobs *k, size_t bytes, int plain)
+int coll__shm_private_window(const shm_knobs *k, size_t bytes, size_t plain_max)
 {
     return bytes >= k->direct_min && bytes >= k->priv_min &&
-           (bytes < k->priv_max || (plain && bytes < k->priv_plain_max));
+           (bytes < k->priv_max || bytes < plain_max);
 }
 
 /* Streaming stores skip reading the lines they fill. In place there is no
@@ -100,9 +114,12 @@ static shm_engine allreduce(const shm_plan_in *in, const shm_knobs *k)
 {
     size_t b = in->bytes;
     int direct = in->heaps && b >= k->direct_min;
-    /* plain: every rank's buffers after the arrival, this rank's before it */
+    /* plain and place: every rank's buffers after the arrival, this rank's before it */
     int plain = in->arrived ? in->all_plain : in->mine_plain;
-    int priv = in->heaps && coll__shm_private_window(k, b, plain);
+    int some_in = in->arrived ? in->any_in_place : in->mine_in_place;
+    int some_out = in->arrived ? !in->all_in_place : !in->mine_in_place;
+    size_t plain_max = plain ? coll__shm_plain_max(k, some_in, some_out) : 0;
+    int priv = in->heaps && coll__shm_private_window(k, b, plain_max);
     int cma = in->cma && in->n > 1 && b >= allreduce_cma_min(k);
     /* Huge pages below cma_huge_min stage instead: known after the arrival
      * (every rank's pages), when staging may still follow it. */

@@ -26,7 +26,8 @@ typedef struct shm_knobs {
     size_t touch_max;          /* all 2n buffers' bytes up to which direct pre-touches them */
     size_t heap_bytes;         /* each rank's coll_alloc heap (0: none) */
     size_t priv_min, priv_max; /* [min, max): all-reduce on private buffers copies into the heap */
-    size_t priv_plain_max;     /* past priv_max up to this on buffers in 4 KiB pages */
+    size_t priv_plain_max;     /* past priv_max up to this on buffers in 4 KiB pages, in place */
+    size_t priv_plain_out_max; /* ... out of place */
     int spin_us;               /* a waiter's spin before it sleeps */
     int cma;                   /* 0: never use CMA */
 } shm_knobs;
@@ -44,26 +45,34 @@ typedef enum shm_engine {
 
 typedef struct shm_plan_in {
     coll__kind kind;
-    size_t bytes;     /* per rank: count x element size */
-    int n;            /* ranks */
-    int cma;          /* process_vm_readv works between every pair of ranks */
-    int heaps;        /* every rank mapped every rank's shared heap */
-    int mine_in_heap; /* this rank's send and receive buffers are in its heap */
-    int mine_plain;   /* ... are in 4 KiB pages */
-    int arrived;      /* every rank's post was read: the fields below hold */
-    int all_in_heap;  /* every rank's send and receive buffers are in the heaps */
-    int any_in_place; /* some rank's send buffer is its receive buffer */
-    int all_plain;    /* every rank's buffers are in 4 KiB pages */
-    int no_scratch;   /* some rank's heap had no room for the private engine */
+    size_t bytes;      /* per rank: count x element size */
+    int n;             /* ranks */
+    int cma;           /* process_vm_readv works between every pair of ranks */
+    int heaps;         /* every rank mapped every rank's shared heap */
+    int mine_in_heap;  /* this rank's send and receive buffers are in its heap */
+    int mine_plain;    /* ... are in 4 KiB pages */
+    int mine_in_place; /* ... are one buffer */
+    int arrived;       /* every rank's post was read: the fields below hold */
+    int all_in_heap;   /* every rank's send and receive buffers are in the heaps */
+    int any_in_place;  /* some rank's send buffer is its receive buffer */
+    int all_in_place;  /* every rank's is */
+    int all_plain;     /* every rank's buffers are in 4 KiB pages */
+    int no_scratch;    /* some rank's heap had no room for the private engine */
 } shm_plan_in;
 
 /* The engine for the call. Every rank that made the same call gets the same
  * answer after the arrival (its inputs are then the same everywhere); before
  * it, the answer depends only on the call and the communicator. */
 shm_engine coll__shm_plan(const shm_plan_in *in, const shm_knobs *k);
+/* Where the private engine's window ends on buffers in 4 KiB pages for a call
+ * some ranks make in place (in) and some out of place (out): the lower end
+ * of the places it has, so that every rank's own place agrees before the
+ * arrival with what all of them say after it. */
+size_t coll__shm_plain_max(const shm_knobs *k, int in, int out);
 /* Whether all-reduce of bytes per rank on private buffers falls in the private
- * engine's window (plain: every rank's buffers are in 4 KiB pages). */
-int coll__shm_private_window(const shm_knobs *k, size_t bytes, int plain);
+ * engine's window: [priv_min, priv_max), and on buffers in 4 KiB pages up to
+ * plain_max (coll__shm_plain_max; 0 on huge pages). */
+int coll__shm_private_window(const shm_knobs *k, size_t bytes, size_t plain_max);
 /* Whether a direct or private all-reduce writes with streaming stores:
  * all_bytes (every rank's output together) from stream_min, and never into
  * outputs that are their inputs (in_place: some rank's), whose lines the
@@ -89,15 +98,16 @@ int coll__shm_knobs_read(shm_knobs *k, int n, int oversub, coll__err *err);
 /* The same from the defaults alone. */
 void coll__shm_knobs_default(shm_knobs *k, int n, int oversub);
 /* The private engine's scratch on 4 KiB pages holds 2x a rank's bytes in
- * each rank's heap: unless the user set COLL_SHM_PRIV_PLAIN_MAX, its window
- * shrinks so that n ranks' scratch stays within a quarter of mem_limit
- * (bytes the process may use: RAM, or its cgroup's lower limit, core/mem_limit.h;
- * 0: unknown, no cap). */
-void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_by_user);
+ * each rank's heap: each end of its window the user did not set (set_in:
+ * COLL_SHM_PRIV_PLAIN_MAX, set_out: COLL_SHM_PRIV_PLAIN_OUT_MAX) shrinks so
+ * that n ranks' scratch stays within a quarter of mem_limit (bytes the
+ * process may use: RAM, or its cgroup's lower limit, core/mem_limit.h; 0:
+ * unknown, no cap). */
+void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_in, int set_out);
 /* What a communicator of n ranks plans with: coll__shm_knobs_read, then the
- * scratch capped by this process's memory limit (core/mem_limit.h) unless
- * COLL_SHM_PRIV_PLAIN_MAX is set. shm's set-up and the launcher's memory
- * check (coll_backend_scratch_bytes) both read them so. */
+ * scratch capped by this process's memory limit (core/mem_limit.h) where the
+ * user set no end. shm's set-up and the launcher's memory check
+ * (coll_backend_scratch_bytes) both read them so. */
 int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err);
 
 #endif

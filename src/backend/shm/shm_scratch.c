@@ -11,10 +11,13 @@ size_t coll__shm_scratch_bound(const shm_knobs *k, int n, const uint64_t *bytes,
 {
     size_t most = 0;
     if (k->heap_bytes == 0 || n < 2) return 0; /* no heaps, no private engine */
+    /* the widest window: 4 KiB pages, in the place whose window ends later */
+    size_t in = coll__shm_plain_max(k, 1, 0), out = coll__shm_plain_max(k, 0, 1);
+    size_t widest = in > out ? in : out;
     for (size_t i = 0; i < nbytes; i++) {
         if (bytes[i] == 0 || bytes[i] > SIZE_MAX / 4) continue;
         size_t b = (size_t)bytes[i];
-        if (!coll__shm_private_window(k, b, 1)) continue;
+        if (!coll__shm_private_window(k, b, widest)) continue;
         size_t s = coll__shm_private_scratch(b);
         /* a heap without room for it: the plan falls back, nothing is taken */
         if (s <= k->heap_bytes && s > most) most = s;

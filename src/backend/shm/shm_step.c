@@ -23,6 +23,13 @@ int coll__shm_any_in_place(const shm_state *st)
     return 0;
 }
 
+int coll__shm_all_in_place(const shm_state *st)
+{
+    for (int p = 0; p < st->n; p++)
+        if (st->peer_send[p] != st->peer_recv[p]) return 0;
+    return 1;
+}
+
 void coll__shm_op_moved(shm_op *o, size_t bytes)
 {
     o->moved += bytes;
