@@ -19,11 +19,15 @@
 # where the rounds' ranges overlap). The last column checks issue 45's
 # targets: shm malloc in place within 1.5x of the floor from 1 MiB, and at
 # least 2x Open MPI from 64 KiB, in place and out of place.
+# TUNED=FILE runs every shm cell twice, without a tuning file and with FILE
+# (the order swapped each round), beside the same floors, and adds a table
+# of both against the floor with the cells above TARGET x the floor counted
+# (issue 53: 1.15).
 #
 #   bench/floor.sh   (env: COLLBENCH=build/collbench, FLOOR=build/bench/floor,
 #                     PROCS=2,4,6, SIZES=64K,1M,10M,100M,256M, ROUNDS=2,
 #                     ITERS=10, WARMUP=3; SMALL_ITERS=100 below 1 MiB;
-#                     MPI=0 leaves Open MPI out)
+#                     MPI=0 leaves Open MPI out; TUNED=FILE, TARGET=1.15)
 # Exit 77 (a skip for ctest), saying why, without process_vm_readv. Exit 1
 # when a run fails or gives wrong results.
 set -euo pipefail
@@ -36,6 +40,12 @@ ITERS=${ITERS:-10}
 WARMUP=${WARMUP:-3}
 SMALL_ITERS=${SMALL_ITERS:-100}
 MPI=${MPI:-1}
+TUNED=${TUNED:-}
+TARGET=${TARGET:-1.15}
+if [ -n "$TUNED" ] && [ ! -r "$TUNED" ]; then
+    echo "floor: TUNED=$TUNED: no such readable tuning file" >&2
+    exit 2
+fi
 if [ "$MPI" = 1 ] && { ! command -v mpirun >/dev/null || ! "$BIN" info | grep -Eq "^ *backend mpi +available"; }; then
     echo "floor: Open MPI left out: no mpirun or no mpi backend in this build (MPI=0 says so quietly)"
     MPI=0
@@ -81,6 +91,22 @@ coll_run() { # round tag collbench-flags...
     rm -f "$work/c.csv"
 }
 
+# shm's run of a cell; with TUNED, without a tuning file (tag) and with it
+# (tag-t), in an order that swaps each round.
+shm_run() { # round tag collbench-flags...
+    local r=$1 tag=$2
+    shift 2
+    if [ -z "$TUNED" ]; then
+        coll_run "$r" "$tag" "$@"
+    elif [ $((r % 2)) = 1 ]; then
+        COLL_TUNING_FILE=/nonexistent coll_run "$r" "$tag" "$@"
+        COLL_TUNING_FILE=$TUNED coll_run "$r" "$tag-t" "$@"
+    else
+        COLL_TUNING_FILE=$TUNED coll_run "$r" "$tag-t" "$@"
+        COLL_TUNING_FILE=/nonexistent coll_run "$r" "$tag" "$@"
+    fi
+}
+
 # The machine's state at each round: this VM's memory-bound work runs at one
 # of two speeds, minutes at a time, so each round says which it met.
 probe() {
@@ -100,11 +126,13 @@ for r in $(seq "$ROUNDS"); do
             f=(-n "$p" --bind -i "$n" -w "$WARMUP")
             c=(--sizes "$b" -P "$p" -n "$n" -w "$WARMUP")
             floor_run "$r" in "${f[@]}" --inplace 1 "$b"
-            coll_run "$r" shm-in "${c[@]}" --backend shm --bind core --buffers malloc --inplace 1
+            shm_run "$r" shm-in "${c[@]}" --backend shm --bind core --buffers malloc --inplace 1
             floor_run "$r" out "${f[@]}" --inplace 0 "$b"
-            coll_run "$r" shm-out "${c[@]}" --backend shm --bind core --buffers malloc --inplace 0
+            shm_run "$r" shm-out "${c[@]}" --backend shm --bind core --buffers malloc --inplace 0
             floor_run "$r" thp "${f[@]}" --inplace 1 --thp "$b"
-            coll_run "$r" thp-in "${c[@]}" --backend shm --bind core --buffers thp --inplace 1
+            shm_run "$r" thp-in "${c[@]}" --backend shm --bind core --buffers thp --inplace 1
+            floor_run "$r" thpout "${f[@]}" --inplace 0 --thp "$b"
+            shm_run "$r" thp-out "${c[@]}" --backend shm --bind core --buffers thp --inplace 0
             if [ "$MPI" = 1 ]; then
                 coll_run "$r" mpi-in "${c[@]}" --backend mpi --buffers malloc --inplace 1
                 coll_run "$r" mpi-out "${c[@]}" --backend mpi --buffers malloc --inplace 0
@@ -118,7 +146,7 @@ echo "the machine's state per round (shm, 2 ranks, 4 KiB in place, p50 us): $pro
 echo "floor = the cheapest way of the plain operations (bench/floor.c): copy + reduce, whole inputs (to 4 MiB),"
 echo "fused (CMA), shared (memory every rank maps); x floor = time / floor; shm/mpi = mpi time / shm time"
 echo
-awk -v mpi="$MPI" -f "$(dirname "$0")/rounds.awk" -f /dev/stdin "$work/all" <<'AWK'
+awk -v mpi="$MPI" -v tuned="$TUNED" -v limit="$TARGET" -f "$(dirname "$0")/rounds.awk" -f /dev/stdin "$work/all" <<'AWK'
 function num(v) { return v >= 100 ? sprintf("%.0f", v) : sprintf("%.1f", v) }
 function cell(t, k,   l) {
     if (!((t, k) in v)) return "-"
@@ -134,6 +162,31 @@ function speedup(s, m, k) { # mpi time over shm time
     if (!((s, k) in v) || !((m, k) in v)) return "-"
     return sprintf("%.2fx%s", median(v[m, k]) / median(v[s, k]),
                    lo(v[s, k]) <= hi(v[m, k]) && lo(v[m, k]) <= hi(v[s, k]) ? " within noise" : "")
+}
+# x floor without a tuning file and with TUNED, per place and buffer kind;
+# a cell with the file above limit (TARGET) x the floor is counted.
+function over(t, f, k,   r) {
+    r = x(t, f, k)
+    if (r == "-") return r
+    cells++
+    if (r + 0 > limit + 0) { above++; return r " (above)" }
+    return r
+}
+function tuned_table(   i, j, p, b, k, pl, place, fl, tf) {
+    split("in out", place, " "); split("in out", fl, " "); split("thp thpout", tf, " ")
+    cells = above = 0
+    print ""
+    print "Without a tuning file and with TUNED=" tuned " (x floor; above: over " limit "x with the file):"
+    print ""
+    print "| place | ranks | bytes | shm malloc | with the file | shm thp | with the file |"
+    print "|---|---|---|---|---|---|---|"
+    for (pl = 1; pl <= 2; pl++) for (i = 1; i <= np; i++) for (j = 1; j <= nb; j++) {
+        p = procs[i]; b = sizes[j]; k = p SUBSEP b
+        printf "| %s | %s | %s | %s | %s | %s | %s |\n", place[pl], p, human(b),
+               x("shm-" place[pl], fl[pl] "-floor", k), over("shm-" place[pl] "-t", fl[pl] "-floor", k),
+               x("thp-" place[pl], tf[pl] "-floor", k), over("thp-" place[pl] "-t", tf[pl] "-floor", k)
+    }
+    printf "\nwith the file: %d of %d cells above %sx the floor\n", above, cells, limit
 }
 function human(b) { return b >= 1048576 ? b / 1048576 " MiB" : b >= 1024 ? b / 1024 " KiB" : b " B" }
 function target(k, p, b,   t) {
@@ -167,16 +220,18 @@ END {
     print ""
     print "Out of place:"
     print ""
-    printf "| ranks | bytes | copy + reduce | whole | fused | shared | floor | shm malloc | x floor | out / in place (shm) | out / in place (floor) |%s\n", mpi ? " mpi | shm/mpi | mpi x floor |" : ""
-    printf "|---|---|---|---|---|---|---|---|---|---|---|%s\n", mpi ? "---|---|---|" : ""
+    printf "| ranks | bytes | copy + reduce | whole | fused | shared | floor | shm malloc | x floor | out / in place (shm) | out / in place (floor) | floor thp | shm thp | x floor thp |%s\n", mpi ? " mpi | shm/mpi | mpi x floor |" : ""
+    printf "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|%s\n", mpi ? "---|---|---|" : ""
     for (i = 1; i <= np; i++) for (j = 1; j <= nb; j++) {
         p = procs[i]; b = sizes[j]; k = p SUBSEP b
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", p, human(b), need("out-cr", k),
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", p, human(b), need("out-cr", k),
                cell("out-whole", k), need("out-fused", k), need("out-shared", k), need("out-floor", k),
-               need("shm-out", k), x("shm-out", "out-floor", k), x("shm-out", "shm-in", k), x("out-floor", "in-floor", k)
+               need("shm-out", k), x("shm-out", "out-floor", k), x("shm-out", "shm-in", k), x("out-floor", "in-floor", k),
+               need("thpout-floor", k), need("thp-out", k), x("thp-out", "thpout-floor", k)
         if (mpi) printf " %s | %s | %s |", need("mpi-out", k), speedup("shm-out", "mpi-out", k), x("mpi-out", "out-floor", k)
         printf "\n"
     }
+    if (tuned != "") tuned_table()
     if (missing) { printf "\nno result for:%s\n", missing; exit 1 }
 }
 AWK
