@@ -24,6 +24,7 @@
 
 #include "core/clock.h"
 #include "engine/bench_coll.h"
+#include "replay/replay_busy.h"
 #include "replay/replay_flight.h"
 #include "replay/replay_rdv.h"
 #include "replay/replay_schedule.h"
@@ -232,11 +233,18 @@ static int run_call(const replay_trace *t, const replay_call *c, group_comm *g)
     return bc->run(&call);
 }
 
+/* The recorded time x (ns) on the trace's clock from its first call, in s. */
+static double rec_s(const replay_trace *t, int64_t x)
+{
+    return (double)(x - t->calls[0].t0) * 1e-9;
+}
+
 static void add_recorded(const replay_trace *t, double arrival_s, replay_measure *m)
 {
     if (!t->has_times) return;
     m->has_times = 1;
     m->recorded_gap_s = arrival_s; /* from the earliest rank's first call */
+    double *from = malloc(t->ncalls * sizeof *from), *to = malloc(t->ncalls * sizeof *to);
     for (size_t i = 0; i < t->ncalls; i++) {
         const replay_call *c = &t->calls[i];
         double rec = (double)(c->t1 - c->t0) * 1e-9;
@@ -245,7 +253,12 @@ static void add_recorded(const replay_trace *t, double arrival_s, replay_measure
         m->recorded_comm_s += rec;
         m->recorded_gap_s += (double)c->gap * 1e-9;
         m->cell[c->op][replay_size_class((uint64_t)bytes)].recorded_s += rec;
+        if (from && to) from[i] = rec_s(t, c->t0), to[i] = rec_s(t, c->t1);
     }
+    /* the sum above is the union where no two calls overlapped (and without memory) */
+    double busy = from && to ? replay_busy(from, to, t->ncalls) : -1;
+    if (busy >= 0) m->recorded_comm_s = busy;
+    free(from), free(to);
     m->recorded_total_s = (double)(t->calls[t->ncalls - 1].t1 - t->calls[0].t0 + t->calls[0].gap) *
                               1e-9 +
                           arrival_s;
@@ -273,7 +286,6 @@ static void account(const replay_trace *t, const replay_opts *o, size_t i, doubl
     cell->time_s += s;
     cell->busbytes += busbytes;
     if (o->call_s) o->call_s[i] = s;
-    m->comm_s += s;
 }
 
 /* Spends a gap of s seconds as o says (capped at half of -T, counted in m). */
@@ -297,6 +309,7 @@ static int replay_one_by_one(const replay_trace *t, const replay_opts *o, group_
         double b = coll__now_s();
         if (rc) return call_failed(t, c, &gs[c->group], rc, err, errlen);
         account(t, o, i, b - a, m);
+        m->comm_s += b - a; /* one at a time: the union of the calls is their sum */
     }
     return 0;
 }
@@ -308,21 +321,15 @@ typedef struct in_flight {
     size_t n;
 } in_flight;
 
-/* The recorded time x (ns) on the trace's clock from its first call, in s. */
-static double rec_s(const replay_trace *t, int64_t x)
-{
-    return (double)(x - t->calls[0].t0) * 1e-9;
-}
-
 /* Waits for the in-flight calls that must end before call j: those done_by
  * says, every one of group all_of (a blocking call's), the oldest one of group
  * full (its slots are all in use); (size_t)-1: none. Accounts each; *shift
  * (replay clock minus recorded clock) becomes at least each one's replay end
  * minus its recorded end. 0 or the first failure's status (err said). */
 static int land(const replay_trace *t, const replay_opts *o, group_comm *gs, replay_flight *f,
-                in_flight *fl, const size_t *done_by, const double *issued, size_t j, size_t all_of,
-                size_t full, double *shift, double *last_end, replay_measure *m, char *err,
-                size_t errlen)
+                in_flight *fl, const size_t *done_by, const double *issued, double *ended, size_t j,
+                size_t all_of, size_t full, double *shift, double *last_end, replay_measure *m,
+                char *err, size_t errlen)
 {
     int rc = 0;
     size_t keep = 0, oldest = (size_t)-1;
@@ -339,6 +346,7 @@ static int land(const replay_trace *t, const replay_opts *o, group_comm *gs, rep
         if (r && !rc) rc = call_failed(t, &t->calls[i], &gs[g], r, err, errlen);
         if (r) continue;
         account(t, o, i, done - issued[i], m);
+        ended[i] = done;
         if (done - rec_s(t, t->calls[i].t1) > *shift) *shift = done - rec_s(t, t->calls[i].t1);
         if (done > *last_end) *last_end = done;
     }
@@ -371,19 +379,19 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
                              size_t errlen)
 {
     const size_t n = t->ncalls, none = (size_t)-1;
-    double *issued = calloc(n, sizeof *issued);
+    double *issued = calloc(n, sizeof *issued), *ended = calloc(n, sizeof *ended);
     size_t *inflight = malloc((t->ngroups * REPLAY_MAX_IN_FLIGHT + 1) * sizeof *inflight);
     size_t *count = calloc(t->ngroups + 1, sizeof *count); /* in flight per group */
     replay_flight *f = replay_flight_new(n, t->ngroups);
     in_flight fl = {.call = inflight};
-    int rc = issued && inflight && count && f ? 0 : COLL_ENOMEM;
+    int rc = issued && ended && inflight && count && f ? 0 : COLL_ENOMEM;
     if (rc) snprintf(err, errlen, "out of memory");
     double shift = start, last_end = start;
     for (size_t j = 0; !rc && j < n; j++) {
         const replay_call *c = &t->calls[j];
         size_t g = c->group;
         int nb = replay_op_nonblocking(c->op);
-        rc = land(t, o, gs, f, &fl, done_by, issued, j, nb ? none : g,
+        rc = land(t, o, gs, f, &fl, done_by, issued, ended, j, nb ? none : g,
                   nb && count[g] == gs[g].depth ? g : none, &shift, &last_end, m, err, errlen);
         if (rc) break;
         memset(count, 0, t->ngroups * sizeof *count);
@@ -399,6 +407,7 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
                 break;
             }
             account(t, o, j, b - a, m);
+            ended[j] = b;
             if (b > last_end) last_end = b;
             /* the program went on when the call returned */
             if (b - rec_s(t, c->t1) > shift) shift = b - rec_s(t, c->t1);
@@ -415,12 +424,18 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
                      t->groups[g].id);
     }
     /* the calls still in flight end before the turn does (also after a failure) */
-    int last = f ? land(t, o, gs, f, &fl, done_by, issued, n, none, none, &shift, &last_end, m,
-                        rc ? NULL : err, rc ? 0 : errlen)
+    int last = f ? land(t, o, gs, f, &fl, done_by, issued, ended, n, none, none, &shift, &last_end,
+                        m, rc ? NULL : err, rc ? 0 : errlen)
                  : 0;
     if (!rc) rc = last;
     replay_flight_free(f);
-    free(issued), free(inflight), free(count);
+    /* calls in flight at once count once; a failed one never ended (0) */
+    if (ended) {
+        double busy = replay_busy(issued, ended, n);
+        if (busy >= 0) m->comm_s = busy;
+        else if (!rc) rc = COLL_ENOMEM, snprintf(err, errlen, "out of memory");
+    }
+    free(issued), free(ended), free(inflight), free(count);
     m->total_s = last_end - start;
     return rc;
 }

@@ -33,7 +33,7 @@ typedef struct replay_cell {
  * an array of REPLAY_MEASURE_DOUBLES float64. */
 typedef struct replay_measure {
     double total_s;     /* from the start (all ranks together) to the end of its last call */
-    double comm_s;      /* sum of its calls' times */
+    double comm_s;      /* time some call was in flight (replay_busy.h) */
     double gap_s;       /* time spent in gaps (recorded gaps, measured as spent) */
     double capped_gaps; /* gaps cut to the cap (half of the timeout) */
     double recorded_comm_s, recorded_gap_s, recorded_total_s; /* from t0/t1/gap; 0 without */

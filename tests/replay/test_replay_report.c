@@ -4,7 +4,9 @@
  * recorded time only where every rank has it; the rows say the same; size
  * classes and gaps. The median of one call (src/replay/replay_median.c): each
  * call position's mean over the ranks that made it, the median over the
- * positions, per class, per collective and over the trace. */
+ * positions, per class, per collective and over the trace. A rank's time in
+ * communication (src/replay/replay_busy.c): calls in flight at once count
+ * once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include <cmocka.h>
 #include <math.h>
 
+#include "replay/replay_busy.h"
 #include "replay/replay_median.h"
 #include "replay/replay_report.h"
 #include "replay/replay_run.h"
@@ -220,12 +223,26 @@ static void test_gaps(void **state)
     assert_int_equal(replay_gaps_parse("sometimes", &g), -1);
 }
 
+/* Overlapping calls count once, in any order; calls apart add up; one that
+ * never ended (end <= start) adds nothing. */
+static void test_busy(void **state)
+{
+    (void)state;
+    /* [0,4) and [1,3) nested, [2,6) overlapping, [8,9) apart, [10,10) never ended */
+    const double a[] = {2, 0, 8, 1, 10}, b[] = {6, 4, 9, 3, 10};
+    assert_true(fabs(replay_busy(a, b, 5) - 7.0) < 1e-12);
+    const double c[] = {0, 1, 2}, d[] = {1, 2, 3}; /* one after another: the sum */
+    assert_true(fabs(replay_busy(c, d, 3) - 3.0) < 1e-12);
+    assert_true(replay_busy(a, b, 0) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_summarize),    cmocka_unit_test(test_rows_and_table),
         cmocka_unit_test(test_median_of),    cmocka_unit_test(test_medians),
         cmocka_unit_test(test_size_classes), cmocka_unit_test(test_gaps),
+        cmocka_unit_test(test_busy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
