@@ -15,9 +15,9 @@
 # and replay_fidelity.sh's communication rows (replayed / recorded, verdict);
 # then, over the cycles, per measurement the median of the recordings
 # against the median of their replays (the two alternate: record, replay,
-# record, ...), judged by issue 49's targets: coll on shm within 15%, gloo's
-# profile on gloo within 20%, gloo's profile on shm against the program on
-# coll within 25%. Everything under OUT_DIR/cycle<N>. Exit 0 when every step ran, 1 when one
+# record, ...), judged by issue 49's targets: coll on shm within 15%
+# (communication and one call of each collective), gloo's profile on gloo
+# within 20%, gloo's profile on shm against the program on coll within 25%. Everything under OUT_DIR/cycle<N>. Exit 0 when every step ran, 1 when one
 # failed (said on stderr), 2 on bad usage. Run it on a quiet machine.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,7 +63,7 @@ for c in $(seq 1 "$CYCLES"); do
         failed=1
     fi
     # replay_fidelity.sh's communication rows: | what | trace | command | load | rec | rep | ratio | within | verdict |
-    awk -F'|' -v c="$c" -v p1="$p1" -v p2="$p2" '$2 ~ /communication|vs the program/ {
+    awk -F'|' -v c="$c" -v p1="$p1" -v p2="$p2" '$2 ~ /communication|vs the program|one .*median/ {
         printf "| %s | %s | %s |%s|%s|%s|%s|%s|%s|\n", c, p1, p2, $2, $3, $6, $7, $8, $10 }' \
         "$d/fidelity/table.md" 2>/dev/null | tee -a "$rows" || true
 done
@@ -82,11 +82,14 @@ trim($2) ~ /^[0-9]+$/ { m = trim($5); t = trim($6); k = m SUBSEP t
 END {
     for (i = 1; i <= nk; i++) {
         k = order[i]; split(k, mt, SUBSEP)
-        tol = mt[1] ~ /vs the program/ ? 0.25 : mt[1] ~ /on gloo/ ? 0.20 : 0.15
+        # one call's median: a target for coll on shm only (gloo's recorded
+        # calls hold their wait in its queue, which a call replayed alone has not)
+        tol = mt[1] ~ /vs the program/ ? 0.25 : mt[1] ~ /on gloo: one/ ? 0 : mt[1] ~ /on gloo/ ? 0.20 : 0.15
         r = median(rep[k]) / median(rec[k])
-        printf "| %s | %s | %d | %.1f | %.1f | %.3f | %.3f-%.3f | within %d%% | %s |\n", mt[1], mt[2], n[k],
-               median(rec[k]), median(rep[k]), r, lo(ratio[k]), hi(ratio[k]), tol * 100,
-               (r >= 1 - tol && r <= 1 + tol) ? "pass" : "FAIL"
+        printf "| %s | %s | %d | %.3f | %.3f | %.3f | %.3f-%.3f | %s | %s |\n", mt[1], mt[2], n[k],
+               median(rec[k]), median(rep[k]), r, lo(ratio[k]), hi(ratio[k]),
+               tol ? sprintf("within %d%%", tol * 100) : "-",
+               !tol ? "-" : (r >= 1 - tol && r <= 1 + tol) ? "pass" : "FAIL"
     }
 }
 AWK
