@@ -118,14 +118,13 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 echo
 echo "load after: $(load)"
-awk -v p="$progs" -v q="$reps" '
-    function med(list, a,   n, i, j, t) { n = split(list, a, " ")
-        for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-        lo = a[1]; hi = a[n]; return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-    BEGIN {
-        if (p == "" || q == "") { print "no rounds to compare"; exit }
-        mp = med(p); plo = lo; phi = hi; mq = med(q); qlo = lo; qhi = hi
-        printf "medians: program %.1f ms [%.1f-%.1f], replay %.1f ms [%.1f-%.1f]; replay / program %.3f: %s (within 25%%)\n",
-            mp, plo, phi, mq, qlo, qhi, mq / mp, (mq / mp >= 0.75 && mq / mp <= 1.25) ? "pass" : "FAIL" }'
+awk -v p="$progs" -v q="$reps" -f "$src/bench/rounds.awk" -f /dev/stdin <<'AWK'
+BEGIN {
+    if (p == "" || q == "") { print "no rounds to compare"; exit }
+    mp = median(p); mq = median(q)
+    printf "medians: program %.1f ms [%.1f-%.1f], replay %.1f ms [%.1f-%.1f]; replay / program %.3f: %s (within 25%%)\n",
+        mp, lo(p), hi(p), mq, lo(q), hi(q), mq / mp, (mq / mp >= 0.75 && mq / mp <= 1.25) ? "pass" : "FAIL"
+}
+AWK
 echo "rows and logs in $out" >&2
 exit "$failed"

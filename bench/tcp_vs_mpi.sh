@@ -125,12 +125,8 @@ echo "CSVs in $OUT"
 echo
 # columns by name (the CSV header, docs/DESIGN.md); an exchange row's bytes are
 # 2(n-1)/n x the all-reduce size it stands for
-awk -F, -v rounds="$ROUNDS" '
-  function median(list,   a, n, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
+awk -F, -v rounds="$ROUNDS" -f "$(dirname "$0")/rounds.awk" -f /dev/stdin \
+  "$OUT"/tcp.r*.csv "$OUT"/mpi.r*.csv "$OUT"/exchange.r*.csv <<'AWK'
   FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; be = FILENAME; sub(/.*\//, "", be); sub(/\..*/, "", be)
              rd = FILENAME; sub(/.*\.r/, "", rd); sub(/\.csv$/, "", rd); next }
   { s = $col["bytes"]; p = $col["nprocs"]
@@ -165,4 +161,5 @@ awk -F, -v rounds="$ROUNDS" '
     }
     printf "\nbelow target (1.0, 1.5 from 100 MiB):%s\n", below ? below : " none"
     if (wrong) { printf "WRONG results in:%s\n", wrong; exit 1 }
-  }' "$OUT"/tcp.r*.csv "$OUT"/mpi.r*.csv "$OUT"/exchange.r*.csv
+  }
+AWK
