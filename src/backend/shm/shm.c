@@ -282,8 +282,9 @@ static int run_arrived(shm_op *o, int no_scratch)
     shm_plan_in in = plan_in(o);
     in.arrived = 1;
     in.all_in_heap = coll__shm_direct_map(o);
-    in.any_in_place = coll__shm_any_in_place(o->st);
-    in.all_in_place = coll__shm_all_in_place(o->st);
+    int in_place = coll__shm_in_place_ranks(o->st);
+    in.any_in_place = in_place > 0;
+    in.all_in_place = in_place == o->st->n;
     in.all_plain = o->all_plain;
     in.no_scratch = no_scratch;
     switch (coll__shm_plan(&in, &o->st->k)) {

@@ -154,7 +154,7 @@ int coll__shm_direct_allreduce(shm_op *o)
     /* Outputs this large (all ranks together) would evict the inputs from the
      * last-level cache: out of place they are written with streaming stores. */
     int stream = coll__shm_streams(&st->k, count * o->es * (size_t)st->n,
-                                   coll__shm_any_in_place(st));
+                                   coll__shm_in_place_ranks(st) > 0);
     chunk_arg d = {in, out, NULL, ce, stream};
     coll__shm_op_moved(o, 0); /* the fault point, also on ranks that get no chunk */
     populate_peers(st, st->peer_send, st->peer_recv, in, out, count * o->es);

@@ -90,11 +90,9 @@ int coll__shm_op_sync(shm_op *o, const char *what);
 void coll__shm_op_moved(shm_op *o, size_t bytes);
 /* [lo, hi) of part p when count elements are split into n near-equal parts. */
 void coll__shm_split(size_t count, int n, int p, size_t *lo, size_t *hi);
-/* Whether some rank's send buffer is its receive buffer (after the arrival,
+/* How many ranks' send buffer is their receive buffer (after the arrival,
  * which shows every rank every rank's buffers: all decide alike). */
-int coll__shm_any_in_place(const shm_state *st);
-/* ... every rank's is. */
-int coll__shm_all_in_place(const shm_state *st);
+int coll__shm_in_place_ranks(const shm_state *st);
 /* CMA copy from/to rank p (memcpy for this rank), failures named. */
 int coll__shm_op_read(shm_op *o, int p, void *dst, uint64_t remote, size_t bytes);
 int coll__shm_op_write(shm_op *o, int p, uint64_t remote, const void *src, size_t bytes);

@@ -12,8 +12,8 @@ size_t coll__shm_scratch_bound(const shm_knobs *k, int n, const uint64_t *bytes,
     size_t most = 0;
     if (k->heap_bytes == 0 || n < 2) return 0; /* no heaps, no private engine */
     /* the widest window: 4 KiB pages, in the place whose window ends later */
-    size_t in = coll__shm_plain_max(k, 1, 0), out = coll__shm_plain_max(k, 0, 1);
-    size_t widest = in > out ? in : out;
+    size_t widest = k->priv_plain_max > k->priv_plain_out_max ? k->priv_plain_max
+                                                              : k->priv_plain_out_max;
     for (size_t i = 0; i < nbytes; i++) {
         if (bytes[i] == 0 || bytes[i] > SIZE_MAX / 4) continue;
         size_t b = (size_t)bytes[i];

@@ -16,18 +16,11 @@ void coll__shm_split(size_t count, int n, int p, size_t *lo, size_t *hi)
     *hi = *lo + q + (up < r ? 1 : 0);
 }
 
-int coll__shm_any_in_place(const shm_state *st)
+int coll__shm_in_place_ranks(const shm_state *st)
 {
-    for (int p = 0; p < st->n; p++)
-        if (st->peer_send[p] == st->peer_recv[p]) return 1;
-    return 0;
-}
-
-int coll__shm_all_in_place(const shm_state *st)
-{
-    for (int p = 0; p < st->n; p++)
-        if (st->peer_send[p] != st->peer_recv[p]) return 0;
-    return 1;
+    int k = 0;
+    for (int p = 0; p < st->n; p++) k += st->peer_send[p] == st->peer_recv[p];
+    return k;
 }
 
 void coll__shm_op_moved(shm_op *o, size_t bytes)
