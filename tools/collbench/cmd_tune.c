@@ -124,49 +124,59 @@ static void progress_line(const progress *p, const char *fmt, const char *a, int
     fflush(stderr);
 }
 
-/* One round of d, its arms in turn per group (reversed in odd rounds): 0 or
- * -1 with why. */
 /* Ctrl-C or SIGTERM: the child has it too (our process group); we stop
  * after it, remove our temporary files and write nothing. */
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig) { interrupted = sig; }
 
-static int run_round(const tune_run_opts *ro, tune_decision *d, const progress *p, char *why,
-                     size_t whylen)
+/* One round of d, its arms in turn per group (reversed in odd rounds): 0; 1
+ * when a run (of about run_s) would end after ro->deadline or was stopped
+ * there, the round left uncounted; or -1 with why. */
+
+static int run_round(const tune_run_opts *ro, tune_decision *d, const progress *p, double run_s,
+                     char *why, size_t whylen)
 {
     int r = d->rounds;
     for (int g = 0; g < d->ngroups; g++)
         for (int i = 0; i < d->narms; i++) {
             int arm = r % 2 ? d->narms - 1 - i : i;
+            if (coll__now_s() + run_s > ro->deadline) return 1;
             progress_show(p, r, d, g, d->arms[arm]);
             if (interrupted) return snprintf(why, whylen, "interrupted"), -1;
-            if (cmd_tune_run(ro, d, arm, g, d->us[r][arm][g], why, whylen)) return -1;
+            int rc = cmd_tune_run(ro, d, arm, g, d->us[r][arm][g], why, whylen);
+            if (rc) return rc;
         }
     d->rounds++;
     return 0;
 }
 
 /* Rounds of every decision while the budget lasts: a decision's round is
- * started only where its last one (or the guess) still fits. */
-static int measure(const tune_run_opts *ro, tune_decision *ds, size_t n, double budget,
+ * started only where its last one (or the guess) still fits, and a round the
+ * deadline cuts short (a slower machine than its last round) is dropped. */
+static int measure(const tune_run_opts *ro, tune_decision *ds, size_t n, const progress *p,
                    int max_rounds, char *why, size_t whylen)
 {
-    progress p = {isatty(STDERR_FILENO), coll__now_s(), budget};
     double took[TUNE_MAX_DECISIONS];
     for (size_t i = 0; i < n; i++) took[i] = guess_round_s(ro, &ds[i]);
     for (int round = 0; round < max_rounds; round++) {
         int ran = 0;
         for (size_t i = 0; i < n; i++) {
             double now = coll__now_s();
-            if (now - p.t0 + took[i] > budget) continue;
-            if (run_round(ro, &ds[i], &p, why, whylen)) return -1;
+            if (now + took[i] > ro->deadline) continue;
+            int rc = run_round(ro, &ds[i], p, took[i] / (ds[i].ngroups * ds[i].narms), why, whylen);
+            if (rc < 0) return -1;
+            if (rc) {
+                progress_line(p, "tune: %s: round %d cut short by the budget, dropped (%.0f of %.0f s)\n",
+                              ds[i].knob, round + 1);
+                continue;
+            }
             took[i] = coll__now_s() - now;
             ran = 1;
-            progress_line(&p, "tune: %s: round %d done (%.0f of %.0f s)\n", ds[i].knob, round + 1);
+            progress_line(p, "tune: %s: round %d done (%.0f of %.0f s)\n", ds[i].knob, round + 1);
         }
         if (!ran) break;
     }
-    if (p.tty) fprintf(stderr, "\r\033[K");
+    if (p->tty) fprintf(stderr, "\r\033[K");
     return 0;
 }
 
@@ -267,6 +277,8 @@ static int run(const tune_opts *o)
     char *dir = mkdtemp(workbuf);
     if (!dir) return fprintf(stderr, "collbench tune: cannot make a temporary directory\n"), 3;
 
+    /* The budget holds everything but writing the file: the copy rate too. */
+    double budget = budget_of(o), t0 = coll__now_s();
     coll__machine_id m;
     coll__machine_id_here(&m);
     double gbps = 0;
@@ -278,8 +290,8 @@ static int run(const tune_opts *o)
     static tune_decision ds[TUNE_MAX_DECISIONS];
     size_t n = cmd_tune_plan(ds, TUNE_MAX_DECISIONS, o->quick);
     if (n > TUNE_MAX_DECISIONS) n = TUNE_MAX_DECISIONS; /* unit/test_tune_choose: never */
-    tune_run_opts ro = {exe, dir, o->quick ? 3 : 8, o->quick ? 1 : 2, 60};
-    double budget = budget_of(o), t0 = coll__now_s();
+    tune_run_opts ro = {exe, dir, o->quick ? 3 : 8, o->quick ? 1 : 2, 60, t0 + budget};
+    progress p = {isatty(STDERR_FILENO), t0, budget};
     char why[2048];
     fprintf(stderr, "collbench tune: %s, %d cores, %.1f GB/s copy; budget %g s\n", m.cpu, m.cores,
             gbps, budget);
@@ -289,7 +301,7 @@ static int run(const tune_opts *o)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int rc = measure(&ro, ds, n, budget, o->quick ? 2 : MAX_ROUNDS, why, sizeof why);
+    int rc = measure(&ro, ds, n, &p, o->quick ? 2 : MAX_ROUNDS, why, sizeof why);
     coll__remove_flat_dir(dir);
     if (rc) {
         if (interrupted) {

@@ -67,12 +67,14 @@ void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t v
 /* One child run: `EXE allreduce -P ranks --backend shm|tcp --buffers B --sizes ...`
  * with knob=value in its environment (value NULL: unset), every other tuning
  * variable unset and no tuning file; p50 microseconds per size into us.
- * 0, or -1 with why (the command and its last stderr lines). */
+ * 0; 1 when the deadline came first (the child was stopped, nothing
+ * measured); or -1 with why (the command and its last stderr lines). */
 typedef struct tune_run_opts {
     const char *exe;
     const char *workdir; /* temporary files */
     int iters, warmup;
     double timeout_s;
+    double deadline; /* coll__now_s() by which every run has ended (0: none) */
 } tune_run_opts;
 int cmd_tune_run(const tune_run_opts *o, const tune_decision *d, int arm, int group, double *us,
                  char *why, size_t whylen);

@@ -3,14 +3,23 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "coll_tool.h"
+#include "core/clock.h"
 #include "core/tuning.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#define TERM_GRACE_S 5.0 /* the child's launcher stops its ranks on SIGTERM in about 1 s */
 
 /* The child's environment: only the arm's variable, no tuning file (the
  * defaults are what an arm is measured against). */
@@ -78,6 +87,30 @@ void cmd_tune_iters(const tune_run_opts *o, const tune_decision *d, int *iters, 
     *warmup = d->warmup ? d->warmup : o->warmup;
 }
 
+/* Waits for pid until deadline (0: none): 0 when it exited by itself, 1 when
+ * the deadline came first and it was stopped (SIGTERM, then SIGKILL after
+ * TERM_GRACE_S). A pidfd lets poll() sleep until either; without one (kernel
+ * before 5.3) the wait is plain and the child's own -T bounds it. */
+static int wait_child(pid_t pid, double deadline, int *status)
+{
+    int fd = deadline > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+    int stopped = 0;
+    for (double until = deadline; fd >= 0;) {
+        double left = until - coll__now_s();
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int r = left > 0 ? poll(&pfd, 1, (int)(left * 1000) + 1) : 0;
+        if (r < 0 && errno == EINTR) continue; /* Ctrl-C: the child has it too */
+        if (r != 0) break;                     /* exited (or poll failed: wait plainly) */
+        kill(pid, stopped ? SIGKILL : SIGTERM);
+        if (stopped++) break;
+        until = coll__now_s() + TERM_GRACE_S;
+    }
+    if (fd >= 0) close(fd);
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
+    }
+    return stopped > 0;
+}
+
 int cmd_tune_run(const tune_run_opts *o, const tune_decision *d, int arm, int group, double *us,
                  char *why, size_t whylen)
 {
@@ -139,8 +172,7 @@ int cmd_tune_run(const tune_run_opts *o, const tune_decision *d, int arm, int gr
     }
     if (pid < 0) return snprintf(why, whylen, "fork: %s", strerror(errno)), -1;
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    if (wait_child(pid, o->deadline, &status)) return 1;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         char tail[1024];
         log_tail(logp, tail, sizeof tail);
