@@ -166,8 +166,9 @@ static int measure(const tune_run_opts *ro, tune_decision *ds, size_t n, const p
             int rc = run_round(ro, &ds[i], p, took[i] / (ds[i].ngroups * ds[i].narms), why, whylen);
             if (rc < 0) return -1;
             if (rc) {
-                progress_line(p, "tune: %s: round %d cut short by the budget, dropped (%.0f of %.0f s)\n",
-                              ds[i].knob, round + 1);
+                progress_line(
+                    p, "tune: %s: round %d cut short by the budget, dropped (%.0f of %.0f s)\n",
+                    ds[i].knob, round + 1);
                 continue;
             }
             took[i] = coll__now_s() - now;
