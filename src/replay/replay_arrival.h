@@ -9,7 +9,7 @@
 #include "replay/trace.h"
 
 /* This rank's first call's recorded t0 minus the earliest rank's, in seconds,
- * into *arrival_s: 0 unless every rank's trace carries times and names one
- * host (one clock). A collective on world (every rank calls it). 0, or a coll
- * status. */
-int replay_arrival(const replay_trace *t, coll_comm *world, double *arrival_s);
+ * into *arrival_s, and *one_clock 1: where every rank's trace carries times
+ * and names one host (one clock); else both 0. A collective on world (every
+ * rank calls it). 0, or a coll status. */
+int replay_arrival(const replay_trace *t, coll_comm *world, double *arrival_s, int *one_clock);

@@ -25,6 +25,7 @@
 #include "core/clock.h"
 #include "engine/bench_coll.h"
 #include "replay/replay_busy.h"
+#include "replay/replay_exit.h"
 #include "replay/replay_flight.h"
 #include "replay/replay_rdv.h"
 #include "replay/replay_schedule.h"
@@ -239,6 +240,15 @@ static double rec_s(const replay_trace *t, int64_t x)
     return (double)(x - t->calls[0].t0) * 1e-9;
 }
 
+/* Where the program went on after call i, on the replay's clock from the
+ * trace's first call: its recorded end, less its lateness against the group's
+ * first rank out (replay_exit.h), which the replay's ranks, leaving together,
+ * then spend as a gap. */
+static double rec_end_s(const replay_trace *t, const replay_opts *o, size_t i)
+{
+    return rec_s(t, t->calls[i].t1) - (o->exit_late_s ? o->exit_late_s[i] : 0);
+}
+
 static void add_recorded(const replay_trace *t, double arrival_s, replay_measure *m)
 {
     if (!t->has_times) return;
@@ -303,7 +313,8 @@ static int replay_one_by_one(const replay_trace *t, const replay_opts *o, group_
 {
     for (size_t i = 0; i < t->ncalls; i++) {
         const replay_call *c = &t->calls[i];
-        spend(o, (double)c->gap * 1e-9, m);
+        double late = i && o->exit_late_s ? o->exit_late_s[i - 1] : 0;
+        spend(o, (double)c->gap * 1e-9 + late, m);
         double a = coll__now_s();
         int rc = run_call(t, c, &gs[c->group]);
         double b = coll__now_s();
@@ -347,7 +358,7 @@ static int land(const replay_trace *t, const replay_opts *o, group_comm *gs, rep
         if (r) continue;
         account(t, o, i, done - issued[i], m);
         ended[i] = done;
-        if (done - rec_s(t, t->calls[i].t1) > *shift) *shift = done - rec_s(t, t->calls[i].t1);
+        if (done - rec_end_s(t, o, i) > *shift) *shift = done - rec_end_s(t, o, i);
         if (done > *last_end) *last_end = done;
     }
     fl->n = keep;
@@ -410,7 +421,7 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
             ended[j] = b;
             if (b > last_end) last_end = b;
             /* the program went on when the call returned */
-            if (b - rec_s(t, c->t1) > shift) shift = b - rec_s(t, c->t1);
+            if (b - rec_end_s(t, o, j) > shift) shift = b - rec_end_s(t, o, j);
             continue;
         }
         coll_request *req = NULL;
@@ -437,6 +448,20 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
     }
     free(issued), free(ended), free(inflight), free(count);
     m->total_s = last_end - start;
+    return rc;
+}
+
+/* The recorded exit lateness of t's calls into a new *late (replay_exit.h). */
+static int exit_lateness(const replay_trace *t, const group_comm *gs, const size_t *order,
+                         double **late, char *err, size_t errlen)
+{
+    coll_comm **comm = calloc(t->ngroups + 1, sizeof *comm);
+    *late = calloc(t->ncalls + 1, sizeof **late);
+    int rc = comm && *late ? COLL_OK : COLL_ENOMEM;
+    for (size_t g = 0; comm && g < t->ngroups; g++) comm[g] = gs[g].comm;
+    if (!rc) rc = replay_exit_lateness(t, comm, order, *late);
+    if (rc) snprintf(err, errlen, "exchanging the calls' recorded ends: %s", coll_strerror(rc));
+    free(comm);
     return rc;
 }
 
@@ -474,8 +499,12 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
                             errlen)))
             break;
     free(methods);
+    replay_opts own = *o;
+    double *late = NULL;
+    if (!rc && o->one_clock && t->has_times) rc = exit_lateness(t, gs, order, &late, err, errlen);
+    own.exit_late_s = late;
     if (!rc) rc = make_buffers(t, o, done_by, gs, err, errlen);
-    if (!rc) rc = replay_calls(t, o, done_by, gs, m, err, errlen);
+    if (!rc) rc = replay_calls(t, &own, done_by, gs, m, err, errlen);
     if (!rc) add_recorded(t, o->arrival_s, m);
     /* every rank done before any group is taken down: a rank whose last call
      * came early would otherwise wait in a destroy's barrier for the others'
@@ -491,5 +520,6 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
     free(order);
     free(gs);
     free(done_by);
+    free(late);
     return rc;
 }

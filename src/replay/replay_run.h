@@ -85,6 +85,10 @@ typedef struct replay_opts {
                             start every rank together and end the turn before the
                             groups are destroyed */
     double *call_s;      /* NULL, or t->ncalls entries: each call's time (replay_median.h) */
+    int one_clock;       /* every rank's trace has times on one host's clock (replay_arrival):
+                            each rank leaves a collective as late as recorded (replay_exit.h) */
+    /* replay_run's own: NULL, or each call's recorded exit lateness */
+    const double *exit_late_s;
 } replay_opts;
 
 /* The size class of call c of t (its engine bytes in its group). */

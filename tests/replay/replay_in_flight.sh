@@ -6,7 +6,8 @@
 # alone (--overlap none), only the recorded gaps are spent (5 ms); --gaps busy
 # keeps the schedule, spun. On shm and tcp, so that the per-group completion
 # threads run under the sanitizers. Then the ranks' recorded arrival at their
-# first call (replay_arrival.h), on one host's clock and on two.
+# first call (replay_arrival.h), on one host's clock and on two, and their
+# recorded exit from a call (replay_exit.h).
 . "$(dirname "$0")/../cli/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -64,10 +65,26 @@ late=$(total_ms "$WORK/late.csv" shm)
 apart=$(total_ms "$WORK/apart.csv" shm)
 [ "${late:-0}" -ge 145 ] || fail "rank 1 recorded 150 ms late: the replay took '$late' ms"
 [ "${apart:-999}" -lt 100 ] || fail "ranks on two hosts' clocks: the replay took '$apart' ms, want no arrival"
+# the ranks' exit: both reached call 0 together, rank 1 (the last, by a hair)
+# left it 100 ms after rank 0, so after a 1 ms gap rank 0 waited 100 ms in
+# call 1; each call alone, the replay's ranks leave call 0 together and rank 1
+# spends its lateness with the gap; on two hosts' clocks it does not
+mkdir -p "$WORK/exit"
+cp "$HERE/exit_late/rank0.jsonl" "$WORK/exit/"
+sed '1s/"host":"handmade"/"host":"elsewhere"/' "$HERE/exit_late/rank1.jsonl" >"$WORK/exit/rank1.jsonl"
+for d in "$HERE/exit_late" "$WORK/exit"; do
+    "$BIN" replay "$d" --backend shm --overlap none -T 30 --csv "$WORK/exit.csv" >"$WORK/out" 2>&1 ||
+        fail "exit lateness ($d): exit $?: $(cat "$WORK/out")"
+    total_ms "$WORK/exit.csv" shm >"$WORK/exit.ms"
+    [ "$d" = "$WORK/exit" ] || exit_late=$(cat "$WORK/exit.ms")
+done
+exit_apart=$(cat "$WORK/exit.ms")
+[ "${exit_late:-0}" -ge 95 ] || fail "rank 1 recorded leaving 100 ms late: the replay took '$exit_late' ms"
+[ "${exit_apart:-999}" -lt 50 ] || fail "exit lateness on two hosts' clocks: the replay took '$exit_apart' ms"
 "$BIN" replay "$HERE/in_flight" --overlap sometimes >"$WORK/out" 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "overlap.*'sometimes': auto, recorded or none" "$WORK/out" ||
     fail "--overlap sometimes: exit $rc: $(cat "$WORK/out")"
 echo "kept in flight $kept ms on tcp (the program: 200 ms), each call alone $alone ms;" \
-    "rank 1 recorded 150 ms late: $late ms"
+    "rank 1 recorded 150 ms late: $late ms, leaving 100 ms late: $exit_late ms"
 finish

@@ -82,8 +82,8 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
         return fail(env, "", "out of memory", EXIT_RUNTIME);
     }
     double arrival_s = 0;
-    int code = 0;
-    if (replay_arrival(t, world, &arrival_s))
+    int code = 0, one_clock = 0;
+    if (replay_arrival(t, world, &arrival_s, &one_clock))
         code = fail(env, "the first calls' arrival: ", coll_comm_errmsg(world), EXIT_RUNTIME);
     for (int pass = 0; pass < o->passes && !code; pass++)
         for (int i = 0; i < nb && !code; i++) {
@@ -95,6 +95,7 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                               .overlap = o->overlap,
                               .timeout_s = o->timeout_s,
                               .arrival_s = arrival_s,
+                              .one_clock = one_clock,
                               .world = world,
                               .call_s = call_s};
             int rc = replay_run(t, &ro, &mine, err, sizeof err);
