@@ -6,7 +6,8 @@
  * the gaps: a call shorter than the skew (DDP's tiny broadcasts after 55 ms of
  * set-up) is timed as that wait. The replay's ranks leave a collective nearly
  * together, so each spends its recorded lateness after the call, with the
- * next gap (replay_run.c), and arrives as the program did. A rank that waited
+ * next gap (replay_run.c), and arrives as the program did (with no more ranks
+ * than cores: cmd_replay_rank.c says why). A rank that waited
  * also wakes late in the replay: its wake-up (tens of microseconds) counts
  * twice, small against the gaps it sits in. */
 #pragma once

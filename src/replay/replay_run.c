@@ -501,7 +501,7 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
     free(methods);
     replay_opts own = *o;
     double *late = NULL;
-    if (!rc && o->one_clock && t->has_times) rc = exit_lateness(t, gs, order, &late, err, errlen);
+    if (!rc && o->exit_late && t->has_times) rc = exit_lateness(t, gs, order, &late, err, errlen);
     own.exit_late_s = late;
     if (!rc) rc = make_buffers(t, o, done_by, gs, err, errlen);
     if (!rc) rc = replay_calls(t, &own, done_by, gs, m, err, errlen);

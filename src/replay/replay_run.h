@@ -85,8 +85,8 @@ typedef struct replay_opts {
                             start every rank together and end the turn before the
                             groups are destroyed */
     double *call_s;      /* NULL, or t->ncalls entries: each call's time (replay_median.h) */
-    int one_clock;       /* every rank's trace has times on one host's clock (replay_arrival):
-                            each rank leaves a collective as late as recorded (replay_exit.h) */
+    int exit_late;       /* 1: each rank leaves a collective as late as recorded
+                            (replay_exit.h); the traces need one clock (replay_arrival) */
     /* replay_run's own: NULL, or each call's recorded exit lateness */
     const double *exit_late_s;
 } replay_opts;

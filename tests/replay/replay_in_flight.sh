@@ -68,7 +68,8 @@ apart=$(total_ms "$WORK/apart.csv" shm)
 # the ranks' exit: both reached call 0 together, rank 1 (the last, by a hair)
 # left it 100 ms after rank 0, so after a 1 ms gap rank 0 waited 100 ms in
 # call 1; each call alone, the replay's ranks leave call 0 together and rank 1
-# spends its lateness with the gap; on two hosts' clocks it does not
+# spends its lateness with the gap (on 2 CPUs or more: with more ranks than
+# cores it is not spent); on two hosts' clocks it does not
 mkdir -p "$WORK/exit"
 cp "$HERE/exit_late/rank0.jsonl" "$WORK/exit/"
 sed '1s/"host":"handmade"/"host":"elsewhere"/' "$HERE/exit_late/rank1.jsonl" >"$WORK/exit/rank1.jsonl"
@@ -79,7 +80,7 @@ for d in "$HERE/exit_late" "$WORK/exit"; do
     [ "$d" = "$WORK/exit" ] || exit_late=$(cat "$WORK/exit.ms")
 done
 exit_apart=$(cat "$WORK/exit.ms")
-[ "${exit_late:-0}" -ge 95 ] || fail "rank 1 recorded leaving 100 ms late: the replay took '$exit_late' ms"
+[ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ] || [ "${exit_late:-0}" -ge 95 ] || fail "rank 1 recorded leaving 100 ms late: the replay took '$exit_late' ms"
 [ "${exit_apart:-999}" -lt 50 ] || fail "exit lateness on two hosts' clocks: the replay took '$exit_apart' ms"
 "$BIN" replay "$HERE/in_flight" --overlap sometimes >"$WORK/out" 2>&1
 rc=$?
