@@ -7,20 +7,20 @@
  * set-up) is timed as that wait. The replay's ranks leave a collective nearly
  * together, so each spends its recorded lateness after the call, with the
  * next gap (replay_run.c), and arrives as the program did (with no more ranks
- * than cores: cmd_replay_rank.c says why). A rank that waited
- * also wakes late in the replay: its wake-up (tens of microseconds) counts
- * twice, small against the gaps it sits in. */
+ * than cores: cmd_replay_rank.c says why). A rank that waited also wakes late
+ * in the replay: its wake-up (tens of microseconds) counts twice, small
+ * against the gaps it sits in. */
 #pragma once
 #include <stddef.h>
 
 #include "coll.h"
 #include "replay/trace.h"
 
-/* For each call of t, late_s[i]: its recorded t1 minus the earliest t1 of the
- * same call on its group's ranks, in seconds; 0 for point-to-point calls. comm:
- * each group's communicator (index as t->groups); order: the groups in the
- * order every rank visits them (by id), two allreduces on each. Call only when
- * every rank's trace has times and names one host (replay_arrival: one
- * clock). Collective over the groups; 0, or a coll status (late_s all 0). */
-int replay_exit_lateness(const replay_trace *t, coll_comm *const *comm, const size_t *order,
-                         double *late_s);
+/* For each call of t in group g, late_s[i] (t->ncalls entries, the others
+ * left as they are): its recorded t1 minus the earliest t1 of the same call on
+ * the group's ranks, in seconds; point-to-point calls left as they are. comm:
+ * g's communicator; every rank of g calls this for g, in the order all visit
+ * their groups (by id), and it takes two allreduces, joined also out of
+ * memory (late_s NULL counts as that). Call only when every rank's trace has
+ * times and names one host (replay_arrival: one clock). 0, or a coll status. */
+int replay_exit_lateness(const replay_trace *t, size_t g, coll_comm *comm, double *late_s);

@@ -451,17 +451,18 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
     return rc;
 }
 
-/* The recorded exit lateness of t's calls into a new *late (replay_exit.h). */
+/* The recorded exit lateness of t's calls into a new *late (replay_exit.h),
+ * group by group in the order every rank makes them. */
 static int exit_lateness(const replay_trace *t, const group_comm *gs, const size_t *order,
                          double **late, char *err, size_t errlen)
 {
-    coll_comm **comm = calloc(t->ngroups + 1, sizeof *comm);
     *late = calloc(t->ncalls + 1, sizeof **late);
-    int rc = comm && *late ? COLL_OK : COLL_ENOMEM;
-    for (size_t g = 0; comm && g < t->ngroups; g++) comm[g] = gs[g].comm;
-    if (!rc) rc = replay_exit_lateness(t, comm, order, *late);
+    int rc = COLL_OK;
+    for (size_t k = 0; k < t->ngroups; k++) {
+        int r = replay_exit_lateness(t, order[k], gs[order[k]].comm, *late);
+        if (r && !rc) rc = r;
+    }
     if (rc) snprintf(err, errlen, "exchanging the calls' recorded ends: %s", coll_strerror(rc));
-    free(comm);
     return rc;
 }
 

@@ -132,7 +132,6 @@ static void on_signal(int sig) { interrupted = sig; }
 /* One round of d, its arms in turn per group (reversed in odd rounds): 0; 1
  * when a run (of about run_s) would end after ro->deadline or was stopped
  * there, the round left uncounted; or -1 with why. */
-
 static int run_round(const tune_run_opts *ro, tune_decision *d, const progress *p, double run_s,
                      char *why, size_t whylen)
 {
