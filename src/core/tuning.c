@@ -43,6 +43,7 @@ uint64_t coll__tunable_default(const coll__tunable *t, int ranks, int oversub)
     switch (t->when) {
     case COLL__TUNE_PAIR: return ranks == 2 ? t->dflt : 0;
     case COLL__TUNE_OVERSUB: return oversub ? t->dflt : 0;
+    case COLL__TUNE_CORES: return oversub ? 0 : t->dflt;
     default: return t->dflt;
     }
 }
@@ -63,7 +64,12 @@ static int read_row(const coll__tunable *t, uint64_t dflt, uint64_t *out, coll__
  * was measured for (outside it, the default is 0). */
 static int in_scope(const coll__tunable *t, int ranks, int oversub)
 {
-    return coll__tunable_default(t, ranks, oversub) == t->dflt;
+    switch (t->when) {
+    case COLL__TUNE_PAIR: return ranks == 2;
+    case COLL__TUNE_OVERSUB: return oversub;
+    case COLL__TUNE_CORES: return !oversub;
+    default: return 1;
+    }
 }
 
 int coll__tunable_read(const coll__tunable *t, int ranks, int oversub, uint64_t *out,
@@ -104,8 +110,10 @@ void coll__tunable_format_default(const coll__tunable *t, char *buf, size_t len)
 {
     char v[32];
     coll__tunable_format(t, t->dflt, v, sizeof v);
-    const char *when = t->when == COLL__TUNE_PAIR      ? " at 2 ranks, else 0"
+    const char *when = t->dflt == 0                    ? ""
+                       : t->when == COLL__TUNE_PAIR    ? " at 2 ranks, else 0"
                        : t->when == COLL__TUNE_OVERSUB ? " with more ranks than cores, else 0"
+                       : t->when == COLL__TUNE_CORES   ? " with a core per rank, else 0"
                                                        : "";
     snprintf(buf, len, "%s%s", v, when);
 }

@@ -19,6 +19,7 @@ typedef enum {
     COLL__TUNE_ALWAYS,
     COLL__TUNE_PAIR,    /* at 2 ranks */
     COLL__TUNE_OVERSUB, /* with more ranks than cores */
+    COLL__TUNE_CORES,   /* with a core per rank */
 } coll__tune_when;
 
 typedef struct coll__tunable {

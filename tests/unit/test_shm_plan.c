@@ -238,14 +238,16 @@ static void test_whole_window_more_ranks(void **state)
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_STAGE);
 }
 
-/* CMA on huge pages from cma_huge_min (tune's knob): below it they stage
- * after the arrival; 4 KiB pages keep CMA; 0 changes nothing. */
-static void test_cma_huge_min(void **state)
+/* CMA slices from one bound per page kind (tune's knobs): on huge pages from
+ * cma_huge_min, on 4 KiB pages from cma_allreduce_min, each whatever the
+ * other says; before the arrival (a rank knows only its own pages) CMA stays
+ * open from the lower one. */
+static void test_cma_per_page_kind(void **state)
 {
     (void)state;
     shm_knobs k;
     coll__shm_knobs_default(&k, 2, 0);
-    assert_int_equal(k.cma_huge_min, 0);
+    assert_int_equal(k.cma_huge_min, k.cma_allreduce_min); /* one default serves both */
     k.cma_huge_min = M;
     shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE, .n = 2, .cma = 1, .any_in_place = 1};
     shm_engine before;
@@ -253,12 +255,27 @@ static void test_cma_huge_min(void **state)
     assert_int_equal(run_plan(&in, &k, 0, 0, 0, 0, 1, &before), SHM_ENGINE_STAGE);
     assert_int_equal(before, SHM_ENGINE_ARRIVE); /* the same first step on every page kind */
     assert_int_equal(run_plan(&in, &k, 0, 1, 0, 1, 1, &before), SHM_ENGINE_CMA);
+    /* a peer in huge pages decides for a rank in 4 KiB pages */
+    assert_int_equal(run_plan(&in, &k, 0, 1, 0, 0, 1, &before), SHM_ENGINE_STAGE);
     in.bytes = M;
     assert_int_equal(run_plan(&in, &k, 0, 0, 0, 0, 1, &before), SHM_ENGINE_CMA);
-    in.any_in_place = 0; /* out of place: the whole-input window too */
+    in.any_in_place = 0; /* out of place: the whole-input window is its own knob */
     in.bytes = 64 * K;
-    assert_int_equal(run_plan(&in, &k, 0, 0, 0, 0, 0, &before), SHM_ENGINE_STAGE);
+    assert_int_equal(run_plan(&in, &k, 0, 0, 0, 0, 0, &before), SHM_ENGINE_CMA_WHOLE);
     assert_int_equal(run_plan(&in, &k, 0, 1, 0, 1, 0, &before), SHM_ENGINE_CMA_WHOLE);
+    /* the other way: staging on 4 KiB pages, CMA on huge ones */
+    coll__shm_knobs_default(&k, 2, 0);
+    k.cma_allreduce_min = 1024 * M;
+    in.any_in_place = 1;
+    assert_int_equal(run_plan(&in, &k, 0, 1, 0, 1, 1, &before), SHM_ENGINE_STAGE);
+    assert_int_equal(before, SHM_ENGINE_ARRIVE);
+    assert_int_equal(run_plan(&in, &k, 0, 0, 0, 0, 1, &before), SHM_ENGINE_CMA);
+    in.bytes = M;
+    assert_int_equal(run_plan(&in, &k, 0, 1, 0, 1, 1, &before), SHM_ENGINE_STAGE);
+    /* both bounds above: staging from the first step */
+    k.cma_huge_min = 1024 * M;
+    assert_int_equal(run_plan(&in, &k, 0, 0, 0, 0, 1, &before), SHM_ENGINE_STAGE);
+    assert_int_equal(before, SHM_ENGINE_STAGE);
 }
 
 /* Streaming stores from stream_min (all ranks' bytes), never in place. */
@@ -305,17 +322,17 @@ static void test_scratch_cap(void **state)
     shm_knobs k;
     coll__shm_knobs_default(&k, 6, 1);
     assert_int_equal(k.priv_plain_max, 512 * M);
-    coll__shm_knobs_cap_scratch(&k, 6, 24ull << 30, 0, 0); /* 24 GiB, 6 ranks: 512M stands */
+    coll__shm_knobs_cap_scratch(&k, 6, 24ull << 30, 0, 0, 0); /* 24 GiB, 6 ranks: 512M stands */
     assert_int_equal(k.priv_plain_max, 512 * M);
-    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0, 0); /* 8 GiB, 4 ranks: 256M */
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0, 0, 0); /* 8 GiB, 4 ranks: 256M */
     assert_int_equal(k.priv_plain_max, 256 * M);
     assert_int_equal(k.priv_plain_out_max, 256 * M);
     coll__shm_knobs_default(&k, 4, 1);
-    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 1, 0); /* in place set by the user */
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 1, 0, 0); /* in place set by the user */
     assert_int_equal(k.priv_plain_max, 512 * M);
     assert_int_equal(k.priv_plain_out_max, 256 * M);
     coll__shm_knobs_default(&k, 4, 1);
-    coll__shm_knobs_cap_scratch(&k, 4, 0, 0, 0); /* memory unknown */
+    coll__shm_knobs_cap_scratch(&k, 4, 0, 0, 0, 0); /* memory unknown */
     assert_int_equal(k.priv_plain_max, 512 * M);
     assert_int_equal(k.priv_plain_out_max, 512 * M);
     shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE,
@@ -326,7 +343,7 @@ static void test_scratch_cap(void **state)
                       .all_plain = 1,
                       .bytes = 300 * M};
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);
-    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0, 0);
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0, 0, 0);
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA);
 }
 
@@ -435,6 +452,53 @@ static void test_window_per_place(void **state)
     assert_int_equal(coll__shm_scratch_bound(&k, 4, &ten, 1), 0);
 }
 
+/* With a core per rank the private engine's window on 4 KiB pages is empty
+ * by default and [priv_core_min, priv_core_max) once opened, in and out of
+ * place, never on huge pages; the page kind is asked only where it decides,
+ * and the memory check counts the window. */
+static void test_core_window(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 2, 0);
+    assert_int_equal(k.priv_core_max, 0);
+    shm_plan_in base = {.kind = COLL_KIND_ALLREDUCE, .bytes = M, .n = 2, .cma = 1, .heaps = 1};
+    assert_false(coll__shm_asks_page_kind(&base, &k)); /* the defaults: one answer */
+    shm_engine before;
+    assert_int_equal(run_plan(&base, &k, 0, 1, 0, 1, 1, &before), SHM_ENGINE_CMA);
+    k.priv_core_max = 4 * M;
+    assert_true(coll__shm_asks_page_kind(&base, &k));
+    for (int in_place = 0; in_place <= 1; in_place++) {
+        assert_int_equal(run_plan(&base, &k, 0, 1, 0, 1, in_place, &before), SHM_ENGINE_PRIVATE);
+        assert_int_equal(before, SHM_ENGINE_ARRIVE_COPY);
+        /* huge pages, this rank's or a peer's: CMA */
+        assert_int_equal(run_plan(&base, &k, 0, 0, 0, 0, in_place, &before), SHM_ENGINE_CMA);
+        assert_int_equal(run_plan(&base, &k, 0, 1, 0, 0, in_place, &before), SHM_ENGINE_CMA);
+    }
+    shm_plan_in edge = base;
+    edge.bytes = 4 * M; /* the end is excluded */
+    assert_false(coll__shm_asks_page_kind(&edge, &k));
+    assert_int_equal(run_plan(&edge, &k, 0, 1, 0, 1, 1, &before), SHM_ENGINE_CMA);
+    edge.bytes = 16 * K; /* below the start: staging, as before */
+    assert_int_equal(run_plan(&edge, &k, 0, 1, 0, 1, 1, &before), SHM_ENGINE_STAGE);
+    /* buffers in this rank's heap are never asked about */
+    edge = base;
+    edge.mine_in_heap = 1;
+    assert_false(coll__shm_asks_page_kind(&edge, &k));
+    const uint64_t one = M;
+    assert_int_equal(coll__shm_scratch_bound(&k, 2, &one, 1), 2 * M);
+    /* a file's value (the tunable's scope) never opens it with more ranks than cores */
+    coll__shm_knobs_default(&k, 4, 1);
+    assert_int_equal(k.priv_core_min, 0);
+    assert_int_equal(k.priv_core_max, 0);
+    /* two CMA bounds that differ at this size make the page kind a question */
+    coll__shm_knobs_default(&k, 2, 0);
+    k.cma_allreduce_min = 1024 * M;
+    assert_true(coll__shm_asks_page_kind(&base, &k));
+    base.cma = 0;
+    assert_false(coll__shm_asks_page_kind(&base, &k));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -443,8 +507,8 @@ int main(void)
         cmocka_unit_test(test_no_scratch),        cmocka_unit_test(test_whole_window_more_ranks),
         cmocka_unit_test(test_other_collectives), cmocka_unit_test(test_knobs_from_environment),
         cmocka_unit_test(test_scratch_cap),       cmocka_unit_test(test_scratch_bound),
-        cmocka_unit_test(test_cma_huge_min),      cmocka_unit_test(test_streams),
-        cmocka_unit_test(test_window_per_place),
+        cmocka_unit_test(test_cma_per_page_kind), cmocka_unit_test(test_streams),
+        cmocka_unit_test(test_window_per_place),  cmocka_unit_test(test_core_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

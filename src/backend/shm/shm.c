@@ -246,16 +246,6 @@ static int in_own_heap(shm_state *st, const void *p, size_t bytes)
     return coll__shm_heap_peer(&st->heap, st->rank, (uint64_t)(uintptr_t)p, bytes) != NULL;
 }
 
-/* Whether the plan's private window on 4 KiB pages may take this call: only
- * then are the buffers' pages looked at (a system call each). */
-static int asks_page_kind(const shm_state *st, const shm_plan_in *in)
-{
-    const shm_knobs *k = &st->k;
-    return in->kind == COLL_KIND_ALLREDUCE && in->heaps && !in->mine_in_heap &&
-           in->bytes >= k->priv_max &&
-           in->bytes < coll__shm_plain_max(k, in->mine_in_place, !in->mine_in_place);
-}
-
 static int buffers_plain(shm_state *st, const coll__call *c, size_t bytes)
 {
     return coll__pages_plain(&st->page_kind, c->sendbuf, bytes) &&
@@ -323,7 +313,8 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
     shm_plan_in in = plan_in(&o);
     in.mine_in_heap = c->kind == COLL_KIND_ALLREDUCE && in_own_heap(st, c->sendbuf, in.bytes) &&
                       in_own_heap(st, c->recvbuf, in.bytes);
-    in.mine_plain = o.plain = asks_page_kind(st, &in) && buffers_plain(st, c, in.bytes);
+    in.mine_plain = o.plain = coll__shm_asks_page_kind(&in, &st->k) &&
+                              buffers_plain(st, c, in.bytes);
     shm_engine e = coll__shm_plan(&in, &st->k);
     switch (e) {
     case SHM_ENGINE_P2P: return coll__shm_p2p_run(&o);

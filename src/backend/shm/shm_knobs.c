@@ -27,11 +27,11 @@ static const coll__tunable rows[] = {
     COLL__TUNABLE("COLL_SHM_CMA_MIN", BYTES, 128 * KIB, ALWAYS, 0, ANY,
                   "per-rank bytes from which shm collectives other than all-reduce use CMA"),
     COLL__TUNABLE("COLL_SHM_CMA_ALLREDUCE_MIN", BYTES, 64 * KIB, ALWAYS, 0, ANY,
-                  "per-rank bytes from which shm all-reduce on private buffers uses CMA slices"),
-    COLL__TUNABLE("COLL_SHM_CMA_HUGE_MIN", BYTES, 0, ALWAYS, 0, ANY,
-                  "per-rank bytes from which shm all-reduce also reads buffers in huge pages "
-                  "with CMA (below: staging; process_vm_readv on huge pages is slow on some "
-                  "hosts: collbench tune measures it)"),
+                  "per-rank bytes from which shm all-reduce on private buffers in 4 KiB pages "
+                  "uses CMA slices"),
+    COLL__TUNABLE("COLL_SHM_CMA_HUGE_MIN", BYTES, 64 * KIB, ALWAYS, 0, ANY,
+                  "the same where some rank holds its buffers in huge pages (process_vm_readv's "
+                  "cost per page differs by page kind and host: collbench tune measures each)"),
     COLL__TUNABLE("COLL_SHM_CMA_WHOLE_MIN", BYTES, 32 * KIB, PAIR, 0, ANY,
                   "per-rank bytes from which shm all-reduce out of place on private buffers "
                   "reads whole inputs with CMA"),
@@ -63,6 +63,12 @@ static const coll__tunable rows[] = {
     COLL__TUNABLE("COLL_SHM_PRIV_PLAIN_OUT_MAX", BYTES, 512 * MIB, OVERSUB, 0, ANY,
                   "the same out of place (both bind a call some ranks make in place and "
                   "others not)"),
+    COLL__TUNABLE("COLL_SHM_PRIV_CORE_MIN", BYTES, 32 * KIB, CORES, 0, ANY,
+                  "with a core per rank: per-rank bytes from which shm all-reduce on private "
+                  "buffers in 4 KiB pages copies through the shared heap"),
+    COLL__TUNABLE("COLL_SHM_PRIV_CORE_MAX", BYTES, 0, CORES, 0, ANY,
+                  "per-rank bytes up to which (excluded) it does (0: never; where CMA pins 4 "
+                  "KiB pages slowly, collbench tune opens it)"),
     COLL__TUNABLE("COLL_SHM_SPIN_US", COUNT, 50, ALWAYS, 0, 1000000,
                   "microseconds an shm waiter spins before it sleeps (with more ranks than "
                   "cores it yields the CPU at every miss)"),
@@ -80,11 +86,11 @@ const coll__tunable_table coll__shm_tunables = {rows, sizeof rows / sizeof rows[
 static const struct {
     size_t at, size;
 } knobs[] = {
-    KNOB(slot_bytes),        KNOB(mbox_bytes),   KNOB(chunk_bytes),    KNOB(cma_min),
-    KNOB(cma_allreduce_min), KNOB(cma_huge_min), KNOB(cma_whole_min),  KNOB(cma_whole_max),
-    KNOB(direct_min),        KNOB(stream_min),   KNOB(touch_max),      KNOB(heap_bytes),
-    KNOB(priv_min),          KNOB(priv_max),     KNOB(priv_plain_max), KNOB(priv_plain_out_max),
-    KNOB(spin_us),           KNOB(cma),
+    KNOB(slot_bytes),        KNOB(mbox_bytes),    KNOB(chunk_bytes),    KNOB(cma_min),
+    KNOB(cma_allreduce_min), KNOB(cma_huge_min),  KNOB(cma_whole_min),  KNOB(cma_whole_max),
+    KNOB(direct_min),        KNOB(stream_min),    KNOB(touch_max),      KNOB(heap_bytes),
+    KNOB(priv_min),          KNOB(priv_max),      KNOB(priv_plain_max), KNOB(priv_plain_out_max),
+    KNOB(priv_core_min),     KNOB(priv_core_max), KNOB(spin_us),        KNOB(cma),
 };
 _Static_assert(sizeof knobs / sizeof knobs[0] == sizeof rows / sizeof rows[0],
                "a field for every shm tuning variable");
@@ -126,13 +132,15 @@ static void cap(size_t *max, uint64_t cap, int set_by_user)
     if (!set_by_user && cap < *max) *max = (size_t)cap;
 }
 
-void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_in, int set_out)
+void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_in, int set_out,
+                                 int set_core)
 {
     if (mem_limit == 0 || n < 1) return;
     /* n scratch areas of 2 x the window's end within mem_limit / 4 */
     uint64_t most = mem_limit / 8 / (uint64_t)n;
     cap(&k->priv_plain_max, most, set_in);
     cap(&k->priv_plain_out_max, most, set_out);
+    cap(&k->priv_core_max, most, set_core);
 }
 
 /* Whether the variable behind field was given (environment or tuning file). */
@@ -151,6 +159,7 @@ int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err)
     if (rc == COLL_OK)
         coll__shm_knobs_cap_scratch(k, n, coll__mem_limit(),
                                     given(offsetof(shm_knobs, priv_plain_max)),
-                                    given(offsetof(shm_knobs, priv_plain_out_max)));
+                                    given(offsetof(shm_knobs, priv_plain_out_max)),
+                                    given(offsetof(shm_knobs, priv_core_max)));
     return rc;
 }

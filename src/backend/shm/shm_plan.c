@@ -29,12 +29,18 @@
  *    and lost out of place, so the two places have their own end, and
  *    `collbench tune` measures each. With a core per rank the two were level
  *    on 4 KiB pages from 10 MiB and traded places with the machine's state
- *    below it, so CMA keeps them ("against the machine's floor").
- *  - CMA on huge pages (cma_huge_min, 0: as on 4 KiB pages): pinning a huge
- *    page costs 0.05-0.14 us here, but on an AMD EPYC VM process_vm_readv on
- *    huge pages ran 2x slower than staging at 1-10 MiB (COLL_SHM_CMA=0: 443 ->
- *    212 us at 1 MiB, 2 ranks; issue 53), so `collbench tune` measures where
- *    CMA starts to pay on them.
+ *    below it, so CMA keeps them by default ("against the machine's floor");
+ *    on a Zen 5 EPYC the private engine took 0.54-0.89x CMA's time at 2
+ *    ranks from 32 KiB to 4 MiB (1.2-1.8x slower at 10 MiB, 1.2x at 4 KiB,
+ *    slower on huge pages), so that window (priv_core_min..max) exists, empty
+ *    unless `collbench tune` opens it.
+ *  - CMA slices on huge pages (cma_huge_min, 64 KiB as on 4 KiB pages): pinning
+ *    a huge page costs 0.05-0.14 us here, but on an AMD EPYC VM
+ *    process_vm_readv on huge pages ran 2x slower than staging at 1-10 MiB
+ *    (COLL_SHM_CMA=0: 443 -> 212 us at 1 MiB, 2 ranks; issue 53), and on a
+ *    Zen 5 EPYC staging beat the slices on 4 KiB pages up to 1 MiB while CMA
+ *    won on huge pages, so each page kind has its own bound and `collbench
+ *    tune` measures each.
  * A reduce-scatter + all-gather composition is what the CMA slices are (each
  * rank reduces its slice, then writes it into every output), fused so that a
  * finished chunk goes out while it is in the cache. */
@@ -56,13 +62,18 @@ static int has_cma_engine(coll__kind kind)
     }
 }
 
-/* Per-rank bytes from which all-reduce leaves staging for CMA: the whole-input
- * window may start below the slices' bound. */
-static size_t allreduce_cma_min(const shm_knobs *k)
+/* Per-rank bytes from which all-reduce's CMA slices run: on 4 KiB pages, or
+ * where some rank holds huge pages. */
+static size_t slices_min(const shm_knobs *k, int plain)
 {
-    if (k->cma_whole_min < k->cma_whole_max && k->cma_whole_min < k->cma_allreduce_min)
-        return k->cma_whole_min;
-    return k->cma_allreduce_min;
+    return plain ? k->cma_allreduce_min : k->cma_huge_min;
+}
+
+/* Whether all-reduce of b bytes a rank may leave staging for CMA: from the
+ * slices' bound, or inside the whole-input window. */
+static int cma_open(const shm_knobs *k, size_t b, size_t slices)
+{
+    return b >= slices || (b >= k->cma_whole_min && b < k->cma_whole_max);
 }
 
 /* All-reduce on buffers some rank holds in private memory, after the arrival. */
@@ -73,7 +84,7 @@ static shm_engine allreduce_cma(const shm_plan_in *in, const shm_knobs *k)
     int whole = b >= k->cma_whole_min && b < k->cma_whole_max &&
                 (in->n == 2 || b * (size_t)in->n <= k->chunk_bytes);
     if (whole && !in->any_in_place) return SHM_ENGINE_CMA_WHOLE;
-    if (b < k->cma_allreduce_min) return SHM_ENGINE_STAGE; /* the window's in-place calls */
+    if (b < slices_min(k, in->all_plain)) return SHM_ENGINE_STAGE; /* the window's in-place calls */
     return SHM_ENGINE_CMA;
 }
 
@@ -91,6 +102,23 @@ int coll__shm_private_window(const shm_knobs *k, size_t bytes, size_t plain_max)
 {
     return bytes >= k->direct_min && bytes >= k->priv_min &&
            (bytes < k->priv_max || bytes < plain_max);
+}
+
+int coll__shm_core_window(const shm_knobs *k, size_t bytes)
+{
+    return bytes >= k->direct_min && bytes >= k->priv_core_min && bytes < k->priv_core_max;
+}
+
+int coll__shm_asks_page_kind(const shm_plan_in *in, const shm_knobs *k)
+{
+    size_t b = in->bytes;
+    if (in->kind != COLL_KIND_ALLREDUCE || in->mine_in_heap) return 0;
+    /* the CMA slices' bound per page kind */
+    if (in->cma && cma_open(k, b, k->cma_allreduce_min) != cma_open(k, b, k->cma_huge_min))
+        return 1;
+    /* the private engine's windows on 4 KiB pages */
+    size_t plain_max = coll__shm_plain_max(k, in->mine_in_place, !in->mine_in_place);
+    return in->heaps && ((b >= k->priv_max && b < plain_max) || coll__shm_core_window(k, b));
 }
 
 /* Streaming stores skip reading the lines they fill. In place there is no
@@ -119,11 +147,14 @@ static shm_engine allreduce(const shm_plan_in *in, const shm_knobs *k)
     int some_in = in->arrived ? in->any_in_place : in->mine_in_place;
     int some_out = in->arrived ? !in->all_in_place : !in->mine_in_place;
     size_t plain_max = plain ? coll__shm_plain_max(k, some_in, some_out) : 0;
-    int priv = in->heaps && coll__shm_private_window(k, b, plain_max);
-    int cma = in->cma && in->n > 1 && b >= allreduce_cma_min(k);
-    /* Huge pages below cma_huge_min stage instead: known after the arrival
-     * (every rank's pages), when staging may still follow it. */
-    if (in->arrived && !in->all_plain && b < k->cma_huge_min) cma = 0;
+    int priv = in->heaps && (coll__shm_private_window(k, b, plain_max) ||
+                             (plain && coll__shm_core_window(k, b)));
+    /* The page kinds' bounds: every rank's are known after the arrival, so
+     * before it CMA stays open from the lower one (staging may still follow
+     * the arrival; staging before it cannot lead to CMA). */
+    size_t lower = k->cma_allreduce_min < k->cma_huge_min ? k->cma_allreduce_min : k->cma_huge_min;
+    size_t slices = in->arrived ? slices_min(k, in->all_plain) : lower;
+    int cma = in->cma && in->n > 1 && cma_open(k, b, slices);
     if (!in->arrived) {
         /* The input goes to the scratch before the arrival, so that the
          * arrival is also the step that says every input is in place. */

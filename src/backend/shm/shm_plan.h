@@ -16,9 +16,8 @@ typedef struct shm_knobs {
     size_t slot_bytes, mbox_bytes; /* staging slot per rank and parity; p2p buffer per pair */
     size_t chunk_bytes;            /* CMA pipeline chunk, largest direct chunk */
     size_t cma_min;                /* per-rank bytes from which collectives use CMA */
-    size_t cma_allreduce_min;      /* the same for all-reduce's CMA slices */
-    size_t cma_huge_min;           /* all-reduce reads buffers some rank holds in huge pages
-                                      with CMA from this (0: as in 4 KiB pages) */
+    size_t cma_allreduce_min;      /* the same for all-reduce's CMA slices, 4 KiB pages */
+    size_t cma_huge_min;           /* ... where some rank holds huge pages */
     size_t cma_whole_min,
         cma_whole_max;         /* [min, max): all-reduce out of place reads whole inputs */
     size_t direct_min;         /* per-rank bytes from which direct all-reduce runs */
@@ -28,8 +27,10 @@ typedef struct shm_knobs {
     size_t priv_min, priv_max; /* [min, max): all-reduce on private buffers copies into the heap */
     size_t priv_plain_max;     /* past priv_max up to this on buffers in 4 KiB pages, in place */
     size_t priv_plain_out_max; /* ... out of place */
-    int spin_us;               /* a waiter's spin before it sleeps */
-    int cma;                   /* 0: never use CMA */
+    size_t priv_core_min,
+        priv_core_max; /* [min, max): the same with a core per rank, 4 KiB pages */
+    int spin_us;       /* a waiter's spin before it sleeps */
+    int cma;           /* 0: never use CMA */
 } shm_knobs;
 
 typedef enum shm_engine {
@@ -73,6 +74,13 @@ size_t coll__shm_plain_max(const shm_knobs *k, int in, int out);
  * engine's window: [priv_min, priv_max), and on buffers in 4 KiB pages up to
  * plain_max (coll__shm_plain_max; 0 on huge pages). */
 int coll__shm_private_window(const shm_knobs *k, size_t bytes, size_t plain_max);
+/* Whether it falls in the window a core per rank has on buffers in 4 KiB
+ * pages: [priv_core_min, priv_core_max), from direct_min. */
+int coll__shm_core_window(const shm_knobs *k, size_t bytes);
+/* Whether the plan's answer for this call may depend on the page kind of this
+ * rank's buffers (mine_plain), before the arrival: only then are they looked
+ * at (a system call). A rank that does not ask posts them as not plain. */
+int coll__shm_asks_page_kind(const shm_plan_in *in, const shm_knobs *k);
 /* Whether a direct or private all-reduce writes with streaming stores:
  * all_bytes (every rank's output together) from stream_min, and never into
  * outputs that are their inputs (in_place: some rank's), whose lines the
@@ -99,11 +107,13 @@ int coll__shm_knobs_read(shm_knobs *k, int n, int oversub, coll__err *err);
 void coll__shm_knobs_default(shm_knobs *k, int n, int oversub);
 /* The private engine's scratch on 4 KiB pages holds 2x a rank's bytes in
  * each rank's heap: each end of its window the user did not set (set_in:
- * COLL_SHM_PRIV_PLAIN_MAX, set_out: COLL_SHM_PRIV_PLAIN_OUT_MAX) shrinks so
+ * COLL_SHM_PRIV_PLAIN_MAX, set_out: COLL_SHM_PRIV_PLAIN_OUT_MAX, set_core:
+ * COLL_SHM_PRIV_CORE_MAX) shrinks so
  * that n ranks' scratch stays within a quarter of mem_limit (bytes the
  * process may use: RAM, or its cgroup's lower limit, core/mem_limit.h; 0:
  * unknown, no cap). */
-void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_in, int set_out);
+void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_in, int set_out,
+                                 int set_core);
 /* What a communicator of n ranks plans with: coll__shm_knobs_read, then the
  * scratch capped by this process's memory limit (core/mem_limit.h) where the
  * user set no end. shm's set-up and the launcher's memory check
