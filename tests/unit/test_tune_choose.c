@@ -47,6 +47,18 @@ static double noisy(int arm, int size, int round)
     (void)size;
     return arm == 1 ? (round % 2 ? 40 : 160) : 100.0; /* a 4x range */
 }
+/* arm 1 1.25x faster beside the default in every round, the machine 1.6x
+ * slower in odd rounds: the rounds' spread (60%) hides the gain */
+static double drifting(int arm, int size, int round)
+{
+    (void)size;
+    return (arm == 1 ? 80.0 : 100.0) * (round % 2 ? 1.6 : 1.0);
+}
+/* the same, but one round of five the other way */
+static double drifting_once_slower(int arm, int size, int round)
+{
+    return round == 3 ? (arm == 1 ? 170.0 : 160.0) : drifting(arm, size, round);
+}
 static double others_slower(int arm, int size, int round)
 {
     (void)size, (void)round;
@@ -104,6 +116,30 @@ static void keeps_the_default_within_noise(void **state)
     assert_non_null(strstr(why, "2 needed"));
 }
 
+/* A gain inside the rounds' spread counts when every round of 4 or more
+ * shows it beside the default, and only then. */
+static void takes_a_gain_every_round_shows(void **state)
+{
+    (void)state;
+    tune_decision d;
+    int changed;
+    char value[64], why[512];
+    fill(&d, TUNE_PICK, 2, 2, 5, drifting);
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 1);
+    assert_string_equal(value, "64K");
+    assert_non_null(strstr(why, "faster in each of 5 rounds"));
+    fill(&d, TUNE_PICK, 2, 2, 3, drifting); /* 3 rounds: too few to say */
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 0);
+    fill(&d, TUNE_PICK, 2, 2, 5, drifting_once_slower);
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 0);
+    fill(&d, TUNE_PICK, 2, 2, 6, noisy); /* alternately 2.5x faster and slower */
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 0);
+}
+
 static void finds_the_crossover(void **state)
 {
     (void)state;
@@ -143,6 +179,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(picks_the_faster_beyond_noise),
         cmocka_unit_test(keeps_the_default_within_noise),
+        cmocka_unit_test(takes_a_gain_every_round_shows),
         cmocka_unit_test(finds_the_crossover),
         cmocka_unit_test(plans_fit_the_limits),
     };

@@ -15,7 +15,9 @@
 #define TUNE_MAX_GROUPS 4
 #define TUNE_MAX_SIZES 6
 #define TUNE_MAX_ROUNDS 8
-#define TUNE_NOISE 0.05 /* a gain below 5% is never beyond noise */
+#define TUNE_NOISE 0.05      /* a gain below 5% is never beyond noise */
+#define TUNE_PAIRED_ROUNDS 4 /* rounds that must all be faster, beside the default, */
+                             /* to take a gain inside the rounds' spread */
 
 typedef enum {
     TUNE_PICK,      /* the arm fastest over every cell */
