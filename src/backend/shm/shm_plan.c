@@ -30,9 +30,10 @@
  *    `collbench tune` measures each. With a core per rank the two were level
  *    on 4 KiB pages from 10 MiB and traded places with the machine's state
  *    below it, so CMA keeps them by default ("against the machine's floor");
- *    on a Zen 5 EPYC the private engine took 0.54-0.89x CMA's time at 2
- *    ranks from 32 KiB to 4 MiB (1.2-1.8x slower at 10 MiB, 1.2x at 4 KiB,
- *    slower on huge pages), so that window (priv_core_min..max) exists, empty
+ *    on a Zen 5 EPYC VM the private engine took 0.54-0.89x CMA's time at 2
+ *    ranks from 32 KiB to 4 MiB in one of the VM's two states and 1.7-2.6x
+ *    in the other (1.2-1.8x at 10 MiB, 1.2x at 4 KiB, slower on huge pages:
+ *    docs/PERFORMANCE.md), so that window (priv_core_min..max) exists, empty
  *    unless `collbench tune` opens it.
  *  - CMA slices on huge pages (cma_huge_min, 64 KiB as on 4 KiB pages): pinning
  *    a huge page costs 0.05-0.14 us here, but on an AMD EPYC VM
