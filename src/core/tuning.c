@@ -38,14 +38,21 @@ const char *coll__tunable_source(const coll__tunable *t)
     return coll__tunable_file_value(t, &v) ? "file" : "default";
 }
 
-uint64_t coll__tunable_default(const coll__tunable *t, int ranks, int oversub)
+/* Whether a communicator of ranks ranks is in the configuration t's default
+ * was measured for (outside it, the default is 0). */
+static int in_scope(const coll__tunable *t, int ranks, int oversub)
 {
     switch (t->when) {
-    case COLL__TUNE_PAIR: return ranks == 2 ? t->dflt : 0;
-    case COLL__TUNE_OVERSUB: return oversub ? t->dflt : 0;
-    case COLL__TUNE_CORES: return oversub ? 0 : t->dflt;
-    default: return t->dflt;
+    case COLL__TUNE_PAIR: return ranks == 2;
+    case COLL__TUNE_OVERSUB: return oversub;
+    case COLL__TUNE_CORES: return !oversub;
+    default: return 1;
     }
+}
+
+uint64_t coll__tunable_default(const coll__tunable *t, int ranks, int oversub)
+{
+    return in_scope(t, ranks, oversub) ? t->dflt : 0;
 }
 
 static int read_row(const coll__tunable *t, uint64_t dflt, uint64_t *out, coll__err *err)
@@ -58,18 +65,6 @@ static int read_row(const coll__tunable *t, uint64_t dflt, uint64_t *out, coll__
     }
     if (t->kind == COLL__TUNE_BYTES) return coll__env_bytes(t->name, dflt, t->lo, t->hi, out, err);
     return coll__env_count(t->name, dflt, t->lo, t->hi, out, err);
-}
-
-/* Whether a communicator of ranks ranks is in the configuration t's default
- * was measured for (outside it, the default is 0). */
-static int in_scope(const coll__tunable *t, int ranks, int oversub)
-{
-    switch (t->when) {
-    case COLL__TUNE_PAIR: return ranks == 2;
-    case COLL__TUNE_OVERSUB: return oversub;
-    case COLL__TUNE_CORES: return !oversub;
-    default: return 1;
-    }
 }
 
 int coll__tunable_read(const coll__tunable *t, int ranks, int oversub, uint64_t *out,
