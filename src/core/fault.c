@@ -209,6 +209,8 @@ static void delay(void)
     coll__sleep_s(s);
 }
 
+int coll__fault_pending(void) { return atomic_load_explicit(&armed, memory_order_relaxed) != 0; }
+
 coll__fault_action coll__fault_hit(coll__fault_point point, size_t amount)
 {
     if (__builtin_expect(!atomic_load_explicit(&armed, memory_order_relaxed), 1))

@@ -109,6 +109,8 @@ static const char *strategies(const cell_row *r, int cma, int heaps, char *out)
 {
     shm_knobs k;
     coll__shm_knobs_default(&k, r->n, r->oversub);
+    k.priv_core_max = 0; /* the core window as its probe leaves it where CMA wins (open:
+                            test_core_window) */
     for (size_t i = 0; i < NSIZES; i++) {
         shm_plan_in in = {
             .kind = COLL_KIND_ALLREDUCE, .bytes = sizes[i], .n = r->n, .cma = cma, .heaps = heaps};
@@ -376,7 +378,9 @@ static void test_scratch_bound(void **state)
     assert_int_equal(coll__shm_scratch_bound(&k, 4, some, 4), 2 * M);
     k.heap_bytes = 0;
     assert_int_equal(coll__shm_scratch_bound(&k, 4, some, 4), 0);
-    coll__shm_knobs_default(&k, 2, 0); /* a core each: no window */
+    coll__shm_knobs_default(&k, 2, 0); /* a core each: the core window, up to 4M */
+    assert_int_equal(coll__shm_scratch_bound(&k, 2, some, 4), 8 * M); /* 3M+5's */
+    k.priv_core_max = 0; /* as its probe leaves it where CMA wins */
     assert_int_equal(coll__shm_scratch_bound(&k, 2, some, 4), 0);
 }
 
@@ -452,16 +456,22 @@ static void test_window_per_place(void **state)
     assert_int_equal(coll__shm_scratch_bound(&k, 4, &ten, 1), 0);
 }
 
-/* With a core per rank the private engine's window on 4 KiB pages is empty
- * by default and [priv_core_min, priv_core_max) once opened, in and out of
- * place, never on huge pages; the page kind is asked only where it decides,
- * and the memory check counts the window. */
+/* With a core per rank the private engine's window on 4 KiB pages is
+ * [priv_core_min, priv_core_max) when open (by default up to 4M, where
+ * set-up's probe finds it faster: shm_core_probe.h), in and out of place,
+ * never on huge pages; shut, the plan is CMA's; the page kind is asked only
+ * where it decides, and the memory check counts the window. */
 static void test_core_window(void **state)
 {
     (void)state;
     shm_knobs k;
     coll__shm_knobs_default(&k, 2, 0);
-    assert_int_equal(k.priv_core_max, 0);
+    assert_int_equal(k.priv_core_max, 4 * M);
+    assert_true(coll__shm_core_probe_wanted(&k, 2));
+    assert_false(coll__shm_core_probe_wanted(&k, 1));
+    k.core_probe = 0;
+    assert_false(coll__shm_core_probe_wanted(&k, 2));
+    k.priv_core_max = 0; /* shut, as set-up leaves it where the probe says CMA */
     shm_plan_in base = {.kind = COLL_KIND_ALLREDUCE, .bytes = M, .n = 2, .cma = 1, .heaps = 1};
     assert_false(coll__shm_asks_page_kind(&base, &k)); /* the defaults: one answer */
     shm_engine before;
@@ -493,6 +503,8 @@ static void test_core_window(void **state)
     assert_int_equal(k.priv_core_max, 0);
     /* two CMA bounds that differ at this size make the page kind a question */
     coll__shm_knobs_default(&k, 2, 0);
+    k.priv_core_max = 0;
+    assert_false(coll__shm_asks_page_kind(&base, &k));
     k.cma_allreduce_min = 1024 * M;
     assert_true(coll__shm_asks_page_kind(&base, &k));
     base.cma = 0;

@@ -108,13 +108,13 @@ static void file_value_holds_where_its_default_does(void **state)
     char msg[1024];
     const coll__tunable *plain = row_named("COLL_SHM_PRIV_PLAIN_MAX");
     const coll__tunable *whole = row_named("COLL_SHM_CMA_WHOLE_MAX");
-    const coll__tunable *core = row_named("COLL_SHM_PRIV_CORE_MAX"); /* a default of 0 */
+    const coll__tunable *core = row_named("COLL_SHM_PRIV_CORE_MAX"); /* 4M, a core per rank */
     assert_non_null(plain);
     assert_non_null(whole);
     assert_non_null(core);
     write_file(tmp_path, NULL, NULL,
                "COLL_SHM_PRIV_PLAIN_MAX = 1M\nCOLL_SHM_CMA_WHOLE_MAX = 1M\n"
-               "COLL_SHM_PRIV_CORE_MAX = 4M\n");
+               "COLL_SHM_PRIV_CORE_MAX = 8M\n");
     assert_int_equal(coll__tuning_load(tmp_path, &v, msg, sizeof msg), COLL_TUNING_FILE_APPLIED);
     coll__tunable_layer_install(&v);
     uint64_t got;
@@ -130,7 +130,7 @@ static void file_value_holds_where_its_default_does(void **state)
     assert_int_equal(coll__tunable_read(whole, 4, 1, &got, &err), COLL_OK);
     assert_int_equal(got, 0);
     assert_int_equal(coll__tunable_read(core, 2, 0, &got, &err), COLL_OK);
-    assert_int_equal(got, 4 * COLL__MIB); /* a core per rank: the file's */
+    assert_int_equal(got, 8 * COLL__MIB); /* a core per rank: the file's */
     assert_int_equal(coll__tunable_read(core, 4, 1, &got, &err), COLL_OK);
     assert_int_equal(got, 0); /* more ranks than cores: not where it was measured */
     setenv("COLL_SHM_PRIV_PLAIN_MAX", "2M", 1);

@@ -37,11 +37,11 @@ static const tune_decision full[] = {
      .nsizes = 4,
      .sizes = {64 * KIB, MIB, 10 * MIB, 100 * MIB}},
     {.knob = "COLL_SHM_PRIV_CORE_MAX",
-     .what = "a core per rank, 4 KiB pages: CMA slices, or copies through the shared heap up to "
-             "it",
+     .what = "a core per rank, 4 KiB pages: copies through the shared heap up to it where "
+             "set-up's probe finds them faster (default), never, or always up to 8M",
      .kind = TUNE_PICK,
      .narms = 3,
-     .arms = {NULL, "2M", "8M"},
+     .arms = {NULL, "0", "8M"},
      .ngroups = 2,
      .groups = {{2, "malloc", 0}, {2, "malloc", 1}},
      .nsizes = 4,

@@ -16,9 +16,11 @@
 #include "algo/algo.h"
 #include "bootstrap/rendezvous.h"
 #include "backend/shm/shm_cma.h"
+#include "backend/shm/shm_core_probe.h"
 #include "backend/shm/shm_oversub.h"
 #include "core/alloc.h"
 #include "core/env.h"
+#include "core/fault.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -148,6 +150,53 @@ static int heap_attach_all(shm_state *st, const coll__rendezvous *rv)
     return ok;
 }
 
+static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, double deadline,
+                  coll__err *err);
+
+/* Whether this rank would take part in the probe of the core window:
+ * it asks for it, counts a core per rank, and has no fault to fire (the
+ * probe's bytes would count towards it). The probe runs only where every
+ * rank would. */
+static int wants_core_probe(const shm_state *st)
+{
+    return !st->yield && !coll__shm_core_window_given() &&
+           coll__shm_core_probe_wanted(&st->k, st->n) && !coll__fault_pending();
+}
+
+/* The default window a core per rank has (COLL_SHM_PRIV_CORE_MAX) stays open
+ * only where the probe finds the private engine faster than CMA here
+ * (shm_core_probe.h); a value given applies as it is. The probe is due at the
+ * first all-reduce in the window, not at set-up: creating a communicator
+ * stays cheap (it took 0.65 -> 5.7 ms with the probe there, most of it the
+ * scratch's first mapping, which that call pays anyway). */
+static void core_window(shm_state *st, int oversub)
+{
+    if (oversub || coll__shm_core_window_given()) return; /* none, or the user's */
+    int all = st->direct.ok && st->cma.ok;
+    for (int r = 0; r < st->n; r++) all &= st->seg.ctrl[r].probe_core == 1;
+    if (all) st->core_probe_due = 1;
+    else st->k.priv_core_max = 0; /* a window only on the probe's word */
+}
+
+/* Before the first all-reduce in the window: the probe. Its test reads only
+ * what every rank's call has alike (kind and size), so all run it. */
+static int core_probe_now(shm_state *st, const coll__call *c, size_t bytes, coll__err *err)
+{
+    if (!st->core_probe_due || c->kind != COLL_KIND_ALLREDUCE ||
+        !coll__shm_core_window(&st->k, bytes))
+        return COLL_OK;
+    st->core_probe_due = 0;
+    shm_core_probe p;
+    int rc = coll__shm_core_probe(st, run_op, &p, err);
+    if (rc == COLL_OK && st->k.core_probe == 2 && st->rank == 0)
+        fprintf(stderr,
+                "collbench shm: core probe, all-reduce of %zu KiB a rank in place, a call "
+                "in the slowest rank's best block: private engine %.1f us, without it %.1f "
+                "us: the window a core per rank has is %s\n",
+                SHM_CORE_PROBE_BYTES >> 10, p.copies_us, p.cma_us, p.copies_win ? "open" : "shut");
+    return rc;
+}
+
 static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
 {
     /* More ranks than cores: a waiter's spin yields the CPU at every miss
@@ -188,6 +237,7 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     st->seg.ctrl[st->rank].cma_ok = probe_cma(st, cma_env, why, sizeof why) ? 1 : -1;
     st->seg.ctrl[st->rank].heap_ok = heap_attach_all(st, rv);
     st->seg.ctrl[st->rank].oversub = st->yield;
+    st->seg.ctrl[st->rank].probe_core = wants_core_probe(st);
     rc = coll__shm_segment_barrier(rv->store, rv->prefix, "probed", st->rank, st->n, err);
     if (rc) return rc;
     /* Every rank plans with the same windows: the OR of every rank's answer
@@ -216,6 +266,7 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
                 "collbench shm: single-copy transfers unavailable (%s); copying "
                 "through the shared segment instead\n",
                 st->cma.reason);
+    core_window(st, oversub);
     return COLL_OK;
 }
 
@@ -311,6 +362,8 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
         }
     }
     shm_plan_in in = plan_in(&o);
+    int rc = core_probe_now(st, c, in.bytes, err);
+    if (rc) return rc;
     in.mine_in_heap = c->kind == COLL_KIND_ALLREDUCE && in_own_heap(st, c->sendbuf, in.bytes) &&
                       in_own_heap(st, c->recvbuf, in.bytes);
     in.mine_plain = o.plain = coll__shm_asks_page_kind(&in, &st->k) &&

@@ -63,17 +63,24 @@ static const coll__tunable rows[] = {
     COLL__TUNABLE("COLL_SHM_PRIV_PLAIN_OUT_MAX", BYTES, 512 * MIB, OVERSUB, 0, ANY,
                   "the same out of place (both bind a call some ranks make in place and "
                   "others not)"),
-    COLL__TUNABLE("COLL_SHM_PRIV_CORE_MIN", BYTES, 32 * KIB, CORES, 0, ANY,
+    COLL__TUNABLE("COLL_SHM_PRIV_CORE_MIN", BYTES, 64 * KIB, CORES, 0, ANY,
                   "with a core per rank: per-rank bytes from which shm all-reduce on private "
                   "buffers in 4 KiB pages copies through the shared heap"),
-    COLL__TUNABLE("COLL_SHM_PRIV_CORE_MAX", BYTES, 0, CORES, 0, ANY,
-                  "per-rank bytes up to which (excluded) it does (0: never; where CMA pins 4 "
-                  "KiB pages slowly, collbench tune opens it)"),
+    COLL__TUNABLE("COLL_SHM_PRIV_CORE_MAX", BYTES, 4 * MIB, CORES, 0, ANY,
+                  "per-rank bytes up to which (excluded) it does (0: never); the default "
+                  "applies where COLL_SHM_CORE_PROBE finds copies through the shared heap "
+                  "faster than CMA, a value given applies as it is"),
     COLL__TUNABLE("COLL_SHM_SPIN_US", COUNT, 50, ALWAYS, 0, 1000000,
                   "microseconds an shm waiter spins before it sleeps (with more ranks than "
                   "cores it yields the CPU at every miss)"),
     COLL__TUNABLE("COLL_SHM_CMA", FLAG, 1, ALWAYS, 0, 1,
                   "0: shm never uses CMA (process_vm_readv)"),
+    COLL__TUNABLE("COLL_SHM_CORE_PROBE", COUNT, 1, ALWAYS, 0, 2,
+                  "with a core per rank and COLL_SHM_PRIV_CORE_MAX not given: 1 times "
+                  "all-reduce with copies through the shared heap against CMA before the "
+                  "communicator's first all-reduce in that window (512 KiB, 26 calls, a few "
+                  "milliseconds) and keeps the window only where copies win; 0 shuts it "
+                  "without probing; 2 also prints the two times on rank 0's stderr"),
 };
 
 const coll__tunable_table coll__shm_tunables = {rows, sizeof rows / sizeof rows[0]};
@@ -91,6 +98,7 @@ static const struct {
     KNOB(direct_min),        KNOB(stream_min),    KNOB(touch_max),      KNOB(heap_bytes),
     KNOB(priv_min),          KNOB(priv_max),      KNOB(priv_plain_max), KNOB(priv_plain_out_max),
     KNOB(priv_core_min),     KNOB(priv_core_max), KNOB(spin_us),        KNOB(cma),
+    KNOB(core_probe),
 };
 _Static_assert(sizeof knobs / sizeof knobs[0] == sizeof rows / sizeof rows[0],
                "a field for every shm tuning variable");
@@ -162,4 +170,11 @@ int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err)
                                     given(offsetof(shm_knobs, priv_plain_out_max)),
                                     given(offsetof(shm_knobs, priv_core_max)));
     return rc;
+}
+
+int coll__shm_core_window_given(void) { return given(offsetof(shm_knobs, priv_core_max)); }
+
+int coll__shm_core_probe_wanted(const shm_knobs *k, int n)
+{
+    return k->core_probe && n >= 2 && k->priv_core_max;
 }

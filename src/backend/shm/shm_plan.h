@@ -31,6 +31,7 @@ typedef struct shm_knobs {
         priv_core_max; /* [min, max): the same with a core per rank, 4 KiB pages */
     int spin_us;       /* a waiter's spin before it sleeps */
     int cma;           /* 0: never use CMA */
+    int core_probe;    /* 0: no set-up probe; 1: probe; 2: and print its times */
 } shm_knobs;
 
 typedef enum shm_engine {
@@ -119,5 +120,12 @@ void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int se
  * user set no end. shm's set-up and the launcher's memory check
  * (coll_backend_scratch_bytes) both read them so. */
 int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err);
+/* Whether COLL_SHM_PRIV_CORE_MAX was given (environment or tuning file): then
+ * it applies as it is, with no probe. */
+int coll__shm_core_window_given(void);
+/* Whether the default window a core per rank has is probed
+ * (shm_core_probe.h): COLL_SHM_CORE_PROBE on, 2 ranks or more, a window to
+ * open. Without the probe the default window stays shut. */
+int coll__shm_core_probe_wanted(const shm_knobs *k, int n);
 
 #endif
