@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCKS 6 /* of each way, alternated A B B A A B ..., after one call each */
-#define CALLS \
-    4                 /* back to back in a block: a rank's time for them holds little of
-                        the peers' arrival, which one call's would be mostly */
+/* A block's calls run back to back: a rank's time for them holds little of
+ * its peers' arrival, which one call's time would be mostly. */
+#define BLOCKS 6      /* of each way, alternated A B B A A B ..., after one call each */
+#define CALLS 4       /* in a block */
 #define MARGIN 0.95   /* copies must save a twentieth */
 #define DEADLINE_S 60 /* a call's, as a blocked collective's */
 
