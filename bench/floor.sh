@@ -27,7 +27,10 @@
 #   bench/floor.sh   (env: COLLBENCH=build/collbench, FLOOR=build/bench/floor,
 #                     PROCS=2,4,6, SIZES=64K,1M,10M,100M,256M, ROUNDS=2,
 #                     ITERS=10, WARMUP=3; SMALL_ITERS=100 below 1 MiB;
-#                     MPI=0 leaves Open MPI out; TUNED=FILE, TARGET=1.15)
+#                     MPI=0 leaves Open MPI out; TUNED=FILE, TARGET=1.15;
+#                     RAW=FILE keeps every reading: "round column ranks
+#                     bytes p50_us", after a line "# probes: " with the
+#                     rounds' states, to split the rounds by state)
 # Exit 77 (a skip for ctest), saying why, without process_vm_readv. Exit 1
 # when a run fails or gives wrong results.
 set -euo pipefail
@@ -141,6 +144,7 @@ for r in $(seq "$ROUNDS"); do
     done
 done >"$work/all"
 
+[ -z "${RAW:-}" ] || { echo "# probes: $probes"; cat "$work/all"; } >"$RAW"
 echo "all-reduce float32 sum on $(nproc) cores, $ROUNDS rounds alternated; cells: median of the rounds' p50 us [their range]"
 echo "the machine's state per round (shm, 2 ranks, 4 KiB in place, p50 us): $probes"
 echo "floor = the cheapest way of the plain operations (bench/floor.c): copy + reduce, whole inputs (to 4 MiB),"

@@ -180,14 +180,15 @@ static void core_window(shm_state *st, int oversub)
 
 /* Before the first all-reduce in the window: the probe. Its test reads only
  * what every rank's call has alike (kind and size), so all run it. */
-static int core_probe_now(shm_state *st, const coll__call *c, size_t bytes, coll__err *err)
+static int core_probe_now(shm_state *st, const coll__call *c, size_t bytes, double deadline,
+                          coll__err *err)
 {
     if (!st->core_probe_due || c->kind != COLL_KIND_ALLREDUCE ||
         !coll__shm_core_window(&st->k, bytes))
         return COLL_OK;
     st->core_probe_due = 0;
     shm_core_probe p;
-    int rc = coll__shm_core_probe(st, run_op, &p, err);
+    int rc = coll__shm_core_probe(st, run_op, deadline, &p, err);
     if (rc == COLL_OK && st->k.core_probe == 2 && st->rank == 0)
         fprintf(stderr,
                 "collbench shm: core probe, all-reduce of %zu KiB a rank in place, a call "
@@ -362,7 +363,7 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
         }
     }
     shm_plan_in in = plan_in(&o);
-    int rc = core_probe_now(st, c, in.bytes, err);
+    int rc = core_probe_now(st, c, in.bytes, deadline, err);
     if (rc) return rc;
     in.mine_in_heap = c->kind == COLL_KIND_ALLREDUCE && in_own_heap(st, c->sendbuf, in.bytes) &&
                       in_own_heap(st, c->recvbuf, in.bytes);

@@ -9,13 +9,12 @@
 
 /* A block's calls run back to back: a rank's time for them holds little of
  * its peers' arrival, which one call's time would be mostly. */
-#define BLOCKS 6      /* of each way, alternated A B B A A B ..., after one call each */
-#define CALLS 4       /* in a block */
-#define MARGIN 0.95   /* copies must save a twentieth */
-#define DEADLINE_S 60 /* a call's, as a blocked collective's */
+#define BLOCKS 6    /* of each way, alternated A B B A A B ..., after one call each */
+#define CALLS 4     /* in a block */
+#define MARGIN 0.95 /* copies must save a twentieth */
 
 static int call(shm_state *st, shm_run_fn run, void *buf, size_t count, coll_dtype dt, coll_op op,
-                coll__err *err)
+                double deadline, coll__err *err)
 {
     coll__call c = {.kind = COLL_KIND_ALLREDUCE,
                     .sendbuf = buf,
@@ -30,10 +29,11 @@ static int call(shm_state *st, shm_run_fn run, void *buf, size_t count, coll_dty
                      .op = (uint8_t)op,
                      .root = -1,
                      .count = count};
-    return run(st, &c, &sig, coll__now_s() + DEADLINE_S, err);
+    return run(st, &c, &sig, deadline, err);
 }
 
-int coll__shm_core_probe(shm_state *st, shm_run_fn run, shm_core_probe *p, coll__err *err)
+int coll__shm_core_probe(shm_state *st, shm_run_fn run, double deadline, shm_core_probe *p,
+                         coll__err *err)
 {
     *p = (shm_core_probe){0};
     size_t open = st->k.priv_core_max, count = SHM_CORE_PROBE_BYTES / sizeof(float);
@@ -48,14 +48,14 @@ int coll__shm_core_probe(shm_state *st, shm_run_fn run, shm_core_probe *p, coll_
         st->k.priv_core_max = way ? 0 : open;
         double t0 = coll__now_us();
         for (int j = 0; rc == COLL_OK && j < calls; j++)
-            rc = call(st, run, buf, count, COLL_FLOAT32, COLL_SUM, err);
+            rc = call(st, run, buf, count, COLL_FLOAT32, COLL_SUM, deadline, err);
         double us = (coll__now_us() - t0) / calls;
         if (i >= 0 && (best[way] == 0 || us < best[way])) best[way] = us;
     }
     free(buf);
     if (rc) return rc;
     /* The slowest rank's: every rank decides on the same numbers. */
-    rc = call(st, run, best, 2, COLL_FLOAT64, COLL_MAX, err);
+    rc = call(st, run, best, 2, COLL_FLOAT64, COLL_MAX, deadline, err);
     if (rc) return rc;
     p->copies_us = best[0];
     p->cma_us = best[1];

@@ -36,7 +36,9 @@ typedef int (*shm_run_fn)(shm_state *st, const coll__call *c, const coll__sig *s
  * st->k.priv_core_max is left open or shut by it. Copies must save a
  * twentieth: the slices are the default. The first call in the window
  * allocates and maps the scratch (milliseconds), as a program's first would.
- * An error (a peer died) is the call's. */
-int coll__shm_core_probe(shm_state *st, shm_run_fn run, shm_core_probe *p, coll__err *err);
+ * The calls wait until deadline, the call's that the probe runs before; an
+ * error (a peer died) is that call's. */
+int coll__shm_core_probe(shm_state *st, shm_run_fn run, double deadline, shm_core_probe *p,
+                         coll__err *err);
 
 #endif
