@@ -123,6 +123,37 @@ static void test_fork_reopens(void **state)
     coll__page_probe_close(&pp);
 }
 
+/* An answer is kept for the same buffer and size for COLL_PAGE_KIND_KEEP_S,
+ * then asked of the kernel again; another size is another question. The
+ * kept answer is marked wrong here so that a reuse shows. */
+static void test_answer_kept_briefly(void **state)
+{
+    (void)state;
+    coll__page_probe pp;
+    coll__page_probe_init(&pp);
+    static char buf[1 << 16];
+    memset(buf, 1, sizeof buf);
+    assert_int_equal(coll__pages_plain(&pp, buf, sizeof buf), 1);
+    if (!pp.scan_ok) {
+        print_message("skipped: no PAGEMAP_SCAN here: guesses are not kept\n");
+        coll__page_probe_close(&pp);
+        skip();
+        return;
+    }
+    coll__page_answer *a = NULL;
+    for (int i = 0; i < COLL_PAGE_KIND_KEEP; i++)
+        if (pp.kept[i].p == buf) a = &pp.kept[i];
+    assert_non_null(a);
+    a->plain = 0;
+    assert_int_equal(coll__pages_plain(&pp, buf, sizeof buf), 0);     /* kept */
+    assert_int_equal(coll__pages_plain(&pp, buf, sizeof buf / 2), 1); /* another size */
+    a->at -= 2 * COLL_PAGE_KIND_KEEP_S;                               /* too old */
+    assert_int_equal(coll__pages_plain(&pp, buf, sizeof buf), 1);
+    for (int i = 0; i < 2 * COLL_PAGE_KIND_KEEP; i++) /* more buffers than kept: no overflow */
+        (void)coll__pages_plain(&pp, buf + 4096 * (i + 1), 4096);
+    coll__page_probe_close(&pp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +161,7 @@ int main(void)
         cmocka_unit_test(test_huge_page_is_not_plain),
         cmocka_unit_test(test_guess_without_an_answer),
         cmocka_unit_test(test_fork_reopens),
+        cmocka_unit_test(test_answer_kept_briefly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
 #endif
 #include "backend/shm/shm_page_kind.h"
 
+#include "core/clock.h"
+
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,9 +45,26 @@ void coll__page_probe_close(coll__page_probe *pp)
     coll__page_probe_init(pp);
 }
 
+static int scan_plain(coll__page_probe *pp, const void *p, size_t bytes);
+
 int coll__pages_plain(coll__page_probe *pp, const void *p, size_t bytes)
 {
     if (pp->opened && pp->pid != (int)getpid()) coll__page_probe_close(pp); /* forked */
+    double now = coll__now_s();
+    for (int i = 0; i < COLL_PAGE_KIND_KEEP; i++) {
+        const coll__page_answer *a = &pp->kept[i];
+        if (a->at > 0 && a->p == p && a->bytes == bytes && now - a->at < COLL_PAGE_KIND_KEEP_S)
+            return a->plain;
+    }
+    int plain = scan_plain(pp, p, bytes);
+    if (pp->scan_ok) /* a guess is not kept: it costs nothing to make again */
+        pp->kept[pp->next++ % COLL_PAGE_KIND_KEEP] =
+            (coll__page_answer){.p = p, .bytes = bytes, .plain = plain, .at = now};
+    return plain;
+}
+
+static int scan_plain(coll__page_probe *pp, const void *p, size_t bytes)
+{
     if (!pp->opened) {
         pp->opened = 1;
         pp->pid = (int)getpid();
