@@ -60,8 +60,8 @@ int coll__fault_parse(const char *spec, int rank, char *err, size_t errlen);
 coll__fault_action coll__fault_hit(coll__fault_point point, size_t amount);
 
 /* 1 while some fault of this rank has yet to fire: a component that would
- * move bytes of its own (shm's set-up probe) stays still, so that a fault's
- * count is the program's. */
+ * move bytes of its own (a backend's measurement of itself) stays still, so
+ * that a fault's count is the program's. */
 int coll__fault_pending(void);
 
 const char *coll__fault_point_name(coll__fault_point p);
