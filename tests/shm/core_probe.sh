@@ -1,7 +1,7 @@
 #!/bin/sh
 # shm's probe of the window a core per rank has (shm_core_probe.h):
-# with COLL_SHM_CORE_PROBE=2 a 2-rank run says once what it measured (both
-# ways timed, a verdict) and its results check; the probe does not run when
+# with COLL_SHM_CORE_PROBE=2 a 2-rank run says once what it measured (three
+# ways timed, two verdicts) and its results check; the probe does not run when
 # turned off, when the window's end is given, or when one rank has a fault
 # still to fire (its bytes would count towards it), and ranks that disagree
 # on that still plan alike (the run finishes and checks). The verdict itself
@@ -34,12 +34,17 @@ run() {
 }
 
 run "probe" 1 COLL_SHM_CORE_PROBE=2
-if ! grep -Eq "private engine [0-9.]*[1-9][0-9.]* us, without it [0-9.]*[1-9][0-9.]* us: the window a core per rank has is (open|shut)$" "$WORK/err"; then
-    echo "FAIL: probe: the line does not give both times and a verdict: $(cat "$WORK/err")" >&2
+N="[0-9.]*[1-9][0-9.]*"
+if ! grep -Eq "private engine $N us, CMA slices $N us, staging $N us: the window a core per rank has is (open|shut); 4 KiB pages (stage outside it|take CMA slices)$" "$WORK/err"; then
+    echo "FAIL: probe: the line does not give the three times and both verdicts: $(cat "$WORK/err")" >&2
     FAILED=1
 fi
 run "probe off" 0 COLL_SHM_CORE_PROBE=0
 run "window given" 0 COLL_SHM_CORE_PROBE=2 COLL_SHM_PRIV_CORE_MAX=2M
+# the slices' bound given: the probe runs, and leaves it as given
+run "slices given" 1 COLL_SHM_CORE_PROBE=2 COLL_SHM_CMA_ALLREDUCE_MIN=64K
+grep -q "4 KiB pages take CMA slices$" "$WORK/err" ||
+    { echo "FAIL: slices given: the probe moved them: $(cat "$WORK/err")" >&2; FAILED=1; }
 # rank 1's fault never fires (a million store requests): it alone would not probe
 run "fault pending on rank 1" 0 COLL_SHM_CORE_PROBE=2 COLL_FAULT=1:store:delay:1000000
 [ "$FAILED" -eq 0 ] && echo "PASS"

@@ -153,49 +153,56 @@ static int heap_attach_all(shm_state *st, const coll__rendezvous *rv)
 static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, double deadline,
                   coll__err *err);
 
+#define GIVEN(field) coll__shm_knob_given(offsetof(shm_knobs, field))
+
 /* Whether this rank would take part in the probe of the core window:
  * it asks for it, counts a core per rank, and has no fault to fire (the
  * probe's bytes would count towards it). The probe runs only where every
  * rank would. */
 static int wants_core_probe(const shm_state *st)
 {
-    return !st->yield && !coll__shm_core_window_given() &&
-           coll__shm_core_probe_wanted(&st->k, st->n) && !coll__fault_pending();
+    return !st->yield && !GIVEN(priv_core_max) && coll__shm_core_probe_wanted(&st->k, st->n) &&
+           !coll__fault_pending();
 }
 
 /* The default window a core per rank has (COLL_SHM_PRIV_CORE_MAX) stays open
  * only where the probe finds the private engine faster than CMA here
  * (shm_core_probe.h); a value given applies as it is. The probe is due at the
- * first all-reduce in the window, not at set-up: creating a communicator
- * stays cheap (it took 0.65 -> 5.7 ms with the probe there, most of it the
- * scratch's first mapping, which that call pays anyway). */
+ * first all-reduce from the window's start, not at set-up: creating a
+ * communicator stays cheap (it took 0.65 -> 5.7 ms with the probe there,
+ * most of it the scratch's first mapping, which that call pays anyway). */
 static void core_window(shm_state *st, int oversub)
 {
-    if (oversub || coll__shm_core_window_given()) return; /* none, or the user's */
+    if (oversub || GIVEN(priv_core_max)) return; /* none, or the user's */
     int all = st->direct.ok && st->cma.ok;
     for (int r = 0; r < st->n; r++) all &= st->seg.ctrl[r].probe_core == 1;
     if (all) st->core_probe_due = 1;
     else st->k.priv_core_max = 0; /* a window only on the probe's word */
 }
 
-/* Before the first all-reduce in the window: the probe. Its test reads only
- * what every rank's call has alike (kind and size), so all run it. */
+/* Before the first all-reduce from the window's start: the probe, and its
+ * verdicts. Its test reads only what every rank's call has alike (kind and
+ * size), so all run it. */
 static int core_probe_now(shm_state *st, const coll__call *c, size_t bytes, double deadline,
                           coll__err *err)
 {
-    if (!st->core_probe_due || c->kind != COLL_KIND_ALLREDUCE ||
-        !coll__shm_core_window(&st->k, bytes))
+    if (!st->core_probe_due || c->kind != COLL_KIND_ALLREDUCE || bytes < st->k.priv_core_min)
         return COLL_OK;
     st->core_probe_due = 0;
     shm_core_probe p;
     int rc = coll__shm_core_probe(st, run_op, deadline, &p, err);
-    if (rc == COLL_OK && st->k.core_probe == 2 && st->rank == 0)
+    if (rc) return rc;
+    if (!p.private_wins) st->k.priv_core_max = 0;
+    if (p.stage_wins && !GIVEN(cma_allreduce_min)) st->k.cma_allreduce_min = SIZE_MAX;
+    if (st->k.core_probe == 2 && st->rank == 0)
         fprintf(stderr,
                 "collbench shm: core probe, all-reduce of %zu KiB a rank in place, a call "
-                "in the slowest rank's best block: private engine %.1f us, without it %.1f "
-                "us: the window a core per rank has is %s\n",
-                SHM_CORE_PROBE_BYTES >> 10, p.copies_us, p.cma_us, p.copies_win ? "open" : "shut");
-    return rc;
+                "in the slowest rank's best block: private engine %.1f us, CMA slices %.1f us, "
+                "staging %.1f us: the window a core per rank has is %s; 4 KiB pages %s\n",
+                SHM_CORE_PROBE_BYTES >> 10, p.us[SHM_WAY_PRIVATE], p.us[SHM_WAY_CMA],
+                p.us[SHM_WAY_STAGE], p.private_wins ? "open" : "shut",
+                st->k.cma_allreduce_min == SIZE_MAX ? "stage outside it" : "take CMA slices");
+    return COLL_OK;
 }
 
 static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)

@@ -28,7 +28,8 @@ static const coll__tunable rows[] = {
                   "per-rank bytes from which shm collectives other than all-reduce use CMA"),
     COLL__TUNABLE("COLL_SHM_CMA_ALLREDUCE_MIN", BYTES, 64 * KIB, ALWAYS, 0, ANY,
                   "per-rank bytes from which shm all-reduce on private buffers in 4 KiB pages "
-                  "uses CMA slices"),
+                  "uses CMA slices (never where COLL_SHM_CORE_PROBE finds staging faster, "
+                  "unless given)"),
     COLL__TUNABLE("COLL_SHM_CMA_HUGE_MIN", BYTES, 64 * KIB, ALWAYS, 0, ANY,
                   "the same where some rank holds its buffers in huge pages (process_vm_readv's "
                   "cost per page differs by page kind and host: collbench tune measures each)"),
@@ -77,10 +78,12 @@ static const coll__tunable rows[] = {
                   "0: shm never uses CMA (process_vm_readv)"),
     COLL__TUNABLE("COLL_SHM_CORE_PROBE", COUNT, 1, ALWAYS, 0, 2,
                   "with a core per rank and COLL_SHM_PRIV_CORE_MAX not given: 1 times "
-                  "all-reduce with copies through the shared heap against CMA before the "
-                  "communicator's first all-reduce in that window (512 KiB, 26 calls, a few "
-                  "milliseconds) and keeps the window only where copies win; 0 shuts it "
-                  "without probing; 2 also prints the two times on rank 0's stderr"),
+                  "all-reduce on 4 KiB pages through the shared heap (the private engine), "
+                  "with CMA slices and through staging before the communicator's first "
+                  "all-reduce from COLL_SHM_PRIV_CORE_MIN (512 KiB, 75 calls, a few "
+                  "milliseconds), keeps that window only where the private engine beats "
+                  "CMA, and stages from the window's end where staging does; 0 shuts the "
+                  "window without probing; 2 also prints the times on rank 0's stderr"),
 };
 
 const coll__tunable_table coll__shm_tunables = {rows, sizeof rows / sizeof rows[0]};
@@ -172,7 +175,7 @@ int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err)
     return rc;
 }
 
-int coll__shm_core_window_given(void) { return given(offsetof(shm_knobs, priv_core_max)); }
+int coll__shm_knob_given(size_t field) { return given(field); }
 
 int coll__shm_core_probe_wanted(const shm_knobs *k, int n)
 {

@@ -35,8 +35,9 @@
  *    in the other (1.2-1.8x at 10 MiB, 1.2x at 4 KiB, slower on huge pages:
  *    docs/PERFORMANCE.md), so that window (priv_core_min..max, 64 KiB to 4
  *    MiB: at 32 KiB staging is faster) opens only where a probe that runs
- *    both engines finds the private one faster, before the communicator's
- *    first all-reduce in it (shm_core_probe.h).
+ *    the engines finds the private one faster, before the communicator's
+ *    first all-reduce from its start (shm_core_probe.h); the same probe
+ *    moves cma_allreduce_min to never where staging beats the slices.
  *  - CMA slices on huge pages (cma_huge_min, 64 KiB as on 4 KiB pages): pinning
  *    a huge page costs 0.05-0.14 us here, but on an AMD EPYC VM
  *    process_vm_readv on huge pages ran 2x slower than staging at 1-10 MiB

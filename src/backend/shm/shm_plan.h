@@ -120,9 +120,10 @@ void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int se
  * user set no end. shm's set-up and the launcher's memory check
  * (coll_backend_scratch_bytes) both read them so. */
 int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err);
-/* Whether COLL_SHM_PRIV_CORE_MAX was given (environment or tuning file): then
- * it applies as it is, with no probe. */
-int coll__shm_core_window_given(void);
+/* Whether the variable behind shm_knobs' field at offset field was given
+ * (environment or tuning file): then it applies as it is, whatever a probe
+ * finds. */
+int coll__shm_knob_given(size_t field);
 /* Whether the default window a core per rank has is probed
  * (shm_core_probe.h): COLL_SHM_CORE_PROBE on, 2 ranks or more, a window to
  * open. Without the probe the default window stays shut. */
