@@ -155,53 +155,66 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
 
 #define GIVEN(field) coll__shm_knob_given(offsetof(shm_knobs, field))
 
-/* Whether this rank would take part in the probe of the core window:
- * it asks for it, counts a core per rank, and has no fault to fire (the
- * probe's bytes would count towards it). The probe runs only where every
- * rank would. */
-static int wants_core_probe(const shm_state *st)
+/* The probes this rank would take part in (shm_core_probe.h), as bits:
+ * it asks for them, counts a core per rank, and has no fault to fire (the
+ * probes' bytes would count towards it); the window's end is not given, and
+ * for the band above it the slices' bound is not either. A probe runs only
+ * where every rank would (the AND of the bits). */
+#define PROBE_WINDOW 1
+#define PROBE_ABOVE 2
+static int wants_probes(const shm_state *st)
 {
-    return !st->yield && !GIVEN(priv_core_max) && coll__shm_core_probe_wanted(&st->k, st->n) &&
-           !coll__fault_pending();
+    if (st->yield || GIVEN(priv_core_max) || !coll__shm_core_probe_wanted(&st->k, st->n) ||
+        coll__fault_pending())
+        return 0;
+    return PROBE_WINDOW | (GIVEN(cma_allreduce_min) ? 0 : PROBE_ABOVE);
 }
 
 /* The default window a core per rank has (COLL_SHM_PRIV_CORE_MAX) stays open
- * only where the probe finds the private engine faster than CMA here
- * (shm_core_probe.h); a value given applies as it is. The probe is due at the
- * first all-reduce from the window's start, not at set-up: creating a
- * communicator stays cheap (it took 0.65 -> 5.7 ms with the probe there,
- * most of it the scratch's first mapping, which that call pays anyway). */
+ * only where its probe finds the private engine faster than CMA here, and
+ * 4 KiB pages above it stage where that probe finds staging faster; a value
+ * given applies as it is. The probes are due at the first all-reduce in
+ * their band, not at set-up: creating a communicator stays cheap (it took
+ * 0.65 -> 5.7 ms with the window's probe there, most of it the scratch's
+ * first mapping, which that call pays anyway). */
 static void core_window(shm_state *st, int oversub)
 {
     if (oversub || GIVEN(priv_core_max)) return; /* none, or the user's */
-    int all = st->direct.ok && st->cma.ok;
-    for (int r = 0; r < st->n; r++) all &= st->seg.ctrl[r].probe_core == 1;
-    if (all) st->core_probe_due = 1;
-    else st->k.priv_core_max = 0; /* a window only on the probe's word */
+    int all = st->direct.ok && st->cma.ok ? PROBE_WINDOW | PROBE_ABOVE : 0;
+    for (int r = 0; r < st->n; r++) all &= st->seg.ctrl[r].probe_core;
+    st->probe_due = all;
+    st->above_from = st->k.priv_core_max;
+    if (!(all & PROBE_WINDOW)) st->k.priv_core_max = 0; /* a window only on the probe's word */
 }
 
-/* Before the first all-reduce from the window's start: the probe, and its
- * verdicts. Its test reads only what every rank's call has alike (kind and
- * size), so all run it. */
-static int core_probe_now(shm_state *st, const coll__call *c, size_t bytes, double deadline,
-                          coll__err *err)
+/* Before the first all-reduce of each band: its probe, and its verdict. The
+ * test reads only what every rank's call has alike (kind and size), so all
+ * run it. */
+static int probe_now(shm_state *st, const coll__call *c, size_t bytes, double deadline,
+                     coll__err *err)
 {
-    if (!st->core_probe_due || c->kind != COLL_KIND_ALLREDUCE || bytes < st->k.priv_core_min)
+    if (!st->probe_due || c->kind != COLL_KIND_ALLREDUCE || bytes < st->k.priv_core_min)
         return COLL_OK;
-    st->core_probe_due = 0;
-    shm_core_probe p;
-    int rc = coll__shm_core_probe(st, run_op, deadline, &p, err);
+    int which = bytes < st->above_from ? PROBE_WINDOW : PROBE_ABOVE;
+    if (!(st->probe_due & which)) return COLL_OK;
+    st->probe_due &= ~which;
+    const shm_probe_plan *plan = which == PROBE_WINDOW ? &coll__shm_probe_window
+                                                       : &coll__shm_probe_above;
+    shm_probe_result r;
+    int rc = coll__shm_probe(st, run_op, plan, deadline, &r, err);
     if (rc) return rc;
-    if (!p.private_wins) st->k.priv_core_max = 0;
-    if (p.stage_wins && !GIVEN(cma_allreduce_min)) st->k.cma_allreduce_min = SIZE_MAX;
+    if (which == PROBE_WINDOW && !r.a_wins) st->k.priv_core_max = 0;
+    if (which == PROBE_ABOVE && r.a_wins) st->k.cma_allreduce_min = SIZE_MAX;
     if (st->k.core_probe == 2 && st->rank == 0)
         fprintf(stderr,
-                "collbench shm: core probe, all-reduce of %zu KiB a rank in place, a call "
-                "in the slowest rank's best block: private engine %.1f us, CMA slices %.1f us, "
-                "staging %.1f us: the window a core per rank has is %s; 4 KiB pages %s\n",
-                SHM_CORE_PROBE_BYTES >> 10, p.us[SHM_WAY_PRIVATE], p.us[SHM_WAY_CMA],
-                p.us[SHM_WAY_STAGE], p.private_wins ? "open" : "shut",
-                st->k.cma_allreduce_min == SIZE_MAX ? "stage outside it" : "take CMA slices");
+                "collbench shm: probe, all-reduce of %zu KiB a rank in place on 4 KiB pages, a "
+                "call in the slowest rank's best block: %s %.1f us, CMA slices %.1f us: %s\n",
+                plan->bytes >> 10, which == PROBE_WINDOW ? "private engine" : "staging", r.us_a,
+                r.us_b,
+                which == PROBE_WINDOW ? (r.a_wins ? "the window a core per rank has is open"
+                                                  : "the window a core per rank has is shut")
+                                      : (r.a_wins ? "staging from the window's end"
+                                                  : "CMA slices from the window's end"));
     return COLL_OK;
 }
 
@@ -245,7 +258,7 @@ static int setup(shm_state *st, const coll__rendezvous *rv, coll__err *err)
     st->seg.ctrl[st->rank].cma_ok = probe_cma(st, cma_env, why, sizeof why) ? 1 : -1;
     st->seg.ctrl[st->rank].heap_ok = heap_attach_all(st, rv);
     st->seg.ctrl[st->rank].oversub = st->yield;
-    st->seg.ctrl[st->rank].probe_core = wants_core_probe(st);
+    st->seg.ctrl[st->rank].probe_core = wants_probes(st);
     rc = coll__shm_segment_barrier(rv->store, rv->prefix, "probed", st->rank, st->n, err);
     if (rc) return rc;
     /* Every rank plans with the same windows: the OR of every rank's answer
@@ -370,7 +383,7 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
         }
     }
     shm_plan_in in = plan_in(&o);
-    int rc = core_probe_now(st, c, in.bytes, deadline, err);
+    int rc = probe_now(st, c, in.bytes, deadline, err);
     if (rc) return rc;
     in.mine_in_heap = c->kind == COLL_KIND_ALLREDUCE && in_own_heap(st, c->sendbuf, in.bytes) &&
                       in_own_heap(st, c->recvbuf, in.bytes);

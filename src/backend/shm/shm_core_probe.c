@@ -1,4 +1,7 @@
-/* The probe of the window a core per rank has: see shm_core_probe.h. */
+/* The probes of the ways a core per rank has: see shm_core_probe.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "backend/shm/shm_core_probe.h"
 
 #include "core/alloc.h"
@@ -7,12 +10,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#define MARGIN 0.95 /* a way must save a twentieth of the default's time */
 
 /* A block's calls run back to back: a rank's time for them holds little of
- * its peers' arrival, which one call's time would be mostly. */
-#define ROUNDS 6    /* of a block of each way, after one call of each */
-#define CALLS 4     /* in a block */
-#define MARGIN 0.95 /* copies must save a twentieth */
+ * its peers' arrival, which one call's time would be mostly. 75 and 14
+ * calls: a few milliseconds each, once a communicator. */
+const shm_probe_plan coll__shm_probe_window = {512u << 10, SHM_WAY_PRIVATE, SHM_WAY_CMA, 6, 4};
+const shm_probe_plan coll__shm_probe_above = {4u << 20, SHM_WAY_STAGE, SHM_WAY_CMA, 3, 2};
 
 static int call(shm_state *st, shm_run_fn run, void *buf, size_t count, coll_dtype dt, coll_op op,
                 double deadline, coll__err *err)
@@ -40,38 +46,42 @@ static void set_way(shm_knobs *k, int w, size_t open, size_t slices)
     k->cma_allreduce_min = w == SHM_WAY_STAGE ? SIZE_MAX : slices;
 }
 
-int coll__shm_core_probe(shm_state *st, shm_run_fn run, double deadline, shm_core_probe *p,
-                         coll__err *err)
+int coll__shm_probe(shm_state *st, shm_run_fn run, const shm_probe_plan *plan, double deadline,
+                    shm_probe_result *r, coll__err *err)
 {
-    *p = (shm_core_probe){0};
+    *r = (shm_probe_result){0};
     size_t open = st->k.priv_core_max, slices = st->k.cma_allreduce_min;
-    size_t count = SHM_CORE_PROBE_BYTES / sizeof(float);
-    float *buf = coll__alloc_aligned(SHM_CORE_PROBE_BYTES);
+    size_t count = plan->bytes / sizeof(float);
+    float *buf = coll__alloc_aligned(plan->bytes);
     if (!buf) return coll__err_set(err, COLL_ENOMEM, "shm: out of memory");
-    memset(buf, 0, SHM_CORE_PROBE_BYTES); /* sums of zeros stay zeros */
-    double best[SHM_WAYS] = {0};          /* a call's time, in the best block of each way */
+#ifdef MADV_NOHUGEPAGE
+    /* 4 KiB pages, the question's, also where THP is "always" */
+    uintptr_t lo = ((uintptr_t)buf + 4095) / 4096 * 4096,
+              hi = ((uintptr_t)buf + plan->bytes) / 4096 * 4096;
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
+#endif
+    memset(buf, 0, plan->bytes); /* sums of zeros stay zeros */
+    double best[2] = {0, 0};     /* a call's time, in the best block of each way */
     int rc = COLL_OK;
-    /* one call of each way, then ROUNDS rounds of a block of each, the
-     * order reversed every other round: 0 1 2 2 1 0 0 1 2 ... */
-    for (int i = -SHM_WAYS; rc == COLL_OK && i < ROUNDS * SHM_WAYS; i++) {
-        int j = i < 0 ? i + SHM_WAYS : i % SHM_WAYS;
-        int way = i >= 0 && (i / SHM_WAYS) % 2 ? SHM_WAYS - 1 - j : j;
-        int calls = i < 0 ? 1 : CALLS;
-        set_way(&st->k, way, open, slices);
+    for (int i = -2; rc == COLL_OK && i < 2 * plan->rounds; i++) {
+        int b = i < 0 ? i + 2 : (i ^ (i >> 1)) & 1; /* 0 1, then 0 1 1 0 0 1 1 0 ... */
+        int calls = i < 0 ? 1 : plan->calls;
+        set_way(&st->k, b ? plan->way_b : plan->way_a, open, slices);
         double t0 = coll__now_us();
         for (int c = 0; rc == COLL_OK && c < calls; c++)
             rc = call(st, run, buf, count, COLL_FLOAT32, COLL_SUM, deadline, err);
         double us = (coll__now_us() - t0) / calls;
-        if (i >= 0 && (best[way] == 0 || us < best[way])) best[way] = us;
+        if (i >= 0 && (best[b] == 0 || us < best[b])) best[b] = us;
     }
     free(buf);
-    set_way(&st->k, SHM_WAY_CMA, open, slices);
+    st->k.priv_core_max = open;
+    st->k.cma_allreduce_min = slices;
     if (rc) return rc;
     /* The slowest rank's: every rank decides on the same numbers. */
-    rc = call(st, run, best, SHM_WAYS, COLL_FLOAT64, COLL_MAX, deadline, err);
+    rc = call(st, run, best, 2, COLL_FLOAT64, COLL_MAX, deadline, err);
     if (rc) return rc;
-    for (int w = 0; w < SHM_WAYS; w++) p->us[w] = best[w];
-    p->private_wins = best[SHM_WAY_PRIVATE] < MARGIN * best[SHM_WAY_CMA];
-    p->stage_wins = best[SHM_WAY_STAGE] < MARGIN * best[SHM_WAY_CMA];
+    r->us_a = best[0];
+    r->us_b = best[1];
+    r->a_wins = best[0] < MARGIN * best[1];
     return COLL_OK;
 }

@@ -1,52 +1,56 @@
-/* Whether, with a core per rank, all-reduce on private buffers in 4 KiB pages
- * runs faster copied through the shared heap (the private engine) or through
- * the segment's staging slots than with CMA slices: measured by running all
- * three before the communicator's first all-reduce from the core window's
- * start (shm.c), because the answer is the machine's and its state's. On a
- * Zen 5 EPYC VM the private engine took 0.54-0.89x the slices' time at 2
- * ranks, 32 KiB-4 MiB, in one of the VM's two states and 1.7-2.6x in the
- * other, a minute apart, and staging 0.54-0.83x at 16-64 MiB in the first
- * and 1.4-2.1x at 4-64 MiB in the second; on an Intel Xeon and a Zen 4 EPYC
+/* With a core per rank, how all-reduce on private buffers in 4 KiB pages runs
+ * fastest here: copied through the shared heap (the private engine), through
+ * the segment's staging slots, or with CMA slices (the default). Measured by
+ * running the ways themselves, lazily, before the communicator's first
+ * all-reduce each answer decides (shm.c), because the answer is the
+ * machine's and its state's. On a Zen 5 EPYC VM, at 2 ranks, the private
+ * engine took 0.54-0.89x the slices' time at 32 KiB-4 MiB in one of the VM's
+ * two states and 1.7-2.6x in the other, a minute apart; staging took
+ * 0.54-0.95x at 4-64 MiB in the first and 1.4-2.1x in the second, while at
+ * 512 KiB it was level with the slices in the second (so each answer is
+ * measured at a size of its own band); on an Intel Xeon and a Zen 4 EPYC
  * the slices were as fast or faster (shm_plan.c). A probe that only timed
  * the copies (one buffer through the heap against process_vm_readv) said
  * "copies" in both states: the engine's other steps (the claims, the
- * results read back across cores) are what the slow state slows, so the
- * probe runs the engines. */
+ * results read back across cores) are what the slow state slows. */
 #ifndef SHM_CORE_PROBE_H
 #define SHM_CORE_PROBE_H
 
 #include "backend/shm/shm_op.h"
 
-/* Per rank: inside the window it decides (COLL_SHM_PRIV_CORE_MIN 64K to
- * COLL_SHM_PRIV_CORE_MAX 4M by default), where the two engines differ most
- * in the fast state (0.66x at 512 KiB, 0.81x at 256 KiB, Zen 5 VM). */
-#define SHM_CORE_PROBE_BYTES ((size_t)512 << 10)
-
-/* The ways the probe times, all-reduce on private buffers in 4 KiB pages
- * with a core per rank. */
+/* The ways, as shm_knobs set them. */
 enum { SHM_WAY_PRIVATE, SHM_WAY_CMA, SHM_WAY_STAGE, SHM_WAYS };
 
-typedef struct shm_core_probe {
-    double us[SHM_WAYS]; /* a call's time each way: the slowest rank's best block */
-    int private_wins;    /* the private engine beat CMA slices */
-    int stage_wins;      /* staging through the segment beat CMA slices */
-} shm_core_probe;
+/* The two questions: the window (the private engine against the slices, at
+ * 512 KiB, where they differ most in the fast state: 0.66x, against 0.81x
+ * at 256 KiB) and the band above it (staging against the slices, at 4 MiB,
+ * its lower end). */
+typedef struct shm_probe_plan {
+    size_t bytes;      /* a rank's, float32 */
+    int way_a, way_b;  /* timed alternately: A B B A A B ... */
+    int rounds, calls; /* rounds of a block of each; calls in a block */
+} shm_probe_plan;
+extern const shm_probe_plan coll__shm_probe_window, coll__shm_probe_above;
+
+typedef struct shm_probe_result {
+    double us_a, us_b; /* a call's time each way: the slowest rank's best block */
+    int a_wins;        /* A saved a twentieth of B's time (B: the default) */
+} shm_probe_result;
 
 /* One call through the backend, as shm_run makes it. */
 typedef int (*shm_run_fn)(shm_state *st, const coll__call *c, const coll__sig *sig, double deadline,
                           coll__err *err);
 
-/* Every rank: float32 sum all-reduces of SHM_CORE_PROBE_BYTES in place on a
- * private buffer, in blocks of each way alternated (the private engine:
- * st->k.priv_core_max as read; CMA slices: that window shut, and
- * cma_allreduce_min as read; staging: both shut), then one all-reduce (max)
- * of the ranks' best blocks, so that every rank has the same numbers and
- * verdicts. st->k is left as read: the caller applies the verdicts. A way
- * wins where it saves a twentieth of CMA's time (the default). The first
- * call in the window allocates and maps the scratch (milliseconds), as a
- * program's first would. The calls wait until deadline, the call's that
- * the probe runs before; an error (a peer died) is that call's. */
-int coll__shm_core_probe(shm_state *st, shm_run_fn run, double deadline, shm_core_probe *p,
-                         coll__err *err);
+/* Every rank: float32 sum all-reduces of plan->bytes in place on a private
+ * buffer in 4 KiB pages, after one call each way, in blocks of each way
+ * alternated, then one all-reduce (max) of the ranks' best blocks, so that
+ * every rank has the same numbers and verdict. st->k is left as read (the
+ * private engine's window open as read, the slices from cma_allreduce_min
+ * as read): the caller applies the verdict. The private engine's first
+ * call allocates and maps its scratch (milliseconds), as a program's first
+ * would. The calls wait until deadline, the call's that the probe runs
+ * before; an error (a peer died) is that call's. */
+int coll__shm_probe(shm_state *st, shm_run_fn run, const shm_probe_plan *plan, double deadline,
+                    shm_probe_result *r, coll__err *err);
 
 #endif

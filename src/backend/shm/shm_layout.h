@@ -63,7 +63,7 @@ typedef struct shm_rank_ctrl {
     int32_t cma_ok;
     int32_t heap_ok;     /* this rank mapped every peer's heap (shm_heap.h) */
     int32_t oversub;     /* it counts more ranks than its cores (shm_oversub.h) */
-    int32_t probe_core;  /* it would take part in the core probe (shm_core_probe.h) */
+    int32_t probe_core;  /* the probes it would take part in, as bits (shm.c) */
     _Atomic int32_t cpu; /* where it ran at its last arrival (written on change) */
     uint64_t probe_addr; /* a private word peers read to test process_vm_readv */
     uint64_t probe_value;

@@ -49,7 +49,8 @@ typedef struct shm_state {
     shm_knobs k;                     /* COLL_SHM_*: thresholds, chunk and slot sizes */
     shm_heap heap;                   /* coll_alloc memory every rank has mapped */
     int spin, yield;                 /* shm_waiter's */
-    int core_probe_due;              /* at the first all-reduce in the core window */
+    int probe_due;                   /* the probes still to run (shm.c), as bits */
+    size_t above_from;               /* the core window's end as read: the band above's start */
     uint64_t *peer_send, *peer_recv; /* [n] buffer addresses of the current call */
     const void **red_in;             /* [n] inputs of one reduction (coll__reduce_many) */
     shm_cma_state cma;
