@@ -77,13 +77,13 @@ static const coll__tunable rows[] = {
     COLL__TUNABLE("COLL_SHM_CMA", FLAG, 1, ALWAYS, 0, 1,
                   "0: shm never uses CMA (process_vm_readv)"),
     COLL__TUNABLE("COLL_SHM_CORE_PROBE", COUNT, 1, ALWAYS, 0, 2,
-                  "with a core per rank and COLL_SHM_PRIV_CORE_MAX not given: 1 times "
-                  "all-reduce on 4 KiB pages through the shared heap (the private engine), "
-                  "with CMA slices and through staging before the communicator's first "
-                  "all-reduce from COLL_SHM_PRIV_CORE_MIN (512 KiB, 75 calls, a few "
-                  "milliseconds), keeps that window only where the private engine beats "
-                  "CMA, and stages from the window's end where staging does; 0 shuts the "
-                  "window without probing; 2 also prints the times on rank 0's stderr"),
+                  "with a core per rank and COLL_SHM_PRIV_CORE_MAX not given: 1 times, on 4 KiB "
+                  "pages, the private engine against CMA slices (512 KiB, 75 calls) before the "
+                  "communicator's first all-reduce in that window and keeps the window only "
+                  "where it wins, and staging against the slices (4 MiB, 14 calls) before the "
+                  "first from the window's end and stages there where staging wins; a few "
+                  "milliseconds each, once; 0 shuts the window without probing; 2 also "
+                  "prints the times on rank 0's stderr"),
 };
 
 const coll__tunable_table coll__shm_tunables = {rows, sizeof rows / sizeof rows[0]};

@@ -36,8 +36,9 @@
  *    docs/PERFORMANCE.md), so that window (priv_core_min..max, 64 KiB to 4
  *    MiB: at 32 KiB staging is faster) opens only where a probe that runs
  *    the engines finds the private one faster, before the communicator's
- *    first all-reduce from its start (shm_core_probe.h); the same probe
- *    moves cma_allreduce_min to never where staging beats the slices.
+ *    first all-reduce in it (shm_core_probe.h); another, before the first
+ *    from its end, moves cma_allreduce_min to never where staging beats the
+ *    slices.
  *  - CMA slices on huge pages (cma_huge_min, 64 KiB as on 4 KiB pages): pinning
  *    a huge page costs 0.05-0.14 us here, but on an AMD EPYC VM
  *    process_vm_readv on huge pages ran 2x slower than staging at 1-10 MiB
