@@ -6,8 +6,8 @@
 # turned off, when the window's end is given, or when one rank has a fault
 # still to fire (its bytes would count towards it), and ranks that disagree
 # on that still plan alike (the run finishes and checks); a slices' bound
-# given leaves the band above unprobed. The verdicts are the machine's: not
-# asserted.
+# given leaves the band above unprobed; COLL_SHM_PROBE_EVERY_S has them run
+# again. The verdicts are the machine's: not asserted.
 set -u
 BIN=${1:?usage: $0 path/to/collbench}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-coreprobe.XXXXXX")
@@ -50,5 +50,15 @@ run "slices given" 1 COLL_SHM_CORE_PROBE=2 COLL_SHM_CMA_ALLREDUCE_MIN=64K
 expect "slices given" "^$HEAD 512 KiB "
 # rank 1's fault never fires (a million store requests): it alone would not probe
 run "fault pending on rank 1" 0 COLL_SHM_CORE_PROBE=2 COLL_FAULT=1:store:delay:1000000
+# asked again: a 2-second soak with COLL_SHM_PROBE_EVERY_S=1 probes each band
+# more than once (rank 0's word in its post), and every rank agrees (it checks)
+COLL_SHM_CORE_PROBE=2 COLL_SHM_PROBE_EVERY_S=1 timeout 60 "$BIN" allreduce -P 2 --backend shm \
+    --sizes 64K,4M --inplace 1 --duration 2s -T 20 >"$WORK/out" 2>"$WORK/err"
+rc=$?
+again=$(grep -c "collbench shm: probe" "$WORK/err")
+if [ "$rc" -ne 0 ] || [ "$again" -lt 3 ] || ! grep -q "Out of bounds values : 0 OK" "$WORK/out"; then
+    echo "FAIL: probed again: exit $rc, $again probe lines (want 3 or more): $(tail -3 "$WORK/err")" >&2
+    FAILED=1
+fi
 [ "$FAILED" -eq 0 ] && echo "PASS"
 exit "$FAILED"

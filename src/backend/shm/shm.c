@@ -19,6 +19,7 @@
 #include "backend/shm/shm_core_probe.h"
 #include "backend/shm/shm_oversub.h"
 #include "core/alloc.h"
+#include "core/clock.h"
 #include "core/env.h"
 #include "core/fault.h"
 
@@ -182,9 +183,25 @@ static void core_window(shm_state *st, int oversub)
     if (oversub || GIVEN(priv_core_max)) return; /* none, or the user's */
     int all = st->direct.ok && st->cma.ok ? PROBE_WINDOW | PROBE_ABOVE : 0;
     for (int r = 0; r < st->n; r++) all &= st->seg.ctrl[r].probe_core;
-    st->probe_due = all;
-    st->above_from = st->k.priv_core_max;
+    st->probe.on = st->probe.due = all;
+    st->probe.window_max = st->k.priv_core_max;
+    st->probe.slices_min = st->k.cma_allreduce_min;
+    st->probe.at = coll__now_s();
     if (!(all & PROBE_WINDOW)) st->k.priv_core_max = 0; /* a window only on the probe's word */
+}
+
+/* Rank 0, at an all-reduce's arrival: whether to ask every rank to probe
+ * again (each band at its next all-reduce), COLL_SHM_PROBE_EVERY_S after the
+ * last time. A VM's state changes under a communicator that lives long (on
+ * a Zen 5 EPYC VM, every minute or so: docs/PERFORMANCE.md); the answer
+ * travels in rank 0's post, so every rank takes it at the same step. */
+static int probe_again(shm_state *st)
+{
+    if (st->rank != 0 || !st->probe.on || st->k.probe_every_s == 0) return 0;
+    double now = coll__now_s();
+    if (now - st->probe.at < st->k.probe_every_s) return 0;
+    st->probe.at = now;
+    return 1;
 }
 
 /* Before the first all-reduce of each band: its probe, and its verdict. The
@@ -193,18 +210,18 @@ static void core_window(shm_state *st, int oversub)
 static int probe_now(shm_state *st, const coll__call *c, size_t bytes, double deadline,
                      coll__err *err)
 {
-    if (!st->probe_due || c->kind != COLL_KIND_ALLREDUCE || bytes < st->k.priv_core_min)
+    if (!st->probe.due || c->kind != COLL_KIND_ALLREDUCE || bytes < st->k.priv_core_min)
         return COLL_OK;
-    int which = bytes < st->above_from ? PROBE_WINDOW : PROBE_ABOVE;
-    if (!(st->probe_due & which)) return COLL_OK;
-    st->probe_due &= ~which;
+    int which = bytes < st->probe.window_max ? PROBE_WINDOW : PROBE_ABOVE;
+    if (!(st->probe.due & which)) return COLL_OK;
+    st->probe.due &= ~which;
     const shm_probe_plan *plan = which == PROBE_WINDOW ? &coll__shm_probe_window
                                                        : &coll__shm_probe_above;
     shm_probe_result r;
     int rc = coll__shm_probe(st, run_op, plan, deadline, &r, err);
     if (rc) return rc;
-    if (which == PROBE_WINDOW && !r.a_wins) st->k.priv_core_max = 0;
-    if (which == PROBE_ABOVE && r.a_wins) st->k.cma_allreduce_min = SIZE_MAX;
+    if (which == PROBE_WINDOW) st->k.priv_core_max = r.a_wins ? st->probe.window_max : 0;
+    if (which == PROBE_ABOVE) st->k.cma_allreduce_min = r.a_wins ? SIZE_MAX : st->probe.slices_min;
     if (st->k.core_probe == 2 && st->rank == 0)
         fprintf(stderr,
                 "collbench shm: probe, all-reduce of %zu KiB a rank in place on 4 KiB pages, a "
@@ -396,6 +413,7 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
     case SHM_ENGINE_ARRIVE_COPY:
     case SHM_ENGINE_ARRIVE: {
         if (e == SHM_ENGINE_ARRIVE_COPY) coll__shm_private_stage(&o);
+        o.probe = probe_again(st);
         int rc = coll__shm_op_arrive(&o, c->sendbuf, c->recvbuf);
         o.arrived = 1;
         if (rc == COLL_OK) rc = run_arrived(&o, 0);

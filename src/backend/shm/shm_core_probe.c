@@ -50,7 +50,8 @@ int coll__shm_probe(shm_state *st, shm_run_fn run, const shm_probe_plan *plan, d
                     shm_probe_result *r, coll__err *err)
 {
     *r = (shm_probe_result){0};
-    size_t open = st->k.priv_core_max, slices = st->k.cma_allreduce_min;
+    size_t open = st->probe.window_max, slices = st->probe.slices_min;
+    size_t was_max = st->k.priv_core_max, was_min = st->k.cma_allreduce_min;
     size_t count = plan->bytes / sizeof(float);
     float *buf = coll__alloc_aligned(plan->bytes);
     if (!buf) return coll__err_set(err, COLL_ENOMEM, "shm: out of memory");
@@ -74,8 +75,8 @@ int coll__shm_probe(shm_state *st, shm_run_fn run, const shm_probe_plan *plan, d
         if (i >= 0 && (best[b] == 0 || us < best[b])) best[b] = us;
     }
     free(buf);
-    st->k.priv_core_max = open;
-    st->k.cma_allreduce_min = slices;
+    st->k.priv_core_max = was_max;
+    st->k.cma_allreduce_min = was_min;
     if (rc) return rc;
     /* The slowest rank's: every rank decides on the same numbers. */
     rc = call(st, run, best, 2, COLL_FLOAT64, COLL_MAX, deadline, err);

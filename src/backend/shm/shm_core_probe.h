@@ -44,9 +44,9 @@ typedef int (*shm_run_fn)(shm_state *st, const coll__call *c, const coll__sig *s
 /* Every rank: float32 sum all-reduces of plan->bytes in place on a private
  * buffer in 4 KiB pages, after one call each way, in blocks of each way
  * alternated, then one all-reduce (max) of the ranks' best blocks, so that
- * every rank has the same numbers and verdict. st->k is left as read (the
- * private engine's window open as read, the slices from cma_allreduce_min
- * as read): the caller applies the verdict. The private engine's first
+ * every rank has the same numbers and verdict. The ways run with the
+ * window and the slices' bound as read at set-up (st->probe); st->k is left
+ * as it was: the caller applies the verdict. The private engine's first
  * call allocates and maps its scratch (milliseconds), as a program's first
  * would. The calls wait until deadline, the call's that the probe runs
  * before; an error (a peer died) is that call's. */

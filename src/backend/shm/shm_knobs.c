@@ -84,6 +84,10 @@ static const coll__tunable rows[] = {
                   "first from the window's end and stages there where staging wins; a few "
                   "milliseconds each, once; 0 shuts the window without probing; 2 also "
                   "prints the times on rank 0's stderr"),
+    COLL__TUNABLE("COLL_SHM_PROBE_EVERY_S", COUNT, 10, ALWAYS, 0, 86400,
+                  "seconds after which rank 0 asks for COLL_SHM_CORE_PROBE's probes again, "
+                  "each band's at its next all-reduce (0: once a communicator): a VM's "
+                  "memory can change speed under a long run"),
 };
 
 const coll__tunable_table coll__shm_tunables = {rows, sizeof rows / sizeof rows[0]};
@@ -101,7 +105,7 @@ static const struct {
     KNOB(direct_min),        KNOB(stream_min),    KNOB(touch_max),      KNOB(heap_bytes),
     KNOB(priv_min),          KNOB(priv_max),      KNOB(priv_plain_max), KNOB(priv_plain_out_max),
     KNOB(priv_core_min),     KNOB(priv_core_max), KNOB(spin_us),        KNOB(cma),
-    KNOB(core_probe),
+    KNOB(core_probe),        KNOB(probe_every_s),
 };
 _Static_assert(sizeof knobs / sizeof knobs[0] == sizeof rows / sizeof rows[0],
                "a field for every shm tuning variable");

@@ -14,6 +14,8 @@
 #define SHM_MAGIC 0x636f6c6c73686d31ull /* "collshm1" */
 
 #define SHM_INLINE 64 /* bytes of data that travel inside a post */
+#define SHM_POST_PLAIN 1u
+#define SHM_POST_PROBE 2u
 
 /* What a rank posts at a collective's arrival: the call, where its buffers are
  * (for peers that map or read them), and small messages' data, all on the
@@ -26,11 +28,12 @@ typedef struct shm_post {
     /* All-reduce on private buffers: bytes of its input this rank copied into
      * its scratch before arriving (0: none; shm_direct.c). */
     uint64_t staged;
-    /* Its send and receive buffers are in 4 KiB pages (backend/shm/shm_page_kind.h):
-     * the plan's private window on plain pages asks every rank's. 64 bits,
-     * so that the inline data after it stays 8-byte aligned (staging reduces
-     * doubles and int64s straight from it). */
-    uint64_t plain;
+    /* SHM_POST_PLAIN: its send and receive buffers are in 4 KiB pages
+     * (backend/shm/shm_page_kind.h): the plan's windows on plain pages ask
+     * every rank's. SHM_POST_PROBE (rank 0's): every rank probes its plan
+     * again (shm.c). 64 bits, so that the inline data after it stays 8-byte
+     * aligned (staging reduces doubles and int64s straight from it). */
+    uint64_t flags;
     unsigned char data[SHM_INLINE];
 } shm_post;
 _Static_assert(offsetof(shm_post, data) % 8 == 0,

@@ -43,14 +43,18 @@ typedef struct shm_state {
     shm_segment seg;
     shm_liveness live;
     int rank, n;
-    const int *world_of;             /* rank -> world rank (NULL: the group is the world) */
-    int nworld;                      /* its entries: errors name world ranks (coll__err_init) */
-    uint64_t step;                   /* collective steps taken; the same on every rank */
-    shm_knobs k;                     /* COLL_SHM_*: thresholds, chunk and slot sizes */
-    shm_heap heap;                   /* coll_alloc memory every rank has mapped */
-    int spin, yield;                 /* shm_waiter's */
-    int probe_due;                   /* the probes still to run (shm.c), as bits */
-    size_t above_from;               /* the core window's end as read: the band above's start */
+    const int *world_of;   /* rank -> world rank (NULL: the group is the world) */
+    int nworld;            /* its entries: errors name world ranks (coll__err_init) */
+    uint64_t step;         /* collective steps taken; the same on every rank */
+    shm_knobs k;           /* COLL_SHM_*: thresholds, chunk and slot sizes */
+    shm_heap heap;         /* coll_alloc memory every rank has mapped */
+    int spin, yield;       /* shm_waiter's */
+    struct {               /* the plan's probes (shm.c, shm_core_probe.h) */
+        int on, due;       /* the bands probed on this communicator; still to run */
+        size_t window_max; /* the window's end as read: the band above's start */
+        size_t slices_min; /* the CMA slices' bound on 4 KiB pages as read */
+        double at;         /* when rank 0 last asked for them (coll__now_s) */
+    } probe;
     uint64_t *peer_send, *peer_recv; /* [n] buffer addresses of the current call */
     const void **red_in;             /* [n] inputs of one reduction (coll__reduce_many) */
     shm_cma_state cma;
@@ -76,6 +80,7 @@ typedef struct shm_op {
     size_t staged;      /* input bytes copied to the scratch before arriving */
     int plain;          /* this rank's buffers are in 4 KiB pages (posted at the arrival) */
     int all_plain;      /* every rank's post said so (set by the arrival) */
+    int probe;          /* rank 0 asks every rank to probe again (posted at the arrival) */
 } shm_op;
 
 /* An engine's answer that it cannot run this call, so the dispatcher (shm.c)

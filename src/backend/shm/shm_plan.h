@@ -31,7 +31,8 @@ typedef struct shm_knobs {
         priv_core_max; /* [min, max): the same with a core per rank, 4 KiB pages */
     int spin_us;       /* a waiter's spin before it sleeps */
     int cma;           /* 0: never use CMA */
-    int core_probe;    /* 0: no set-up probe; 1: probe; 2: and print its times */
+    int core_probe;    /* 0: no probes; 1: probe; 2: and print the times */
+    int probe_every_s; /* seconds after which the probes run again (0: once) */
 } shm_knobs;
 
 typedef enum shm_engine {

@@ -43,7 +43,7 @@ int coll__shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
     mine->sendbuf = (uint64_t)(uintptr_t)sendbuf;
     mine->recvbuf = (uint64_t)(uintptr_t)recvbuf;
     mine->staged = o->staged;
-    mine->plain = (uint64_t)o->plain;
+    mine->flags = (o->plain ? SHM_POST_PLAIN : 0u) | (o->probe ? SHM_POST_PROBE : 0u);
     o->all_plain = 1;
     atomic_store(&mine->seq, g); /* after the fields (and any inline data) */
     coll__shm_ring_all(&st->seg);
@@ -62,8 +62,10 @@ int coll__shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
         }
         st->peer_send[p] = ph->sendbuf;
         st->peer_recv[p] = ph->recvbuf;
-        o->all_plain &= ph->plain != 0;
+        o->all_plain &= (ph->flags & SHM_POST_PLAIN) != 0;
     }
+    /* Rank 0's word, the same for every rank at the same step. */
+    if (st->seg.ctrl[0].post[g & 1].flags & SHM_POST_PROBE) st->probe.due = st->probe.on;
     return COLL_OK;
 }
 
