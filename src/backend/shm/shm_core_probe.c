@@ -16,7 +16,7 @@
 
 /* A block's calls run back to back: a rank's time for them holds little of
  * its peers' arrival, which one call's time would be mostly. 75 and 14
- * calls: a few milliseconds each, once a communicator. */
+ * calls: a few milliseconds each (shm.c says when they run). */
 const shm_probe_plan coll__shm_probe_window = {512u << 10, SHM_WAY_PRIVATE, SHM_WAY_CMA, 6, 4};
 const shm_probe_plan coll__shm_probe_above = {4u << 20, SHM_WAY_STAGE, SHM_WAY_CMA, 3, 2};
 
