@@ -194,7 +194,9 @@ static void core_window(shm_state *st, int oversub)
  * again (each band at its next all-reduce), COLL_SHM_PROBE_EVERY_S after the
  * last time. A VM's state changes under a communicator that lives long (on
  * a Zen 5 EPYC VM, every minute or so: docs/PERFORMANCE.md); the answer
- * travels in rank 0's post, so every rank takes it at the same step. */
+ * travels in rank 0's post, so every rank takes it at the same step. Off by
+ * default: the probes' milliseconds land inside whichever call comes next,
+ * and a benchmark's average over a row of small calls would carry them. */
 static int probe_again(shm_state *st)
 {
     if (st->rank != 0 || !st->probe.on || st->k.probe_every_s == 0) return 0;

@@ -84,10 +84,11 @@ static const coll__tunable rows[] = {
                   "first from the window's end and stages there where staging wins; a few "
                   "milliseconds each, once; 0 shuts the window without probing; 2 also "
                   "prints the times on rank 0's stderr"),
-    COLL__TUNABLE("COLL_SHM_PROBE_EVERY_S", COUNT, 10, ALWAYS, 0, 86400,
+    COLL__TUNABLE("COLL_SHM_PROBE_EVERY_S", COUNT, 0, ALWAYS, 0, 86400,
                   "seconds after which rank 0 asks for COLL_SHM_CORE_PROBE's probes again, "
-                  "each band's at its next all-reduce (0: once a communicator): a VM's "
-                  "memory can change speed under a long run"),
+                  "each band's at its next all-reduce (0: once a communicator); for long runs "
+                  "on a machine whose memory changes speed (a VM: 10), at a few milliseconds "
+                  "inside whichever call comes next"),
 };
 
 const coll__tunable_table coll__shm_tunables = {rows, sizeof rows / sizeof rows[0]};
