@@ -19,7 +19,7 @@
 #include "backend/shm/shm_op.h"
 
 /* The ways, as shm_knobs set them. */
-enum { SHM_WAY_PRIVATE, SHM_WAY_CMA, SHM_WAY_STAGE, SHM_WAYS };
+enum { SHM_WAY_PRIVATE, SHM_WAY_CMA, SHM_WAY_STAGE };
 
 /* The two questions: the window (the private engine against the slices, at
  * 512 KiB, where they differ most in the fast state: 0.66x, against 0.81x

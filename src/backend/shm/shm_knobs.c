@@ -159,8 +159,7 @@ void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int se
     cap(&k->priv_core_max, most, set_core);
 }
 
-/* Whether the variable behind field was given (environment or tuning file). */
-static int given(size_t field)
+int coll__shm_knob_given(size_t field)
 {
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
         if (knobs[i].at == field) return strcmp(coll__tunable_source(&rows[i]), "default") != 0;
@@ -174,13 +173,11 @@ int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err)
      * killer; a value given is the user's */
     if (rc == COLL_OK)
         coll__shm_knobs_cap_scratch(k, n, coll__mem_limit(),
-                                    given(offsetof(shm_knobs, priv_plain_max)),
-                                    given(offsetof(shm_knobs, priv_plain_out_max)),
-                                    given(offsetof(shm_knobs, priv_core_max)));
+                                    coll__shm_knob_given(offsetof(shm_knobs, priv_plain_max)),
+                                    coll__shm_knob_given(offsetof(shm_knobs, priv_plain_out_max)),
+                                    coll__shm_knob_given(offsetof(shm_knobs, priv_core_max)));
     return rc;
 }
-
-int coll__shm_knob_given(size_t field) { return given(field); }
 
 int coll__shm_core_probe_wanted(const shm_knobs *k, int n)
 {

@@ -8,9 +8,6 @@
 
 #include <stddef.h>
 
-/* A descriptor of /proc/self/pagemap names the process that opened it, and a
- * forked child inherits it: the probe opens it again in a process with
- * another pid. */
 /* The answers of the last few questions, each kept COLL_PAGE_KIND_KEEP_S:
  * the scan costs 0.9 us for 64 KiB and 12 us for 4 MiB on a Zen 5 VM, a
  * fifth of a 64 KiB all-reduce, and a program asks about the same buffers
@@ -27,6 +24,9 @@ typedef struct coll__page_answer {
     double at; /* seconds (coll__now_s); 0: empty */
 } coll__page_answer;
 
+/* A descriptor of /proc/self/pagemap names the process that opened it, and a
+ * forked child inherits it: the probe opens it again in a process with
+ * another pid. */
 typedef struct coll__page_probe {
     int fd;         /* /proc/self/pagemap, -1: not opened or refused */
     int opened;     /* open tried */
