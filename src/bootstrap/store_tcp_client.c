@@ -27,6 +27,7 @@ typedef struct tcp_store {
     coll__store base;
     pthread_mutex_t lock; /* one request at a time on the connection */
     int fd;               /* -1 after a timeout or error: reconnect on next use */
+    int was_up;           /* authenticated once: a refused reconnect means rank 0 is gone */
     char host[256];
     int port;
     char *token;
@@ -157,13 +158,24 @@ static int handshake(tcp_store *t, double deadline)
 static int ensure_connected(tcp_store *t, double deadline)
 {
     if (t->fd >= 0) return COLL_OK;
-    int fd = coll__sock_connect(t->host, t->port, deadline, t->base.err.msg,
-                                sizeof t->base.err.msg);
+    /* A server that answered before and now refuses has exited: retrying
+     * until the deadline would only delay a rank's exit by its timeout. */
+    char why[128];
+    int fd = t->was_up ? coll__sock_connect_again(t->host, t->port, deadline, why, sizeof why)
+                       : coll__sock_connect(t->host, t->port, deadline, t->base.err.msg,
+                                            sizeof t->base.err.msg);
+    if (fd == COLL_EPEER) {
+        errf(&t->base, "store server at %s:%d (rank 0) is gone: it refuses new connections",
+             t->host, t->port);
+        return fd;
+    }
+    if (fd < 0 && t->was_up) errf(&t->base, "store server at %s:%d: %s", t->host, t->port, why);
     double pause = 0.002;
     for (int closed = 1;; closed++) {
         if (fd < 0) return fd;
         t->fd = fd;
         int rc = handshake(t, deadline);
+        if (rc == COLL_OK) t->was_up = 1;
         if (rc != COLL_EPEER) return rc;
         if (coll__now_s() + pause >= deadline) {
             errf(&t->base,
@@ -175,7 +187,6 @@ static int ensure_connected(tcp_store *t, double deadline)
         coll__sleep_s(pause);
         pause = pause * 2 > 0.1 ? 0.1 : pause * 2;
         /* Evicted, or the server is gone: a short connect tells the two apart. */
-        char why[128];
         fd = coll__sock_connect(t->host, t->port, coll__now_s() + 0.2, why, sizeof why);
         if (fd < 0) {
             errf(&t->base,

@@ -156,7 +156,10 @@ static int connect_once(const struct addrinfo *ai, double deadline)
     return fd;
 }
 
-int coll__sock_connect(const char *host, int port, double deadline, char *err, size_t errlen)
+/* Connects, retrying refused connections until deadline where retry_refused
+ * (a server not up yet), or not at all (a server known up: refused = gone). */
+static int connect_until(const char *host, int port, double deadline, int retry_refused,
+                         char *err, size_t errlen)
 {
     host = host_or_default(host);
     struct addrinfo *res;
@@ -176,7 +179,7 @@ int coll__sock_connect(const char *host, int port, double deadline, char *err, s
             last = -fd;
         }
         /* Refused = the server is not listening yet: retry. Anything else is final. */
-        int retry = last == ECONNREFUSED || last == ECONNRESET || last == EAGAIN;
+        int retry = retry_refused && (last == ECONNREFUSED || last == ECONNRESET || last == EAGAIN);
         double now = coll__now_s();
         if (!retry || now >= deadline) break;
         double pause = backoff < deadline - now ? backoff : deadline - now;
@@ -186,12 +189,27 @@ int coll__sock_connect(const char *host, int port, double deadline, char *err, s
     freeaddrinfo(res);
     char hp[COLL_HOSTPORT_MAX];
     hostport(hp, sizeof hp, host, port);
+    if (!retry_refused && (last == ECONNREFUSED || last == ECONNRESET)) {
+        snprintf(err, errlen, "connect to %s: %s", hp, strerror(last));
+        return COLL_EPEER;
+    }
     if (last == ETIMEDOUT || last == ECONNREFUSED) {
         snprintf(err, errlen, "connect to %s: timed out (%s)", hp, strerror(last));
         return COLL_ETIMEDOUT;
     }
     snprintf(err, errlen, "connect to %s: %s", hp, strerror(last));
     return COLL_ESYS;
+}
+
+int coll__sock_connect(const char *host, int port, double deadline, char *err, size_t errlen)
+{
+    return connect_until(host, port, deadline, 1, err, errlen);
+}
+
+int coll__sock_connect_again(const char *host, int port, double deadline, char *err,
+                             size_t errlen)
+{
+    return connect_until(host, port, deadline, 0, err, errlen);
 }
 
 void coll__sock_peer_name(int fd, char *buf, size_t len)

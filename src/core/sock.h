@@ -14,6 +14,10 @@ int coll__sock_port(int fd);
 /* Connect to host:port, retrying refused connections until deadline (the server
  * may not be up yet). Returns a blocking fd with TCP_NODELAY, or a negative status. */
 int coll__sock_connect(const char *host, int port, double deadline, char *err, size_t errlen);
+/* Connect to a server that was up before: a refused connection means it is
+ * gone, so no retry; returns COLL_EPEER then. */
+int coll__sock_connect_again(const char *host, int port, double deadline, char *err,
+                             size_t errlen);
 /* Accept one connection before deadline; returns a blocking fd with TCP_NODELAY. */
 int coll__sock_accept(int listen_fd, double deadline, char *err, size_t errlen);
 /* Write/read exactly len bytes before deadline (poll-based; fd may be blocking or not).

@@ -247,7 +247,7 @@ case_manual() { # NAME VARIANT POINT RANK ACTION
         late=$(awk -v e="$(cat "$d/end.$s")" -v t="$t0" -v lim=$((T + SLACK)) \
             'BEGIN { if (e - t > lim) printf "%.2f", e - t }')
         if [ -n "$late" ]; then
-            echo "FAIL $name: rank $s exited ${late} s after the fault (limit $((T + SLACK)) s)"
+            echo "FAIL $name: rank $s exited ${late} s after the fault (limit $((T + SLACK)) s); stderr: $msg"
             ok=0
         fi
     done

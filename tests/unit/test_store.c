@@ -622,6 +622,12 @@ static void test_inherited_listen_fd_and_server_exit(void **state)
     char want[80];
     snprintf(want, sizeof want, "store server at localhost:%d closed the connection", port);
     assert_non_null(strstr(c->err.msg, want));
+    /* Once up, a server that refuses has exited: no retrying it until the
+     * timeout (a failed rank's last "I gave up" would hold its exit that long). */
+    double t0 = coll__now_s();
+    assert_int_equal(coll__store_set(c, "after", "x", 1), COLL_EPEER);
+    assert_true(coll__now_s() - t0 < LONG_TIMEOUT / 4);
+    assert_non_null(strstr(c->err.msg, "is gone"));
     coll__store_destroy(c);
 }
 
