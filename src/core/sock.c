@@ -158,8 +158,8 @@ static int connect_once(const struct addrinfo *ai, double deadline)
 
 /* Connects, retrying refused connections until deadline where retry_refused
  * (a server not up yet), or not at all (a server known up: refused = gone). */
-static int connect_until(const char *host, int port, double deadline, int retry_refused,
-                         char *err, size_t errlen)
+static int connect_until(const char *host, int port, double deadline, int retry_refused, char *err,
+                         size_t errlen)
 {
     host = host_or_default(host);
     struct addrinfo *res;
@@ -206,8 +206,7 @@ int coll__sock_connect(const char *host, int port, double deadline, char *err, s
     return connect_until(host, port, deadline, 1, err, errlen);
 }
 
-int coll__sock_connect_again(const char *host, int port, double deadline, char *err,
-                             size_t errlen)
+int coll__sock_connect_again(const char *host, int port, double deadline, char *err, size_t errlen)
 {
     return connect_until(host, port, deadline, 0, err, errlen);
 }

@@ -16,8 +16,7 @@ int coll__sock_port(int fd);
 int coll__sock_connect(const char *host, int port, double deadline, char *err, size_t errlen);
 /* Connect to a server that was up before: a refused connection means it is
  * gone, so no retry; returns COLL_EPEER then. */
-int coll__sock_connect_again(const char *host, int port, double deadline, char *err,
-                             size_t errlen);
+int coll__sock_connect_again(const char *host, int port, double deadline, char *err, size_t errlen);
 /* Accept one connection before deadline; returns a blocking fd with TCP_NODELAY. */
 int coll__sock_accept(int listen_fd, double deadline, char *err, size_t errlen);
 /* Write/read exactly len bytes before deadline (poll-based; fd may be blocking or not).
