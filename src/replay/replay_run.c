@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/clock.h"
 #include "engine/bench_coll.h"
 #include "replay/replay_busy.h"
@@ -112,7 +113,10 @@ static int make_comm(const replay_trace *t, size_t gi, const replay_opts *o, con
 
 static void *buffer(const replay_opts *o, coll_comm *comm, size_t bytes)
 {
-    void *p = o->coll_buffers ? coll_alloc(comm, bytes) : malloc(bytes);
+    /* 64-byte aligned as torch's CPU allocator gives tensors: malloc puts a
+     * block this large 16 bytes into a page, and copies into split lines run
+     * slower than the program's did. */
+    void *p = o->coll_buffers ? coll_alloc(comm, bytes) : coll__alloc_aligned_to(64, bytes);
     if (p) memset(p, 0, bytes); /* zeros: every reduction of every dtype stays finite */
     return p;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/clock.h"
 #include "core/errbuf.h"
 
@@ -76,7 +77,7 @@ int train_reducer_create(reducer *r, const reducer_opts *o, coll_comm *comm, tra
     if (o->mode == MODE_DDP) return train_ddp_setup(r);
     if (o->mode == MODE_PS && r->rank == 0 && r->world > 1) {
         r->comm_bytes = m->nparams * sizeof(float);
-        if (!(r->ps_recv = malloc(r->comm_bytes))) {
+        if (!(r->ps_recv = coll__alloc_aligned_to(64, r->comm_bytes))) { /* as grads */
             coll__set_err(r->err, sizeof r->err,
                           "out of memory for the ps receive buffer (%zu bytes)", r->comm_bytes);
             return COLL_ENOMEM;

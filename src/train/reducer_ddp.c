@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/errbuf.h"
 #include "train/reducer.h"
 
@@ -111,7 +112,7 @@ int train_ddp_setup(reducer *r)
     case COMPRESS_FP16:
     case COMPRESS_BF16:
         r->comm_bytes = n * sizeof(uint16_t);
-        if (!(r->half = malloc(r->comm_bytes))) goto oom;
+        if (!(r->half = coll__alloc_aligned_to(64, r->comm_bytes))) goto oom; /* as grads */
         break;
     case COMPRESS_TOPK:
         r->comm_bytes = (n + biggest) * f + pairs * sizeof(topk_pair) * (1 + (size_t)r->world);

@@ -72,8 +72,11 @@ static int alloc_state(shm_state *st)
     st->peer_send = calloc(n, sizeof *st->peer_send);
     st->peer_recv = calloc(n, sizeof *st->peer_recv);
     st->red_in = calloc(n, sizeof *st->red_in);
-    st->cma.tmp = malloc(st->k.chunk_bytes);
-    st->cma.acc = malloc(st->k.chunk_bytes);
+    /* Page-aligned: malloc puts a block this large 16 bytes into a page, and
+     * process_vm_readv's copy into lines it splits ran 12-18% slower (CMA
+     * slices in place on huge pages, 2 and 4 ranks, 10 MiB, Zen 5). */
+    st->cma.tmp = coll__alloc_aligned_to(4096, st->k.chunk_bytes);
+    st->cma.acc = coll__alloc_aligned_to(4096, st->k.chunk_bytes);
     st->direct.in_map = calloc(n, sizeof *st->direct.in_map);
     st->direct.out_map = calloc(n, sizeof *st->direct.out_map);
     st->direct.sub = coll__alloc_aligned_to(64, SHM_SUB_BYTES);
