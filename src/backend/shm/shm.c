@@ -73,8 +73,9 @@ static int alloc_state(shm_state *st)
     st->peer_recv = calloc(n, sizeof *st->peer_recv);
     st->red_in = calloc(n, sizeof *st->red_in);
     /* Page-aligned: malloc puts a block this large 16 bytes into a page, and
-     * process_vm_readv's copy into lines it splits ran 12-18% slower (CMA
-     * slices in place on huge pages, 2 and 4 ranks, 10 MiB, Zen 5). */
+     * with process_vm_readv copying into lines split so, CMA slices in place
+     * on huge pages took 1.05-1.15x the time (2 and 4 ranks, 256 KiB-100
+     * MiB, Zen 5; PERFORMANCE.md). */
     st->cma.tmp = coll__alloc_aligned_to(4096, st->k.chunk_bytes);
     st->cma.acc = coll__alloc_aligned_to(4096, st->k.chunk_bytes);
     st->direct.in_map = calloc(n, sizeof *st->direct.in_map);
