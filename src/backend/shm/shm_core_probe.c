@@ -4,6 +4,8 @@
 #endif
 #include "backend/shm/shm_core_probe.h"
 
+#include "backend/shm/shm_page_kind.h"
+
 #include "core/alloc.h"
 #include "core/clock.h"
 
@@ -17,8 +19,11 @@
 /* A block's calls run back to back: a rank's time for them holds little of
  * its peers' arrival, which one call's time would be mostly. 75 and 14
  * calls: a few milliseconds each (shm.c says when they run). */
-const shm_probe_plan coll__shm_probe_window = {512u << 10, SHM_WAY_PRIVATE, SHM_WAY_CMA, 6, 4};
-const shm_probe_plan coll__shm_probe_above = {4u << 20, SHM_WAY_STAGE, SHM_WAY_CMA, 3, 2};
+const shm_probe_plan coll__shm_probe_window = {512u << 10, SHM_WAY_PRIVATE, SHM_WAY_CMA, 6, 4, 0};
+const shm_probe_plan coll__shm_probe_above = {4u << 20, SHM_WAY_STAGE, SHM_WAY_CMA, 3, 2, 0};
+const shm_probe_plan coll__shm_probe_huge = {1u << 20, SHM_WAY_STAGE, SHM_WAY_CMA, 3, 2, 1};
+
+#define HUGE_PAGE ((size_t)2 << 20)
 
 static int call(shm_state *st, shm_run_fn run, void *buf, size_t count, coll_dtype dt, coll_op op,
                 double deadline, coll__err *err)
@@ -39,35 +44,48 @@ static int call(shm_state *st, shm_run_fn run, void *buf, size_t count, coll_dty
     return run(st, &c, &sig, deadline, err);
 }
 
-/* The plan's knobs for way w. */
-static void set_way(shm_knobs *k, int w, size_t open, size_t slices)
+/* The plan's knobs for way w (the bound of the probe's page kind). */
+static void set_way(shm_state *st, int w, int huge)
 {
-    k->priv_core_max = w == SHM_WAY_PRIVATE ? open : 0;
-    k->cma_allreduce_min = w == SHM_WAY_STAGE ? SIZE_MAX : slices;
+    if (huge) {
+        st->k.cma_huge_min = w == SHM_WAY_STAGE ? SIZE_MAX : st->probe.huge_min;
+        return;
+    }
+    st->k.priv_core_max = w == SHM_WAY_PRIVATE ? st->probe.window_max : 0;
+    st->k.cma_allreduce_min = w == SHM_WAY_STAGE ? SIZE_MAX : st->probe.slices_min;
+}
+
+/* The probe's buffer: 4 KiB pages, the question's, also where THP is
+ * "always"; or huge ones, asked for. Zeros: sums of zeros stay zeros. */
+static float *probe_buffer(size_t bytes, int huge)
+{
+    size_t len = huge ? (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : bytes;
+    float *buf = huge ? coll__alloc_aligned_to(HUGE_PAGE, len) : coll__alloc_aligned(len);
+    if (!buf) return NULL;
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    uintptr_t lo = ((uintptr_t)buf + 4095) / 4096 * 4096, hi = ((uintptr_t)buf + len) / 4096 * 4096;
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#endif
+    memset(buf, 0, bytes);
+    return buf;
 }
 
 int coll__shm_probe(shm_state *st, shm_run_fn run, const shm_probe_plan *plan, double deadline,
                     shm_probe_result *r, coll__err *err)
 {
     *r = (shm_probe_result){0};
-    size_t open = st->probe.window_max, slices = st->probe.slices_min;
-    size_t was_max = st->k.priv_core_max, was_min = st->k.cma_allreduce_min;
+    shm_knobs was = st->k;
     size_t count = plan->bytes / sizeof(float);
-    float *buf = coll__alloc_aligned(plan->bytes);
+    float *buf = probe_buffer(plan->bytes, plan->huge);
     if (!buf) return coll__err_set(err, COLL_ENOMEM, "shm: out of memory");
-#ifdef MADV_NOHUGEPAGE
-    /* 4 KiB pages, the question's, also where THP is "always" */
-    uintptr_t lo = ((uintptr_t)buf + 4095) / 4096 * 4096,
-              hi = ((uintptr_t)buf + plan->bytes) / 4096 * 4096;
-    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
-#endif
-    memset(buf, 0, plan->bytes); /* sums of zeros stay zeros */
-    double best[2] = {0, 0};     /* a call's time, in the best block of each way */
+    /* a call's time, in the best block of each way; 1 where this rank's
+     * buffer is not in the pages the question is about */
+    double best[3] = {0, 0, plan->huge && coll__pages_plain(&st->page_kind, buf, plan->bytes)};
     int rc = COLL_OK;
     for (int i = -2; rc == COLL_OK && i < 2 * plan->rounds; i++) {
         int b = i < 0 ? i + 2 : (i ^ (i >> 1)) & 1; /* 0 1, then 0 1 1 0 0 1 1 0 ... */
         int calls = i < 0 ? 1 : plan->calls;
-        set_way(&st->k, b ? plan->way_b : plan->way_a, open, slices);
+        set_way(st, b ? plan->way_b : plan->way_a, plan->huge);
         double t0 = coll__now_us();
         for (int c = 0; rc == COLL_OK && c < calls; c++)
             rc = call(st, run, buf, count, COLL_FLOAT32, COLL_SUM, deadline, err);
@@ -75,14 +93,14 @@ int coll__shm_probe(shm_state *st, shm_run_fn run, const shm_probe_plan *plan, d
         if (i >= 0 && (best[b] == 0 || us < best[b])) best[b] = us;
     }
     free(buf);
-    st->k.priv_core_max = was_max;
-    st->k.cma_allreduce_min = was_min;
+    st->k = was;
     if (rc) return rc;
     /* The slowest rank's: every rank decides on the same numbers. */
-    rc = call(st, run, best, 2, COLL_FLOAT64, COLL_MAX, deadline, err);
+    rc = call(st, run, best, 3, COLL_FLOAT64, COLL_MAX, deadline, err);
     if (rc) return rc;
     r->us_a = best[0];
     r->us_b = best[1];
-    r->a_wins = best[0] < MARGIN * best[1];
+    r->no_huge = best[2] > 0;
+    r->a_wins = !r->no_huge && best[0] < MARGIN * best[1];
     return COLL_OK;
 }

@@ -1,6 +1,7 @@
-/* With a core per rank, how all-reduce on private buffers in 4 KiB pages runs
- * fastest here: copied through the shared heap (the private engine), through
- * the segment's staging slots, or with CMA slices (the default). Measured by
+/* With a core per rank, how all-reduce on private buffers runs fastest here:
+ * in 4 KiB pages copied through the shared heap (the private engine), through
+ * the segment's staging slots, or with CMA slices (the default); in huge
+ * pages staged or with the slices (the default). Measured by
  * running the ways themselves, lazily, before the communicator's first
  * all-reduce each answer decides (shm.c), because the answer is the
  * machine's and its state's. On a Zen 5 EPYC VM, at 2 ranks, the private
@@ -21,20 +22,24 @@
 /* The ways, as shm_knobs set them. */
 enum { SHM_WAY_PRIVATE, SHM_WAY_CMA, SHM_WAY_STAGE };
 
-/* The two questions: the window (the private engine against the slices, at
- * 512 KiB, where they differ most in the fast state: 0.66x, against 0.81x
- * at 256 KiB) and the band above it (staging against the slices, at 4 MiB,
- * its lower end). */
+/* The three questions: the window (the private engine against the slices,
+ * at 512 KiB, where they differ most in the fast state: 0.66x, against
+ * 0.81x at 256 KiB), the band above it (staging against the slices, at
+ * 4 MiB, its lower end), and huge pages (staging against the slices at
+ * 1 MiB: process_vm_readv on huge pages ran 2.1-2.2x slower than staging
+ * at 1-10 MiB on a Zen 3 EPYC VM, and 0.45x of it on a Zen 5 one). */
 typedef struct shm_probe_plan {
     size_t bytes;      /* a rank's, float32 */
     int way_a, way_b;  /* timed alternately: A B B A A B ... */
     int rounds, calls; /* rounds of a block of each; calls in a block */
+    int huge;          /* on a buffer in huge pages, the ways setting their bound */
 } shm_probe_plan;
-extern const shm_probe_plan coll__shm_probe_window, coll__shm_probe_above;
+extern const shm_probe_plan coll__shm_probe_window, coll__shm_probe_above, coll__shm_probe_huge;
 
 typedef struct shm_probe_result {
     double us_a, us_b; /* a call's time each way: the slowest rank's best block */
     int a_wins;        /* A saved a twentieth of B's time (B: the default) */
+    int no_huge;       /* huge: some rank's buffer was not in huge pages (no verdict) */
 } shm_probe_result;
 
 /* One call through the backend, as shm_run makes it. */
@@ -42,11 +47,11 @@ typedef int (*shm_run_fn)(shm_state *st, const coll__call *c, const coll__sig *s
                           coll__err *err);
 
 /* Every rank: float32 sum all-reduces of plan->bytes in place on a private
- * buffer in 4 KiB pages, after one call each way, in blocks of each way
- * alternated, then one all-reduce (max) of the ranks' best blocks, so that
- * every rank has the same numbers and verdict. The ways run with the
- * window and the slices' bound as read at set-up (st->probe); st->k is left
- * as it was: the caller applies the verdict. The private engine's first
+ * buffer in 4 KiB pages (huge ones where plan->huge), after one call each
+ * way, in blocks of each way alternated, then one all-reduce (max) of the
+ * ranks' best blocks, so that every rank has the same numbers and verdict.
+ * The ways run with the window and the slices' bounds as read at set-up
+ * (st->probe); st->k is left as it was: the caller applies the verdict. The private engine's first
  * call allocates and maps its scratch (milliseconds), as a program's first
  * would. The calls wait until deadline, the call's that the probe runs
  * before; an error (a peer died) is that call's. */

@@ -32,7 +32,8 @@ static const coll__tunable rows[] = {
                   "unless given)"),
     COLL__TUNABLE("COLL_SHM_CMA_HUGE_MIN", BYTES, 64 * KIB, ALWAYS, 0, ANY,
                   "the same where some rank holds its buffers in huge pages (process_vm_readv's "
-                  "cost per page differs by page kind and host: collbench tune measures each)"),
+                  "cost per page differs by page kind and host: collbench tune measures each; "
+                  "never where COLL_SHM_CORE_PROBE finds staging faster, unless given)"),
     COLL__TUNABLE("COLL_SHM_CMA_WHOLE_MIN", BYTES, 32 * KIB, PAIR, 0, ANY,
                   "per-rank bytes from which shm all-reduce out of place on private buffers "
                   "reads whole inputs with CMA"),
@@ -77,13 +78,16 @@ static const coll__tunable rows[] = {
     COLL__TUNABLE("COLL_SHM_CMA", FLAG, 1, ALWAYS, 0, 1,
                   "0: shm never uses CMA (process_vm_readv)"),
     COLL__TUNABLE("COLL_SHM_CORE_PROBE", COUNT, 1, ALWAYS, 0, 2,
-                  "with a core per rank and COLL_SHM_PRIV_CORE_MAX not given: 1 times, on 4 KiB "
-                  "pages, the private engine against CMA slices (512 KiB, 75 calls) before the "
-                  "communicator's first all-reduce in that window and keeps the window only "
-                  "where it wins, and staging against the slices (4 MiB, 14 calls) before the "
-                  "first from the window's end and stages there where staging wins; a few "
-                  "milliseconds each, once; 0 shuts the window without probing; 2 also "
-                  "prints the times on rank 0's stderr"),
+                  "with a core per rank: 1 times, on 4 KiB pages where COLL_SHM_PRIV_CORE_MAX "
+                  "is not given, the private engine against CMA slices (512 KiB, 75 calls) "
+                  "before the communicator's first all-reduce in that window and keeps the "
+                  "window only where it wins, and staging against the slices (4 MiB, 14 calls) "
+                  "before the first from the window's end and stages there where staging wins; "
+                  "on huge pages where COLL_SHM_CMA_HUGE_MIN is not given, staging against the "
+                  "slices (1 MiB, 14 calls) before the first from the window's start, and "
+                  "stages huge pages where staging wins; a few milliseconds each, once; 0 "
+                  "shuts the window without probing; 2 also prints the times on rank 0's "
+                  "stderr"),
     COLL__TUNABLE("COLL_SHM_PROBE_EVERY_S", COUNT, 0, ALWAYS, 0, 86400,
                   "seconds after which rank 0 asks for COLL_SHM_CORE_PROBE's probes again, "
                   "each band's at its next all-reduce (0: once a communicator); for long runs "
@@ -179,7 +183,4 @@ int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err)
     return rc;
 }
 
-int coll__shm_core_probe_wanted(const shm_knobs *k, int n)
-{
-    return k->core_probe && n >= 2 && k->priv_core_max;
-}
+int coll__shm_core_probe_wanted(const shm_knobs *k, int n) { return k->core_probe && n >= 2; }

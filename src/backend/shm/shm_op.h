@@ -51,8 +51,10 @@ typedef struct shm_state {
     int spin, yield;       /* shm_waiter's */
     struct {               /* the plan's probes (shm.c, shm_core_probe.h) */
         int on, due;       /* the bands probed on this communicator; still to run */
+        int running;       /* a probe's own calls are running: they probe nothing */
         size_t window_max; /* the window's end as read: the band above's start */
         size_t slices_min; /* the CMA slices' bound on 4 KiB pages as read */
+        size_t huge_min;   /* ... and where some rank holds huge pages */
         double at;         /* when rank 0 last asked for them (coll__now_s) */
     } probe;
     uint64_t *peer_send, *peer_recv; /* [n] buffer addresses of the current call */

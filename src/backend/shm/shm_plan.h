@@ -125,9 +125,9 @@ int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err);
  * (environment or tuning file): then it applies as it is, whatever a probe
  * finds. */
 int coll__shm_knob_given(size_t field);
-/* Whether the default window a core per rank has is probed
- * (shm_core_probe.h): COLL_SHM_CORE_PROBE on, 2 ranks or more, a window to
- * open. Without the probe the default window stays shut. */
+/* Whether the plan's probes run (shm_core_probe.h): COLL_SHM_CORE_PROBE
+ * on, 2 ranks or more. Without its probe the default window a core per rank
+ * has stays shut. */
 int coll__shm_core_probe_wanted(const shm_knobs *k, int n);
 
 #endif
