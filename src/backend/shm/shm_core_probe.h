@@ -51,9 +51,9 @@ typedef int (*shm_run_fn)(shm_state *st, const coll__call *c, const coll__sig *s
  * way, in blocks of each way alternated, then one all-reduce (max) of the
  * ranks' best blocks, so that every rank has the same numbers and verdict.
  * The ways run with the window and the slices' bounds as read at set-up
- * (st->probe); st->k is left as it was: the caller applies the verdict. The private engine's first
- * call allocates and maps its scratch (milliseconds), as a program's first
- * would. The calls wait until deadline, the call's that the probe runs
+ * (st->probe); st->k is left as it was: the caller applies the verdict.
+ * The private engine's first call allocates and maps its scratch
+ * (milliseconds), as a program's first would. The calls wait until deadline, the call's that the probe runs
  * before; an error (a peer died) is that call's. */
 int coll__shm_probe(shm_state *st, shm_run_fn run, const shm_probe_plan *plan, double deadline,
                     shm_probe_result *r, coll__err *err);
