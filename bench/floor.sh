@@ -16,7 +16,11 @@
 # rounds' range where they differ by more than 5%; each round first probes
 # the machine's state (shm, 2 ranks, 4 KiB in place), printed above the tables. Ratios: time over the
 # floor's (x floor), and mpi's time over shm's (shm's speed-up; "within noise"
-# where the rounds' ranges overlap). The last column checks issue 45's
+# where the rounds' ranges overlap). Another table pairs each round's shm time
+# with the floor run just before it (x floor per round: the median and the
+# range) and counts the cells above TARGET: on a machine whose speed changes
+# between rounds, the medians of two columns may each come from another
+# state, a round's pair from one. The last column checks issue 45's
 # targets: shm malloc in place within 1.5x of the floor from 1 MiB, and at
 # least 2x Open MPI from 64 KiB, in place and out of place.
 # TUNED=FILE runs every shm cell twice, without a tuning file and with FILE
@@ -204,7 +208,35 @@ function target(k, p, b,   t) {
     }
     return t == "" ? "-" : t
 }
-{   k = $3 SUBSEP $4; v[$2, k] = v[$2, k] " " $5
+# x floor paired by round: each round's cell over the floor it ran beside
+# (the two back to back, so both saw the machine in one state), the median
+# over the rounds and their range; a cell whose median is above limit is
+# counted.
+function px(t, f, k,   r, l) {
+    l = ""
+    for (r = 1; r <= nr; r++)
+        if (((t, k, r) in rv) && ((f, k, r) in rv) && rv[f, k, r] > 0) l = l " " rv[t, k, r] / rv[f, k, r]
+    if (l == "") return "-"
+    pcells++
+    if (median(l) > limit + 0) pabove++
+    return sprintf("%.2fx", median(l)) (hi(l) > 1.05 * lo(l) ? sprintf(" [%.2f-%.2f]", lo(l), hi(l)) : "") \
+           (median(l) > limit + 0 ? " (above)" : "")
+}
+function paired_table(   i, j, p, b, k) {
+    pcells = pabove = 0
+    print ""
+    print "x floor paired by round (each round's time over the floor beside it: the median of the rounds [their range]):"
+    print ""
+    print "| ranks | bytes | in place: malloc | thp | out of place: malloc | thp |"
+    print "|---|---|---|---|---|---|"
+    for (i = 1; i <= np; i++) for (j = 1; j <= nb; j++) {
+        p = procs[i]; b = sizes[j]; k = p SUBSEP b
+        printf "| %s | %s | %s | %s | %s | %s |\n", p, human(b), px("shm-in", "in-floor", k),
+               px("thp-in", "thp-floor", k), px("shm-out", "out-floor", k), px("thp-out", "thpout-floor", k)
+    }
+    printf "\n%d of %d cells above %sx the floor (the median of the pairs)\n", pabove, pcells, limit
+}
+{   k = $3 SUBSEP $4; v[$2, k] = v[$2, k] " " $5; rv[$2, k, $1] = $5; if ($1 > nr) nr = $1
     if (!($3 in pseen)) { pseen[$3] = 1; procs[++np] = $3 }
     if (!($4 in bseen)) { bseen[$4] = 1; sizes[++nb] = $4 } }
 END {
@@ -235,6 +267,7 @@ END {
         if (mpi) printf " %s | %s | %s |", need("mpi-out", k), speedup("shm-out", "mpi-out", k), x("mpi-out", "out-floor", k)
         printf "\n"
     }
+    paired_table()
     if (tuned != "") tuned_table()
     if (missing) { printf "\nno result for:%s\n", missing; exit 1 }
 }
