@@ -160,16 +160,15 @@ static int ensure_connected(tcp_store *t, double deadline)
     if (t->fd >= 0) return COLL_OK;
     /* A server that answered before and now refuses has exited: retrying
      * until the deadline would only delay a rank's exit by its timeout. */
-    char why[128];
+    char why[sizeof t->base.err.msg];
     int fd = t->was_up ? coll__sock_connect_again(t->host, t->port, deadline, why, sizeof why)
-                       : coll__sock_connect(t->host, t->port, deadline, t->base.err.msg,
-                                            sizeof t->base.err.msg);
+                       : coll__sock_connect(t->host, t->port, deadline, why, sizeof why);
     if (fd == COLL_EPEER) {
         errf(&t->base, "store server at %s:%d (rank 0) is gone: it refuses new connections",
              t->host, t->port);
         return fd;
     }
-    if (fd < 0 && t->was_up) errf(&t->base, "store server at %s:%d: %s", t->host, t->port, why);
+    if (fd < 0) errf(&t->base, "%s", why);
     double pause = 0.002;
     for (int closed = 1;; closed++) {
         if (fd < 0) return fd;
