@@ -29,7 +29,9 @@ AVX2 static inline __m256 sum8(const float *const *in, int n, size_t i)
 /* Two inputs into one or two outputs, plain stores: the common call (2
  * ranks; the private engine writes its result and its own output). Every
  * load of a step before its stores, so that an output may be an input at
- * the same index (in place). Returns the elements done. */
+ * the same index (in place). A path of its own, not sum_many's loops over
+ * inputs and outputs: 2 ranks' direct all-reduce of 1 MiB took 0.81-0.91x
+ * sum_many's time (Zen 5, four alternations). Returns the elements done. */
 AVX2 static size_t sum2(float *o0, float *o1, const float *a, const float *b, size_t m)
 {
     size_t i = 0;
