@@ -145,18 +145,26 @@ struct TraceCall {
     int root, peer;         // group ranks, -1 where the op has none
     std::vector<int64_t> in_splits, out_splits; // uneven all_to_all, elements per peer
     int64_t t0, t1 = 0;                         // CLOCK_MONOTONIC ns: made, completed
+    int64_t cpu = -1;      // the calling thread's CPU ns since its previous call returned
+    int64_t wait_cpu = -1; // the calling thread blocked when the call ended: its CPU ns since
+                           // its latest call returned; -1: it was running (or unknown)
+    pid_t tid = 0;         // the calling thread
     bool done = false;
 };
 class TraceRecorder {
   public:
     static TraceRecorder& get(); // never destroyed
     static int64_t now_ns();     // CLOCK_MONOTONIC
+    // A call's entry on the calling thread: now_ns(); notes the thread's CPU
+    // clock for begin() (the program's own work between calls).
+    static int64_t enter_ns();
     bool on() const { return on_; }
     // A group made: the file opened at the first (TORCH_CHECK when DIR cannot
     // be written), the group's line; returns its id ("" when not recording).
     std::string join(const TraceGroup& g);
     void leave(); // a group destroyed: the last one completes the file
-    // A call made: its sequence number, or -1 when not recording.
+    // A call made, on the calling thread once it returns (c.t0: enter_ns's):
+    // its sequence number, or -1 when not recording.
     int64_t begin(TraceCall c);
     // Its Work completed (peer: a receive from any source's sender).
     void end(int64_t seq, int peer = -1);
@@ -172,7 +180,17 @@ class TraceRecorder {
     void flush_locked();
     void finish_locked();
 
+    // Whether the calling thread was blocked (waiting) when a call ended.
+    int64_t caller_wait_cpu() const;
+
     std::atomic<bool> on_{false};
+    // The thread that made the latest call, read by the completion threads:
+    // its id, CPU clock, CPU time when that call returned, and whether it is
+    // inside a call now (then blocked means in that call, not waiting).
+    std::atomic<pid_t> caller_tid_{0};
+    std::atomic<clockid_t> caller_clock_{0};
+    std::atomic<int64_t> caller_return_cpu_{-1};
+    std::atomic<bool> caller_inside_{false};
     std::string dir_, tmp_, final_;
     size_t cap_ = 0; // COLL_TRACE_MAX_BYTES
     std::mutex mu_;  // everything below
@@ -476,7 +494,7 @@ class ProcessGroupColl : public CollBase {
 
     // trace.cpp: a call for COLL_TRACE's file. t0: trace_clock() at the
     // call's entry; the sequence number for its Work, -1 when not recording.
-    int64_t trace_clock() const { return trace_id_.empty() ? 0 : TraceRecorder::now_ns(); }
+    int64_t trace_clock() const { return trace_id_.empty() ? 0 : TraceRecorder::enter_ns(); }
     int64_t traced(int64_t t0, const char* op, const char* dtype, const char* red, int64_t count,
                    int64_t in, int64_t out, int root = -1, int peer = -1,
                    std::vector<int64_t> in_splits = {}, std::vector<int64_t> out_splits = {});

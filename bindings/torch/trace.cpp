@@ -23,6 +23,52 @@ int64_t TraceRecorder::now_ns() {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static int64_t cpu_ns(clockid_t clock) {
+    timespec ts;
+    if (clock_gettime(clock, &ts) != 0) return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+// The calling thread's last entry: its time and CPU clock (begin() checks
+// that the call is that entry's), and the CPU clock when its last call
+// returned. A thread's CPU time, not the process's: the calls' own progress
+// and completion threads run beside the program's.
+static thread_local int64_t t_entry_ns = -1, t_entry_cpu = -1, t_return_cpu = -1;
+static thread_local pid_t t_tid = 0;
+
+static pid_t my_tid() { return t_tid ? t_tid : (t_tid = gettid()); }
+
+int64_t TraceRecorder::enter_ns() {
+    t_entry_cpu = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+    TraceRecorder& r = get();
+    if (r.caller_tid_.load(std::memory_order_relaxed) == my_tid())
+        r.caller_inside_.store(true, std::memory_order_relaxed);
+    return t_entry_ns = now_ns();
+}
+
+// 'S' or 'D' in /proc/self/task/TID/stat: asleep, waiting for something.
+static bool thread_blocked(pid_t tid) {
+    char path[64], buf[512];
+    std::snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    const char* p = std::strrchr(buf, ')'); // the name may hold anything but a ')' last
+    return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+int64_t TraceRecorder::caller_wait_cpu() const {
+    pid_t tid = caller_tid_.load();
+    if (tid == 0 || tid == my_tid() || caller_inside_.load() || !thread_blocked(tid)) return -1;
+    int64_t cpu = cpu_ns(caller_clock_.load());
+    int64_t since = caller_return_cpu_.load();
+    if (cpu < 0 || since < 0 || cpu < since) return -1; // it made a call meanwhile
+    return cpu - since;
+}
+
 // Never destroyed: Works may complete during static destruction; the file is
 // completed by an atexit handler (registered at the first join) instead.
 TraceRecorder& TraceRecorder::get() {
@@ -178,6 +224,18 @@ void TraceRecorder::leave() {
 
 int64_t TraceRecorder::begin(TraceCall c) {
     if (!on_) return -1;
+    const int64_t now_cpu = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+    if (t_entry_ns == c.t0 && t_entry_cpu >= 0 && t_return_cpu >= 0)
+        c.cpu = std::max<int64_t>(0, t_entry_cpu - t_return_cpu);
+    t_return_cpu = now_cpu;
+    c.tid = my_tid();
+    clockid_t clock;
+    if (pthread_getcpuclockid(pthread_self(), &clock) == 0) {
+        caller_clock_.store(clock);
+        caller_return_cpu_.store(now_cpu);
+        caller_tid_.store(c.tid);
+        caller_inside_.store(false);
+    }
     std::lock_guard<std::mutex> l(mu_);
     if (!mine_locked() || truncated_ || finished_) return -1;
     int64_t seq = next_seq_++;
@@ -188,10 +246,14 @@ int64_t TraceRecorder::begin(TraceCall c) {
 void TraceRecorder::end(int64_t seq, int peer) {
     if (seq < 0) return;
     int64_t t1 = now_ns();
+    // before the lock: the calling thread may be waiting for it in begin()
+    int64_t wait_cpu = caller_wait_cpu();
+    pid_t waiter = caller_tid_.load();
     std::lock_guard<std::mutex> l(mu_);
     if (!mine_locked() || seq < written_ || seq >= written_ + (int64_t)calls_.size()) return;
     TraceCall& c = calls_[(size_t)(seq - written_)];
     c.t1 = std::max(t1, c.t0);
+    if (c.tid == waiter) c.wait_cpu = wait_cpu;
     c.done = true;
     if (peer >= 0) c.peer = peer; // a receive from any source: known now
     write_done_locked(false);
@@ -218,7 +280,10 @@ void TraceRecorder::write_done_locked(bool all) {
                 line += ",\"in_splits\":" + json_ints(c.in_splits) +
                         ",\"out_splits\":" + json_ints(c.out_splits);
             line += ",\"t0\":" + std::to_string(c.t0) + ",\"t1\":" + std::to_string(c.t1) +
-                    ",\"gap\":" + std::to_string(gap) + "}\n";
+                    ",\"gap\":" + std::to_string(gap);
+            if (c.cpu >= 0) line += ",\"cpu\":" + std::to_string(c.cpu);
+            if (c.wait_cpu >= 0) line += ",\"wait_cpu\":" + std::to_string(c.wait_cpu);
+            line += "}\n";
             if (bytes_ + line.size() > cap_) {
                 truncated_ = true;
                 say("coll: COLL_TRACE: %s reached COLL_TRACE_MAX_BYTES=%zu bytes: "

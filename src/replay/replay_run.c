@@ -311,17 +311,32 @@ static void spend(const replay_opts *o, double s, replay_measure *m)
     m->gap_s += replay_spend_gap(s, o->gaps == REPLAY_GAPS_BUSY);
 }
 
-/* Each call alone, in order: the call, then the next one's gap. */
+/* With --gaps recorded and a trace that has the calling thread's CPU time:
+ * spins until this thread has used cpu_ns since its previous call returned
+ * (its CPU clock read mark then). Returns the wall time spun. */
+static double spend_cpu(const replay_opts *o, int64_t cpu_ns, double mark, replay_measure *m)
+{
+    if (o->gaps != REPLAY_GAPS_RECORDED || cpu_ns < 0 || mark < 0) return 0;
+    double s = replay_spend_cpu(mark + (double)cpu_ns * 1e-9, o->timeout_s / 2);
+    m->gap_s += s;
+    return s;
+}
+
+/* Each call alone, in order: the call, then the next one's gap (its CPU time
+ * first, where the trace has it, then the rest of its wall time). */
 static int replay_one_by_one(const replay_trace *t, const replay_opts *o, group_comm *gs,
                              replay_measure *m, char *err, size_t errlen)
 {
+    double mark = replay_thread_cpu_s();
     for (size_t i = 0; i < t->ncalls; i++) {
         const replay_call *c = &t->calls[i];
         double late = i && o->exit_late_s ? o->exit_late_s[i - 1] : 0;
-        spend(o, (double)c->gap * 1e-9 + late, m);
+        double spun = spend_cpu(o, c->cpu, mark, m);
+        spend(o, (double)c->gap * 1e-9 + late - spun, m);
         double a = coll__now_s();
         int rc = run_call(t, c, &gs[c->group]);
         double b = coll__now_s();
+        mark = replay_thread_cpu_s();
         if (rc) return call_failed(t, c, &gs[c->group], rc, err, errlen);
         account(t, o, i, b - a, m);
         m->comm_s += b - a; /* one at a time: the union of the calls is their sum */
@@ -338,13 +353,14 @@ typedef struct in_flight {
 
 /* Waits for the in-flight calls that must end before call j: those done_by
  * says, every one of group all_of (a blocking call's), the oldest one of group
- * full (its slots are all in use); (size_t)-1: none. Accounts each; *shift
+ * full (its slots are all in use), call upto and the earlier ones of its group
+ * (the program waited for it); (size_t)-1: none. Accounts each; *shift
  * (replay clock minus recorded clock) becomes at least each one's replay end
  * minus its recorded end. 0 or the first failure's status (err said). */
 static int land(const replay_trace *t, const replay_opts *o, group_comm *gs, replay_flight *f,
                 in_flight *fl, const size_t *done_by, const double *issued, double *ended, size_t j,
-                size_t all_of, size_t full, double *shift, double *last_end, replay_measure *m,
-                char *err, size_t errlen)
+                size_t all_of, size_t full, size_t upto, double *shift, double *last_end,
+                replay_measure *m, char *err, size_t errlen)
 {
     int rc = 0;
     size_t keep = 0, oldest = (size_t)-1;
@@ -352,7 +368,8 @@ static int land(const replay_trace *t, const replay_opts *o, group_comm *gs, rep
         if (t->calls[fl->call[k]].group == full) oldest = fl->call[k];
     for (size_t k = 0; k < fl->n; k++) {
         size_t i = fl->call[k], g = t->calls[i].group;
-        if (done_by[i] > j && g != all_of && i != oldest) {
+        int waited = upto != (size_t)-1 && g == t->calls[upto].group && i <= upto;
+        if (done_by[i] > j && g != all_of && i != oldest && !waited) {
             fl->call[keep++] = i;
             continue;
         }
@@ -388,7 +405,10 @@ static int issue(const replay_call *c, group_comm *g, coll_request **req)
 
 /* The calls kept in flight as the program kept them (replay_schedule.h): call
  * j is issued at its recorded time after the latest event it followed (the
- * previous issue, the ends it waited for), shifted to the replay's clock. */
+ * previous issue, the ends it waited for), shifted to the replay's clock.
+ * With the calling thread's CPU times (--gaps recorded), the gap before j
+ * spins that CPU while the calls in flight run, and waits for a call where
+ * the program blocked for it (wait_cpu: after that much of the CPU). */
 static int replay_overlapped(const replay_trace *t, const replay_opts *o, const size_t *done_by,
                              group_comm *gs, replay_measure *m, double start, char *err,
                              size_t errlen)
@@ -401,13 +421,24 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
     in_flight fl = {.call = inflight};
     int rc = issued && ended && inflight && count && f ? 0 : COLL_ENOMEM;
     if (rc) snprintf(err, errlen, "out of memory");
-    double shift = start, last_end = start;
-    for (size_t j = 0; !rc && j < n; j++) {
+    size_t nwait = 0, w = 0;
+    replay_wait *waits = o->gaps == REPLAY_GAPS_RECORDED ? replay_schedule_waits(t, &nwait) : NULL;
+    double shift = start, last_end = start, mark = replay_thread_cpu_s();
+    for (size_t j = 0; !rc && j <= n; j++) {
+        for (; !rc && w < nwait && waits[w].before == j; w++) {
+            spend_cpu(o, waits[w].cpu, mark, m);
+            rc = land(t, o, gs, f, &fl, done_by, issued, ended, 0, none, none, waits[w].call,
+                      &shift, &last_end, m, err, errlen);
+        }
+        if (rc || j == n) break;
         const replay_call *c = &t->calls[j];
         size_t g = c->group;
         int nb = replay_op_nonblocking(c->op);
+        /* the program computed while its calls ran, then waited for their ends */
+        spend_cpu(o, c->cpu, mark, m);
         rc = land(t, o, gs, f, &fl, done_by, issued, ended, j, nb ? none : g,
-                  nb && count[g] == gs[g].depth ? g : none, &shift, &last_end, m, err, errlen);
+                  nb && count[g] == gs[g].depth ? g : none, none, &shift, &last_end, m, err,
+                  errlen);
         if (rc) break;
         memset(count, 0, t->ngroups * sizeof *count);
         for (size_t k = 0; k < fl.n; k++) count[t->calls[fl.call[k]].group]++;
@@ -417,6 +448,7 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
         if (!nb) {
             rc = run_call(t, c, &gs[g]);
             double b = coll__now_s();
+            mark = replay_thread_cpu_s();
             if (rc) {
                 call_failed(t, c, &gs[g], rc, err, errlen);
                 break;
@@ -437,10 +469,12 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
         if ((rc = replay_flight_add(f, g, j, req)))
             snprintf(err, errlen, "cannot start a completion thread for group \"%.60s\"",
                      t->groups[g].id);
+        mark = replay_thread_cpu_s();
     }
+    free(waits);
     /* the calls still in flight end before the turn does (also after a failure) */
-    int last = f ? land(t, o, gs, f, &fl, done_by, issued, ended, n, none, none, &shift, &last_end,
-                        m, rc ? NULL : err, rc ? 0 : errlen)
+    int last = f ? land(t, o, gs, f, &fl, done_by, issued, ended, n, none, none, none, &shift,
+                        &last_end, m, rc ? NULL : err, rc ? 0 : errlen)
                  : 0;
     if (!rc) rc = last;
     replay_flight_free(f);

@@ -45,8 +45,10 @@ typedef struct replay_measure {
 /* How the recorded compute between calls is spent (--gaps). */
 typedef enum replay_gaps {
     REPLAY_GAPS_NONE = 0, /* not at all: the calls back to back */
-    REPLAY_GAPS_RECORDED, /* slept (spun when short): compute that left the CPU free */
+    REPLAY_GAPS_RECORDED, /* the recorded CPU time (the trace's `cpu`) spun, the rest
+                             slept (spun when short) */
     REPLAY_GAPS_BUSY,     /* spun: compute that held a core, as a CPU program's does */
+    REPLAY_GAPS_SLEEP,    /* as recorded, the calls' CPU time (`cpu`) left out */
 } replay_gaps;
 /* --overlap: auto keeps calls in flight as recorded, except a program on
  * torch's gloo replayed on the gloo backend: torch's gloo runs up to two calls
@@ -67,7 +69,7 @@ int replay_keeps_in_flight(const replay_trace *t, int overlap, const char *backe
 const char *replay_overlap_name(replay_overlap o);
 int replay_overlap_parse(const char *name, replay_overlap *o);
 
-/* "none", "recorded", "busy"; replay_gaps_parse: 0, or -1 for another name. */
+/* "none", "recorded", "busy", "sleep"; replay_gaps_parse: 0, or -1 for another name. */
 const char *replay_gaps_name(replay_gaps g);
 int replay_gaps_parse(const char *name, replay_gaps *g);
 
@@ -111,5 +113,14 @@ uint64_t replay_buffer_bytes(const replay_trace *t, int overlap);
  * other's CPU), a spin below (a sleep that short would overshoot by about its
  * own length). Returns the time spent. */
 double replay_spend_gap(double s, int busy);
+
+/* This thread's CPU clock in s (CLOCK_THREAD_CPUTIME_ID), -1 when unreadable. */
+double replay_thread_cpu_s(void);
+
+/* Spins until this thread's CPU clock reads until_s, at most cap_s of wall
+ * time: the program's compute on its calling thread (the trace's `cpu`),
+ * whose wall time stretches as the cores are shared, as the program's did.
+ * Returns the wall time spent. */
+double replay_spend_cpu(double until_s, double cap_s);
 
 #endif

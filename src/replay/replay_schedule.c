@@ -73,3 +73,25 @@ int replay_schedule_depth(const replay_trace *t, const size_t *done_by, size_t *
     free(oldest), free(count), free(next_in_group), free(last);
     return rc;
 }
+
+static int by_wait(const void *a, const void *b)
+{
+    const replay_wait *x = a, *y = b;
+    if (x->before != y->before) return x->before < y->before ? -1 : 1;
+    return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+replay_wait *replay_schedule_waits(const replay_trace *t, size_t *n)
+{
+    *n = 0;
+    replay_wait *w = malloc((t->ncalls + 1) * sizeof *w);
+    for (size_t i = 0; w && t->has_times && i < t->ncalls; i++) {
+        if (t->calls[i].wait_cpu < 0) continue;
+        size_t j = i + 1;
+        while (j < t->ncalls && t->calls[j].t0 < t->calls[i].t1) j++;
+        w[(*n)++] = (replay_wait){i, j, t->calls[i].wait_cpu};
+    }
+    if (*n) qsort(w, *n, sizeof *w, by_wait);
+    else free(w), w = NULL;
+    return w;
+}

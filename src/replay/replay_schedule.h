@@ -33,4 +33,18 @@ void replay_schedule_done_by(const replay_trace *t, size_t *done_by);
  * under done_by (1 at least, at most REPLAY_MAX_IN_FLIGHT). 0, or -1 out of memory. */
 int replay_schedule_depth(const replay_trace *t, const size_t *done_by, size_t *depth);
 
+/* Where the program blocked for a call (its wait_cpu): the replay, in the gap
+ * before call `before` (the first one issued after the call's recorded end;
+ * t->ncalls: after the last), spins `cpu` ns of the calling thread's CPU from
+ * the previous call's return, then waits for `call`. */
+typedef struct replay_wait {
+    size_t call, before;
+    int64_t cpu;
+} replay_wait;
+
+/* t's calls with a wait_cpu, by `before`, then by `cpu`, into a new array of
+ * *n (free() it); NULL with *n 0 when there are none or out of memory (then
+ * the replay waits only where done_by says, as without the CPU times). */
+replay_wait *replay_schedule_waits(const replay_trace *t, size_t *n);
+
 #endif

@@ -67,6 +67,11 @@ typedef struct replay_call {
     uint64_t count, in, out;
     int root, peer;      /* group ranks; -1 where the op has none */
     int64_t t0, t1, gap; /* ns; t0/t1 -1 when the trace has none, gap 0 */
+    int64_t cpu;         /* ns of the calling thread's CPU since its previous call
+                            returned (the program's work on it); -1 when unknown */
+    int64_t wait_cpu;    /* the calling thread was blocked when this call ended, after
+                            this many ns of CPU since its latest call returned (it
+                            waited for the call); -1: it was running, or unknown */
     replay_splits sp;    /* owned by the trace */
     long line;
 } replay_call;

@@ -305,6 +305,7 @@ static int read_calls(import_groups *g, import_ev **list, size_t n, char *err, s
         c->line = 0;
         c->gap = i ? c->t0 - im->t.calls[i - 1].t1 : 0;
         if (c->gap < 0) c->gap = 0;         /* an asynchronous call still running */
+        c->cpu = c->wait_cpu = -1;          /* the profiler does not say */
         calls[i].c.sp = (replay_splits){0}; /* the trace's now */
         im->t.ncalls++;
     }

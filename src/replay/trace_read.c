@@ -178,6 +178,18 @@ static int read_group(reader *r, json_t *o)
     return 0;
 }
 
+/* An optional count of ns into *v, -1 when absent. */
+static int read_ns(reader *r, json_t *o, const char *key, int64_t *v)
+{
+    json_t *x = json_object_get(o, key);
+    *v = -1;
+    if (!x) return 0;
+    double d = json_is_number(x) ? json_number_value(x) : -1;
+    if (!(d >= 0) || !isfinite(d)) return bad(r, "\"%s\" is not a count of ns >= 0", key);
+    *v = (int64_t)d;
+    return 0;
+}
+
 static int read_times(reader *r, json_t *o, replay_call *c)
 {
     json_t *t0 = json_object_get(o, "t0"), *t1 = json_object_get(o, "t1");
@@ -187,6 +199,7 @@ static int read_times(reader *r, json_t *o, replay_call *c)
     /* a recorder's clocks may make an asynchronous call's gap slightly negative */
     double g = gap ? json_number_value(gap) : 0;
     c->gap = g > 0 && isfinite(g) ? (int64_t)g : 0;
+    if (read_ns(r, o, "cpu", &c->cpu) || read_ns(r, o, "wait_cpu", &c->wait_cpu)) return -1;
     if (!t0 && !t1) return 0;
     if (!json_is_number(t0) || !json_is_number(t1))
         return bad(r, "\"t0\" and \"t1\" must both be numbers (ns), or both absent");

@@ -32,6 +32,7 @@ static void add(built *b, size_t group, replay_op op, int64_t t0, int64_t t1)
 {
     replay_call *c = &b->calls[b->t.ncalls];
     c->seq = (int64_t)b->t.ncalls++, c->group = group, c->op = op, c->t0 = t0, c->t1 = t1;
+    c->cpu = c->wait_cpu = -1;
 }
 
 /* One after the other: each call must end before the next is issued, one in flight. */
@@ -112,6 +113,32 @@ static void test_blocking_and_groups(void **state)
 }
 
 /* More in flight than REPLAY_MAX_IN_FLIGHT: the depth is the cap. */
+/* Where the program blocked for a call (wait_cpu): met in the gap before the
+ * first call issued after its end, in the order of the CPU time at which the
+ * program blocked; calls it never blocked for are not there. */
+static void test_waits(void **state)
+{
+    (void)state;
+    built b;
+    start(&b, 1);
+    add(&b, 0, REPLAY_ALLREDUCE, 0, 50);    /* ends before call 2: not waited for */
+    add(&b, 0, REPLAY_ALLREDUCE, 10, 70);   /* waited for before call 2, after 9 ns */
+    add(&b, 0, REPLAY_ALLREDUCE, 20, 65);   /* waited for before call 2, after 4 ns */
+    add(&b, 0, REPLAY_ALLREDUCE, 100, 130); /* waited for after the last call */
+    b.calls[1].wait_cpu = 9, b.calls[2].wait_cpu = 4, b.calls[3].wait_cpu = 0;
+    size_t n = 99;
+    replay_wait *w = replay_schedule_waits(&b.t, &n);
+    assert_non_null(w);
+    assert_int_equal(n, 3);
+    assert_int_equal(w[0].call, 2), assert_int_equal(w[0].before, 3), assert_int_equal(w[0].cpu, 4);
+    assert_int_equal(w[1].call, 1), assert_int_equal(w[1].before, 3), assert_int_equal(w[1].cpu, 9);
+    assert_int_equal(w[2].call, 3), assert_int_equal(w[2].before, 4);
+    free(w);
+    b.calls[1].wait_cpu = b.calls[2].wait_cpu = b.calls[3].wait_cpu = -1;
+    assert_null(replay_schedule_waits(&b.t, &n));
+    assert_int_equal(n, 0);
+}
+
 static void test_cap(void **state)
 {
     (void)state;
@@ -131,7 +158,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sequential),  cmocka_unit_test(test_async_buckets),
         cmocka_unit_test(test_group_order), cmocka_unit_test(test_blocking_and_groups),
-        cmocka_unit_test(test_cap),
+        cmocka_unit_test(test_cap),         cmocka_unit_test(test_waits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,9 @@ the format: docs/DESIGN.md "Trace format"):
   complete files (written at exit);
 * reopen: a world group made, used and destroyed twice: one file per rank,
   its group line once, the calls of both, one footer at the end;
+* cpu: the calling thread's CPU time between calls: about 0.2 s for a
+  gap spent spinning, little for a gap of 0.3 s asleep; wait_cpu on the
+  call rank 0 blocked for in wait() while rank 1 slept;
 * cap: COLL_TRACE_MAX_BYTES=2000 stops recording: truncated:true in the
   footer, the file within the cap, one warning on stderr naming the cap;
 * unwritable: COLL_TRACE naming a path under a regular file fails the
@@ -23,7 +26,8 @@ the format: docs/DESIGN.md "Trace format"):
   element counts, group size, dtype, group name and ranks (torch 1.13's
   events carry no args).
 
-usage: test_trace.py [calls|no_destroy|reopen|cap|unwritable|profiler]...  (all without arguments)"""
+usage: test_trace.py [calls|no_destroy|reopen|cpu|cap|unwritable|profiler]...
+(all without arguments)"""
 import json
 import os
 import subprocess
@@ -235,6 +239,50 @@ def case_calls(d, destroy=True):
           f"as made, the groups' files agree", flush=True)
 
 
+def cpu_body(rank, world):
+    import time
+    dist.init_process_group("coll")
+    t = torch.ones(1 << 18)  # 1 MiB: queued, not run on the calling thread
+    dist.all_reduce(t)
+    end = time.monotonic() + 0.2
+    while time.monotonic() < end:  # 0.2 s of the calling thread's CPU
+        pass
+    dist.all_reduce(t)
+    time.sleep(0.3)  # 0.3 s of the gap asleep
+    dist.all_reduce(t)
+    if rank == 1:
+        time.sleep(0.3)  # rank 0 blocks in wait() meanwhile
+    dist.all_reduce(t, async_op=True).wait()
+    dist.destroy_process_group()
+    return True
+
+
+def case_cpu(d):
+    """The calling thread's CPU time in a gap ("cpu": a busy gap holds it, a
+    sleeping one not) and where it blocked for a call ("wait_cpu")."""
+    os.environ["COLL_TRACE"] = d
+    try:
+        torchtest.run(2, cpu_body, timeout=150, check_exit=True)
+    finally:
+        del os.environ["COLL_TRACE"]
+    for r in range(2):
+        path = os.path.join(d, f"rank{r}.jsonl")
+        _, _, calls, _ = read_trace(path)
+        check(len(calls) == 4 and all(c["op"] == "allreduce" for c in calls), f"{path}: {calls}")
+        busy, slept = calls[1], calls[2]
+        check(0.15e9 <= busy.get("cpu", -1) <= busy["t0"] - calls[0]["t0"],
+              f"{path}: a gap spinning 0.2 s recorded cpu {busy.get('cpu')} ns")
+        check(0 <= slept.get("cpu", -1) < 0.1e9 and slept["gap"] >= 0.3e9,
+              f"{path}: a gap asleep 0.3 s recorded cpu {slept.get('cpu')} ns, gap {slept['gap']}")
+    calls_0 = read_trace(os.path.join(d, "rank0.jsonl"))[2]
+    waited = calls_0[3]
+    check(0 <= waited.get("wait_cpu", -1) < 0.1e9 and waited["t1"] - waited["t0"] >= 0.2e9,
+          f"rank 0 blocked 0.3 s for its last call: {calls_0}")
+    print(f"cpu: busy gap {busy['cpu'] / 1e6:.1f} ms of CPU, sleeping gap "
+          f"{slept['cpu'] / 1e6:.1f} ms; rank 0 waited after {waited['wait_cpu'] / 1e6:.2f} ms",
+          flush=True)
+
+
 def cap_body(rank, world):
     dist.init_process_group("coll")
     for _ in range(100):
@@ -381,7 +429,8 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["_cap_child"]:
         torchtest.run(2, cap_body, timeout=150, check_exit=True)
         sys.exit(0)
-    cases = sys.argv[1:] or ["calls", "no_destroy", "reopen", "cap", "unwritable", "profiler"]
+    cases = sys.argv[1:] or ["calls", "no_destroy", "reopen", "cpu", "cap", "unwritable",
+                             "profiler"]
     for case in cases:
         with tempfile.TemporaryDirectory(prefix=f"coll_trace_{case}_") as d:
             if case == "calls":
@@ -390,6 +439,8 @@ if __name__ == "__main__":
                 case_calls(d, destroy=False)
             elif case == "reopen":
                 case_reopen(d)
+            elif case == "cpu":
+                case_cpu(d)
             elif case == "cap":
                 case_cap(d)
             elif case == "unwritable":

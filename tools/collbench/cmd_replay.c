@@ -57,7 +57,8 @@ static int on_buffers(bench_opt_ctx *c, const char *v)
 static int on_gaps(bench_opt_ctx *c, const char *v)
 {
     replay_gaps g;
-    if (replay_gaps_parse(v, &g)) return bench_opt_fail(c, "'%s': recorded, busy or none", v);
+    if (replay_gaps_parse(v, &g))
+        return bench_opt_fail(c, "'%s': recorded, sleep, busy or none", v);
     O(c)->gaps = (int)g;
     return 0;
 }
@@ -105,13 +106,15 @@ static const bench_opt opt_table[] = {
      "backends to replay on, in turn (default: every one a sweep runs here)"},
     {0, "buffers", "KIND", on_buffers, "malloc (default) or coll (coll_alloc) buffers"},
     {0, "gaps", "HOW", on_gaps,
-     "recorded (default): spend each recorded gap before its call, a\n"
-     "sleep from 200 us up, a spin below (compute that left the CPU\n"
+     "recorded (default): spend each recorded gap before its call:\n"
+     "first the CPU time the program's calling thread used in it, spun\n"
+     "while the calls issued before run (where the trace has it: the\n"
+     "coll backend records it), then the rest of its wall time, a\n"
+     "sleep from 200 us up, a spin below, each at most half of -T;\n"
+     "sleep: the same without the CPU time (compute that left the CPU\n"
      "free, a GPU's; ranks that outnumber the cores do not starve each\n"
-     "other), each at most half of -T; busy: spin through every gap\n"
-     "(compute that held a core, a CPU program's: the replay's calls\n"
-     "share the cores with it as the program's did); none: the calls\n"
-     "back to back"},
+     "other); busy: spin through every gap (compute that held a core\n"
+     "all the time); none: the calls back to back"},
     {0, "overlap", "HOW", on_overlap,
      "recorded: keep calls in flight together as the program did (an\n"
      "async call issued before the earlier ones ended), each call timed\n"

@@ -1,0 +1,36 @@
+#!/bin/sh
+# --gaps recorded spends a gap's recorded CPU time (the trace's "cpu": the
+# program's calling thread) as CPU, where --gaps sleep sleeps the gap's wall
+# time: the handmade two_ranks trace with 0.4 s of CPU put on one gap of
+# 0.15 ms wall, replayed both ways; the ranks' CPU time differs by about
+# 2 x 0.4 s, and the gaps spent (gap_s) hold the 0.4 s only with recorded.
+. "$(dirname "$0")/../cli/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+CPU_NS=400000000
+
+mkdir "$WORK/t"
+for f in "$HERE"/two_ranks/rank*.jsonl; do
+    sed 's/\("seq":1,.*"gap":[0-9]*\)}/\1,"cpu":'$CPU_NS'}/' "$f" >"$WORK/t/$(basename "$f")"
+done
+[ "$(grep -c '"cpu":' "$WORK"/t/rank*.jsonl | awk -F: '{ s += $2 } END { print s }')" -eq 2 ] ||
+    fail "the trace was not made: $(grep -h '"seq":1,' "$WORK"/t/rank*.jsonl)"
+
+# The children's CPU seconds (user and system: the spin reads the thread's CPU
+# clock, a system call) of one replay, and its CSV in $WORK/$1.csv.
+cpu_of() {
+    sh -c '"$@" >/dev/null 2>"$0.err" || echo "exit $?" >>"$0.err"; times' "$WORK/$1" \
+        "$BIN" replay "$WORK/t" --backend shm --gaps "$1" -T 30 --csv "$WORK/$1.csv" |
+        sed -n '2s/^\([0-9]*\)m\([0-9.]*\)s \([0-9]*\)m\([0-9.]*\)s$/\1 \2 \3 \4/p' |
+        awk '{ printf "%.3f", $1 * 60 + $2 + $3 * 60 + $4 }'
+    if grep -q '^exit' "$WORK/$1.err"; then fail "--gaps $1: $(cat "$WORK/$1.err")"; fi
+}
+rec=$(cpu_of recorded)
+slept=$(cpu_of sleep)
+awk -v r="$rec" -v s="$slept" -v c=$CPU_NS 'BEGIN { exit !(r - s >= 2 * c / 1e9 * 0.75) }' ||
+    fail "CPU: $rec s with --gaps recorded, $slept s with sleep: want 2 x 0.4 s more"
+gap_s() { awk -F, 'NR > 1 && $7 == "all" { print $16; exit }' "$WORK/$1.csv"; }
+g=$(gap_s recorded)
+awk -v g="$g" -v c=$CPU_NS 'BEGIN { exit !(g >= c / 1e9 * 0.9) }' || fail "recorded: gap_s $g, want 0.4 s or more"
+g=$(gap_s sleep)
+awk -v g="$g" -v c=$CPU_NS 'BEGIN { exit !(g < c / 1e9 / 2) }' || fail "sleep: gap_s $g, want under 0.2 s"
+finish
