@@ -8,8 +8,12 @@
 # ranks, 10 MiB, malloc, p50 us), printed beside the step's ratios.
 #
 #   bench/replay_cycles.sh OUT_DIR     (env: CYCLES=2, RANKS="2", STEPS=20,
-#                                       COLLBENCH=build/collbench, and what
-#                                       record_ddp.sh and replay_fidelity.sh take)
+#                                       COLLBENCH=build/collbench, GAPS="recorded"
+#                                       or a list, "recorded sleep": each
+#                                       recording replayed with each, the order
+#                                       reversed every other cycle, the rows
+#                                       labelled; and what record_ddp.sh and
+#                                       replay_fidelity.sh take)
 #
 # Output: per cycle, the probe before the recording and before the replay,
 # and replay_fidelity.sh's communication rows (replayed / recorded, verdict);
@@ -26,6 +30,7 @@ out=$1
 CYCLES=${CYCLES:-2}
 BIN=${COLLBENCH:-$src/build/collbench}
 export RANKS=${RANKS:-2}
+GAPS=${GAPS:-recorded}
 case "$CYCLES" in '' | *[!0-9]* | 0) echo "replay_cycles.sh: CYCLES must be a positive count, not '$CYCLES'" >&2; exit 2 ;; esac
 [ -x "$BIN" ] || { echo "replay_cycles.sh: no collbench at $BIN (set COLLBENCH)" >&2; exit 2; }
 mkdir -p "$out"
@@ -57,15 +62,23 @@ for c in $(seq 1 "$CYCLES"); do
         failed=1
         continue
     fi
-    p2=$(probe || echo "-")
-    if ! OUT=$d/fidelity COLLBENCH=$BIN "$src/bench/replay_fidelity.sh" "$d/coll" "$d/prof" >"$d/fidelity.log" 2>&1; then
-        echo "replay_cycles.sh: cycle $c: the replay failed (see $d/fidelity.log)" >&2
-        failed=1
-    fi
-    # replay_fidelity.sh's communication rows: | what | trace | command | load | rec | rep | ratio | within | verdict |
-    awk -F'|' -v c="$c" -v p1="$p1" -v p2="$p2" '$2 ~ /communication|vs the program|one .*median/ {
-        printf "| %s | %s | %s |%s|%s|%s|%s|%s|%s|\n", c, p1, p2, $2, $3, $6, $7, $8, $10 }' \
-        "$d/fidelity/table.md" 2>/dev/null | tee -a "$rows" || true
+    # each way of spending the gaps in turn, the order reversed every other cycle
+    ways=($GAPS)
+    if ((c % 2 == 0)); then ways=($(printf '%s\n' "${ways[@]}" | tac)); fi
+    for g in "${ways[@]}"; do
+        p2=$(probe || echo "-")
+        if ! GAPS=$g OUT=$d/fidelity-$g COLLBENCH=$BIN "$src/bench/replay_fidelity.sh" "$d/coll" "$d/prof" \
+            >"$d/fidelity-$g.log" 2>&1; then
+            echo "replay_cycles.sh: cycle $c: the replay with --gaps $g failed (see $d/fidelity-$g.log)" >&2
+            failed=1
+        fi
+        # replay_fidelity.sh's communication rows: | what | trace | command | load | rec | rep | ratio | within | verdict |
+        label=
+        [ "${#ways[@]}" -gt 1 ] && label="--gaps $g: "
+        awk -F'|' -v c="$c" -v p1="$p1" -v p2="$p2" -v label="$label" '$2 ~ /communication|vs the program|one .*median/ {
+            printf "| %s | %s | %s | %s%s|%s|%s|%s|%s|%s|\n", c, p1, p2, label, substr($2, 2), $3, $6, $7, $8, $10 }' \
+            "$d/fidelity-$g/table.md" 2>/dev/null | tee -a "$rows" || true
+    done
 done
 
 # | cycle | p1 | p2 | measurement | trace | recorded | replayed | ratio | verdict |

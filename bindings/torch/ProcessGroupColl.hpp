@@ -149,6 +149,7 @@ struct TraceCall {
     int64_t wait_cpu = -1; // the calling thread blocked when the call ended: its CPU ns since
                            // its latest call returned; -1: it was running (or unknown)
     pid_t tid = 0;         // the calling thread
+    bool blocking = false; // completed on the calling thread (run inline)
     bool done = false;
 };
 class TraceRecorder {

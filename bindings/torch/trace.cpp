@@ -254,6 +254,7 @@ void TraceRecorder::end(int64_t seq, int peer) {
     TraceCall& c = calls_[(size_t)(seq - written_)];
     c.t1 = std::max(t1, c.t0);
     if (c.tid == waiter) c.wait_cpu = wait_cpu;
+    if (c.tid == my_tid()) c.blocking = true; // the program went on once it ended
     c.done = true;
     if (peer >= 0) c.peer = peer; // a receive from any source: known now
     write_done_locked(false);
@@ -283,6 +284,7 @@ void TraceRecorder::write_done_locked(bool all) {
                     ",\"gap\":" + std::to_string(gap);
             if (c.cpu >= 0) line += ",\"cpu\":" + std::to_string(c.cpu);
             if (c.wait_cpu >= 0) line += ",\"wait_cpu\":" + std::to_string(c.wait_cpu);
+            if (c.blocking) line += ",\"blocking\":true";
             line += "}\n";
             if (bytes_ + line.size() > cap_) {
                 truncated_ = true;

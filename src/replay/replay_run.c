@@ -244,13 +244,21 @@ static double rec_s(const replay_trace *t, int64_t x)
     return (double)(x - t->calls[0].t0) * 1e-9;
 }
 
+/* How much later than its group's first rank out this rank left call i in
+ * the recording (replay_exit.h), 0 without: spent before the compute after
+ * the call, as the rank was still in the call then. */
+static double late_s(const replay_opts *o, size_t i)
+{
+    return o->exit_late_s ? o->exit_late_s[i] : 0;
+}
+
 /* Where the program went on after call i, on the replay's clock from the
  * trace's first call: its recorded end, less its lateness against the group's
  * first rank out (replay_exit.h), which the replay's ranks, leaving together,
  * then spend as a gap. */
 static double rec_end_s(const replay_trace *t, const replay_opts *o, size_t i)
 {
-    return rec_s(t, t->calls[i].t1) - (o->exit_late_s ? o->exit_late_s[i] : 0);
+    return rec_s(t, t->calls[i].t1) - late_s(o, i);
 }
 
 static void add_recorded(const replay_trace *t, double arrival_s, replay_measure *m)
@@ -330,9 +338,10 @@ static int replay_one_by_one(const replay_trace *t, const replay_opts *o, group_
     double mark = replay_thread_cpu_s();
     for (size_t i = 0; i < t->ncalls; i++) {
         const replay_call *c = &t->calls[i];
-        double late = i && o->exit_late_s ? o->exit_late_s[i - 1] : 0;
+        double late = i ? late_s(o, i - 1) : 0;
+        spend(o, late, m); /* still in the call, as this rank was: before its compute */
         double spun = spend_cpu(o, c->cpu, mark, m);
-        spend(o, (double)c->gap * 1e-9 + late - spun, m);
+        spend(o, (double)c->gap * 1e-9 - spun, m);
         double a = coll__now_s();
         int rc = run_call(t, c, &gs[c->group]);
         double b = coll__now_s();
@@ -429,11 +438,13 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
             spend_cpu(o, waits[w].cpu, mark, m);
             rc = land(t, o, gs, f, &fl, done_by, issued, ended, 0, none, none, waits[w].call,
                       &shift, &last_end, m, err, errlen);
+            spend(o, late_s(o, waits[w].call), m);
         }
         if (rc || j == n) break;
         const replay_call *c = &t->calls[j];
         size_t g = c->group;
-        int nb = replay_op_nonblocking(c->op);
+        /* a call the program ran on its calling thread runs on this one */
+        int nb = replay_op_nonblocking(c->op) && !c->blocking;
         /* the program computed while its calls ran, then waited for their ends */
         spend_cpu(o, c->cpu, mark, m);
         rc = land(t, o, gs, f, &fl, done_by, issued, ended, j, nb ? none : g,
@@ -458,6 +469,7 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
             if (b > last_end) last_end = b;
             /* the program went on when the call returned */
             if (b - rec_end_s(t, o, j) > shift) shift = b - rec_end_s(t, o, j);
+            spend(o, late_s(o, j), m);
             continue;
         }
         coll_request *req = NULL;

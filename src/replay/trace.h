@@ -72,6 +72,8 @@ typedef struct replay_call {
     int64_t wait_cpu;    /* the calling thread was blocked when this call ended, after
                             this many ns of CPU since its latest call returned (it
                             waited for the call); -1: it was running, or unknown */
+    int blocking;        /* 1: the call ran on the calling thread, which went on once
+                            it ended (the torch backend's inline calls) */
     replay_splits sp;    /* owned by the trace */
     long line;
 } replay_call;

@@ -200,6 +200,9 @@ static int read_times(reader *r, json_t *o, replay_call *c)
     double g = gap ? json_number_value(gap) : 0;
     c->gap = g > 0 && isfinite(g) ? (int64_t)g : 0;
     if (read_ns(r, o, "cpu", &c->cpu) || read_ns(r, o, "wait_cpu", &c->wait_cpu)) return -1;
+    json_t *blocking = json_object_get(o, "blocking");
+    if (blocking && !json_is_boolean(blocking)) return bad(r, "\"blocking\" is not true or false");
+    c->blocking = blocking && json_is_true(blocking);
     if (!t0 && !t1) return 0;
     if (!json_is_number(t0) || !json_is_number(t1))
         return bad(r, "\"t0\" and \"t1\" must both be numbers (ns), or both absent");

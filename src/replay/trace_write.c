@@ -110,6 +110,7 @@ static json_t *call_line(const replay_trace *t, const replay_call *c)
     json_object_set_new(o, "gap", json_integer(c->gap > 0 ? c->gap : 0));
     if (c->cpu >= 0) json_object_set_new(o, "cpu", json_integer(c->cpu));
     if (c->wait_cpu >= 0) json_object_set_new(o, "wait_cpu", json_integer(c->wait_cpu));
+    if (c->blocking) json_object_set_new(o, "blocking", json_true());
     return o;
 }
 

@@ -28,7 +28,7 @@
     "{\"seq\":1,\"group\":\"0\",\"op\":\"broadcast\",\"dtype\":\"int64\",\"red\":\"\",\"count\":" \
     "8,"                                                                                          \
     "\"in\":8,\"out\":8,\"root\":1,\"peer\":-1,\"t0\":5000,\"t1\":6000,\"gap\":2000,"             \
-    "\"cpu\":1500,\"wait_cpu\":0}\n"
+    "\"cpu\":1500,\"wait_cpu\":0,\"blocking\":true}\n"
 #define CALL2                                                                                  \
     "{\"seq\":2,\"group\":\"0\",\"op\":\"send\",\"dtype\":\"bfloat16\",\"red\":\"\","          \
     "\"count\":16,\"in\":16,\"out\":0,\"root\":-1,\"peer\":1,\"t0\":7000,\"t1\":7500,\"gap\":" \
@@ -87,6 +87,8 @@ static void test_good_trace(void **state)
     assert_int_equal(t.calls[1].wait_cpu, 0);
     assert_int_equal(t.calls[0].cpu, -1); /* absent: unknown */
     assert_int_equal(t.calls[2].wait_cpu, -1);
+    assert_true(t.calls[1].blocking);
+    assert_false(t.calls[0].blocking);
     assert_int_equal(t.calls[2].op, REPLAY_SEND);
     assert_int_equal(t.calls[2].peer, 1);
     assert_int_equal(t.calls[2].dtype, COLL_BFLOAT16);
@@ -108,18 +110,21 @@ static void test_no_times(void **state)
     replay_trace_free(&t);
 }
 
-/* The calling thread's CPU times: counts of ns, or absent. */
+/* The calling thread's CPU times: counts of ns, or absent; blocking: a boolean. */
 static void test_cpu_times(void **state)
 {
     static const char *const bad[] = {"\"cpu\":-1", "\"cpu\":\"5\"", "\"wait_cpu\":-3",
-                                      "\"wait_cpu\":null"};
+                                      "\"wait_cpu\":null", "\"blocking\":1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char text[2048], what[64];
         snprintf(text, sizeof text,
                  "%s%s{\"seq\":0,\"group\":\"0\",\"op\":\"barrier\",\"dtype\":\"float32\","
                  "\"red\":\"\",\"count\":0,%s}\n%s",
                  HEADER, GROUP, bad[i], FOOTER(1));
-        snprintf(what, sizeof what, "\"%s\" is not a count of ns", i < 2 ? "cpu" : "wait_cpu");
+        snprintf(what, sizeof what, "\"%s\" is not",
+                 i < 2   ? "cpu"
+                 : i < 4 ? "wait_cpu"
+                         : "blocking");
         refused(state, text, 3, what);
     }
 }

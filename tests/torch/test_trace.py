@@ -16,7 +16,8 @@ the format: docs/DESIGN.md "Trace format"):
   its group line once, the calls of both, one footer at the end;
 * cpu: the calling thread's CPU time between calls: about 0.2 s for a
   gap spent spinning, little for a gap of 0.3 s asleep; wait_cpu on the
-  call rank 0 blocked for in wait() while rank 1 slept;
+  call rank 0 blocked for in wait() while rank 1 slept; blocking on the
+  small call run on the calling thread, on no queued one;
 * cap: COLL_TRACE_MAX_BYTES=2000 stops recording: truncated:true in the
   footer, the file within the cap, one warning on stderr naming the cap;
 * unwritable: COLL_TRACE naming a path under a regular file fails the
@@ -253,6 +254,7 @@ def cpu_body(rank, world):
     if rank == 1:
         time.sleep(0.3)  # rank 0 blocks in wait() meanwhile
     dist.all_reduce(t, async_op=True).wait()
+    dist.all_reduce(torch.ones(4))  # small, nothing in flight: run on the calling thread
     dist.destroy_process_group()
     return True
 
@@ -268,7 +270,9 @@ def case_cpu(d):
     for r in range(2):
         path = os.path.join(d, f"rank{r}.jsonl")
         _, _, calls, _ = read_trace(path)
-        check(len(calls) == 4 and all(c["op"] == "allreduce" for c in calls), f"{path}: {calls}")
+        check(len(calls) == 5 and all(c["op"] == "allreduce" for c in calls), f"{path}: {calls}")
+        check([c.get("blocking", False) for c in calls] == [False] * 4 + [True],
+              f"{path}: only the small last call ran on the calling thread: {calls}")
         busy, slept = calls[1], calls[2]
         check(0.15e9 <= busy.get("cpu", -1) <= busy["t0"] - calls[0]["t0"],
               f"{path}: a gap spinning 0.2 s recorded cpu {busy.get('cpu')} ns")
