@@ -55,8 +55,8 @@ prof_dir=${2:-}
 BIN=${COLLBENCH:-$src/build/collbench}
 PASSES=${PASSES:-2}
 TIMEOUT=${TIMEOUT:-600}
-# recorded (sleep the compute) or busy (spin it: the DDP program's compute ran
-# on the CPU, one thread per rank); OVERLAP: auto, recorded or none (collbench replay)
+# recorded (the calling thread's recorded CPU time spun, the rest slept),
+# sleep, busy or none; OVERLAP: auto, recorded or none (collbench replay)
 GAPS=${GAPS:-recorded}
 OVERLAP=${OVERLAP:-auto}
 out=${OUT:-replay_fidelity.$(date -u +%Y%m%dT%H%M%S)}
