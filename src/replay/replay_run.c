@@ -340,7 +340,9 @@ static int replay_one_by_one(const replay_trace *t, const replay_opts *o, group_
         const replay_call *c = &t->calls[i];
         double late = i ? late_s(o, i - 1) : 0;
         spend(o, late, m); /* still in the call, as this rank was: before its compute */
-        double spun = spend_cpu(o, c->cpu, mark, m);
+        /* alone, nothing runs beside the compute that ran beside the previous
+         * call: only what fits the gap after its end is spun */
+        double spun = spend_cpu(o, c->cpu > c->gap ? c->gap : c->cpu, mark, m);
         spend(o, (double)c->gap * 1e-9 - spun, m);
         double a = coll__now_s();
         int rc = run_call(t, c, &gs[c->group]);

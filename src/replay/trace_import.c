@@ -277,8 +277,10 @@ static int by_t0(const void *a, const void *b)
 static const char *kind_names[] = {"record_param_comms", "c10d::<collective>",
                                    "<backend>:<collective>"};
 
-/* The calls of the chosen events, by start, into im. */
-static int read_calls(import_groups *g, import_ev **list, size_t n, char *err, size_t errlen)
+/* The calls of the chosen events, by start, into im; the calling thread's
+ * CPU times from the trace's operators (trace_import_cpu.c). */
+static int read_calls(import_groups *g, import_ev **list, size_t n, json_t *events, char *err,
+                      size_t errlen)
 {
     replay_import *im = g->im;
     import_call *calls = calloc(n ? n : 1, sizeof *calls);
@@ -305,10 +307,10 @@ static int read_calls(import_groups *g, import_ev **list, size_t n, char *err, s
         c->line = 0;
         c->gap = i ? c->t0 - im->t.calls[i - 1].t1 : 0;
         if (c->gap < 0) c->gap = 0;         /* an asynchronous call still running */
-        c->cpu = c->wait_cpu = -1;          /* the profiler does not say */
         calls[i].c.sp = (replay_splits){0}; /* the trace's now */
         im->t.ncalls++;
     }
+    if (rc == 0) replay_import_cpu(events, calls, im->t.calls, n);
     for (size_t i = 0; i < got; i++) replay_import_call_free(&calls[i]);
     free(calls);
     return rc;
@@ -405,7 +407,7 @@ int replay_import_profiler(const char *path, int rank_fallback, int world_fallba
                  list[0]->name);
     else snprintf(kind_name, sizeof kind_name, "%s", kind_names[kind]);
     g.kind_name = kind_name;
-    rc = read_calls(&g, list, n, err, errlen);
+    rc = read_calls(&g, list, n, events, err, errlen);
     if (rc == 0 && (kind == IMPORT_C10D || (kind == IMPORT_PARAM && s.counts[IMPORT_KERNEL])))
         warn_unpaired(path, im, list, n);
     size_t c10d = 0;

@@ -75,6 +75,14 @@ int replay_import_call_read(const char *path, const import_ev *e, import_call *o
  * naming the first such call without one. */
 int replay_import_dtypes_fill(const char *path, replay_import *im, import_call *calls, size_t n,
                               char *err, size_t errlen);
+/* The calling thread's CPU times of calls (by start; out[i] is calls[i]'s
+ * call) from events' CPU operators on its thread: cpu, the time some
+ * operator ran from the thread's previous call's return to the call; and
+ * wait_cpu, where the thread sat in no operator from 100 us before the call's
+ * work ended until at most 500 us after it (it waited for the call), the
+ * operators' time from its latest return to that stretch. -1 where unknown
+ * (a backend event's call: not on the calling thread). trace_import_cpu.c. */
+void replay_import_cpu(json_t *events, const import_call *calls, replay_call *out, size_t n);
 /* The c10d/backend part of replay_import_call_read (trace_import_shapes.c). */
 int replay_import_shapes_read(const char *path, const import_ev *e, import_call *out, char *err,
                               size_t errlen);

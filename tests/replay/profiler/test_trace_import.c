@@ -392,6 +392,42 @@ static void test_c10d_pairing(void **state)
     replay_import_free(&im);
 }
 
+/* The calling thread's CPU times from its operators (tid 7; gloo's work on
+ * tid 9): cpu, the operators' time between a call's return and the next
+ * call; wait_cpu where the thread sat in no operator for a call's end. */
+#define CPU_OP(name, ts, dur)                                                                \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":7,\"tid\":7,\"ts\":" #ts \
+    ",\"dur\":" #dur ",\"args\":{}}"
+#define AR(ts)                                                  \
+    OP("c10d::allreduce_", ts, 10, "[[[100]], [], [], [], []]", \
+       "[\"TensorList\", \"\", \"\", \"\", \"Scalar\"]", "[]")
+/* clang-format off */
+static const char cpu_profile[] =
+    "{" DIST(0, 2) ",\"traceEvents\":["
+    AR(100) "," GLOO("gloo:all_reduce", 120, 280, "[[100]]", "[\"float\"]") ","
+    CPU_OP("aten::mm", 150, 100) ","       /* then idle from 250: waits for the first call */
+    CPU_OP("aten::linear", 450, 450) ","   /* resumes 50 us after its end (400) */
+    CPU_OP("aten::mm", 500, 300) ","       /* inside linear: counted once */
+    AR(1000) "," GLOO("gloo:all_reduce", 1020, 3980, "[[100]]", "[\"float\"]") ","
+    CPU_OP("aten::addmm", 1100, 4900) ","  /* runs through the second call's end (5000) */
+    AR(7000) "," GLOO("gloo:all_reduce", 7020, 100, "[[100]]", "[\"float\"]") "]}";
+/* clang-format on */
+
+static void test_c10d_cpu(void **state)
+{
+    replay_import im;
+    imported(state, cpu_profile, &im);
+    replay_trace *t = &im.t;
+    assert_int_equal(t->ncalls, 3);
+    assert_int_equal(t->calls[0].cpu, -1);                 /* the thread's first call */
+    assert_int_equal(t->calls[1].cpu, (100 + 450) * 1000); /* from 110 to 1000 */
+    assert_int_equal(t->calls[2].cpu, 4900 * 1000);        /* from 1010 to 7000 */
+    assert_int_equal(t->calls[0].wait_cpu, 100 * 1000);    /* blocked after the first mm */
+    assert_int_equal(t->calls[1].wait_cpu, -1);            /* in an operator at its end */
+    assert_int_equal(t->calls[2].wait_cpu, -1);            /* no operator after it */
+    replay_import_free(&im);
+}
+
 /* The profiler stopped while the last all-reduce ran: its gloo event carries
  * no arguments, so its dtype comes from the earlier all-reduce of its size. */
 /* clang-format off */
@@ -617,12 +653,25 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_param_calls),       T(test_param_splits),           T(test_param_splits_rows),
-        T(test_param_group_ranks), T(test_param_rank_from_events), T(test_nested_once),
-        T(test_nested_c10d),       T(test_param_missing_ops),      T(test_param_kernels),
-        T(test_c10d_calls),        T(test_c10d_pairing),           T(test_c10d_placed_by_size),
-        T(test_c10d_dtype_cut),    T(test_backend_only),           T(test_bad_input),
-        T(test_missing_file),      T(test_write_read_back),        cmocka_unit_test(test_names),
+        T(test_param_calls),
+        T(test_param_splits),
+        T(test_param_splits_rows),
+        T(test_param_group_ranks),
+        T(test_param_rank_from_events),
+        T(test_nested_once),
+        T(test_nested_c10d),
+        T(test_param_missing_ops),
+        T(test_param_kernels),
+        T(test_c10d_calls),
+        T(test_c10d_pairing),
+        T(test_c10d_placed_by_size),
+        T(test_c10d_dtype_cut),
+        T(test_c10d_cpu),
+        T(test_backend_only),
+        T(test_bad_input),
+        T(test_missing_file),
+        T(test_write_read_back),
+        cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
