@@ -325,7 +325,8 @@ static void spend(const replay_opts *o, double s, replay_measure *m)
 static double spend_cpu(const replay_opts *o, int64_t cpu_ns, double mark, replay_measure *m)
 {
     if (o->gaps != REPLAY_GAPS_RECORDED || cpu_ns < 0 || mark < 0) return 0;
-    double s = replay_spend_cpu(mark + (double)cpu_ns * 1e-9, o->timeout_s / 2);
+    double share = o->cpu_share > 0 ? o->cpu_share : 1;
+    double s = replay_spend_cpu(mark + (double)cpu_ns * 1e-9 * share, o->timeout_s / 2);
     m->gap_s += s;
     return s;
 }

@@ -92,6 +92,12 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
      * its set-up broadcasts' median 0.75 of the recording's, 0.93 without). */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int exit_late = one_clock && (cpus < 1 || local_size <= cpus);
+    /* A profiler's operator times are the calling thread's wall time in them:
+     * its CPU time only while it had a core to itself. With more ranks than
+     * cores here, as when it was recorded, each had a share. */
+    double cpu_share = !strcmp(t->source, "torch-profiler") && cpus > 0 && local_size > cpus
+                           ? (double)cpus / local_size
+                           : 1;
     for (int pass = 0; pass < o->passes && !code; pass++)
         for (int i = 0; i < nb && !code; i++) {
             const char *b = names[pass % 2 ? nb - 1 - i : i];
@@ -103,6 +109,7 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                               .timeout_s = o->timeout_s,
                               .arrival_s = arrival_s,
                               .exit_late = exit_late,
+                              .cpu_share = cpu_share,
                               .world = world,
                               .call_s = call_s};
             int rc = replay_run(t, &ro, &mine, err, sizeof err);
