@@ -319,14 +319,20 @@ static void spend(const replay_opts *o, double s, replay_measure *m)
     m->gap_s += replay_spend_gap(s, o->gaps == REPLAY_GAPS_BUSY);
 }
 
+/* 1 when the trace's CPU times are spun (--gaps recorded, times of the calling
+ * thread's CPU). */
+static int spins_cpu(const replay_opts *o)
+{
+    return o->gaps == REPLAY_GAPS_RECORDED && o->cpu_times;
+}
+
 /* With --gaps recorded and a trace that has the calling thread's CPU time:
  * spins until this thread has used cpu_ns since its previous call returned
  * (its CPU clock read mark then). Returns the wall time spun. */
 static double spend_cpu(const replay_opts *o, int64_t cpu_ns, double mark, replay_measure *m)
 {
-    if (o->gaps != REPLAY_GAPS_RECORDED || cpu_ns < 0 || mark < 0) return 0;
-    double share = o->cpu_share > 0 ? o->cpu_share : 1;
-    double s = replay_spend_cpu(mark + (double)cpu_ns * 1e-9 * share, o->timeout_s / 2);
+    if (!spins_cpu(o) || cpu_ns < 0 || mark < 0) return 0;
+    double s = replay_spend_cpu(mark + (double)cpu_ns * 1e-9, o->timeout_s / 2);
     m->gap_s += s;
     return s;
 }
@@ -434,7 +440,7 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
     int rc = issued && ended && inflight && count && f ? 0 : COLL_ENOMEM;
     if (rc) snprintf(err, errlen, "out of memory");
     size_t nwait = 0, w = 0;
-    replay_wait *waits = o->gaps == REPLAY_GAPS_RECORDED ? replay_schedule_waits(t, &nwait) : NULL;
+    replay_wait *waits = spins_cpu(o) ? replay_schedule_waits(t, &nwait) : NULL;
     double shift = start, last_end = start, mark = replay_thread_cpu_s();
     for (size_t j = 0; !rc && j <= n; j++) {
         for (; !rc && w < nwait && waits[w].before == j; w++) {

@@ -87,8 +87,8 @@ typedef struct replay_opts {
                             start every rank together and end the turn before the
                             groups are destroyed */
     double *call_s;      /* NULL, or t->ncalls entries: each call's time (replay_median.h) */
-    double cpu_share;    /* the trace's CPU times (cpu, wait_cpu) spun times this; 0
-                            taken as 1 */
+    int cpu_times;       /* 1: the trace's CPU times (cpu, wait_cpu) are the calling
+                            thread's, to spin with --gaps recorded; 0: not (slept) */
     int exit_late;       /* 1: each rank leaves a collective as late as recorded
                             (replay_exit.h); the traces need one clock (replay_arrival) */
     /* replay_run's own: NULL, or each call's recorded exit lateness */

@@ -3,7 +3,8 @@
 # program's calling thread) as CPU, where --gaps sleep sleeps the gap's wall
 # time: the handmade two_ranks trace with 0.4 s of CPU put on one gap of
 # 0.15 ms wall, replayed both ways; the ranks' CPU time differs by about
-# 2 x 0.4 s, and the gaps spent (gap_s) hold the 0.4 s only with recorded.
+# 2 x 0.4 s, and the gaps spent (gap_s) hold the 0.4 s only with recorded;
+# a profiler trace's, with more ranks than cores, is not spun.
 . "$(dirname "$0")/../cli/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 CPU_NS=400000000
@@ -33,4 +34,22 @@ g=$(gap_s recorded)
 awk -v g="$g" -v c=$CPU_NS 'BEGIN { exit !(g >= c / 1e9 * 0.9) }' || fail "recorded: gap_s $g, want 0.4 s or more"
 g=$(gap_s sleep)
 awk -v g="$g" -v c=$CPU_NS 'BEGIN { exit !(g < c / 1e9 / 2) }' || fail "sleep: gap_s $g, want under 0.2 s"
+
+# A profiler trace's CPU times are its operators' wall times: spun only with
+# no more ranks on the host than cores (three_ranks, its source the profiler's)
+mkdir "$WORK/p"
+for f in "$HERE"/three_ranks/rank*.jsonl; do
+    sed -e 's/\("seq":1,.*"gap":[0-9]*\)}/\1,"cpu":'$CPU_NS'}/' \
+        -e 's/"source":"handmade"/"source":"torch-profiler"/' "$f" >"$WORK/p/$(basename "$f")"
+done
+"$BIN" replay "$WORK/p" --backend shm -T 30 --csv "$WORK/p.csv" >/dev/null 2>"$WORK/p.err" ||
+    fail "three ranks: $(cat "$WORK/p.err")"
+g=$(gap_s p)
+if [ "$(nproc)" -ge 3 ]; then
+    awk -v g="$g" -v c=$CPU_NS 'BEGIN { exit !(g >= c / 1e9 * 0.9) }' ||
+        fail "3 ranks on $(nproc) cores: gap_s $g, want the profiler's 0.4 s spun"
+else
+    awk -v g="$g" -v c=$CPU_NS 'BEGIN { exit !(g < c / 1e9 / 2) }' ||
+        fail "3 ranks on $(nproc) cores: gap_s $g, want the profiler's 0.4 s not spun"
+fi
 finish

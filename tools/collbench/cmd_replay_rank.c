@@ -94,10 +94,10 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
     int exit_late = one_clock && (cpus < 1 || local_size <= cpus);
     /* A profiler's operator times are the calling thread's wall time in them:
      * its CPU time only while it had a core to itself. With more ranks than
-     * cores here, as when it was recorded, each had a share. */
-    double cpu_share = !strcmp(t->source, "torch-profiler") && cpus > 0 && local_size > cpus
-                           ? (double)cpus / local_size
-                           : 1;
+     * cores they are not spun (DDP, 4 ranks on 2 cores, the program on coll
+     * against its gloo profile replayed on shm: 1.96 spun, 1.39 spun at the
+     * share of a core, 1.09 slept; docs/PERFORMANCE.md). */
+    int cpu_times = strcmp(t->source, "torch-profiler") || cpus < 1 || local_size <= cpus;
     for (int pass = 0; pass < o->passes && !code; pass++)
         for (int i = 0; i < nb && !code; i++) {
             const char *b = names[pass % 2 ? nb - 1 - i : i];
@@ -109,7 +109,7 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                               .timeout_s = o->timeout_s,
                               .arrival_s = arrival_s,
                               .exit_late = exit_late,
-                              .cpu_share = cpu_share,
+                              .cpu_times = cpu_times,
                               .world = world,
                               .call_s = call_s};
             int rc = replay_run(t, &ro, &mine, err, sizeof err);
