@@ -452,8 +452,7 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
         if (rc || j == n) break;
         const replay_call *c = &t->calls[j];
         size_t g = c->group;
-        /* a call the program ran on its calling thread runs on this one */
-        int nb = replay_op_nonblocking(c->op) && !c->blocking;
+        int nb = replay_call_nonblocking(c);
         /* the program computed while its calls ran, then waited for their ends */
         spend_cpu(o, c->cpu, mark, m);
         rc = land(t, o, gs, f, &fl, done_by, issued, ended, j, nb ? none : g,

@@ -9,6 +9,11 @@ int replay_op_nonblocking(replay_op op)
            op == REPLAY_BROADCAST;
 }
 
+int replay_call_nonblocking(const replay_call *c)
+{
+    return replay_op_nonblocking(c->op) && !c->blocking;
+}
+
 /* The first j in (i, n) with t0[j] >= end; calls are in issue order, so t0
  * does not decrease and a binary search finds it. */
 static size_t first_issued_after(const replay_trace *t, size_t i, int64_t end)
@@ -38,7 +43,7 @@ void replay_schedule_done_by(const replay_trace *t, size_t *done_by)
         size_t g = t->calls[i].group;
         if (next[g] < done_by[i]) done_by[i] = next[g];
         /* the group's later calls: a blocking one is issued only after i ended */
-        next[g] = replay_op_nonblocking(t->calls[i].op) ? done_by[i] : i;
+        next[g] = replay_call_nonblocking(&t->calls[i]) ? done_by[i] : i;
     }
     free(next);
 }
@@ -62,7 +67,7 @@ int replay_schedule_depth(const replay_trace *t, const size_t *done_by, size_t *
         size_t g = t->calls[j].group;
         while (count[g] > 0 && done_by[oldest[g]] <= j)
             oldest[g] = next_in_group[oldest[g]], count[g]--;
-        if (!replay_op_nonblocking(t->calls[j].op)) {
+        if (!replay_call_nonblocking(&t->calls[j])) {
             count[g] = 0; /* it waits for them, and runs alone */
             continue;
         }
@@ -87,9 +92,8 @@ replay_wait *replay_schedule_waits(const replay_trace *t, size_t *n)
     replay_wait *w = malloc((t->ncalls + 1) * sizeof *w);
     for (size_t i = 0; w && t->has_times && i < t->ncalls; i++) {
         if (t->calls[i].wait_cpu < 0) continue;
-        size_t j = i + 1;
-        while (j < t->ncalls && t->calls[j].t0 < t->calls[i].t1) j++;
-        w[(*n)++] = (replay_wait){i, j, t->calls[i].wait_cpu};
+        w[(*n)++] = (replay_wait){i, first_issued_after(t, i, t->calls[i].t1),
+                                  t->calls[i].wait_cpu};
     }
     if (*n) qsort(w, *n, sizeof *w, by_wait);
     else free(w), w = NULL;

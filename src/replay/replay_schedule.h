@@ -22,6 +22,10 @@
 /* 1 for ops the replay issues without waiting (libcoll has a nonblocking
  * call for them); the others wait for their group's calls in flight first. */
 int replay_op_nonblocking(replay_op op);
+/* 1 for calls the replay issues without waiting: an op replay_op_nonblocking
+ * names, unless the program ran it on its calling thread (blocking), which
+ * the replay runs on its own as a blocking call. */
+int replay_call_nonblocking(const replay_call *c);
 
 /* done_by[i] (t->ncalls entries): the first call the replay must not issue
  * before call i has ended: the first j > i with t0[j] >= t1[i], at most the

@@ -112,7 +112,27 @@ static void test_blocking_and_groups(void **state)
     assert_int_equal(depth[1], 2);
 }
 
-/* More in flight than REPLAY_MAX_IN_FLIGHT: the depth is the cap. */
+/* A call the program ran on its calling thread (blocking) is one the replay
+ * waits for its group's calls before, as a blocking op: the all-reduce
+ * before it must be done by then, and it takes no slot of its own. */
+static void test_blocking_call(void **state)
+{
+    (void)state;
+    built b;
+    start(&b, 1);
+    add(&b, 0, REPLAY_ALLREDUCE, 0, 100); /* 0: recorded in flight over call 1 */
+    add(&b, 0, REPLAY_BROADCAST, 10, 11); /* 1: ran on the calling thread */
+    add(&b, 0, REPLAY_ALLREDUCE, 200, 210);
+    b.calls[1].blocking = 1;
+    assert_false(replay_call_nonblocking(&b.calls[1]));
+    assert_true(replay_call_nonblocking(&b.calls[0]));
+    size_t done_by[3], depth[1];
+    replay_schedule_done_by(&b.t, done_by);
+    assert_int_equal(done_by[0], 1);
+    assert_int_equal(replay_schedule_depth(&b.t, done_by, depth), 0);
+    assert_int_equal(depth[0], 1);
+}
+
 /* Where the program blocked for a call (wait_cpu): met in the gap before the
  * first call issued after its end, in the order of the CPU time at which the
  * program blocked; calls it never blocked for are not there. */
@@ -139,6 +159,7 @@ static void test_waits(void **state)
     assert_int_equal(n, 0);
 }
 
+/* More in flight than REPLAY_MAX_IN_FLIGHT: the depth is the cap. */
 static void test_cap(void **state)
 {
     (void)state;
@@ -156,9 +177,10 @@ static void test_cap(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sequential),  cmocka_unit_test(test_async_buckets),
-        cmocka_unit_test(test_group_order), cmocka_unit_test(test_blocking_and_groups),
-        cmocka_unit_test(test_cap),         cmocka_unit_test(test_waits),
+        cmocka_unit_test(test_sequential),    cmocka_unit_test(test_async_buckets),
+        cmocka_unit_test(test_group_order),   cmocka_unit_test(test_blocking_and_groups),
+        cmocka_unit_test(test_cap),           cmocka_unit_test(test_waits),
+        cmocka_unit_test(test_blocking_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
