@@ -17,17 +17,15 @@ namespace collbench {
 static constexpr size_t kDefaultTraceCap = 256ull << 20; // COLL_TRACE_MAX_BYTES's default
 static constexpr size_t kFlushBytes = 1 << 20;           // buffered before a write()
 
-int64_t TraceRecorder::now_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t cpu_ns(clockid_t clock) {
+// clock's time in ns, -1 when it cannot be read (a thread's CPU clock after
+// the thread ended).
+static int64_t clock_ns(clockid_t clock) {
     timespec ts;
     if (clock_gettime(clock, &ts) != 0) return -1;
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+int64_t TraceRecorder::now_ns() { return clock_ns(CLOCK_MONOTONIC); }
 
 // The calling thread's last entry: its time and CPU clock (begin() checks
 // that the call is that entry's), and the CPU clock when its last call
@@ -39,7 +37,7 @@ static thread_local pid_t t_tid = 0;
 static pid_t my_tid() { return t_tid ? t_tid : (t_tid = gettid()); }
 
 int64_t TraceRecorder::enter_ns() {
-    t_entry_cpu = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+    t_entry_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     TraceRecorder& r = get();
     if (r.caller_tid_.load(std::memory_order_relaxed) == my_tid())
         r.caller_inside_.store(true, std::memory_order_relaxed);
@@ -63,7 +61,7 @@ static bool thread_blocked(pid_t tid) {
 int64_t TraceRecorder::caller_wait_cpu() const {
     pid_t tid = caller_tid_.load();
     if (tid == 0 || tid == my_tid() || caller_inside_.load() || !thread_blocked(tid)) return -1;
-    int64_t cpu = cpu_ns(caller_clock_.load());
+    int64_t cpu = clock_ns(caller_clock_.load());
     int64_t since = caller_return_cpu_.load();
     if (cpu < 0 || since < 0 || cpu < since) return -1; // it made a call meanwhile
     return cpu - since;
@@ -224,7 +222,7 @@ void TraceRecorder::leave() {
 
 int64_t TraceRecorder::begin(TraceCall c) {
     if (!on_) return -1;
-    const int64_t now_cpu = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+    const int64_t now_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     if (t_entry_ns == c.t0 && t_entry_cpu >= 0 && t_return_cpu >= 0)
         c.cpu = std::max<int64_t>(0, t_entry_cpu - t_return_cpu);
     t_return_cpu = now_cpu;
