@@ -12,7 +12,9 @@
 #                                       or a list, "recorded sleep": each
 #                                       recording replayed with each, the order
 #                                       reversed every other cycle, the rows
-#                                       labelled; and what record_ddp.sh and
+#                                       labelled; an entry GAPS:BIND also sets
+#                                       --bind ("recorded:recorded recorded:core");
+#                                       and what record_ddp.sh and
 #                                       replay_fidelity.sh take)
 #
 # Output: per cycle, the probe before the recording and before the replay,
@@ -65,19 +67,24 @@ for c in $(seq 1 "$CYCLES"); do
     # each way of spending the gaps in turn, the order reversed every other cycle
     ways=($GAPS)
     if ((c % 2 == 0)); then ways=($(printf '%s\n' "${ways[@]}" | tac)); fi
-    for g in "${ways[@]}"; do
+    for w in "${ways[@]}"; do
+        g=${w%%:*} b=recorded
+        [ "$w" != "$g" ] && b=${w#*:}
+        name=$g
+        [ "$w" != "$g" ] && name=$g-$b
         p2=$(probe || echo "-")
-        if ! GAPS=$g OUT=$d/fidelity-$g COLLBENCH=$BIN "$src/bench/replay_fidelity.sh" "$d/coll" "$d/prof" \
-            >"$d/fidelity-$g.log" 2>&1; then
-            echo "replay_cycles.sh: cycle $c: the replay with --gaps $g failed (see $d/fidelity-$g.log)" >&2
+        if ! GAPS=$g BIND=$b OUT=$d/fidelity-$name COLLBENCH=$BIN "$src/bench/replay_fidelity.sh" "$d/coll" "$d/prof" \
+            >"$d/fidelity-$name.log" 2>&1; then
+            echo "replay_cycles.sh: cycle $c: the replay with --gaps $g --bind $b failed (see $d/fidelity-$name.log)" >&2
             failed=1
         fi
         # replay_fidelity.sh's communication rows: | what | trace | command | load | rec | rep | ratio | within | verdict |
         label=
         [ "${#ways[@]}" -gt 1 ] && label="--gaps $g: "
+        [ "${#ways[@]}" -gt 1 ] && [ "$w" != "$g" ] && label="--gaps $g --bind $b: "
         awk -F'|' -v c="$c" -v p1="$p1" -v p2="$p2" -v label="$label" '$2 ~ /communication|vs the program|one .*median/ {
             printf "| %s | %s | %s | %s%s|%s|%s|%s|%s|%s|\n", c, p1, p2, label, substr($2, 2), $3, $6, $7, $8, $10 }' \
-            "$d/fidelity-$g/table.md" 2>/dev/null | tee -a "$rows" || true
+            "$d/fidelity-$name/table.md" 2>/dev/null | tee -a "$rows" || true
     done
 done
 

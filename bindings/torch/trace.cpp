@@ -7,6 +7,7 @@
 #include "ProcessGroupColl.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -186,12 +187,18 @@ void TraceRecorder::open_locked(const TraceGroup& g) {
     char created[64];
     std::snprintf(created, sizeof created, "%.3f", (double)rt.tv_sec + rt.tv_nsec / 1e9);
     const char* be = std::getenv("COLL_BACKEND");
+    // The CPUs this thread (the one making the group) may run on: the replay
+    // pins its ranks only where the program's were pinned (--bind recorded).
+    cpu_set_t allowed;
+    std::string cpus;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        cpus = ",\"cpus\":" + std::to_string(CPU_COUNT(&allowed));
     put_locked("{\"format\":\"collbench-trace\",\"version\":1,\"rank\":" + std::to_string(rank_) +
                ",\"world\":" + std::to_string(g.world) +
                ",\"source\":\"coll\",\"host\":" + json_str(host) +
                ",\"pid\":" + std::to_string(pid_) + ",\"torch\":" + json_str(g.torch_version) +
                ",\"backend\":" + json_str(be && *be ? be : "auto") +
-               ",\"created_unix\":" + created + "}\n");
+               ",\"created_unix\":" + created + cpus + "}\n");
     static bool registered = false;
     if (!registered) {
         registered = true;

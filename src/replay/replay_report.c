@@ -67,9 +67,11 @@ static replay_cell op_cell(const replay_summary *s, int op)
 
 void replay_print(FILE *f, const replay_turn *turn, const replay_summary *s)
 {
-    fprintf(f, "# replay of %s on %s (pass %d of %d): %d ranks, buffers %s, gaps %s, overlap %s\n",
+    fprintf(f,
+            "# replay of %s on %s (pass %d of %d): %d ranks, buffers %s, gaps %s, overlap %s, "
+            "bind %s\n",
             turn->trace, turn->backend, turn->pass, turn->passes, s->world, turn->buffers,
-            turn->gaps, turn->overlap);
+            turn->gaps, turn->overlap, turn->bind ? turn->bind : "");
     fprintf(f,
             "#   total %.3f ms   communication %.3f ms   gaps %.3f ms   exposed communication "
             "%.3f ms\n",
@@ -139,7 +141,7 @@ static void row_start(FILE *f, const replay_turn *turn, const replay_summary *s,
     fprintf(f, ",\"collective\":\"%s\",\"size_class\":\"%s\",\"calls\":%.0f", coll, size, calls);
 }
 
-/* The per-call medians and the overlap, the last three columns. */
+/* The per-call medians, the overlap and the binding, the last four columns. */
 static void row_end(FILE *f, const replay_turn *turn, const replay_summary *s, double med,
                     double rec_med)
 {
@@ -147,6 +149,8 @@ static void row_end(FILE *f, const replay_turn *turn, const replay_summary *s, d
     json_num(f, "recorded_median_s", rec_med, s->has_times && rec_med > 0);
     fputs(",\"overlap\":", f);
     json_str(f, turn->overlap);
+    fputs(",\"bind\":", f);
+    json_str(f, turn->bind ? turn->bind : "");
     fputs("}\n", f);
 }
 

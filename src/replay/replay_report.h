@@ -35,6 +35,7 @@ typedef struct replay_turn {
     const char *buffers; /* "malloc" | "coll" */
     const char *gaps;    /* "recorded" | "busy" | "none" */
     const char *overlap; /* "recorded" | "none": calls kept in flight as recorded or not */
+    const char *bind;    /* "core" | "none" (or $COLL_BIND's): the ranks' placement */
 } replay_turn;
 
 /* all: world measures, rank-major (the allgather's layout). */

@@ -88,6 +88,7 @@ typedef struct replay_trace {
     char source[32];
     char backend[32]; /* the program's backend, as the header names it ("" when not) */
     char host[64];    /* the recording's host, as the header names it ("" when not) */
+    int cpus;         /* the CPUs the program's rank could run on ("cpus"), 0 when not said */
     replay_group *groups;
     size_t ngroups;
     replay_call *calls;

@@ -134,6 +134,10 @@ static int read_header(reader *r, json_t *o)
     snprintf(t->backend, sizeof t->backend, "%s", backend ? backend : "");
     const char *host = get_str(o, "host");
     snprintf(t->host, sizeof t->host, "%s", host ? host : "");
+    long long cpus;
+    if (get_int(r, o, "cpus", 0, 1, &cpus) < 0) return -1;
+    if (cpus > 1 << 20) return bad(r, "\"cpus\" is %lld: not a plausible number of CPUs", cpus);
+    t->cpus = (int)cpus; /* 0: not recorded */
     return 0;
 }
 

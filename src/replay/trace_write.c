@@ -69,11 +69,14 @@ static json_t *header(const replay_trace *t, const replay_write_meta *m)
     clock_gettime(CLOCK_REALTIME, &now);
     double created = m && m->created_unix > 0 ? m->created_unix
                                               : (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-    return json_pack("{s:s,s:i,s:i,s:i,s:o,s:o,s:I,s:o,s:o,s:f}", "format", REPLAY_TRACE_FORMAT,
-                     "version", REPLAY_TRACE_VERSION, "rank", t->rank, "world", t->world, "source",
-                     str(m && m->source ? m->source : t->source), "host", str(m ? m->host : NULL),
-                     "pid", (json_int_t)(m ? m->pid : 0), "torch", str(m ? m->torch : NULL),
-                     "backend", str(m ? m->backend : NULL), "created_unix", created);
+    json_t *h = json_pack("{s:s,s:i,s:i,s:i,s:o,s:o,s:I,s:o,s:o,s:f}", "format",
+                          REPLAY_TRACE_FORMAT, "version", REPLAY_TRACE_VERSION, "rank", t->rank,
+                          "world", t->world, "source", str(m && m->source ? m->source : t->source),
+                          "host", str(m ? m->host : NULL), "pid", (json_int_t)(m ? m->pid : 0),
+                          "torch", str(m ? m->torch : NULL), "backend", str(m ? m->backend : NULL),
+                          "created_unix", created);
+    if (h && t->cpus > 0) json_object_set_new(h, "cpus", json_integer(t->cpus));
+    return h;
 }
 
 static json_t *group_line(const replay_group *g)

@@ -162,6 +162,7 @@ static int cmp_replay(const void *pa, const void *pb)
     CMPS(a->buffers, b->buffers);
     CMPS(a->gaps, b->gaps);
     CMPS(a->overlap, b->overlap);
+    CMPS(a->bind, b->bind);
     CMPS(a->backend, b->backend);
     CMP(a->pass, b->pass);
     CMP(!bench_replay_row_is_summary(a), !bench_replay_row_is_summary(b));

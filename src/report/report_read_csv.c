@@ -19,6 +19,7 @@ enum csv_kind {
     CSV_COMM_V1,
     CSV_TRAIN,
     CSV_REPLAY,
+    CSV_REPLAY_V3,
     CSV_REPLAY_V2,
     CSV_REPLAY_V1
 };
@@ -73,8 +74,8 @@ static int parse_train(const char *line, size_t len, report_train_row *r, char *
     return 0;
 }
 
-/* ncols: BENCH_REPLAY_COLUMNS, or BENCH_REPLAY_COLUMNS_V1 (_V2) in a file
- * from before the medians (overlap): the later columns left absent. */
+/* ncols: BENCH_REPLAY_COLUMNS, or BENCH_REPLAY_COLUMNS_V1 (_V2, _V3) in a
+ * file from before the medians (overlap, bind): the later columns left absent. */
 static int parse_replay(const char *line, size_t len, int ncols, bench_replay_row *r, char *why,
                         size_t whylen)
 {
@@ -130,9 +131,11 @@ static int read_row(report_data *d, enum csv_kind kind, const char *text, size_t
         if (bad) return 1;
         return report_add_train(d, &r) ? COLL_ENOMEM : 0;
     }
-    if (kind == CSV_REPLAY || kind == CSV_REPLAY_V2 || kind == CSV_REPLAY_V1) {
+    if (kind == CSV_REPLAY || kind == CSV_REPLAY_V3 || kind == CSV_REPLAY_V2 ||
+        kind == CSV_REPLAY_V1) {
         bench_replay_row r;
         int ncols = kind == CSV_REPLAY      ? BENCH_REPLAY_COLUMNS
+                    : kind == CSV_REPLAY_V3 ? BENCH_REPLAY_COLUMNS_V3
                     : kind == CSV_REPLAY_V2 ? BENCH_REPLAY_COLUMNS_V2
                                             : BENCH_REPLAY_COLUMNS_V1;
         int bad = parse_replay(copy, n, ncols, &r, why, whylen) != 0;
@@ -166,6 +169,8 @@ int report_read_csv(report_data *d, const char *text, size_t len, report_log *lo
         kind = CSV_TRAIN, header = REPORT_TRAIN_CSV_HEADER;
     else if (is_header(line, hlen, BENCH_REPLAY_CSV_HEADER))
         kind = CSV_REPLAY, header = BENCH_REPLAY_CSV_HEADER;
+    else if (is_header(line, hlen, BENCH_REPLAY_CSV_HEADER_V3))
+        kind = CSV_REPLAY_V3, header = BENCH_REPLAY_CSV_HEADER_V3;
     else if (is_header(line, hlen, BENCH_REPLAY_CSV_HEADER_V2))
         kind = CSV_REPLAY_V2, header = BENCH_REPLAY_CSV_HEADER_V2;
     else if (is_header(line, hlen, BENCH_REPLAY_CSV_HEADER_V1))

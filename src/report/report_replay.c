@@ -13,7 +13,7 @@ typedef struct backend_turns {
     double comm, lo, hi; /* communication: the passes' median and range */
 } backend_turns;
 
-/* The rows of one trace run one way (ranks, buffers, gaps, overlap): d->replay[a, b). */
+/* The rows of one trace run one way (ranks, buffers, gaps, overlap, bind): d->replay[a, b). */
 typedef struct setting {
     const bench_replay_row *rows;
     size_t n;
@@ -26,7 +26,7 @@ static int same_setting(const bench_replay_row *x, const bench_replay_row *y)
 {
     return !strcmp(x->trace, y->trace) && x->nprocs == y->nprocs &&
            !strcmp(x->buffers, y->buffers) && !strcmp(x->gaps, y->gaps) &&
-           !strcmp(x->overlap, y->overlap);
+           !strcmp(x->overlap, y->overlap) && !strcmp(x->bind, y->bind);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -128,8 +128,9 @@ static const char *fmt_folded(double med, double lo, double hi, size_t np, char 
 static const char *setting_name(const setting *s, char *buf, size_t len)
 {
     const bench_replay_row *r = &s->rows[0];
-    snprintf(buf, len, "%s (%d ranks, %s buffers, gaps %s%s%s)", r->trace, r->nprocs, r->buffers,
-             r->gaps, *r->overlap ? ", overlap " : "", r->overlap);
+    snprintf(buf, len, "%s (%d ranks, %s buffers, gaps %s%s%s%s%s)", r->trace, r->nprocs,
+             r->buffers, r->gaps, *r->overlap ? ", overlap " : "", r->overlap,
+             *r->bind ? ", bind " : "", r->bind);
     return buf;
 }
 
@@ -227,9 +228,9 @@ static void summary_rows(const setting *s, rtable *t)
         char ct[64], gt[64], mt[64], et[64], rt[32], ratio[32];
         if (has_rec && rec > 0) snprintf(ratio, sizeof ratio, "%.2f", b->comm / rec);
         else snprintf(ratio, sizeof ratio, "-");
-        report_table_row(t, "%s\t%d\t%s\t%s\t%s\t%s\t%zu\t%.0f\t%s\t%s\t%s\t%s\t%.0f%%\t%s\t%s",
+        report_table_row(t, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%zu\t%.0f\t%s\t%s\t%s\t%s\t%.0f%%\t%s\t%s",
                          r->trace, r->nprocs, r->buffers, r->gaps, *r->overlap ? r->overlap : "-",
-                         b->name, b->np, r->calls,
+                         *r->bind ? r->bind : "-", b->name, b->np, r->calls,
                          fmt_folded(total, tlo, thi, b->np, ct, sizeof ct),
                          fmt_folded(gap, glo, ghi, b->np, gt, sizeof gt),
                          fmt_folded(b->comm, b->lo, b->hi, b->np, mt, sizeof mt),
@@ -337,6 +338,7 @@ void report_replay_build(const report_data *d, report_replay *r)
                                        "buffers",
                                        "gaps",
                                        "overlap",
+                                       "bind",
                                        "backend",
                                        "passes",
                                        "calls (all ranks)",
@@ -360,7 +362,7 @@ void report_replay_build(const report_data *d, report_replay *r)
     report_table_init(&r->t[0],
                       "Replay: communication against compute (the whole trace; times the mean "
                       "per rank, total the slowest rank's; median of the passes, their range)",
-                      head, sizeof head / sizeof head[0], "lrllllrrrrrrrrr");
+                      head, sizeof head / sizeof head[0], "lrlllllrrrrrrrrr");
     r->n = 1;
     for (size_t at = 0; at < d->nreplay;) {
         setting s;

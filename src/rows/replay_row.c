@@ -38,6 +38,7 @@ const bench_replay_field bench_replay_fields[BENCH_REPLAY_COLUMNS] = {
     OPT(median_s),
     OPT(recorded_median_s),
     TEXT(overlap),
+    TEXT(bind),
 };
 
 #define HEADER_V1                                                                                 \
@@ -46,7 +47,9 @@ const bench_replay_field bench_replay_fields[BENCH_REPLAY_COLUMNS] = {
 const char BENCH_REPLAY_CSV_HEADER_V1[] = HEADER_V1;
 #define HEADER_V2 HEADER_V1 ",median_s,recorded_median_s"
 const char BENCH_REPLAY_CSV_HEADER_V2[] = HEADER_V2;
-const char BENCH_REPLAY_CSV_HEADER[] = HEADER_V2 ",overlap";
+#define HEADER_V3 HEADER_V2 ",overlap"
+const char BENCH_REPLAY_CSV_HEADER_V3[] = HEADER_V3;
+const char BENCH_REPLAY_CSV_HEADER[] = HEADER_V3 ",bind";
 
 void bench_replay_row_init(bench_replay_row *r)
 {

@@ -28,6 +28,9 @@ typedef struct bench_replay_row {
     /* recorded: calls kept in flight together as the program kept them; none:
      * each call alone; "" in files written before the column */
     char overlap[12];
+    /* core: each rank pinned to a core; none: placed by the scheduler (or
+     * $COLL_BIND's value); "" in files written before the column */
+    char bind[16];
 } bench_replay_row;
 
 typedef enum bench_replay_kind {
@@ -43,16 +46,18 @@ typedef struct bench_replay_field {
     bench_replay_kind kind;
     size_t offset, size;
 } bench_replay_field;
-#define BENCH_REPLAY_COLUMNS 20
+#define BENCH_REPLAY_COLUMNS 21
 extern const bench_replay_field bench_replay_fields[BENCH_REPLAY_COLUMNS];
 /* Files written before the medians: the first 17 columns; before overlap:
- * the first 19 (the rest absent). */
+ * the first 19; before bind: the first 20 (the rest absent). */
 #define BENCH_REPLAY_COLUMNS_V1 17
 #define BENCH_REPLAY_COLUMNS_V2 19
+#define BENCH_REPLAY_COLUMNS_V3 20
 
-/* The CSV header line (no newline): the names of bench_replay_fields; V1, V2:
- * of the first BENCH_REPLAY_COLUMNS_V1, _V2. */
+/* The CSV header line (no newline): the names of bench_replay_fields; V1, V2,
+ * V3: of the first BENCH_REPLAY_COLUMNS_V1, _V2, _V3. */
 extern const char BENCH_REPLAY_CSV_HEADER[];
+extern const char BENCH_REPLAY_CSV_HEADER_V3[];
 extern const char BENCH_REPLAY_CSV_HEADER_V2[];
 extern const char BENCH_REPLAY_CSV_HEADER_V1[];
 

@@ -20,6 +20,10 @@ expect_exit 2 "-P 3 differs from the trace's world of 2 ranks" \
     replay "$HERE/two_ranks" -P 3 --backend tcp --csv "$WORK/r.csv"
 no_outputs -P
 
+expect_exit 2 "--bind: 'socket': recorded, core or none" \
+    replay "$HERE/two_ranks" --bind socket --backend tcp --csv "$WORK/r.csv"
+no_outputs --bind
+
 mkdir "$WORK/gather"
 cp "$HERE/two_ranks"/rank*.jsonl "$WORK/gather/"
 for r in 0 1; do

@@ -67,7 +67,7 @@ static void test_rows_and_table(void **state)
     s.med.replayed[REPLAY_ALLREDUCE][REPLAY_MEDIAN_ALL] = 0.05;
     s.med.recorded[REPLAY_ALLREDUCE][REPLAY_MEDIAN_ALL] = 0.025;
     s.med.all_replayed = 0.05, s.med.all_recorded = 0.025;
-    replay_turn turn = {"dir", "shm", 2, 2, "malloc", "recorded", "none"};
+    replay_turn turn = {"dir", "shm", 2, 2, "malloc", "recorded", "none", "core"};
     FILE *f = open_memstream(&text, &len);
     replay_rows_jsonl(f, &turn, &s);
     fclose(f);
@@ -82,8 +82,8 @@ static void test_rows_and_table(void **state)
                       "\"total_s\":null"))
         fail_msg("class row: %s", text);
     if (!strstr(text, "\"exposed_s\":null,\"median_s\":0.05,\"recorded_median_s\":0.025,"
-                      "\"overlap\":\"none\"}"))
-        fail_msg("medians and overlap in the class row: %s", text);
+                      "\"overlap\":\"none\",\"bind\":\"core\"}"))
+        fail_msg("medians, overlap and bind in the class row: %s", text);
     /* the collective overall: its classes together, size_class "all" */
     if (!strstr(text, "\"collective\":\"allreduce\",\"size_class\":\"all\",\"calls\":6,"
                       "\"time_s\":0.5,"))
@@ -95,7 +95,7 @@ static void test_rows_and_table(void **state)
     fclose(f);
     if (!strstr(text,
                 "# replay of dir on shm (pass 2 of 2): 2 ranks, buffers malloc, gaps recorded, "
-                "overlap none") ||
+                "overlap none, bind core") ||
         !strstr(text, "total 1200.000 ms   communication 500.000 ms") ||
         !strstr(text, "replayed/recorded 1.67") || !strstr(text, "allreduce   1M-16M        6") ||
         !strstr(text, "median: one call's time") || !strstr(text, "allreduce      all        6") ||

@@ -129,6 +129,30 @@ static void test_cpu_times(void **state)
     }
 }
 
+/* The header's "cpus" (the CPUs the program's rank could run on): read, 0
+ * when absent; a count below 1, a non-integer or an implausible one refused. */
+static void test_header_cpus(void **state)
+{
+#define HEAD_WITH(x)                                                                   \
+    "{\"format\":\"collbench-trace\",\"version\":1,\"rank\":0,\"world\":2,\"source\":" \
+    "\"coll\"," x "}\n"
+    replay_trace t;
+    char err[512] = "";
+    if (read_text(state, HEAD_WITH("\"cpus\":1") GROUP CALL0 FOOTER(1), 0, &t, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(t.cpus, 1);
+    replay_trace_free(&t);
+    if (read_text(state, HEADER GROUP CALL0 FOOTER(1), 0, &t, err, sizeof err)) fail_msg("%s", err);
+    assert_int_equal(t.cpus, 0);
+    replay_trace_free(&t);
+    refused(state, HEAD_WITH("\"cpus\":0") GROUP CALL0 FOOTER(1), 1, "\"cpus\" is 0: below 1");
+    refused(state, HEAD_WITH("\"cpus\":\"2\"") GROUP CALL0 FOOTER(1), 1,
+            "\"cpus\" is not an integer");
+    refused(state, HEAD_WITH("\"cpus\":4000000") GROUP CALL0 FOOTER(1), 1,
+            "not a plausible number of CPUs");
+#undef HEAD_WITH
+}
+
 static void test_not_json(void **state)
 {
     refused(state, HEADER GROUP "{\"seq\":0,\"group\"\n" FOOTER(0), 3, "not JSON");
@@ -324,23 +348,12 @@ static void test_op_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_good_trace),
-        T(test_no_times),
-        T(test_cpu_times),
-        T(test_not_json),
-        T(test_missing_header),
-        T(test_missing_footer),
-        T(test_format_version),
-        T(test_unknown_op_dtype_red),
-        T(test_negative_counts),
-        T(test_undeclared_group),
-        T(test_seq_not_increasing),
-        T(test_roots_and_peers),
-        T(test_footer),
-        T(test_alltoall_splits),
-        T(test_size_limit),
-        T(test_missing_file),
-        T(test_op_names),
+        T(test_good_trace),      T(test_no_times),         T(test_cpu_times),
+        T(test_header_cpus),     T(test_not_json),         T(test_missing_header),
+        T(test_missing_footer),  T(test_format_version),   T(test_unknown_op_dtype_red),
+        T(test_negative_counts), T(test_undeclared_group), T(test_seq_not_increasing),
+        T(test_roots_and_peers), T(test_footer),           T(test_alltoall_splits),
+        T(test_size_limit),      T(test_missing_file),     T(test_op_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

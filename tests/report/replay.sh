@@ -24,15 +24,16 @@ exposed=$(ms "$(echo "$sum" | cut -d, -f17)")
 rec=$(cat "$TRACE"/rank*.jsonl | sed -n 's/.*"t0":\([0-9]*\),"t1":\([0-9]*\).*/\1 \2/p' |
     awk '{ s += $2 - $1 } END { printf "%.9f", s / 2 / 1e9 }')
 said="tcp spends $comm of $total ms in communication, $exposed ms exposed (the program recorded $(ms "$rec") ms of communication)."
-line="On the trace $TRACE (2 ranks, malloc buffers, gaps recorded, overlap recorded), $said"
-# files from before the overlap column: the setting without it
+line="On the trace $TRACE (2 ranks, malloc buffers, gaps recorded, overlap recorded, bind none), $said"
+# files from before the overlap column: the setting without it; before bind: without that
 old_line="On the trace $TRACE (2 ranks, malloc buffers, gaps recorded), $said"
+v3_line="On the trace $TRACE (2 ranks, malloc buffers, gaps recorded, overlap recorded), $said"
 [ "$(sed -n 2p "$A")" = "$line" ] || fail "first finding '$(sed -n 2p "$A")', want '$line'"
 expect_in "$H" "<p>$line</p>"
 grep -q "within noise\|shorter than\|no spread" "$A" && fail "one backend, yet a comparison: $(sed -n 2p "$A")"
 # the table: every call of both ranks (36), the recorded communication beside
 calls=$(cat "$TRACE"/rank*.jsonl | grep -c '"seq"')
-expect_in "$A" "| $TRACE | 2 | malloc | recorded | recorded | tcp | 1 | $calls | $total |"
+expect_in "$A" "| $TRACE | 2 | malloc | recorded | recorded | none | tcp | 1 | $calls | $total |"
 grep -qF "| $comm | $exposed |" "$A" || fail "communication and exposed not in the table: $(grep "$TRACE |" "$A")"
 # largest costs first: the 16 MiB all-reduces (3 a rank), their recorded time
 big=$(cat "$TRACE"/rank*.jsonl | grep '"count":4194304' |
@@ -59,7 +60,7 @@ f=$(grep -n '<h2>Findings</h2>' "$H" | cut -d: -f1)
 p=$(grep -n '<h2>Plots</h2>' "$H" | cut -d: -f1)
 [ -n "$r" ] && [ -n "$f" ] && [ -n "$p" ] && [ "$f" -lt "$r" ] && [ "$r" -lt "$p" ] ||
     fail "index.html: replay section at line '$r', want between the findings ($f) and the plots ($p)"
-expect_in "$H" "<td>$TRACE</td><td class=\"n\">2</td><td>malloc</td><td>recorded</td><td>recorded</td><td>tcp</td><td class=\"n\">1</td><td class=\"n\">$calls</td>"
+expect_in "$H" "<td>$TRACE</td><td class=\"n\">2</td><td>malloc</td><td>recorded</td><td>recorded</td><td>none</td><td>tcp</td><td class=\"n\">1</td><td class=\"n\">$calls</td>"
 expect_in "$H" ", $(($(wc -l <"$WORK/r.csv") - 1)) replay."
 # the JSON alone says the same
 run_report 0 "$WORK/r.json" -o "$WORK/json"
@@ -69,8 +70,8 @@ run_report 0 "$WORK/r.csv" "$WORK/r.json" -o "$WORK/both"
 grep -q "duplicate rows merged" "$WORK/err" || fail "CSV and JSON of one run not merged: $(cat "$WORK/err")"
 [ "$(sed -n 2p "$WORK/both/analysis.txt")" = "$line" ] || fail "CSV + JSON: '$(sed -n 2p "$WORK/both/analysis.txt")'"
 
-# a -J file from before the medians and overlap (no such keys) still reads, the same
-sed '/"median_s"\|"recorded_median_s"\|"overlap"/d' "$WORK/r.json" | sed 's/"exposed_s": \(.*\),$/"exposed_s": \1/' >"$WORK/old.json"
+# a -J file from before the medians, overlap and bind (no such keys) still reads, the same
+sed '/"median_s"\|"recorded_median_s"\|"overlap"\|"bind"/d' "$WORK/r.json" | sed 's/"exposed_s": \(.*\),$/"exposed_s": \1/' >"$WORK/old.json"
 grep -q median "$WORK/old.json" && fail "old.json still has medians"
 run_report 0 "$WORK/old.json" -o "$WORK/old"
 [ "$(sed -n 2p "$WORK/old/analysis.txt")" = "$old_line" ] || fail "old JSON: '$(sed -n 2p "$WORK/old/analysis.txt")'"
@@ -78,6 +79,10 @@ run_report 0 "$WORK/old.json" -o "$WORK/old"
 cut -d, -f1-19 "$WORK/r.csv" >"$WORK/v2.csv"
 run_report 0 "$WORK/v2.csv" -o "$WORK/v2"
 [ "$(sed -n 2p "$WORK/v2/analysis.txt")" = "$old_line" ] || fail "CSV v2: '$(sed -n 2p "$WORK/v2/analysis.txt")'"
+# and one from before bind (its first 20 columns)
+cut -d, -f1-20 "$WORK/r.csv" >"$WORK/v3.csv"
+run_report 0 "$WORK/v3.csv" -o "$WORK/v3"
+[ "$(sed -n 2p "$WORK/v3/analysis.txt")" = "$v3_line" ] || fail "CSV v3: '$(sed -n 2p "$WORK/v3/analysis.txt")'"
 
 # Two backends, made-up rows: summary rows (the comparison reads communication)
 H17="trace,backend,pass,nprocs,buffers,gaps,collective,size_class,calls,time_s,recorded_s,ratio,busbw_GBps,total_s,comm_s,gap_s,exposed_s"
@@ -91,7 +96,7 @@ expect_in "$WORK/noise/analysis.txt" "shm and tcp are within noise of each other
 { echo "$H17"; row shm 1 0.010; row shm 2 0.012; row tcp 1 0.021; row tcp 2 0.023; } >"$WORK/apart.csv"
 run_report 0 "$WORK/apart.csv" -o "$WORK/apart"
 expect_in "$WORK/apart/analysis.txt" "On the trace t (2 ranks, malloc buffers, gaps none), shm spends 11.0 of 21.0 ms in communication, 11.0 ms exposed; tcp 22.0 of 32.0 ms, 22.0 ms exposed; shm's communication is 2.0x shorter than tcp's (their passes apart)."
-expect_in "$WORK/apart/analysis.txt" "| t | 2 | malloc | none | - | shm | 2 | 8 | 21.0 (20.0-22.0) |"
+expect_in "$WORK/apart/analysis.txt" "| t | 2 | malloc | none | - | - | shm | 2 | 8 | 21.0 (20.0-22.0) |"
 { echo "$H17"; row shm 1 0.010; row tcp 1 0.021; } >"$WORK/once.csv"
 run_report 0 "$WORK/once.csv" -o "$WORK/once"
 expect_in "$WORK/once/analysis.txt" "one pass of a backend has no spread to judge a difference by"

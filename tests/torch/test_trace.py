@@ -154,8 +154,9 @@ def check_file(d, rank, world, expected):
     check(head.get("format") == "collbench-trace" and head.get("version") == 1 and
           head.get("rank") == rank and head.get("world") == world and head.get("source") == "coll"
           and head.get("torch") == torch.__version__ and isinstance(head.get("pid"), int) and
-          head.get("host") and head.get("backend") and head.get("created_unix", 0) > 1.6e9,
-          f"{path}: header {head}")
+          head.get("host") and head.get("backend") and head.get("created_unix", 0) > 1.6e9 and
+          head.get("cpus") == len(os.sched_getaffinity(0)),
+          f"{path}: header {head} (cpus: {len(os.sched_getaffinity(0))} allowed here)")
     check(foot == {"end": True, "calls": len(calls), "truncated": False}, f"{path}: footer {foot}")
     check(not os.path.exists(os.path.join(d, f".rank{rank}.jsonl.tmp")), f"{path}: .tmp left")
     by_ranks = {tuple(g["ranks"]): g["group"] for g in groups}

@@ -60,14 +60,17 @@ const char *cli_default_bind(const char *backend)
 
 void cli_rank_pin(const char *backend, int local_rank, int local_size)
 {
+    cli_rank_pin_to(strcmp(cli_default_bind(backend), "core") == 0, local_rank, local_size);
+}
+
+void cli_rank_pin_to(int pin, int local_rank, int local_size)
+{
     static cpu_set_t all; /* the CPUs this rank was started with */
     static int saved;
     if (getenv(COLL_ENV_BIND)) return;
     if (!saved) saved = sched_getaffinity(0, sizeof all, &all) == 0;
     if (!saved || sched_setaffinity(0, sizeof all, &all) != 0) return;
-    if (strcmp(cli_default_bind(backend), "core") != 0 || local_rank < 0 ||
-        local_size <= local_rank)
-        return;
+    if (!pin || local_rank < 0 || local_size <= local_rank) return;
     int *cpus = calloc((size_t)local_size, sizeof *cpus);
     if (cpus && coll_bind_plan(COLL_BIND_CORE, local_size, cpus) == COLL_OK)
         coll_bind_apply_cpu(cpus[local_rank]);

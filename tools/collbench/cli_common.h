@@ -35,6 +35,9 @@ const char *cli_rank_backend(const char *prefix, const char *env_var, char *cons
  * user chose one ($COLL_BIND: the launcher pinned the ranks for good).
  * local_rank of local_size ranks on this host. Best effort, like the launcher's. */
 void cli_rank_pin(const char *backend, int local_rank, int local_size);
+/* The same with the choice given: one core per rank (pin), or every CPU the
+ * rank was started with. */
+void cli_rank_pin_to(int pin, int local_rank, int local_size);
 
 /* --bind's default for this backend's ranks: "core" (shm, auto) or "none". */
 const char *cli_default_bind(const char *backend);

@@ -69,6 +69,15 @@ static int on_overlap(bench_opt_ctx *c, const char *v)
     O(c)->overlap = (int)o;
     return 0;
 }
+static int on_bind(bench_opt_ctx *c, const char *v)
+{
+    static const char *const names[] = {[REPLAY_BIND_RECORDED] = "recorded",
+                                        [REPLAY_BIND_CORE] = "core",
+                                        [REPLAY_BIND_NONE] = "none"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(v, names[i])) return O(c)->bind = i, 0;
+    return bench_opt_fail(c, "'%s': recorded, core or none", v);
+}
 static int on_passes(bench_opt_ctx *c, const char *v)
 {
     return bench_opt_int(c, v, 1, 100, &O(c)->passes);
@@ -123,6 +132,12 @@ static const bench_opt opt_table[] = {
      "for a program on torch's gloo replayed on gloo (torch's runs two\n"
      "calls of a group at once, libcoll's one: its queueing cannot be\n"
      "replayed there)"},
+    {0, "bind", "HOW", on_bind,
+     "recorded (default): each rank's threads placed as the program's\n"
+     "were: pinned to a core each where its trace says it ran on one CPU,\n"
+     "else left to the scheduler (also for a trace that does not say, as\n"
+     "torchrun leaves a program); core: one core per rank; none: the\n"
+     "scheduler's; $COLL_BIND set: the library's binding, as elsewhere"},
     {0, "passes", "N", on_passes, "replay N times, the backends reversed every other pass"},
     {0, "csv", "FILE", on_csv, "write the rows as CSV (replaced atomically)"},
     {'J', "json", "FILE", on_json, "write the rows as JSON (replaced atomically)"},
@@ -310,6 +325,7 @@ static int launch(const replay_cli *o, int world, replay_trace **by_rank, int ar
     cli_launch_plan plan;
     char list[256], dir[PATH_MAX], rows[PATH_MAX + 32], err[1024];
     cli_plan_choose(&plan, &o->mn);
+    plan.default_bind = 0; /* each rank places itself as --bind says (cmd_replay_rank.c) */
     int code = pick_backends(o, &plan, list, sizeof list);
     if (code || (code = make_rdv(by_rank, world, dir, sizeof dir))) return code;
     /* the ranks run our command line again, with the private directory */

@@ -19,11 +19,17 @@ typedef struct replay_cli {
     size_t nbackends;
     int nprocs; /* -P; 0: the trace's world */
     int coll_buffers, gaps, overlap, passes;
+    int bind; /* replay_bind */
     double timeout_s;
     const char *csv_path, *json_path;
     const char *rdv_dir; /* --rdv-dir: given by the launcher to its ranks */
     bench_multinode mn;  /* --nnodes ...: this host's ranks of a world across hosts */
 } replay_cli;
+
+/* --bind: how a rank's threads are placed. recorded: as the program's were
+ * (its trace's "cpus": one core each where the program ran on one CPU, the
+ * scheduler's choice otherwise); core: one core each; none: the scheduler's. */
+typedef enum replay_bind { REPLAY_BIND_RECORDED, REPLAY_BIND_CORE, REPLAY_BIND_NONE } replay_bind;
 
 /* "rows.jsonl" and "traces" in the job's private directory. */
 #define REPLAY_ROWS_FILE "rows.jsonl"

@@ -98,10 +98,18 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
      * against its gloo profile replayed on shm: 1.96 spun, 1.39 spun at the
      * share of a core, 1.09 slept; docs/PERFORMANCE.md). */
     int cpu_times = strcmp(t->source, "torch-profiler") || cpus < 1 || local_size <= cpus;
+    /* Placed as the program's threads were: a rank pinned to a core shares it
+     * between its compute and its calls' progress threads, which move with
+     * the scheduler otherwise, and the calls beside the compute run at a
+     * different speed (DDP, 2 ranks on 2 cores, unpinned: one trace pinned
+     * read 0.73-1.03 of its communication from pass to pass, unpinned
+     * 1.00-1.03; docs/PERFORMANCE.md). */
+    int pin = o->bind == REPLAY_BIND_CORE || (o->bind == REPLAY_BIND_RECORDED && t->cpus == 1);
+    const char *bind = getenv(COLL_ENV_BIND) ? getenv(COLL_ENV_BIND) : pin ? "core" : "none";
     for (int pass = 0; pass < o->passes && !code; pass++)
         for (int i = 0; i < nb && !code; i++) {
             const char *b = names[pass % 2 ? nb - 1 - i : i];
-            cli_rank_pin(b, local_rank, local_size);
+            cli_rank_pin_to(pin, local_rank, local_size);
             replay_opts ro = {.backend = b,
                               .coll_buffers = o->coll_buffers,
                               .gaps = o->gaps,
@@ -138,6 +146,7 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                                 .passes = o->passes,
                                 .buffers = o->coll_buffers ? "coll" : "malloc",
                                 .gaps = replay_gaps_name((replay_gaps)o->gaps),
+                                .bind = bind,
                                 .overlap = replay_overlap_name(
                                     replay_keeps_in_flight(t, o->overlap, b)
                                         ? REPLAY_OVERLAP_RECORDED
