@@ -12,14 +12,16 @@
  * up to ~100K elements), every one all-reduced each round, odd ones in place;
  * between rounds some are freed and allocated again (the heap moves, frees
  * are counted). Exact int32 and float32 sums are checked on every rank; exit
- * 1 on any wrong element. */
+ * 1 on any wrong element. Once the communicator is destroyed with every
+ * buffer freed, no heap may stay mapped (the private engine's scratch once
+ * kept its heap, and its memory, for the life of the process). */
 #include "coll.h"
 #include "rank_harness.h"
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <stdlib.h>
 
 #define NBUF 80
 #define ROUNDS 4
@@ -35,6 +37,18 @@ static void put(coll_comm *comm, void *p)
 {
     if (use_coll) coll_free(comm, p);
     else free(p);
+}
+
+/* Mappings of shm heaps (memfd "collbench-heap") left in this process. */
+static int heaps_mapped(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "collbench-heap")) n++;
+    if (f) fclose(f);
+    return n;
 }
 
 static size_t count_of(int i)
@@ -108,5 +122,8 @@ int main(int argc, char **argv)
         put(comm, send[i]);
     }
     if (wrong) fprintf(stderr, "rank %d: %ld wrong elements\n", rh_rank, wrong);
-    return rh_finish(comm, rc != COLL_OK || wrong != 0);
+    int failed = rh_finish(comm, rc != COLL_OK || wrong != 0);
+    int left = heaps_mapped();
+    if (left) fprintf(stderr, "rank %d: %d heap mappings left after the destroy\n", rh_rank, left);
+    return failed || left;
 }
