@@ -334,8 +334,15 @@ ls /dev/shm >"$WORK/shm.after" 2>/dev/null
 sleep 1 # what another user of the machine creates and removes soon is not ours
 ls /dev/shm >"$WORK/shm.later" 2>/dev/null
 # Open MPI's segments and Python multiprocessing's (the torch tests) come from other jobs, never from collbench ranks.
+# A collbench-mpi.<pid>.* directory is a running launcher's (another test's
+# mpirun beside this one); only a dead launcher's would be left behind.
+live_launcher() {
+    local p
+    case $1 in collbench-mpi.*) p=${1#collbench-mpi.} && [ -d "/proc/${p%%.*}" ] ;; *) return 1 ;; esac
+}
 new_shm=$(comm -13 "$WORK/shm.before" "$WORK/shm.after" | comm -12 - "$WORK/shm.later" |
-          grep -v -e '^vader_segment' -e 'openmpi' -e '^sem\.mp-' -e '^torch_' | tr '\n' ' ')
+          grep -v -e '^vader_segment' -e 'openmpi' -e '^sem\.mp-' -e '^torch_' |
+          while read -r e; do live_launcher "$e" || echo "$e"; done | tr '\n' ' ')
 
 passed=$(cat "$WORK"/result.* 2>/dev/null | grep -c '^PASS')
 failed=$(cat "$WORK"/result.* 2>/dev/null | grep -c '^FAIL')
