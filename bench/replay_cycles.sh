@@ -68,20 +68,18 @@ for c in $(seq 1 "$CYCLES"); do
     ways=($GAPS)
     if ((c % 2 == 0)); then ways=($(printf '%s\n' "${ways[@]}" | tac)); fi
     for w in "${ways[@]}"; do
-        g=${w%%:*} b=recorded
-        [ "$w" != "$g" ] && b=${w#*:}
-        name=$g
-        [ "$w" != "$g" ] && name=$g-$b
+        # GAPS or GAPS:BIND; the label says what differs between the ways
+        g=${w%%:*} b=recorded name=$g what="--gaps $g"
+        if [ "$w" != "$g" ]; then b=${w#*:} name=$g-$b what="--gaps $g --bind $b"; fi
         p2=$(probe || echo "-")
         if ! GAPS=$g BIND=$b OUT=$d/fidelity-$name COLLBENCH=$BIN "$src/bench/replay_fidelity.sh" "$d/coll" "$d/prof" \
             >"$d/fidelity-$name.log" 2>&1; then
-            echo "replay_cycles.sh: cycle $c: the replay with --gaps $g --bind $b failed (see $d/fidelity-$name.log)" >&2
+            echo "replay_cycles.sh: cycle $c: the replay with $what failed (see $d/fidelity-$name.log)" >&2
             failed=1
         fi
         # replay_fidelity.sh's communication rows: | what | trace | command | load | rec | rep | ratio | within | verdict |
         label=
-        [ "${#ways[@]}" -gt 1 ] && label="--gaps $g: "
-        [ "${#ways[@]}" -gt 1 ] && [ "$w" != "$g" ] && label="--gaps $g --bind $b: "
+        [ "${#ways[@]}" -gt 1 ] && label="$what: "
         awk -F'|' -v c="$c" -v p1="$p1" -v p2="$p2" -v label="$label" '$2 ~ /communication|vs the program|one .*median/ {
             printf "| %s | %s | %s | %s%s|%s|%s|%s|%s|%s|\n", c, p1, p2, label, substr($2, 2), $3, $6, $7, $8, $10 }' \
             "$d/fidelity-$name/table.md" 2>/dev/null | tee -a "$rows" || true

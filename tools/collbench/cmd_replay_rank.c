@@ -105,11 +105,12 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
      * read 0.73-1.03 of its communication from pass to pass, unpinned
      * 1.00-1.03; docs/PERFORMANCE.md). */
     int pin = o->bind == REPLAY_BIND_CORE || (o->bind == REPLAY_BIND_RECORDED && t->cpus == 1);
-    const char *bind = getenv(COLL_ENV_BIND) ? getenv(COLL_ENV_BIND) : pin ? "core" : "none";
+    const char *bind = getenv(COLL_ENV_BIND);
+    if (!bind) bind = pin ? "core" : "none";
+    cli_rank_pin_to(pin, local_rank, local_size); /* the same for every backend */
     for (int pass = 0; pass < o->passes && !code; pass++)
         for (int i = 0; i < nb && !code; i++) {
             const char *b = names[pass % 2 ? nb - 1 - i : i];
-            cli_rank_pin_to(pin, local_rank, local_size);
             replay_opts ro = {.backend = b,
                               .coll_buffers = o->coll_buffers,
                               .gaps = o->gaps,
