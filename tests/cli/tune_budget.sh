@@ -12,7 +12,7 @@ start=$(date +%s)
 took=$(($(date +%s) - start))
 # the budget holds the copy rate; past it only a stopped run's exit and the file
 [ "$took" -le $((BUDGET + 4)) ] || fail "tune --budget $BUDGET took $took s"
-for knob in COLL_SHM_CMA_ALLREDUCE_MIN COLL_SHM_CMA_HUGE_MIN COLL_SHM_PRIV_CORE_MAX COLL_SHM_CMA_WHOLE_MAX COLL_SHM_CHUNK_BYTES COLL_SHM_STREAM_MIN \
+for knob in COLL_SHM_CMA_ALLREDUCE_MIN COLL_SHM_CMA_HUGE_MIN COLL_SHM_PRIV_CORE_MAX COLL_SHM_PRIV_CORE_HUGE_MAX COLL_SHM_CMA_WHOLE_MAX COLL_SHM_CHUNK_BYTES COLL_SHM_STREAM_MIN \
     COLL_TCP_PAIR_RING_MIN COLL_TCP_ALLREDUCE_RHD_MIN COLL_TCP_ALLREDUCE_RING_MIN; do
     grep -q "$knob" "$F" || fail "the file does not name $knob: $(cat "$F")"
     grep -q "  $knob: default " "$WORK/out" || fail "the summary does not name $knob: $(cat "$WORK/out")"

@@ -109,8 +109,8 @@ static const char *strategies(const cell_row *r, int cma, int heaps, char *out)
 {
     shm_knobs k;
     coll__shm_knobs_default(&k, r->n, r->oversub);
-    k.priv_core_max = 0; /* the core window as its probe leaves it where CMA wins (open:
-                            test_core_window) */
+    /* the core windows as their probes leave them where CMA wins (open: test_core_window) */
+    k.priv_core_max = k.priv_core_huge_max = 0;
     for (size_t i = 0; i < NSIZES; i++) {
         shm_plan_in in = {
             .kind = COLL_KIND_ALLREDUCE, .bytes = sizes[i], .n = r->n, .cma = cma, .heaps = heaps};
@@ -472,6 +472,7 @@ static void test_core_window(void **state)
     k.core_probe = 0;
     assert_false(coll__shm_core_probe_wanted(&k, 2));
     k.priv_core_max = 0; /* shut, as set-up leaves it where the probe says CMA */
+    k.priv_core_huge_max = 0;
     shm_plan_in base = {.kind = COLL_KIND_ALLREDUCE, .bytes = M, .n = 2, .cma = 1, .heaps = 1};
     assert_false(coll__shm_asks_page_kind(&base, &k)); /* the defaults: one answer */
     shm_engine before;
@@ -503,12 +504,53 @@ static void test_core_window(void **state)
     assert_int_equal(k.priv_core_max, 0);
     /* two CMA bounds that differ at this size make the page kind a question */
     coll__shm_knobs_default(&k, 2, 0);
-    k.priv_core_max = 0;
+    k.priv_core_max = k.priv_core_huge_max = 0;
     assert_false(coll__shm_asks_page_kind(&base, &k));
     k.cma_allreduce_min = 1024 * M;
     assert_true(coll__shm_asks_page_kind(&base, &k));
     base.cma = 0;
     assert_false(coll__shm_asks_page_kind(&base, &k));
+}
+
+/* The window on huge pages: [priv_core_min, priv_core_huge_max), by default
+ * 64K to 128K where its probe finds it faster, wherever some rank holds huge
+ * pages, in and out of place; independent of the 4 KiB pages' window. */
+static void test_core_huge_window(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 2, 0);
+    assert_int_equal(k.priv_core_huge_max, 128 * K);
+    k.priv_core_max = 0; /* the 4 KiB pages' window shut */
+    shm_plan_in base = {.kind = COLL_KIND_ALLREDUCE, .bytes = 64 * K, .n = 2, .cma = 1, .heaps = 1};
+    assert_true(coll__shm_asks_page_kind(&base, &k));
+    shm_engine before;
+    for (int in_place = 0; in_place <= 1; in_place++) {
+        /* this rank's huge pages: its input goes to the scratch before the arrival */
+        assert_int_equal(run_plan(&base, &k, 0, 0, 0, 0, in_place, &before), SHM_ENGINE_PRIVATE);
+        assert_int_equal(before, SHM_ENGINE_ARRIVE_COPY);
+        /* a peer's huge pages, this rank's 4 KiB ones: the same engine after the arrival */
+        assert_int_equal(run_plan(&base, &k, 0, 1, 0, 0, in_place, &before), SHM_ENGINE_PRIVATE);
+        /* every rank's in 4 KiB pages: not this window's */
+        assert_int_not_equal(run_plan(&base, &k, 0, 1, 0, 1, in_place, &before),
+                             SHM_ENGINE_PRIVATE);
+    }
+    shm_plan_in edge = base;
+    edge.bytes = 128 * K; /* the end is excluded */
+    assert_int_equal(run_plan(&edge, &k, 0, 0, 0, 0, 1, &before), SHM_ENGINE_CMA);
+    assert_false(coll__shm_asks_page_kind(&edge, &k));
+    edge.bytes = 32 * K; /* below the start: staging */
+    assert_int_equal(run_plan(&edge, &k, 0, 0, 0, 0, 1, &before), SHM_ENGINE_STAGE);
+    /* the memory check counts it */
+    const uint64_t b = 64 * K;
+    assert_int_equal(coll__shm_scratch_bound(&k, 2, &b, 1), 2 * M);
+    /* shut, as its probe leaves it where the slices win: CMA */
+    k.priv_core_huge_max = 0;
+    assert_int_equal(run_plan(&base, &k, 0, 0, 0, 0, 1, &before), SHM_ENGINE_CMA);
+    assert_int_equal(coll__shm_scratch_bound(&k, 2, &b, 1), 0);
+    /* more ranks than cores: no such window (the oversubscribed one applies) */
+    coll__shm_knobs_default(&k, 4, 1);
+    assert_int_equal(k.priv_core_huge_max, 0);
 }
 
 int main(void)
@@ -521,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_scratch_cap),       cmocka_unit_test(test_scratch_bound),
         cmocka_unit_test(test_cma_per_page_kind), cmocka_unit_test(test_streams),
         cmocka_unit_test(test_window_per_place),  cmocka_unit_test(test_core_window),
+        cmocka_unit_test(test_core_huge_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

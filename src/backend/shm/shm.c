@@ -169,15 +169,18 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
  * it asks for them, counts a core per rank, and has no fault to fire (the
  * probes' bytes would count towards it); then each probe whose knobs are
  * not given: the window's end (the window and the band above), the slices'
- * bound on 4 KiB pages (the band above), on huge pages (huge pages). A
- * probe runs only where every rank would (the AND of the bits). */
+ * bound on 4 KiB pages (the band above), on huge pages (huge pages), the
+ * window's end on huge pages (its window). A probe runs only where every
+ * rank would (the AND of the bits). */
 #define PROBE_WINDOW 1
 #define PROBE_ABOVE 2
 #define PROBE_HUGE 4
+#define PROBE_HUGE_WINDOW 8
 static int wants_probes(const shm_state *st)
 {
     if (st->yield || !coll__shm_core_probe_wanted(&st->k, st->n) || coll__fault_pending()) return 0;
     int bits = GIVEN(cma_huge_min) ? 0 : PROBE_HUGE;
+    if (!GIVEN(priv_core_huge_max) && st->k.priv_core_huge_max) bits |= PROBE_HUGE_WINDOW;
     if (!GIVEN(priv_core_max) && st->k.priv_core_max)
         bits |= PROBE_WINDOW | (GIVEN(cma_allreduce_min) ? 0 : PROBE_ABOVE);
     return bits;
@@ -194,16 +197,18 @@ static void core_window(shm_state *st, int oversub)
 {
     if (oversub) return; /* no window, no probes */
     int all = !st->cma.ok     ? 0
-              : st->direct.ok ? PROBE_WINDOW | PROBE_ABOVE | PROBE_HUGE
+              : st->direct.ok ? PROBE_WINDOW | PROBE_ABOVE | PROBE_HUGE | PROBE_HUGE_WINDOW
                               : PROBE_HUGE;
     for (int r = 0; r < st->n; r++) all &= st->seg.ctrl[r].probe_core;
     st->probe.on = st->probe.due = all;
     st->probe.window_max = st->k.priv_core_max;
     st->probe.slices_min = st->k.cma_allreduce_min;
     st->probe.huge_min = st->k.cma_huge_min;
+    st->probe.huge_window_max = st->k.priv_core_huge_max;
     st->probe.at = coll__now_s();
     /* a window only on the probe's word, or the user's */
     if (!(all & PROBE_WINDOW) && !GIVEN(priv_core_max)) st->k.priv_core_max = 0;
+    if (!(all & PROBE_HUGE_WINDOW) && !GIVEN(priv_core_huge_max)) st->k.priv_core_huge_max = 0;
 }
 
 /* Rank 0, at an all-reduce's arrival: whether to ask every rank to probe
@@ -231,6 +236,10 @@ static const char *verdict_text(int which, const shm_probe_result *r)
                          : "the window a core per rank has is shut";
     case PROBE_ABOVE:
         return r->a_wins ? "staging from the window's end" : "CMA slices from the window's end";
+    case PROBE_HUGE_WINDOW:
+        return r->no_huge  ? "no huge pages here: no window on them"
+               : r->a_wins ? "the window on huge pages is open"
+                           : "the window on huge pages is shut";
     default:
         return r->no_huge  ? "no huge pages here: CMA slices"
                : r->a_wins ? "staging where some rank holds huge pages"
@@ -241,9 +250,10 @@ static const char *verdict_text(int which, const shm_probe_result *r)
 /* One probe and its verdict. */
 static int probe_one(shm_state *st, int which, double deadline, coll__err *err)
 {
-    const shm_probe_plan *plan = which == PROBE_WINDOW  ? &coll__shm_probe_window
-                                 : which == PROBE_ABOVE ? &coll__shm_probe_above
-                                                        : &coll__shm_probe_huge;
+    const shm_probe_plan *plan = which == PROBE_WINDOW        ? &coll__shm_probe_window
+                                 : which == PROBE_ABOVE       ? &coll__shm_probe_above
+                                 : which == PROBE_HUGE_WINDOW ? &coll__shm_probe_huge_window
+                                                              : &coll__shm_probe_huge;
     shm_probe_result r;
     st->probe.due &= ~which;
     st->probe.running = 1;
@@ -253,18 +263,23 @@ static int probe_one(shm_state *st, int which, double deadline, coll__err *err)
     if (which == PROBE_WINDOW) st->k.priv_core_max = r.a_wins ? st->probe.window_max : 0;
     if (which == PROBE_ABOVE) st->k.cma_allreduce_min = r.a_wins ? SIZE_MAX : st->probe.slices_min;
     if (which == PROBE_HUGE) st->k.cma_huge_min = r.a_wins ? SIZE_MAX : st->probe.huge_min;
+    if (which == PROBE_HUGE_WINDOW)
+        st->k.priv_core_huge_max = r.a_wins ? st->probe.huge_window_max : 0;
     if (st->k.core_probe == 2 && st->rank == 0)
         fprintf(stderr,
                 "collbench shm: probe, all-reduce of %zu KiB a rank in place on %s pages, a "
-                "call in the slowest rank's best block: %s %.1f us, CMA slices %.1f us: %s\n",
+                "call in the slowest rank's best block: %s %.1f us, %s %.1f us: %s\n",
                 plan->bytes >> 10, plan->huge ? "huge" : "4 KiB",
-                which == PROBE_WINDOW ? "private engine" : "staging", r.us_a, r.us_b,
-                verdict_text(which, &r));
+                plan->way_a == SHM_WAY_PRIVATE ? "private engine" : "staging", r.us_a,
+                which == PROBE_HUGE_WINDOW && st->k.cma_huge_min == SIZE_MAX ? "staging"
+                                                                             : "CMA slices",
+                r.us_b, verdict_text(which, &r));
     return COLL_OK;
 }
 
 /* Before the first all-reduce of each band: its probe, and its verdict; the
- * huge pages' probe before the first from the window's start, whatever the
+ * huge pages' probes (the slices' bound, then the window, whose other way
+ * is that bound's) before the first from the window's start, whatever the
  * call's pages (a rank cannot know its peers' before the arrival, and all
  * must probe alike). The test reads only what every rank's call has alike
  * (kind and size), so all run them. */
@@ -275,6 +290,8 @@ static int probe_now(shm_state *st, const coll__call *c, size_t bytes, double de
         bytes < st->k.priv_core_min)
         return COLL_OK;
     int rc = st->probe.due & PROBE_HUGE ? probe_one(st, PROBE_HUGE, deadline, err) : COLL_OK;
+    if (rc == COLL_OK && st->probe.due & PROBE_HUGE_WINDOW)
+        rc = probe_one(st, PROBE_HUGE_WINDOW, deadline, err);
     int which = bytes < st->probe.window_max ? PROBE_WINDOW : PROBE_ABOVE;
     if (rc == COLL_OK && st->probe.due & which) rc = probe_one(st, which, deadline, err);
     return rc;

@@ -22,6 +22,8 @@
 const shm_probe_plan coll__shm_probe_window = {512u << 10, SHM_WAY_PRIVATE, SHM_WAY_CMA, 6, 4, 0};
 const shm_probe_plan coll__shm_probe_above = {4u << 20, SHM_WAY_STAGE, SHM_WAY_CMA, 3, 2, 0};
 const shm_probe_plan coll__shm_probe_huge = {1u << 20, SHM_WAY_STAGE, SHM_WAY_CMA, 3, 2, 1};
+const shm_probe_plan coll__shm_probe_huge_window = {64u << 10, SHM_WAY_PRIVATE, SHM_WAY_CMA, 6, 25,
+                                                    1};
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -44,10 +46,16 @@ static int call(shm_state *st, shm_run_fn run, void *buf, size_t count, coll_dty
     return run(st, &c, &sig, deadline, err);
 }
 
-/* The plan's knobs for way w (the bound of the probe's page kind). */
-static void set_way(shm_state *st, int w, int huge)
+/* The plan's knobs for way w (the bounds of the probe's page kind). On huge
+ * pages the private engine's question comes after the slices' bound is
+ * decided: its other way is what that bound says. */
+static void set_way(shm_state *st, int w, const shm_probe_plan *plan)
 {
-    if (huge) {
+    if (plan->huge && plan->way_a == SHM_WAY_PRIVATE) {
+        st->k.priv_core_huge_max = w == SHM_WAY_PRIVATE ? st->probe.huge_window_max : 0;
+        return;
+    }
+    if (plan->huge) {
         st->k.cma_huge_min = w == SHM_WAY_STAGE ? SIZE_MAX : st->probe.huge_min;
         return;
     }
@@ -85,7 +93,7 @@ int coll__shm_probe(shm_state *st, shm_run_fn run, const shm_probe_plan *plan, d
     for (int i = -2; rc == COLL_OK && i < 2 * plan->rounds; i++) {
         int b = i < 0 ? i + 2 : (i ^ (i >> 1)) & 1; /* 0 1, then 0 1 1 0 0 1 1 0 ... */
         int calls = i < 0 ? 1 : plan->calls;
-        set_way(st, b ? plan->way_b : plan->way_a, plan->huge);
+        set_way(st, b ? plan->way_b : plan->way_a, plan);
         double t0 = coll__now_us();
         for (int c = 0; rc == COLL_OK && c < calls; c++)
             rc = call(st, run, buf, count, COLL_FLOAT32, COLL_SUM, deadline, err);

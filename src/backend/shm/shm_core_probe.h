@@ -22,19 +22,22 @@
 /* The ways, as shm_knobs set them. */
 enum { SHM_WAY_PRIVATE, SHM_WAY_CMA, SHM_WAY_STAGE };
 
-/* The three questions: the window (the private engine against the slices,
+/* The four questions: the window (the private engine against the slices,
  * at 512 KiB, where they differ most in the fast state: 0.66x, against
  * 0.81x at 256 KiB), the band above it (staging against the slices, at
- * 4 MiB, its lower end), and huge pages (staging against the slices at
- * 1 MiB: process_vm_readv on huge pages ran 2.1-2.2x slower than staging
- * at 1-10 MiB on a Zen 3 EPYC VM, and 0.45x of it on a Zen 5 one). */
+ * 4 MiB, its lower end), huge pages (staging against the slices at 1 MiB:
+ * process_vm_readv on huge pages ran 2.1-2.2x slower than staging at
+ * 1-10 MiB on a Zen 3 EPYC VM, and 0.45x of it on a Zen 5 one), and the
+ * window on huge pages (the private engine against what the last answer
+ * chose, at 64 KiB, the one size it won at: shm_plan.c). */
 typedef struct shm_probe_plan {
     size_t bytes;      /* a rank's, float32 */
     int way_a, way_b;  /* timed alternately: A B B A A B ... */
     int rounds, calls; /* rounds of a block of each; calls in a block */
     int huge;          /* on a buffer in huge pages, the ways setting their bound */
 } shm_probe_plan;
-extern const shm_probe_plan coll__shm_probe_window, coll__shm_probe_above, coll__shm_probe_huge;
+extern const shm_probe_plan coll__shm_probe_window, coll__shm_probe_above, coll__shm_probe_huge,
+    coll__shm_probe_huge_window;
 
 typedef struct shm_probe_result {
     double us_a, us_b; /* a call's time each way: the slowest rank's best block */

@@ -72,6 +72,10 @@ static const coll__tunable rows[] = {
                   "per-rank bytes up to which (excluded) it does (0: never); the default "
                   "applies where COLL_SHM_CORE_PROBE finds copies through the shared heap "
                   "faster than CMA, a value given applies as it is"),
+    COLL__TUNABLE("COLL_SHM_PRIV_CORE_HUGE_MAX", BYTES, 128 * KIB, CORES, 0, ANY,
+                  "the same where some rank holds its buffers in huge pages (0: never); the "
+                  "default applies where COLL_SHM_CORE_PROBE finds copies through the shared "
+                  "heap faster than CMA on huge pages"),
     COLL__TUNABLE("COLL_SHM_SPIN_US", COUNT, 50, ALWAYS, 0, 1000000,
                   "microseconds an shm waiter spins before it sleeps (with more ranks than "
                   "cores it yields the CPU at every miss)"),
@@ -85,9 +89,11 @@ static const coll__tunable rows[] = {
                   "before the first from the window's end and stages there where staging wins; "
                   "on huge pages where COLL_SHM_CMA_HUGE_MIN is not given, staging against the "
                   "slices (1 MiB, 14 calls) before the first from the window's start, and "
-                  "stages huge pages where staging wins; a few milliseconds each, once; 0 "
-                  "shuts the window without probing; 2 also prints the times on rank 0's "
-                  "stderr"),
+                  "stages huge pages where staging wins, then, where "
+                  "COLL_SHM_PRIV_CORE_HUGE_MAX is not given, the private engine against "
+                  "what huge pages take (64 KiB, 300 calls) and keeps that window only where "
+                  "it wins; a few milliseconds each, once; 0 shuts the windows without "
+                  "probing; 2 also prints the times on rank 0's stderr"),
     COLL__TUNABLE("COLL_SHM_PROBE_EVERY_S", COUNT, 0, ALWAYS, 0, 86400,
                   "seconds after which rank 0 asks for COLL_SHM_CORE_PROBE's probes again, "
                   "each band's at its next all-reduce (0: once a communicator); for long runs "
@@ -105,12 +111,29 @@ const coll__tunable_table coll__shm_tunables = {rows, sizeof rows / sizeof rows[
 static const struct {
     size_t at, size;
 } knobs[] = {
-    KNOB(slot_bytes),        KNOB(mbox_bytes),    KNOB(chunk_bytes),    KNOB(cma_min),
-    KNOB(cma_allreduce_min), KNOB(cma_huge_min),  KNOB(cma_whole_min),  KNOB(cma_whole_max),
-    KNOB(direct_min),        KNOB(stream_min),    KNOB(touch_max),      KNOB(heap_bytes),
-    KNOB(priv_min),          KNOB(priv_max),      KNOB(priv_plain_max), KNOB(priv_plain_out_max),
-    KNOB(priv_core_min),     KNOB(priv_core_max), KNOB(spin_us),        KNOB(cma),
-    KNOB(core_probe),        KNOB(probe_every_s),
+    KNOB(slot_bytes),
+    KNOB(mbox_bytes),
+    KNOB(chunk_bytes),
+    KNOB(cma_min),
+    KNOB(cma_allreduce_min),
+    KNOB(cma_huge_min),
+    KNOB(cma_whole_min),
+    KNOB(cma_whole_max),
+    KNOB(direct_min),
+    KNOB(stream_min),
+    KNOB(touch_max),
+    KNOB(heap_bytes),
+    KNOB(priv_min),
+    KNOB(priv_max),
+    KNOB(priv_plain_max),
+    KNOB(priv_plain_out_max),
+    KNOB(priv_core_min),
+    KNOB(priv_core_max),
+    KNOB(priv_core_huge_max),
+    KNOB(spin_us),
+    KNOB(cma),
+    KNOB(core_probe),
+    KNOB(probe_every_s),
 };
 _Static_assert(sizeof knobs / sizeof knobs[0] == sizeof rows / sizeof rows[0],
                "a field for every shm tuning variable");

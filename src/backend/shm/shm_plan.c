@@ -46,6 +46,13 @@
  *    Zen 5 EPYC staging beat the slices on 4 KiB pages up to 1 MiB while CMA
  *    won on huge pages, so each page kind has its own bound and `collbench
  *    tune` measures each.
+ *  - The window a core per rank has on huge pages (priv_core_min to
+ *    priv_core_huge_max, 64 to 128 KiB): at 64 KiB, 2 ranks, in place, the
+ *    private engine took 3.5 us against the slices' 4.45 on a Zen 5 EPYC VM
+ *    in its fast state (the floor's copies through shared memory: 3.7), and
+ *    lost from 128 KiB (6.7 against 5.7); in the VM's slow state it took
+ *    11 us against 4-5.6, so this window too opens only where its own probe
+ *    (on huge pages, 64 KiB) finds the private engine faster.
  * A reduce-scatter + all-gather composition is what the CMA slices are (each
  * rank reduces its slice, then writes it into every output), fused so that a
  * finished chunk goes out while it is in the cache. */
@@ -109,9 +116,10 @@ int coll__shm_private_window(const shm_knobs *k, size_t bytes, size_t plain_max)
            (bytes < k->priv_max || bytes < plain_max);
 }
 
-int coll__shm_core_window(const shm_knobs *k, size_t bytes)
+int coll__shm_core_window(const shm_knobs *k, size_t bytes, int plain)
 {
-    return bytes >= k->direct_min && bytes >= k->priv_core_min && bytes < k->priv_core_max;
+    size_t max = plain ? k->priv_core_max : k->priv_core_huge_max;
+    return bytes >= k->direct_min && bytes >= k->priv_core_min && bytes < max;
 }
 
 int coll__shm_asks_page_kind(const shm_plan_in *in, const shm_knobs *k)
@@ -121,9 +129,10 @@ int coll__shm_asks_page_kind(const shm_plan_in *in, const shm_knobs *k)
     /* the CMA slices' bound per page kind */
     if (in->cma && cma_open(k, b, k->cma_allreduce_min) != cma_open(k, b, k->cma_huge_min))
         return 1;
-    /* the private engine's windows on 4 KiB pages */
+    /* the private engine's windows on 4 KiB pages, and a core per rank's on huge ones */
     size_t plain_max = coll__shm_plain_max(k, in->mine_in_place, !in->mine_in_place);
-    return in->heaps && ((b >= k->priv_max && b < plain_max) || coll__shm_core_window(k, b));
+    return in->heaps && ((b >= k->priv_max && b < plain_max) || coll__shm_core_window(k, b, 1) ||
+                         coll__shm_core_window(k, b, 0));
 }
 
 /* Streaming stores skip reading the lines they fill. In place there is no
@@ -152,8 +161,8 @@ static shm_engine allreduce(const shm_plan_in *in, const shm_knobs *k)
     int some_in = in->arrived ? in->any_in_place : in->mine_in_place;
     int some_out = in->arrived ? !in->all_in_place : !in->mine_in_place;
     size_t plain_max = plain ? coll__shm_plain_max(k, some_in, some_out) : 0;
-    int priv = in->heaps && (coll__shm_private_window(k, b, plain_max) ||
-                             (plain && coll__shm_core_window(k, b)));
+    int priv = in->heaps &&
+               (coll__shm_private_window(k, b, plain_max) || coll__shm_core_window(k, b, plain));
     /* The page kinds' bounds: every rank's are known after the arrival, so
      * before it CMA stays open from the lower one (staging may still follow
      * the arrival; staging before it cannot lead to CMA). */

@@ -28,11 +28,12 @@ typedef struct shm_knobs {
     size_t priv_plain_max;     /* past priv_max up to this on buffers in 4 KiB pages, in place */
     size_t priv_plain_out_max; /* ... out of place */
     size_t priv_core_min,
-        priv_core_max; /* [min, max): the same with a core per rank, 4 KiB pages */
-    int spin_us;       /* a waiter's spin before it sleeps */
-    int cma;           /* 0: never use CMA */
-    int core_probe;    /* 0: no probes; 1: probe; 2: and print the times */
-    int probe_every_s; /* seconds after which the probes run again (0: once) */
+        priv_core_max;         /* [min, max): the same with a core per rank, 4 KiB pages */
+    size_t priv_core_huge_max; /* [priv_core_min, this): ... where some rank holds huge pages */
+    int spin_us;               /* a waiter's spin before it sleeps */
+    int cma;                   /* 0: never use CMA */
+    int core_probe;            /* 0: no probes; 1: probe; 2: and print the times */
+    int probe_every_s;         /* seconds after which the probes run again (0: once) */
 } shm_knobs;
 
 typedef enum shm_engine {
@@ -76,9 +77,11 @@ size_t coll__shm_plain_max(const shm_knobs *k, int in, int out);
  * engine's window: [priv_min, priv_max), and on buffers in 4 KiB pages up to
  * plain_max (coll__shm_plain_max; 0 on huge pages). */
 int coll__shm_private_window(const shm_knobs *k, size_t bytes, size_t plain_max);
-/* Whether it falls in the window a core per rank has on buffers in 4 KiB
- * pages: [priv_core_min, priv_core_max), from direct_min. */
-int coll__shm_core_window(const shm_knobs *k, size_t bytes);
+/* Whether it falls in the window a core per rank has, from direct_min: on
+ * buffers every rank holds in 4 KiB pages (plain) [priv_core_min,
+ * priv_core_max), where some rank holds huge pages [priv_core_min,
+ * priv_core_huge_max). */
+int coll__shm_core_window(const shm_knobs *k, size_t bytes, int plain);
 /* Whether the plan's answer for this call may depend on the page kind of this
  * rank's buffers (mine_plain), before the arrival: only then are they looked
  * at (a system call). A rank that does not ask posts them as not plain. */
