@@ -79,11 +79,16 @@ static void call_bytes(const replay_call *c, int nranks, double *bytes, double *
     *busbytes = *bytes * bc->bus_factor(nranks);
 }
 
-int replay_call_size_class(const replay_trace *t, const replay_call *c)
+uint64_t replay_call_bytes(const replay_trace *t, const replay_call *c)
 {
     double bytes, busbytes;
     call_bytes(c, t->groups[c->group].nranks, &bytes, &busbytes);
-    return replay_size_class((uint64_t)bytes);
+    return (uint64_t)bytes;
+}
+
+int replay_call_size_class(const replay_trace *t, const replay_call *c)
+{
+    return replay_size_class(replay_call_bytes(t, c));
 }
 
 static int by_id(const void *a, const void *b, void *arg)
@@ -340,7 +345,7 @@ static double spend_cpu(const replay_opts *o, int64_t cpu_ns, double mark, repla
 /* Each call alone, in order: the call, then the next one's gap (its CPU time
  * first, where the trace has it, then the rest of its wall time). */
 static int replay_one_by_one(const replay_trace *t, const replay_opts *o, group_comm *gs,
-                             replay_measure *m, char *err, size_t errlen)
+                             replay_measure *m, double start, char *err, size_t errlen)
 {
     double mark = replay_thread_cpu_s();
     for (size_t i = 0; i < t->ncalls; i++) {
@@ -352,6 +357,7 @@ static int replay_one_by_one(const replay_trace *t, const replay_opts *o, group_
         double spun = spend_cpu(o, c->cpu > c->gap ? c->gap : c->cpu, mark, m);
         spend(o, (double)c->gap * 1e-9 - spun, m);
         double a = coll__now_s();
+        if (o->issue_s) o->issue_s[i] = a - start;
         int rc = run_call(t, c, &gs[c->group]);
         double b = coll__now_s();
         mark = replay_thread_cpu_s();
@@ -498,6 +504,7 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
                  : 0;
     if (!rc) rc = last;
     replay_flight_free(f);
+    for (size_t i = 0; o->issue_s && issued && i < n; i++) o->issue_s[i] = issued[i] - start;
     /* calls in flight at once count once; a failed one never ended (0) */
     if (ended) {
         double busy = replay_busy(issued, ended, n);
@@ -533,7 +540,7 @@ static int replay_calls(const replay_trace *t, const replay_opts *o, const size_
     double start = coll__now_s();
     spend(o, o->arrival_s, m); /* as late as the recording's first call was */
     if (done_by) return replay_overlapped(t, o, done_by, gs, m, start, err, errlen);
-    rc = replay_one_by_one(t, o, gs, m, err, errlen);
+    rc = replay_one_by_one(t, o, gs, m, start, err, errlen);
     m->total_s = coll__now_s() - start;
     return rc;
 }

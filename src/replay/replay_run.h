@@ -87,6 +87,8 @@ typedef struct replay_opts {
                             start every rank together and end the turn before the
                             groups are destroyed */
     double *call_s;      /* NULL, or t->ncalls entries: each call's time (replay_median.h) */
+    double *issue_s;     /* NULL, or t->ncalls entries: each call's issue, from the turn's
+                            start (replay_calls.h) */
     int cpu_times;       /* 1: the trace's CPU times (cpu, wait_cpu) are the calling
                             thread's, to spin with --gaps recorded; 0: not (slept) */
     int exit_late;       /* 1: each rank leaves a collective as late as recorded
@@ -95,7 +97,10 @@ typedef struct replay_opts {
     const double *exit_late_s;
 } replay_opts;
 
-/* The size class of call c of t (its engine bytes in its group). */
+/* The engine bytes of call c of t in its group (bench_coll_bytes: the message
+ * of allreduce, every rank's block together for allgather...), and their
+ * size class. */
+uint64_t replay_call_bytes(const replay_trace *t, const replay_call *c);
 int replay_call_size_class(const replay_trace *t, const replay_call *c);
 
 /* Replays t as o says into m. 0, or a coll status with err naming the call

@@ -9,7 +9,7 @@ calls_in() { cat "$1"/rank*.jsonl | grep -c '"seq"'; }
 
 # two ranks, two backends, the results in both files
 "$BIN" replay "$HERE/two_ranks" --backend tcp,shm -T 30 --csv "$WORK/r.csv" -J "$WORK/r.json" \
-    >"$WORK/out" 2>"$WORK/err"
+    --calls "$WORK/calls.csv" >"$WORK/out" 2>"$WORK/err"
 rc=$?
 [ "$rc" -eq 0 ] || fail "two_ranks: exit $rc: $(cat "$WORK/err")"
 want=$(calls_in "$HERE/two_ranks")
@@ -22,6 +22,25 @@ for b in tcp shm; do
     line=$(grep "^[^,]*two_ranks,$b,1,2,malloc,recorded,all,all,$want," "$WORK/r.csv")
     [ -n "$line" ] || fail "two_ranks: no summary row for $b in the CSV: $(cat "$WORK/r.csv")"
 done
+# --calls: a row per call of every rank and backend, in issue order, the
+# recorded columns the traces' own (rank 1's third call: t0 1000554659 is
+# 0.000554659 s after the earliest first call, t1 - t0 59622 ns)
+head -1 "$WORK/calls.csv" | grep -qx 'backend,pass,rank,call,seq,group,op,dtype,bytes,recorded_start_s,recorded_s,replayed_start_s,replayed_s' ||
+    fail "--calls: header $(head -1 "$WORK/calls.csv")"
+rows=$(($(wc -l <"$WORK/calls.csv") - 1))
+[ "$rows" -eq $((2 * want)) ] || fail "--calls: $rows rows, want $((2 * want))"
+for b in tcp shm; do
+    grep -qx "$b,1,1,1,1,0,barrier,float32,0,0.000554659,0.000059622,[0-9.]*,[0-9.]*" "$WORK/calls.csv" ||
+        fail "--calls: rank 1's barrier on $b: $(grep "^$b,1,1,1," "$WORK/calls.csv")"
+done
+awk -F, 'NR > 1 {
+        key = $1 "," $3
+        if ($13 <= 0 || $12 < 0) { print "row " NR ": replayed " $12 " " $13; bad = 1 }
+        if (key in last && $12 < last[key]) { print "row " NR ": issued before the call before it"; bad = 1 }
+        last[key] = $12; n[key]++
+    } END { for (k in n) if (n[k] != 18) { print k ": " n[k] " calls"; bad = 1 }; exit bad }' \
+    "$WORK/calls.csv" >"$WORK/calls.bad" || fail "--calls: $(cat "$WORK/calls.bad")"
+
 # the recorded gaps were spent (gap_s: the mean over ranks, at least what the
 # traces hold), and exposed communication is the total less them
 gaps=$(cat "$HERE/two_ranks"/rank*.jsonl | sed -n 's/.*"gap":\([0-9]*\).*/\1/p' |

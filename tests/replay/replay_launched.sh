@@ -2,9 +2,9 @@
 # collbench replay under another launcher (torchrun's environment, set by
 # hand: RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE MASTER_ADDR MASTER_PORT):
 # every rank reads every rank's trace, rank 0 alone prints the tables and
-# writes the CSV, every backend asked runs in turn. Then what must stop every
-# rank alike, exit 2, no rank left waiting: a launch of another world than the
-# trace's, an output rank 0 cannot write.
+# writes the CSV and --calls (every rank's), every backend asked runs in
+# turn. Then what must stop every rank alike, exit 2, no rank left waiting:
+# a launch of another world than the trace's, an output rank 0 cannot write.
 . "$(dirname "$0")/../cli/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/../pick_port.sh"
@@ -19,7 +19,7 @@ launch() {
         -- timeout 60 "$BIN" replay "$@"
 }
 
-launch ok 2 "$HERE/two_ranks" --backend tcp,shm --csv "$WORK/r.csv"
+launch ok 2 "$HERE/two_ranks" --backend tcp,shm --csv "$WORK/r.csv" --calls "$WORK/calls.csv"
 for r in 0 1; do
     [ "$(cat "$WORK/ok.rc.$r")" = 0 ] || fail "rank $r exited $(cat "$WORK/ok.rc.$r"): $(cat "$WORK/ok.err.$r")"
 done
@@ -29,6 +29,13 @@ grep -q '^# replay' "$WORK/ok.out.1" && fail "rank 1 printed a table: $(cat "$WO
 for b in tcp shm; do
     rows=$(awk -F, -v b=$b 'NR > 1 && $2 == b && $4 == 2 && $7 == "all" && $8 == "all"' "$WORK/r.csv" | wc -l)
     [ "$rows" = 1 ] || fail "CSV: $rows summary rows of $b at 2 ranks, want 1: $(cat "$WORK/r.csv")"
+done
+# --calls: every rank's calls (18 each), gathered by rank 0
+for b in tcp shm; do
+    for r in 0 1; do
+        n=$(grep -c "^$b,1,$r," "$WORK/calls.csv")
+        [ "$n" = 18 ] || fail "--calls: $n rows of rank $r on $b, want 18: $(cat "$WORK/calls.csv")"
+    done
 done
 [ -z "$(ls "$WORK/tmp")" ] || fail "rank 0's private directory left behind: $(ls "$WORK/tmp")"
 

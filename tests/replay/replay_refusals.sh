@@ -1,6 +1,7 @@
 #!/bin/sh
 # collbench replay refuses, before any rank starts and writing nothing: ranks
-# whose traces disagree, a -P that is not the trace's world, a call libcoll
+# whose traces disagree, a -P that is not the trace's world, an output that
+# is a directory, a call libcoll
 # does not have, buffers this host cannot hold, a truncated file.
 . "$(dirname "$0")/../cli/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,6 +24,11 @@ no_outputs -P
 expect_exit 2 "--bind: 'socket': recorded, core or none" \
     replay "$HERE/two_ranks" --bind socket --backend tcp --csv "$WORK/r.csv"
 no_outputs --bind
+
+mkdir "$WORK/calls.csv"
+expect_exit 2 "--calls $WORK/calls.csv: a directory" \
+    replay "$HERE/two_ranks" --backend tcp --csv "$WORK/r.csv" --calls "$WORK/calls.csv"
+no_outputs --calls
 
 mkdir "$WORK/gather"
 cp "$HERE/two_ranks"/rank*.jsonl "$WORK/gather/"

@@ -92,6 +92,11 @@ static int on_json(bench_opt_ctx *c, const char *v)
     O(c)->json_path = v;
     return 0;
 }
+static int on_calls(bench_opt_ctx *c, const char *v)
+{
+    O(c)->calls_path = v;
+    return 0;
+}
 static int on_timeout(bench_opt_ctx *c, const char *v)
 {
     return bench_opt_double(c, v, 0, 1, BENCH_MAX_TIMEOUT_S, 0, &O(c)->timeout_s);
@@ -141,6 +146,10 @@ static const bench_opt opt_table[] = {
     {0, "passes", "N", on_passes, "replay N times, the backends reversed every other pass"},
     {0, "csv", "FILE", on_csv, "write the rows as CSV (replaced atomically)"},
     {'J', "json", "FILE", on_json, "write the rows as JSON (replaced atomically)"},
+    {0, "calls", "FILE", on_calls,
+     "write every call of every rank and turn as CSV: its recorded and\n"
+     "replayed start (s from the turn's start; recorded on one clock\n"
+     "where the traces name one host) and time (replaced atomically)"},
     {'P', NULL, "N", on_procs, "ranks: must be the trace's world (the default)"},
     {'T', NULL, "SECONDS", on_timeout,
      "timeout of every replayed call and group set-up (default 60)"},
@@ -167,7 +176,7 @@ static void usage(FILE *f)
     bench_multinode_usage(f, 22);
     fprintf(f, "\nAcross hosts (--nnodes): every host runs the same command with its\n"
                "--node-rank and the same trace files; the groups meet over TCP; node 0\n"
-               "prints the tables and writes --csv and -J.\n");
+               "prints the tables and writes --csv, -J and --calls.\n");
 }
 
 static int parse_opts(int argc, char **argv, replay_cli *o)
@@ -323,7 +332,7 @@ static int make_rdv(replay_trace **by_rank, int world, char *dir, size_t len)
 static int launch(const replay_cli *o, int world, replay_trace **by_rank, int argc, char **argv)
 {
     cli_launch_plan plan;
-    char list[256], dir[PATH_MAX], rows[PATH_MAX + 32], err[1024];
+    char list[256], dir[PATH_MAX];
     cli_plan_choose(&plan, &o->mn);
     plan.default_bind = 0; /* each rank places itself as --bind says (cmd_replay_rank.c) */
     int code = pick_backends(o, &plan, list, sizeof list);
@@ -336,13 +345,9 @@ static int launch(const replay_cli *o, int world, replay_trace **by_rank, int ar
     args[argc + 1] = dir;
     cli_launch l = {.prefix = REPLAY_PREFIX, .what = "replay", .argc = argc + 2, .argv = args};
     code = cli_launch_one(&plan, &l, list, o->mn.nnodes ? o->mn.nproc_per_node : world);
-    snprintf(rows, sizeof rows, "%s/" REPLAY_ROWS_FILE, dir);
     /* node 0 writes the results (rank 0's rows are in its directory) */
-    if (!code && (o->csv_path || o->json_path) && bench_multinode_writes(&o->mn) &&
-        replay_output_write(rows, o->csv_path, o->json_path, err, sizeof err)) {
-        fprintf(stderr, REPLAY_PREFIX ": %s\n", err);
-        code = EXIT_RUNTIME;
-    }
+    if (!code && cmd_replay_writes(o) && bench_multinode_writes(&o->mn))
+        code = cmd_replay_write_outputs(o, dir);
     coll__remove_flat_dir(dir);
     free(args);
     return code;

@@ -22,6 +22,7 @@ typedef struct replay_cli {
     int bind; /* replay_bind */
     double timeout_s;
     const char *csv_path, *json_path;
+    const char *calls_path; /* --calls: every call of every rank and turn (replay_calls.h) */
     const char *rdv_dir; /* --rdv-dir: given by the launcher to its ranks */
     bench_multinode mn;  /* --nnodes ...: this host's ranks of a world across hosts */
 } replay_cli;
@@ -31,8 +32,9 @@ typedef struct replay_cli {
  * scheduler's choice otherwise); core: one core each; none: the scheduler's. */
 typedef enum replay_bind { REPLAY_BIND_RECORDED, REPLAY_BIND_CORE, REPLAY_BIND_NONE } replay_bind;
 
-/* "rows.jsonl" and "traces" in the job's private directory. */
+/* "rows.jsonl", "calls.csv" and "traces" in the job's private directory. */
 #define REPLAY_ROWS_FILE "rows.jsonl"
+#define REPLAY_CALLS_FILE "calls.csv"
 #define REPLAY_TRACES_FILE "traces"
 
 /* Inside a rank: replays its trace on every backend in turn, rank 0 printing
@@ -46,9 +48,16 @@ struct replay_trace;
  * and -J itself. Exit code, alike on every rank where a check fails. */
 int cmd_replay_rank_outside(const replay_cli *o, const coll_launch_env *env,
                             const struct replay_trace *t);
-/* --csv and -J can be written (jansson built in, each a file we may create or
- * replace): 0, or the exit code with the message said (cmd_replay_outputs.c). */
+/* --csv, -J and --calls can be written (jansson built in for the first two,
+ * each a file we may create or replace): 0, or the exit code with the
+ * message said (cmd_replay_outputs.c). */
 int cmd_replay_check_outputs(const replay_cli *o);
+/* Whether the run writes an output file, into a private directory first. */
+int cmd_replay_writes(const replay_cli *o);
+/* Every output from the private directory dir: --csv and -J from its rows,
+ * --calls from its calls (the header, then the rows), each replaced
+ * atomically. 0, or EXIT_RUNTIME with the message said. */
+int cmd_replay_write_outputs(const replay_cli *o, const char *dir);
 /* A private directory $TMPDIR/collbench-replay.XXXXXX into dir: 0, or
  * EXIT_RUNTIME said (dir then empty). */
 int cmd_replay_make_dir(char *dir, size_t len);

@@ -16,6 +16,7 @@
 #include "core/atomic_file.h"
 #include "core/dir_remove.h"
 #include "replay/replay_arrival.h"
+#include "replay/replay_calls.h"
 #include "replay/replay_median.h"
 #include "replay/replay_output.h"
 #include "replay/replay_report.h"
@@ -69,17 +70,48 @@ static int report_turn(const char *rows_dir, const replay_turn *turn, const repl
     return rc ? EXIT_RUNTIME : 0;
 }
 
+/* --calls: every rank's rows of the turn to rank 0, which appends them to
+ * the private directory. Every rank takes part, also where one has no memory
+ * for its rows (it sends none); the exit code, alike where the gather fails. */
+static int turn_calls(const coll_launch_env *env, const replay_trace *t, coll_comm *world,
+                      const char *backend, int pass, double rec_from_s, const double *issue_s,
+                      const double *call_s, const char *rows_dir)
+{
+    char *mine = NULL, *rows = NULL, path[PATH_MAX + 32], err[600];
+    size_t len = 0, alllen = 0;
+    int oom = replay_calls_format(t, backend, pass, rec_from_s, issue_s, call_s, &mine, &len);
+    int rc = replay_calls_gather(world, oom ? "" : mine, oom ? 0 : len, &rows, &alllen);
+    free(mine);
+    int32_t code = rc    ? fail(env, "the calls' rows: ",
+                             rc == COLL_ENOMEM ? "out of memory" : coll_comm_errmsg(world),
+                                EXIT_RUNTIME)
+                   : oom ? fail(env, "the calls' rows: ", "out of memory", EXIT_RUNTIME)
+                         : 0;
+    if (env->rank == 0 && !code && rows_dir) {
+        snprintf(path, sizeof path, "%s/" REPLAY_CALLS_FILE, rows_dir);
+        if (coll__file_append(path, rows, alllen, err, sizeof err))
+            code = fail(env, "", err, EXIT_RUNTIME);
+    }
+    free(rows);
+    /* one verdict: a rank that failed alone must not leave the others going on */
+    int32_t worst = code;
+    if (coll_allreduce(world, &code, &worst, 1, COLL_INT32, COLL_MAX) && !code)
+        worst = fail(env, "the calls' rows: ", coll_comm_errmsg(world), EXIT_RUNTIME);
+    return worst;
+}
+
 static int run_turns(const replay_cli *o, const coll_launch_env *env, const replay_trace *t,
                      coll_comm *world, char **names, int nb, const char *rows_dir)
 {
     int local_size = env->local_world_size > 0 ? env->local_world_size : env->world_size;
     int local_rank = env->local_rank >= 0 ? env->local_rank : env->rank;
     replay_measure mine, *all = calloc((size_t)env->world_size, sizeof *all);
-    double *call_s = calloc(t->ncalls + 1, sizeof *call_s); /* each call's time: the medians */
+    double *call_s = calloc(t->ncalls + 1, sizeof *call_s);   /* each call's time: the medians */
+    double *issue_s = calloc(t->ncalls + 1, sizeof *issue_s); /* and its issue: --calls */
     replay_medians med;
     char err[1024];
-    if (!all || !call_s) {
-        free(all), free(call_s);
+    if (!all || !call_s || !issue_s) {
+        free(all), free(call_s), free(issue_s);
         return fail(env, "", "out of memory", EXIT_RUNTIME);
     }
     double arrival_s = 0;
@@ -120,7 +152,8 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                               .exit_late = exit_late,
                               .cpu_times = cpu_times,
                               .world = world,
-                              .call_s = call_s};
+                              .call_s = call_s,
+                              .issue_s = issue_s};
             int rc = replay_run(t, &ro, &mine, err, sizeof err);
             if (rc) {
                 code = fail(env, "", err,
@@ -153,9 +186,13 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                                         ? REPLAY_OVERLAP_RECORDED
                                         : REPLAY_OVERLAP_NONE)};
             if (env->rank == 0) code = report_turn(rows_dir, &turn, all, env->world_size, &med);
+            if (!code && o->calls_path)
+                code = turn_calls(env, t, world, b, pass + 1, one_clock ? arrival_s : 0, issue_s,
+                                  call_s, rows_dir);
         }
     free(all);
     free(call_s);
+    free(issue_s);
     return code;
 }
 
@@ -169,8 +206,7 @@ static int outside_start(const replay_cli *o, const coll_launch_env *env, coll_c
     int32_t code = 0;
     rows[0] = '\0';
     if (env->rank == 0) code = cmd_replay_check_outputs(o);
-    if (env->rank == 0 && !code && (o->csv_path || o->json_path))
-        code = cmd_replay_make_dir(rows, len);
+    if (env->rank == 0 && !code && cmd_replay_writes(o)) code = cmd_replay_make_dir(rows, len);
     if (coll_broadcast(world, &code, &code, 1, COLL_INT32, 0))
         return fail(env, "the world communicator: ", coll_comm_errmsg(world), EXIT_RUNTIME);
     return code;
@@ -182,7 +218,7 @@ static int outside_start(const replay_cli *o, const coll_launch_env *env, coll_c
 static int replay_world(const replay_cli *o, const coll_launch_env *env, const replay_trace *t,
                         char *backends, int outside)
 {
-    char *save = NULL, *names[REPLAY_MAX_BACKENDS], rows[PATH_MAX], err[1024];
+    char *save = NULL, *names[REPLAY_MAX_BACKENDS], rows[PATH_MAX];
     int nb = 0;
     for (char *b = strtok_r(backends, ",", &save); b && nb < REPLAY_MAX_BACKENDS;
          b = strtok_r(NULL, ",", &save))
@@ -205,10 +241,7 @@ static int replay_world(const replay_cli *o, const coll_launch_env *env, const r
     if (!code) code = run_turns(o, env, t, world, names, nb, *rows ? rows : NULL);
     if (world) coll_comm_destroy(world);
     if (outside && *rows) { /* rank 0 */
-        char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/" REPLAY_ROWS_FILE, rows);
-        if (!code && replay_output_write(path, o->csv_path, o->json_path, err, sizeof err))
-            code = EXIT_RUNTIME, fprintf(stderr, REPLAY_PREFIX ": %s\n", err);
+        if (!code) code = cmd_replay_write_outputs(o, rows);
         coll__remove_flat_dir(rows);
     }
     return code;
