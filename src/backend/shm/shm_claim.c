@@ -86,16 +86,14 @@ int coll__shm_claim_all(shm_op *o, uint64_t nchunks, shm_chunk_fn fn, void *arg)
     uint64_t begin = st->claim.chunks_done, end = begin + nchunks, k;
     st->claim.chunks_done = end;
     _Atomic uint64_t *busy = &st->seg.ctrl[st->rank].busy;
-    uint64_t done = 0; /* this rank's chunks, counted into the shared total once */
     while (claim_chunk(st, nchunks, &k)) {
         atomic_store_explicit(busy, begin + k + 1, memory_order_relaxed);
         int rc = fn(o, k, arg);
         if (rc) return rc; /* busy stays set: this rank holds the chunk it failed on */
         atomic_store_explicit(busy, 0, memory_order_relaxed);
-        done++;
+        /* Whoever finishes the last chunk wakes the ranks that sleep on it. */
+        if (atomic_fetch_add(&h->finished, 1) + 1 == end) coll__shm_ring_all(&st->seg);
     }
-    /* Whoever finishes the last chunk wakes the ranks that sleep on it. */
-    if (done && atomic_fetch_add(&h->finished, done) + done == end) coll__shm_ring_all(&st->seg);
     homes_done(st, nchunks);
     finished_arg f = {h, end};
     return all_finished(&f) ? COLL_OK : wait_finished(o, &f);
