@@ -429,7 +429,10 @@ static int issue(const replay_call *c, group_comm *g, coll_request **req)
 
 /* The calls kept in flight as the program kept them (replay_schedule.h): call
  * j is issued at its recorded time after the latest event it followed (the
- * previous issue, the ends it waited for), shifted to the replay's clock.
+ * previous issue, the ends it waited for), shifted to the replay's clock;
+ * where the calling thread waited for a call (a blocking call, or wait_cpu),
+ * the shift starts again from that call's end, so that a rank late to a call
+ * its peers waited in is no later after it than the program was.
  * With the calling thread's CPU times (--gaps recorded), the gap before j
  * spins that CPU while the calls in flight run, and waits for a call where
  * the program blocked for it (wait_cpu: after that much of the CPU). */
@@ -453,6 +456,10 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
             spend_cpu(o, waits[w].cpu, mark, m);
             rc = land(t, o, gs, f, &fl, done_by, issued, ended, 0, none, none, waits[w].call,
                       &shift, &last_end, m, err, errlen);
+            /* the program went on when the call it waited for ended: a lateness
+             * of this rank's before the wait is absorbed there, as the program's
+             * was (a rank that came late to a call others had waited in) */
+            if (!rc) shift = coll__now_s() - rec_end_s(t, o, waits[w].call);
             spend(o, late_s(o, waits[w].call), m);
         }
         if (rc || j == n) break;
@@ -481,8 +488,8 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
             account(t, o, j, b - a, m);
             ended[j] = b;
             if (b > last_end) last_end = b;
-            /* the program went on when the call returned */
-            if (b - rec_end_s(t, o, j) > shift) shift = b - rec_end_s(t, o, j);
+            /* the program went on when the call returned, whenever it came */
+            shift = b - rec_end_s(t, o, j);
             spend(o, late_s(o, j), m);
             continue;
         }
