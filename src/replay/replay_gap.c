@@ -47,10 +47,25 @@ double replay_thread_cpu_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The program's compute is user code, which the scheduler preempts at its
+ * ticks; reading this thread's CPU clock is a system call that brings the
+ * scheduler's accounting of the thread up to date (update_curr), where it may
+ * preempt the reader at once. A spin that read it at every turn gave a woken
+ * progress thread the core sooner than the program's compute did (DDP, 2
+ * ranks on 2 cores, torch 2.6: the all-reduce issued before the heaviest
+ * compute took 27 ms replayed against 45 recorded, 53 with this;
+ * docs/PERFORMANCE.md). So it spins on the wall clock (no system call) for
+ * as long as the CPU time still missing, then reads the CPU clock again: a
+ * thread gets at most a CPU second a second, so it never overshoots. */
 double replay_spend_cpu(double until_s, double cap_s)
 {
-    double start = coll__now_s();
-    while (replay_thread_cpu_s() < until_s && coll__now_s() - start < cap_s) {
+    double start = coll__now_s(), cpu;
+    while ((cpu = replay_thread_cpu_s()) >= 0 && until_s - cpu > 1e-6) {
+        double end = coll__now_s() + (until_s - cpu);
+        if (end > start + cap_s) end = start + cap_s;
+        while (coll__now_s() < end) {
+        }
+        if (coll__now_s() - start >= cap_s) break;
     }
     return coll__now_s() - start;
 }
