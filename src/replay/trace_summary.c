@@ -59,6 +59,23 @@ static void group_lines(FILE *f, const replay_trace *t, size_t gi, double *total
     }
 }
 
+/* Where the program ran: its backend and host, and the CPUs each rank could
+ * run on (collbench replay --bind recorded pins a rank only where it was 1). */
+static void where(FILE *f, replay_trace *const *by_rank, int world)
+{
+    const replay_trace *t0 = by_rank[0];
+    int same = 1;
+    for (int r = 1; r < world; r++) same &= by_rank[r]->cpus == t0->cpus;
+    fprintf(f, "recorded on backend %s, host %s; CPUs a rank could run on: ",
+            *t0->backend ? t0->backend : "(not said)", *t0->host ? t0->host : "(not said)");
+    if (same && t0->cpus > 0) fprintf(f, "%d\n", t0->cpus);
+    else if (same) fprintf(f, "not said\n");
+    else
+        for (int r = 0; r < world; r++)
+            fprintf(f, "%s%d%s", r ? "," : "", by_rank[r]->cpus,
+                    r + 1 < world ? "" : " (by rank)\n");
+}
+
 void replay_trace_summary(FILE *f, replay_trace *const *by_rank, int world)
 {
     const replay_trace *t0 = by_rank[0];
@@ -66,6 +83,7 @@ void replay_trace_summary(FILE *f, replay_trace *const *by_rank, int world)
     for (int r = 0; r < world; r++) calls += by_rank[r]->ncalls;
     fprintf(f, "%d ranks, source %s, %zu calls in all (rank 0: %zu)\n", world,
             *t0->source ? t0->source : "?", calls, t0->ncalls);
+    where(f, by_rank, world);
     /* each group once, from its lowest rank's trace */
     for (int r = 0; r < world; r++) {
         const replay_trace *t = by_rank[r];

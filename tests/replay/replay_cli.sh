@@ -76,6 +76,12 @@ mkdir "$WORK/pinned"
 for r in 0 1; do
     sed '1s/}$/,"cpus":1}/' "$HERE/two_ranks/rank$r.jsonl" >"$WORK/pinned/rank$r.jsonl"
 done
+# trace show says where the program ran, and on how many CPUs a rank
+"$BIN" trace show "$WORK/pinned" >"$WORK/out" 2>"$WORK/err" || fail "trace show: $(cat "$WORK/err")"
+grep -qx "recorded on backend coll, host handmade; CPUs a rank could run on: 1" "$WORK/out" ||
+    fail "trace show: no line of where the program ran: $(cat "$WORK/out")"
+"$BIN" trace show "$HERE/two_ranks" >"$WORK/out" 2>"$WORK/err" || fail "trace show: $(cat "$WORK/err")"
+grep -q "; CPUs a rank could run on: not said$" "$WORK/out" || fail "trace show without cpus: $(cat "$WORK/out")"
 for how in recorded:core none:none; do
     "$BIN" replay "$WORK/pinned" --bind "${how%%:*}" --backend tcp --gaps none -T 30 \
         --csv "$WORK/p.csv" >"$WORK/out" 2>"$WORK/err" || fail "pinned, --bind ${how%%:*}: $(cat "$WORK/err")"
