@@ -23,8 +23,8 @@ typedef struct replay_cli {
     double timeout_s;
     const char *csv_path, *json_path;
     const char *calls_path; /* --calls: every call of every rank and turn (replay_calls.h) */
-    const char *rdv_dir; /* --rdv-dir: given by the launcher to its ranks */
-    bench_multinode mn;  /* --nnodes ...: this host's ranks of a world across hosts */
+    const char *rdv_dir;    /* --rdv-dir: given by the launcher to its ranks */
+    bench_multinode mn;     /* --nnodes ...: this host's ranks of a world across hosts */
 } replay_cli;
 
 /* --bind: how a rank's threads are placed. recorded: as the program's were
