@@ -181,6 +181,14 @@ COLL_API int coll_comm_host_count(coll_comm *comm);
  * ranks on this one; intra-host shm, ...") into buf (len bytes, truncated);
  * COLL_ENOTSUP where the backend has none, COLL_EINVAL for NULL. */
 COLL_API int coll_comm_describe(const coll_comm *comm, char *buf, size_t len);
+/* What the backend's probes decided on comm so far, as the tuning variables
+ * that, set in the environment when another communicator is created, make it
+ * plan alike without probing: "VAR=VALUE" pairs separated by spaces, "" where
+ * none has run (shm's COLL_SHM_CORE_PROBE probes run at the first all-reduce
+ * of each band; auto answers for its intra-host backend). A replay of a
+ * program on the same backend runs the program's plan so. COLL_ENOTSUP where
+ * the backend probes nothing, COLL_EINVAL for NULL or a buffer too short. */
+COLL_API int coll_comm_plan(const coll_comm *comm, char *buf, size_t len);
 /* Set the algorithm used from now on ("auto" restores the tuning table).
  * Every rank must set the same one. COLL_ENOTSUP where the backend does not
  * run it: shm, mpi and nccl pick their own and take only "auto"; auto takes

@@ -53,8 +53,9 @@ ProcessGroupColl::~ProcessGroupColl() {
         for (auto& w : pending_) w->complete_request();
         pending_.clear();
         p2p_->close();
+        std::string plan = plan_of(comm_);
         coll_comm_destroy(comm_);
-        if (!trace_id_.empty()) TraceRecorder::get().leave();
+        if (!trace_id_.empty()) TraceRecorder::get().leave(trace_id_, plan);
         return;
     }
     {
@@ -66,14 +67,15 @@ ProcessGroupColl::~ProcessGroupColl() {
     // thread may be releasing a Work whose tensors need the GIL to free
     // their Python objects: joining with the GIL held deadlocks. The closing
     // barrier in coll_comm_destroy waits for peers, so it runs without it too.
+    std::string plan;
     if (Py_IsInitialized() && PyGILState_Check()) {
         py::gil_scoped_release nogil;
-        shut_down();
+        shut_down(&plan);
     } else {
-        shut_down();
+        shut_down(&plan);
     }
     // Every Work of the group has completed: its calls are in the file.
-    if (!trace_id_.empty()) TraceRecorder::get().leave();
+    if (!trace_id_.empty()) TraceRecorder::get().leave(trace_id_, plan);
 }
 
 // One number the whole group agrees on, as gloo's: rank 0 draws it and
@@ -289,10 +291,19 @@ std::string ProcessGroupColl::random_token() {
     return s;
 }
 
-// Waits for the in-flight requests in call order and settles their futures.
-void ProcessGroupColl::shut_down() {
+// What the communicator's probes decided (coll_comm_plan), for the trace.
+std::string ProcessGroupColl::plan_of(coll_comm* comm) {
+    char buf[512];
+    if (!comm || coll_comm_plan(comm, buf, sizeof buf) != COLL_OK) return "";
+    return buf;
+}
+
+// Waits for the in-flight requests in call order and settles their futures;
+// plan: what the communicator's probes decided, read before it goes.
+void ProcessGroupColl::shut_down(std::string* plan) {
     if (completer_.joinable()) completer_.join();
     p2p_->close();
+    if (plan) *plan = plan_of(comm_); // no call in flight now
     if (comm_) coll_comm_destroy(comm_);
     comm_ = nullptr;
 }

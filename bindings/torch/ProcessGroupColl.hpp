@@ -163,7 +163,10 @@ class TraceRecorder {
     // A group made: the file opened at the first (TORCH_CHECK when DIR cannot
     // be written), the group's line; returns its id ("" when not recording).
     std::string join(const TraceGroup& g);
-    void leave(); // a group destroyed: the last one completes the file
+    // A group destroyed: its plan line where its communicator's probes
+    // decided something (coll_comm_plan: the replay runs the same plan);
+    // the last one completes the file.
+    void leave(const std::string& id = "", const std::string& plan = "");
     // A call made, on the calling thread once it returns (c.t0: enter_ns's):
     // its sequence number, or -1 when not recording.
     int64_t begin(TraceCall c);
@@ -521,7 +524,8 @@ class ProcessGroupColl : public CollBase {
     static std::string str(const std::vector<uint8_t>& v) {
         return std::string(v.begin(), v.end());
     }
-    void shut_down();
+    void shut_down(std::string* plan = nullptr);
+    static std::string plan_of(coll_comm* comm);
     void complete_loop();
     void completed_one();
     static size_t inline_bytes_from_env();

@@ -221,10 +221,13 @@ void TraceRecorder::reopen_locked() {
     finished_ = false;
 }
 
-void TraceRecorder::leave() {
+void TraceRecorder::leave(const std::string& id, const std::string& plan) {
     if (!on_) return;
     std::lock_guard<std::mutex> l(mu_);
-    if (mine_locked() && live_groups_ > 0 && --live_groups_ == 0) finish_locked();
+    if (!mine_locked()) return;
+    if (!id.empty() && !plan.empty() && !truncated_ && !finished_)
+        put_locked("{\"group\":" + json_str(id) + ",\"plan\":" + json_str(plan) + "}\n");
+    if (live_groups_ > 0 && --live_groups_ == 0) finish_locked();
 }
 
 int64_t TraceRecorder::begin(TraceCall c) {

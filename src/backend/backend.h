@@ -61,6 +61,8 @@ typedef struct coll__backend_ops {
     int (*nhosts)(const void *state);
     /* Optional: one line saying how the backend runs; COLL_OK, or ENOTSUP. */
     int (*describe)(const void *state, char *buf, size_t len);
+    /* Optional: the tuning variables its probes set, "VAR=VALUE ..." (coll_comm_plan). */
+    int (*plan)(const void *state, char *buf, size_t len);
 } coll__backend_ops;
 
 /* The ops of the backend of that name in the table of backends (backends.h);

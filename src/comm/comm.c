@@ -186,6 +186,13 @@ int coll_comm_describe(const coll_comm *comm, char *buf, size_t len)
     return comm->backend->describe(comm->state, buf, len);
 }
 
+int coll_comm_plan(const coll_comm *comm, char *buf, size_t len)
+{
+    if (!comm || !buf || !len) return COLL_EINVAL;
+    if (!comm->backend->plan) return COLL_ENOTSUP;
+    return comm->backend->plan(comm->state, buf, len);
+}
+
 int coll_comm_set_algo(coll_comm *comm, const char *algo)
 {
     if (!comm || !algo) return COLL_EINVAL;

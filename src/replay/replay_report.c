@@ -69,9 +69,10 @@ void replay_print(FILE *f, const replay_turn *turn, const replay_summary *s)
 {
     fprintf(f,
             "# replay of %s on %s (pass %d of %d): %d ranks, buffers %s, gaps %s, overlap %s, "
-            "bind %s\n",
+            "plan %s, bind %s\n",
             turn->trace, turn->backend, turn->pass, turn->passes, s->world, turn->buffers,
-            turn->gaps, turn->overlap, turn->bind ? turn->bind : "");
+            turn->gaps, turn->overlap, turn->plan ? turn->plan : "probed",
+            turn->bind ? turn->bind : "");
     fprintf(f,
             "#   total %.3f ms   communication %.3f ms   gaps %.3f ms   exposed communication "
             "%.3f ms\n",

@@ -36,6 +36,7 @@ typedef struct replay_turn {
     const char *gaps;    /* "recorded" | "busy" | "none" */
     const char *overlap; /* "recorded" | "none": calls kept in flight as recorded or not */
     const char *bind;    /* "core" | "none" (or $COLL_BIND's): the ranks' placement */
+    const char *plan;    /* "recorded": the program's plan; "probed": this machine's */
 } replay_turn;
 
 /* all: world measures, rank-major (the allgather's layout). */

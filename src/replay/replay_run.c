@@ -97,6 +97,27 @@ static int by_id(const void *a, const void *b, void *arg)
     return strcmp(t->groups[*(const size_t *)a].id, t->groups[*(const size_t *)b].id);
 }
 
+/* The recorded plan's variables set (on 1) or taken away again (on 0): a
+ * backend reads its tuning variables when a communicator is made, so they
+ * are in the environment only then (on the rank's main thread, before its
+ * calls start). A variable the user set stays as it is (set[i] 0), as the
+ * environment stands above a tuning file. */
+#define PLAN_MAX_VARS 16
+static void plan_env(const char *plan, int on, int set[PLAN_MAX_VARS])
+{
+    char copy[1024], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", plan);
+    int i = 0;
+    for (char *kv = strtok_r(copy, " ", &save); kv && i < PLAN_MAX_VARS;
+         kv = strtok_r(NULL, " ", &save), i++) {
+        char *eq = strchr(kv, '=');
+        if (!eq) continue;
+        *eq = '\0';
+        if (on) set[i] = !getenv(kv) && setenv(kv, eq + 1, 1) == 0;
+        else if (set[i]) unsetenv(kv);
+    }
+}
+
 static int make_comm(const replay_trace *t, size_t gi, const replay_opts *o, const char *method,
                      group_comm *g, char *err, size_t errlen)
 {
@@ -108,7 +129,11 @@ static int make_comm(const replay_trace *t, size_t gi, const replay_opts *o, con
     cfg.rank = grp->my_rank;
     cfg.world_size = grp->nranks;
     cfg.timeout_s = o->timeout_s;
+    int set[PLAN_MAX_VARS] = {0};
+    const char *plan = o->recorded_plan ? grp->plan : NULL;
+    if (plan) plan_env(plan, 1, set);
     int rc = coll_comm_create(&cfg, &g->comm);
+    if (plan) plan_env(plan, 0, set);
     if (rc)
         snprintf(err, errlen, "group \"%.60s\" (%d ranks) on %s: %s", grp->id, grp->nranks,
                  o->backend ? o->backend : "the default backend",

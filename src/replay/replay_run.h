@@ -91,6 +91,8 @@ typedef struct replay_opts {
                             start (replay_calls.h) */
     int cpu_times;       /* 1: the trace's CPU times (cpu, wait_cpu) are the calling
                             thread's, to spin with --gaps recorded; 0: not (slept) */
+    int recorded_plan;   /* 1: each group's communicator made with its recorded plan in
+                            the environment (replay_group.plan), as the program's */
     int exit_late;       /* 1: each rank leaves a collective as late as recorded
                             (replay_exit.h); the traces need one clock (replay_arrival) */
     /* replay_run's own: NULL, or each call's recorded exit lateness */

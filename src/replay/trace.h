@@ -49,6 +49,8 @@ typedef struct replay_group {
     int nranks;
     int my_rank; /* this trace's rank in the group */
     long line;
+    char *plan; /* NULL, or what its communicator's probes decided, as tuning
+                   variables ("COLL_SHM_...=VALUE ..."; coll_comm_plan) */
 } replay_group;
 
 /* An uneven all-to-all's elements to (in) and from (out) each group rank, n

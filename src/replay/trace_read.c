@@ -18,6 +18,7 @@ void replay_trace_free(replay_trace *t)
         free(t->groups[i].id);
         free(t->groups[i].desc);
         free(t->groups[i].ranks);
+        free(t->groups[i].plan);
     }
     free(t->groups);
     for (size_t i = 0; i < t->ncalls; i++) free(t->calls[i].sp.in), free(t->calls[i].sp.out);
@@ -179,6 +180,33 @@ static int read_group(reader *r, json_t *o)
     }
     if (g->my_rank < 0)
         return bad(r, "group \"%.60s\": this trace's rank %d is not one of its ranks", id, t->rank);
+    return 0;
+}
+
+/* A plan line: a declared group's communicator's probes' verdicts, as
+ * tuning variables the replay sets while it makes that group's communicator
+ * (coll_comm_plan). Only COLL_ names and plain values, at most 16: the replay
+ * puts them in its environment. The last line of a group counts. */
+static int read_plan(reader *r, json_t *o)
+{
+    const char *id = get_str(o, "group"), *plan = get_str(o, "plan");
+    long gi = id ? replay_trace_group(r->t, id) : -1;
+    if (gi < 0) return bad(r, "a plan line for a group not declared before it");
+    if (!plan) return bad(r, "group \"%.60s\": \"plan\" is not a string", id);
+    int n = 0;
+    for (const char *p = plan; *p;) {
+        size_t name = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+        size_t value = p[name] == '=' ? strspn(p + name + 1, "0123456789KMG") : 0;
+        const char *end = p + name + 1 + value;
+        if (strncmp(p, "COLL_", 5) || name <= 5 || !value || (*end && *end != ' ') || ++n > 16)
+            return bad(r, "group \"%.60s\": the plan \"%.80s\" is not COLL_NAME=VALUE pairs", id,
+                       plan);
+        p = *end ? end + 1 : end;
+    }
+    char *copy = strdup(plan);
+    if (!copy) return bad(r, "out of memory");
+    free(r->t->groups[gi].plan);
+    r->t->groups[gi].plan = copy;
     return 0;
 }
 
@@ -387,6 +415,7 @@ static int read_line(reader *r, const char *text, int header_seen)
     else if (json_object_get(o, "format")) rc = bad(r, "a second header");
     else if (json_object_get(o, "end")) rc = read_footer(r, o) ? -1 : 1;
     else if (json_object_get(o, "seq")) rc = read_call(r, o);
+    else if (json_object_get(o, "plan")) rc = read_plan(r, o);
     else if (json_object_get(o, "group")) rc = read_group(r, o);
     else rc = bad(r, "neither a group, a call nor the footer");
     json_decref(o);

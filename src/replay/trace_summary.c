@@ -48,6 +48,7 @@ static void group_lines(FILE *f, const replay_trace *t, size_t gi, double *total
     ranks_text(g, ranks, sizeof ranks);
     fprintf(f, "group \"%s\": ranks %s%s%s (as rank %d makes its calls)\n", g->id, ranks,
             *g->desc ? "; " : "", g->desc, t->rank);
+    if (g->plan) fprintf(f, "  plan (what its probes decided): %s\n", g->plan);
     fprintf(f, "  %-14s %7s %12s %14s\n", "op", "calls", "bytes", "recorded ms");
     for (int op = 0; op < REPLAY_OP_COUNT; op++) {
         if (!s[op].calls) continue;

@@ -123,6 +123,10 @@ int replay_trace_write(const char *path, const replay_trace *t, const replay_wri
     buf b = {0};
     put_line(&b, header(t, meta));
     for (size_t i = 0; i < t->ngroups; i++) put_line(&b, group_line(&t->groups[i]));
+    for (size_t i = 0; i < t->ngroups; i++)
+        if (t->groups[i].plan)
+            put_line(&b,
+                     json_pack("{s:s,s:s}", "group", t->groups[i].id, "plan", t->groups[i].plan));
     for (size_t i = 0; i < t->ncalls; i++) {
         if (t->calls[i].group >= t->ngroups) {
             free(b.data);

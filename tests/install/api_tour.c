@@ -146,6 +146,9 @@ int main(void)
     char line[256];
     int drc = coll_comm_describe(comm, line, sizeof line);
     check(drc == COLL_OK || drc == COLL_ENOTSUP, rank, "coll_comm_describe");
+    int prc = coll_comm_plan(comm, line, sizeof line);
+    check(prc == COLL_OK || prc == COLL_ENOTSUP, rank, "coll_comm_plan");
+    check(coll_comm_plan(comm, line, 0) == COLL_EINVAL, rank, "coll_comm_plan: no room");
     check(coll_comm_set_algo(comm, "no-such") != COLL_OK, rank,
           "coll_comm_set_algo refuses no-such");
     check_rc(coll_comm_set_algo(comm, "auto"), comm, "coll_comm_set_algo(auto)");

@@ -93,6 +93,29 @@ done
     fail "two_ranks --bind core: $(cat "$WORK/err")"
 grep -q ", bind core$" "$WORK/out" || fail "two_ranks --bind core: not bind core: $(cat "$WORK/out")"
 
+# --plan recorded (the default) makes each group's communicator with its
+# trace's plan (what the program's probes decided): shm runs no probe of its
+# own; --plan probe lets this machine's probes decide (they run with a core
+# per rank: 2 CPUs at least). The table header says which.
+mkdir "$WORK/plan"
+for r in 0 1; do
+    sed '2a {"group":"0","plan":"COLL_SHM_PRIV_CORE_MAX=0 COLL_SHM_CMA_ALLREDUCE_MIN=64K COLL_SHM_CMA_HUGE_MIN=64K COLL_SHM_PRIV_CORE_HUGE_MAX=0"}' \
+        "$HERE/two_ranks/rank$r.jsonl" >"$WORK/plan/rank$r.jsonl"
+done
+for how in recorded probe; do
+    COLL_SHM_CORE_PROBE=2 "$BIN" replay "$WORK/plan" --plan "$how" --backend shm --gaps none -T 30 \
+        >"$WORK/out" 2>"$WORK/err" || fail "--plan $how: $(cat "$WORK/err")"
+    probes=$(grep -c "collbench shm: probe" "$WORK/err")
+    case $how in
+    recorded)
+        grep -q ", plan recorded, " "$WORK/out" || fail "--plan recorded: not said: $(cat "$WORK/out")"
+        [ "$probes" -eq 0 ] || fail "--plan recorded: shm probed: $(cat "$WORK/err")" ;;
+    probe)
+        grep -q ", plan probed, " "$WORK/out" || fail "--plan probe: not said: $(cat "$WORK/out")"
+        [ "$(nproc)" -lt 2 ] || [ "$probes" -gt 0 ] || fail "--plan probe: shm did not probe" ;;
+    esac
+done
+
 # three ranks, one subgroup of two, the calls back to back
 "$BIN" replay "$HERE/three_ranks" --backend tcp --gaps none -T 30 >"$WORK/out" 2>"$WORK/err"
 rc=$?

@@ -25,6 +25,10 @@ expect_exit 2 "--bind: 'socket': recorded, core or none" \
     replay "$HERE/two_ranks" --bind socket --backend tcp --csv "$WORK/r.csv"
 no_outputs --bind
 
+expect_exit 2 "--plan: 'always': recorded or probe" \
+    replay "$HERE/two_ranks" --plan always --backend tcp --csv "$WORK/r.csv"
+no_outputs --plan
+
 mkdir "$WORK/calls.csv"
 expect_exit 2 "--calls $WORK/calls.csv: a directory" \
     replay "$HERE/two_ranks" --backend tcp --csv "$WORK/r.csv" --calls "$WORK/calls.csv"

@@ -67,7 +67,7 @@ static void test_rows_and_table(void **state)
     s.med.replayed[REPLAY_ALLREDUCE][REPLAY_MEDIAN_ALL] = 0.05;
     s.med.recorded[REPLAY_ALLREDUCE][REPLAY_MEDIAN_ALL] = 0.025;
     s.med.all_replayed = 0.05, s.med.all_recorded = 0.025;
-    replay_turn turn = {"dir", "shm", 2, 2, "malloc", "recorded", "none", "core"};
+    replay_turn turn = {"dir", "shm", 2, 2, "malloc", "recorded", "none", "core", "recorded"};
     FILE *f = open_memstream(&text, &len);
     replay_rows_jsonl(f, &turn, &s);
     fclose(f);
@@ -95,7 +95,7 @@ static void test_rows_and_table(void **state)
     fclose(f);
     if (!strstr(text,
                 "# replay of dir on shm (pass 2 of 2): 2 ranks, buffers malloc, gaps recorded, "
-                "overlap none, bind core") ||
+                "overlap none, plan recorded, bind core") ||
         !strstr(text, "total 1200.000 ms   communication 500.000 ms") ||
         !strstr(text, "replayed/recorded 1.67") || !strstr(text, "allreduce   1M-16M        6") ||
         !strstr(text, "median: one call's time") || !strstr(text, "allreduce      all        6") ||

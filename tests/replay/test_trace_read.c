@@ -153,6 +153,39 @@ static void test_header_cpus(void **state)
 #undef HEAD_WITH
 }
 
+/* A group's plan line (what its communicator's probes decided): read, the
+ * last one a group's, also after its calls; refused for a group not declared
+ * before it, or a plan that is not COLL_NAME=VALUE pairs (the replay puts them
+ * in its environment). */
+static void test_plan(void **state)
+{
+#define PLAN(x) "{\"group\":\"0\",\"plan\":\"" x "\"}\n"
+    replay_trace t;
+    char err[512] = "";
+    if (read_text(state,
+                  HEADER GROUP PLAN("COLL_SHM_CMA_ALLREDUCE_MIN=18446744073709551615")
+                      CALL0 PLAN("COLL_SHM_PRIV_CORE_MAX=0 COLL_SHM_CMA_HUGE_MIN=64K") FOOTER(1),
+                  0, &t, err, sizeof err))
+        fail_msg("%s", err);
+    assert_non_null(t.groups[0].plan);
+    assert_string_equal(t.groups[0].plan, "COLL_SHM_PRIV_CORE_MAX=0 COLL_SHM_CMA_HUGE_MIN=64K");
+    replay_trace_free(&t);
+    if (read_text(state, HEADER GROUP CALL0 FOOTER(1), 0, &t, err, sizeof err)) fail_msg("%s", err);
+    assert_null(t.groups[0].plan);
+    replay_trace_free(&t);
+    refused(state, HEADER PLAN("COLL_SHM_PRIV_CORE_MAX=0") GROUP CALL0 FOOTER(1), 2,
+            "a plan line for a group not declared before it");
+    refused(state, HEADER GROUP PLAN("LD_PRELOAD=evil") CALL0 FOOTER(1), 3,
+            "is not COLL_NAME=VALUE pairs");
+    refused(state, HEADER GROUP PLAN("COLL_SHM_PRIV_CORE_MAX=0;rm") CALL0 FOOTER(1), 3,
+            "is not COLL_NAME=VALUE pairs");
+    refused(state, HEADER GROUP PLAN("COLL_SHM_PRIV_CORE_MAX=") CALL0 FOOTER(1), 3,
+            "is not COLL_NAME=VALUE pairs");
+    refused(state, HEADER GROUP "{\"group\":\"0\",\"plan\":7}\n" CALL0 FOOTER(1), 3,
+            "\"plan\" is not a string");
+#undef PLAN
+}
+
 static void test_not_json(void **state)
 {
     refused(state, HEADER GROUP "{\"seq\":0,\"group\"\n" FOOTER(0), 3, "not JSON");
@@ -348,12 +381,25 @@ static void test_op_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_good_trace),      T(test_no_times),         T(test_cpu_times),
-        T(test_header_cpus),     T(test_not_json),         T(test_missing_header),
-        T(test_missing_footer),  T(test_format_version),   T(test_unknown_op_dtype_red),
-        T(test_negative_counts), T(test_undeclared_group), T(test_seq_not_increasing),
-        T(test_roots_and_peers), T(test_footer),           T(test_alltoall_splits),
-        T(test_size_limit),      T(test_missing_file),     T(test_op_names),
+        T(test_good_trace),
+        T(test_no_times),
+        T(test_cpu_times),
+        T(test_header_cpus),
+        T(test_not_json),
+        T(test_missing_header),
+        T(test_missing_footer),
+        T(test_format_version),
+        T(test_unknown_op_dtype_red),
+        T(test_negative_counts),
+        T(test_undeclared_group),
+        T(test_seq_not_increasing),
+        T(test_roots_and_peers),
+        T(test_footer),
+        T(test_alltoall_splits),
+        T(test_size_limit),
+        T(test_missing_file),
+        T(test_op_names),
+        T(test_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,6 +31,7 @@ the format: docs/DESIGN.md "Trace format"):
 usage: test_trace.py [calls|no_destroy|reopen|cpu|cap|unwritable|profiler]...
 (all without arguments)"""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -142,7 +143,8 @@ def read_trace(path):
     with open(path) as f:
         lines = [json.loads(line) for line in f]
     check(len(lines) >= 2, f"{path}: {len(lines)} lines")
-    return lines[0], [x for x in lines[1:-1] if "group" in x and "seq" not in x], \
+    return lines[0], [x for x in lines[1:-1] if "group" in x and "seq" not in x and
+                      "plan" not in x], \
         [x for x in lines[1:-1] if "seq" in x], lines[-1]
 
 
@@ -283,6 +285,20 @@ def case_cpu(d):
               f"{path}: a gap spinning 0.2 s of CPU recorded cpu {busy.get('cpu')} ns")
         check(0 <= slept.get("cpu", -1) < 0.1e9 and slept["gap"] >= 0.3e9,
               f"{path}: a gap asleep 0.3 s recorded cpu {slept.get('cpu')} ns, gap {slept['gap']}")
+    # the group's plan line: what its communicator's probes decided, written
+    # when it was destroyed (the probes run with a core per rank, at the first
+    # all-reduce from 64 KiB: the 1 MiB one here)
+    plans = []
+    with open(os.path.join(d, "rank0.jsonl")) as f:
+        plans = [x for x in map(json.loads, f) if "plan" in x]
+    if len(os.sched_getaffinity(0)) >= 2:
+        check(len(plans) == 1 and
+              re.fullmatch(r"COLL_[A-Z0-9_]+=[0-9KMG]+( COLL_[A-Z0-9_]+=[0-9KMG]+)*",
+                           plans[0].get("plan", "")) and
+              "COLL_SHM_PRIV_CORE_MAX=" in plans[0]["plan"],
+              f"rank 0: want one plan line with the 4 KiB pages' window: {plans}")
+    else:
+        print("cpu: one CPU here: shm's probes do not run, no plan line to check", flush=True)
     calls_0 = read_trace(os.path.join(d, "rank0.jsonl"))[2]
     waited = calls_0[4]
     check(0 <= waited.get("wait_cpu", -1) < 0.1e9 and waited["t1"] - waited["t0"] >= 0.2e9,

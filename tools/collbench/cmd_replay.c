@@ -78,6 +78,13 @@ static int on_bind(bench_opt_ctx *c, const char *v)
         if (!strcmp(v, names[i])) return O(c)->bind = i, 0;
     return bench_opt_fail(c, "'%s': recorded, core or none", v);
 }
+static int on_plan(bench_opt_ctx *c, const char *v)
+{
+    if (strcmp(v, "recorded") && strcmp(v, "probe"))
+        return bench_opt_fail(c, "'%s': recorded or probe", v);
+    O(c)->recorded_plan = !strcmp(v, "recorded");
+    return 0;
+}
 static int on_passes(bench_opt_ctx *c, const char *v)
 {
     return bench_opt_int(c, v, 1, 100, &O(c)->passes);
@@ -143,6 +150,11 @@ static const bench_opt opt_table[] = {
      "else left to the scheduler (also for a trace that does not say, as\n"
      "torchrun leaves a program); core: one core per rank; none: the\n"
      "scheduler's; $COLL_BIND set: the library's binding, as elsewhere"},
+    {0, "plan", "HOW", on_plan,
+     "recorded (default): each group's communicator plans as the\n"
+     "program's did, where its trace says how (the torch backend records\n"
+     "what shm's probes decided: its plan lines), shm's probes skipped;\n"
+     "probe: this machine's probes decide now (as without a plan line)"},
     {0, "passes", "N", on_passes, "replay N times, the backends reversed every other pass"},
     {0, "csv", "FILE", on_csv, "write the rows as CSV (replaced atomically)"},
     {'J', "json", "FILE", on_json, "write the rows as JSON (replaced atomically)"},
@@ -186,6 +198,7 @@ static int parse_opts(int argc, char **argv, replay_cli *o)
     o->overlap = REPLAY_OVERLAP_AUTO;
     o->passes = 1;
     o->timeout_s = 60;
+    o->recorded_plan = 1;
     char err[256];
     int rc = cli_parse_options(REPLAY_PREFIX, opt_table, BENCH_OPT_COUNT(opt_table), o, &o->mn,
                                on_trace, argc, argv);

@@ -19,7 +19,8 @@ typedef struct replay_cli {
     size_t nbackends;
     int nprocs; /* -P; 0: the trace's world */
     int coll_buffers, gaps, overlap, passes;
-    int bind; /* replay_bind */
+    int bind;          /* replay_bind */
+    int recorded_plan; /* --plan recorded (1, the default) or probe (0) */
     double timeout_s;
     const char *csv_path, *json_path;
     const char *calls_path; /* --calls: every call of every rank and turn (replay_calls.h) */

@@ -100,6 +100,14 @@ static int turn_calls(const coll_launch_env *env, const replay_trace *t, coll_co
     return worst;
 }
 
+/* Whether some group of t has a recorded plan (--plan recorded applies it). */
+static int has_plan(const replay_trace *t)
+{
+    for (size_t i = 0; i < t->ngroups; i++)
+        if (t->groups[i].plan) return 1;
+    return 0;
+}
+
 static int run_turns(const replay_cli *o, const coll_launch_env *env, const replay_trace *t,
                      coll_comm *world, char **names, int nb, const char *rows_dir)
 {
@@ -150,6 +158,7 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                               .timeout_s = o->timeout_s,
                               .arrival_s = arrival_s,
                               .exit_late = exit_late,
+                              .recorded_plan = o->recorded_plan,
                               .cpu_times = cpu_times,
                               .world = world,
                               .call_s = call_s,
@@ -181,6 +190,7 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                                 .buffers = o->coll_buffers ? "coll" : "malloc",
                                 .gaps = replay_gaps_name((replay_gaps)o->gaps),
                                 .bind = bind,
+                                .plan = o->recorded_plan && has_plan(t) ? "recorded" : "probed",
                                 .overlap = replay_overlap_name(
                                     replay_keeps_in_flight(t, o->overlap, b)
                                         ? REPLAY_OVERLAP_RECORDED

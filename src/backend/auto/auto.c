@@ -534,6 +534,13 @@ static int auto_describe(const void *state, char *buf, size_t len)
     return COLL_OK;
 }
 
+static int auto_plan(const void *state, char *buf, size_t len)
+{
+    const auto_state *st = state;
+    if (!st->intra.state || !st->intra.ops->plan) return COLL_ENOTSUP;
+    return st->intra.ops->plan(st->intra.state, buf, len);
+}
+
 const coll__backend_ops coll__backend_auto = {
     .size = sizeof(coll__backend_ops),
     .name = "auto",
@@ -546,4 +553,5 @@ const coll__backend_ops coll__backend_auto = {
     .free = auto_free,
     .nhosts = auto_nhosts,
     .describe = auto_describe,
+    .plan = auto_plan,
 };

@@ -247,6 +247,32 @@ static const char *verdict_text(int which, const shm_probe_result *r)
     }
 }
 
+/* The probes' verdicts so far as the knobs they set (coll_comm_plan): the
+ * window's end, the slices' bound above it, on huge pages, the window's end
+ * on huge pages, each where its probe has run. */
+static int shm_plan(const void *state, char *buf, size_t len)
+{
+    const shm_state *st = state;
+    static const struct {
+        int bit;
+        size_t field;
+    } verdicts[] = {{PROBE_WINDOW, offsetof(shm_knobs, priv_core_max)},
+                    {PROBE_ABOVE, offsetof(shm_knobs, cma_allreduce_min)},
+                    {PROBE_HUGE, offsetof(shm_knobs, cma_huge_min)},
+                    {PROBE_HUGE_WINDOW, offsetof(shm_knobs, priv_core_huge_max)}};
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof verdicts / sizeof verdicts[0]; i++) {
+        if (!(st->probe.on & verdicts[i].bit) || (st->probe.due & verdicts[i].bit)) continue;
+        if (at && at + 1 < len) buf[at++] = ' ';
+        int n = at + 1 < len ? coll__shm_knob_setting(&st->k, verdicts[i].field, buf + at, len - at)
+                             : -1;
+        if (n < 0) return COLL_EINVAL; /* too short */
+        at += (size_t)n;
+    }
+    return COLL_OK;
+}
+
 /* One probe and its verdict. */
 static int probe_one(shm_state *st, int which, double deadline, coll__err *err)
 {
@@ -559,4 +585,5 @@ const coll__backend_ops coll__backend_shm = {
     .fini = shm_fini,
     .alloc = shm_alloc,
     .free = shm_free,
+    .plan = shm_plan,
 };

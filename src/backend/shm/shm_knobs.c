@@ -7,6 +7,7 @@
 #include "core/tuning.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,6 +192,21 @@ int coll__shm_knob_given(size_t field)
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
         if (knobs[i].at == field) return strcmp(coll__tunable_source(&rows[i]), "default") != 0;
     return 0;
+}
+
+int coll__shm_knob_setting(const shm_knobs *k, size_t field, char *buf, size_t len)
+{
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
+        if (knobs[i].at != field) continue;
+        const char *at = (const char *)k + field;
+        uint64_t v = knobs[i].size == sizeof(int) ? (uint64_t) * (const int *)(const void *)at
+                                                  : (uint64_t) * (const size_t *)(const void *)at;
+        char value[32];
+        coll__tunable_format(&rows[i], v, value, sizeof value);
+        int n = snprintf(buf, len, "%s=%s", rows[i].name, value);
+        return n > 0 && (size_t)n < len ? n : -1;
+    }
+    return -1;
 }
 
 int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err)

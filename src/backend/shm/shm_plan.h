@@ -128,6 +128,10 @@ int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err);
  * (environment or tuning file): then it applies as it is, whatever a probe
  * finds. */
 int coll__shm_knob_given(size_t field);
+/* "COLL_SHM_...=VALUE" for the knob at offset field of k, as the environment
+ * takes it, into buf: its length, or -1 where it does not fit (or no knob
+ * sits there). */
+int coll__shm_knob_setting(const shm_knobs *k, size_t field, char *buf, size_t len);
 /* Whether the plan's probes run (shm_core_probe.h): COLL_SHM_CORE_PROBE
  * on, 2 ranks or more. Without its probe the default window a core per rank
  * has stays shut. */
