@@ -13,7 +13,9 @@
 #                                       recording replayed with each, the order
 #                                       reversed every other cycle, the rows
 #                                       labelled; an entry GAPS:BIND also sets
-#                                       --bind ("recorded:recorded recorded:core");
+#                                       --bind ("recorded:recorded recorded:core"),
+#                                       GAPS:BIND:PLAN --plan too
+#                                       ("recorded:recorded:probe");
 #                                       and what record_ddp.sh and
 #                                       replay_fidelity.sh take)
 #
@@ -68,11 +70,13 @@ for c in $(seq 1 "$CYCLES"); do
     ways=($GAPS)
     if ((c % 2 == 0)); then ways=($(printf '%s\n' "${ways[@]}" | tac)); fi
     for w in "${ways[@]}"; do
-        # GAPS or GAPS:BIND; the label says what differs between the ways
-        g=${w%%:*} b=recorded name=$g what="--gaps $g"
-        if [ "$w" != "$g" ]; then b=${w#*:} name=$g-$b what="--gaps $g --bind $b"; fi
+        # GAPS, GAPS:BIND or GAPS:BIND:PLAN; the label says what differs between the ways
+        IFS=: read -r g b pl <<<"$w"
+        b=${b:-recorded} pl=${pl:-recorded} name=$g what="--gaps $g"
+        if [ "$w" != "$g" ]; then name=$g-$b what="--gaps $g --bind $b"; fi
+        if [ "$pl" != recorded ]; then name=$name-$pl what="$what --plan $pl"; fi
         p2=$(probe || echo "-")
-        if ! GAPS=$g BIND=$b OUT=$d/fidelity-$name COLLBENCH=$BIN "$src/bench/replay_fidelity.sh" "$d/coll" "$d/prof" \
+        if ! GAPS=$g BIND=$b PLAN=$pl OUT=$d/fidelity-$name COLLBENCH=$BIN "$src/bench/replay_fidelity.sh" "$d/coll" "$d/prof" \
             >"$d/fidelity-$name.log" 2>&1; then
             echo "replay_cycles.sh: cycle $c: the replay with $what failed (see $d/fidelity-$name.log)" >&2
             failed=1

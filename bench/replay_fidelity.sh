@@ -36,9 +36,9 @@
 # and each replay's own output go to OUT (default ./replay_fidelity.<time>).
 #
 # Environment: COLLBENCH (default build/collbench), OUT, PASSES (default 2),
-# TIMEOUT (collbench replay's -T, default 600), GAPS, OVERLAP and BIND
-# (collbench replay's --gaps, --overlap and --bind, default recorded, auto and
-# recorded). Exit 0 when every
+# TIMEOUT (collbench replay's -T, default 600), GAPS, OVERLAP, BIND and PLAN
+# (collbench replay's --gaps, --overlap, --bind and --plan, default recorded,
+# auto, recorded and recorded). Exit 0 when every
 # measurement ran (whatever the verdicts), 1 when a command failed (said on
 # stderr, the others still run), 2 on bad usage or a build without gloo for
 # PROFILE_DIR. Test of the plumbing (tests/replay/replay_fidelity.sh): the small
@@ -47,7 +47,7 @@ set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
-    echo "usage: replay_fidelity.sh COLL_DIR [PROFILE_DIR] (env COLLBENCH, OUT, PASSES, TIMEOUT, GAPS, OVERLAP, BIND)" >&2
+    echo "usage: replay_fidelity.sh COLL_DIR [PROFILE_DIR] (env COLLBENCH, OUT, PASSES, TIMEOUT, GAPS, OVERLAP, BIND, PLAN)" >&2
     exit 2
 }
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
@@ -61,6 +61,7 @@ TIMEOUT=${TIMEOUT:-600}
 GAPS=${GAPS:-recorded}
 OVERLAP=${OVERLAP:-auto}
 BIND=${BIND:-recorded}
+PLAN=${PLAN:-recorded}
 out=${OUT:-replay_fidelity.$(date -u +%Y%m%dT%H%M%S)}
 [ -d "$coll_dir" ] || { echo "replay_fidelity.sh: no directory $coll_dir" >&2; exit 2; }
 [ -z "$prof_dir" ] || [ -d "$prof_dir" ] || { echo "replay_fidelity.sh: no directory $prof_dir" >&2; exit 2; }
@@ -142,7 +143,7 @@ for d in "$coll_dir"/torch*/*ranks; do
     n=$(name_of "$d")
     csv=$out/coll-${n//\//-}.csv
     run "$out/coll-${n//\//-}.log" "$BIN" replay "$d" --backend shm --buffers malloc --gaps "$GAPS" --overlap "$OVERLAP" \
-        --bind "$BIND" --passes "$PASSES" -T "$TIMEOUT" --csv "$csv" || continue
+        --bind "$BIND" --plan "$PLAN" --passes "$PASSES" -T "$TIMEOUT" --csv "$csv" || continue
     coll_csv[$n]=$csv
     read -r rec rep < <(summary "$csv" shm) || true
     row "coll on shm: communication" "$n" "${rec:-}" "${rep:-}" 0.15 "$ran"
@@ -160,7 +161,8 @@ if [ -n "$prof_dir" ]; then
         run "$out/import-${n//\//-}.log" "$BIN" trace import "$d"/*.json -o "$tr" --force || continue
         csv=$out/gloo-${n//\//-}.csv
         run "$out/gloo-${n//\//-}.log" "$BIN" replay "$tr" --backend gloo,shm --buffers malloc \
-            --gaps "$GAPS" --overlap "$OVERLAP" --bind "$BIND" --passes "$PASSES" -T "$TIMEOUT" --csv "$csv" || continue
+            --gaps "$GAPS" --overlap "$OVERLAP" --bind "$BIND" --plan "$PLAN" --passes "$PASSES" -T "$TIMEOUT" \
+            --csv "$csv" || continue
         read -r rec rep < <(summary "$csv" gloo) || true
         row "gloo profile on gloo: communication" "$n" "${rec:-}" "${rep:-}" 0.20 "$ran"
         while read -r c rec rep; do
