@@ -33,7 +33,7 @@ grep -q "^machine: .*, [0-9]* cores; load (uptime) before: .*, after: " "$T" ||
 grep -q "^| measurement | trace | command | load before / after | recorded (ms) | replayed (ms) |" "$T" ||
     fail "no table header"
 coll=$(rec_ms "$WORK/coll/$V/2ranks"/rank*.jsonl)
-grep -Eq "^\| coll on shm: communication \| $V/2ranks \| \`[^|]*collbench replay [^|]*--backend shm --buffers malloc --gaps recorded --overlap auto --bind recorded --passes 1 [^|]*\` \| [^|]* / [^|]* \| $coll \| [0-9.]+ \| [0-9.]+ \| 15% \| (pass|FAIL) \|$" "$T" ||
+grep -Eq "^\| coll on shm: communication \| $V/2ranks \| \`[^|]*collbench replay [^|]*--backend shm --buffers malloc --gaps recorded --overlap auto --bind recorded --plan recorded --passes 1 [^|]*\` \| [^|]* / [^|]* \| $coll \| [0-9.]+ \| [0-9.]+ \| 15% \| (pass|FAIL) \|$" "$T" ||
     fail "no communication row for the coll trace (recorded $coll ms): $(grep 'coll on shm' "$T")"
 # a median row per collective of the trace
 for c in allreduce allgather reducescatter broadcast reduce alltoall barrier send recv; do
