@@ -6,22 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay/replay_output.h"
 #include "replay/replay_run.h"
-
-/* A CSV field: quoted where it holds a comma, a quote or a line break. */
-static void field(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 int replay_calls_format(const replay_trace *t, const char *backend, int pass, double rec_from_s,
                         const double *issue_s, const double *call_s, char **out, size_t *len)
@@ -32,9 +18,9 @@ int replay_calls_format(const replay_trace *t, const char *backend, int pass, do
     if (!f) return -1;
     for (size_t i = 0; i < t->ncalls; i++) {
         const replay_call *c = &t->calls[i];
-        field(f, backend);
+        replay_csv_text(f, backend);
         fprintf(f, ",%d,%d,%zu,%lld,", pass, t->rank, i, (long long)c->seq);
-        field(f, t->groups[c->group].id);
+        replay_csv_text(f, t->groups[c->group].id);
         fprintf(f, ",%s,%s,%llu,", replay_op_name(c->op), coll_dtype_name(c->dtype),
                 (unsigned long long)replay_call_bytes(t, c));
         if (t->has_times)

@@ -8,6 +8,20 @@
 #include "core/atomic_file.h"
 #include "rows/replay_row.h"
 
+void replay_csv_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 #ifndef COLL_HAVE_JANSSON
 
 int replay_output_write(const char *rows_path, const char *csv_path, const char *json_path,
@@ -22,21 +36,11 @@ int replay_output_write(const char *rows_path, const char *csv_path, const char 
 
 #include <jansson.h>
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+/* A CSV field: text as replay_csv_text writes it, numbers plain. */
 static void csv_field(FILE *f, json_t *v)
 {
     if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        if (!strpbrk(s, ",\"\r\n")) {
-            fputs(s, f);
-            return;
-        }
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"') fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
+        replay_csv_text(f, json_string_value(v));
     } else if (json_is_integer(v)) {
         fprintf(f, "%lld", (long long)json_integer_value(v));
     } else if (json_is_real(v)) {

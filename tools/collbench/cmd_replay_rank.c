@@ -196,9 +196,12 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                                         ? REPLAY_OVERLAP_RECORDED
                                         : REPLAY_OVERLAP_NONE)};
             if (env->rank == 0) code = report_turn(rows_dir, &turn, all, env->world_size, &med);
-            if (!code && o->calls_path)
-                code = turn_calls(env, t, world, b, pass + 1, one_clock ? arrival_s : 0, issue_s,
-                                  call_s, rows_dir);
+            /* every rank, whatever rank 0's table did: the gather is collective */
+            int calls_code = o->calls_path
+                                 ? turn_calls(env, t, world, b, pass + 1, one_clock ? arrival_s : 0,
+                                              issue_s, call_s, rows_dir)
+                                 : 0;
+            if (!code) code = calls_code;
         }
     free(all);
     free(call_s);

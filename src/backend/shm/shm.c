@@ -247,26 +247,39 @@ static const char *verdict_text(int which, const shm_probe_result *r)
     }
 }
 
-/* The probes' verdicts so far as the knobs they set (coll_comm_plan): the
- * window's end, the slices' bound above it, on huge pages, the window's end
- * on huge pages, each where its probe has run. */
+/* Each probe: its plan (shm_core_probe.h) and the knob its verdict sets. */
+static const struct probe_kind {
+    int bit;
+    const shm_probe_plan *plan;
+    size_t field;
+} probe_kinds[] = {
+    {PROBE_WINDOW, &coll__shm_probe_window, offsetof(shm_knobs, priv_core_max)},
+    {PROBE_ABOVE, &coll__shm_probe_above, offsetof(shm_knobs, cma_allreduce_min)},
+    {PROBE_HUGE, &coll__shm_probe_huge, offsetof(shm_knobs, cma_huge_min)},
+    {PROBE_HUGE_WINDOW, &coll__shm_probe_huge_window, offsetof(shm_knobs, priv_core_huge_max)},
+};
+
+static const struct probe_kind *probe_kind(int which)
+{
+    for (size_t i = 0; i < sizeof probe_kinds / sizeof probe_kinds[0]; i++)
+        if (probe_kinds[i].bit == which) return &probe_kinds[i];
+    return &probe_kinds[0]; /* not reached: every caller names one of them */
+}
+
+/* The probes' verdicts so far as the knobs they set (coll_comm_plan), each
+ * where its probe has run. */
 static int shm_plan(const void *state, char *buf, size_t len)
 {
     const shm_state *st = state;
-    static const struct {
-        int bit;
-        size_t field;
-    } verdicts[] = {{PROBE_WINDOW, offsetof(shm_knobs, priv_core_max)},
-                    {PROBE_ABOVE, offsetof(shm_knobs, cma_allreduce_min)},
-                    {PROBE_HUGE, offsetof(shm_knobs, cma_huge_min)},
-                    {PROBE_HUGE_WINDOW, offsetof(shm_knobs, priv_core_huge_max)}};
     size_t at = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < sizeof verdicts / sizeof verdicts[0]; i++) {
-        if (!(st->probe.on & verdicts[i].bit) || (st->probe.due & verdicts[i].bit)) continue;
+    for (size_t i = 0; i < sizeof probe_kinds / sizeof probe_kinds[0]; i++) {
+        int bit = probe_kinds[i].bit;
+        if (!(st->probe.on & bit) || (st->probe.due & bit)) continue;
         if (at && at + 1 < len) buf[at++] = ' ';
-        int n = at + 1 < len ? coll__shm_knob_setting(&st->k, verdicts[i].field, buf + at, len - at)
-                             : -1;
+        int n = at + 1 < len
+                    ? coll__shm_knob_setting(&st->k, probe_kinds[i].field, buf + at, len - at)
+                    : -1;
         if (n < 0) return COLL_EINVAL; /* too short */
         at += (size_t)n;
     }
@@ -276,10 +289,7 @@ static int shm_plan(const void *state, char *buf, size_t len)
 /* One probe and its verdict. */
 static int probe_one(shm_state *st, int which, double deadline, coll__err *err)
 {
-    const shm_probe_plan *plan = which == PROBE_WINDOW        ? &coll__shm_probe_window
-                                 : which == PROBE_ABOVE       ? &coll__shm_probe_above
-                                 : which == PROBE_HUGE_WINDOW ? &coll__shm_probe_huge_window
-                                                              : &coll__shm_probe_huge;
+    const shm_probe_plan *plan = probe_kind(which)->plan;
     shm_probe_result r;
     st->probe.due &= ~which;
     st->probe.running = 1;
