@@ -428,6 +428,35 @@ static void test_c10d_cpu(void **state)
     replay_import_free(&im);
 }
 
+/* Busy cores: a thread woken at a bucket's end resumes a tick later. A
+ * resume 3 ms after the end of a 43 ms stretch is a wait for that call (an
+ * eighth of the stretch); a call that ended halfway through it is not; nor
+ * a resume 1 ms after a call's end in a 2 ms stretch. */
+/* clang-format off */
+static const char late_resume_profile[] =
+    "{" DIST(0, 2) ",\"traceEvents\":["
+    AR(100) "," GLOO("gloo:all_reduce", 120, 40000, "[[100]]", "[\"float\"]") ","
+    AR(200) "," GLOO("gloo:all_reduce", 220, 20000, "[[100]]", "[\"float\"]") ","
+    CPU_OP("aten::mm", 250, 100) ","        /* idle from 350 */
+    CPU_OP("aten::linear", 43120, 2000) "," /* 3 ms after the first call's end */
+    CPU_OP("aten::mm", 49000, 500) ","
+    AR(50000) "," GLOO("gloo:all_reduce", 50020, 1000, "[[100]]", "[\"float\"]") ","
+    CPU_OP("aten::mm", 52020, 10) "]}";
+/* clang-format on */
+
+static void test_c10d_wait_late_resume(void **state)
+{
+    replay_import im;
+    imported(state, late_resume_profile, &im);
+    replay_trace *t = &im.t;
+    assert_int_equal(t->ncalls, 3);
+    assert_int_equal(t->calls[0].wait_cpu, 100 * 1000); /* the mm after the second call */
+    assert_int_equal(t->calls[1].wait_cpu, -1);         /* ended 23 ms before the resume */
+    assert_int_equal(t->calls[2].wait_cpu, -1);         /* 1 ms late of 2 */
+    assert_int_equal(t->calls[2].cpu, (100 + 2000 + 500) * 1000);
+    replay_import_free(&im);
+}
+
 /* The profiler stopped while the last all-reduce ran: its gloo event carries
  * no arguments, so its dtype comes from the earlier all-reduce of its size. */
 /* clang-format off */
@@ -667,6 +696,7 @@ int main(void)
         T(test_c10d_placed_by_size),
         T(test_c10d_dtype_cut),
         T(test_c10d_cpu),
+        T(test_c10d_wait_late_resume),
         T(test_backend_only),
         T(test_bad_input),
         T(test_missing_file),
