@@ -3,12 +3,13 @@
 # COLL_SHM_CORE_PROBE=2 a 2-rank run at 64 KiB and 4 MiB says once per
 # question what it measured (huge pages: staging against CMA slices, then
 # the private engine against what that chose; the window: private engine
-# against them; from its end: staging against them)
+# against them; from its end: staging against them; the slices' lowest band
+# on 4 KiB pages: staging against them)
 # and its results check, on 4 KiB and on huge pages; no probe runs when
 # turned off or when one rank has a fault still to fire (its bytes would
 # count towards it), and ranks that disagree on that still plan alike (the
 # run finishes and checks); a knob given leaves its probes out (the
-# window's end: the window and the band above; a slices' bound: its band;
+# window's end: the window and the band above; a slices' bound: its bands;
 # the window's end on huge pages: its probe);
 # COLL_SHM_PROBE_EVERY_S has them run again. The verdicts are the
 # machine's: not asserted.
@@ -49,23 +50,27 @@ HUGE="^$HEAD 1024 KiB a rank in place on huge pages, .*: staging $N, CMA slices 
 HUGE="$HUGE(no huge pages here: CMA slices|(staging|CMA slices) where some rank holds huge pages)$"
 HUGE_WINDOW="^$HEAD 64 KiB a rank in place on huge pages, .*: private engine $N, (CMA slices|staging) $N: "
 HUGE_WINDOW="$HUGE_WINDOW(no huge pages here: no window on them|the window on huge pages is (open|shut))$"
-run "probes" 4 COLL_SHM_CORE_PROBE=2
+LOW="^$HEAD 64 KiB a rank in place on 4 KiB pages, .*: staging $N, CMA slices $N: "
+LOW="$LOW(staging up to twice the slices' bound|CMA slices from their bound)$"
+run "probes" 5 COLL_SHM_CORE_PROBE=2
 expect "window" "^$HEAD 512 KiB a rank in place on 4 KiB pages, .*: private engine $N, CMA slices $N: the window a core per rank has is (open|shut)$"
 expect "above" "^$HEAD 4096 KiB a rank in place on 4 KiB pages, .*: staging $N, CMA slices $N: (staging|CMA slices) from the window's end$"
 expect "huge pages" "$HUGE"
 expect "huge pages' window" "$HUGE_WINDOW"
-BUFS=thp run "probes, huge pages" 4 COLL_SHM_CORE_PROBE=2
+expect "lowest band" "$LOW"
+BUFS=thp run "probes, huge pages" 5 COLL_SHM_CORE_PROBE=2
 expect "huge pages, thp" "$HUGE"
 expect "huge pages' window, thp" "$HUGE_WINDOW"
 run "probe off" 0 COLL_SHM_CORE_PROBE=0
-run "window given" 2 COLL_SHM_CORE_PROBE=2 COLL_SHM_PRIV_CORE_MAX=2M
+run "window given" 3 COLL_SHM_CORE_PROBE=2 COLL_SHM_PRIV_CORE_MAX=2M
 expect "window given" "$HUGE"
+expect "window given, lowest band" "$LOW"
 run "slices given" 3 COLL_SHM_CORE_PROBE=2 COLL_SHM_CMA_ALLREDUCE_MIN=64K
 expect "slices given" "^$HEAD 512 KiB "
-BUFS=thp run "huge pages' bound given" 3 COLL_SHM_CORE_PROBE=2 COLL_SHM_CMA_HUGE_MIN=64K
+BUFS=thp run "huge pages' bound given" 4 COLL_SHM_CORE_PROBE=2 COLL_SHM_CMA_HUGE_MIN=64K
 expect "huge pages' bound given" "^$HEAD 4096 KiB "
 expect "huge pages' bound given, window" "$HUGE_WINDOW"
-BUFS=thp run "huge pages' window given" 3 COLL_SHM_CORE_PROBE=2 COLL_SHM_PRIV_CORE_HUGE_MAX=128K
+BUFS=thp run "huge pages' window given" 4 COLL_SHM_CORE_PROBE=2 COLL_SHM_PRIV_CORE_HUGE_MAX=128K
 expect "huge pages' window given" "$HUGE"
 # rank 1's fault never fires (a million store requests): it alone would not probe
 run "fault pending on rank 1" 0 COLL_SHM_CORE_PROBE=2 COLL_FAULT=1:store:delay:1000000

@@ -92,8 +92,11 @@ static shm_engine run_plan(const shm_plan_in *base, const shm_knobs *k, int mine
 {
     shm_plan_in in = *base;
     in.mine_in_heap = mine_in_heap;
-    in.mine_plain = mine_plain;
     in.mine_in_place = in_place;
+    /* a rank posts its page kind only where the plan asks for it (shm.c) */
+    int asks = coll__shm_asks_page_kind(&in, k);
+    in.mine_plain = asks && mine_plain;
+    all_plain = asks && all_plain;
     *before = coll__shm_plan(&in, k);
     if (*before != SHM_ENGINE_ARRIVE && *before != SHM_ENGINE_ARRIVE_COPY) return *before;
     in.arrived = 1;

@@ -169,17 +169,18 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
  * it asks for them, counts a core per rank, and has no fault to fire (the
  * probes' bytes would count towards it); then each probe whose knobs are
  * not given: the window's end (the window and the band above), the slices'
- * bound on 4 KiB pages (the band above), on huge pages (huge pages), the
- * window's end on huge pages (its window). A probe runs only where every
- * rank would (the AND of the bits). */
+ * bound on 4 KiB pages (the band above, the slices' lowest band), on huge
+ * pages (huge pages), the window's end on huge pages (its window). A probe
+ * runs only where every rank would (the AND of the bits). */
 #define PROBE_WINDOW 1
 #define PROBE_ABOVE 2
 #define PROBE_HUGE 4
 #define PROBE_HUGE_WINDOW 8
+#define PROBE_LOW 16
 static int wants_probes(const shm_state *st)
 {
     if (st->yield || !coll__shm_core_probe_wanted(&st->k, st->n) || coll__fault_pending()) return 0;
-    int bits = GIVEN(cma_huge_min) ? 0 : PROBE_HUGE;
+    int bits = (GIVEN(cma_huge_min) ? 0 : PROBE_HUGE) | (GIVEN(cma_allreduce_min) ? 0 : PROBE_LOW);
     if (!GIVEN(priv_core_huge_max) && st->k.priv_core_huge_max) bits |= PROBE_HUGE_WINDOW;
     if (!GIVEN(priv_core_max) && st->k.priv_core_max)
         bits |= PROBE_WINDOW | (GIVEN(cma_allreduce_min) ? 0 : PROBE_ABOVE);
@@ -196,9 +197,10 @@ static int wants_probes(const shm_state *st)
 static void core_window(shm_state *st, int oversub)
 {
     if (oversub) return; /* no window, no probes */
-    int all = !st->cma.ok     ? 0
-              : st->direct.ok ? PROBE_WINDOW | PROBE_ABOVE | PROBE_HUGE | PROBE_HUGE_WINDOW
-                              : PROBE_HUGE;
+    int all = !st->cma.ok ? 0
+              : st->direct.ok
+                  ? PROBE_WINDOW | PROBE_ABOVE | PROBE_HUGE | PROBE_HUGE_WINDOW | PROBE_LOW
+                  : PROBE_HUGE | PROBE_LOW;
     for (int r = 0; r < st->n; r++) all &= st->seg.ctrl[r].probe_core;
     st->probe.on = st->probe.due = all;
     st->probe.window_max = st->k.priv_core_max;
@@ -236,6 +238,8 @@ static const char *verdict_text(int which, const shm_probe_result *r)
                          : "the window a core per rank has is shut";
     case PROBE_ABOVE:
         return r->a_wins ? "staging from the window's end" : "CMA slices from the window's end";
+    case PROBE_LOW:
+        return r->a_wins ? "staging up to twice the slices' bound" : "CMA slices from their bound";
     case PROBE_HUGE_WINDOW:
         return r->no_huge  ? "no huge pages here: no window on them"
                : r->a_wins ? "the window on huge pages is open"
@@ -257,6 +261,7 @@ static const struct probe_kind {
     {PROBE_ABOVE, &coll__shm_probe_above, offsetof(shm_knobs, cma_allreduce_min)},
     {PROBE_HUGE, &coll__shm_probe_huge, offsetof(shm_knobs, cma_huge_min)},
     {PROBE_HUGE_WINDOW, &coll__shm_probe_huge_window, offsetof(shm_knobs, priv_core_huge_max)},
+    {PROBE_LOW, &coll__shm_probe_low, offsetof(shm_knobs, cma_allreduce_min)},
 };
 
 static const struct probe_kind *probe_kind(int which)
@@ -273,9 +278,15 @@ static int shm_plan(const void *state, char *buf, size_t len)
     const shm_state *st = state;
     size_t at = 0;
     buf[0] = '\0';
+    int said = 0; /* the knobs said so far, as bits of probe_kinds */
     for (size_t i = 0; i < sizeof probe_kinds / sizeof probe_kinds[0]; i++) {
         int bit = probe_kinds[i].bit;
         if (!(st->probe.on & bit) || (st->probe.due & bit)) continue;
+        int again = 0; /* two probes set the slices' bound: it is said once */
+        for (size_t j = 0; j < i; j++)
+            again |= (said & probe_kinds[j].bit) && probe_kinds[j].field == probe_kinds[i].field;
+        said |= bit;
+        if (again) continue;
         if (at && at + 1 < len) buf[at++] = ' ';
         int n = at + 1 < len
                     ? coll__shm_knob_setting(&st->k, probe_kinds[i].field, buf + at, len - at)
@@ -284,6 +295,17 @@ static int shm_plan(const void *state, char *buf, size_t len)
         at += (size_t)n;
     }
     return COLL_OK;
+}
+
+/* The slices' bound on 4 KiB pages the verdicts say: staging everywhere
+ * (the band above), staging in the lowest band, up to twice the bound as
+ * read (its next power of two: at 128 KiB the slices won in both of a VM's
+ * states where staging won at 64), or the bound as read. */
+static size_t slices_bound(const shm_state *st)
+{
+    size_t b = st->probe.slices_min;
+    if (st->probe.above_stage) return SIZE_MAX;
+    return st->probe.low_stage && b <= SIZE_MAX / 2 ? 2 * b : b;
 }
 
 /* One probe and its verdict. */
@@ -297,7 +319,9 @@ static int probe_one(shm_state *st, int which, double deadline, coll__err *err)
     st->probe.running = 0;
     if (rc) return rc;
     if (which == PROBE_WINDOW) st->k.priv_core_max = r.a_wins ? st->probe.window_max : 0;
-    if (which == PROBE_ABOVE) st->k.cma_allreduce_min = r.a_wins ? SIZE_MAX : st->probe.slices_min;
+    if (which == PROBE_ABOVE) st->probe.above_stage = r.a_wins;
+    if (which == PROBE_LOW) st->probe.low_stage = r.a_wins;
+    if (which == PROBE_ABOVE || which == PROBE_LOW) st->k.cma_allreduce_min = slices_bound(st);
     if (which == PROBE_HUGE) st->k.cma_huge_min = r.a_wins ? SIZE_MAX : st->probe.huge_min;
     if (which == PROBE_HUGE_WINDOW)
         st->k.priv_core_huge_max = r.a_wins ? st->probe.huge_window_max : 0;
@@ -330,6 +354,8 @@ static int probe_now(shm_state *st, const coll__call *c, size_t bytes, double de
         rc = probe_one(st, PROBE_HUGE_WINDOW, deadline, err);
     int which = bytes < st->probe.window_max ? PROBE_WINDOW : PROBE_ABOVE;
     if (rc == COLL_OK && st->probe.due & which) rc = probe_one(st, which, deadline, err);
+    /* the slices' lowest band (where a window covers it, for when one shuts) */
+    if (rc == COLL_OK && st->probe.due & PROBE_LOW) rc = probe_one(st, PROBE_LOW, deadline, err);
     return rc;
 }
 

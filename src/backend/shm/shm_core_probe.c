@@ -24,6 +24,7 @@ const shm_probe_plan coll__shm_probe_above = {4u << 20, SHM_WAY_STAGE, SHM_WAY_C
 const shm_probe_plan coll__shm_probe_huge = {1u << 20, SHM_WAY_STAGE, SHM_WAY_CMA, 3, 2, 1};
 const shm_probe_plan coll__shm_probe_huge_window = {64u << 10, SHM_WAY_PRIVATE, SHM_WAY_CMA, 6, 25,
                                                     1};
+const shm_probe_plan coll__shm_probe_low = {64u << 10, SHM_WAY_STAGE, SHM_WAY_CMA, 6, 25, 0};
 
 #define HUGE_PAGE ((size_t)2 << 20)
 

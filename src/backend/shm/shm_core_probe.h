@@ -22,14 +22,18 @@
 /* The ways, as shm_knobs set them. */
 enum { SHM_WAY_PRIVATE, SHM_WAY_CMA, SHM_WAY_STAGE };
 
-/* The four questions: the window (the private engine against the slices,
+/* The five questions: the window (the private engine against the slices,
  * at 512 KiB, where they differ most in the fast state: 0.66x, against
  * 0.81x at 256 KiB), the band above it (staging against the slices, at
  * 4 MiB, its lower end), huge pages (staging against the slices at 1 MiB:
  * process_vm_readv on huge pages ran 2.1-2.2x slower than staging at
- * 1-10 MiB on a Zen 3 EPYC VM, and 0.45x of it on a Zen 5 one), and the
+ * 1-10 MiB on a Zen 3 EPYC VM, and 0.45x of it on a Zen 5 one), the
  * window on huge pages (the private engine against what the last answer
- * chose, at 64 KiB, the one size it won at: shm_plan.c). */
+ * chose, at 64 KiB, the one size it won at: shm_plan.c), and the slices'
+ * lowest band on 4 KiB pages, what it takes where the window is shut (staging against
+ * them at 64 KiB: on a Zen 5 EPYC VM staging took 0.84x their time in both
+ * of its states, where the slices had won on issue 45's EPYC; from 128 KiB
+ * the slices won in both). */
 typedef struct shm_probe_plan {
     size_t bytes;      /* a rank's, float32 */
     int way_a, way_b;  /* timed alternately: A B B A A B ... */
@@ -37,7 +41,7 @@ typedef struct shm_probe_plan {
     int huge;          /* on a buffer in huge pages, the ways setting their bound */
 } shm_probe_plan;
 extern const shm_probe_plan coll__shm_probe_window, coll__shm_probe_above, coll__shm_probe_huge,
-    coll__shm_probe_huge_window;
+    coll__shm_probe_huge_window, coll__shm_probe_low;
 
 typedef struct shm_probe_result {
     double us_a, us_b; /* a call's time each way: the slowest rank's best block */

@@ -29,8 +29,8 @@ static const coll__tunable rows[] = {
                   "per-rank bytes from which shm collectives other than all-reduce use CMA"),
     COLL__TUNABLE("COLL_SHM_CMA_ALLREDUCE_MIN", BYTES, 64 * KIB, ALWAYS, 0, ANY,
                   "per-rank bytes from which shm all-reduce on private buffers in 4 KiB pages "
-                  "uses CMA slices (never where COLL_SHM_CORE_PROBE finds staging faster, "
-                  "unless given)"),
+                  "uses CMA slices (never where COLL_SHM_CORE_PROBE finds staging faster, from "
+                  "twice this where it finds staging faster at this, unless given)"),
     COLL__TUNABLE("COLL_SHM_CMA_HUGE_MIN", BYTES, 64 * KIB, ALWAYS, 0, ANY,
                   "the same where some rank holds its buffers in huge pages (process_vm_readv's "
                   "cost per page differs by page kind and host: collbench tune measures each; "
@@ -93,7 +93,11 @@ static const coll__tunable rows[] = {
                   "stages huge pages where staging wins, then, where "
                   "COLL_SHM_PRIV_CORE_HUGE_MAX is not given, the private engine against "
                   "what huge pages take (64 KiB, 300 calls) and keeps that window only where "
-                  "it wins; a few milliseconds each, once; 0 shuts the windows without "
+                  "it wins; on 4 KiB pages where COLL_SHM_CMA_ALLREDUCE_MIN is not given, staging "
+                  "against the slices (64 KiB, 300 calls) before the first from the window's "
+                  "start, and stages "
+                  "up to twice the slices' bound where staging wins; a few milliseconds each, "
+                  "once; 0 shuts the windows without "
                   "probing; 2 also prints the times on rank 0's stderr"),
     COLL__TUNABLE("COLL_SHM_PROBE_EVERY_S", COUNT, 0, ALWAYS, 0, 86400,
                   "seconds after which rank 0 asks for COLL_SHM_CORE_PROBE's probes again, "

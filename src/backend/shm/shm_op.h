@@ -56,6 +56,8 @@ typedef struct shm_state {
         size_t slices_min;      /* the CMA slices' bound on 4 KiB pages as read */
         size_t huge_min;        /* ... and where some rank holds huge pages */
         size_t huge_window_max; /* the window's end on huge pages as read */
+        int above_stage;        /* verdicts: staging from the window's end, */
+        int low_stage;          /* ... and in the slices' lowest band */
         double at;              /* when rank 0 last asked for them (coll__now_s) */
     } probe;
     uint64_t *peer_send, *peer_recv; /* [n] buffer addresses of the current call */

@@ -3,7 +3,10 @@
  *  - CMA slices for all-reduce (cma_allreduce_min, 64 KiB): with 2 ranks (a
  *    core each) they beat staging from 64 KiB a rank (64 KiB 4.5-4.8 vs
  *    5.8-6.5 us, 96 KiB 5.6-5.9 vs 8.4-8.9, p50, 3 interleaved runs), level
- *    at 48 KiB, slower at 32 KiB.
+ *    at 48 KiB, slower at 32 KiB. On a Zen 5 EPYC VM staging won at 64 KiB
+ *    on 4 KiB pages (5.9 vs 7.1 us, 7.2 vs 8.5 in its slow state) and lost
+ *    from 128 KiB, so a probe of that band may move the bound to 128 KiB
+ *    (shm_core_probe.h).
  *  - CMA whole inputs (cma_whole_min..max, 32..256 KiB at 2 ranks, out of
  *    place): beat staging from 32 KiB (0.67-0.85x the time, level or faster
  *    at 24) and the slices up to 192 KiB (0.72x at 64 KiB), level from 256
@@ -126,9 +129,9 @@ int coll__shm_asks_page_kind(const shm_plan_in *in, const shm_knobs *k)
 {
     size_t b = in->bytes;
     if (in->kind != COLL_KIND_ALLREDUCE || in->mine_in_heap) return 0;
-    /* the CMA slices' bound per page kind */
-    if (in->cma && cma_open(k, b, k->cma_allreduce_min) != cma_open(k, b, k->cma_huge_min))
-        return 1;
+    /* the CMA slices' bound per page kind (in the whole-input window too:
+     * a call some rank makes in place takes the slices or staging there) */
+    if (in->cma && (b >= k->cma_allreduce_min) != (b >= k->cma_huge_min)) return 1;
     /* the private engine's windows on 4 KiB pages, and a core per rank's on huge ones */
     size_t plain_max = coll__shm_plain_max(k, in->mine_in_place, !in->mine_in_place);
     return in->heaps && ((b >= k->priv_max && b < plain_max) || coll__shm_core_window(k, b, 1) ||
