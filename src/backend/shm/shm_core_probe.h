@@ -39,13 +39,14 @@ typedef struct shm_probe_plan {
     int way_a, way_b;  /* timed alternately: A B B A A B ... */
     int rounds, calls; /* rounds of a block of each; calls in a block */
     int huge;          /* on a buffer in huge pages, the ways setting their bound */
+    double margin;     /* A wins below this share of B's time */
 } shm_probe_plan;
 extern const shm_probe_plan coll__shm_probe_window, coll__shm_probe_above, coll__shm_probe_huge,
     coll__shm_probe_huge_window, coll__shm_probe_low;
 
 typedef struct shm_probe_result {
     double us_a, us_b; /* a call's time each way: the slowest rank's best block */
-    int a_wins;        /* A saved a twentieth of B's time (B: the default) */
+    int a_wins;        /* A took less than the plan's margin of B's time (B: the default) */
     int no_huge;       /* huge: some rank's buffer was not in huge pages (no verdict) */
 } shm_probe_result;
 
