@@ -17,7 +17,7 @@
  * microseconds, not a tenth of a millisecond. "Soon": within WAIT_RESUME_US,
  * or within an eighth of the stretch. A woken thread waits for a core where
  * the cores are busy (a scheduler tick: 4 ms at HZ=250), and a DDP program
- * recorded on gloo with 2-4 ranks on 2 cores resumed 1.4-8 ms after the
+ * recorded on gloo with 2-4 ranks on 2 cores resumed 0.7-8.2 ms after the
  * bucket it waited for (docs/PERFORMANCE.md), where an earlier bucket that
  * ended in the same stretch ended halfway through it. */
 #define WAIT_IDLE_US 100.0
