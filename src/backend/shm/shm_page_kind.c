@@ -7,6 +7,8 @@
 #include "core/clock.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,7 +39,17 @@ static int thp_always(void)
     return strstr(line, "[always]") != NULL;
 }
 
-void coll__page_probe_init(coll__page_probe *pp) { *pp = (coll__page_probe){.fd = -1}; }
+/* Forks of this process's lineage so far: a child's answers are its own. */
+static _Atomic unsigned forks;
+static pthread_once_t forks_once = PTHREAD_ONCE_INIT;
+static void forked(void) { atomic_fetch_add_explicit(&forks, 1, memory_order_relaxed); }
+static void count_forks(void) { (void)pthread_atfork(NULL, NULL, forked); }
+
+void coll__page_probe_init(coll__page_probe *pp)
+{
+    (void)pthread_once(&forks_once, count_forks);
+    *pp = (coll__page_probe){.fd = -1};
+}
 
 void coll__page_probe_close(coll__page_probe *pp)
 {
@@ -49,7 +61,8 @@ static int scan_plain(coll__page_probe *pp, const void *p, size_t bytes);
 
 int coll__pages_plain(coll__page_probe *pp, const void *p, size_t bytes)
 {
-    if (pp->opened && pp->pid != (int)getpid()) coll__page_probe_close(pp); /* forked */
+    if (pp->opened && pp->forks != atomic_load_explicit(&forks, memory_order_relaxed))
+        coll__page_probe_close(pp); /* forked */
     double now = coll__now_s();
     for (int i = 0; i < COLL_PAGE_KIND_KEEP; i++) {
         const coll__page_answer *a = &pp->kept[i];
@@ -67,7 +80,7 @@ static int scan_plain(coll__page_probe *pp, const void *p, size_t bytes)
 {
     if (!pp->opened) {
         pp->opened = 1;
-        pp->pid = (int)getpid();
+        pp->forks = atomic_load_explicit(&forks, memory_order_relaxed);
         pp->fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
         pp->thp_always = thp_always();
     }
