@@ -299,8 +299,8 @@ static int shm_plan(const void *state, char *buf, size_t len)
 
 /* The slices' bound on 4 KiB pages the verdicts say: staging everywhere
  * (the band above), staging in the lowest band, up to twice the bound as
- * read (its next power of two: at 128 KiB the slices won in both of a VM's
- * states where staging won at 64), or the bound as read. */
+ * read (64 -> 128 KiB: at 128 KiB the slices won in both of a VM's states
+ * where staging won at 64), or the bound as read. */
 static size_t slices_bound(const shm_state *st)
 {
     size_t b = st->probe.slices_min;
