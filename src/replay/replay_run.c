@@ -102,13 +102,12 @@ static int by_id(const void *a, const void *b, void *arg)
  * are in the environment only then (on the rank's main thread, before its
  * calls start). A variable the user set stays as it is (set[i] 0), as the
  * environment stands above a tuning file. */
-#define PLAN_MAX_VARS 16
-static void plan_env(const char *plan, int on, int set[PLAN_MAX_VARS])
+static void plan_env(const char *plan, int on, int set[REPLAY_PLAN_MAX_VARS])
 {
-    char copy[1024], *save = NULL;
+    char copy[REPLAY_PLAN_MAX_LEN + 1], *save = NULL; /* trace_read keeps it within */
     snprintf(copy, sizeof copy, "%s", plan);
     int i = 0;
-    for (char *kv = strtok_r(copy, " ", &save); kv && i < PLAN_MAX_VARS;
+    for (char *kv = strtok_r(copy, " ", &save); kv && i < REPLAY_PLAN_MAX_VARS;
          kv = strtok_r(NULL, " ", &save), i++) {
         char *eq = strchr(kv, '=');
         if (!eq) continue;
@@ -129,7 +128,7 @@ static int make_comm(const replay_trace *t, size_t gi, const replay_opts *o, con
     cfg.rank = grp->my_rank;
     cfg.world_size = grp->nranks;
     cfg.timeout_s = o->timeout_s;
-    int set[PLAN_MAX_VARS] = {0};
+    int set[REPLAY_PLAN_MAX_VARS] = {0};
     const char *plan = o->recorded_plan ? grp->plan : NULL;
     if (plan) plan_env(plan, 1, set);
     int rc = coll_comm_create(&cfg, &g->comm);

@@ -15,6 +15,10 @@
 #define REPLAY_TRACE_VERSION 1
 /* A larger file is refused before it is read (a trace is read whole into memory). */
 #define REPLAY_TRACE_MAX_BYTES (1ull << 30)
+/* A group's plan line (replay_group.plan): at most this many COLL_NAME=VALUE
+ * pairs and characters, what the replay puts in its environment. */
+#define REPLAY_PLAN_MAX_VARS 16
+#define REPLAY_PLAN_MAX_LEN 1023
 
 /* The format's ops, in its order. */
 typedef enum replay_op {

@@ -185,20 +185,25 @@ static int read_group(reader *r, json_t *o)
 
 /* A plan line: a declared group's communicator's probes' verdicts, as
  * tuning variables the replay sets while it makes that group's communicator
- * (coll_comm_plan). Only COLL_ names and plain values, at most 16: the replay
- * puts them in its environment. The last line of a group counts. */
+ * (coll_comm_plan). Only COLL_ names and plain values, within the bounds of
+ * trace.h: the replay puts them in its environment. The last line of a
+ * group counts. */
 static int read_plan(reader *r, json_t *o)
 {
     const char *id = get_str(o, "group"), *plan = get_str(o, "plan");
     long gi = id ? replay_trace_group(r->t, id) : -1;
     if (gi < 0) return bad(r, "a plan line for a group not declared before it");
     if (!plan) return bad(r, "group \"%.60s\": \"plan\" is not a string", id);
+    if (strlen(plan) > REPLAY_PLAN_MAX_LEN)
+        return bad(r, "group \"%.60s\": the plan is longer than %d characters", id,
+                   REPLAY_PLAN_MAX_LEN);
     int n = 0;
     for (const char *p = plan; *p;) {
         size_t name = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
         size_t value = p[name] == '=' ? strspn(p + name + 1, "0123456789KMG") : 0;
         const char *end = p + name + 1 + value;
-        if (strncmp(p, "COLL_", 5) || name <= 5 || !value || (*end && *end != ' ') || ++n > 16)
+        if (strncmp(p, "COLL_", 5) || name <= 5 || !value || (*end && *end != ' ') ||
+            ++n > REPLAY_PLAN_MAX_VARS)
             return bad(r, "group \"%.60s\": the plan \"%.80s\" is not COLL_NAME=VALUE pairs", id,
                        plan);
         p = *end ? end + 1 : end;

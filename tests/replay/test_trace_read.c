@@ -183,6 +183,13 @@ static void test_plan(void **state)
             "is not COLL_NAME=VALUE pairs");
     refused(state, HEADER GROUP "{\"group\":\"0\",\"plan\":7}\n" CALL0 FOOTER(1), 3,
             "\"plan\" is not a string");
+    /* longer than the replay takes: refused, never cut short */
+    char text[4096], value[1100];
+    memset(value, '9', sizeof value - 1);
+    value[sizeof value - 1] = '\0';
+    snprintf(text, sizeof text, "%s%s{\"group\":\"0\",\"plan\":\"COLL_SHM_CMA_MIN=%s\"}\n%s%s",
+             HEADER, GROUP, value, CALL0, FOOTER(1));
+    refused(state, text, 3, "the plan is longer than 1023 characters");
 #undef PLAN
 }
 

@@ -271,21 +271,26 @@ static const struct probe_kind *probe_kind(int which)
     return &probe_kinds[0]; /* not reached: every caller names one of them */
 }
 
+/* Whether probe_kinds[i] has run on this communicator (its verdict is in). */
+static int probe_ran(const shm_state *st, size_t i)
+{
+    int bit = probe_kinds[i].bit;
+    return (st->probe.on & bit) && !(st->probe.due & bit);
+}
+
 /* The probes' verdicts so far as the knobs they set (coll_comm_plan), each
  * where its probe has run. */
+
 static int shm_plan(const void *state, char *buf, size_t len)
 {
     const shm_state *st = state;
     size_t at = 0;
     buf[0] = '\0';
-    int said = 0; /* the knobs said so far, as bits of probe_kinds */
     for (size_t i = 0; i < sizeof probe_kinds / sizeof probe_kinds[0]; i++) {
-        int bit = probe_kinds[i].bit;
-        if (!(st->probe.on & bit) || (st->probe.due & bit)) continue;
+        if (!probe_ran(st, i)) continue;
         int again = 0; /* two probes set the slices' bound: it is said once */
-        for (size_t j = 0; j < i; j++)
-            again |= (said & probe_kinds[j].bit) && probe_kinds[j].field == probe_kinds[i].field;
-        said |= bit;
+        for (size_t j = 0; j < i && !again; j++)
+            again = probe_ran(st, j) && probe_kinds[j].field == probe_kinds[i].field;
         if (again) continue;
         if (at && at + 1 < len) buf[at++] = ' ';
         int n = at + 1 < len
