@@ -31,7 +31,7 @@ ranks_gone() {
 long_run
 killed=$run
 ls -d /dev/shm/collbench-mpi.$run.* >/dev/null 2>&1 ||
-    fail "no directory of the launcher's own in /dev/shm: $(ls /dev/shm)"
+    fail "no directory of the launcher's own in /dev/shm: $(ls /dev/shm); the run said: $(tail -5 "$WORK/long.out")"
 kill -9 "$run"
 wait "$run" 2>/dev/null
 ranks_gone || { fail "mpirun or ranks still run after the launcher was killed: $(pgrep -fa -- "--seed $SEED")"
