@@ -99,7 +99,7 @@ grep -q ", bind core$" "$WORK/out" || fail "two_ranks --bind core: not bind core
 # per rank: 2 CPUs at least). The table header says which.
 mkdir "$WORK/plan"
 for r in 0 1; do
-    sed '2a {"group":"0","plan":"COLL_SHM_PRIV_CORE_MAX=0 COLL_SHM_CMA_ALLREDUCE_MIN=64K COLL_SHM_CMA_HUGE_MIN=64K COLL_SHM_PRIV_CORE_HUGE_MAX=0"}' \
+    sed '2a {"group":"0","plan":"COLL_SHM_PRIV_CORE_MAX=0 COLL_SHM_CMA_ALLREDUCE_MIN=64K COLL_SHM_CMA_HUGE_MIN=64K COLL_SHM_PRIV_CORE_HUGE_MAX=0 COLL_SHM_PRIV_CORE_ABOVE_MAX=0"}' \
         "$HERE/two_ranks/rank$r.jsonl" >"$WORK/plan/rank$r.jsonl"
 done
 for how in recorded probe; do

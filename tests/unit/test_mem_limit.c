@@ -152,7 +152,7 @@ static void test_scratch_capped_by_cgroup(void **state)
     coll__shm_knobs_default(&k, 4, 1);
     assert_true(k.priv_plain_max > 128u << 20);
     k.priv_core_max = 512u << 20; /* a window a core per rank was given (not by the user) */
-    coll__shm_knobs_cap_scratch(&k, 4, coll__mem_limit_of(&w, 64 * GIB), 0, 0, 0);
+    coll__shm_knobs_cap_scratch(&k, 4, coll__mem_limit_of(&w, 64 * GIB), 0, 0, 0, 0);
     assert_int_equal(k.priv_plain_max, 4 * GIB / 8 / 4); /* 4 ranks x 2 x 128 MiB = 1 GiB */
     assert_int_equal(k.priv_core_max, 4 * GIB / 8 / 4);
 }

@@ -113,7 +113,7 @@ static const char *strategies(const cell_row *r, int cma, int heaps, char *out)
     shm_knobs k;
     coll__shm_knobs_default(&k, r->n, r->oversub);
     /* the core windows as their probes leave them where CMA wins (open: test_core_window) */
-    k.priv_core_max = k.priv_core_huge_max = 0;
+    k.priv_core_max = k.priv_core_huge_max = k.priv_core_above_max = 0;
     for (size_t i = 0; i < NSIZES; i++) {
         shm_plan_in in = {
             .kind = COLL_KIND_ALLREDUCE, .bytes = sizes[i], .n = r->n, .cma = cma, .heaps = heaps};
@@ -327,17 +327,17 @@ static void test_scratch_cap(void **state)
     shm_knobs k;
     coll__shm_knobs_default(&k, 6, 1);
     assert_int_equal(k.priv_plain_max, 512 * M);
-    coll__shm_knobs_cap_scratch(&k, 6, 24ull << 30, 0, 0, 0); /* 24 GiB, 6 ranks: 512M stands */
+    coll__shm_knobs_cap_scratch(&k, 6, 24ull << 30, 0, 0, 0, 0); /* 24 GiB, 6 ranks: 512M stands */
     assert_int_equal(k.priv_plain_max, 512 * M);
-    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0, 0, 0); /* 8 GiB, 4 ranks: 256M */
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0, 0, 0, 0); /* 8 GiB, 4 ranks: 256M */
     assert_int_equal(k.priv_plain_max, 256 * M);
     assert_int_equal(k.priv_plain_out_max, 256 * M);
     coll__shm_knobs_default(&k, 4, 1);
-    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 1, 0, 0); /* in place set by the user */
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 1, 0, 0, 0); /* in place set by the user */
     assert_int_equal(k.priv_plain_max, 512 * M);
     assert_int_equal(k.priv_plain_out_max, 256 * M);
     coll__shm_knobs_default(&k, 4, 1);
-    coll__shm_knobs_cap_scratch(&k, 4, 0, 0, 0, 0); /* memory unknown */
+    coll__shm_knobs_cap_scratch(&k, 4, 0, 0, 0, 0, 0); /* memory unknown */
     assert_int_equal(k.priv_plain_max, 512 * M);
     assert_int_equal(k.priv_plain_out_max, 512 * M);
     shm_plan_in in = {.kind = COLL_KIND_ALLREDUCE,
@@ -348,7 +348,7 @@ static void test_scratch_cap(void **state)
                       .all_plain = 1,
                       .bytes = 300 * M};
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_PRIVATE);
-    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0, 0, 0);
+    coll__shm_knobs_cap_scratch(&k, 4, 8ull << 30, 0, 0, 0, 0);
     assert_int_equal(coll__shm_plan(&in, &k), SHM_ENGINE_CMA);
 }
 
@@ -475,7 +475,7 @@ static void test_core_window(void **state)
     k.core_probe = 0;
     assert_false(coll__shm_core_probe_wanted(&k, 2));
     k.priv_core_max = 0; /* shut, as set-up leaves it where the probe says CMA */
-    k.priv_core_huge_max = 0;
+    k.priv_core_huge_max = k.priv_core_above_max = 0;
     shm_plan_in base = {.kind = COLL_KIND_ALLREDUCE, .bytes = M, .n = 2, .cma = 1, .heaps = 1};
     assert_false(coll__shm_asks_page_kind(&base, &k)); /* the defaults: one answer */
     shm_engine before;
@@ -507,7 +507,7 @@ static void test_core_window(void **state)
     assert_int_equal(k.priv_core_max, 0);
     /* two CMA bounds that differ at this size make the page kind a question */
     coll__shm_knobs_default(&k, 2, 0);
-    k.priv_core_max = k.priv_core_huge_max = 0;
+    k.priv_core_max = k.priv_core_huge_max = k.priv_core_above_max = 0;
     assert_false(coll__shm_asks_page_kind(&base, &k));
     k.cma_allreduce_min = 1024 * M;
     assert_true(coll__shm_asks_page_kind(&base, &k));
@@ -556,6 +556,55 @@ static void test_core_huge_window(void **state)
     assert_int_equal(k.priv_core_huge_max, 0);
 }
 
+/* The window above: [priv_core_above_min, priv_core_above_max), by default
+ * 8M to 512M where its probe finds the private engine faster, on 4 KiB pages
+ * and out of place only (in place the slices were as fast or faster at
+ * 4-100 MiB in both of a VM's states); independent of the first window, and
+ * counted by the memory check. */
+static void test_core_above_window(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 2, 0);
+    assert_int_equal(k.priv_core_above_min, 8 * M);
+    assert_int_equal(k.priv_core_above_max, 512 * M);
+    k.priv_core_max = k.priv_core_huge_max = 0; /* the other windows shut */
+    shm_plan_in base = {.kind = COLL_KIND_ALLREDUCE, .bytes = 16 * M, .n = 2, .cma = 1, .heaps = 1};
+    assert_true(coll__shm_asks_page_kind(&base, &k));
+    shm_engine before;
+    assert_int_equal(run_plan(&base, &k, 0, 1, 0, 1, 0, &before), SHM_ENGINE_PRIVATE);
+    assert_int_equal(before, SHM_ENGINE_ARRIVE_COPY);
+    /* some rank's huge pages, or in place: not this window's */
+    assert_int_equal(run_plan(&base, &k, 0, 1, 0, 0, 0, &before), SHM_ENGINE_CMA);
+    assert_int_equal(run_plan(&base, &k, 0, 1, 0, 1, 1, &before), SHM_ENGINE_CMA);
+    assert_int_equal(before, SHM_ENGINE_ARRIVE);
+    /* a call one rank makes in place: after the arrival both take the slices */
+    shm_plan_in mixed = base;
+    mixed.mine_plain = mixed.all_plain = mixed.arrived = 1;
+    mixed.any_in_place = 1;
+    assert_int_equal(coll__shm_plan(&mixed, &k), SHM_ENGINE_CMA);
+    shm_plan_in edge = base;
+    edge.bytes = 8 * M - 4; /* below its start, the first window shut: CMA */
+    assert_int_equal(run_plan(&edge, &k, 0, 1, 0, 1, 0, &before), SHM_ENGINE_CMA);
+    edge.bytes = 512 * M; /* its end is excluded */
+    assert_int_equal(run_plan(&edge, &k, 0, 1, 0, 1, 0, &before), SHM_ENGINE_CMA);
+    /* the memory check counts it; the memory cap shrinks it unless given */
+    const uint64_t b = 16 * M;
+    assert_int_equal(coll__shm_scratch_bound(&k, 2, &b, 1), 32 * M);
+    coll__shm_knobs_cap_scratch(&k, 2, 1ull << 30, 0, 0, 0, 0); /* 1 GiB, 2 ranks: 64M */
+    assert_int_equal(k.priv_core_above_max, 64 * M);
+    k.priv_core_above_max = 512 * M;
+    coll__shm_knobs_cap_scratch(&k, 2, 1ull << 30, 0, 0, 0, 1); /* given: it stands */
+    assert_int_equal(k.priv_core_above_max, 512 * M);
+    /* shut, as its probe leaves it where CMA wins */
+    k.priv_core_above_max = 0;
+    assert_int_equal(run_plan(&base, &k, 0, 1, 0, 1, 0, &before), SHM_ENGINE_CMA);
+    assert_int_equal(coll__shm_scratch_bound(&k, 2, &b, 1), 0);
+    /* more ranks than cores: no such window */
+    coll__shm_knobs_default(&k, 4, 1);
+    assert_int_equal(k.priv_core_above_max, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -566,7 +615,7 @@ int main(void)
         cmocka_unit_test(test_scratch_cap),       cmocka_unit_test(test_scratch_bound),
         cmocka_unit_test(test_cma_per_page_kind), cmocka_unit_test(test_streams),
         cmocka_unit_test(test_window_per_place),  cmocka_unit_test(test_core_window),
-        cmocka_unit_test(test_core_huge_window),
+        cmocka_unit_test(test_core_huge_window),  cmocka_unit_test(test_core_above_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,18 +170,26 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
  * probes' bytes would count towards it); then each probe whose knobs are
  * not given: the window's end (the window and the band above), the slices'
  * bound on 4 KiB pages (the band above, the slices' lowest band), on huge
- * pages (huge pages), the window's end on huge pages (its window). A probe
- * runs only where every rank would (the AND of the bits). */
+ * pages (huge pages), the window's end on huge pages (its window), the
+ * window above's end (its window). A probe runs only where every rank
+ * would (the AND of the bits). */
 #define PROBE_WINDOW 1
 #define PROBE_ABOVE 2
 #define PROBE_HUGE 4
 #define PROBE_HUGE_WINDOW 8
 #define PROBE_LOW 16
+#define PROBE_ABOVE_WINDOW 32
+#define PROBE_STREAM 64
 static int wants_probes(const shm_state *st)
 {
-    if (st->yield || !coll__shm_core_probe_wanted(&st->k, st->n) || coll__fault_pending()) return 0;
+    if (!coll__shm_core_probe_wanted(&st->k, st->n) || coll__fault_pending()) return 0;
+    if (st->yield) return GIVEN(priv_stream_min) ? 0 : PROBE_STREAM; /* more ranks than cores */
     int bits = (GIVEN(cma_huge_min) ? 0 : PROBE_HUGE) | (GIVEN(cma_allreduce_min) ? 0 : PROBE_LOW);
     if (!GIVEN(priv_core_huge_max) && st->k.priv_core_huge_max) bits |= PROBE_HUGE_WINDOW;
+    /* a first window given past the second's start covers it: nothing to ask */
+    int covered = GIVEN(priv_core_max) && st->k.priv_core_max > st->k.priv_core_above_min;
+    if (!GIVEN(priv_core_above_max) && st->k.priv_core_above_max && !covered)
+        bits |= PROBE_ABOVE_WINDOW;
     if (!GIVEN(priv_core_max) && st->k.priv_core_max)
         bits |= PROBE_WINDOW | (GIVEN(cma_allreduce_min) ? 0 : PROBE_ABOVE);
     return bits;
@@ -196,21 +204,30 @@ static int wants_probes(const shm_state *st)
  * first mapping, which that call pays anyway). */
 static void core_window(shm_state *st, int oversub)
 {
-    if (oversub) return; /* no window, no probes */
-    int all = !st->cma.ok ? 0
-              : st->direct.ok
-                  ? PROBE_WINDOW | PROBE_ABOVE | PROBE_HUGE | PROBE_HUGE_WINDOW | PROBE_LOW
-                  : PROBE_HUGE | PROBE_LOW;
+    st->probe.priv_stream_min = st->k.priv_stream_min;
+    if (oversub) { /* no window; the private engine's stores */
+        int all = st->direct.ok ? PROBE_STREAM : 0;
+        for (int r = 0; r < st->n; r++) all &= st->seg.ctrl[r].probe_core;
+        st->probe.on = st->probe.due = all;
+        st->probe.at = coll__now_s();
+        return;
+    }
+    int all = !st->cma.ok     ? 0
+              : st->direct.ok ? PROBE_WINDOW | PROBE_ABOVE | PROBE_HUGE | PROBE_HUGE_WINDOW |
+                                    PROBE_LOW | PROBE_ABOVE_WINDOW
+                              : PROBE_HUGE | PROBE_LOW;
     for (int r = 0; r < st->n; r++) all &= st->seg.ctrl[r].probe_core;
     st->probe.on = st->probe.due = all;
     st->probe.window_max = st->k.priv_core_max;
     st->probe.slices_min = st->k.cma_allreduce_min;
     st->probe.huge_min = st->k.cma_huge_min;
     st->probe.huge_window_max = st->k.priv_core_huge_max;
+    st->probe.above_window_max = st->k.priv_core_above_max;
     st->probe.at = coll__now_s();
     /* a window only on the probe's word, or the user's */
     if (!(all & PROBE_WINDOW) && !GIVEN(priv_core_max)) st->k.priv_core_max = 0;
     if (!(all & PROBE_HUGE_WINDOW) && !GIVEN(priv_core_huge_max)) st->k.priv_core_huge_max = 0;
+    if (!(all & PROBE_ABOVE_WINDOW) && !GIVEN(priv_core_above_max)) st->k.priv_core_above_max = 0;
 }
 
 /* Rank 0, at an all-reduce's arrival: whether to ask every rank to probe
@@ -238,6 +255,11 @@ static const char *verdict_text(int which, const shm_probe_result *r)
                          : "the window a core per rank has is shut";
     case PROBE_ABOVE:
         return r->a_wins ? "staging from the window's end" : "CMA slices from the window's end";
+    case PROBE_ABOVE_WINDOW:
+        return r->a_wins ? "the window above is open" : "the window above is shut";
+    case PROBE_STREAM:
+        return r->a_wins ? "the private engine streams from 1 MiB a rank"
+                         : "the private engine's stores stay cached";
     case PROBE_LOW:
         return r->a_wins ? "staging up to twice the slices' bound" : "CMA slices from their bound";
     case PROBE_HUGE_WINDOW:
@@ -262,6 +284,8 @@ static const struct probe_kind {
     {PROBE_HUGE, &coll__shm_probe_huge, offsetof(shm_knobs, cma_huge_min)},
     {PROBE_HUGE_WINDOW, &coll__shm_probe_huge_window, offsetof(shm_knobs, priv_core_huge_max)},
     {PROBE_LOW, &coll__shm_probe_low, offsetof(shm_knobs, cma_allreduce_min)},
+    {PROBE_ABOVE_WINDOW, &coll__shm_probe_above_window, offsetof(shm_knobs, priv_core_above_max)},
+    {PROBE_STREAM, &coll__shm_probe_stream, offsetof(shm_knobs, priv_stream_min)},
 };
 
 static const struct probe_kind *probe_kind(int which)
@@ -313,6 +337,23 @@ static size_t slices_bound(const shm_state *st)
     return st->probe.low_stage && b <= SIZE_MAX / 2 ? 2 * b : b;
 }
 
+/* A probe's way, for COLL_SHM_CORE_PROBE=2: the slices are what the
+ * windows' probes run against, which is staging where the bound they take
+ * says so. */
+static const char *way_name(int way, const shm_state *st, int which)
+{
+    switch (way) {
+    case SHM_WAY_PRIVATE: return "private engine";
+    case SHM_WAY_STREAM: return "private engine streaming";
+    case SHM_WAY_STAGE: return "staging";
+    default:
+        return (which == PROBE_HUGE_WINDOW && st->k.cma_huge_min == SIZE_MAX) ||
+                       (which == PROBE_ABOVE_WINDOW && st->k.cma_allreduce_min == SIZE_MAX)
+                   ? "staging"
+                   : "CMA slices";
+    }
+}
+
 /* One probe and its verdict. */
 static int probe_one(shm_state *st, int which, double deadline, coll__err *err)
 {
@@ -330,15 +371,18 @@ static int probe_one(shm_state *st, int which, double deadline, coll__err *err)
     if (which == PROBE_HUGE) st->k.cma_huge_min = r.a_wins ? SIZE_MAX : st->probe.huge_min;
     if (which == PROBE_HUGE_WINDOW)
         st->k.priv_core_huge_max = r.a_wins ? st->probe.huge_window_max : 0;
+    if (which == PROBE_ABOVE_WINDOW)
+        st->k.priv_core_above_max = r.a_wins ? st->probe.above_window_max : 0;
+    if (which == PROBE_ABOVE_WINDOW && !r.a_wins) coll__shm_private_release(st);
+    if (which == PROBE_STREAM)
+        st->k.priv_stream_min = r.a_wins ? plan->bytes * (size_t)st->n : st->probe.priv_stream_min;
     if (st->k.core_probe == 2 && st->rank == 0)
         fprintf(stderr,
-                "collbench shm: probe, all-reduce of %zu KiB a rank in place on %s pages, a "
+                "collbench shm: probe, all-reduce of %zu KiB a rank %s on %s pages, a "
                 "call in the slowest rank's best block: %s %.1f us, %s %.1f us: %s\n",
-                plan->bytes >> 10, plan->huge ? "huge" : "4 KiB",
-                plan->way_a == SHM_WAY_PRIVATE ? "private engine" : "staging", r.us_a,
-                which == PROBE_HUGE_WINDOW && st->k.cma_huge_min == SIZE_MAX ? "staging"
-                                                                             : "CMA slices",
-                r.us_b, verdict_text(which, &r));
+                plan->bytes >> 10, plan->out ? "out of place" : "in place",
+                plan->huge ? "huge" : "4 KiB", way_name(plan->way_a, st, which), r.us_a,
+                way_name(plan->way_b, st, which), r.us_b, verdict_text(which, &r));
     return COLL_OK;
 }
 
@@ -361,6 +405,12 @@ static int probe_now(shm_state *st, const coll__call *c, size_t bytes, double de
     if (rc == COLL_OK && st->probe.due & which) rc = probe_one(st, which, deadline, err);
     /* the slices' lowest band (where a window covers it, for when one shuts) */
     if (rc == COLL_OK && st->probe.due & PROBE_LOW) rc = probe_one(st, PROBE_LOW, deadline, err);
+    /* the window above, after the band above's answer (its other way) */
+    if (rc == COLL_OK && st->probe.due & PROBE_ABOVE_WINDOW && bytes >= st->k.priv_core_above_min)
+        rc = probe_one(st, PROBE_ABOVE_WINDOW, deadline, err);
+    /* more ranks than cores: the private engine's stores, from the probe's size */
+    if (rc == COLL_OK && st->probe.due & PROBE_STREAM && bytes >= coll__shm_probe_stream.bytes)
+        rc = probe_one(st, PROBE_STREAM, deadline, err);
     return rc;
 }
 

@@ -19,27 +19,50 @@
 /* A block's calls run back to back: a rank's time for them holds little of
  * its peers' arrival, which one call's time would be mostly. 75 and 14
  * calls: a few milliseconds each (shm.c says when they run). */
-const shm_probe_plan coll__shm_probe_window = {512u << 10, SHM_WAY_PRIVATE, SHM_WAY_CMA, 6, 4,
-                                               0,          MARGIN};
-const shm_probe_plan coll__shm_probe_above = {4u << 20, SHM_WAY_STAGE, SHM_WAY_CMA, 3, 2,
-                                              0,        MARGIN};
-const shm_probe_plan coll__shm_probe_huge = {1u << 20, SHM_WAY_STAGE, SHM_WAY_CMA, 3, 2, 1, MARGIN};
-const shm_probe_plan coll__shm_probe_huge_window = {64u << 10, SHM_WAY_PRIVATE, SHM_WAY_CMA, 6, 25,
-                                                    1,         MARGIN};
+#define WAYS(a, b) .way_a = SHM_WAY_##a, .way_b = SHM_WAY_##b
+const shm_probe_plan coll__shm_probe_window = {
+    .bytes = 512u << 10, WAYS(PRIVATE, CMA), .rounds = 6, .calls = 4, .margin = MARGIN};
+/* The two bands above the window at 16 MiB out of place: in place at 4 MiB
+ * staging and the slices were level in a VM's fast state (0.95-1.02x, the
+ * verdict a coin's) where at 10-64 MiB staging took 0.6-0.8x the slices'
+ * time in place and out; the window above's question is out of place, where
+ * the slow state's answer differs most (shm_core_probe.h). */
+const shm_probe_plan coll__shm_probe_above = {
+    .bytes = 16u << 20, WAYS(STAGE, CMA), .rounds = 3, .calls = 2, .margin = MARGIN, .out = 1};
+const shm_probe_plan coll__shm_probe_huge = {
+    .bytes = 1u << 20, WAYS(STAGE, CMA), .rounds = 3, .calls = 2, .huge = 1, .margin = MARGIN};
+const shm_probe_plan coll__shm_probe_huge_window = {
+    .bytes = 64u << 10, WAYS(PRIVATE, CMA), .rounds = 6, .calls = 25, .huge = 1, .margin = MARGIN};
 /* Any lead decides here: back to back the slices' calls took 0.92-0.97x
  * the time one call takes alone (the best block against the p50), where
  * staging's took the same, so blocks understate staging's lead (per call
  * 0.86x the slices' time on a Zen 5 EPYC VM in its slow state). */
-const shm_probe_plan coll__shm_probe_low = {64u << 10, SHM_WAY_STAGE, SHM_WAY_CMA, 6, 25, 0, 1.0};
+const shm_probe_plan coll__shm_probe_low = {
+    .bytes = 64u << 10, WAYS(STAGE, CMA), .rounds = 6, .calls = 25, .margin = 1.0};
+const shm_probe_plan coll__shm_probe_above_window = {.bytes = 16u << 20,
+                                                     WAYS(PRIVATE, CMA),
+                                                     .rounds = 3,
+                                                     .calls = 2,
+                                                     .margin = MARGIN,
+                                                     .above = 1,
+                                                     .out = 1};
+
+/* More ranks than cores: the private engine's stores streamed past the
+ * caches or kept there, at 1 MiB a rank, in place. With 4 ranks on a Zen 5
+ * EPYC VM's 2 cores streaming took 0.68-0.83x the time in one of the VM's
+ * two states and 2.5-3.6x in the other (256 KiB-1 MiB); from 4 MiB a rank
+ * (16 MiB in all, the default bound) the two were level in both. */
+const shm_probe_plan coll__shm_probe_stream = {
+    .bytes = 1u << 20, WAYS(STREAM, PRIVATE), .rounds = 3, .calls = 4, .margin = MARGIN};
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
-static int call(shm_state *st, shm_run_fn run, void *buf, size_t count, coll_dtype dt, coll_op op,
-                double deadline, coll__err *err)
+static int call(shm_state *st, shm_run_fn run, void *in, void *out, size_t count, coll_dtype dt,
+                coll_op op, double deadline, coll__err *err)
 {
     coll__call c = {.kind = COLL_KIND_ALLREDUCE,
-                    .sendbuf = buf,
-                    .recvbuf = buf,
+                    .sendbuf = in,
+                    .recvbuf = out,
                     .count = count,
                     .dt = dt,
                     .op = op,
@@ -55,9 +78,18 @@ static int call(shm_state *st, shm_run_fn run, void *buf, size_t count, coll_dty
 
 /* The plan's knobs for way w (the bounds of the probe's page kind). On huge
  * pages the private engine's question comes after the slices' bound is
- * decided: its other way is what that bound says. */
+ * decided: its other way is what that bound says; so does the window
+ * above's on 4 KiB pages. */
 static void set_way(shm_state *st, int w, const shm_probe_plan *plan)
 {
+    if (plan->way_a == SHM_WAY_STREAM) {
+        st->k.priv_stream_min = w == SHM_WAY_STREAM ? 0 : st->probe.priv_stream_min;
+        return;
+    }
+    if (plan->above) { /* against what the band above's answer says */
+        st->k.priv_core_above_max = w == SHM_WAY_PRIVATE ? st->probe.above_window_max : 0;
+        return;
+    }
     if (plan->huge && plan->way_a == SHM_WAY_PRIVATE) {
         st->k.priv_core_huge_max = w == SHM_WAY_PRIVATE ? st->probe.huge_window_max : 0;
         return;
@@ -67,6 +99,9 @@ static void set_way(shm_state *st, int w, const shm_probe_plan *plan)
         return;
     }
     st->k.priv_core_max = w == SHM_WAY_PRIVATE ? st->probe.window_max : 0;
+    /* shut: the window above is asked after the band above, and until then
+     * would take both of that band's ways at 16 MiB */
+    st->k.priv_core_above_max = 0;
     st->k.cma_allreduce_min = w == SHM_WAY_STAGE ? SIZE_MAX : st->probe.slices_min;
 }
 
@@ -92,7 +127,9 @@ int coll__shm_probe(shm_state *st, shm_run_fn run, const shm_probe_plan *plan, d
     shm_knobs was = st->k;
     size_t count = plan->bytes / sizeof(float);
     float *buf = probe_buffer(plan->bytes, plan->huge);
-    if (!buf) return coll__err_set(err, COLL_ENOMEM, "shm: out of memory");
+    float *out = buf && plan->out ? probe_buffer(plan->bytes, plan->huge) : buf;
+    if (!out) free(buf);
+    if (!buf || !out) return coll__err_set(err, COLL_ENOMEM, "shm: out of memory");
     /* a call's time, in the best block of each way; 1 where this rank's
      * buffer is not in the pages the question is about */
     double best[3] = {0, 0, plan->huge && coll__pages_plain(&st->page_kind, buf, plan->bytes)};
@@ -103,15 +140,16 @@ int coll__shm_probe(shm_state *st, shm_run_fn run, const shm_probe_plan *plan, d
         set_way(st, b ? plan->way_b : plan->way_a, plan);
         double t0 = coll__now_us();
         for (int c = 0; rc == COLL_OK && c < calls; c++)
-            rc = call(st, run, buf, count, COLL_FLOAT32, COLL_SUM, deadline, err);
+            rc = call(st, run, buf, out, count, COLL_FLOAT32, COLL_SUM, deadline, err);
         double us = (coll__now_us() - t0) / calls;
         if (i >= 0 && (best[b] == 0 || us < best[b])) best[b] = us;
     }
+    if (out != buf) free(out);
     free(buf);
     st->k = was;
     if (rc) return rc;
     /* The slowest rank's: every rank decides on the same numbers. */
-    rc = call(st, run, best, 3, COLL_FLOAT64, COLL_MAX, deadline, err);
+    rc = call(st, run, best, best, 3, COLL_FLOAT64, COLL_MAX, deadline, err);
     if (rc) return rc;
     r->us_a = best[0];
     r->us_b = best[1];

@@ -182,7 +182,7 @@ static void copy_in(shm_op *o, size_t bytes)
 {
     shm_state *st = o->st;
     coll__copy_stream(st->priv.scratch, o->c->sendbuf, bytes,
-                      coll__shm_streams(&st->k, bytes * (size_t)st->n, 0)); /* a scratch */
+                      coll__shm_private_streams(&st->k, bytes * (size_t)st->n));
     coll__store_fence();
     coll__shm_op_moved(o, bytes);
     o->staged = bytes;
@@ -194,6 +194,17 @@ void coll__shm_private_stage(shm_op *o)
     size_t bytes = o->c->count * o->es;
     o->staged = 0;
     if (st->priv.scratch && st->priv.scratch_bytes / 2 >= bytes) copy_in(o, bytes);
+}
+
+void coll__shm_private_release(shm_state *st)
+{
+    shm_rank_ctrl *me = &st->seg.ctrl[st->rank];
+    if (st->priv.scratch && coll__shm_heap_free(&st->heap, st->priv.scratch))
+        atomic_fetch_add_explicit(&me->heap_frees, 1, memory_order_release);
+    st->priv.scratch = NULL;
+    st->priv.scratch_bytes = 0;
+    me->scratch = 0;
+    me->scratch_bytes = 0;
 }
 
 /* After the arrival: a scratch of at least 2 x bytes and the input in it, or 0
@@ -312,7 +323,7 @@ int coll__shm_private_allreduce(shm_op *o)
     }
     memset(st->priv.mine, 0, nchunks);
     /* the results go to a scratch, then out with a copy: never onto lines just read */
-    int stream = coll__shm_streams(&st->k, bytes * (size_t)st->n, 0);
+    int stream = coll__shm_private_streams(&st->k, bytes * (size_t)st->n);
     int touch = st->seg.ctrl[0].scratch_bytes * (size_t)st->n <= st->k.touch_max;
     for (int p = 0; p < st->n; p++) { /* every scratch whole, once */
         uint64_t at = st->seg.ctrl[p].scratch, len = st->seg.ctrl[p].scratch_bytes;

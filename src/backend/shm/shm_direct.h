@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct shm_op;
+struct shm_state;
 
 #define SHM_SUB_BYTES 16384 /* stays in L1 while it is reduced and written out */
 
@@ -52,6 +53,9 @@ int coll__shm_direct_allreduce(struct shm_op *o); /* on those maps */
  * (SHM_ENGINE_ARRIVE_COPY): copy the input into this rank's scratch when it
  * is large enough. */
 void coll__shm_private_stage(struct shm_op *o);
+/* The scratch given back to the heap, between calls (every peer returned
+ * from the last that read it): a probe's, where no window needs it. */
+void coll__shm_private_release(struct shm_state *st);
 /* Copy-in to the heap, then direct; SHM_NO_ROOM (shm_op.h) when some rank's
  * heap had no room for its scratch (every rank sees it after the same step). */
 int coll__shm_private_allreduce(struct shm_op *o);

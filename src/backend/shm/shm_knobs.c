@@ -46,6 +46,12 @@ static const coll__tunable rows[] = {
                   "all ranks' output bytes from which shm direct all-reduce out of place "
                   "writes with streaming stores (in place never: its output lines were just "
                   "read)"),
+    COLL__TUNABLE("COLL_SHM_PRIV_STREAM_MIN", BYTES, 16 * MIB, ALWAYS, 0, ANY,
+                  "all ranks' bytes from which shm's private engine (private buffers copied "
+                  "through the shared heap) copies in and writes its results with streaming "
+                  "stores, in place too (its results go to a scratch first); with more ranks "
+                  "than cores the default applies where COLL_SHM_CORE_PROBE finds the cached "
+                  "stores faster, else streaming from 1 MiB a rank"),
     COLL__TUNABLE("COLL_SHM_TOUCH_MAX", BYTES, 256 * MIB, ALWAYS, 0, ANY,
                   "all ranks' buffer bytes up to which shm direct all-reduce touches every "
                   "page on a buffer set's first call"),
@@ -73,6 +79,14 @@ static const coll__tunable rows[] = {
                   "per-rank bytes up to which (excluded) it does (0: never); the default "
                   "applies where COLL_SHM_CORE_PROBE finds copies through the shared heap "
                   "faster than CMA, a value given applies as it is"),
+    COLL__TUNABLE("COLL_SHM_PRIV_CORE_ABOVE_MIN", BYTES, 8 * MIB, CORES, 0, ANY,
+                  "with a core per rank: per-rank bytes from which a second window copies "
+                  "4 KiB pages through the shared heap, out of place"),
+    COLL__TUNABLE("COLL_SHM_PRIV_CORE_ABOVE_MAX", BYTES, 512 * MIB, CORES, 0, ANY,
+                  "per-rank bytes up to which (excluded) it does (0: never); the default "
+                  "applies where COLL_SHM_CORE_PROBE finds copies through the shared heap "
+                  "faster there than what 4 KiB pages take otherwise, a value given applies "
+                  "as it is; unset it shrinks as COLL_SHM_PRIV_PLAIN_MAX does"),
     COLL__TUNABLE("COLL_SHM_PRIV_CORE_HUGE_MAX", BYTES, 128 * KIB, CORES, 0, ANY,
                   "the same where some rank holds its buffers in huge pages (0: never); the "
                   "default applies where COLL_SHM_CORE_PROBE finds copies through the shared "
@@ -82,23 +96,30 @@ static const coll__tunable rows[] = {
                   "cores it yields the CPU at every miss)"),
     COLL__TUNABLE("COLL_SHM_CMA", FLAG, 1, ALWAYS, 0, 1,
                   "0: shm never uses CMA (process_vm_readv)"),
-    COLL__TUNABLE("COLL_SHM_CORE_PROBE", COUNT, 1, ALWAYS, 0, 2,
-                  "with a core per rank: 1 times, on 4 KiB pages where COLL_SHM_PRIV_CORE_MAX "
-                  "is not given, the private engine against CMA slices (512 KiB, 75 calls) "
-                  "before the communicator's first all-reduce in that window and keeps the "
-                  "window only where it wins, and staging against the slices (4 MiB, 14 calls) "
-                  "before the first from the window's end and stages there where staging wins; "
-                  "on huge pages where COLL_SHM_CMA_HUGE_MIN is not given, staging against the "
-                  "slices (1 MiB, 14 calls) before the first from the window's start, and "
-                  "stages huge pages where staging wins, then, where "
-                  "COLL_SHM_PRIV_CORE_HUGE_MAX is not given, the private engine against "
-                  "what huge pages take (64 KiB, 300 calls) and keeps that window only where "
-                  "it wins; on 4 KiB pages where COLL_SHM_CMA_ALLREDUCE_MIN is not given, staging "
-                  "against the slices (64 KiB, 300 calls) before the first from the window's "
-                  "start, and stages "
-                  "up to twice the slices' bound where staging wins; a few milliseconds each, "
-                  "once; 0 shuts the windows without "
-                  "probing; 2 also prints the times on rank 0's stderr"),
+    COLL__TUNABLE(
+        "COLL_SHM_CORE_PROBE", COUNT, 1, ALWAYS, 0, 2,
+        "with a core per rank: 1 times, on 4 KiB pages where COLL_SHM_PRIV_CORE_MAX "
+        "is not given, the private engine against CMA slices (512 KiB, 50 calls) "
+        "before the communicator's first all-reduce in that window and keeps the "
+        "window only where it wins, and staging against the slices (16 MiB out of place, 14 calls) "
+        "before the first from the window's end and stages there where staging wins; "
+        "on huge pages where COLL_SHM_CMA_HUGE_MIN is not given, staging against the "
+        "slices (1 MiB, 14 calls) before the first from the window's start, and "
+        "stages huge pages where staging wins, then, where "
+        "COLL_SHM_PRIV_CORE_HUGE_MAX is not given, the private engine against "
+        "what huge pages take (64 KiB, 300 calls) and keeps that window only where "
+        "it wins; on 4 KiB pages where COLL_SHM_CMA_ALLREDUCE_MIN is not given, staging "
+        "against the slices (64 KiB, 300 calls) before the first from the window's "
+        "start, and stages "
+        "up to twice the slices' bound where staging wins; where "
+        "COLL_SHM_PRIV_CORE_ABOVE_MAX is not given, the private engine against what "
+        "4 KiB pages take there (16 MiB out of place, 14 calls) before the first from "
+        "COLL_SHM_PRIV_CORE_ABOVE_MIN, and keeps that window only where it wins; "
+        "with more ranks than cores, where COLL_SHM_PRIV_STREAM_MIN is not given, the "
+        "private engine with streaming stores against cached ones (1 MiB, 26 calls) "
+        "before the first all-reduce from 1 MiB, and streams from 1 MiB a rank where "
+        "streaming wins; a few milliseconds each (tens at 16 MiB), once; 0 shuts the "
+        "windows without probing; 2 also prints the times on rank 0's stderr"),
     COLL__TUNABLE("COLL_SHM_PROBE_EVERY_S", COUNT, 0, ALWAYS, 0, 86400,
                   "seconds after which rank 0 asks for COLL_SHM_CORE_PROBE's probes again, "
                   "each band's at its next all-reduce (0: once a communicator); for long runs "
@@ -126,6 +147,7 @@ static const struct {
     KNOB(cma_whole_max),
     KNOB(direct_min),
     KNOB(stream_min),
+    KNOB(priv_stream_min),
     KNOB(touch_max),
     KNOB(heap_bytes),
     KNOB(priv_min),
@@ -134,6 +156,8 @@ static const struct {
     KNOB(priv_plain_out_max),
     KNOB(priv_core_min),
     KNOB(priv_core_max),
+    KNOB(priv_core_above_min),
+    KNOB(priv_core_above_max),
     KNOB(priv_core_huge_max),
     KNOB(spin_us),
     KNOB(cma),
@@ -181,7 +205,7 @@ static void cap(size_t *max, uint64_t cap, int set_by_user)
 }
 
 void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_in, int set_out,
-                                 int set_core)
+                                 int set_core, int set_above)
 {
     if (mem_limit == 0 || n < 1) return;
     /* n scratch areas of 2 x the window's end within mem_limit / 4 */
@@ -189,6 +213,7 @@ void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int se
     cap(&k->priv_plain_max, most, set_in);
     cap(&k->priv_plain_out_max, most, set_out);
     cap(&k->priv_core_max, most, set_core);
+    cap(&k->priv_core_above_max, most, set_above);
 }
 
 int coll__shm_knob_given(size_t field)
@@ -222,7 +247,8 @@ int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err)
         coll__shm_knobs_cap_scratch(k, n, coll__mem_limit(),
                                     coll__shm_knob_given(offsetof(shm_knobs, priv_plain_max)),
                                     coll__shm_knob_given(offsetof(shm_knobs, priv_plain_out_max)),
-                                    coll__shm_knob_given(offsetof(shm_knobs, priv_core_max)));
+                                    coll__shm_knob_given(offsetof(shm_knobs, priv_core_max)),
+                                    coll__shm_knob_given(offsetof(shm_knobs, priv_core_above_max)));
     return rc;
 }
 

@@ -43,22 +43,24 @@ typedef struct shm_state {
     shm_segment seg;
     shm_liveness live;
     int rank, n;
-    const int *world_of;        /* rank -> world rank (NULL: the group is the world) */
-    int nworld;                 /* its entries: errors name world ranks (coll__err_init) */
-    uint64_t step;              /* collective steps taken; the same on every rank */
-    shm_knobs k;                /* COLL_SHM_*: thresholds, chunk and slot sizes */
-    shm_heap heap;              /* coll_alloc memory every rank has mapped */
-    int spin, yield;            /* shm_waiter's */
-    struct {                    /* the plan's probes (shm.c, shm_core_probe.h) */
-        int on, due;            /* the bands probed on this communicator; still to run */
-        int running;            /* a probe's own calls are running: they probe nothing */
-        size_t window_max;      /* the window's end as read: the band above's start */
-        size_t slices_min;      /* the CMA slices' bound on 4 KiB pages as read */
-        size_t huge_min;        /* ... and where some rank holds huge pages */
-        size_t huge_window_max; /* the window's end on huge pages as read */
-        int above_stage;        /* verdicts: staging from the window's end, */
-        int low_stage;          /* ... and in the slices' lowest band */
-        double at;              /* when rank 0 last asked for them (coll__now_s) */
+    const int *world_of;         /* rank -> world rank (NULL: the group is the world) */
+    int nworld;                  /* its entries: errors name world ranks (coll__err_init) */
+    uint64_t step;               /* collective steps taken; the same on every rank */
+    shm_knobs k;                 /* COLL_SHM_*: thresholds, chunk and slot sizes */
+    shm_heap heap;               /* coll_alloc memory every rank has mapped */
+    int spin, yield;             /* shm_waiter's */
+    struct {                     /* the plan's probes (shm.c, shm_core_probe.h) */
+        int on, due;             /* the bands probed on this communicator; still to run */
+        int running;             /* a probe's own calls are running: they probe nothing */
+        size_t window_max;       /* the window's end as read: the band above's start */
+        size_t slices_min;       /* the CMA slices' bound on 4 KiB pages as read */
+        size_t huge_min;         /* ... and where some rank holds huge pages */
+        size_t huge_window_max;  /* the window's end on huge pages as read */
+        size_t above_window_max; /* the second window's end as read */
+        size_t priv_stream_min;  /* the private engine's streaming bound as read */
+        int above_stage;         /* verdicts: staging from the window's end, */
+        int low_stage;           /* ... and in the slices' lowest band */
+        double at;               /* when rank 0 last asked for them (coll__now_s) */
     } probe;
     uint64_t *peer_send, *peer_recv; /* [n] buffer addresses of the current call */
     const void **red_in;             /* [n] inputs of one reduction (coll__reduce_many) */

@@ -119,10 +119,12 @@ int coll__shm_private_window(const shm_knobs *k, size_t bytes, size_t plain_max)
            (bytes < k->priv_max || bytes < plain_max);
 }
 
-int coll__shm_core_window(const shm_knobs *k, size_t bytes, int plain)
+int coll__shm_core_window(const shm_knobs *k, size_t bytes, int plain, int out)
 {
     size_t max = plain ? k->priv_core_max : k->priv_core_huge_max;
-    return bytes >= k->direct_min && bytes >= k->priv_core_min && bytes < max;
+    if (bytes < k->direct_min) return 0;
+    if (plain && out && bytes >= k->priv_core_above_min && bytes < k->priv_core_above_max) return 1;
+    return bytes >= k->priv_core_min && bytes < max;
 }
 
 int coll__shm_asks_page_kind(const shm_plan_in *in, const shm_knobs *k)
@@ -134,8 +136,9 @@ int coll__shm_asks_page_kind(const shm_plan_in *in, const shm_knobs *k)
     if (in->cma && (b >= k->cma_allreduce_min) != (b >= k->cma_huge_min)) return 1;
     /* the private engine's windows on 4 KiB pages, and a core per rank's on huge ones */
     size_t plain_max = coll__shm_plain_max(k, in->mine_in_place, !in->mine_in_place);
-    return in->heaps && ((b >= k->priv_max && b < plain_max) || coll__shm_core_window(k, b, 1) ||
-                         coll__shm_core_window(k, b, 0));
+    return in->heaps && ((b >= k->priv_max && b < plain_max) ||
+                         coll__shm_core_window(k, b, 1, !in->mine_in_place) ||
+                         coll__shm_core_window(k, b, 0, 0));
 }
 
 /* Streaming stores skip reading the lines they fill. In place there is no
@@ -147,6 +150,11 @@ int coll__shm_asks_page_kind(const shm_plan_in *in, const shm_knobs *k)
 int coll__shm_streams(const shm_knobs *k, size_t all_bytes, int in_place)
 {
     return !in_place && all_bytes >= k->stream_min;
+}
+
+int coll__shm_private_streams(const shm_knobs *k, size_t all_bytes)
+{
+    return all_bytes >= k->priv_stream_min;
 }
 
 size_t coll__shm_private_scratch(size_t bytes)
@@ -164,8 +172,8 @@ static shm_engine allreduce(const shm_plan_in *in, const shm_knobs *k)
     int some_in = in->arrived ? in->any_in_place : in->mine_in_place;
     int some_out = in->arrived ? !in->all_in_place : !in->mine_in_place;
     size_t plain_max = plain ? coll__shm_plain_max(k, some_in, some_out) : 0;
-    int priv = in->heaps &&
-               (coll__shm_private_window(k, b, plain_max) || coll__shm_core_window(k, b, plain));
+    int priv = in->heaps && (coll__shm_private_window(k, b, plain_max) ||
+                             coll__shm_core_window(k, b, plain, !some_in));
     /* The page kinds' bounds: every rank's are known after the arrival, so
      * before it CMA stays open from the lower one (staging may still follow
      * the arrival; staging before it cannot lead to CMA). */

@@ -22,13 +22,16 @@ typedef struct shm_knobs {
         cma_whole_max;         /* [min, max): all-reduce out of place reads whole inputs */
     size_t direct_min;         /* per-rank bytes from which direct all-reduce runs */
     size_t stream_min;         /* all ranks' bytes from which direct writes past the caches */
+    size_t priv_stream_min;    /* ... the private engine's copies and results */
     size_t touch_max;          /* all 2n buffers' bytes up to which direct pre-touches them */
     size_t heap_bytes;         /* each rank's coll_alloc heap (0: none) */
     size_t priv_min, priv_max; /* [min, max): all-reduce on private buffers copies into the heap */
     size_t priv_plain_max;     /* past priv_max up to this on buffers in 4 KiB pages, in place */
     size_t priv_plain_out_max; /* ... out of place */
     size_t priv_core_min,
-        priv_core_max;         /* [min, max): the same with a core per rank, 4 KiB pages */
+        priv_core_max; /* [min, max): the same with a core per rank, 4 KiB pages */
+    size_t priv_core_above_min,
+        priv_core_above_max;   /* [min, max): a second such window, 4 KiB pages, out of place */
     size_t priv_core_huge_max; /* [priv_core_min, this): ... where some rank holds huge pages */
     int spin_us;               /* a waiter's spin before it sleeps */
     int cma;                   /* 0: never use CMA */
@@ -77,20 +80,25 @@ size_t coll__shm_plain_max(const shm_knobs *k, int in, int out);
  * engine's window: [priv_min, priv_max), and on buffers in 4 KiB pages up to
  * plain_max (coll__shm_plain_max; 0 on huge pages). */
 int coll__shm_private_window(const shm_knobs *k, size_t bytes, size_t plain_max);
-/* Whether it falls in the window a core per rank has, from direct_min: on
+/* Whether it falls in the windows a core per rank has, from direct_min: on
  * buffers every rank holds in 4 KiB pages (plain) [priv_core_min,
- * priv_core_max), where some rank holds huge pages [priv_core_min,
- * priv_core_huge_max). */
-int coll__shm_core_window(const shm_knobs *k, size_t bytes, int plain);
+ * priv_core_max), and [priv_core_above_min, priv_core_above_max) where every
+ * rank's call is out of place (out), where some rank holds huge pages
+ * [priv_core_min, priv_core_huge_max). */
+int coll__shm_core_window(const shm_knobs *k, size_t bytes, int plain, int out);
 /* Whether the plan's answer for this call may depend on the page kind of this
  * rank's buffers (mine_plain), before the arrival: only then are they looked
  * at (a system call). A rank that does not ask posts them as not plain. */
 int coll__shm_asks_page_kind(const shm_plan_in *in, const shm_knobs *k);
-/* Whether a direct or private all-reduce writes with streaming stores:
- * all_bytes (every rank's output together) from stream_min, and never into
- * outputs that are their inputs (in_place: some rank's), whose lines the
- * chunk has just read (shm_direct.c). */
+/* Whether a direct all-reduce writes with streaming stores: all_bytes (every
+ * rank's output together) from stream_min, and never into outputs that are
+ * their inputs (in_place: some rank's), whose lines the chunk has just read
+ * (shm_direct.c). */
 int coll__shm_streams(const shm_knobs *k, size_t all_bytes, int in_place);
+/* Whether the private engine copies in and writes its results with them:
+ * all_bytes from priv_stream_min, in place too (its results go to a scratch,
+ * then out with a copy). */
+int coll__shm_private_streams(const shm_knobs *k, size_t all_bytes);
 /* The scratch the private engine takes in each rank's heap for a call of bytes
  * per rank: inputs and results, each rounded up to SHM_SCRATCH_ROUND so that
  * nearby sizes reuse it (shm_direct.c). */
@@ -113,12 +121,12 @@ void coll__shm_knobs_default(shm_knobs *k, int n, int oversub);
 /* The private engine's scratch on 4 KiB pages holds 2x a rank's bytes in
  * each rank's heap: each end of its window the user did not set (set_in:
  * COLL_SHM_PRIV_PLAIN_MAX, set_out: COLL_SHM_PRIV_PLAIN_OUT_MAX, set_core:
- * COLL_SHM_PRIV_CORE_MAX) shrinks so
+ * COLL_SHM_PRIV_CORE_MAX, set_above: COLL_SHM_PRIV_CORE_ABOVE_MAX) shrinks so
  * that n ranks' scratch stays within a quarter of mem_limit (bytes the
  * process may use: RAM, or its cgroup's lower limit, core/mem_limit.h; 0:
  * unknown, no cap). */
 void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int set_in, int set_out,
-                                 int set_core);
+                                 int set_core, int set_above);
 /* What a communicator of n ranks plans with: coll__shm_knobs_read, then the
  * scratch capped by this process's memory limit (core/mem_limit.h) where the
  * user set no end. shm's set-up and the launcher's memory check

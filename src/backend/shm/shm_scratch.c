@@ -17,8 +17,8 @@ size_t coll__shm_scratch_bound(const shm_knobs *k, int n, const uint64_t *bytes,
     for (size_t i = 0; i < nbytes; i++) {
         if (bytes[i] == 0 || bytes[i] > SIZE_MAX / 4) continue;
         size_t b = (size_t)bytes[i];
-        if (!coll__shm_private_window(k, b, widest) && !coll__shm_core_window(k, b, 1) &&
-            !coll__shm_core_window(k, b, 0))
+        if (!coll__shm_private_window(k, b, widest) && !coll__shm_core_window(k, b, 1, 1) &&
+            !coll__shm_core_window(k, b, 0, 0))
             continue;
         size_t s = coll__shm_private_scratch(b);
         /* a heap without room for it: the plan falls back, nothing is taken */
