@@ -59,7 +59,7 @@ ABOVE_WINDOW="^$HEAD 16384 KiB a rank out of place on 4 KiB pages, .*: private e
 ABOVE_WINDOW="$ABOVE_WINDOW""the window above is (open|shut)$"
 run "probes" 6 COLL_SHM_CORE_PROBE=2
 expect "window" "^$HEAD 512 KiB a rank in place on 4 KiB pages, .*: private engine $N, CMA slices $N: the window a core per rank has is (open|shut)$"
-expect "above" "^$HEAD 16384 KiB a rank out of place on 4 KiB pages, .*: staging $N, CMA slices $N: (staging|CMA slices) from the window's end$"
+expect "above" "^$HEAD 16384 KiB a rank in place on 4 KiB pages, .*: staging $N, CMA slices $N: (staging|CMA slices) from the window's end$"
 expect "huge pages" "$HUGE"
 expect "huge pages' window" "$HUGE_WINDOW"
 expect "lowest band" "$LOW"
@@ -74,7 +74,7 @@ expect "window given, lowest band" "$LOW"
 run "slices given" 4 COLL_SHM_CORE_PROBE=2 COLL_SHM_CMA_ALLREDUCE_MIN=64K
 expect "slices given" "^$HEAD 512 KiB "
 BUFS=thp run "huge pages' bound given" 5 COLL_SHM_CORE_PROBE=2 COLL_SHM_CMA_HUGE_MIN=64K
-expect "huge pages' bound given" "^$HEAD 16384 KiB a rank out of place "
+expect "huge pages' bound given" "^$HEAD 16384 KiB a rank in place "
 expect "huge pages' bound given, window" "$HUGE_WINDOW"
 BUFS=thp run "huge pages' window given" 5 COLL_SHM_CORE_PROBE=2 COLL_SHM_PRIV_CORE_HUGE_MAX=128K
 expect "huge pages' window given" "$HUGE"

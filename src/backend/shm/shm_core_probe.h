@@ -25,7 +25,7 @@ enum { SHM_WAY_PRIVATE, SHM_WAY_CMA, SHM_WAY_STAGE, SHM_WAY_STREAM /* private, s
 /* With a core per rank, six questions: the window (the private engine against the slices,
  * at 512 KiB, where they differ most in the fast state: 0.66x, against
  * 0.81x at 256 KiB), the band above it (staging against the slices, at
- * 16 MiB out of place: shm_core_probe.c says why), huge pages (staging against the slices at 1 MiB:
+ * 16 MiB: shm_core_probe.c says why), huge pages (staging against the slices at 1 MiB:
  * process_vm_readv on huge pages ran 2.1-2.2x slower than staging at
  * 1-10 MiB on a Zen 3 EPYC VM, and 0.45x of it on a Zen 5 one), the
  * window on huge pages (the private engine against what the last answer

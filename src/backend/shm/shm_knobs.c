@@ -96,30 +96,29 @@ static const coll__tunable rows[] = {
                   "cores it yields the CPU at every miss)"),
     COLL__TUNABLE("COLL_SHM_CMA", FLAG, 1, ALWAYS, 0, 1,
                   "0: shm never uses CMA (process_vm_readv)"),
-    COLL__TUNABLE(
-        "COLL_SHM_CORE_PROBE", COUNT, 1, ALWAYS, 0, 2,
-        "with a core per rank: 1 times, on 4 KiB pages where COLL_SHM_PRIV_CORE_MAX "
-        "is not given, the private engine against CMA slices (512 KiB, 50 calls) "
-        "before the communicator's first all-reduce in that window and keeps the "
-        "window only where it wins, and staging against the slices (16 MiB out of place, 14 calls) "
-        "before the first from the window's end and stages there where staging wins; "
-        "on huge pages where COLL_SHM_CMA_HUGE_MIN is not given, staging against the "
-        "slices (1 MiB, 14 calls) before the first from the window's start, and "
-        "stages huge pages where staging wins, then, where "
-        "COLL_SHM_PRIV_CORE_HUGE_MAX is not given, the private engine against "
-        "what huge pages take (64 KiB, 300 calls) and keeps that window only where "
-        "it wins; on 4 KiB pages where COLL_SHM_CMA_ALLREDUCE_MIN is not given, staging "
-        "against the slices (64 KiB, 300 calls) before the first from the window's "
-        "start, and stages "
-        "up to twice the slices' bound where staging wins; where "
-        "COLL_SHM_PRIV_CORE_ABOVE_MAX is not given, the private engine against what "
-        "4 KiB pages take there (16 MiB out of place, 14 calls) before the first from "
-        "COLL_SHM_PRIV_CORE_ABOVE_MIN, and keeps that window only where it wins; "
-        "with more ranks than cores, where COLL_SHM_PRIV_STREAM_MIN is not given, the "
-        "private engine with streaming stores against cached ones (1 MiB, 26 calls) "
-        "before the first all-reduce from 1 MiB, and streams from 1 MiB a rank where "
-        "streaming wins; a few milliseconds each (tens at 16 MiB), once; 0 shuts the "
-        "windows without probing; 2 also prints the times on rank 0's stderr"),
+    COLL__TUNABLE("COLL_SHM_CORE_PROBE", COUNT, 1, ALWAYS, 0, 2,
+                  "with a core per rank: 1 times, on 4 KiB pages where COLL_SHM_PRIV_CORE_MAX "
+                  "is not given, the private engine against CMA slices (512 KiB, 50 calls) "
+                  "before the communicator's first all-reduce in that window and keeps the "
+                  "window only where it wins, and staging against the slices (16 MiB, 14 calls) "
+                  "before the first from the window's end and stages there where staging wins; "
+                  "on huge pages where COLL_SHM_CMA_HUGE_MIN is not given, staging against the "
+                  "slices (1 MiB, 14 calls) before the first from the window's start, and "
+                  "stages huge pages where staging wins, then, where "
+                  "COLL_SHM_PRIV_CORE_HUGE_MAX is not given, the private engine against "
+                  "what huge pages take (64 KiB, 300 calls) and keeps that window only where "
+                  "it wins; on 4 KiB pages where COLL_SHM_CMA_ALLREDUCE_MIN is not given, staging "
+                  "against the slices (64 KiB, 300 calls) before the first from the window's "
+                  "start, and stages "
+                  "up to twice the slices' bound where staging wins; where "
+                  "COLL_SHM_PRIV_CORE_ABOVE_MAX is not given, the private engine against what "
+                  "4 KiB pages take there (16 MiB out of place, 14 calls) before the first from "
+                  "COLL_SHM_PRIV_CORE_ABOVE_MIN, and keeps that window only where it wins; "
+                  "with more ranks than cores, where COLL_SHM_PRIV_STREAM_MIN is not given, the "
+                  "private engine with streaming stores against cached ones (1 MiB, 26 calls) "
+                  "before the first all-reduce from 1 MiB, and streams from 1 MiB a rank where "
+                  "streaming wins; a few milliseconds each (tens at 16 MiB), once; 0 shuts the "
+                  "windows without probing; 2 also prints the times on rank 0's stderr"),
     COLL__TUNABLE("COLL_SHM_PROBE_EVERY_S", COUNT, 0, ALWAYS, 0, 86400,
                   "seconds after which rank 0 asks for COLL_SHM_CORE_PROBE's probes again, "
                   "each band's at its next all-reduce (0: once a communicator); for long runs "
