@@ -204,15 +204,9 @@ static int wants_probes(const shm_state *st)
  * first mapping, which that call pays anyway). */
 static void core_window(shm_state *st, int oversub)
 {
-    st->probe.priv_stream_min = st->k.priv_stream_min;
-    if (oversub) { /* no window; the private engine's stores */
-        int all = st->direct.ok ? PROBE_STREAM : 0;
-        for (int r = 0; r < st->n; r++) all &= st->seg.ctrl[r].probe_core;
-        st->probe.on = st->probe.due = all;
-        st->probe.at = coll__now_s();
-        return;
-    }
-    int all = !st->cma.ok     ? 0
+    /* more ranks than cores: no window, one probe (the private engine's stores) */
+    int all = oversub         ? (st->direct.ok ? PROBE_STREAM : 0)
+              : !st->cma.ok   ? 0
               : st->direct.ok ? PROBE_WINDOW | PROBE_ABOVE | PROBE_HUGE | PROBE_HUGE_WINDOW |
                                     PROBE_LOW | PROBE_ABOVE_WINDOW
                               : PROBE_HUGE | PROBE_LOW;
@@ -223,6 +217,7 @@ static void core_window(shm_state *st, int oversub)
     st->probe.huge_min = st->k.cma_huge_min;
     st->probe.huge_window_max = st->k.priv_core_huge_max;
     st->probe.above_window_max = st->k.priv_core_above_max;
+    st->probe.priv_stream_min = st->k.priv_stream_min;
     st->probe.at = coll__now_s();
     /* a window only on the probe's word, or the user's */
     if (!(all & PROBE_WINDOW) && !GIVEN(priv_core_max)) st->k.priv_core_max = 0;

@@ -17,8 +17,8 @@
 #define MARGIN 0.95 /* a way must save a twentieth of the default's time */
 
 /* A block's calls run back to back: a rank's time for them holds little of
- * its peers' arrival, which one call's time would be mostly. 75 and 14
- * calls: a few milliseconds each (shm.c says when they run). */
+ * its peers' arrival, which one call's time would be mostly. 14 to 302
+ * calls: a few milliseconds each, tens at 16 MiB (shm.c says when they run). */
 #define WAYS(a, b) .way_a = SHM_WAY_##a, .way_b = SHM_WAY_##b
 const shm_probe_plan coll__shm_probe_window = {
     .bytes = 512u << 10, WAYS(PRIVATE, CMA), .rounds = 6, .calls = 4, .margin = MARGIN};

@@ -215,8 +215,7 @@ static int scratch_ready(shm_op *o, size_t bytes)
     shm_rank_ctrl *me = &st->seg.ctrl[st->rank];
     if (st->priv.scratch_bytes / 2 < bytes) {
         /* Every peer returned from the last call that read it (the arrival). */
-        if (st->priv.scratch && coll__shm_heap_free(&st->heap, st->priv.scratch))
-            atomic_fetch_add_explicit(&me->heap_frees, 1, memory_order_release);
+        coll__shm_private_release(st);
         size_t want = coll__shm_private_scratch(bytes); /* the memory check counts it so */
         st->priv.scratch = coll__shm_heap_alloc(&st->heap, want);
         st->priv.scratch_bytes = st->priv.scratch ? want : 0;
