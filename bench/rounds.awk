@@ -1,6 +1,6 @@
 # Functions the bench/ tables share over a space-separated list of numbers
 # (one per round or iteration): the median, the smallest and the largest.
-# Used as `awk -f bench/rounds.awk -f PROGRAM` (ab.sh, floor.sh, replay_cycles.sh,
+# Used as `awk -f bench/rounds.awk -f PROGRAM` (ab.sh, ddp_ab.sh, floor.sh, replay_cycles.sh,
 # replay_across.sh, tcp_vs_mpi.sh).
 function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")

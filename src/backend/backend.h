@@ -28,6 +28,8 @@ typedef struct coll__call {
     int dest, source; /* p2p: -1 when that direction is unused; source may be COLL__ANY_SOURCE */
     size_t recvcount; /* p2p receive count */
     int *from;        /* source COLL__ANY_SOURCE: where the peer received from goes */
+    int nonblocking;  /* issued by coll_i*: it runs on the progress thread, beside the caller's
+                         own work */
 } coll__call;
 
 /* The call receives (from a named peer or from any). */

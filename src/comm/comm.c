@@ -317,6 +317,7 @@ static int call_nonblocking(coll_comm *comm, coll__call *c, coll_request **out)
     if (!req) return COLL_ENOMEM;
     req->comm = comm;
     req->call = *c;
+    req->call.nonblocking = 1;
     pthread_mutex_lock(&comm->lock);
     make_sig(comm, c, &req->sig);
     pthread_mutex_unlock(&comm->lock);

@@ -295,6 +295,17 @@ static void run_nonblocking(coll_comm *comm)
         wrong += check_elems(&bc, bcb, bc.count, 0, want_root_input);
         wrong += check_elems(&ar2, a2, ar2.count, 0, want_reduced);
     }
+    /* the same all-reduce blocking on the even ranks, nonblocking on the odd
+     * (backends that plan by it must agree across the two) */
+    fill(&ar, ars, rh_rank, ar.count, 0);
+    coll_request *mixed = NULL;
+    if (!rc && rh_rank % 2) rc = coll_iallreduce(comm, ars, arr, ar.count, ar.dt, ar.op, &mixed);
+    else if (!rc) rc = coll_allreduce(comm, ars, arr, ar.count, ar.dt, ar.op);
+    if (mixed) {
+        int w = coll_wait(mixed);
+        if (!rc) rc = w;
+    }
+    if (!rc) wrong += check_elems(&ar, arr, ar.count, 0, want_reduced);
     if (rc || wrong) {
         fprintf(stderr, "rank %d: nonblocking: %s, %d wrong\n", rh_rank, coll_strerror(rc), wrong);
         failures++;

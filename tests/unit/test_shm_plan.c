@@ -605,6 +605,75 @@ static void test_core_above_window(void **state)
     assert_int_equal(k.priv_core_above_max, 0);
 }
 
+/* The engine a rank ends up with for a call it makes nonblocking or not
+ * (mine_nb), beside peers of which some made it nonblocking (any_nb) and
+ * whose posts say plain or not (all_plain, this rank's own asked as shm.c
+ * asks it); in place, private buffers. */
+static shm_engine run_nb(const shm_plan_in *base, const shm_knobs *k, int mine_nb, int any_nb,
+                         int all_plain, shm_engine *before)
+{
+    shm_plan_in in = *base;
+    in.mine_in_place = 1;
+    in.mine_nonblocking = mine_nb;
+    in.mine_plain = coll__shm_asks_page_kind(&in, k);
+    *before = coll__shm_plan(&in, k);
+    if (*before != SHM_ENGINE_ARRIVE && *before != SHM_ENGINE_ARRIVE_COPY) return *before;
+    in.arrived = 1;
+    in.any_in_place = in.all_in_place = 1;
+    in.all_plain = all_plain && in.mine_plain;
+    in.any_nonblocking = any_nb;
+    return coll__shm_plan(&in, k);
+}
+
+/* A nonblocking all-reduce from nonblocking_cma_min on 4 KiB pages takes the
+ * CMA slices where the plan copies through the shared heap; a blocking one,
+ * one on huge pages, or one some rank makes blocking keeps those engines. */
+static void test_nonblocking(void **state)
+{
+    (void)state;
+    shm_knobs k;
+    coll__shm_knobs_default(&k, 2, 0);
+    assert_int_equal(k.nonblocking_cma_min, 4 * M);
+    /* the band above staged on both page kinds, as its probes may leave it */
+    k.cma_allreduce_min = k.cma_huge_min = SIZE_MAX;
+    k.priv_core_above_max = 0;
+    shm_plan_in base = {.kind = COLL_KIND_ALLREDUCE, .bytes = 16 * M, .n = 2, .cma = 1, .heaps = 1};
+    shm_engine before;
+    assert_int_equal(run_nb(&base, &k, 0, 0, 1, &before), SHM_ENGINE_STAGE);
+    assert_int_equal(before, SHM_ENGINE_ARRIVE);
+    assert_int_equal(run_nb(&base, &k, 1, 1, 1, &before), SHM_ENGINE_CMA);
+    assert_int_equal(before, SHM_ENGINE_ARRIVE);
+    /* a peer's huge pages: staged as the blocking call is */
+    assert_int_equal(run_nb(&base, &k, 1, 1, 0, &before), SHM_ENGINE_STAGE);
+    /* a call one rank makes blocking: that rank posts no page kind, both stage */
+    assert_int_equal(run_nb(&base, &k, 0, 1, 1, &before), SHM_ENGINE_STAGE);
+    assert_int_equal(run_nb(&base, &k, 1, 1, 0, &before), SHM_ENGINE_STAGE);
+    /* below the bound, the core window's private engine as for a blocking call */
+    shm_plan_in edge = base;
+    edge.bytes = 4 * M - 4;
+    assert_int_equal(run_nb(&edge, &k, 1, 1, 1, &before), SHM_ENGINE_PRIVATE);
+    assert_int_equal(before, SHM_ENGINE_ARRIVE_COPY);
+    edge.bytes = 4 * M;
+    assert_int_equal(run_nb(&edge, &k, 1, 1, 1, &before), SHM_ENGINE_CMA);
+    /* the bound given higher, or no CMA: as blocking */
+    k.nonblocking_cma_min = 32 * M;
+    assert_int_equal(run_nb(&base, &k, 1, 1, 1, &before), SHM_ENGINE_STAGE);
+    k.nonblocking_cma_min = 4 * M;
+    edge = base;
+    edge.cma = 0;
+    assert_int_equal(run_nb(&edge, &k, 1, 1, 1, &before), SHM_ENGINE_STAGE);
+    /* more ranks than cores: the slices instead of the private engine's plain copies */
+    coll__shm_knobs_default(&k, 4, 1);
+    base.n = 4;
+    assert_int_equal(run_nb(&base, &k, 0, 0, 1, &before), SHM_ENGINE_PRIVATE);
+    assert_int_equal(run_nb(&base, &k, 1, 1, 1, &before), SHM_ENGINE_CMA);
+    assert_int_equal(before, SHM_ENGINE_ARRIVE);
+    /* other collectives never ask */
+    base.kind = COLL_KIND_ALLGATHER;
+    base.mine_nonblocking = 1;
+    assert_false(coll__shm_asks_page_kind(&base, &k));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -616,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_cma_per_page_kind), cmocka_unit_test(test_streams),
         cmocka_unit_test(test_window_per_place),  cmocka_unit_test(test_core_window),
         cmocka_unit_test(test_core_huge_window),  cmocka_unit_test(test_core_above_window),
+        cmocka_unit_test(test_nonblocking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

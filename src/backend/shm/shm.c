@@ -524,7 +524,8 @@ static shm_plan_in plan_in(shm_op *o)
                          .n = st->n,
                          .cma = st->cma.ok,
                          .heaps = st->direct.ok,
-                         .mine_in_place = c->sendbuf == c->recvbuf};
+                         .mine_in_place = c->sendbuf == c->recvbuf,
+                         .mine_nonblocking = c->nonblocking};
 }
 
 /* After the arrival of an all-reduce, the engine the plan picks from every
@@ -539,6 +540,7 @@ static int run_arrived(shm_op *o, int no_scratch)
     in.any_in_place = in_place > 0;
     in.all_in_place = in_place == o->st->n;
     in.all_plain = o->all_plain;
+    in.any_nonblocking = o->any_nonblocking;
     in.no_scratch = no_scratch;
     switch (coll__shm_plan(&in, &o->st->k)) {
     case SHM_ENGINE_DIRECT: return coll__shm_direct_allreduce(o);

@@ -91,6 +91,12 @@ static const coll__tunable rows[] = {
                   "the same where some rank holds its buffers in huge pages (0: never); the "
                   "default applies where COLL_SHM_CORE_PROBE finds copies through the shared "
                   "heap faster than CMA on huge pages"),
+    COLL__TUNABLE("COLL_SHM_NONBLOCKING_CMA_MIN", BYTES, 4 * MIB, ALWAYS, 0, ANY,
+                  "per-rank bytes from which shm all-reduce issued nonblocking (coll_iallreduce: "
+                  "torch's asynchronous collectives, DDP's gradient buckets) on private buffers "
+                  "in 4 KiB pages takes the CMA slices wherever the plan would copy through the "
+                  "shared heap (staging, the private engine): those hand slots between the "
+                  "ranks in lock step, which the caller's own work on the same cores stretches"),
     COLL__TUNABLE("COLL_SHM_SPIN_US", COUNT, 50, ALWAYS, 0, 1000000,
                   "microseconds an shm waiter spins before it sleeps (with more ranks than "
                   "cores it yields the CPU at every miss)"),
@@ -158,6 +164,7 @@ static const struct {
     KNOB(priv_core_above_min),
     KNOB(priv_core_above_max),
     KNOB(priv_core_huge_max),
+    KNOB(nonblocking_cma_min),
     KNOB(spin_us),
     KNOB(cma),
     KNOB(core_probe),

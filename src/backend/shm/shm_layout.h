@@ -16,6 +16,7 @@
 #define SHM_INLINE 64 /* bytes of data that travel inside a post */
 #define SHM_POST_PLAIN 1u
 #define SHM_POST_PROBE 2u
+#define SHM_POST_NONBLOCKING 4u
 
 /* What a rank posts at a collective's arrival: the call, where its buffers are
  * (for peers that map or read them), and small messages' data, all on the
@@ -31,7 +32,8 @@ typedef struct shm_post {
     /* SHM_POST_PLAIN: its send and receive buffers are in 4 KiB pages
      * (backend/shm/shm_page_kind.h): the plan's windows on plain pages ask
      * every rank's. SHM_POST_PROBE (rank 0's): every rank probes its plan
-     * again (shm.c). 64 bits, so that the inline data after it stays 8-byte
+     * again (shm.c). SHM_POST_NONBLOCKING: the call runs on its progress
+     * thread (coll__call.nonblocking). 64 bits, so that the inline data after it stays 8-byte
      * aligned (staging reduces doubles and int64s straight from it). */
     uint64_t flags;
     unsigned char data[SHM_INLINE];

@@ -79,15 +79,16 @@ typedef struct shm_op {
     const coll__call *c;
     const coll__sig *sig;
     shm_waiter w;
-    size_t es;          /* element size */
-    coll__reduce_fn fn; /* NULL for collectives without an op */
-    size_t moved;       /* bytes moved so far (fault points) */
-    int arrived;        /* the arrival step is taken already */
-    int inline_data;    /* staging through the arrival posts (shm_stage.c) */
-    size_t staged;      /* input bytes copied to the scratch before arriving */
-    int plain;          /* this rank's buffers are in 4 KiB pages (posted at the arrival) */
-    int all_plain;      /* every rank's post said so (set by the arrival) */
-    int probe;          /* rank 0 asks every rank to probe again (posted at the arrival) */
+    size_t es;           /* element size */
+    coll__reduce_fn fn;  /* NULL for collectives without an op */
+    size_t moved;        /* bytes moved so far (fault points) */
+    int arrived;         /* the arrival step is taken already */
+    int inline_data;     /* staging through the arrival posts (shm_stage.c) */
+    size_t staged;       /* input bytes copied to the scratch before arriving */
+    int plain;           /* this rank's buffers are in 4 KiB pages (posted at the arrival) */
+    int all_plain;       /* every rank's post said so (set by the arrival) */
+    int any_nonblocking; /* some rank's post says its call is nonblocking (set by the arrival) */
+    int probe;           /* rank 0 asks every rank to probe again (posted at the arrival) */
 } shm_op;
 
 /* An engine's answer that it cannot run this call, so the dispatcher (shm.c)

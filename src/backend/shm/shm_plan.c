@@ -127,10 +127,27 @@ int coll__shm_core_window(const shm_knobs *k, size_t bytes, int plain, int out)
     return bytes >= k->priv_core_min && bytes < max;
 }
 
+/* An all-reduce of a size that takes the slices where some rank's call is
+ * nonblocking. A nonblocking call runs on the progress thread beside the
+ * caller's own work (DDP's backward pass): the shared heap's engines hand
+ * slots between the ranks in lock step, and each hand-over waits for a rank
+ * the scheduler may have put behind that work, while the slices let each
+ * rank read its peers at its own pace (2 ranks, 16 MiB, with a busy process
+ * on each core: staging 28-32 ms, the slices 5-6; DDP's all-reduces on coll
+ * took 2x with staging, docs/PERFORMANCE.md). Only a nonblocking rank posts
+ * its page kind for it, so a call some rank makes blocking keeps the plan's
+ * other engines on every rank. */
+static int beside_size(const shm_plan_in *in, const shm_knobs *k)
+{
+    return in->kind == COLL_KIND_ALLREDUCE && in->cma && in->n > 1 &&
+           in->bytes >= k->nonblocking_cma_min;
+}
+
 int coll__shm_asks_page_kind(const shm_plan_in *in, const shm_knobs *k)
 {
     size_t b = in->bytes;
     if (in->kind != COLL_KIND_ALLREDUCE || in->mine_in_heap) return 0;
+    if (in->mine_nonblocking && beside_size(in, k)) return 1; /* on 4 KiB pages only */
     /* the CMA slices' bound per page kind (in the whole-input window too:
      * a call some rank makes in place takes the slices or staging there) */
     if (in->cma && (b >= k->cma_allreduce_min) != (b >= k->cma_huge_min)) return 1;
@@ -172,14 +189,17 @@ static shm_engine allreduce(const shm_plan_in *in, const shm_knobs *k)
     int some_in = in->arrived ? in->any_in_place : in->mine_in_place;
     int some_out = in->arrived ? !in->all_in_place : !in->mine_in_place;
     size_t plain_max = plain ? coll__shm_plain_max(k, some_in, some_out) : 0;
-    int priv = in->heaps && (coll__shm_private_window(k, b, plain_max) ||
-                             coll__shm_core_window(k, b, plain, !some_in));
+    int nonblocking = in->arrived ? in->any_nonblocking : in->mine_nonblocking;
+    int beside = beside_size(in, k) && nonblocking && plain;
+    int priv = in->heaps && !beside &&
+               (coll__shm_private_window(k, b, plain_max) ||
+                coll__shm_core_window(k, b, plain, !some_in));
     /* The page kinds' bounds: every rank's are known after the arrival, so
      * before it CMA stays open from the lower one (staging may still follow
      * the arrival; staging before it cannot lead to CMA). */
     size_t lower = k->cma_allreduce_min < k->cma_huge_min ? k->cma_allreduce_min : k->cma_huge_min;
     size_t slices = in->arrived ? slices_min(k, in->all_plain) : lower;
-    int cma = in->cma && in->n > 1 && cma_open(k, b, slices);
+    int cma = in->cma && in->n > 1 && (beside || cma_open(k, b, slices));
     if (!in->arrived) {
         /* The input goes to the scratch before the arrival, so that the
          * arrival is also the step that says every input is in place. */
@@ -187,6 +207,7 @@ static shm_engine allreduce(const shm_plan_in *in, const shm_knobs *k)
         return cma ? SHM_ENGINE_ARRIVE : SHM_ENGINE_STAGE;
     }
     if (direct && in->all_in_heap) return SHM_ENGINE_DIRECT;
+    if (beside) return SHM_ENGINE_CMA;
     if (priv && !in->no_scratch) return SHM_ENGINE_PRIVATE;
     return cma ? allreduce_cma(in, k) : SHM_ENGINE_STAGE;
 }

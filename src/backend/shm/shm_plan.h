@@ -31,12 +31,14 @@ typedef struct shm_knobs {
     size_t priv_core_min,
         priv_core_max; /* [min, max): the same with a core per rank, 4 KiB pages */
     size_t priv_core_above_min,
-        priv_core_above_max;   /* [min, max): a second such window, 4 KiB pages, out of place */
-    size_t priv_core_huge_max; /* [priv_core_min, this): ... where some rank holds huge pages */
-    int spin_us;               /* a waiter's spin before it sleeps */
-    int cma;                   /* 0: never use CMA */
-    int core_probe;            /* 0: no probes; 1: probe; 2: and print the times */
-    int probe_every_s;         /* seconds after which the probes run again (0: once) */
+        priv_core_above_max;    /* [min, max): a second such window, 4 KiB pages, out of place */
+    size_t priv_core_huge_max;  /* [priv_core_min, this): ... where some rank holds huge pages */
+    size_t nonblocking_cma_min; /* per-rank bytes from which a nonblocking all-reduce on
+                                   4 KiB pages takes the CMA slices */
+    int spin_us;                /* a waiter's spin before it sleeps */
+    int cma;                    /* 0: never use CMA */
+    int core_probe;             /* 0: no probes; 1: probe; 2: and print the times */
+    int probe_every_s;          /* seconds after which the probes run again (0: once) */
 } shm_knobs;
 
 typedef enum shm_engine {
@@ -52,19 +54,21 @@ typedef enum shm_engine {
 
 typedef struct shm_plan_in {
     coll__kind kind;
-    size_t bytes;      /* per rank: count x element size */
-    int n;             /* ranks */
-    int cma;           /* process_vm_readv works between every pair of ranks */
-    int heaps;         /* every rank mapped every rank's shared heap */
-    int mine_in_heap;  /* this rank's send and receive buffers are in its heap */
-    int mine_plain;    /* ... are in 4 KiB pages */
-    int mine_in_place; /* ... are one buffer */
-    int arrived;       /* every rank's post was read: the fields below hold */
-    int all_in_heap;   /* every rank's send and receive buffers are in the heaps */
-    int any_in_place;  /* some rank's send buffer is its receive buffer */
-    int all_in_place;  /* every rank's is */
-    int all_plain;     /* every rank's buffers are in 4 KiB pages */
-    int no_scratch;    /* some rank's heap had no room for the private engine */
+    size_t bytes;         /* per rank: count x element size */
+    int n;                /* ranks */
+    int cma;              /* process_vm_readv works between every pair of ranks */
+    int heaps;            /* every rank mapped every rank's shared heap */
+    int mine_in_heap;     /* this rank's send and receive buffers are in its heap */
+    int mine_plain;       /* ... are in 4 KiB pages */
+    int mine_in_place;    /* ... are one buffer */
+    int mine_nonblocking; /* this rank's call runs on its progress thread */
+    int arrived;          /* every rank's post was read: the fields below hold */
+    int all_in_heap;      /* every rank's send and receive buffers are in the heaps */
+    int any_in_place;     /* some rank's send buffer is its receive buffer */
+    int all_in_place;     /* every rank's is */
+    int all_plain;        /* every rank's buffers are in 4 KiB pages */
+    int any_nonblocking;  /* some rank's call runs on its progress thread */
+    int no_scratch;       /* some rank's heap had no room for the private engine */
 } shm_plan_in;
 
 /* The engine for the call. Every rank that made the same call gets the same

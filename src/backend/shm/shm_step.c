@@ -43,8 +43,10 @@ int coll__shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
     mine->sendbuf = (uint64_t)(uintptr_t)sendbuf;
     mine->recvbuf = (uint64_t)(uintptr_t)recvbuf;
     mine->staged = o->staged;
-    mine->flags = (o->plain ? SHM_POST_PLAIN : 0u) | (o->probe ? SHM_POST_PROBE : 0u);
+    mine->flags = (o->plain ? SHM_POST_PLAIN : 0u) | (o->probe ? SHM_POST_PROBE : 0u) |
+                  (o->c->nonblocking ? SHM_POST_NONBLOCKING : 0u);
     o->all_plain = 1;
+    o->any_nonblocking = 0;
     atomic_store(&mine->seq, g); /* after the fields (and any inline data) */
     coll__shm_ring_all(&st->seg);
     int rc = coll__shm_wait_posts(&o->w, g, coll__kind_name(o->c->kind));
@@ -63,6 +65,7 @@ int coll__shm_op_arrive(shm_op *o, const void *sendbuf, const void *recvbuf)
         st->peer_send[p] = ph->sendbuf;
         st->peer_recv[p] = ph->recvbuf;
         o->all_plain &= (ph->flags & SHM_POST_PLAIN) != 0;
+        o->any_nonblocking |= (ph->flags & SHM_POST_NONBLOCKING) != 0;
     }
     /* Rank 0's word, the same for every rank at the same step. */
     if (st->seg.ctrl[0].post[g & 1].flags & SHM_POST_PROBE) st->probe.due = st->probe.on;
