@@ -33,8 +33,9 @@ typedef struct shm_post {
      * (backend/shm/shm_page_kind.h): the plan's windows on plain pages ask
      * every rank's. SHM_POST_PROBE (rank 0's): every rank probes its plan
      * again (shm.c). SHM_POST_NONBLOCKING: the call runs on its progress
-     * thread (coll__call.nonblocking). 64 bits, so that the inline data after it stays 8-byte
-     * aligned (staging reduces doubles and int64s straight from it). */
+     * thread (coll__call.nonblocking). 64 bits, so that the inline data
+     * after it stays 8-byte aligned (staging reduces doubles and int64s
+     * straight from it). */
     uint64_t flags;
     unsigned char data[SHM_INLINE];
 } shm_post;
