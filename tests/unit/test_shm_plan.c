@@ -605,24 +605,16 @@ static void test_core_above_window(void **state)
     assert_int_equal(k.priv_core_above_max, 0);
 }
 
-/* The engine a rank ends up with for a call it makes nonblocking or not
- * (mine_nb), beside peers of which some made it nonblocking (any_nb) and
- * whose posts say plain or not (all_plain, this rank's own asked as shm.c
- * asks it); in place, private buffers. */
+/* run_plan for a call this rank makes nonblocking or not (mine_nb), beside
+ * peers of which some made it nonblocking (any_nb) and whose posts say plain
+ * or not (all_plain); in place, private buffers in 4 KiB pages. */
 static shm_engine run_nb(const shm_plan_in *base, const shm_knobs *k, int mine_nb, int any_nb,
                          int all_plain, shm_engine *before)
 {
     shm_plan_in in = *base;
-    in.mine_in_place = 1;
     in.mine_nonblocking = mine_nb;
-    in.mine_plain = coll__shm_asks_page_kind(&in, k);
-    *before = coll__shm_plan(&in, k);
-    if (*before != SHM_ENGINE_ARRIVE && *before != SHM_ENGINE_ARRIVE_COPY) return *before;
-    in.arrived = 1;
-    in.any_in_place = in.all_in_place = 1;
-    in.all_plain = all_plain && in.mine_plain;
     in.any_nonblocking = any_nb;
-    return coll__shm_plan(&in, k);
+    return run_plan(&in, k, 0, 1, 0, all_plain, 1, before);
 }
 
 /* A nonblocking all-reduce from nonblocking_cma_min on 4 KiB pages takes the
