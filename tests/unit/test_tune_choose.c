@@ -157,6 +157,38 @@ static void finds_the_crossover(void **state)
     assert_string_equal(value, "1024G"); /* the other way at every size */
 }
 
+/* The private engine (arm 0) wins up to 1 MiB, CMA (arm 1) from 16 MiB by
+ * 1.25x, within every round's 20% drift: one cell of three changes. */
+static double ceiling(int arm, int size, int round)
+{
+    double drift = round % 2 ? 1.2 : 1.0;
+    if (size < 2) return (arm == 0 ? 100 : 150) * drift;
+    return (arm == 0 ? 125 : 100) * drift;
+}
+
+static void finds_the_ceiling(void **state)
+{
+    (void)state;
+    tune_decision d;
+    int changed;
+    char value[64], why[512];
+    fill(&d, TUNE_CEILING, 2, 3, 3, ceiling);
+    d.arms[1] = "0";
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 1);
+    assert_string_equal(value, "16M"); /* the default's way below 16 MiB */
+    /* judged where it changes the plan: 1.25x, not diluted to 1.08x */
+    assert_non_null(strstr(why, "16 MiB 2 ranks thp: 125 -> 100 us, 1.25x; 1.25x over the cells"));
+    fill(&d, TUNE_CEILING, 2, 3, 3, stage_always);
+    d.arms[1] = "0";
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 1);
+    assert_string_equal(value, "64K"); /* the other way from the smallest size measured */
+    fill(&d, TUNE_CEILING, 2, 3, 4, level);
+    cmd_tune_choose(&d, &changed, value, sizeof value, why, sizeof why);
+    assert_int_equal(changed, 0);
+}
+
 static void plans_fit_the_limits(void **state)
 {
     (void)state;
@@ -181,6 +213,7 @@ int main(void)
         cmocka_unit_test(keeps_the_default_within_noise),
         cmocka_unit_test(takes_a_gain_every_round_shows),
         cmocka_unit_test(finds_the_crossover),
+        cmocka_unit_test(finds_the_ceiling),
         cmocka_unit_test(plans_fit_the_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -188,9 +188,9 @@ static const coll__tunable *row_named(const char *name)
     return NULL;
 }
 
-/* 1 when value would not change the plan: the row's default, or for a
+/* 1 when value would not change the plan: the row's default, for a
  * crossover one below it (the default already stages there: nothing was
- * measured below it). */
+ * measured below it), for a window's end one above it. */
 static int no_change(const coll__tunable *t, const tune_decision *d, const char *value)
 {
     uint64_t v;
@@ -198,7 +198,8 @@ static int no_change(const coll__tunable *t, const tune_decision *d, const char 
     coll__err_init(&err, NULL, 0);
     if (coll__value_bytes(t->name, value, t->lo, t->hi, &v, &err) != COLL_OK) return 0;
     if (t->when != COLL__TUNE_ALWAYS) return 0;
-    return v == t->dflt || (d->kind == TUNE_THRESHOLD && v < t->dflt);
+    return v == t->dflt || (d->kind == TUNE_THRESHOLD && v < t->dflt) ||
+           (d->kind == TUNE_CEILING && v > t->dflt);
 }
 
 /* The file's text and the summary on stdout. */

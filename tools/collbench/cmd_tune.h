@@ -23,6 +23,8 @@ typedef enum {
     TUNE_PICK,      /* the arm fastest over every cell */
     TUNE_THRESHOLD, /* arm 1 runs every size the other way: the variable becomes the
                      * size from which arm 0's way is kept (a crossover) */
+    TUNE_CEILING,   /* the same for a window's end: the variable becomes the size
+                     * from which arm 1's way runs, arm 0's kept below it */
 } tune_kind;
 
 typedef struct tune_group {

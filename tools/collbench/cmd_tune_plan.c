@@ -66,24 +66,24 @@ static const tune_decision full[] = {
      .nsizes = 3,
      .sizes = {64 * KIB, 192 * KIB, 512 * KIB}},
     {.knob = "COLL_SHM_PRIV_PLAIN_MAX",
-     .what = "more ranks than cores, 4 KiB pages, in place: copies through the shared heap, or "
-             "CMA slices",
-     .kind = TUNE_PICK,
-     .narms = 3,
-     .arms = {NULL, "1M", "16M"},
+     .what = "more ranks than cores, 4 KiB pages, in place: copies through the shared heap "
+             "below it, CMA slices from it",
+     .kind = TUNE_CEILING,
+     .narms = 2,
+     .arms = {NULL, "0"},
      .ngroups = 1,
      .groups = {{4, "malloc", 0}},
-     .nsizes = 3,
-     .sizes = {MIB, 10 * MIB, 100 * MIB}},
+     .nsizes = 4,
+     .sizes = {MIB, 10 * MIB, 32 * MIB, 100 * MIB}},
     {.knob = "COLL_SHM_PRIV_PLAIN_OUT_MAX",
      .what = "the same out of place",
-     .kind = TUNE_PICK,
-     .narms = 3,
-     .arms = {NULL, "1M", "16M"},
+     .kind = TUNE_CEILING,
+     .narms = 2,
+     .arms = {NULL, "0"},
      .ngroups = 1,
      .groups = {{4, "malloc", 1}},
-     .nsizes = 3,
-     .sizes = {MIB, 10 * MIB, 100 * MIB}},
+     .nsizes = 4,
+     .sizes = {MIB, 10 * MIB, 32 * MIB, 100 * MIB}},
     {.knob = "COLL_SHM_CHUNK_BYTES",
      .what = "CMA pipeline chunk",
      .kind = TUNE_PICK,
@@ -214,11 +214,15 @@ typedef struct candidate {
 } candidate;
 
 /* Its gain over the default (geometric mean of default / its time over the
- * cells), the noise where it differs (the median of the rounds' ranges, at
- * least TUNE_NOISE) and the cell that gains most. */
-static double judge(const tune_decision *d, const candidate *c, double *noise, int *bg, int *bs)
+ * cells: what ranks the candidates), the same over the cells where it runs
+ * another way (*changed_gain: what must stand out of the noise, so that a
+ * crossover that changes one cell of four is not diluted by three equal
+ * ones), the noise there (the median of the rounds' ranges, at least
+ * TUNE_NOISE) and the cell that gains most. */
+static double judge(const tune_decision *d, const candidate *c, double *changed_gain, double *noise,
+                    int *bg, int *bs)
 {
-    double logsum = 0, ranges[TUNE_MAX_GROUPS * TUNE_MAX_SIZES * 2], best = 0;
+    double logsum = 0, changed_log = 0, ranges[TUNE_MAX_GROUPS * TUNE_MAX_SIZES * 2], best = 0;
     int cells = 0, nr = 0;
     for (int g = 0; g < d->ngroups; g++)
         for (int s = 0; s < d->nsizes; s++) {
@@ -227,12 +231,14 @@ static double judge(const tune_decision *d, const candidate *c, double *noise, i
             logsum += log(t0 / t);
             cells++;
             if (c->arm_of[g][s] == 0) continue;
+            changed_log += log(t0 / t);
             ranges[nr++] = r0, ranges[nr++] = r1;
             if (t0 / t > best) best = t0 / t, *bg = g, *bs = s;
         }
     qsort(ranges, (size_t)nr, sizeof ranges[0], by_value);
     *noise = nr ? ranges[nr / 2] : 0;
     if (*noise < TUNE_NOISE) *noise = TUNE_NOISE;
+    *changed_gain = nr ? exp(changed_log / (nr / 2)) : 1;
     return cells ? exp(logsum / cells) : 1;
 }
 
@@ -268,20 +274,24 @@ void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t v
                  d->rounds == 1 ? "" : "s");
         return;
     }
-    /* candidates: PICK, one per arm; THRESHOLD, arm 1 below each size */
+    /* candidates: PICK, one per arm; THRESHOLD, arm 1 below each size;
+     * CEILING, arm 1 from each size on (k = 1: the last size alone) */
     int ncand = d->kind == TUNE_PICK ? d->narms : d->nsizes + 1;
     /* the best alternative, also when all are slower: the message says by how much */
-    double best_gain = 0, best_noise = TUNE_NOISE;
+    double best_total = 0, best_gain = 0, best_noise = TUNE_NOISE;
     int best = 0, bg = 0, bs = 0, every_round = 0;
     for (int k = 1; k < ncand; k++) {
         candidate c;
         for (int g = 0; g < d->ngroups; g++)
-            for (int s = 0; s < d->nsizes; s++) c.arm_of[g][s] = d->kind == TUNE_PICK ? k : s < k;
-        double noise;
+            for (int s = 0; s < d->nsizes; s++)
+                c.arm_of[g][s] = d->kind == TUNE_PICK        ? k
+                                 : d->kind == TUNE_THRESHOLD ? s < k
+                                                             : s >= d->nsizes - k;
+        double noise, gain;
         int g = 0, s = 0;
-        double gain = judge(d, &c, &noise, &g, &s);
-        if (best == 0 || gain > best_gain) {
-            best_gain = gain, best_noise = noise, best = k, bg = g, bs = s;
+        double total = judge(d, &c, &gain, &noise, &g, &s);
+        if (best == 0 || total > best_total) {
+            best_total = total, best_gain = gain, best_noise = noise, best = k, bg = g, bs = s;
             every_round = faster_every_round(d, &c);
         }
     }
@@ -297,9 +307,10 @@ void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t v
         return;
     }
     int arm = d->kind == TUNE_PICK ? best : 1;
-    if (d->kind == TUNE_PICK || best == d->nsizes) snprintf(value, valuelen, "%s", d->arms[arm]);
+    if (d->kind == TUNE_PICK || (d->kind == TUNE_THRESHOLD && best == d->nsizes))
+        snprintf(value, valuelen, "%s", d->arms[arm]);
     else {
-        uint64_t v = d->sizes[best];
+        uint64_t v = d->sizes[d->kind == TUNE_THRESHOLD ? best : d->nsizes - best];
         if (v >= MIB && v % MIB == 0)
             snprintf(value, valuelen, "%lluM", (unsigned long long)(v / MIB));
         else snprintf(value, valuelen, "%lluK", (unsigned long long)(v / KIB));
@@ -310,9 +321,10 @@ void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t v
     char paired_text[64] = "";
     if (paired)
         snprintf(paired_text, sizeof paired_text, ", faster in each of %d rounds", d->rounds);
-    snprintf(why, whylen,
-             "%s %d ranks %s%s: %.0f -> %.0f us, %.2fx; %.2fx over the cells, noise %.0f%%%s", sz,
-             d->groups[bg].ranks, d->groups[bg].buffers, tune_place(&d->groups[bg]), t0, t1,
-             t0 / t1, best_gain, best_noise * 100, paired_text);
+    snprintf(
+        why, whylen,
+        "%s %d ranks %s%s: %.0f -> %.0f us, %.2fx; %.2fx over the cells it changes, noise %.0f%%%s",
+        sz, d->groups[bg].ranks, d->groups[bg].buffers, tune_place(&d->groups[bg]), t0, t1, t0 / t1,
+        best_gain, best_noise * 100, paired_text);
     *changed = 1;
 }

@@ -29,8 +29,10 @@
  *    plain copies beat it at every size measured there, 1 to 256 MiB
  *    (0.46-0.82x the time, bench/ab.sh), while on huge pages CMA stays 2-3x
  *    faster. On a Xeon CMA won in place (0.66-0.80x at 4 ranks, 1-100 MiB)
- *    and lost out of place, so the two places have their own end, and
- *    `collbench tune` measures each. With a core per rank the two were level
+ *    and lost out of place, and on an AVX2 Zen 3 EPYC VM it won in place
+ *    from 32 MiB (0.77-1.03x at 32 MiB, 0.77-0.91x at 256) and lost out of
+ *    place, so the two places have their own end, and `collbench tune`
+ *    measures each (the size from which CMA runs). With a core per rank the two were level
  *    on 4 KiB pages from 10 MiB and traded places with the machine's state
  *    below it, so CMA keeps them by default ("against the machine's floor");
  *    on a Zen 5 EPYC VM the private engine took 0.54-0.89x CMA's time at 2
