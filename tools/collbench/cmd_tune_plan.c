@@ -264,6 +264,13 @@ static int faster_every_round(const tune_decision *d, const candidate *c)
     return 1;
 }
 
+/* The size index at which candidate k of a crossover or an end changes
+ * way: THRESHOLD runs arm 1 below it, CEILING from it on. */
+static int cut(const tune_decision *d, int k)
+{
+    return d->kind == TUNE_THRESHOLD ? k : d->nsizes - k;
+}
+
 void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t valuelen, char *why,
                      size_t whylen)
 {
@@ -285,8 +292,8 @@ void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t v
         for (int g = 0; g < d->ngroups; g++)
             for (int s = 0; s < d->nsizes; s++)
                 c.arm_of[g][s] = d->kind == TUNE_PICK        ? k
-                                 : d->kind == TUNE_THRESHOLD ? s < k
-                                                             : s >= d->nsizes - k;
+                                 : d->kind == TUNE_THRESHOLD ? s < cut(d, k)
+                                                             : s >= cut(d, k);
         double noise, gain;
         int g = 0, s = 0;
         double total = judge(d, &c, &gain, &noise, &g, &s);
@@ -310,7 +317,7 @@ void cmd_tune_choose(const tune_decision *d, int *changed, char *value, size_t v
     if (d->kind == TUNE_PICK || (d->kind == TUNE_THRESHOLD && best == d->nsizes))
         snprintf(value, valuelen, "%s", d->arms[arm]);
     else {
-        uint64_t v = d->sizes[d->kind == TUNE_THRESHOLD ? best : d->nsizes - best];
+        uint64_t v = d->sizes[cut(d, best)];
         if (v >= MIB && v % MIB == 0)
             snprintf(value, valuelen, "%lluM", (unsigned long long)(v / MIB));
         else snprintf(value, valuelen, "%lluK", (unsigned long long)(v / KIB));
