@@ -13,9 +13,10 @@
 
 #include "coll_tool.h"
 
-/* One led group's record in the all-gather: which group (its id's hash), where. */
+/* One led group's record in the all-gather: which group (its id's hash) and
+ * which of its communicators, where. */
 typedef struct rdv_record {
-    uint64_t id_hash;
+    uint64_t id_hash, lane;
     char method[REPLAY_METHOD_LEN];
 } rdv_record;
 
@@ -45,12 +46,15 @@ static int free_port(const char *host)
     return port;
 }
 
-/* This rank's records: one per group it leads (group rank 0), into out[0..*n). */
-static int lead(const replay_trace *t, rdv_record *out, size_t *n, char *err, size_t errlen)
+/* This rank's records: one per communicator of each group it leads (group
+ * rank 0), into out[0..*n). */
+static int lead(const replay_trace *t, size_t lanes, rdv_record *out, size_t *n, char *err,
+                size_t errlen)
 {
     coll_listen_pick pick;
     *n = 0;
-    for (size_t g = 0; g < t->ngroups; g++) {
+    for (size_t gl = 0; gl < t->ngroups * lanes; gl++) {
+        size_t g = gl / lanes;
         if (t->groups[g].my_rank != 0) continue;
         if (*n == 0 && coll_listen_addr_from_env(&pick, err, errlen) != COLL_OK) return COLL_EINVAL;
         int port = free_port(pick.addr);
@@ -60,21 +64,22 @@ static int lead(const replay_trace *t, rdv_record *out, size_t *n, char *err, si
                    COLL_ESYS;
         rdv_record *r = &out[(*n)++];
         r->id_hash = fnv1a(t->groups[g].id);
+        r->lane = gl % lanes;
         snprintf(r->method, sizeof r->method,
                  strchr(pick.addr, ':') ? "tcp://[%s]:%d" : "tcp://%s:%d", pick.addr, port);
     }
     return 0;
 }
 
-int replay_group_methods(const replay_trace *t, coll_comm *world,
+int replay_group_methods(const replay_trace *t, coll_comm *world, size_t lanes,
                          char (*methods)[REPLAY_METHOD_LEN], char *err, size_t errlen)
 {
     if (!world)
         return snprintf(err, errlen, "groups meet over the world communicator: none given"),
                COLL_EINVAL;
     size_t nw = (size_t)coll_comm_size(world), n = 0, rec = sizeof(rdv_record);
-    rdv_record *led = calloc(t->ngroups + 1, rec);
-    int rc = led ? lead(t, led, &n, err, errlen)
+    rdv_record *led = calloc(t->ngroups * lanes + 1, rec);
+    int rc = led ? lead(t, lanes, led, &n, err, errlen)
                  : (snprintf(err, errlen, "out of memory"), COLL_ENOMEM);
     /* Both collectives run on every rank, also on one that failed above (it
      * publishes nothing): the others then fail at once, naming its groups,
@@ -89,13 +94,14 @@ int replay_group_methods(const replay_trace *t, coll_comm *world,
     if (!rc && crc)
         rc = crc, snprintf(err, errlen, "publishing the groups' addresses: %s",
                            crc == COLL_ENOMEM ? "out of memory" : coll_comm_errmsg(world));
-    for (size_t g = 0; !rc && g < t->ngroups; g++) {
-        const replay_group *grp = &t->groups[g];
+    for (size_t gl = 0; !rc && gl < t->ngroups * lanes; gl++) {
+        const replay_group *grp = &t->groups[gl / lanes];
         uint64_t h = fnv1a(grp->id);
         const rdv_record *from = all + (size_t)grp->ranks[0] * per, *hit = NULL;
         for (size_t k = 0; k < per && !hit; k++)
-            if (from[k].id_hash == h && from[k].method[0]) hit = &from[k];
-        if (hit) snprintf(methods[g], REPLAY_METHOD_LEN, "%s", hit->method);
+            if (from[k].id_hash == h && from[k].lane == gl % lanes && from[k].method[0])
+                hit = &from[k];
+        if (hit) snprintf(methods[gl], REPLAY_METHOD_LEN, "%s", hit->method);
         else
             rc = COLL_EPROTO, snprintf(err, errlen,
                                        "group \"%.60s\": its rank 0 (world rank %d) published no "

@@ -14,10 +14,12 @@
 
 #define REPLAY_METHOD_LEN 120 /* "tcp://[v6 address]:port" and its NUL */
 
-/* Collective over world (every world rank calls it at once, once per turn):
- * methods[g] (t->ngroups entries) gets group g's init method. 0, or a coll
- * status with err saying what failed. */
-int replay_group_methods(const replay_trace *t, coll_comm *world,
+/* Collective over world (every world rank calls it at once, once per turn,
+ * with the same lanes): methods[g * lanes + k] (t->ngroups * lanes entries)
+ * gets the init method of group g's communicator k (a group replayed on
+ * several communicators: replay_run.h, replay_lanes). 0, or a coll status
+ * with err saying what failed. */
+int replay_group_methods(const replay_trace *t, coll_comm *world, size_t lanes,
                          char (*methods)[REPLAY_METHOD_LEN], char *err, size_t errlen);
 
 #endif

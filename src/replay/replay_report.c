@@ -67,11 +67,14 @@ static replay_cell op_cell(const replay_summary *s, int op)
 
 void replay_print(FILE *f, const replay_turn *turn, const replay_summary *s)
 {
+    char lanes[64] = "";
+    if (turn->lanes > 1)
+        snprintf(lanes, sizeof lanes, " on %zu communicators per group", turn->lanes);
     fprintf(f,
-            "# replay of %s on %s (pass %d of %d): %d ranks, buffers %s, gaps %s, overlap %s, "
+            "# replay of %s on %s (pass %d of %d): %d ranks, buffers %s, gaps %s, overlap %s%s, "
             "plan %s, bind %s\n",
             turn->trace, turn->backend, turn->pass, turn->passes, s->world, turn->buffers,
-            turn->gaps, turn->overlap, turn->plan ? turn->plan : "probed",
+            turn->gaps, turn->overlap, lanes, turn->plan ? turn->plan : "probed",
             turn->bind ? turn->bind : "");
     fprintf(f,
             "#   total %.3f ms   communication %.3f ms   gaps %.3f ms   exposed communication "

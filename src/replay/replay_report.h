@@ -37,6 +37,7 @@ typedef struct replay_turn {
     const char *overlap; /* "recorded" | "none": calls kept in flight as recorded or not */
     const char *bind;    /* "core" | "none" (or $COLL_BIND's): the ranks' placement */
     const char *plan;    /* "recorded": the program's plan; "probed": this machine's */
+    size_t lanes;        /* communicators per group (replay_lanes); the table says so above 1 */
 } replay_turn;
 
 /* all: world measures, rank-major (the allgather's layout). */

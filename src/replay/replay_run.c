@@ -32,10 +32,12 @@
 #include "replay/replay_schedule.h"
 
 typedef struct group_comm {
-    coll_comm *comm;
-    void *send, *recv;             /* depth slots of send_bytes, recv_bytes each */
-    size_t send_bytes, recv_bytes; /* one slot's, rounded up to 64 */
-    size_t depth;                  /* calls in flight at once: slots */
+    coll_comm *comm;                   /* lane 0: its blocking calls, buffers, exits */
+    coll_comm *lane[REPLAY_LANES_MAX]; /* lane[0] is comm (replay_lanes) */
+    size_t nlanes, next_lane;          /* its nonblocking calls dealt in turn */
+    void *send, *recv;                 /* depth slots of send_bytes, recv_bytes each */
+    size_t send_bytes, recv_bytes;     /* one slot's, rounded up to 64 */
+    size_t depth;                      /* calls in flight at once: slots */
     size_t next_slot;
 } group_comm;
 
@@ -117,8 +119,8 @@ static void plan_env(const char *plan, int on, int set[REPLAY_PLAN_MAX_VARS])
     }
 }
 
-static int make_comm(const replay_trace *t, size_t gi, const replay_opts *o, const char *method,
-                     group_comm *g, char *err, size_t errlen)
+static int make_lane(const replay_trace *t, size_t gi, const replay_opts *o, const char *method,
+                     coll_comm **comm, char *err, size_t errlen)
 {
     const replay_group *grp = &t->groups[gi];
     coll_config cfg;
@@ -131,13 +133,35 @@ static int make_comm(const replay_trace *t, size_t gi, const replay_opts *o, con
     int set[REPLAY_PLAN_MAX_VARS] = {0};
     const char *plan = o->recorded_plan ? grp->plan : NULL;
     if (plan) plan_env(plan, 1, set);
-    int rc = coll_comm_create(&cfg, &g->comm);
+    int rc = coll_comm_create(&cfg, comm);
     if (plan) plan_env(plan, 0, set);
     if (rc)
         snprintf(err, errlen, "group \"%.60s\" (%d ranks) on %s: %s", grp->id, grp->nranks,
                  o->backend ? o->backend : "the default backend",
                  *coll_last_create_error() ? coll_last_create_error() : coll_strerror(rc));
     return rc;
+}
+
+/* Group gi's communicators, one per lane (methods: every group's lanes, the
+ * group's at gi * lanes), in lane order on every rank; none left on failure. */
+static int make_comm(const replay_trace *t, size_t gi, const replay_opts *o,
+                     char (*methods)[REPLAY_METHOD_LEN], size_t lanes, group_comm *g, char *err,
+                     size_t errlen)
+{
+    int rc = 0;
+    for (g->nlanes = 0; !rc && g->nlanes < lanes; g->nlanes++)
+        if ((rc = make_lane(t, gi, o, methods[gi * lanes + g->nlanes], &g->lane[g->nlanes], err,
+                            errlen)))
+            break;
+    while (rc && g->nlanes > 0) coll_comm_destroy(g->lane[--g->nlanes]);
+    g->comm = g->lane[0];
+    return rc;
+}
+
+static void destroy_comm(group_comm *g)
+{
+    while (g->nlanes > 0) coll_comm_destroy(g->lane[--g->nlanes]);
+    g->comm = NULL;
 }
 
 static void *buffer(const replay_opts *o, coll_comm *comm, size_t bytes)
@@ -171,11 +195,15 @@ int replay_overlap_parse(const char *name, replay_overlap *o)
     return -1;
 }
 
-int replay_keeps_in_flight(const replay_trace *t, int overlap, const char *backend)
+int replay_keeps_in_flight(const replay_trace *t, int overlap)
 {
-    if (!t->has_times || t->ncalls == 0 || overlap == REPLAY_OVERLAP_NONE) return 0;
-    return overlap == REPLAY_OVERLAP_RECORDED || strcmp(t->backend, "gloo") != 0 || !backend ||
-           strcmp(backend, "gloo") != 0;
+    return t->has_times && t->ncalls > 0 && overlap != REPLAY_OVERLAP_NONE;
+}
+
+size_t replay_lanes(const replay_trace *t, int overlap, const char *backend)
+{
+    int gloo_on_gloo = !strcmp(t->backend, "gloo") && backend && !strcmp(backend, "gloo");
+    return replay_keeps_in_flight(t, overlap) && gloo_on_gloo ? REPLAY_LANES_MAX : 1;
 }
 
 /* Each group's largest send and receive buffer (rounded up to 64 bytes) and
@@ -208,10 +236,10 @@ static int group_needs(const replay_trace *t, const size_t *done_by, group_comm 
 /* t's done_by (replay_schedule.h) when its calls are kept in flight under
  * overlap, into *done_by (the caller frees); NULL when they are not. 0, or -1
  * out of memory. */
-static int schedule(const replay_trace *t, int overlap, const char *backend, size_t **done_by)
+static int schedule(const replay_trace *t, int overlap, size_t **done_by)
 {
     *done_by = NULL;
-    if (!replay_keeps_in_flight(t, overlap, backend)) return 0;
+    if (!replay_keeps_in_flight(t, overlap)) return 0;
     if (!(*done_by = malloc(t->ncalls * sizeof **done_by))) return -1;
     replay_schedule_done_by(t, *done_by);
     return 0;
@@ -222,7 +250,7 @@ uint64_t replay_buffer_bytes(const replay_trace *t, int overlap)
     group_comm *gs = calloc(t->ngroups + 1, sizeof *gs);
     size_t *done_by = NULL;
     uint64_t sum = 0;
-    if (!gs || schedule(t, overlap, NULL, &done_by) || group_needs(t, done_by, gs))
+    if (!gs || schedule(t, overlap, &done_by) || group_needs(t, done_by, gs))
         return free(gs), free(done_by), UINT64_MAX;
     for (size_t gi = 0; gi < t->ngroups; gi++)
         sum += (uint64_t)(gs[gi].send_bytes + gs[gi].recv_bytes) * gs[gi].depth;
@@ -443,19 +471,22 @@ static int land(const replay_trace *t, const replay_opts *o, group_comm *gs, rep
     return rc;
 }
 
-static int issue(const replay_call *c, group_comm *g, coll_request **req)
+/* Issues c on the group's next lane (*lane: which), every rank dealing a
+ * group's calls to its lanes alike. */
+static int issue(const replay_call *c, group_comm *g, size_t *lane, coll_request **req)
 {
     size_t slot = g->next_slot++ % g->depth;
     void *recv = (char *)g->recv + slot * g->recv_bytes;
     void *send = send_of(c, (char *)g->send + slot * g->send_bytes, recv);
+    coll_comm *comm = g->lane[ *lane = g->next_lane++ % g->nlanes];
     switch (c->op) {
     case REPLAY_ALLREDUCE:
-        return coll_iallreduce(g->comm, send, recv, c->count, c->dtype, c->red, req);
-    case REPLAY_ALLGATHER: return coll_iallgather(g->comm, send, recv, c->count, c->dtype, req);
+        return coll_iallreduce(comm, send, recv, c->count, c->dtype, c->red, req);
+    case REPLAY_ALLGATHER: return coll_iallgather(comm, send, recv, c->count, c->dtype, req);
     case REPLAY_REDUCESCATTER:
-        return coll_ireducescatter(g->comm, send, recv, c->count, c->dtype, c->red, req);
+        return coll_ireducescatter(comm, send, recv, c->count, c->dtype, c->red, req);
     case REPLAY_BROADCAST:
-        return coll_ibroadcast(g->comm, send, recv, c->count, c->dtype, c->root, req);
+        return coll_ibroadcast(comm, send, recv, c->count, c->dtype, c->root, req);
     default: return COLL_ENOTSUP;
     }
 }
@@ -477,7 +508,7 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
     double *issued = calloc(n, sizeof *issued), *ended = calloc(n, sizeof *ended);
     size_t *inflight = malloc((t->ngroups * REPLAY_MAX_IN_FLIGHT + 1) * sizeof *inflight);
     size_t *count = calloc(t->ngroups + 1, sizeof *count); /* in flight per group */
-    replay_flight *f = replay_flight_new(n, t->ngroups);
+    replay_flight *f = replay_flight_new(n, t->ngroups * REPLAY_LANES_MAX); /* one per lane */
     in_flight fl = {.call = inflight};
     int rc = issued && ended && inflight && count && f ? 0 : COLL_ENOMEM;
     if (rc) snprintf(err, errlen, "out of memory");
@@ -527,12 +558,13 @@ static int replay_overlapped(const replay_trace *t, const replay_opts *o, const 
             continue;
         }
         coll_request *req = NULL;
-        if ((rc = issue(c, &gs[g], &req))) {
+        size_t lane = 0;
+        if ((rc = issue(c, &gs[g], &lane, &req))) {
             call_failed(t, c, &gs[g], rc, err, errlen);
             break;
         }
         fl.call[fl.n++] = j, count[g]++;
-        if ((rc = replay_flight_add(f, g, j, req)))
+        if ((rc = replay_flight_add(f, g * REPLAY_LANES_MAX + lane, j, req)))
             snprintf(err, errlen, "cannot start a completion thread for group \"%.60s\"",
                      t->groups[g].id);
         mark = replay_thread_cpu_s();
@@ -592,17 +624,17 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
     size_t *order = calloc(t->ngroups + 1, sizeof *order);
     group_comm *gs = calloc(t->ngroups + 1, sizeof *gs);
     size_t *done_by = NULL; /* computed once: the buffers' depth and the calls both read it */
-    int rc = order && gs && schedule(t, o->overlap, o->backend, &done_by) == 0 ? 0 : COLL_ENOMEM;
+    int rc = order && gs && schedule(t, o->overlap, &done_by) == 0 ? 0 : COLL_ENOMEM;
     if (rc) snprintf(err, errlen, "out of memory");
     for (size_t i = 0; i < t->ngroups; i++) order[i] = i;
     if (!rc) qsort_r(order, t->ngroups, sizeof *order, by_id, (void *)t);
-    char(*methods)[REPLAY_METHOD_LEN] = calloc(t->ngroups + 1, sizeof *methods);
+    size_t lanes = replay_lanes(t, o->overlap, o->backend);
+    char(*methods)[REPLAY_METHOD_LEN] = calloc(t->ngroups * lanes + 1, sizeof *methods);
     if (!rc && !methods) rc = COLL_ENOMEM, snprintf(err, errlen, "out of memory");
-    if (!rc) rc = replay_group_methods(t, o->world, methods, err, errlen);
+    if (!rc) rc = replay_group_methods(t, o->world, lanes, methods, err, errlen);
     size_t made = 0;
     for (; !rc && made < t->ngroups; made++)
-        if ((rc = make_comm(t, order[made], o, methods[order[made]], &gs[order[made]], err,
-                            errlen)))
+        if ((rc = make_comm(t, order[made], o, methods, lanes, &gs[order[made]], err, errlen)))
             break;
     free(methods);
     replay_opts own = *o;
@@ -621,7 +653,7 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
         group_comm *g = &gs[order[i]];
         free_buffer(o, g->comm, g->send);
         free_buffer(o, g->comm, g->recv);
-        coll_comm_destroy(g->comm);
+        destroy_comm(g);
     }
     free(order);
     free(gs);

@@ -50,21 +50,25 @@ typedef enum replay_gaps {
     REPLAY_GAPS_BUSY,     /* spun: compute that held a core, as a CPU program's does */
     REPLAY_GAPS_SLEEP,    /* as recorded, the calls' CPU time (`cpu`) left out */
 } replay_gaps;
-/* --overlap: auto keeps calls in flight as recorded, except a program on
- * torch's gloo replayed on the gloo backend: torch's gloo runs up to two calls
- * of a group at once on its worker threads where libcoll runs one at a time,
- * so the recorded queueing cannot be reproduced there and each call alone
- * comes closer. On the other backends the question is the program on coll,
- * which runs one at a time as they do (docs/DESIGN.md "Replay"). */
+/* --overlap: recorded keeps calls in flight as the program did, none runs
+ * each alone; auto is recorded (the default, kept as a name). */
 typedef enum replay_overlap {
     REPLAY_OVERLAP_NONE = 0,
     REPLAY_OVERLAP_RECORDED,
     REPLAY_OVERLAP_AUTO
 } replay_overlap;
-/* 1 when t's calls are kept in flight under overlap on backend (a trace with
- * times, and overlap's choice); backend NULL: on the backend that keeps the
- * most in flight (a bound on the buffers). */
-int replay_keeps_in_flight(const replay_trace *t, int overlap, const char *backend);
+/* 1 when t's calls are kept in flight under overlap (a trace with times, and
+ * overlap not none). */
+int replay_keeps_in_flight(const replay_trace *t, int overlap);
+/* The communicators ("lanes") each group of t is replayed on under overlap on
+ * backend, its nonblocking calls dealt to them in turn, so that up to that
+ * many run at once: REPLAY_LANES_MAX for a program on torch's gloo (the
+ * header's backend) replayed on the gloo backend with calls in flight, as
+ * torch's gloo process group runs a group's calls on its two worker threads;
+ * 1 otherwise, as libcoll and the program on coll run one call of a
+ * communicator at a time. */
+#define REPLAY_LANES_MAX 2
+size_t replay_lanes(const replay_trace *t, int overlap, const char *backend);
 /* "none", "recorded", "auto"; replay_overlap_parse: 0, or -1 for another name. */
 const char *replay_overlap_name(replay_overlap o);
 int replay_overlap_parse(const char *name, replay_overlap *o);

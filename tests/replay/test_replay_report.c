@@ -67,7 +67,7 @@ static void test_rows_and_table(void **state)
     s.med.replayed[REPLAY_ALLREDUCE][REPLAY_MEDIAN_ALL] = 0.05;
     s.med.recorded[REPLAY_ALLREDUCE][REPLAY_MEDIAN_ALL] = 0.025;
     s.med.all_replayed = 0.05, s.med.all_recorded = 0.025;
-    replay_turn turn = {"dir", "shm", 2, 2, "malloc", "recorded", "none", "core", "recorded"};
+    replay_turn turn = {"dir", "shm", 2, 2, "malloc", "recorded", "none", "core", "recorded", 1};
     FILE *f = open_memstream(&text, &len);
     replay_rows_jsonl(f, &turn, &s);
     fclose(f);

@@ -140,10 +140,10 @@ static const bench_opt opt_table[] = {
      "recorded: keep calls in flight together as the program did (an\n"
      "async call issued before the earlier ones ended), each call timed\n"
      "from its issue to its end, as recorded; none: each call alone (a\n"
-     "trace without times always is); auto (default): recorded, but none\n"
-     "for a program on torch's gloo replayed on gloo (torch's runs two\n"
-     "calls of a group at once, libcoll's one: its queueing cannot be\n"
-     "replayed there)"},
+     "trace without times always is); auto (default): recorded. A program\n"
+     "on torch's gloo replayed on gloo runs on two communicators per group,\n"
+     "its calls dealt to them in turn: torch's gloo runs two calls of a\n"
+     "group at once, a libcoll communicator one"},
     {0, "bind", "HOW", on_bind,
      "recorded (default): each rank's threads placed as the program's\n"
      "were: pinned to a core each where its trace says it ran on one CPU,\n"

@@ -191,10 +191,10 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                                 .gaps = replay_gaps_name((replay_gaps)o->gaps),
                                 .bind = bind,
                                 .plan = o->recorded_plan && has_plan(t) ? "recorded" : "probed",
-                                .overlap = replay_overlap_name(
-                                    replay_keeps_in_flight(t, o->overlap, b)
-                                        ? REPLAY_OVERLAP_RECORDED
-                                        : REPLAY_OVERLAP_NONE)};
+                                .lanes = replay_lanes(t, o->overlap, b),
+                                .overlap = replay_overlap_name(replay_keeps_in_flight(t, o->overlap)
+                                                                   ? REPLAY_OVERLAP_RECORDED
+                                                                   : REPLAY_OVERLAP_NONE)};
             if (env->rank == 0) code = report_turn(rows_dir, &turn, all, env->world_size, &med);
             /* every rank, whatever rank 0's table did: the gather is collective */
             int calls_code = o->calls_path
