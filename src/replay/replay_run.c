@@ -389,7 +389,7 @@ static void spend(const replay_opts *o, double s, replay_measure *m)
  * thread's CPU). */
 static int spins_cpu(const replay_opts *o)
 {
-    return o->gaps == REPLAY_GAPS_RECORDED && o->cpu_times;
+    return o->gaps == REPLAY_GAPS_RECORDED && o->cpu_share > 0;
 }
 
 /* With --gaps recorded and a trace that has the calling thread's CPU time:
@@ -398,7 +398,7 @@ static int spins_cpu(const replay_opts *o)
 static double spend_cpu(const replay_opts *o, int64_t cpu_ns, double mark, replay_measure *m)
 {
     if (!spins_cpu(o) || cpu_ns < 0 || mark < 0) return 0;
-    double s = replay_spend_cpu(mark + (double)cpu_ns * 1e-9, o->timeout_s / 2);
+    double s = replay_spend_cpu(mark + (double)cpu_ns * 1e-9 * o->cpu_share, o->timeout_s / 2);
     m->gap_s += s;
     return s;
 }

@@ -93,8 +93,11 @@ typedef struct replay_opts {
     double *call_s;      /* NULL, or t->ncalls entries: each call's time (replay_median.h) */
     double *issue_s;     /* NULL, or t->ncalls entries: each call's issue, from the turn's
                             start (replay_calls.h) */
-    int cpu_times;       /* 1: the trace's CPU times (cpu, wait_cpu) are the calling
-                            thread's, to spin with --gaps recorded; 0: not (slept) */
+    double cpu_share;    /* the share of the trace's CPU times (cpu, wait_cpu) that was the
+                            calling thread's CPU, spun with --gaps recorded: 1 for the
+                            torch backend's (its thread's CPU clock); cores / ranks for a
+                            profiler's operator times with more ranks than cores on the
+                            host; 0: none spun (slept) */
     int recorded_plan;   /* 1: each group's communicator made with its recorded plan in
                             the environment (replay_group.plan), as the program's */
     int exit_late;       /* 1: each rank leaves a collective as late as recorded

@@ -134,10 +134,13 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
     int exit_late = one_clock && (cpus < 1 || local_size <= cpus);
     /* A profiler's operator times are the calling thread's wall time in them:
      * its CPU time only while it had a core to itself. With more ranks than
-     * cores they are not spun (DDP, 4 ranks on 2 cores, the program on coll
-     * against its gloo profile replayed on shm: 1.96 spun, 1.39 spun at the
-     * share of a core, 1.09 slept; docs/PERFORMANCE.md). */
-    int cpu_times = strcmp(t->source, "torch-profiler") || cpus < 1 || local_size <= cpus;
+     * cores a rank's thread had about cores / ranks of one, and that share is
+     * spun (DDP on gloo, 4 ranks on 2 cores, two profiles replayed A B A B:
+     * on gloo 1.07-1.15 of the recorded communication spun so, 0.76-0.90
+     * slept; on shm against the program on coll 1.02-1.06 and 0.68-0.79;
+     * docs/PERFORMANCE.md "Two communicators for torch's gloo"). */
+    int profiler = !strcmp(t->source, "torch-profiler");
+    double cpu_share = profiler && cpus > 0 && local_size > cpus ? (double)cpus / local_size : 1;
     /* Placed as the program's threads were: a rank pinned to a core shares it
      * between its compute and its calls' progress threads, which move with
      * the scheduler otherwise, and the calls beside the compute run at a
@@ -159,7 +162,7 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                               .arrival_s = arrival_s,
                               .exit_late = exit_late,
                               .recorded_plan = o->recorded_plan,
-                              .cpu_times = cpu_times,
+                              .cpu_share = cpu_share,
                               .world = world,
                               .call_s = call_s,
                               .issue_s = issue_s};
