@@ -478,7 +478,8 @@ static int issue(const replay_call *c, group_comm *g, size_t *lane, coll_request
     size_t slot = g->next_slot++ % g->depth;
     void *recv = (char *)g->recv + slot * g->recv_bytes;
     void *send = send_of(c, (char *)g->send + slot * g->send_bytes, recv);
-    coll_comm *comm = g->lane[ *lane = g->next_lane++ % g->nlanes];
+    *lane = g->next_lane++ % g->nlanes;
+    coll_comm *comm = g->lane[*lane];
     switch (c->op) {
     case REPLAY_ALLREDUCE:
         return coll_iallreduce(comm, send, recv, c->count, c->dtype, c->red, req);
