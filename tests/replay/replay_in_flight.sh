@@ -32,31 +32,11 @@ busy=$(total_ms "$WORK/busy.csv" shm)
 [ "${busy:-0}" -ge 195 ] || fail "--gaps busy: the replay took '$busy' ms, the program 200"
 awk -F, 'NR > 1 && $6 != "busy" { bad = 1 } END { exit bad }' "$WORK/busy.csv" ||
     fail "--gaps busy: rows without gaps busy: $(cat "$WORK/busy.csv")"
-# the default (auto) keeps them in flight; a program on torch's gloo replayed
-# on gloo on two communicators per group (torch's gloo runs two calls of a
-# group at once), on shm on one (the program on coll runs one at a time)
+# the default (auto) keeps them in flight (a program on torch's gloo on the
+# gloo backend: replay_lanes.sh)
 "$BIN" replay "$HERE/in_flight" --backend shm -T 30 >"$WORK/out" 2>&1 &&
     grep -q "^# replay of .* gaps recorded, overlap recorded" "$WORK/out" ||
     fail "default overlap: $(head -3 "$WORK/out")"
-mkdir -p "$WORK/gloo"
-for f in "$HERE"/in_flight/rank*.jsonl; do
-    sed '1s/"backend":"coll"/"backend":"gloo"/' "$f" >"$WORK/gloo/$(basename "$f")"
-done
-"$BIN" replay "$WORK/gloo" --backend shm,gloo -T 30 >"$WORK/out" 2>&1 &&
-    grep -q "^# replay of .* on shm .* gaps recorded, overlap recorded" "$WORK/out" &&
-    grep -q "^# replay of .* on gloo .* gaps recorded, overlap recorded on 2 communicators per group" "$WORK/out" ||
-    fail "default overlap of a gloo program: $(grep '^# replay of' "$WORK/out")"
-# two lanes: a 16 MiB all-reduce and a 4-byte one issued 0.1 ms after it, by
-# a program on torch's gloo: on gloo the small one runs beside the large one
-# and ends first; on tcp (one communicator) it waits behind it
-"$BIN" replay "$HERE/two_lanes" --backend tcp,gloo -T 30 --calls "$WORK/lanes.csv" >"$WORK/out" 2>&1 ||
-    fail "two lanes: exit $?: $(cat "$WORK/out")"
-awk -F, 'NR > 1 { end[$1 "," $3 "," $4] = $12 + $13; seen[$1]++ }
-    END { if (seen["tcp"] != 4 || seen["gloo"] != 4) { print "calls missing"; exit 1 }
-          for (r = 0; r < 2; r++) {
-              if (end["gloo," r ",1"] >= end["gloo," r ",0"]) { print "gloo rank " r ": the small call ended last"; exit 1 }
-              if (end["tcp," r ",1"] < end["tcp," r ",0"]) { print "tcp rank " r ": the small call ended first"; exit 1 } } }' \
-    "$WORK/lanes.csv" >"$WORK/why" || fail "two lanes: $(cat "$WORK/why"): $(cat "$WORK/lanes.csv")"
 # the ranks' arrival: rank 1 recorded every call 150 ms later than rank 0
 # (one host, one clock), so rank 0's first call waited 150 ms for it, and each
 # call alone makes that wait again; on another host's clock it is not made
