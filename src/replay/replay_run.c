@@ -103,13 +103,18 @@ static int by_id(const void *a, const void *b, void *arg)
  * backend reads its tuning variables when a communicator is made, so they
  * are in the environment only then (on the rank's main thread, before its
  * calls start). A variable the user set stays as it is (set[i] 0), as the
- * environment stands above a tuning file. */
-static void plan_env(const char *plan, int on, int set[REPLAY_PLAN_MAX_VARS])
+ * environment stands above a tuning file. With them, shm's probes still
+ * run where the program's ran, their verdicts not taken: the program paid
+ * their time inside its calls (its first all-reduce of 117 MB took 304-308
+ * ms with them, 37-43 replayed without: docs/PERFORMANCE.md). */
+#define PLAN_PROBES "COLL_SHM_PROBE_GIVEN=1"
+static void plan_env(const char *plan, int on, int set[REPLAY_PLAN_MAX_VARS + 1])
 {
-    char copy[REPLAY_PLAN_MAX_LEN + 1], *save = NULL; /* trace_read keeps it within */
-    snprintf(copy, sizeof copy, "%s", plan);
+    char copy[REPLAY_PLAN_MAX_LEN + sizeof PLAN_PROBES + 1],
+        *save = NULL; /* trace_read keeps it within */
+    snprintf(copy, sizeof copy, "%s %s", plan, PLAN_PROBES);
     int i = 0;
-    for (char *kv = strtok_r(copy, " ", &save); kv && i < REPLAY_PLAN_MAX_VARS;
+    for (char *kv = strtok_r(copy, " ", &save); kv && i < REPLAY_PLAN_MAX_VARS + 1;
          kv = strtok_r(NULL, " ", &save), i++) {
         char *eq = strchr(kv, '=');
         if (!eq) continue;
@@ -130,7 +135,7 @@ static int make_lane(const replay_trace *t, size_t gi, const replay_opts *o, con
     cfg.rank = grp->my_rank;
     cfg.world_size = grp->nranks;
     cfg.timeout_s = o->timeout_s;
-    int set[REPLAY_PLAN_MAX_VARS] = {0};
+    int set[REPLAY_PLAN_MAX_VARS + 1] = {0};
     const char *plan = o->recorded_plan ? grp->plan : NULL;
     if (plan) plan_env(plan, 1, set);
     int rc = coll_comm_create(&cfg, comm);

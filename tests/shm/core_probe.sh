@@ -13,6 +13,7 @@
 # window's end: the window and the band above; a slices' bound: its bands;
 # the window's end on huge pages, the window above's: their probes; a
 # window given past the window above's start: that one's too);
+# COLL_SHM_PROBE_GIVEN=1 runs them all the same, the values given kept;
 # with more ranks than cores, 4 ranks at 1 MiB: the private engine's stores;
 # COLL_SHM_PROBE_EVERY_S has them run again. The verdicts are the
 # machine's: not asserted.
@@ -80,6 +81,12 @@ BUFS=thp run "huge pages' window given" 5 COLL_SHM_CORE_PROBE=2 COLL_SHM_PRIV_CO
 expect "huge pages' window given" "$HUGE"
 run "window above given" 5 COLL_SHM_CORE_PROBE=2 COLL_SHM_PRIV_CORE_ABOVE_MAX=0
 expect "window above given" "$LOW"
+# COLL_SHM_PROBE_GIVEN=1: the probes a knob given leaves out run all the same,
+# and the value given stands (the verdict is said, not taken)
+run "given, probed for their time" 6 COLL_SHM_CORE_PROBE=2 COLL_SHM_PROBE_GIVEN=1 \
+    COLL_SHM_PRIV_CORE_MAX=256K
+expect "given, probed: the window's" "^$HEAD 512 KiB a rank in place on 4 KiB pages, .*: the window a core per rank has is (open|shut) \(not taken: its knob is given\)$"
+expect "given, probed: the others'" "$HUGE"
 # a first window given past the second's start covers it: that one is not asked
 run "window given past the window above's start" 3 COLL_SHM_CORE_PROBE=2 COLL_SHM_PRIV_CORE_MAX=16M
 expect "window given past the window above's start" "$LOW"

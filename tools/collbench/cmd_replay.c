@@ -153,9 +153,10 @@ static const bench_opt opt_table[] = {
     {0, "plan", "HOW", on_plan,
      "recorded (default): each group's communicator plans as the\n"
      "program's did, where its trace says how (the torch backend records\n"
-     "what shm's probes decided: its plan lines), shm's probes skipped\n"
-     "(and their time, which the program's first calls paid); probe:\n"
-     "this machine's probes decide now (as without a plan line)"},
+     "what shm's probes decided: its plan lines); shm's probes still run\n"
+     "where the program's did, for the time its first calls paid, their\n"
+     "verdicts not taken (COLL_SHM_PROBE_GIVEN=0: not run); probe: this\n"
+     "machine's probes decide now (as without a plan line)"},
     {0, "passes", "N", on_passes, "replay N times, the backends reversed every other pass"},
     {0, "csv", "FILE", on_csv, "write the rows as CSV (replaced atomically)"},
     {'J', "json", "FILE", on_json, "write the rows as JSON (replaced atomically)"},

@@ -180,18 +180,58 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
 #define PROBE_LOW 16
 #define PROBE_ABOVE_WINDOW 32
 #define PROBE_STREAM 64
+/* Each probe: its plan (shm_core_probe.h) and the knob its verdict sets. */
+static const struct probe_kind {
+    int bit;
+    const shm_probe_plan *plan;
+    size_t field;
+} probe_kinds[] = {
+    {PROBE_WINDOW, &coll__shm_probe_window, offsetof(shm_knobs, priv_core_max)},
+    {PROBE_ABOVE, &coll__shm_probe_above, offsetof(shm_knobs, cma_allreduce_min)},
+    {PROBE_HUGE, &coll__shm_probe_huge, offsetof(shm_knobs, cma_huge_min)},
+    {PROBE_HUGE_WINDOW, &coll__shm_probe_huge_window, offsetof(shm_knobs, priv_core_huge_max)},
+    {PROBE_LOW, &coll__shm_probe_low, offsetof(shm_knobs, cma_allreduce_min)},
+    {PROBE_ABOVE_WINDOW, &coll__shm_probe_above_window, offsetof(shm_knobs, priv_core_above_max)},
+    {PROBE_STREAM, &coll__shm_probe_stream, offsetof(shm_knobs, priv_stream_min)},
+};
+
+static const struct probe_kind *probe_kind(int which)
+{
+    for (size_t i = 0; i < sizeof probe_kinds / sizeof probe_kinds[0]; i++)
+        if (probe_kinds[i].bit == which) return &probe_kinds[i];
+    return &probe_kinds[0]; /* not reached: every caller names one of them */
+}
+
+/* The knobs as the probes find them: st->k, but where the probes run for
+ * knobs given too (COLL_SHM_PROBE_GIVEN), the given ones as if not, so that
+ * the same probes run at the same calls as where none was given (a program
+ * whose verdicts a replay gives back: replay_run.c). */
+static void knobs_before_probes(const shm_state *st, int oversub, shm_knobs *b)
+{
+    *b = st->k;
+    if (!st->k.probe_given) return;
+    size_t fields[sizeof probe_kinds / sizeof probe_kinds[0]];
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) fields[i] = probe_kinds[i].field;
+    coll__shm_knobs_ungiven(b, st->n, oversub, fields, sizeof fields / sizeof fields[0]);
+}
+
 static int wants_probes(const shm_state *st)
 {
     if (!coll__shm_core_probe_wanted(&st->k, st->n) || coll__fault_pending()) return 0;
-    if (st->yield) return GIVEN(priv_stream_min) ? 0 : PROBE_STREAM; /* more ranks than cores */
-    int bits = (GIVEN(cma_huge_min) ? 0 : PROBE_HUGE) | (GIVEN(cma_allreduce_min) ? 0 : PROBE_LOW);
-    if (!GIVEN(priv_core_huge_max) && st->k.priv_core_huge_max) bits |= PROBE_HUGE_WINDOW;
+        /* a knob given leaves its probes out, unless they run for given ones too */
+#define SKIPS(field) (GIVEN(field) && !st->k.probe_given)
+    shm_knobs b;
+    knobs_before_probes(st, st->yield, &b);
+    if (st->yield) return SKIPS(priv_stream_min) ? 0 : PROBE_STREAM; /* more ranks than cores */
+    int bits = (SKIPS(cma_huge_min) ? 0 : PROBE_HUGE) | (SKIPS(cma_allreduce_min) ? 0 : PROBE_LOW);
+    if (!SKIPS(priv_core_huge_max) && b.priv_core_huge_max) bits |= PROBE_HUGE_WINDOW;
     /* a first window given past the second's start covers it: nothing to ask */
-    int covered = GIVEN(priv_core_max) && st->k.priv_core_max > st->k.priv_core_above_min;
-    if (!GIVEN(priv_core_above_max) && st->k.priv_core_above_max && !covered)
+    int covered = SKIPS(priv_core_max) && b.priv_core_max > b.priv_core_above_min;
+    if (!SKIPS(priv_core_above_max) && b.priv_core_above_max && !covered)
         bits |= PROBE_ABOVE_WINDOW;
-    if (!GIVEN(priv_core_max) && st->k.priv_core_max)
-        bits |= PROBE_WINDOW | (GIVEN(cma_allreduce_min) ? 0 : PROBE_ABOVE);
+    if (!SKIPS(priv_core_max) && b.priv_core_max)
+        bits |= PROBE_WINDOW | (SKIPS(cma_allreduce_min) ? 0 : PROBE_ABOVE);
+#undef SKIPS
     return bits;
 }
 
@@ -211,13 +251,18 @@ static void core_window(shm_state *st, int oversub)
                                     PROBE_LOW | PROBE_ABOVE_WINDOW
                               : PROBE_HUGE | PROBE_LOW;
     for (int r = 0; r < st->n; r++) all &= st->seg.ctrl[r].probe_core;
+    shm_knobs b;
+    knobs_before_probes(st, oversub, &b);
     st->probe.on = st->probe.due = all;
-    st->probe.window_max = st->k.priv_core_max;
-    st->probe.slices_min = st->k.cma_allreduce_min;
-    st->probe.huge_min = st->k.cma_huge_min;
-    st->probe.huge_window_max = st->k.priv_core_huge_max;
-    st->probe.above_window_max = st->k.priv_core_above_max;
-    st->probe.priv_stream_min = st->k.priv_stream_min;
+    st->probe.given = 0;
+    for (size_t i = 0; i < sizeof probe_kinds / sizeof probe_kinds[0]; i++)
+        if (coll__shm_knob_given(probe_kinds[i].field)) st->probe.given |= probe_kinds[i].bit;
+    st->probe.window_max = b.priv_core_max;
+    st->probe.slices_min = b.cma_allreduce_min;
+    st->probe.huge_min = b.cma_huge_min;
+    st->probe.huge_window_max = b.priv_core_huge_max;
+    st->probe.above_window_max = b.priv_core_above_max;
+    st->probe.priv_stream_min = b.priv_stream_min;
     st->probe.at = coll__now_s();
     /* a window only on the probe's word, or the user's */
     if (!(all & PROBE_WINDOW) && !GIVEN(priv_core_max)) st->k.priv_core_max = 0;
@@ -266,28 +311,6 @@ static const char *verdict_text(int which, const shm_probe_result *r)
                : r->a_wins ? "staging where some rank holds huge pages"
                            : "CMA slices where some rank holds huge pages";
     }
-}
-
-/* Each probe: its plan (shm_core_probe.h) and the knob its verdict sets. */
-static const struct probe_kind {
-    int bit;
-    const shm_probe_plan *plan;
-    size_t field;
-} probe_kinds[] = {
-    {PROBE_WINDOW, &coll__shm_probe_window, offsetof(shm_knobs, priv_core_max)},
-    {PROBE_ABOVE, &coll__shm_probe_above, offsetof(shm_knobs, cma_allreduce_min)},
-    {PROBE_HUGE, &coll__shm_probe_huge, offsetof(shm_knobs, cma_huge_min)},
-    {PROBE_HUGE_WINDOW, &coll__shm_probe_huge_window, offsetof(shm_knobs, priv_core_huge_max)},
-    {PROBE_LOW, &coll__shm_probe_low, offsetof(shm_knobs, cma_allreduce_min)},
-    {PROBE_ABOVE_WINDOW, &coll__shm_probe_above_window, offsetof(shm_knobs, priv_core_above_max)},
-    {PROBE_STREAM, &coll__shm_probe_stream, offsetof(shm_knobs, priv_stream_min)},
-};
-
-static const struct probe_kind *probe_kind(int which)
-{
-    for (size_t i = 0; i < sizeof probe_kinds / sizeof probe_kinds[0]; i++)
-        if (probe_kinds[i].bit == which) return &probe_kinds[i];
-    return &probe_kinds[0]; /* not reached: every caller names one of them */
 }
 
 /* Whether probe_kinds[i] has run on this communicator (its verdict is in). */
@@ -349,6 +372,24 @@ static const char *way_name(int way, const shm_state *st, int which)
     }
 }
 
+/* A probe's verdict into the knob it sets. */
+static void apply_verdict(shm_state *st, int which, const shm_probe_plan *plan,
+                          const shm_probe_result *r)
+{
+    if (which == PROBE_WINDOW) st->k.priv_core_max = r->a_wins ? st->probe.window_max : 0;
+    if (which == PROBE_ABOVE) st->probe.above_stage = r->a_wins;
+    if (which == PROBE_LOW) st->probe.low_stage = r->a_wins;
+    if (which == PROBE_ABOVE || which == PROBE_LOW) st->k.cma_allreduce_min = slices_bound(st);
+    if (which == PROBE_HUGE) st->k.cma_huge_min = r->a_wins ? SIZE_MAX : st->probe.huge_min;
+    if (which == PROBE_HUGE_WINDOW)
+        st->k.priv_core_huge_max = r->a_wins ? st->probe.huge_window_max : 0;
+    if (which == PROBE_ABOVE_WINDOW)
+        st->k.priv_core_above_max = r->a_wins ? st->probe.above_window_max : 0;
+    if (which == PROBE_ABOVE_WINDOW && !r->a_wins) coll__shm_private_release(st);
+    if (which == PROBE_STREAM)
+        st->k.priv_stream_min = r->a_wins ? plan->bytes * (size_t)st->n : st->probe.priv_stream_min;
+}
+
 /* One probe and its verdict. */
 static int probe_one(shm_state *st, int which, double deadline, coll__err *err)
 {
@@ -359,25 +400,17 @@ static int probe_one(shm_state *st, int which, double deadline, coll__err *err)
     int rc = coll__shm_probe(st, run_op, plan, deadline, &r, err);
     st->probe.running = 0;
     if (rc) return rc;
-    if (which == PROBE_WINDOW) st->k.priv_core_max = r.a_wins ? st->probe.window_max : 0;
-    if (which == PROBE_ABOVE) st->probe.above_stage = r.a_wins;
-    if (which == PROBE_LOW) st->probe.low_stage = r.a_wins;
-    if (which == PROBE_ABOVE || which == PROBE_LOW) st->k.cma_allreduce_min = slices_bound(st);
-    if (which == PROBE_HUGE) st->k.cma_huge_min = r.a_wins ? SIZE_MAX : st->probe.huge_min;
-    if (which == PROBE_HUGE_WINDOW)
-        st->k.priv_core_huge_max = r.a_wins ? st->probe.huge_window_max : 0;
-    if (which == PROBE_ABOVE_WINDOW)
-        st->k.priv_core_above_max = r.a_wins ? st->probe.above_window_max : 0;
-    if (which == PROBE_ABOVE_WINDOW && !r.a_wins) coll__shm_private_release(st);
-    if (which == PROBE_STREAM)
-        st->k.priv_stream_min = r.a_wins ? plan->bytes * (size_t)st->n : st->probe.priv_stream_min;
+    /* a knob given stands (the probe ran for its time: COLL_SHM_PROBE_GIVEN) */
+    int given = st->probe.given & which;
+    if (!given) apply_verdict(st, which, plan, &r);
     if (st->k.core_probe == 2 && st->rank == 0)
         fprintf(stderr,
                 "collbench shm: probe, all-reduce of %zu KiB a rank %s on %s pages, a "
-                "call in the slowest rank's best block: %s %.1f us, %s %.1f us: %s\n",
+                "call in the slowest rank's best block: %s %.1f us, %s %.1f us: %s%s\n",
                 plan->bytes >> 10, plan->out ? "out of place" : "in place",
                 plan->huge ? "huge" : "4 KiB", way_name(plan->way_a, st, which), r.us_a,
-                way_name(plan->way_b, st, which), r.us_b, verdict_text(which, &r));
+                way_name(plan->way_b, st, which), r.us_b, verdict_text(which, &r),
+                given ? " (not taken: its knob is given)" : "");
     return COLL_OK;
 }
 

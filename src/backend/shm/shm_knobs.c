@@ -130,6 +130,11 @@ static const coll__tunable rows[] = {
                   "each band's at its next all-reduce (0: once a communicator); for long runs "
                   "on a machine whose memory changes speed (a VM: 10), at a few milliseconds "
                   "inside whichever call comes next"),
+    COLL__TUNABLE("COLL_SHM_PROBE_GIVEN", FLAG, 0, ALWAYS, 0, 1,
+                  "1: COLL_SHM_CORE_PROBE's probes run also where the knob a probe sets is "
+                  "given, at the calls they would run at without it, and the value given "
+                  "stands: a program's recorded verdicts replayed with their time "
+                  "(collbench replay --plan recorded sets it)"),
 };
 
 const coll__tunable_table coll__shm_tunables = {rows, sizeof rows / sizeof rows[0]};
@@ -169,6 +174,7 @@ static const struct {
     KNOB(cma),
     KNOB(core_probe),
     KNOB(probe_every_s),
+    KNOB(probe_given),
 };
 _Static_assert(sizeof knobs / sizeof knobs[0] == sizeof rows / sizeof rows[0],
                "a field for every shm tuning variable");
@@ -242,6 +248,16 @@ int coll__shm_knob_setting(const shm_knobs *k, size_t field, char *buf, size_t l
         return n > 0 && (size_t)n < len ? n : -1;
     }
     return -1;
+}
+
+void coll__shm_knobs_ungiven(shm_knobs *k, int n, int oversub, const size_t *fields, size_t nfields)
+{
+    shm_knobs d;
+    coll__shm_knobs_default(&d, n, oversub);
+    coll__shm_knobs_cap_scratch(&d, n, coll__mem_limit(), 0, 0, 0, 0);
+    for (size_t i = 0; i < nfields; i++)
+        if (coll__shm_knob_given(fields[i]))
+            memcpy((char *)k + fields[i], (const char *)&d + fields[i], sizeof(size_t));
 }
 
 int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err)

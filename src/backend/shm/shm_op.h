@@ -52,6 +52,7 @@ typedef struct shm_state {
     struct {                     /* the plan's probes (shm.c, shm_core_probe.h) */
         int on, due;             /* the bands probed on this communicator; still to run */
         int running;             /* a probe's own calls are running: they probe nothing */
+        int given;               /* the probes whose knob was given at set-up: theirs stands */
         size_t window_max;       /* the window's end as read: the band above's start */
         size_t slices_min;       /* the CMA slices' bound on 4 KiB pages as read */
         size_t huge_min;         /* ... and where some rank holds huge pages */

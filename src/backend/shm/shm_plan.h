@@ -39,6 +39,7 @@ typedef struct shm_knobs {
     int cma;                    /* 0: never use CMA */
     int core_probe;             /* 0: no probes; 1: probe; 2: and print the times */
     int probe_every_s;          /* seconds after which the probes run again (0: once) */
+    int probe_given;            /* 1: the probes run for knobs given too, their values kept */
 } shm_knobs;
 
 typedef enum shm_engine {
@@ -136,6 +137,11 @@ void coll__shm_knobs_cap_scratch(shm_knobs *k, int n, uint64_t mem_limit, int se
  * user set no end. shm's set-up and the launcher's memory check
  * (coll_backend_scratch_bytes) both read them so. */
 int coll__shm_knobs_setup(shm_knobs *k, int n, int oversub, coll__err *err);
+/* Each of the size_t fields at these offsets whose variable was given set
+ * back in k to what setup gives it where none is (its default, capped as
+ * coll__shm_knobs_setup caps it). */
+void coll__shm_knobs_ungiven(shm_knobs *k, int n, int oversub, const size_t *fields,
+                             size_t nfields);
 /* Whether the variable behind shm_knobs' field at offset field was given
  * (environment or tuning file): then it applies as it is, whatever a probe
  * finds. */
