@@ -32,8 +32,7 @@
 #include "replay/replay_schedule.h"
 
 typedef struct group_comm {
-    coll_comm *comm;                   /* lane 0: its blocking calls, buffers, exits */
-    coll_comm *lane[REPLAY_LANES_MAX]; /* lane[0] is comm (replay_lanes) */
+    coll_comm *lane[REPLAY_LANES_MAX]; /* replay_lanes; lane 0 also blocking calls, buffers */
     size_t nlanes, next_lane;          /* its nonblocking calls dealt in turn */
     void *send, *recv;                 /* depth slots of send_bytes, recv_bytes each */
     size_t send_bytes, recv_bytes;     /* one slot's, rounded up to 64 */
@@ -159,14 +158,15 @@ static int make_comm(const replay_trace *t, size_t gi, const replay_opts *o,
                             errlen)))
             break;
     while (rc && g->nlanes > 0) coll_comm_destroy(g->lane[--g->nlanes]);
-    g->comm = g->lane[0];
     return rc;
 }
 
 static void destroy_comm(group_comm *g)
 {
-    while (g->nlanes > 0) coll_comm_destroy(g->lane[--g->nlanes]);
-    g->comm = NULL;
+    while (g->nlanes > 0) {
+        coll_comm_destroy(g->lane[--g->nlanes]);
+        g->lane[g->nlanes] = NULL;
+    }
 }
 
 static void *buffer(const replay_opts *o, coll_comm *comm, size_t bytes)
@@ -269,8 +269,8 @@ static int make_buffers(const replay_trace *t, const replay_opts *o, const size_
     if (group_needs(t, done_by, gs)) return snprintf(err, errlen, "out of memory"), COLL_ENOMEM;
     for (size_t gi = 0; gi < t->ngroups; gi++) {
         group_comm *g = &gs[gi];
-        g->send = buffer(o, g->comm, g->send_bytes * g->depth);
-        g->recv = buffer(o, g->comm, g->recv_bytes * g->depth);
+        g->send = buffer(o, g->lane[0], g->send_bytes * g->depth);
+        g->recv = buffer(o, g->lane[0], g->recv_bytes * g->depth);
         if (!g->send || !g->recv)
             return snprintf(err, errlen,
                             "group \"%.60s\": out of memory for %zu x (%zu + %zu) bytes",
@@ -292,12 +292,12 @@ static void *send_of(const replay_call *c, void *send, void *recv)
 static int run_call(const replay_trace *t, const replay_call *c, group_comm *g)
 {
     const replay_group *grp = &t->groups[c->group];
-    if (c->op == REPLAY_SEND) return coll_send(g->comm, g->send, c->count, c->dtype, c->peer);
-    if (c->op == REPLAY_RECV) return coll_recv(g->comm, g->recv, c->count, c->dtype, c->peer);
-    if (c->sp.n) return coll_alltoallv(g->comm, g->send, c->sp.in, g->recv, c->sp.out, c->dtype);
+    if (c->op == REPLAY_SEND) return coll_send(g->lane[0], g->send, c->count, c->dtype, c->peer);
+    if (c->op == REPLAY_RECV) return coll_recv(g->lane[0], g->recv, c->count, c->dtype, c->peer);
+    if (c->sp.n) return coll_alltoallv(g->lane[0], g->send, c->sp.in, g->recv, c->sp.out, c->dtype);
     const bench_coll *bc = coll_of(c->op);
     if (!bc) return COLL_ENOTSUP; /* gather, scatter: refused before the launch */
-    bench_call call = {.comm = g->comm,
+    bench_call call = {.comm = g->lane[0],
                        .rank = grp->my_rank,
                        .nranks = grp->nranks,
                        .send = send_of(c, g->send, g->recv),
@@ -361,7 +361,8 @@ static void add_recorded(const replay_trace *t, double arrival_s, replay_measure
 static int call_failed(const replay_trace *t, const replay_call *c, const group_comm *g, int rc,
                        char *err, size_t errlen)
 {
-    const char *why = *coll_comm_errmsg(g->comm) ? coll_comm_errmsg(g->comm) : coll_strerror(rc);
+    const char *why = *coll_comm_errmsg(g->lane[0]) ? coll_comm_errmsg(g->lane[0])
+                                                    : coll_strerror(rc);
     snprintf(err, errlen, "%s:%ld: seq %lld: %s in group \"%.60s\": %s", t->path, c->line,
              (long long)c->seq, replay_op_name(c->op), t->groups[c->group].id, why);
     return rc;
@@ -602,7 +603,7 @@ static int exit_lateness(const replay_trace *t, const group_comm *gs, const size
     *late = calloc(t->ncalls + 1, sizeof **late);
     int rc = COLL_OK;
     for (size_t k = 0; k < t->ngroups; k++) {
-        int r = replay_exit_lateness(t, order[k], gs[order[k]].comm, *late);
+        int r = replay_exit_lateness(t, order[k], gs[order[k]].lane[0], *late);
         if (r && !rc) rc = r;
     }
     if (rc) snprintf(err, errlen, "exchanging the calls' recorded ends: %s", coll_strerror(rc));
@@ -657,8 +658,8 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
         snprintf(err, errlen, "end barrier: %s", coll_comm_errmsg(o->world));
     for (size_t i = made; i-- > 0;) { /* the reverse order, on every rank alike */
         group_comm *g = &gs[order[i]];
-        free_buffer(o, g->comm, g->send);
-        free_buffer(o, g->comm, g->recv);
+        free_buffer(o, g->lane[0], g->send);
+        free_buffer(o, g->lane[0], g->recv);
         destroy_comm(g);
     }
     free(order);
