@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
-#include <limits.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -164,6 +164,9 @@ static int run_op(shm_state *st, const coll__call *c, const coll__sig *sig, doub
                   coll__err *err);
 
 #define GIVEN(field) coll__shm_knob_given(offsetof(shm_knobs, field))
+/* A knob given leaves its probes out, unless they run for knobs given too
+ * (COLL_SHM_PROBE_GIVEN). */
+#define SKIPS(st, field) (GIVEN(field) && !(st)->k.probe_given)
 
 /* The probes this rank would take part in (shm_core_probe.h), as bits:
  * it asks for them, counts a core per rank, and has no fault to fire (the
@@ -218,20 +221,18 @@ static void knobs_before_probes(const shm_state *st, int oversub, shm_knobs *b)
 static int wants_probes(const shm_state *st)
 {
     if (!coll__shm_core_probe_wanted(&st->k, st->n) || coll__fault_pending()) return 0;
-        /* a knob given leaves its probes out, unless they run for given ones too */
-#define SKIPS(field) (GIVEN(field) && !st->k.probe_given)
     shm_knobs b;
     knobs_before_probes(st, st->yield, &b);
-    if (st->yield) return SKIPS(priv_stream_min) ? 0 : PROBE_STREAM; /* more ranks than cores */
-    int bits = (SKIPS(cma_huge_min) ? 0 : PROBE_HUGE) | (SKIPS(cma_allreduce_min) ? 0 : PROBE_LOW);
-    if (!SKIPS(priv_core_huge_max) && b.priv_core_huge_max) bits |= PROBE_HUGE_WINDOW;
+    if (st->yield) return SKIPS(st, priv_stream_min) ? 0 : PROBE_STREAM; /* more ranks than cores */
+    int bits = (SKIPS(st, cma_huge_min) ? 0 : PROBE_HUGE) |
+               (SKIPS(st, cma_allreduce_min) ? 0 : PROBE_LOW);
+    if (!SKIPS(st, priv_core_huge_max) && b.priv_core_huge_max) bits |= PROBE_HUGE_WINDOW;
     /* a first window given past the second's start covers it: nothing to ask */
-    int covered = SKIPS(priv_core_max) && b.priv_core_max > b.priv_core_above_min;
-    if (!SKIPS(priv_core_above_max) && b.priv_core_above_max && !covered)
+    int covered = SKIPS(st, priv_core_max) && b.priv_core_max > b.priv_core_above_min;
+    if (!SKIPS(st, priv_core_above_max) && b.priv_core_above_max && !covered)
         bits |= PROBE_ABOVE_WINDOW;
-    if (!SKIPS(priv_core_max) && b.priv_core_max)
-        bits |= PROBE_WINDOW | (SKIPS(cma_allreduce_min) ? 0 : PROBE_ABOVE);
-#undef SKIPS
+    if (!SKIPS(st, priv_core_max) && b.priv_core_max)
+        bits |= PROBE_WINDOW | (SKIPS(st, cma_allreduce_min) ? 0 : PROBE_ABOVE);
     return bits;
 }
 
