@@ -1,14 +1,15 @@
 #include "backend/gloo/gloo_peers.h"
-#include "backend/gloo/gloo_sockets.h"
 #include "coll.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 /* Gloo's Address::str() form: "[ip]:port". */
 static int format_addr(const struct sockaddr_storage *ss, char *buf, size_t len) {
@@ -29,17 +30,35 @@ static int format_addr(const struct sockaddr_storage *ss, char *buf, size_t len)
   return 0;
 }
 
-/* " [ip]:port ... " of the local ends of these sockets (Gloo's among them). */
-static char *local_addrs(const coll__own_socket *own, int nown) {
-  size_t len = 1;
-  for (int i = 0; i < nown; i++) len += strlen(own[i].local) + 1;
-  char *out = malloc(len + 1);
-  if (!out) return NULL;
+/* " [ip]:port ..." for every TCP socket of this process (Gloo's among them). */
+static char *local_addrs(void) {
+  size_t cap = 4096, len = 1;
+  char *out = malloc(cap);
+  DIR *d = opendir("/proc/self/fd");
+  if (!out) goto done;
   strcpy(out, " ");
-  for (int i = 0; i < nown; i++) {
-    strcat(out, own[i].local);
-    strcat(out, " ");
+  for (struct dirent *e; d && (e = readdir(d));) {
+    int fd = atoi(e->d_name);
+    struct stat st;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char a[INET6_ADDRSTRLEN + 16];
+    if (e->d_name[0] == '.' || fstat(fd, &st) || !S_ISSOCK(st.st_mode)) continue;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) || format_addr(&ss, a, sizeof a)) continue;
+    size_t n = strlen(a) + 1;
+    if (len + n + 1 > cap) {
+      char *bigger = realloc(out, cap * 2);
+      if (!bigger) break;
+      out = bigger;
+      cap *= 2;
+    }
+    memcpy(out + len, a, n - 1);
+    len += n - 1;
+    out[len++] = ' ';
+    out[len] = '\0';
   }
+done:
+  if (d) closedir(d);
   return out;
 }
 
@@ -52,20 +71,27 @@ static int peer_name(int fd, char *buf, size_t len) {
   return format_addr(&ss, buf, len);
 }
 
-/* Those of these sockets whose other end is one of another rank's sockets. */
-static void map_own_sockets(coll__gloo_peers *p, int self, const coll__own_socket *own, int nown) {
-  for (int i = 0; i < nown; i++) {
-    const char *a = own[i].peer, *close = strstr(a, "]:");
+/* This process's sockets whose other end is one of another rank's sockets. */
+static void map_own_sockets(coll__gloo_peers *p, int self) {
+  DIR *d = opendir("/proc/self/fd");
+  for (struct dirent *e; d && (e = readdir(d));) {
+    int fd = atoi(e->d_name);
+    struct stat st;
+    char a[64];
+    if (e->d_name[0] == '.' || fstat(fd, &st) || !S_ISSOCK(st.st_mode)) continue;
+    if (peer_name(fd, a, sizeof a)) continue;
+    const char *close = strstr(a, "]:");
     if (!close) continue;
     int r = owner(p, self, a + 1, (size_t)(close - a - 1), (unsigned)atoi(close + 2));
     coll__gloo_peer_fd *more = r < 0 ? NULL : realloc(p->fds, (size_t)(p->nfds + 1) * sizeof *more);
     if (!more) continue;
     p->fds = more;
-    p->fds[p->nfds].fd = own[i].fd;
+    p->fds[p->nfds].fd = fd;
     p->fds[p->nfds].rank = r;
     snprintf(p->fds[p->nfds].peer, sizeof p->fds[p->nfds].peer, "%s", a);
     p->nfds++;
   }
+  if (d) closedir(d);
 }
 
 int coll__gloo_peers_gone(const coll__gloo_peers *p, int *ranks, char *buf, size_t len) {
@@ -96,13 +122,9 @@ int coll__gloo_peers_exchange(coll__store *store, const char *prefix, int rank, 
   char key[128];
   out->size = size;
   out->socks = calloc((size_t)size, sizeof *out->socks);
-  coll__own_socket *own = NULL;
-  int nown = coll__own_sockets(&own); /* none read: no rank named, as before any connect */
-  if (nown < 0) nown = 0;
-  char *mine = local_addrs(own, nown);
+  char *mine = local_addrs();
   if (!out->socks || !mine) {
     free(mine);
-    free(own);
     return COLL_ENOMEM;
   }
   int rc = coll__store_key(key, sizeof key, NULL, prefix, "gloo/socks/%d", rank);
@@ -116,8 +138,7 @@ int coll__gloo_peers_exchange(coll__store *store, const char *prefix, int rank, 
     if (!rc) rc = coll__store_get(store, key, &v, &len);
     out->socks[r] = v;
   }
-  if (!rc) map_own_sockets(out, rank, own, nown);
-  free(own);
+  if (!rc) map_own_sockets(out, rank);
   if (rc)
     return coll__err_set(err, rc,
                          "gloo: exchanging socket addresses over the store failed: %s (%s)",
