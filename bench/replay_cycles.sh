@@ -28,8 +28,9 @@
 # within 20%, gloo's profile on shm against the program on coll within 25%;
 # beside it the recordings' own spread (each over their median), and a row
 # outside its target but inside that spread reads "within noise" (3 cycles at
-# least: a fresh recording of the program moves as far). Everything under OUT_DIR/cycle<N>. Exit 0 when every step ran, 1 when one
-# failed (said on stderr), 2 on bad usage. Run it on a quiet machine.
+# least: a fresh recording of the program moves as far). Everything under
+# OUT_DIR/cycle<N>. Exit 0 when every step ran, 1 when one failed (said on
+# stderr), 2 on bad usage. Run it on a quiet machine.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 1 ] || { echo "usage: replay_cycles.sh OUT_DIR (env CYCLES, RANKS, STEPS, COLLBENCH)" >&2; exit 2; }
