@@ -30,6 +30,17 @@ static int format_addr(const struct sockaddr_storage *ss, char *buf, size_t len)
   return 0;
 }
 
+/* The next of this process's descriptors (d: /proc/self/fd, may be NULL)
+ * that is a socket, or -1 when none is left. */
+static int next_socket(DIR *d) {
+  for (struct dirent *e; d && (e = readdir(d));) {
+    int fd = atoi(e->d_name);
+    struct stat st;
+    if (e->d_name[0] != '.' && !fstat(fd, &st) && S_ISSOCK(st.st_mode)) return fd;
+  }
+  return -1;
+}
+
 /* " [ip]:port ..." for every TCP socket of this process (Gloo's among them). */
 static char *local_addrs(void) {
   size_t cap = 4096, len = 1;
@@ -37,13 +48,10 @@ static char *local_addrs(void) {
   DIR *d = opendir("/proc/self/fd");
   if (!out) goto done;
   strcpy(out, " ");
-  for (struct dirent *e; d && (e = readdir(d));) {
-    int fd = atoi(e->d_name);
-    struct stat st;
+  for (int fd; (fd = next_socket(d)) >= 0;) {
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
     char a[INET6_ADDRSTRLEN + 16];
-    if (e->d_name[0] == '.' || fstat(fd, &st) || !S_ISSOCK(st.st_mode)) continue;
     if (getsockname(fd, (struct sockaddr *)&ss, &sl) || format_addr(&ss, a, sizeof a)) continue;
     size_t n = strlen(a) + 1;
     if (len + n + 1 > cap) {
@@ -74,11 +82,8 @@ static int peer_name(int fd, char *buf, size_t len) {
 /* This process's sockets whose other end is one of another rank's sockets. */
 static void map_own_sockets(coll__gloo_peers *p, int self) {
   DIR *d = opendir("/proc/self/fd");
-  for (struct dirent *e; d && (e = readdir(d));) {
-    int fd = atoi(e->d_name);
-    struct stat st;
+  for (int fd; (fd = next_socket(d)) >= 0;) {
     char a[64];
-    if (e->d_name[0] == '.' || fstat(fd, &st) || !S_ISSOCK(st.st_mode)) continue;
     if (peer_name(fd, a, sizeof a)) continue;
     const char *close = strstr(a, "]:");
     if (!close) continue;
