@@ -25,8 +25,13 @@
 #      the issue sets none);
 #  (c) across backends: the gloo program's trace replayed on shm against the
 #      same program (same torch version, same ranks) run on coll: the
-#      communication recorded in COLL_DIR/torch<V>/<N>ranks (25%). Each row
-#      names the coll recording it used; without one the row says so.
+#      communication recorded in COLL_DIR/torch<V>/<N>ranks (25%); then the
+#      same from each call's last rank's arrival on (collbench replay's
+#      comm_s - skew_s against the recording's recorded_s - recorded_skew_s,
+#      25%): the two recordings' ranks arrive apart by different amounts (a
+#      profile on gloo has one rank issue each bucket tens of ms late on 2
+#      cores), which the replay reproduces. Each row names the coll recording
+#      it used; without one the row says so.
 # Replayed: the median over the passes (with 2 passes, their mean).
 #
 # Output: on stdout the machine (CPU model from /proc/cpuinfo, cores), the
@@ -121,6 +126,17 @@ summary() {
         function med(a, n) { return n % 2 ? a[int(n / 2)] : (a[n / 2 - 1] + a[n / 2]) / 2 }' "$1"
 }
 
+# The same for the communication after each call's last rank arrived (the
+# summary's comm_s less skew_s, recorded_s less recorded_skew_s; nothing where
+# the CSV has no skew).
+after_arrival() {
+    awk -F, -v b="$2" 'NR > 1 && $2 == b && $7 == "all" && $8 == "all" && $22 != "" {
+            if ($23 != "") rec = $11 - $23; v[n++] = $10 - $22 }
+        END { if (!n) exit; asort_n(v, n); printf "%s %s\n", rec, med(v, n) }
+        function asort_n(a, n,   i, j, t) { for (i = 1; i < n; i++) for (j = i; j > 0 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+        function med(a, n) { return n % 2 ? a[int(n / 2)] : (a[n / 2 - 1] + a[n / 2]) / 2 }' "$1"
+}
+
 # The same per collective overall (size_class "all"): "collective recorded replayed"
 # of one call's median, a line each.
 medians() {
@@ -174,6 +190,12 @@ if [ -n "$prof_dir" ]; then
             read -r crec _ < <(summary "${coll_csv[$n]}" shm) || true
             row "gloo profile on shm vs the program on coll ($(basename "$coll_dir")/$n)" "$n" \
                 "${crec:-}" "${rep:-}" 0.25 "$ran"
+            # the same from each call's last rank's arrival on: the part a
+            # backend moves, without the recordings' different rank skew
+            read -r crec _ < <(after_arrival "${coll_csv[$n]}" shm) || true
+            read -r _ rep < <(after_arrival "$csv" shm) || true
+            row "gloo profile on shm vs the program on coll, after each call's last rank arrived ($(basename "$coll_dir")/$n)" \
+                "$n" "${crec:-}" "${rep:-}" 0.25
         else
             row "gloo profile on shm vs the program on coll (no coll recording $n)" "$n" "" \
                 "${rep:-}" 0.25 "$ran"

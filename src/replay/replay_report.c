@@ -19,6 +19,8 @@ void replay_summarize(const replay_measure *all, int world, replay_summary *s)
         s->capped_gaps += m->capped_gaps;
         if (!m->has_times) s->has_times = 0;
         s->recorded_comm_s += m->recorded_comm_s / world;
+        s->skew_s += m->skew_s / world;
+        s->recorded_skew_s += m->recorded_skew_s / world;
         if (m->recorded_total_s > s->recorded_total_s) s->recorded_total_s = m->recorded_total_s;
         for (int op = 0; op < REPLAY_OP_COUNT; op++)
             for (int k = 0; k < REPLAY_NSIZE; k++) {
@@ -80,10 +82,21 @@ void replay_print(FILE *f, const replay_turn *turn, const replay_summary *s)
             "#   total %.3f ms   communication %.3f ms   gaps %.3f ms   exposed communication "
             "%.3f ms\n",
             s->total_s * 1e3, s->comm_s * 1e3, s->gap_s * 1e3, s->exposed_s * 1e3);
-    if (s->has_times && s->recorded_comm_s > 0)
+    int rec = s->has_times && s->recorded_comm_s > 0;
+    if (rec)
         fprintf(f, "#   recorded: total %.3f ms   communication %.3f ms   replayed/recorded %.2f\n",
                 s->recorded_total_s * 1e3, s->recorded_comm_s * 1e3,
                 s->comm_s / s->recorded_comm_s);
+    if (isfinite(s->skew_s)) {
+        fprintf(f, "#   of the communication, before a call's last rank arrived: %.3f ms",
+                s->skew_s * 1e3);
+        if (rec && isfinite(s->recorded_skew_s))
+            fprintf(f, " (recorded %.3f ms); after it: %.3f ms (recorded %.3f ms)",
+                    s->recorded_skew_s * 1e3, (s->comm_s - s->skew_s) * 1e3,
+                    (s->recorded_comm_s - s->recorded_skew_s) * 1e3);
+        else fprintf(f, "; after it: %.3f ms", (s->comm_s - s->skew_s) * 1e3);
+        fputc('\n', f);
+    }
     if (s->capped_gaps > 0)
         fprintf(f, "#   %.0f gaps longer than half of -T cut to it\n", s->capped_gaps);
     fprintf(f, "# times: mean per rank; calls: all ranks; total: the slowest rank\n");
@@ -145,9 +158,10 @@ static void row_start(FILE *f, const replay_turn *turn, const replay_summary *s,
     fprintf(f, ",\"collective\":\"%s\",\"size_class\":\"%s\",\"calls\":%.0f", coll, size, calls);
 }
 
-/* The per-call medians, the overlap and the binding, the last four columns. */
-static void row_end(FILE *f, const replay_turn *turn, const replay_summary *s, double med,
-                    double rec_med)
+/* The per-call medians, the overlap, the binding and the skew (summary: the
+ * turn's row; absent in the others), the last six columns. */
+static void row_end(FILE *f, const replay_turn *turn, const replay_summary *s, int summary,
+                    double med, double rec_med)
 {
     json_num(f, "median_s", med, 1);
     json_num(f, "recorded_median_s", rec_med, s->has_times && rec_med > 0);
@@ -155,6 +169,9 @@ static void row_end(FILE *f, const replay_turn *turn, const replay_summary *s, d
     json_str(f, turn->overlap);
     fputs(",\"bind\":", f);
     json_str(f, turn->bind ? turn->bind : "");
+    json_num(f, "skew_s", s->skew_s, summary);
+    json_num(f, "recorded_skew_s", s->recorded_skew_s,
+             summary && s->has_times && s->recorded_comm_s > 0);
     fputs("}\n", f);
 }
 
@@ -172,7 +189,7 @@ static void cell_row(FILE *f, const replay_turn *turn, const replay_summary *s, 
     json_num(f, "comm_s", 0, 0);
     json_num(f, "gap_s", 0, 0);
     json_num(f, "exposed_s", 0, 0);
-    row_end(f, turn, s, med, rec_med);
+    row_end(f, turn, s, 0, med, rec_med);
 }
 
 void replay_rows_jsonl(FILE *f, const replay_turn *turn, const replay_summary *s)
@@ -192,7 +209,7 @@ void replay_rows_jsonl(FILE *f, const replay_turn *turn, const replay_summary *s
     json_num(f, "comm_s", s->comm_s, 1);
     json_num(f, "gap_s", s->gap_s, 1);
     json_num(f, "exposed_s", s->exposed_s, 1);
-    row_end(f, turn, s, s->med.all_replayed, s->med.all_recorded);
+    row_end(f, turn, s, 1, s->med.all_replayed, s->med.all_recorded);
     for (int op = 0; op < REPLAY_OP_COUNT; op++) {
         replay_cell sum = op_cell(s, op);
         if (sum.calls == 0) continue;

@@ -5,7 +5,8 @@
  * Over the ranks: total is the slowest rank's (the program ends with it);
  * communication, gaps and exposed communication (a rank's total minus the gaps
  * it spent) are the mean over ranks, and so are the times per collective and
- * size class (they add up to the communication); calls are counted over all
+ * size class (they add up to the communication), and so is the part of the
+ * communication before a call's last rank arrived (replay_skew.h); calls are counted over all
  * ranks; busbw is every call's bytes times the engine's bus factor over the
  * calls' time. The median of one call per collective and size class, per
  * collective and overall comes from replay_median.h (the ranks' calls
@@ -23,6 +24,7 @@ typedef struct replay_summary {
     double total_s, comm_s, gap_s, exposed_s, capped_gaps;
     int has_times; /* every rank's trace carries t0/t1 */
     double recorded_comm_s, recorded_total_s;
+    double skew_s, recorded_skew_s;                  /* mean over ranks; NAN where a rank's is */
     replay_cell cell[REPLAY_OP_COUNT][REPLAY_NSIZE]; /* sums over the ranks */
     replay_medians med; /* NAN until the caller sets it (replay_median_gather) */
 } replay_summary;

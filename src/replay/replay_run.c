@@ -18,6 +18,7 @@
  * (replay_flight.h), as the recording measured it. */
 #include "replay/replay_run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include "replay/replay_flight.h"
 #include "replay/replay_rdv.h"
 #include "replay/replay_schedule.h"
+#include "replay/replay_skew.h"
 
 typedef struct group_comm {
     coll_comm *lane[REPLAY_LANES_MAX]; /* replay_lanes; lane 0 also blocking calls, buffers */
@@ -611,16 +613,67 @@ static int exit_lateness(const replay_trace *t, const group_comm *gs, const size
 }
 
 /* done_by: NULL, each call alone; else the calls kept in flight under it. */
+/* *start: the turn's start on this rank's clock. */
 static int replay_calls(const replay_trace *t, const replay_opts *o, const size_t *done_by,
-                        group_comm *gs, replay_measure *m, char *err, size_t errlen)
+                        group_comm *gs, replay_measure *m, double *start, char *err, size_t errlen)
 {
     int rc = coll_barrier(o->world);
     if (rc) return snprintf(err, errlen, "start barrier: %s", coll_comm_errmsg(o->world)), rc;
-    double start = coll__now_s();
+    *start = coll__now_s();
     spend(o, o->arrival_s, m); /* as late as the recording's first call was */
-    if (done_by) return replay_overlapped(t, o, done_by, gs, m, start, err, errlen);
-    rc = replay_one_by_one(t, o, gs, m, start, err, errlen);
-    m->total_s = coll__now_s() - start;
+    if (done_by) return replay_overlapped(t, o, done_by, gs, m, *start, err, errlen);
+    rc = replay_one_by_one(t, o, gs, m, *start, err, errlen);
+    m->total_s = coll__now_s() - *start;
+    return rc;
+}
+
+/* The skew of n calls (replay_skew.h) from each one's start and end on this
+ * rank, on a clock every rank of its group reads alike: each group's last
+ * arrivals, in the order every rank visits its groups. */
+static int skew_of(const replay_trace *t, const group_comm *gs, const size_t *order,
+                   const double *start, const double *end, double *skew_s)
+{
+    double *last = malloc((t->ncalls + 1) * sizeof *last);
+    for (size_t i = 0; last && i < t->ncalls; i++) last[i] = start[i];
+    int rc = 0;
+    for (size_t k = 0; k < t->ngroups; k++) { /* every group, also after a failure */
+        int r = replay_group_extreme(t, order[k], gs[order[k]].lane[0], last ? start : NULL, last,
+                                     COLL_MAX);
+        if (r && !rc) rc = r;
+    }
+    if (!rc) *skew_s = replay_skew_of(start, end, last, t->ncalls);
+    if (!rc && *skew_s < 0) rc = COLL_ENOMEM;
+    free(last);
+    return rc;
+}
+
+/* How much of this rank's communication, replayed and recorded, waited for a
+ * collective's last rank. The replay's times from the turn's start, which
+ * every rank leaves a barrier for together, or on the host's clock where the
+ * traces name one host (a barrier's ranks leave it apart by a scheduler's
+ * wake-up with more ranks than cores); the recording's on its one clock. */
+static int skew(const replay_trace *t, const replay_opts *o, const group_comm *gs,
+                const size_t *order, double start, replay_measure *m, char *err, size_t errlen)
+{
+    m->skew_s = m->recorded_skew_s = NAN;
+    if (!o->issue_s || !o->call_s) return 0; /* alike on every rank: nobody exchanges */
+    size_t n = t->ncalls;
+    double *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+    double from = o->one_clock ? start : 0;
+    for (size_t i = 0; a && b && i < n; i++)
+        a[i] = from + o->issue_s[i], b[i] = a[i] + o->call_s[i];
+    int rc = skew_of(t, gs, order, a && b ? a : NULL, b, &m->skew_s);
+    if (!rc && o->one_clock && t->has_times) {
+        /* ns on one clock as doubles: exact below 2^53 ns (104 days of uptime) */
+        for (size_t i = 0; a && b && i < n; i++)
+            a[i] = (double)t->calls[i].t0, b[i] = (double)t->calls[i].t1;
+        if (!(rc = skew_of(t, gs, order, a && b ? a : NULL, b, &m->recorded_skew_s)))
+            m->recorded_skew_s *= 1e-9;
+    }
+    if (rc)
+        snprintf(err, errlen, "exchanging the calls' arrivals: %s",
+                 rc == COLL_ENOMEM ? "out of memory" : coll_strerror(rc));
+    free(a), free(b);
     return rc;
 }
 
@@ -649,13 +702,15 @@ int replay_run(const replay_trace *t, const replay_opts *o, replay_measure *m, c
     if (!rc && o->exit_late && t->has_times) rc = exit_lateness(t, gs, order, &late, err, errlen);
     own.exit_late_s = late;
     if (!rc) rc = make_buffers(t, o, done_by, gs, err, errlen);
-    if (!rc) rc = replay_calls(t, &own, done_by, gs, m, err, errlen);
+    double start = 0;
+    if (!rc) rc = replay_calls(t, &own, done_by, gs, m, &start, err, errlen);
     if (!rc) add_recorded(t, o->arrival_s, m);
-    /* every rank done before any group is taken down: a rank whose last call
-     * came early would otherwise wait in a destroy's barrier for the others'
-     * remaining calls, and time out there if they take longer than -T */
+    /* every rank done before any group is taken down or exchanges its calls'
+     * arrivals: a rank whose last call came early would otherwise wait there
+     * for the others' remaining calls, and time out if they take longer than -T */
     if (!rc && (rc = coll_barrier(o->world)))
         snprintf(err, errlen, "end barrier: %s", coll_comm_errmsg(o->world));
+    if (!rc) rc = skew(t, o, gs, order, start, m, err, errlen);
     for (size_t i = made; i-- > 0;) { /* the reverse order, on every rank alike */
         group_comm *g = &gs[order[i]];
         free_buffer(o, g->lane[0], g->send);

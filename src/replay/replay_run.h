@@ -38,6 +38,10 @@ typedef struct replay_measure {
     double capped_gaps; /* gaps cut to the cap (half of the timeout) */
     double recorded_comm_s, recorded_gap_s, recorded_total_s; /* from t0/t1/gap; 0 without */
     double has_times;                                         /* 1: the trace has t0/t1 */
+    /* of comm_s, the time in collectives before their last rank arrived
+     * (replay_skew.h); recorded: of recorded_comm_s, on one clock only. NAN
+     * where unknown (no issue_s and call_s; the traces on several clocks) */
+    double skew_s, recorded_skew_s;
     replay_cell cell[REPLAY_OP_COUNT][REPLAY_NSIZE];
 } replay_measure;
 #define REPLAY_MEASURE_DOUBLES (sizeof(replay_measure) / sizeof(double))
@@ -102,6 +106,8 @@ typedef struct replay_opts {
                             the environment (replay_group.plan), as the program's */
     int exit_late;       /* 1: each rank leaves a collective as late as recorded
                             (replay_exit.h); the traces need one clock (replay_arrival) */
+    int one_clock;       /* 1: every rank's trace has times on one host's clock
+                            (replay_arrival): the recorded skew is known */
     /* replay_run's own: NULL, or each call's recorded exit lateness */
     const double *exit_late_s;
 } replay_opts;

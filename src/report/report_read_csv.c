@@ -18,10 +18,7 @@ enum csv_kind {
     CSV_COMM_V2,
     CSV_COMM_V1,
     CSV_TRAIN,
-    CSV_REPLAY,
-    CSV_REPLAY_V3,
-    CSV_REPLAY_V2,
-    CSV_REPLAY_V1
+    CSV_REPLAY /* one of bench_replay_headers */
 };
 
 /* 1 when line (without its end of line) equals header. */
@@ -74,8 +71,8 @@ static int parse_train(const char *line, size_t len, report_train_row *r, char *
     return 0;
 }
 
-/* ncols: BENCH_REPLAY_COLUMNS, or BENCH_REPLAY_COLUMNS_V1 (_V2, _V3) in a
- * file from before the medians (overlap, bind): the later columns left absent. */
+/* ncols: the file's header's (bench_replay_headers): the later columns left
+ * absent. */
 static int parse_replay(const char *line, size_t len, int ncols, bench_replay_row *r, char *why,
                         size_t whylen)
 {
@@ -113,9 +110,20 @@ static const char *line_problem(const char *line, size_t n, char *why, size_t wh
     return why;
 }
 
-/* One data line into d: 0, 1 with why (row skipped), or COLL_ENOMEM. */
-static int read_row(report_data *d, enum csv_kind kind, const char *text, size_t n, char *why,
-                    size_t whylen)
+/* The number of columns of the replay header line is (bench_replay_headers)
+ * into *header, or 0. */
+static int replay_header(const char *line, size_t len, const char **header)
+{
+    for (int i = 0; i < BENCH_REPLAY_HEADERS; i++)
+        if (is_header(line, len, bench_replay_headers[i].line))
+            return *header = bench_replay_headers[i].line, bench_replay_headers[i].ncols;
+    return 0;
+}
+
+/* One data line into d: 0, 1 with why (row skipped), or COLL_ENOMEM
+ * (ncols: a replay file's columns). */
+static int read_row(report_data *d, enum csv_kind kind, int ncols, const char *text, size_t n,
+                    char *why, size_t whylen)
 {
     if (line_problem(text, n, why, whylen)) return 1;
     /* combined.csv's formula guards come off first (report_csv_put_text) */
@@ -131,13 +139,8 @@ static int read_row(report_data *d, enum csv_kind kind, const char *text, size_t
         if (bad) return 1;
         return report_add_train(d, &r) ? COLL_ENOMEM : 0;
     }
-    if (kind == CSV_REPLAY || kind == CSV_REPLAY_V3 || kind == CSV_REPLAY_V2 ||
-        kind == CSV_REPLAY_V1) {
+    if (kind == CSV_REPLAY) {
         bench_replay_row r;
-        int ncols = kind == CSV_REPLAY      ? BENCH_REPLAY_COLUMNS
-                    : kind == CSV_REPLAY_V3 ? BENCH_REPLAY_COLUMNS_V3
-                    : kind == CSV_REPLAY_V2 ? BENCH_REPLAY_COLUMNS_V2
-                                            : BENCH_REPLAY_COLUMNS_V1;
         int bad = parse_replay(copy, n, ncols, &r, why, whylen) != 0;
         free(copy);
         if (bad) return 1;
@@ -160,6 +163,7 @@ int report_read_csv(report_data *d, const char *text, size_t len, report_log *lo
     size_t hlen = nl ? (size_t)(nl - line) : len;
     enum csv_kind kind;
     const char *header;
+    int ncols = 0;
     if (is_header(line, hlen, BENCH_CSV_HEADER)) kind = CSV_COMM, header = BENCH_CSV_HEADER;
     else if (is_header(line, hlen, BENCH_CSV_HEADER_V2))
         kind = CSV_COMM_V2, header = BENCH_CSV_HEADER_V2;
@@ -167,14 +171,7 @@ int report_read_csv(report_data *d, const char *text, size_t len, report_log *lo
         kind = CSV_COMM_V1, header = BENCH_CSV_HEADER_V1;
     else if (is_header(line, hlen, REPORT_TRAIN_CSV_HEADER))
         kind = CSV_TRAIN, header = REPORT_TRAIN_CSV_HEADER;
-    else if (is_header(line, hlen, BENCH_REPLAY_CSV_HEADER))
-        kind = CSV_REPLAY, header = BENCH_REPLAY_CSV_HEADER;
-    else if (is_header(line, hlen, BENCH_REPLAY_CSV_HEADER_V3))
-        kind = CSV_REPLAY_V3, header = BENCH_REPLAY_CSV_HEADER_V3;
-    else if (is_header(line, hlen, BENCH_REPLAY_CSV_HEADER_V2))
-        kind = CSV_REPLAY_V2, header = BENCH_REPLAY_CSV_HEADER_V2;
-    else if (is_header(line, hlen, BENCH_REPLAY_CSV_HEADER_V1))
-        kind = CSV_REPLAY_V1, header = BENCH_REPLAY_CSV_HEADER_V1;
+    else if ((ncols = replay_header(line, hlen, &header)) > 0) kind = CSV_REPLAY;
     else {
         size_t shown = hlen > 60 ? 60 : hlen;
         while (shown > 0 && line[shown - 1] == '\r') shown--;
@@ -201,7 +198,7 @@ int report_read_csv(report_data *d, const char *text, size_t len, report_log *lo
         /* Appends to a pipe repeat the header: not a row, not an error. */
         if (is_header(line, n, header)) continue;
         char why[512];
-        int rc = read_row(d, kind, line, n, why, sizeof why);
+        int rc = read_row(d, kind, ncols, line, n, why, sizeof why);
         if (rc == COLL_ENOMEM) return rc;
         if (rc != 0) {
             report_log_problem(log, "%s:%zu: %s; row skipped", path, lineno, why);

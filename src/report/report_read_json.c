@@ -261,7 +261,7 @@ static int read_replay(report_data *d, const json_t *root, report_log *log)
             const json_t *v = json_object_get(o, bench_replay_fields[c].name);
             char val[600], w[200];
             if (!v && c >= BENCH_REPLAY_COLUMNS_V1) {
-                val[0] = '\0'; /* a file from before the medians, overlap or bind: absent */
+                val[0] = '\0'; /* a file from before the medians, overlap, bind or skew: absent */
             } else if (!v) {
                 snprintf(why, sizeof why, "missing key '%s'", bench_replay_fields[c].name);
                 bad = 1;

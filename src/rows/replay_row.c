@@ -39,17 +39,22 @@ const bench_replay_field bench_replay_fields[BENCH_REPLAY_COLUMNS] = {
     OPT(recorded_median_s),
     TEXT(overlap),
     TEXT(bind),
+    OPT(skew_s),
+    OPT(recorded_skew_s),
 };
 
 #define HEADER_V1                                                                                 \
     "trace,backend,pass,nprocs,buffers,gaps,collective,size_class,calls,time_s,recorded_s,ratio," \
     "busbw_GBps,total_s,comm_s,gap_s,exposed_s"
-const char BENCH_REPLAY_CSV_HEADER_V1[] = HEADER_V1;
 #define HEADER_V2 HEADER_V1 ",median_s,recorded_median_s"
-const char BENCH_REPLAY_CSV_HEADER_V2[] = HEADER_V2;
 #define HEADER_V3 HEADER_V2 ",overlap"
-const char BENCH_REPLAY_CSV_HEADER_V3[] = HEADER_V3;
-const char BENCH_REPLAY_CSV_HEADER[] = HEADER_V3 ",bind";
+#define HEADER_V4 HEADER_V3 ",bind"
+#define HEADER HEADER_V4 ",skew_s,recorded_skew_s"
+const char BENCH_REPLAY_CSV_HEADER[] = HEADER;
+const bench_replay_header bench_replay_headers[BENCH_REPLAY_HEADERS] = {
+    {HEADER, BENCH_REPLAY_COLUMNS},       {HEADER_V4, 21}, {HEADER_V3, 20}, {HEADER_V2, 19},
+    {HEADER_V1, BENCH_REPLAY_COLUMNS_V1},
+};
 
 void bench_replay_row_init(bench_replay_row *r)
 {

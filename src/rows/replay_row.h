@@ -31,6 +31,11 @@ typedef struct bench_replay_row {
     /* core: each rank pinned to a core; none: placed by the scheduler (or
      * $COLL_BIND's value); "" in files written before the column */
     char bind[16];
+    /* a summary row's: of comm_s and recorded_s, the time in collectives
+     * before their last rank arrived (replay/replay_skew.h); absent elsewhere,
+     * in files written before them, and recorded where the traces were on
+     * several clocks */
+    double skew_s, recorded_skew_s;
 } bench_replay_row;
 
 typedef enum bench_replay_kind {
@@ -46,20 +51,22 @@ typedef struct bench_replay_field {
     bench_replay_kind kind;
     size_t offset, size;
 } bench_replay_field;
-#define BENCH_REPLAY_COLUMNS 21
+#define BENCH_REPLAY_COLUMNS 23
 extern const bench_replay_field bench_replay_fields[BENCH_REPLAY_COLUMNS];
-/* Files written before the medians: the first 17 columns; before overlap:
- * the first 19; before bind: the first 20 (the rest absent). */
+/* The oldest files have the first 17 columns, the rest absent. */
 #define BENCH_REPLAY_COLUMNS_V1 17
-#define BENCH_REPLAY_COLUMNS_V2 19
-#define BENCH_REPLAY_COLUMNS_V3 20
 
-/* The CSV header line (no newline): the names of bench_replay_fields; V1, V2,
- * V3: of the first BENCH_REPLAY_COLUMNS_V1, _V2, _V3. */
+/* The CSV header line (no newline): the names of bench_replay_fields. */
 extern const char BENCH_REPLAY_CSV_HEADER[];
-extern const char BENCH_REPLAY_CSV_HEADER_V3[];
-extern const char BENCH_REPLAY_CSV_HEADER_V2[];
-extern const char BENCH_REPLAY_CSV_HEADER_V1[];
+/* The headers collbench replay has written, newest first, each the names of
+ * the first ncols fields: before the medians 17, before overlap 19, before
+ * bind 20, before the skew 21. */
+typedef struct bench_replay_header {
+    const char *line; /* no newline */
+    int ncols;
+} bench_replay_header;
+#define BENCH_REPLAY_HEADERS 5
+extern const bench_replay_header bench_replay_headers[BENCH_REPLAY_HEADERS];
 
 /* Clears r: text empty, numbers 0, optional numbers NAN. */
 void bench_replay_row_init(bench_replay_row *r);

@@ -69,7 +69,7 @@ grep -q 'replayed/recorded' "$WORK/out" || fail "two_ranks: no recorded time bes
 # program's were: left to the scheduler without "cpus" (above), pinned to a
 # core each where its rank ran on one CPU; --bind overrides it. The column
 # says which, in the table and the rows.
-[ "$(awk -F, 'NR == 1 { print $NF } NR > 1 && $NF != "none" { print "row: " $0 }' "$WORK/r.csv")" = bind ] ||
+[ "$(awk -F, 'NR == 1 { print $21 } NR > 1 && $21 != "none" { print "row: " $0 }' "$WORK/r.csv")" = bind ] ||
     fail "two_ranks: not every row says bind none: $(cat "$WORK/r.csv")"
 grep -q ", bind none$" "$WORK/out" || fail "two_ranks: the table does not say bind none"
 mkdir "$WORK/pinned"
@@ -86,7 +86,7 @@ for how in recorded:core none:none; do
     "$BIN" replay "$WORK/pinned" --bind "${how%%:*}" --backend tcp --gaps none -T 30 \
         --csv "$WORK/p.csv" >"$WORK/out" 2>"$WORK/err" || fail "pinned, --bind ${how%%:*}: $(cat "$WORK/err")"
     grep -q ", bind ${how#*:}$" "$WORK/out" || fail "pinned, --bind ${how%%:*}: not bind ${how#*:}: $(cat "$WORK/out")"
-    awk -F, -v want="${how#*:}" 'NR > 1 && $NF != want { bad = 1 } END { exit bad }' "$WORK/p.csv" ||
+    awk -F, -v want="${how#*:}" 'NR > 1 && $21 != want { bad = 1 } END { exit bad }' "$WORK/p.csv" ||
         fail "pinned, --bind ${how%%:*}: a row not bind ${how#*:}: $(cat "$WORK/p.csv")"
 done
 "$BIN" replay "$HERE/two_ranks" --bind core --backend tcp --gaps none -T 30 >"$WORK/out" 2>"$WORK/err" ||

@@ -3,8 +3,8 @@
 # checked-in traces laid out as bench/record_ddp.sh lays out its own (two_ranks
 # as a coll recording, the gloo profiler fixture as the same program's
 # profile) give every row of its table: the recorded times are the traces'
-# own, each verdict pass or FAIL, the across-backends row names the coll
-# recording it used; a trace that fails is said and the exit is 1; bad usage 2.
+# own, each verdict pass or FAIL, the across-backends rows name the coll
+# recording they used (the second from each call's last rank's arrival on); a trace that fails is said and the exit is 1; bad usage 2.
 . "$(dirname "$0")/../cli/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCRIPT=$HERE/../../bench/replay_fidelity.sh
@@ -48,6 +48,13 @@ if [ "$gloo" = 1 ]; then
         fail "no gloo median row: $(grep 'on gloo: one' "$T")"
     grep -Eq "^\| gloo profile on shm vs the program on coll \(coll/$V/2ranks\) \| $V/2ranks \| .* \| $coll \| [0-9.]+ \| [0-9.]+ \| 25% \| (pass|FAIL) \|$" "$T" ||
         fail "no across-backends row against the coll recording: $(grep 'on shm vs' "$T")"
+    # ... and the same from each call's last rank's arrival on (the recording's
+    # communication less its skew: less than all of it, on one clock)
+    grep -Eq "^\| gloo profile on shm vs the program on coll, after each call's last rank arrived \(coll/$V/2ranks\) \| $V/2ranks \| - \| - \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| 25% \| (pass|FAIL) \|$" "$T" ||
+        fail "no across-backends row after the last arrival: $(grep 'last rank arrived' "$T")"
+    after=$(grep "last rank arrived" "$T" | cut -d'|' -f6 | tr -d ' ')
+    awk -v a="$after" -v c="$coll" 'BEGIN { exit !(a > 0 && a <= c) }' ||
+        fail "recorded communication after the last arrival $after ms, want in (0, $coll]"
 fi
 
 # a trace whose ranks disagree: said, the exit 1, the other traces measured

@@ -6,8 +6,9 @@
 # alone (--overlap none), only the recorded gaps are spent (5 ms); --gaps busy
 # keeps the schedule, spun. On shm and tcp, so that the per-group completion
 # threads run under the sanitizers. Then the ranks' recorded arrival at their
-# first call (replay_arrival.h), on one host's clock and on two, and their
-# recorded exit from a call (replay_exit.h).
+# first call (replay_arrival.h), on one host's clock and on two, their
+# recorded exit from a call (replay_exit.h), and the communication before a
+# call's last rank arrived (replay_skew.h).
 . "$(dirname "$0")/../cli/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
@@ -68,15 +69,31 @@ for d in "$HERE/exit_late" "$WORK/exit"; do
     "$BIN" replay "$d" --backend shm --overlap none -T 30 --csv "$WORK/exit.csv" >"$WORK/out" 2>&1 ||
         fail "exit lateness ($d): exit $?: $(cat "$WORK/out")"
     total_ms "$WORK/exit.csv" shm >"$WORK/exit.ms"
-    [ "$d" = "$WORK/exit" ] || exit_late=$(cat "$WORK/exit.ms")
+    # the summary's skew_s and recorded_skew_s in ms ("-" where absent)
+    awk -F, 'NR > 1 && $7 == "all" && $8 == "all" {
+        printf "%s %s", $22 == "" ? "-" : int($22 * 1000 + 0.5), $23 == "" ? "-" : int($23 * 1000 + 0.5) }' \
+        "$WORK/exit.csv" >"$WORK/skew.ms"
+    [ "$d" = "$WORK/exit" ] || exit_late=$(cat "$WORK/exit.ms") skew_late=$(cat "$WORK/skew.ms")
 done
-exit_apart=$(cat "$WORK/exit.ms")
+exit_apart=$(cat "$WORK/exit.ms") skew_apart=$(cat "$WORK/skew.ms")
 [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ] || [ "${exit_late:-0}" -ge 95 ] || fail "rank 1 recorded leaving 100 ms late: the replay took '$exit_late' ms"
 [ "${exit_apart:-999}" -lt 50 ] || fail "exit lateness on two hosts' clocks: the replay took '$exit_apart' ms"
+# the skew (replay_skew.h): rank 0 recorded 100 ms of call 1 before rank 1
+# arrived, rank 1 none, so 50 ms over the ranks, and the replay, spending rank
+# 1's lateness, waits as long; on two hosts' clocks nothing is recorded (empty)
+# and nothing made
+set -- $skew_late
+[ "$2" = 50 ] || fail "recorded skew on one clock: '$2' ms, want 50 (skew_s, recorded_skew_s: $skew_late)"
+if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
+    [ "$1" -ge 45 ] && [ "$1" -le 80 ] || fail "replayed skew on one clock: '$1' ms, want about 50"
+fi
+set -- $skew_apart
+[ "$2" = - ] && [ "$1" != - ] && [ "$1" -lt 20 ] ||
+    fail "skew on two hosts' clocks: '$skew_apart' (skew_s, recorded_skew_s in ms), want '<20 -'"
 "$BIN" replay "$HERE/in_flight" --overlap sometimes >"$WORK/out" 2>&1
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "overlap.*'sometimes': auto, recorded or none" "$WORK/out" ||
     fail "--overlap sometimes: exit $rc: $(cat "$WORK/out")"
 echo "kept in flight $kept ms on tcp (the program: 200 ms), each call alone $alone ms;" \
-    "rank 1 recorded 150 ms late: $late ms, leaving 100 ms late: $exit_late ms"
+    "rank 1 recorded 150 ms late: $late ms, leaving 100 ms late: $exit_late ms (skew $skew_late ms)"
 finish

@@ -6,7 +6,8 @@
  * call position's mean over the ranks that made it, the median over the
  * positions, per class, per collective and over the trace. A rank's time in
  * communication (src/replay/replay_busy.c): calls in flight at once count
- * once. */
+ * once; of it, the time before a call's last rank arrived
+ * (src/replay/replay_skew.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +24,7 @@
 #include "replay/replay_median.h"
 #include "replay/replay_report.h"
 #include "replay/replay_run.h"
+#include "replay/replay_skew.h"
 
 static void two_ranks(replay_measure m[2])
 {
@@ -30,6 +32,7 @@ static void two_ranks(replay_measure m[2])
     m[0].total_s = 1.0, m[0].comm_s = 0.4, m[0].gap_s = 0.5, m[0].has_times = 1;
     m[1].total_s = 1.2, m[1].comm_s = 0.6, m[1].gap_s = 0.5, m[1].has_times = 1;
     m[0].recorded_comm_s = 0.2, m[1].recorded_comm_s = 0.4;
+    m[0].skew_s = 0.1, m[0].recorded_skew_s = 0.08, m[1].recorded_skew_s = 0.02;
     replay_cell *a = &m[0].cell[REPLAY_ALLREDUCE][2], *b = &m[1].cell[REPLAY_ALLREDUCE][2];
     a->calls = 3, a->time_s = 0.4, a->busbytes = 4e8, a->recorded_s = 0.2;
     b->calls = 3, b->time_s = 0.6, b->busbytes = 4e8, b->recorded_s = 0.4;
@@ -47,11 +50,14 @@ static void test_summarize(void **state)
     assert_true(s.exposed_s > 0.5999 && s.exposed_s < 0.6001); /* (0.5 + 0.7) / 2 */
     assert_true(s.has_times);
     assert_true(s.recorded_comm_s > 0.2999 && s.recorded_comm_s < 0.3001);
+    assert_true(fabs(s.skew_s - 0.05) < 1e-12 && fabs(s.recorded_skew_s - 0.05) < 1e-12);
     assert_true(s.cell[REPLAY_ALLREDUCE][2].calls == 6);
     assert_true(s.cell[REPLAY_ALLREDUCE][2].busbytes == 8e8);
-    m[1].has_times = 0; /* one rank without times: nothing recorded is shown */
+    m[1].has_times = 0;         /* one rank without times: nothing recorded is shown */
+    m[1].recorded_skew_s = NAN; /* one rank's skew unknown: the turn's too */
     replay_summarize(m, 2, &s);
     assert_false(s.has_times);
+    assert_true(isnan(s.recorded_skew_s) && fabs(s.skew_s - 0.05) < 1e-12);
 }
 
 static void test_rows_and_table(void **state)
@@ -82,8 +88,11 @@ static void test_rows_and_table(void **state)
                       "\"total_s\":null"))
         fail_msg("class row: %s", text);
     if (!strstr(text, "\"exposed_s\":null,\"median_s\":0.05,\"recorded_median_s\":0.025,"
-                      "\"overlap\":\"none\",\"bind\":\"core\"}"))
-        fail_msg("medians, overlap and bind in the class row: %s", text);
+                      "\"overlap\":\"none\",\"bind\":\"core\",\"skew_s\":null,"
+                      "\"recorded_skew_s\":null}"))
+        fail_msg("medians, overlap, bind and no skew in the class row: %s", text);
+    if (!strstr(text, "\"bind\":\"core\",\"skew_s\":0.05,\"recorded_skew_s\":0.05}"))
+        fail_msg("the skew in the summary row: %s", text);
     /* the collective overall: its classes together, size_class "all" */
     if (!strstr(text, "\"collective\":\"allreduce\",\"size_class\":\"all\",\"calls\":6,"
                       "\"time_s\":0.5,"))
@@ -99,7 +108,9 @@ static void test_rows_and_table(void **state)
         !strstr(text, "total 1200.000 ms   communication 500.000 ms") ||
         !strstr(text, "replayed/recorded 1.67") || !strstr(text, "allreduce   1M-16M        6") ||
         !strstr(text, "median: one call's time") || !strstr(text, "allreduce      all        6") ||
-        !strstr(text, "50.0000     25.0000   2.00"))
+        !strstr(text, "50.0000     25.0000   2.00") ||
+        !strstr(text, "before a call's last rank arrived: 50.000 ms (recorded 50.000 ms); after "
+                      "it: 450.000 ms (recorded 250.000 ms)"))
         fail_msg("table: %s", text);
     free(text);
 }
@@ -236,13 +247,32 @@ static void test_busy(void **state)
     assert_true(replay_busy(a, b, 0) == 0);
 }
 
+/* Of each call, the time before its last rank arrived: [0,5) with the last
+ * arrival at 3 waits 3; [10,12) with its last rank there already, none; a
+ * call whose last rank came after its end here (an inconsistent clock) counts
+ * whole; a call in flight beside a waiting one counts its own time only where
+ * nothing else was after its arrival. */
+static void test_skew(void **state)
+{
+    (void)state;
+    const double a[] = {0, 10}, b[] = {5, 12}, last[] = {3, 10};
+    assert_true(fabs(replay_skew_of(a, b, last, 2) - 3.0) < 1e-12);
+    const double late[] = {3, 20}; /* the second's last rank after its end */
+    assert_true(fabs(replay_skew_of(a, b, late, 2) - 5.0) < 1e-12);
+    /* [0,5) waits until 3; [1,4) in flight beside it, its last rank at 1:
+     * after arrival the union is [1,5), so only [0,1) is skew */
+    const double c[] = {0, 1}, d[] = {5, 4}, e[] = {3, 1};
+    assert_true(fabs(replay_skew_of(c, d, e, 2) - 1.0) < 1e-12);
+    assert_true(replay_skew_of(a, b, last, 0) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_summarize),    cmocka_unit_test(test_rows_and_table),
         cmocka_unit_test(test_median_of),    cmocka_unit_test(test_medians),
         cmocka_unit_test(test_size_classes), cmocka_unit_test(test_gaps),
-        cmocka_unit_test(test_busy),
+        cmocka_unit_test(test_busy),         cmocka_unit_test(test_skew),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

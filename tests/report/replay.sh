@@ -70,8 +70,8 @@ run_report 0 "$WORK/r.csv" "$WORK/r.json" -o "$WORK/both"
 grep -q "duplicate rows merged" "$WORK/err" || fail "CSV and JSON of one run not merged: $(cat "$WORK/err")"
 [ "$(sed -n 2p "$WORK/both/analysis.txt")" = "$line" ] || fail "CSV + JSON: '$(sed -n 2p "$WORK/both/analysis.txt")'"
 
-# a -J file from before the medians, overlap and bind (no such keys) still reads, the same
-sed '/"median_s"\|"recorded_median_s"\|"overlap"\|"bind"/d' "$WORK/r.json" | sed 's/"exposed_s": \(.*\),$/"exposed_s": \1/' >"$WORK/old.json"
+# a -J file from before the medians, overlap, bind and skew (no such keys) still reads, the same
+sed '/"median_s"\|"recorded_median_s"\|"overlap"\|"bind"\|"skew_s"\|"recorded_skew_s"/d' "$WORK/r.json" | sed 's/"exposed_s": \(.*\),$/"exposed_s": \1/' >"$WORK/old.json"
 grep -q median "$WORK/old.json" && fail "old.json still has medians"
 run_report 0 "$WORK/old.json" -o "$WORK/old"
 [ "$(sed -n 2p "$WORK/old/analysis.txt")" = "$old_line" ] || fail "old JSON: '$(sed -n 2p "$WORK/old/analysis.txt")'"
@@ -83,6 +83,10 @@ run_report 0 "$WORK/v2.csv" -o "$WORK/v2"
 cut -d, -f1-20 "$WORK/r.csv" >"$WORK/v3.csv"
 run_report 0 "$WORK/v3.csv" -o "$WORK/v3"
 [ "$(sed -n 2p "$WORK/v3/analysis.txt")" = "$v3_line" ] || fail "CSV v3: '$(sed -n 2p "$WORK/v3/analysis.txt")'"
+# and one from before the skew (its first 21 columns)
+cut -d, -f1-21 "$WORK/r.csv" >"$WORK/v4.csv"
+run_report 0 "$WORK/v4.csv" -o "$WORK/v4"
+[ "$(sed -n 2p "$WORK/v4/analysis.txt")" = "$line" ] || fail "CSV v4: '$(sed -n 2p "$WORK/v4/analysis.txt")'"
 
 # Two backends, made-up rows: summary rows (the comparison reads communication)
 H17="trace,backend,pass,nprocs,buffers,gaps,collective,size_class,calls,time_s,recorded_s,ratio,busbw_GBps,total_s,comm_s,gap_s,exposed_s"

@@ -161,6 +161,7 @@ static int run_turns(const replay_cli *o, const coll_launch_env *env, const repl
                               .timeout_s = o->timeout_s,
                               .arrival_s = arrival_s,
                               .exit_late = exit_late,
+                              .one_clock = one_clock,
                               .recorded_plan = o->recorded_plan,
                               .cpu_share = cpu_share,
                               .world = world,
