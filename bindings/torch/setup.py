@@ -9,7 +9,9 @@ an isolated build environment would try to download them.
 
 Environment: COLL_TORCH_BUILD_BASE, where the build goes (default ./build;
 the ctest points it at a temporary folder); COLL_CMAKE_ARGS, more arguments
-for libcoll's cmake configure (e.g. -DCOLL_MPI=off); JOBS, its build jobs.
+for libcoll's cmake configure (e.g. -DCOLL_MPI=off); JOBS, its build jobs;
+COLL_TORCH_OPT, the module's optimization flag (default -O2; the install test
+builds at -O0: torch's templates compile faster unoptimized).
 """
 import os
 import re
@@ -99,7 +101,8 @@ setup(
         # the flags the CMake target builds it with (hidden: export only the module init;
         # line tables only, -g1 after Python's -g: backtraces name lines, the build is
         # a third faster)
-        extra_compile_args=["-std=c++17", "-O2", "-fvisibility=hidden", "-g1"])],
+        extra_compile_args=["-std=c++17", os.environ.get("COLL_TORCH_OPT", "-O2"),
+                            "-fvisibility=hidden", "-g1"])],
     cmdclass={"build_ext": BuildWithLibcoll},
     options={"build": {"build_base": BUILD_BASE}, "egg_info": {"egg_base": BUILD_BASE}},
     zip_safe=False,

@@ -1,13 +1,13 @@
 #!/bin/sh
 # Soak one backend: all-reduce small to medium sizes on 3 ranks for
-# $COLLBENCH_SOAK_DURATION (default 60s) on one communicator, then check that
+# $COLLBENCH_SOAK_DURATION (default 30s) on one communicator, then check that
 # after warm-up no rank's resident memory grew by more than 4 MiB and no rank
 # opened a descriptor it did not close.
 # usage: soak.sh path/to/collbench BACKEND
 set -u
 BIN=${1:?usage: $0 path/to/collbench BACKEND}
 BACKEND=${2:?usage: $0 path/to/collbench BACKEND}
-DURATION=${COLLBENCH_SOAK_DURATION:-60s}
+DURATION=${COLLBENCH_SOAK_DURATION:-30s}
 MAX_RSS_GROWTH_KIB=4096
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/collbench-soak.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

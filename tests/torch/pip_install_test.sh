@@ -14,8 +14,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # --no-build-isolation: build with the installed torch and setuptools (an
 # isolated build would download them); --no-index: nothing from the network.
-# The build goes to $tmp (COLL_TORCH_BUILD_BASE), not into the source tree.
-COLL_TORCH_BUILD_BASE=$tmp/build JOBS=${JOBS:-2} "$py" -m pip install --no-build-isolation --no-index \
+# The build goes to $tmp (COLL_TORCH_BUILD_BASE), not into the source tree;
+# unoptimized: what is checked is the install, not the speed (78 s alone
+# here at -O0, where -O2 took 178 s beside the long tier).
+COLL_TORCH_BUILD_BASE=$tmp/build JOBS=${JOBS:-2} COLL_TORCH_OPT=-O0 \
+    COLL_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG=-O0" "$py" -m pip install --no-build-isolation --no-index \
     --no-cache-dir --target "$tmp/site" "$src/bindings/torch" >"$tmp/pip.log" 2>&1 ||
     { tail -40 "$tmp/pip.log"; fail "pip install failed (log above)"; }
 ls "$tmp"/site/collbench_torch*.so >/dev/null 2>&1 || fail "no collbench_torch*.so in the --target folder"
