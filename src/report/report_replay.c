@@ -179,18 +179,19 @@ static void finding(const setting *s, sbuf *out)
     double rec = NAN;
     for (size_t k = 0; k < s->nb; k++) {
         const backend_turns *t = &s->b[k];
-        double total, exposed, lo, hi;
+        double total, exposed, skew, lo, hi;
         FOLD(t->sum, t->np, total_s, &total, &lo, &hi);
         FOLD(t->sum, t->np, exposed_s, &exposed, &lo, &hi);
+        int has_skew = FOLD(t->sum, t->np, skew_s, &skew, &lo, &hi);
         if (!isfinite(rec)) FOLD(t->sum, t->np, recorded_s, &rec, &lo, &hi);
-        if (k == 0)
-            report_sb_printf(out, "%s spends %s of %s ms in communication, %s ms exposed", t->name,
-                             fmt_ms(t->comm, a, sizeof a), fmt_ms(total, b, sizeof b),
-                             fmt_ms(exposed, c, sizeof c));
-        else
-            report_sb_printf(out, "; %s %s of %s ms, %s ms exposed", t->name,
-                             fmt_ms(t->comm, a, sizeof a), fmt_ms(total, b, sizeof b),
-                             fmt_ms(exposed, c, sizeof c));
+        report_sb_printf(out,
+                         k == 0 ? "%s spends %s of %s ms in communication" : "; %s %s of %s ms",
+                         t->name, fmt_ms(t->comm, a, sizeof a), fmt_ms(total, b, sizeof b));
+        /* the other ranks' lateness, which no backend changes (files before it: none) */
+        if (has_skew)
+            report_sb_printf(out, " (%s before a call's last rank arrived)",
+                             fmt_ms(skew, a, sizeof a));
+        report_sb_printf(out, ", %s ms exposed", fmt_ms(exposed, c, sizeof c));
     }
     if (isfinite(rec))
         report_sb_printf(out, " (the program recorded %s ms of communication)",
@@ -220,23 +221,26 @@ static void summary_rows(const setting *s, rtable *t)
     for (size_t k = 0; k < s->nb; k++) {
         const backend_turns *b = &s->b[k];
         const bench_replay_row *r = b->sum[0];
-        double total, gap, exposed, rec, tlo, thi, glo, ghi, elo, ehi, lo, hi;
+        double total, gap, exposed, skew, rec, tlo, thi, glo, ghi, elo, ehi, slo, shi, lo, hi;
         FOLD(b->sum, b->np, total_s, &total, &tlo, &thi);
         FOLD(b->sum, b->np, gap_s, &gap, &glo, &ghi);
         FOLD(b->sum, b->np, exposed_s, &exposed, &elo, &ehi);
+        FOLD(b->sum, b->np, skew_s, &skew, &slo, &shi); /* NAN ("-") in files before it */
         int has_rec = FOLD(b->sum, b->np, recorded_s, &rec, &lo, &hi);
-        char ct[64], gt[64], mt[64], et[64], rt[32], ratio[32];
+        char ct[64], gt[64], mt[64], et[64], st[64], rt[32], ratio[32];
         if (has_rec && rec > 0) snprintf(ratio, sizeof ratio, "%.2f", b->comm / rec);
         else snprintf(ratio, sizeof ratio, "-");
-        report_table_row(t, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%zu\t%.0f\t%s\t%s\t%s\t%s\t%.0f%%\t%s\t%s",
-                         r->trace, r->nprocs, r->buffers, r->gaps, *r->overlap ? r->overlap : "-",
-                         *r->bind ? r->bind : "-", b->name, b->np, r->calls,
-                         fmt_folded(total, tlo, thi, b->np, ct, sizeof ct),
-                         fmt_folded(gap, glo, ghi, b->np, gt, sizeof gt),
-                         fmt_folded(b->comm, b->lo, b->hi, b->np, mt, sizeof mt),
-                         fmt_folded(exposed, elo, ehi, b->np, et, sizeof et),
-                         total > 0 ? 100 * b->comm / total : 0.0,
-                         has_rec ? fmt_ms(rec, rt, sizeof rt) : "-", ratio);
+        report_table_row(
+            t, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%zu\t%.0f\t%s\t%s\t%s\t%s\t%s\t%.0f%%\t%s\t%s",
+            r->trace, r->nprocs, r->buffers, r->gaps, *r->overlap ? r->overlap : "-",
+            *r->bind ? r->bind : "-", b->name, b->np, r->calls,
+            fmt_folded(total, tlo, thi, b->np, ct, sizeof ct),
+            fmt_folded(gap, glo, ghi, b->np, gt, sizeof gt),
+            fmt_folded(b->comm, b->lo, b->hi, b->np, mt, sizeof mt),
+            fmt_folded(skew, slo, shi, b->np, st, sizeof st),
+            fmt_folded(exposed, elo, ehi, b->np, et, sizeof et),
+            total > 0 ? 100 * b->comm / total : 0.0, has_rec ? fmt_ms(rec, rt, sizeof rt) : "-",
+            ratio);
     }
 }
 
@@ -345,6 +349,7 @@ void report_replay_build(const report_data *d, report_replay *r)
                                        "total (ms)",
                                        "compute: gaps (ms)",
                                        "communication (ms)",
+                                       "of it before the last rank (ms)",
                                        "exposed (ms)",
                                        "communication / total",
                                        "recorded communication (ms)",
@@ -362,7 +367,7 @@ void report_replay_build(const report_data *d, report_replay *r)
     report_table_init(&r->t[0],
                       "Replay: communication against compute (the whole trace; times the mean "
                       "per rank, total the slowest rank's; median of the passes, their range)",
-                      head, sizeof head / sizeof head[0], "lrlllllrrrrrrrrr");
+                      head, sizeof head / sizeof head[0], "lrlllllrrrrrrrrrr");
     r->n = 1;
     for (size_t at = 0; at < d->nreplay;) {
         setting s;
@@ -388,10 +393,11 @@ void report_replay_free(report_replay *r)
 static const char NOTE[] =
     "A program's recorded communication replayed by collbench replay on each backend: total is "
     "the trace from its first call to its last (the slowest rank), compute the recorded gaps "
-    "between calls as spent, communication the calls' time and exposed communication the total "
-    "less the gaps (what the program waits for). Recorded: the trace's own t1 - t0, where it "
-    "has them. One call: the median over the calls of a call's time, each call position (a "
-    "rank's k-th call of the class) averaged over the ranks.";
+    "between calls as spent, communication the calls' time (of it, the time before a call's last "
+    "rank arrived: the other ranks' lateness, which no backend changes) and exposed "
+    "communication the total less the gaps (what the program waits for). Recorded: the "
+    "trace's own t1 - t0, where it has them. One call: the median over the calls of a call's "
+    "time, each call position (a rank's k-th call of the class) averaged over the ranks.";
 
 void report_replay_html(const report_replay *r, sbuf *out)
 {

@@ -23,18 +23,23 @@ exposed=$(ms "$(echo "$sum" | cut -d, -f17)")
 # the program's own communication: t1 - t0 over every call, the mean over ranks
 rec=$(cat "$TRACE"/rank*.jsonl | sed -n 's/.*"t0":\([0-9]*\),"t1":\([0-9]*\).*/\1 \2/p' |
     awk '{ s += $2 - $1 } END { printf "%.9f", s / 2 / 1e9 }')
-said="tcp spends $comm of $total ms in communication, $exposed ms exposed (the program recorded $(ms "$rec") ms of communication)."
+skew=$(ms "$(echo "$sum" | cut -d, -f22)")
+said="tcp spends $comm of $total ms in communication ($skew before a call's last rank arrived), $exposed ms exposed (the program recorded $(ms "$rec") ms of communication)."
+# files from before the skew columns: no skew said
+said_v4="tcp spends $comm of $total ms in communication, $exposed ms exposed (the program recorded $(ms "$rec") ms of communication)."
 line="On the trace $TRACE (2 ranks, malloc buffers, gaps recorded, overlap recorded, bind none), $said"
+v4_line="On the trace $TRACE (2 ranks, malloc buffers, gaps recorded, overlap recorded, bind none), $said_v4"
 # files from before the overlap column: the setting without it; before bind: without that
-old_line="On the trace $TRACE (2 ranks, malloc buffers, gaps recorded), $said"
-v3_line="On the trace $TRACE (2 ranks, malloc buffers, gaps recorded, overlap recorded), $said"
+old_line="On the trace $TRACE (2 ranks, malloc buffers, gaps recorded), $said_v4"
+v3_line="On the trace $TRACE (2 ranks, malloc buffers, gaps recorded, overlap recorded), $said_v4"
 [ "$(sed -n 2p "$A")" = "$line" ] || fail "first finding '$(sed -n 2p "$A")', want '$line'"
 expect_in "$H" "<p>$line</p>"
 grep -q "within noise\|shorter than\|no spread" "$A" && fail "one backend, yet a comparison: $(sed -n 2p "$A")"
 # the table: every call of both ranks (36), the recorded communication beside
 calls=$(cat "$TRACE"/rank*.jsonl | grep -c '"seq"')
 expect_in "$A" "| $TRACE | 2 | malloc | recorded | recorded | none | tcp | 1 | $calls | $total |"
-grep -qF "| $comm | $exposed |" "$A" || fail "communication and exposed not in the table: $(grep "$TRACE |" "$A")"
+grep -qF "| $comm | $skew | $exposed |" "$A" ||
+    fail "communication, its skew and exposed not in the table: $(grep "$TRACE |" "$A")"
 # largest costs first: the 16 MiB all-reduces (3 a rank), their recorded time
 big=$(cat "$TRACE"/rank*.jsonl | grep '"count":4194304' |
     sed -n 's/.*"t0":\([0-9]*\),"t1":\([0-9]*\).*/\1 \2/p' | awk '{ s += $2 - $1 } END { printf "%.9f", s / 2 / 1e9 }')
@@ -86,7 +91,7 @@ run_report 0 "$WORK/v3.csv" -o "$WORK/v3"
 # and one from before the skew (its first 21 columns)
 cut -d, -f1-21 "$WORK/r.csv" >"$WORK/v4.csv"
 run_report 0 "$WORK/v4.csv" -o "$WORK/v4"
-[ "$(sed -n 2p "$WORK/v4/analysis.txt")" = "$line" ] || fail "CSV v4: '$(sed -n 2p "$WORK/v4/analysis.txt")'"
+[ "$(sed -n 2p "$WORK/v4/analysis.txt")" = "$v4_line" ] || fail "CSV v4: '$(sed -n 2p "$WORK/v4/analysis.txt")'"
 
 # Two backends, made-up rows: summary rows (the comparison reads communication)
 H17="trace,backend,pass,nprocs,buffers,gaps,collective,size_class,calls,time_s,recorded_s,ratio,busbw_GBps,total_s,comm_s,gap_s,exposed_s"
