@@ -113,7 +113,9 @@ torch_tests() {
     # torch/group_lifetime_1000 is a 6-minute soak of the same C++ teardown
     # that group_lifetime (40 groups) checks here: the host'"'"'s torch runs
     # both; here they run with TORCH2_LONG=1.
-    skip="^torch2/"
+    # The bench scripts'"'"' smokes (their tables and CSVs, the same Python on
+    # either torch) run on the host'"'"'s torch alone, also with TORCH2_LONG=1.
+    skip="^torch2/|^torch/(bench_smoke|bench_smoke_alloc|ddp_step_smoke|latency_smoke)\$"
     [ "${TORCH2_LONG:-0}" = 1 ] || skip="$skip|^torch/pip_install\$|^torch/group_lifetime_1000\$"
     # two at a time, as on the host (torch2/tests itself runs beside the rest of the long tier)
     cd "$d" && ctest -j "${JOBS:-2}" -L torch -E "$skip" --output-on-failure "$@"
