@@ -118,20 +118,13 @@ row() {
 }
 
 # From a replay's CSV, for BACKEND: "recorded replayed" of the summary rows
-# (communication), the replayed the median over the passes.
-summary() {
-    awk -F, -v b="$2" 'NR > 1 && $2 == b && $7 == "all" && $8 == "all" { rec = $11; v[n++] = $10 }
-        END { if (!n) exit; asort_n(v, n); printf "%s %s\n", rec, med(v, n) }
-        function asort_n(a, n,   i, j, t) { for (i = 1; i < n; i++) for (j = i; j > 0 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
-        function med(a, n) { return n % 2 ? a[int(n / 2)] : (a[n / 2 - 1] + a[n / 2]) / 2 }' "$1"
-}
-
-# The same for the communication after each call's last rank arrived (the
-# summary's comm_s less skew_s, recorded_s less recorded_skew_s; nothing where
-# the CSV has no skew).
-after_arrival() {
-    awk -F, -v b="$2" 'NR > 1 && $2 == b && $7 == "all" && $8 == "all" && $22 != "" {
-            if ($23 != "") rec = $11 - $23; v[n++] = $10 - $22 }
+# (communication), the replayed the median over the passes. With "after",
+# the communication after each call's last rank arrived (comm_s less skew_s,
+# recorded_s less recorded_skew_s; nothing where the CSV has no skew).
+summary() { # CSV BACKEND [after]
+    awk -F, -v b="$2" -v after="${3:+1}" 'NR > 1 && $2 == b && $7 == "all" && $8 == "all" && (!after || $22 != "") {
+            if (!after) rec = $11; else if ($23 != "") rec = $11 - $23
+            v[n++] = after ? $10 - $22 : $10 }
         END { if (!n) exit; asort_n(v, n); printf "%s %s\n", rec, med(v, n) }
         function asort_n(a, n,   i, j, t) { for (i = 1; i < n; i++) for (j = i; j > 0 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
         function med(a, n) { return n % 2 ? a[int(n / 2)] : (a[n / 2 - 1] + a[n / 2]) / 2 }' "$1"
@@ -192,8 +185,8 @@ if [ -n "$prof_dir" ]; then
                 "${crec:-}" "${rep:-}" 0.25 "$ran"
             # the same from each call's last rank's arrival on: the part a
             # backend moves, without the recordings' different rank skew
-            read -r crec _ < <(after_arrival "${coll_csv[$n]}" shm) || true
-            read -r _ rep < <(after_arrival "$csv" shm) || true
+            read -r crec _ < <(summary "${coll_csv[$n]}" shm after) || true
+            read -r _ rep < <(summary "$csv" shm after) || true
             row "gloo profile on shm vs the program on coll, after each call's last rank arrived ($(basename "$coll_dir")/$n)" \
                 "$n" "${crec:-}" "${rep:-}" 0.25
         else

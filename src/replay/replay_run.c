@@ -612,8 +612,8 @@ static int exit_lateness(const replay_trace *t, const group_comm *gs, const size
     return rc;
 }
 
-/* done_by: NULL, each call alone; else the calls kept in flight under it. */
-/* *start: the turn's start on this rank's clock. */
+/* One turn of t's calls; done_by: NULL, each call alone, else the calls kept
+ * in flight under it; *start: the turn's start on this rank's clock. */
 static int replay_calls(const replay_trace *t, const replay_opts *o, const size_t *done_by,
                         group_comm *gs, replay_measure *m, double *start, char *err, size_t errlen)
 {
