@@ -18,7 +18,8 @@
 
 /* A block's calls run back to back: a rank's time for them holds little of
  * its peers' arrival, which one call's time would be mostly. 14 to 302
- * calls: a few milliseconds each, tens at 16 MiB (shm.c says when they run). */
+ * calls: a few milliseconds each, about 100 at 16 MiB, where staging's calls
+ * take 3x the slices' (shm.c says when they run). */
 #define WAYS(a, b) .way_a = SHM_WAY_##a, .way_b = SHM_WAY_##b
 const shm_probe_plan coll__shm_probe_window = {
     .bytes = 512u << 10, WAYS(PRIVATE, CMA), .rounds = 6, .calls = 4, .margin = MARGIN};

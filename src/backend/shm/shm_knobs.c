@@ -123,7 +123,9 @@ static const coll__tunable rows[] = {
                   "with more ranks than cores, where COLL_SHM_PRIV_STREAM_MIN is not given, the "
                   "private engine with streaming stores against cached ones (1 MiB, 26 calls) "
                   "before the first all-reduce from 1 MiB, and streams from 1 MiB a rank where "
-                  "streaming wins; a few milliseconds each (tens at 16 MiB), once; 0 shuts the "
+                  "streaming wins; a few milliseconds each, about 100 at 16 MiB (a first "
+                  "all-reduce from 16 MiB runs every probe due: 0.2-0.3 s on a 2-core VM), "
+                  "once; 0 shuts the "
                   "windows without probing; 2 also prints the times on rank 0's stderr"),
     COLL__TUNABLE("COLL_SHM_PROBE_EVERY_S", COUNT, 0, ALWAYS, 0, 86400,
                   "seconds after which rank 0 asks for COLL_SHM_CORE_PROBE's probes again, "
