@@ -86,6 +86,13 @@ static void analysis_html(const char *text, sbuf *out)
 
 /* A full-results table, its first REPORT_HTML_MAX_ROWS rows only: a page of
  * every row of a big run would not open. */
+static int any_rows(const rtable *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i].nrows) return 1;
+    return 0;
+}
+
 static void full_table(const rtable *t, sbuf *out)
 {
     rtable shown = *t;
@@ -186,10 +193,14 @@ int report_html(const report_html_in *in, sbuf *out, char *err, size_t errlen)
                    "saturation, crossover, scaling and anomaly behind the findings</summary>\n");
     analysis_html(in->analysis, out);
     report_sb_puts(out, "</details>\n");
-    report_sb_puts(out, "<h2>Summary by configuration</h2>\n");
-    for (size_t i = 0; i < in->nsummary; i++) report_table_html(&in->summary[i], out);
-    report_sb_puts(out, "<h2>Full results</h2>\n");
-    for (size_t i = 0; i < in->nfull; i++) {
+    /* a report of replays alone has no rows for these: no empty sections */
+    if (any_rows(in->summary, in->nsummary)) {
+        report_sb_puts(out, "<h2>Summary by configuration</h2>\n");
+        for (size_t i = 0; i < in->nsummary; i++) report_table_html(&in->summary[i], out);
+    }
+    size_t nfull = any_rows(in->full, in->nfull) ? in->nfull : 0;
+    if (nfull) report_sb_puts(out, "<h2>Full results</h2>\n");
+    for (size_t i = 0; i < nfull; i++) {
         report_sb_printf(out, "<details%s><summary>", in->full[i].nrows <= 40 ? " open" : "");
         report_sb_html_escaped(out, in->full[i].title);
         report_sb_printf(out, " (%zu rows)</summary>\n", in->full[i].nrows);

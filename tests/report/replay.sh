@@ -35,6 +35,8 @@ v3_line="On the trace $TRACE (2 ranks, malloc buffers, gaps recorded, overlap re
 [ "$(sed -n 2p "$A")" = "$line" ] || fail "first finding '$(sed -n 2p "$A")', want '$line'"
 expect_in "$H" "<p>$line</p>"
 grep -q "within noise\|shorter than\|no spread" "$A" && fail "one backend, yet a comparison: $(sed -n 2p "$A")"
+# replays alone: no empty sections for the communication rows there are none of
+grep -q "<h2>Summary by configuration\|<h2>Full results" "$H" && fail "empty communication sections in $H"
 # the table: every call of both ranks (36), the recorded communication beside
 calls=$(cat "$TRACE"/rank*.jsonl | grep -c '"seq"')
 expect_in "$A" "| $TRACE | 2 | malloc | recorded | recorded | none | tcp | 1 | $calls | $total |"
