@@ -56,30 +56,35 @@ void report_table_free(rtable *t)
     memset(t, 0, sizeof *t);
 }
 
-void report_sb_md_escaped(sbuf *out, const char *s)
+/* quote_start: > at a line's start after a backslash (a line of text, where
+ * it would open a quote block; in a cell it cannot) */
+static void md_escaped(sbuf *out, const char *s, int quote_start)
 {
-    for (; s && *s; s++) {
+    for (const char *line = s; s && *s; s++) {
+        int backslash = 0;
         switch (*s) {
-        case '<': report_sb_puts(out, "&lt;"); break;
-        case '>': report_sb_puts(out, "&gt;"); break;
-        case '&': report_sb_puts(out, "&amp;"); break;
+        case '<': report_sb_puts(out, "&lt;"); continue;
+        case '&': report_sb_puts(out, "&amp;"); continue;
+        case '\n': line = s + 1; break;
+        case '>': backslash = quote_start && s == line; break;
         case '\\':
         case '|':
         case '`':
         case '[':
-        case ']':
-            report_sb_put(out, "\\", 1);
-            report_sb_put(out, s, 1);
-            break;
-        default: report_sb_put(out, s, 1);
+        case ']': backslash = 1; break;
+        default: break;
         }
+        if (backslash) report_sb_put(out, "\\", 1);
+        report_sb_put(out, s, 1);
     }
 }
+
+void report_sb_md_escaped(sbuf *out, const char *s) { md_escaped(out, s, 1); }
 
 static void md_cell(sbuf *out, const char *s)
 {
     report_sb_puts(out, " ");
-    report_sb_md_escaped(out, s);
+    md_escaped(out, s, 0);
     report_sb_puts(out, " |");
 }
 

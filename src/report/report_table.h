@@ -24,10 +24,12 @@ void report_table_init(rtable *t, const char *title, const char *const *head, si
 /* Appends one row of ncols cells, each printf-formatted from fmt separated by '\t'. */
 __attribute__((format(printf, 2, 3))) void report_table_row(rtable *t, const char *fmt, ...);
 void report_table_free(rtable *t);
-/* s for a Markdown table cell or heading: < > & as HTML entities (no tag or
- * entity of the input's reaches a renderer), \\ | ` [ ] after a backslash (no
- * cell split, code span or link). Control bytes never get here: the readers
- * refuse them (report_check.h). */
+/* s for a Markdown table cell, heading or line: < & as HTML entities (no tag
+ * or entity of the input's reaches a renderer), \\ | ` [ ] after a backslash
+ * (no cell split, code span or link), and > too at a line's start (no quote
+ * block); elsewhere > stays itself, so that the text reads as it says
+ * ("35.1 -> 12.8", ">=16M") also where nothing renders it. Control bytes never
+ * get here: the readers refuse them (report_check.h). */
 void report_sb_md_escaped(sbuf *out, const char *s);
 /* Markdown: titles and cells escaped by report_sb_md_escaped. */
 void report_table_md(const rtable *t, sbuf *out);

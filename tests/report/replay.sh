@@ -48,7 +48,7 @@ big=$(cat "$TRACE"/rank*.jsonl | grep '"count":4194304' |
 costs() { sed -n '/^## Largest costs first/,/^Details/p' "$A" | grep '^| [a-z]' | grep -v '^| collective'; }
 first=$(costs | sed -n 1p)
 case $first in
-"| allreduce | &gt;=16M | 6 | $(ms "$big") | tcp | "*) ;;
+"| allreduce | >=16M | 6 | $(ms "$big") | tcp | "*) ;;
 *) fail "largest cost first: '$first', want allreduce >=16M, 6 calls, $(ms "$big") ms recorded" ;;
 esac
 # ... and one call's median, recorded and replayed, at the end of its row
