@@ -84,8 +84,7 @@ static void analysis_html(const char *text, sbuf *out)
     if (in_list) report_sb_puts(out, "</ul>\n");
 }
 
-/* A full-results table, its first REPORT_HTML_MAX_ROWS rows only: a page of
- * every row of a big run would not open. */
+/* Whether any of n tables has a row: a section of none is left out. */
 static int any_rows(const rtable *t, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -93,6 +92,8 @@ static int any_rows(const rtable *t, size_t n)
     return 0;
 }
 
+/* A full-results table, its first REPORT_HTML_MAX_ROWS rows only: a page of
+ * every row of a big run would not open. */
 static void full_table(const rtable *t, sbuf *out)
 {
     rtable shown = *t;

@@ -125,8 +125,8 @@ static const coll__tunable rows[] = {
                   "before the first all-reduce from 1 MiB, and streams from 1 MiB a rank where "
                   "streaming wins; a few milliseconds each, about 100 at 16 MiB (a first "
                   "all-reduce from 16 MiB runs every probe due: 0.2-0.3 s on a 2-core VM), "
-                  "once; 0 shuts the "
-                  "windows without probing; 2 also prints the times on rank 0's stderr"),
+                  "once; 0 shuts the windows without probing; 2 also prints the times on "
+                  "rank 0's stderr"),
     COLL__TUNABLE("COLL_SHM_PROBE_EVERY_S", COUNT, 0, ALWAYS, 0, 86400,
                   "seconds after which rank 0 asks for COLL_SHM_CORE_PROBE's probes again, "
                   "each band's at its next all-reduce (0: once a communicator); for long runs "
